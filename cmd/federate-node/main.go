@@ -1,0 +1,49 @@
+// Command federate-node runs a meshrti federate node: it joins a
+// federation's gossip cluster, runs built-in federates and tools, and
+// serves the benchmark suite. Subcommands:
+//
+//	federate-node demo                       run the demo
+//	federate-node fom inspect [--json] FILE  print the merged FDD
+//	federate-node fom validate FILE...       check that modules merge
+//
+// Run "federate-node help" for the full list.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage: federate-node COMMAND [ARGS]
+
+commands:
+  demo                         run the demo (today: load and print the demo FOM)
+  fom inspect [--json] FILE... print the FDD merged from the standard MIM and FILEs
+  fom validate FILE...         exit 0 when the modules merge, 1 with file:line: message lines
+  help                         print this text
+`
+
+// run executes one command line and returns the process exit code: 0 on
+// success, 1 when the command ran and failed, 2 on a usage error.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "demo":
+		return runDemo(args[1:], stdout, stderr)
+	case "fom":
+		return runFOM(args[1:], stdout, stderr)
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "federate-node: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

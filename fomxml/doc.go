@@ -1,0 +1,50 @@
+// Package fomxml reads HLA FOM modules (IEEE 1516.2 OMT XML, FDD/DIF),
+// merges them into one federation object model, and answers questions
+// about it.
+//
+// # Reading and merging
+//
+// Parse (or ParseFile, ParseBytes) reads one module in either edition:
+// 1516-2010, where properties are child elements (<order>TimeStamp</order>),
+// or 1516-2000, where they are XML attributes (order="TimeStamp"). A
+// Document is checked on its own: names present, sizes and values
+// numeric, cardinalities well formed.
+//
+// Merge combines documents after the embedded standard MIM (see
+// StandardMIM), following IEEE 1516-2010: a module may name a parent class
+// with no attributes only to place its subclasses under it (scaffolding);
+// identical definitions in two modules are one definition; different ones
+// are an ErrInconsistent error that names both places. Only structure is
+// compared: prose such as semantics or a basic type's interpretation may
+// differ. After merging, every reference (to data types, dimensions and
+// transportations) is checked across the whole. Load does both for files.
+//
+// # Handles
+//
+// Handles are 64-bit hashes of what they denote (kind and fully qualified
+// name), so every process that merges the same modules, in any order, gets
+// the same handles, and a module added at join time never renumbers
+// anything already there. Collisions are detected at merge time.
+//
+// # Errors
+//
+// Every error wraps one of ErrCouldNotOpen, ErrReading or ErrInconsistent
+// (the HLA exceptions CouldNotOpenFDD, ErrorReadingFDD, InconsistentFDD).
+// A pass reports every problem it finds, up to a limit, as an ErrorList of
+// *Error values, each printing as "file:line: message".
+//
+// # Hostile input
+//
+// A module is read only up to MaxModuleBytes, with at most MaxElements
+// elements nested at most MaxDepth deep; text and attribute values are
+// bounded by MaxTextBytes. Data types that contain themselves are
+// rejected. Nothing in this package panics on input.
+//
+// # Concurrency
+//
+// Parse and Merge may be called from any goroutine. A merged *FDD is never
+// changed afterwards and is safe for concurrent reads.
+//
+// The HLA data encoding (IEEE 1516.2 §4.13) driven by a merged FDD lives
+// in the subpackage fomxml/codec.
+package fomxml

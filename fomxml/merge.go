@@ -1,0 +1,499 @@
+package fomxml
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Merge merges modules into one FDD the way IEEE 1516-2010 §4.5 says,
+// with the embedded standard MIM first. A module may name a parent class
+// with no attributes (or parameters) only to place its own subclasses:
+// that scaffolding matches any definition. Identical redefinitions are
+// accepted; a class, data type, dimension, transportation, update rate or
+// synchronization point defined differently in two modules is an
+// ErrInconsistent error naming both. References (data types, dimensions,
+// transportations) are then checked across the merged whole.
+//
+// The documents are not changed. The result does not depend on the order
+// of docs, except for which module is named as a definition's source and
+// which module's switch settings win (the first to set each switch).
+func Merge(docs ...*Document) (*FDD, error) {
+	return MergeWithMIM(StandardMIM(), docs...)
+}
+
+// MergeWithMIM is Merge with a MIM of the caller's choice in place of the
+// standard one (createFederationExecutionWithMIM).
+func MergeWithMIM(mim *Document, docs ...*Document) (*FDD, error) {
+	m := newMerger()
+	for _, d := range append([]*Document{mim}, docs...) {
+		if d == nil {
+			continue
+		}
+		m.merge(d)
+	}
+	if err := m.errs.err(); err != nil {
+		return nil, err
+	}
+	f := m.finish()
+	if err := m.errs.err(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Load parses module files and merges them after the standard MIM.
+func Load(paths ...string) (*FDD, error) {
+	var docs []*Document
+	var all ErrorList
+	for _, p := range paths {
+		d, err := ParseFile(p)
+		if err != nil {
+			all = appendErr(all, err)
+			continue
+		}
+		docs = append(docs, d)
+	}
+	if len(all) > 0 {
+		return nil, all
+	}
+	return Merge(docs...)
+}
+
+func appendErr(l ErrorList, err error) ErrorList {
+	switch e := err.(type) {
+	case ErrorList:
+		return append(l, e...)
+	case *Error:
+		return append(l, e)
+	}
+	return append(l, &Error{Msg: err.Error(), kind: ErrReading})
+}
+
+type merger struct {
+	errs         errs
+	fdd          *FDD
+	objects      map[string]*ObjectClass
+	interactions map[string]*InteractionClass
+	dims         map[string]*Dimension
+	trans        map[string]*Transportation
+	rates        map[string]*UpdateRate
+	syncs        map[string]*SyncPoint
+	timePos      [2]Pos
+	tagPos       map[string]Pos
+	switchSet    map[string]bool
+}
+
+func newMerger() *merger {
+	return &merger{
+		fdd: &FDD{
+			DataTypes: make(map[string]*DataType),
+			Switches:  Switches{AutomaticResignAction: "CancelThenDeleteThenDivest"},
+		},
+		objects:      make(map[string]*ObjectClass),
+		interactions: make(map[string]*InteractionClass),
+		dims:         make(map[string]*Dimension),
+		trans:        make(map[string]*Transportation),
+		rates:        make(map[string]*UpdateRate),
+		syncs:        make(map[string]*SyncPoint),
+		tagPos:       make(map[string]Pos),
+		switchSet:    make(map[string]bool),
+	}
+}
+
+func (m *merger) merge(d *Document) {
+	f := m.fdd
+	f.Modules = append(f.Modules, d.Module)
+	mod := d.Module.File
+	if d.objects != nil {
+		m.mergeObject(d.objects, nil, mod)
+	}
+	if d.interactions != nil {
+		m.mergeInteraction(d.interactions, nil, mod)
+	}
+	for _, x := range d.dimensions {
+		if old, ok := m.dims[x.Name]; ok {
+			if old.DataType != x.DataType || old.UpperBound != x.UpperBound ||
+				old.Normalization != x.Normalization || old.Value != x.Value || old.HasValue != x.HasValue {
+				m.errs.conflict(x.Pos, old.Pos, "dimension %s is defined differently", x.Name)
+			}
+			continue
+		}
+		c := *x
+		m.dims[x.Name] = &c
+	}
+	for _, x := range d.transportations {
+		if old, ok := m.trans[x.Name]; ok {
+			if old.Reliable != x.Reliable {
+				m.errs.conflict(x.Pos, old.Pos, "transportation %s is defined differently", x.Name)
+			}
+			continue
+		}
+		c := *x
+		m.trans[x.Name] = &c
+	}
+	for _, x := range d.updateRates {
+		if old, ok := m.rates[x.Name]; ok {
+			if old.Rate != x.Rate {
+				m.errs.conflict(x.Pos, old.Pos, "update rate %s is defined differently", x.Name)
+			}
+			continue
+		}
+		c := *x
+		m.rates[x.Name] = &c
+	}
+	for _, x := range d.syncPoints {
+		if old, ok := m.syncs[x.Label]; ok {
+			if old.DataType != x.DataType || old.Capability != x.Capability {
+				m.errs.conflict(x.Pos, old.Pos, "synchronization point %s is defined differently", x.Label)
+			}
+			continue
+		}
+		c := *x
+		m.syncs[x.Label] = &c
+	}
+	for _, x := range d.dataTypes {
+		if old, ok := f.DataTypes[x.Name]; ok {
+			if why := typeDiff(old, x); why != "" {
+				m.errs.conflict(x.Pos, old.Pos, "data type %s is defined differently: %s", x.Name, why)
+			}
+			continue
+		}
+		f.DataTypes[x.Name] = cloneType(x)
+	}
+	m.mergeString(&f.Time.TimeStamp, d.time.TimeStamp, "time stamp data type", d.timePos, &m.timePos[0])
+	m.mergeString(&f.Time.Lookahead, d.time.Lookahead, "lookahead data type", d.timePos, &m.timePos[1])
+	tags := []struct {
+		name     string
+		dst, src *string
+	}{
+		{"updateReflectTag", &f.Tags.UpdateReflect, &d.tags.UpdateReflect},
+		{"sendReceiveTag", &f.Tags.SendReceive, &d.tags.SendReceive},
+		{"deleteRemoveTag", &f.Tags.DeleteRemove, &d.tags.DeleteRemove},
+		{"divestitureRequestTag", &f.Tags.DivestitureRequest, &d.tags.DivestitureRequest},
+		{"divestitureCompletionTag", &f.Tags.DivestitureCompletion, &d.tags.DivestitureCompletion},
+		{"acquisitionRequestTag", &f.Tags.AcquisitionRequest, &d.tags.AcquisitionRequest},
+		{"requestUpdateTag", &f.Tags.RequestUpdate, &d.tags.RequestUpdate},
+	}
+	for _, t := range tags {
+		p := m.tagPos[t.name]
+		m.mergeString(t.dst, *t.src, t.name+" data type", d.timePos, &p)
+		m.tagPos[t.name] = p
+	}
+	m.mergeSwitches(d)
+	f.Notes = append(f.Notes, d.notes...)
+}
+
+// mergeString merges a single-valued property: "NA" and "" say nothing;
+// two different real values conflict.
+func (m *merger) mergeString(dst *string, v, what string, at Pos, first *Pos) {
+	if v == "" || v == "NA" {
+		return
+	}
+	if *dst == "" {
+		*dst, *first = v, at
+		return
+	}
+	if *dst != v {
+		m.errs.conflict(at, *first, "%s is %s, was %s", what, v, *dst)
+	}
+}
+
+func (m *merger) mergeSwitches(d *Document) {
+	sw := &m.fdd.Switches
+	targets := map[string]*bool{
+		"autoProvide":                  &sw.AutoProvide,
+		"conveyRegionDesignatorSets":   &sw.ConveyRegionDesignatorSets,
+		"conveyProducingFederate":      &sw.ConveyProducingFederate,
+		"attributeScopeAdvisory":       &sw.AttributeScopeAdvisory,
+		"attributeRelevanceAdvisory":   &sw.AttributeRelevanceAdvisory,
+		"objectClassRelevanceAdvisory": &sw.ObjectClassRelevanceAdvisory,
+		"interactionRelevanceAdvisory": &sw.InteractionRelevanceAdvisory,
+		"serviceReporting":             &sw.ServiceReporting,
+		"exceptionReporting":           &sw.ExceptionReporting,
+		"delaySubscriptionEvaluation":  &sw.DelaySubscriptionEvaluation,
+	}
+	for _, n := range switchNames {
+		v, ok := d.switches[n]
+		if !ok || m.switchSet[n] {
+			continue
+		}
+		m.switchSet[n] = true
+		if n == "automaticResignAction" {
+			sw.AutomaticResignAction = v
+			continue
+		}
+		b, _ := parseSwitch(v)
+		*targets[n] = b
+	}
+}
+
+func (m *merger) mergeObject(def *classDef, parent *ObjectClass, mod string) {
+	qn := def.name
+	if parent != nil {
+		qn = parent.QualifiedName + "." + def.name
+	}
+	c := m.objects[qn]
+	if c == nil {
+		c = &ObjectClass{
+			Name: def.name, QualifiedName: qn, Parent: parent,
+			Sharing: def.sharing, Semantics: def.semantics, Module: mod, Pos: def.pos,
+		}
+		m.objects[qn] = c
+		if parent != nil {
+			parent.Children = append(parent.Children, c)
+		}
+	}
+	if len(def.attrs) > 0 {
+		attrs := make([]*Attribute, len(def.attrs))
+		for i, a := range def.attrs {
+			x := *a
+			x.Class = c
+			normalizeAttribute(&x)
+			attrs[i] = &x
+		}
+		sort.Slice(attrs, func(i, j int) bool { return attrs[i].Name < attrs[j].Name })
+		if !c.defined {
+			c.defined = true
+			c.Attributes = attrs
+			c.Sharing, c.Semantics, c.Module, c.Pos = def.sharing, def.semantics, mod, def.pos
+		} else if why := attributesDiff(c.Attributes, attrs); why != "" {
+			m.errs.conflict(def.pos, c.Pos, "object class %s is defined differently: %s", qn, why)
+		}
+	}
+	for _, ch := range def.children {
+		m.mergeObject(ch, c, mod)
+	}
+}
+
+func (m *merger) mergeInteraction(def *classDef, parent *InteractionClass, mod string) {
+	qn := def.name
+	if parent != nil {
+		qn = parent.QualifiedName + "." + def.name
+	}
+	c := m.interactions[qn]
+	if c == nil {
+		c = &InteractionClass{
+			Name: def.name, QualifiedName: qn, Parent: parent,
+			Module: mod, Pos: def.pos,
+		}
+		setInteractionProps(c, def)
+		m.interactions[qn] = c
+		if parent != nil {
+			parent.Children = append(parent.Children, c)
+		}
+	}
+	if len(def.params) > 0 {
+		params := make([]*Parameter, len(def.params))
+		for i, p := range def.params {
+			x := *p
+			x.Class = c
+			params[i] = &x
+		}
+		sort.Slice(params, func(i, j int) bool { return params[i].Name < params[j].Name })
+		if !c.defined {
+			c.defined = true
+			c.Parameters = params
+			c.Module, c.Pos = mod, def.pos
+			setInteractionProps(c, def)
+		} else {
+			why := parametersDiff(c.Parameters, params)
+			if why == "" {
+				probe := &InteractionClass{}
+				setInteractionProps(probe, def)
+				switch {
+				case probe.Transportation != c.Transportation:
+					why = fmt.Sprintf("transportation %s, was %s", probe.Transportation, c.Transportation)
+				case probe.Order != c.Order:
+					why = fmt.Sprintf("order %s, was %s", probe.Order, c.Order)
+				case def.hasDimensions && !slices.Equal(probe.Dimensions, c.Dimensions):
+					why = fmt.Sprintf("dimensions %v, was %v", probe.Dimensions, c.Dimensions)
+				}
+			}
+			if why != "" {
+				m.errs.conflict(def.pos, c.Pos, "interaction class %s is defined differently: %s", qn, why)
+			}
+		}
+	}
+	for _, ch := range def.children {
+		m.mergeInteraction(ch, c, mod)
+	}
+}
+
+func setInteractionProps(c *InteractionClass, def *classDef) {
+	c.Sharing = def.sharing
+	c.Semantics = def.semantics
+	c.Transportation = def.transportation
+	if c.Transportation == "" || c.Transportation == "NA" {
+		c.Transportation = "HLAreliable"
+	}
+	c.Order = canonicalOrder(def.order)
+	c.Dimensions = sortedCopy(def.dimensions)
+}
+
+func normalizeAttribute(a *Attribute) {
+	if a.Transportation == "" || a.Transportation == "NA" {
+		a.Transportation = "HLAreliable"
+	}
+	a.Order = canonicalOrder(string(a.Order))
+	a.Dimensions = sortedCopy(a.Dimensions)
+}
+
+// canonicalOrder maps the spellings in use to the two orders; anything
+// else is kept as written so that validation can name it.
+func canonicalOrder(s string) Order {
+	switch strings.ToLower(s) {
+	case "", "na", "receive":
+		return OrderReceive
+	case "timestamp":
+		return OrderTimeStamp
+	}
+	return Order(s)
+}
+
+func sortedCopy(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return slices.Compact(c)
+}
+
+func attributesDiff(a, b []*Attribute) string {
+	if names(a) != names(b) {
+		return fmt.Sprintf("attributes [%s], were [%s]", names(b), names(a))
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		switch {
+		case x.DataType != y.DataType:
+			return fmt.Sprintf("attribute %s has data type %s, was %s", x.Name, y.DataType, x.DataType)
+		case x.Transportation != y.Transportation:
+			return fmt.Sprintf("attribute %s has transportation %s, was %s", x.Name, y.Transportation, x.Transportation)
+		case x.Order != y.Order:
+			return fmt.Sprintf("attribute %s has order %s, was %s", x.Name, y.Order, x.Order)
+		case !slices.Equal(x.Dimensions, y.Dimensions):
+			return fmt.Sprintf("attribute %s has dimensions %v, was %v", x.Name, y.Dimensions, x.Dimensions)
+		case !strings.EqualFold(x.UpdateType, y.UpdateType):
+			return fmt.Sprintf("attribute %s has update type %s, was %s", x.Name, y.UpdateType, x.UpdateType)
+		case !strings.EqualFold(x.Ownership, y.Ownership):
+			return fmt.Sprintf("attribute %s has ownership %s, was %s", x.Name, y.Ownership, x.Ownership)
+		case !strings.EqualFold(x.Sharing, y.Sharing):
+			return fmt.Sprintf("attribute %s has sharing %s, was %s", x.Name, y.Sharing, x.Sharing)
+		}
+	}
+	return ""
+}
+
+func parametersDiff(a, b []*Parameter) string {
+	na, nb := make([]string, len(a)), make([]string, len(b))
+	for i, p := range a {
+		na[i] = p.Name
+	}
+	for i, p := range b {
+		nb[i] = p.Name
+	}
+	if !slices.Equal(na, nb) {
+		return fmt.Sprintf("parameters [%s], were [%s]", strings.Join(nb, " "), strings.Join(na, " "))
+	}
+	for i := range a {
+		if a[i].DataType != b[i].DataType {
+			return fmt.Sprintf("parameter %s has data type %s, was %s", a[i].Name, b[i].DataType, a[i].DataType)
+		}
+	}
+	return ""
+}
+
+func names(as []*Attribute) string {
+	n := make([]string, len(as))
+	for i, a := range as {
+		n[i] = a.Name
+	}
+	return strings.Join(n, " ")
+}
+
+func cloneType(t *DataType) *DataType {
+	c := *t
+	c.Enumerators = slices.Clone(t.Enumerators)
+	c.Fields = slices.Clone(t.Fields)
+	c.Alternatives = slices.Clone(t.Alternatives)
+	c.Cardinality.Ranges = slices.Clone(t.Cardinality.Ranges)
+	return &c
+}
+
+// typeDiff compares the structure of two definitions of one data type and
+// says how they differ, or "" when they are the same. Prose (semantics,
+// interpretation, units) does not count.
+func typeDiff(a, b *DataType) string {
+	if a.Kind != b.Kind {
+		return fmt.Sprintf("%s, was %s", b.Kind, a.Kind)
+	}
+	switch a.Kind {
+	case KindBasic:
+		if a.Size != b.Size {
+			return fmt.Sprintf("size %d, was %d", b.Size, a.Size)
+		}
+		if a.Endian != b.Endian {
+			return "other endianness"
+		}
+	case KindSimple:
+		if a.Representation != b.Representation {
+			return fmt.Sprintf("representation %s, was %s", b.Representation, a.Representation)
+		}
+	case KindEnumerated:
+		if a.Representation != b.Representation {
+			return fmt.Sprintf("representation %s, was %s", b.Representation, a.Representation)
+		}
+		if len(a.Enumerators) != len(b.Enumerators) {
+			return fmt.Sprintf("%d enumerators, was %d", len(b.Enumerators), len(a.Enumerators))
+		}
+		for i := range a.Enumerators {
+			x, y := a.Enumerators[i], b.Enumerators[i]
+			if x.Name != y.Name || !slices.Equal(x.Values, y.Values) {
+				return fmt.Sprintf("enumerator %d is %s=%v, was %s=%v", i+1, y.Name, y.Values, x.Name, x.Values)
+			}
+		}
+	case KindArray:
+		switch {
+		case a.Element != b.Element:
+			return fmt.Sprintf("element type %s, was %s", b.Element, a.Element)
+		case !slices.Equal(a.Cardinality.Ranges, b.Cardinality.Ranges):
+			return fmt.Sprintf("cardinality %s, was %s", b.Cardinality.Text, a.Cardinality.Text)
+		case a.Encoding != b.Encoding:
+			return fmt.Sprintf("encoding %s, was %s", b.Encoding, a.Encoding)
+		}
+	case KindFixedRecord:
+		if a.Encoding != b.Encoding {
+			return fmt.Sprintf("encoding %s, was %s", b.Encoding, a.Encoding)
+		}
+		if len(a.Fields) != len(b.Fields) {
+			return fmt.Sprintf("%d fields, was %d", len(b.Fields), len(a.Fields))
+		}
+		for i := range a.Fields {
+			x, y := a.Fields[i], b.Fields[i]
+			if x.Name != y.Name || x.DataType != y.DataType {
+				return fmt.Sprintf("field %d is %s %s, was %s %s", i+1, y.Name, y.DataType, x.Name, x.DataType)
+			}
+		}
+	case KindVariantRecord:
+		switch {
+		case a.Discriminant != b.Discriminant:
+			return fmt.Sprintf("discriminant %s, was %s", b.Discriminant, a.Discriminant)
+		case a.Representation != b.Representation:
+			return fmt.Sprintf("discriminant type %s, was %s", b.Representation, a.Representation)
+		case a.Encoding != b.Encoding:
+			return fmt.Sprintf("encoding %s, was %s", b.Encoding, a.Encoding)
+		case len(a.Alternatives) != len(b.Alternatives):
+			return fmt.Sprintf("%d alternatives, was %d", len(b.Alternatives), len(a.Alternatives))
+		}
+		for i := range a.Alternatives {
+			x, y := a.Alternatives[i], b.Alternatives[i]
+			if x.Name != y.Name || x.DataType != y.DataType || !slices.Equal(x.Enumerators, y.Enumerators) {
+				return fmt.Sprintf("alternative %d is %s, was %s", i+1, y.Name, x.Name)
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,3 @@
+module github.com/meshrti/meshrti
+
+go 1.26
