@@ -109,8 +109,11 @@ func parseTree(file string, r io.Reader) (*element, error) {
 	}
 	for {
 		line, _ := d.InputPos()
-		tok, err := d.Token()
+		tok, err := d.RawToken()
 		if errors.Is(err, io.EOF) {
+			if n := len(stack); n > 0 {
+				return nil, fail("malformed XML: unexpected end of file, <" + stack[n-1].name + "> is not closed")
+			}
 			break
 		}
 		if err != nil {
@@ -154,7 +157,13 @@ func parseTree(file string, r io.Reader) (*element, error) {
 			stack = append(stack, el)
 			texts = append(texts, nil)
 		case xml.EndElement:
+			// RawToken skips the decoder's own matching of start and end
+			// tags (and its namespace bookkeeping, which we do not need),
+			// so check the match here.
 			n := len(stack) - 1
+			if n < 0 || stack[n].name != t.Name.Local {
+				return nil, fail("malformed XML: unexpected end element </" + t.Name.Local + ">")
+			}
 			stack[n].text = strings.TrimSpace(string(texts[n]))
 			stack = stack[:n]
 			texts = texts[:n]

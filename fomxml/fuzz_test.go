@@ -1,0 +1,78 @@
+package fomxml
+
+import (
+	"errors"
+	"os"
+	"testing"
+)
+
+func addSeeds(f *testing.F) {
+	for _, p := range []string{"testdata/air.xml", "testdata/air2000.xml", "testdata/ext.xml", "testdata/conflict.xml"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("<objectModel/>"))
+	f.Add([]byte("<objectModel><objects><objectClass><name>HLAobjectRoot</name></objectClass></objects></objectModel>"))
+}
+
+// FuzzParse: any input parses or gives a located, classified error; never
+// a panic.
+func FuzzParse(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := ParseBytes("fuzz.xml", data)
+		if err != nil {
+			if !errors.Is(err, ErrReading) && !errors.Is(err, ErrCouldNotOpen) {
+				t.Fatalf("unclassified error %v", err)
+			}
+			return
+		}
+		if doc.Module.File != "fuzz.xml" {
+			t.Fatalf("module file %q", doc.Module.File)
+		}
+	})
+}
+
+// FuzzMerge merges a fuzzed module with a valid one, both ways round: any
+// result is an FDD whose indexes agree with its lists, or a classified
+// error; never a panic.
+func FuzzMerge(f *testing.F) {
+	addSeeds(f)
+	base, err := ParseFile("testdata/air.xml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := ParseBytes("fuzz.xml", data)
+		if err != nil {
+			return
+		}
+		for _, order := range [][]*Document{{base, doc}, {doc, base}} {
+			fdd, err := Merge(order...)
+			if err != nil {
+				if !errors.Is(err, ErrReading) && !errors.Is(err, ErrInconsistent) {
+					t.Fatalf("unclassified error %v", err)
+				}
+				continue
+			}
+			for _, c := range fdd.ObjectClasses {
+				if got, ok := fdd.ObjectClassByHandle(c.Handle); !ok || got != c {
+					t.Fatalf("class %s not found by handle", c.QualifiedName)
+				}
+				for _, a := range c.AllAttributes() {
+					if got, ok := c.AttributeByHandle(a.Handle); !ok || got != a {
+						t.Fatalf("attribute %s.%s not found by handle", c.QualifiedName, a.Name)
+					}
+				}
+			}
+			for _, c := range fdd.InteractionClasses {
+				if got, ok := fdd.InteractionClassByHandle(c.Handle); !ok || got != c {
+					t.Fatalf("interaction %s not found by handle", c.QualifiedName)
+				}
+			}
+		}
+	})
+}
