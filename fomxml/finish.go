@@ -123,7 +123,8 @@ func (m *merger) checkDataTypes() {
 			m.checkVariant(t, what)
 		}
 	}
-	// A type that contains itself has no finite encoding.
+	// A type that contains itself, with no way for the recursion to end,
+	// has no finite encoding.
 	state := make(map[string]int) // 0 new, 1 on the path, 2 done
 	var visit func(n string, path []string)
 	visit = func(n string, path []string) {
@@ -136,6 +137,12 @@ func (m *merger) checkDataTypes() {
 			return
 		}
 		state[n] = 1
+		if t.Kind == KindArray && mayBeEmpty(t.Cardinality) {
+			// An array that may be empty ends a recursion (a tree node
+			// holding a variable array of nodes), so it breaks no cycle.
+			state[n] = 2
+			return
+		}
 		for _, r := range typeRefs(t) {
 			visit(r, append(path, n))
 		}
@@ -413,4 +420,15 @@ func article(k DataTypeKind) string {
 		return "an " + k.String()
 	}
 	return "a " + k.String()
+}
+
+// mayBeEmpty reports whether an array of this cardinality may have no
+// elements at all.
+func mayBeEmpty(c Cardinality) bool {
+	for _, r := range c.Ranges {
+		if r.Min == 0 {
+			return true
+		}
+	}
+	return len(c.Ranges) == 0
 }

@@ -519,6 +519,7 @@ func TestMergeReferenceErrors(t *testing.T) {
 		{"declared twice", cls(attr("a", "<dataType>HLAoctet</dataType>") + attr("a", "<dataType>HLAoctet</dataType>")), "declared twice"},
 		{"self-containing record", "<dataTypes><fixedRecordDataTypes><fixedRecordData><name>R</name><field><name>f</name><dataType>R</dataType></field></fixedRecordData></fixedRecordDataTypes></dataTypes>", "contains itself"},
 		{"cycle through array", "<dataTypes><arrayDataTypes><arrayData><name>A</name><dataType>B</dataType><cardinality>2</cardinality><encoding>HLAfixedArray</encoding></arrayData><arrayData><name>B</name><dataType>A</dataType><cardinality>2</cardinality><encoding>HLAfixedArray</encoding></arrayData></arrayDataTypes></dataTypes>", "contains itself"},
+		{"cycle through a non-empty variable array", "<dataTypes><fixedRecordDataTypes><fixedRecordData><name>N</name><field><name>kids</name><dataType>NA1</dataType></field></fixedRecordData></fixedRecordDataTypes><arrayDataTypes><arrayData><name>NA1</name><dataType>N</dataType><cardinality>[1..5]</cardinality><encoding>HLAvariableArray</encoding></arrayData></arrayDataTypes></dataTypes>", "contains itself"},
 		{"variant over non-enum", "<dataTypes><variantRecordDataTypes><variantRecordData><name>V</name><discriminant>d</discriminant><dataType>HLAoctet</dataType><alternative><enumerator>x</enumerator><name>a</name><dataType>NA</dataType></alternative></variantRecordData></variantRecordDataTypes></dataTypes>", "not enumerated"},
 		{"variant enumerator twice", "<dataTypes><variantRecordDataTypes><variantRecordData><name>V</name><discriminant>d</discriminant><dataType>HLAboolean</dataType><alternative><enumerator>HLAtrue</enumerator><name>a</name><dataType>NA</dataType></alternative><alternative><enumerator>[HLAfalse..HLAtrue]</enumerator><name>b</name><dataType>NA</dataType></alternative></variantRecordData></variantRecordDataTypes></dataTypes>", "already covered"},
 		{"variant backwards range", "<dataTypes><variantRecordDataTypes><variantRecordData><name>V</name><discriminant>d</discriminant><dataType>HLAboolean</dataType><alternative><enumerator>[HLAtrue..HLAfalse]</enumerator><name>a</name><dataType>NA</dataType></alternative></variantRecordData></variantRecordDataTypes></dataTypes>", "backwards"},
@@ -563,6 +564,18 @@ func TestMergeReferenceErrors(t *testing.T) {
 		if !errors.Is(err, ErrInconsistent) || !errors.As(err, &e) || e.File != "b.xml" || e.Other != "a.xml" || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want ErrInconsistent b.xml vs a.xml containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// A record holding a variable array of itself is a tree: it may end, so
+// it is allowed.
+func TestRecursiveTypeThatEnds(t *testing.T) {
+	d, err := ParseBytes("tree.xml", []byte(`<objectModel><dataTypes><fixedRecordDataTypes><fixedRecordData><name>Node</name><field><name>kids</name><dataType>Nodes</dataType></field></fixedRecordData></fixedRecordDataTypes><arrayDataTypes><arrayData><name>Nodes</name><dataType>Node</dataType><cardinality>Dynamic</cardinality><encoding>HLAvariableArray</encoding></arrayData></arrayDataTypes></dataTypes></objectModel>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(d); err != nil {
+		t.Errorf("tree type rejected: %v", err)
 	}
 }
 
