@@ -1,0 +1,893 @@
+package lbts
+
+import (
+	"fmt"
+	"math"
+)
+
+// DefaultPromiseEveryTicks is how many Ticks a Node waits before it
+// rebroadcasts its state unchanged, when Config.PromiseEveryTicks is 0.
+const DefaultPromiseEveryTicks = 10
+
+// maxPending bounds how many not-yet-countable Messages a Node keeps per
+// peer. When more arrive, the newest waiting one is replaced, so the
+// oldest (the first to become countable) and the newest stay.
+const maxPending = 16
+
+// Config configures a Node. Zero fields mean the default. A Config is not
+// changed by New.
+type Config struct {
+	// Self is this federate's ID; required, non-zero.
+	Self FederateID
+	// InitialTime is the federate's logical time on joining; default 0.
+	InitialTime float64
+	// PromiseEveryTicks is how many Ticks pass before the node
+	// rebroadcasts its state even if nothing changed (so lost messages
+	// and late joiners catch up). 0 means DefaultPromiseEveryTicks.
+	PromiseEveryTicks int
+}
+
+// Validate reports what is wrong with c.
+func (c Config) Validate() error {
+	switch {
+	case c.Self == 0:
+		return fmt.Errorf("lbts: config: Self is 0")
+	case !isFinite(c.InitialTime):
+		return fmt.Errorf("lbts: config: InitialTime %v is not finite", c.InitialTime)
+	case c.PromiseEveryTicks < 0:
+		return fmt.Errorf("lbts: config: PromiseEveryTicks %d is negative", c.PromiseEveryTicks)
+	}
+	return nil
+}
+
+// member is what a Node knows of another federate.
+type member struct {
+	// counted is the latest Message whose Covers have been received; it
+	// is what GALT and acknowledgements use. Valid when hasCounted.
+	counted    Message
+	hasCounted bool
+	// pending holds newer Messages waiting for their Covers, by Epoch.
+	pending []Message
+}
+
+func (m *member) latestEpoch() uint64 {
+	if len(m.pending) > 0 {
+		return m.pending[len(m.pending)-1].Epoch
+	}
+	if m.hasCounted {
+		return m.counted.Epoch
+	}
+	return 0
+}
+
+// streamKey names one sender's sequence on one data-plane group.
+type streamKey struct {
+	from  FederateID
+	group uint32
+}
+
+type effectKind uint8
+
+const (
+	effDeliver effectKind = iota
+	effRegulation
+	effConstrained
+	effGrant
+)
+
+// effect is one output for the federate, kept in the order it arose.
+type effect struct {
+	kind effectKind
+	tso  TSO
+	t    float64
+}
+
+// Node is one federate's view of conservative time management: its own
+// time state, the latest promise of every other federate, and its queue
+// of TSO messages. It does no I/O; see the package documentation for the
+// driver loop.
+//
+// A Node is not safe for concurrent use; its owner serializes all calls.
+// No method blocks.
+type Node struct {
+	self         FederateID
+	promiseEvery int
+
+	// Own time state.
+	time        float64
+	lookahead   float64 // as last set by EnableRegulation or ModifyLookahead
+	bound       float64 // own promise while regulating or regPending
+	sendAbove   float64 // sends must also be > sendAbove (see maybeEnableRegulation)
+	regulating  bool
+	regPending  bool
+	regReq      uint64  // Epoch of the pending regulation request
+	regTarget   float64 // time at which regulation will be enabled
+	regTargeted bool    // regTarget is fixed: every member has acknowledged
+	constrained bool
+	consPending bool
+	consReq     uint64 // Epoch of the pending constrained request
+	request     RequestKind
+	requested   float64
+
+	// floor: a constrained node rejects TSO messages below floor, or at
+	// floor when floorStrict (after a TAR grant). Valid when constrained.
+	floor       float64
+	floorStrict bool
+
+	// Own Message state.
+	epoch      uint64
+	msgPending bool // a Message should be in the next Ready
+	ticks      int  // Ticks since a Message was last sent
+	covers     map[uint32]uint64
+	acks       map[FederateID]uint64
+
+	// What we know of others.
+	members map[FederateID]*member
+	removed map[FederateID]bool
+	joined  map[uint32]bool
+	recvd   map[streamKey]uint64
+
+	queue      tsoQueue
+	effects    []effect
+	violations uint64
+	dirty      bool // progress may have work to do
+}
+
+// New returns a Node for cfg.Self: not regulating, not constrained, at
+// cfg.InitialTime. Its first Ready carries its state for the peers.
+func New(cfg Config) (*Node, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	every := cfg.PromiseEveryTicks
+	if every == 0 {
+		every = DefaultPromiseEveryTicks
+	}
+	n := &Node{
+		self:         cfg.Self,
+		promiseEvery: every,
+		time:         cfg.InitialTime,
+		sendAbove:    math.Inf(-1),
+		covers:       map[uint32]uint64{},
+		acks:         map[FederateID]uint64{},
+		members:      map[FederateID]*member{},
+		removed:      map[FederateID]bool{},
+		joined:       map[uint32]bool{},
+		recvd:        map[streamKey]uint64{},
+	}
+	n.touch()
+	return n, nil
+}
+
+// touch records a change of own state that peers should hear about now.
+func (n *Node) touch() {
+	n.epoch++
+	n.msgPending = true
+	n.dirty = true
+}
+
+// ---- Membership and the data plane ----
+
+// AddFederate tells the node that federate id is a member of the
+// federation execution. Pending enable requests then also wait for id's
+// acknowledgement, and the node rebroadcasts its state for the newcomer.
+// Adding a removed federate re-admits it. Call it for
+// every member known at join time before enabling regulation or
+// constrained; see the package documentation.
+func (n *Node) AddFederate(id FederateID) {
+	if id == 0 || id == n.self {
+		return
+	}
+	delete(n.removed, id)
+	if n.members[id] == nil {
+		n.members[id] = &member{}
+		n.dirty = true
+		n.msgPending = true // let the newcomer hear our state now
+	}
+}
+
+// RemoveFederate tells the node that federate id resigned or was lost.
+// From now on nobody waits for it: it leaves the GALT computation and no
+// request waits for its acknowledgement. TSO messages already received
+// from it stay queued and are delivered as usual. Until AddFederate(id),
+// later Messages and receipts from id are ignored (Step returns
+// ErrFederateRemoved); a late TSO message from it is still taken if it is
+// not in the receiver's past, as a resigned federate's last messages may
+// be.
+func (n *Node) RemoveFederate(id FederateID) {
+	if id == 0 || id == n.self {
+		return
+	}
+	delete(n.members, id)
+	n.removed[id] = true
+	if _, ok := n.acks[id]; ok {
+		delete(n.acks, id)
+		n.epoch++
+	}
+	for k := range n.recvd {
+		if k.from == id {
+			delete(n.recvd, k)
+		}
+	}
+	n.dirty = true
+}
+
+// Joined tells the node that it has joined data-plane group g: from now
+// on, promises covering TSO messages on g count only once those messages
+// have been received. The data plane must then report, through Received
+// or Gap, where each sender's sequence on g starts for this receiver;
+// a promise covering messages sent before the join otherwise never counts.
+func (n *Node) Joined(g uint32) {
+	n.joined[g] = true
+}
+
+// Left tells the node that it has left data-plane group g; promises no
+// longer wait for messages on g.
+func (n *Node) Left(g uint32) {
+	if !n.joined[g] {
+		return
+	}
+	delete(n.joined, g)
+	for id, m := range n.members {
+		if len(m.pending) > 0 {
+			n.tryCount(id, m)
+		}
+	}
+}
+
+// Received records the in-order delivery of message seq from sender from
+// on group g by the reliable data plane. Call it for every message, TSO
+// or RO, in per-(from, g) sequence order. For a TSO message, ReceiveTSO
+// records the receipt itself, so Received is optional there; if called,
+// it must not be separated from ReceiveTSO by a Ready (the promise
+// covering the message could count, and a grant pass it, in between).
+func (n *Node) Received(from FederateID, g uint32, seq uint64) {
+	if from == n.self || n.removed[from] {
+		return
+	}
+	k := streamKey{from, g}
+	if seq <= n.recvd[k] {
+		return
+	}
+	n.recvd[k] = seq
+	if m := n.members[from]; m != nil && len(m.pending) > 0 {
+		n.tryCount(from, m)
+	}
+}
+
+// Gap records that the data plane gave up on messages from sender from
+// on group g up to and including upToSeq. They count as received: a
+// promise no longer waits for them.
+func (n *Node) Gap(from FederateID, g uint32, upToSeq uint64) {
+	n.Received(from, g, upToSeq)
+}
+
+// Step consumes a Message broadcast by another federate. A Message from
+// an unknown federate adds it as a member. A stale or duplicate Message
+// (Epoch not above the last seen) is ignored. The node keeps m, so the
+// caller must not modify m's maps afterwards. Messages from Self
+// (multicast loopback) are ignored.
+//
+// Step returns an error wrapping ErrBadMessage for malformed input and
+// ErrFederateRemoved for a removed sender; in both cases nothing changes.
+func (n *Node) Step(m Message) error {
+	if m.From == n.self {
+		return nil
+	}
+	if err := m.validate(); err != nil {
+		return err
+	}
+	if n.removed[m.From] {
+		return fmt.Errorf("%w: message from %d", ErrFederateRemoved, m.From)
+	}
+	mem := n.members[m.From]
+	if mem == nil {
+		mem = &member{}
+		n.members[m.From] = mem
+		n.dirty = true
+		n.msgPending = true // let the newcomer hear our state now
+	}
+	if m.Epoch <= mem.latestEpoch() {
+		return nil
+	}
+	if len(mem.pending) >= maxPending {
+		mem.pending = mem.pending[:len(mem.pending)-1]
+	}
+	mem.pending = append(mem.pending, m)
+	n.tryCount(m.From, mem)
+	return nil
+}
+
+// covered reports whether every TSO message m covers, on groups this
+// node has joined, has been received.
+func (n *Node) covered(from FederateID, m *Message) bool {
+	for g, seq := range m.Covers {
+		if n.joined[g] && n.recvd[streamKey{from, g}] < seq {
+			return false
+		}
+	}
+	return true
+}
+
+// tryCount promotes the newest countable pending Message of mem.
+func (n *Node) tryCount(id FederateID, mem *member) {
+	for i := len(mem.pending) - 1; i >= 0; i-- {
+		if !n.covered(id, &mem.pending[i]) {
+			continue
+		}
+		mem.counted = mem.pending[i]
+		mem.hasCounted = true
+		clear(mem.pending[:i+1])
+		mem.pending = mem.pending[i+1:]
+		if len(mem.pending) == 0 {
+			mem.pending = nil
+		}
+		n.dirty = true
+		n.updateAck(id, &mem.counted)
+		return
+	}
+}
+
+// updateAck keeps the acknowledgement for id's request in our Message.
+func (n *Node) updateAck(id FederateID, m *Message) {
+	old, had := n.acks[id]
+	switch {
+	case m.Request != 0 && (!had || old != m.Request):
+		n.acks[id] = m.Request
+		n.touch() // answer promptly: the requester is waiting
+	case m.Request == 0 && had:
+		delete(n.acks, id)
+		n.epoch++
+	}
+}
+
+// ReceiveTSO hands the node a TSO message from the data plane; it also
+// counts as Received(m.From, m.Group, m.Seq). A federate that is not
+// time-constrained gets it delivered at once (in receive order); a
+// constrained one queues it for the grant that covers its time stamp.
+//
+// A constrained federate that has already been granted m.Time (or
+// constrained at a later time) cannot take m: its sender broke its
+// promise. Then nothing is delivered, the violation is counted, and the
+// error wraps ErrMessageInPast. Malformed input wraps ErrBadMessage.
+// Messages from Self are ignored.
+func (n *Node) ReceiveTSO(m TSO) error {
+	if m.From == n.self {
+		return nil
+	}
+	if m.From == 0 || !isFinite(m.Time) {
+		return fmt.Errorf("%w: TSO from %d at %v", ErrBadMessage, m.From, m.Time)
+	}
+	n.Received(m.From, m.Group, m.Seq)
+	if !n.constrained {
+		n.effects = append(n.effects, effect{kind: effDeliver, tso: m})
+		return nil
+	}
+	if m.Time < n.floor || (m.Time == n.floor && n.floorStrict) {
+		n.violations++
+		rel := "constrained at"
+		if n.floorStrict {
+			rel = "granted"
+		}
+		return fmt.Errorf("%w: from %d group %d seq %d at %s, receiver %s %s",
+			ErrMessageInPast, m.From, m.Group, m.Seq, fmtTime(m.Time), rel, fmtTime(n.floor))
+	}
+	n.queue.push(m)
+	n.dirty = true
+	return nil
+}
+
+// ---- Own sends ----
+
+// CheckSend reports whether the federate may now send a TSO message with
+// time stamp ts: it must be time-regulating (not merely pending:
+// ErrRegulationNotEnabled; the peer layer sends such messages receive
+// order), and ts must be at least Bound (invariant 3: never below time +
+// lookahead, requested time + lookahead while advancing). Otherwise it
+// returns an *InvalidTimeError.
+func (n *Node) CheckSend(ts float64) error {
+	if !n.regulating {
+		return ErrRegulationNotEnabled
+	}
+	if !isFinite(ts) || ts < n.bound {
+		return &InvalidTimeError{Op: "send", Requested: ts, Min: n.bound}
+	}
+	if ts <= n.sendAbove {
+		return &InvalidTimeError{Op: "send", Requested: ts, Min: n.sendAbove, Strict: true}
+	}
+	return nil
+}
+
+// SentTSO checks ts like CheckSend and, if it may be sent, records that
+// the TSO message with sequence number seq goes out on group g, so every
+// later promise covers it. Call it before the message leaves; sequence
+// numbers per group must grow. On error nothing is recorded and the
+// message must not be sent TSO.
+func (n *Node) SentTSO(g uint32, seq uint64, ts float64) error {
+	if err := n.CheckSend(ts); err != nil {
+		return err
+	}
+	if prev, ok := n.covers[g]; ok && seq <= prev {
+		return fmt.Errorf("lbts: TSO sequence %d on group %d not above %d", seq, g, prev)
+	}
+	n.covers[g] = seq
+	// A new Epoch so the next Message (resend or not) carries the cover;
+	// no broadcast is needed: the promise we sent before stays true.
+	n.epoch++
+	return nil
+}
+
+// ---- Requests from the federate ----
+
+// EnableRegulation starts enableTimeRegulation with the given lookahead.
+// The node at once announces itself as regulating with Bound = time +
+// lookahead, then waits until every member has acknowledged that
+// announcement. It then enables regulation at
+//
+//	T' = max(own time, Granted of every member that is constrained)
+//
+// (for a constrained node, only once GALT >= T', after delivering queued
+// TSO messages below T') and reports T' in Ready.RegulationEnabled. See
+// docs/time.md for why this is safe.
+func (n *Node) EnableRegulation(lookahead float64) error {
+	switch {
+	case !isFinite(lookahead) || lookahead < 0:
+		return fmt.Errorf("%w: %v", ErrInvalidLookahead, lookahead)
+	case n.regulating:
+		return ErrRegulationAlreadyEnabled
+	case n.regPending:
+		return ErrRegulationPending
+	case n.request != NoRequest:
+		return ErrInTimeAdvance
+	}
+	n.lookahead = lookahead
+	n.regPending = true
+	n.regTargeted = false
+	n.sendAbove = math.Inf(-1)
+	n.bound = n.time + lookahead
+	n.touch()
+	n.regReq = n.epoch
+	return nil
+}
+
+// DisableRegulation ends time regulation at once. Peers stop counting
+// this node's promise only after receiving its TSO messages sent so far.
+func (n *Node) DisableRegulation() error {
+	if !n.regulating {
+		return ErrRegulationNotEnabled
+	}
+	n.regulating = false
+	n.sendAbove = math.Inf(-1)
+	n.touch()
+	return nil
+}
+
+// EnableConstrained starts enableTimeConstrained. It completes, reported
+// in Ready.ConstrainedEnabled, at the current logical time T once every
+// member has acknowledged the request and GALT >= T; until then TSO
+// messages are still delivered at once.
+func (n *Node) EnableConstrained() error {
+	switch {
+	case n.constrained:
+		return ErrConstrainedAlreadyEnabled
+	case n.consPending:
+		return ErrConstrainedPending
+	case n.request != NoRequest:
+		return ErrInTimeAdvance
+	}
+	n.consPending = true
+	n.touch()
+	n.consReq = n.epoch
+	return nil
+}
+
+// DisableConstrained ends time-constrained mode at once. Queued TSO
+// messages are delivered in the next Ready, in order; a pending time
+// advance is then granted as for any unconstrained federate.
+func (n *Node) DisableConstrained() error {
+	if !n.constrained {
+		return ErrConstrainedNotEnabled
+	}
+	n.constrained = false
+	n.queue.popUpTo(math.Inf(1), true, n.deliver)
+	n.touch()
+	return nil
+}
+
+// RequestAdvance is timeAdvanceRequest(t). The grant comes in a later
+// Ready. It fails with an *InvalidTimeError when t is below the current
+// time, ErrInTimeAdvance when an advance is pending, and
+// ErrRegulationPending or ErrConstrainedPending while an enable is
+// pending.
+func (n *Node) RequestAdvance(t float64) error {
+	switch {
+	case !isFinite(t):
+		return &InvalidTimeError{Op: "advance", Requested: t, Min: n.time}
+	case n.request != NoRequest:
+		return ErrInTimeAdvance
+	case n.regPending:
+		return ErrRegulationPending
+	case n.consPending:
+		return ErrConstrainedPending
+	case t < n.time:
+		return &InvalidTimeError{Op: "advance", Requested: t, Min: n.time}
+	}
+	n.request = TimeAdvanceRequest
+	n.requested = t
+	n.raiseBound()
+	n.dirty = true
+	return nil
+}
+
+// ModifyLookahead changes the lookahead of a regulating federate that is
+// not advancing. A larger lookahead raises Bound at once. A smaller one
+// takes effect only as time advances: Bound never decreases, so it stays
+// where it is until the base time + the new lookahead passes it.
+func (n *Node) ModifyLookahead(lookahead float64) error {
+	switch {
+	case !isFinite(lookahead) || lookahead < 0:
+		return fmt.Errorf("%w: %v", ErrInvalidLookahead, lookahead)
+	case !n.regulating:
+		return ErrRegulationNotEnabled
+	case n.request != NoRequest:
+		return ErrInTimeAdvance
+	}
+	n.lookahead = lookahead
+	n.raiseBound()
+	return nil
+}
+
+// base is the time Bound is measured from.
+func (n *Node) base() float64 {
+	switch {
+	case n.request != NoRequest:
+		return n.requested
+	case n.regPending && n.regTargeted:
+		return n.regTarget
+	}
+	return n.time
+}
+
+// raiseBound moves Bound up to base + lookahead if that is higher.
+func (n *Node) raiseBound() {
+	if !n.regulating && !n.regPending {
+		return
+	}
+	if b := n.base() + n.lookahead; b > n.bound {
+		n.bound = b
+		n.touch()
+	}
+}
+
+// ---- Clock and output ----
+
+// Tick is one unit of wall-clock progress. Every PromiseEveryTicks ticks
+// without a Message sent, the node resends its state.
+func (n *Node) Tick() {
+	n.ticks++
+	if n.ticks >= n.promiseEvery {
+		n.msgPending = true
+	}
+}
+
+// HasReady reports whether Ready has anything to do.
+func (n *Node) HasReady() bool {
+	n.progress()
+	return n.msgPending || len(n.effects) > 0
+}
+
+// Ready returns what the caller should do now; see Ready for the order.
+// It first decides every grant and enable that the node's state allows,
+// so effects of earlier calls appear here, not when those calls return.
+// Calling Ready again before Advance returns the same work (and maybe
+// more).
+func (n *Node) Ready() Ready {
+	n.progress()
+	var rd Ready
+	if n.msgPending {
+		rd.Messages = []Message{n.message()}
+	}
+	slot := effDeliver
+	for i := range n.effects {
+		e := &n.effects[i]
+		if e.kind == effDeliver {
+			if slot != effDeliver {
+				break // a delivery after a callback waits for the next Ready
+			}
+			rd.Deliver = append(rd.Deliver, e.tso)
+			continue
+		}
+		if e.kind <= slot {
+			break
+		}
+		slot = e.kind
+		t := e.t
+		switch e.kind {
+		case effRegulation:
+			rd.RegulationEnabled = &t
+		case effConstrained:
+			rd.ConstrainedEnabled = &t
+		case effGrant:
+			rd.Grant = &t
+		}
+	}
+	return rd
+}
+
+// Advance tells the node that rd, the latest value returned by Ready, has
+// been acted on.
+func (n *Node) Advance(rd Ready) {
+	if k := len(rd.Messages); k > 0 {
+		n.ticks = 0
+		if rd.Messages[k-1].Epoch == n.epoch {
+			n.msgPending = false
+		}
+	}
+	done := len(rd.Deliver)
+	for _, p := range []*float64{rd.RegulationEnabled, rd.ConstrainedEnabled, rd.Grant} {
+		if p != nil {
+			done++
+		}
+	}
+	if done > len(n.effects) {
+		panic("lbts: Advance with a Ready that this Node did not return")
+	}
+	clear(n.effects[:done])
+	n.effects = n.effects[done:]
+	if len(n.effects) == 0 {
+		n.effects = nil
+	}
+}
+
+// message builds the node's current state as a Message.
+func (n *Node) message() Message {
+	m := Message{
+		From:        n.self,
+		Epoch:       n.epoch,
+		Regulating:  n.regulating || n.regPending,
+		Constrained: n.constrained,
+		Bound:       n.time,
+		Granted:     n.time,
+	}
+	if m.Regulating {
+		m.Bound = n.bound
+	}
+	if n.regPending && !n.regTargeted {
+		m.Request = n.regReq
+	}
+	if n.consPending && n.consReq > m.Request {
+		m.Request = n.consReq
+	}
+	if len(n.covers) > 0 {
+		m.Covers = make(map[uint32]uint64, len(n.covers))
+		for g, s := range n.covers {
+			m.Covers[g] = s
+		}
+	}
+	if len(n.acks) > 0 {
+		m.Acks = make(map[FederateID]uint64, len(n.acks))
+		for id, r := range n.acks {
+			m.Acks[id] = r
+		}
+	}
+	return m
+}
+
+func (n *Node) deliver(m TSO) {
+	n.effects = append(n.effects, effect{kind: effDeliver, tso: m})
+}
+
+func (n *Node) emit(k effectKind, t float64) {
+	n.effects = append(n.effects, effect{kind: k, t: t})
+}
+
+// ---- Decisions ----
+
+// progress decides every enable and grant the current state allows.
+func (n *Node) progress() {
+	if !n.dirty {
+		return
+	}
+	n.dirty = false
+	n.maybeEnableRegulation()
+	n.maybeEnableConstrained()
+	n.maybeGrant()
+}
+
+// galt returns the minimum Bound over the counted promises of the other
+// regulating federates, and who holds it; +Inf and 0 when there is none.
+func (n *Node) galt() (float64, FederateID) {
+	g, by := math.Inf(1), FederateID(0)
+	for id, m := range n.members {
+		if !m.hasCounted || !m.counted.Regulating {
+			continue
+		}
+		if b := m.counted.Bound; b < g || (b == g && id < by) {
+			g, by = b, id
+		}
+	}
+	return g, by
+}
+
+// acked reports whether every member's counted Message acknowledges a
+// request made at Epoch req.
+func (n *Node) acked(req uint64) bool {
+	for _, m := range n.members {
+		if !m.hasCounted || m.counted.Acks[n.self] < req {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *Node) maybeEnableRegulation() {
+	if !n.regPending {
+		return
+	}
+	if !n.regTargeted {
+		if !n.acked(n.regReq) {
+			return
+		}
+		// Every member now counts our promise, so none can be granted
+		// past our Bound any more; what they have been granted so far is
+		// in the Messages we count. Start above all of it.
+		target, above := n.time, math.Inf(-1)
+		for _, m := range n.members {
+			if m.hasCounted && m.counted.Constrained {
+				target = max(target, m.counted.Granted)
+				above = max(above, m.counted.Granted)
+			}
+		}
+		n.regTarget, n.regTargeted = target, true
+		// With zero lookahead, Bound may equal a constrained member's
+		// granted time, which it may not receive again: send above it.
+		n.sendAbove = above
+		n.raiseBound()
+		n.touch() // Request is over
+	}
+	if n.constrained && n.regTarget > n.time {
+		// Our own time jumps to regTarget: first everything below it must
+		// have arrived and be delivered.
+		if g, _ := n.galt(); g < n.regTarget {
+			return
+		}
+		n.queue.popUpTo(n.regTarget, false, n.deliver)
+		n.raiseFloor(n.regTarget, false)
+	}
+	n.setTime(n.regTarget)
+	n.regPending = false
+	n.regulating = true
+	n.touch()
+	n.emit(effRegulation, n.time)
+}
+
+func (n *Node) maybeEnableConstrained() {
+	if !n.consPending || !n.acked(n.consReq) {
+		return
+	}
+	if g, _ := n.galt(); g < n.time {
+		return
+	}
+	n.consPending = false
+	n.constrained = true
+	n.floor, n.floorStrict = n.time, false
+	n.touch()
+	n.emit(effConstrained, n.time)
+}
+
+func (n *Node) maybeGrant() {
+	if n.request != TimeAdvanceRequest {
+		return
+	}
+	t := n.requested
+	if n.constrained {
+		if g, _ := n.galt(); !(t < g) {
+			return
+		}
+		n.queue.popUpTo(t, true, n.deliver)
+		n.raiseFloor(t, true)
+	}
+	n.setTime(t)
+	n.request = NoRequest
+	n.raiseBound()
+	n.touch()
+	n.emit(effGrant, t)
+}
+
+// setTime moves logical time; invariant 4 says it never goes back.
+func (n *Node) setTime(t float64) {
+	if t < n.time {
+		panic(fmt.Sprintf("lbts: invariant 4 (grants never decrease) broken: %s after %s",
+			fmtTime(t), fmtTime(n.time)))
+	}
+	n.time = t
+}
+
+// raiseFloor moves the delivery floor up; it never goes down while
+// constrained.
+func (n *Node) raiseFloor(t float64, strict bool) {
+	if t > n.floor || (t == n.floor && strict) {
+		n.floor, n.floorStrict = t, strict
+	}
+}
+
+// ---- Queries ----
+
+// Time returns the federate's logical time (queryLogicalTime), as of the
+// last Ready or HasReady.
+func (n *Node) Time() float64 { return n.time }
+
+// GALT returns the greatest available logical time (queryGALT): the
+// smallest promise (Bound) among the other regulating federates whose
+// promise this node counts. ok is false when there is none (GALT is
+// then unbounded).
+func (n *Node) GALT() (galt float64, ok bool) {
+	g, _ := n.galt()
+	return g, !math.IsInf(g, 1)
+}
+
+// LITS returns the least incoming time stamp (queryLITS): the smaller of
+// GALT and the earliest queued TSO message. ok is false when both are
+// unbounded.
+func (n *Node) LITS() (lits float64, ok bool) {
+	g, _ := n.galt()
+	if q, ok := n.queue.min(); ok && q < g {
+		g = q
+	}
+	return g, !math.IsInf(g, 1)
+}
+
+// Regulating reports whether time regulation is enabled (not pending).
+func (n *Node) Regulating() bool { return n.regulating }
+
+// Constrained reports whether the federate is time-constrained (not
+// pending).
+func (n *Node) Constrained() bool { return n.constrained }
+
+// Lookahead returns the effective lookahead (queryLookahead): after
+// ModifyLookahead lowered it, the effective value shrinks to the new one
+// only as time advances. It is 0 when not regulating.
+func (n *Node) Lookahead() float64 {
+	if !n.regulating && !n.regPending {
+		return 0
+	}
+	return max(n.lookahead, n.bound-n.base())
+}
+
+// Bound returns the node's own promise: no TSO message it sends will
+// carry a smaller time stamp. ok is false when it is not regulating (or
+// pending).
+func (n *Node) Bound() (bound float64, ok bool) {
+	if !n.regulating && !n.regPending {
+		return 0, false
+	}
+	return n.bound, true
+}
+
+// Status returns a snapshot of the node.
+func (n *Node) Status() Status {
+	g, by := n.galt()
+	l, _ := n.LITS()
+	s := Status{
+		Self:               n.self,
+		Time:               n.time,
+		Lookahead:          n.Lookahead(),
+		Regulating:         n.regulating,
+		RegulationPending:  n.regPending,
+		Constrained:        n.constrained,
+		ConstrainedPending: n.consPending,
+		Request:            n.request,
+		Requested:          n.requested,
+		GALT:               g,
+		LITS:               l,
+		HeldBy:             by,
+		Members:            len(n.members),
+		Queued:             n.queue.Len(),
+		Violations:         n.violations,
+	}
+	if n.request == NoRequest {
+		s.Requested = 0
+	}
+	s.Bound, _ = n.Bound()
+	return s
+}

@@ -1,0 +1,282 @@
+package lbts
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+var (
+	seedFlag = flag.Uint64("seed", 0, "replay the randomized run with this seed")
+	runsFlag = flag.Int("runs", 100, "number of randomized runs (a tenth with -short)")
+)
+
+// TestRandomized runs federations of 3 to 8 nodes over a network that
+// delays and reorders control messages (data streams stay in order per
+// sender and group, as the reliable data plane keeps them), while every
+// node sends TSO messages at or above its Bound and requests advances,
+// some enable regulation or constrained late, some toggle regulation, and
+// one may crash. After every step the cluster checks invariants 1, 2 and
+// 4 and that SentTSO accepts every send at or above Bound (3); at the end
+// every run must have reached the target time (7, positive lookahead)
+// and all constrained receivers must agree on the relative order of what
+// they delivered (2).
+//
+// A failure prints its seed; `go test ./lbts -run TestRandomized -seed=N`
+// replays it.
+func TestRandomized(t *testing.T) {
+	if *seedFlag != 0 {
+		if _, err := runRandom(*seedFlag, true); err != nil {
+			t.Fatalf("seed %d: %v", *seedFlag, err)
+		}
+		return
+	}
+	runs := *runsFlag
+	if testing.Short() {
+		runs = max(1, runs/10)
+	}
+	base := rand.Uint64()
+	var total randStats
+	for i := range runs {
+		seed := base + uint64(i)
+		if seed == 0 {
+			continue
+		}
+		st, err := runRandom(seed, false)
+		if err != nil {
+			t.Fatalf("seed %d: %v\nreplay: go test ./lbts -run TestRandomized -seed=%d -v", seed, err, seed)
+		}
+		total.add(st)
+	}
+	t.Logf("%d runs: %+v", runs, total)
+}
+
+// randStats says what the runs exercised.
+type randStats struct {
+	Steps, Grants, Delivered, LateEnables, Toggles, Crashes int
+}
+
+func (s *randStats) add(o randStats) {
+	s.Steps += o.Steps
+	s.Grants += o.Grants
+	s.Delivered += o.Delivered
+	s.LateEnables += o.LateEnables
+	s.Toggles += o.Toggles
+	s.Crashes += o.Crashes
+}
+
+type randRole struct {
+	regulating, constrained bool
+	lookahead               float64
+	regAt, consAt           int  // steps at which to enable; 0: at once
+	regDone, consDone       bool // enable called
+	holdBack                bool // no advance requests before both enables
+}
+
+func (r *randRole) enabled() bool { return r.regDone && r.consDone }
+
+func runRandom(seed uint64, verbose bool) (st randStats, err error) {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	c := newCluster()
+	var trace strings.Builder
+	if verbose {
+		c.log = &trace
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+			if verbose {
+				err = fmt.Errorf("%v\ntrace:\n%s", p, tail(trace.String(), 60))
+			}
+		}
+	}()
+
+	const target = 25.0
+	const maxSteps = 400000
+	n := 3 + r.IntN(6)
+	groups := 1 + r.IntN(3)
+	roles := map[FederateID]*randRole{}
+	var all []*simNode
+	for i := 1; i <= n; i++ {
+		id := FederateID(i)
+		var gs []uint32
+		for g := 1; g <= groups; g++ {
+			if r.IntN(10) < 7 {
+				gs = append(gs, uint32(g))
+			}
+		}
+		all = append(all, c.add(id, 0, gs...))
+		role := &randRole{
+			regulating:  r.IntN(10) < 7,
+			constrained: r.IntN(10) < 7,
+			lookahead:   []float64{0.5, 1, 2, 0.1 + r.Float64()*2}[r.IntN(4)],
+		}
+		if r.IntN(10) < 3 {
+			role.regAt = 1 + r.IntN(3000)
+		}
+		if r.IntN(10) < 2 {
+			role.consAt = 1 + r.IntN(3000)
+		}
+		role.holdBack = r.IntN(2) == 0
+		roles[id] = role
+	}
+	crashAt, crashID := -1, FederateID(0)
+	lost := map[int][]FederateID{} // step -> nodes to tell
+	if r.IntN(10) < 3 {
+		crashAt, crashID = r.IntN(4000), FederateID(1+r.IntN(n))
+	}
+
+	c.process()
+	alive := func() []*simNode {
+		var s []*simNode
+		for _, id := range c.ids() {
+			s = append(s, c.nodes[id])
+		}
+		return s
+	}
+	pick := func() *simNode {
+		a := alive()
+		return a[r.IntN(len(a))]
+	}
+	idle := func(s *simNode) bool {
+		st := s.n.Status()
+		return st.Request == NoRequest && !st.RegulationPending && !st.ConstrainedPending
+	}
+
+	for step := 0; step < maxSteps; step++ {
+		// Scheduled events.
+		for _, s := range alive() {
+			role := roles[s.id]
+			if !role.regDone && step >= role.regAt && idle(s) {
+				role.regDone = true
+				if role.regAt > 0 {
+					st.LateEnables++
+				}
+				if role.regulating && !s.n.Regulating() {
+					if err := s.n.EnableRegulation(role.lookahead); err != nil {
+						return st, fmt.Errorf("step %d: node %d: EnableRegulation: %v", step, s.id, err)
+					}
+				}
+			}
+			if !role.consDone && step >= role.consAt && (idle(s) || s.n.Status().RegulationPending) {
+				role.consDone = true
+				if role.consAt > 0 {
+					st.LateEnables++
+				}
+				if role.constrained {
+					if err := s.n.EnableConstrained(); err != nil {
+						return st, fmt.Errorf("step %d: node %d: EnableConstrained: %v", step, s.id, err)
+					}
+				}
+			}
+		}
+		if step == crashAt && c.nodes[crashID] != nil && len(c.nodes) > 1 {
+			c.logf(crashID, "crash")
+			st.Crashes++
+			c.crash(crashID, func() bool { return r.IntN(2) == 0 })
+			for _, id := range c.ids() {
+				at := step + r.IntN(300)
+				lost[at] = append(lost[at], id)
+			}
+		}
+		for _, id := range lost[step] {
+			c.notifyLost(id, crashID)
+		}
+
+		switch w := r.IntN(100); {
+		case w < 55:
+			// Deliver up to n random packets: about as many as one
+			// broadcast creates, so the network keeps up.
+			for k := r.IntN(2 * n); k >= 0 && len(c.inflight) > 0; k-- {
+				i := c.streamHead(r.IntN(len(c.inflight)))
+				if p := c.inflight[i]; p.ctrl != nil && r.IntN(20) == 0 {
+					c.inflight = append(c.inflight, p) // duplicate
+				}
+				c.deliverAt(i)
+			}
+		case w < 70:
+			s := pick()
+			if !idle(s) || s.n.Time() >= target || (roles[s.id].holdBack && !roles[s.id].enabled()) {
+				break
+			}
+			d := []float64{0, 0.5, 1, r.Float64() * 3}[r.IntN(4)]
+			if err := s.n.RequestAdvance(min(target, s.n.Time()+d)); err != nil {
+				return st, fmt.Errorf("step %d: node %d: RequestAdvance: %v", step, s.id, err)
+			}
+		case w < 85:
+			s := pick()
+			b, ok := s.n.Bound()
+			if !ok || !s.n.Regulating() {
+				break
+			}
+			g := uint32(1 + r.IntN(groups))
+			if err := c.send(s.id, g, b-0.01, false); err == nil {
+				return st, fmt.Errorf("step %d: node %d: send at %v below bound %v accepted (invariant 3)", step, s.id, b-0.01, b)
+			}
+			ts := b + []float64{0, 0.5, 1, r.Float64() * 3}[r.IntN(4)]
+			if err := c.send(s.id, g, ts, false); err != nil {
+				// Zero-lookahead start: sends must be above sendAbove.
+				if ts > s.n.sendAbove {
+					return st, fmt.Errorf("step %d: node %d: send at %v (bound %v): %v", step, s.id, ts, b, err)
+				}
+			}
+		case w < 90:
+			s := pick()
+			c.send(s.id, uint32(1+r.IntN(groups)), 0, true)
+		case w < 98:
+			pick().n.Tick()
+		default:
+			// Toggle regulation now and then.
+			s := pick()
+			role := roles[s.id]
+			if !role.regulating || !role.enabled() || !idle(s) {
+				break
+			}
+			st.Toggles++
+			if s.n.Regulating() {
+				s.n.DisableRegulation()
+			} else {
+				s.n.EnableRegulation(role.lookahead)
+			}
+		}
+		c.process()
+
+		for _, s := range alive() {
+			q, ok := s.n.queue.min()
+			if ok && s.n.Constrained() && (q < s.n.floor || (q == s.n.floor && s.n.floorStrict)) {
+				return st, fmt.Errorf("step %d: node %d: message at %v still queued at time %v", step, s.id, q, s.n.Time())
+			}
+		}
+		done := true
+		for _, s := range alive() {
+			if role := roles[s.id]; !role.enabled() || !idle(s) || s.n.Time() < target {
+				done = false
+				break
+			}
+		}
+		if done {
+			c.checkSameOrder(all)
+			st.Steps = step
+			for _, s := range all {
+				st.Grants += s.grants
+				st.Delivered += len(s.delivered)
+			}
+			return st, nil
+		}
+	}
+	var b strings.Builder
+	for _, s := range alive() {
+		fmt.Fprintf(&b, "\n  %s role=%+v", fmtStatus(s.n.Status()), *roles[s.id])
+	}
+	return st, fmt.Errorf("no progress after %d steps (invariant 7); %d in flight:%s", maxSteps, len(c.inflight), b.String())
+}
+
+func tail(s string, lines int) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(l) > lines {
+		l = l[len(l)-lines:]
+	}
+	return strings.Join(l, "\n")
+}

@@ -1,0 +1,121 @@
+package reliable
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+)
+
+// Defaults for the zero fields of Config.
+const (
+	DefaultRetransmitBuffer = 4096
+	DefaultReorderBuffer    = 1024
+	DefaultHeartbeatTicks   = 10
+	DefaultNakDelayTicks    = 2
+	DefaultMaxFrame         = 1400
+
+	// MinMaxFrame and MaxMaxFrame bound Config.MaxFrame.
+	MinMaxFrame = 128
+	MaxMaxFrame = 65000
+
+	// MinKeyLen is the shortest accepted Config.Key.
+	MinKeyLen = 16
+
+	// heartbeatBackoff bounds the idle heartbeat interval:
+	// HeartbeatTicks doubles after each idle heartbeat up to this factor.
+	heartbeatBackoff = 8
+	// maxSuppressed bounds the NAK suppression entries per stream.
+	maxSuppressed = 64
+)
+
+// NodeID identifies a sender: one federate node. It is stable across the
+// node's restarts; Config.Incarnation tells the restarts apart.
+type NodeID uint64
+
+// Config configures an Endpoint. Zero fields mean the defaults. An
+// Endpoint does not change its Config after New.
+type Config struct {
+	// Self is this node's id. Required (non-zero).
+	Self NodeID
+	// Incarnation numbers this run of the node; it must grow on every
+	// restart so that receivers reset their streams from it and reject
+	// frames from earlier runs.
+	Incarnation uint64
+	// Federation names the federation execution. Required. Frames carry
+	// FederationID(Federation); frames of other federations are dropped.
+	Federation string
+	// Key, when set, authenticates every frame with HMAC-SHA256 (truncated
+	// to 16 bytes) and a per-sender replay window. Every member must use
+	// the same key. At least MinKeyLen bytes.
+	Key []byte
+	// RetransmitBuffer is the number of reliable messages kept per group
+	// for retransmission. Default DefaultRetransmitBuffer.
+	RetransmitBuffer int
+	// ReorderBuffer bounds, per (sender, group), how far past the next
+	// expected sequence a receiver buffers out-of-order messages; later
+	// ones are dropped (and repaired). Default DefaultReorderBuffer.
+	ReorderBuffer int
+	// HeartbeatTicks is the interval, in ticks, between heartbeats on a
+	// group after its last reliable message; it doubles while the group
+	// stays idle, up to 8×. Default DefaultHeartbeatTicks.
+	HeartbeatTicks int
+	// NakDelayTicks is how long a receiver waits after noticing a gap
+	// before it sends a NAK: between NakDelayTicks and twice that, chosen
+	// at random, so that one receiver's NAK can suppress the others'. It
+	// is also the minimum interval between two retransmissions of one
+	// message. Default DefaultNakDelayTicks.
+	NakDelayTicks int
+	// NakRetryTicks is how long a receiver waits for the repair of a range
+	// it (or another receiver) NAKed before it NAKs it again. Default
+	// 3×NakDelayTicks.
+	NakRetryTicks int
+	// MaxFrame is the largest frame sent, header and trailer included.
+	// Default DefaultMaxFrame, which fits an Ethernet MTU with the IP, UDP
+	// and transport headers.
+	MaxFrame int
+	// Rand drives the NAK delays. Nil means a source seeded from Self and
+	// Incarnation, so a run replays exactly.
+	Rand *rand.Rand
+}
+
+// withDefaults validates c and fills in its zero fields.
+func (c Config) withDefaults() (Config, error) {
+	if c.Self == 0 {
+		return c, errors.New("reliable: Config.Self is zero")
+	}
+	if c.Federation == "" {
+		return c, errors.New("reliable: Config.Federation is empty")
+	}
+	if c.Key != nil && len(c.Key) < MinKeyLen {
+		return c, fmt.Errorf("reliable: key of %d bytes, want at least %d", len(c.Key), MinKeyLen)
+	}
+	for _, f := range []struct {
+		name string
+		v    *int
+		def  int
+	}{
+		{"RetransmitBuffer", &c.RetransmitBuffer, DefaultRetransmitBuffer},
+		{"ReorderBuffer", &c.ReorderBuffer, DefaultReorderBuffer},
+		{"HeartbeatTicks", &c.HeartbeatTicks, DefaultHeartbeatTicks},
+		{"NakDelayTicks", &c.NakDelayTicks, DefaultNakDelayTicks},
+		{"NakRetryTicks", &c.NakRetryTicks, 0}, // see below
+		{"MaxFrame", &c.MaxFrame, DefaultMaxFrame},
+	} {
+		if *f.v < 0 {
+			return c, fmt.Errorf("reliable: negative Config.%s %d", f.name, *f.v)
+		}
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	if c.NakRetryTicks == 0 {
+		c.NakRetryTicks = 3 * c.NakDelayTicks
+	}
+	if c.MaxFrame < MinMaxFrame || c.MaxFrame > MaxMaxFrame {
+		return c, fmt.Errorf("reliable: Config.MaxFrame %d out of [%d, %d]", c.MaxFrame, MinMaxFrame, MaxMaxFrame)
+	}
+	if c.Rand == nil {
+		c.Rand = rand.New(rand.NewPCG(uint64(c.Self), c.Incarnation))
+	}
+	return c, nil
+}

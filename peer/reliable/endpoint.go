@@ -1,0 +1,644 @@
+package reliable
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// Outgoing is a frame to send on a group, best effort.
+type Outgoing struct {
+	Group transport.Group
+	Frame []byte
+}
+
+// Delivery is a message to hand to the application.
+type Delivery struct {
+	From        NodeID
+	Incarnation uint64
+	Group       transport.Group
+	// Seq is the message's sequence number: in the reliable sequence of
+	// (From, Incarnation, Group) when Reliable, else in its best-effort
+	// sequence.
+	Seq      uint64
+	Reliable bool
+	// Payload aliases the frame passed to Step.
+	Payload []byte
+}
+
+// Gap reports reliable messages that were sent but can no longer be
+// repaired: the sender no longer holds them, or it was forgotten or
+// restarted. The range is inclusive.
+type Gap struct {
+	From        NodeID
+	Incarnation uint64
+	Group       transport.Group
+	FromSeq     uint64
+	ToSeq       uint64
+}
+
+// Ready is what the driver must do next. Within one (From, Incarnation,
+// Group) stream, the reliable Deliver entries and the Gaps together cover
+// consecutive sequence numbers in increasing order, each exactly once: a
+// Gap belongs between the deliveries whose sequence numbers surround it.
+type Ready struct {
+	// Out are frames to send, in order.
+	Out []Outgoing
+	// Deliver are messages to hand to the application, in order.
+	Deliver []Delivery
+	// Gaps are reliable messages lost for good.
+	Gaps []Gap
+}
+
+// Empty reports whether rd asks for nothing.
+func (rd Ready) Empty() bool {
+	return len(rd.Out) == 0 && len(rd.Deliver) == 0 && len(rd.Gaps) == 0
+}
+
+// Stats counts what an Endpoint did. Drop reasons match the errors of
+// Step.
+type Stats struct {
+	// Sender side.
+	Sent           uint64 // reliable messages sent
+	SentBestEffort uint64 // best-effort messages sent
+	Retransmits    uint64 // retransmission frames sent
+	Heartbeats     uint64 // heartbeat frames sent
+	NAKs           uint64 // NAK frames sent
+	NAKsReceived   uint64 // NAK frames addressed to this endpoint
+	Gones          uint64 // gone frames sent
+
+	// Receiver side.
+	Received            uint64 // frames accepted by Step
+	Delivered           uint64 // reliable messages delivered
+	DeliveredBestEffort uint64 // best-effort messages delivered
+	Duplicates          uint64 // messages received again and dropped
+	Gaps                uint64 // Gap reports
+	GapMessages         uint64 // messages covered by Gap reports
+	ReorderDropped      uint64 // messages beyond the reorder buffer, dropped
+	NAKsObserved        uint64 // other receivers' NAKs that suppress ours
+
+	// Frames dropped by Step, by reason.
+	Malformed        uint64 // ErrMalformed
+	BadVersion       uint64 // ErrVersion
+	WrongFederation  uint64 // ErrWrongFederation
+	WrongGroup       uint64 // ErrWrongGroup
+	AuthFailed       uint64 // ErrAuth
+	Replayed         uint64 // ErrReplay
+	Own              uint64 // ErrOwnFrame
+	StaleIncarnation uint64 // ErrStaleIncarnation
+	NotJoined        uint64 // ErrNotJoined
+}
+
+// Endpoint is one node's reliable multicast state machine: its outgoing
+// streams (one per group it sends on) and its incoming streams (one per
+// sender and joined group). It does no I/O and reads no clock.
+//
+// An Endpoint is not safe for concurrent use; its owner serializes calls.
+type Endpoint struct {
+	cfg        Config
+	fed        uint64
+	maxPayload int
+	maxRanges  int
+
+	mac     hash.Hash // nil when unkeyed
+	macBuf  [sha256.Size]byte
+	counter uint64 // last frame counter used (authenticated frames)
+
+	now int64 // ticks so far
+
+	joined    map[transport.Group]bool
+	sends     map[transport.Group]*sendState
+	sendList  []*sendState // in creation order, for deterministic ticks
+	peers     map[NodeID]*peer
+	streams   map[streamKey]*stream
+	stream    []*stream         // in creation order (swap-deleted)
+	forgotten map[NodeID]uint64 // incarnation a sender was forgotten at
+
+	out     []Outgoing
+	deliver []Delivery
+	gaps    []Gap
+	scratch []seqRange
+
+	stats Stats
+}
+
+// sendState is the outgoing stream of one group.
+type sendState struct {
+	group    transport.Group
+	hw       uint64 // highest reliable seq sent
+	be       uint64 // highest best-effort seq sent
+	ring     []slot // reliable messages, (seq-1) % RetransmitBuffer
+	lastSent int64  // tick of the last reliable message or heartbeat
+	hbEvery  int64  // current heartbeat interval
+}
+
+type slot struct {
+	payload []byte
+	retxAt  int64 // tick of the last retransmission
+	retx    bool  // retransmitted at least once
+}
+
+// peer is what a receiver knows of a remote node.
+type peer struct {
+	id     NodeID
+	inc    uint64
+	window replayWindow
+}
+
+type streamKey struct {
+	from  NodeID
+	group transport.Group
+}
+
+// stream is the incoming stream of one (sender, group).
+type stream struct {
+	key streamKey
+	p   *peer
+	idx int // index in Endpoint.stream
+
+	started bool              // the reliable sequence has a starting point
+	next    uint64            // next reliable seq to deliver
+	hw      uint64            // highest reliable seq known to exist
+	buf     map[uint64][]byte // out-of-order reliable payloads, seq > next
+	nakAt   int64             // tick to (re)consider NAKing; 0: none
+	supp    []suppressed      // ranges recently NAKed (by us or others)
+
+	beHigh uint64 // highest best-effort seq seen
+	beMask uint64 // bit i: beHigh-i seen
+}
+
+type suppressed struct {
+	seqRange
+	until int64
+}
+
+// New returns an Endpoint that has joined no group.
+func New(cfg Config) (*Endpoint, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	e := &Endpoint{
+		cfg:       cfg,
+		fed:       FederationID(cfg.Federation),
+		joined:    make(map[transport.Group]bool),
+		sends:     make(map[transport.Group]*sendState),
+		peers:     make(map[NodeID]*peer),
+		streams:   make(map[streamKey]*stream),
+		forgotten: make(map[NodeID]uint64),
+	}
+	overhead := HeaderLen
+	if cfg.Key != nil {
+		overhead += TrailerLen
+		// Derive the MAC key so the federation key is used for one purpose.
+		kdf := hmac.New(sha256.New, cfg.Key)
+		kdf.Write([]byte("meshrti reliable v1 frame mac"))
+		e.mac = hmac.New(sha256.New, kdf.Sum(nil))
+	}
+	e.maxPayload = cfg.MaxFrame - overhead
+	e.maxRanges = min((cfg.MaxFrame-overhead-nakFixedLen)/nakRangeLen, maxNakRanges)
+	return e, nil
+}
+
+// MaxPayload returns the largest payload Send accepts.
+func (e *Endpoint) MaxPayload() int { return e.maxPayload }
+
+// Join starts receiving on g: frames of g are accepted from now on.
+func (e *Endpoint) Join(g transport.Group) { e.joined[g] = true }
+
+// Leave stops receiving on g and discards the incoming streams of g,
+// without reporting gaps. The outgoing stream of g is kept.
+func (e *Endpoint) Leave(g transport.Group) {
+	delete(e.joined, g)
+	for i := 0; i < len(e.stream); {
+		if s := e.stream[i]; s.key.group == g {
+			e.removeStream(s)
+			continue
+		}
+		i++
+	}
+}
+
+// ForgetSender drops the state of a lost sender. Its buffered messages
+// are delivered and its missing ones reported as gaps, in order; later
+// frames from it are rejected unless they come from a higher incarnation.
+func (e *Endpoint) ForgetSender(id NodeID) {
+	p := e.peers[id]
+	if p == nil {
+		return
+	}
+	for i := 0; i < len(e.stream); {
+		if s := e.stream[i]; s.p == p {
+			e.flush(s)
+			e.removeStream(s)
+			continue
+		}
+		i++
+	}
+	delete(e.peers, id)
+	e.forgotten[id] = p.inc
+}
+
+// Stats returns the counts so far.
+func (e *Endpoint) Stats() Stats { return e.stats }
+
+// HasReady reports whether Ready would return something to do.
+func (e *Endpoint) HasReady() bool {
+	return len(e.out) > 0 || len(e.deliver) > 0 || len(e.gaps) > 0
+}
+
+// Ready returns what to do now: frames to send, messages to deliver, gaps
+// to report. It returns the same again until Advance is called. The slices
+// belong to the Endpoint and are reused after Advance.
+func (e *Endpoint) Ready() Ready {
+	return Ready{Out: e.out, Deliver: e.deliver, Gaps: e.gaps}
+}
+
+// Advance acknowledges that rd, returned by Ready, has been acted on.
+func (e *Endpoint) Advance(rd Ready) {
+	e.out = consume(e.out, len(rd.Out))
+	e.deliver = consume(e.deliver, len(rd.Deliver))
+	e.gaps = consume(e.gaps, len(rd.Gaps))
+}
+
+// consume drops the first n entries of s, reusing its array.
+func consume[T any](s []T, n int) []T {
+	if n > len(s) {
+		panic("reliable: Advance with a Ready that was not returned by Ready")
+	}
+	k := copy(s, s[n:])
+	clear(s[k:])
+	return s[:k]
+}
+
+// Send queues payload as the next message on g. A reliable message is
+// kept for retransmission and delivered exactly once, in order, to every
+// receiver joined to g (or reported to it as a gap); a best-effort one is
+// sent once. It returns the message's sequence number (reliable and
+// best-effort messages have separate sequences). The frame is in the next
+// Ready. Send does not keep payload.
+func (e *Endpoint) Send(g transport.Group, payload []byte, reliable bool) (uint64, error) {
+	if len(payload) > e.maxPayload {
+		return 0, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(payload), e.maxPayload)
+	}
+	st := e.sends[g]
+	if st == nil {
+		st = &sendState{group: g, hbEvery: int64(e.cfg.HeartbeatTicks)}
+		e.sends[g] = st
+		e.sendList = append(e.sendList, st)
+	}
+	if !reliable {
+		if st.be == MaxSeq {
+			return 0, fmt.Errorf("reliable: best-effort sequence space of group %d exhausted", g)
+		}
+		st.be++
+		f, body := e.newFrame(kindBestEffort, g, st.be, len(payload))
+		copy(body, payload)
+		e.emit(g, f)
+		e.stats.SentBestEffort++
+		return st.be, nil
+	}
+	if st.hw == MaxSeq {
+		return 0, fmt.Errorf("reliable: sequence space of group %d exhausted", g)
+	}
+	st.hw++
+	seq := st.hw
+	f, body := e.newFrame(kindData, g, seq, len(payload))
+	copy(body, payload)
+	i := int((seq - 1) % uint64(e.cfg.RetransmitBuffer))
+	if i == len(st.ring) {
+		st.ring = append(st.ring, slot{})
+	}
+	st.ring[i] = slot{payload: body}
+	st.lastSent = e.now
+	st.hbEvery = int64(e.cfg.HeartbeatTicks)
+	e.emit(g, f)
+	e.stats.Sent++
+	return seq, nil
+}
+
+// low returns the oldest reliable seq st still holds (hw+1 when none).
+func (e *Endpoint) low(st *sendState) uint64 {
+	if n := uint64(e.cfg.RetransmitBuffer); st.hw > n {
+		return st.hw - n + 1
+	}
+	return 1
+}
+
+// Tick advances the endpoint's clock by one tick: it sends due heartbeats
+// and NAKs.
+func (e *Endpoint) Tick() {
+	e.now++
+	maxEvery := int64(e.cfg.HeartbeatTicks) * heartbeatBackoff
+	for _, st := range e.sendList {
+		if st.hw == 0 || e.now-st.lastSent < st.hbEvery {
+			continue
+		}
+		f, body := e.newFrame(kindHeartbeat, st.group, st.hw, heartbeatBodyLen)
+		binary.BigEndian.PutUint64(body, e.low(st))
+		e.emit(st.group, f)
+		e.stats.Heartbeats++
+		st.lastSent = e.now
+		st.hbEvery = min(2*st.hbEvery, maxEvery)
+	}
+	for _, s := range e.stream {
+		if s.nakAt != 0 && e.now >= s.nakAt {
+			e.nak(s)
+		}
+	}
+}
+
+// newFrame allocates a frame of kind k with a body of n bytes, fills in
+// the header and returns the frame and its body.
+func (e *Endpoint) newFrame(k kind, g transport.Group, seq uint64, n int) (frame, body []byte) {
+	size := HeaderLen + n
+	if e.mac != nil {
+		size += TrailerLen
+	}
+	f := make([]byte, size)
+	putHeader(f, header{
+		kind:   k,
+		auth:   e.mac != nil,
+		group:  g,
+		fed:    e.fed,
+		sender: e.cfg.Self,
+		inc:    e.cfg.Incarnation,
+		seq:    seq,
+	})
+	return f, f[HeaderLen : HeaderLen+n]
+}
+
+// emit seals f (counter and MAC when keyed) and queues it for sending.
+func (e *Endpoint) emit(g transport.Group, f []byte) {
+	if e.mac != nil {
+		e.counter++
+		n := len(f)
+		binary.BigEndian.PutUint64(f[n-TrailerLen:], e.counter)
+		copy(f[n-macLen:], e.sum(f[:n-macLen]))
+	}
+	e.out = append(e.out, Outgoing{Group: g, Frame: f})
+}
+
+func (e *Endpoint) sum(b []byte) []byte {
+	e.mac.Reset()
+	e.mac.Write(b)
+	return e.mac.Sum(e.macBuf[:0])[:macLen]
+}
+
+// Step processes a frame received on group g. It returns an error, and
+// counts it, for a frame it drops: malformed, another federation's or
+// group's, unauthenticated, replayed, its own, from a stale incarnation,
+// or on a group not joined. Duplicates are not errors. Step keeps
+// references to frame (delivered payloads alias it): the caller must not
+// modify frame afterwards. Step never panics on any input.
+func (e *Endpoint) Step(g transport.Group, frame []byte) error {
+	h, err := parseHeader(frame)
+	if err != nil {
+		if errors.Is(err, ErrVersion) {
+			e.stats.BadVersion++
+		} else {
+			e.stats.Malformed++
+		}
+		return err
+	}
+	if h.fed != e.fed {
+		e.stats.WrongFederation++
+		return fmt.Errorf("%w: id %#x", ErrWrongFederation, h.fed)
+	}
+	if h.group != g {
+		e.stats.WrongGroup++
+		return fmt.Errorf("%w: frame says %d, received on %d", ErrWrongGroup, h.group, g)
+	}
+	if h.sender == e.cfg.Self {
+		e.stats.Own++
+		return ErrOwnFrame
+	}
+	body := frame[HeaderLen:]
+	var counter uint64
+	switch {
+	case e.mac != nil:
+		if !h.auth || len(body) < TrailerLen {
+			e.stats.AuthFailed++
+			return fmt.Errorf("%w: no MAC", ErrAuth)
+		}
+		n := len(frame)
+		if !hmac.Equal(e.sum(frame[:n-macLen]), frame[n-macLen:]) {
+			e.stats.AuthFailed++
+			return fmt.Errorf("%w: bad MAC from %d", ErrAuth, h.sender)
+		}
+		counter = binary.BigEndian.Uint64(frame[n-TrailerLen:])
+		body = frame[HeaderLen : n-TrailerLen]
+	case h.auth:
+		e.stats.AuthFailed++
+		return fmt.Errorf("%w: authenticated frame but no key configured", ErrAuth)
+	}
+
+	// The sender: incarnation, then replay window.
+	if inc, ok := e.forgotten[h.sender]; ok && h.inc <= inc {
+		e.stats.StaleIncarnation++
+		return fmt.Errorf("%w: sender %d incarnation %d was forgotten", ErrStaleIncarnation, h.sender, h.inc)
+	}
+	p := e.peers[h.sender]
+	switch {
+	case p == nil:
+		p = &peer{id: h.sender, inc: h.inc}
+		e.peers[h.sender] = p
+		delete(e.forgotten, h.sender)
+	case h.inc < p.inc:
+		e.stats.StaleIncarnation++
+		return fmt.Errorf("%w: sender %d incarnation %d < %d", ErrStaleIncarnation, h.sender, h.inc, p.inc)
+	case h.inc > p.inc:
+		e.newIncarnation(p, h.inc)
+	}
+	if e.mac != nil && !p.window.accept(counter) {
+		e.stats.Replayed++
+		return fmt.Errorf("%w: sender %d counter %d", ErrReplay, h.sender, counter)
+	}
+
+	if h.kind == kindNAK {
+		return e.stepNAK(h, body)
+	}
+	if !e.joined[g] {
+		e.stats.NotJoined++
+		return fmt.Errorf("%w: %v frame on group %d", ErrNotJoined, h.kind, g)
+	}
+	if err := checkBody(h, body); err != nil {
+		e.stats.Malformed++
+		return err
+	}
+	e.stats.Received++
+	s := e.streamOf(p, g)
+	switch h.kind {
+	case kindData:
+		e.onData(s, h.seq, body)
+	case kindRetransmit:
+		if !s.started {
+			// A repair requested by others does not start a stream: a
+			// late joiner would otherwise ask for history.
+			e.stats.Duplicates++
+			break
+		}
+		e.onData(s, h.seq, body)
+	case kindBestEffort:
+		e.onBestEffort(s, h.seq, body)
+	case kindHeartbeat:
+		e.onHeartbeat(s, h.seq, binary.BigEndian.Uint64(body))
+	case kindGone:
+		e.onGone(s, h.seq)
+	}
+	return nil
+}
+
+// checkBody validates the sequence and body of a non-NAK frame.
+func checkBody(h header, body []byte) error {
+	if h.seq == 0 || h.seq > MaxSeq {
+		return fmt.Errorf("%w: %v with sequence %d", ErrMalformed, h.kind, h.seq)
+	}
+	switch h.kind {
+	case kindHeartbeat:
+		if len(body) != heartbeatBodyLen {
+			return fmt.Errorf("%w: heartbeat body of %d bytes", ErrMalformed, len(body))
+		}
+		if low := binary.BigEndian.Uint64(body); low == 0 || low-1 > h.seq {
+			return fmt.Errorf("%w: heartbeat holds from %d past its highest %d", ErrMalformed, low, h.seq)
+		}
+	case kindGone:
+		if len(body) != goneBodyLen {
+			return fmt.Errorf("%w: gone body of %d bytes", ErrMalformed, len(body))
+		}
+	}
+	return nil
+}
+
+// stepNAK handles a NAK: a repair request to us, or another receiver's
+// request that suppresses ours.
+func (e *Endpoint) stepNAK(h header, body []byte) error {
+	if len(body) < nakFixedLen {
+		e.stats.Malformed++
+		return fmt.Errorf("%w: NAK body of %d bytes", ErrMalformed, len(body))
+	}
+	target := NodeID(binary.BigEndian.Uint64(body))
+	tinc := binary.BigEndian.Uint64(body[8:])
+	n := int(binary.BigEndian.Uint16(body[16:]))
+	rs := body[nakFixedLen:]
+	if n == 0 || len(rs) != n*nakRangeLen {
+		e.stats.Malformed++
+		return fmt.Errorf("%w: NAK with %d ranges in %d bytes", ErrMalformed, n, len(rs))
+	}
+	for i := range n {
+		from, to := binary.BigEndian.Uint64(rs[i*16:]), binary.BigEndian.Uint64(rs[i*16+8:])
+		if from == 0 || from > to || to > MaxSeq {
+			e.stats.Malformed++
+			return fmt.Errorf("%w: NAK range [%d, %d]", ErrMalformed, from, to)
+		}
+	}
+	e.stats.Received++
+	if target == e.cfg.Self {
+		e.stats.NAKsReceived++
+		if tinc == e.cfg.Incarnation {
+			e.repair(h.group, rs, n)
+		}
+		return nil
+	}
+	s := e.streams[streamKey{target, h.group}]
+	if s == nil || !s.started || s.p.inc != tinc {
+		return nil
+	}
+	e.stats.NAKsObserved++
+	until := e.now + int64(e.cfg.NakRetryTicks)
+	for i := range n {
+		from, to := binary.BigEndian.Uint64(rs[i*16:]), binary.BigEndian.Uint64(rs[i*16+8:])
+		if to < s.next {
+			continue
+		}
+		e.suppress(s, seqRange{max(from, s.next), to}, until)
+	}
+	return nil
+}
+
+// repair answers a NAK for our stream on g: retransmits what we hold and
+// sends one gone frame for what we no longer hold.
+func (e *Endpoint) repair(g transport.Group, rs []byte, n int) {
+	st := e.sends[g]
+	if st == nil || st.hw == 0 {
+		return
+	}
+	low := e.low(st)
+	holdoff := int64(e.cfg.NakDelayTicks)
+	budget := e.cfg.RetransmitBuffer // bounds the work of one NAK
+	var gone seqRange
+	for i := range n {
+		from, to := binary.BigEndian.Uint64(rs[i*16:]), binary.BigEndian.Uint64(rs[i*16+8:])
+		to = min(to, st.hw)
+		if from > to {
+			continue
+		}
+		if from < low {
+			if gone.from == 0 || from < gone.from {
+				gone.from = from
+			}
+			gone.to = max(gone.to, min(to, low-1))
+			from = low
+		}
+		for seq := from; seq <= to && budget > 0; seq++ {
+			budget--
+			sl := &st.ring[(seq-1)%uint64(e.cfg.RetransmitBuffer)]
+			if sl.retx && e.now-sl.retxAt < holdoff {
+				continue
+			}
+			sl.retx, sl.retxAt = true, e.now
+			f, body := e.newFrame(kindRetransmit, g, seq, len(sl.payload))
+			copy(body, sl.payload)
+			e.emit(g, f)
+			e.stats.Retransmits++
+		}
+	}
+	if gone.from != 0 && gone.from <= gone.to {
+		f, body := e.newFrame(kindGone, g, low, goneBodyLen)
+		binary.BigEndian.PutUint64(body, gone.from)
+		binary.BigEndian.PutUint64(body[8:], gone.to)
+		e.emit(g, f)
+		e.stats.Gones++
+	}
+}
+
+// newIncarnation flushes p's streams (deliver what is buffered, report the
+// rest as gaps) and restarts them at sequence 1 of the new incarnation:
+// this endpoint was joined all along, so it expects the whole new stream.
+func (e *Endpoint) newIncarnation(p *peer, inc uint64) {
+	for _, s := range e.stream {
+		if s.p != p {
+			continue
+		}
+		e.flush(s)
+		*s = stream{key: s.key, p: p, idx: s.idx, started: true, next: 1}
+	}
+	p.inc = inc
+	p.window = replayWindow{}
+}
+
+// streamOf returns the stream of (p, g), creating it.
+func (e *Endpoint) streamOf(p *peer, g transport.Group) *stream {
+	k := streamKey{p.id, g}
+	s := e.streams[k]
+	if s == nil {
+		s = &stream{key: k, p: p, idx: len(e.stream)}
+		e.streams[k] = s
+		e.stream = append(e.stream, s)
+	}
+	return s
+}
+
+func (e *Endpoint) removeStream(s *stream) {
+	last := len(e.stream) - 1
+	e.stream[s.idx] = e.stream[last]
+	e.stream[s.idx].idx = s.idx
+	e.stream[last] = nil
+	e.stream = e.stream[:last]
+	delete(e.streams, s.key)
+}

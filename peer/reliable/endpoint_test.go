@@ -1,0 +1,639 @@
+package reliable
+
+import (
+	"encoding/binary"
+	"errors"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+func newEP(t testing.TB, self NodeID, inc uint64, key []byte, groups ...transport.Group) *Endpoint {
+	t.Helper()
+	e, err := New(Config{Self: self, Incarnation: inc, Federation: "test", Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups {
+		e.Join(g)
+	}
+	return e
+}
+
+// take returns e's Ready and advances past it.
+func take(e *Endpoint) Ready {
+	rd := e.Ready()
+	out := Ready{
+		Out:     slices.Clone(rd.Out),
+		Deliver: slices.Clone(rd.Deliver),
+		Gaps:    slices.Clone(rd.Gaps),
+	}
+	e.Advance(rd)
+	return out
+}
+
+// sendFrame has e send one message and returns its frame.
+func sendFrame(t testing.TB, e *Endpoint, g transport.Group, payload string, reliable bool) []byte {
+	t.Helper()
+	if _, err := e.Send(g, []byte(payload), reliable); err != nil {
+		t.Fatal(err)
+	}
+	rd := take(e)
+	if len(rd.Out) != 1 {
+		t.Fatalf("Send produced %d frames", len(rd.Out))
+	}
+	return rd.Out[0].Frame
+}
+
+func mustStep(t testing.TB, e *Endpoint, g transport.Group, f []byte) {
+	t.Helper()
+	if err := e.Step(g, f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func seqs(ds []Delivery) []uint64 {
+	var s []uint64
+	for _, d := range ds {
+		s = append(s, d.Seq)
+	}
+	return s
+}
+
+func TestConfig(t *testing.T) {
+	for _, cfg := range []Config{
+		{Federation: "f"},
+		{Self: 1},
+		{Self: 1, Federation: "f", Key: []byte("short")},
+		{Self: 1, Federation: "f", RetransmitBuffer: -1},
+		{Self: 1, Federation: "f", NakDelayTicks: -1},
+		{Self: 1, Federation: "f", MaxFrame: 64},
+		{Self: 1, Federation: "f", MaxFrame: 70000},
+	} {
+		if _, err := New(cfg); err == nil || !strings.HasPrefix(err.Error(), "reliable: ") {
+			t.Errorf("New(%+v) = %v", cfg, err)
+		}
+	}
+	e, err := New(Config{Self: 1, Federation: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.cfg
+	if c.RetransmitBuffer != DefaultRetransmitBuffer || c.ReorderBuffer != DefaultReorderBuffer ||
+		c.HeartbeatTicks != DefaultHeartbeatTicks || c.NakDelayTicks != DefaultNakDelayTicks ||
+		c.NakRetryTicks != 3*DefaultNakDelayTicks || c.MaxFrame != DefaultMaxFrame || c.Rand == nil {
+		t.Errorf("defaults: %+v", c)
+	}
+	if e.MaxPayload() != DefaultMaxFrame-HeaderLen {
+		t.Errorf("MaxPayload %d", e.MaxPayload())
+	}
+	k := newEP(t, 1, 1, testKey)
+	if k.MaxPayload() != DefaultMaxFrame-HeaderLen-TrailerLen {
+		t.Errorf("keyed MaxPayload %d", k.MaxPayload())
+	}
+}
+
+func TestSendTooLarge(t *testing.T) {
+	e := newEP(t, 1, 1, nil)
+	if _, err := e.Send(1, make([]byte, e.MaxPayload()), true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Send(1, make([]byte, e.MaxPayload()+1), true); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("err = %v, want ErrTooLarge", err)
+	}
+	if f := take(e).Out[0].Frame; len(f) != DefaultMaxFrame {
+		t.Errorf("full frame is %d bytes, want %d", len(f), DefaultMaxFrame)
+	}
+}
+
+func TestFrameHeader(t *testing.T) {
+	e := newEP(t, 0x0102030405060708, 9, nil)
+	f := sendFrame(t, e, 0xa0b0c0d0, "hi", true)
+	want := []byte{
+		0x6d, 0x72, 1, byte(kindData),
+		0xa0, 0xb0, 0xc0, 0xd0,
+	}
+	want = binary.BigEndian.AppendUint64(want, FederationID("test"))
+	want = binary.BigEndian.AppendUint64(want, 0x0102030405060708)
+	want = binary.BigEndian.AppendUint64(want, 9)
+	want = binary.BigEndian.AppendUint64(want, 1)
+	want = append(want, "hi"...)
+	if !slices.Equal(f, want) {
+		t.Errorf("frame\n% x\nwant\n% x", f, want)
+	}
+}
+
+// stepCase is a frame and the error Step must return for it, with the
+// counter that must grow.
+type stepCase struct {
+	name    string
+	g       transport.Group
+	frame   []byte
+	err     error
+	counter func(Stats) uint64
+}
+
+func TestStepRejects(t *testing.T) {
+	sender := newEP(t, 1, 5, nil)
+	good := sendFrame(t, sender, 1, "payload", true)
+	other, _ := New(Config{Self: 1, Incarnation: 5, Federation: "other"})
+	foreign := sendFrame(t, other, 1, "x", true)
+	keyed := newEP(t, 1, 5, testKey)
+	keyedFrame := sendFrame(t, keyed, 1, "x", true)
+
+	mutate := func(f func(b []byte) []byte) []byte { return f(slices.Clone(good)) }
+	hdr := func(k kind, seq uint64, body ...byte) []byte {
+		b := make([]byte, HeaderLen)
+		putHeader(b, header{kind: k, group: 1, fed: FederationID("test"), sender: 1, inc: 5, seq: seq})
+		return append(b, body...)
+	}
+	nakBody := func(n uint16, ranges ...uint64) []byte {
+		b := binary.BigEndian.AppendUint64(nil, 2)
+		b = binary.BigEndian.AppendUint64(b, 1)
+		b = binary.BigEndian.AppendUint16(b, n)
+		for _, r := range ranges {
+			b = binary.BigEndian.AppendUint64(b, r)
+		}
+		return b
+	}
+	malformed := func(s Stats) uint64 { return s.Malformed }
+	cases := []stepCase{
+		{"empty", 1, nil, ErrMalformed, malformed},
+		{"truncated header", 1, good[:HeaderLen-1], ErrMalformed, malformed},
+		{"bad magic", 1, mutate(func(b []byte) []byte { b[0] = 'x'; return b }), ErrMalformed, malformed},
+		{"bad version", 1, mutate(func(b []byte) []byte { b[2] = 2; return b }), ErrVersion, func(s Stats) uint64 { return s.BadVersion }},
+		{"unknown kind", 1, mutate(func(b []byte) []byte { b[3] = 9; return b }), ErrMalformed, malformed},
+		{"kind zero", 1, mutate(func(b []byte) []byte { b[3] = 0; return b }), ErrMalformed, malformed},
+		{"sequence zero", 1, hdr(kindData, 0), ErrMalformed, malformed},
+		{"sequence too large", 1, hdr(kindData, MaxSeq+1), ErrMalformed, malformed},
+		{"nak range too large", 1, hdr(kindNAK, 0, nakBody(1, 1, MaxSeq+1)...), ErrMalformed, malformed},
+		{"heartbeat short", 1, hdr(kindHeartbeat, 3, 0, 0, 0, 1), ErrMalformed, malformed},
+		{"heartbeat low past high", 1, hdr(kindHeartbeat, 3, 0, 0, 0, 0, 0, 0, 0, 5), ErrMalformed, malformed},
+		{"heartbeat low zero", 1, hdr(kindHeartbeat, 3, 0, 0, 0, 0, 0, 0, 0, 0), ErrMalformed, malformed},
+		{"gone short", 1, hdr(kindGone, 3, 1), ErrMalformed, malformed},
+		{"nak short", 1, hdr(kindNAK, 0, 1, 2, 3), ErrMalformed, malformed},
+		{"nak no ranges", 1, hdr(kindNAK, 0, nakBody(0)...), ErrMalformed, malformed},
+		{"nak count mismatch", 1, hdr(kindNAK, 0, nakBody(2, 1, 2)...), ErrMalformed, malformed},
+		{"nak reversed range", 1, hdr(kindNAK, 0, nakBody(1, 5, 2)...), ErrMalformed, malformed},
+		{"nak range from zero", 1, hdr(kindNAK, 0, nakBody(1, 0, 2)...), ErrMalformed, malformed},
+		{"other federation", 1, foreign, ErrWrongFederation, func(s Stats) uint64 { return s.WrongFederation }},
+		{"wrong group", 7, good, ErrWrongGroup, func(s Stats) uint64 { return s.WrongGroup }},
+		{"own frame", 1, sendFrame(t, newEP(t, 2, 1, nil), 1, "me", true), ErrOwnFrame, func(s Stats) uint64 { return s.Own }},
+		{"not joined", 3, sendFrame(t, sender, 3, "x", true), ErrNotJoined, func(s Stats) uint64 { return s.NotJoined }},
+		{"authenticated, no key", 1, keyedFrame, ErrAuth, func(s Stats) uint64 { return s.AuthFailed }},
+	}
+	r := newEP(t, 2, 1, nil, 1)
+	runStepCases(t, r, cases)
+
+	// Keyed receiver.
+	sender = newEP(t, 1, 5, testKey)
+	good = sendFrame(t, sender, 1, "payload", true)
+	wrongKey := newEP(t, 1, 5, []byte("another key of 16+ bytes"))
+	unkeyed := newEP(t, 1, 5, nil)
+	auth := func(s Stats) uint64 { return s.AuthFailed }
+	kr := newEP(t, 2, 1, testKey, 1)
+	mustStep(t, kr, 1, good)
+	cases = []stepCase{
+		{"replayed", 1, good, ErrReplay, func(s Stats) uint64 { return s.Replayed }},
+		{"unauthenticated", 1, sendFrame(t, unkeyed, 1, "x", true), ErrAuth, auth},
+		{"wrong key", 1, sendFrame(t, wrongKey, 1, "x", true), ErrAuth, auth},
+		{"flipped payload", 1, mutate(func(b []byte) []byte { b[HeaderLen] ^= 1; return b }), ErrAuth, auth},
+		{"flipped sequence", 1, mutate(func(b []byte) []byte { b[HeaderLen-1] ^= 1; return b }), ErrAuth, auth},
+		{"flipped counter", 1, mutate(func(b []byte) []byte { b[len(b)-TrailerLen] ^= 1; return b }), ErrAuth, auth},
+		{"MAC cut off", 1, good[:len(good)-macLen], ErrAuth, auth},
+		{"auth bit cleared", 1, mutate(func(b []byte) []byte { b[3] &^= authBit; return b }), ErrAuth, auth},
+		{"trailer only", 1, good[:HeaderLen+TrailerLen-1], ErrAuth, auth},
+	}
+	runStepCases(t, kr, cases)
+
+	// A replay of an old frame stays rejected after many newer ones.
+	var frames [][]byte
+	for range ReplayWindow + 10 {
+		frames = append(frames, sendFrame(t, sender, 1, "x", true))
+	}
+	for _, f := range frames {
+		mustStep(t, kr, 1, f)
+	}
+	before := kr.Stats().Replayed
+	for _, f := range [][]byte{good, frames[0], frames[len(frames)-1]} {
+		if err := kr.Step(1, f); !errors.Is(err, ErrReplay) {
+			t.Errorf("replay: %v", err)
+		}
+	}
+	if kr.Stats().Replayed != before+3 {
+		t.Error("replays not counted")
+	}
+}
+
+func runStepCases(t *testing.T, r *Endpoint, cases []stepCase) {
+	t.Helper()
+	for _, tc := range cases {
+		before := tc.counter(r.Stats())
+		delivered := r.Stats().Delivered
+		err := r.Step(tc.g, tc.frame)
+		if !errors.Is(err, tc.err) {
+			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.err)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), "reliable: ") {
+			t.Errorf("%s: error %q lacks the package prefix", tc.name, err)
+		}
+		if got := tc.counter(r.Stats()); got != before+1 {
+			t.Errorf("%s: counter %d -> %d", tc.name, before, got)
+		}
+		if r.Stats().Delivered != delivered {
+			t.Errorf("%s: a rejected frame was delivered", tc.name)
+		}
+	}
+}
+
+func TestInOrderAndDuplicates(t *testing.T) {
+	s := newEP(t, 1, 1, nil, 1)
+	r := newEP(t, 2, 1, nil, 1)
+	var fs [][]byte
+	for i := range 6 {
+		fs = append(fs, sendFrame(t, s, 1, strconv.Itoa(i+1), true))
+	}
+	for _, i := range []int{0, 2, 3, 2, 0, 1, 5, 4, 5} {
+		mustStep(t, r, 1, fs[i])
+	}
+	rd := take(r)
+	if got := seqs(rd.Deliver); !slices.Equal(got, []uint64{1, 2, 3, 4, 5, 6}) {
+		t.Errorf("delivered %v", got)
+	}
+	for _, d := range rd.Deliver {
+		if string(d.Payload) != strconv.FormatUint(d.Seq, 10) || !d.Reliable || d.From != 1 || d.Incarnation != 1 || d.Group != 1 {
+			t.Errorf("delivery %+v", d)
+		}
+	}
+	if st := r.Stats(); st.Duplicates != 3 || st.Delivered != 6 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestBestEffort(t *testing.T) {
+	s := newEP(t, 1, 1, nil, 1)
+	r := newEP(t, 2, 1, nil, 1)
+	var fs [][]byte
+	for i := range 5 {
+		fs = append(fs, sendFrame(t, s, 1, strconv.Itoa(i), false))
+	}
+	for _, i := range []int{1, 0, 1, 4, 4, 3} { // 2 is lost
+		mustStep(t, r, 1, fs[i])
+	}
+	rd := take(r)
+	if got := seqs(rd.Deliver); !slices.Equal(got, []uint64{2, 1, 5, 4}) {
+		t.Errorf("delivered %v, want arrival order without duplicates", got)
+	}
+	for range 100 {
+		r.Tick()
+	}
+	if rd := take(r); !rd.Empty() || r.Stats().NAKs != 0 {
+		t.Errorf("best-effort loss caused %+v", rd)
+	}
+	// Reliable and best-effort sequences are separate.
+	if seq, _ := s.Send(1, nil, true); seq != 1 {
+		t.Errorf("first reliable seq %d", seq)
+	}
+	take(s)
+	// Too old to tell: dropped.
+	var many [][]byte
+	for i := range 70 {
+		many = append(many, sendFrame(t, s, 1, strconv.Itoa(i), false))
+	}
+	mustStep(t, r, 1, many[69])
+	mustStep(t, r, 1, many[0])
+	if got := seqs(take(r).Deliver); !slices.Equal(got, []uint64{75}) {
+		t.Errorf("delivered %v", got)
+	}
+}
+
+func TestNewIncarnationResetsStream(t *testing.T) {
+	r := newEP(t, 2, 1, nil, 1)
+	s1 := newEP(t, 1, 1, nil, 1)
+	a := sendFrame(t, s1, 1, "a1", true)
+	b := sendFrame(t, s1, 1, "a2", true)
+	c := sendFrame(t, s1, 1, "a3", true)
+	mustStep(t, r, 1, a)
+	mustStep(t, r, 1, c) // 2 missing, 3 buffered
+	take(r)
+
+	s2 := newEP(t, 1, 2, nil, 1) // the sender restarts
+	sendFrame(t, s2, 1, "b1", true)
+	f2 := sendFrame(t, s2, 1, "b2", true)
+	mustStep(t, r, 1, f2) // b1 was lost
+	rd := take(r)
+	// The old stream is flushed: gap 2, deliver 3 (incarnation 1).
+	if len(rd.Gaps) != 1 || rd.Gaps[0] != (Gap{From: 1, Incarnation: 1, Group: 1, FromSeq: 2, ToSeq: 2}) {
+		t.Errorf("gaps %+v", rd.Gaps)
+	}
+	if len(rd.Deliver) != 1 || rd.Deliver[0].Seq != 3 || rd.Deliver[0].Incarnation != 1 {
+		t.Errorf("delivered %+v", rd.Deliver)
+	}
+	// The new stream starts at 1, so b1 is NAKed, not skipped.
+	for range 5 {
+		r.Tick()
+	}
+	rd = take(r)
+	if len(rd.Out) != 1 {
+		t.Fatalf("want one NAK, got %d frames", len(rd.Out))
+	}
+	mustStep(t, s2, 1, rd.Out[0].Frame)
+	rd2 := take(s2)
+	if len(rd2.Out) != 1 {
+		t.Fatalf("want one retransmission, got %d frames", len(rd2.Out))
+	}
+	mustStep(t, r, 1, rd2.Out[0].Frame)
+	rd = take(r)
+	if got := seqs(rd.Deliver); !slices.Equal(got, []uint64{1, 2}) || rd.Deliver[0].Incarnation != 2 || string(rd.Deliver[0].Payload) != "b1" {
+		t.Errorf("new incarnation delivered %+v", rd.Deliver)
+	}
+	// The old incarnation is stale now.
+	if err := r.Step(1, b); !errors.Is(err, ErrStaleIncarnation) {
+		t.Errorf("old frame: %v", err)
+	}
+}
+
+func TestForgetSender(t *testing.T) {
+	r := newEP(t, 2, 1, nil, 1, 2)
+	s := newEP(t, 1, 1, nil)
+	var fs [][]byte
+	for i := range 5 {
+		fs = append(fs, sendFrame(t, s, 1, strconv.Itoa(i), true))
+	}
+	g2 := sendFrame(t, s, 2, "other group", true)
+	mustStep(t, r, 1, fs[0])
+	mustStep(t, r, 1, fs[2])
+	mustStep(t, r, 1, fs[4])
+	mustStep(t, r, 2, g2)
+	take(r)
+	r.ForgetSender(1)
+	rd := take(r)
+	if got := seqs(rd.Deliver); !slices.Equal(got, []uint64{3, 5}) {
+		t.Errorf("delivered %v", got)
+	}
+	want := []Gap{{1, 1, 1, 2, 2}, {1, 1, 1, 4, 4}}
+	if !slices.Equal(rd.Gaps, want) {
+		t.Errorf("gaps %+v, want %+v", rd.Gaps, want)
+	}
+	if err := r.Step(1, fs[1]); !errors.Is(err, ErrStaleIncarnation) {
+		t.Errorf("frame of a forgotten sender: %v", err)
+	}
+	if len(r.stream) != 0 || len(r.streams) != 0 || len(r.peers) != 0 {
+		t.Error("state not dropped")
+	}
+	// It may come back as a new incarnation.
+	s2 := newEP(t, 1, 2, nil)
+	mustStep(t, r, 1, sendFrame(t, s2, 1, "back", true))
+	if got := seqs(take(r).Deliver); !slices.Equal(got, []uint64{1}) {
+		t.Errorf("after return delivered %v", got)
+	}
+}
+
+func TestRetransmissionDoesNotStartStream(t *testing.T) {
+	s := newEP(t, 1, 1, nil, 1)
+	r1 := newEP(t, 2, 1, nil, 1)
+	late := newEP(t, 3, 1, nil)
+	mustStep(t, r1, 1, sendFrame(t, s, 1, "1", true))
+	sendFrame(t, s, 1, "lost", true)
+	mustStep(t, r1, 1, sendFrame(t, s, 1, "3", true))
+	late.Join(1)
+	for range 5 {
+		r1.Tick()
+	}
+	nak := take(r1).Out[0].Frame
+	mustStep(t, late, 1, nak) // no stream yet: nothing to suppress
+	mustStep(t, s, 1, nak)
+	retx := take(s).Out[0].Frame
+	mustStep(t, late, 1, retx)
+	mustStep(t, late, 1, sendFrame(t, s, 1, "4", true))
+	if got := seqs(take(late).Deliver); !slices.Equal(got, []uint64{4}) {
+		t.Errorf("late joiner delivered %v, want [4]", got)
+	}
+	for range 20 {
+		late.Tick()
+	}
+	if late.Stats().NAKs != 0 {
+		t.Error("late joiner asked for history")
+	}
+}
+
+func TestLeaveDiscards(t *testing.T) {
+	r := newEP(t, 2, 1, nil, 1)
+	s := newEP(t, 1, 1, nil)
+	mustStep(t, r, 1, sendFrame(t, s, 1, "1", true))
+	sendFrame(t, s, 1, "lost", true)
+	mustStep(t, r, 1, sendFrame(t, s, 1, "3", true))
+	take(r)
+	r.Leave(1)
+	for range 20 {
+		r.Tick()
+	}
+	if rd := take(r); !rd.Empty() {
+		t.Errorf("after Leave: %+v", rd)
+	}
+	if err := r.Step(1, sendFrame(t, s, 1, "4", true)); !errors.Is(err, ErrNotJoined) {
+		t.Errorf("after Leave: %v", err)
+	}
+}
+
+func TestReadyAdvance(t *testing.T) {
+	e := newEP(t, 1, 1, nil)
+	e.Send(1, []byte("a"), true)
+	rd := e.Ready()
+	if again := e.Ready(); len(again.Out) != 1 || &again.Out[0] != &rd.Out[0] {
+		t.Error("Ready changed without Advance")
+	}
+	e.Send(1, []byte("b"), true) // arrives between Ready and Advance
+	e.Advance(rd)
+	if !e.HasReady() {
+		t.Fatal("the second frame was lost by Advance")
+	}
+	rd = e.Ready()
+	if len(rd.Out) != 1 || binary.BigEndian.Uint64(rd.Out[0].Frame[32:]) != 2 {
+		t.Errorf("left %d frames", len(rd.Out))
+	}
+	e.Advance(rd)
+	if e.HasReady() || !e.Ready().Empty() {
+		t.Error("not empty")
+	}
+}
+
+func TestHeartbeatBackoff(t *testing.T) {
+	e := newEP(t, 1, 1, nil)
+	for range 100 {
+		e.Tick()
+	}
+	if e.HasReady() {
+		t.Fatal("heartbeat before any message")
+	}
+	e.Send(1, []byte("x"), true)
+	e.Send(2, []byte("y"), false) // best effort only: no heartbeats
+	take(e)
+	var at []int
+	for i := 1; i <= 400; i++ {
+		e.Tick()
+		for _, o := range take(e).Out {
+			h, _ := parseHeader(o.Frame)
+			if h.kind != kindHeartbeat || h.seq != 1 || o.Group != 1 {
+				t.Fatalf("unexpected %v frame seq %d", h.kind, h.seq)
+			}
+			at = append(at, i)
+		}
+	}
+	want := []int{10, 30, 70, 150, 230, 310, 390}
+	if !slices.Equal(at, want) {
+		t.Errorf("heartbeats at %v, want %v", at, want)
+	}
+}
+
+func TestRetransmitHoldoff(t *testing.T) {
+	s := newEP(t, 1, 1, nil, 1)
+	r1 := newEP(t, 2, 1, nil, 1)
+	mustStep(t, r1, 1, sendFrame(t, s, 1, "1", true))
+	sendFrame(t, s, 1, "lost", true)
+	mustStep(t, r1, 1, sendFrame(t, s, 1, "3", true))
+	var nak []byte
+	for nak == nil {
+		r1.Tick()
+		if rd := take(r1); len(rd.Out) > 0 {
+			nak = rd.Out[0].Frame
+		}
+	}
+	mustStep(t, s, 1, nak)
+	if rd := take(s); len(rd.Out) != 1 {
+		t.Fatalf("%d frames, want one retransmission", len(rd.Out))
+	}
+	mustStep(t, s, 1, nak) // a second NAK right away (e.g. from another receiver)
+	if rd := take(s); len(rd.Out) != 0 {
+		t.Errorf("retransmitted again within the holdoff")
+	}
+	for range DefaultNakDelayTicks {
+		s.Tick()
+	}
+	take(s)
+	mustStep(t, s, 1, nak)
+	if rd := take(s); len(rd.Out) != 1 {
+		t.Errorf("no retransmission after the holdoff")
+	}
+}
+
+func TestReorderBufferBound(t *testing.T) {
+	s := newEP(t, 1, 1, nil, 1)
+	r, _ := New(Config{Self: 2, Federation: "test", ReorderBuffer: 4})
+	r.Join(1)
+	var fs [][]byte
+	for i := range 10 {
+		fs = append(fs, sendFrame(t, s, 1, strconv.Itoa(i), true))
+	}
+	mustStep(t, r, 1, fs[0])
+	for _, f := range fs[2:] { // 2 lost; 3..5 fit, 6.. do not
+		mustStep(t, r, 1, f)
+	}
+	if len(r.stream[0].buf) != 3 || r.Stats().ReorderDropped != 5 {
+		t.Errorf("buffered %d, dropped %d", len(r.stream[0].buf), r.Stats().ReorderDropped)
+	}
+	// Repair everything NAKed until complete.
+	for range 100 {
+		r.Tick()
+		for _, o := range take(r).Out {
+			mustStep(t, s, 1, o.Frame)
+		}
+		s.Tick()
+		for _, o := range take(s).Out {
+			r.Step(1, o.Frame)
+		}
+	}
+	if r.stream[0].next != 11 || r.Stats().Gaps != 0 {
+		t.Errorf("next %d, gaps %d", r.stream[0].next, r.Stats().Gaps)
+	}
+}
+
+func TestReplayWindow(t *testing.T) {
+	var w replayWindow
+	accept := func(c uint64, want bool) {
+		t.Helper()
+		if got := w.accept(c); got != want {
+			t.Errorf("accept(%d) = %v, want %v (high %d)", c, got, want, w.high)
+		}
+	}
+	accept(0, false)
+	accept(1, true)
+	accept(1, false)
+	accept(3, true)
+	accept(2, true)
+	accept(2, false)
+	accept(100, true)
+	accept(4, true) // within the window, unseen
+	accept(4, false)
+	accept(2000, true)
+	accept(2000-ReplayWindow, false) // too old
+	accept(2000-ReplayWindow+1, true)
+	accept(1999, true)
+	accept(1999, false)
+	accept(1<<40, true) // a jump clears everything
+	accept(1<<40-1, true)
+	accept(1<<40-ReplayWindow+1, true)
+	accept(1<<40-ReplayWindow+1, false)
+}
+
+func TestSubtract(t *testing.T) {
+	r := func(a, b uint64) seqRange { return seqRange{a, b} }
+	for _, tc := range []struct {
+		runs []seqRange
+		cut  seqRange
+		want []seqRange
+	}{
+		{[]seqRange{r(1, 5)}, r(1, 5), nil},
+		{[]seqRange{r(1, 5)}, r(6, 9), []seqRange{r(1, 5)}},
+		{[]seqRange{r(1, 5)}, r(2, 3), []seqRange{r(1, 1), r(4, 5)}},
+		{[]seqRange{r(1, 5), r(8, 9)}, r(2, 3), []seqRange{r(1, 1), r(4, 5), r(8, 9)}},
+		{[]seqRange{r(1, 5), r(8, 9), r(11, 20)}, r(4, 12), []seqRange{r(1, 3), r(13, 20)}},
+		{[]seqRange{r(1, 1), r(3, 3), r(5, 5)}, r(3, 3), []seqRange{r(1, 1), r(5, 5)}},
+	} {
+		got := subtract(slices.Clone(tc.runs), tc.cut)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%v - %v = %v, want %v", tc.runs, tc.cut, got, tc.want)
+		}
+	}
+}
+
+// TestPure keeps the package a pure state machine: no goroutines, locks,
+// clock, network or OS (the transport import is for its Group type).
+func TestPure(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			for _, bad := range []string{"net", "os", "sync", "time", "math/rand"} {
+				if p == bad || strings.HasPrefix(p, bad+"/") && p != "math/rand/v2" {
+					t.Errorf("%s imports %q", path, p)
+				}
+			}
+		}
+		if strings.Contains(string(src), "go func") {
+			t.Errorf("%s starts a goroutine", path)
+		}
+	}
+}

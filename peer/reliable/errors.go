@@ -1,0 +1,37 @@
+package reliable
+
+import "errors"
+
+// Errors returned by Step, one per drop reason; each is counted in Stats.
+// Step wraps them with detail: test with errors.Is.
+var (
+	// ErrMalformed: the frame is truncated, has a bad magic, an unknown
+	// kind or a body that does not parse.
+	ErrMalformed = errors.New("reliable: malformed frame")
+	// ErrVersion: the frame has an unsupported version.
+	ErrVersion = errors.New("reliable: unsupported frame version")
+	// ErrWrongFederation: the frame belongs to another federation.
+	ErrWrongFederation = errors.New("reliable: frame of another federation")
+	// ErrWrongGroup: the frame names another group than the one it came
+	// in on.
+	ErrWrongGroup = errors.New("reliable: frame group does not match")
+	// ErrAuth: the frame's MAC is missing or wrong (forged, or sent with
+	// another key), or it carries a MAC and this endpoint has no key.
+	ErrAuth = errors.New("reliable: frame authentication failed")
+	// ErrReplay: an authenticated frame whose counter was seen before, or
+	// is too old for the replay window.
+	ErrReplay = errors.New("reliable: replayed frame")
+	// ErrOwnFrame: the frame was sent by this endpoint (multicast
+	// loopback). It is harmless; the driver may ignore this error.
+	ErrOwnFrame = errors.New("reliable: own frame")
+	// ErrStaleIncarnation: the frame comes from an older incarnation of
+	// its sender, or from a sender forgotten at that incarnation.
+	ErrStaleIncarnation = errors.New("reliable: stale sender incarnation")
+	// ErrNotJoined: a data, heartbeat or repair frame on a group this
+	// endpoint has not joined.
+	ErrNotJoined = errors.New("reliable: group not joined")
+)
+
+// ErrTooLarge is returned by Send for a payload that does not fit one
+// frame (see Endpoint.MaxPayload).
+var ErrTooLarge = errors.New("reliable: payload too large for a frame")

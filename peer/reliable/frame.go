@@ -1,0 +1,139 @@
+package reliable
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// Frame layout constants. All integers are big-endian.
+//
+//	offset size field
+//	0      2    magic 0x6d72 ("mr")
+//	2      1    version (1)
+//	3      1    kind (low 7 bits) | 0x80 when authenticated
+//	4      4    group
+//	8      8    federation id (FederationID)
+//	16     8    sender NodeID
+//	24     8    sender incarnation
+//	32     8    sequence
+//	40     ...  body (depends on kind)
+//	       8    frame counter   } only when authenticated
+//	       16   MAC             }
+const (
+	frameMagic   = 0x6d72
+	frameVersion = 1
+	// HeaderLen is the length of the fixed frame header.
+	HeaderLen  = 40
+	counterLen = 8
+	macLen     = 16
+	// TrailerLen is what authentication adds to every frame: the frame
+	// counter and the truncated HMAC-SHA256.
+	TrailerLen = counterLen + macLen
+	authBit    = 0x80
+
+	heartbeatBodyLen = 8  // oldest sequence still held
+	goneBodyLen      = 16 // from, to
+	nakFixedLen      = 8 + 8 + 2
+	nakRangeLen      = 16
+	maxNakRanges     = 0xffff // the count field is 16 bits
+
+	// MaxSeq is the largest valid sequence number; frames naming larger
+	// ones are malformed (no sender gets there, and it keeps arithmetic
+	// on sequence numbers from overflowing).
+	MaxSeq = 1<<62 - 1
+)
+
+// kind is the frame type.
+type kind uint8
+
+const (
+	kindData       kind = 1 // reliable data; seq = message sequence
+	kindBestEffort kind = 2 // best-effort data; seq in the best-effort space
+	kindHeartbeat  kind = 3 // seq = highest reliable seq sent; body = oldest held
+	kindNAK        kind = 4 // body = target sender, incarnation, missing ranges
+	kindRetransmit kind = 5 // a repaired reliable message; seq as in kindData
+	kindGone       kind = 6 // seq = oldest held; body = the NAKed range that is gone
+)
+
+func (k kind) String() string {
+	switch k {
+	case kindData:
+		return "data"
+	case kindBestEffort:
+		return "best-effort"
+	case kindHeartbeat:
+		return "heartbeat"
+	case kindNAK:
+		return "nak"
+	case kindRetransmit:
+		return "retransmit"
+	case kindGone:
+		return "gone"
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// header is the decoded fixed header.
+type header struct {
+	kind   kind
+	auth   bool
+	group  transport.Group
+	fed    uint64
+	sender NodeID
+	inc    uint64
+	seq    uint64
+}
+
+func putHeader(b []byte, h header) {
+	binary.BigEndian.PutUint16(b[0:], frameMagic)
+	b[2] = frameVersion
+	b[3] = byte(h.kind)
+	if h.auth {
+		b[3] |= authBit
+	}
+	binary.BigEndian.PutUint32(b[4:], uint32(h.group))
+	binary.BigEndian.PutUint64(b[8:], h.fed)
+	binary.BigEndian.PutUint64(b[16:], uint64(h.sender))
+	binary.BigEndian.PutUint64(b[24:], h.inc)
+	binary.BigEndian.PutUint64(b[32:], h.seq)
+}
+
+// parseHeader decodes the fixed header. It checks magic, version and kind.
+func parseHeader(b []byte) (header, error) {
+	if len(b) < HeaderLen {
+		return header{}, fmt.Errorf("%w: %d bytes, shorter than the header", ErrMalformed, len(b))
+	}
+	if m := binary.BigEndian.Uint16(b); m != frameMagic {
+		return header{}, fmt.Errorf("%w: bad magic %#04x", ErrMalformed, m)
+	}
+	if b[2] != frameVersion {
+		return header{}, fmt.Errorf("%w %d", ErrVersion, b[2])
+	}
+	h := header{
+		kind:   kind(b[3] &^ authBit),
+		auth:   b[3]&authBit != 0,
+		group:  transport.Group(binary.BigEndian.Uint32(b[4:])),
+		fed:    binary.BigEndian.Uint64(b[8:]),
+		sender: NodeID(binary.BigEndian.Uint64(b[16:])),
+		inc:    binary.BigEndian.Uint64(b[24:]),
+		seq:    binary.BigEndian.Uint64(b[32:]),
+	}
+	if h.kind < kindData || h.kind > kindGone {
+		return header{}, fmt.Errorf("%w: unknown %v", ErrMalformed, h.kind)
+	}
+	return h, nil
+}
+
+// seqRange is an inclusive range of sequence numbers.
+type seqRange struct{ from, to uint64 }
+
+// FederationID returns the 64-bit federation id carried by every frame:
+// FNV-1a 64 of the federation name.
+func FederationID(federation string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(federation))
+	return h.Sum64()
+}

@@ -1,0 +1,671 @@
+package reliable
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// The simulation below is an in-test multicast channel with loss,
+// duplication and delay (hence reordering), counted in ticks. It drives
+// Endpoints from one goroutine and checks, as events happen, that every
+// reliable stream is delivered exactly once and in order or reported as a
+// gap, starting where the late-join rule says it starts.
+
+type simConfig struct {
+	loss, dup float64
+	maxDelay  int // ticks; each copy is delayed uniformly in [0, maxDelay]
+	key       []byte
+	tune      func(*Config)
+}
+
+type simNode struct {
+	id     NodeID
+	e      *Endpoint
+	groups map[transport.Group]bool
+	// start is where the late-join rule starts each stream: set by the
+	// first data or heartbeat frame that Step accepts.
+	start map[streamKey]uint64
+	// cursor is the next sequence number expected in each stream's
+	// deliveries and gaps.
+	cursor map[streamKey]uint64
+	beSeen map[streamKey]map[uint64]bool
+	gaps   int
+	gapLog []Gap
+	errs   map[error]int
+}
+
+type seqEvent struct {
+	from, to uint64
+	gap      bool
+}
+
+type simFrame struct {
+	at    int
+	order int
+	from  *simNode
+	to    *simNode
+	g     transport.Group
+	frame []byte
+}
+
+type sim struct {
+	t      testing.TB
+	seed   uint64
+	rng    *rand.Rand
+	cfg    simConfig
+	nodes  []*simNode
+	queue  []simFrame
+	order  int
+	now    int
+	sent   map[streamKey]uint64 // last reliable seq sent per (sender, group)
+	beSent map[streamKey]uint64
+	// drop, when set, may drop a copy before the channel faults apply.
+	drop func(from, to *simNode, h header) bool
+}
+
+var stepErrors = []error{ErrMalformed, ErrVersion, ErrWrongFederation, ErrWrongGroup, ErrAuth, ErrReplay, ErrOwnFrame, ErrStaleIncarnation, ErrNotJoined}
+
+func newSim(t testing.TB, seed uint64, cfg simConfig) *sim {
+	return &sim{
+		t:      t,
+		seed:   seed,
+		rng:    rand.New(rand.NewPCG(seed, 0x5eed)),
+		cfg:    cfg,
+		sent:   make(map[streamKey]uint64),
+		beSent: make(map[streamKey]uint64),
+	}
+}
+
+func (s *sim) fatalf(format string, args ...any) {
+	s.t.Helper()
+	s.t.Fatalf("seed %d, tick %d: %s", s.seed, s.now, fmt.Sprintf(format, args...))
+}
+
+func (s *sim) addNode(groups ...transport.Group) *simNode {
+	id := NodeID(len(s.nodes) + 1)
+	cfg := Config{
+		Self:          id,
+		Incarnation:   1,
+		Federation:    "sim",
+		Key:           s.cfg.key,
+		NakDelayTicks: 1,
+		Rand:          rand.New(rand.NewPCG(s.seed, uint64(id))),
+	}
+	if s.cfg.tune != nil {
+		s.cfg.tune(&cfg)
+	}
+	e, err := New(cfg)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	n := &simNode{
+		id:     id,
+		e:      e,
+		groups: make(map[transport.Group]bool),
+		start:  make(map[streamKey]uint64),
+		cursor: make(map[streamKey]uint64),
+		beSeen: make(map[streamKey]map[uint64]bool),
+		errs:   make(map[error]int),
+	}
+	for _, g := range groups {
+		n.groups[g] = true
+		e.Join(g)
+	}
+	s.nodes = append(s.nodes, n)
+	return n
+}
+
+// payload encodes (sender, group, seq) and pads to size bytes.
+func simPayload(from NodeID, g transport.Group, seq uint64, size int) []byte {
+	b := make([]byte, max(size, 20))
+	binary.BigEndian.PutUint64(b, uint64(from))
+	binary.BigEndian.PutUint32(b[8:], uint32(g))
+	binary.BigEndian.PutUint64(b[12:], seq)
+	return b
+}
+
+func (s *sim) send(n *simNode, g transport.Group, reliable bool) {
+	k := streamKey{n.id, g}
+	want := s.beSent[k] + 1
+	if reliable {
+		want = s.sent[k] + 1
+	}
+	seq, err := n.e.Send(g, simPayload(n.id, g, want, 100), reliable)
+	if err != nil {
+		s.fatalf("send: %v", err)
+	}
+	if seq != want {
+		s.fatalf("node %d group %d: Send returned seq %d, want %d", n.id, g, seq, want)
+	}
+	if reliable {
+		s.sent[k] = seq
+	} else {
+		s.beSent[k] = seq
+	}
+	s.process(n)
+}
+
+// process acts on n's Ready: multicasts its frames and checks its
+// deliveries and gaps.
+func (s *sim) process(n *simNode) {
+	if !n.e.HasReady() {
+		return
+	}
+	rd := n.e.Ready()
+	for _, o := range rd.Out {
+		s.multicast(n, o)
+	}
+	// Within a stream, reliable deliveries and gaps each come in sequence
+	// order; merged by sequence they must continue the stream exactly.
+	events := map[streamKey][]seqEvent{}
+	var keys []streamKey
+	add := func(k streamKey, ev seqEvent) {
+		evs := events[k]
+		if len(evs) == 0 {
+			keys = append(keys, k)
+		} else if last := evs[len(evs)-1]; last.gap == ev.gap && last.to >= ev.from {
+			s.fatalf("node %d stream %v: [%d, %d] after [%d, %d] in one Ready", n.id, k, ev.from, ev.to, last.from, last.to)
+		}
+		events[k] = append(evs, ev)
+	}
+	for _, d := range rd.Deliver {
+		k := streamKey{d.From, d.Group}
+		if from, g, seq := binary.BigEndian.Uint64(d.Payload), binary.BigEndian.Uint32(d.Payload[8:]), binary.BigEndian.Uint64(d.Payload[12:]); NodeID(from) != d.From || transport.Group(g) != d.Group || seq != d.Seq {
+			s.fatalf("node %d: delivery %+v carries payload of (%d, %d, %d)", n.id, d, from, g, seq)
+		}
+		if !d.Reliable {
+			if n.beSeen[k] == nil {
+				n.beSeen[k] = make(map[uint64]bool)
+			}
+			if n.beSeen[k][d.Seq] {
+				s.fatalf("node %d: best-effort %d/%d/%d delivered twice", n.id, d.From, d.Group, d.Seq)
+			}
+			n.beSeen[k][d.Seq] = true
+			continue
+		}
+		add(k, seqEvent{from: d.Seq, to: d.Seq})
+	}
+	for _, gp := range rd.Gaps {
+		n.gaps++
+		n.gapLog = append(n.gapLog, gp)
+		add(streamKey{gp.From, gp.Group}, seqEvent{from: gp.FromSeq, to: gp.ToSeq, gap: true})
+	}
+	for _, k := range keys {
+		evs := events[k]
+		slices.SortStableFunc(evs, func(a, b seqEvent) int { return cmp.Compare(a.from, b.from) })
+		for _, ev := range evs {
+			s.advance(n, k, ev.from, ev.to, ev.gap)
+		}
+	}
+	n.e.Advance(rd)
+}
+
+// advance checks that [from, to] continues stream k at n.
+func (s *sim) advance(n *simNode, k streamKey, from, to uint64, gap bool) {
+	cur, ok := n.cursor[k]
+	if !ok {
+		start, ok := n.start[k]
+		if !ok {
+			s.fatalf("node %d: event on stream %v before any frame started it", n.id, k)
+		}
+		cur = start
+	}
+	if from != cur || to < from {
+		s.fatalf("node %d stream %v: got [%d, %d] (gap %v), want it to start at %d", n.id, k, from, to, gap, cur)
+	}
+	if to > s.sent[k] {
+		s.fatalf("node %d stream %v: [%d, %d] beyond the last sent %d", n.id, k, from, to, s.sent[k])
+	}
+	n.cursor[k] = to + 1
+}
+
+func (s *sim) multicast(from *simNode, o Outgoing) {
+	h, err := parseHeader(o.Frame)
+	if err != nil {
+		s.fatalf("node %d sent a bad frame: %v", from.id, err)
+	}
+	for _, to := range s.nodes {
+		if !to.groups[o.Group] && to != from {
+			continue
+		}
+		if s.drop != nil && s.drop(from, to, h) {
+			continue
+		}
+		if to != from && s.rng.Float64() < s.cfg.loss {
+			continue
+		}
+		copies := 1
+		if s.rng.Float64() < s.cfg.dup {
+			copies = 2
+		}
+		for range copies {
+			s.order++
+			s.queue = append(s.queue, simFrame{
+				at:    s.now + s.rng.IntN(s.cfg.maxDelay+1),
+				order: s.order,
+				from:  from,
+				to:    to,
+				g:     o.Group,
+				frame: o.Frame,
+			})
+		}
+	}
+}
+
+// deliverDue steps every frame due by now, including those sent in
+// response.
+func (s *sim) deliverDue() {
+	for {
+		slices.SortStableFunc(s.queue, func(a, b simFrame) int {
+			if a.at != b.at {
+				return a.at - b.at
+			}
+			return a.order - b.order
+		})
+		if len(s.queue) == 0 || s.queue[0].at > s.now {
+			return
+		}
+		f := s.queue[0]
+		s.queue = s.queue[1:]
+		s.step(f)
+	}
+}
+
+func (s *sim) step(f simFrame) {
+	n := f.to
+	err := n.e.Step(f.g, f.frame)
+	if err != nil {
+		matched := false
+		for _, se := range stepErrors {
+			if errors.Is(err, se) {
+				n.errs[se]++
+				matched = true
+			}
+		}
+		if !matched {
+			s.fatalf("node %d: Step error %v matches no sentinel", n.id, err)
+		}
+		if f.from != n && !errors.Is(err, ErrReplay) {
+			// Honest frames are only ever dropped as replays (a duplicate
+			// in keyed mode).
+			s.fatalf("node %d: honest frame from %d dropped: %v", n.id, f.from.id, err)
+		}
+	} else {
+		h, _ := parseHeader(f.frame)
+		k := streamKey{h.sender, h.group}
+		if _, ok := n.start[k]; !ok {
+			switch h.kind {
+			case kindData:
+				n.start[k] = h.seq
+			case kindHeartbeat:
+				n.start[k] = h.seq + 1
+			}
+		}
+	}
+	s.process(n)
+}
+
+// tick advances every node by one tick and delivers what is due.
+func (s *sim) tick() {
+	s.now++
+	for _, n := range s.nodes {
+		n.e.Tick()
+		s.process(n)
+	}
+	s.deliverDue()
+}
+
+// complete reports whether every receiver has every stream up to the last
+// message sent (delivered or reported).
+func (s *sim) complete() bool {
+	for _, n := range s.nodes {
+		for k, last := range s.sent {
+			if k.from == n.id || !n.groups[k.group] || last == 0 {
+				continue
+			}
+			cur, ok := n.cursor[k]
+			if !ok {
+				start, started := n.start[k]
+				if !started || start != last+1 {
+					return false
+				}
+				continue
+			}
+			if cur != last+1 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// settle ticks until complete, failing after limit ticks.
+func (s *sim) settle(limit int) {
+	s.t.Helper()
+	for range limit {
+		if s.complete() && len(s.queue) == 0 {
+			return
+		}
+		s.tick()
+	}
+	for _, n := range s.nodes {
+		for k, last := range s.sent {
+			if k.from != n.id && n.groups[k.group] && n.cursor[k] != last+1 {
+				s.t.Logf("node %d stream %v: cursor %d (start %d), last sent %d; stats %+v", n.id, k, n.cursor[k], n.start[k], last, n.e.Stats())
+			}
+		}
+	}
+	s.fatalf("not complete after %d ticks", limit)
+}
+
+func (s *sim) totalGaps() int {
+	total := 0
+	for _, n := range s.nodes {
+		total += n.gaps
+	}
+	return total
+}
+
+func (s *sim) totalStats() Stats {
+	var t Stats
+	for _, n := range s.nodes {
+		st := n.e.Stats()
+		t.Sent += st.Sent
+		t.Retransmits += st.Retransmits
+		t.Heartbeats += st.Heartbeats
+		t.NAKs += st.NAKs
+		t.NAKsObserved += st.NAKsObserved
+		t.Gones += st.Gones
+		t.Delivered += st.Delivered
+		t.Duplicates += st.Duplicates
+		t.Gaps += st.Gaps
+		t.GapMessages += st.GapMessages
+	}
+	return t
+}
+
+// runWorkload has every node send count messages, spread over ticks, on
+// random groups among those it joined (a sender must hear the NAKs); a
+// share of them best effort.
+func (s *sim) runWorkload(count int, perTick int, groups []transport.Group, bestEffort float64) {
+	for i := 0; i < count; {
+		for _, n := range s.nodes {
+			for range perTick {
+				g := groups[s.rng.IntN(len(groups))]
+				if !n.groups[g] {
+					continue
+				}
+				s.send(n, g, s.rng.Float64() >= bestEffort)
+			}
+		}
+		i += perTick
+		s.tick()
+	}
+}
+
+func TestSimTable(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		nodes       int
+		groups      int
+		count       int
+		cfg         simConfig
+		wantNoGaps  bool
+		wantNoNAKs  bool
+		wantRepairs bool
+	}{
+		{name: "lossless", nodes: 3, groups: 2, count: 200, wantNoGaps: true, wantNoNAKs: true},
+		{name: "lossless keyed", nodes: 3, groups: 2, count: 200, cfg: simConfig{key: testKey}, wantNoGaps: true, wantNoNAKs: true},
+		{name: "10% loss", nodes: 4, groups: 3, count: 300, cfg: simConfig{loss: 0.1}, wantNoGaps: true, wantRepairs: true},
+		{name: "10% loss keyed", nodes: 4, groups: 3, count: 300, cfg: simConfig{loss: 0.1, key: testKey}, wantNoGaps: true, wantRepairs: true},
+		{name: "loss dup reorder", nodes: 5, groups: 3, count: 300, cfg: simConfig{loss: 0.2, dup: 0.2, maxDelay: 3}, wantNoGaps: true, wantRepairs: true},
+		{name: "heavy loss", nodes: 3, groups: 1, count: 200, cfg: simConfig{loss: 0.5, maxDelay: 2}, wantNoGaps: true, wantRepairs: true},
+		{name: "small retransmit buffer", nodes: 4, groups: 2, count: 300, cfg: simConfig{loss: 0.3, maxDelay: 2, tune: func(c *Config) {
+			c.RetransmitBuffer = 4
+		}}},
+		{name: "small reorder buffer", nodes: 3, groups: 2, count: 300, cfg: simConfig{loss: 0.2, maxDelay: 4, tune: func(c *Config) {
+			c.ReorderBuffer = 4
+		}}, wantNoGaps: true, wantRepairs: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSim(t, 1, tc.cfg)
+			var groups []transport.Group
+			for g := range tc.groups {
+				groups = append(groups, transport.Group(10+g))
+			}
+			for range tc.nodes {
+				s.addNode(groups...)
+			}
+			// Every stream starts with a heartbeat or its first message;
+			// tick once so that no loss happens before the receivers exist.
+			s.runWorkload(tc.count, 3, groups, 0.1)
+			s.settle(5000)
+			st := s.totalStats()
+			t.Logf("stats %+v", st)
+			if tc.wantNoGaps && s.totalGaps() != 0 {
+				t.Errorf("%d gaps, want none", s.totalGaps())
+			}
+			if tc.wantNoNAKs && st.NAKs != 0 {
+				t.Errorf("%d NAKs on a lossless channel", st.NAKs)
+			}
+			if tc.wantRepairs && (st.NAKs == 0 || st.Retransmits == 0) {
+				t.Errorf("no repairs: %+v", st)
+			}
+			if tc.name == "small retransmit buffer" && s.totalGaps() == 0 {
+				t.Errorf("no gaps with a 4-message retransmit buffer at 30%% loss")
+			}
+		})
+	}
+}
+
+var simSeeds = flag.Int("sim.seeds", 0, "number of seeds for TestSimRandomized (0: default)")
+
+var testKey = []byte("0123456789abcdef0123456789abcdef")
+
+// TestSimRandomized runs random federations over random channels. Every
+// reliable message must be delivered exactly once in order or reported as
+// a gap; with the default retransmit buffer there must be no gap.
+func TestSimRandomized(t *testing.T) {
+	seeds := 60
+	if testing.Short() {
+		seeds = 10
+	}
+	if *simSeeds > 0 {
+		seeds = *simSeeds
+	}
+	for seed := range uint64(seeds) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		cfg := simConfig{
+			loss:     []float64{0, 0.05, 0.1, 0.3}[r.IntN(4)],
+			dup:      []float64{0, 0.1}[r.IntN(2)],
+			maxDelay: r.IntN(4),
+		}
+		if r.IntN(2) == 0 {
+			cfg.key = testKey
+		}
+		smallBuffer := r.IntN(4) == 0
+		nakDelay := 1 + r.IntN(3)
+		cfg.tune = func(c *Config) {
+			c.NakDelayTicks = nakDelay
+			if smallBuffer {
+				c.RetransmitBuffer = 2 + r.IntN(30)
+				c.ReorderBuffer = 2 + r.IntN(30)
+			}
+		}
+		s := newSim(t, seed, cfg)
+		var groups []transport.Group
+		for g := range 1 + r.IntN(4) {
+			groups = append(groups, transport.Group(100+g))
+		}
+		for range 2 + r.IntN(5) {
+			var mine []transport.Group
+			for _, g := range groups {
+				if r.IntN(3) != 0 {
+					mine = append(mine, g)
+				}
+			}
+			s.addNode(mine...)
+		}
+		s.runWorkload(50+r.IntN(250), 1+r.IntN(5), groups, 0.2)
+		s.settle(20000)
+		if !smallBuffer && s.totalGaps() != 0 {
+			t.Errorf("seed %d: %d gaps with the default buffers", seed, s.totalGaps())
+		}
+	}
+}
+
+// TestNoGapsAtTenPercentLoss: N senders × M receivers × K groups.
+func TestNoGapsAtTenPercentLoss(t *testing.T) {
+	s := newSim(t, 7, simConfig{loss: 0.1, maxDelay: 1})
+	groups := []transport.Group{1, 2, 3}
+	for range 3 {
+		s.addNode(groups...) // senders (and receivers)
+	}
+	for range 4 {
+		s.addNode(groups...) // receivers only
+	}
+	senders := s.nodes[:3]
+	// Warm up without loss so that every stream starts at 1 (the late-join
+	// rule would otherwise start a stream after a lost first message).
+	s.cfg.loss = 0
+	for _, n := range senders {
+		for _, g := range groups {
+			s.send(n, g, true)
+		}
+	}
+	s.tick()
+	s.cfg.loss = 0.1
+	for range 500 {
+		for _, n := range senders {
+			s.send(n, groups[s.rng.IntN(len(groups))], true)
+		}
+		s.tick()
+	}
+	s.settle(5000)
+	if g := s.totalGaps(); g != 0 {
+		t.Errorf("%d gaps", g)
+	}
+	st := s.totalStats()
+	if want := uint64(3 * (500 + len(groups)) * 6); st.Delivered != want {
+		t.Errorf("delivered %d, want %d", st.Delivered, want)
+	}
+	t.Logf("stats %+v", st)
+}
+
+// TestLostTailRepairedByHeartbeat drops the first transmission of the last
+// messages: only a heartbeat tells the receiver they exist.
+func TestLostTailRepairedByHeartbeat(t *testing.T) {
+	s := newSim(t, 1, simConfig{})
+	a, b := s.addNode(1), s.addNode(1)
+	s.drop = func(from, to *simNode, h header) bool {
+		return from == a && to == b && h.kind == kindData && h.seq > 7
+	}
+	for range 10 {
+		s.send(a, 1, true)
+	}
+	s.tick()
+	if got := b.cursor[streamKey{a.id, 1}]; got != 8 {
+		t.Fatalf("cursor %d before repair, want 8", got)
+	}
+	if b.e.Stats().NAKs != 0 {
+		t.Fatal("NAK before any heartbeat")
+	}
+	s.settle(100)
+	if a.e.Stats().Heartbeats == 0 || b.e.Stats().NAKs == 0 || a.e.Stats().Retransmits != 3 {
+		t.Errorf("sender %+v receiver %+v", a.e.Stats(), b.e.Stats())
+	}
+	if s.totalGaps() != 0 {
+		t.Error("gaps")
+	}
+}
+
+// TestGapReportedWhenGone: the sender no longer holds what was lost.
+func TestGapReportedWhenGone(t *testing.T) {
+	s := newSim(t, 1, simConfig{tune: func(c *Config) { c.RetransmitBuffer = 4 }})
+	a, b := s.addNode(1), s.addNode(1)
+	s.drop = func(from, to *simNode, h header) bool {
+		return from == a && to == b && h.kind == kindData && (h.seq == 2 || h.seq == 3)
+	}
+	for range 20 {
+		s.send(a, 1, true)
+	}
+	s.settle(100)
+	want := []Gap{{From: a.id, Incarnation: 1, Group: 1, FromSeq: 2, ToSeq: 3}}
+	if !slices.Equal(b.gapLog, want) {
+		t.Errorf("gaps %+v, want %+v", b.gapLog, want)
+	}
+	if a.e.Stats().Gones != 1 {
+		t.Errorf("%d gone frames, want 1", a.e.Stats().Gones)
+	}
+	if c := b.cursor[streamKey{a.id, 1}]; c != 21 {
+		t.Errorf("cursor %d, want 21", c)
+	}
+}
+
+// TestNAKSuppression: two receivers miss the same message; the one that
+// NAKs second sees the first one's NAK and stays quiet.
+func TestNAKSuppression(t *testing.T) {
+	s := newSim(t, 1, simConfig{})
+	a := s.addNode(1)
+	quick := s.addNode(1)
+	s.cfg.tune = func(c *Config) { c.NakDelayTicks = 4 }
+	slow := s.addNode(1)
+	s.drop = func(from, to *simNode, h header) bool {
+		return from == a && h.kind == kindData && h.seq == 2
+	}
+	for range 3 {
+		s.send(a, 1, true)
+	}
+	s.settle(100)
+	if q, sl := quick.e.Stats(), slow.e.Stats(); q.NAKs != 1 || sl.NAKs != 0 || sl.NAKsObserved != 1 {
+		t.Errorf("quick NAKs %d, slow NAKs %d observed %d; want 1, 0, 1", q.NAKs, sl.NAKs, sl.NAKsObserved)
+	}
+	if r := a.e.Stats().Retransmits; r != 1 {
+		t.Errorf("%d retransmissions, want 1", r)
+	}
+}
+
+// TestLateJoin: a receiver that joins late starts at the first message it
+// sees and reports no gap for what came before.
+func TestLateJoin(t *testing.T) {
+	s := newSim(t, 1, simConfig{})
+	a, b := s.addNode(1), s.addNode()
+	for range 5 {
+		s.send(a, 1, true)
+	}
+	s.tick()
+	b.groups[1] = true
+	b.e.Join(1)
+	for range 5 {
+		s.send(a, 1, true)
+	}
+	s.settle(100)
+	k := streamKey{a.id, 1}
+	if b.start[k] != 6 || b.cursor[k] != 11 || b.gaps != 0 {
+		t.Errorf("start %d cursor %d gaps %d; want 6, 11, 0", b.start[k], b.cursor[k], b.gaps)
+	}
+
+	// Joining after the sender went idle: the heartbeat starts the stream.
+	c := s.addNode()
+	c.groups[1] = true
+	c.e.Join(1)
+	for range 3 * DefaultHeartbeatTicks * heartbeatBackoff {
+		s.tick()
+	}
+	if c.start[k] != 11 {
+		t.Errorf("heartbeat-started stream at %d, want 11", c.start[k])
+	}
+	s.send(a, 1, true)
+	s.settle(100)
+	if c.cursor[k] != 12 || c.gaps != 0 {
+		t.Errorf("cursor %d gaps %d; want 12, 0", c.cursor[k], c.gaps)
+	}
+}

@@ -1,0 +1,82 @@
+// Package transport moves opaque datagrams on numbered multicast groups.
+// It is the bottom of meshrti's data plane; package reliable builds
+// ordered, repaired streams on top of it.
+//
+// # Model
+//
+// A Transport joins and leaves groups (Group, a number), sends datagrams on
+// groups and delivers the datagrams of the joined groups on one channel.
+// Delivery is best effort: datagrams may be lost, delayed, duplicated or
+// reordered, and the transport says nothing about it. A sender needs not
+// join the groups it sends on.
+//
+// Two implementations:
+//
+//   - UDP is IPv4 multicast through golang.org/x/net/ipv4. Its defaults keep
+//     every datagram on this host: interface "lo", TTL 0, loopback on. Group
+//     addresses are derived from the federation name inside 239.0.0.0/8
+//     (see GroupAddr). Its own datagrams come back to it through loopback;
+//     the caller filters them.
+//   - Network and MemEndpoint are an in-memory network for tests and
+//     testnet, with per-link loss, duplication, reordering, delay and
+//     jitter, partitions and crashes. A MemEndpoint does not receive its
+//     own datagrams.
+//
+// # Driver loop
+//
+// Only package peer owns goroutines, clocks and transports. Its loop reads
+// Recv next to its timer and request channels and hands packets to the
+// reliable layer:
+//
+//	tr, err := transport.NewUDP(transport.UDPConfig{Federation: "demo"})
+//	if err != nil {
+//		return err
+//	}
+//	defer tr.Close()
+//	if err := tr.Join(g); err != nil {
+//		return err
+//	}
+//	for {
+//		select {
+//		case p, ok := <-tr.Recv():
+//			if !ok {
+//				return transport.ErrClosed
+//			}
+//			_ = ep.Step(p.Group, p.Data) // errors are counted by ep
+//		case <-tick.C:
+//			ep.Tick()
+//		case <-ctx.Done():
+//			return ctx.Err()
+//		}
+//		rd := ep.Ready()
+//		for _, o := range rd.Out {
+//			_ = tr.Send(o.Group, o.Frame) // best effort
+//		}
+//		// ... deliver rd.Deliver and rd.Gaps ...
+//		ep.Advance(rd)
+//	}
+//
+// # Concurrency
+//
+// Every method of UDP, Network and MemEndpoint is safe for concurrent use.
+// Send never blocks for long: UDP waits at most 50ms for socket buffer
+// space, MemEndpoint never waits. A datagram that finds the Recv channel
+// full is dropped and counted (UDP.Stats, Network.Stats) rather than
+// blocking the network. Close waits for every goroutine the transport
+// started (UDP's readers, MemEndpoint's delivery timers) and then closes the
+// Recv channel; no goroutine outlives it.
+//
+// MemEndpoint starts no goroutine besides time.AfterFunc timers for delayed
+// packets, so a Network works inside a testing/synctest bubble when it is
+// created there.
+//
+// # Ordering guarantees
+//
+// None across groups or senders. UDP keeps the order the kernel gives
+// (loopback delivers a socket's datagrams in order unless buffers
+// overflow). A MemEndpoint without Delay, Jitter or Reorder faults delivers
+// inside Send, so datagrams from one sender arrive in send order; with
+// faults, Reorder swaps a datagram with the next one on its link and Jitter
+// reorders freely. Nothing is delivered twice unless the Duplicate fault
+// (or the network) duplicates it.
+package transport

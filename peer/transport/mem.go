@@ -1,0 +1,431 @@
+package transport
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// DefaultMemBuffer is the receive queue length of a MemEndpoint when
+// NetworkConfig.Buffer is zero.
+const DefaultMemBuffer = 1024
+
+// NetworkConfig configures an in-memory Network. The zero value is usable.
+type NetworkConfig struct {
+	// Seed seeds the fault injection. Two networks with the same seed, the
+	// same faults and the same sequence of calls make the same choices.
+	Seed int64
+	// Buffer is the receive queue length of each endpoint. A packet that
+	// arrives at a full queue is dropped and counted. Zero means
+	// DefaultMemBuffer.
+	Buffer int
+}
+
+// Faults describes what a link does to the packets it carries. The zero
+// value is a perfect link.
+type Faults struct {
+	// Loss is the probability, in [0, 1], that a packet is dropped.
+	Loss float64
+	// Duplicate is the probability, in [0, 1], that a packet is delivered
+	// twice. Each copy gets its own delay.
+	Duplicate float64
+	// Reorder is the probability, in [0, 1], that a packet is held back on
+	// its link and delivered right after the next packet on that link (or,
+	// when no packet follows, after Delay+Jitter+1ms).
+	Reorder float64
+	// Delay is added to every packet.
+	Delay time.Duration
+	// Jitter adds a uniformly random delay in [0, Jitter) to every packet.
+	Jitter time.Duration
+}
+
+func (f Faults) validate() {
+	for _, p := range []float64{f.Loss, f.Duplicate, f.Reorder} {
+		if !(p >= 0 && p <= 1) {
+			panic(fmt.Sprintf("transport: fault probability %v out of [0, 1]", p))
+		}
+	}
+	if f.Delay < 0 || f.Jitter < 0 {
+		panic("transport: negative fault delay")
+	}
+}
+
+// NetworkStats counts what a Network did with the packets sent on it.
+// Counts are per receiver: one Send to three receivers that all get it
+// counts three deliveries.
+type NetworkStats struct {
+	Sent        uint64 // Send calls that were accepted
+	Delivered   uint64 // packets put on a receive queue
+	Lost        uint64 // dropped by the Loss fault
+	Duplicated  uint64 // extra copies made by the Duplicate fault
+	Reordered   uint64 // packets held back by the Reorder fault
+	Overflow    uint64 // dropped because the receive queue was full
+	Partitioned uint64 // dropped because sender and receiver were partitioned
+	Crashed     uint64 // dropped because the sender or the receiver had crashed
+}
+
+type link struct{ from, to string }
+
+// Network is an in-memory multicast network for tests and testnet. Its
+// endpoints implement Transport. Faults, partitions and crashes can be
+// changed at any time and apply to packets sent afterwards.
+//
+// Network starts no goroutine of its own: delayed packets use time.AfterFunc
+// timers owned by the receiving endpoint, so a Network works inside a
+// testing/synctest bubble (create it inside the bubble). Where no delay is
+// involved (Delay, Jitter and Reorder zero), packets are delivered inside
+// Send, and a seed fully determines the outcome of a sequence of calls.
+//
+// All methods are safe for concurrent use.
+type Network struct {
+	mu          sync.Mutex
+	rng         *rand.Rand
+	buffer      int
+	faults      Faults
+	links       map[link]Faults
+	eps         map[string]*MemEndpoint
+	order       []*MemEndpoint // live endpoints in creation order
+	side        map[string]int // partition side; absent means side 0
+	partitioned bool
+	crashed     map[string]bool
+	stats       NetworkStats
+}
+
+// NewNetwork returns an empty network with no faults.
+func NewNetwork(cfg NetworkConfig) *Network {
+	if cfg.Buffer <= 0 {
+		cfg.Buffer = DefaultMemBuffer
+	}
+	seed := uint64(cfg.Seed)
+	return &Network{
+		rng:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		buffer:  cfg.Buffer,
+		links:   make(map[link]Faults),
+		eps:     make(map[string]*MemEndpoint),
+		side:    make(map[string]int),
+		crashed: make(map[string]bool),
+	}
+}
+
+// Endpoint attaches a new endpoint called name. Names are unique among the
+// open endpoints: Endpoint panics if name is in use. Once the endpoint is
+// closed its name may be reused; the new endpoint starts uncrashed (a
+// restart).
+func (n *Network) Endpoint(name string) *MemEndpoint {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.eps[name]; ok {
+		panic(fmt.Sprintf("transport: endpoint %q already open", name))
+	}
+	ep := &MemEndpoint{
+		net:    n,
+		name:   name,
+		recv:   make(chan Packet, n.buffer),
+		groups: make(map[Group]bool),
+		timers: make(map[*memTimer]struct{}),
+		held:   make(map[string]*memTimer),
+	}
+	n.eps[name] = ep
+	n.order = append(n.order, ep)
+	delete(n.crashed, name)
+	return ep
+}
+
+// SetFaults sets the faults of every link that has no faults of its own
+// (see SetLinkFaults). It panics if a probability is outside [0, 1] or a
+// duration is negative.
+func (n *Network) SetFaults(f Faults) {
+	f.validate()
+	n.mu.Lock()
+	n.faults = f
+	n.mu.Unlock()
+}
+
+// SetLinkFaults sets the faults of the one-way link from one endpoint to
+// another, overriding SetFaults for that link. Setting Faults{} makes the
+// link perfect; ClearLinkFaults returns it to the network-wide faults.
+func (n *Network) SetLinkFaults(from, to string, f Faults) {
+	f.validate()
+	n.mu.Lock()
+	n.links[link{from, to}] = f
+	n.mu.Unlock()
+}
+
+// ClearLinkFaults makes the link from one endpoint to another use the
+// network-wide faults again.
+func (n *Network) ClearLinkFaults(from, to string) {
+	n.mu.Lock()
+	delete(n.links, link{from, to})
+	n.mu.Unlock()
+}
+
+// Partition splits the network: packets pass only between endpoints of the
+// same side. Each argument lists the names on one side; every name not
+// listed is on one more side, shared by all of them. A new Partition
+// replaces the previous one.
+func (n *Network) Partition(groups ...[]string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	clear(n.side)
+	for i, g := range groups {
+		for _, name := range g {
+			n.side[name] = i + 1
+		}
+	}
+	n.partitioned = true
+}
+
+// Heal removes the partition.
+func (n *Network) Heal() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	clear(n.side)
+	n.partitioned = false
+}
+
+// Crash stops the named endpoint: what it sends is dropped, nothing is
+// delivered to it any more, and packets in flight to it are lost. Its
+// methods keep working, so its owner notices nothing but silence. Closing
+// it and opening a new endpoint with the same name models a restart.
+func (n *Network) Crash(name string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.crashed[name] = true
+	if ep, ok := n.eps[name]; ok {
+		for from, t := range ep.held {
+			ep.stopLocked(t)
+			delete(ep.held, from)
+			n.stats.Crashed++
+		}
+	}
+}
+
+// Stats returns the counts so far.
+func (n *Network) Stats() NetworkStats {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.stats
+}
+
+func (n *Network) faultsLocked(from, to string) Faults {
+	if f, ok := n.links[link{from, to}]; ok {
+		return f
+	}
+	return n.faults
+}
+
+// MemEndpoint is one node's attachment to a Network. It implements
+// Transport; all methods are safe for concurrent use, and none blocks
+// except Close, which waits for the delivery timers it owns.
+type MemEndpoint struct {
+	net  *Network
+	name string
+	recv chan Packet
+	wg   sync.WaitGroup // one per pending timer
+
+	// Guarded by net.mu.
+	closed bool
+	groups map[Group]bool
+	timers map[*memTimer]struct{}
+	held   map[string]*memTimer // reorder slot per sender
+}
+
+// memTimer is a packet in flight to an endpoint.
+type memTimer struct {
+	t       *time.Timer
+	from    string
+	pkt     Packet
+	reorder bool // hold back on arrival
+	flush   bool // the timer of a held packet
+}
+
+// Name returns the endpoint's name.
+func (ep *MemEndpoint) Name() string { return ep.name }
+
+// Join implements Transport.
+func (ep *MemEndpoint) Join(g Group) error {
+	ep.net.mu.Lock()
+	defer ep.net.mu.Unlock()
+	if ep.closed {
+		return ErrClosed
+	}
+	ep.groups[g] = true
+	return nil
+}
+
+// Leave implements Transport. Packets of g still in flight are dropped on
+// arrival.
+func (ep *MemEndpoint) Leave(g Group) error {
+	ep.net.mu.Lock()
+	defer ep.net.mu.Unlock()
+	if ep.closed {
+		return ErrClosed
+	}
+	delete(ep.groups, g)
+	return nil
+}
+
+// Recv implements Transport.
+func (ep *MemEndpoint) Recv() <-chan Packet { return ep.recv }
+
+// Send implements Transport. It copies b once per receiver, applies the
+// faults of each link, and returns at once; it never blocks. A crashed
+// endpoint's packets are dropped without an error.
+func (ep *MemEndpoint) Send(g Group, b []byte) error {
+	n := ep.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if ep.closed {
+		return ErrClosed
+	}
+	if n.crashed[ep.name] {
+		n.stats.Crashed++
+		return nil
+	}
+	n.stats.Sent++
+	for _, to := range n.order {
+		if to == ep || !to.groups[g] {
+			continue
+		}
+		if n.partitioned && n.side[ep.name] != n.side[to.name] {
+			n.stats.Partitioned++
+			continue
+		}
+		if n.crashed[to.name] {
+			n.stats.Crashed++
+			continue
+		}
+		f := n.faultsLocked(ep.name, to.name)
+		if f.Loss > 0 && n.rng.Float64() < f.Loss {
+			n.stats.Lost++
+			continue
+		}
+		copies := 1
+		if f.Duplicate > 0 && n.rng.Float64() < f.Duplicate {
+			copies = 2
+			n.stats.Duplicated++
+		}
+		for range copies {
+			d := f.Delay
+			if f.Jitter > 0 {
+				d += time.Duration(n.rng.Int64N(int64(f.Jitter)))
+			}
+			reorder := f.Reorder > 0 && n.rng.Float64() < f.Reorder
+			pkt := Packet{Group: g, Data: append([]byte(nil), b...)}
+			if d > 0 {
+				to.scheduleLocked(&memTimer{from: ep.name, pkt: pkt, reorder: reorder}, d)
+				continue
+			}
+			to.arriveLocked(ep.name, pkt, reorder, f)
+		}
+	}
+	return nil
+}
+
+// arriveLocked handles a packet reaching ep: it is held back (reorder),
+// or queued, followed by the packet held back on the same link if any.
+func (ep *MemEndpoint) arriveLocked(from string, pkt Packet, reorder bool, f Faults) {
+	n := ep.net
+	if ep.closed || n.crashed[ep.name] {
+		n.stats.Crashed++
+		return
+	}
+	held := ep.held[from]
+	if reorder && held == nil {
+		n.stats.Reordered++
+		t := &memTimer{from: from, pkt: pkt, flush: true}
+		ep.held[from] = t
+		ep.scheduleLocked(t, f.Delay+f.Jitter+time.Millisecond)
+		return
+	}
+	ep.queueLocked(pkt)
+	if held != nil {
+		delete(ep.held, from)
+		ep.stopLocked(held)
+		ep.queueLocked(held.pkt)
+	}
+}
+
+// queueLocked puts pkt on the receive queue, or drops it.
+func (ep *MemEndpoint) queueLocked(pkt Packet) {
+	n := ep.net
+	if !ep.groups[pkt.Group] {
+		return // left the group while the packet was in flight
+	}
+	select {
+	case ep.recv <- pkt:
+		n.stats.Delivered++
+	default:
+		n.stats.Overflow++
+	}
+}
+
+func (ep *MemEndpoint) scheduleLocked(t *memTimer, d time.Duration) {
+	ep.timers[t] = struct{}{}
+	ep.wg.Add(1)
+	t.t = time.AfterFunc(d, func() { ep.fire(t) })
+}
+
+// stopLocked cancels a pending timer; if it is already running, fire
+// finds it gone and does nothing.
+func (ep *MemEndpoint) stopLocked(t *memTimer) {
+	if _, ok := ep.timers[t]; !ok {
+		return
+	}
+	delete(ep.timers, t)
+	if t.t.Stop() {
+		ep.wg.Done()
+	}
+}
+
+func (ep *MemEndpoint) fire(t *memTimer) {
+	n := ep.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	defer ep.wg.Done()
+	if _, ok := ep.timers[t]; !ok {
+		return // stopped while firing
+	}
+	delete(ep.timers, t)
+	if t.flush {
+		if ep.held[t.from] == t {
+			delete(ep.held, t.from)
+		}
+		if ep.closed || n.crashed[ep.name] {
+			n.stats.Crashed++
+			return
+		}
+		ep.queueLocked(t.pkt)
+		return
+	}
+	ep.arriveLocked(t.from, t.pkt, t.reorder, n.faultsLocked(t.from, ep.name))
+}
+
+// Close implements Transport. Packets in flight to the endpoint are
+// dropped; Close waits for the timers that were already firing, then
+// closes the Recv channel.
+func (ep *MemEndpoint) Close() error {
+	n := ep.net
+	n.mu.Lock()
+	if ep.closed {
+		n.mu.Unlock()
+		return nil
+	}
+	ep.closed = true
+	for t := range ep.timers {
+		ep.stopLocked(t)
+	}
+	clear(ep.held)
+	delete(n.eps, ep.name)
+	for i, o := range n.order {
+		if o == ep {
+			n.order = append(n.order[:i], n.order[i+1:]...)
+			break
+		}
+	}
+	n.mu.Unlock()
+	ep.wg.Wait()
+	close(ep.recv)
+	return nil
+}

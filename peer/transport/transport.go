@@ -1,0 +1,49 @@
+package transport
+
+import "errors"
+
+// Group numbers a multicast group of a federation. The mapping from a Group
+// to a network address belongs to the Transport implementation (see
+// GroupAddr for the UDP one).
+type Group uint32
+
+// Packet is one datagram received on a group.
+type Packet struct {
+	// Group is the group the datagram was sent on.
+	Group Group
+	// Data is the datagram. It belongs to the receiver: the transport does
+	// not touch it after handing the Packet over.
+	Data []byte
+}
+
+// Transport moves opaque datagrams on numbered groups. Delivery is best
+// effort: datagrams may be lost, delayed, duplicated or reordered.
+//
+// All methods are safe for concurrent use.
+type Transport interface {
+	// Join starts delivery of the datagrams sent on g. Joining a joined
+	// group does nothing.
+	Join(g Group) error
+	// Leave stops delivery of the datagrams sent on g. Leaving a group
+	// that is not joined does nothing.
+	Leave(g Group) error
+	// Send sends b on g, best effort. The sender needs not have joined g.
+	// Send does not keep b. It never blocks for long: when the datagram
+	// cannot be queued it is dropped (and, depending on the
+	// implementation, an error returned).
+	Send(g Group, b []byte) error
+	// Recv returns the channel of received datagrams. Close closes it.
+	Recv() <-chan Packet
+	// Close releases the transport and waits for every goroutine it
+	// started. Calling Close again does nothing and returns nil.
+	Close() error
+}
+
+// ErrClosed is returned by the methods of a closed Transport.
+var ErrClosed = errors.New("transport: closed")
+
+// Compile-time checks.
+var (
+	_ Transport = (*MemEndpoint)(nil)
+	_ Transport = (*UDP)(nil)
+)

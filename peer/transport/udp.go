@@ -1,0 +1,531 @@
+package transport
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/net/ipv4"
+)
+
+// UDP defaults.
+const (
+	// DefaultPort is the UDP port of every group when UDPConfig.Port is
+	// zero. All members of a federation must use the same port.
+	DefaultPort = 47470
+	// DefaultInterface is the interface multicast is sent and received on
+	// when UDPConfig.Interface is empty. Loopback keeps traffic on the
+	// host; a LAN deployment names its interface explicitly.
+	DefaultInterface = "lo"
+	// DefaultMaxPacket is the largest datagram, header included, that a
+	// UDP transport sends or receives when UDPConfig.MaxPacket is zero.
+	DefaultMaxPacket = 2048
+	// udpHeaderLen is the transport header: federation tag, group.
+	udpHeaderLen = 8
+	// readBatch is the number of datagrams read per ReadBatch call.
+	readBatch = 8
+	// sendTimeout bounds how long Send waits for socket buffer space.
+	sendTimeout = 50 * time.Millisecond
+)
+
+// DefaultBaseAddr is the range group addresses are drawn from when
+// UDPConfig.BaseAddr is not set: the IPv4 organization-local scope of
+// RFC 2365.
+var DefaultBaseAddr = netip.MustParsePrefix("239.192.0.0/14")
+
+// adminScope is the administratively scoped IPv4 multicast range (RFC
+// 2365); every group address lies inside it.
+var adminScope = netip.MustParsePrefix("239.0.0.0/8")
+
+// UDPConfig configures a UDP multicast transport. Zero fields mean the
+// defaults, which keep every datagram on the loopback interface of this
+// host: interface "lo", TTL 0, loopback on.
+type UDPConfig struct {
+	// Federation names the federation execution. Group addresses and the
+	// transport header are derived from it, so federations sharing a
+	// network stay apart. Required.
+	Federation string
+	// Port is the UDP port of every group. Zero means DefaultPort; there is
+	// no ephemeral choice, since all members must agree.
+	Port int
+	// Interface names the interface multicast is sent and received on, or
+	// gives one of its IPv4 addresses. Empty means DefaultInterface ("lo").
+	Interface string
+	// TTL is the multicast TTL of sent datagrams. The default, 0, keeps
+	// them on this host; 1 reaches the local link.
+	TTL int
+	// Loopback sets whether sent datagrams are looped back to receivers on
+	// this host, this process included. Nil means true, which several
+	// federates on one host need.
+	Loopback *bool
+	// BaseAddr is the range group addresses are drawn from; it must lie
+	// inside 239.0.0.0/8. The zero Prefix means DefaultBaseAddr.
+	BaseAddr netip.Prefix
+	// ReadBuffer sets SO_RCVBUF of each receiving socket; zero keeps the
+	// system default.
+	ReadBuffer int
+	// MaxPacket is the largest datagram, transport header included, that
+	// is sent or received. Zero means DefaultMaxPacket. Longer received
+	// datagrams are dropped and counted.
+	MaxPacket int
+	// Queue is the capacity of the Recv channel; zero means 1024. A
+	// datagram that finds the channel full is dropped and counted.
+	Queue int
+}
+
+func (c *UDPConfig) normalize() error {
+	if c.Federation == "" {
+		return errors.New("transport: UDPConfig.Federation is empty")
+	}
+	if c.Port == 0 {
+		c.Port = DefaultPort
+	}
+	if c.Port < 1 || c.Port > 65535 {
+		return fmt.Errorf("transport: port %d out of range", c.Port)
+	}
+	if c.Interface == "" {
+		c.Interface = DefaultInterface
+	}
+	if c.TTL < 0 || c.TTL > 255 {
+		return fmt.Errorf("transport: TTL %d out of range", c.TTL)
+	}
+	if c.Loopback == nil {
+		on := true
+		c.Loopback = &on
+	}
+	if !c.BaseAddr.IsValid() {
+		c.BaseAddr = DefaultBaseAddr
+	}
+	c.BaseAddr = c.BaseAddr.Masked()
+	if !c.BaseAddr.Addr().Is4() || c.BaseAddr.Bits() < adminScope.Bits() || !adminScope.Contains(c.BaseAddr.Addr()) {
+		return fmt.Errorf("transport: base address %v not inside %v", c.BaseAddr, adminScope)
+	}
+	if c.ReadBuffer < 0 {
+		return fmt.Errorf("transport: negative read buffer %d", c.ReadBuffer)
+	}
+	if c.MaxPacket == 0 {
+		c.MaxPacket = DefaultMaxPacket
+	}
+	if c.MaxPacket <= udpHeaderLen || c.MaxPacket > 65507 {
+		return fmt.Errorf("transport: MaxPacket %d out of range", c.MaxPacket)
+	}
+	if c.Queue == 0 {
+		c.Queue = 1024
+	}
+	if c.Queue < 0 {
+		return fmt.Errorf("transport: negative queue length %d", c.Queue)
+	}
+	return nil
+}
+
+// federationHash is FNV-1a 64 of the federation name.
+func federationHash(federation string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(federation))
+	return h.Sum64()
+}
+
+// GroupAddr returns the IPv4 multicast address of group g of a federation:
+// the host bits of base (the bits after its prefix) are the low bits of
+// FNV-1a 64 over the federation name, a zero byte and g as 4 big-endian
+// bytes. Distinct groups may share an address; the transport header keeps
+// them apart.
+func GroupAddr(federation string, base netip.Prefix, g Group) netip.Addr {
+	h := fnv.New64a()
+	h.Write([]byte(federation))
+	var b [5]byte
+	binary.BigEndian.PutUint32(b[1:], uint32(g))
+	h.Write(b[:])
+	sum := h.Sum64()
+	base = base.Masked()
+	a4 := base.Addr().As4()
+	v := binary.BigEndian.Uint32(a4[:])
+	hostBits := 32 - base.Bits()
+	if hostBits > 0 {
+		v |= uint32(sum) & (1<<hostBits - 1)
+	}
+	binary.BigEndian.PutUint32(a4[:], v)
+	return netip.AddrFrom4(a4)
+}
+
+// UDPStats counts what a UDP transport did.
+type UDPStats struct {
+	Sent       uint64 // datagrams sent
+	SendErrors uint64 // datagrams Send failed to send
+	Received   uint64 // datagrams put on the Recv channel
+	Overflow   uint64 // dropped because the Recv channel was full
+	Foreign    uint64 // dropped: another federation, a group not joined, or no transport header
+	TooLong    uint64 // dropped: longer than MaxPacket
+	ReadErrors uint64 // failed reads
+}
+
+// UDP is a Transport over IPv4 UDP multicast, built on
+// golang.org/x/net/ipv4.
+//
+// Each group maps to an address (GroupAddr) and the configured port. A
+// receiving socket per joined address is bound to address:port with
+// SO_REUSEADDR, so several processes on one host can join the same group,
+// and joined to the group on the configured interface; each has a reader
+// goroutine using batch reads. One sending socket, bound to the interface
+// address, carries every Send, with the multicast interface, TTL and
+// loopback options set.
+//
+// Every datagram starts with an 8-byte header, the federation tag (the high
+// 32 bits of FNV-1a 64 of the federation name) and the group number, both
+// big-endian. Receivers use it to drop other federations' datagrams and to
+// tell apart groups that hash to the same address.
+//
+// With loopback on (the default), the datagrams a UDP sends come back to
+// its own Recv channel on the groups it has joined, exactly as they reach
+// other processes on the host. The UDP does not filter them: the layer
+// above recognizes its own frames (reliable.Endpoint.Step rejects them
+// with reliable.ErrOwnFrame).
+//
+// All methods are safe for concurrent use.
+type UDP struct {
+	cfg      UDPConfig
+	ifi      *net.Interface
+	ifAddr   netip.Addr
+	tag      uint32
+	sendConn *net.UDPConn
+	sendPC   *ipv4.PacketConn
+	recv     chan Packet
+	wg       sync.WaitGroup
+	isClosed atomic.Bool
+
+	sendMu  sync.Mutex
+	scratch []byte
+
+	mu     sync.Mutex
+	closed bool
+	joined map[Group]*udpSocket
+	socks  map[netip.Addr]*udpSocket
+
+	sent, sendErrors, received, overflow, foreign, tooLong, readErrors atomic.Uint64
+}
+
+// udpSocket receives the datagrams of one group address.
+type udpSocket struct {
+	addr    netip.Addr
+	conn    *net.UDPConn
+	pc      *ipv4.PacketConn
+	groups  map[Group]bool // guarded by UDP.mu
+	closing atomic.Bool    // set before conn is closed
+	done    chan struct{}  // closed when the reader exits
+}
+
+// NewUDP opens the sending socket of a UDP multicast transport. It joins no
+// group.
+func NewUDP(cfg UDPConfig) (*UDP, error) {
+	if err := cfg.normalize(); err != nil {
+		return nil, err
+	}
+	ifi, addr, err := lookupInterface(cfg.Interface)
+	if err != nil {
+		return nil, err
+	}
+	c, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(addr, 0)))
+	if err != nil {
+		return nil, fmt.Errorf("transport: sending socket: %w", err)
+	}
+	pc := ipv4.NewPacketConn(c)
+	fail := func(what string, err error) (*UDP, error) {
+		c.Close()
+		return nil, fmt.Errorf("transport: sending socket: %s: %w", what, err)
+	}
+	if err := pc.SetMulticastInterface(ifi); err != nil {
+		return fail("multicast interface", err)
+	}
+	if err := pinMulticastIf(c, ifi, addr); err != nil {
+		return fail("multicast interface", err)
+	}
+	if err := pc.SetMulticastTTL(cfg.TTL); err != nil {
+		return fail("multicast TTL", err)
+	}
+	if err := pc.SetMulticastLoopback(*cfg.Loopback); err != nil {
+		return fail("multicast loopback", err)
+	}
+	return &UDP{
+		cfg:      cfg,
+		ifi:      ifi,
+		ifAddr:   addr,
+		tag:      uint32(federationHash(cfg.Federation) >> 32),
+		sendConn: c,
+		sendPC:   pc,
+		recv:     make(chan Packet, cfg.Queue),
+		scratch:  make([]byte, cfg.MaxPacket),
+		joined:   make(map[Group]*udpSocket),
+		socks:    make(map[netip.Addr]*udpSocket),
+	}, nil
+}
+
+// lookupInterface finds an interface by name, or by one of its IPv4
+// addresses, and returns it with its first IPv4 address.
+func lookupInterface(name string) (*net.Interface, netip.Addr, error) {
+	want, parseErr := netip.ParseAddr(name)
+	isAddr := parseErr == nil
+	var ifs []net.Interface
+	if isAddr {
+		all, err := net.Interfaces()
+		if err != nil {
+			return nil, netip.Addr{}, fmt.Errorf("transport: interfaces: %w", err)
+		}
+		ifs = all
+	} else {
+		ifi, err := net.InterfaceByName(name)
+		if err != nil {
+			return nil, netip.Addr{}, fmt.Errorf("transport: interface %q: %w", name, err)
+		}
+		ifs = []net.Interface{*ifi}
+	}
+	for i := range ifs {
+		ifi := &ifs[i]
+		if ifi.Flags&net.FlagUp == 0 {
+			continue
+		}
+		addrs, err := ifi.Addrs()
+		if err != nil {
+			continue
+		}
+		for _, a := range addrs {
+			p, err := netip.ParsePrefix(a.String())
+			if err != nil || !p.Addr().Is4() {
+				continue
+			}
+			if isAddr && p.Addr() != want {
+				continue
+			}
+			return ifi, p.Addr(), nil
+		}
+	}
+	return nil, netip.Addr{}, fmt.Errorf("transport: interface %q: no usable IPv4 address", name)
+}
+
+// Config returns the configuration in use, defaults filled in.
+func (u *UDP) Config() UDPConfig { return u.cfg }
+
+// GroupAddr returns the address and port datagrams of g are sent to.
+func (u *UDP) GroupAddr(g Group) netip.AddrPort {
+	return netip.AddrPortFrom(GroupAddr(u.cfg.Federation, u.cfg.BaseAddr, g), uint16(u.cfg.Port))
+}
+
+// Stats returns the counts so far.
+func (u *UDP) Stats() UDPStats {
+	return UDPStats{
+		Sent:       u.sent.Load(),
+		SendErrors: u.sendErrors.Load(),
+		Received:   u.received.Load(),
+		Overflow:   u.overflow.Load(),
+		Foreign:    u.foreign.Load(),
+		TooLong:    u.tooLong.Load(),
+		ReadErrors: u.readErrors.Load(),
+	}
+}
+
+// Recv implements Transport.
+func (u *UDP) Recv() <-chan Packet { return u.recv }
+
+// Join implements Transport. It opens a receiving socket for g's address
+// unless another joined group already shares it.
+func (u *UDP) Join(g Group) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.closed {
+		return ErrClosed
+	}
+	if _, ok := u.joined[g]; ok {
+		return nil
+	}
+	addr := GroupAddr(u.cfg.Federation, u.cfg.BaseAddr, g)
+	s := u.socks[addr]
+	if s == nil {
+		var err error
+		if s, err = u.listen(addr); err != nil {
+			return fmt.Errorf("transport: join group %d (%v:%d): %w", g, addr, u.cfg.Port, err)
+		}
+		u.socks[addr] = s
+		u.wg.Add(1)
+		go u.read(s)
+	}
+	s.groups[g] = true
+	u.joined[g] = s
+	return nil
+}
+
+func (u *UDP) listen(addr netip.Addr) (*udpSocket, error) {
+	lc := net.ListenConfig{Control: reuseAddr}
+	ap := netip.AddrPortFrom(addr, uint16(u.cfg.Port))
+	c, err := lc.ListenPacket(context.Background(), "udp4", ap.String())
+	if err != nil {
+		return nil, err
+	}
+	conn := c.(*net.UDPConn)
+	pc := ipv4.NewPacketConn(conn)
+	if err := pc.JoinGroup(u.ifi, &net.UDPAddr{IP: addr.AsSlice()}); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if u.cfg.ReadBuffer > 0 {
+		if err := conn.SetReadBuffer(u.cfg.ReadBuffer); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	}
+	return &udpSocket{addr: addr, conn: conn, pc: pc, groups: make(map[Group]bool), done: make(chan struct{})}, nil
+}
+
+// read is the reader goroutine of one receiving socket.
+func (u *UDP) read(s *udpSocket) {
+	defer u.wg.Done()
+	defer close(s.done)
+	ms := make([]ipv4.Message, readBatch)
+	for i := range ms {
+		ms[i].Buffers = [][]byte{make([]byte, u.cfg.MaxPacket+1)}
+	}
+	for {
+		n, err := s.pc.ReadBatch(ms, 0)
+		if err != nil {
+			if s.closing.Load() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			u.readErrors.Add(1)
+			continue
+		}
+		for i := range ms[:n] {
+			u.dispatch(s, ms[i].Buffers[0][:ms[i].N])
+		}
+	}
+}
+
+// dispatch checks the transport header of a datagram and queues it.
+func (u *UDP) dispatch(s *udpSocket, b []byte) {
+	if len(b) > u.cfg.MaxPacket {
+		u.tooLong.Add(1)
+		return
+	}
+	if len(b) < udpHeaderLen || binary.BigEndian.Uint32(b) != u.tag {
+		u.foreign.Add(1)
+		return
+	}
+	g := Group(binary.BigEndian.Uint32(b[4:]))
+	pkt := Packet{Group: g, Data: append([]byte(nil), b[udpHeaderLen:]...)}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if !s.groups[g] {
+		u.foreign.Add(1)
+		return
+	}
+	select {
+	case u.recv <- pkt:
+		u.received.Add(1)
+	default:
+		u.overflow.Add(1)
+	}
+}
+
+// Leave implements Transport. When no joined group is left on its address,
+// Leave closes the receiving socket and waits for its reader.
+func (u *UDP) Leave(g Group) error {
+	u.mu.Lock()
+	if u.closed {
+		u.mu.Unlock()
+		return ErrClosed
+	}
+	s, ok := u.joined[g]
+	if !ok {
+		u.mu.Unlock()
+		return nil
+	}
+	delete(u.joined, g)
+	delete(s.groups, g)
+	last := len(s.groups) == 0
+	if last {
+		delete(u.socks, s.addr)
+	}
+	u.mu.Unlock()
+	if !last {
+		return nil
+	}
+	err := s.pc.LeaveGroup(u.ifi, &net.UDPAddr{IP: s.addr.AsSlice()})
+	s.closing.Store(true)
+	s.conn.Close()
+	<-s.done
+	if err != nil {
+		return fmt.Errorf("transport: leave group %d: %w", g, err)
+	}
+	return nil
+}
+
+// Send implements Transport. It prepends the transport header and sends
+// one datagram to g's address; it waits at most 50ms for socket buffer
+// space. Payloads longer than MaxPacket-8 bytes are an error.
+func (u *UDP) Send(g Group, b []byte) error {
+	if u.isClosed.Load() {
+		return ErrClosed
+	}
+	if len(b) > u.cfg.MaxPacket-udpHeaderLen {
+		return fmt.Errorf("transport: datagram of %d bytes exceeds %d", len(b), u.cfg.MaxPacket-udpHeaderLen)
+	}
+	dst := u.GroupAddr(g)
+	u.sendMu.Lock()
+	defer u.sendMu.Unlock()
+	buf := u.scratch[:udpHeaderLen+len(b)]
+	binary.BigEndian.PutUint32(buf, u.tag)
+	binary.BigEndian.PutUint32(buf[4:], uint32(g))
+	copy(buf[udpHeaderLen:], b)
+	u.sendConn.SetWriteDeadline(time.Now().Add(sendTimeout))
+	if _, err := u.sendConn.WriteToUDPAddrPort(buf, dst); err != nil {
+		if errors.Is(err, net.ErrClosed) {
+			return ErrClosed
+		}
+		u.sendErrors.Add(1)
+		return fmt.Errorf("transport: send on group %d: %w", g, err)
+	}
+	u.sent.Add(1)
+	return nil
+}
+
+// Close implements Transport: it closes every socket, waits for the reader
+// goroutines, then closes the Recv channel.
+func (u *UDP) Close() error {
+	u.mu.Lock()
+	if u.closed {
+		u.mu.Unlock()
+		return nil
+	}
+	u.closed = true
+	u.isClosed.Store(true)
+	socks := make([]*udpSocket, 0, len(u.socks))
+	for _, s := range u.socks {
+		socks = append(socks, s)
+	}
+	clear(u.socks)
+	clear(u.joined)
+	u.mu.Unlock()
+	for _, s := range socks {
+		s.closing.Store(true)
+		s.conn.Close()
+	}
+	u.sendMu.Lock()
+	err := u.sendConn.Close()
+	u.sendMu.Unlock()
+	u.wg.Wait()
+	close(u.recv)
+	if err != nil {
+		return fmt.Errorf("transport: close: %w", err)
+	}
+	return nil
+}
+
+// String describes the transport, for logs.
+func (u *UDP) String() string {
+	return "udp " + u.cfg.Federation + " on " + u.cfg.Interface + " (" + u.ifAddr.String() + ") port " + strconv.Itoa(u.cfg.Port)
+}
