@@ -11,6 +11,7 @@ import (
 func benchSendStep(b *testing.B, key []byte) {
 	s := newEP(b, 1, 1, key, 1)
 	r := newEP(b, 2, 1, key, 1)
+	handshake(b, s, r)
 	payload := make([]byte, 100)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(payload)))
@@ -40,13 +41,21 @@ func BenchmarkSendStep(b *testing.B)      { benchSendStep(b, nil) }
 func BenchmarkSendStepKeyed(b *testing.B) { benchSendStep(b, testKey) }
 
 // BenchmarkStep measures the receiver alone: in-order reliable 100-byte
-// frames from 8 senders on 4 groups.
+// frames from 8 senders on 4 groups, after their SYNCs.
 func BenchmarkStep(b *testing.B) {
 	r := newEP(b, 100, 1, nil, 0, 1, 2, 3)
+	hellos := r.Ready().Out // every fresh receiver sends the same
 	const senders, groups, perStream = 8, 4, 4096
 	var frames []Outgoing
 	for i := range senders {
-		s := newEP(b, NodeID(i+1), 1, nil)
+		s := newEP(b, NodeID(i+1), 1, nil, 0, 1, 2, 3)
+		take(s) // its own HELLOs: not needed
+		for _, o := range hellos {
+			if err := s.Step(o.Group, o.Frame); err != nil {
+				b.Fatal(err)
+			}
+		}
+		frames = append(frames, take(s).Out...) // its SYNCs to r
 		for range perStream {
 			for g := range groups {
 				s.Send(transport.Group(g), make([]byte, 100), true)

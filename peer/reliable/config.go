@@ -53,7 +53,8 @@ type Config struct {
 	RetransmitBuffer int
 	// ReorderBuffer bounds, per (sender, group), how far past the next
 	// expected sequence a receiver buffers out-of-order messages; later
-	// ones are dropped (and repaired). Default DefaultReorderBuffer.
+	// ones are dropped (and repaired). It also bounds how many messages a
+	// stream holds before its SYNC. Default DefaultReorderBuffer.
 	ReorderBuffer int
 	// HeartbeatTicks is the interval, in ticks, between heartbeats on a
 	// group after its last reliable message; it doubles while the group
@@ -63,18 +64,20 @@ type Config struct {
 	// before it sends a NAK: between NakDelayTicks and twice that, chosen
 	// at random, so that one receiver's NAK can suppress the others'. It
 	// is also the minimum interval between two retransmissions of one
-	// message. Default DefaultNakDelayTicks.
+	// message. It also spaces the join HELLOs (see Endpoint.Join) and the
+	// SYNCs sent to one receiver. Default DefaultNakDelayTicks.
 	NakDelayTicks int
 	// NakRetryTicks is how long a receiver waits for the repair of a range
-	// it (or another receiver) NAKed before it NAKs it again. Default
-	// 3×NakDelayTicks.
+	// it (or another receiver) NAKed before it NAKs it again, and how long
+	// a stream that heard its sender waits for a SYNC before asking for
+	// one. Default 3×NakDelayTicks.
 	NakRetryTicks int
 	// MaxFrame is the largest frame sent, header and trailer included.
 	// Default DefaultMaxFrame, which fits an Ethernet MTU with the IP, UDP
 	// and transport headers.
 	MaxFrame int
-	// Rand drives the NAK delays. Nil means a source seeded from Self and
-	// Incarnation, so a run replays exactly.
+	// Rand drives the NAK and SYNC request delays. Nil means a source
+	// seeded from Self and Incarnation, so a run replays exactly.
 	Rand *rand.Rand
 }
 

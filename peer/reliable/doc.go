@@ -21,20 +21,40 @@
 // without a NAK. Best-effort messages have their own sequence, are
 // delivered at once and never repaired.
 //
-// A receiver starts a (sender, group) stream at the first reliable
-// sequence it sees after joining the group: a data frame starts it at that
-// message, a heartbeat right after the sender's highest sequence (a
-// retransmission asked for by others does not start a stream). This is
-// the late-join rule. Its consequence: messages sent before that point are
-// neither delivered nor reported as gaps, including any the sender sent
-// after the join that were lost before the first one that arrived. Once a
-// stream has started, no message is skipped silently. A new incarnation of
-// a known sender restarts its streams at sequence 1 (the receiver was
-// joined all along); the old incarnation's streams are flushed first.
-//
 // With Config.Key set, every frame carries a frame counter and an
 // HMAC-SHA256 truncated to 16 bytes; receivers keep a replay window per
 // sender. docs/dataplane.md describes the frame format and the protocol.
+//
+// # Join handshake
+//
+// A receiver is owed every reliable message a sender sends on a group
+// after the sender learned that the receiver is a member. Join multicasts
+// a HELLO on the group (and repeats it four times, at doubling intervals
+// from NakDelayTicks); every member that hears it records the joiner with
+// H, its own highest sequence on the group at that moment, and answers
+// with a SYNC: "your stream from me starts at H+1; I hold from low". The
+// receiver reports that as a Start in Ready.Starts, then delivers or
+// reports as a Gap every sequence from H+1 on, and nothing below. Until
+// the SYNC arrives, the stream holds the reliable messages it hears
+// (within ReorderBuffer) and delivers and NAKs nothing; if it hears
+// reliable traffic, it asks the sender for the SYNC with a HELLO of its
+// own, at doubling intervals. A member answering a joiner's HELLO makes
+// the joiner learn of it too, so a sender that joins a group learns its
+// receivers. HELLOs and SYNCs also echo the earliest position (highest
+// sequence at some moment) of the node they go to that their sender saw
+// while joined: a HELLO, SYNC or heartbeat from it carries one, an
+// original data frame implies the one before it. The node records the
+// lower of that echo and its current position, so a sender that joins and
+// sends at once owes its existing receivers everything after its join. The record never changes for one
+// join of the receiver; a Leave and Join is a new join with a new start.
+//
+// What the handshake cannot promise: if every HELLO of a join is lost (and
+// every answer), the sender learns of the receiver only from the
+// receiver's later SYNC request, which echoes the first message the
+// receiver got; messages sent before that and lost are not owed. A new
+// incarnation of a known sender restarts its streams at sequence 1 (the
+// receiver was joined all along), with a Start; the old incarnation's
+// streams are flushed first.
 //
 // # Driver loop
 //
@@ -59,14 +79,17 @@
 //			for _, o := range rd.Out {
 //				tr.Send(o.Group, o.Frame) // best effort
 //			}
+//			starts(rd.Starts) // before the deliveries and gaps
 //			deliver(rd.Deliver, rd.Gaps)
 //			ep.Advance(rd)
 //		}
 //	}
 //
-// The driver also keeps Join and Leave in step with the transport's, joins
-// the groups it sends on reliably (or it never hears the NAKs), and calls
-// ForgetSender when membership declares a node lost.
+// The driver also keeps Join and Leave in step with the transport's (the
+// transport's first: Join sends a HELLO on the group), stays joined to the
+// groups it sends on reliably (or it never hears the HELLOs and NAKs, and
+// its receivers never start its stream), and calls ForgetSender when
+// membership declares a node lost.
 //
 // # Concurrency
 //
@@ -79,8 +102,10 @@
 //
 //   - Reliable messages of one (sender, incarnation, group) stream are
 //     delivered exactly once and in sequence order; every sequence number
-//     from the stream's start on is either delivered or covered by exactly
-//     one Gap, and gaps fall between deliveries in sequence order.
+//     from the stream's Start on is either delivered or covered by exactly
+//     one Gap, gaps fall between deliveries in sequence order, and nothing
+//     below the Start is delivered. The Start comes in the Ready of the
+//     stream's first delivery or gap, or an earlier one.
 //   - Best-effort messages are delivered at once, in arrival order, at most
 //     once among the last 64 of their stream; they are never repaired.
 //   - Nothing is ordered across groups or senders.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"slices"
 
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -42,13 +43,31 @@ type Gap struct {
 	ToSeq       uint64
 }
 
+// Start reports where the reliable stream of (From, Incarnation, Group)
+// begins for this endpoint: Seq is the first sequence owed to it. Nothing
+// below Seq will be delivered or reported; from Seq on, every sequence is
+// delivered or covered by a Gap. A stream starts once per join of the
+// group and incarnation of the sender: at the sender's SYNC (see Join),
+// or at 1 when a sender already heard from restarts with a new
+// incarnation.
+type Start struct {
+	From        NodeID
+	Incarnation uint64
+	Group       transport.Group
+	Seq         uint64
+}
+
 // Ready is what the driver must do next. Within one (From, Incarnation,
 // Group) stream, the reliable Deliver entries and the Gaps together cover
-// consecutive sequence numbers in increasing order, each exactly once: a
-// Gap belongs between the deliveries whose sequence numbers surround it.
+// consecutive sequence numbers in increasing order from the stream's
+// Start.Seq, each exactly once: a Gap belongs between the deliveries whose
+// sequence numbers surround it. A stream's Start comes in the same Ready
+// as its first reliable delivery or gap, or in an earlier one.
 type Ready struct {
 	// Out are frames to send, in order.
 	Out []Outgoing
+	// Starts are streams that began; act on them before Deliver and Gaps.
+	Starts []Start
 	// Deliver are messages to hand to the application, in order.
 	Deliver []Delivery
 	// Gaps are reliable messages lost for good.
@@ -57,7 +76,7 @@ type Ready struct {
 
 // Empty reports whether rd asks for nothing.
 func (rd Ready) Empty() bool {
-	return len(rd.Out) == 0 && len(rd.Deliver) == 0 && len(rd.Gaps) == 0
+	return len(rd.Out) == 0 && len(rd.Starts) == 0 && len(rd.Deliver) == 0 && len(rd.Gaps) == 0
 }
 
 // Stats counts what an Endpoint did. Drop reasons match the errors of
@@ -72,6 +91,12 @@ type Stats struct {
 	NAKsReceived   uint64 // NAK frames addressed to this endpoint
 	Gones          uint64 // gone frames sent
 
+	// Join handshake.
+	Hellos           uint64 // HELLO frames sent (joins and SYNC requests)
+	SyncRequests     uint64 // of which SYNC requests for unsynced streams
+	Syncs            uint64 // SYNC frames sent
+	ReceiversEvicted uint64 // receivers forgotten because a group's table was full
+
 	// Receiver side.
 	Received            uint64 // frames accepted by Step
 	Delivered           uint64 // reliable messages delivered
@@ -79,6 +104,8 @@ type Stats struct {
 	Duplicates          uint64 // messages received again and dropped
 	Gaps                uint64 // Gap reports
 	GapMessages         uint64 // messages covered by Gap reports
+	Starts              uint64 // Start reports
+	BeforeStart         uint64 // messages buffered before a SYNC, below its start, dropped
 	ReorderDropped      uint64 // messages beyond the reorder buffer, dropped
 	NAKsObserved        uint64 // other receivers' NAKs that suppress ours
 
@@ -111,7 +138,9 @@ type Endpoint struct {
 
 	now int64 // ticks so far
 
-	joined    map[transport.Group]bool
+	groups    map[transport.Group]*groupState // joined groups
+	groupList []*groupState                   // in join order, for deterministic ticks
+	joins     uint64                          // joins so far: the last join nonce
 	sends     map[transport.Group]*sendState
 	sendList  []*sendState // in creation order, for deterministic ticks
 	peers     map[NodeID]*peer
@@ -120,6 +149,7 @@ type Endpoint struct {
 	forgotten map[NodeID]uint64 // incarnation a sender was forgotten at
 
 	out     []Outgoing
+	starts  []Start
 	deliver []Delivery
 	gaps    []Gap
 	scratch []seqRange
@@ -164,9 +194,19 @@ type stream struct {
 	started bool              // the reliable sequence has a starting point
 	next    uint64            // next reliable seq to deliver
 	hw      uint64            // highest reliable seq known to exist
-	buf     map[uint64][]byte // out-of-order reliable payloads, seq > next
+	buf     map[uint64][]byte // out-of-order reliable payloads, seq > next (any seq while unsynced)
 	nakAt   int64             // tick to (re)consider NAKing; 0: none
 	supp    []suppressed      // ranges recently NAKed (by us or others)
+
+	// While not started: when to ask the sender for a SYNC (0: not yet
+	// heard reliable traffic) and the current interval between asks.
+	reqAt    int64
+	reqEvery int64
+	// vouch is the lowest position of the sender (its highest reliable
+	// seq at the time) vouched for by a frame received from it since this
+	// stream was created, so while joined: the sender owes us everything
+	// after it if it accepts it as an echo. noVouch when none.
+	vouch uint64
 
 	beHigh uint64 // highest best-effort seq seen
 	beMask uint64 // bit i: beHigh-i seen
@@ -186,7 +226,7 @@ func New(cfg Config) (*Endpoint, error) {
 	e := &Endpoint{
 		cfg:       cfg,
 		fed:       FederationID(cfg.Federation),
-		joined:    make(map[transport.Group]bool),
+		groups:    make(map[transport.Group]*groupState),
 		sends:     make(map[transport.Group]*sendState),
 		peers:     make(map[NodeID]*peer),
 		streams:   make(map[streamKey]*stream),
@@ -208,13 +248,14 @@ func New(cfg Config) (*Endpoint, error) {
 // MaxPayload returns the largest payload Send accepts.
 func (e *Endpoint) MaxPayload() int { return e.maxPayload }
 
-// Join starts receiving on g: frames of g are accepted from now on.
-func (e *Endpoint) Join(g transport.Group) { e.joined[g] = true }
-
 // Leave stops receiving on g and discards the incoming streams of g,
-// without reporting gaps. The outgoing stream of g is kept.
+// without reporting gaps, and the receivers recorded for g (see Join).
+// The outgoing stream of g is kept. A later Join is a new join.
 func (e *Endpoint) Leave(g transport.Group) {
-	delete(e.joined, g)
+	if gs := e.groups[g]; gs != nil {
+		delete(e.groups, g)
+		e.groupList = slices.DeleteFunc(e.groupList, func(x *groupState) bool { return x == gs })
+	}
 	for i := 0; i < len(e.stream); {
 		if s := e.stream[i]; s.key.group == g {
 			e.removeStream(s)
@@ -240,6 +281,7 @@ func (e *Endpoint) ForgetSender(id NodeID) {
 		}
 		i++
 	}
+	e.forgetReceiver(id)
 	delete(e.peers, id)
 	e.forgotten[id] = p.inc
 }
@@ -249,19 +291,20 @@ func (e *Endpoint) Stats() Stats { return e.stats }
 
 // HasReady reports whether Ready would return something to do.
 func (e *Endpoint) HasReady() bool {
-	return len(e.out) > 0 || len(e.deliver) > 0 || len(e.gaps) > 0
+	return len(e.out) > 0 || len(e.starts) > 0 || len(e.deliver) > 0 || len(e.gaps) > 0
 }
 
-// Ready returns what to do now: frames to send, messages to deliver, gaps
-// to report. It returns the same again until Advance is called. The slices
-// belong to the Endpoint and are reused after Advance.
+// Ready returns what to do now: frames to send, stream starts, messages
+// to deliver, gaps to report. It returns the same again until Advance is
+// called. The slices belong to the Endpoint and are reused after Advance.
 func (e *Endpoint) Ready() Ready {
-	return Ready{Out: e.out, Deliver: e.deliver, Gaps: e.gaps}
+	return Ready{Out: e.out, Starts: e.starts, Deliver: e.deliver, Gaps: e.gaps}
 }
 
 // Advance acknowledges that rd, returned by Ready, has been acted on.
 func (e *Endpoint) Advance(rd Ready) {
 	e.out = consume(e.out, len(rd.Out))
+	e.starts = consume(e.starts, len(rd.Starts))
 	e.deliver = consume(e.deliver, len(rd.Deliver))
 	e.gaps = consume(e.gaps, len(rd.Gaps))
 }
@@ -278,10 +321,11 @@ func consume[T any](s []T, n int) []T {
 
 // Send queues payload as the next message on g. A reliable message is
 // kept for retransmission and delivered exactly once, in order, to every
-// receiver joined to g (or reported to it as a gap); a best-effort one is
-// sent once. It returns the message's sequence number (reliable and
-// best-effort messages have separate sequences). The frame is in the next
-// Ready. Send does not keep payload.
+// receiver it is owed to, or reported to it as a gap: every member of g
+// this endpoint has learned of (see Join). A best-effort one is sent once,
+// to whoever listens. Send returns the message's sequence number (reliable
+// and best-effort messages have separate sequences). The frame is in the
+// next Ready. Send does not keep payload.
 func (e *Endpoint) Send(g transport.Group, payload []byte, reliable bool) (uint64, error) {
 	if len(payload) > e.maxPayload {
 		return 0, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(payload), e.maxPayload)
@@ -330,8 +374,8 @@ func (e *Endpoint) low(st *sendState) uint64 {
 	return 1
 }
 
-// Tick advances the endpoint's clock by one tick: it sends due heartbeats
-// and NAKs.
+// Tick advances the endpoint's clock by one tick: it sends due
+// heartbeats, join HELLOs, SYNC requests and NAKs.
 func (e *Endpoint) Tick() {
 	e.now++
 	maxEvery := int64(e.cfg.HeartbeatTicks) * heartbeatBackoff
@@ -346,9 +390,13 @@ func (e *Endpoint) Tick() {
 		st.lastSent = e.now
 		st.hbEvery = min(2*st.hbEvery, maxEvery)
 	}
+	e.tickJoins()
 	for _, s := range e.stream {
 		if s.nakAt != 0 && e.now >= s.nakAt {
 			e.nak(s)
+		}
+		if !s.started && s.reqAt != 0 && e.now >= s.reqAt {
+			e.requestSync(s)
 		}
 	}
 }
@@ -463,7 +511,8 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 	if h.kind == kindNAK {
 		return e.stepNAK(h, body)
 	}
-	if !e.joined[g] {
+	gs := e.groups[g]
+	if gs == nil {
 		e.stats.NotJoined++
 		return fmt.Errorf("%w: %v frame on group %d", ErrNotJoined, h.kind, g)
 	}
@@ -472,21 +521,26 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 		return err
 	}
 	e.stats.Received++
+	switch h.kind {
+	case kindHello:
+		e.onHello(gs, p, h.seq, body)
+		return nil
+	case kindSync:
+		e.onSync(gs, p, h.seq, body)
+		return nil
+	}
 	s := e.streamOf(p, g)
 	switch h.kind {
 	case kindData:
+		s.vouch = min(s.vouch, h.seq-1)
 		e.onData(s, h.seq, body)
 	case kindRetransmit:
-		if !s.started {
-			// A repair requested by others does not start a stream: a
-			// late joiner would otherwise ask for history.
-			e.stats.Duplicates++
-			break
-		}
+		// Not a vouch: a repair asked for by others may be old.
 		e.onData(s, h.seq, body)
 	case kindBestEffort:
 		e.onBestEffort(s, h.seq, body)
 	case kindHeartbeat:
+		s.vouch = min(s.vouch, h.seq)
 		e.onHeartbeat(s, h.seq, binary.BigEndian.Uint64(body))
 	case kindGone:
 		e.onGone(s, h.seq)
@@ -500,6 +554,21 @@ func checkBody(h header, body []byte) error {
 		return fmt.Errorf("%w: %v with sequence %d", ErrMalformed, h.kind, h.seq)
 	}
 	switch h.kind {
+	case kindHello:
+		if len(body) != helloBodyLen {
+			return fmt.Errorf("%w: hello body of %d bytes", ErrMalformed, len(body))
+		}
+		if hw, echo := binary.BigEndian.Uint64(body), binary.BigEndian.Uint64(body[24:]); hw > MaxSeq || echo > MaxSeq {
+			return fmt.Errorf("%w: hello with sequences %d, %d", ErrMalformed, hw, echo)
+		}
+	case kindSync:
+		if len(body) != syncBodyLen {
+			return fmt.Errorf("%w: sync body of %d bytes", ErrMalformed, len(body))
+		}
+		y := parseSync(body)
+		if y.nonce == 0 || y.echo > MaxSeq || y.hw > MaxSeq || y.start > y.hw || y.low == 0 || y.low-1 > y.hw {
+			return fmt.Errorf("%w: sync nonce %d echo %d start %d low %d hw %d", ErrMalformed, y.nonce, y.echo, y.start, y.low, y.hw)
+		}
 	case kindHeartbeat:
 		if len(body) != heartbeatBodyLen {
 			return fmt.Errorf("%w: heartbeat body of %d bytes", ErrMalformed, len(body))
@@ -610,16 +679,21 @@ func (e *Endpoint) repair(g transport.Group, rs []byte, n int) {
 // newIncarnation flushes p's streams (deliver what is buffered, report the
 // rest as gaps) and restarts them at sequence 1 of the new incarnation:
 // this endpoint was joined all along, so it expects the whole new stream.
+// A stream that had not started yet is dropped without a report (its
+// start was never learned). p's old incarnation is forgotten as a
+// receiver: its new one joins anew.
 func (e *Endpoint) newIncarnation(p *peer, inc uint64) {
 	for _, s := range e.stream {
 		if s.p != p {
 			continue
 		}
 		e.flush(s)
-		*s = stream{key: s.key, p: p, idx: s.idx, started: true, next: 1}
+		*s = stream{key: s.key, p: p, idx: s.idx, vouch: noVouch}
+		e.start(s, inc, 1)
 	}
 	p.inc = inc
 	p.window = replayWindow{}
+	e.forgetReceiver(p.id)
 }
 
 // streamOf returns the stream of (p, g), creating it.
@@ -627,7 +701,7 @@ func (e *Endpoint) streamOf(p *peer, g transport.Group) *stream {
 	k := streamKey{p.id, g}
 	s := e.streams[k]
 	if s == nil {
-		s = &stream{key: k, p: p, idx: len(e.stream)}
+		s = &stream{key: k, p: p, idx: len(e.stream), vouch: noVouch}
 		e.streams[k] = s
 		e.stream = append(e.stream, s)
 	}

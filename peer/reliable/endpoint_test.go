@@ -32,11 +32,52 @@ func take(e *Endpoint) Ready {
 	rd := e.Ready()
 	out := Ready{
 		Out:     slices.Clone(rd.Out),
+		Starts:  slices.Clone(rd.Starts),
 		Deliver: slices.Clone(rd.Deliver),
 		Gaps:    slices.Clone(rd.Gaps),
 	}
 	e.Advance(rd)
 	return out
+}
+
+// exchange passes the frames the endpoints send to the others that joined
+// their group, losslessly, until none has any left; it returns what each
+// endpoint reported meanwhile (Out excluded).
+func exchange(t testing.TB, eps ...*Endpoint) []Ready {
+	t.Helper()
+	got := make([]Ready, len(eps))
+	for busy := true; busy; {
+		busy = false
+		for i, e := range eps {
+			rd := take(e)
+			got[i].Starts = append(got[i].Starts, rd.Starts...)
+			got[i].Deliver = append(got[i].Deliver, rd.Deliver...)
+			got[i].Gaps = append(got[i].Gaps, rd.Gaps...)
+			for _, o := range rd.Out {
+				busy = true
+				for _, r := range eps {
+					if r != e && r.groups[o.Group] != nil {
+						mustStep(t, r, o.Group, o.Frame)
+					}
+				}
+			}
+		}
+	}
+	return got
+}
+
+// handshake runs exchange and then cancels the pending join HELLO
+// retries, so that the endpoints' later ticks send only what a test
+// expects.
+func handshake(t testing.TB, eps ...*Endpoint) []Ready {
+	t.Helper()
+	got := exchange(t, eps...)
+	for _, e := range eps {
+		for _, gs := range e.groupList {
+			gs.hellos = 0
+		}
+	}
+	return got
 }
 
 // sendFrame has e send one message and returns its frame.
@@ -163,6 +204,14 @@ func TestStepRejects(t *testing.T) {
 		}
 		return b
 	}
+	u64s := func(vs ...uint64) []byte {
+		var b []byte
+		for _, v := range vs {
+			b = binary.BigEndian.AppendUint64(b, v)
+		}
+		return b
+	}
+	// sync: target, incarnation, nonce, echo, start, low, hw
 	malformed := func(s Stats) uint64 { return s.Malformed }
 	cases := []stepCase{
 		{"empty", 1, nil, ErrMalformed, malformed},
@@ -183,10 +232,24 @@ func TestStepRejects(t *testing.T) {
 		{"nak count mismatch", 1, hdr(kindNAK, 0, nakBody(2, 1, 2)...), ErrMalformed, malformed},
 		{"nak reversed range", 1, hdr(kindNAK, 0, nakBody(1, 5, 2)...), ErrMalformed, malformed},
 		{"nak range from zero", 1, hdr(kindNAK, 0, nakBody(1, 0, 2)...), ErrMalformed, malformed},
+		{"hello short", 1, hdr(kindHello, 1, u64s(0, 0, 0)...), ErrMalformed, malformed},
+		{"hello long", 1, hdr(kindHello, 1, u64s(0, 0, 0, 0, 0)...), ErrMalformed, malformed},
+		{"hello nonce zero", 1, hdr(kindHello, 0, u64s(0, 0, 0, 0)...), ErrMalformed, malformed},
+		{"hello hw too large", 1, hdr(kindHello, 1, u64s(MaxSeq+1, 0, 0, 0)...), ErrMalformed, malformed},
+		{"hello echo too large", 1, hdr(kindHello, 1, u64s(0, 2, 1, MaxSeq+1)...), ErrMalformed, malformed},
+		{"sync short", 1, hdr(kindSync, 1, u64s(2, 1, 1, 0, 0, 1)...), ErrMalformed, malformed},
+		{"sync nonce zero", 1, hdr(kindSync, 0, u64s(2, 1, 1, 0, 0, 1, 0)...), ErrMalformed, malformed},
+		{"sync target nonce zero", 1, hdr(kindSync, 1, u64s(2, 1, 0, 0, 0, 1, 0)...), ErrMalformed, malformed},
+		{"sync start past hw", 1, hdr(kindSync, 1, u64s(2, 1, 1, 0, 5, 1, 4)...), ErrMalformed, malformed},
+		{"sync low zero", 1, hdr(kindSync, 1, u64s(2, 1, 1, 0, 0, 0, 4)...), ErrMalformed, malformed},
+		{"sync low past hw", 1, hdr(kindSync, 1, u64s(2, 1, 1, 0, 0, 6, 4)...), ErrMalformed, malformed},
+		{"sync hw too large", 1, hdr(kindSync, 1, u64s(2, 1, 1, 0, 0, 1, MaxSeq+1)...), ErrMalformed, malformed},
+		{"sync echo too large", 1, hdr(kindSync, 1, u64s(2, 1, 1, MaxSeq+1, 0, 1, 4)...), ErrMalformed, malformed},
 		{"other federation", 1, foreign, ErrWrongFederation, func(s Stats) uint64 { return s.WrongFederation }},
 		{"wrong group", 7, good, ErrWrongGroup, func(s Stats) uint64 { return s.WrongGroup }},
 		{"own frame", 1, sendFrame(t, newEP(t, 2, 1, nil), 1, "me", true), ErrOwnFrame, func(s Stats) uint64 { return s.Own }},
 		{"not joined", 3, sendFrame(t, sender, 3, "x", true), ErrNotJoined, func(s Stats) uint64 { return s.NotJoined }},
+		{"hello not joined", 3, func() []byte { b := hdr(kindHello, 1, u64s(0, 0, 0, 0)...); b[7] = 3; return b }(), ErrNotJoined, func(s Stats) uint64 { return s.NotJoined }},
 		{"authenticated, no key", 1, keyedFrame, ErrAuth, func(s Stats) uint64 { return s.AuthFailed }},
 	}
 	r := newEP(t, 2, 1, nil, 1)
@@ -257,6 +320,7 @@ func runStepCases(t *testing.T, r *Endpoint, cases []stepCase) {
 func TestInOrderAndDuplicates(t *testing.T) {
 	s := newEP(t, 1, 1, nil, 1)
 	r := newEP(t, 2, 1, nil, 1)
+	handshake(t, s, r)
 	var fs [][]byte
 	for i := range 6 {
 		fs = append(fs, sendFrame(t, s, 1, strconv.Itoa(i+1), true))
@@ -281,6 +345,7 @@ func TestInOrderAndDuplicates(t *testing.T) {
 func TestBestEffort(t *testing.T) {
 	s := newEP(t, 1, 1, nil, 1)
 	r := newEP(t, 2, 1, nil, 1)
+	handshake(t, s, r)
 	var fs [][]byte
 	for i := range 5 {
 		fs = append(fs, sendFrame(t, s, 1, strconv.Itoa(i), false))
@@ -318,6 +383,7 @@ func TestBestEffort(t *testing.T) {
 func TestNewIncarnationResetsStream(t *testing.T) {
 	r := newEP(t, 2, 1, nil, 1)
 	s1 := newEP(t, 1, 1, nil, 1)
+	handshake(t, r, s1)
 	a := sendFrame(t, s1, 1, "a1", true)
 	b := sendFrame(t, s1, 1, "a2", true)
 	c := sendFrame(t, s1, 1, "a3", true)
@@ -325,7 +391,9 @@ func TestNewIncarnationResetsStream(t *testing.T) {
 	mustStep(t, r, 1, c) // 2 missing, 3 buffered
 	take(r)
 
-	s2 := newEP(t, 1, 2, nil, 1) // the sender restarts
+	s2 := newEP(t, 1, 2, nil, 1) // the sender restarts; its HELLOs are lost
+	take(s2)
+	s2.groups[1].hellos = 0
 	sendFrame(t, s2, 1, "b1", true)
 	f2 := sendFrame(t, s2, 1, "b2", true)
 	mustStep(t, r, 1, f2) // b1 was lost
@@ -338,6 +406,9 @@ func TestNewIncarnationResetsStream(t *testing.T) {
 		t.Errorf("delivered %+v", rd.Deliver)
 	}
 	// The new stream starts at 1, so b1 is NAKed, not skipped.
+	if want := []Start{{From: 1, Incarnation: 2, Group: 1, Seq: 1}}; !slices.Equal(rd.Starts, want) {
+		t.Errorf("starts %+v, want %+v", rd.Starts, want)
+	}
 	for range 5 {
 		r.Tick()
 	}
@@ -359,11 +430,17 @@ func TestNewIncarnationResetsStream(t *testing.T) {
 	if err := r.Step(1, b); !errors.Is(err, ErrStaleIncarnation) {
 		t.Errorf("old frame: %v", err)
 	}
+	// The restarted sender's SYNC does not move the stream.
+	got := exchange(t, r, s2)
+	if len(got[0].Starts) != 0 || r.Stats().Starts != 2 {
+		t.Errorf("starts after the new incarnation's SYNC: %+v", got[0].Starts)
+	}
 }
 
 func TestForgetSender(t *testing.T) {
 	r := newEP(t, 2, 1, nil, 1, 2)
-	s := newEP(t, 1, 1, nil)
+	s := newEP(t, 1, 1, nil, 1, 2)
+	handshake(t, r, s)
 	var fs [][]byte
 	for i := range 5 {
 		fs = append(fs, sendFrame(t, s, 1, strconv.Itoa(i), true))
@@ -374,6 +451,9 @@ func TestForgetSender(t *testing.T) {
 	mustStep(t, r, 1, fs[4])
 	mustStep(t, r, 2, g2)
 	take(r)
+	if len(r.groups[1].rcv) != 1 {
+		t.Fatal("the sender is not recorded as a receiver")
+	}
 	r.ForgetSender(1)
 	rd := take(r)
 	if got := seqs(rd.Deliver); !slices.Equal(got, []uint64{3, 5}) {
@@ -386,54 +466,92 @@ func TestForgetSender(t *testing.T) {
 	if err := r.Step(1, fs[1]); !errors.Is(err, ErrStaleIncarnation) {
 		t.Errorf("frame of a forgotten sender: %v", err)
 	}
-	if len(r.stream) != 0 || len(r.streams) != 0 || len(r.peers) != 0 {
+	if len(r.stream) != 0 || len(r.streams) != 0 || len(r.peers) != 0 || len(r.groups[1].rcv) != 0 || len(r.groups[2].rcv) != 0 {
 		t.Error("state not dropped")
 	}
-	// It may come back as a new incarnation.
-	s2 := newEP(t, 1, 2, nil)
+	// It may come back as a new incarnation, which joins anew.
+	s2 := newEP(t, 1, 2, nil, 1, 2)
+	got := exchange(t, r, s2)
 	mustStep(t, r, 1, sendFrame(t, s2, 1, "back", true))
 	if got := seqs(take(r).Deliver); !slices.Equal(got, []uint64{1}) {
 		t.Errorf("after return delivered %v", got)
 	}
+	if len(got[0].Starts) != 2 || !slices.ContainsFunc(got[0].Starts, func(st Start) bool { return st == Start{1, 2, 1, 1} }) {
+		t.Errorf("starts after return %+v", got[0].Starts)
+	}
 }
 
-func TestRetransmissionDoesNotStartStream(t *testing.T) {
+// TestUnsyncedStream: before its SYNC a stream holds reliable messages,
+// delivers and NAKs nothing, and asks the sender for a SYNC.
+func TestUnsyncedStream(t *testing.T) {
 	s := newEP(t, 1, 1, nil, 1)
 	r1 := newEP(t, 2, 1, nil, 1)
-	late := newEP(t, 3, 1, nil)
+	handshake(t, s, r1)
 	mustStep(t, r1, 1, sendFrame(t, s, 1, "1", true))
 	sendFrame(t, s, 1, "lost", true)
 	mustStep(t, r1, 1, sendFrame(t, s, 1, "3", true))
-	late.Join(1)
+	late := newEP(t, 3, 1, nil, 1)
+	take(late) // its HELLOs are lost
+	late.groups[1].hellos = 0
 	for range 5 {
 		r1.Tick()
 	}
 	nak := take(r1).Out[0].Frame
-	mustStep(t, late, 1, nak) // no stream yet: nothing to suppress
+	mustStep(t, late, 1, nak) // no started stream: nothing to suppress
 	mustStep(t, s, 1, nak)
 	retx := take(s).Out[0].Frame
-	mustStep(t, late, 1, retx)
+	mustStep(t, late, 1, retx) // a repair of history: held
 	mustStep(t, late, 1, sendFrame(t, s, 1, "4", true))
-	if got := seqs(take(late).Deliver); !slices.Equal(got, []uint64{4}) {
-		t.Errorf("late joiner delivered %v, want [4]", got)
+	if rd := take(late); len(rd.Deliver) != 0 || len(rd.Starts) != 0 || len(late.stream[0].buf) != 2 {
+		t.Fatalf("unsynced: %+v, holding %d", rd, len(late.stream[0].buf))
 	}
-	for range 20 {
+	// It asks the sender (only) for a SYNC after NakRetryTicks plus up to
+	// a NAK delay, not for repairs, and echoes the first position it saw.
+	var req []byte
+	for range 4 * DefaultNakDelayTicks {
 		late.Tick()
+		for _, o := range take(late).Out {
+			h, _ := parseHeader(o.Frame)
+			if h.kind != kindHello {
+				t.Fatalf("unsynced stream sent a %v", h.kind)
+			}
+			req = o.Frame
+		}
+	}
+	if req == nil || late.Stats().SyncRequests != 1 || late.Stats().NAKs != 0 {
+		t.Fatalf("no SYNC request: %+v", late.Stats())
+	}
+	body := req[HeaderLen:]
+	if target, inc, echo := binary.BigEndian.Uint64(body[8:]), binary.BigEndian.Uint64(body[16:]), binary.BigEndian.Uint64(body[24:]); target != 1 || inc != 1 || echo != 3 {
+		t.Errorf("request for %d/%d echoing %d, want 1/1 echoing 3", target, inc, echo)
+	}
+	mustStep(t, s, 1, req)
+	mustStep(t, r1, 1, req) // another member learns of it too
+	if r1.groups[1].rcv[3] == nil || s.groups[1].rcv[3].start != 3 {
+		t.Errorf("records: %+v %+v", r1.groups[1].rcv[3], s.groups[1].rcv[3])
+	}
+	got := exchange(t, s, late)
+	if want := []Start{{1, 1, 1, 4}}; !slices.Equal(got[1].Starts, want) {
+		t.Errorf("starts %+v, want %+v", got[1].Starts, want)
+	}
+	if d := seqs(got[1].Deliver); !slices.Equal(d, []uint64{4}) || late.Stats().BeforeStart != 1 {
+		t.Errorf("delivered %v, %d before the start", d, late.Stats().BeforeStart)
 	}
 	if late.Stats().NAKs != 0 {
-		t.Error("late joiner asked for history")
+		t.Error("the late joiner asked for history")
 	}
 }
 
 func TestLeaveDiscards(t *testing.T) {
 	r := newEP(t, 2, 1, nil, 1)
-	s := newEP(t, 1, 1, nil)
+	s := newEP(t, 1, 1, nil, 1)
+	handshake(t, r, s)
 	mustStep(t, r, 1, sendFrame(t, s, 1, "1", true))
 	sendFrame(t, s, 1, "lost", true)
 	mustStep(t, r, 1, sendFrame(t, s, 1, "3", true))
 	take(r)
 	r.Leave(1)
-	for range 20 {
+	for range 100 {
 		r.Tick()
 	}
 	if rd := take(r); !rd.Empty() {
@@ -441,6 +559,9 @@ func TestLeaveDiscards(t *testing.T) {
 	}
 	if err := r.Step(1, sendFrame(t, s, 1, "4", true)); !errors.Is(err, ErrNotJoined) {
 		t.Errorf("after Leave: %v", err)
+	}
+	if len(r.groups) != 0 || len(r.groupList) != 0 || len(r.stream) != 0 {
+		t.Error("state of the group kept")
 	}
 }
 
@@ -497,6 +618,7 @@ func TestHeartbeatBackoff(t *testing.T) {
 func TestRetransmitHoldoff(t *testing.T) {
 	s := newEP(t, 1, 1, nil, 1)
 	r1 := newEP(t, 2, 1, nil, 1)
+	handshake(t, s, r1)
 	mustStep(t, r1, 1, sendFrame(t, s, 1, "1", true))
 	sendFrame(t, s, 1, "lost", true)
 	mustStep(t, r1, 1, sendFrame(t, s, 1, "3", true))
@@ -529,6 +651,7 @@ func TestReorderBufferBound(t *testing.T) {
 	s := newEP(t, 1, 1, nil, 1)
 	r, _ := New(Config{Self: 2, Federation: "test", ReorderBuffer: 4})
 	r.Join(1)
+	handshake(t, s, r)
 	var fs [][]byte
 	for i := range 10 {
 		fs = append(fs, sendFrame(t, s, 1, strconv.Itoa(i), true))

@@ -27,8 +27,8 @@ var (
 	// ErrStaleIncarnation: the frame comes from an older incarnation of
 	// its sender, or from a sender forgotten at that incarnation.
 	ErrStaleIncarnation = errors.New("reliable: stale sender incarnation")
-	// ErrNotJoined: a data, heartbeat or repair frame on a group this
-	// endpoint has not joined.
+	// ErrNotJoined: a data, heartbeat, repair, HELLO or SYNC frame on a
+	// group this endpoint has not joined.
 	ErrNotJoined = errors.New("reliable: group not joined")
 )
 

@@ -37,6 +37,8 @@ const (
 	heartbeatBodyLen = 8  // oldest sequence still held
 	goneBodyLen      = 16 // from, to
 	nakFixedLen      = 8 + 8 + 2
+	helloBodyLen     = 8 + 8 + 8 + 8             // hw, target, incarnation, echo
+	syncBodyLen      = 8 + 8 + 8 + 8 + 8 + 8 + 8 // target, incarnation, nonce, echo, start, low, hw
 	nakRangeLen      = 16
 	maxNakRanges     = 0xffff // the count field is 16 bits
 
@@ -56,6 +58,8 @@ const (
 	kindNAK        kind = 4 // body = target sender, incarnation, missing ranges
 	kindRetransmit kind = 5 // a repaired reliable message; seq as in kindData
 	kindGone       kind = 6 // seq = oldest held; body = the NAKed range that is gone
+	kindHello      kind = 7 // seq = join nonce; body = hw vouched for, target (0: all), its incarnation, echo
+	kindSync       kind = 8 // seq = join nonce; body = target, its incarnation and nonce, echo, start, low, hw
 )
 
 func (k kind) String() string {
@@ -72,6 +76,10 @@ func (k kind) String() string {
 		return "retransmit"
 	case kindGone:
 		return "gone"
+	case kindHello:
+		return "hello"
+	case kindSync:
+		return "sync"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -121,7 +129,7 @@ func parseHeader(b []byte) (header, error) {
 		inc:    binary.BigEndian.Uint64(b[24:]),
 		seq:    binary.BigEndian.Uint64(b[32:]),
 	}
-	if h.kind < kindData || h.kind > kindGone {
+	if h.kind < kindData || h.kind > kindSync {
 		return header{}, fmt.Errorf("%w: unknown %v", ErrMalformed, h.kind)
 	}
 	return h, nil

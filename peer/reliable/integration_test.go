@@ -13,7 +13,7 @@ import (
 )
 
 // runNode is the driver loop package peer runs, reduced to one group.
-func runNode(ctx context.Context, ep *Endpoint, tr transport.Transport, sendc <-chan []byte, got *[]Delivery, gaps *[]Gap) error {
+func runNode(ctx context.Context, ep *Endpoint, tr transport.Transport, sendc <-chan []byte, starts *[]Start, got *[]Delivery, gaps *[]Gap) error {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -39,6 +39,7 @@ func runNode(ctx context.Context, ep *Endpoint, tr transport.Transport, sendc <-
 			for _, o := range rd.Out {
 				tr.Send(o.Group, o.Frame)
 			}
+			*starts = append(*starts, rd.Starts...)
 			*got = append(*got, rd.Deliver...)
 			*gaps = append(*gaps, rd.Gaps...)
 			ep.Advance(rd)
@@ -55,10 +56,11 @@ func TestOverMemTransport(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		type node struct {
-			tr    *transport.MemEndpoint
-			sendc chan []byte
-			got   []Delivery
-			gaps  []Gap
+			tr     *transport.MemEndpoint
+			sendc  chan []byte
+			starts []Start
+			got    []Delivery
+			gaps   []Gap
 		}
 		ns := make([]*node, nodes)
 		for i := range ns {
@@ -73,19 +75,17 @@ func TestOverMemTransport(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := runNode(ctx, ep, n.tr, n.sendc, &n.got, &n.gaps); !errors.Is(err, context.Canceled) {
+				if err := runNode(ctx, ep, n.tr, n.sendc, &n.starts, &n.got, &n.gaps); !errors.Is(err, context.Canceled) {
 					t.Errorf("node %d: %v", i+1, err)
 				}
 			}()
 		}
-		// The first message of each stream goes over a perfect network (the
-		// late-join rule), the rest over a bad one.
-		for i, n := range ns {
-			n.sendc <- []byte{byte(i), 0}
-		}
-		time.Sleep(100 * time.Millisecond)
+		// The network is bad from the start, the join handshake included.
+		// Once it is over (the HELLOs and their retries: 15 NAK delays),
+		// every node owes every other its whole stream, from 1.
 		nw.SetFaults(transport.Faults{Loss: 0.1, Duplicate: 0.05, Reorder: 0.05, Delay: time.Millisecond, Jitter: 3 * time.Millisecond})
-		for k := 1; k < count; k++ {
+		time.Sleep(500 * time.Millisecond)
+		for k := range count {
 			for i, n := range ns {
 				n.sendc <- []byte{byte(i), byte(k)}
 			}
@@ -98,6 +98,10 @@ func TestOverMemTransport(t *testing.T) {
 			n.tr.Close()
 		}
 		for i, n := range ns {
+			if len(n.starts) != nodes-1 || !slices.ContainsFunc(n.starts, func(s Start) bool { return s.Seq == 1 }) ||
+				slices.ContainsFunc(n.starts, func(s Start) bool { return s.Seq != 1 }) {
+				t.Errorf("node %d: starts %+v, want one at 1 from each other node", i+1, n.starts)
+			}
 			if len(n.gaps) != 0 {
 				t.Errorf("node %d: gaps %v", i+1, n.gaps)
 			}

@@ -8,8 +8,8 @@ import (
 // onData handles a reliable message (first transmission or repair).
 func (e *Endpoint) onData(s *stream, seq uint64, payload []byte) {
 	if !s.started {
-		// Late-join rule: the stream starts at the first sequence seen.
-		s.started, s.next, s.hw = true, seq, seq-1
+		e.onUnsynced(s, seq, payload)
+		return
 	}
 	switch {
 	case seq < s.next:
@@ -66,12 +66,34 @@ func (e *Endpoint) onBestEffort(s *stream, seq uint64, payload []byte) {
 	e.stats.DeliveredBestEffort++
 }
 
+// onUnsynced holds a reliable message of a stream whose start is not
+// known yet: it is delivered after the SYNC if owed, dropped if not. At
+// most ReorderBuffer messages are held; later ones are dropped (and
+// repaired after the SYNC if owed).
+func (e *Endpoint) onUnsynced(s *stream, seq uint64, payload []byte) {
+	e.heard(s)
+	s.hw = max(s.hw, seq)
+	if _, dup := s.buf[seq]; dup {
+		e.stats.Duplicates++
+		return
+	}
+	if len(s.buf) >= e.cfg.ReorderBuffer {
+		e.stats.ReorderDropped++
+		return
+	}
+	if s.buf == nil {
+		s.buf = make(map[uint64][]byte)
+	}
+	s.buf[seq] = payload
+}
+
 // onHeartbeat learns the sender's highest sequence hw and the oldest it
 // still holds, low.
 func (e *Endpoint) onHeartbeat(s *stream, hw, low uint64) {
 	if !s.started {
-		// Late-join rule: nothing up to hw is expected.
-		s.started, s.next, s.hw = true, hw+1, hw
+		// Noted; the SYNC tells where the stream starts and what is gone.
+		e.heard(s)
+		s.hw = max(s.hw, hw)
 		return
 	}
 	s.hw = max(s.hw, hw)
@@ -84,6 +106,7 @@ func (e *Endpoint) onHeartbeat(s *stream, hw, low uint64) {
 // onGone learns that the sender holds nothing below low.
 func (e *Endpoint) onGone(s *stream, low uint64) {
 	if !s.started {
+		e.heard(s)
 		return
 	}
 	if low > s.next {
@@ -159,7 +182,8 @@ func (e *Endpoint) skipTo(s *stream, upto uint64) {
 	e.drain(s)
 }
 
-// flush ends s: everything known to exist is delivered or reported.
+// flush ends s: everything known to exist is delivered or reported. An
+// unsynced stream has no start: nothing of it is reported.
 func (e *Endpoint) flush(s *stream) {
 	if !s.started {
 		return

@@ -1,0 +1,303 @@
+package reliable
+
+import (
+	"encoding/binary"
+
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// Join handshake.
+//
+// Each join of a group gets a nonce (a per-endpoint counter). HELLO and
+// SYNC frames carry the sender's nonce for the group in their sequence
+// field, so that a re-join is told apart from a retry of the same join.
+// They also carry positions: a position of node S on group g is S's
+// highest reliable sequence on g at some moment; everything S sends later
+// is above it.
+//
+// A member S of g learns that R is a member when it first processes a
+// HELLO or SYNC of R's current join. It records R as a receiver of its
+// stream on g with H = its own position at that moment, or lower: R's
+// frame echoes the lowest position of S that R saw vouched for while
+// joined (S's HELLOs and SYNCs vouch for their hw field, heartbeats for
+// their sequence, original data frames for their sequence minus one), and
+// S takes the minimum. R is owed every message above H. H never changes
+// for a recorded join; every SYNC to R carries it.
+//
+// S answers a HELLO (addressed to every member or to S) and every newly
+// recorded receiver with a SYNC: "your stream from me starts at H+1; I
+// hold from low; my highest is hw". SYNCs to one receiver are rate-limited
+// to one per NakDelayTicks, except the first.
+
+const (
+	// noVouch is stream.vouch before any frame vouched for a position.
+	noVouch = MaxSeq
+
+	// joinHellos is the number of HELLOs a join sends: one at once, then
+	// retries after NakDelayTicks, 2×, 4× and 8× that.
+	joinHellos = 5
+	// maxReceivers bounds the receivers recorded per joined group; when
+	// full, the one recorded earliest is forgotten.
+	maxReceivers = 4096
+)
+
+// groupState is this endpoint's membership of a joined group: its join
+// and the receivers it knows of for its own stream on the group.
+type groupState struct {
+	g          transport.Group
+	nonce      uint64 // this join's nonce
+	joinHW     uint64 // our highest reliable seq on g at Join
+	hellos     int    // join HELLOs still to send
+	helloAt    int64  // tick of the next join HELLO
+	helloEvery int64  // interval before the next join HELLO
+	rcv        map[NodeID]*receiver
+}
+
+// receiver is a member of a group that our stream on the group is owed
+// to, from start+1 on.
+type receiver struct {
+	id      NodeID
+	inc     uint64 // its incarnation
+	nonce   uint64 // its join nonce
+	start   uint64 // H: our highest reliable seq when we learned of it, or the lower position it echoed
+	learned int64  // tick it was recorded
+	syncAt  int64  // tick of the last SYNC sent to it
+	synced  bool   // a SYNC was sent to it
+}
+
+// syncBody is a decoded SYNC body.
+type syncBody struct {
+	target NodeID
+	inc    uint64 // the target's incarnation
+	nonce  uint64 // the target's join nonce
+	echo   uint64 // the lowest position of the target the sender saw vouched for
+	start  uint64 // H: the target's stream starts at H+1
+	low    uint64 // oldest sequence the sender still holds
+	hw     uint64 // the sender's highest reliable sequence; vouched for
+}
+
+func parseSync(b []byte) syncBody {
+	u := func(i int) uint64 { return binary.BigEndian.Uint64(b[8*i:]) }
+	return syncBody{NodeID(u(0)), u(1), u(2), u(3), u(4), u(5), u(6)}
+}
+
+// Join starts receiving on g: frames of g are accepted from now on. It
+// multicasts a HELLO on g at once (in the next Ready) and repeats it four
+// times over the next 15×NakDelayTicks ticks, so that the members of g
+// learn that this endpoint is a member: each sender owes it every reliable
+// message it sends on g after it learned so, and tells it so with a SYNC,
+// reported as a Start. Joining a group already joined does nothing.
+func (e *Endpoint) Join(g transport.Group) {
+	if e.groups[g] != nil {
+		return
+	}
+	e.joins++
+	gs := &groupState{
+		g:          g,
+		nonce:      e.joins,
+		joinHW:     e.hwOf(g),
+		hellos:     joinHellos - 1,
+		helloEvery: int64(e.cfg.NakDelayTicks),
+		rcv:        make(map[NodeID]*receiver),
+	}
+	gs.helloAt = e.now + gs.helloEvery
+	e.groups[g] = gs
+	e.groupList = append(e.groupList, gs)
+	e.hello(gs, gs.joinHW, nil)
+}
+
+// tickJoins sends the join HELLOs that are due.
+func (e *Endpoint) tickJoins() {
+	for _, gs := range e.groupList {
+		if gs.hellos == 0 || e.now < gs.helloAt {
+			continue
+		}
+		e.hello(gs, gs.joinHW, nil)
+		gs.hellos--
+		gs.helloEvery *= 2
+		gs.helloAt = e.now + gs.helloEvery
+	}
+}
+
+// hello multicasts a HELLO on gs's group vouching for hw and asking for a
+// SYNC: from every member when s is nil, else from the sender of s, with
+// the position s echoes.
+func (e *Endpoint) hello(gs *groupState, hw uint64, s *stream) {
+	f, body := e.newFrame(kindHello, gs.g, gs.nonce, helloBodyLen)
+	binary.BigEndian.PutUint64(body, hw)
+	if s != nil {
+		binary.BigEndian.PutUint64(body[8:], uint64(s.key.from))
+		binary.BigEndian.PutUint64(body[16:], s.p.inc)
+		binary.BigEndian.PutUint64(body[24:], s.vouch)
+	}
+	e.emit(gs.g, f)
+	e.stats.Hellos++
+}
+
+// heard notes reliable traffic on a stream that has not started: unless
+// a SYNC arrives first, ask the sender for one after NakRetryTicks plus up
+// to NakDelayTicks (the handshake's own SYNC is normally one round trip
+// away; asking early would make the sender learn of us later than that
+// SYNC's echo says, should the ask arrive first).
+func (e *Endpoint) heard(s *stream) {
+	if s.reqAt != 0 {
+		return
+	}
+	s.reqAt = e.now + int64(e.cfg.NakRetryTicks+e.cfg.Rand.IntN(e.cfg.NakDelayTicks+1))
+	s.reqEvery = int64(e.cfg.NakRetryTicks)
+}
+
+// requestSync asks the sender of the unsynced stream s for a SYNC, and
+// schedules the next ask at a doubling interval.
+func (e *Endpoint) requestSync(s *stream) {
+	gs := e.groups[s.key.group]
+	if gs == nil { // cannot happen: streams exist only on joined groups
+		s.reqAt = 0
+		return
+	}
+	e.hello(gs, e.hwOf(gs.g), s)
+	e.stats.SyncRequests++
+	s.reqAt = e.now + s.reqEvery
+	s.reqEvery = min(2*s.reqEvery, int64(e.cfg.HeartbeatTicks)*heartbeatBackoff)
+}
+
+// onHello handles a HELLO from p on gs's group: p is a member, and asks
+// every member or one for a SYNC.
+func (e *Endpoint) onHello(gs *groupState, p *peer, nonce uint64, body []byte) {
+	hw := binary.BigEndian.Uint64(body)
+	target := NodeID(binary.BigEndian.Uint64(body[8:]))
+	tinc := binary.BigEndian.Uint64(body[16:])
+	echo := binary.BigEndian.Uint64(body[24:])
+	s := e.streamOf(p, gs.g)
+	s.vouch = min(s.vouch, hw)
+	at := e.hwOf(gs.g)
+	if target == e.cfg.Self && tinc == e.cfg.Incarnation {
+		at = min(at, echo)
+	}
+	r, fresh := e.learn(gs, p, nonce, at)
+	if r != nil && (fresh || target == 0 || target == e.cfg.Self) {
+		e.sendSync(gs, r, s.vouch, fresh)
+	}
+}
+
+// onSync handles a SYNC from p on gs's group: p is a member, and when the
+// SYNC is for this join, it starts p's stream.
+func (e *Endpoint) onSync(gs *groupState, p *peer, nonce uint64, body []byte) {
+	y := parseSync(body)
+	s := e.streamOf(p, gs.g)
+	s.vouch = min(s.vouch, y.hw)
+	at := e.hwOf(gs.g)
+	if y.target == e.cfg.Self && y.inc == e.cfg.Incarnation {
+		at = min(at, y.echo)
+		if y.nonce == gs.nonce && !s.started {
+			e.startSynced(s, y)
+		}
+	}
+	if r, fresh := e.learn(gs, p, nonce, at); fresh {
+		e.sendSync(gs, r, s.vouch, true)
+	}
+}
+
+// learn records p's join nonce as a receiver of our stream on gs's group
+// owed everything after start, unless it is recorded already. It returns
+// the record and whether it is new; nil for a frame of an earlier join.
+func (e *Endpoint) learn(gs *groupState, p *peer, nonce, start uint64) (*receiver, bool) {
+	r := gs.rcv[p.id]
+	if r != nil && r.inc == p.inc {
+		switch {
+		case r.nonce == nonce:
+			return r, false
+		case r.nonce > nonce:
+			return nil, false
+		}
+	}
+	if r == nil {
+		if len(gs.rcv) >= maxReceivers {
+			e.evictReceiver(gs)
+		}
+		r = &receiver{}
+		gs.rcv[p.id] = r
+	}
+	*r = receiver{id: p.id, inc: p.inc, nonce: nonce, start: start, learned: e.now}
+	return r, true
+}
+
+// evictReceiver forgets the receiver of gs recorded earliest.
+func (e *Endpoint) evictReceiver(gs *groupState) {
+	var old *receiver
+	for _, r := range gs.rcv {
+		if old == nil || r.learned < old.learned || r.learned == old.learned && r.id < old.id {
+			old = r
+		}
+	}
+	delete(gs.rcv, old.id)
+	e.stats.ReceiversEvicted++
+}
+
+// forgetReceiver drops id from every group's receivers.
+func (e *Endpoint) forgetReceiver(id NodeID) {
+	for _, gs := range e.groupList {
+		delete(gs.rcv, id)
+	}
+}
+
+// sendSync tells r where its stream from us on gs's group starts; echo is
+// the lowest position of r we saw vouched for. Unless force, at most one
+// SYNC per NakDelayTicks goes to r.
+func (e *Endpoint) sendSync(gs *groupState, r *receiver, echo uint64, force bool) {
+	if !force && r.synced && e.now-r.syncAt < int64(e.cfg.NakDelayTicks) {
+		return
+	}
+	r.synced, r.syncAt = true, e.now
+	hw, low := uint64(0), uint64(1)
+	if st := e.sends[gs.g]; st != nil {
+		hw, low = st.hw, e.low(st)
+	}
+	f, body := e.newFrame(kindSync, gs.g, gs.nonce, syncBodyLen)
+	for i, v := range []uint64{uint64(r.id), r.inc, r.nonce, echo, r.start, low, hw} {
+		binary.BigEndian.PutUint64(body[8*i:], v)
+	}
+	e.emit(gs.g, f)
+	e.stats.Syncs++
+}
+
+// hwOf returns our highest reliable seq on g (0 when none).
+func (e *Endpoint) hwOf(g transport.Group) uint64 {
+	if st := e.sends[g]; st != nil {
+		return st.hw
+	}
+	return 0
+}
+
+// start marks s started at next for incarnation inc and reports it.
+func (e *Endpoint) start(s *stream, inc, next uint64) {
+	s.started, s.next = true, next
+	s.hw = max(s.hw, next-1)
+	s.reqAt, s.reqEvery = 0, 0
+	e.starts = append(e.starts, Start{From: s.key.from, Incarnation: inc, Group: s.key.group, Seq: next})
+	e.stats.Starts++
+}
+
+// startSynced starts the unsynced stream s at the SYNC's start+1: what it
+// held below is history and dropped; what the sender no longer holds is
+// reported as a gap; the rest is delivered or repaired.
+func (e *Endpoint) startSynced(s *stream, y syncBody) {
+	next := y.start + 1
+	e.start(s, s.p.inc, next)
+	for q := range s.buf {
+		switch {
+		case q < next:
+			delete(s.buf, q)
+			e.stats.BeforeStart++
+		case q-next >= uint64(e.cfg.ReorderBuffer):
+			delete(s.buf, q)
+			e.stats.ReorderDropped++
+		}
+	}
+	s.hw = max(s.hw, y.hw)
+	if y.low > next {
+		e.skipTo(s, y.low)
+	}
+	e.drain(s)
+	e.schedule(s)
+}
