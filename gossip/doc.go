@@ -1,8 +1,88 @@
 // Package gossip is meshrti's control plane: one memberlist cluster per
-// federation execution carrying membership, failure detection, the
-// replicated per-federate declarations, and the quorum register used for
-// everything that must be unique federation-wide.
+// federation execution, carrying membership and failure detection,
+// replicated per-node state, and a quorum register for everything that
+// must be unique federation-wide.
 //
-// The cluster code lands with the end-to-end federation; until then this
-// package holds only its documentation.
+// # Model
+//
+// Start creates a memberlist node bound to 127.0.0.1 (unless configured)
+// whose Label is the federation name and whose keyring, when a federation
+// key is set, is derived from that key. A node without seeds founds the
+// cluster; the others join through seeds.
+//
+//	c, err := gossip.Start(ctx, gossip.Config{Federation: "demo", Seeds: seeds})
+//	if err != nil { return err }
+//	defer c.Close()
+//	if err := c.CreateFederation(ctx, "demo", digest); err != nil && !errors.Is(err, gossip.ErrFederationExists) {
+//		return err
+//	}
+//	h, err := c.JoinFederate(ctx, "Radar", "radar")
+//	for ev := range c.Events() { ... } // EventFailed: federate lost
+//
+// The package offers three services:
+//
+//   - Membership. Members, LocalNode and Events report who is there, with
+//     each node's Meta (federate name, type, handle, protocol version,
+//     data-plane endpoint). EventFailed means memberlist declared a node
+//     dead: for HLA, "federate lost".
+//   - Replicated state. Each node owns keys it alone writes (SetState);
+//     every member keeps the highest version per (owner, key). Updates
+//     spread through gossip broadcasts and full push-pull exchanges, so
+//     late joiners get everything. States reads the merged view.
+//   - Agreement. A quorum register (Acquire, Release, Propose, Read) and
+//     the federation services built on it (CreateFederation,
+//     DestroyFederation, JoinFederate, ResignFederate, ListFederations).
+//     Every decision is one instance of single-decree Paxos in a log whose
+//     acceptor roster is itself changed only through the log; see
+//     docs/agreement.md for why two different values are never both
+//     chosen, under any partition or crash. When a node is declared dead,
+//     a surviving member releases its federate, its keys and its acceptor
+//     seat through the register.
+//
+// Inside, the agreement protocol is a pure state machine (replica: Step,
+// Tick, Submit, Read, Ready; no clock, no network), driven by one loop
+// goroutine:
+//
+//	for {
+//		select {
+//		case <-tick.C:       replica.Tick(); housekeeping (loss cleanup, roster growth)
+//		case <-inbox.signal: run queued closures (messages, requests)
+//		case <-done:         return
+//		}
+//		rd := replica.Ready() // send messages, answer waiters, publish the view, emit events
+//	}
+//
+// # Concurrency properties
+//
+//   - All exported methods are safe for concurrent use.
+//   - Events are delivered on the channel returned by Events, in the order
+//     this node observed them, by one goroutine that reads an unbounded
+//     internal queue. memberlist's goroutines, the loop and callers only
+//     append to that queue, so a slow reader never blocks memberlist or
+//     the agreement; it only grows the queue. The channel is closed when
+//     the Cluster stops.
+//   - Membership events come from memberlist's delegates; register and
+//     federation events come from the loop as entries are applied; state
+//     events come from whichever goroutine merged the update. Events of one
+//     source keep their order; events of different sources interleave.
+//   - Every node applies the same log entries in the same order, so all
+//     members reach the same register state; a member may lag behind.
+//   - Close and Halt return only after every goroutine the Cluster started
+//     has finished.
+//
+// # What blocks
+//
+//   - Start: until memberlist runs and, when joining, until the agreement
+//     log arrived from a member (bounded by ctx and the profile's wait).
+//   - Agreement calls (Acquire, Release, Propose, Read, CreateFederation,
+//     DestroyFederation, JoinFederate, ResignFederate, ListFederations):
+//     until a quorum of acceptors decided, ctx ends, or Config.Timeout
+//     passes. A timeout returns ErrNoQuorum; the operation may still take
+//     effect later, never a wrong answer.
+//   - Close: up to about two leave timeouts (release through the register,
+//     then memberlist's leave broadcast) plus a goodbye message to each
+//     member. Halt does not talk to anyone.
+//   - Everything else (Members, LocalNode, Meta, SetMeta, SetState, States,
+//     Lookup, Entries, Roster, Federates, LocalFederate, Federation) reads
+//     or writes local state and does not block on the network.
 package gossip

@@ -1,37 +1,323 @@
 package main
 
 import (
+	"context"
 	_ "embed"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/fomxml/codec"
+	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/transport"
 )
 
 //go:embed demo.xml
 var demoFOM []byte
 
+// demoFlags configure the demo.
+type demoFlags struct {
+	aircraft  int
+	steps     int
+	mcastPort int
+	timeout   time.Duration
+	verbose   bool
+}
+
+// runDemo starts a small federation on this host: a radar and some
+// aircraft, each federate in its own node (its own gossip member and
+// multicast sockets on lo, TTL 0). The aircraft are time-regulating and
+// publish time-stamped positions; the radar is time-constrained,
+// reflects them in time-stamp order and answers with contact reports.
+// Time advances in steps; the demo ends by itself with a summary.
 func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	var df demoFlags
+	fs.IntVar(&df.aircraft, "aircraft", 3, "number of aircraft federates")
+	fs.IntVar(&df.steps, "steps", 5, "time steps to run")
+	fs.IntVar(&df.mcastPort, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
+	fs.DurationVar(&df.timeout, "timeout", 60*time.Second, "give up after this long")
+	fs.BoolVar(&df.verbose, "v", false, "print every event")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if df.aircraft < 1 || df.steps < 1 {
+		fmt.Fprintln(stderr, "federate-node demo: need at least one aircraft and one step")
+		return 2
+	}
+	if err := demo(df, stdout); err != nil {
+		fmt.Fprintln(stderr, "federate-node demo:", err)
+		return 1
+	}
+	return 0
+}
+
+// demoFederate is one federate of the demo with what it counted.
+type demoFederate struct {
+	fed                           *peer.Federate
+	name                          string
+	sent, reflected, interactions int
+	grants                        int
+	reached                       float64
+}
+
+func demo(df demoFlags, out io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), df.timeout)
+	defer cancel()
 	doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
 	if err != nil {
-		printFOMError(stderr, err)
-		return 1
+		return err
 	}
 	fdd, err := fomxml.Merge(doc)
 	if err != nil {
-		printFOMError(stderr, err)
-		return 1
+		return err
 	}
-	fmt.Fprintln(stdout, "meshrti demo")
-	fmt.Fprintln(stdout, "The federation itself (gossip, multicast, time advance) is not built yet;")
-	fmt.Fprintln(stdout, "for now the demo loads the bundled demo FOM with the standard MIM and prints it.")
-	fmt.Fprintln(stdout)
-	printSummary(stdout, fdd)
-	return 0
+	cd, err := codec.New(fdd)
+	if err != nil {
+		return err
+	}
+	federation := fmt.Sprintf("demo-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	port := df.mcastPort
+	if port == 0 {
+		port = 41000 + os.Getpid()%8000
+	}
+	var mu sync.Mutex
+	say := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(out, format+"\n", args...)
+	}
+	say("meshrti demo: federation %q on this host, %d aircraft and a radar, %d time steps", federation, df.aircraft, df.steps)
+	say("each federate is its own node: a gossip member on 127.0.0.1 and multicast sockets on lo (TTL 0, port %d)", port)
+
+	join := func(name string, seeds []string, create bool) (*demoFederate, error) {
+		cfg := peer.Config{
+			Federation: federation, FederateName: name, FederateType: "demo",
+			FOMModules: []*fomxml.Document{doc}, Create: create,
+			Gossip:    peer.GossipConfig{Seeds: seeds},
+			Multicast: transport.UDPConfig{Port: port},
+		}
+		f, err := peer.Join(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("join %s: %w", name, err)
+		}
+		return &demoFederate{fed: f, name: name}, nil
+	}
+	radar, err := join("Radar", nil, true)
+	if err != nil {
+		return err
+	}
+	feds := []*demoFederate{radar}
+	defer func() {
+		for _, f := range feds {
+			f.fed.Close()
+		}
+	}()
+	seed, ok := radar.fed.GossipAddr()
+	if !ok {
+		return errors.New("radar has no gossip address")
+	}
+	var planes []*demoFederate
+	for i := 1; i <= df.aircraft; i++ {
+		p, err := join(fmt.Sprintf("Aircraft-%d", i), []string{seed}, false)
+		if err != nil {
+			return err
+		}
+		feds = append(feds, p)
+		planes = append(planes, p)
+	}
+	say("joined: %s", names(feds))
+
+	fed := radar.fed
+	aircraft, _ := fed.GetObjectClassHandle("Aircraft")
+	position, _ := fed.GetAttributeHandle(aircraft, "Position")
+	callsign, _ := fed.GetAttributeHandle(aircraft, "Callsign")
+	contact, _ := fed.GetInteractionClassHandle("RadarContact")
+	target, _ := fed.GetParameterHandle(contact, "Target")
+	rng, _ := fed.GetParameterHandle(contact, "Range")
+
+	// Declarations and time switches.
+	if err := errors.Join(
+		radar.fed.SubscribeObjectClassAttributes(aircraft, position, callsign),
+		radar.fed.PublishInteractionClass(contact),
+		radar.fed.EnableTimeConstrained(),
+	); err != nil {
+		return err
+	}
+	if _, err := next[peer.TimeConstrainedEnabled](ctx, radar.fed); err != nil {
+		return err
+	}
+	objs := make([]peer.ObjectInstanceHandle, len(planes))
+	for i, p := range planes {
+		if err := errors.Join(
+			p.fed.PublishObjectClassAttributes(aircraft, position, callsign),
+			p.fed.SubscribeInteractionClass(contact),
+			p.fed.EnableTimeRegulation(peer.Float64Time(1)),
+		); err != nil {
+			return err
+		}
+		if _, err := next[peer.TimeRegulationEnabled](ctx, p.fed); err != nil {
+			return err
+		}
+		if objs[i], err = p.fed.RegisterObjectInstance(aircraft, ""); err != nil {
+			return err
+		}
+		cs, _ := cd.Encode("HLAunicodeString", p.name)
+		if err := p.fed.UpdateAttributeValues(objs[i], peer.AttributeValues{callsign: cs}, nil); err != nil {
+			return err
+		}
+	}
+	say("aircraft are time-regulating (lookahead 1); the radar is time-constrained")
+
+	// The radar's view: object instance -> callsign.
+	known := map[peer.ObjectInstanceHandle]string{}
+	for step := 1; step <= df.steps; step++ {
+		ts := float64(step)
+		for i, p := range planes {
+			angle := float64(i)*2*math.Pi/float64(len(planes)) + ts/4
+			pos := map[string]any{"Band": "X", "Location": []any{1000 * math.Cos(angle), 1000 * math.Sin(angle), 3000 + 100*ts}}
+			b, err := cd.Encode("Position3D", pos)
+			if err != nil {
+				return err
+			}
+			if err := p.fed.UpdateAttributeValuesWithTime(objs[i], peer.AttributeValues{position: b}, nil, peer.Float64Time(ts)); err != nil {
+				return err
+			}
+			p.sent++
+			if err := p.fed.TimeAdvanceRequest(peer.Float64Time(ts)); err != nil {
+				return err
+			}
+		}
+		if err := radar.fed.TimeAdvanceRequest(peer.Float64Time(ts)); err != nil {
+			return err
+		}
+		// The radar reflects everything up to ts, in time-stamp order,
+		// then gets its grant.
+		for {
+			ev, err := radar.fed.Next(ctx)
+			if err != nil {
+				return fmt.Errorf("radar at step %d: %w", step, err)
+			}
+			switch ev := ev.(type) {
+			case peer.DiscoverObjectInstance:
+				known[ev.Object] = ev.Name
+			case peer.ReflectAttributeValues:
+				radar.reflected++
+				if v, ok := ev.Values[callsign]; ok {
+					if s, err := cd.Decode("HLAunicodeString", v); err == nil {
+						known[ev.Object] = s.(string)
+					}
+				}
+				v, ok := ev.Values[position]
+				if !ok {
+					continue
+				}
+				p, err := cd.Decode("Position3D", v)
+				if err != nil {
+					return err
+				}
+				loc := p.(map[string]any)["Location"].([]any)
+				x, y, z := loc[0].(float64), loc[1].(float64), loc[2].(float64)
+				say("t=%-4v radar sees %-11s at (%7.1f, %7.1f, %6.1f) [%s order]", ev.Time, known[ev.Object], x, y, z, ev.ReceivedOrder)
+				tgt, _ := cd.Encode("HLAunicodeString", known[ev.Object])
+				r, _ := cd.Encode("Meters", math.Sqrt(x*x+y*y+z*z))
+				if err := radar.fed.SendInteraction(contact, peer.ParameterValues{target: tgt, rng: r}, nil); err != nil {
+					return err
+				}
+				radar.sent++
+			case peer.TimeAdvanceGrant:
+				radar.grants++
+				radar.reached = ev.Time.Float()
+				say("t=%-4v radar granted", ev.Time)
+				goto granted
+			}
+		}
+	granted:
+		// Each aircraft gets its grant (and the radar's contact reports).
+		for _, p := range planes {
+			for {
+				ev, err := p.fed.Next(ctx)
+				if err != nil {
+					return fmt.Errorf("%s at step %d: %w", p.name, step, err)
+				}
+				if ri, ok := ev.(peer.ReceiveInteraction); ok {
+					p.interactions++
+					if df.verbose {
+						t, _ := cd.Decode("HLAunicodeString", ri.Values[target])
+						say("       %s hears a contact report on %v", p.name, t)
+					}
+				}
+				if g, ok := ev.(peer.TimeAdvanceGrant); ok {
+					p.grants++
+					p.reached = g.Time.Float()
+					break
+				}
+			}
+		}
+	}
+	// Let the last contact reports arrive, then resign everyone.
+	for _, p := range planes {
+		dctx, dcancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		for p.interactions < radar.sent && dctx.Err() == nil {
+			ev, err := p.fed.Next(dctx)
+			if err != nil {
+				break
+			}
+			if _, ok := ev.(peer.ReceiveInteraction); ok {
+				p.interactions++
+			}
+		}
+		dcancel()
+	}
+	for _, f := range append(planes, radar) {
+		rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
+		if err := f.fed.ResignFederationExecution(rctx, peer.DeleteObjects); err != nil {
+			say("%s: resign: %v", f.name, err)
+		}
+		rcancel()
+	}
+	say("")
+	say("summary:")
+	say("  %-11s %8s %10s %13s %7s %8s", "federate", "sent", "reflected", "interactions", "grants", "time")
+	for _, f := range append([]*demoFederate{radar}, planes...) {
+		say("  %-11s %8d %10d %13d %7d %8v", f.name, f.sent, f.reflected, f.interactions, f.grants, f.reached)
+	}
+	want := df.steps * len(planes)
+	if radar.reflected < want {
+		return fmt.Errorf("radar reflected %d of %d position updates", radar.reflected, want)
+	}
+	say("every position update reached the radar in time-stamp order before its grant")
+	return nil
+}
+
+func names(fs []*demoFederate) string {
+	var n []string
+	for _, f := range fs {
+		n = append(n, f.name)
+	}
+	sort.Strings(n)
+	return strings.Join(n, ", ")
+}
+
+// next reads events until one of type T.
+func next[T peer.Event](ctx context.Context, f *peer.Federate) (T, error) {
+	for {
+		ev, err := f.Next(ctx)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		if t, ok := ev.(T); ok {
+			return t, nil
+		}
+	}
 }

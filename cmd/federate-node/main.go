@@ -22,9 +22,12 @@ func main() {
 const usage = `usage: federate-node COMMAND [ARGS]
 
 commands:
-  demo                         run the demo (today: load and print the demo FOM)
+  demo                         run the demo: a radar and aircraft federates on this host
   fom inspect [--json] FILE... print the FDD merged from the standard MIM and FILEs
   fom validate FILE...         exit 0 when the modules merge, 1 with file:line: message lines
+  node [flags]                 run one built-in federate (ping or pong) over gossip and multicast
+                               (federate-node node -h lists the flags)
+  bench [-count N -size B]     measure round trips and update rate between two processes
   help                         print this text
 `
 
@@ -40,6 +43,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runDemo(args[1:], stdout, stderr)
 	case "fom":
 		return runFOM(args[1:], stdout, stderr)
+	case "node":
+		return runNode(args[1:], stdout, stderr)
+	case "bench":
+		return runBench(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return 0

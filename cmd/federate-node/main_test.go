@@ -129,13 +129,14 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
-	code, out, errOut := runCmd(t, "demo")
+	code, out, errOut := runCmd(t, "demo", "-aircraft", "2", "-steps", "3")
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
-	for _, want := range []string{"not built yet", "meshrti demo FOM", "Aircraft", "RadarContact"} {
+	for _, want := range []string{"joined: Aircraft-1, Aircraft-2, Radar", "radar sees Aircraft-1", "t=3    radar granted", "summary:",
+		"every position update reached the radar"} {
 		if !strings.Contains(out, want) {
-			t.Errorf("demo output lacks %q", want)
+			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
 }

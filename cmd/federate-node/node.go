@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// nodeFlags are the flags of "federate-node node": one federate in this
+// process, joined to a federation over gossip and UDP multicast.
+type nodeFlags struct {
+	federation string
+	name       string
+	foms       []string
+	gossip     string
+	seeds      string
+	mcastPort  int
+	key        string
+	create     bool
+	role       string
+	count      int
+	size       int
+	timeout    time.Duration
+}
+
+func (n *nodeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&n.federation, "federation", "demo", "federation execution name")
+	fs.StringVar(&n.name, "name", "", "federate name (default: generated)")
+	fs.Func("fom", "FOM module file (repeatable; default: the bundled demo FOM)", func(s string) error {
+		n.foms = append(n.foms, s)
+		return nil
+	})
+	fs.StringVar(&n.gossip, "gossip", "127.0.0.1:0", "gossip bind address (host:port; port 0 picks a free one)")
+	fs.StringVar(&n.seeds, "seeds", "", "comma-separated host:port gossip addresses of members to join through")
+	fs.IntVar(&n.mcastPort, "mcast-port", 47470, "UDP multicast port (all members must agree)")
+	fs.StringVar(&n.key, "key", "", "federation key: authenticates frames and encrypts gossip (at least 16 bytes)")
+	fs.BoolVar(&n.create, "create", false, "create the federation execution if it does not exist")
+	fs.StringVar(&n.role, "role", "pong", "built-in federate: pong (answers pings, counts updates) or ping (measures and loads)")
+	fs.IntVar(&n.count, "count", 1000, "ping: updates to send")
+	fs.IntVar(&n.size, "size", 100, "ping: payload bytes per update")
+	fs.DurationVar(&n.timeout, "timeout", 60*time.Second, "give up after this long")
+}
+
+// config builds the federate's configuration.
+func (n *nodeFlags) config() (peer.Config, error) {
+	cfg := peer.Config{
+		Federation: n.federation, FederateName: n.name, FederateType: "federate-node/" + n.role,
+		FOMFiles: n.foms, Create: n.create,
+		Multicast: transport.UDPConfig{Port: n.mcastPort},
+	}
+	if len(n.foms) == 0 {
+		doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.FOMModules = []*fomxml.Document{doc}
+	}
+	host, port, err := splitHostPort(n.gossip)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Gossip = peer.GossipConfig{BindAddr: host, BindPort: port}
+	if n.seeds != "" {
+		cfg.Gossip.Seeds = strings.Split(n.seeds, ",")
+	}
+	if n.key != "" {
+		cfg.Key = []byte(n.key)
+	}
+	return cfg, nil
+}
+
+func splitHostPort(s string) (string, int, error) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return "", 0, fmt.Errorf("address %q has no port", s)
+	}
+	var port int
+	if _, err := fmt.Sscanf(s[i+1:], "%d", &port); err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("address %q: bad port", s)
+	}
+	return s[:i], port, nil
+}
+
+func runNode(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("node", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var nf nodeFlags
+	nf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if nf.role != "ping" && nf.role != "pong" {
+		fmt.Fprintf(stderr, "federate-node node: unknown role %q (want ping or pong)\n", nf.role)
+		return 2
+	}
+	cfg, err := nf.config()
+	if err != nil {
+		fmt.Fprintln(stderr, "federate-node node:", err)
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), nf.timeout)
+	defer cancel()
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	fed, err := peer.Join(ctx, cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "federate-node node: join:", err)
+		return 1
+	}
+	defer fed.Close()
+	if a, ok := fed.GossipAddr(); ok {
+		// Tests and scripts read this line to find the seed address.
+		fmt.Fprintf(stdout, "gossip %s\n", a)
+	}
+	fmt.Fprintf(stdout, "joined %s as %s (handle %d)\n", nf.federation, fed.Name(), fed.Handle())
+	var res any
+	if nf.role == "pong" {
+		res, err = runPong(ctx, fed)
+	} else {
+		res, err = runPing(ctx, fed, nf.count, nf.size)
+	}
+	if res != nil {
+		b, _ := json.Marshal(res)
+		fmt.Fprintf(stdout, "result %s\n", b)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "federate-node node:", err)
+		return 1
+	}
+	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer rcancel()
+	if err := fed.ResignFederationExecution(rctx, peer.DeleteObjects); err != nil {
+		fmt.Fprintln(stderr, "federate-node node: resign:", err)
+	}
+	return 0
+}
+
+// demoHandles are the handles of the demo FOM that the built-in federates
+// use.
+type demoHandles struct {
+	aircraft          peer.ObjectClassHandle
+	blob              peer.AttributeHandle
+	ping, pong        peer.InteractionClassHandle
+	pingSeq, pingData peer.ParameterHandle
+	pongSeq, pongData peer.ParameterHandle
+}
+
+func lookupDemo(f *peer.Federate) (demoHandles, error) {
+	var h demoHandles
+	var errs []error
+	get := func(err error) { errs = append(errs, err) }
+	var err error
+	h.aircraft, err = f.GetObjectClassHandle("Aircraft")
+	get(err)
+	h.blob, err = f.GetAttributeHandle(h.aircraft, "Blob")
+	get(err)
+	h.ping, err = f.GetInteractionClassHandle("Ping")
+	get(err)
+	h.pong, err = f.GetInteractionClassHandle("Pong")
+	get(err)
+	h.pingSeq, err = f.GetParameterHandle(h.ping, "Seq")
+	get(err)
+	h.pingData, err = f.GetParameterHandle(h.ping, "Payload")
+	get(err)
+	h.pongSeq, err = f.GetParameterHandle(h.pong, "Seq")
+	get(err)
+	h.pongData, err = f.GetParameterHandle(h.pong, "Payload")
+	get(err)
+	return h, errors.Join(errs...)
+}
+
+// Sequence numbers of control pings.
+const (
+	seqReport = -2 // "how many updates did you reflect?"; the Pong's payload answers
+	seqStop   = -1 // "stop now"
+)
+
+func i64(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
+func readI64(b []byte) (int64, bool) {
+	if len(b) != 8 {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(b)), true
+}
+
+// pongResult is what the pong federate reports.
+type pongResult struct {
+	Pings    int `json:"pings"`
+	Reflects int `json:"reflects"`
+}
+
+// runPong answers every Ping with a Pong of the same Seq and counts the
+// Aircraft updates it reflects, until a stop ping or ctx ends.
+func runPong(ctx context.Context, fed *peer.Federate) (*pongResult, error) {
+	h, err := lookupDemo(fed)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range []error{
+		fed.SubscribeInteractionClass(h.ping), fed.PublishInteractionClass(h.pong),
+		fed.SubscribeObjectClassAttributes(h.aircraft, h.blob),
+	} {
+		if e != nil {
+			return nil, e
+		}
+	}
+	res := &pongResult{}
+	for {
+		ev, err := fed.Next(ctx)
+		if err != nil {
+			return res, err
+		}
+		switch ev := ev.(type) {
+		case peer.ReflectAttributeValues:
+			res.Reflects++
+		case peer.ReceiveInteraction:
+			seq, ok := readI64(ev.Values[h.pingSeq])
+			if !ok {
+				continue
+			}
+			res.Pings++
+			payload := ev.Values[h.pingData]
+			if seq == seqReport {
+				payload = i64(int64(res.Reflects))
+			}
+			if err := fed.SendInteraction(h.pong, peer.ParameterValues{h.pongSeq: i64(seq), h.pongData: payload}, nil); err != nil {
+				return res, err
+			}
+			if seq == seqStop {
+				return res, nil
+			}
+		}
+	}
+}
+
+// pingResult is what the ping federate measures.
+type pingResult struct {
+	RTTMedianMicros float64 `json:"rttMedianMicros"`
+	RTTP90Micros    float64 `json:"rttP90Micros"`
+	Pings           int     `json:"pings"`
+	Updates         int     `json:"updates"`
+	PayloadBytes    int     `json:"payloadBytes"`
+	Reflected       int64   `json:"reflected"`
+	Seconds         float64 `json:"seconds"`
+	UpdatesPerSec   float64 `json:"updatesPerSec"`
+}
+
+// runPing waits for a pong federate to answer, measures ping-pong round
+// trips, then sends count updates of size bytes and asks how many were
+// reflected.
+func runPing(ctx context.Context, fed *peer.Federate, count, size int) (*pingResult, error) {
+	h, err := lookupDemo(fed)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range []error{
+		fed.PublishInteractionClass(h.ping), fed.SubscribeInteractionClass(h.pong),
+		fed.PublishObjectClassAttributes(h.aircraft, h.blob),
+	} {
+		if e != nil {
+			return nil, e
+		}
+	}
+	// pingOnce sends one ping and waits for its pong, resending on a
+	// timeout while the other side may not have subscribed yet.
+	pingOnce := func(seq int64, payload []byte, retry time.Duration) ([]byte, error) {
+		for {
+			if err := fed.SendInteraction(h.ping, peer.ParameterValues{h.pingSeq: i64(seq), h.pingData: payload}, nil); err != nil {
+				return nil, err
+			}
+			wctx, cancel := context.WithTimeout(ctx, retry)
+			for {
+				ev, err := fed.Next(wctx)
+				if err != nil {
+					cancel()
+					if ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+					break // resend
+				}
+				if ri, ok := ev.(peer.ReceiveInteraction); ok {
+					if got, ok := readI64(ri.Values[h.pongSeq]); ok && got == seq {
+						cancel()
+						return ri.Values[h.pongData], nil
+					}
+				}
+			}
+		}
+	}
+	// Warm up: the first answered ping proves the pong side subscribed.
+	if _, err := pingOnce(0, nil, 200*time.Millisecond); err != nil {
+		return nil, fmt.Errorf("no answer to the first ping: %w", err)
+	}
+	res := &pingResult{Updates: count, PayloadBytes: size}
+	var rtts []time.Duration
+	for i := int64(1); i <= 200; i++ {
+		start := time.Now()
+		if _, err := pingOnce(i, make([]byte, 8), time.Second); err != nil {
+			return res, fmt.Errorf("ping %d: %w", i, err)
+		}
+		rtts = append(rtts, time.Since(start))
+	}
+	slices.Sort(rtts)
+	res.Pings = len(rtts)
+	res.RTTMedianMicros = float64(rtts[len(rtts)/2].Microseconds())
+	res.RTTP90Micros = float64(rtts[len(rtts)*9/10].Microseconds())
+
+	obj, err := fed.RegisterObjectInstance(h.aircraft, "")
+	if err != nil {
+		return res, err
+	}
+	payload := make([]byte, size)
+	start := time.Now()
+	for i := 0; i < count; i++ {
+		binary.BigEndian.PutUint32(payload, uint32(i))
+		if err := fed.UpdateAttributeValues(obj, peer.AttributeValues{h.blob: payload}, nil); err != nil {
+			return res, err
+		}
+	}
+	// The report ping travels after the updates on its own group; ask
+	// until the count is complete (repairs may still be under way).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := pingOnce(seqReport, nil, time.Second)
+		if err != nil {
+			return res, fmt.Errorf("asking for the update count (last answer %d): %w", res.Reflected, err)
+		}
+		res.Reflected, _ = readI64(b)
+		if res.Reflected >= int64(count) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res.Seconds = time.Since(start).Seconds()
+	res.UpdatesPerSec = float64(res.Reflected) / res.Seconds
+	// Ask the pong federate to stop. It answers and exits at once, so its
+	// answer may not survive a loss (nobody is left to repair it): wait a
+	// little, then go on either way.
+	sctx, scancel := context.WithTimeout(ctx, 3*time.Second)
+	defer scancel()
+	stopCtx := ctx
+	ctx = sctx
+	_, _ = pingOnce(seqStop, nil, time.Second)
+	ctx = stopCtx
+	if res.Reflected != int64(count) {
+		return res, fmt.Errorf("pong reflected %d of %d updates", res.Reflected, count)
+	}
+	return res, nil
+}

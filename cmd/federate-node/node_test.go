@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildNode builds federate-node into a temporary directory.
+func buildNode(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	bin := filepath.Join(t.TempDir(), "federate-node")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	return bin
+}
+
+// proc is a started federate-node with its output lines.
+type proc struct {
+	cmd    *exec.Cmd
+	lines  chan string
+	exited chan struct{} // closed when the process has ended; err is then set
+	err    error
+}
+
+// wait waits for the process to end and returns its error.
+func (p *proc) wait() error {
+	<-p.exited
+	return p.err
+}
+
+func start(t *testing.T, ctx context.Context, bin string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, lines: make(chan string, 100), exited: make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+		err := cmd.Wait()
+		if err != nil {
+			err = fmt.Errorf("%w: %s", err, stderr.String())
+		}
+		p.err = err
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-p.exited
+	})
+	return p
+}
+
+// line waits for an output line with the prefix and returns the rest.
+func (p *proc) line(t *testing.T, prefix string, timeout time.Duration) string {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				t.Fatalf("process ended before printing %q: %v", prefix, p.wait())
+			}
+			if rest, ok := strings.CutPrefix(l, prefix); ok {
+				return rest
+			}
+		case <-deadline:
+			t.Fatalf("no %q line within %v", prefix, timeout)
+		}
+	}
+}
+
+// Two federates in two OS processes exchange interactions and updates
+// over real loopback multicast, finding each other through gossip.
+func TestTwoProcesses(t *testing.T) {
+	bin := buildNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	fed := fmt.Sprintf("proc-test-%d", os.Getpid())
+	port := fmt.Sprint(42000 + os.Getpid()%5000)
+	pong := start(t, ctx, bin, "node", "-role", "pong", "-name", "pong", "-create", "-federation", fed, "-mcast-port", port, "-timeout", "80s")
+	seed := strings.TrimSpace(pong.line(t, "gossip ", 20*time.Second))
+	ping := start(t, ctx, bin, "node", "-role", "ping", "-name", "ping", "-federation", fed, "-mcast-port", port,
+		"-seeds", seed, "-count", "2000", "-size", "100", "-timeout", "80s")
+	var res pingResult
+	if err := json.Unmarshal([]byte(ping.line(t, "result ", 80*time.Second)), &res); err != nil {
+		t.Fatal(err)
+	}
+	if err := ping.wait(); err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	var pres pongResult
+	if err := json.Unmarshal([]byte(pong.line(t, "result ", 20*time.Second)), &pres); err != nil {
+		t.Fatal(err)
+	}
+	if err := pong.wait(); err != nil {
+		t.Fatalf("pong: %v", err)
+	}
+	if res.Reflected != 2000 || pres.Reflects != 2000 {
+		t.Errorf("updates: ping says %d reflected, pong counted %d; want 2000", res.Reflected, pres.Reflects)
+	}
+	if res.Pings != 200 || pres.Pings < 200 {
+		t.Errorf("pings: %d answered, pong saw %d", res.Pings, pres.Pings)
+	}
+	t.Logf("two processes: RTT median %.0f us (p90 %.0f), %d x %d-byte updates at %.0f/s",
+		res.RTTMedianMicros, res.RTTP90Micros, res.Updates, res.PayloadBytes, res.UpdatesPerSec)
+
+}

@@ -1,0 +1,471 @@
+package gossip
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+	"github.com/rs/zerolog"
+)
+
+// Cluster is this node's membership in one federation execution's
+// memberlist cluster: membership and failure detection, replicated
+// per-node state, and the agreement register. Its methods are safe for
+// concurrent use. Start returns it; Close or Halt ends it.
+type Cluster struct {
+	cfg Config
+	tm  timings
+	log zerolog.Logger
+	id  nodeID
+
+	mlp   atomic.Pointer[memberlist.Memberlist]
+	bcast *memberlist.TransmitLimitedQueue
+	alive atomic.Int32 // members alive, this node included
+
+	// Owned by the loop goroutine.
+	inbox     *funcQueue
+	core      *replica
+	waiters   map[uint64]*waiter
+	readers   map[uint64]*reader
+	senders   map[string]*sender
+	lostSince map[nodeID]time.Time
+	lostBusy  map[nodeID]uint64 // node -> seq of the pending "node is gone" op
+	addBusy   bool
+	nextAdd   time.Time
+	rng       *rand.Rand
+	synced    chan struct{}
+	isSynced  bool
+	mismatch  int // messages from another log seen so far
+
+	viewMu sync.RWMutex
+	view   view
+
+	memMu   sync.Mutex
+	members map[string]Member
+	byes    map[string]uint64 // members that said goodbye: name -> incarnation
+
+	metaMu   sync.Mutex
+	meta     Meta
+	metaBuf  []byte
+	metaKick chan struct{}
+
+	stateMu sync.Mutex
+	states  *stateStore
+
+	events   *eventQueue
+	eventsCh chan Event
+
+	lifeMu    sync.Mutex // serializes memberlist UpdateNode with Leave/Shutdown
+	leaving   atomic.Bool
+	closing   atomic.Bool
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+	wg        sync.WaitGroup
+}
+
+// view is the register state other goroutines may read without the loop.
+type view struct {
+	log    string
+	index  uint64
+	roster []nodeID
+	keys   map[string]keyEntry
+	fed    *federationRec
+}
+
+type waiter struct {
+	seq uint64
+	ch  chan opResult  // user op: buffered 1
+	fn  func(opResult) // internal op: run on the loop
+}
+
+type reader struct {
+	id   uint64
+	fill func(*fsm) // runs on the loop when the barrier passes
+	ch   chan struct{}
+}
+
+// Start creates this node's memberlist, joins Config.Seeds (none: this
+// node founds the federation's agreement log) and, when joining, waits
+// until it holds the agreement log. It blocks at most until ctx ends or
+// the profile's sync wait passes. On error nothing is left running.
+func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.Seeds = append([]string(nil), cfg.Seeds...)
+	cfg.Key = append([]byte(nil), cfg.Key...)
+	if cfg.Profile == "" {
+		cfg.Profile = ProfileLocal
+	}
+	if cfg.BindAddr == "" {
+		cfg.BindAddr = "127.0.0.1"
+	}
+	if cfg.AdvertiseAddr == "" && cfg.BindAddr != "0.0.0.0" && cfg.BindAddr != "::" {
+		cfg.AdvertiseAddr = cfg.BindAddr
+	}
+	if cfg.NodeName == "" {
+		cfg.NodeName = "node-" + randomHex(4)
+	}
+	if cfg.MaxAcceptors == 0 {
+		cfg.MaxAcceptors = DefaultMaxAcceptors
+	}
+	tm := profileTimings(cfg.Profile)
+	if cfg.Timeout > 0 {
+		tm.opTimeout = cfg.Timeout
+	}
+	id := nodeID{Name: cfg.NodeName, Inc: uint64(time.Now().UnixNano())}
+	metaBuf, err := encodeMeta(cfg.Meta, id.Inc)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{
+		cfg:       cfg,
+		tm:        tm,
+		log:       cfg.Logger.With().Str("node", cfg.NodeName).Logger(),
+		id:        id,
+		inbox:     newFuncQueue(),
+		waiters:   map[uint64]*waiter{},
+		readers:   map[uint64]*reader{},
+		senders:   map[string]*sender{},
+		lostSince: map[nodeID]time.Time{},
+		lostBusy:  map[nodeID]uint64{},
+		rng:       rand.New(rand.NewPCG(randomUint64(), randomUint64())),
+		synced:    make(chan struct{}),
+		members:   map[string]Member{},
+		byes:      map[string]uint64{},
+		meta:      cfg.Meta,
+		metaBuf:   metaBuf,
+		metaKick:  make(chan struct{}, 1),
+		states:    newStateStore(cfg.NodeName, id.Inc),
+		events:    newEventQueue(),
+		eventsCh:  make(chan Event),
+		done:      make(chan struct{}),
+	}
+	var genesis *fsm
+	if len(cfg.Seeds) == 0 {
+		genesis = newFSM(randomHex(16), id, cfg.MaxAcceptors)
+	}
+	c.core = newReplica(replicaConfig{
+		ID:           id,
+		Rand:         rand.New(rand.NewPCG(randomUint64(), randomUint64())),
+		RoundTimeout: tm.roundTimeout,
+		MaxBackoff:   tm.maxBackoff,
+		SyncTimeout:  tm.syncTimeout,
+		RecoverAfter: tm.recoverAfter,
+	}, genesis)
+	c.view.keys = map[string]keyEntry{}
+	if genesis != nil {
+		c.isSynced = true
+		close(c.synced)
+		c.refreshView(nil)
+	}
+
+	mc, err := c.memberlistConfig()
+	if err != nil {
+		return nil, err
+	}
+	c.bcast = &memberlist.TransmitLimitedQueue{
+		NumNodes:       func() int { return int(c.alive.Load()) },
+		RetransmitMult: mc.RetransmitMult,
+	}
+	c.wg.Add(3)
+	go c.run()
+	go c.pump()
+	go c.metaLoop()
+
+	ml, err := memberlist.Create(mc)
+	if err != nil {
+		c.abort()
+		return nil, fmt.Errorf("gossip: starting memberlist on %s:%d: %w", cfg.BindAddr, cfg.BindPort, err)
+	}
+	c.mlp.Store(ml)
+	if len(cfg.Seeds) == 0 {
+		c.log.Info().Str("addr", c.LocalNode().Addr).Msg("founded the federation's cluster")
+		return c, nil
+	}
+	if _, err := ml.Join(cfg.Seeds); err != nil {
+		c.abort()
+		return nil, fmt.Errorf("gossip: joining through %v: %w", cfg.Seeds, err)
+	}
+	wait := time.NewTimer(tm.syncWait)
+	defer wait.Stop()
+	select {
+	case <-c.synced:
+	case <-ctx.Done():
+		c.abort()
+		return nil, fmt.Errorf("gossip: waiting for the agreement log: %w", ctx.Err())
+	case <-wait.C:
+		c.abort()
+		return nil, fmt.Errorf("%w: no member sent the agreement log within %v", ErrNotSynced, tm.syncWait)
+	}
+	c.log.Info().Str("addr", c.LocalNode().Addr).Strs("seeds", cfg.Seeds).Msg("joined the federation's cluster")
+	return c, nil
+}
+
+func randomUint64() uint64 {
+	var b [8]byte
+	_, _ = crand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = crand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Close releases what this node holds in the register (its acceptor
+// seat, its federate, its keys) when a quorum answers within the
+// profile's leave timeout, leaves the cluster gracefully, and stops
+// everything Start started, waiting for it. Other members see EventLeft.
+// Close is idempotent; it closes the Events channel.
+func (c *Cluster) Close() error { return c.shutdown(true) }
+
+// Halt stops at once without telling anyone, like a crash: no release, no
+// leave message. Other members declare this node dead after the failure
+// detection time and see EventFailed. It waits for everything Start
+// started. Meant for tests and fault injection.
+func (c *Cluster) Halt() error { return c.shutdown(false) }
+
+func (c *Cluster) shutdown(graceful bool) error {
+	c.closeOnce.Do(func() {
+		if graceful {
+			c.leaving.Store(true)
+			holds := false
+			c.onLoop(func() {
+				if f := c.core.State(); f != nil {
+					holds = slices.Contains(f.identities(), c.id)
+				}
+			})
+			if holds {
+				ctx, cancel := context.WithTimeout(context.Background(), c.tm.leaveTimeout)
+				if _, err := c.submit(ctx, op{Kind: opLost, Node: c.id}); err != nil {
+					c.log.Warn().Err(err).Msg("could not release this node's holdings before leaving; others will after failure detection")
+				}
+				cancel()
+			}
+		}
+		if graceful {
+			c.sayGoodbye()
+		}
+		c.closing.Store(true)
+		c.lifeMu.Lock()
+		if ml := c.mlp.Load(); ml != nil {
+			if graceful {
+				if err := ml.Leave(c.tm.leaveTimeout); err != nil {
+					c.log.Debug().Err(err).Msg("leave")
+				}
+			}
+			c.closeErr = ml.Shutdown()
+		}
+		c.lifeMu.Unlock()
+		close(c.done)
+		c.wg.Wait()
+	})
+	return c.closeErr
+}
+
+// sayGoodbye tells every member, over the reliable channel, that this
+// node is leaving on purpose, so that they report EventLeft rather than
+// EventFailed (memberlist's leave notification does not say which). Each
+// send is bounded by memberlist's TCP timeout.
+func (c *Cluster) sayGoodbye() {
+	ml := c.mlp.Load()
+	if ml == nil {
+		return
+	}
+	buf := encodeWire(wireBye, nodeID{Name: c.cfg.NodeName, Inc: c.id.Inc})
+	var wg sync.WaitGroup
+	for _, m := range c.Members() {
+		if m.Name == c.cfg.NodeName {
+			continue
+		}
+		wg.Add(1)
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			defer wg.Done()
+			_ = ml.SendReliable(m.node(), buf)
+		}()
+	}
+	wg.Wait()
+}
+
+// abort stops a half-started Cluster.
+func (c *Cluster) abort() {
+	c.closing.Store(true)
+	c.closeOnce.Do(func() {
+		c.lifeMu.Lock()
+		if ml := c.mlp.Load(); ml != nil {
+			_ = ml.Shutdown()
+		}
+		c.lifeMu.Unlock()
+		close(c.done)
+		c.wg.Wait()
+	})
+}
+
+// Events returns the stream of membership, state, register and
+// federation events, in the order this node saw them. One goroutine
+// feeds it from an unbounded queue, so memberlist is never blocked and
+// no event is dropped while the Cluster runs; read it, or memory grows.
+// It is closed when the Cluster stops.
+func (c *Cluster) Events() <-chan Event { return c.eventsCh }
+
+// LocalNode returns this node as a Member.
+func (c *Cluster) LocalNode() Member {
+	m, ok := c.member(c.cfg.NodeName)
+	if !ok {
+		m = Member{Name: c.cfg.NodeName, inc: c.id.Inc}
+	}
+	m.Meta = c.Meta()
+	return m
+}
+
+// Name returns this node's name.
+func (c *Cluster) Name() string { return c.cfg.NodeName }
+
+// Members returns the members alive (this node included), sorted by
+// name. The view comes from memberlist's notifications.
+func (c *Cluster) Members() []Member {
+	c.memMu.Lock()
+	var out []Member
+	for _, m := range c.members {
+		if m.State == MemberAlive {
+			out = append(out, m)
+		}
+	}
+	c.memMu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Meta returns this node's current metadata.
+func (c *Cluster) Meta() Meta {
+	c.metaMu.Lock()
+	defer c.metaMu.Unlock()
+	return c.meta
+}
+
+// SetMeta replaces this node's metadata (the federate fields included)
+// and spreads it in the background. It returns ErrMetaTooLarge when the
+// encoding exceeds 512 bytes; it does not block.
+func (c *Cluster) SetMeta(m Meta) error {
+	if c.closing.Load() {
+		return ErrClosed
+	}
+	return c.updateMeta(func(*Meta) {}, &m)
+}
+
+func (c *Cluster) updateMeta(edit func(*Meta), replace *Meta) error {
+	c.metaMu.Lock()
+	m := c.meta
+	if replace != nil {
+		m = *replace
+	}
+	edit(&m)
+	buf, err := encodeMeta(m, c.id.Inc)
+	if err == nil {
+		c.meta, c.metaBuf = m, buf
+	}
+	c.metaMu.Unlock()
+	if err == nil {
+		select {
+		case c.metaKick <- struct{}{}:
+		default:
+		}
+	}
+	return err
+}
+
+// metaLoop re-advertises this node whenever its metadata changes.
+func (c *Cluster) metaLoop() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-c.metaKick:
+		}
+		c.lifeMu.Lock()
+		if ml := c.mlp.Load(); ml != nil && !c.closing.Load() {
+			// UpdateNode waits for the broadcast to leave; a timeout only
+			// means it is still queued.
+			_ = ml.UpdateNode(c.tm.metaTimeout)
+		}
+		c.lifeMu.Unlock()
+	}
+}
+
+// pump moves events from the unbounded queue to the Events channel.
+func (c *Cluster) pump() {
+	defer c.wg.Done()
+	defer close(c.eventsCh)
+	for {
+		ev, ok := c.events.pop()
+		if !ok {
+			select {
+			case <-c.events.signal:
+				continue
+			case <-c.done:
+				return
+			}
+		}
+		select {
+		case c.eventsCh <- ev:
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// post runs f on the loop goroutine.
+func (c *Cluster) post(f func()) { c.inbox.push(f) }
+
+// onLoop runs f on the loop goroutine and waits for it; false when the
+// Cluster stopped first.
+func (c *Cluster) onLoop(f func()) bool {
+	done := make(chan struct{})
+	c.post(func() { f(); close(done) })
+	select {
+	case <-done:
+		return true
+	case <-c.done:
+		return false
+	}
+}
+
+// run is the loop: it owns the replica, the waiters and the senders.
+func (c *Cluster) run() {
+	defer c.wg.Done()
+	tick := time.NewTicker(c.tm.tick)
+	defer tick.Stop()
+	var lastHK time.Time
+	for {
+		select {
+		case <-c.done:
+			return
+		case now := <-tick.C:
+			c.core.Tick()
+			if now.Sub(lastHK) >= c.tm.housekeep {
+				lastHK = now
+				c.housekeep(now)
+			}
+		case <-c.inbox.signal:
+			for _, f := range c.inbox.drain() {
+				f()
+			}
+		}
+		c.process(c.core.Ready())
+	}
+}

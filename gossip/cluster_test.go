@@ -1,0 +1,725 @@
+package gossip
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// These tests run real memberlist clusters on 127.0.0.1 with free ports
+// and the local profile. Each starts 2 to 5 nodes, waits with short polls
+// and deadlines, closes everything and checks that no goroutine is left.
+
+// node is a Cluster under test with the events it delivered.
+type node struct {
+	*Cluster
+	mu     sync.Mutex
+	events []Event
+	done   chan struct{}
+}
+
+func (n *node) collect() {
+	defer close(n.done)
+	for ev := range n.Events() {
+		n.mu.Lock()
+		n.events = append(n.events, ev)
+		n.mu.Unlock()
+	}
+}
+
+// seen returns the events of kind k so far.
+func (n *node) seen(k EventKind) []Event {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []Event
+	for _, ev := range n.events {
+		if ev.Kind == k {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+type harness struct {
+	t     *testing.T
+	fed   string
+	nodes []*node
+}
+
+// newHarness starts count nodes of one federation: the first founds it,
+// the others join through it. edit may change each node's Config.
+func newHarness(t *testing.T, count int, edit func(i int, c *Config)) *harness {
+	t.Helper()
+	checkLeaks(t)
+	h := &harness{t: t, fed: "fed-" + strings.ReplaceAll(t.Name(), "/", "-")}
+	t.Cleanup(h.closeAll)
+	for i := 0; i < count; i++ {
+		if _, err := h.start(i, edit); err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+	}
+	h.waitMembers(count)
+	return h
+}
+
+func (h *harness) config(i int, edit func(i int, c *Config)) Config {
+	c := Config{Federation: h.fed, NodeName: fmt.Sprintf("n%d", i)}
+	c.Meta.DataPlane = fmt.Sprintf("udp://127.0.0.1:%d", 40000+i)
+	c.Meta.ProtocolVersion = 1
+	if len(h.nodes) > 0 {
+		c.Seeds = []string{h.nodes[0].LocalNode().Addr}
+	}
+	if os.Getenv("GOSSIP_TEST_LOG") != "" {
+		c.Logger = zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: "15:04:05.000"}).
+			Level(zerolog.DebugLevel).With().Timestamp().Str("test", h.t.Name()).Logger()
+	}
+	if edit != nil {
+		edit(i, &c)
+	}
+	return c
+}
+
+func (h *harness) start(i int, edit func(i int, c *Config)) (*node, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := Start(ctx, h.config(i, edit))
+	if err != nil {
+		return nil, err
+	}
+	n := &node{Cluster: c, done: make(chan struct{})}
+	go n.collect()
+	h.nodes = append(h.nodes, n)
+	return n, nil
+}
+
+func (h *harness) closeAll() {
+	for _, n := range h.nodes {
+		_ = n.Close()
+		<-n.done
+	}
+	// Close returns only after everything the Cluster started has
+	// finished (a goroutine may still be on its way out of its final
+	// return, hence the brief grace).
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for {
+		stacks := clusterGoroutines()
+		if stacks == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			h.t.Errorf("goroutines started by a Cluster survive Close:\n%s", stacks)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// live returns the nodes not closed or halted.
+func (h *harness) live() []*node {
+	var out []*node
+	for _, n := range h.nodes {
+		if !n.closing.Load() {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (h *harness) waitMembers(count int) {
+	h.t.Helper()
+	waitFor(h.t, 10*time.Second, func() bool {
+		for _, n := range h.live() {
+			if len(n.Members()) != count {
+				return false
+			}
+		}
+		return true
+	}, "every node sees %d members", count)
+}
+
+// waitRoster waits until every live node's roster has size members.
+func (h *harness) waitRoster(size int) {
+	h.t.Helper()
+	waitFor(h.t, 10*time.Second, func() bool {
+		for _, n := range h.live() {
+			if len(n.Roster()) != size {
+				return false
+			}
+		}
+		return true
+	}, "every roster has %d acceptors", size)
+}
+
+func waitFor(t *testing.T, d time.Duration, cond func() bool, format string, args ...any) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting until "+format, append([]any{d}, args...)...)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// checkLeaks registers a cleanup (run after the harness closed every
+// node) that fails if the goroutine count does not return to what it was.
+func checkLeaks(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		// memberlist's own goroutines notice its shutdown a moment later.
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				t.Errorf("%d goroutines before, %d after:\n%s", before, runtime.NumGoroutine(), buf)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
+
+// clusterGoroutines returns the stacks of goroutines that Start or a
+// Cluster method started.
+func clusterGoroutines() string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var own []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "created by github.com/meshrti/meshrti/gossip.Start") ||
+			strings.Contains(g, "created by github.com/meshrti/meshrti/gossip.(*Cluster)") {
+			own = append(own, g)
+		}
+	}
+	return strings.Join(own, "\n\n")
+}
+
+func TestMembershipAndMetadata(t *testing.T) {
+	h := newHarness(t, 3, nil)
+	for _, n := range h.nodes {
+		local := n.LocalNode()
+		if !strings.HasPrefix(local.Addr, "127.0.0.1:") {
+			t.Fatalf("%s advertises %s, want 127.0.0.1", n.Name(), local.Addr)
+		}
+		for i, m := range n.Members() {
+			want := fmt.Sprintf("udp://127.0.0.1:%d", 40000+i)
+			if m.Name != fmt.Sprintf("n%d", i) || m.Meta.DataPlane != want || m.Meta.ProtocolVersion != 1 || m.State != MemberAlive {
+				t.Fatalf("%s sees member %d as %+v", n.Name(), i, m)
+			}
+		}
+	}
+	// Metadata changes reach everyone as EventUpdated.
+	if err := h.nodes[1].SetMeta(Meta{ProtocolVersion: 2, DataPlane: "udp://127.0.0.1:41000"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, func() bool {
+		for _, n := range h.nodes {
+			ms := n.Members()
+			if ms[1].Meta.DataPlane != "udp://127.0.0.1:41000" {
+				return false
+			}
+		}
+		for _, ev := range h.nodes[0].seen(EventUpdated) {
+			if ev.Member.Name == "n1" && ev.Member.Meta.ProtocolVersion == 2 {
+				return true
+			}
+		}
+		return false
+	}, "the new metadata is visible")
+	if err := h.nodes[0].SetMeta(Meta{DataPlane: strings.Repeat("x", 600)}); !errors.Is(err, ErrMetaTooLarge) {
+		t.Fatalf("oversized metadata: %v", err)
+	}
+	for _, ev := range h.nodes[0].seen(EventJoined) {
+		if !strings.HasPrefix(ev.Member.Addr, "127.0.0.1:") {
+			t.Fatalf("joined event with address %s", ev.Member.Addr)
+		}
+	}
+	if got := len(h.nodes[0].seen(EventJoined)); got < 3 {
+		t.Fatalf("n0 saw %d joins, want 3", got)
+	}
+}
+
+func TestWrongKeyCannotJoin(t *testing.T) {
+	h := newHarness(t, 2, func(i int, c *Config) { c.Key = []byte("federation secret") })
+	for _, tc := range []struct {
+		name string
+		edit func(i int, c *Config)
+	}{
+		{"wrong key", func(i int, c *Config) { c.Key = []byte("another secret") }},
+		{"no key", nil},
+		{"other federation", func(i int, c *Config) { c.Key = []byte("federation secret"); c.Federation = "other" }},
+	} {
+		_, err := h.start(9, tc.edit)
+		if err == nil {
+			t.Fatalf("%s: Start succeeded", tc.name)
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	for _, n := range h.nodes {
+		if got := len(n.Members()); got != 2 {
+			t.Fatalf("%s sees %d members after intruders tried, want 2", n.Name(), got)
+		}
+	}
+	// The right key still works.
+	if _, err := h.start(3, func(i int, c *Config) { c.Key = []byte("federation secret") }); err != nil {
+		t.Fatal(err)
+	}
+	h.waitMembers(3)
+}
+
+func TestReplicatedStateReachesLateJoiner(t *testing.T) {
+	h := newHarness(t, 3, nil)
+	for i, n := range h.nodes {
+		if err := n.SetState("pub/Aircraft", []byte(fmt.Sprintf("v1-%d", i))); err != nil {
+			t.Fatal(err)
+		}
+		if err := n.SetState("pub/Aircraft", []byte(fmt.Sprintf("v2-%d", i))); err != nil {
+			t.Fatal(err)
+		}
+		_ = n.SetState("gone", []byte("x"))
+		_ = n.SetState("gone", nil)
+	}
+	// A value too big for gossip goes over the reliable channel.
+	big := bytes.Repeat([]byte("r"), 5000)
+	if err := h.nodes[2].SetState("regions", big); err != nil {
+		t.Fatal(err)
+	}
+	late, err := h.start(3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(st map[string]map[string][]byte) bool {
+		for i := 0; i < 3; i++ {
+			if string(st[fmt.Sprintf("n%d", i)]["pub/Aircraft"]) != fmt.Sprintf("v2-%d", i) {
+				return false
+			}
+			if _, ok := st[fmt.Sprintf("n%d", i)]["gone"]; ok {
+				return false
+			}
+		}
+		return bytes.Equal(st["n2"]["regions"], big)
+	}
+	waitFor(t, 10*time.Second, func() bool {
+		for _, n := range h.nodes {
+			if !want(n.States()) {
+				return false
+			}
+		}
+		return true
+	}, "every node, the late joiner included, has every node's latest state")
+	waitFor(t, 5*time.Second, func() bool {
+		for _, ev := range late.seen(EventStateChanged) {
+			if ev.Member.Name == "n1" && string(ev.Value) == "v2-1" {
+				return true
+			}
+		}
+		return false
+	}, "the late joiner got a state event")
+	// The late joiner's own state spreads too.
+	_ = late.SetState("sub/Radar", []byte("on"))
+	waitFor(t, 5*time.Second, func() bool {
+		return string(h.nodes[0].States()["n3"]["sub/Radar"]) == "on"
+	}, "the late joiner's state reaches n0")
+}
+
+func TestCreateFederationRace(t *testing.T) {
+	h := newHarness(t, 3, nil)
+	h.waitRoster(3)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = h.nodes[i+1].CreateFederation(ctxT(t), h.fed, "fom-digest")
+		}()
+	}
+	wg.Wait()
+	ok, exists := 0, 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case errors.Is(err, ErrFederationExists):
+			exists++
+		default:
+			t.Fatalf("create: %v", err)
+		}
+	}
+	if ok != 1 || exists != 1 {
+		t.Fatalf("racing creates: %d succeeded, %d found it existing; want 1 and 1", ok, exists)
+	}
+	if err := h.nodes[0].CreateFederation(ctxT(t), "", "x"); !errors.Is(err, ErrFederationExists) {
+		t.Fatalf("third create: %v", err)
+	}
+	if err := h.nodes[0].CreateFederation(ctxT(t), "other", "x"); !errors.Is(err, ErrFederationMismatch) {
+		t.Fatalf("create of another federation: %v", err)
+	}
+	list, err := h.nodes[0].ListFederations(ctxT(t))
+	if err != nil || len(list) != 1 || list[0].Name != h.fed || list[0].FOMDigest != "fom-digest" {
+		t.Fatalf("ListFederations = %+v, %v", list, err)
+	}
+}
+
+func TestJoinFederateRaceResignDestroy(t *testing.T) {
+	const count = 5
+	h := newHarness(t, count, nil)
+	h.waitRoster(count)
+	if _, err := h.nodes[0].JoinFederate(ctxT(t), "x", "t"); !errors.Is(err, ErrFederationNotFound) {
+		t.Fatalf("join before create: %v", err)
+	}
+	if err := h.nodes[0].CreateFederation(ctxT(t), h.fed, "d"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	handles := make([]uint64, count)
+	errs := make([]error, count)
+	for i, n := range h.nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			handles[i], errs[i] = n.JoinFederate(ctxT(t), "Radar", "radar")
+		}()
+	}
+	wg.Wait()
+	winner := -1
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			if winner >= 0 {
+				t.Fatalf("both %d and %d joined as Radar", winner, i)
+			}
+			winner = i
+		case !errors.Is(err, ErrNameInUse):
+			t.Fatalf("node %d: %v", i, err)
+		}
+	}
+	if winner < 0 {
+		t.Fatal("nobody joined")
+	}
+	// The losers join under other names (one generated).
+	for i, n := range h.nodes {
+		if i == winner {
+			continue
+		}
+		name := fmt.Sprintf("Radar%d", i)
+		if i == (winner+1)%count {
+			name = ""
+		}
+		h, err := n.JoinFederate(ctxT(t), name, "radar")
+		if err != nil {
+			t.Fatalf("node %d joins as %q: %v", i, name, err)
+		}
+		handles[i] = h
+	}
+	if _, err := h.nodes[winner].JoinFederate(ctxT(t), "again", "t"); !errors.Is(err, ErrAlreadyJoined) {
+		t.Fatalf("second join: %v", err)
+	}
+	// Every member has the same view of names and handles.
+	waitFor(t, 5*time.Second, func() bool {
+		ref := h.nodes[0].Federates()
+		if len(ref) != count {
+			return false
+		}
+		for _, n := range h.nodes[1:] {
+			if !slices.Equal(n.Federates(), ref) {
+				return false
+			}
+		}
+		return true
+	}, "all members agree on the federates")
+	seenHandles := map[uint64]bool{}
+	for i, n := range h.nodes {
+		fi, ok := n.LocalFederate()
+		if !ok || fi.Handle != handles[i] || fi.Node != n.Name() {
+			t.Fatalf("node %d: LocalFederate = %+v, %v; handle %d", i, fi, ok, handles[i])
+		}
+		if seenHandles[fi.Handle] {
+			t.Fatalf("handle %d twice", fi.Handle)
+		}
+		seenHandles[fi.Handle] = true
+		if i == winner && fi.Name != "Radar" {
+			t.Fatalf("winner is %q", fi.Name)
+		}
+		if i == (winner+1)%count && fi.Name != fmt.Sprintf("radar-%d", fi.Handle) {
+			t.Fatalf("generated name %q", fi.Name)
+		}
+	}
+	// The metadata carries the federate.
+	waitFor(t, 5*time.Second, func() bool {
+		for _, m := range h.nodes[0].Members() {
+			if m.Meta.FederateHandle == 0 || m.Meta.FederateName == "" {
+				return false
+			}
+		}
+		return true
+	}, "every member's metadata names its federate")
+
+	if err := h.nodes[0].DestroyFederation(ctxT(t)); !errors.Is(err, ErrFederatesJoined) {
+		t.Fatalf("destroy while joined: %v", err)
+	}
+	// Resigning frees the name.
+	other := (winner + 2) % count
+	if err := h.nodes[winner].ResignFederate(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.nodes[winner].ResignFederate(ctxT(t)); !errors.Is(err, ErrNotJoined) {
+		t.Fatalf("second resign: %v", err)
+	}
+	if err := h.nodes[other].ResignFederate(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	hd, err := h.nodes[other].JoinFederate(ctxT(t), "Radar", "radar")
+	if err != nil {
+		t.Fatalf("joining under a freed name: %v", err)
+	}
+	if seenHandles[hd] {
+		t.Fatalf("handle %d reused", hd)
+	}
+	// Everyone resigns; now destroy works, once.
+	for _, n := range h.nodes {
+		if _, ok := n.LocalFederate(); ok {
+			if err := n.ResignFederate(ctxT(t)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := h.nodes[3].DestroyFederation(ctxT(t)); err != nil {
+		t.Fatalf("destroy: %v", err)
+	}
+	if err := h.nodes[4].DestroyFederation(ctxT(t)); !errors.Is(err, ErrFederationNotFound) {
+		t.Fatalf("second destroy: %v", err)
+	}
+	waitFor(t, 5*time.Second, func() bool {
+		return len(h.nodes[1].seen(EventFederationDestroyed)) == 1 && len(h.nodes[1].seen(EventFederateJoined)) == count+1
+	}, "n1 saw the federates join and the federation go")
+}
+
+func TestRegister(t *testing.T) {
+	h := newHarness(t, 3, nil)
+	h.waitRoster(3)
+	a, b := h.nodes[1], h.nodes[2]
+	e, ok, err := a.Acquire(ctxT(t), "obj/Tank1", []byte("a"))
+	if err != nil || !ok || e.Holder != "n1" || e.Version != 1 {
+		t.Fatalf("acquire = %+v %v %v", e, ok, err)
+	}
+	e, ok, err = b.Acquire(ctxT(t), "obj/Tank1", []byte("b"))
+	if err != nil || ok || e.Holder != "n1" || string(e.Value) != "a" {
+		t.Fatalf("second acquire = %+v %v %v", e, ok, err)
+	}
+	v, err := b.Propose(ctxT(t), "obj/Tank1", []byte("b"))
+	if err != nil || string(v) != "a" {
+		t.Fatalf("propose = %q %v", v, err)
+	}
+	if _, err := b.Release(ctxT(t), "obj/Tank1"); !errors.Is(err, ErrNotHolder) {
+		t.Fatalf("release by another: %v", err)
+	}
+	e, err = a.Release(ctxT(t), "obj/Tank1")
+	if err != nil || !e.Free() || e.Version != 2 {
+		t.Fatalf("release = %+v %v", e, err)
+	}
+	// A read from a third node sees the latest decision.
+	e, err = h.nodes[0].Read(ctxT(t), "obj/Tank1")
+	if err != nil || !e.Free() || e.Version != 2 {
+		t.Fatalf("read = %+v %v", e, err)
+	}
+	v, err = b.Propose(ctxT(t), "obj/Tank1", []byte("b"))
+	if err != nil || string(v) != "b" {
+		t.Fatalf("propose on a free key = %q %v", v, err)
+	}
+	e, err = h.nodes[0].Read(ctxT(t), "obj/Tank1")
+	if err != nil || e.Holder != "n2" || e.Version != 3 {
+		t.Fatalf("read = %+v %v", e, err)
+	}
+	waitFor(t, 5*time.Second, func() bool {
+		e, ok := a.Lookup("obj/Tank1")
+		return ok && e.Holder == "n2" && len(a.Entries("obj/")) == 1
+	}, "n1's local view catches up")
+	// Racing acquires from every node: one winner, all agree.
+	var wg sync.WaitGroup
+	wins := make([]bool, len(h.nodes))
+	for i, n := range h.nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, won, err := n.Acquire(ctxT(t), "sync/ReadyToRun", []byte(n.Name()))
+			if err != nil {
+				t.Error(err)
+			}
+			wins[i] = won
+		}()
+	}
+	wg.Wait()
+	if c := countTrue(wins); c != 1 {
+		t.Fatalf("%d winners, want 1", c)
+	}
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+func TestFailedMemberIsLostAndReleased(t *testing.T) {
+	const count = 4
+	h := newHarness(t, count, nil)
+	h.waitRoster(count)
+	if err := h.nodes[0].CreateFederation(ctxT(t), "", "d"); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range h.nodes {
+		if _, err := n.JoinFederate(ctxT(t), fmt.Sprintf("fed%d", i), "t"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	victim := h.nodes[2]
+	if _, ok, err := victim.Acquire(ctxT(t), "obj/Ship", nil); err != nil || !ok {
+		t.Fatalf("acquire: %v %v", ok, err)
+	}
+	killed := time.Now()
+	if err := victim.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	survivors := h.live()
+	// Every survivor reports the failure, with the lost federate, within
+	// the failure detection time (about 2 s; generous under -race).
+	waitFor(t, 8*time.Second, func() bool {
+		for _, n := range survivors {
+			found := false
+			for _, ev := range n.seen(EventFailed) {
+				found = found || (ev.Member.Name == "n2" && ev.Federate.Name == "fed2")
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}, "every survivor reports n2 failed")
+	t.Logf("failure reported to all survivors after %v", time.Since(killed).Round(time.Millisecond))
+	// A survivor releases the lost node's federate, keys and seat.
+	waitFor(t, 10*time.Second, func() bool {
+		for _, n := range survivors {
+			if len(n.Federates()) != count-1 || slices.Contains(n.Roster(), "n2") {
+				return false
+			}
+			if e, _ := n.Lookup("obj/Ship"); !e.Free() {
+				return false
+			}
+		}
+		return true
+	}, "the survivors release n2's federate, key and acceptor seat")
+	t.Logf("holdings released after %v", time.Since(killed).Round(time.Millisecond))
+	for _, ev := range survivors[0].seen(EventFederateResigned) {
+		if ev.Federate.Name != "fed2" || !ev.Lost {
+			t.Fatalf("unexpected resign event %+v", ev)
+		}
+	}
+	// The name is free again.
+	if err := survivors[0].ResignFederate(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := survivors[0].JoinFederate(ctxT(t), "fed2", "t"); err != nil {
+		t.Fatalf("taking the lost federate's name: %v", err)
+	}
+	// A graceful Close releases at once and is reported as Left.
+	leaver := survivors[2]
+	if err := leaver.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, func() bool {
+		for _, n := range survivors[:2] {
+			if len(n.seen(EventLeft)) == 0 || len(n.Federates()) != count-2 {
+				t.Logf("%s: %v %v %v", n.Name(), n.seen(EventLeft), n.Federates(), n.Roster())
+				return false
+			}
+		}
+		return true
+	}, "the survivors see the leaver leave and its federate go")
+}
+
+func TestNoQuorum(t *testing.T) {
+	h := newHarness(t, 3, func(i int, c *Config) { c.Timeout = 700 * time.Millisecond })
+	h.waitRoster(3)
+	if _, _, err := h.nodes[0].Acquire(ctxT(t), "k", nil); err != nil {
+		t.Fatal(err)
+	}
+	_ = h.nodes[1].Halt()
+	_ = h.nodes[2].Halt()
+	start := time.Now()
+	_, _, err := h.nodes[0].Acquire(ctxT(t), "k2", nil)
+	if !errors.Is(err, ErrNoQuorum) {
+		t.Fatalf("acquire without a quorum: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("ErrNoQuorum after %v", d)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := h.nodes[0].Read(ctx, "k"); !errors.Is(err, ErrNoQuorum) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("read without a quorum: %v", err)
+	}
+	if e, ok := h.nodes[0].Lookup("k"); !ok || e.Holder != "n0" {
+		t.Fatalf("local view lost: %+v", e)
+	}
+}
+
+func TestClosedCluster(t *testing.T) {
+	h := newHarness(t, 1, nil)
+	n := h.nodes[0]
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, _, err := n.Acquire(context.Background(), "k", nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("acquire after close: %v", err)
+	}
+	if err := n.SetState("k", nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("SetState after close: %v", err)
+	}
+	if _, ok := <-n.Events(); ok {
+		t.Fatal("events channel still open")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, c := range []Config{
+		{},
+		{Federation: strings.Repeat("f", 300)},
+		{Federation: "f", Profile: "wan"},
+		{Federation: "f", BindAddr: "localhost"},
+		{Federation: "f", Seeds: []string{"127.0.0.1"}},
+		{Federation: "f", Meta: Meta{DataPlane: strings.Repeat("d", 600)}},
+	} {
+		if err := c.Validate(); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+	if err := (&Config{Federation: "f", Seeds: []string{"127.0.0.1:7946"}}).Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,199 @@
+package gossip
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+	"github.com/rs/zerolog"
+)
+
+// Profile selects a set of timings.
+type Profile string
+
+const (
+	// ProfileLocal suits one host and tests: probes every 200 ms, a dead
+	// member is declared within about 2 s. It is the default.
+	ProfileLocal Profile = "local"
+	// ProfileLAN uses memberlist's DefaultLANConfig timings: probes every
+	// second, a dead member is declared within about 5 to 10 s.
+	ProfileLAN Profile = "lan"
+)
+
+// DefaultMaxAcceptors is the default size limit of the acceptor roster.
+const DefaultMaxAcceptors = 5
+
+// Config configures a Cluster. Zero fields mean the documented default.
+// Start does not modify the Config it is given.
+type Config struct {
+	// Federation is the federation execution's name. It becomes the
+	// memberlist Label, so clusters of different federations that share
+	// addresses and ports ignore each other. Required; at most 255 bytes.
+	Federation string
+
+	// NodeName names this node in the cluster; it must be unique among
+	// the members. Default: "node-" and 8 random hex digits.
+	NodeName string
+
+	// BindAddr is the address memberlist listens on. Default 127.0.0.1:
+	// nothing listens on or sends to another address unless configured.
+	BindAddr string
+	// BindPort is the TCP and UDP port; 0 picks a free one (read it back
+	// from LocalNode().Addr).
+	BindPort int
+	// AdvertiseAddr is the address other members use to reach this node.
+	// Default: BindAddr (memberlist picks one when BindAddr is 0.0.0.0).
+	AdvertiseAddr string
+
+	// Seeds are host:port addresses of members to join through. None
+	// means this node is the first one: it founds the federation's
+	// agreement log. Exactly one node of a federation starts without
+	// seeds; see docs/agreement.md.
+	Seeds []string
+
+	// Key, when set, is the federation key. SHA-256 of it (with a domain
+	// prefix) becomes the memberlist keyring: gossip is encrypted and
+	// authenticated, and a node with another key cannot join.
+	Key []byte
+
+	// Meta is this node's metadata, visible to every member. Its msgpack
+	// encoding must fit memberlist's 512-byte limit. JoinFederate and
+	// ResignFederate fill in the federate fields.
+	Meta Meta
+
+	// Profile selects the timings: ProfileLocal (default) or ProfileLAN.
+	Profile Profile
+
+	// MaxAcceptors bounds the acceptor roster (default 5). Only the
+	// founder's value counts: it is recorded in the log.
+	MaxAcceptors int
+
+	// Timeout bounds each agreement operation that has no earlier
+	// context deadline. Default 5 s (local) or 15 s (lan).
+	Timeout time.Duration
+
+	// Logger receives diagnostics, memberlist's included. The zero value
+	// logs nothing.
+	Logger zerolog.Logger
+}
+
+// Validate reports the first problem with c.
+func (c *Config) Validate() error {
+	switch {
+	case c.Federation == "":
+		return errors.New("gossip: Config.Federation is empty")
+	case len(c.Federation) > memberlist.LabelMaxSize:
+		return fmt.Errorf("gossip: Config.Federation is longer than %d bytes", memberlist.LabelMaxSize)
+	case c.BindPort < 0 || c.BindPort > 65535:
+		return fmt.Errorf("gossip: Config.BindPort %d out of range", c.BindPort)
+	case c.MaxAcceptors < 0:
+		return errors.New("gossip: Config.MaxAcceptors is negative")
+	case c.Timeout < 0:
+		return errors.New("gossip: Config.Timeout is negative")
+	}
+	switch c.Profile {
+	case "", ProfileLocal, ProfileLAN:
+	default:
+		return fmt.Errorf("gossip: unknown profile %q (want %q or %q)", c.Profile, ProfileLocal, ProfileLAN)
+	}
+	for _, a := range []string{c.BindAddr, c.AdvertiseAddr} {
+		if a != "" && net.ParseIP(a) == nil {
+			return fmt.Errorf("gossip: %q is not an IP address", a)
+		}
+	}
+	for _, s := range c.Seeds {
+		if _, _, err := net.SplitHostPort(s); err != nil {
+			return fmt.Errorf("gossip: seed %q: %w", s, err)
+		}
+	}
+	if _, err := encodeMeta(c.Meta, 0); err != nil {
+		return err
+	}
+	return nil
+}
+
+// timings are the profile-dependent durations of the agreement layer.
+type timings struct {
+	tick         time.Duration // replica tick
+	roundTimeout int           // ticks
+	maxBackoff   int           // ticks
+	syncTimeout  int           // ticks
+	recoverAfter int           // ticks
+	opTimeout    time.Duration // default bound of one agreement operation
+	syncWait     time.Duration // Start waits this long for the log from seeds
+	leaveTimeout time.Duration // Close's release-and-leave budget
+	metaTimeout  time.Duration // wait for a metadata broadcast
+	housekeep    time.Duration // loss cleanup and roster growth period
+	stagger      time.Duration // per-rank delay before cleaning up a lost node
+	unknownGrace time.Duration // a holder memberlist never heard of counts as lost after this
+}
+
+func profileTimings(p Profile) timings {
+	if p == ProfileLAN {
+		return timings{
+			tick: 50 * time.Millisecond, roundTimeout: 20, maxBackoff: 10, syncTimeout: 20, recoverAfter: 40,
+			opTimeout: 15 * time.Second, syncWait: 15 * time.Second, leaveTimeout: 5 * time.Second,
+			metaTimeout: time.Second, housekeep: 500 * time.Millisecond, stagger: time.Second,
+			unknownGrace: time.Minute,
+		}
+	}
+	return timings{
+		tick: 20 * time.Millisecond, roundTimeout: 15, maxBackoff: 8, syncTimeout: 15, recoverAfter: 25,
+		opTimeout: 5 * time.Second, syncWait: 5 * time.Second, leaveTimeout: time.Second,
+		metaTimeout: 200 * time.Millisecond, housekeep: 100 * time.Millisecond, stagger: 200 * time.Millisecond,
+		unknownGrace: 10 * time.Second,
+	}
+}
+
+// memberlistConfig builds memberlist's configuration for this node.
+func (c *Cluster) memberlistConfig() (*memberlist.Config, error) {
+	mc := memberlist.DefaultLANConfig()
+	if c.cfg.Profile != ProfileLAN {
+		mc.TCPTimeout = time.Second
+		mc.IndirectChecks = 2
+		mc.RetransmitMult = 3
+		mc.SuspicionMult = 3
+		mc.SuspicionMaxTimeoutMult = 3
+		mc.PushPullInterval = 2 * time.Second
+		mc.ProbeInterval = 200 * time.Millisecond
+		mc.ProbeTimeout = 100 * time.Millisecond
+		mc.AwarenessMaxMultiplier = 2
+		mc.GossipInterval = 50 * time.Millisecond
+		mc.GossipNodes = 3
+		mc.GossipToTheDeadTime = 2 * time.Second
+		mc.DeadNodeReclaimTime = 2 * time.Second
+	}
+	mc.Name = c.cfg.NodeName
+	mc.Label = c.cfg.Federation
+	mc.BindAddr = c.cfg.BindAddr
+	mc.BindPort = c.cfg.BindPort
+	mc.AdvertiseAddr = c.cfg.AdvertiseAddr
+	mc.AdvertisePort = c.cfg.BindPort
+	mc.Delegate = &delegate{c}
+	mc.Events = &eventDelegate{c}
+	if len(c.cfg.Key) > 0 {
+		kr, err := memberlist.NewKeyring(nil, gossipKey(c.cfg.Key))
+		if err != nil {
+			return nil, fmt.Errorf("gossip: keyring: %w", err)
+		}
+		mc.Keyring = kr
+		mc.GossipVerifyIncoming = true
+		mc.GossipVerifyOutgoing = true
+	}
+	mc.Logger = log.New(memberlistLog{c.log}, "", 0)
+	return mc, nil
+}
+
+// gossipKey derives the 32-byte memberlist key (AES-256) from the
+// federation key. The prefix keeps it distinct from keys the data plane
+// derives from the same secret.
+func gossipKey(key []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte("meshrti gossip keyring v1\x00"))
+	h.Write(key)
+	return h.Sum(nil)
+}

@@ -1,0 +1,191 @@
+package gossip
+
+// This file holds memberlist's delegates. Their methods run on
+// memberlist's goroutines and never block.
+
+import (
+	"bytes"
+
+	"github.com/hashicorp/memberlist"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// delegate is memberlist's Delegate. Its methods run on memberlist's
+// goroutines and never block.
+type delegate struct{ c *Cluster }
+
+func (d *delegate) NodeMeta(limit int) []byte {
+	d.c.metaMu.Lock()
+	defer d.c.metaMu.Unlock()
+	if len(d.c.metaBuf) > limit {
+		return nil
+	}
+	return append([]byte(nil), d.c.metaBuf...)
+}
+
+func (d *delegate) NotifyMsg(b []byte) {
+	c := d.c
+	if c.closing.Load() || len(b) < 2 {
+		return
+	}
+	switch b[0] {
+	case wireAgree:
+		var m message
+		if err := msgpack.Unmarshal(b[1:], &m); err != nil {
+			c.log.Debug().Err(err).Msg("undecodable agreement message")
+			return
+		}
+		c.post(func() { c.core.Step(m) })
+	case wireState:
+		var e stateEntry
+		if err := msgpack.Unmarshal(b[1:], &e); err != nil {
+			c.log.Debug().Err(err).Msg("undecodable state message")
+			return
+		}
+		if c.mergeStates([]stateEntry{e}) > 0 && len(b) <= maxGossip {
+			// New to us: relay it, so it spreads epidemically.
+			c.bcast.QueueBroadcast(&stateBroadcast{name: e.Owner + "\x00" + e.Key, msg: append([]byte(nil), b...)})
+		}
+	case wireBye:
+		var id nodeID
+		if err := msgpack.Unmarshal(b[1:], &id); err == nil {
+			c.memMu.Lock()
+			c.byes[id.Name] = id.Inc
+			c.memMu.Unlock()
+		}
+	}
+}
+
+func (d *delegate) GetBroadcasts(overhead, limit int) [][]byte {
+	return d.c.bcast.GetBroadcasts(overhead, limit)
+}
+
+// pushPull is this node's side of memberlist's periodic full state
+// exchange: every replicated-state entry, and where its log stands.
+type pushPull struct {
+	Node   string       `msgpack:"n"`
+	Log    string       `msgpack:"l,omitempty"`
+	Index  uint64       `msgpack:"x,omitempty"`
+	States []stateEntry `msgpack:"s,omitempty"`
+}
+
+func (d *delegate) LocalState(join bool) []byte {
+	c := d.c
+	c.viewMu.RLock()
+	pp := pushPull{Node: c.cfg.NodeName, Log: c.view.log, Index: c.view.index}
+	c.viewMu.RUnlock()
+	c.stateMu.Lock()
+	pp.States = c.states.all()
+	c.stateMu.Unlock()
+	buf, err := msgpack.Marshal(&pp)
+	if err != nil {
+		return nil
+	}
+	return buf
+}
+
+func (d *delegate) MergeRemoteState(buf []byte, join bool) {
+	c := d.c
+	if c.closing.Load() {
+		return
+	}
+	var pp pushPull
+	if err := msgpack.Unmarshal(buf, &pp); err != nil {
+		c.log.Debug().Err(err).Msg("undecodable push-pull state")
+		return
+	}
+	c.mergeStates(pp.States)
+	if pp.Log != "" && pp.Node != "" && pp.Node != c.cfg.NodeName {
+		c.post(func() { c.core.Observe(pp.Node, pp.Log, pp.Index) })
+	}
+}
+
+// mergeStates folds entries into the store, emits their events and
+// returns how many changed this node's view. Events are queued under the
+// store's lock, so they leave in the order the merges happened.
+func (c *Cluster) mergeStates(es []stateEntry) int {
+	c.stateMu.Lock()
+	defer c.stateMu.Unlock()
+	var changed []stateEntry
+	for _, e := range es {
+		changed = append(changed, c.states.merge(e)...)
+	}
+	if len(changed) == 0 {
+		return 0
+	}
+	evs := make([]Event, 0, len(changed))
+	for _, e := range changed {
+		m, ok := c.member(e.Owner)
+		if !ok {
+			m = Member{Name: e.Owner}
+		}
+		var v []byte
+		if !e.Deleted {
+			v = bytes.Clone(e.Value)
+		}
+		evs = append(evs, Event{Kind: EventStateChanged, Member: m, Key: e.Key, Value: v})
+	}
+	c.events.push(evs...)
+	return len(changed)
+}
+
+func (c *Cluster) member(name string) (Member, bool) {
+	c.memMu.Lock()
+	defer c.memMu.Unlock()
+	m, ok := c.members[name]
+	return m, ok
+}
+
+// eventDelegate is memberlist's EventDelegate.
+type eventDelegate struct{ c *Cluster }
+
+func (d *eventDelegate) NotifyJoin(n *memberlist.Node)   { d.c.memberChanged(n, EventJoined) }
+func (d *eventDelegate) NotifyUpdate(n *memberlist.Node) { d.c.memberChanged(n, EventUpdated) }
+func (d *eventDelegate) NotifyLeave(n *memberlist.Node) {
+	// memberlist does not tell a graceful leave from a death here
+	// (Node.State is not kept up to date); a goodbye message does.
+	d.c.memberChanged(n, EventFailed)
+}
+
+func (c *Cluster) memberChanged(n *memberlist.Node, kind EventKind) {
+	if c.closing.Load() {
+		return
+	}
+	m := memberFromNode(n)
+	c.memMu.Lock()
+	switch kind {
+	case EventJoined, EventUpdated:
+		m.State = MemberAlive
+		if inc, ok := c.byes[m.Name]; ok && inc != m.inc {
+			delete(c.byes, m.Name) // a new process with that name
+		}
+	case EventFailed:
+		m.State = MemberDead
+		if inc, ok := c.byes[m.Name]; ok && inc == m.inc {
+			kind, m.State = EventLeft, MemberLeft
+		}
+	}
+	c.members[m.Name] = m
+	var alive int32
+	for _, x := range c.members {
+		if x.State == MemberAlive {
+			alive++
+		}
+	}
+	c.memMu.Unlock()
+	c.alive.Store(alive)
+	ev := Event{Kind: kind, Member: m}
+	if kind == EventLeft || kind == EventFailed {
+		c.viewMu.RLock()
+		if c.view.fed != nil {
+			for _, fr := range c.view.fed.Federates {
+				if fr.Node.Name == m.Name && (m.inc == 0 || fr.Node.Inc == m.inc) {
+					ev.Federate = federateInfo(fr)
+				}
+			}
+		}
+		c.viewMu.RUnlock()
+		c.log.Info().Str("member", m.Name).Str("event", kind.String()).Msg("member gone")
+	}
+	c.events.push(ev)
+}

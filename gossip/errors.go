@@ -1,0 +1,38 @@
+package gossip
+
+import "errors"
+
+// Errors returned by this package. Compare with errors.Is: most are
+// wrapped with details.
+var (
+	// ErrClosed: the Cluster was closed or halted.
+	ErrClosed = errors.New("gossip: cluster closed")
+	// ErrNoQuorum: no majority of the acceptor roster answered in time.
+	// The operation was not confirmed; it may still take effect later
+	// (a later Read tells). Never a wrong answer: only no answer.
+	ErrNoQuorum = errors.New("gossip: no quorum of acceptors reachable")
+	// ErrOutcomeUnknown: the operation was decided but this node caught
+	// up from a snapshot that no longer records its result.
+	ErrOutcomeUnknown = errors.New("gossip: operation decided but its outcome is unknown here")
+	// ErrNotSynced: joining members never sent this node the agreement log.
+	ErrNotSynced = errors.New("gossip: agreement log not received from the cluster")
+	// ErrFederationExists: CreateFederation found the execution created.
+	ErrFederationExists = errors.New("gossip: federation execution already exists")
+	// ErrFederationNotFound: the federation execution was not created (or
+	// was destroyed).
+	ErrFederationNotFound = errors.New("gossip: federation execution does not exist")
+	// ErrFederationMismatch: a federation name other than Config.Federation.
+	ErrFederationMismatch = errors.New("gossip: this cluster serves another federation execution")
+	// ErrFederatesJoined: DestroyFederation while federates are joined.
+	ErrFederatesJoined = errors.New("gossip: federates are joined")
+	// ErrNameInUse: JoinFederate with a name a joined federate uses.
+	ErrNameInUse = errors.New("gossip: federate name in use")
+	// ErrAlreadyJoined: JoinFederate when this node's federate is joined.
+	ErrAlreadyJoined = errors.New("gossip: this node's federate is already joined")
+	// ErrNotJoined: ResignFederate when this node has no joined federate.
+	ErrNotJoined = errors.New("gossip: this node has no joined federate")
+	// ErrNotHolder: Release of a key another node holds.
+	ErrNotHolder = errors.New("gossip: key held by another node")
+	// ErrMetaTooLarge: metadata over memberlist's 512-byte limit.
+	ErrMetaTooLarge = errors.New("gossip: node metadata too large")
+)

@@ -1,0 +1,471 @@
+package gossip
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// This file holds the replicated state machine behind the register: the
+// deterministic function from the chosen log to the register's contents.
+// Every node applies the same entries in the same order and so reaches
+// the same state; nothing here reads a clock, a random source or the
+// network.
+
+// nodeID names one process: a memberlist node name plus the incarnation
+// chosen when the process started. A restarted process has a new
+// incarnation and so is a different acceptor, proposer and holder.
+type nodeID struct {
+	Name string `msgpack:"n"`
+	Inc  uint64 `msgpack:"i"`
+}
+
+func (id nodeID) isZero() bool { return id.Name == "" && id.Inc == 0 }
+
+func (id nodeID) less(o nodeID) bool {
+	if id.Name != o.Name {
+		return id.Name < o.Name
+	}
+	return id.Inc < o.Inc
+}
+
+// key is the string form used as a map key.
+func (id nodeID) key() string { return id.Name + "#" + strconv.FormatUint(id.Inc, 16) }
+
+func (id nodeID) String() string { return id.key() }
+
+// opKind says what an op does to the state.
+type opKind uint8
+
+const (
+	opAcquire     opKind = iota + 1 // take Key if it is free
+	opRelease                       // free Key if the proposer holds it
+	opCreateFed                     // create the federation execution
+	opDestroyFed                    // destroy it when nobody is joined
+	opJoinFed                       // join the proposer's federate
+	opResignFed                     // resign the proposer's federate
+	opAddAcceptor                   // add the proposer to the roster
+	opLost                          // drop everything Node holds
+)
+
+// op is one command in a log entry. Its effect depends only on the state
+// it is applied to, so a proposer never has to read before it writes:
+// "take this name if it is free" is decided where it lands in the log.
+type op struct {
+	Seq   uint64 `msgpack:"s"`
+	Kind  opKind `msgpack:"k"`
+	Key   string `msgpack:"y,omitempty"`
+	Value []byte `msgpack:"v,omitempty"`
+	Name  string `msgpack:"n,omitempty"`
+	Type  string `msgpack:"t,omitempty"`
+	Node  nodeID `msgpack:"o,omitempty"`
+}
+
+// batch is the value of one log entry: the ops of one proposer, in the
+// order it submitted them.
+type batch struct {
+	Proposer nodeID `msgpack:"p"`
+	Ops      []op   `msgpack:"o"`
+}
+
+func encodeBatch(b batch) []byte {
+	buf, err := msgpack.Marshal(&b)
+	if err != nil {
+		panic(fmt.Sprintf("gossip: encoding a log entry: %v", err))
+	}
+	return buf
+}
+
+// resultCode is the outcome of one op.
+type resultCode uint8
+
+const (
+	codeOK resultCode = iota
+	codeExists
+	codeNotFound
+	codeFederatesJoined
+	codeNameInUse
+	codeNotHolder
+	codeAlreadyJoined
+	codeNotJoined
+	codeRosterFull
+	codeUnknown // the op was applied but its result was compacted away
+)
+
+// opResult is what applying an op produced, for its proposer.
+type opResult struct {
+	Seq    uint64     `msgpack:"s"`
+	Code   resultCode `msgpack:"c,omitempty"`
+	Entry  keyEntry   `msgpack:"e,omitempty"`
+	Handle uint64     `msgpack:"h,omitempty"`
+	Name   string     `msgpack:"n,omitempty"`
+}
+
+// keyEntry is the register's value for one key. Version counts the
+// changes of the key: version n is the value chosen for instance key@n.
+type keyEntry struct {
+	Version uint64 `msgpack:"v"`
+	Value   []byte `msgpack:"d,omitempty"`
+	Holder  nodeID `msgpack:"h,omitempty"` // zero: free
+}
+
+// federateRec is one joined federate.
+type federateRec struct {
+	Handle uint64 `msgpack:"h"`
+	Name   string `msgpack:"n"`
+	Type   string `msgpack:"t,omitempty"`
+	Node   nodeID `msgpack:"o"`
+}
+
+// federationRec is the federation execution, when it exists.
+type federationRec struct {
+	Name       string        `msgpack:"n"`
+	FOMDigest  string        `msgpack:"f,omitempty"`
+	Creator    string        `msgpack:"c,omitempty"`
+	NextHandle uint64        `msgpack:"x"`
+	Federates  []federateRec `msgpack:"j,omitempty"` // by handle
+}
+
+func (f *federationRec) clone() *federationRec {
+	if f == nil {
+		return nil
+	}
+	c := *f
+	c.Federates = append([]federateRec(nil), f.Federates...)
+	return &c
+}
+
+// session remembers, per proposer, the last op applied and the results of
+// its last applied entry, so that an op is applied at most once and its
+// proposer can still find its result after catching up from a snapshot.
+type session struct {
+	ID      nodeID     `msgpack:"i"`
+	Seq     uint64     `msgpack:"s"`
+	Results []opResult `msgpack:"r,omitempty"`
+}
+
+// fsm is the register's state after Index log entries.
+type fsm struct {
+	Log          string              `msgpack:"l"` // identity of the log (random, from the founder)
+	Index        uint64              `msgpack:"x"` // entries applied = the next instance
+	MaxAcceptors int                 `msgpack:"m"`
+	Roster       []nodeID            `msgpack:"r"` // acceptors of instance Index, sorted
+	Keys         map[string]keyEntry `msgpack:"k"`
+	Fed          *federationRec      `msgpack:"f,omitempty"`
+	Sessions     map[string]session  `msgpack:"s"`
+}
+
+// newFSM returns the genesis state of a log founded by founder.
+func newFSM(log string, founder nodeID, maxAcceptors int) *fsm {
+	if maxAcceptors < 1 {
+		maxAcceptors = 1
+	}
+	return &fsm{
+		Log:          log,
+		MaxAcceptors: maxAcceptors,
+		Roster:       []nodeID{founder},
+		Keys:         map[string]keyEntry{},
+		Sessions:     map[string]session{},
+	}
+}
+
+func (f *fsm) encode() []byte {
+	buf, err := msgpack.Marshal(f)
+	if err != nil {
+		panic(fmt.Sprintf("gossip: encoding a snapshot: %v", err))
+	}
+	return buf
+}
+
+func decodeFSM(buf []byte) (*fsm, error) {
+	var f fsm
+	if err := msgpack.Unmarshal(buf, &f); err != nil {
+		return nil, fmt.Errorf("gossip: decoding a snapshot: %w", err)
+	}
+	if f.Log == "" || len(f.Roster) == 0 {
+		return nil, fmt.Errorf("gossip: decoding a snapshot: no log identity or roster")
+	}
+	if f.Keys == nil {
+		f.Keys = map[string]keyEntry{}
+	}
+	if f.Sessions == nil {
+		f.Sessions = map[string]session{}
+	}
+	return &f, nil
+}
+
+func (f *fsm) inRoster(id nodeID) bool {
+	for _, a := range f.Roster {
+		if a == id {
+			return true
+		}
+	}
+	return false
+}
+
+// identities lists every process the state refers to (acceptors,
+// federates, key holders, proposers with a session), sorted.
+func (f *fsm) identities() []nodeID {
+	seen := map[nodeID]bool{}
+	for _, a := range f.Roster {
+		seen[a] = true
+	}
+	if f.Fed != nil {
+		for _, fr := range f.Fed.Federates {
+			seen[fr.Node] = true
+		}
+	}
+	for _, e := range f.Keys {
+		if !e.Holder.isZero() {
+			seen[e.Holder] = true
+		}
+	}
+	for _, s := range f.Sessions {
+		seen[s.ID] = true
+	}
+	out := make([]nodeID, 0, len(seen))
+	for id := range seen {
+		out = append(out, id)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].less(out[j]) })
+	return out
+}
+
+// changeKind says what an applied op changed, for events and views.
+type changeKind uint8
+
+const (
+	chKey changeKind = iota + 1
+	chFedCreated
+	chFedDestroyed
+	chFederateJoined
+	chFederateResigned
+	chRoster
+	chSnapshot // the whole state was replaced
+)
+
+type change struct {
+	Kind     changeKind
+	Key      string
+	Entry    keyEntry
+	Federate federateRec
+	Lost     bool
+}
+
+// apply applies one chosen entry and advances Index. It returns the
+// proposer, the results of its ops that took effect (duplicates are
+// skipped) and what changed. An entry that does not decode is an empty
+// entry on every node alike.
+func (f *fsm) apply(value []byte) (nodeID, []opResult, []change) {
+	f.Index++
+	var b batch
+	if err := msgpack.Unmarshal(value, &b); err != nil {
+		return nodeID{}, nil, nil
+	}
+	sk := b.Proposer.key()
+	s := f.Sessions[sk]
+	s.ID = b.Proposer
+	var (
+		res      []opResult
+		changes  []change
+		departed bool
+	)
+	for _, o := range b.Ops {
+		if o.Seq <= s.Seq {
+			continue // applied before
+		}
+		r := f.applyOp(b.Proposer, o, &changes)
+		r.Seq = o.Seq
+		res = append(res, r)
+		s.Seq = o.Seq
+		if o.Kind == opLost && o.Node == b.Proposer {
+			departed = true
+		}
+	}
+	if len(res) > 0 && !departed {
+		s.Results = res
+		f.Sessions[sk] = s
+	}
+	return b.Proposer, res, changes
+}
+
+func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
+	switch o.Kind {
+	case opAcquire:
+		e := f.Keys[o.Key]
+		if e.Holder.isZero() {
+			e.Version++
+			e.Holder = p
+			e.Value = o.Value
+			f.Keys[o.Key] = e
+			*changes = append(*changes, change{Kind: chKey, Key: o.Key, Entry: e})
+		}
+		return opResult{Entry: e}
+
+	case opRelease:
+		e, ok := f.Keys[o.Key]
+		switch {
+		case !ok || e.Holder.isZero():
+			return opResult{Entry: e}
+		case e.Holder != p:
+			return opResult{Code: codeNotHolder, Entry: e}
+		}
+		e = keyEntry{Version: e.Version + 1}
+		f.Keys[o.Key] = e
+		*changes = append(*changes, change{Kind: chKey, Key: o.Key, Entry: e})
+		return opResult{Entry: e}
+
+	case opCreateFed:
+		if f.Fed != nil {
+			return opResult{Code: codeExists, Name: f.Fed.Name}
+		}
+		f.Fed = &federationRec{Name: o.Name, FOMDigest: o.Type, Creator: p.Name, NextHandle: 1}
+		*changes = append(*changes, change{Kind: chFedCreated})
+		return opResult{Name: o.Name}
+
+	case opDestroyFed:
+		switch {
+		case f.Fed == nil:
+			return opResult{Code: codeNotFound}
+		case len(f.Fed.Federates) > 0:
+			return opResult{Code: codeFederatesJoined}
+		}
+		f.Fed = nil
+		*changes = append(*changes, change{Kind: chFedDestroyed})
+		return opResult{}
+
+	case opJoinFed:
+		if f.Fed == nil {
+			return opResult{Code: codeNotFound}
+		}
+		for _, fr := range f.Fed.Federates {
+			if fr.Node == p {
+				return opResult{Code: codeAlreadyJoined, Handle: fr.Handle, Name: fr.Name}
+			}
+		}
+		h := f.Fed.NextHandle
+		name := o.Name
+		if name == "" {
+			name = f.Fed.generateName(o.Type, h)
+		} else if f.Fed.nameInUse(name) {
+			return opResult{Code: codeNameInUse}
+		}
+		f.Fed.NextHandle++
+		fr := federateRec{Handle: h, Name: name, Type: o.Type, Node: p}
+		f.Fed.Federates = append(f.Fed.Federates, fr)
+		*changes = append(*changes, change{Kind: chFederateJoined, Federate: fr})
+		return opResult{Handle: h, Name: name}
+
+	case opResignFed:
+		if f.Fed != nil {
+			for i, fr := range f.Fed.Federates {
+				if fr.Node == p {
+					f.Fed.Federates = append(f.Fed.Federates[:i:i], f.Fed.Federates[i+1:]...)
+					*changes = append(*changes, change{Kind: chFederateResigned, Federate: fr})
+					return opResult{Handle: fr.Handle, Name: fr.Name}
+				}
+			}
+		}
+		return opResult{Code: codeNotJoined}
+
+	case opAddAcceptor:
+		if f.inRoster(p) {
+			return opResult{}
+		}
+		// An older incarnation of the same node is gone for good.
+		kept := f.Roster[:0:0]
+		for _, a := range f.Roster {
+			if a.Name != p.Name {
+				kept = append(kept, a)
+			}
+		}
+		if len(kept) >= f.MaxAcceptors {
+			return opResult{Code: codeRosterFull}
+		}
+		if len(kept) == 0 {
+			// Cannot happen (p's own old incarnation was the only acceptor
+			// and it chose this entry); keep the roster non-empty anyway.
+			return opResult{Code: codeRosterFull}
+		}
+		f.Roster = append(kept, p)
+		sortIDs(f.Roster)
+		*changes = append(*changes, change{Kind: chRoster})
+		return opResult{}
+
+	case opLost:
+		f.dropNode(o.Node, changes)
+		return opResult{}
+	}
+	return opResult{Code: codeUnknown}
+}
+
+// dropNode removes everything t holds: its acceptor seat (unless it is
+// the last one), its federate (lost), its keys (released) and its session.
+func (f *fsm) dropNode(t nodeID, changes *[]change) {
+	if f.inRoster(t) && len(f.Roster) > 1 {
+		kept := f.Roster[:0:0]
+		for _, a := range f.Roster {
+			if a != t {
+				kept = append(kept, a)
+			}
+		}
+		f.Roster = kept
+		*changes = append(*changes, change{Kind: chRoster})
+	}
+	if f.Fed != nil {
+		kept := f.Fed.Federates[:0:0]
+		for _, fr := range f.Fed.Federates {
+			if fr.Node == t {
+				*changes = append(*changes, change{Kind: chFederateResigned, Federate: fr, Lost: true})
+				continue
+			}
+			kept = append(kept, fr)
+		}
+		f.Fed.Federates = kept
+	}
+	var held []string
+	for k, e := range f.Keys {
+		if e.Holder == t {
+			held = append(held, k)
+		}
+	}
+	sort.Strings(held)
+	for _, k := range held {
+		e := keyEntry{Version: f.Keys[k].Version + 1}
+		f.Keys[k] = e
+		*changes = append(*changes, change{Kind: chKey, Key: k, Entry: e})
+	}
+	delete(f.Sessions, t.key())
+}
+
+func (fr *federationRec) nameInUse(name string) bool {
+	for _, x := range fr.Federates {
+		if x.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// generateName makes a federate name from its type and handle that no
+// joined federate uses.
+func (fr *federationRec) generateName(typ string, h uint64) string {
+	base := typ
+	if base == "" {
+		base = "federate"
+	}
+	name := base + "-" + strconv.FormatUint(h, 10)
+	for fr.nameInUse(name) {
+		name += "'"
+	}
+	return name
+}
+
+func sortIDs(ids []nodeID) {
+	sort.Slice(ids, func(i, j int) bool { return ids[i].less(ids[j]) })
+}
+
+// quorum is the number of acceptors out of n that make a majority.
+func quorum(n int) int { return n/2 + 1 }

@@ -1,0 +1,499 @@
+package gossip
+
+// This file holds the loop goroutine's side of the Cluster: acting on the
+// replica's output, sending, waiting for decisions, and housekeeping.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// process acts on what the replica asks for.
+func (c *Cluster) process(rd ready) {
+	if c.core.mismatch > c.mismatch {
+		if c.mismatch == 0 {
+			c.log.Error().Msg("messages from another agreement log in this cluster: more than one node founded it (started without seeds); their decisions are separate")
+		}
+		c.mismatch = c.core.mismatch
+	}
+	if rd.empty() {
+		return
+	}
+	if len(rd.Changes) > 0 {
+		c.refreshView(rd.Changes)
+	}
+	if !c.isSynced && c.core.Synced() {
+		c.isSynced = true
+		close(c.synced)
+	}
+	for _, m := range rd.Messages {
+		c.send(m)
+	}
+	for _, d := range rd.Done {
+		w := c.waiters[d.Seq]
+		if w == nil {
+			continue
+		}
+		delete(c.waiters, d.Seq)
+		if w.fn != nil {
+			w.fn(d.Result)
+		} else {
+			w.ch <- d.Result
+		}
+	}
+	for _, id := range rd.Reads {
+		r := c.readers[id]
+		if r == nil {
+			continue
+		}
+		delete(c.readers, id)
+		if r.fill != nil {
+			r.fill(c.core.State())
+		}
+		close(r.ch)
+	}
+}
+
+// refreshView publishes the replica's state to other goroutines and
+// turns changes into events.
+func (c *Cluster) refreshView(changes []change) {
+	f := c.core.State()
+	if f == nil {
+		return
+	}
+	var evs []Event
+	c.viewMu.Lock()
+	old := c.view
+	c.view.log, c.view.index = f.Log, f.Index
+	c.view.roster = append([]nodeID(nil), f.Roster...)
+	c.view.fed = f.Fed.clone()
+	snapshot := changes == nil
+	for _, ch := range changes {
+		switch ch.Kind {
+		case chKey:
+			c.view.keys[ch.Key] = ch.Entry
+			evs = append(evs, Event{Kind: EventKeyChanged, Key: ch.Key, Entry: entryOf(ch.Key, ch.Entry)})
+		case chFedCreated:
+			evs = append(evs, Event{Kind: EventFederationCreated})
+		case chFedDestroyed:
+			evs = append(evs, Event{Kind: EventFederationDestroyed})
+		case chFederateJoined:
+			evs = append(evs, Event{Kind: EventFederateJoined, Federate: federateInfo(ch.Federate)})
+		case chFederateResigned:
+			evs = append(evs, Event{Kind: EventFederateResigned, Federate: federateInfo(ch.Federate), Lost: ch.Lost})
+		case chSnapshot:
+			snapshot = true
+		}
+	}
+	if snapshot {
+		c.view.keys = make(map[string]keyEntry, len(f.Keys))
+		for k, e := range f.Keys {
+			c.view.keys[k] = e
+		}
+		if changes != nil {
+			evs = append(evs, diffViews(old, c.view)...)
+		}
+	}
+	c.viewMu.Unlock()
+	for _, ev := range evs {
+		if ev.Kind == EventFederateResigned && ev.Lost && ev.Federate.Node == c.id.Name && !c.leaving.Load() {
+			c.log.Warn().Str("federate", ev.Federate.Name).Msg("this node's federate was declared lost by the other members")
+			_ = c.updateMeta(func(m *Meta) { m.FederateName, m.FederateType, m.FederateHandle = "", "", 0 }, nil)
+		}
+	}
+	c.events.push(evs...)
+}
+
+// diffViews turns the replacement of a whole state (a snapshot) into the
+// events the individual changes would have produced.
+func diffViews(old, cur view) []Event {
+	var evs []Event
+	if old.fed == nil && cur.fed != nil {
+		evs = append(evs, Event{Kind: EventFederationCreated})
+	}
+	oldFeds := map[uint64]federateRec{}
+	if old.fed != nil {
+		for _, fr := range old.fed.Federates {
+			oldFeds[fr.Handle] = fr
+		}
+	}
+	if cur.fed != nil {
+		for _, fr := range cur.fed.Federates {
+			if _, ok := oldFeds[fr.Handle]; !ok {
+				evs = append(evs, Event{Kind: EventFederateJoined, Federate: federateInfo(fr)})
+			}
+			delete(oldFeds, fr.Handle)
+		}
+	}
+	var gone []federateRec
+	for _, fr := range oldFeds {
+		gone = append(gone, fr)
+	}
+	sort.Slice(gone, func(i, j int) bool { return gone[i].Handle < gone[j].Handle })
+	for _, fr := range gone {
+		evs = append(evs, Event{Kind: EventFederateResigned, Federate: federateInfo(fr)})
+	}
+	if old.fed != nil && cur.fed == nil {
+		evs = append(evs, Event{Kind: EventFederationDestroyed})
+	}
+	var keys []string
+	for k, e := range cur.keys {
+		if o, ok := old.keys[k]; !ok || o.Version != e.Version {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		evs = append(evs, Event{Kind: EventKeyChanged, Key: k, Entry: entryOf(k, cur.keys[k])})
+	}
+	return evs
+}
+
+// Wire format of user messages: one tag byte, then msgpack.
+const (
+	wireAgree byte = 0xA1 // a replica message
+	wireState byte = 0xA2 // a replicated-state entry
+	wireBye   byte = 0xA3 // the sender is leaving on purpose
+)
+
+// maxGossip is the largest message sent through memberlist's gossip (UDP)
+// broadcasts; larger ones go over the reliable channel.
+const maxGossip = 1000
+
+func encodeWire(tag byte, v any) []byte {
+	buf, err := msgpack.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("gossip: encoding a message: %v", err))
+	}
+	return append([]byte{tag}, buf...)
+}
+
+// send hands one replica message to the network.
+func (c *Cluster) send(m message) {
+	if m.To.Name == "" {
+		buf := encodeWire(wireAgree, m)
+		if len(buf) > maxGossip {
+			// Too big for gossip: spread only the fact that the instance
+			// is decided; a node that misses it asks for the entry.
+			m.Value, m.HasValue = nil, false
+			buf = encodeWire(wireAgree, m)
+		}
+		c.bcast.QueueBroadcast(uniqueBroadcast(buf))
+		return
+	}
+	c.sendTo(m.To.Name, encodeWire(wireAgree, m))
+}
+
+// sendTo queues buf for name on that member's sender goroutine, which
+// uses memberlist's reliable (TCP) channel. It runs on the loop.
+func (c *Cluster) sendTo(name string, buf []byte) {
+	if name == c.cfg.NodeName {
+		return
+	}
+	s := c.senders[name]
+	if s == nil {
+		s = &sender{name: name, ch: make(chan []byte, 1024), stop: make(chan struct{})}
+		c.senders[name] = s
+		c.wg.Add(1)
+		go c.runSender(s)
+	}
+	select {
+	case s.ch <- buf:
+	default:
+		c.log.Debug().Str("to", name).Msg("send queue full; message dropped")
+	}
+}
+
+// sender owns the reliable sends to one member, so that a slow or dead
+// member delays nobody else.
+type sender struct {
+	name string
+	ch   chan []byte
+	stop chan struct{}
+}
+
+func (c *Cluster) runSender(s *sender) {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-s.stop:
+			return
+		case buf := <-s.ch:
+			ml := c.mlp.Load()
+			node, ok := c.memberNode(s.name)
+			if ml == nil || !ok {
+				continue
+			}
+			if err := ml.SendReliable(node, buf); err != nil {
+				c.log.Debug().Err(err).Str("to", s.name).Msg("reliable send failed")
+			}
+		}
+	}
+}
+
+// memberNode returns the memberlist node to address name.
+func (c *Cluster) memberNode(name string) (*memberlist.Node, bool) {
+	c.memMu.Lock()
+	m, ok := c.members[name]
+	c.memMu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	return m.node(), true
+}
+
+// uniqueBroadcast is a gossip message that never replaces another.
+type uniqueBroadcast []byte
+
+func (b uniqueBroadcast) Invalidates(memberlist.Broadcast) bool { return false }
+func (b uniqueBroadcast) Message() []byte                       { return b }
+func (b uniqueBroadcast) Finished()                             {}
+func (b uniqueBroadcast) UniqueBroadcast()                      {}
+
+// stateBroadcast is a replicated-state entry; a newer one for the same
+// (owner, key) replaces it in the queue.
+type stateBroadcast struct {
+	name string
+	msg  []byte
+}
+
+func (b *stateBroadcast) Invalidates(o memberlist.Broadcast) bool {
+	nb, ok := o.(memberlist.NamedBroadcast)
+	return ok && nb.Name() == b.name
+}
+func (b *stateBroadcast) Message() []byte { return b.msg }
+func (b *stateBroadcast) Finished()       {}
+func (b *stateBroadcast) Name() string    { return b.name }
+
+// errorFor maps an op result to the package's errors.
+func errorFor(code resultCode) error {
+	switch code {
+	case codeOK, codeRosterFull:
+		return nil
+	case codeExists:
+		return ErrFederationExists
+	case codeNotFound:
+		return ErrFederationNotFound
+	case codeFederatesJoined:
+		return ErrFederatesJoined
+	case codeNameInUse:
+		return ErrNameInUse
+	case codeNotHolder:
+		return ErrNotHolder
+	case codeAlreadyJoined:
+		return ErrAlreadyJoined
+	case codeNotJoined:
+		return ErrNotJoined
+	}
+	return ErrOutcomeUnknown
+}
+
+// submit proposes one op and waits for its result. It gives up when ctx
+// ends or the profile's operation timeout passes, with ErrNoQuorum; the
+// op may still be decided later.
+func (c *Cluster) submit(ctx context.Context, o op) (opResult, error) {
+	if c.closing.Load() {
+		return opResult{}, ErrClosed
+	}
+	octx, cancel := context.WithTimeout(ctx, c.tm.opTimeout)
+	defer cancel()
+	w := &waiter{ch: make(chan opResult, 1)}
+	c.post(func() {
+		w.seq = c.core.Submit(o)
+		c.waiters[w.seq] = w
+	})
+	select {
+	case r := <-w.ch:
+		return r, nil
+	case <-c.done:
+		return opResult{}, ErrClosed
+	case <-octx.Done():
+		c.post(func() {
+			if w.seq != 0 && c.waiters[w.seq] == w {
+				delete(c.waiters, w.seq)
+				c.core.Cancel(w.seq)
+			}
+		})
+		return opResult{}, c.noQuorum(ctx)
+	}
+}
+
+// barrier waits until a quorum confirms this node's applied state is
+// current, then runs fill on it (on the loop).
+func (c *Cluster) barrier(ctx context.Context, fill func(*fsm)) error {
+	if c.closing.Load() {
+		return ErrClosed
+	}
+	octx, cancel := context.WithTimeout(ctx, c.tm.opTimeout)
+	defer cancel()
+	r := &reader{fill: fill, ch: make(chan struct{})}
+	c.post(func() {
+		r.id = c.core.Read()
+		c.readers[r.id] = r
+	})
+	select {
+	case <-r.ch:
+		return nil
+	case <-c.done:
+		return ErrClosed
+	case <-octx.Done():
+		c.post(func() {
+			if r.id != 0 && c.readers[r.id] == r {
+				delete(c.readers, r.id)
+				c.core.CancelRead(r.id)
+			}
+		})
+		return c.noQuorum(ctx)
+	}
+}
+
+// noQuorum builds the error for an agreement operation that timed out.
+func (c *Cluster) noQuorum(ctx context.Context) error {
+	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	c.viewMu.RLock()
+	roster := append([]nodeID(nil), c.view.roster...)
+	c.viewMu.RUnlock()
+	reachable := 0
+	for _, a := range roster {
+		if a == c.id {
+			reachable++
+			continue
+		}
+		if m, ok := c.member(a.Name); ok && m.inc == a.Inc && (m.State == MemberAlive) {
+			reachable++
+		}
+	}
+	err := fmt.Errorf("%w: no decision in time (%d of %d acceptors alive, %d needed)",
+		ErrNoQuorum, reachable, len(roster), quorum(len(roster)))
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", err, ctx.Err())
+	}
+	return err
+}
+
+// submitInternal proposes an op on the loop's behalf and returns its
+// sequence number; fn gets the result on the loop. It is called on the
+// loop.
+func (c *Cluster) submitInternal(o op, fn func(opResult)) uint64 {
+	seq := c.core.Submit(o)
+	c.waiters[seq] = &waiter{seq: seq, fn: fn}
+	return seq
+}
+
+// housekeep runs on the loop every few ticks: it releases the holdings of
+// nodes that failure detection declared gone, grows the acceptor roster
+// with live members, and stops senders to gone members.
+func (c *Cluster) housekeep(now time.Time) {
+	f := c.core.State()
+	if f == nil || c.closing.Load() {
+		return
+	}
+	c.memMu.Lock()
+	var aliveNames []string
+	for _, m := range c.members {
+		if m.State == MemberAlive {
+			aliveNames = append(aliveNames, m.Name)
+		}
+	}
+	c.memMu.Unlock()
+	sort.Strings(aliveNames)
+	rank := sort.SearchStrings(aliveNames, c.cfg.NodeName)
+
+	ids := f.identities()
+	present := map[nodeID]bool{}
+	for _, id := range ids {
+		present[id] = true
+		if id == c.id {
+			continue
+		}
+		st := c.status(id)
+		if st == statusAlive {
+			delete(c.lostSince, id)
+			if seq, busy := c.lostBusy[id]; busy && c.core.Cancel(seq) {
+				// Back before the cleanup was proposed: forget it.
+				delete(c.waiters, seq)
+				delete(c.lostBusy, id)
+			}
+			continue
+		}
+		first, ok := c.lostSince[id]
+		if !ok {
+			first = now
+			c.lostSince[id] = now
+		}
+		wait := time.Duration(rank) * c.tm.stagger
+		if st == statusUnknown {
+			wait += c.tm.unknownGrace
+		}
+		if _, busy := c.lostBusy[id]; busy || now.Sub(first) < wait {
+			continue
+		}
+		c.log.Info().Str("lost", id.Name).Msg("releasing what a lost node held")
+		c.lostBusy[id] = c.submitInternal(op{Kind: opLost, Node: id}, func(opResult) { delete(c.lostBusy, id) })
+	}
+	for id := range c.lostSince {
+		if !present[id] {
+			delete(c.lostSince, id)
+		}
+	}
+
+	if !c.leaving.Load() && !f.inRoster(c.id) && !c.addBusy && !now.Before(c.nextAdd) {
+		if want := min(f.MaxAcceptors, len(aliveNames)); len(f.Roster) < want {
+			c.addBusy = true
+			c.submitInternal(op{Kind: opAddAcceptor}, func(opResult) {
+				c.addBusy = false
+				c.nextAdd = time.Now().Add(time.Duration(c.rng.Int64N(int64(4 * c.tm.housekeep))))
+			})
+		}
+	}
+
+	for name, s := range c.senders {
+		if m, ok := c.member(name); !ok || m.State == MemberDead || m.State == MemberLeft {
+			if len(s.ch) == 0 && !rosterHasName(f.Roster, name) {
+				close(s.stop)
+				delete(c.senders, name)
+			}
+		}
+	}
+}
+
+func rosterHasName(r []nodeID, name string) bool {
+	for _, a := range r {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+const (
+	statusAlive = iota
+	statusGone
+	statusUnknown
+)
+
+// status says what failure detection knows of a process.
+func (c *Cluster) status(id nodeID) int {
+	m, ok := c.member(id.Name)
+	switch {
+	case !ok:
+		return statusUnknown
+	case m.inc > id.Inc:
+		return statusGone // replaced by a newer process with the same name
+	case m.inc < id.Inc:
+		return statusUnknown // a newer process we have not heard of yet
+	case m.State == MemberDead || m.State == MemberLeft:
+		return statusGone
+	}
+	return statusAlive
+}

@@ -1,0 +1,120 @@
+package gossip
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/hashicorp/memberlist"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Meta is a node's metadata, carried in memberlist's node meta (at most
+// 512 bytes once encoded) and visible to every member.
+type Meta struct {
+	// FederateName, FederateType and FederateHandle describe the
+	// federate this node has joined; JoinFederate sets them and
+	// ResignFederate clears them.
+	FederateName   string
+	FederateType   string
+	FederateHandle uint64
+	// ProtocolVersion is the meshrti protocol version the node speaks.
+	ProtocolVersion uint32
+	// DataPlane tells peers how to reach the node's data plane, for
+	// example "udp://127.0.0.1:5000" or a multicast group base.
+	DataPlane string
+}
+
+// wireMeta is Meta as encoded, plus the process incarnation.
+type wireMeta struct {
+	Name      string `msgpack:"n,omitempty"`
+	Type      string `msgpack:"t,omitempty"`
+	Handle    uint64 `msgpack:"h,omitempty"`
+	Version   uint32 `msgpack:"v,omitempty"`
+	DataPlane string `msgpack:"d,omitempty"`
+	Inc       uint64 `msgpack:"i,omitempty"`
+}
+
+func encodeMeta(m Meta, inc uint64) ([]byte, error) {
+	buf, err := msgpack.Marshal(&wireMeta{
+		Name: m.FederateName, Type: m.FederateType, Handle: m.FederateHandle,
+		Version: m.ProtocolVersion, DataPlane: m.DataPlane, Inc: inc,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gossip: encoding metadata: %w", err)
+	}
+	if len(buf) > memberlist.MetaMaxSize {
+		return nil, fmt.Errorf("%w: %d bytes encoded, limit %d", ErrMetaTooLarge, len(buf), memberlist.MetaMaxSize)
+	}
+	return buf, nil
+}
+
+func decodeMeta(buf []byte) (Meta, uint64) {
+	var w wireMeta
+	if len(buf) == 0 || msgpack.Unmarshal(buf, &w) != nil {
+		return Meta{}, 0
+	}
+	return Meta{
+		FederateName: w.Name, FederateType: w.Type, FederateHandle: w.Handle,
+		ProtocolVersion: w.Version, DataPlane: w.DataPlane,
+	}, w.Inc
+}
+
+// MemberState is what failure detection believes about a member.
+// (memberlist does not report suspicion; a suspect member is alive until
+// declared dead.)
+type MemberState int
+
+const (
+	MemberAlive MemberState = iota // a member
+	MemberDead                     // declared dead: federate lost
+	MemberLeft                     // left gracefully
+)
+
+func (s MemberState) String() string {
+	switch s {
+	case MemberAlive:
+		return "alive"
+	case MemberDead:
+		return "dead"
+	case MemberLeft:
+		return "left"
+	}
+	return "MemberState(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Member is one node of the cluster as this node sees it.
+type Member struct {
+	Name  string      // memberlist node name
+	Addr  string      // host:port of its gossip endpoint
+	Meta  Meta        // its metadata
+	State MemberState // alive, dead or left
+	inc   uint64      // process incarnation, from the metadata
+	addr  net.IP
+	port  uint16
+}
+
+// node returns what memberlist needs to address the member.
+func (m Member) node() *memberlist.Node {
+	return &memberlist.Node{Name: m.Name, Addr: m.addr, Port: m.port}
+}
+
+func memberFromNode(n *memberlist.Node) Member {
+	meta, inc := decodeMeta(n.Meta)
+	st := MemberAlive
+	switch n.State {
+	case memberlist.StateDead:
+		st = MemberDead
+	case memberlist.StateLeft:
+		st = MemberLeft
+	}
+	return Member{
+		Name:  n.Name,
+		Addr:  net.JoinHostPort(n.Addr.String(), strconv.Itoa(int(n.Port))),
+		Meta:  meta,
+		State: st,
+		inc:   inc,
+		addr:  append(net.IP(nil), n.Addr...),
+		port:  n.Port,
+	}
+}

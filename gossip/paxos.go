@@ -1,0 +1,143 @@
+package gossip
+
+// This file holds the single-decree Paxos pieces: ballots, the acceptor,
+// and the messages replicas exchange. It is pure: no clock, no network,
+// no goroutines.
+
+// ballot orders the attempts to choose a value for one instance. Real
+// ballots have N >= 1; the proposer's identity breaks ties, so two
+// proposers never use the same ballot.
+type ballot struct {
+	N    uint64 `msgpack:"n"`
+	Node nodeID `msgpack:"p"`
+}
+
+func (b ballot) less(o ballot) bool {
+	if b.N != o.N {
+		return b.N < o.N
+	}
+	return b.Node.less(o.Node)
+}
+
+// accState is what one acceptor remembers about one instance: the highest
+// ballot it promised, and the highest ballot (and its value) it accepted.
+type accState struct {
+	Promised ballot
+	Accepted ballot
+	Value    []byte
+}
+
+// acceptor is the acceptor role of one process, for every instance it
+// has not yet seen chosen. Its state lives in memory: a restarted process
+// is a new acceptor (a new nodeID), never the old one with amnesia.
+type acceptor struct {
+	inst map[uint64]*accState
+}
+
+func (a *acceptor) get(inst uint64) *accState {
+	if a.inst == nil {
+		a.inst = map[uint64]*accState{}
+	}
+	st := a.inst[inst]
+	if st == nil {
+		st = &accState{}
+		a.inst[inst] = st
+	}
+	return st
+}
+
+// prepare handles phase 1a. It promises b when b is at least the highest
+// ballot promised so far and returns the state to report (on refusal,
+// Promised tells the proposer what to beat).
+func (a *acceptor) prepare(inst uint64, b ballot) (bool, accState) {
+	st := a.get(inst)
+	if b.less(st.Promised) {
+		return false, *st
+	}
+	st.Promised = b
+	return true, *st
+}
+
+// accept handles phase 2a: it accepts (b, v) unless it promised a higher
+// ballot. It returns the ballot promised afterwards.
+func (a *acceptor) accept(inst uint64, b ballot, v []byte) (bool, ballot) {
+	st := a.get(inst)
+	if b.less(st.Promised) {
+		return false, st.Promised
+	}
+	st.Promised = b
+	st.Accepted = b
+	st.Value = v
+	return true, b
+}
+
+// pendingValue reports whether this acceptor accepted a value for inst.
+func (a *acceptor) pendingValue(inst uint64) bool {
+	st := a.inst[inst]
+	return st != nil && st.Accepted.N > 0
+}
+
+// forgetBelow drops the state of instances below index. The owner calls
+// it only for instances it knows are chosen; for those it answers
+// "decided" from then on and never promises or accepts again.
+func (a *acceptor) forgetBelow(index uint64) {
+	for i := range a.inst {
+		if i < index {
+			delete(a.inst, i)
+		}
+	}
+}
+
+// msgType tells the role of a message.
+type msgType uint8
+
+const (
+	msgPrepare  msgType = iota + 1 // proposer -> acceptor, phase 1a
+	msgPromise                     // acceptor -> proposer, phase 1b (OK=false: refused)
+	msgAccept                      // proposer -> acceptor, phase 2a
+	msgAccepted                    // acceptor -> proposer, phase 2b (OK=false: refused)
+	msgDecided                     // acceptor -> proposer: that instance is already chosen
+	msgCommit                      // anyone -> everyone (gossip): instance Inst chose Value
+	msgSyncReq                     // learner -> peer: send me what follows Index
+	msgSyncResp                    // peer -> learner: entries from Inst, or a snapshot
+)
+
+func (t msgType) String() string {
+	switch t {
+	case msgPrepare:
+		return "prepare"
+	case msgPromise:
+		return "promise"
+	case msgAccept:
+		return "accept"
+	case msgAccepted:
+		return "accepted"
+	case msgDecided:
+		return "decided"
+	case msgCommit:
+		return "commit"
+	case msgSyncReq:
+		return "sync-req"
+	case msgSyncResp:
+		return "sync-resp"
+	}
+	return "unknown"
+}
+
+// message is everything replicas say to each other. To with an empty
+// Name means "everyone" (gossip).
+type message struct {
+	Type      msgType  `msgpack:"t"`
+	Log       string   `msgpack:"l,omitempty"`
+	From      nodeID   `msgpack:"f"`
+	To        nodeID   `msgpack:"o"`
+	Index     uint64   `msgpack:"x,omitempty"` // entries the sender has applied
+	Inst      uint64   `msgpack:"i,omitempty"`
+	Ballot    ballot   `msgpack:"b"`
+	OK        bool     `msgpack:"k,omitempty"`
+	AccBallot ballot   `msgpack:"a"` // promise: ballot of the accepted value; refusal: ballot promised
+	HasValue  bool     `msgpack:"h,omitempty"`
+	Value     []byte   `msgpack:"v,omitempty"`
+	Entries   [][]byte `msgpack:"e,omitempty"` // sync-resp: entries Inst, Inst+1, ...
+	Snapshot  []byte   `msgpack:"s,omitempty"` // sync-resp: the state after Index entries
+}

@@ -1,0 +1,164 @@
+package gossip
+
+import (
+	"bytes"
+	"context"
+	"sort"
+	"strings"
+)
+
+// Entry is the register's value for one key.
+type Entry struct {
+	Key string
+	// Version counts the key's changes: the value chosen for instance
+	// Key@Version. Taking a free key and freeing it each add one, so
+	// Version also serves as a fencing epoch.
+	Version uint64
+	// Value is the holder's value; nil when the key is free.
+	Value []byte
+	// Holder is the node name holding the key; "" when free.
+	Holder string
+}
+
+// Free reports whether nobody holds the key.
+func (e Entry) Free() bool { return e.Holder == "" }
+
+func entryOf(key string, e keyEntry) Entry {
+	return Entry{Key: key, Version: e.Version, Value: append([]byte(nil), e.Value...), Holder: e.Holder.Name}
+}
+
+// Acquire takes key for this node with value if it is free, through the
+// quorum register. It returns the entry after the decision and whether
+// this node holds it (also when it already did). Two racing Acquires for
+// a free key never both win, on either side of a partition. It blocks
+// until decided, ctx ends, or Config.Timeout passes (ErrNoQuorum: the
+// acquisition may still take effect; Read tells).
+func (c *Cluster) Acquire(ctx context.Context, key string, value []byte) (Entry, bool, error) {
+	r, err := c.submit(ctx, op{Kind: opAcquire, Key: key, Value: value})
+	if err != nil {
+		return Entry{}, false, err
+	}
+	if err := errorFor(r.Code); err != nil {
+		return Entry{}, false, err
+	}
+	return entryOf(key, r.Entry), r.Entry.Holder == c.id, nil
+}
+
+// Propose proposes value for key and returns the value chosen: value
+// itself when key was free, or the current holder's value (maybe someone
+// else's). It is Acquire reduced to the chosen value; it blocks likewise.
+func (c *Cluster) Propose(ctx context.Context, key string, value []byte) ([]byte, error) {
+	e, _, err := c.Acquire(ctx, key, value)
+	if err != nil {
+		return nil, err
+	}
+	return e.Value, nil
+}
+
+// Release frees key if this node holds it, through the register, and
+// returns the entry after the decision. A free key is left as it is. A
+// key held by another node is left alone and returned with ErrNotHolder.
+// It blocks like Acquire.
+func (c *Cluster) Release(ctx context.Context, key string) (Entry, error) {
+	r, err := c.submit(ctx, op{Kind: opRelease, Key: key})
+	if err != nil {
+		return Entry{}, err
+	}
+	return entryOf(key, r.Entry), errorFor(r.Code)
+}
+
+// Read returns key's entry as decided: it first confirms with a quorum
+// that this node has applied everything chosen so far (a linearizable
+// read). It blocks like Acquire.
+func (c *Cluster) Read(ctx context.Context, key string) (Entry, error) {
+	var e Entry
+	err := c.barrier(ctx, func(f *fsm) { e = entryOf(key, f.Keys[key]) })
+	return e, err
+}
+
+// Lookup returns key's entry as this node last learned it, without
+// asking anyone; it may lag behind the decisions. It never blocks.
+func (c *Cluster) Lookup(key string) (Entry, bool) {
+	c.viewMu.RLock()
+	defer c.viewMu.RUnlock()
+	e, ok := c.view.keys[key]
+	return entryOf(key, e), ok
+}
+
+// Entries returns the entries whose key has prefix, held or not, as this
+// node last learned them, sorted by key. It never blocks.
+func (c *Cluster) Entries(prefix string) []Entry {
+	c.viewMu.RLock()
+	var out []Entry
+	for k, e := range c.view.keys {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, entryOf(k, e))
+		}
+	}
+	c.viewMu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// Roster returns the node names of the current acceptors, as this node
+// last learned them.
+func (c *Cluster) Roster() []string {
+	c.viewMu.RLock()
+	defer c.viewMu.RUnlock()
+	out := make([]string, len(c.view.roster))
+	for i, a := range c.view.roster {
+		out[i] = a.Name
+	}
+	return out
+}
+
+// SetState sets one of this node's replicated state keys (value nil
+// deletes it) and spreads it: through gossip broadcasts when small, else
+// over the reliable channel to every member; push-pull exchanges carry
+// it to late joiners. Only this node writes its keys; each write bumps
+// its version, and every member keeps the highest version. It does not
+// block.
+func (c *Cluster) SetState(key string, value []byte) error {
+	if c.closing.Load() {
+		return ErrClosed
+	}
+	c.stateMu.Lock()
+	e := c.states.set(key, bytes.Clone(value))
+	c.stateMu.Unlock()
+	buf := encodeWire(wireState, e)
+	if len(buf) <= maxGossip {
+		c.bcast.QueueBroadcast(&stateBroadcast{name: e.Owner + "\x00" + e.Key, msg: buf})
+		return nil
+	}
+	c.post(func() {
+		c.memMu.Lock()
+		var names []string
+		for name, m := range c.members {
+			if m.State == MemberAlive {
+				names = append(names, name)
+			}
+		}
+		c.memMu.Unlock()
+		for _, name := range names {
+			c.sendTo(name, buf)
+		}
+	})
+	return nil
+}
+
+// States returns the replicated state of every member alive
+// (this node included): node name -> key -> value. Values are copies.
+// It never blocks.
+func (c *Cluster) States() map[string]map[string][]byte {
+	c.memMu.Lock()
+	alive := map[string]bool{c.cfg.NodeName: true}
+	for name, m := range c.members {
+		if m.State == MemberAlive {
+			alive[name] = true
+		}
+	}
+	c.memMu.Unlock()
+	c.stateMu.Lock()
+	defer c.stateMu.Unlock()
+	return c.states.view(func(owner string) bool { return alive[owner] })
+}

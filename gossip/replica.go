@@ -1,0 +1,676 @@
+package gossip
+
+import (
+	"math/rand/v2"
+)
+
+// This file holds the replica: one process's view of the agreement log.
+// It is a pure state machine in the style of etcd raft's RawNode:
+// messages, ticks and requests go in through Step, Tick, Submit and Read;
+// what to send and what was decided comes out of Ready. It is not safe for
+// concurrent use; the Cluster's loop goroutine owns it.
+//
+// The log is a sequence of instances 0, 1, 2, ... Each instance is one
+// single-decree Paxos whose acceptors are the roster found in the state
+// after all earlier instances (Lamport's reconfigurable Paxos with a
+// window of one). A replica proposes for instance i only once it knows
+// every value chosen before i, so every proposer of instance i uses the
+// same acceptor set.
+
+// replicaConfig configures a replica. Times are in ticks.
+type replicaConfig struct {
+	ID           nodeID
+	Rand         *rand.Rand
+	RoundTimeout int // a round without a quorum of answers is abandoned (doubling per failure, up to 8x)
+	MaxBackoff   int // a failed round waits 1..MaxBackoff ticks (growing) before retrying
+	SyncTimeout  int // an unanswered sync request is retried after this
+	RecoverAfter int // an accepted but unlearned value is driven to a decision after this
+	TailLen      int // chosen values kept to answer "decided" and catch-up
+	MaxBatch     int // ops per log entry
+	MaxFuture    int // commits buffered ahead of a gap
+}
+
+func (c *replicaConfig) fill() {
+	if c.RoundTimeout <= 0 {
+		c.RoundTimeout = 10
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 8
+	}
+	if c.SyncTimeout <= 0 {
+		c.SyncTimeout = 10
+	}
+	if c.RecoverAfter <= 0 {
+		c.RecoverAfter = 2 * c.RoundTimeout
+	}
+	if c.TailLen <= 0 {
+		c.TailLen = 1024
+	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = 64
+	}
+	if c.MaxFuture <= 0 {
+		c.MaxFuture = 1024
+	}
+	if c.Rand == nil {
+		panic("gossip: replicaConfig.Rand is nil")
+	}
+}
+
+// promise is one acceptor's phase-1b answer within a round.
+type promise struct {
+	acc ballot
+	val []byte
+	has bool
+}
+
+// round is one attempt, at one ballot, to get an instance decided.
+type round struct {
+	inst     uint64
+	ballot   ballot
+	roster   []nodeID
+	phase    int // 1: collecting promises; 2: collecting accepts
+	promises map[nodeID]promise
+	accepts  map[nodeID]bool
+	value    []byte   // phase 2: the value proposed
+	ops      []op     // our ops in this round's batch
+	batch    []byte   // their encoding
+	reads    []uint64 // reads registered before this round started
+	ticks    int
+	timeout  int // ticks; doubles with each failed attempt (up to 8x)
+}
+
+func (rd *round) member(id nodeID) bool {
+	for _, a := range rd.roster {
+		if a == id {
+			return true
+		}
+	}
+	return false
+}
+
+// opDone is the result of one submitted op.
+type opDone struct {
+	Seq    uint64
+	Result opResult
+}
+
+// ready is what the replica asks its owner to do.
+type ready struct {
+	Messages []message // to send; To.Name == "" means gossip to all
+	Done     []opDone  // submitted ops with their results
+	Reads    []uint64  // reads whose barrier passed: answer from State() now
+	Changes  []change  // what applied entries changed, in order
+}
+
+func (rd *ready) empty() bool {
+	return len(rd.Messages) == 0 && len(rd.Done) == 0 && len(rd.Reads) == 0 && len(rd.Changes) == 0
+}
+
+// replica is one process's agreement state: acceptor, proposer, learner.
+type replica struct {
+	cfg replicaConfig
+	id  nodeID
+	fsm *fsm // nil until the first sync (or genesis)
+	acc acceptor
+
+	tail     [][]byte // values of instances tailBase .. fsm.Index-1
+	tailBase uint64
+	future   map[uint64][]byte // commits seen ahead of a gap
+
+	seq     uint64
+	pending []op
+	readSeq uint64
+	reads   []uint64
+	round   *round
+	backoff int
+	attempt int
+	maxN    uint64
+	recover bool
+	stall   int
+
+	known     uint64 // highest index a peer reported
+	knownFrom nodeID
+	syncWait  int
+	mismatch  int // messages from another log, dropped
+
+	out   ready
+	selfq []message
+
+	trace *replicaTrace // tests only: nil in production
+}
+
+// replicaTrace lets a test watch every proposal and acceptance, including
+// those a replica makes to itself without a message leaving it.
+type replicaTrace struct {
+	proposed func(inst uint64, b ballot, roster []nodeID, v []byte)
+	accepted func(acc nodeID, inst uint64, b ballot, v []byte)
+}
+
+// newReplica returns a replica. genesis is the founder's initial state,
+// or nil for a replica that must sync from a peer first.
+func newReplica(cfg replicaConfig, genesis *fsm) *replica {
+	cfg.fill()
+	r := &replica{cfg: cfg, id: cfg.ID, fsm: genesis, future: map[uint64][]byte{}}
+	if genesis != nil {
+		r.tailBase = genesis.Index
+	}
+	return r
+}
+
+// Synced reports whether the replica has a log (genesis or a sync).
+func (r *replica) Synced() bool { return r.fsm != nil }
+
+// State returns the applied state; nil before Synced. The caller must not
+// modify it and must not keep it across calls that change the replica.
+func (r *replica) State() *fsm { return r.fsm }
+
+// Submit queues an op for the log and returns its sequence number, which
+// its opDone carries.
+func (r *replica) Submit(o op) uint64 {
+	r.seq++
+	o.Seq = r.seq
+	r.pending = append(r.pending, o)
+	r.flush()
+	return r.seq
+}
+
+// Cancel forgets a submitted op if it is not yet part of a proposal and
+// reports whether it did. An op already proposed may still be chosen; its
+// result is then reported.
+func (r *replica) Cancel(seq uint64) bool {
+	for i, o := range r.pending {
+		if o.Seq == seq {
+			r.pending = append(r.pending[:i:i], r.pending[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// Read registers a linearizable read and returns its id. The id comes
+// back in ready.Reads once a quorum has confirmed that nothing beyond the
+// applied state was chosen when the read began.
+func (r *replica) Read() uint64 {
+	r.readSeq++
+	r.reads = append(r.reads, r.readSeq)
+	r.flush()
+	return r.readSeq
+}
+
+// CancelRead forgets a read.
+func (r *replica) CancelRead(id uint64) {
+	drop := func(s []uint64) []uint64 {
+		for i, x := range s {
+			if x == id {
+				return append(s[:i:i], s[i+1:]...)
+			}
+		}
+		return s
+	}
+	r.reads = drop(r.reads)
+	if r.round != nil {
+		r.round.reads = drop(r.round.reads)
+	}
+}
+
+// Observe tells the replica that peer reported log at index (from a
+// push-pull exchange); a replica behind it asks that peer to catch it up.
+func (r *replica) Observe(peer string, log string, index uint64) {
+	r.observe(nodeID{Name: peer}, log, index)
+	r.flush()
+}
+
+// Step handles one message from a peer.
+func (r *replica) Step(m message) {
+	r.step(m)
+	r.flush()
+}
+
+// Tick advances the replica's notion of time by one tick.
+func (r *replica) Tick() {
+	if r.round != nil {
+		r.round.ticks++
+		if r.round.ticks >= r.round.timeout {
+			r.endRound(true)
+		}
+	} else if r.backoff > 0 {
+		r.backoff--
+	}
+	if r.syncWait > 0 {
+		r.syncWait--
+		if r.syncWait == 0 {
+			r.requestSync()
+		}
+	}
+	if r.fsm != nil && r.round == nil && r.acc.pendingValue(r.fsm.Index) {
+		r.stall++
+		if r.stall >= r.cfg.RecoverAfter {
+			r.stall = 0
+			r.recover = true
+		}
+	}
+	r.flush()
+}
+
+// Ready returns what to do now and clears it.
+func (r *replica) Ready() ready {
+	out := r.out
+	r.out = ready{}
+	return out
+}
+
+// flush runs messages addressed to this replica itself and starts a
+// round when there is work, until nothing more happens.
+func (r *replica) flush() {
+	for {
+		if len(r.selfq) == 0 {
+			r.maybeStart()
+			if len(r.selfq) == 0 {
+				return
+			}
+		}
+		m := r.selfq[0]
+		r.selfq = r.selfq[1:]
+		r.step(m)
+	}
+}
+
+func (r *replica) send(m message) {
+	m.From = r.id
+	if r.fsm != nil {
+		m.Log = r.fsm.Log
+		m.Index = r.fsm.Index
+	}
+	if m.To == r.id {
+		r.selfq = append(r.selfq, m)
+		return
+	}
+	r.out.Messages = append(r.out.Messages, m)
+}
+
+func (r *replica) step(m message) {
+	if r.fsm == nil {
+		switch m.Type {
+		case msgSyncResp:
+			r.handleSyncResp(m)
+		default:
+			r.observe(m.From, m.Log, m.Index)
+		}
+		return
+	}
+	if m.Log != r.fsm.Log && !(m.Type == msgSyncReq && m.Log == "") {
+		r.mismatch++
+		return
+	}
+	r.observe(m.From, m.Log, m.Index)
+	switch m.Type {
+	case msgPrepare:
+		if m.To != r.id {
+			return
+		}
+		if m.Inst < r.fsm.Index {
+			r.sendDecided(m.From, m.Inst)
+			return
+		}
+		ok, st := r.acc.prepare(m.Inst, m.Ballot)
+		reply := message{Type: msgPromise, To: m.From, Inst: m.Inst, Ballot: m.Ballot, OK: ok}
+		if ok {
+			if st.Accepted.N > 0 {
+				reply.AccBallot, reply.Value, reply.HasValue = st.Accepted, st.Value, true
+			}
+		} else {
+			reply.AccBallot = st.Promised
+		}
+		r.send(reply)
+
+	case msgAccept:
+		if m.To != r.id {
+			return
+		}
+		if m.Inst < r.fsm.Index {
+			r.sendDecided(m.From, m.Inst)
+			return
+		}
+		ok, promised := r.acc.accept(m.Inst, m.Ballot, m.Value)
+		if ok && r.trace != nil {
+			r.trace.accepted(r.id, m.Inst, m.Ballot, m.Value)
+		}
+		r.send(message{Type: msgAccepted, To: m.From, Inst: m.Inst, Ballot: m.Ballot, OK: ok, AccBallot: promised})
+
+	case msgPromise:
+		rd := r.round
+		if rd == nil || rd.phase != 1 || m.Inst != rd.inst || m.Ballot != rd.ballot || !rd.member(m.From) {
+			r.noteRefusal(m)
+			return
+		}
+		if !m.OK {
+			r.noteRefusal(m)
+			r.endRound(true)
+			return
+		}
+		rd.promises[m.From] = promise{acc: m.AccBallot, val: m.Value, has: m.HasValue}
+		if len(rd.promises) >= quorum(len(rd.roster)) {
+			r.phase2()
+		}
+
+	case msgAccepted:
+		rd := r.round
+		if rd == nil || rd.phase != 2 || m.Inst != rd.inst || m.Ballot != rd.ballot || !rd.member(m.From) {
+			r.noteRefusal(m)
+			return
+		}
+		if !m.OK {
+			r.noteRefusal(m)
+			r.endRound(true)
+			return
+		}
+		rd.accepts[m.From] = true
+		if len(rd.accepts) >= quorum(len(rd.roster)) {
+			r.learn(rd.inst, rd.value, true)
+		}
+
+	case msgDecided:
+		if m.HasValue {
+			r.learn(m.Inst, m.Value, false)
+		}
+
+	case msgCommit:
+		if m.HasValue {
+			r.learn(m.Inst, m.Value, true)
+		} else {
+			r.observe(m.From, m.Log, m.Inst+1)
+		}
+
+	case msgSyncReq:
+		r.handleSyncReq(m)
+
+	case msgSyncResp:
+		r.handleSyncResp(m)
+	}
+}
+
+func (r *replica) noteRefusal(m message) {
+	if !m.OK && m.AccBallot.N > r.maxN {
+		r.maxN = m.AccBallot.N
+	}
+}
+
+func (r *replica) sendDecided(to nodeID, inst uint64) {
+	reply := message{Type: msgDecided, To: to, Inst: inst}
+	if inst >= r.tailBase && inst < r.fsm.Index {
+		reply.Value, reply.HasValue = r.tail[inst-r.tailBase], true
+	}
+	r.send(reply)
+}
+
+// maybeStart starts a round when there is work and nothing stops it.
+func (r *replica) maybeStart() {
+	if r.round != nil || r.fsm == nil || r.backoff > 0 {
+		return
+	}
+	if len(r.pending) == 0 && len(r.reads) == 0 && !r.recover {
+		return
+	}
+	r.recover = false
+	r.maxN++
+	rd := &round{
+		inst:     r.fsm.Index,
+		ballot:   ballot{N: r.maxN, Node: r.id},
+		roster:   append([]nodeID(nil), r.fsm.Roster...),
+		phase:    1,
+		promises: map[nodeID]promise{},
+		accepts:  map[nodeID]bool{},
+		reads:    r.reads,
+		timeout:  r.cfg.RoundTimeout << min(r.attempt, 3),
+	}
+	r.reads = nil
+	if n := min(len(r.pending), r.cfg.MaxBatch); n > 0 {
+		rd.ops = append([]op(nil), r.pending[:n]...)
+		r.pending = append([]op(nil), r.pending[n:]...)
+		rd.batch = encodeBatch(batch{Proposer: r.id, Ops: rd.ops})
+	}
+	r.round = rd
+	for _, a := range rd.roster {
+		r.send(message{Type: msgPrepare, To: a, Inst: rd.inst, Ballot: rd.ballot})
+	}
+}
+
+// phase2 runs when a quorum promised: propose the value accepted at the
+// highest ballot among them, or our own batch when none accepted any.
+func (r *replica) phase2() {
+	rd := r.round
+	var best promise
+	found := false
+	for _, a := range rd.roster {
+		p, ok := rd.promises[a]
+		if ok && p.has && (!found || best.acc.less(p.acc)) {
+			best, found = p, true
+		}
+	}
+	if found {
+		rd.value = best.val
+	} else {
+		// Nothing was chosen for rd.inst when this quorum promised, and
+		// nothing at a lower ballot can be chosen any more: every read
+		// registered before the round may answer from the applied state.
+		r.out.Reads = append(r.out.Reads, rd.reads...)
+		rd.reads = nil
+		if len(rd.ops) == 0 {
+			r.round = nil
+			r.attempt = 0
+			return
+		}
+		rd.value = rd.batch
+	}
+	rd.phase = 2
+	if r.trace != nil {
+		r.trace.proposed(rd.inst, rd.ballot, rd.roster, rd.value)
+	}
+	for _, a := range rd.roster {
+		r.send(message{Type: msgAccept, To: a, Inst: rd.inst, Ballot: rd.ballot, Value: rd.value})
+	}
+}
+
+// endRound ends the current round. Ops and reads not yet answered go back
+// to the front of the queues; a failed round backs off at random first.
+func (r *replica) endRound(failed bool) {
+	rd := r.round
+	if rd == nil {
+		return
+	}
+	r.round = nil
+	r.pending = append(rd.ops, r.pending...)
+	r.reads = append(rd.reads, r.reads...)
+	if failed {
+		r.attempt++
+		limit := min(r.cfg.MaxBackoff, 1<<min(r.attempt, 16))
+		r.backoff = 1 + r.cfg.Rand.IntN(limit)
+	} else {
+		r.attempt = 0
+		r.backoff = 0
+	}
+}
+
+// learn records that inst chose value. Values for later instances wait in
+// the future buffer until the gap before them is filled.
+func (r *replica) learn(inst uint64, value []byte, gossip bool) {
+	if r.fsm == nil || inst < r.fsm.Index {
+		return
+	}
+	if inst > r.fsm.Index {
+		if len(r.future) < r.cfg.MaxFuture {
+			r.future[inst] = value
+		}
+		return
+	}
+	r.applyEntry(value, gossip)
+	r.drainFuture()
+}
+
+func (r *replica) drainFuture() {
+	for {
+		v, ok := r.future[r.fsm.Index]
+		if !ok {
+			return
+		}
+		r.applyEntry(v, false)
+	}
+}
+
+func (r *replica) applyEntry(value []byte, gossip bool) {
+	inst := r.fsm.Index
+	proposer, res, changes := r.fsm.apply(value)
+	r.tail = append(r.tail, value)
+	if len(r.tail) > r.cfg.TailLen {
+		r.tail = r.tail[1:]
+		r.tailBase++
+	}
+	r.acc.forgetBelow(r.fsm.Index)
+	delete(r.future, inst)
+	r.stall = 0
+	r.out.Changes = append(r.out.Changes, changes...)
+	if proposer == r.id {
+		r.resolve(res)
+	}
+	if gossip {
+		r.send(message{Type: msgCommit, Inst: inst, Value: value, HasValue: true})
+	}
+	if r.round != nil && r.round.inst < r.fsm.Index {
+		r.endRound(false)
+	}
+}
+
+// resolve reports results of our own ops and removes them from the queues.
+func (r *replica) resolve(res []opResult) {
+	for _, x := range res {
+		r.out.Done = append(r.out.Done, opDone{Seq: x.Seq, Result: x})
+		r.dropOp(x.Seq)
+	}
+}
+
+func (r *replica) dropOp(seq uint64) {
+	if r.round != nil {
+		for i, o := range r.round.ops {
+			if o.Seq == seq {
+				r.round.ops = append(r.round.ops[:i:i], r.round.ops[i+1:]...)
+				break
+			}
+		}
+	}
+	for i, o := range r.pending {
+		if o.Seq == seq {
+			r.pending = append(r.pending[:i:i], r.pending[i+1:]...)
+			break
+		}
+	}
+}
+
+// observe notes that from has applied index entries of log, and asks it
+// for what we miss.
+func (r *replica) observe(from nodeID, log string, index uint64) {
+	if log == "" || from.Name == "" || from == r.id {
+		return
+	}
+	if r.fsm != nil && (log != r.fsm.Log || index <= r.fsm.Index) {
+		return
+	}
+	if r.knownFrom.isZero() || index >= r.known {
+		r.known, r.knownFrom = index, from
+	}
+	r.requestSync()
+}
+
+func (r *replica) requestSync() {
+	if r.syncWait > 0 || r.knownFrom.isZero() {
+		return
+	}
+	var have uint64
+	if r.fsm != nil {
+		if r.known <= r.fsm.Index {
+			return
+		}
+		have = r.fsm.Index
+	}
+	r.syncWait = r.cfg.SyncTimeout
+	r.send(message{Type: msgSyncReq, To: r.knownFrom, Inst: have})
+}
+
+const maxSyncEntries = 256
+
+func (r *replica) handleSyncReq(m message) {
+	reply := message{Type: msgSyncResp, To: m.From}
+	switch {
+	case m.Log != "" && m.Inst >= r.tailBase && m.Inst < r.fsm.Index:
+		end := min(r.fsm.Index, m.Inst+maxSyncEntries)
+		reply.Inst = m.Inst
+		reply.Entries = append([][]byte(nil), r.tail[m.Inst-r.tailBase:end-r.tailBase]...)
+	case m.Log == "" || m.Inst < r.fsm.Index:
+		reply.Snapshot = r.fsm.encode()
+	default:
+		return
+	}
+	r.send(reply)
+}
+
+func (r *replica) handleSyncResp(m message) {
+	r.syncWait = 0
+	if len(m.Snapshot) > 0 {
+		f, err := decodeFSM(m.Snapshot)
+		if err == nil && (r.fsm == nil || (f.Log == r.fsm.Log && f.Index > r.fsm.Index)) {
+			r.install(f)
+		}
+	}
+	if r.fsm == nil {
+		return
+	}
+	for i, v := range m.Entries {
+		if m.Inst+uint64(i) == r.fsm.Index {
+			r.applyEntry(v, false)
+		}
+	}
+	r.drainFuture()
+	r.requestSync()
+}
+
+// install replaces the state by a peer's snapshot, which is the state
+// after a prefix of the same log (a fact, like any chosen value).
+func (r *replica) install(f *fsm) {
+	r.fsm = f
+	r.tail = nil
+	r.tailBase = f.Index
+	r.acc.forgetBelow(f.Index)
+	for i := range r.future {
+		if i < f.Index {
+			delete(r.future, i)
+		}
+	}
+	r.stall = 0
+	r.out.Changes = append(r.out.Changes, change{Kind: chSnapshot})
+	if s, ok := f.Sessions[r.id.key()]; ok {
+		results := map[uint64]opResult{}
+		for _, x := range s.Results {
+			results[x.Seq] = x
+		}
+		var done []opResult
+		collect := func(ops []op) {
+			for _, o := range ops {
+				if o.Seq <= s.Seq {
+					x, ok := results[o.Seq]
+					if !ok {
+						x = opResult{Seq: o.Seq, Code: codeUnknown}
+					}
+					done = append(done, x)
+				}
+			}
+		}
+		if r.round != nil {
+			collect(r.round.ops)
+		}
+		collect(r.pending)
+		r.resolve(done)
+	}
+	if r.round != nil && r.round.inst < f.Index {
+		r.endRound(false)
+	}
+}

@@ -1,0 +1,593 @@
+package gossip
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// The tests in this file drive replicas through an in-memory network that
+// drops, duplicates, reorders and partitions messages, with crashes and
+// arbitrary roster changes, from one seeded random source: no sockets, no
+// clock, no goroutines. A failure prints the seed; the same seed replays
+// the same run.
+
+var (
+	flagSeeds = flag.Int("gossip.seeds", 80, "random runs per simulation test")
+	flagSeed  = flag.Uint64("gossip.seed", 0, "replay this one seed of the simulation tests")
+)
+
+// seeds returns the seeds a simulation test runs.
+func seeds(n int) []uint64 {
+	if *flagSeed != 0 {
+		return []uint64{*flagSeed}
+	}
+	if testing.Short() {
+		n /= 4
+	}
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = uint64(i + 1)
+	}
+	return out
+}
+
+type simNode struct {
+	r     *replica
+	alive bool
+	side  int // partition side
+
+	checked  uint64   // index up to which checkLogs looked
+	checkedR *replica // at which incarnation
+}
+
+type simNet struct {
+	t       *testing.T
+	seed    uint64
+	rng     *rand.Rand
+	nodes   map[string]*simNode
+	names   []string
+	queue   []message
+	nextInc uint64
+
+	// invariant bookkeeping
+	log       map[uint64][]byte            // value each instance chose, as learned by anyone
+	rosters   map[uint64][]nodeID          // acceptor set every round of an instance used
+	proposals map[uint64]map[ballot][]byte // phase-2 value per (instance, ballot)
+	accepts   map[uint64]map[ballot]map[nodeID]bool
+	chosen    map[uint64][]byte // value a quorum accepted
+	states    map[uint64]string // canonical state after each index
+	results   map[string][]opDone
+}
+
+func newSimNet(t *testing.T, seed uint64, n int) *simNet {
+	s := &simNet{
+		t: t, seed: seed,
+		rng:       rand.New(rand.NewPCG(seed, 0x6d657368)),
+		nodes:     map[string]*simNode{},
+		log:       map[uint64][]byte{},
+		rosters:   map[uint64][]nodeID{},
+		proposals: map[uint64]map[ballot][]byte{},
+		accepts:   map[uint64]map[ballot]map[nodeID]bool{},
+		chosen:    map[uint64][]byte{},
+		states:    map[uint64]string{},
+		results:   map[string][]opDone{},
+	}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("n%d", i)
+		s.names = append(s.names, name)
+		var genesis *fsm
+		if i == 0 {
+			genesis = newFSM("log-1", s.id(name, 1), 5)
+		}
+		s.start(name, 1, genesis)
+	}
+	return s
+}
+
+func (s *simNet) id(name string, inc uint64) nodeID { return nodeID{Name: name, Inc: inc} }
+
+func (s *simNet) start(name string, inc uint64, genesis *fsm) {
+	r := newReplica(replicaConfig{
+		ID:           s.id(name, inc),
+		Rand:         rand.New(rand.NewPCG(s.rng.Uint64(), s.rng.Uint64())),
+		RoundTimeout: 12,
+		MaxBackoff:   8,
+		SyncTimeout:  5,
+		RecoverAfter: 8,
+		TailLen:      4096,
+	}, genesis)
+	r.trace = &replicaTrace{proposed: s.onPropose, accepted: s.onAccept}
+	s.nodes[name] = &simNode{r: r, alive: true}
+}
+
+func (s *simNet) fail(format string, args ...any) {
+	s.t.Helper()
+	s.t.Fatalf("seed %d: "+format, append([]any{s.seed}, args...)...)
+}
+
+func (s *simNet) onPropose(inst uint64, b ballot, roster []nodeID, v []byte) {
+	if prev, ok := s.rosters[inst]; ok {
+		if fmt.Sprint(prev) != fmt.Sprint(roster) {
+			s.fail("instance %d: rounds disagree on the acceptors: %v vs %v", inst, prev, roster)
+		}
+	} else {
+		s.rosters[inst] = append([]nodeID(nil), roster...)
+	}
+	if s.proposals[inst] == nil {
+		s.proposals[inst] = map[ballot][]byte{}
+	}
+	if prev, ok := s.proposals[inst][b]; ok && !bytes.Equal(prev, v) {
+		s.fail("instance %d ballot %v proposed two values", inst, b)
+	}
+	s.proposals[inst][b] = v
+}
+
+func (s *simNet) onAccept(acc nodeID, inst uint64, b ballot, v []byte) {
+	if s.accepts[inst] == nil {
+		s.accepts[inst] = map[ballot]map[nodeID]bool{}
+	}
+	if s.accepts[inst][b] == nil {
+		s.accepts[inst][b] = map[nodeID]bool{}
+	}
+	s.accepts[inst][b][acc] = true
+	roster, ok := s.rosters[inst]
+	if !ok {
+		s.fail("instance %d: acceptance before any proposal", inst)
+	}
+	n := 0
+	for _, a := range roster {
+		if s.accepts[inst][b][a] {
+			n++
+		}
+	}
+	if n >= quorum(len(roster)) {
+		if prev, ok := s.chosen[inst]; ok && !bytes.Equal(prev, v) {
+			s.fail("instance %d: two different values chosen", inst)
+		}
+		if l, ok := s.log[inst]; ok && !bytes.Equal(l, v) {
+			s.fail("instance %d: chosen value differs from the learned one", inst)
+		}
+		s.chosen[inst] = v
+	}
+}
+
+// checkLogs compares what every replica applied with what the others
+// applied and with what a quorum accepted. It looks only at what changed
+// since the last call.
+func (s *simNet) checkLogs() {
+	for _, name := range s.names {
+		n := s.nodes[name]
+		r := n.r
+		if r.fsm == nil || (n.checked == r.fsm.Index && n.checkedR == r) {
+			continue
+		}
+		from := r.tailBase
+		if n.checkedR == r && n.checked > from {
+			from = n.checked
+		}
+		for inst := from; inst < r.fsm.Index; inst++ {
+			v := r.tail[inst-r.tailBase]
+			if prev, ok := s.log[inst]; ok {
+				if !bytes.Equal(prev, v) {
+					s.fail("instance %d: %s learned a different value", inst, name)
+				}
+				continue
+			}
+			s.log[inst] = v
+			if c, ok := s.chosen[inst]; ok && !bytes.Equal(c, v) {
+				s.fail("instance %d: %s learned a value that was not chosen", inst, name)
+			}
+		}
+		n.checked, n.checkedR = r.fsm.Index, r
+	}
+}
+
+// checkStates: replicas at the same index hold the same state (apply is
+// deterministic and snapshots carry it faithfully). It is costly, so runs
+// call it now and then.
+func (s *simNet) checkStates() {
+	for _, name := range s.names {
+		r := s.nodes[name].r
+		if r.fsm == nil {
+			continue
+		}
+		enc := canonical(r.fsm)
+		if prev, ok := s.states[r.fsm.Index]; ok && prev != enc {
+			s.fail("two replicas at index %d disagree on the state:\n%s\n%s: %s", r.fsm.Index, prev, name, enc)
+		}
+		s.states[r.fsm.Index] = enc
+	}
+}
+
+// canonical renders a state so that equal states render equally (fmt
+// prints maps in key order).
+func canonical(f *fsm) string {
+	var v any
+	if err := msgpack.Unmarshal(f.encode(), &v); err != nil {
+		panic(err)
+	}
+	return fmt.Sprint(v)
+}
+
+func (s *simNet) connected(a, b string) bool {
+	na, nb := s.nodes[a], s.nodes[b]
+	return na != nil && nb != nil && na.alive && nb.alive && na.side == nb.side
+}
+
+func (s *simNet) collect(name string) {
+	n := s.nodes[name]
+	rd := n.r.Ready()
+	s.results[name] = append(s.results[name], rd.Done...)
+	for _, m := range rd.Messages {
+		if m.To.Name == "" {
+			for _, other := range s.names {
+				if other != name {
+					mm := m
+					mm.To = nodeID{Name: other}
+					s.queue = append(s.queue, mm)
+				}
+			}
+			continue
+		}
+		s.queue = append(s.queue, m)
+	}
+}
+
+// deliver moves one random message, maybe dropping or duplicating it.
+func (s *simNet) deliver(lossy bool) {
+	if len(s.queue) == 0 {
+		return
+	}
+	i := s.rng.IntN(len(s.queue))
+	m := s.queue[i]
+	if lossy && s.rng.IntN(10) == 0 {
+		// duplicate: leave it queued as well
+	} else {
+		s.queue = append(s.queue[:i], s.queue[i+1:]...)
+	}
+	if lossy && s.rng.IntN(8) == 0 {
+		return // dropped
+	}
+	if !s.connected(m.From.Name, m.To.Name) {
+		return
+	}
+	s.nodes[m.To.Name].r.Step(m)
+	s.collect(m.To.Name)
+}
+
+func (s *simNet) randomOp(name string) op {
+	r := s.nodes[name].r
+	switch k := s.rng.IntN(10); k {
+	case 0, 1:
+		return op{Kind: opAcquire, Key: fmt.Sprintf("k%d", s.rng.IntN(3)), Value: []byte(name)}
+	case 2:
+		return op{Kind: opRelease, Key: fmt.Sprintf("k%d", s.rng.IntN(3))}
+	case 3:
+		return op{Kind: opCreateFed, Name: "fed", Type: name}
+	case 4:
+		return op{Kind: opDestroyFed}
+	case 5, 6:
+		return op{Kind: opJoinFed, Name: fmt.Sprintf("f%d", s.rng.IntN(3)), Type: "t"}
+	case 7:
+		return op{Kind: opResignFed}
+	case 8:
+		return op{Kind: opAddAcceptor}
+	default:
+		if s.rng.IntN(3) != 0 {
+			return op{Kind: opAddAcceptor}
+		}
+		// Remove a random acceptor, alive or not: safety must not depend
+		// on the failure detector being right.
+		if r.fsm != nil && len(r.fsm.Roster) > 0 {
+			return op{Kind: opLost, Node: r.fsm.Roster[s.rng.IntN(len(r.fsm.Roster))]}
+		}
+		return op{Kind: opAddAcceptor}
+	}
+}
+
+func (s *simNet) step(lossy bool) {
+	name := s.names[s.rng.IntN(len(s.names))]
+	n := s.nodes[name]
+	switch x := s.rng.IntN(100); {
+	case x < 70:
+		s.deliver(lossy)
+	case x < 85:
+		if n.alive {
+			n.r.Tick()
+			s.collect(name)
+		}
+	case x < 88:
+		if n.alive && n.r.Synced() {
+			n.r.Submit(s.randomOp(name))
+			s.collect(name)
+		}
+	case x < 95:
+		// push-pull: learn a random connected peer's index
+		other := s.names[s.rng.IntN(len(s.names))]
+		if other != name && s.connected(name, other) && s.nodes[other].r.fsm != nil {
+			f := s.nodes[other].r.fsm
+			n.r.Observe(other, f.Log, f.Index)
+			s.collect(name)
+		}
+	case x < 97:
+		if lossy {
+			for _, nn := range s.names {
+				s.nodes[nn].side = s.rng.IntN(2)
+			}
+		}
+	case x < 99:
+		for _, nn := range s.names {
+			s.nodes[nn].side = 0
+		}
+	default:
+		if lossy && s.rng.IntN(10) == 0 {
+			// crash and restart as a new incarnation with no memory
+			s.nextInc++
+			s.start(name, 100+s.nextInc, nil)
+		}
+	}
+	s.checkLogs()
+}
+
+func TestReplicaSafetyUnderFaults(t *testing.T) {
+	for _, seed := range seeds(*flagSeeds) {
+		s := newSimNet(t, seed, 5)
+		for i := 0; i < 2500; i++ {
+			s.step(true)
+			if i%500 == 0 {
+				s.checkStates()
+			}
+		}
+		// Heal: everything connected, nothing lost; the log must still
+		// agree, and a live roster majority must make progress.
+		for _, nn := range s.names {
+			s.nodes[nn].side = 0
+		}
+		for i := 0; i < 2500; i++ {
+			s.step(false)
+		}
+		s.checkLogs()
+		s.checkStates()
+	}
+}
+
+// TestReplicaRacingAcquire: proposers race for one key under a lossy,
+// reordering network; at most one ever holds it at a time, and every
+// replica agrees who does.
+func TestReplicaRacingAcquire(t *testing.T) {
+	for _, seed := range seeds(*flagSeeds / 2) {
+		s := newSimNet(t, seed, 5)
+		// Grow the roster to everyone first.
+		for _, nn := range s.names[1:] {
+			s.nodes[nn].r.Observe("n0", "log-1", 0)
+			s.collect(nn)
+		}
+		for i := 0; i < 3000 && len(s.queue) > 0; i++ {
+			s.deliver(false)
+		}
+		for _, nn := range s.names[1:] {
+			s.nodes[nn].r.Submit(op{Kind: opAddAcceptor})
+			s.collect(nn)
+		}
+		s.run(20000, false, nil)
+		if got := len(s.nodes["n0"].r.fsm.Roster); got != 5 {
+			t.Fatalf("seed %d: roster has %d acceptors, want 5", seed, got)
+		}
+		seqs := map[string]uint64{}
+		for _, nn := range s.names {
+			seqs[nn] = s.nodes[nn].r.Submit(op{Kind: opAcquire, Key: "name", Value: []byte(nn)})
+			s.collect(nn)
+		}
+		finished := func() bool {
+			for _, nn := range s.names {
+				found := false
+				for _, d := range s.results[nn] {
+					found = found || d.Seq == seqs[nn]
+				}
+				if !found {
+					return false
+				}
+			}
+			return true
+		}
+		s.run(20000, true, finished)
+		s.run(40000, false, finished)
+		winners := 0
+		for _, nn := range s.names {
+			var got *opDone
+			for i := range s.results[nn] {
+				if s.results[nn][i].Seq == seqs[nn] {
+					got = &s.results[nn][i]
+				}
+			}
+			if got == nil {
+				t.Fatalf("seed %d: %s: acquire never finished", seed, nn)
+			}
+			if got.Result.Entry.Holder.Name == nn {
+				winners++
+			}
+		}
+		if winners != 1 {
+			t.Fatalf("seed %d: %d winners, want 1", seed, winners)
+		}
+		s.checkLogs()
+	}
+}
+
+// run delivers messages and ticks until done reports true (checked now
+// and then) or the budget is spent.
+func (s *simNet) run(budget int, lossy bool, done func() bool) {
+	for i := 0; i < budget; i++ {
+		if done != nil && i%32 == 0 && done() {
+			break
+		}
+		if len(s.queue) > 0 && s.rng.IntN(4) != 0 {
+			s.deliver(lossy)
+		} else {
+			name := s.names[s.rng.IntN(len(s.names))]
+			if s.nodes[name].alive {
+				s.nodes[name].r.Tick()
+				s.collect(name)
+			}
+		}
+		if i%64 == 0 {
+			s.checkLogs()
+		}
+	}
+	s.checkStates()
+}
+
+// TestReplicaReadIsLinearizable: a read that finishes after an acquire
+// finished sees it.
+func TestReplicaReadIsLinearizable(t *testing.T) {
+	s := newSimNet(t, 7, 3)
+	for _, nn := range s.names[1:] {
+		s.nodes[nn].r.Observe("n0", "log-1", 0)
+		s.collect(nn)
+		s.run(2000, false, nil)
+		s.nodes[nn].r.Submit(op{Kind: opAddAcceptor})
+		s.collect(nn)
+		s.run(2000, false, nil)
+	}
+	seq := s.nodes["n1"].r.Submit(op{Kind: opAcquire, Key: "x", Value: []byte("v")})
+	s.collect("n1")
+	s.results["n1"] = nil
+	finished := func() bool {
+		for _, d := range s.results["n1"] {
+			if d.Seq == seq {
+				return true
+			}
+		}
+		return false
+	}
+	// deliver only until n1 knows its result; n2 may still be behind
+	for i := 0; i < 100000 && !finished(); i++ {
+		s.deliver(false)
+		if len(s.queue) == 0 {
+			s.nodes["n1"].r.Tick()
+			s.collect("n1")
+		}
+	}
+	if !finished() {
+		t.Fatal("acquire did not finish")
+	}
+	// Drop all gossip so n2 learns only through its read.
+	s.queue = nil
+	id := s.nodes["n2"].r.Read()
+	s.collect("n2")
+	done := false
+	for i := 0; i < 100000 && !done; i++ {
+		if len(s.queue) > 0 {
+			m := s.queue[0]
+			s.queue = s.queue[1:]
+			if s.connected(m.From.Name, m.To.Name) {
+				s.nodes[m.To.Name].r.Step(m)
+				rd := s.nodes[m.To.Name].r.Ready()
+				for _, x := range rd.Reads {
+					if m.To.Name == "n2" && x == id {
+						done = true
+					}
+				}
+				for _, mm := range rd.Messages {
+					if mm.To.Name != "" {
+						s.queue = append(s.queue, mm)
+					}
+				}
+			}
+		} else {
+			s.nodes["n2"].r.Tick()
+			rd := s.nodes["n2"].r.Ready()
+			for _, x := range rd.Reads {
+				if x == id {
+					done = true
+				}
+			}
+			s.queue = append(s.queue, rd.Messages...)
+		}
+	}
+	if !done {
+		t.Fatal("read did not finish")
+	}
+	if e := s.nodes["n2"].r.fsm.Keys["x"]; e.Holder.Name != "n1" {
+		t.Fatalf("read after acquire saw holder %q, want n1", e.Holder.Name)
+	}
+}
+
+func TestFSMFederationRules(t *testing.T) {
+	a, b := nodeID{"a", 1}, nodeID{"b", 1}
+	f := newFSM("l", a, 5)
+	apply := func(p nodeID, o op) opResult {
+		t.Helper()
+		o.Seq = f.Sessions[p.key()].Seq + 1
+		_, res, _ := f.apply(encodeBatch(batch{Proposer: p, Ops: []op{o}}))
+		if len(res) != 1 {
+			t.Fatalf("op %v: %d results", o.Kind, len(res))
+		}
+		return res[0]
+	}
+	if r := apply(a, op{Kind: opJoinFed, Name: "x"}); r.Code != codeNotFound {
+		t.Fatalf("join before create: %v", r.Code)
+	}
+	if r := apply(a, op{Kind: opCreateFed, Name: "fed"}); r.Code != codeOK {
+		t.Fatalf("create: %v", r.Code)
+	}
+	if r := apply(b, op{Kind: opCreateFed, Name: "fed"}); r.Code != codeExists {
+		t.Fatalf("second create: %v", r.Code)
+	}
+	r1 := apply(a, op{Kind: opJoinFed, Name: "x", Type: "t"})
+	if r1.Code != codeOK || r1.Handle != 1 {
+		t.Fatalf("join: %+v", r1)
+	}
+	if r := apply(b, op{Kind: opJoinFed, Name: "x"}); r.Code != codeNameInUse {
+		t.Fatalf("duplicate name: %v", r.Code)
+	}
+	r2 := apply(b, op{Kind: opJoinFed, Type: "radar"})
+	if r2.Code != codeOK || r2.Handle != 2 || r2.Name != "radar-2" {
+		t.Fatalf("generated name: %+v", r2)
+	}
+	if r := apply(a, op{Kind: opDestroyFed}); r.Code != codeFederatesJoined {
+		t.Fatalf("destroy while joined: %v", r.Code)
+	}
+	if r := apply(a, op{Kind: opAcquire, Key: "obj", Value: []byte("1")}); r.Entry.Holder != a || r.Entry.Version != 1 {
+		t.Fatalf("acquire: %+v", r)
+	}
+	if r := apply(b, op{Kind: opRelease, Key: "obj"}); r.Code != codeNotHolder {
+		t.Fatalf("release by non-holder: %v", r.Code)
+	}
+	// a is lost: its federate leaves, its key is freed, b can take both.
+	apply(b, op{Kind: opLost, Node: a})
+	if f.Keys["obj"].Holder != (nodeID{}) || f.Keys["obj"].Version != 2 {
+		t.Fatalf("key after loss: %+v", f.Keys["obj"])
+	}
+	if r := apply(b, op{Kind: opRelease, Key: "obj"}); r.Code != codeOK {
+		t.Fatalf("release of a free key: %v", r.Code)
+	}
+	if r := apply(b, op{Kind: opResignFed}); r.Code != codeOK {
+		t.Fatalf("resign: %v", r.Code)
+	}
+	if r := apply(b, op{Kind: opDestroyFed}); r.Code != codeOK {
+		t.Fatalf("destroy: %v", r.Code)
+	}
+	// the roster never empties
+	if len(f.Roster) != 1 || f.Roster[0] != a {
+		t.Fatalf("roster %v", f.Roster)
+	}
+	// A duplicate op (same seq) is applied once.
+	o := op{Kind: opAcquire, Key: "d", Value: []byte("1"), Seq: f.Sessions[b.key()].Seq + 1}
+	f.apply(encodeBatch(batch{Proposer: b, Ops: []op{o}}))
+	f.apply(encodeBatch(batch{Proposer: b, Ops: []op{o}}))
+	if f.Keys["d"].Version != 1 {
+		t.Fatalf("duplicate applied twice: %+v", f.Keys["d"])
+	}
+	ids := f.identities()
+	sort.Slice(ids, func(i, j int) bool { return ids[i].less(ids[j]) })
+	if len(ids) != 2 {
+		t.Fatalf("identities %v", ids)
+	}
+}

@@ -1,0 +1,110 @@
+package peer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// FederateAmbassador is the push-style callback interface of the 1516e
+// API, for code ported from C++ or Java. Dispatch drives it from a
+// federate's event stream. A method that returns an error stops Dispatch
+// (the standard's FederateInternalError).
+type FederateAmbassador interface {
+	DiscoverObjectInstance(obj ObjectInstanceHandle, class ObjectClassHandle, name string, producer FederateHandle) error
+	ReflectAttributeValues(obj ObjectInstanceHandle, values AttributeValues, tag []byte, sent OrderType, info ReflectInfo) error
+	ReceiveInteraction(class InteractionClassHandle, values ParameterValues, tag []byte, sent OrderType, info ReflectInfo) error
+	RemoveObjectInstance(obj ObjectInstanceHandle, tag []byte, sent OrderType, info ReflectInfo) error
+	ObjectInstanceNameReservationSucceeded(name string) error
+	ObjectInstanceNameReservationFailed(name string) error
+	TimeRegulationEnabled(t LogicalTime) error
+	TimeConstrainedEnabled(t LogicalTime) error
+	TimeAdvanceGrant(t LogicalTime) error
+	ConnectionLost(reason string) error
+}
+
+// ReflectInfo carries the optional parts of a reflect, receive or remove
+// callback: the time stamp (nil in receive order), the order it was
+// received in, the producing federate and the transportation.
+type ReflectInfo struct {
+	Time           LogicalTime
+	ReceivedOrder  OrderType
+	Producer       FederateHandle
+	Transportation string
+}
+
+// NullFederateAmbassador implements every method by doing nothing. Embed it
+// and override what you need.
+type NullFederateAmbassador struct{}
+
+func (NullFederateAmbassador) DiscoverObjectInstance(ObjectInstanceHandle, ObjectClassHandle, string, FederateHandle) error {
+	return nil
+}
+func (NullFederateAmbassador) ReflectAttributeValues(ObjectInstanceHandle, AttributeValues, []byte, OrderType, ReflectInfo) error {
+	return nil
+}
+func (NullFederateAmbassador) ReceiveInteraction(InteractionClassHandle, ParameterValues, []byte, OrderType, ReflectInfo) error {
+	return nil
+}
+func (NullFederateAmbassador) RemoveObjectInstance(ObjectInstanceHandle, []byte, OrderType, ReflectInfo) error {
+	return nil
+}
+func (NullFederateAmbassador) ObjectInstanceNameReservationSucceeded(string) error { return nil }
+func (NullFederateAmbassador) ObjectInstanceNameReservationFailed(string) error    { return nil }
+func (NullFederateAmbassador) TimeRegulationEnabled(LogicalTime) error             { return nil }
+func (NullFederateAmbassador) TimeConstrainedEnabled(LogicalTime) error            { return nil }
+func (NullFederateAmbassador) TimeAdvanceGrant(LogicalTime) error                  { return nil }
+func (NullFederateAmbassador) ConnectionLost(string) error                         { return nil }
+
+// eventSource is what Dispatch reads; *Federate implements it.
+type eventSource interface {
+	Next(ctx context.Context) (Event, error)
+}
+
+// Dispatch calls amb for every event of fed, in order, on the calling
+// goroutine, until ctx ends, the federate closes (it then returns nil), or
+// a callback fails (its error is returned wrapped in
+// ErrFederateInternalError). Events without a FederateAmbassador method
+// (the meshrti extensions) are skipped. Callbacks may call back into fed.
+func Dispatch(ctx context.Context, fed eventSource, amb FederateAmbassador) error {
+	for {
+		ev, err := fed.Next(ctx)
+		if errors.Is(err, ErrClosed) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := dispatchOne(amb, ev); err != nil {
+			return fmt.Errorf("%w: %T: %w", ErrFederateInternalError, ev, err)
+		}
+	}
+}
+
+func dispatchOne(amb FederateAmbassador, ev Event) error {
+	switch e := ev.(type) {
+	case DiscoverObjectInstance:
+		return amb.DiscoverObjectInstance(e.Object, e.Class, e.Name, e.Producer)
+	case ReflectAttributeValues:
+		return amb.ReflectAttributeValues(e.Object, e.Values, e.Tag, e.SentOrder,
+			ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer, Transportation: e.Transportation})
+	case ReceiveInteraction:
+		return amb.ReceiveInteraction(e.Class, e.Values, e.Tag, e.SentOrder,
+			ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer, Transportation: e.Transportation})
+	case RemoveObjectInstance:
+		return amb.RemoveObjectInstance(e.Object, e.Tag, e.SentOrder, ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer})
+	case ObjectInstanceNameReservationSucceeded:
+		return amb.ObjectInstanceNameReservationSucceeded(e.Name)
+	case ObjectInstanceNameReservationFailed:
+		return amb.ObjectInstanceNameReservationFailed(e.Name)
+	case TimeRegulationEnabled:
+		return amb.TimeRegulationEnabled(e.Time)
+	case TimeConstrainedEnabled:
+		return amb.TimeConstrainedEnabled(e.Time)
+	case TimeAdvanceGrant:
+		return amb.TimeAdvanceGrant(e.Time)
+	case ConnectionLost:
+		return amb.ConnectionLost(e.Reason)
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package peer
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// Config configures one federate. Zero fields mean the default, as in
+// net/http's Server. Join does not change a Config.
+type Config struct {
+	// Federation is the federation execution's name. Required.
+	Federation string
+	// FederateName must be unique in the federation; "" asks the
+	// federation for a generated name.
+	FederateName string
+	// FederateType is free text describing the federate.
+	FederateType string
+
+	// FOMFiles and FOMModules are the FOM modules this federate uses,
+	// merged after the standard MIM (files first, then modules). Every
+	// federate of a federation should use the same modules, plus any of
+	// its own that only add.
+	FOMFiles   []string
+	FOMModules []*fomxml.Document
+
+	// Create creates the federation execution when it does not exist yet
+	// (an existing one is joined). Without it, joining a federation that
+	// does not exist fails with ErrFederationExecutionDoesNotExist.
+	Create bool
+
+	// TimeRepresentation is HLAfloat64Time (the default) or
+	// HLAinteger64Time.
+	TimeRepresentation string
+
+	// Control is the control plane (membership and agreement). nil means
+	// meshrti's gossip cluster, configured by Gossip.
+	Control ControlPlane
+	// Gossip configures the default control plane.
+	Gossip GossipConfig
+
+	// Transport carries the data plane. nil means UDP multicast
+	// configured by Multicast. Join takes ownership: Close closes it.
+	Transport transport.Transport
+	// Multicast configures the default transport.
+	Multicast transport.UDPConfig
+
+	// Key, when set, authenticates every data-plane frame and encrypts
+	// the gossip cluster; federates with another key cannot take part.
+	Key []byte
+
+	// TickInterval is how often retransmission, heartbeat and time
+	// management timers advance. Default 5 ms.
+	TickInterval time.Duration
+
+	// Logger receives diagnostics; the zero value logs nothing.
+	Logger zerolog.Logger
+}
+
+// GossipConfig configures the default control plane.
+type GossipConfig struct {
+	// BindAddr and BindPort are where the memberlist node listens;
+	// defaults 127.0.0.1 and a free port.
+	BindAddr string
+	BindPort int
+	// Seeds are host:port addresses of members to join through; none
+	// means this node is the first.
+	Seeds []string
+	// Profile is "local" (fast failure detection, one host; the default)
+	// or "lan".
+	Profile string
+}
+
+const defaultTick = 5 * time.Millisecond
+
+// Validate reports the first problem with c.
+func (c *Config) Validate() error {
+	if c.Federation == "" {
+		return errors.New("peer: Config.Federation is empty")
+	}
+	switch c.TimeRepresentation {
+	case "", HLAfloat64Time, HLAinteger64Time:
+	default:
+		return fmt.Errorf("%w: unknown time representation %q (want %s or %s)",
+			ErrCouldNotCreateLogicalTimeFactory, c.TimeRepresentation, HLAfloat64Time, HLAinteger64Time)
+	}
+	if c.TickInterval < 0 {
+		return errors.New("peer: Config.TickInterval is negative")
+	}
+	if c.FederateName != "" {
+		if err := checkName(c.FederateName); err != nil {
+			return fmt.Errorf("peer: federate name: %w", err)
+		}
+	}
+	return nil
+}
+
+func (c *Config) tick() time.Duration {
+	if c.TickInterval == 0 {
+		return defaultTick
+	}
+	return c.TickInterval
+}
+
+func (c *Config) timeKind() timeKind {
+	if c.TimeRepresentation == HLAinteger64Time {
+		return HLAinteger64Time
+	}
+	return HLAfloat64Time
+}
+
+// loadFDD merges the configured modules after the standard MIM, mapping
+// fomxml's errors onto the HLA exceptions.
+func (c *Config) loadFDD() (*fomxml.FDD, error) {
+	docs := make([]*fomxml.Document, 0, len(c.FOMFiles)+len(c.FOMModules))
+	for _, p := range c.FOMFiles {
+		d, err := fomxml.ParseFile(p)
+		if err != nil {
+			return nil, fomError(err)
+		}
+		docs = append(docs, d)
+	}
+	docs = append(docs, c.FOMModules...)
+	fdd, err := fomxml.Merge(docs...)
+	if err != nil {
+		return nil, fomError(err)
+	}
+	return fdd, nil
+}
+
+func fomError(err error) error {
+	switch {
+	case errors.Is(err, fomxml.ErrCouldNotOpen):
+		return fmt.Errorf("%w: %w", ErrCouldNotOpenFDD, err)
+	case errors.Is(err, fomxml.ErrInconsistent):
+		return fmt.Errorf("%w: %w", ErrInconsistentFDD, err)
+	}
+	return fmt.Errorf("%w: %w", ErrReadingFDD, err)
+}

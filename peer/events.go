@@ -1,0 +1,110 @@
+package peer
+
+// Event is one callback of the FederateAmbassador side, as returned by
+// Next. The set is closed: every event is one of the types below.
+type Event interface{ isEvent() }
+
+// DiscoverObjectInstance (§6.5): an instance of a class this federate
+// subscribes to is known. Class is the known class: the instance's
+// registered class or, when the federate subscribes only to an ancestor,
+// that ancestor (class-hierarchy promotion).
+type DiscoverObjectInstance struct {
+	Object   ObjectInstanceHandle
+	Class    ObjectClassHandle
+	Name     string
+	Producer FederateHandle
+}
+
+// ReflectAttributeValues (§6.7): new values of subscribed attributes.
+// Time is nil for receive-order messages sent without a time stamp.
+type ReflectAttributeValues struct {
+	Object         ObjectInstanceHandle
+	Values         AttributeValues
+	Tag            []byte
+	SentOrder      OrderType
+	ReceivedOrder  OrderType
+	Time           LogicalTime
+	Producer       FederateHandle
+	Transportation string
+}
+
+// ReceiveInteraction (§6.9): an interaction of a subscribed class. Class is
+// the subscribed class (possibly an ancestor of the sent class), and
+// Values hold only that class's parameters.
+type ReceiveInteraction struct {
+	Class          InteractionClassHandle
+	Values         ParameterValues
+	Tag            []byte
+	SentOrder      OrderType
+	ReceivedOrder  OrderType
+	Time           LogicalTime
+	Producer       FederateHandle
+	Transportation string
+}
+
+// RemoveObjectInstance (§6.11): a known instance was deleted, or its owner
+// resigned or was lost.
+type RemoveObjectInstance struct {
+	Object        ObjectInstanceHandle
+	Tag           []byte
+	SentOrder     OrderType
+	ReceivedOrder OrderType
+	Time          LogicalTime
+	Producer      FederateHandle
+}
+
+// ObjectInstanceNameReservationSucceeded (§6.3).
+type ObjectInstanceNameReservationSucceeded struct{ Name string }
+
+// ObjectInstanceNameReservationFailed (§6.3).
+type ObjectInstanceNameReservationFailed struct{ Name string }
+
+// TimeRegulationEnabled (§8.3): the federate is time-regulating at Time.
+type TimeRegulationEnabled struct{ Time LogicalTime }
+
+// TimeConstrainedEnabled (§8.6): the federate is time-constrained at Time.
+type TimeConstrainedEnabled struct{ Time LogicalTime }
+
+// TimeAdvanceGrant (§8.13): the federate's logical time is now Time. Every
+// time-stamp-order message up to Time was delivered before this event.
+type TimeAdvanceGrant struct{ Time LogicalTime }
+
+// FederateLost is a meshrti extension: another federate's node stopped
+// answering and was declared dead. It no longer takes part in time
+// management; its objects were removed (RemoveObjectInstance events come
+// before this one) according to the federation's automatic resign action.
+type FederateLost struct {
+	Federate FederateHandle
+	Name     string
+}
+
+// FederateJoined is a meshrti extension: another federate joined.
+type FederateJoined struct {
+	Federate FederateHandle
+	Name     string
+	Type     string
+}
+
+// FederateResigned is a meshrti extension: another federate resigned.
+type FederateResigned struct {
+	Federate FederateHandle
+	Name     string
+}
+
+// ConnectionLost (§4.4): this federate lost its federation; no more events
+// follow.
+type ConnectionLost struct{ Reason string }
+
+func (DiscoverObjectInstance) isEvent()                 {}
+func (ReflectAttributeValues) isEvent()                 {}
+func (ReceiveInteraction) isEvent()                     {}
+func (RemoveObjectInstance) isEvent()                   {}
+func (ObjectInstanceNameReservationSucceeded) isEvent() {}
+func (ObjectInstanceNameReservationFailed) isEvent()    {}
+func (TimeRegulationEnabled) isEvent()                  {}
+func (TimeConstrainedEnabled) isEvent()                 {}
+func (TimeAdvanceGrant) isEvent()                       {}
+func (FederateLost) isEvent()                           {}
+func (FederateJoined) isEvent()                         {}
+func (FederateResigned) isEvent()                       {}
+func (ConnectionLost) isEvent()                         {}

@@ -1,0 +1,511 @@
+package peer
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/reliable"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// Federate is one joined federate: the RTIambassador side of the API as
+// methods, the FederateAmbassador side as the event stream of Next.
+//
+// All methods are safe for concurrent use. Services run on the
+// federate's own loop goroutine and return when done; none waits for
+// other federates except Join and Resign. Callbacks come only from Next,
+// in order.
+type Federate struct {
+	cfg    Config
+	fdd    *fomxml.FDD
+	tk     timeKind
+	handle FederateHandle
+	name   string
+	log    zerolog.Logger
+
+	ctl ControlPlane
+	tr  transport.Transport
+
+	// Owned by the loop goroutine.
+	rel     *reliable.Endpoint
+	tm      *lbts.Node
+	st      *state
+	members map[FederateHandle]Member
+	msgID   uint64
+	resign  ResignAction // the federation's automatic resign action
+
+	events *eventQueue
+	reqc   chan func()
+	stop   chan struct{}
+	done   chan struct{}
+	wg     sync.WaitGroup // every goroutine this federate started
+	closed atomic.Bool
+	once   sync.Once
+
+	stats counters
+}
+
+// counters are the federate's drop and traffic counters.
+type counters struct {
+	sent, delivered, malformed, gaps, lateTSO, sendErrors atomic.Uint64
+}
+
+// Stats is a snapshot of a federate's counters.
+type Stats struct {
+	Sent      uint64 // data-plane messages sent
+	Delivered uint64 // data-plane messages received and handled
+	Malformed uint64 // payloads that did not decode (dropped)
+	Gaps      uint64 // messages the reliable layer reported lost for good
+	LateTSO   uint64 // time-stamped messages refused for arriving below the granted time
+	SendError uint64 // transport send failures
+	// Reliable holds the reliable layer's own counters (frames dropped
+	// by reason, retransmissions, NAKs).
+	Reliable reliable.Stats
+}
+
+// Join creates the federation if asked, joins it, and starts the
+// federate. It blocks until the federate is a member or ctx ends.
+func Join(ctx context.Context, cfg Config) (*Federate, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	fdd, err := cfg.loadFDD()
+	if err != nil {
+		return nil, err
+	}
+	f := &Federate{
+		cfg:     cfg,
+		fdd:     fdd,
+		tk:      cfg.timeKind(),
+		log:     cfg.Logger,
+		members: make(map[FederateHandle]Member),
+		events:  newEventQueue(),
+		reqc:    make(chan func()),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+		resign:  resignActionOf(fdd.Switches.AutomaticResignAction),
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.release()
+		}
+	}()
+
+	f.ctl = cfg.Control
+	if f.ctl == nil {
+		if f.ctl, err = startGossip(ctx, &cfg); err != nil {
+			return nil, err
+		}
+	}
+	exists, err := f.ctl.FederationExists(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		if !cfg.Create {
+			return nil, fmt.Errorf("%w: %s", ErrFederationExecutionDoesNotExist, cfg.Federation)
+		}
+		if err := f.ctl.CreateFederation(ctx); err != nil && !errors.Is(err, ErrFederationExecutionAlreadyExists) {
+			return nil, err
+		}
+	}
+	f.handle, f.name, err = f.ctl.JoinFederate(ctx, cfg.FederateName, cfg.FederateType)
+	if err != nil {
+		return nil, err
+	}
+
+	f.tr = cfg.Transport
+	if f.tr == nil {
+		mc := cfg.Multicast
+		if mc.Federation == "" {
+			mc.Federation = cfg.Federation
+		}
+		if f.tr, err = transport.NewUDP(mc); err != nil {
+			return nil, fmt.Errorf("%w: data plane: %w", ErrRTIinternalError, err)
+		}
+	}
+	var inc [8]byte
+	if _, err := rand.Read(inc[:]); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+	}
+	f.rel, err = reliable.New(reliable.Config{
+		Self:        reliable.NodeID(f.handle),
+		Incarnation: binary.BigEndian.Uint64(inc[:]),
+		Federation:  cfg.Federation,
+		Key:         cfg.Key,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+	}
+	f.tm, err = lbts.New(lbts.Config{Self: lbts.FederateID(f.handle)})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+	}
+	f.st = newState(fdd, f.handle)
+	for _, m := range f.ctl.Members() {
+		if m.Handle != f.handle {
+			f.members[m.Handle] = m
+			f.tm.AddFederate(lbts.FederateID(m.Handle))
+		}
+	}
+	if err := f.joinGroups([]transport.Group{controlGroup}); err != nil {
+		return nil, err
+	}
+	ok = true
+	f.wg.Add(1)
+	go f.run()
+	return f, nil
+}
+
+// release closes what Join opened, for a failed Join and for Close.
+func (f *Federate) release() {
+	if f.tr != nil {
+		f.tr.Close()
+	}
+	if f.ctl != nil {
+		f.ctl.Close()
+	}
+	f.events.close()
+}
+
+// Handle returns the federate's handle.
+func (f *Federate) Handle() FederateHandle { return f.handle }
+
+// Name returns the federate's name (generated when none was asked for).
+func (f *Federate) Name() string { return f.name }
+
+// FDD returns the federation object model this federate uses.
+func (f *Federate) FDD() *fomxml.FDD { return f.fdd }
+
+// Next returns the next callback. It blocks until there is one, ctx ends,
+// or the federate is closed and every queued event was returned (then
+// ErrClosed). Any goroutine may call it; events come out in order.
+func (f *Federate) Next(ctx context.Context) (Event, error) { return f.events.next(ctx) }
+
+// Pending returns how many events are queued.
+func (f *Federate) Pending() int { return f.events.len() }
+
+// Stats returns the federate's counters.
+func (f *Federate) Stats() Stats {
+	s := Stats{
+		Sent: f.stats.sent.Load(), Delivered: f.stats.delivered.Load(), Malformed: f.stats.malformed.Load(),
+		Gaps: f.stats.gaps.Load(), LateTSO: f.stats.lateTSO.Load(), SendError: f.stats.sendErrors.Load(),
+	}
+	_ = f.call(func() error { s.Reliable = f.rel.Stats(); return nil })
+	return s
+}
+
+// Close stops the federate without resigning: the others see it as lost.
+// It waits for every goroutine the federate started. Calling it again
+// does nothing.
+func (f *Federate) Close() error {
+	f.once.Do(func() {
+		f.closed.Store(true)
+		close(f.stop)
+		<-f.done
+		f.release()
+		f.wg.Wait()
+	})
+	return nil
+}
+
+// call runs fn on the loop goroutine and returns its error.
+func (f *Federate) call(fn func() error) error {
+	if f.closed.Load() {
+		return ErrClosed
+	}
+	errc := make(chan error, 1)
+	select {
+	case f.reqc <- func() { errc <- fn() }:
+	case <-f.done:
+		return ErrClosed
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-f.done:
+		return ErrClosed
+	}
+}
+
+// run is the federate's loop: it owns the reliable endpoint, the time
+// core and the declaration state, and serializes everything that touches
+// them.
+func (f *Federate) run() {
+	defer f.wg.Done()
+	defer close(f.done)
+	tick := time.NewTicker(f.cfg.tick())
+	defer tick.Stop()
+	recv := f.tr.Recv()
+	members := f.ctl.Events()
+	for {
+		select {
+		case <-f.stop:
+			return
+		case <-tick.C:
+			f.rel.Tick()
+			f.tm.Tick()
+		case p, ok := <-recv:
+			if !ok {
+				f.events.push(ConnectionLost{Reason: "data plane closed"})
+				return
+			}
+			f.rel.Step(p.Group, p.Data) // bad frames are counted by the endpoint
+		case ev, ok := <-members:
+			if !ok {
+				members = nil
+				continue
+			}
+			f.onMember(ev)
+		case fn := <-f.reqc:
+			fn()
+		}
+		f.flush()
+	}
+}
+
+// flush acts on everything the reliable endpoint and the time core have
+// ready, until neither has more.
+func (f *Federate) flush() {
+	for i := 0; i < 64; i++ {
+		rd := f.rel.Ready()
+		tr := f.tm.Ready()
+		if rd.Empty() && !timeReady(tr) {
+			return
+		}
+		for _, o := range rd.Out {
+			if err := f.tr.Send(o.Group, o.Frame); err != nil {
+				f.stats.sendErrors.Add(1)
+			}
+		}
+		// Where each sender's stream starts for us: nothing below is
+		// owed, so the time core must not wait for it.
+		for _, st := range rd.Starts {
+			f.tm.Gap(lbts.FederateID(st.From), uint32(st.Group), st.Seq-1)
+		}
+		for _, d := range rd.Deliver {
+			f.onData(d)
+		}
+		for _, g := range rd.Gaps {
+			f.stats.gaps.Add(1)
+			f.log.Warn().Uint64("from", uint64(g.From)).Uint32("group", uint32(g.Group)).
+				Uint64("fromSeq", g.FromSeq).Uint64("toSeq", g.ToSeq).Msg("messages lost for good")
+			f.tm.Gap(lbts.FederateID(g.From), uint32(g.Group), g.ToSeq)
+		}
+		f.rel.Advance(rd)
+		f.actOnTime(tr)
+	}
+}
+
+func timeReady(rd lbts.Ready) bool {
+	return len(rd.Messages) > 0 || len(rd.Deliver) > 0 || rd.Grant != nil ||
+		rd.RegulationEnabled != nil || rd.ConstrainedEnabled != nil
+}
+
+// actOnTime carries out what the time core decided: broadcast its state,
+// deliver time-stamp-order messages in order, then grants.
+func (f *Federate) actOnTime(rd lbts.Ready) {
+	for _, m := range rd.Messages {
+		b, err := msgpack.Marshal(&m)
+		if err != nil {
+			f.log.Error().Err(err).Msg("encode time message")
+			continue
+		}
+		f.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindTime, Time2: b}})
+	}
+	for _, d := range rd.Deliver {
+		p, ok := d.Payload.(tsoPayload)
+		if !ok {
+			continue
+		}
+		f.events.push(f.st.apply(p.msg, delivery{from: p.from, received: TimeStamp, reliable: p.reliable}, f.tk)...)
+	}
+	if rd.RegulationEnabled != nil {
+		f.events.push(TimeRegulationEnabled{Time: f.tk.make(*rd.RegulationEnabled)})
+	}
+	if rd.ConstrainedEnabled != nil {
+		f.events.push(TimeConstrainedEnabled{Time: f.tk.make(*rd.ConstrainedEnabled)})
+	}
+	if rd.Grant != nil {
+		f.events.push(TimeAdvanceGrant{Time: f.tk.make(*rd.Grant)})
+	}
+	f.tm.Advance(rd)
+}
+
+// tsoPayload is what a queued time-stamp-order message carries through
+// the time core.
+type tsoPayload struct {
+	msg      *wireMsg
+	from     FederateHandle
+	reliable bool
+}
+
+// onData handles one in-order delivery from the reliable layer. Every
+// reliable delivery is reported to the time core exactly once, as
+// received (Received) or as a queued time-stamped message (ReceiveTSO),
+// so that promises covering it can count.
+func (f *Federate) onData(d reliable.Delivery) {
+	from := FederateHandle(d.From)
+	if from == f.handle {
+		return
+	}
+	m, err := decodeMsg(d.Payload)
+	if err != nil {
+		f.received(d)
+		f.stats.malformed.Add(1)
+		f.log.Debug().Err(err).Uint64("from", uint64(from)).Msg("dropped malformed message")
+		return
+	}
+	f.stats.delivered.Add(1)
+	if d.Reliable && m.TSO && m.HasTime && f.tm.Constrained() && m.Kind != kindTime {
+		err := f.tm.ReceiveTSO(lbts.TSO{
+			From: lbts.FederateID(from), Group: uint32(d.Group), Seq: d.Seq, Time: m.Time,
+			Payload: tsoPayload{msg: m, from: from, reliable: d.Reliable},
+		})
+		if err != nil {
+			f.stats.lateTSO.Add(1)
+			f.log.Warn().Err(err).Uint64("from", uint64(from)).Msg("refused time-stamped message")
+		}
+		return
+	}
+	f.received(d)
+	switch m.Kind {
+	case kindTime:
+		var tm lbts.Message
+		if err := msgpack.Unmarshal(m.Time2, &tm); err != nil {
+			f.stats.malformed.Add(1)
+			return
+		}
+		if tm.From != lbts.FederateID(from) {
+			// Only a federate speaks for its own time.
+			f.stats.malformed.Add(1)
+			return
+		}
+		if err := f.tm.Step(tm); err != nil {
+			f.log.Debug().Err(err).Uint64("from", uint64(from)).Msg("time message refused")
+		}
+	case kindQuery:
+		for _, o := range f.st.answerQuery(m.Class) {
+			f.send(o)
+		}
+	case kindResign:
+		f.forget(from, MemberResigned)
+	default:
+		f.events.push(f.st.apply(m, delivery{from: from, received: Receive, reliable: d.Reliable}, f.tk)...)
+	}
+}
+
+func (f *Federate) received(d reliable.Delivery) {
+	if d.Reliable {
+		f.tm.Received(lbts.FederateID(d.From), uint32(d.Group), d.Seq)
+	}
+}
+
+// onMember handles a membership change from the control plane.
+func (f *Federate) onMember(ev MemberEvent) {
+	h := ev.Member.Handle
+	if h == f.handle {
+		return
+	}
+	switch ev.Kind {
+	case MemberJoined:
+		if _, ok := f.members[h]; ok {
+			return
+		}
+		f.members[h] = ev.Member
+		f.tm.AddFederate(lbts.FederateID(h))
+		f.events.push(FederateJoined{Federate: h, Name: ev.Member.Name, Type: ev.Member.Type})
+	case MemberResigned, MemberLost:
+		f.forget(h, ev.Kind)
+	}
+}
+
+// forget removes a federate that resigned or was lost from time
+// management and the data plane, and removes its objects.
+func (f *Federate) forget(h FederateHandle, why MemberEventKind) {
+	m, ok := f.members[h]
+	if !ok {
+		return
+	}
+	delete(f.members, h)
+	f.tm.RemoveFederate(lbts.FederateID(h))
+	f.rel.ForgetSender(reliable.NodeID(h))
+	f.events.push(f.st.removeFederate(h, f.resign.deletes() || why == MemberResigned)...)
+	if why == MemberLost {
+		f.events.push(FederateLost{Federate: h, Name: m.Name})
+	} else {
+		f.events.push(FederateResigned{Federate: h, Name: m.Name})
+	}
+}
+
+// send hands one message to the reliable layer.
+func (f *Federate) send(o outMsg) (uint64, error) {
+	f.msgID++
+	o.msg.ID = f.msgID
+	b, err := encodeMsg(o.msg)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+	}
+	seq, err := f.rel.Send(o.group, b, o.reliable)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+	}
+	f.stats.sent.Add(1)
+	return seq, nil
+}
+
+func (f *Federate) joinGroups(gs []transport.Group) error {
+	for _, g := range gs {
+		if err := f.tr.Join(g); err != nil {
+			return fmt.Errorf("%w: join group %d: %w", ErrRTIinternalError, g, err)
+		}
+		f.rel.Join(g)
+		f.tm.Joined(uint32(g))
+	}
+	return nil
+}
+
+func (f *Federate) leaveGroups(gs []transport.Group) error {
+	for _, g := range gs {
+		f.rel.Leave(g)
+		f.tm.Left(uint32(g))
+		if err := f.tr.Leave(g); err != nil {
+			return fmt.Errorf("%w: leave group %d: %w", ErrRTIinternalError, g, err)
+		}
+	}
+	return nil
+}
+
+func resignActionOf(name string) ResignAction {
+	for i, n := range resignActions {
+		if n == name {
+			return ResignAction(i + 1)
+		}
+	}
+	return CancelThenDeleteThenDivest
+}
+
+var resignActions = []string{
+	"UnconditionallyDivestAttributes", "DeleteObjects", "CancelPendingOwnershipAcquisitions",
+	"DeleteObjectsThenDivest", "CancelThenDeleteThenDivest", "NoAction",
+}
+
+// TimeStatus returns a snapshot of the federate's time-management state,
+// for diagnostics and status pages.
+func (f *Federate) TimeStatus() (lbts.Status, error) {
+	var s lbts.Status
+	err := f.call(func() error { s = f.tm.Status(); return nil })
+	return s, err
+}

@@ -1,0 +1,151 @@
+package peer
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// testFOM is a small FOM of this package's tests.
+const testFOM = `<?xml version="1.0"?>
+<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
+  <modelIdentification><name>peer test FOM</name><type>FOM</type><version>1</version></modelIdentification>
+  <objects><objectClass><name>HLAobjectRoot</name>
+    <objectClass><name>Vehicle</name><sharing>PublishSubscribe</sharing>
+      <attribute><name>Position</name><dataType>HLAfloat64BE</dataType><updateType>Conditional</updateType><updateCondition>NA</updateCondition><ownership>DivestAcquire</ownership><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>TimeStamp</order></attribute>
+      <attribute><name>Label</name><dataType>HLAunicodeString</dataType><updateType>Static</updateType><updateCondition>NA</updateCondition><ownership>DivestAcquire</ownership><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>Receive</order></attribute>
+      <attribute><name>Noise</name><dataType>HLAopaqueData</dataType><updateType>Conditional</updateType><updateCondition>NA</updateCondition><ownership>DivestAcquire</ownership><sharing>PublishSubscribe</sharing><transportation>HLAbestEffort</transportation><order>Receive</order></attribute>
+      <objectClass><name>Car</name><sharing>PublishSubscribe</sharing>
+        <attribute><name>Doors</name><dataType>HLAinteger32BE</dataType><updateType>Static</updateType><updateCondition>NA</updateCondition><ownership>DivestAcquire</ownership><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>Receive</order></attribute>
+      </objectClass>
+    </objectClass>
+  </objectClass></objects>
+  <interactions><interactionClass><name>HLAinteractionRoot</name>
+    <interactionClass><name>Honk</name><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>TimeStamp</order>
+      <parameter><name>Loudness</name><dataType>HLAinteger32BE</dataType></parameter>
+      <interactionClass><name>LongHonk</name><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>TimeStamp</order>
+        <parameter><name>Seconds</name><dataType>HLAinteger32BE</dataType></parameter>
+      </interactionClass>
+    </interactionClass>
+  </interactionClass></interactions>
+</objectModel>`
+
+func testDoc(t testing.TB) *fomxml.Document {
+	t.Helper()
+	d, err := fomxml.ParseBytes("test.xml", []byte(testFOM))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// memFederation is n federates over one in-memory network and registry.
+type memFederation struct {
+	t    testing.TB
+	net  *transport.Network
+	reg  *MemRegistry
+	feds []*Federate
+	name string
+}
+
+func newMemFederation(t testing.TB, n int, faults transport.Faults, seed int64) *memFederation {
+	t.Helper()
+	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: seed}), reg: NewMemRegistry(), name: "fed"}
+	m.net.SetFaults(faults)
+	doc := testDoc(t)
+	for i := 0; i < n; i++ {
+		m.add(fmt.Sprintf("F%d", i), doc)
+	}
+	t.Cleanup(m.close)
+	return m
+}
+
+func (m *memFederation) add(name string, doc *fomxml.Document) *Federate {
+	m.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	f, err := Join(ctx, Config{
+		Federation: m.name, FederateName: name, FOMModules: []*fomxml.Document{doc}, Create: true,
+		Control: m.reg.Control(m.name), Transport: m.net.Endpoint(name), TickInterval: 2 * time.Millisecond,
+	})
+	if err != nil {
+		m.t.Fatalf("join %s: %v", name, err)
+	}
+	m.feds = append(m.feds, f)
+	return f
+}
+
+func (m *memFederation) close() {
+	for _, f := range m.feds {
+		f.Close()
+	}
+}
+
+// handles of the test FOM.
+type testHandles struct {
+	vehicle, car           ObjectClassHandle
+	position, label, noise AttributeHandle
+	doors                  AttributeHandle
+	honk, longHonk         InteractionClassHandle
+	loudness, seconds      ParameterHandle
+}
+
+func handles(t testing.TB, f *Federate) testHandles {
+	t.Helper()
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var h testHandles
+	var err error
+	h.vehicle, err = f.GetObjectClassHandle("Vehicle")
+	must(err)
+	h.car, err = f.GetObjectClassHandle("Vehicle.Car")
+	must(err)
+	h.position, err = f.GetAttributeHandle(h.vehicle, "Position")
+	must(err)
+	h.label, err = f.GetAttributeHandle(h.vehicle, "Label")
+	must(err)
+	h.noise, err = f.GetAttributeHandle(h.vehicle, "Noise")
+	must(err)
+	h.doors, err = f.GetAttributeHandle(h.car, "Doors")
+	must(err)
+	h.honk, err = f.GetInteractionClassHandle("Honk")
+	must(err)
+	h.longHonk, err = f.GetInteractionClassHandle("Honk.LongHonk")
+	must(err)
+	h.loudness, err = f.GetParameterHandle(h.honk, "Loudness")
+	must(err)
+	h.seconds, err = f.GetParameterHandle(h.longHonk, "Seconds")
+	must(err)
+	return h
+}
+
+// waitFor reads events until match accepts one, failing after timeout.
+// Events that do not match are returned too, in order.
+func waitFor(t testing.TB, f *Federate, timeout time.Duration, match func(Event) bool) (Event, []Event) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var skipped []Event
+	for {
+		ev, err := f.Next(ctx)
+		if err != nil {
+			t.Fatalf("%s: waiting for an event: %v (skipped %v)", f.Name(), err, skipped)
+		}
+		if match(ev) {
+			return ev, skipped
+		}
+		skipped = append(skipped, ev)
+	}
+}
+
+func isType[T Event](ev Event) bool {
+	_, ok := ev.(T)
+	return ok
+}

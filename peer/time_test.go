@@ -1,0 +1,239 @@
+package peer
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+func grantOf(t *testing.T, ev Event) float64 {
+	t.Helper()
+	g, ok := ev.(TimeAdvanceGrant)
+	if !ok {
+		t.Fatalf("event %#v is not a grant", ev)
+	}
+	return g.Time.Float()
+}
+
+// enable makes reg regulating (lookahead l) and con constrained, and waits
+// for both callbacks.
+func enable(t *testing.T, reg, con *Federate, l float64) {
+	t.Helper()
+	if err := reg.EnableTimeRegulation(Float64Time(l)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, reg, 5*time.Second, isType[TimeRegulationEnabled])
+	if err := con.EnableTimeConstrained(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, con, 5*time.Second, isType[TimeConstrainedEnabled])
+}
+
+// noGrantYet checks that con holds no grant once its GALT reflects want:
+// the grant decision is made as soon as GALT is known.
+func noGrantYet(t *testing.T, con *Federate, wantGALT float64) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		g, ok, err := con.QueryGALT()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok && g.Float() == wantGALT {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GALT never became %v (is %v, %v)", wantGALT, g, ok)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for con.Pending() > 0 {
+		ev, _ := waitFor(t, con, time.Second, func(Event) bool { return true })
+		if _, ok := ev.(TimeAdvanceGrant); ok {
+			t.Fatalf("granted %v while GALT is %v", ev, wantGALT)
+		}
+	}
+}
+
+func TestConstrainedWaitsForRegulator(t *testing.T) {
+	m := newMemFederation(t, 2, transport.Faults{}, 10)
+	reg, con := m.feds[0], m.feds[1]
+	enable(t, reg, con, 1)
+
+	if err := con.TimeAdvanceRequest(Float64Time(5)); err != nil {
+		t.Fatal(err)
+	}
+	// The regulator is at 0 with lookahead 1: nothing may be granted at
+	// or beyond 1.
+	noGrantYet(t, con, 1)
+	if err := reg.TimeAdvanceRequest(Float64Time(5)); err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := waitFor(t, reg, 5*time.Second, isType[TimeAdvanceGrant])
+	if g := grantOf(t, ev); g != 5 {
+		t.Errorf("regulator granted %v", g)
+	}
+	ev, _ = waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+	if g := grantOf(t, ev); g != 5 {
+		t.Errorf("constrained granted %v", g)
+	}
+	if now, _ := con.QueryLogicalTime(); now.Float() != 5 {
+		t.Errorf("logical time %v", now)
+	}
+}
+
+// A time-stamped update at 10 is delivered before the grant to 10, and
+// not before the constrained federate may see it.
+func TestTSOBeforeGrant(t *testing.T) {
+	m := newMemFederation(t, 2, transport.Faults{}, 11)
+	reg, con := m.feds[0], m.feds[1]
+	h := handles(t, reg)
+	if err := con.SubscribeObjectClassAttributes(h.vehicle, h.position); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.PublishObjectClassAttributes(h.vehicle, h.position); err != nil {
+		t.Fatal(err)
+	}
+	enable(t, reg, con, 1)
+	obj, err := reg.RegisterObjectInstance(h.vehicle, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, con, 5*time.Second, isType[DiscoverObjectInstance])
+	if err := reg.UpdateAttributeValuesWithTime(obj, AttributeValues{h.position: []byte("p10")}, nil, Float64Time(10)); err != nil {
+		t.Fatal(err)
+	}
+	if err := con.TimeAdvanceRequest(Float64Time(10)); err != nil {
+		t.Fatal(err)
+	}
+	noGrantYet(t, con, 1)
+	if err := reg.TimeAdvanceRequest(Float64Time(10)); err != nil {
+		t.Fatal(err)
+	}
+	ev, skipped := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+	if g := grantOf(t, ev); g != 10 {
+		t.Fatalf("granted %v", g)
+	}
+	if len(skipped) != 1 {
+		t.Fatalf("before the grant: %#v, want one reflect", skipped)
+	}
+	r, ok := skipped[0].(ReflectAttributeValues)
+	if !ok || r.Time == nil || r.Time.Float() != 10 || r.SentOrder != TimeStamp || r.ReceivedOrder != TimeStamp ||
+		!bytes.Equal(r.Values[h.position], []byte("p10")) {
+		t.Errorf("reflect %#v", skipped[0])
+	}
+}
+
+func TestTimeServiceErrors(t *testing.T) {
+	m := newMemFederation(t, 2, transport.Faults{}, 12)
+	reg, con := m.feds[0], m.feds[1]
+	h := handles(t, reg)
+	if err := reg.PublishObjectClassAttributes(h.vehicle, h.position); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.PublishInteractionClass(h.honk); err != nil {
+		t.Fatal(err)
+	}
+	obj, err := reg.RegisterObjectInstance(h.vehicle, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reg.QueryLookahead(); !errors.Is(err, ErrTimeRegulationIsNotEnabled) {
+		t.Errorf("lookahead before regulation: %v", err)
+	}
+	if err := reg.EnableTimeRegulation(Float64Time(-1)); !errors.Is(err, ErrInvalidLookahead) {
+		t.Errorf("negative lookahead: %v", err)
+	}
+	if err := reg.DisableTimeRegulation(); !errors.Is(err, ErrTimeRegulationIsNotEnabled) {
+		t.Errorf("disable before enable: %v", err)
+	}
+	if err := con.DisableTimeConstrained(); !errors.Is(err, ErrTimeConstrainedIsNotEnabled) {
+		t.Errorf("disable constrained before enable: %v", err)
+	}
+	enable(t, reg, con, 2)
+	if err := reg.EnableTimeRegulation(Float64Time(1)); !errors.Is(err, ErrTimeRegulationAlreadyEnabled) {
+		t.Errorf("enable twice: %v", err)
+	}
+	if err := con.EnableTimeConstrained(); !errors.Is(err, ErrTimeConstrainedAlreadyEnabled) {
+		t.Errorf("constrained twice: %v", err)
+	}
+	if l, err := reg.QueryLookahead(); err != nil || l.Float() != 2 {
+		t.Errorf("lookahead %v, %v", l, err)
+	}
+	// Invariant 3: a regulating federate cannot send below time + lookahead.
+	err = reg.UpdateAttributeValuesWithTime(obj, AttributeValues{h.position: nil}, nil, Float64Time(1.5))
+	var ite *InvalidLogicalTimeError
+	if !errors.As(err, &ite) || !errors.Is(err, ErrInvalidLogicalTime) || ite.Earliest.Float() != 2 {
+		t.Errorf("update below time+lookahead: %v", err)
+	}
+	if err := reg.SendInteractionWithTime(h.honk, nil, nil, Float64Time(0)); !errors.Is(err, ErrInvalidLogicalTime) {
+		t.Errorf("interaction below time+lookahead: %v", err)
+	}
+	if err := reg.DeleteObjectInstanceWithTime(obj, nil, Float64Time(1)); !errors.Is(err, ErrInvalidLogicalTime) {
+		t.Errorf("delete below time+lookahead: %v", err)
+	}
+	if err := reg.UpdateAttributeValuesWithTime(obj, AttributeValues{h.position: nil}, nil, Float64Time(2)); err != nil {
+		t.Errorf("update at time+lookahead: %v", err)
+	}
+	// The constrained federate cannot pass the regulator's bound (2), so
+	// its request stays pending.
+	if err := con.TimeAdvanceRequest(Float64Time(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := con.TimeAdvanceRequest(Float64Time(4)); !errors.Is(err, ErrInTimeAdvancingState) {
+		t.Errorf("second request while advancing: %v", err)
+	}
+	if err := reg.TimeAdvanceRequest(Float64Time(3)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, reg, 5*time.Second, isType[TimeAdvanceGrant])
+	if err := reg.TimeAdvanceRequest(Float64Time(1)); !errors.Is(err, ErrLogicalTimeAlreadyPassed) {
+		t.Errorf("request into the past: %v", err)
+	}
+	if err := reg.TimeAdvanceRequest(Integer64Time(9)); !errors.Is(err, ErrInvalidLogicalTime) {
+		t.Errorf("wrong representation: %v", err)
+	}
+}
+
+// A regulator that crashes, or resigns, no longer holds the others back.
+func TestLostRegulatorReleasesOthers(t *testing.T) {
+	for _, how := range []string{"crash", "resign"} {
+		t.Run(how, func(t *testing.T) {
+			m := newMemFederation(t, 2, transport.Faults{}, 13)
+			reg, con := m.feds[0], m.feds[1]
+			enable(t, reg, con, 1)
+			if err := con.TimeAdvanceRequest(Float64Time(50)); err != nil {
+				t.Fatal(err)
+			}
+			noGrantYet(t, con, 1)
+			switch how {
+			case "crash":
+				m.reg.Crash(m.name, reg.Handle())
+				m.net.Crash(reg.Name())
+			case "resign":
+				if err := reg.ResignFederationExecution(t.Context(), DeleteObjects); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ev, skipped := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+			if g := grantOf(t, ev); g != 50 {
+				t.Errorf("granted %v", g)
+			}
+			wantSeen := false
+			for _, e := range skipped {
+				switch e := e.(type) {
+				case FederateLost:
+					wantSeen = how == "crash" && e.Federate == reg.Handle()
+				case FederateResigned:
+					wantSeen = how == "resign" && e.Federate == reg.Handle()
+				}
+			}
+			if !wantSeen {
+				t.Errorf("no %s event before the grant: %#v", how, skipped)
+			}
+		})
+	}
+}

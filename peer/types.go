@@ -1,0 +1,78 @@
+package peer
+
+import (
+	"fmt"
+
+	"github.com/meshrti/meshrti/fomxml"
+)
+
+// Handles. Class, attribute, interaction, parameter and dimension handles
+// are the FDD's (see fomxml: hashes of names, the same in every process).
+type (
+	ObjectClassHandle      = fomxml.ObjectClassHandle
+	AttributeHandle        = fomxml.AttributeHandle
+	InteractionClassHandle = fomxml.InteractionClassHandle
+	ParameterHandle        = fomxml.ParameterHandle
+	DimensionHandle        = fomxml.DimensionHandle
+)
+
+// FederateHandle identifies a joined federate. It is decided once, through
+// the federation's agreement register, when the federate joins, and is the
+// same in every member's view.
+type FederateHandle uint64
+
+// ObjectInstanceHandle identifies an object instance: the federate that
+// registered it and a serial number of that federate's.
+type ObjectInstanceHandle struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Federate FederateHandle
+	Serial   uint64
+}
+
+func (h ObjectInstanceHandle) String() string { return fmt.Sprintf("%d.%d", h.Federate, h.Serial) }
+
+// IsZero reports whether h is the zero handle, which no instance has.
+func (h ObjectInstanceHandle) IsZero() bool { return h.Federate == 0 && h.Serial == 0 }
+
+// AttributeValues maps attributes to their encoded values.
+type AttributeValues map[AttributeHandle][]byte
+
+// ParameterValues maps parameters to their encoded values.
+type ParameterValues map[ParameterHandle][]byte
+
+// OrderType is a message's delivery order.
+type OrderType int
+
+const (
+	Receive OrderType = iota + 1
+	TimeStamp
+)
+
+func (o OrderType) String() string {
+	switch o {
+	case Receive:
+		return "Receive"
+	case TimeStamp:
+		return "TimeStamp"
+	}
+	return fmt.Sprintf("OrderType(%d)", int(o))
+}
+
+// ResignAction is what resigning does with the federate's objects and
+// attributes.
+type ResignAction int
+
+const (
+	UnconditionallyDivestAttributes ResignAction = iota + 1
+	DeleteObjects
+	CancelPendingOwnershipAcquisitions
+	DeleteObjectsThenDivest
+	CancelThenDeleteThenDivest
+	NoAction
+)
+
+func (a ResignAction) valid() bool { return a >= UnconditionallyDivestAttributes && a <= NoAction }
+
+func (a ResignAction) deletes() bool {
+	return a == DeleteObjects || a == DeleteObjectsThenDivest || a == CancelThenDeleteThenDivest
+}

@@ -1,0 +1,209 @@
+package testnet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"sync"
+	"time"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// Config describes a simulated federation.
+type Config struct {
+	// Federates is how many federates to start (at least 1).
+	Federates int
+	// Federation names the federation; default "testnet-<seed>".
+	Federation string
+	// FOM modules; default the package's own small FOM (see FOM).
+	FOM []*fomxml.Document
+	// Seed drives the simulated network's randomness.
+	Seed int64
+	// Faults apply to every link of the in-memory network.
+	Faults transport.Faults
+	// UDP runs the data plane over real multicast on lo instead of the
+	// in-memory network, with UDPPort (default: one derived from Seed).
+	UDP     bool
+	UDPPort int
+	// Key authenticates data-plane frames when set.
+	Key []byte
+	// Tick is each federate's timer interval; default 2 ms.
+	Tick time.Duration
+}
+
+// Cluster is a running simulated federation: federates with an
+// in-process control plane, over the in-memory network or loopback
+// multicast. Each federate's events are recorded as they come.
+type Cluster struct {
+	Federation string
+	Net        *transport.Network // nil over UDP
+	Registry   *peer.MemRegistry
+	Feds       []*peer.Federate
+	Logs       []*Log
+
+	cfg Config
+	wg  sync.WaitGroup
+}
+
+// Start joins cfg.Federates federates, named F0, F1, ..., and starts
+// recording their events.
+func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	if cfg.Federates < 1 {
+		return nil, errors.New("testnet: need at least one federate")
+	}
+	if cfg.Federation == "" {
+		cfg.Federation = fmt.Sprintf("testnet-%d-%d", cfg.Seed, rand.Int63())
+	}
+	if cfg.FOM == nil {
+		d, err := FOM()
+		if err != nil {
+			return nil, err
+		}
+		cfg.FOM = []*fomxml.Document{d}
+	}
+	if cfg.Tick == 0 {
+		cfg.Tick = 2 * time.Millisecond
+	}
+	if cfg.UDP && cfg.UDPPort == 0 {
+		cfg.UDPPort = 40000 + int(uint64(cfg.Seed)%20000)
+	}
+	c := &Cluster{Federation: cfg.Federation, Registry: peer.NewMemRegistry(), cfg: cfg}
+	if !cfg.UDP {
+		c.Net = transport.NewNetwork(transport.NetworkConfig{Seed: cfg.Seed})
+		c.Net.SetFaults(cfg.Faults)
+	}
+	for i := 0; i < cfg.Federates; i++ {
+		if _, err := c.Add(ctx, fmt.Sprintf("F%d", i)); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Add joins one more federate and records its events.
+func (c *Cluster) Add(ctx context.Context, name string) (*peer.Federate, error) {
+	var tr transport.Transport
+	if c.cfg.UDP {
+		u, err := transport.NewUDP(transport.UDPConfig{Federation: c.Federation, Port: c.cfg.UDPPort})
+		if err != nil {
+			return nil, fmt.Errorf("testnet: %s: %w", name, err)
+		}
+		tr = u
+	} else {
+		tr = c.Net.Endpoint(name)
+	}
+	f, err := peer.Join(ctx, peer.Config{
+		Federation: c.Federation, FederateName: name, FederateType: "testnet",
+		FOMModules: c.cfg.FOM, Create: true,
+		Control: c.Registry.Control(c.Federation), Transport: tr, Key: c.cfg.Key,
+		TickInterval: c.cfg.Tick,
+	})
+	if err != nil {
+		tr.Close()
+		return nil, fmt.Errorf("testnet: join %s: %w", name, err)
+	}
+	l := &Log{Fed: f, notify: make(chan struct{}, 1)}
+	c.Feds = append(c.Feds, f)
+	c.Logs = append(c.Logs, l)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		l.record()
+	}()
+	return f, nil
+}
+
+// Crash makes federate i vanish as a dead host would: its packets stop,
+// the control plane reports it lost, and it is closed.
+func (c *Cluster) Crash(i int) {
+	f := c.Feds[i]
+	c.Registry.Crash(c.Federation, f.Handle())
+	if c.Net != nil {
+		c.Net.Crash(f.Name())
+	}
+	f.Close()
+}
+
+// Close closes every federate and waits for the recorders.
+func (c *Cluster) Close() {
+	for _, f := range c.Feds {
+		f.Close()
+	}
+	c.wg.Wait()
+}
+
+// Log is one federate's recorded events, in the order Next returned them.
+type Log struct {
+	Fed *peer.Federate
+
+	mu     sync.Mutex
+	events []peer.Event
+	notify chan struct{}
+}
+
+func (l *Log) record() {
+	for {
+		ev, err := l.Fed.Next(context.Background())
+		if err != nil {
+			return
+		}
+		l.mu.Lock()
+		l.events = append(l.events, ev)
+		l.mu.Unlock()
+		select {
+		case l.notify <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Events returns a copy of what was recorded so far.
+func (l *Log) Events() []peer.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]peer.Event(nil), l.events...)
+}
+
+// WaitFor waits until cond holds for the recorded events, or ctx ends.
+func (l *Log) WaitFor(ctx context.Context, cond func([]peer.Event) bool) error {
+	for {
+		if cond(l.Events()) {
+			return nil
+		}
+		select {
+		case <-l.notify:
+		case <-time.After(10 * time.Millisecond):
+		case <-ctx.Done():
+			return fmt.Errorf("testnet: %s: %w", l.Fed.Name(), ctx.Err())
+		}
+	}
+}
+
+// Granted reports whether the log holds a grant to at least t.
+func Granted(t float64) func([]peer.Event) bool {
+	return func(evs []peer.Event) bool {
+		for i := len(evs) - 1; i >= 0; i-- {
+			if g, ok := evs[i].(peer.TimeAdvanceGrant); ok {
+				return g.Time.Float() >= t
+			}
+		}
+		return false
+	}
+}
+
+// Has reports whether the log holds an event of type T.
+func Has[T peer.Event]() func([]peer.Event) bool {
+	return func(evs []peer.Event) bool {
+		for _, ev := range evs {
+			if _, ok := ev.(T); ok {
+				return true
+			}
+		}
+		return false
+	}
+}
