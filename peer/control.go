@@ -26,6 +26,9 @@ type ControlPlane interface {
 	// DestroyFederation destroys it; ErrFederatesCurrentlyJoined while any
 	// federate is joined.
 	DestroyFederation(ctx context.Context) error
+	// ListFederations names the federation executions visible from this
+	// node.
+	ListFederations(ctx context.Context) ([]string, error)
 	// JoinFederate makes this node's federate a member and returns its
 	// handle, the same in every member's view. A name in use is
 	// ErrFederateNameAlreadyInUse; "" asks for a generated name, returned.
@@ -227,6 +230,20 @@ func (c *memControl) DestroyFederation(context.Context) error {
 	}
 	delete(c.reg.federations, c.fed)
 	return nil
+}
+
+func (c *memControl) ListFederations(context.Context) ([]string, error) {
+	c.reg.mu.Lock()
+	defer c.reg.mu.Unlock()
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	var out []string
+	for name := range c.reg.federations {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 func (c *memControl) JoinFederate(_ context.Context, name, typ string) (FederateHandle, string, error) {

@@ -103,6 +103,9 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		}
 	}()
 
+	// Join owns the transport and control plane it was given, also when
+	// it fails.
+	f.tr = cfg.Transport
 	f.ctl = cfg.Control
 	if f.ctl == nil {
 		if f.ctl, err = startGossip(ctx, &cfg); err != nil {
@@ -126,7 +129,6 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		return nil, err
 	}
 
-	f.tr = cfg.Transport
 	if f.tr == nil {
 		mc := cfg.Multicast
 		if mc.Federation == "" {

@@ -140,6 +140,18 @@ func (g *gossipControl) DestroyFederation(ctx context.Context) error {
 	return nil
 }
 
+func (g *gossipControl) ListFederations(ctx context.Context) ([]string, error) {
+	list, err := g.c.ListFederations(ctx)
+	if err != nil {
+		return nil, gossipError(err)
+	}
+	var out []string
+	for _, f := range list {
+		out = append(out, f.Name)
+	}
+	return out, nil
+}
+
 func (g *gossipControl) JoinFederate(ctx context.Context, name, typ string) (FederateHandle, string, error) {
 	h, err := g.c.JoinFederate(ctx, name, typ)
 	if err != nil {

@@ -136,7 +136,7 @@ func waitFor(t testing.TB, f *Federate, timeout time.Duration, match func(Event)
 	for {
 		ev, err := f.Next(ctx)
 		if err != nil {
-			t.Fatalf("%s: waiting for an event: %v (skipped %v)", f.Name(), err, skipped)
+			t.Fatalf("%s: waiting for an event: %v (skipped %v)\nstats %+v", f.Name(), err, skipped, f.Stats())
 		}
 		if match(ev) {
 			return ev, skipped

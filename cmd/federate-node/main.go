@@ -1,8 +1,10 @@
-// Command federate-node runs a meshrti federate node: it joins a
+// Command federate-node runs meshrti federate nodes: it joins a
 // federation's gossip cluster, runs built-in federates and tools, and
-// serves the benchmark suite. Subcommands:
+// measures. Subcommands:
 //
-//	federate-node demo                       run the demo
+//	federate-node demo                       a radar and aircraft on this host
+//	federate-node node -role ping|pong ...   one built-in federate
+//	federate-node bench                      two-process round trips and update rate
 //	federate-node fom inspect [--json] FILE  print the merged FDD
 //	federate-node fom validate FILE...       check that modules merge
 //

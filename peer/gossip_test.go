@@ -1,0 +1,82 @@
+package peer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// joinGossip joins a federate over the real control plane (a gossip
+// member on 127.0.0.1) and the in-memory data plane.
+func joinGossip(t *testing.T, net *transport.Network, federation, name string, seeds []string, create bool) (*Federate, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return Join(ctx, Config{
+		Federation: federation, FederateName: name, FOMModules: []*fomxml.Document{testDoc(t)}, Create: create,
+		Gossip: GossipConfig{Seeds: seeds}, Transport: net.Endpoint(fmt.Sprintf("%s-%d", name, time.Now().UnixNano())), TickInterval: 2 * time.Millisecond,
+	})
+}
+
+// Over the gossip control plane: names are unique, a federation that
+// does not exist cannot be joined, handles agree, and a federate whose
+// node goes away is reported lost and no longer holds back time.
+func TestGossipControlPlane(t *testing.T) {
+	net := transport.NewNetwork(transport.NetworkConfig{Seed: 3})
+	federation := fmt.Sprintf("gossip-test-%d", os.Getpid())
+	if _, err := joinGossip(t, net, federation, "nobody", nil, false); !errors.Is(err, ErrFederationExecutionDoesNotExist) {
+		t.Fatalf("join without create: %v", err)
+	}
+	a, err := joinGossip(t, net, federation, "A", nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	seed, ok := a.GossipAddr()
+	if !ok {
+		t.Fatal("no gossip address")
+	}
+	b, err := joinGossip(t, net, federation, "B", []string{seed}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := joinGossip(t, net, federation, "B", []string{seed}, false); !errors.Is(err, ErrFederateNameAlreadyInUse) {
+		t.Errorf("second B: %v", err)
+	}
+	ev, _ := waitFor(t, a, 10*time.Second, isType[FederateJoined])
+	if j := ev.(FederateJoined); j.Federate != b.Handle() || j.Name != "B" {
+		t.Errorf("joined %+v, want B with handle %d", j, b.Handle())
+	}
+	if h, err := a.GetFederateHandle("B"); err != nil || h != b.Handle() {
+		t.Errorf("A's view of B: %d, %v; B says %d", h, err, b.Handle())
+	}
+	// B regulates, A is constrained and waits on B; B's node goes away.
+	enable(t, b, a, 1)
+	if err := a.TimeAdvanceRequest(Float64Time(20)); err != nil {
+		t.Fatal(err)
+	}
+	noGrantYet(t, a, 1)
+	start := time.Now()
+	b.Close()
+	ev, skipped := waitFor(t, a, 15*time.Second, isType[TimeAdvanceGrant])
+	if g := grantOf(t, ev); g != 20 {
+		t.Errorf("granted %v", g)
+	}
+	lost := false
+	for _, e := range skipped {
+		if l, ok := e.(FederateLost); ok && l.Federate == b.Handle() {
+			lost = true
+		}
+	}
+	if !lost {
+		t.Errorf("no FederateLost for B before the grant: %#v", skipped)
+	}
+	t.Logf("B lost and A granted %v after B's node went away", time.Since(start).Round(time.Millisecond))
+}
