@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
@@ -235,5 +236,54 @@ func TestLostRegulatorReleasesOthers(t *testing.T) {
 				t.Errorf("no %s event before the grant: %#v", how, skipped)
 			}
 		})
+	}
+}
+
+// HLAinteger64Time goes through the same services; the other
+// representation, and integers beyond what the core holds exactly, are
+// refused.
+func TestInteger64Time(t *testing.T) {
+	net := transport.NewNetwork(transport.NetworkConfig{Seed: 5})
+	reg := NewMemRegistry()
+	var feds []*Federate
+	for _, name := range []string{"R", "C"} {
+		f, err := Join(t.Context(), Config{
+			Federation: "int", FederateName: name, FOMModules: []*fomxml.Document{testDoc(t)}, Create: true,
+			TimeRepresentation: HLAinteger64Time, Control: reg.Control("int"), Transport: net.Endpoint(name),
+			TickInterval: 2 * time.Millisecond,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		feds = append(feds, f)
+	}
+	r, c := feds[0], feds[1]
+	if err := r.EnableTimeRegulation(Integer64Time(2)); err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := waitFor(t, r, 5*time.Second, isType[TimeRegulationEnabled])
+	if _, ok := ev.(TimeRegulationEnabled).Time.(Integer64Time); !ok {
+		t.Errorf("regulation enabled at %#v, want an Integer64Time", ev)
+	}
+	if err := c.EnableTimeConstrained(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, c, 5*time.Second, isType[TimeConstrainedEnabled])
+	if err := c.TimeAdvanceRequest(Integer64Time(1)); err != nil {
+		t.Fatal(err)
+	}
+	ev, _ = waitFor(t, c, 5*time.Second, isType[TimeAdvanceGrant])
+	if g, ok := ev.(TimeAdvanceGrant).Time.(Integer64Time); !ok || g != 1 {
+		t.Errorf("grant %#v, want Integer64Time(1)", ev)
+	}
+	if err := c.TimeAdvanceRequest(Float64Time(3)); !errors.Is(err, ErrInvalidLogicalTime) {
+		t.Errorf("float time in an integer federation: %v", err)
+	}
+	if err := c.TimeAdvanceRequest(Integer64Time(1 << 60)); !errors.Is(err, ErrInvalidLogicalTime) {
+		t.Errorf("time beyond 2^53: %v", err)
+	}
+	if _, err := Join(t.Context(), Config{Federation: "x", TimeRepresentation: "HLAdecimalTime"}); !errors.Is(err, ErrCouldNotCreateLogicalTimeFactory) {
+		t.Errorf("unknown time representation: %v", err)
 	}
 }
