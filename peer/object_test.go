@@ -202,3 +202,70 @@ func TestNameReservation(t *testing.T) {
 		t.Errorf("second use of a name: %v", err)
 	}
 }
+
+func TestUnpublishUnsubscribe(t *testing.T) {
+	m := newMemFederation(t, 2, transport.Faults{}, 6)
+	a, b := m.feds[0], m.feds[1]
+	h := handles(t, a)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(b.SubscribeObjectClassAttributes(h.vehicle, h.label, h.position))
+	must(b.SubscribeInteractionClass(h.honk))
+	must(a.PublishObjectClassAttributes(h.vehicle, h.label, h.position))
+	must(a.PublishInteractionClass(h.honk))
+	obj, err := a.RegisterObjectInstance(h.vehicle, "")
+	must(err)
+	waitFor(t, b, 5*time.Second, isType[DiscoverObjectInstance])
+
+	// Unsubscribing one attribute keeps the other flowing.
+	must(b.UnsubscribeObjectClassAttributes(h.vehicle, h.position))
+	must(a.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("l"), h.position: []byte("p")}, nil))
+	ev, _ := waitFor(t, b, 5*time.Second, isType[ReflectAttributeValues])
+	if r := ev.(ReflectAttributeValues); len(r.Values) != 1 || r.Values[h.label] == nil {
+		t.Errorf("after unsubscribing Position: %v", r.Values)
+	}
+	// Unpublishing one attribute: updating it is no longer possible for
+	// new instances; unpublishing the class stops registration.
+	must(a.UnpublishObjectClassAttributes(h.vehicle, h.position))
+	must(a.UnpublishObjectClass(h.vehicle))
+	if _, err := a.RegisterObjectInstance(h.vehicle, ""); !errors.Is(err, ErrObjectClassNotPublished) {
+		t.Errorf("register after unpublish: %v", err)
+	}
+	// Unsubscribing the interaction: a later one is not received, while
+	// one sent on another subscribed path still is.
+	must(b.UnsubscribeInteractionClass(h.honk))
+	must(a.SendInteraction(h.honk, nil, []byte("unheard")))
+	must(a.UnpublishInteractionClass(h.honk))
+	if err := a.SendInteraction(h.honk, nil, nil); !errors.Is(err, ErrInteractionClassNotPublished) {
+		t.Errorf("send after unpublish: %v", err)
+	}
+	must(b.UnsubscribeObjectClass(h.vehicle))
+	// Errors of the withdrawing services.
+	if err := a.UnpublishObjectClass(12345); !errors.Is(err, ErrObjectClassNotDefined) {
+		t.Errorf("unpublish unknown class: %v", err)
+	}
+	if err := a.UnpublishObjectClassAttributes(h.vehicle, h.doors); !errors.Is(err, ErrAttributeNotDefined) {
+		t.Errorf("unpublish foreign attribute: %v", err)
+	}
+	if err := b.UnsubscribeObjectClassAttributes(12345, h.label); !errors.Is(err, ErrObjectClassNotDefined) {
+		t.Errorf("unsubscribe unknown class: %v", err)
+	}
+	if err := b.UnsubscribeInteractionClass(7); !errors.Is(err, ErrInteractionClassNotDefined) {
+		t.Errorf("unsubscribe unknown interaction: %v", err)
+	}
+	if err := a.UnpublishInteractionClass(7); !errors.Is(err, ErrInteractionClassNotDefined) {
+		t.Errorf("unpublish unknown interaction: %v", err)
+	}
+	// Nothing more arrives at b: give the network a moment, then check.
+	time.Sleep(50 * time.Millisecond)
+	for b.Pending() > 0 {
+		ev, _ := waitFor(t, b, time.Second, func(Event) bool { return true })
+		if ri, ok := ev.(ReceiveInteraction); ok {
+			t.Errorf("received %q after unsubscribing", ri.Tag)
+		}
+	}
+}

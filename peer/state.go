@@ -175,19 +175,19 @@ func (s *state) publishObject(class ObjectClassHandle, hs []AttributeHandle) ([]
 	return join, nil
 }
 
-// unpublishObject removes attributes from a publication (all of them when
-// hs is nil). It returns the groups to leave.
-func (s *state) unpublishObject(class ObjectClassHandle, hs []AttributeHandle) ([]transport.Group, error) {
-	c, err := s.objectClass(class)
-	if err != nil {
-		return nil, err
+// withdraw removes attributes (all when hs is nil) from a class's entry
+// in decl, a publication or subscription table. emptied is true when the
+// class has no attributes left there; its entry is then removed.
+func (s *state) withdraw(decl map[ObjectClassHandle]map[AttributeHandle]bool, class ObjectClassHandle, hs []AttributeHandle) (c *fomxml.ObjectClass, emptied bool, err error) {
+	if c, err = s.objectClass(class); err != nil {
+		return nil, false, err
 	}
 	if err := attrs(c, hs); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	set := s.pubObj[class]
+	set := decl[class]
 	if set == nil {
-		return nil, nil
+		return c, false, nil
 	}
 	if hs == nil {
 		clear(set)
@@ -196,9 +196,19 @@ func (s *state) unpublishObject(class ObjectClassHandle, hs []AttributeHandle) (
 		delete(set, h)
 	}
 	if len(set) > 0 {
-		return nil, nil
+		return c, false, nil
 	}
-	delete(s.pubObj, class)
+	delete(decl, class)
+	return c, true, nil
+}
+
+// unpublishObject removes attributes from a publication (all of them when
+// hs is nil). It returns the groups to leave.
+func (s *state) unpublishObject(class ObjectClassHandle, hs []AttributeHandle) ([]transport.Group, error) {
+	_, emptied, err := s.withdraw(s.pubObj, class, hs)
+	if err != nil || !emptied {
+		return nil, err
+	}
 	if s.leaveGroup(objectGroup(class)) {
 		return []transport.Group{objectGroup(class)}, nil
 	}
@@ -268,27 +278,10 @@ func (s *state) subscribeObject(class ObjectClassHandle, hs []AttributeHandle) (
 // unsubscribeObject removes attributes from a subscription (all when hs is
 // nil) and returns the groups to leave. Known instances stay known.
 func (s *state) unsubscribeObject(class ObjectClassHandle, hs []AttributeHandle) ([]transport.Group, error) {
-	c, err := s.objectClass(class)
-	if err != nil {
+	c, emptied, err := s.withdraw(s.subObj, class, hs)
+	if err != nil || !emptied {
 		return nil, err
 	}
-	if err := attrs(c, hs); err != nil {
-		return nil, err
-	}
-	set := s.subObj[class]
-	if set == nil {
-		return nil, nil
-	}
-	if hs == nil {
-		clear(set)
-	}
-	for _, h := range hs {
-		delete(set, h)
-	}
-	if len(set) > 0 {
-		return nil, nil
-	}
-	delete(s.subObj, class)
 	var leave []transport.Group
 	for _, d := range subtree(c) {
 		if g := objectGroup(d.Handle); s.leaveGroup(g) {
