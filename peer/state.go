@@ -67,6 +67,12 @@ type state struct {
 
 	reserved map[string]bool // names reserved by this federate, not yet used
 
+	// Instances removed here, and federates whose instances were all
+	// removed (resigned or lost), so that a message still in flight (a
+	// time-stamped update held until a grant) cannot bring one back.
+	deleted map[ObjectInstanceHandle]bool
+	gone    map[FederateHandle]bool
+
 	groups map[transport.Group]int // reference counts of joined groups
 }
 
@@ -82,6 +88,8 @@ func newState(fdd *fomxml.FDD, self FederateHandle) *state {
 		known:    make(map[ObjectInstanceHandle]*knownObject),
 		names:    make(map[string]ObjectInstanceHandle),
 		reserved: make(map[string]bool),
+		deleted:  make(map[ObjectInstanceHandle]bool),
+		gone:     make(map[FederateHandle]bool),
 		groups:   make(map[transport.Group]int),
 	}
 }
@@ -607,6 +615,7 @@ func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
 			return nil
 		}
 		delete(s.known, m.Obj)
+		s.deleted[m.Obj] = true
 		if s.names[k.name] == m.Obj {
 			delete(s.names, k.name)
 		}
@@ -652,6 +661,10 @@ func (s *state) discover(h ObjectInstanceHandle, class uint64, name string, from
 		// Only the registering federate announces its instances.
 		return nil, false
 	}
+	if s.deleted[h] || s.gone[h.Federate] {
+		// Removed already; a late message does not bring it back.
+		return nil, false
+	}
 	c, ok := s.fdd.ObjectClassByHandle(ObjectClassHandle(class))
 	if !ok {
 		return nil, false
@@ -672,6 +685,9 @@ func (s *state) discover(h ObjectInstanceHandle, class uint64, name string, from
 // lost, returning the remove events (when the federation's resign action
 // deletes objects).
 func (s *state) removeFederate(f FederateHandle, deletes bool) []Event {
+	if deletes {
+		s.gone[f] = true
+	}
 	var hs []ObjectInstanceHandle
 	for h := range s.known {
 		if h.Federate == f {

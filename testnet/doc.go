@@ -21,6 +21,15 @@
 // Close are for one goroutine (the test's). Log methods are safe for
 // concurrent use. Close waits for every recorder.
 //
-// Scenario scripts, traces and large simulated clusters come with their
-// own issue.
+// # Scenario scripts
+//
+// RunScript runs a scenario script: one command per line (join, publish,
+// register, update, advance, crash, partition, ...), each followed by
+// "----" and what every federate saw in that step, federates in name
+// order, with names instead of handles. TestScripts runs every
+// testdata/*.txt script (go test -run TestScripts -rewrite regenerates
+// the expected outputs) and `federate-node sim FILE...` runs scripts from
+// the command line. docs/testing.md describes the language.
+//
+// Traces and large simulated clusters come with their own issue.
 package testnet

@@ -7,6 +7,7 @@
 //	federate-node bench                      two-process round trips and update rate
 //	federate-node fom inspect [--json] FILE  print the merged FDD
 //	federate-node fom validate FILE...       check that modules merge
+//	federate-node sim [-rewrite] FILE...     run scenario scripts
 //
 // Run "federate-node help" for the full list.
 package main
@@ -30,6 +31,8 @@ commands:
   node [flags]                 run one built-in federate (ping or pong) over gossip and multicast
                                (federate-node node -h lists the flags)
   bench [-count N -size B]     measure round trips and update rate between two processes
+  sim [-rewrite] FILE...       run scenario scripts in a simulated federation (docs/testing.md);
+                               exit 1 with a diff when an expectation fails
   help                         print this text
 `
 
@@ -49,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runNode(args[1:], stdout, stderr)
 	case "bench":
 		return runBench(args[1:], stdout, stderr)
+	case "sim":
+		return runSim(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/meshrti/meshrti/testnet"
+)
+
+// runSim runs scenario scripts (docs/testing.md) in simulated
+// federations. For each script whose output differs from its expected
+// output it prints the differing steps and exits 1; broken invariants
+// fail the run as well. With -rewrite it writes the actual outputs into
+// the files instead.
+func runSim(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rewrite := fs.Bool("rewrite", false, "replace the expected outputs in the files by the actual ones")
+	timeout := fs.Duration("timeout", 2*time.Minute, "give up on a script after this long")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "usage: federate-node sim [-rewrite] [-timeout D] FILE...")
+		return 2
+	}
+	code := 0
+	for _, file := range fs.Args() {
+		if !simFile(file, *rewrite, *timeout, stdout, stderr) {
+			code = 1
+		}
+	}
+	return code
+}
+
+// simFile runs one script and reports whether it passed.
+func simFile(file string, rewrite bool, timeout time.Duration, stdout, stderr io.Writer) bool {
+	in, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintln(stderr, "federate-node sim:", err)
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var diff bytes.Buffer
+	res, err := testnet.RunScript(ctx, bytes.NewReader(in), &diff, rewrite)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", file, err)
+		return false
+	}
+	ok := true
+	for _, v := range res.Violations {
+		fmt.Fprintf(stdout, "%s: invariant broken: %v\n", file, v)
+		ok = false
+	}
+	switch {
+	case rewrite:
+		if !bytes.Equal(in, res.Rewritten) {
+			if err := os.WriteFile(file, res.Rewritten, 0o644); err != nil {
+				fmt.Fprintln(stderr, "federate-node sim:", err)
+				return false
+			}
+			fmt.Fprintf(stdout, "%s: rewrote %d of %d steps\n", file, res.Mismatches, res.Steps)
+		} else {
+			fmt.Fprintf(stdout, "%s: ok (%d steps)\n", file, res.Steps)
+		}
+	case res.Mismatches > 0:
+		fmt.Fprintf(stdout, "%s: %d of %d steps differ:\n%s", file, res.Mismatches, res.Steps, diff.String())
+		ok = false
+	default:
+		fmt.Fprintf(stdout, "%s: ok (%d steps)\n", file, res.Steps)
+	}
+	return ok
+}

@@ -1,0 +1,1060 @@
+package testnet
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// Scenario scripts: see docs/testing.md for the language. A script is a
+// list of steps; each step is one command line, a line "----", and the
+// expected output up to a blank line. Lines starting with # and blank
+// lines between steps are comments.
+
+// DefaultQuiet is how long no federate may see a new event before a step
+// counts as finished, unless the script sets quiet=... on federation or
+// wait.
+const DefaultQuiet = 100 * time.Millisecond
+
+// maxWait bounds the wait for quiescence of one step.
+const maxWait = 10 * time.Second
+
+// ScriptResult is the outcome of RunScript.
+type ScriptResult struct {
+	// Steps is how many steps ran; Mismatches how many printed something
+	// other than their expected output.
+	Steps, Mismatches int
+	// Violations are the invariants Check found broken after the script.
+	Violations []Violation
+	// Rewritten is the script with every expected output replaced by the
+	// actual one.
+	Rewritten []byte
+}
+
+// RunScript runs one scenario script read from r in a fresh simulated
+// federation. Without rewrite it writes to w, for every step whose output
+// differs from the expected one, the step's line, command and a line diff
+// (- expected, + actual); with rewrite it writes the script with the
+// actual outputs instead. After the last step it runs Check over every
+// federate's events. The error reports a malformed script or a federation
+// that could not start; expectation failures are counted in the result.
+func RunScript(ctx context.Context, r io.Reader, w io.Writer, rewrite bool) (*ScriptResult, error) {
+	sc, err := parseScript(r)
+	if err != nil {
+		return nil, err
+	}
+	s := &simulation{
+		ctx: ctx, quiet: DefaultQuiet,
+		fedIdx: make(map[string]int), fedName: make(map[peer.FederateHandle]string),
+		objs: make(map[string]*simObject), objLabel: make(map[peer.ObjectInstanceHandle]string),
+		msgs: make(map[string]int), userTags: make(map[string]bool),
+	}
+	defer s.close()
+	res := &ScriptResult{}
+	var out strings.Builder
+	for i := range sc.steps {
+		st := &sc.steps[i]
+		got, err := s.step(st.cmd)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %s: %w", st.line, st.cmd, err)
+		}
+		res.Steps++
+		if !equalLines(got, st.expected) || !st.sep {
+			res.Mismatches++
+			if !rewrite {
+				fmt.Fprintf(w, "line %d: %s\n", st.line, st.cmd)
+				if !st.sep {
+					fmt.Fprintf(w, "  (no ---- line: expected output missing)\n")
+				}
+				for _, l := range lineDiff(st.expected, got) {
+					fmt.Fprintf(w, "  %s\n", l)
+				}
+			}
+		}
+		for _, l := range st.pre {
+			out.WriteString(l + "\n")
+		}
+		out.WriteString(st.cmd + "\n----\n")
+		for _, l := range got {
+			out.WriteString(l + "\n")
+		}
+		if i < len(sc.steps)-1 || len(sc.trailer) > 0 {
+			out.WriteString("\n")
+		}
+	}
+	for _, l := range sc.trailer {
+		out.WriteString(l + "\n")
+	}
+	res.Rewritten = []byte(out.String())
+	if s.c != nil {
+		res.Violations = Check(s.c.Logs)
+	}
+	if rewrite {
+		if _, err := w.Write(res.Rewritten); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// ---- Parsing ----
+
+type scriptStep struct {
+	pre      []string // comments and blank lines before the command
+	cmd      string
+	line     int
+	sep      bool // "----" followed the command
+	expected []string
+}
+
+type script struct {
+	steps   []scriptStep
+	trailer []string
+}
+
+func parseScript(r io.Reader) (*script, error) {
+	var lines []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, strings.TrimRight(sc.Text(), " \t\r"))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	var s script
+	var pre []string
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") {
+			pre = append(pre, l)
+			continue
+		}
+		if l == "----" {
+			return nil, fmt.Errorf("line %d: ---- without a command", i+1)
+		}
+		st := scriptStep{pre: pre, cmd: strings.TrimSpace(l), line: i + 1}
+		pre = nil
+		if i+1 < len(lines) && lines[i+1] == "----" {
+			st.sep = true
+			i += 2
+			for ; i < len(lines) && lines[i] != ""; i++ {
+				st.expected = append(st.expected, lines[i])
+			}
+		}
+		s.steps = append(s.steps, st)
+	}
+	s.trailer = pre
+	return &s, nil
+}
+
+// tokenize splits a command line at spaces; double-quoted parts (Go
+// syntax) may hold spaces: Position="a b".
+func tokenize(line string) ([]string, error) {
+	var toks []string
+	var cur strings.Builder
+	in := false
+	for i := 0; i < len(line); i++ {
+		ch := line[i]
+		switch {
+		case in && ch == '\\' && i+1 < len(line):
+			cur.WriteByte(ch)
+			i++
+			cur.WriteByte(line[i])
+		case ch == '"':
+			in = !in
+			cur.WriteByte(ch)
+		case !in && (ch == ' ' || ch == '\t'):
+			if cur.Len() > 0 {
+				toks = append(toks, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteByte(ch)
+		}
+	}
+	if in {
+		return nil, errors.New("unterminated quote")
+	}
+	if cur.Len() > 0 {
+		toks = append(toks, cur.String())
+	}
+	return toks, nil
+}
+
+// args are a command's positional words and key=value pairs, in order.
+type args struct {
+	pos  []string
+	keys []string
+	vals map[string]string
+	used map[string]bool
+}
+
+func parseArgs(toks []string) (*args, error) {
+	a := &args{vals: make(map[string]string), used: make(map[string]bool)}
+	for _, t := range toks {
+		k, v, ok := strings.Cut(t, "=")
+		if !ok {
+			a.pos = append(a.pos, t)
+			continue
+		}
+		if strings.HasPrefix(v, `"`) {
+			u, err := strconv.Unquote(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", t, err)
+			}
+			v = u
+		}
+		if _, dup := a.vals[k]; dup {
+			return nil, fmt.Errorf("%s given twice", k)
+		}
+		a.keys = append(a.keys, k)
+		a.vals[k] = v
+	}
+	return a, nil
+}
+
+func (a *args) get(k string) (string, bool) {
+	v, ok := a.vals[k]
+	if ok {
+		a.used[k] = true
+	}
+	return v, ok
+}
+
+func (a *args) need(k string) (string, error) {
+	v, ok := a.get(k)
+	if !ok {
+		return "", fmt.Errorf("missing %s=", k)
+	}
+	return v, nil
+}
+
+func (a *args) float(k string) (float64, bool, error) {
+	v, ok := a.get(k)
+	if !ok {
+		return 0, false, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("%s: %w", k, err)
+	}
+	return f, true, nil
+}
+
+// rest returns the key=value pairs not read yet, in order.
+func (a *args) rest() []string {
+	var ks []string
+	for _, k := range a.keys {
+		if !a.used[k] {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// done fails on key=value pairs no one read.
+func (a *args) done() error {
+	if r := a.rest(); len(r) > 0 {
+		return fmt.Errorf("unknown argument %s=", r[0])
+	}
+	return nil
+}
+
+// ---- Running ----
+
+type simObject struct {
+	h     peer.ObjectInstanceHandle
+	class peer.ObjectClassHandle
+	name  string // the instance name when given in the script
+}
+
+type simulation struct {
+	ctx    context.Context
+	c      *Cluster
+	fdd    *fomxml.FDD
+	quiet  time.Duration
+	seed   int64
+	faults transport.Faults
+
+	fedIdx   map[string]int
+	fedName  map[peer.FederateHandle]string
+	objs     map[string]*simObject
+	objLabel map[peer.ObjectInstanceHandle]string
+	msgs     map[string]int  // messages sent per federate, for tags
+	userTags map[string]bool // tags the script chose, printed
+	printed  []int           // events printed per log
+	queries  []string        // federates whose time state this step prints
+}
+
+// query returns "NAME: time=T galt=G" (galt=none when no regulator
+// bounds the federate), or the error.
+func (s *simulation) query(name string) string {
+	f := s.c.Feds[s.fedIdx[name]]
+	t, err := f.QueryLogicalTime()
+	if err != nil {
+		return fmt.Sprintf("%s: error: %s", name, s.scrub(err.Error()))
+	}
+	g, ok, err := f.QueryGALT()
+	if err != nil {
+		return fmt.Sprintf("%s: error: %s", name, s.scrub(err.Error()))
+	}
+	galt := "none"
+	if ok {
+		galt = num(g)
+	}
+	return fmt.Sprintf("%s: time=%s galt=%s", name, num(t), galt)
+}
+
+func (s *simulation) close() {
+	if s.c != nil {
+		s.c.Close()
+	}
+}
+
+// step runs one command, waits until the federation is quiet, and returns
+// the output lines.
+func (s *simulation) step(line string) ([]string, error) {
+	toks, err := tokenize(line)
+	if err != nil {
+		return nil, err
+	}
+	expectErr := false
+	if toks[0] == "expect-error" {
+		expectErr = true
+		toks = toks[1:]
+		if len(toks) == 0 {
+			return nil, errors.New("expect-error needs a command")
+		}
+	}
+	a, err := parseArgs(toks[1:])
+	if err != nil {
+		return nil, err
+	}
+	quiet := s.quiet
+	var out []string
+	svcErr, err := s.exec(toks[0], a, &quiet)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.done(); err != nil {
+		return nil, err
+	}
+	if svcErr != nil {
+		out = append(out, fmt.Sprintf("%s: error: %s", svcErr.fed, s.scrub(svcErr.err.Error())))
+	} else if expectErr {
+		out = append(out, "expected an error, got none")
+	}
+	if quiet > 0 {
+		out = append(out, s.collect(quiet)...)
+	}
+	for _, n := range s.queries {
+		out = append(out, s.query(n))
+	}
+	s.queries = nil
+	if len(out) == 0 {
+		out = []string{"ok"}
+	}
+	return out, nil
+}
+
+// serviceError is an error a federate's service returned.
+type serviceError struct {
+	fed string
+	err error
+}
+
+func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceError, error) {
+	if cmd == "federation" {
+		return nil, s.federation(a)
+	}
+	if s.c == nil {
+		if err := s.federation(&args{vals: map[string]string{}, used: map[string]bool{}}); err != nil {
+			return nil, err
+		}
+	}
+	fail := func(name string, err error) (*serviceError, error) {
+		if err == nil {
+			return nil, nil
+		}
+		return &serviceError{name, err}, nil
+	}
+	switch cmd {
+	case "join":
+		if len(a.pos) == 0 {
+			return nil, errors.New("join NAME...")
+		}
+		for _, n := range a.pos {
+			if _, dup := s.fedIdx[n]; dup {
+				return nil, fmt.Errorf("federate %s joined twice", n)
+			}
+			f, err := s.c.Add(s.ctx, n)
+			if err != nil {
+				return fail(n, err)
+			}
+			s.fedIdx[n] = len(s.c.Feds) - 1
+			s.fedName[f.Handle()] = n
+			s.printed = append(s.printed, 0)
+			// Let the joins reach every member in script order.
+			s.waitQuiet(s.quiet)
+		}
+		return nil, nil
+	case "wait":
+		if len(a.pos) > 1 {
+			return nil, errors.New("wait [NAME grant=T] [quiet=D]")
+		}
+		if t, ok, err := a.float("grant"); err != nil {
+			return nil, err
+		} else if ok {
+			if len(a.pos) != 1 {
+				return nil, errors.New("wait grant=T needs a federate name")
+			}
+			i, known := s.fedIdx[a.pos[0]]
+			if !known {
+				return nil, fmt.Errorf("unknown federate %s", a.pos[0])
+			}
+			ctx, cancel := context.WithTimeout(s.ctx, maxWait)
+			defer cancel()
+			_ = s.c.Logs[i].WaitFor(ctx, Granted(t)) // a timeout shows as a missing grant
+		}
+		if v, ok := a.get("quiet"); ok {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return nil, err
+			}
+			*quiet = d
+		}
+		return nil, nil
+	case "partition":
+		var groups [][]string
+		var cur []string
+		for _, p := range a.pos {
+			if p == "/" {
+				groups = append(groups, cur)
+				cur = nil
+				continue
+			}
+			for _, n := range strings.Split(p, ",") {
+				if n != "" {
+					if _, ok := s.fedIdx[n]; !ok {
+						return nil, fmt.Errorf("unknown federate %s", n)
+					}
+					cur = append(cur, n)
+				}
+			}
+		}
+		groups = append(groups, cur)
+		s.c.Net.Partition(groups...)
+		return nil, nil
+	case "heal":
+		// Recovery after a partition takes retransmission rounds whose
+		// timing varies: heal prints nothing, the next step (usually a
+		// wait) prints what followed.
+		s.c.Net.Heal()
+		*quiet = 0
+		return nil, nil
+	case "faults":
+		f, err := parseFaults(a)
+		if err != nil {
+			return nil, err
+		}
+		s.c.Net.SetFaults(f)
+		return nil, nil
+	case "link-faults":
+		if len(a.pos) != 2 {
+			return nil, errors.New("link-faults FROM TO [loss=...]")
+		}
+		f, err := parseFaults(a)
+		if err != nil {
+			return nil, err
+		}
+		s.c.Net.SetLinkFaults(a.pos[0], a.pos[1], f)
+		return nil, nil
+	}
+	// Every other command names one federate first.
+	if len(a.pos) != 1 {
+		return nil, fmt.Errorf("%s needs one federate name", cmd)
+	}
+	name := a.pos[0]
+	i, ok := s.fedIdx[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown federate %s", name)
+	}
+	f := s.c.Feds[i]
+	switch cmd {
+	case "publish", "subscribe":
+		class, attrs, err := s.classAttrs(a)
+		if err != nil {
+			return nil, err
+		}
+		if cmd == "publish" {
+			return fail(name, f.PublishObjectClassAttributes(class, attrs...))
+		}
+		return fail(name, f.SubscribeObjectClassAttributes(class, attrs...))
+	case "unpublish", "unsubscribe":
+		cn, err := a.need("class")
+		if err != nil {
+			return nil, err
+		}
+		c, ok := s.fdd.ObjectClass(cn)
+		if !ok {
+			return nil, fmt.Errorf("no object class %s", cn)
+		}
+		if cmd == "unpublish" {
+			return fail(name, f.UnpublishObjectClass(c.Handle))
+		}
+		return fail(name, f.UnsubscribeObjectClass(c.Handle))
+	case "publish-interaction", "subscribe-interaction", "unpublish-interaction", "unsubscribe-interaction":
+		cn, err := a.need("class")
+		if err != nil {
+			return nil, err
+		}
+		c, ok := s.fdd.InteractionClass(cn)
+		if !ok {
+			return nil, fmt.Errorf("no interaction class %s", cn)
+		}
+		switch cmd {
+		case "publish-interaction":
+			return fail(name, f.PublishInteractionClass(c.Handle))
+		case "subscribe-interaction":
+			return fail(name, f.SubscribeInteractionClass(c.Handle))
+		case "unpublish-interaction":
+			return fail(name, f.UnpublishInteractionClass(c.Handle))
+		}
+		return fail(name, f.UnsubscribeInteractionClass(c.Handle))
+	case "reserve":
+		n, err := a.need("name")
+		if err != nil {
+			return nil, err
+		}
+		return fail(name, f.ReserveObjectInstanceName(n))
+	case "register":
+		cn, err := a.need("class")
+		if err != nil {
+			return nil, err
+		}
+		c, ok := s.fdd.ObjectClass(cn)
+		if !ok {
+			return nil, fmt.Errorf("no object class %s", cn)
+		}
+		label, _ := a.get("as")
+		n, _ := a.get("name")
+		h, err := f.RegisterObjectInstance(c.Handle, n)
+		if err != nil {
+			return fail(name, err)
+		}
+		if label == "" {
+			label = n
+		}
+		if label == "" {
+			if label, err = f.GetObjectInstanceName(h); err != nil {
+				return fail(name, err)
+			}
+		}
+		if _, dup := s.objs[label]; dup {
+			return nil, fmt.Errorf("object label %s used twice", label)
+		}
+		s.objs[label] = &simObject{h: h, class: c.Handle, name: n}
+		s.objLabel[h] = label
+		return nil, nil
+	case "update":
+		o, err := s.object(a)
+		if err != nil {
+			return nil, err
+		}
+		ts, hasTS, err := a.float("ts")
+		if err != nil {
+			return nil, err
+		}
+		tag := s.tag(name, a)
+		vals := peer.AttributeValues{}
+		c, _ := s.fdd.ObjectClassByHandle(o.class)
+		for _, k := range a.rest() {
+			at, ok := findAttribute(c, k)
+			if !ok {
+				return nil, fmt.Errorf("no attribute %s in %s", k, c.QualifiedName)
+			}
+			v, _ := a.get(k)
+			vals[at.Handle] = []byte(v)
+		}
+		if hasTS {
+			return fail(name, f.UpdateAttributeValuesWithTime(o.h, vals, tag, peer.Float64Time(ts)))
+		}
+		return fail(name, f.UpdateAttributeValues(o.h, vals, tag))
+	case "send":
+		cn, err := a.need("class")
+		if err != nil {
+			return nil, err
+		}
+		c, ok := s.fdd.InteractionClass(cn)
+		if !ok {
+			return nil, fmt.Errorf("no interaction class %s", cn)
+		}
+		ts, hasTS, err := a.float("ts")
+		if err != nil {
+			return nil, err
+		}
+		tag := s.tag(name, a)
+		vals := peer.ParameterValues{}
+		for _, k := range a.rest() {
+			p, ok := findParameter(c, k)
+			if !ok {
+				return nil, fmt.Errorf("no parameter %s in %s", k, c.QualifiedName)
+			}
+			v, _ := a.get(k)
+			vals[p.Handle] = []byte(v)
+		}
+		if hasTS {
+			return fail(name, f.SendInteractionWithTime(c.Handle, vals, tag, peer.Float64Time(ts)))
+		}
+		return fail(name, f.SendInteraction(c.Handle, vals, tag))
+	case "delete":
+		o, err := s.object(a)
+		if err != nil {
+			return nil, err
+		}
+		ts, hasTS, err := a.float("ts")
+		if err != nil {
+			return nil, err
+		}
+		tag := s.tag(name, a)
+		if hasTS {
+			return fail(name, f.DeleteObjectInstanceWithTime(o.h, tag, peer.Float64Time(ts)))
+		}
+		return fail(name, f.DeleteObjectInstance(o.h, tag))
+	case "enable-regulation":
+		l, ok, err := a.float("lookahead")
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errors.New("missing lookahead=")
+		}
+		return fail(name, f.EnableTimeRegulation(peer.Float64Time(l)))
+	case "disable-regulation":
+		return fail(name, f.DisableTimeRegulation())
+	case "enable-constrained":
+		return fail(name, f.EnableTimeConstrained())
+	case "disable-constrained":
+		return fail(name, f.DisableTimeConstrained())
+	case "advance":
+		t, ok, err := a.float("t")
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errors.New("missing t=")
+		}
+		return fail(name, f.TimeAdvanceRequest(peer.Float64Time(t)))
+	case "resign":
+		action := peer.DeleteObjects
+		if v, ok := a.get("action"); ok {
+			switch v {
+			case "delete":
+			case "divest":
+				action = peer.UnconditionallyDivestAttributes
+			case "none":
+				action = peer.NoAction
+			default:
+				return nil, fmt.Errorf("action=%s: want delete, divest or none", v)
+			}
+		}
+		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+		defer cancel()
+		return fail(name, f.ResignFederationExecution(ctx, action))
+	case "crash":
+		s.c.Crash(i)
+		return nil, nil
+	case "query":
+		// Printed after the step's wait, so it shows the settled state.
+		s.queries = append(s.queries, name)
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unknown command %q", cmd)
+}
+
+func (s *simulation) federation(a *args) error {
+	if s.c != nil {
+		return errors.New("federation must come first, once")
+	}
+	seed, _, err := a.float("seed")
+	if err != nil {
+		return err
+	}
+	if v, ok := a.get("quiet"); ok {
+		if s.quiet, err = time.ParseDuration(v); err != nil {
+			return err
+		}
+	}
+	f, err := parseFaults(a)
+	if err != nil {
+		return err
+	}
+	d, err := FOM()
+	if err != nil {
+		return err
+	}
+	cfg := Config{
+		Federation: fmt.Sprintf("script-%d-%d", int64(seed), rand.Int63()),
+		FOM:        []*fomxml.Document{d}, Seed: int64(seed), Faults: f, Tick: 2 * time.Millisecond,
+	}
+	s.c = &Cluster{Federation: cfg.Federation, Registry: peer.NewMemRegistry(), cfg: cfg}
+	s.c.Net = transport.NewNetwork(transport.NetworkConfig{Seed: cfg.Seed})
+	s.c.Net.SetFaults(f)
+	s.fdd, err = fomxml.Merge(d)
+	return err
+}
+
+func parseFaults(a *args) (transport.Faults, error) {
+	var f transport.Faults
+	for _, p := range []struct {
+		k string
+		v *float64
+	}{{"loss", &f.Loss}, {"dup", &f.Duplicate}, {"reorder", &f.Reorder}} {
+		v, ok, err := a.float(p.k)
+		if err != nil {
+			return f, err
+		}
+		if ok {
+			if v < 0 || v > 1 {
+				return f, fmt.Errorf("%s=%v is not a probability", p.k, v)
+			}
+			*p.v = v
+		}
+	}
+	for _, p := range []struct {
+		k string
+		v *time.Duration
+	}{{"delay", &f.Delay}, {"jitter", &f.Jitter}} {
+		if v, ok := a.get(p.k); ok {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return f, fmt.Errorf("%s=%s: want a duration", p.k, v)
+			}
+			*p.v = d
+		}
+	}
+	return f, nil
+}
+
+func (s *simulation) classAttrs(a *args) (peer.ObjectClassHandle, []peer.AttributeHandle, error) {
+	cn, err := a.need("class")
+	if err != nil {
+		return 0, nil, err
+	}
+	c, ok := s.fdd.ObjectClass(cn)
+	if !ok {
+		return 0, nil, fmt.Errorf("no object class %s", cn)
+	}
+	as, err := a.need("attrs")
+	if err != nil {
+		return 0, nil, err
+	}
+	var hs []peer.AttributeHandle
+	for _, n := range strings.Split(as, ",") {
+		at, ok := findAttribute(c, n)
+		if !ok {
+			return 0, nil, fmt.Errorf("no attribute %s in %s", n, c.QualifiedName)
+		}
+		hs = append(hs, at.Handle)
+	}
+	return c.Handle, hs, nil
+}
+
+func findAttribute(c *fomxml.ObjectClass, name string) (*fomxml.Attribute, bool) {
+	for ; c != nil; c = c.Parent {
+		for _, at := range c.Attributes {
+			if at.Name == name {
+				return at, true
+			}
+		}
+	}
+	return nil, false
+}
+
+func findParameter(c *fomxml.InteractionClass, name string) (*fomxml.Parameter, bool) {
+	for ; c != nil; c = c.Parent {
+		for _, p := range c.Parameters {
+			if p.Name == name {
+				return p, true
+			}
+		}
+	}
+	return nil, false
+}
+
+func (s *simulation) object(a *args) (*simObject, error) {
+	l, err := a.need("obj")
+	if err != nil {
+		return nil, err
+	}
+	o, ok := s.objs[l]
+	if !ok {
+		return nil, fmt.Errorf("no object %s registered in the script", l)
+	}
+	return o, nil
+}
+
+// tag returns the script's tag= or a unique one, NAME/n, so that Check
+// can follow every message.
+func (s *simulation) tag(fed string, a *args) []byte {
+	if t, ok := a.get("tag"); ok {
+		s.userTags[t] = true
+		return []byte(t)
+	}
+	s.msgs[fed]++
+	return []byte(fmt.Sprintf("%s/%d", fed, s.msgs[fed]))
+}
+
+// scrub replaces object instance handles in an error text by labels.
+func (s *simulation) scrub(msg string) string {
+	type pair struct{ h, l string }
+	var ps []pair
+	for h, l := range s.objLabel {
+		ps = append(ps, pair{h.String(), l})
+	}
+	sort.Slice(ps, func(i, j int) bool { return len(ps[i].h) > len(ps[j].h) })
+	for _, p := range ps {
+		msg = strings.ReplaceAll(msg, " "+p.h, " "+p.l)
+	}
+	return msg
+}
+
+func (s *simulation) total() int {
+	n := 0
+	for _, l := range s.c.Logs {
+		l.mu.Lock()
+		n += len(l.events)
+		l.mu.Unlock()
+	}
+	return n
+}
+
+// waitQuiet returns once no federate saw a new event for quiet, or after
+// maxWait, or when ctx ends.
+func (s *simulation) waitQuiet(quiet time.Duration) {
+	deadline := time.Now().Add(maxWait)
+	last, since := s.total(), time.Now()
+	for time.Now().Before(deadline) && s.ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+		if n := s.total(); n != last {
+			last, since = n, time.Now()
+			continue
+		}
+		if time.Since(since) >= quiet {
+			return
+		}
+	}
+}
+
+// collect waits until quiet and returns what every federate saw since the
+// last step, federates in name order.
+func (s *simulation) collect(quiet time.Duration) []string {
+	if s.c == nil {
+		return nil
+	}
+	s.waitQuiet(quiet)
+	names := make([]string, 0, len(s.fedIdx))
+	for n := range s.fedIdx {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []string
+	for _, n := range names {
+		i := s.fedIdx[n]
+		evs := s.c.Logs[i].Events()
+		for _, ev := range evs[s.printed[i]:] {
+			out = append(out, n+": "+s.format(ev))
+		}
+		s.printed[i] = len(evs)
+	}
+	return out
+}
+
+func num(t peer.LogicalTime) string {
+	return strconv.FormatFloat(t.Float(), 'g', -1, 64)
+}
+
+func (s *simulation) fed(h peer.FederateHandle) string {
+	if n, ok := s.fedName[h]; ok {
+		return n
+	}
+	return fmt.Sprintf("federate(%d)", h)
+}
+
+func (s *simulation) obj(h peer.ObjectInstanceHandle) string {
+	if l, ok := s.objLabel[h]; ok {
+		return l
+	}
+	return fmt.Sprintf("object(%v)", h)
+}
+
+func shortName(q string) string {
+	for _, root := range []string{"HLAobjectRoot.", "HLAinteractionRoot."} {
+		if strings.HasPrefix(q, root) {
+			return q[len(root):]
+		}
+	}
+	return q
+}
+
+// message formats the common tail of reflect, interaction and remove.
+func (s *simulation) message(b *strings.Builder, tag []byte, sent, recv peer.OrderType, t peer.LogicalTime, producer peer.FederateHandle) {
+	if s.userTags[string(tag)] {
+		fmt.Fprintf(b, " tag=%q", tag)
+	}
+	if t != nil {
+		fmt.Fprintf(b, " ts=%s", num(t))
+	}
+	fmt.Fprintf(b, " order=%v", recv)
+	if sent != recv {
+		fmt.Fprintf(b, " sent=%v", sent)
+	}
+	fmt.Fprintf(b, " from=%s", s.fed(producer))
+}
+
+func (s *simulation) format(ev peer.Event) string {
+	var b strings.Builder
+	switch e := ev.(type) {
+	case peer.DiscoverObjectInstance:
+		fmt.Fprintf(&b, "discover %s", s.obj(e.Object))
+		if c, ok := s.fdd.ObjectClassByHandle(e.Class); ok {
+			fmt.Fprintf(&b, " class=%s", shortName(c.QualifiedName))
+		}
+		if o, ok := s.objs[s.obj(e.Object)]; ok && o.name != "" && o.name != s.obj(e.Object) {
+			fmt.Fprintf(&b, " name=%s", e.Name)
+		}
+		fmt.Fprintf(&b, " from=%s", s.fed(e.Producer))
+	case peer.ReflectAttributeValues:
+		fmt.Fprintf(&b, "reflect %s", s.obj(e.Object))
+		var kv []string
+		for h, v := range e.Values {
+			kv = append(kv, fmt.Sprintf("%s=%q", s.attrName(h), v))
+		}
+		sort.Strings(kv)
+		for _, x := range kv {
+			b.WriteString(" " + x)
+		}
+		s.message(&b, e.Tag, e.SentOrder, e.ReceivedOrder, e.Time, e.Producer)
+	case peer.ReceiveInteraction:
+		name := fmt.Sprint(e.Class)
+		var c *fomxml.InteractionClass
+		if ic, ok := s.fdd.InteractionClassByHandle(e.Class); ok {
+			c, name = ic, shortName(ic.QualifiedName)
+		}
+		fmt.Fprintf(&b, "interaction %s", name)
+		var kv []string
+		for h, v := range e.Values {
+			pn := fmt.Sprint(h)
+			for x := c; x != nil; x = x.Parent {
+				for _, p := range x.Parameters {
+					if p.Handle == h {
+						pn = p.Name
+					}
+				}
+			}
+			kv = append(kv, fmt.Sprintf("%s=%q", pn, v))
+		}
+		sort.Strings(kv)
+		for _, x := range kv {
+			b.WriteString(" " + x)
+		}
+		s.message(&b, e.Tag, e.SentOrder, e.ReceivedOrder, e.Time, e.Producer)
+	case peer.RemoveObjectInstance:
+		fmt.Fprintf(&b, "remove %s", s.obj(e.Object))
+		s.message(&b, e.Tag, e.SentOrder, e.ReceivedOrder, e.Time, e.Producer)
+	case peer.ObjectInstanceNameReservationSucceeded:
+		fmt.Fprintf(&b, "reserved name=%s", e.Name)
+	case peer.ObjectInstanceNameReservationFailed:
+		fmt.Fprintf(&b, "reservation failed name=%s", e.Name)
+	case peer.TimeRegulationEnabled:
+		fmt.Fprintf(&b, "regulation enabled t=%s", num(e.Time))
+	case peer.TimeConstrainedEnabled:
+		fmt.Fprintf(&b, "constrained enabled t=%s", num(e.Time))
+	case peer.TimeAdvanceGrant:
+		fmt.Fprintf(&b, "grant t=%s", num(e.Time))
+	case peer.FederateJoined:
+		fmt.Fprintf(&b, "joined %s", e.Name)
+	case peer.FederateResigned:
+		fmt.Fprintf(&b, "resigned %s", e.Name)
+	case peer.FederateLost:
+		fmt.Fprintf(&b, "lost %s", e.Name)
+	case peer.ConnectionLost:
+		fmt.Fprintf(&b, "connection lost: %s", e.Reason)
+	default:
+		fmt.Fprintf(&b, "%T", ev)
+	}
+	return b.String()
+}
+
+func (s *simulation) attrName(h peer.AttributeHandle) string {
+	for _, c := range s.fdd.ObjectClasses {
+		for _, a := range c.Attributes {
+			if a.Handle == h {
+				return a.Name
+			}
+		}
+	}
+	return fmt.Sprint(h)
+}
+
+// ---- Diffs ----
+
+func equalLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lineDiff returns a minimal line diff of want and got: "- " for lines
+// only in want, "+ " for lines only in got, "  " for common ones.
+func lineDiff(want, got []string) []string {
+	n, m := len(want), len(got)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if want[i] == got[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out []string
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && want[i] == got[j]:
+			out = append(out, "  "+want[i])
+			i++
+			j++
+		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+			out = append(out, "+ "+got[j])
+			j++
+		default:
+			out = append(out, "- "+want[i])
+			i++
+		}
+	}
+	return out
+}

@@ -1,0 +1,86 @@
+package testnet
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var rewriteFlag = flag.Bool("rewrite", false, "rewrite the expected output of testdata/*.txt scenario scripts")
+
+// TestScripts runs every scenario script in testdata and compares each
+// step's output with the expected one; -rewrite updates the files.
+func TestScripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no scripts in testdata")
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			t.Parallel()
+			runScriptFile(t, file)
+		})
+	}
+}
+
+func runScriptFile(t *testing.T, file string) {
+	in, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	res, err := RunScript(ctx, bytes.NewReader(in), &out, *rewriteFlag)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	for _, v := range res.Violations {
+		t.Errorf("%s: invariant: %v", file, v)
+	}
+	if *rewriteFlag {
+		if !bytes.Equal(in, res.Rewritten) {
+			if err := os.WriteFile(file, res.Rewritten, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	if res.Mismatches > 0 {
+		t.Errorf("%s: %d of %d steps differ (rerun with -rewrite to accept):\n%s", file, res.Mismatches, res.Steps, out.String())
+	}
+}
+
+func TestParseScriptRoundTrip(t *testing.T) {
+	src := "# a comment\n\njoin A B\n----\nok\n\n# tail\n"
+	sc, err := parseScript(bytes.NewReader([]byte(src)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.steps) != 1 || sc.steps[0].cmd != "join A B" || !sc.steps[0].sep || len(sc.steps[0].expected) != 1 {
+		t.Fatalf("parsed %+v", sc.steps)
+	}
+	if len(sc.trailer) != 1 || sc.trailer[0] != "# tail" {
+		t.Fatalf("trailer %q", sc.trailer)
+	}
+}
+
+func TestLineDiff(t *testing.T) {
+	got := lineDiff([]string{"a", "b", "c"}, []string{"a", "x", "c"})
+	want := []string{"  a", "+ x", "- b", "  c"}
+	if len(got) != len(want) {
+		t.Fatalf("%q", got)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%q, want %q", got, want)
+		}
+	}
+}
