@@ -170,9 +170,13 @@ func (l *Log) Events() []peer.Event {
 }
 
 // WaitFor waits until cond holds for the recorded events, or ctx ends.
+// cond sees the log itself and must not keep or change the slice.
 func (l *Log) WaitFor(ctx context.Context, cond func([]peer.Event) bool) error {
 	for {
-		if cond(l.Events()) {
+		l.mu.Lock()
+		ok := cond(l.events)
+		l.mu.Unlock()
+		if ok {
 			return nil
 		}
 		select {
