@@ -28,33 +28,53 @@
 // # Join handshake
 //
 // A receiver is owed every reliable message a sender sends on a group
-// after the sender learned that the receiver is a member. Join multicasts
-// a HELLO on the group (and repeats it four times, at doubling intervals
-// from NakDelayTicks); every member that hears it records the joiner with
-// H, its own highest sequence on the group at that moment, and answers
-// with a SYNC: "your stream from me starts at H+1; I hold from low". The
-// receiver reports that as a Start in Ready.Starts, then delivers or
-// reports as a Gap every sequence from H+1 on, and nothing below. Until
-// the SYNC arrives, the stream holds the reliable messages it hears
-// (within ReorderBuffer) and delivers and NAKs nothing; if it hears
-// reliable traffic, it asks the sender for the SYNC with a HELLO of its
-// own, at doubling intervals. A member answering a joiner's HELLO makes
-// the joiner learn of it too, so a sender that joins a group learns its
-// receivers. HELLOs and SYNCs also echo the earliest position (highest
-// sequence at some moment) of the node they go to that their sender saw
-// while joined: a HELLO, SYNC or heartbeat from it carries one, an
-// original data frame implies the one before it. The node records the
-// lower of that echo and its current position, so a sender that joins and
-// sends at once owes its existing receivers everything after its join. The record never changes for one
-// join of the receiver; a Leave and Join is a new join with a new start.
+// after the sender learned that the receiver is a member, and, if it was
+// a member before the sender joined the group, every message the sender
+// sent after that join. Join multicasts a HELLO on the group (and repeats
+// it four times, at doubling intervals from NakDelayTicks) carrying the
+// joiner's join position: its highest sequence on the group at Join.
+// Every member that hears it records the joiner with H, its own highest
+// sequence on the group at that moment, and answers with a SYNC: "your
+// stream from me starts at H+1; I hold from low". The receiver reports
+// that as a Start in Ready.Starts, then delivers or reports as a Gap
+// every sequence from H+1 on, and nothing below. Until the SYNC arrives,
+// the stream holds the reliable messages it hears (within ReorderBuffer)
+// and delivers and NAKs nothing; if it hears reliable traffic, it asks
+// the sender for the SYNC with a HELLO of its own, at doubling intervals.
+// A member answering a joiner's HELLO makes the joiner learn of it too,
+// so a sender that joins a group learns its receivers. HELLOs and SYNCs
+// also echo the earliest position (highest sequence at some moment) of
+// the node they go to that their sender saw while joined: a HELLO, SYNC
+// or heartbeat from it carries one, an original data frame implies the
+// one before it. The node records the lower of that echo and its current
+// position. The record never changes for one join of the receiver; a
+// Leave and Join is a new join with a new start.
+//
+// A member whose stream from a sender has not started starts it at once
+// when it hears one of the sender's join HELLOs, at its echo plus one
+// (the join position or lower), as a SYNC would: it was a member when
+// the sender announced its join. And while its join is announced (for
+// twice the span of its HELLOs, 30 NakDelayTicks), a sender records every
+// receiver it learns of no later than its join position, since it cannot
+// tell whether the receiver was a member before it joined. So a sender
+// that joins and sends at once owes its existing receivers everything
+// from its join on, whichever of its HELLO, its messages and its SYNC
+// reach them first, and however their own HELLOs cross its messages. A
+// stream, once started, never moves; a sender repairs whatever it still
+// holds for whoever asks.
 //
 // What the handshake cannot promise: if every HELLO of a join is lost (and
 // every answer), the sender learns of the receiver only from the
 // receiver's later SYNC request, which echoes the first message the
-// receiver got; messages sent before that and lost are not owed. A new
-// incarnation of a known sender restarts its streams at sequence 1 (the
-// receiver was joined all along), with a Start; the old incarnation's
-// streams are flushed first.
+// receiver got; messages sent before that and lost are not owed. A
+// member is owed everything after a sender's join only if it hears one
+// of the join's HELLOs or the sender learns of it while the join is
+// announced. The rules err on the safe side: a receiver that joins
+// shortly after a sender (within the announcement) may be owed messages
+// sent shortly before it joined, delivered or reported as a gap, never
+// silently lost. A new incarnation of a known sender restarts its
+// streams at sequence 1 (the receiver was joined all along), with a
+// Start; the old incarnation's streams are flushed first.
 //
 // # Driver loop
 //

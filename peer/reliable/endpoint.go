@@ -105,7 +105,7 @@ type Stats struct {
 	Gaps                uint64 // Gap reports
 	GapMessages         uint64 // messages covered by Gap reports
 	Starts              uint64 // Start reports
-	BeforeStart         uint64 // messages buffered before a SYNC, below its start, dropped
+	BeforeStart         uint64 // messages buffered before a stream started, below its start, dropped
 	ReorderDropped      uint64 // messages beyond the reorder buffer, dropped
 	NAKsObserved        uint64 // other receivers' NAKs that suppress ours
 

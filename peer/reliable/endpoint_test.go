@@ -66,18 +66,25 @@ func exchange(t testing.TB, eps ...*Endpoint) []Ready {
 	return got
 }
 
-// handshake runs exchange and then cancels the pending join HELLO
-// retries, so that the endpoints' later ticks send only what a test
-// expects.
+// handshake runs exchange and then ends the endpoints' join
+// announcements (see endJoin).
 func handshake(t testing.TB, eps ...*Endpoint) []Ready {
 	t.Helper()
 	got := exchange(t, eps...)
 	for _, e := range eps {
 		for _, gs := range e.groupList {
-			gs.hellos = 0
+			endJoin(gs)
 		}
 	}
 	return got
+}
+
+// endJoin cancels the pending join HELLO retries of gs, so that later
+// ticks send only what a test expects, and ends the join's announcement,
+// as if it had been long ago.
+func endJoin(gs *groupState) {
+	gs.hellos = 0
+	gs.announced = 0
 }
 
 // sendFrame has e send one message and returns its frame.
@@ -393,7 +400,7 @@ func TestNewIncarnationResetsStream(t *testing.T) {
 
 	s2 := newEP(t, 1, 2, nil, 1) // the sender restarts; its HELLOs are lost
 	take(s2)
-	s2.groups[1].hellos = 0
+	endJoin(s2.groups[1])
 	sendFrame(t, s2, 1, "b1", true)
 	f2 := sendFrame(t, s2, 1, "b2", true)
 	mustStep(t, r, 1, f2) // b1 was lost
@@ -492,7 +499,7 @@ func TestUnsyncedStream(t *testing.T) {
 	mustStep(t, r1, 1, sendFrame(t, s, 1, "3", true))
 	late := newEP(t, 3, 1, nil, 1)
 	take(late) // its HELLOs are lost
-	late.groups[1].hellos = 0
+	endJoin(late.groups[1])
 	for range 5 {
 		r1.Tick()
 	}

@@ -28,6 +28,31 @@ import (
 // recorded receiver with a SYNC: "your stream from me starts at H+1; I
 // hold from low; my highest is hw". SYNCs to one receiver are rate-limited
 // to one per NakDelayTicks, except the first.
+//
+// A member that was joined before S joined is owed everything after S's
+// join position J (S's position at Join, carried by every join HELLO of
+// that join). Two rules see to it, whichever of S's frames reaches R
+// first:
+//
+//   - R starts an unstarted stream from S as soon as it hears one of
+//     S's join HELLOs, at E+1, E = min(J, R's lowest vouch of S): R was
+//     a member when S announced its join. E is what R then echoes, so S
+//     records E if it learns of R from that answer.
+//   - While S's join is announced (announceSpan×NakDelayTicks after it,
+//     twice the span of its HELLOs), S records every receiver it learns
+//     of at H = min(its position, the echo, J): R may have been a member
+//     before S joined, and S cannot tell. So a SYNC that overtakes every
+//     join HELLO on its way to R, or answers a frame R sent before it
+//     heard one (the crossing that this guards against), starts R no
+//     later than J+1. After the announcement, a SYNC can start R first
+//     only if R heard none of S's join HELLOs, all sent 15×NakDelayTicks
+//     or more before that SYNC.
+//
+// Records never change and SYNCs never move a started stream, so R's
+// start comes from whichever arrives first and may differ from S's
+// record; both are at most J+1 in the cases above, and at most one past
+// S's position when it learned of R. S repairs whatever it still holds,
+// whoever asks, so the earlier of the two costs a repair at most.
 
 const (
 	// noVouch is stream.vouch before any frame vouched for a position.
@@ -36,6 +61,13 @@ const (
 	// joinHellos is the number of HELLOs a join sends: one at once, then
 	// retries after NakDelayTicks, 2×, 4× and 8× that.
 	joinHellos = 5
+	// joinSpan is the span of a join's HELLOs in NakDelayTicks: the last
+	// one goes 15×NakDelayTicks after the join.
+	joinSpan = 1<<(joinHellos-1) - 1
+	// announceSpan is how long, in NakDelayTicks, a join counts as just
+	// announced: twice the span of its HELLOs, so that a member that heard
+	// one of them has answered or been told its start by then.
+	announceSpan = 2 * joinSpan
 	// maxReceivers bounds the receivers recorded per joined group; when
 	// full, the one recorded earliest is forgotten.
 	maxReceivers = 4096
@@ -46,7 +78,8 @@ const (
 type groupState struct {
 	g          transport.Group
 	nonce      uint64 // this join's nonce
-	joinHW     uint64 // our highest reliable seq on g at Join
+	joinHW     uint64 // our highest reliable seq on g at Join: the join position
+	announced  int64  // tick until which receivers we learn of are owed everything after joinHW
 	hellos     int    // join HELLOs still to send
 	helloAt    int64  // tick of the next join HELLO
 	helloEvery int64  // interval before the next join HELLO
@@ -86,7 +119,11 @@ func parseSync(b []byte) syncBody {
 // times over the next 15×NakDelayTicks ticks, so that the members of g
 // learn that this endpoint is a member: each sender owes it every reliable
 // message it sends on g after it learned so, and tells it so with a SYNC,
-// reported as a Start. Joining a group already joined does nothing.
+// reported as a Start. The HELLOs carry this endpoint's join position, its
+// highest reliable sequence on g now: members whose stream from it has not
+// started start it there, and receivers it learns of in the next
+// 30×NakDelayTicks are owed everything after it (see the package
+// documentation). Joining a group already joined does nothing.
 func (e *Endpoint) Join(g transport.Group) {
 	if e.groups[g] != nil {
 		return
@@ -96,6 +133,7 @@ func (e *Endpoint) Join(g transport.Group) {
 		g:          g,
 		nonce:      e.joins,
 		joinHW:     e.hwOf(g),
+		announced:  e.now + announceSpan*int64(e.cfg.NakDelayTicks),
 		hellos:     joinHellos - 1,
 		helloEvery: int64(e.cfg.NakDelayTicks),
 		rcv:        make(map[NodeID]*receiver),
@@ -162,7 +200,8 @@ func (e *Endpoint) requestSync(s *stream) {
 }
 
 // onHello handles a HELLO from p on gs's group: p is a member, and asks
-// every member or one for a SYNC.
+// every member or one for a SYNC. A join HELLO (to every member) also
+// starts p's stream if it has not started.
 func (e *Endpoint) onHello(gs *groupState, p *peer, nonce uint64, body []byte) {
 	hw := binary.BigEndian.Uint64(body)
 	target := NodeID(binary.BigEndian.Uint64(body[8:]))
@@ -170,6 +209,16 @@ func (e *Endpoint) onHello(gs *groupState, p *peer, nonce uint64, body []byte) {
 	echo := binary.BigEndian.Uint64(body[24:])
 	s := e.streamOf(p, gs.g)
 	s.vouch = min(s.vouch, hw)
+	if target == 0 && !s.started {
+		// A join HELLO: p announces that it joined g at position hw,
+		// and we are a member, so we are owed everything p sends after
+		// that. Start now, after our echo (hw, or a lower position of p
+		// we saw vouched for while joined). p records us at our echo
+		// if it learns of us from our answer; a record it made earlier
+		// (from frames we sent before) is no lower, and a SYNC does
+		// not move a started stream anyway.
+		e.startAt(s, s.vouch+1, 0, hw)
+	}
 	at := e.hwOf(gs.g)
 	if target == e.cfg.Self && tinc == e.cfg.Incarnation {
 		at = min(at, echo)
@@ -210,6 +259,13 @@ func (e *Endpoint) learn(gs *groupState, p *peer, nonce, start uint64) (*receive
 		case r.nonce > nonce:
 			return nil, false
 		}
+	}
+	if e.now < gs.announced {
+		// Our join is being announced: p may have been a member before
+		// it and missed our HELLOs so far, or answered before it heard
+		// one. Owe it everything after our join position, as a member
+		// that hears one of our join HELLOs starts there itself.
+		start = min(start, gs.joinHW)
 	}
 	if r == nil {
 		if len(gs.rcv) >= maxReceivers {
@@ -278,11 +334,16 @@ func (e *Endpoint) start(s *stream, inc, next uint64) {
 	e.stats.Starts++
 }
 
-// startSynced starts the unsynced stream s at the SYNC's start+1: what it
-// held below is history and dropped; what the sender no longer holds is
-// reported as a gap; the rest is delivered or repaired.
+// startSynced starts the unsynced stream s at the SYNC's start+1.
 func (e *Endpoint) startSynced(s *stream, y syncBody) {
-	next := y.start + 1
+	e.startAt(s, y.start+1, y.low, y.hw)
+}
+
+// startAt starts the unsynced stream s at next, the sender's highest
+// sequence being at least hw: what s held below next is history and
+// dropped; what the sender no longer holds (below low; 0 when unknown) is
+// reported as a gap; the rest is delivered or repaired.
+func (e *Endpoint) startAt(s *stream, next, low, hw uint64) {
 	e.start(s, s.p.inc, next)
 	for q := range s.buf {
 		switch {
@@ -294,9 +355,9 @@ func (e *Endpoint) startSynced(s *stream, y syncBody) {
 			e.stats.ReorderDropped++
 		}
 	}
-	s.hw = max(s.hw, y.hw)
-	if y.low > next {
-		e.skipTo(s, y.low)
+	s.hw = max(s.hw, hw)
+	if low > next {
+		e.skipTo(s, low)
 	}
 	e.drain(s)
 	e.schedule(s)

@@ -17,8 +17,8 @@ import (
 // duplication and delay (hence reordering), counted in ticks. It drives
 // Endpoints from one goroutine and checks, as events happen, that every
 // reliable stream is delivered exactly once and in order or reported as a
-// gap from the Start the endpoint reported, and that each Start is where
-// the sender's record of the receiver says (the oracle below).
+// gap from the Start the endpoint reported, and that each Start owes the
+// receiver what it is owed (the oracle below).
 
 type simConfig struct {
 	loss, dup float64
@@ -35,6 +35,14 @@ type simNode struct {
 	// Ready.Starts.
 	start    map[streamKey]uint64
 	startLog []Start
+	// joined is the current join of each group joined.
+	joined map[transport.Group]simJoin
+	// startedIn is, for each started stream, the sender's join of the
+	// group that was current when it started (zero when none).
+	startedIn map[streamKey]simJoin
+	// joinHellos holds, for each stream, the nonces of the sender's join
+	// HELLOs accepted during the current join of its group.
+	joinHellos map[streamKey]map[uint64]bool
 	// cursor is the next sequence number expected in each stream's
 	// deliveries and gaps.
 	cursor map[streamKey]uint64
@@ -69,17 +77,51 @@ type sim struct {
 	now    int
 	sent   map[streamKey]uint64 // last reliable seq sent per (sender, group)
 	beSent map[streamKey]uint64
+	// sentAt is the tick each reliable message was sent at, by sequence
+	// (sentAt[k][q-1]).
+	sentAt map[streamKey][]int
+	joins  int // joins so far, to order them
 	// drop, when set, may drop a copy before the channel faults apply.
 	drop func(from, to *simNode, h header) bool
+	// hook, when set, runs at each tick of runWorkload before the nodes
+	// send, with the number of ticks so far.
+	hook func(tick int)
 
 	// The oracle. heardAt is a sender's highest sequence when it first
 	// accepted a HELLO or SYNC of a receiver's join (during one join of its
 	// own); recorded is the start H the sender recorded for that join. A
-	// recorded H must not change, must not exceed heardAt, and every Start
-	// must be H+1 of one of the sender's records of the receiver's join.
+	// recorded H must not change and must not exceed heardAt. A Start of
+	// receiver R's stream from sender S (checked in onStart and
+	// onJoinHello) must
+	//
+	//   - owe R everything S sent after it learned of R's join: Start-1
+	//     is at most heardAt of S's current join's record of R's join;
+	//   - owe R everything S sent after a join of S that R was a member
+	//     before, and that R heard announced: when R's join came before
+	//     the join of S current at the Start, and R accepted one of that
+	//     join's HELLOs (before or after the Start), Start-1 is at most
+	//     S's position at that join;
+	//   - not owe R much history: Start-1 is at least what S had sent
+	//     before R joined, less the announcement span of S's joins and
+	//     the channel's delay (see lowestStart).
 	heardAt  map[learnKey]uint64
 	recorded map[learnKey]uint64
-	starts   map[joinKey]map[uint64]bool
+	// senderJoins are the joins of every node, by (node, group, nonce).
+	senderJoins map[senderJoinKey]simJoin
+}
+
+// simJoin is one join of a group by a node.
+type simJoin struct {
+	nonce uint64
+	order int    // in the order of every join of the simulation
+	tick  int    // sim tick of the join
+	pos   uint64 // the node's highest reliable sequence on the group then
+}
+
+type senderJoinKey struct {
+	id    NodeID
+	g     transport.Group
+	nonce uint64
 }
 
 // learnKey is (sender S, S's join nonce, group, receiver R, R's nonce).
@@ -91,27 +133,20 @@ type learnKey struct {
 	rnonce uint64
 }
 
-// joinKey is (sender, group, receiver, receiver's nonce).
-type joinKey struct {
-	s      NodeID
-	g      transport.Group
-	r      NodeID
-	rnonce uint64
-}
-
 var stepErrors = []error{ErrMalformed, ErrVersion, ErrWrongFederation, ErrWrongGroup, ErrAuth, ErrReplay, ErrOwnFrame, ErrStaleIncarnation, ErrNotJoined}
 
 func newSim(t testing.TB, seed uint64, cfg simConfig) *sim {
 	return &sim{
-		t:        t,
-		seed:     seed,
-		rng:      rand.New(rand.NewPCG(seed, 0x5eed)),
-		cfg:      cfg,
-		sent:     make(map[streamKey]uint64),
-		beSent:   make(map[streamKey]uint64),
-		heardAt:  make(map[learnKey]uint64),
-		recorded: make(map[learnKey]uint64),
-		starts:   make(map[joinKey]map[uint64]bool),
+		t:           t,
+		seed:        seed,
+		rng:         rand.New(rand.NewPCG(seed, 0x5eed)),
+		cfg:         cfg,
+		sent:        make(map[streamKey]uint64),
+		beSent:      make(map[streamKey]uint64),
+		sentAt:      make(map[streamKey][]int),
+		heardAt:     make(map[learnKey]uint64),
+		recorded:    make(map[learnKey]uint64),
+		senderJoins: make(map[senderJoinKey]simJoin),
 	}
 }
 
@@ -138,13 +173,16 @@ func (s *sim) addNode(groups ...transport.Group) *simNode {
 		s.t.Fatal(err)
 	}
 	n := &simNode{
-		id:     id,
-		e:      e,
-		groups: make(map[transport.Group]bool),
-		start:  make(map[streamKey]uint64),
-		cursor: make(map[streamKey]uint64),
-		beSeen: make(map[streamKey]map[uint64]bool),
-		errs:   make(map[error]int),
+		id:         id,
+		e:          e,
+		groups:     make(map[transport.Group]bool),
+		start:      make(map[streamKey]uint64),
+		cursor:     make(map[streamKey]uint64),
+		joined:     make(map[transport.Group]simJoin),
+		startedIn:  make(map[streamKey]simJoin),
+		joinHellos: make(map[streamKey]map[uint64]bool),
+		beSeen:     make(map[streamKey]map[uint64]bool),
+		errs:       make(map[error]int),
 	}
 	s.nodes = append(s.nodes, n)
 	for _, g := range groups {
@@ -155,8 +193,15 @@ func (s *sim) addNode(groups ...transport.Group) *simNode {
 
 // join has n join g and sends its HELLO.
 func (s *sim) join(n *simNode, g transport.Group) {
+	if n.groups[g] {
+		return
+	}
 	n.groups[g] = true
 	n.e.Join(g)
+	s.joins++
+	j := simJoin{nonce: n.e.groups[g].nonce, order: s.joins, tick: s.now, pos: s.sent[streamKey{n.id, g}]}
+	n.joined[g] = j
+	s.senderJoins[senderJoinKey{n.id, g, j.nonce}] = j
 	s.process(n)
 }
 
@@ -164,10 +209,17 @@ func (s *sim) join(n *simNode, g transport.Group) {
 func (s *sim) leave(n *simNode, g transport.Group) {
 	delete(n.groups, g)
 	n.e.Leave(g)
+	delete(n.joined, g)
 	for k := range n.start {
 		if k.group == g {
 			delete(n.start, k)
 			delete(n.cursor, k)
+			delete(n.startedIn, k)
+		}
+	}
+	for k := range n.joinHellos {
+		if k.group == g {
+			delete(n.joinHellos, k)
 		}
 	}
 	s.process(n)
@@ -188,12 +240,58 @@ func (s *sim) onStart(n *simNode, st Start) {
 	if st.Incarnation != 1 {
 		s.fatalf("node %d: start %+v of an incarnation never run", n.id, st)
 	}
-	rn := n.e.groups[st.Group].nonce
-	if !s.starts[joinKey{st.From, st.Group, n.id, rn}][st.Seq-1] {
-		s.fatalf("node %d: start %+v, but the sender recorded %v for join %d", n.id, st, s.starts[joinKey{st.From, st.Group, n.id, rn}], rn)
+	if st.Seq == 0 || st.Seq-1 > s.sent[k] {
+		s.fatalf("node %d: start %+v after the last message sent, %d", n.id, st, s.sent[k])
+	}
+	rj := n.joined[st.Group]
+	snd := s.nodeByID(st.From)
+	sj, sJoined := snd.joined[st.Group]
+	if sJoined {
+		if heard, ok := s.heardAt[learnKey{snd.id, sj.nonce, st.Group, n.id, rj.nonce}]; ok && st.Seq-1 > heard {
+			s.fatalf("node %d: start %+v, but %d learned of its join %d at %d", n.id, st, snd.id, rj.nonce, heard)
+		}
+		if sj.order > rj.order && n.joinHellos[k][sj.nonce] && st.Seq-1 > sj.pos {
+			s.fatalf("node %d: start %+v, but it was a member before %d joined at %d, and heard that join's HELLO", n.id, st, snd.id, sj.pos)
+		}
+		n.startedIn[k] = sj
+	}
+	if low := s.lowestStart(snd, k, rj); st.Seq-1 < low {
+		s.fatalf("node %d: start %+v owes history: %d had sent %d when it joined", n.id, st, snd.id, low)
 	}
 	n.start[k] = st.Seq
 	n.startLog = append(n.startLog, st)
+}
+
+// lowestStart bounds from below the position a stream k of a receiver
+// joined at rj may start after: what the sender had sent before rj, less
+// what it sent in the announcement span of its joins (a member that hears
+// a join HELLO, or that the sender learns of while its join is announced,
+// starts after the join's position) and in the channel's delay (a vouch
+// for a position may arrive that much later).
+func (s *sim) lowestStart(snd *simNode, k streamKey, rj simJoin) uint64 {
+	before := rj.tick - announceSpan*snd.e.cfg.NakDelayTicks - s.cfg.maxDelay - 1
+	low := uint64(0)
+	for _, at := range s.sentAt[k] {
+		if at >= before {
+			break
+		}
+		low++
+	}
+	return low
+}
+
+// onJoinHello notes that n accepted a join HELLO of nonce from sender k's
+// join, and checks a stream already started against it.
+func (s *sim) onJoinHello(n *simNode, k streamKey, nonce uint64) {
+	if n.joinHellos[k] == nil {
+		n.joinHellos[k] = make(map[uint64]bool)
+	}
+	n.joinHellos[k][nonce] = true
+	st, started := n.start[k]
+	sj := n.startedIn[k]
+	if started && sj.nonce == nonce && sj.order > n.joined[k.group].order && st-1 > sj.pos {
+		s.fatalf("node %d: stream %v started at %d, but it was a member before the sender joined at %d, and heard that join's HELLO", n.id, k, st, sj.pos)
+	}
 }
 
 // snapshot checks n's receiver records against the oracle and records
@@ -216,11 +314,6 @@ func (s *sim) snapshot(n *simNode) {
 				continue
 			}
 			s.recorded[k] = r.start
-			jk := joinKey{n.id, gs.g, r.id, r.nonce}
-			if s.starts[jk] == nil {
-				s.starts[jk] = make(map[uint64]bool)
-			}
-			s.starts[jk][r.start] = true
 		}
 	}
 }
@@ -249,6 +342,7 @@ func (s *sim) send(n *simNode, g transport.Group, reliable bool) {
 	}
 	if reliable {
 		s.sent[k] = seq
+		s.sentAt[k] = append(s.sentAt[k], s.now)
 	} else {
 		s.beSent[k] = seq
 	}
@@ -415,6 +509,9 @@ func (s *sim) step(f simFrame) {
 			}
 		}
 		s.snapshot(n)
+		if h.kind == kindHello && binary.BigEndian.Uint64(f.frame[HeaderLen+8:]) == 0 {
+			s.onJoinHello(n, streamKey{h.sender, f.g}, h.seq)
+		}
 	}
 	s.process(n)
 }
@@ -511,15 +608,22 @@ func (s *sim) totalStats() Stats {
 // runWorkload has every node send count messages, spread over ticks, on
 // random groups among those it joined (a sender must hear the NAKs); a
 // share of them best effort. With probability churn per tick, a random
-// node leaves or joins a random group.
+// node leaves or joins a random group; a node that joins sends a reliable
+// message there at once half of the time.
 func (s *sim) runWorkload(count int, perTick int, groups []transport.Group, bestEffort, churn float64) {
-	for i := 0; i < count; {
+	for i, tick := 0, 0; i < count; tick++ {
+		if s.hook != nil {
+			s.hook(tick)
+		}
 		if churn > 0 && s.rng.Float64() < churn {
 			n, g := s.nodes[s.rng.IntN(len(s.nodes))], groups[s.rng.IntN(len(groups))]
 			if n.groups[g] {
 				s.leave(n, g)
 			} else {
 				s.join(n, g)
+				if s.rng.IntN(2) == 0 {
+					s.send(n, g, true)
+				}
 			}
 		}
 		for _, n := range s.nodes {
@@ -537,13 +641,14 @@ func (s *sim) runWorkload(count int, perTick int, groups []transport.Group, best
 }
 
 // warmUp ticks until the joins' handshakes are done (every join HELLO
-// sent and answered on a lossless channel).
+// sent and answered on a lossless channel, and the joins' announcements
+// over).
 func (s *sim) warmUp() {
 	d := 0
 	for _, n := range s.nodes {
 		d = max(d, n.e.cfg.NakDelayTicks)
 	}
-	for range joinWindow(d) + s.cfg.maxDelay + 2 {
+	for range announceSpan*d + s.cfg.maxDelay + 2 {
 		s.tick()
 	}
 }
@@ -624,15 +729,19 @@ func TestSimTable(t *testing.T) {
 	}
 }
 
-var simSeeds = flag.Int("sim.seeds", 0, "number of seeds for TestSimRandomized (0: default)")
+var (
+	simSeeds = flag.Int("sim.seeds", 0, "number of seeds for the randomized tests (0: default)")
+	simFrom  = flag.Uint64("sim.from", 0, "first seed of TestSimRandomized and TestLateSenderSendsAtOnce")
+)
 
 var testKey = []byte("0123456789abcdef0123456789abcdef")
 
 // TestSimRandomized runs random federations over random channels, with
-// nodes joining and leaving groups while messages flow. Every reliable
-// message from a stream's Start on must be delivered exactly once in order
-// or reported as a gap, and each Start must be where the sender's record
-// says; with the default retransmit buffer there must be no gap.
+// nodes joining and leaving groups while messages flow, and new nodes
+// that join groups late and send on them at once. Every reliable message
+// from a stream's Start on must be delivered exactly once in order or
+// reported as a gap, and each Start must owe what the oracle says; with
+// the default retransmit buffer there must be no gap.
 func TestSimRandomized(t *testing.T) {
 	seeds := 60
 	if testing.Short() {
@@ -642,7 +751,8 @@ func TestSimRandomized(t *testing.T) {
 		seeds = *simSeeds
 	}
 	var started, beforeStart, requests uint64
-	for seed := range uint64(seeds) {
+	late := 0
+	for seed := *simFrom; seed < *simFrom+uint64(seeds); seed++ {
 		r := rand.New(rand.NewPCG(seed, 1))
 		cfg := simConfig{
 			loss:     []float64{0, 0.05, 0.1, 0.3}[r.IntN(4)],
@@ -675,8 +785,32 @@ func TestSimRandomized(t *testing.T) {
 			}
 			s.addNode(mine...)
 		}
+		// Late senders: new nodes join some groups while the others send,
+		// and send on them at once, before any tick.
+		lateAt := map[int]bool{}
+		for range r.IntN(3) {
+			lateAt[r.IntN(40)] = true
+		}
+		s.hook = func(tick int) {
+			if !lateAt[tick] {
+				return
+			}
+			var mine []transport.Group
+			for _, g := range groups {
+				if r.IntN(2) == 0 {
+					mine = append(mine, g)
+				}
+			}
+			n := s.addNode(mine...)
+			for _, g := range mine {
+				for range 1 + r.IntN(3) {
+					s.send(n, g, true)
+				}
+			}
+		}
 		churn := []float64{0, 0.02, 0.1}[r.IntN(3)]
 		s.runWorkload(50+r.IntN(250), 1+r.IntN(5), groups, 0.2, churn)
+		late += len(lateAt)
 		s.cfg.loss = 0 // the network heals
 		// A sender that left a group must be back to hear the NAKs.
 		for _, n := range s.nodes {
@@ -695,8 +829,8 @@ func TestSimRandomized(t *testing.T) {
 		beforeStart += st.BeforeStart
 		requests += st.SyncRequests
 	}
-	t.Logf("%d starts, %d messages before a start, %d SYNC requests", started, beforeStart, requests)
-	if started == 0 || beforeStart == 0 || requests == 0 {
+	t.Logf("%d starts, %d messages before a start, %d SYNC requests, %d late senders", started, beforeStart, requests, late)
+	if started == 0 || beforeStart == 0 || requests == 0 || late == 0 {
 		t.Error("the randomized runs did not exercise the handshake")
 	}
 }
