@@ -1,0 +1,170 @@
+package testnet
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+var seedsFlag = flag.Int("seeds", 0, "run the large cluster test for this many random seeds (long; not in the default run)")
+
+// largeSize is the default size of the large cluster run, small enough
+// for CI under the race detector; MESHRTI_LARGE_FEDERATES and
+// MESHRTI_LARGE_STEPS raise it (e.g. 128 and 1000).
+func largeSize() (federates, steps int) {
+	federates, steps = 12, 30
+	if v, err := strconv.Atoi(os.Getenv("MESHRTI_LARGE_FEDERATES")); err == nil && v > 1 {
+		federates = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("MESHRTI_LARGE_STEPS")); err == nil && v > 1 {
+		steps = v
+	}
+	return federates, steps
+}
+
+// TestLargeClusterWithPartition runs a federation of regulating and
+// constrained federates over a network with loss, duplication and
+// reordering, cuts it in two for a while (time cannot advance across the
+// cut, so everyone waits), heals it, and goes on. After every step the
+// invariants are checked; at the end every time-stamped update must have
+// reached every other federate exactly once. A failure names the seed;
+// -seed=N replays it and -seeds=N runs N random seeds.
+func TestLargeClusterWithPartition(t *testing.T) {
+	n, steps := largeSize()
+	if *seedsFlag > 0 {
+		for i := 0; i < *seedsFlag; i++ {
+			seed := rand.Int63n(1 << 30)
+			t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { runLarge(t, seed, n, steps) })
+			if t.Failed() {
+				return
+			}
+		}
+		return
+	}
+	seed := int64(42)
+	if *seedFlag != 0 {
+		seed = *seedFlag
+	}
+	runLarge(t, seed, n, steps)
+}
+
+func runLarge(t *testing.T, seed int64, n, steps int) {
+	defer func() {
+		if t.Failed() {
+			t.Logf("seed %d, %d federates, %d steps (replay with -seed=%d)", seed, n, steps, seed)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	start := time.Now()
+	c, err := Start(ctx, Config{
+		Federates: n, Seed: seed, Tick: 5 * time.Millisecond,
+		Faults: transport.Faults{Loss: 0.05, Duplicate: 0.02, Reorder: 0.05},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	h := lookup(t, c.Feds[0])
+	for _, f := range c.Feds {
+		must(t, f.SubscribeObjectClassAttributes(h.aircraft, h.position))
+		must(t, f.PublishObjectClassAttributes(h.aircraft, h.position))
+	}
+	// Enable everyone at once, then wait: each enable waits for every
+	// other member's acknowledgement.
+	for _, f := range c.Feds {
+		must(t, f.EnableTimeRegulation(peer.Float64Time(1)))
+	}
+	for i := range c.Feds {
+		must(t, c.Logs[i].WaitFor(ctx, Has[peer.TimeRegulationEnabled]()))
+	}
+	for _, f := range c.Feds {
+		must(t, f.EnableTimeConstrained())
+	}
+	for i := range c.Feds {
+		must(t, c.Logs[i].WaitFor(ctx, Has[peer.TimeConstrainedEnabled]()))
+	}
+	objs := make([]peer.ObjectInstanceHandle, n)
+	for i, f := range c.Feds {
+		objs[i], err = f.RegisterObjectInstance(h.aircraft, "")
+		must(t, err)
+	}
+	for i := range c.Feds {
+		must(t, c.Logs[i].WaitFor(ctx, count[peer.DiscoverObjectInstance](n-1)))
+	}
+	ready := time.Since(start)
+	cutAt := steps / 3
+	var left, right []string
+	for i, f := range c.Feds {
+		if i%2 == 0 {
+			left = append(left, f.Name())
+		} else {
+			right = append(right, f.Name())
+		}
+	}
+	for k := 1; k <= steps; k++ {
+		if k == cutAt {
+			c.Net.Partition(left, right)
+		}
+		ts := peer.Float64Time(float64(k) + 0.5)
+		for i, f := range c.Feds {
+			tag := []byte(fmt.Sprintf("F%d/%d", i, k))
+			must(t, f.UpdateAttributeValuesWithTime(objs[i], peer.AttributeValues{h.position: tag}, tag, ts))
+			must(t, f.TimeAdvanceRequest(peer.Float64Time(float64(k))))
+		}
+		if k == cutAt {
+			// Nobody can be granted k across the cut: each side misses
+			// the other side's promises. Hold the cut long enough for
+			// many repair and heartbeat rounds to fail, check that no
+			// one was granted, then heal.
+			time.Sleep(300 * time.Millisecond)
+			for i := range c.Logs {
+				if Granted(float64(k))(c.Logs[i].Events()) {
+					t.Fatalf("step %d: F%d granted across the partition", k, i)
+				}
+			}
+			c.Net.Heal()
+		}
+		for i := range c.Feds {
+			if err := c.Logs[i].WaitFor(ctx, Granted(float64(k))); err != nil {
+				t.Fatalf("step %d: %v", k, err)
+			}
+		}
+		if vs := Check(c.Logs); len(vs) > 0 {
+			for _, v := range vs {
+				t.Error(v)
+			}
+			t.Fatalf("invariants broken at step %d", k)
+		}
+	}
+	for _, f := range c.Feds {
+		must(t, f.TimeAdvanceRequest(peer.Float64Time(float64(steps+1))))
+	}
+	want := (n - 1) * steps
+	for i := range c.Feds {
+		if err := c.Logs[i].WaitFor(ctx, func(evs []peer.Event) bool {
+			return Granted(float64(steps+1))(evs) && countTagged(evs) >= want
+		}); err != nil {
+			t.Fatalf("F%d: %v: %d of %d updates", i, err, countTagged(c.Logs[i].Events()), want)
+		}
+	}
+	for _, v := range Check(c.Logs) {
+		t.Error(v)
+	}
+	for i, l := range c.Logs {
+		if got := countTagged(l.Events()); got != want {
+			t.Errorf("F%d reflected %d updates, want exactly %d", i, got, want)
+		}
+	}
+	st := c.Net.Stats()
+	t.Logf("%d federates, %d steps (cut at %d): ready in %v, ran in %v; network %+v",
+		n, steps, cutAt, ready.Round(time.Millisecond), (time.Since(start) - ready).Round(time.Millisecond), st)
+}
