@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/fomxml/codec"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -34,6 +35,11 @@ type nodeFlags struct {
 	count      int
 	size       int
 	timeout    time.Duration
+	iface      string
+	ttl        int
+	peers      int
+	steps      int
+	stepDelay  time.Duration
 }
 
 func (n *nodeFlags) register(fs *flag.FlagSet) {
@@ -48,10 +54,15 @@ func (n *nodeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&n.mcastPort, "mcast-port", 47470, "UDP multicast port (all members must agree)")
 	fs.StringVar(&n.key, "key", "", "federation key: authenticates frames and encrypts gossip (at least 16 bytes)")
 	fs.BoolVar(&n.create, "create", false, "create the federation execution if it does not exist")
-	fs.StringVar(&n.role, "role", "pong", "built-in federate: pong (answers pings, counts updates) or ping (measures and loads)")
+	fs.StringVar(&n.role, "role", "pong", "built-in federate: pong (answers pings, counts updates), ping (measures and loads) or tick (time-stepped updates)")
 	fs.IntVar(&n.count, "count", 1000, "ping: updates to send")
 	fs.IntVar(&n.size, "size", 100, "ping: payload bytes per update")
 	fs.DurationVar(&n.timeout, "timeout", 60*time.Second, "give up after this long")
+	fs.StringVar(&n.iface, "iface", transport.DefaultInterface, "multicast interface (name or one of its IPv4 addresses)")
+	fs.IntVar(&n.ttl, "ttl", 0, "multicast TTL: 0 stays on this host, 1 reaches the local link")
+	fs.IntVar(&n.peers, "peers", 2, "tick: federates (this one included) to wait for before stepping")
+	fs.IntVar(&n.steps, "steps", 10, "tick: time steps to advance")
+	fs.DurationVar(&n.stepDelay, "step-delay", 0, "tick: pause before each step")
 }
 
 // config builds the federate's configuration.
@@ -59,7 +70,7 @@ func (n *nodeFlags) config() (peer.Config, error) {
 	cfg := peer.Config{
 		Federation: n.federation, FederateName: n.name, FederateType: "federate-node/" + n.role,
 		FOMFiles: n.foms, Create: n.create,
-		Multicast: transport.UDPConfig{Port: n.mcastPort},
+		Multicast: transport.UDPConfig{Port: n.mcastPort, Interface: n.iface, TTL: n.ttl},
 	}
 	if len(n.foms) == 0 {
 		doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
@@ -102,8 +113,8 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if nf.role != "ping" && nf.role != "pong" {
-		fmt.Fprintf(stderr, "federate-node node: unknown role %q (want ping or pong)\n", nf.role)
+	if nf.role != "ping" && nf.role != "pong" && nf.role != "tick" {
+		fmt.Fprintf(stderr, "federate-node node: unknown role %q (want ping, pong or tick)\n", nf.role)
 		return 2
 	}
 	cfg, err := nf.config()
@@ -127,9 +138,12 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "joined %s as %s (handle %d)\n", nf.federation, fed.Name(), fed.Handle())
 	var res any
-	if nf.role == "pong" {
+	switch nf.role {
+	case "pong":
 		res, err = runPong(ctx, fed)
-	} else {
+	case "tick":
+		res, err = runTick(ctx, fed, nf.peers, nf.steps, nf.stepDelay, stdout)
+	default:
 		res, err = runPing(ctx, fed, nf.count, nf.size)
 	}
 	if res != nil {
@@ -139,6 +153,18 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "federate-node node:", err)
 		return 1
+	}
+	if nf.role == "tick" {
+		// Stay a moment before resigning: a peer that has not had its last
+		// grant yet would otherwise see this federate's object deleted
+		// before its last time-stamped update is delivered.
+		lctx, lcancel := context.WithTimeout(ctx, time.Second)
+		for {
+			if _, err := fed.Next(lctx); err != nil {
+				break
+			}
+		}
+		lcancel()
 	}
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
@@ -358,6 +384,160 @@ func runPing(ctx context.Context, fed *peer.Federate, count, size int) (*pingRes
 	ctx = stopCtx
 	if res.Reflected != int64(count) {
 		return res, fmt.Errorf("pong reflected %d of %d updates", res.Reflected, count)
+	}
+	return res, nil
+}
+
+// tickResult is what the tick federate reports. Reflections and LastTime
+// are keyed by the producing federate's name; a producer's updates were
+// all received, in order, when its count equals its last time stamp.
+type tickResult struct {
+	Time        float64            `json:"time"`
+	Grants      int                `json:"grants"`
+	Sent        int                `json:"sent"`
+	Reflections map[string]int     `json:"reflections"`
+	LastTime    map[string]float64 `json:"lastTime"`
+	OutOfOrder  int                `json:"outOfOrder"`
+	Lost        []string           `json:"lost"`
+}
+
+// runTick is a time-stepped federate: regulating (lookahead 1) and
+// constrained, it publishes and subscribes Aircraft.Position, waits until
+// it has discovered the objects of peers-1 other federates, then for each
+// step s = 1..steps sends a Position update stamped s and advances to s.
+// It prints "granted T" for every grant. A lost federate only stops
+// counting for time management; stepping goes on.
+func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay time.Duration, out io.Writer) (*tickResult, error) {
+	res := &tickResult{Reflections: map[string]int{}, LastTime: map[string]float64{}, Lost: []string{}}
+	cd, err := codec.New(fed.FDD())
+	if err != nil {
+		return res, err
+	}
+	aircraft, err := fed.GetObjectClassHandle("Aircraft")
+	if err != nil {
+		return res, err
+	}
+	position, err := fed.GetAttributeHandle(aircraft, "Position")
+	if err != nil {
+		return res, err
+	}
+	// Counts are kept by handle and named at the end: a federate's name
+	// may be unknown when its first message arrives, and a lost one's
+	// is known from its FederateLost event.
+	names := map[peer.FederateHandle]string{}
+	count := map[peer.FederateHandle]int{}
+	last := map[peer.FederateHandle]float64{}
+	defer func() {
+		for h, c := range count {
+			n, ok := names[h]
+			if !ok {
+				var err error
+				if n, err = fed.GetFederateName(h); err != nil {
+					n = fmt.Sprintf("federate-%d", h)
+				}
+			}
+			res.Reflections[n] = c
+			res.LastTime[n] = last[h]
+		}
+	}()
+	var regulating, constrained bool
+	seen := map[peer.FederateHandle]bool{}
+	granted := false
+	// handle applies one event to the result.
+	handle := func(ev peer.Event) error {
+		switch ev := ev.(type) {
+		case peer.TimeRegulationEnabled:
+			regulating = true
+		case peer.TimeConstrainedEnabled:
+			constrained = true
+		case peer.DiscoverObjectInstance:
+			if ev.Producer != fed.Handle() {
+				seen[ev.Producer] = true
+			}
+		case peer.FederateJoined:
+			names[ev.Federate] = ev.Name
+		case peer.ReflectAttributeValues:
+			if _, ok := ev.Values[position]; !ok || ev.Time == nil {
+				return nil
+			}
+			t := ev.Time.Float()
+			if l, ok := last[ev.Producer]; ok && t <= l {
+				res.OutOfOrder++
+			}
+			count[ev.Producer]++
+			last[ev.Producer] = t
+		case peer.FederateLost:
+			names[ev.Federate] = ev.Name
+			res.Lost = append(res.Lost, ev.Name)
+			slices.Sort(res.Lost)
+		case peer.TimeAdvanceGrant:
+			res.Grants++
+			res.Time = ev.Time.Float()
+			granted = true
+			fmt.Fprintf(out, "granted %v\n", res.Time)
+		case peer.ConnectionLost:
+			return fmt.Errorf("connection lost: %s", ev.Reason)
+		}
+		return nil
+	}
+	until := func(what string, done func() bool) error {
+		for !done() {
+			ev, err := fed.Next(ctx)
+			if err != nil {
+				return fmt.Errorf("waiting for %s: %w", what, err)
+			}
+			if err := handle(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := errors.Join(
+		fed.PublishObjectClassAttributes(aircraft, position),
+		fed.SubscribeObjectClassAttributes(aircraft, position),
+		fed.EnableTimeRegulation(peer.Float64Time(1)),
+	); err != nil {
+		return res, err
+	}
+	if err := until("time regulation", func() bool { return regulating }); err != nil {
+		return res, err
+	}
+	if err := fed.EnableTimeConstrained(); err != nil {
+		return res, err
+	}
+	if err := until("time constrained", func() bool { return constrained }); err != nil {
+		return res, err
+	}
+	// The object is registered only once this federate is regulating, so
+	// discovering peers-1 objects means every federate holds time back.
+	obj, err := fed.RegisterObjectInstance(aircraft, "")
+	if err != nil {
+		return res, err
+	}
+	if err := until(fmt.Sprintf("%d peers", peers-1), func() bool { return len(seen) >= peers-1 }); err != nil {
+		return res, err
+	}
+	fmt.Fprintf(out, "ready %d\n", len(seen)+1)
+	for step := 1; step <= steps; step++ {
+		if delay > 0 {
+			time.Sleep(delay)
+		}
+		ts := float64(step)
+		b, err := cd.Encode("Position3D", map[string]any{"Band": "X", "Location": []any{ts, 0.0, 0.0}})
+		if err != nil {
+			return res, err
+		}
+		if err := fed.UpdateAttributeValuesWithTime(obj, peer.AttributeValues{position: b}, nil, peer.Float64Time(ts)); err != nil {
+			return res, fmt.Errorf("update at %v: %w", ts, err)
+		}
+		res.Sent++
+		if err := fed.TimeAdvanceRequest(peer.Float64Time(ts)); err != nil {
+			return res, fmt.Errorf("advance to %v: %w", ts, err)
+		}
+		granted = false
+		if err := until(fmt.Sprintf("grant %v", ts), func() bool { return granted }); err != nil {
+			return res, err
+		}
 	}
 	return res, nil
 }
