@@ -3,6 +3,7 @@ package peer
 import (
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -60,6 +61,13 @@ type Config struct {
 
 	// Logger receives diagnostics; the zero value logs nothing.
 	Logger zerolog.Logger
+
+	// Trace, when set, receives a JSON-lines trace of what the federate
+	// did and saw (docs/trace.md). The federate serializes its own
+	// writes, one line per Write call; a writer shared by several
+	// federates must be safe for concurrent use (see NewTraceWriter).
+	// A failed write ends the trace, not the federate.
+	Trace io.Writer
 }
 
 // GossipConfig configures the default control plane.

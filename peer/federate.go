@@ -33,6 +33,7 @@ type Federate struct {
 	handle FederateHandle
 	name   string
 	log    zerolog.Logger
+	trace  *tracer // nil unless Config.Trace is set
 
 	ctl ControlPlane
 	tr  transport.Transport
@@ -95,6 +96,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 		resign:  resignActionOf(fdd.Switches.AutomaticResignAction),
+		trace:   newTracer(cfg.Trace),
 	}
 	ok := false
 	defer func() {
@@ -166,6 +168,9 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		return nil, err
 	}
 	ok = true
+	if f.trace != nil {
+		f.traceJoin()
+	}
 	f.wg.Add(1)
 	go f.run()
 	return f, nil
@@ -332,15 +337,28 @@ func (f *Federate) actOnTime(rd lbts.Ready) {
 		if !ok {
 			continue
 		}
-		f.events.push(f.st.apply(p.msg, delivery{from: p.from, received: TimeStamp, reliable: p.reliable}, f.tk)...)
+		evs := f.st.apply(p.msg, delivery{from: p.from, received: TimeStamp, reliable: p.reliable}, f.tk)
+		if f.trace != nil {
+			f.traceDeliver(p.msg, p.from, TimeStamp, evs)
+		}
+		f.events.push(evs...)
 	}
 	if rd.RegulationEnabled != nil {
+		if f.trace != nil {
+			f.traceTime("regulation", *rd.RegulationEnabled)
+		}
 		f.events.push(TimeRegulationEnabled{Time: f.tk.make(*rd.RegulationEnabled)})
 	}
 	if rd.ConstrainedEnabled != nil {
+		if f.trace != nil {
+			f.traceTime("constrained", *rd.ConstrainedEnabled)
+		}
 		f.events.push(TimeConstrainedEnabled{Time: f.tk.make(*rd.ConstrainedEnabled)})
 	}
 	if rd.Grant != nil {
+		if f.trace != nil {
+			f.traceTime("grant", *rd.Grant)
+		}
 		f.events.push(TimeAdvanceGrant{Time: f.tk.make(*rd.Grant)})
 	}
 	f.tm.Advance(rd)
@@ -405,7 +423,11 @@ func (f *Federate) onData(d reliable.Delivery) {
 	case kindResign:
 		f.forget(from, MemberResigned)
 	default:
-		f.events.push(f.st.apply(m, delivery{from: from, received: Receive, reliable: d.Reliable}, f.tk)...)
+		evs := f.st.apply(m, delivery{from: from, received: Receive, reliable: d.Reliable}, f.tk)
+		if f.trace != nil {
+			f.traceDeliver(m, from, Receive, evs)
+		}
+		f.events.push(evs...)
 	}
 }
 
@@ -440,6 +462,9 @@ func (f *Federate) forget(h FederateHandle, why MemberEventKind) {
 	m, ok := f.members[h]
 	if !ok {
 		return
+	}
+	if f.trace != nil {
+		f.traceForget(h, m.Name, why)
 	}
 	delete(f.members, h)
 	f.tm.RemoveFederate(lbts.FederateID(h))

@@ -237,6 +237,9 @@ func (f *Federate) sendAll(outs []outMsg, ts float64) error {
 		if err != nil {
 			return err
 		}
+		if f.trace != nil {
+			f.traceSend(o.msg)
+		}
 		if o.msg.TSO && o.reliable {
 			if err := f.tm.SentTSO(uint32(o.group), seq, ts); err != nil {
 				return f.timeError(err, ts)
@@ -398,6 +401,9 @@ func (f *Federate) TimeAdvanceRequest(t LogicalTime) error {
 		if err := f.tm.RequestAdvance(ts); err != nil {
 			return f.timeError(err, ts)
 		}
+		if f.trace != nil {
+			f.traceRequest("TAR", ts)
+		}
 		return nil
 	})
 }
@@ -411,6 +417,9 @@ func (f *Federate) ModifyLookahead(lookahead LogicalTime) error {
 	return f.call(func() error {
 		if err := f.tm.ModifyLookahead(l); err != nil {
 			return f.timeError(err, l)
+		}
+		if f.trace != nil {
+			f.traceLookahead(l)
 		}
 		return nil
 	})
@@ -467,9 +476,15 @@ func (f *Federate) ResignFederationExecution(ctx context.Context, action ResignA
 				if _, err := f.send(o); err != nil {
 					return err
 				}
+				if f.trace != nil {
+					f.traceSend(o.msg)
+				}
 			}
 		}
 		_, err := f.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindResign}})
+		if err == nil && f.trace != nil {
+			f.traceResign()
+		}
 		return err
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"sync"
 	"time"
@@ -33,6 +34,11 @@ type Config struct {
 	Key []byte
 	// Tick is each federate's timer interval; default 2 ms.
 	Tick time.Duration
+	// Trace, when set, receives every federate's JSON-lines trace
+	// (docs/trace.md). It is shared, so it must be safe for concurrent
+	// use: wrap a plain writer with peer.NewTraceWriter. Without it, a
+	// writer attached to Add's context with WithTrace is used.
+	Trace io.Writer
 }
 
 // Cluster is a running simulated federation: federates with an
@@ -101,7 +107,7 @@ func (c *Cluster) Add(ctx context.Context, name string) (*peer.Federate, error) 
 		Federation: c.Federation, FederateName: name, FederateType: "testnet",
 		FOMModules: c.cfg.FOM, Create: true,
 		Control: c.Registry.Control(c.Federation), Transport: tr, Key: c.cfg.Key,
-		TickInterval: c.cfg.Tick,
+		TickInterval: c.cfg.Tick, Trace: traceWriter(ctx, c.cfg.Trace),
 	})
 	if err != nil {
 		tr.Close()

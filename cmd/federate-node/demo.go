@@ -30,6 +30,8 @@ type demoFlags struct {
 	mcastPort int
 	timeout   time.Duration
 	verbose   bool
+	trace     string    // -trace FILE
+	traceW    io.Writer // where federates write the trace, when trace is set
 }
 
 // runDemo starts a small federation on this host: a radar and some
@@ -47,6 +49,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&df.mcastPort, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
 	fs.DurationVar(&df.timeout, "timeout", 60*time.Second, "give up after this long")
 	fs.BoolVar(&df.verbose, "v", false, "print every event")
+	fs.StringVar(&df.trace, "trace", "", "write a JSON-lines trace (docs/trace.md) of every federate to `FILE`")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -54,7 +57,23 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "federate-node demo: need at least one aircraft and one step")
 		return 2
 	}
-	if err := demo(df, stdout); err != nil {
+	var tf *traceFile
+	if df.trace != "" {
+		var err error
+		if tf, err = createTrace(df.trace); err != nil {
+			fmt.Fprintln(stderr, "federate-node demo:", err)
+			return 1
+		}
+		df.traceW = tf.w
+	}
+	err := demo(df, stdout)
+	if tf != nil {
+		// demo closed every federate: the trace is complete.
+		if cerr := tf.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, "federate-node demo:", err)
 		return 1
 	}
@@ -105,6 +124,7 @@ func demo(df demoFlags, out io.Writer) error {
 			FOMModules: []*fomxml.Document{doc}, Create: create,
 			Gossip:    peer.GossipConfig{Seeds: seeds},
 			Multicast: transport.UDPConfig{Port: port},
+			Trace:     df.traceW,
 		}
 		f, err := peer.Join(ctx, cfg)
 		if err != nil {

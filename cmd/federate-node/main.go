@@ -33,6 +33,7 @@ commands:
   bench [-count N -size B]     measure round trips and update rate between two processes
   sim [-rewrite] FILE...       run scenario scripts in a simulated federation (docs/testing.md);
                                exit 1 with a diff when an expectation fails
+  trace-check FILE...          check JSON-lines traces written with --trace (docs/trace.md)
   help                         print this text
 `
 
@@ -54,6 +55,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBench(args[1:], stdout, stderr)
 	case "sim":
 		return runSim(args[1:], stdout, stderr)
+	case "trace-check":
+		return runTraceCheck(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/meshrti/meshrti/testnet"
@@ -22,16 +23,21 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	rewrite := fs.Bool("rewrite", false, "replace the expected outputs in the files by the actual ones")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up on a script after this long")
+	trace := fs.String("trace", "", "write a JSON-lines trace (docs/trace.md) to `FILE` and check it; with several scripts, FILE.SCRIPT for each")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: federate-node sim [-rewrite] [-timeout D] FILE...")
+		fmt.Fprintln(stderr, "usage: federate-node sim [-rewrite] [-timeout D] [-trace FILE] FILE...")
 		return 2
 	}
 	code := 0
 	for _, file := range fs.Args() {
-		if !simFile(file, *rewrite, *timeout, stdout, stderr) {
+		tf := *trace
+		if tf != "" && fs.NArg() > 1 {
+			tf += "." + filepath.Base(file)
+		}
+		if !simFile(file, *rewrite, *timeout, tf, stdout, stderr) {
 			code = 1
 		}
 	}
@@ -39,7 +45,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 }
 
 // simFile runs one script and reports whether it passed.
-func simFile(file string, rewrite bool, timeout time.Duration, stdout, stderr io.Writer) bool {
+func simFile(file string, rewrite bool, timeout time.Duration, trace string, stdout, stderr io.Writer) bool {
 	in, err := os.ReadFile(file)
 	if err != nil {
 		fmt.Fprintln(stderr, "federate-node sim:", err)
@@ -47,13 +53,38 @@ func simFile(file string, rewrite bool, timeout time.Duration, stdout, stderr io
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	var tw *traceFile
+	if trace != "" {
+		if tw, err = createTrace(trace); err != nil {
+			fmt.Fprintln(stderr, "federate-node sim:", err)
+			return false
+		}
+		ctx = testnet.WithTrace(ctx, tw.w)
+	}
 	var diff bytes.Buffer
 	res, err := testnet.RunScript(ctx, bytes.NewReader(in), &diff, rewrite)
+	if tw != nil {
+		// RunScript closed every federate: the trace is complete.
+		if cerr := tw.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", file, err)
 		return false
 	}
 	ok := true
+	if trace != "" {
+		vs, err := checkTraceFiles([]string{trace})
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: trace: %v\n", file, err)
+			return false
+		}
+		for _, v := range vs {
+			fmt.Fprintf(stdout, "%s: trace: %v\n", file, v)
+			ok = false
+		}
+	}
 	for _, v := range res.Violations {
 		fmt.Fprintf(stdout, "%s: invariant broken: %v\n", file, v)
 		ok = false

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/testnet"
+)
+
+// runTraceCheck checks JSON-lines traces (docs/trace.md). Several files
+// are read as one trace, as when each process of a run wrote its own. It
+// prints every violation and exits 1 when there is one.
+func runTraceCheck(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("trace-check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "usage: federate-node trace-check FILE...")
+		return 2
+	}
+	rep, err := checkTrace(fs.Args())
+	for _, v := range rep.Violations {
+		fmt.Fprintln(stdout, v)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "federate-node trace-check:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%d events of %d federates: %d sends, %d deliveries, %d grants; %d deliveries from senders not in the trace; %d violations\n",
+		rep.Lines, rep.Federates, rep.Sends, rep.Deliveries, rep.Grants, rep.UnknownSenders, len(rep.Violations))
+	if len(rep.Violations) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// checkTrace reads files as one trace and checks it.
+func checkTrace(files []string) (testnet.TraceReport, error) {
+	rs := make([]io.Reader, 0, 2*len(files))
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return testnet.TraceReport{}, err
+		}
+		defer f.Close()
+		// A newline between files, in case one ends without.
+		rs = append(rs, f, strings.NewReader("\n"))
+	}
+	return testnet.CheckTraceReport(io.MultiReader(rs...))
+}
+
+func checkTraceFiles(files []string) ([]testnet.Violation, error) {
+	rep, err := checkTrace(files)
+	return rep.Violations, err
+}
+
+// traceFile is a trace being written to a file by several federates.
+type traceFile struct {
+	f  *os.File
+	bw *bufio.Writer
+	w  io.Writer // safe for concurrent use
+}
+
+func createTrace(name string) (*traceFile, error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(f, 64*1024)
+	return &traceFile{f: f, bw: bw, w: peer.NewTraceWriter(bw)}, nil
+}
+
+// close flushes and closes the file; every federate writing to it must
+// be closed first.
+func (t *traceFile) close() error {
+	err := t.bw.Flush()
+	if cerr := t.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

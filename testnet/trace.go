@@ -1,0 +1,333 @@
+package testnet
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// TraceEvent is one line of a JSON-lines trace (docs/trace.md). Fields a
+// kind does not use are empty.
+type TraceEvent struct {
+	Ev        string   `json:"ev"`
+	Fed       string   `json:"fed"`
+	Handle    string   `json:"handle,omitempty"`
+	Lookahead *float64 `json:"lookahead,omitempty"`
+	Kind      string   `json:"kind,omitempty"`
+	T         *float64 `json:"t,omitempty"`
+	Msg       string   `json:"msg,omitempty"`
+	Order     string   `json:"order,omitempty"`
+	TS        *float64 `json:"ts,omitempty"`
+	Class     string   `json:"class,omitempty"`
+	Peer      string   `json:"peer,omitempty"`
+}
+
+// TraceReport is what CheckTraceReport found.
+type TraceReport struct {
+	Lines      int // events read
+	Federates  int // distinct federates with at least one event
+	Sends      int
+	Deliveries int
+	Grants     int
+	// UnknownSenders counts deliveries of messages whose sender has no
+	// event in the trace at all: a partial trace, not a violation.
+	UnknownSenders int
+	Violations     []Violation
+}
+
+// CheckTrace reads a trace and returns the violated rules (see
+// CheckTraceReport). Deliveries from senders absent from the trace are
+// not violations; CheckTraceReport counts them.
+func CheckTrace(r io.Reader) ([]Violation, error) {
+	rep, err := CheckTraceReport(r)
+	return rep.Violations, err
+}
+
+// traceFed is the checker's state for one federate.
+type traceFed struct {
+	granted    bool
+	grant      float64
+	strict     bool // the last grant answered TAR or NMR: no TSO at or below it may follow
+	request    string
+	regulating bool
+	lookahead  float64
+	time       float64 // logical time: the last grant or the time regulation was enabled at
+
+	maxTS     float64 // the largest TSO deliver since the last grant
+	maxTSLine int
+	maxTSMsg  string
+
+	delivered map[string]int // msg -> line
+	tso       []string       // TSO deliveries in order
+}
+
+type traceSend struct {
+	fed   string
+	line  int
+	order string
+	ts    *float64
+}
+
+type traceDeliver struct {
+	fed   string
+	line  int
+	msg   string
+	order string
+	ts    *float64
+}
+
+// CheckTraceReport reads a trace, one JSON object per line (blank lines
+// are skipped, unknown event kinds ignored), and verifies:
+//
+//   - grants never decrease per federate;
+//   - after a grant to g that answered TAR or NMR, no TSO delivery has a
+//     time stamp at or below g (below g after TARA, NMRA or FQR);
+//   - every TSO delivery before a grant to g has a time stamp at most g;
+//   - every two federates deliver the TSO messages both deliver in the
+//     same relative order;
+//   - no message is delivered twice to one federate, and no message id is
+//     sent twice;
+//   - every delivered message was sent (when its sender has events in the
+//     trace; otherwise it counts in UnknownSenders), a TSO delivery was
+//     sent TSO, with the same time stamp;
+//   - a regulating federate never sends TSO below its logical time (last
+//     grant, or the time regulation was enabled at) plus its lookahead
+//     (the smallest since regulation was enabled).
+//
+// A receiver that does not know a sender's name yet writes the message
+// id as "#HANDLE/N"; the checker maps HANDLE to the name through the
+// sender's join event.
+//
+// A malformed line is an error; Violations found before it are returned.
+// Violation.Index is the line number (from 1).
+func CheckTraceReport(r io.Reader) (TraceReport, error) {
+	var rep TraceReport
+	feds := map[string]*traceFed{}
+	var order []string
+	fed := func(name string) *traceFed {
+		s := feds[name]
+		if s == nil {
+			s = &traceFed{delivered: map[string]int{}, maxTS: math.Inf(-1)}
+			feds[name] = s
+			order = append(order, name)
+		}
+		return s
+	}
+	sends := map[string]traceSend{}
+	var delivers []traceDeliver
+	handles := map[string]string{} // handle -> federate name, from joins
+	bad := func(fed string, line int, rule, format string, args ...any) {
+		rep.Violations = append(rep.Violations, Violation{Federate: fed, Index: line, Rule: rule, Detail: fmt.Sprintf(format, args...)})
+	}
+
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(strings.TrimSpace(string(b))) == 0 {
+			continue
+		}
+		var e TraceEvent
+		if err := json.Unmarshal(b, &e); err != nil {
+			return rep, fmt.Errorf("testnet: trace line %d: %w", line, err)
+		}
+		if e.Ev == "" || e.Fed == "" {
+			return rep, fmt.Errorf("testnet: trace line %d: missing \"ev\" or \"fed\"", line)
+		}
+		rep.Lines++
+		s := fed(e.Fed)
+		switch e.Ev {
+		case "join":
+			if e.Handle != "" {
+				handles[e.Handle] = e.Fed
+			}
+		case "regulation":
+			s.regulating = true
+			if e.Lookahead != nil {
+				s.lookahead = *e.Lookahead
+			}
+			if e.T != nil && (!s.granted || *e.T > s.time) {
+				s.time = *e.T
+			}
+		case "lookahead":
+			// A decrease may take effect only as time advances and an
+			// increase need not bind at once: keep the smaller.
+			if e.Lookahead != nil && *e.Lookahead < s.lookahead {
+				s.lookahead = *e.Lookahead
+			}
+		case "request":
+			s.request = e.Kind
+		case "grant":
+			if e.T == nil {
+				return rep, fmt.Errorf("testnet: trace line %d: grant without \"t\"", line)
+			}
+			g := *e.T
+			rep.Grants++
+			if s.granted && g < s.grant {
+				bad(e.Fed, line, "grants never decrease", "grant to %v after grant to %v", g, s.grant)
+			}
+			if s.maxTS > g {
+				bad(e.Fed, line, "TSO delivered before a grant is at most its time",
+					"%s at %v (line %d) delivered before grant to %v", s.maxTSMsg, s.maxTS, s.maxTSLine, g)
+			}
+			s.granted, s.grant, s.time = true, g, g
+			switch s.request {
+			case "TARA", "NMRA", "FQR":
+				s.strict = false
+			default:
+				s.strict = true
+			}
+			s.maxTS, s.maxTSLine, s.maxTSMsg = math.Inf(-1), 0, ""
+		case "send":
+			rep.Sends++
+			if e.Msg == "" {
+				return rep, fmt.Errorf("testnet: trace line %d: send without \"msg\"", line)
+			}
+			if prev, ok := sends[e.Msg]; ok {
+				bad(e.Fed, line, "message ids are unique", "%s was sent already by %s (line %d)", e.Msg, prev.fed, prev.line)
+			} else {
+				sends[e.Msg] = traceSend{fed: e.Fed, line: line, order: e.Order, ts: e.TS}
+			}
+			if e.Order == "TSO" && s.regulating {
+				if e.TS == nil {
+					bad(e.Fed, line, "TSO sends have a time stamp", "%s has none", e.Msg)
+				} else if bound := s.time + s.lookahead; *e.TS < bound {
+					bad(e.Fed, line, "regulating sends at or above time + lookahead",
+						"%s at %v below %v + %v", e.Msg, *e.TS, s.time, s.lookahead)
+				}
+			}
+		case "deliver":
+			rep.Deliveries++
+			if e.Msg == "" {
+				return rep, fmt.Errorf("testnet: trace line %d: deliver without \"msg\"", line)
+			}
+			delivers = append(delivers, traceDeliver{fed: e.Fed, line: line, msg: e.Msg, order: e.Order, ts: e.TS})
+			if e.Order != "TSO" {
+				continue
+			}
+			if e.TS == nil {
+				bad(e.Fed, line, "TSO deliveries have a time stamp", "%s has none", e.Msg)
+				continue
+			}
+			ts := *e.TS
+			if s.granted && (ts < s.grant || s.strict && ts == s.grant) {
+				bad(e.Fed, line, "no TSO delivery at or below the last grant",
+					"%s at %v delivered after grant to %v", e.Msg, ts, s.grant)
+			}
+			if ts > s.maxTS {
+				s.maxTS, s.maxTSLine, s.maxTSMsg = ts, line, e.Msg
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return rep, fmt.Errorf("testnet: read trace: %w", err)
+	}
+	rep.Federates = len(feds)
+
+	// Message identity: "#HANDLE/N" is the id a receiver writes before it
+	// knows the sender's name.
+	for i := range delivers {
+		d := &delivers[i]
+		if strings.HasPrefix(d.msg, "#") {
+			if name, ok := handles[senderOf(d.msg)[1:]]; ok {
+				d.msg = name + d.msg[strings.LastIndexByte(d.msg, '/'):]
+			}
+		}
+	}
+	kept := delivers[:0]
+	for _, d := range delivers {
+		s := feds[d.fed]
+		if prev, ok := s.delivered[d.msg]; ok {
+			bad(d.fed, d.line, "no message is delivered twice", "%s delivered already (line %d)", d.msg, prev)
+			continue
+		}
+		s.delivered[d.msg] = d.line
+		if d.order == "TSO" && d.ts != nil {
+			s.tso = append(s.tso, d.msg)
+		}
+		kept = append(kept, d)
+	}
+	for _, d := range kept {
+		sd, ok := sends[d.msg]
+		if !ok {
+			if _, known := feds[senderOf(d.msg)]; known {
+				bad(d.fed, d.line, "every delivered message was sent", "%s was never sent", d.msg)
+			} else {
+				rep.UnknownSenders++
+			}
+			continue
+		}
+		if d.order == "TSO" {
+			if sd.order != "TSO" {
+				bad(d.fed, d.line, "TSO deliveries were sent TSO", "%s was sent %s", d.msg, sd.order)
+			} else if d.ts != nil && sd.ts != nil && *d.ts != *sd.ts {
+				bad(d.fed, d.line, "deliveries keep the time stamp", "%s sent at %v, delivered at %v", d.msg, *sd.ts, *d.ts)
+			}
+		}
+	}
+
+	// Same relative order of shared TSO messages, for every pair.
+	sort.Strings(order)
+	pos := make(map[string]map[string]int, len(order))
+	for _, name := range order {
+		p := make(map[string]int, len(feds[name].tso))
+		for i, m := range feds[name].tso {
+			p[m] = i
+		}
+		pos[name] = p
+	}
+	for i, a := range order {
+		for _, b := range order[i+1:] {
+			pb := pos[b]
+			last, lastMsg := -1, ""
+			for _, m := range feds[a].tso {
+				j, ok := pb[m]
+				if !ok {
+					continue
+				}
+				if j < last {
+					bad(b, feds[b].delivered[m], "TSO messages are delivered in the same order everywhere",
+						"%s delivers %s before %s, %s after", a, lastMsg, m, b)
+					break
+				}
+				last, lastMsg = j, m
+			}
+		}
+	}
+	sort.SliceStable(rep.Violations, func(i, j int) bool { return rep.Violations[i].Index < rep.Violations[j].Index })
+	return rep, nil
+}
+
+// senderOf is the sender part of a message id "SENDER/N".
+func senderOf(msg string) string {
+	if i := strings.LastIndexByte(msg, '/'); i >= 0 {
+		return msg[:i]
+	}
+	return msg
+}
+
+type traceKey struct{}
+
+// WithTrace returns a context that makes Cluster.Add (and so RunScript,
+// which adds federates with the context it was given) trace every
+// federate it joins to w, unless Config.Trace is set. w must be safe for
+// concurrent use (peer.NewTraceWriter).
+func WithTrace(ctx context.Context, w io.Writer) context.Context {
+	return context.WithValue(ctx, traceKey{}, w)
+}
+
+// traceWriter is cfg, or else the writer WithTrace attached to ctx.
+func traceWriter(ctx context.Context, cfg io.Writer) io.Writer {
+	if cfg != nil {
+		return cfg
+	}
+	w, _ := ctx.Value(traceKey{}).(io.Writer)
+	return w
+}
