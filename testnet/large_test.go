@@ -78,28 +78,8 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 		must(t, f.SubscribeObjectClassAttributes(h.aircraft, h.position))
 		must(t, f.PublishObjectClassAttributes(h.aircraft, h.position))
 	}
-	// Enable everyone at once, then wait: each enable waits for every
-	// other member's acknowledgement.
-	for _, f := range c.Feds {
-		must(t, f.EnableTimeRegulation(peer.Float64Time(1)))
-	}
-	for i := range c.Feds {
-		must(t, c.Logs[i].WaitFor(ctx, Has[peer.TimeRegulationEnabled]()))
-	}
-	for _, f := range c.Feds {
-		must(t, f.EnableTimeConstrained())
-	}
-	for i := range c.Feds {
-		must(t, c.Logs[i].WaitFor(ctx, Has[peer.TimeConstrainedEnabled]()))
-	}
-	objs := make([]peer.ObjectInstanceHandle, n)
-	for i, f := range c.Feds {
-		objs[i], err = f.RegisterObjectInstance(h.aircraft, "")
-		must(t, err)
-	}
-	for i := range c.Feds {
-		must(t, c.Logs[i].WaitFor(ctx, count[peer.DiscoverObjectInstance](n-1)))
-	}
+	enableAll(t, ctx, c)
+	objs := registerAll(t, ctx, c, h)
 	ready := time.Since(start)
 	cutAt := steps / 3
 	var left, right []string

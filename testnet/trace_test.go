@@ -260,20 +260,8 @@ func TestTraceFaultyCluster(t *testing.T) {
 		must(t, f.PublishObjectClassAttributes(h.aircraft, h.position, h.status))
 		must(t, f.PublishInteractionClass(h.contact))
 	}
-	for i, f := range c.Feds {
-		must(t, f.EnableTimeRegulation(peer.Float64Time(1)))
-		must(t, c.Logs[i].WaitFor(ctx, Has[peer.TimeRegulationEnabled]()))
-		must(t, f.EnableTimeConstrained())
-		must(t, c.Logs[i].WaitFor(ctx, Has[peer.TimeConstrainedEnabled]()))
-	}
-	objs := make([]peer.ObjectInstanceHandle, n)
-	for i, f := range c.Feds {
-		objs[i], err = f.RegisterObjectInstance(h.aircraft, "")
-		must(t, err)
-	}
-	for i := range c.Feds {
-		must(t, c.Logs[i].WaitFor(ctx, count[peer.DiscoverObjectInstance](n-1)))
-	}
+	enableAll(t, ctx, c)
+	objs := registerAll(t, ctx, c, h)
 	alive := n
 	for k := 1; k <= steps; k++ {
 		if k == crashAt {

@@ -20,22 +20,12 @@ func TestClusterOverLoopbackMulticast(t *testing.T) {
 	}
 	defer c.Close()
 	h := lookup(t, c.Feds[0])
-	for i, f := range c.Feds {
+	for _, f := range c.Feds {
 		must(t, f.SubscribeObjectClassAttributes(h.aircraft, h.position))
 		must(t, f.PublishObjectClassAttributes(h.aircraft, h.position))
-		must(t, f.EnableTimeRegulation(peer.Float64Time(1)))
-		must(t, c.Logs[i].WaitFor(ctx, Has[peer.TimeRegulationEnabled]()))
-		must(t, f.EnableTimeConstrained())
-		must(t, c.Logs[i].WaitFor(ctx, Has[peer.TimeConstrainedEnabled]()))
 	}
-	objs := make([]peer.ObjectInstanceHandle, len(c.Feds))
-	for i, f := range c.Feds {
-		objs[i], err = f.RegisterObjectInstance(h.aircraft, "")
-		must(t, err)
-	}
-	for i := range c.Feds {
-		must(t, c.Logs[i].WaitFor(ctx, count[peer.DiscoverObjectInstance](len(c.Feds)-1)))
-	}
+	enableAll(t, ctx, c)
+	objs := registerAll(t, ctx, c, h)
 	const steps = 5
 	for k := 1; k <= steps; k++ {
 		for i, f := range c.Feds {
