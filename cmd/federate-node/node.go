@@ -35,6 +35,7 @@ type nodeFlags struct {
 	count      int
 	size       int
 	timeout    time.Duration
+	trace      string
 	iface      string
 	ttl        int
 	peers      int
@@ -58,6 +59,7 @@ func (n *nodeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&n.count, "count", 1000, "ping: updates to send")
 	fs.IntVar(&n.size, "size", 100, "ping: payload bytes per update")
 	fs.DurationVar(&n.timeout, "timeout", 60*time.Second, "give up after this long")
+	fs.StringVar(&n.trace, "trace", "", "write a JSON-lines trace (docs/trace.md) of this federate to `FILE`")
 	fs.StringVar(&n.iface, "iface", transport.DefaultInterface, "multicast interface (name or one of its IPv4 addresses)")
 	fs.IntVar(&n.ttl, "ttl", 0, "multicast TTL: 0 stays on this host, 1 reaches the local link")
 	fs.IntVar(&n.peers, "peers", 2, "tick: federates (this one included) to wait for before stepping")
@@ -121,6 +123,16 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "federate-node node:", err)
 		return 2
+	}
+	if nf.trace != "" {
+		tf, err := createTrace(nf.trace)
+		if err != nil {
+			fmt.Fprintln(stderr, "federate-node node:", err)
+			return 1
+		}
+		// Deferred first, so it runs after the federate is closed.
+		defer tf.close()
+		cfg.Trace = tf.w
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), nf.timeout)
 	defer cancel()

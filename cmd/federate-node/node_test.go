@@ -102,10 +102,13 @@ func TestTwoProcesses(t *testing.T) {
 	defer cancel()
 	fed := fmt.Sprintf("proc-test-%d", os.Getpid())
 	port := fmt.Sprint(42000 + os.Getpid()%5000)
-	pong := start(t, ctx, bin, "node", "-role", "pong", "-name", "pong", "-create", "-federation", fed, "-mcast-port", port, "-timeout", "80s")
+	dir := t.TempDir()
+	pongTrace, pingTrace := filepath.Join(dir, "pong.jsonl"), filepath.Join(dir, "ping.jsonl")
+	pong := start(t, ctx, bin, "node", "-role", "pong", "-name", "pong", "-create", "-federation", fed, "-mcast-port", port, "-timeout", "80s",
+		"-trace", pongTrace)
 	seed := strings.TrimSpace(pong.line(t, "gossip ", 20*time.Second))
 	ping := start(t, ctx, bin, "node", "-role", "ping", "-name", "ping", "-federation", fed, "-mcast-port", port,
-		"-seeds", seed, "-count", "2000", "-size", "100", "-timeout", "80s")
+		"-seeds", seed, "-count", "2000", "-size", "100", "-timeout", "80s", "-trace", pingTrace)
 	var res pingResult
 	if err := json.Unmarshal([]byte(ping.line(t, "result ", 80*time.Second)), &res); err != nil {
 		t.Fatal(err)
@@ -125,6 +128,11 @@ func TestTwoProcesses(t *testing.T) {
 	}
 	if res.Pings != 200 || pres.Pings < 200 {
 		t.Errorf("pings: %d answered, pong saw %d", res.Pings, pres.Pings)
+	}
+	// The two processes' traces, read together, satisfy the checker.
+	var out, errOut strings.Builder
+	if code := run([]string{"trace-check", pongTrace, pingTrace}, &out, &errOut); code != 0 {
+		t.Errorf("trace-check: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 	t.Logf("two processes: RTT median %.0f us (p90 %.0f), %d x %d-byte updates at %.0f/s",
 		res.RTTMedianMicros, res.RTTP90Micros, res.Updates, res.PayloadBytes, res.UpdatesPerSec)
