@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -437,11 +438,17 @@ func parseSwitch(v string) (bool, bool) {
 	return false, false
 }
 
-// ResignActions are the names the standard gives the resign actions.
+// resignActions are the names the standard gives the resign actions, in
+// the order of the 1516e ResignAction enumeration.
 var resignActions = []string{
 	"UnconditionallyDivestAttributes", "DeleteObjects", "CancelPendingOwnershipAcquisitions",
 	"DeleteObjectsThenDivest", "CancelThenDeleteThenDivest", "NoAction",
 }
+
+// ResignActionNames returns the names of the resign actions a FOM's
+// automaticResignAction switch may hold, in the order of the 1516e
+// ResignAction enumeration (UnconditionallyDivestAttributes first).
+func ResignActionNames() []string { return slices.Clone(resignActions) }
 
 func validResignAction(v string) bool {
 	for _, a := range resignActions {

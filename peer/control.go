@@ -97,10 +97,7 @@ func NewMemRegistry() *MemRegistry {
 
 // Control returns a control plane for one federate of federation.
 func (r *MemRegistry) Control(federation string) ControlPlane {
-	c := &memControl{reg: r, fed: federation, out: make(chan MemberEvent), done: make(chan struct{}), wake: make(chan struct{}, 1)}
-	c.wg.Add(1)
-	go c.pump()
-	return c
+	return &memControl{reg: r, fed: federation, events: newMemberPump()}
 }
 
 // Crash makes a federate disappear as if its host died: the others get
@@ -129,7 +126,7 @@ func (r *MemRegistry) removeLocked(federation string, h FederateHandle, kind Mem
 		}
 	}
 	for _, o := range r.members[federation] {
-		o.node.enqueue(MemberEvent{Kind: kind, Member: m.Member})
+		o.node.events.push(MemberEvent{Kind: kind, Member: m.Member})
 	}
 }
 
@@ -139,53 +136,8 @@ type memControl struct {
 	self FederateHandle
 	dead bool // guarded by reg.mu
 
-	qmu   sync.Mutex
-	queue []MemberEvent
-	wake  chan struct{}
-	out   chan MemberEvent
-	done  chan struct{}
-	once  sync.Once
-	wg    sync.WaitGroup
-}
-
-func (c *memControl) enqueue(ev MemberEvent) {
-	c.qmu.Lock()
-	c.queue = append(c.queue, ev)
-	c.qmu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
-
-// pump moves queued events to the output channel, so that the registry
-// never blocks on a slow federate.
-func (c *memControl) pump() {
-	defer c.wg.Done()
-	defer close(c.out)
-	for {
-		c.qmu.Lock()
-		var ev MemberEvent
-		have := len(c.queue) > 0
-		if have {
-			ev = c.queue[0]
-			c.queue = c.queue[1:]
-		}
-		c.qmu.Unlock()
-		if !have {
-			select {
-			case <-c.wake:
-				continue
-			case <-c.done:
-				return
-			}
-		}
-		select {
-		case c.out <- ev:
-		case <-c.done:
-			return
-		}
-	}
+	events *memberPump
+	once   sync.Once
 }
 
 var errCrashed = errors.New("peer: control plane node crashed")
@@ -275,7 +227,7 @@ func (c *memControl) JoinFederate(_ context.Context, name, typ string) (Federate
 	}
 	m := &memMember{Member: Member{Handle: h, Name: name, Type: typ}, node: c}
 	for _, o := range members {
-		o.node.enqueue(MemberEvent{Kind: MemberJoined, Member: m.Member})
+		o.node.events.push(MemberEvent{Kind: MemberJoined, Member: m.Member})
 	}
 	members[h] = m
 	c.self = h
@@ -321,7 +273,7 @@ func (c *memControl) Members() []Member {
 	return out
 }
 
-func (c *memControl) Events() <-chan MemberEvent { return c.out }
+func (c *memControl) Events() <-chan MemberEvent { return c.events.out }
 
 func (c *memControl) Close() error {
 	c.once.Do(func() {
@@ -332,8 +284,74 @@ func (c *memControl) Close() error {
 		}
 		c.dead = true
 		c.reg.mu.Unlock()
-		close(c.done)
+		c.events.stop()
 	})
-	c.wg.Wait()
 	return nil
+}
+
+// memberPump hands membership events to a channel through an unbounded
+// queue, so that whoever produces them (the registry, the gossip cluster's
+// event reader) never blocks on a federate that is slow to read.
+type memberPump struct {
+	mu    sync.Mutex
+	queue []MemberEvent
+	wake  chan struct{} // capacity 1: "there may be events"
+	out   chan MemberEvent
+	done  chan struct{}
+	wg    sync.WaitGroup
+	once  sync.Once
+}
+
+// newMemberPump starts the goroutine that feeds out; stop ends it.
+func newMemberPump() *memberPump {
+	p := &memberPump{wake: make(chan struct{}, 1), out: make(chan MemberEvent), done: make(chan struct{})}
+	p.wg.Add(1)
+	go p.run()
+	return p
+}
+
+// push queues ev; it never blocks.
+func (p *memberPump) push(ev MemberEvent) {
+	p.mu.Lock()
+	p.queue = append(p.queue, ev)
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stop ends the pump, dropping what is still queued, closes out, and
+// waits for the goroutine.
+func (p *memberPump) stop() {
+	p.once.Do(func() { close(p.done) })
+	p.wg.Wait()
+}
+
+func (p *memberPump) run() {
+	defer p.wg.Done()
+	defer close(p.out)
+	for {
+		p.mu.Lock()
+		var ev MemberEvent
+		have := len(p.queue) > 0
+		if have {
+			ev = p.queue[0]
+			p.queue = p.queue[1:]
+		}
+		p.mu.Unlock()
+		if !have {
+			select {
+			case <-p.wake:
+				continue
+			case <-p.done:
+				return
+			}
+		}
+		select {
+		case p.out <- ev:
+		case <-p.done:
+			return
+		}
+	}
 }

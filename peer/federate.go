@@ -515,18 +515,15 @@ func (f *Federate) leaveGroups(gs []transport.Group) error {
 	return nil
 }
 
+// resignActionOf maps a FOM's automaticResignAction name to the action;
+// ResignAction follows the same enumeration order.
 func resignActionOf(name string) ResignAction {
-	for i, n := range resignActions {
+	for i, n := range fomxml.ResignActionNames() {
 		if n == name {
 			return ResignAction(i + 1)
 		}
 	}
 	return CancelThenDeleteThenDivest
-}
-
-var resignActions = []string{
-	"UnconditionallyDivestAttributes", "DeleteObjects", "CancelPendingOwnershipAcquisitions",
-	"DeleteObjectsThenDivest", "CancelThenDeleteThenDivest", "NoAction",
 }
 
 // TimeStatus returns a snapshot of the federate's time-management state,

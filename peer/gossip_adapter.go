@@ -13,11 +13,10 @@ import (
 // gossipControl is the ControlPlane over meshrti's gossip cluster: one
 // memberlist member per federate, agreement through its register.
 type gossipControl struct {
-	c    *gossip.Cluster
-	out  chan MemberEvent
-	done chan struct{}
-	wg   sync.WaitGroup
-	once sync.Once
+	c      *gossip.Cluster
+	events *memberPump
+	wg     sync.WaitGroup // the event reader
+	once   sync.Once
 }
 
 // startGossip starts the federate's gossip member for cfg.
@@ -38,44 +37,19 @@ func startGossip(ctx context.Context, cfg *Config) (ControlPlane, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: control plane: %w", ErrConnectionFailed, err)
 	}
-	g := &gossipControl{c: c, out: make(chan MemberEvent), done: make(chan struct{})}
+	g := &gossipControl{c: c, events: newMemberPump()}
 	g.wg.Add(1)
-	go g.pump()
+	go g.read()
 	return g, nil
 }
 
-// pump translates the cluster's events into membership events. It ends
-// when the cluster closes its event channel or Close is called.
-func (g *gossipControl) pump() {
+// read translates the cluster's events into membership events until the
+// cluster closes its event channel.
+func (g *gossipControl) read() {
 	defer g.wg.Done()
-	defer close(g.out)
-	var queue []MemberEvent
-	in := g.c.Events()
-	for {
-		var out chan MemberEvent
-		var head MemberEvent
-		if len(queue) > 0 {
-			out, head = g.out, queue[0]
-		}
-		select {
-		case ev, ok := <-in:
-			if !ok {
-				in = nil
-				if len(queue) == 0 {
-					return
-				}
-				continue
-			}
-			if me, ok := translate(ev); ok {
-				queue = append(queue, me)
-			}
-		case out <- head:
-			queue = queue[1:]
-			if in == nil && len(queue) == 0 {
-				return
-			}
-		case <-g.done:
-			return
+	for ev := range g.c.Events() {
+		if me, ok := translate(ev); ok {
+			g.events.push(me)
 		}
 	}
 }
@@ -187,14 +161,14 @@ func (g *gossipControl) Members() []Member {
 	return out
 }
 
-func (g *gossipControl) Events() <-chan MemberEvent { return g.out }
+func (g *gossipControl) Events() <-chan MemberEvent { return g.events.out }
 
 func (g *gossipControl) Close() error {
 	var err error
 	g.once.Do(func() {
-		err = g.c.Close()
-		close(g.done)
+		err = g.c.Close() // closes the cluster's events: read ends
 		g.wg.Wait()
+		g.events.stop()
 	})
 	return err
 }

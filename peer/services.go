@@ -217,11 +217,9 @@ func (f *Federate) UpdateAttributeValuesWithTime(obj ObjectInstanceHandle, value
 }
 
 func (f *Federate) update(obj ObjectInstanceHandle, values AttributeValues, tag []byte, hasTime bool, ts float64) error {
-	reg := f.tm.Regulating()
-	if hasTime && reg {
-		if err := f.checkSend(ts); err != nil {
-			return err
-		}
+	reg, err := f.mayStamp(hasTime, ts)
+	if err != nil {
+		return err
 	}
 	outs, err := f.st.update(obj, values, tag, hasTime, ts, reg)
 	if err != nil {
@@ -266,11 +264,9 @@ func (f *Federate) SendInteractionWithTime(class InteractionClassHandle, values 
 }
 
 func (f *Federate) interact(class InteractionClassHandle, values ParameterValues, tag []byte, hasTime bool, ts float64) error {
-	reg := f.tm.Regulating()
-	if hasTime && reg {
-		if err := f.checkSend(ts); err != nil {
-			return err
-		}
+	reg, err := f.mayStamp(hasTime, ts)
+	if err != nil {
+		return err
 	}
 	o, err := f.st.interaction(class, values, tag, hasTime, ts, reg)
 	if err != nil {
@@ -295,11 +291,9 @@ func (f *Federate) DeleteObjectInstanceWithTime(obj ObjectInstanceHandle, tag []
 }
 
 func (f *Federate) del(obj ObjectInstanceHandle, tag []byte, hasTime bool, ts float64) error {
-	reg := f.tm.Regulating()
-	if hasTime && reg {
-		if err := f.checkSend(ts); err != nil {
-			return err
-		}
+	reg, err := f.mayStamp(hasTime, ts)
+	if err != nil {
+		return err
 	}
 	o, err := f.st.delete(obj, tag, hasTime, ts, reg)
 	if err != nil {
@@ -310,11 +304,18 @@ func (f *Federate) del(obj ObjectInstanceHandle, tag []byte, hasTime bool, ts fl
 
 // ---- Time management (§8) ----
 
-func (f *Federate) checkSend(ts float64) error {
-	if err := f.tm.CheckSend(ts); err != nil {
-		return f.timeError(err, ts)
+// mayStamp checks a time stamp given to an update, interaction or delete:
+// a regulating federate may not send below its time plus lookahead. It
+// reports whether the federate is regulating, which decides whether the
+// message travels in time-stamp order.
+func (f *Federate) mayStamp(hasTime bool, ts float64) (regulating bool, err error) {
+	regulating = f.tm.Regulating()
+	if hasTime && regulating {
+		if err := f.tm.CheckSend(ts); err != nil {
+			return regulating, f.timeError(err, ts)
+		}
 	}
-	return nil
+	return regulating, nil
 }
 
 // timeError maps the time core's errors onto the HLA exceptions.

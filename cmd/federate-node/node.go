@@ -315,7 +315,7 @@ func runPing(ctx context.Context, fed *peer.Federate, count, size int) (*pingRes
 	}
 	// pingOnce sends one ping and waits for its pong, resending on a
 	// timeout while the other side may not have subscribed yet.
-	pingOnce := func(seq int64, payload []byte, retry time.Duration) ([]byte, error) {
+	pingOnce := func(ctx context.Context, seq int64, payload []byte, retry time.Duration) ([]byte, error) {
 		for {
 			if err := fed.SendInteraction(h.ping, peer.ParameterValues{h.pingSeq: i64(seq), h.pingData: payload}, nil); err != nil {
 				return nil, err
@@ -340,14 +340,14 @@ func runPing(ctx context.Context, fed *peer.Federate, count, size int) (*pingRes
 		}
 	}
 	// Warm up: the first answered ping proves the pong side subscribed.
-	if _, err := pingOnce(0, nil, 200*time.Millisecond); err != nil {
+	if _, err := pingOnce(ctx, 0, nil, 200*time.Millisecond); err != nil {
 		return nil, fmt.Errorf("no answer to the first ping: %w", err)
 	}
 	res := &pingResult{Updates: count, PayloadBytes: size}
 	var rtts []time.Duration
 	for i := int64(1); i <= 200; i++ {
 		start := time.Now()
-		if _, err := pingOnce(i, make([]byte, 8), time.Second); err != nil {
+		if _, err := pingOnce(ctx, i, make([]byte, 8), time.Second); err != nil {
 			return res, fmt.Errorf("ping %d: %w", i, err)
 		}
 		rtts = append(rtts, time.Since(start))
@@ -373,7 +373,7 @@ func runPing(ctx context.Context, fed *peer.Federate, count, size int) (*pingRes
 	// until the count is complete (repairs may still be under way).
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		b, err := pingOnce(seqReport, nil, time.Second)
+		b, err := pingOnce(ctx, seqReport, nil, time.Second)
 		if err != nil {
 			return res, fmt.Errorf("asking for the update count (last answer %d): %w", res.Reflected, err)
 		}
@@ -390,10 +390,7 @@ func runPing(ctx context.Context, fed *peer.Federate, count, size int) (*pingRes
 	// little, then go on either way.
 	sctx, scancel := context.WithTimeout(ctx, 3*time.Second)
 	defer scancel()
-	stopCtx := ctx
-	ctx = sctx
-	_, _ = pingOnce(seqStop, nil, time.Second)
-	ctx = stopCtx
+	_, _ = pingOnce(sctx, seqStop, nil, time.Second)
 	if res.Reflected != int64(count) {
 		return res, fmt.Errorf("pong reflected %d of %d updates", res.Reflected, count)
 	}
