@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,7 +71,7 @@ func RunScript(ctx context.Context, r io.Reader, w io.Writer, rewrite bool) (*Sc
 			return nil, fmt.Errorf("line %d: %s: %w", st.line, st.cmd, err)
 		}
 		res.Steps++
-		if !equalLines(got, st.expected) || !st.sep {
+		if !slices.Equal(got, st.expected) || !st.sep {
 			res.Mismatches++
 			if !rewrite {
 				fmt.Fprintf(w, "line %d: %s\n", st.line, st.cmd)
@@ -295,6 +296,7 @@ type simulation struct {
 	msgs     map[string]int  // messages sent per federate, for tags
 	userTags map[string]bool // tags the script chose, printed
 	printed  []int           // events printed per log
+	lines    []string        // extra output of the step (list)
 	queries  []string        // federates whose time state this step prints
 }
 
@@ -363,6 +365,8 @@ func (s *simulation) step(line string) ([]string, error) {
 		out = append(out, s.query(n))
 	}
 	s.queries = nil
+	out = append(out, s.lines...)
+	s.lines = nil
 	if len(out) == 0 {
 		out = []string{"ok"}
 	}
@@ -481,6 +485,25 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		}
 		s.c.Net.SetLinkFaults(a.pos[0], a.pos[1], f)
 		return nil, nil
+	case "destroy", "list":
+		// Federation-wide services, called as a connected non-member.
+		cfg := peer.Config{Federation: s.c.Federation, Control: s.c.Registry.Control(s.c.Federation)}
+		if cmd == "destroy" {
+			return fail("federation", peer.DestroyFederationExecution(s.ctx, cfg))
+		}
+		list, err := peer.ListFederationExecutions(s.ctx, cfg)
+		if err != nil {
+			return fail("federation", err)
+		}
+		names := []string{}
+		for _, n := range list {
+			if n == s.c.Federation {
+				n = "this" // the name holds a random part
+			}
+			names = append(names, n)
+		}
+		s.lines = append(s.lines, fmt.Sprintf("federations: %v", names))
+		return nil, nil
 	}
 	// Every other command names one federate first.
 	if len(a.pos) != 1 {
@@ -581,7 +604,7 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		vals := peer.AttributeValues{}
 		c, _ := s.fdd.ObjectClassByHandle(o.class)
 		for _, k := range a.rest() {
-			at, ok := findAttribute(c, k)
+			at, ok := c.Attribute(k)
 			if !ok {
 				return nil, fmt.Errorf("no attribute %s in %s", k, c.QualifiedName)
 			}
@@ -608,7 +631,7 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		tag := s.tag(name, a)
 		vals := peer.ParameterValues{}
 		for _, k := range a.rest() {
-			p, ok := findParameter(c, k)
+			p, ok := c.Parameter(k)
 			if !ok {
 				return nil, fmt.Errorf("no parameter %s in %s", k, c.QualifiedName)
 			}
@@ -763,35 +786,13 @@ func (s *simulation) classAttrs(a *args) (peer.ObjectClassHandle, []peer.Attribu
 	}
 	var hs []peer.AttributeHandle
 	for _, n := range strings.Split(as, ",") {
-		at, ok := findAttribute(c, n)
+		at, ok := c.Attribute(n)
 		if !ok {
 			return 0, nil, fmt.Errorf("no attribute %s in %s", n, c.QualifiedName)
 		}
 		hs = append(hs, at.Handle)
 	}
 	return c.Handle, hs, nil
-}
-
-func findAttribute(c *fomxml.ObjectClass, name string) (*fomxml.Attribute, bool) {
-	for ; c != nil; c = c.Parent {
-		for _, at := range c.Attributes {
-			if at.Name == name {
-				return at, true
-			}
-		}
-	}
-	return nil, false
-}
-
-func findParameter(c *fomxml.InteractionClass, name string) (*fomxml.Parameter, bool) {
-	for ; c != nil; c = c.Parent {
-		for _, p := range c.Parameters {
-			if p.Name == name {
-				return p, true
-			}
-		}
-	}
-	return nil, false
 }
 
 func (s *simulation) object(a *args) (*simObject, error) {
@@ -819,6 +820,9 @@ func (s *simulation) tag(fed string, a *args) []byte {
 
 // scrub replaces object instance handles in an error text by labels.
 func (s *simulation) scrub(msg string) string {
+	if s.c != nil {
+		msg = strings.ReplaceAll(msg, s.c.Federation, "this") // the name holds a random part
+	}
 	type pair struct{ h, l string }
 	var ps []pair
 	for h, l := range s.objLabel {
@@ -1010,18 +1014,6 @@ func (s *simulation) attrName(h peer.AttributeHandle) string {
 }
 
 // ---- Diffs ----
-
-func equalLines(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // lineDiff returns a minimal line diff of want and got: "- " for lines
 // only in want, "+ " for lines only in got, "  " for common ones.
