@@ -330,7 +330,7 @@ func (f *Federate) actOnTime(rd lbts.Ready) {
 			f.log.Error().Err(err).Msg("encode time message")
 			continue
 		}
-		f.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindTime, Time2: b}})
+		f.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindTime, TimeMsg: b}})
 	}
 	for _, d := range rd.Deliver {
 		p, ok := d.Payload.(tsoPayload)
@@ -404,7 +404,7 @@ func (f *Federate) onData(d reliable.Delivery) {
 	switch m.Kind {
 	case kindTime:
 		var tm lbts.Message
-		if err := msgpack.Unmarshal(m.Time2, &tm); err != nil {
+		if err := msgpack.Unmarshal(m.TimeMsg, &tm); err != nil {
 			f.stats.malformed.Add(1)
 			return
 		}

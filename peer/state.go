@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,11 +43,9 @@ type ownedObject struct {
 
 // knownObject is an instance this federate discovered.
 type knownObject struct {
-	class     *fomxml.ObjectClass // registered class
-	known     *fomxml.ObjectClass // class it was discovered as
-	name      string
-	producer  FederateHandle
-	discovery bool // the discover event was emitted
+	class *fomxml.ObjectClass // registered class
+	known *fomxml.ObjectClass // class it was discovered as
+	name  string
 }
 
 // state is one federate's declarations and objects. It belongs to the
@@ -541,7 +540,7 @@ func (s *state) answerQuery(class uint64) []outMsg {
 			out = append(out, outMsg{group: objectGroup(o.class.Handle), reliable: true, msg: s.registerMsg(h, o)})
 		}
 	}
-	slices.SortFunc(out, func(a, b outMsg) int { return int(a.msg.Obj.Serial) - int(b.msg.Obj.Serial) })
+	slices.SortFunc(out, func(a, b outMsg) int { return cmp.Compare(a.msg.Obj.Serial, b.msg.Obj.Serial) })
 	return out
 }
 
@@ -676,7 +675,7 @@ func (s *state) discover(h ObjectInstanceHandle, class uint64, name string, from
 	if name == "" {
 		name = fmt.Sprintf("HLAobject_%d_%d", h.Federate, h.Serial)
 	}
-	s.known[h] = &knownObject{class: c, known: as, name: name, producer: from, discovery: true}
+	s.known[h] = &knownObject{class: c, known: as, name: name}
 	s.names[name] = h
 	return DiscoverObjectInstance{Object: h, Class: as.Handle, Name: name, Producer: from}, true
 }
@@ -694,15 +693,7 @@ func (s *state) removeFederate(f FederateHandle, deletes bool) []Event {
 			hs = append(hs, h)
 		}
 	}
-	slices.SortFunc(hs, func(a, b ObjectInstanceHandle) int {
-		switch {
-		case a.Serial < b.Serial:
-			return -1
-		case a.Serial > b.Serial:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(hs, func(a, b ObjectInstanceHandle) int { return cmp.Compare(a.Serial, b.Serial) })
 	var evs []Event
 	for _, h := range hs {
 		k := s.known[h]

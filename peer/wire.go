@@ -31,7 +31,7 @@ type wireMsg struct {
 	TSO     bool                 `msgpack:"s,omitempty"`
 	HasTime bool                 `msgpack:"h,omitempty"`
 	Time    float64              `msgpack:"t,omitempty"`
-	Time2   []byte               `msgpack:"m,omitempty"` // an encoded lbts message
+	TimeMsg []byte               `msgpack:"m,omitempty"` // an encoded lbts message
 }
 
 func encodeMsg(m *wireMsg) ([]byte, error) {
