@@ -112,47 +112,21 @@ func (m *merger) merge(d *Document) {
 	if d.interactions != nil {
 		m.mergeInteraction(d.interactions, nil, mod)
 	}
-	for _, x := range d.dimensions {
-		if old, ok := m.dims[x.Name]; ok {
-			if old.DataType != x.DataType || old.UpperBound != x.UpperBound ||
-				old.Normalization != x.Normalization || old.Value != x.Value || old.HasValue != x.HasValue {
-				m.errs.conflict(x.Pos, old.Pos, "dimension %s is defined differently", x.Name)
-			}
-			continue
-		}
-		c := *x
-		m.dims[x.Name] = &c
-	}
-	for _, x := range d.transportations {
-		if old, ok := m.trans[x.Name]; ok {
-			if old.Reliable != x.Reliable {
-				m.errs.conflict(x.Pos, old.Pos, "transportation %s is defined differently", x.Name)
-			}
-			continue
-		}
-		c := *x
-		m.trans[x.Name] = &c
-	}
-	for _, x := range d.updateRates {
-		if old, ok := m.rates[x.Name]; ok {
-			if old.Rate != x.Rate {
-				m.errs.conflict(x.Pos, old.Pos, "update rate %s is defined differently", x.Name)
-			}
-			continue
-		}
-		c := *x
-		m.rates[x.Name] = &c
-	}
-	for _, x := range d.syncPoints {
-		if old, ok := m.syncs[x.Label]; ok {
-			if old.DataType != x.DataType || old.Capability != x.Capability {
-				m.errs.conflict(x.Pos, old.Pos, "synchronization point %s is defined differently", x.Label)
-			}
-			continue
-		}
-		c := *x
-		m.syncs[x.Label] = &c
-	}
+	mergeTable(m, m.dims, d.dimensions, "dimension",
+		func(x *Dimension) (string, Pos) { return x.Name, x.Pos },
+		func(a, b *Dimension) bool {
+			return a.DataType == b.DataType && a.UpperBound == b.UpperBound &&
+				a.Normalization == b.Normalization && a.Value == b.Value && a.HasValue == b.HasValue
+		})
+	mergeTable(m, m.trans, d.transportations, "transportation",
+		func(x *Transportation) (string, Pos) { return x.Name, x.Pos },
+		func(a, b *Transportation) bool { return a.Reliable == b.Reliable })
+	mergeTable(m, m.rates, d.updateRates, "update rate",
+		func(x *UpdateRate) (string, Pos) { return x.Name, x.Pos },
+		func(a, b *UpdateRate) bool { return a.Rate == b.Rate })
+	mergeTable(m, m.syncs, d.syncPoints, "synchronization point",
+		func(x *SyncPoint) (string, Pos) { return x.Label, x.Pos },
+		func(a, b *SyncPoint) bool { return a.DataType == b.DataType && a.Capability == b.Capability })
 	for _, x := range d.dataTypes {
 		if old, ok := f.DataTypes[x.Name]; ok {
 			if why := typeDiff(old, x); why != "" {
@@ -183,6 +157,24 @@ func (m *merger) merge(d *Document) {
 	}
 	m.mergeSwitches(d)
 	f.Notes = append(f.Notes, d.notes...)
+}
+
+// mergeTable merges the entries of one module's table into the merged
+// table: a new name is copied in; a name already there must be defined
+// the same way (same), or it is a conflict naming both places.
+func mergeTable[T any](m *merger, table map[string]*T, items []*T, what string, id func(*T) (string, Pos), same func(a, b *T) bool) {
+	for _, x := range items {
+		name, at := id(x)
+		if old, ok := table[name]; ok {
+			if !same(old, x) {
+				_, oldAt := id(old)
+				m.errs.conflict(at, oldAt, "%s %s is defined differently", what, name)
+			}
+			continue
+		}
+		c := *x
+		table[name] = &c
+	}
 }
 
 // mergeString merges a single-valued property: "NA" and "" say nothing;
