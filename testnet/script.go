@@ -656,13 +656,16 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			return fail(name, f.DeleteObjectInstanceWithTime(o.h, tag, peer.Float64Time(ts)))
 		}
 		return fail(name, f.DeleteObjectInstance(o.h, tag))
-	case "enable-regulation":
+	case "enable-regulation", "modify-lookahead":
 		l, ok, err := a.float("lookahead")
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			return nil, errors.New("missing lookahead=")
+		}
+		if cmd == "modify-lookahead" {
+			return fail(name, f.ModifyLookahead(peer.Float64Time(l)))
 		}
 		return fail(name, f.EnableTimeRegulation(peer.Float64Time(l)))
 	case "disable-regulation":
