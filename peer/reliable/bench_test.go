@@ -7,10 +7,19 @@ import (
 )
 
 // benchSendStep measures one sender and one receiver exchanging reliable
-// 100-byte messages on one group: Send, Ready, Step, Ready, Advance.
-func benchSendStep(b *testing.B, key []byte) {
-	s := newEP(b, 1, 1, key, 1)
-	r := newEP(b, 2, 1, key, 1)
+// 100-byte messages on one group: Send, Ready, Step, Ready, Advance, with
+// the receiver's ACKs going back. With bundle, the sender flushes every
+// 32 messages.
+func benchSendStep(b *testing.B, key []byte, bundle bool) {
+	mk := func(id NodeID) *Endpoint {
+		e, err := New(Config{Self: id, Incarnation: 1, Federation: "test", Key: key, Bundle: bundle})
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.Join(1)
+		return e
+	}
+	s, r := mk(1), mk(2)
 	handshake(b, s, r)
 	payload := make([]byte, 100)
 	b.ReportAllocs()
@@ -20,6 +29,11 @@ func benchSendStep(b *testing.B, key []byte) {
 		if _, err := s.Send(1, payload, true); err != nil {
 			b.Fatal(err)
 		}
+		n++
+		if bundle && n%32 != 0 {
+			continue
+		}
+		s.Flush()
 		rd := s.Ready()
 		for _, o := range rd.Out {
 			if err := r.Step(o.Group, o.Frame); err != nil {
@@ -28,17 +42,23 @@ func benchSendStep(b *testing.B, key []byte) {
 		}
 		s.Advance(rd)
 		rr := r.Ready()
-		if len(rr.Deliver) != 1 {
-			b.Fatalf("delivered %d", len(rr.Deliver))
+		for _, o := range rr.Out {
+			if err := s.Step(o.Group, o.Frame); err != nil {
+				b.Fatal(err)
+			}
 		}
 		r.Advance(rr)
-		n++
+	}
+	if m, _ := s.Backlog(1); m > uint64(s.cfg.Window) {
+		b.Fatalf("backlog %d: ACKs do not flow", m)
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "msgs/s")
 }
 
-func BenchmarkSendStep(b *testing.B)      { benchSendStep(b, nil) }
-func BenchmarkSendStepKeyed(b *testing.B) { benchSendStep(b, testKey) }
+func BenchmarkSendStep(b *testing.B)             { benchSendStep(b, nil, false) }
+func BenchmarkSendStepKeyed(b *testing.B)        { benchSendStep(b, testKey, false) }
+func BenchmarkSendStepBundled(b *testing.B)      { benchSendStep(b, nil, true) }
+func BenchmarkSendStepBundledKeyed(b *testing.B) { benchSendStep(b, testKey, true) }
 
 // BenchmarkStep measures the receiver alone: in-order reliable 100-byte
 // frames from 8 senders on 4 groups, after their SYNCs.

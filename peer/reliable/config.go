@@ -13,6 +13,11 @@ const (
 	DefaultHeartbeatTicks   = 10
 	DefaultNakDelayTicks    = 2
 	DefaultMaxFrame         = 1400
+	DefaultMaxMessage       = 16 << 20
+	DefaultWindow           = 1024
+	DefaultWindowBytes      = 4 << 20
+	DefaultRetransmitBytes  = 4 << 20
+	DefaultAckTimeoutTicks  = 400
 
 	// MinMaxFrame and MaxMaxFrame bound Config.MaxFrame.
 	MinMaxFrame = 128
@@ -44,13 +49,40 @@ type Config struct {
 	// Federation names the federation execution. Required. Frames carry
 	// FederationID(Federation); frames of other federations are dropped.
 	Federation string
-	// Key, when set, authenticates every frame with HMAC-SHA256 (truncated
-	// to 16 bytes) and a per-sender replay window. Every member must use
-	// the same key. At least MinKeyLen bytes.
+	// Key, when set, seals every frame with AES-GCM (see Key) under key
+	// id 0, with a per-sender replay window. Every member must use the
+	// same key. At least MinKeyLen bytes. Ignored when Keys is set.
 	Key []byte
+	// Keys, when set, are the federation keys: Keys[0] seals outgoing
+	// frames, and frames sealed with any of them are accepted. See
+	// Endpoint.SetKeys for rotation.
+	Keys []Key
+	// Bundle holds sent messages in an open frame per group until Flush,
+	// Tick, or the frame is full, so that many small messages share one
+	// datagram. Without it every Send seals its frame at once.
+	Bundle bool
+	// MaxMessage is the largest message Send accepts and a receiver
+	// reassembles; messages larger than one frame are fragmented. Default
+	// DefaultMaxMessage.
+	MaxMessage int
 	// RetransmitBuffer is the number of reliable messages kept per group
-	// for retransmission. Default DefaultRetransmitBuffer.
+	// for repair after every known receiver acknowledged them (history for
+	// receivers that learn of the stream late). Default
+	// DefaultRetransmitBuffer.
 	RetransmitBuffer int
+	// RetransmitBytes bounds that history in payload bytes. Default
+	// DefaultRetransmitBytes.
+	RetransmitBytes int
+	// Window and WindowBytes bound the backlog of a group, in messages and
+	// payload bytes, at which Blocked reports back-pressure (see flow.go).
+	// Window also bounds the messages of one bundle. Defaults
+	// DefaultWindow and DefaultWindowBytes.
+	Window      int
+	WindowBytes int
+	// AckTimeoutTicks is how long a receiver may acknowledge nothing new
+	// while it misses messages before it stops holding the window.
+	// Default DefaultAckTimeoutTicks.
+	AckTimeoutTicks int
 	// ReorderBuffer bounds, per (sender, group), how far past the next
 	// expected sequence a receiver buffers out-of-order messages; later
 	// ones are dropped (and repaired). It also bounds how many messages a
@@ -89,8 +121,16 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Federation == "" {
 		return c, errors.New("reliable: Config.Federation is empty")
 	}
-	if c.Key != nil && len(c.Key) < MinKeyLen {
-		return c, fmt.Errorf("reliable: key of %d bytes, want at least %d", len(c.Key), MinKeyLen)
+	if c.Keys == nil && c.Key != nil {
+		c.Keys = []Key{{ID: 0, Secret: c.Key}}
+	}
+	if c.Keys != nil {
+		if len(c.Keys) == 0 {
+			return c, errors.New("reliable: Config.Keys is empty")
+		}
+		if err := checkKeys(c.Keys); err != nil {
+			return c, err
+		}
 	}
 	for _, f := range []struct {
 		name string
@@ -98,11 +138,16 @@ func (c Config) withDefaults() (Config, error) {
 		def  int
 	}{
 		{"RetransmitBuffer", &c.RetransmitBuffer, DefaultRetransmitBuffer},
+		{"RetransmitBytes", &c.RetransmitBytes, DefaultRetransmitBytes},
+		{"Window", &c.Window, DefaultWindow},
+		{"WindowBytes", &c.WindowBytes, DefaultWindowBytes},
+		{"AckTimeoutTicks", &c.AckTimeoutTicks, DefaultAckTimeoutTicks},
 		{"ReorderBuffer", &c.ReorderBuffer, DefaultReorderBuffer},
 		{"HeartbeatTicks", &c.HeartbeatTicks, DefaultHeartbeatTicks},
 		{"NakDelayTicks", &c.NakDelayTicks, DefaultNakDelayTicks},
 		{"NakRetryTicks", &c.NakRetryTicks, 0}, // see below
 		{"MaxFrame", &c.MaxFrame, DefaultMaxFrame},
+		{"MaxMessage", &c.MaxMessage, DefaultMaxMessage},
 	} {
 		if *f.v < 0 {
 			return c, fmt.Errorf("reliable: negative Config.%s %d", f.name, *f.v)

@@ -1,12 +1,9 @@
 package reliable
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"slices"
 
 	"github.com/meshrti/meshrti/peer/transport"
@@ -83,13 +80,21 @@ func (rd Ready) Empty() bool {
 // Step.
 type Stats struct {
 	// Sender side.
-	Sent           uint64 // reliable messages sent
-	SentBestEffort uint64 // best-effort messages sent
-	Retransmits    uint64 // retransmission frames sent
-	Heartbeats     uint64 // heartbeat frames sent
-	NAKs           uint64 // NAK frames sent
-	NAKsReceived   uint64 // NAK frames addressed to this endpoint
-	Gones          uint64 // gone frames sent
+	Sent             uint64 // reliable messages sent
+	SentBestEffort   uint64 // best-effort messages sent
+	DataFrames       uint64 // data and best-effort frames (bundles) sent
+	Fragments        uint64 // fragments sent (messages larger than a frame)
+	Retransmits      uint64 // messages retransmitted
+	RetransmitFrames uint64 // retransmission frames sent
+	Acks             uint64 // ACK frames sent
+	AcksReceived     uint64 // ACK frames received
+	Leaves           uint64 // LEAVE frames sent
+	ReceiversStalled uint64 // receivers that stopped acknowledging and no longer hold the window
+	ReceiversResumed uint64 // stalled receivers that acknowledged again
+	Heartbeats       uint64 // heartbeat frames sent
+	NAKs             uint64 // NAK frames sent
+	NAKsReceived     uint64 // NAK frames addressed to this endpoint
+	Gones            uint64 // gone frames sent
 
 	// Join handshake.
 	Hellos           uint64 // HELLO frames sent (joins and SYNC requests)
@@ -108,12 +113,15 @@ type Stats struct {
 	BeforeStart         uint64 // messages buffered before a stream started, below its start, dropped
 	ReorderDropped      uint64 // messages beyond the reorder buffer, dropped
 	NAKsObserved        uint64 // other receivers' NAKs that suppress ours
+	Reassembled         uint64 // fragmented messages put together and delivered
+	Incomplete          uint64 // fragmented messages dropped incomplete (reliable ones reported as gaps)
 
 	// Frames dropped by Step, by reason.
 	Malformed        uint64 // ErrMalformed
 	BadVersion       uint64 // ErrVersion
 	WrongFederation  uint64 // ErrWrongFederation
 	WrongGroup       uint64 // ErrWrongGroup
+	BadChecksum      uint64 // ErrChecksum
 	AuthFailed       uint64 // ErrAuth
 	Replayed         uint64 // ErrReplay
 	Own              uint64 // ErrOwnFrame
@@ -129,12 +137,14 @@ type Stats struct {
 type Endpoint struct {
 	cfg        Config
 	fed        uint64
-	maxPayload int
+	bodyMax    int // largest frame body
+	maxEntries int // most entries in one bundle
 	maxRanges  int
 
-	mac     hash.Hash // nil when unkeyed
-	macBuf  [sha256.Size]byte
-	counter uint64 // last frame counter used (authenticated frames)
+	seal sealer
+	cand *peer   // a sender run being authenticated (see newPeer)
+	rtx  bundle  // retransmissions being bundled
+	ents []entry // scratch for parsing bundles
 
 	now int64 // ticks so far
 
@@ -157,27 +167,12 @@ type Endpoint struct {
 	stats Stats
 }
 
-// sendState is the outgoing stream of one group.
-type sendState struct {
-	group    transport.Group
-	hw       uint64 // highest reliable seq sent
-	be       uint64 // highest best-effort seq sent
-	ring     []slot // reliable messages, (seq-1) % RetransmitBuffer
-	lastSent int64  // tick of the last reliable message or heartbeat
-	hbEvery  int64  // current heartbeat interval
-}
-
-type slot struct {
-	payload []byte
-	retxAt  int64 // tick of the last retransmission
-	retx    bool  // retransmitted at least once
-}
-
 // peer is what a receiver knows of a remote node.
 type peer struct {
 	id     NodeID
 	inc    uint64
 	window replayWindow
+	aeads  []peerAEAD // keyed: the AEADs opening its frames, by key id
 }
 
 type streamKey struct {
@@ -191,12 +186,14 @@ type stream struct {
 	p   *peer
 	idx int // index in Endpoint.stream
 
-	started bool              // the reliable sequence has a starting point
-	next    uint64            // next reliable seq to deliver
-	hw      uint64            // highest reliable seq known to exist
-	buf     map[uint64][]byte // out-of-order reliable payloads, seq > next (any seq while unsynced)
-	nakAt   int64             // tick to (re)consider NAKing; 0: none
-	supp    []suppressed      // ranges recently NAKed (by us or others)
+	started bool             // the reliable sequence has a starting point
+	next    uint64           // next reliable seq to deliver
+	hw      uint64           // highest reliable seq known to exist
+	buf     map[uint64]entry // out-of-order reliable entries, seq > next (any seq while unsynced)
+	acked   uint64           // the sequence our last ACK of this stream named
+	frag    reassembly       // reliable message being reassembled
+	nakAt   int64            // tick to (re)consider NAKing; 0: none
+	supp    []suppressed     // ranges recently NAKed (by us or others)
 
 	// While not started: when to ask the sender for a SYNC (0: not yet
 	// heard reliable traffic) and the current interval between asks.
@@ -210,6 +207,15 @@ type stream struct {
 
 	beHigh uint64 // highest best-effort seq seen
 	beMask uint64 // bit i: beHigh-i seen
+	beFrag reassembly
+}
+
+// reassembly is a fragmented message being put together.
+type reassembly struct {
+	active bool
+	first  uint64 // sequence of its first fragment
+	next   uint64 // best effort: sequence of the fragment expected next
+	buf    []byte
 }
 
 type suppressed struct {
@@ -232,27 +238,49 @@ func New(cfg Config) (*Endpoint, error) {
 		streams:   make(map[streamKey]*stream),
 		forgotten: make(map[NodeID]uint64),
 	}
-	overhead := HeaderLen
-	if cfg.Key != nil {
-		overhead += TrailerLen
-		// Derive the MAC key so the federation key is used for one purpose.
-		kdf := hmac.New(sha256.New, cfg.Key)
-		kdf.Write([]byte("meshrti reliable v1 frame mac"))
-		e.mac = hmac.New(sha256.New, kdf.Sum(nil))
+	if cfg.Keys != nil {
+		if err := e.seal.setKeys(cfg.Keys, cfg.Self, cfg.Incarnation); err != nil {
+			return nil, err
+		}
 	}
-	e.maxPayload = cfg.MaxFrame - overhead
-	e.maxRanges = min((cfg.MaxFrame-overhead-nakFixedLen)/nakRangeLen, maxNakRanges)
+	e.bodyMax = cfg.MaxFrame - HeaderLen - e.seal.trailerLen()
+	e.maxEntries = max(1, min(cfg.RetransmitBuffer, cfg.Window))
+	e.maxRanges = min((e.bodyMax-nakFixedLen)/nakRangeLen, maxNakRanges)
+	e.rtx.buf = make([]byte, HeaderLen, cfg.MaxFrame)
 	return e, nil
 }
 
-// MaxPayload returns the largest payload Send accepts.
-func (e *Endpoint) MaxPayload() int { return e.maxPayload }
+// MaxPayload returns the largest message that fits one frame unfragmented.
+func (e *Endpoint) MaxPayload() int { return e.bodyMax - entryOverhead(e.bodyMax) }
+
+// SetKeys replaces the federation keys: keys[0] seals the frames sent
+// from now on (retransmissions included), and frames sealed with any of
+// keys are accepted. An endpoint configured without a key cannot be given
+// one, nor the reverse. To rotate, every member first adds the new key
+// second in its list, then every member puts it first, then every member
+// drops the old one; no frame is lost on the way.
+func (e *Endpoint) SetKeys(keys []Key) error {
+	if !e.seal.keyed() || len(keys) == 0 {
+		return errors.New("reliable: SetKeys needs a keyed endpoint and at least one key")
+	}
+	if err := e.seal.setKeys(slices.Clone(keys), e.cfg.Self, e.cfg.Incarnation); err != nil {
+		return err
+	}
+	for _, p := range e.peers {
+		p.aeads = nil
+	}
+	return nil
+}
 
 // Leave stops receiving on g and discards the incoming streams of g,
 // without reporting gaps, and the receivers recorded for g (see Join).
 // The outgoing stream of g is kept. A later Join is a new join.
 func (e *Endpoint) Leave(g transport.Group) {
 	if gs := e.groups[g]; gs != nil {
+		// Tell the senders of g we no longer hold their window.
+		f, _ := e.newFrame(kindLeave, g, gs.nonce, 0)
+		e.emit(g, f)
+		e.stats.Leaves++
 		delete(e.groups, g)
 		e.groupList = slices.DeleteFunc(e.groupList, func(x *groupState) bool { return x == gs })
 	}
@@ -319,74 +347,17 @@ func consume[T any](s []T, n int) []T {
 	return s[:k]
 }
 
-// Send queues payload as the next message on g. A reliable message is
-// kept for retransmission and delivered exactly once, in order, to every
-// receiver it is owed to, or reported to it as a gap: every member of g
-// this endpoint has learned of (see Join). A best-effort one is sent once,
-// to whoever listens. Send returns the message's sequence number (reliable
-// and best-effort messages have separate sequences). The frame is in the
-// next Ready. Send does not keep payload.
-func (e *Endpoint) Send(g transport.Group, payload []byte, reliable bool) (uint64, error) {
-	if len(payload) > e.maxPayload {
-		return 0, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(payload), e.maxPayload)
-	}
-	st := e.sends[g]
-	if st == nil {
-		st = &sendState{group: g, hbEvery: int64(e.cfg.HeartbeatTicks)}
-		e.sends[g] = st
-		e.sendList = append(e.sendList, st)
-	}
-	if !reliable {
-		if st.be == MaxSeq {
-			return 0, fmt.Errorf("reliable: best-effort sequence space of group %d exhausted", g)
-		}
-		st.be++
-		f, body := e.newFrame(kindBestEffort, g, st.be, len(payload))
-		copy(body, payload)
-		e.emit(g, f)
-		e.stats.SentBestEffort++
-		return st.be, nil
-	}
-	if st.hw == MaxSeq {
-		return 0, fmt.Errorf("reliable: sequence space of group %d exhausted", g)
-	}
-	st.hw++
-	seq := st.hw
-	f, body := e.newFrame(kindData, g, seq, len(payload))
-	copy(body, payload)
-	i := int((seq - 1) % uint64(e.cfg.RetransmitBuffer))
-	if i == len(st.ring) {
-		st.ring = append(st.ring, slot{})
-	}
-	st.ring[i] = slot{payload: body}
-	st.lastSent = e.now
-	st.hbEvery = int64(e.cfg.HeartbeatTicks)
-	e.emit(g, f)
-	e.stats.Sent++
-	return seq, nil
-}
-
-// low returns the oldest reliable seq st still holds (hw+1 when none).
-func (e *Endpoint) low(st *sendState) uint64 {
-	if n := uint64(e.cfg.RetransmitBuffer); st.hw > n {
-		return st.hw - n + 1
-	}
-	return 1
-}
-
-// Tick advances the endpoint's clock by one tick: it sends due
-// heartbeats, join HELLOs, SYNC requests and NAKs.
+// Tick advances the endpoint's clock by one tick: it seals open frames
+// and sends due heartbeats, join HELLOs, SYNC requests, ACKs and NAKs.
 func (e *Endpoint) Tick() {
 	e.now++
+	e.Flush()
 	maxEvery := int64(e.cfg.HeartbeatTicks) * heartbeatBackoff
 	for _, st := range e.sendList {
 		if st.hw == 0 || e.now-st.lastSent < st.hbEvery {
 			continue
 		}
-		f, body := e.newFrame(kindHeartbeat, st.group, st.hw, heartbeatBodyLen)
-		binary.BigEndian.PutUint64(body, e.low(st))
-		e.emit(st.group, f)
-		e.stats.Heartbeats++
+		e.heartbeat(st)
 		st.lastSent = e.now
 		st.hbEvery = min(2*st.hbEvery, maxEvery)
 	}
@@ -399,19 +370,25 @@ func (e *Endpoint) Tick() {
 			e.requestSync(s)
 		}
 	}
+	e.tickStalls()
+}
+
+// heartbeat sends a heartbeat of st: its highest sequence and the oldest
+// it holds. st has no open reliable frame.
+func (e *Endpoint) heartbeat(st *sendState) {
+	f, body := e.newFrame(kindHeartbeat, st.group, st.hw, heartbeatBodyLen)
+	binary.BigEndian.PutUint64(body, e.low(st))
+	e.emit(st.group, f)
+	e.stats.Heartbeats++
 }
 
 // newFrame allocates a frame of kind k with a body of n bytes, fills in
 // the header and returns the frame and its body.
 func (e *Endpoint) newFrame(k kind, g transport.Group, seq uint64, n int) (frame, body []byte) {
-	size := HeaderLen + n
-	if e.mac != nil {
-		size += TrailerLen
-	}
-	f := make([]byte, size)
+	f := make([]byte, HeaderLen+n+e.seal.trailerLen())
 	putHeader(f, header{
 		kind:   k,
-		auth:   e.mac != nil,
+		auth:   e.seal.keyed(),
 		group:  g,
 		fed:    e.fed,
 		sender: e.cfg.Self,
@@ -421,21 +398,11 @@ func (e *Endpoint) newFrame(k kind, g transport.Group, seq uint64, n int) (frame
 	return f, f[HeaderLen : HeaderLen+n]
 }
 
-// emit seals f (counter and MAC when keyed) and queues it for sending.
+// emit seals f (checksum, or encryption and tag when keyed) and queues it
+// for sending.
 func (e *Endpoint) emit(g transport.Group, f []byte) {
-	if e.mac != nil {
-		e.counter++
-		n := len(f)
-		binary.BigEndian.PutUint64(f[n-TrailerLen:], e.counter)
-		copy(f[n-macLen:], e.sum(f[:n-macLen]))
-	}
+	e.seal.seal(f)
 	e.out = append(e.out, Outgoing{Group: g, Frame: f})
-}
-
-func (e *Endpoint) sum(b []byte) []byte {
-	e.mac.Reset()
-	e.mac.Write(b)
-	return e.mac.Sum(e.macBuf[:0])[:macLen]
 }
 
 // Step processes a frame received on group g. It returns an error, and
@@ -466,24 +433,17 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 		e.stats.Own++
 		return ErrOwnFrame
 	}
-	body := frame[HeaderLen:]
-	var counter uint64
-	switch {
-	case e.mac != nil:
-		if !h.auth || len(body) < TrailerLen {
+	body, counter, err := e.open(h, frame)
+	if err != nil {
+		switch {
+		case errors.Is(err, ErrChecksum):
+			e.stats.BadChecksum++
+		case errors.Is(err, ErrAuth):
 			e.stats.AuthFailed++
-			return fmt.Errorf("%w: no MAC", ErrAuth)
+		default:
+			e.stats.Malformed++
 		}
-		n := len(frame)
-		if !hmac.Equal(e.sum(frame[:n-macLen]), frame[n-macLen:]) {
-			e.stats.AuthFailed++
-			return fmt.Errorf("%w: bad MAC from %d", ErrAuth, h.sender)
-		}
-		counter = binary.BigEndian.Uint64(frame[n-TrailerLen:])
-		body = frame[HeaderLen : n-TrailerLen]
-	case h.auth:
-		e.stats.AuthFailed++
-		return fmt.Errorf("%w: authenticated frame but no key configured", ErrAuth)
+		return err
 	}
 
 	// The sender: incarnation, then replay window.
@@ -494,7 +454,7 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 	p := e.peers[h.sender]
 	switch {
 	case p == nil:
-		p = &peer{id: h.sender, inc: h.inc}
+		p = e.newPeer(h.sender, h.inc)
 		e.peers[h.sender] = p
 		delete(e.forgotten, h.sender)
 	case h.inc < p.inc:
@@ -503,13 +463,16 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 	case h.inc > p.inc:
 		e.newIncarnation(p, h.inc)
 	}
-	if e.mac != nil && !p.window.accept(counter) {
+	if e.seal.keyed() && !p.window.accept(counter) {
 		e.stats.Replayed++
 		return fmt.Errorf("%w: sender %d counter %d", ErrReplay, h.sender, counter)
 	}
 
-	if h.kind == kindNAK {
+	switch h.kind {
+	case kindNAK:
 		return e.stepNAK(h, body)
+	case kindAck:
+		return e.stepAck(g, p, body)
 	}
 	gs := e.groups[g]
 	if gs == nil {
@@ -520,6 +483,15 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 		e.stats.Malformed++
 		return err
 	}
+	ents := e.ents[:0]
+	if h.kind.bundled() {
+		ents, err = parseBundle(ents, body, h.seq)
+		e.ents = ents[:0]
+		if err != nil {
+			e.stats.Malformed++
+			return err
+		}
+	}
 	e.stats.Received++
 	switch h.kind {
 	case kindHello:
@@ -528,20 +500,32 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 	case kindSync:
 		e.onSync(gs, p, h.seq, body)
 		return nil
+	case kindLeave:
+		e.onLeave(gs, p, h.seq)
+		return nil
 	}
 	s := e.streamOf(p, g)
 	switch h.kind {
 	case kindData:
 		s.vouch = min(s.vouch, h.seq-1)
-		e.onData(s, h.seq, body)
+		for i, en := range ents {
+			e.onData(s, h.seq+uint64(i), en)
+		}
+		e.maybeAck(s, false)
 	case kindRetransmit:
 		// Not a vouch: a repair asked for by others may be old.
-		e.onData(s, h.seq, body)
+		for i, en := range ents {
+			e.onData(s, h.seq+uint64(i), en)
+		}
+		e.maybeAck(s, false)
 	case kindBestEffort:
-		e.onBestEffort(s, h.seq, body)
+		for i, en := range ents {
+			e.onBestEffort(s, h.seq+uint64(i), en)
+		}
 	case kindHeartbeat:
 		s.vouch = min(s.vouch, h.seq)
 		e.onHeartbeat(s, h.seq, binary.BigEndian.Uint64(body))
+		e.maybeAck(s, true)
 	case kindGone:
 		e.onGone(s, h.seq)
 	}
@@ -579,6 +563,10 @@ func checkBody(h header, body []byte) error {
 	case kindGone:
 		if len(body) != goneBodyLen {
 			return fmt.Errorf("%w: gone body of %d bytes", ErrMalformed, len(body))
+		}
+	case kindLeave:
+		if len(body) != 0 {
+			return fmt.Errorf("%w: leave body of %d bytes", ErrMalformed, len(body))
 		}
 	}
 	return nil
@@ -630,52 +618,6 @@ func (e *Endpoint) stepNAK(h header, body []byte) error {
 	return nil
 }
 
-// repair answers a NAK for our stream on g: retransmits what we hold and
-// sends one gone frame for what we no longer hold.
-func (e *Endpoint) repair(g transport.Group, rs []byte, n int) {
-	st := e.sends[g]
-	if st == nil || st.hw == 0 {
-		return
-	}
-	low := e.low(st)
-	holdoff := int64(e.cfg.NakDelayTicks)
-	budget := e.cfg.RetransmitBuffer // bounds the work of one NAK
-	var gone seqRange
-	for i := range n {
-		from, to := binary.BigEndian.Uint64(rs[i*16:]), binary.BigEndian.Uint64(rs[i*16+8:])
-		to = min(to, st.hw)
-		if from > to {
-			continue
-		}
-		if from < low {
-			if gone.from == 0 || from < gone.from {
-				gone.from = from
-			}
-			gone.to = max(gone.to, min(to, low-1))
-			from = low
-		}
-		for seq := from; seq <= to && budget > 0; seq++ {
-			budget--
-			sl := &st.ring[(seq-1)%uint64(e.cfg.RetransmitBuffer)]
-			if sl.retx && e.now-sl.retxAt < holdoff {
-				continue
-			}
-			sl.retx, sl.retxAt = true, e.now
-			f, body := e.newFrame(kindRetransmit, g, seq, len(sl.payload))
-			copy(body, sl.payload)
-			e.emit(g, f)
-			e.stats.Retransmits++
-		}
-	}
-	if gone.from != 0 && gone.from <= gone.to {
-		f, body := e.newFrame(kindGone, g, low, goneBodyLen)
-		binary.BigEndian.PutUint64(body, gone.from)
-		binary.BigEndian.PutUint64(body[8:], gone.to)
-		e.emit(g, f)
-		e.stats.Gones++
-	}
-}
-
 // newIncarnation flushes p's streams (deliver what is buffered, report the
 // rest as gaps) and restarts them at sequence 1 of the new incarnation:
 // this endpoint was joined all along, so it expects the whole new stream.
@@ -693,6 +635,7 @@ func (e *Endpoint) newIncarnation(p *peer, inc uint64) {
 	}
 	p.inc = inc
 	p.window = replayWindow{}
+	p.aeads = e.newPeer(p.id, inc).aeads
 	e.forgetReceiver(p.id)
 }
 

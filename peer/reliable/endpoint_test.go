@@ -139,11 +139,12 @@ func TestConfig(t *testing.T) {
 		c.NakRetryTicks != 3*DefaultNakDelayTicks || c.MaxFrame != DefaultMaxFrame || c.Rand == nil {
 		t.Errorf("defaults: %+v", c)
 	}
-	if e.MaxPayload() != DefaultMaxFrame-HeaderLen {
+	// A frame holds one entry: a flags byte and a 2-byte length.
+	if e.MaxPayload() != DefaultMaxFrame-HeaderLen-crcLen-3 {
 		t.Errorf("MaxPayload %d", e.MaxPayload())
 	}
 	k := newEP(t, 1, 1, testKey)
-	if k.MaxPayload() != DefaultMaxFrame-HeaderLen-TrailerLen {
+	if k.MaxPayload() != DefaultMaxFrame-HeaderLen-TrailerLen-3 {
 		t.Errorf("keyed MaxPayload %d", k.MaxPayload())
 	}
 }
@@ -153,11 +154,21 @@ func TestSendTooLarge(t *testing.T) {
 	if _, err := e.Send(1, make([]byte, e.MaxPayload()), true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Send(1, make([]byte, e.MaxPayload()+1), true); !errors.Is(err, ErrTooLarge) {
+	if f := take(e).Out; len(f) != 1 || len(f[0].Frame) != DefaultMaxFrame {
+		t.Errorf("a message of MaxPayload bytes took %d frames", len(f))
+	}
+	if _, err := e.Send(1, make([]byte, DefaultMaxMessage+1), true); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("err = %v, want ErrTooLarge", err)
 	}
-	if f := take(e).Out[0].Frame; len(f) != DefaultMaxFrame {
-		t.Errorf("full frame is %d bytes, want %d", len(f), DefaultMaxFrame)
+	small, _ := New(Config{Self: 1, Federation: "test", MaxMessage: 10})
+	if _, err := small.Send(1, make([]byte, 11), false); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("err = %v, want ErrTooLarge", err)
+	}
+	if _, err := e.Send(1, make([]byte, e.MaxPayload()+1), true); err != nil {
+		t.Errorf("one byte over a frame: %v", err)
+	}
+	if f := take(e).Out; len(f) != 2 || len(f[0].Frame) != DefaultMaxFrame {
+		t.Errorf("one byte over a frame took %d frames", len(f))
 	}
 }
 
@@ -165,14 +176,15 @@ func TestFrameHeader(t *testing.T) {
 	e := newEP(t, 0x0102030405060708, 9, nil)
 	f := sendFrame(t, e, 0xa0b0c0d0, "hi", true)
 	want := []byte{
-		0x6d, 0x72, 1, byte(kindData),
+		0x6d, 0x72, 2, byte(kindData),
 		0xa0, 0xb0, 0xc0, 0xd0,
 	}
 	want = binary.BigEndian.AppendUint64(want, FederationID("test"))
 	want = binary.BigEndian.AppendUint64(want, 0x0102030405060708)
 	want = binary.BigEndian.AppendUint64(want, 9)
 	want = binary.BigEndian.AppendUint64(want, 1)
-	want = append(want, "hi"...)
+	want = append(want, 0, 2, 'h', 'i') // one entry: flags, length, payload
+	want = withCRC(want)
 	if !slices.Equal(f, want) {
 		t.Errorf("frame\n% x\nwant\n% x", f, want)
 	}
@@ -200,7 +212,7 @@ func TestStepRejects(t *testing.T) {
 	hdr := func(k kind, seq uint64, body ...byte) []byte {
 		b := make([]byte, HeaderLen)
 		putHeader(b, header{kind: k, group: 1, fed: FederationID("test"), sender: 1, inc: 5, seq: seq})
-		return append(b, body...)
+		return withCRC(append(b, body...))
 	}
 	nakBody := func(n uint16, ranges ...uint64) []byte {
 		b := binary.BigEndian.AppendUint64(nil, 2)
@@ -224,8 +236,20 @@ func TestStepRejects(t *testing.T) {
 		{"empty", 1, nil, ErrMalformed, malformed},
 		{"truncated header", 1, good[:HeaderLen-1], ErrMalformed, malformed},
 		{"bad magic", 1, mutate(func(b []byte) []byte { b[0] = 'x'; return b }), ErrMalformed, malformed},
-		{"bad version", 1, mutate(func(b []byte) []byte { b[2] = 2; return b }), ErrVersion, func(s Stats) uint64 { return s.BadVersion }},
-		{"unknown kind", 1, mutate(func(b []byte) []byte { b[3] = 9; return b }), ErrMalformed, malformed},
+		{"bad version", 1, mutate(func(b []byte) []byte { b[2] = 1; return b }), ErrVersion, func(s Stats) uint64 { return s.BadVersion }},
+		{"corrupted payload", 1, mutate(func(b []byte) []byte { b[HeaderLen+2] ^= 4; return b }), ErrChecksum, func(s Stats) uint64 { return s.BadChecksum }},
+		{"corrupted checksum", 1, mutate(func(b []byte) []byte { b[len(b)-1] ^= 1; return b }), ErrChecksum, func(s Stats) uint64 { return s.BadChecksum }},
+		{"no checksum", 1, good[:HeaderLen+2], ErrMalformed, malformed},
+		{"empty bundle", 1, hdr(kindData, 1), ErrMalformed, malformed},
+		{"entry flags", 1, hdr(kindData, 1, 4, 1, 'x'), ErrMalformed, malformed},
+		{"entry length past the end", 1, hdr(kindData, 1, 0, 2, 'x'), ErrMalformed, malformed},
+		{"entry length truncated", 1, hdr(kindData, 1, 0, 0x80), ErrMalformed, malformed},
+		{"bundle past the largest sequence", 1, hdr(kindData, MaxSeq, 0, 1, 'x', 0, 1, 'y'), ErrMalformed, malformed},
+		{"ack short", 1, hdr(kindAck, 0, 1), ErrMalformed, malformed},
+		{"ack count mismatch", 1, hdr(kindAck, 0, append([]byte{0, 2}, u64s(1, 5, 3)...)...), ErrMalformed, malformed},
+		{"ack of too large a sequence", 1, hdr(kindAck, 0, append([]byte{0, 1}, u64s(1, 5, MaxSeq+1)...)...), ErrMalformed, malformed},
+		{"leave with a body", 1, hdr(kindLeave, 1, 0), ErrMalformed, malformed},
+		{"unknown kind", 1, mutate(func(b []byte) []byte { b[3] = 11; return b }), ErrMalformed, malformed},
 		{"kind zero", 1, mutate(func(b []byte) []byte { b[3] = 0; return b }), ErrMalformed, malformed},
 		{"sequence zero", 1, hdr(kindData, 0), ErrMalformed, malformed},
 		{"sequence too large", 1, hdr(kindData, MaxSeq+1), ErrMalformed, malformed},
@@ -256,7 +280,11 @@ func TestStepRejects(t *testing.T) {
 		{"wrong group", 7, good, ErrWrongGroup, func(s Stats) uint64 { return s.WrongGroup }},
 		{"own frame", 1, sendFrame(t, newEP(t, 2, 1, nil), 1, "me", true), ErrOwnFrame, func(s Stats) uint64 { return s.Own }},
 		{"not joined", 3, sendFrame(t, sender, 3, "x", true), ErrNotJoined, func(s Stats) uint64 { return s.NotJoined }},
-		{"hello not joined", 3, func() []byte { b := hdr(kindHello, 1, u64s(0, 0, 0, 0)...); b[7] = 3; return b }(), ErrNotJoined, func(s Stats) uint64 { return s.NotJoined }},
+		{"hello not joined", 3, func() []byte {
+			b := make([]byte, HeaderLen)
+			putHeader(b, header{kind: kindHello, group: 3, fed: FederationID("test"), sender: 1, inc: 5, seq: 1})
+			return withCRC(append(b, u64s(0, 0, 0, 0)...))
+		}(), ErrNotJoined, func(s Stats) uint64 { return s.NotJoined }},
 		{"authenticated, no key", 1, keyedFrame, ErrAuth, func(s Stats) uint64 { return s.AuthFailed }},
 	}
 	r := newEP(t, 2, 1, nil, 1)
@@ -276,8 +304,11 @@ func TestStepRejects(t *testing.T) {
 		{"wrong key", 1, sendFrame(t, wrongKey, 1, "x", true), ErrAuth, auth},
 		{"flipped payload", 1, mutate(func(b []byte) []byte { b[HeaderLen] ^= 1; return b }), ErrAuth, auth},
 		{"flipped sequence", 1, mutate(func(b []byte) []byte { b[HeaderLen-1] ^= 1; return b }), ErrAuth, auth},
-		{"flipped counter", 1, mutate(func(b []byte) []byte { b[len(b)-TrailerLen] ^= 1; return b }), ErrAuth, auth},
-		{"MAC cut off", 1, good[:len(good)-macLen], ErrAuth, auth},
+		{"flipped counter", 1, mutate(func(b []byte) []byte { b[len(b)-1] ^= 1; return b }), ErrAuth, auth},
+		{"flipped tag", 1, mutate(func(b []byte) []byte { b[len(b)-TrailerLen] ^= 1; return b }), ErrAuth, auth},
+		{"unknown key id", 1, mutate(func(b []byte) []byte { b[len(b)-1-counterLen] = 7; return b }), ErrAuth, auth},
+		{"other sender's key", 1, mutate(func(b []byte) []byte { b[23] ^= 1; return b }), ErrAuth, auth},
+		{"tag cut off", 1, good[:len(good)-tagLen], ErrAuth, auth},
 		{"auth bit cleared", 1, mutate(func(b []byte) []byte { b[3] &^= authBit; return b }), ErrAuth, auth},
 		{"trailer only", 1, good[:HeaderLen+TrailerLen-1], ErrAuth, auth},
 	}
@@ -558,6 +589,9 @@ func TestLeaveDiscards(t *testing.T) {
 	mustStep(t, r, 1, sendFrame(t, s, 1, "3", true))
 	take(r)
 	r.Leave(1)
+	if ks := kinds(take(r).Out); !slices.Equal(ks, []kind{kindLeave}) {
+		t.Errorf("Leave sent %v", ks)
+	}
 	for range 100 {
 		r.Tick()
 	}

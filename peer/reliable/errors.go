@@ -18,6 +18,9 @@ var (
 	// ErrAuth: the frame's MAC is missing or wrong (forged, or sent with
 	// another key), or it carries a MAC and this endpoint has no key.
 	ErrAuth = errors.New("reliable: frame authentication failed")
+	// ErrChecksum: an unauthenticated frame whose CRC-32C does not match:
+	// it was corrupted on the way.
+	ErrChecksum = errors.New("reliable: frame checksum mismatch")
 	// ErrReplay: an authenticated frame whose counter was seen before, or
 	// is too old for the replay window.
 	ErrReplay = errors.New("reliable: replayed frame")
@@ -32,6 +35,6 @@ var (
 	ErrNotJoined = errors.New("reliable: group not joined")
 )
 
-// ErrTooLarge is returned by Send for a payload that does not fit one
-// frame (see Endpoint.MaxPayload).
-var ErrTooLarge = errors.New("reliable: payload too large for a frame")
+// ErrTooLarge is returned by Send for a payload larger than
+// Config.MaxMessage.
+var ErrTooLarge = errors.New("reliable: message too large")

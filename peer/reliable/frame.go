@@ -12,27 +12,40 @@ import (
 //
 //	offset size field
 //	0      2    magic 0x6d72 ("mr")
-//	2      1    version (1)
+//	2      1    version (2)
 //	3      1    kind (low 7 bits) | 0x80 when authenticated
 //	4      4    group
 //	8      8    federation id (FederationID)
 //	16     8    sender NodeID
 //	24     8    sender incarnation
 //	32     8    sequence
-//	40     ...  body (depends on kind)
-//	       8    frame counter   } only when authenticated
-//	       16   MAC             }
+//	40     ...  body (depends on kind; encrypted when authenticated)
+//
+// then the trailer: unauthenticated, a CRC-32C of everything before it (4
+// bytes); authenticated, the AES-GCM tag (16), the key id (1) and the
+// frame counter (8). See seal.go.
+//
+// The body of a data, retransmit or best-effort frame is a bundle: one or
+// more entries, entry i holding the message (or fragment) of sequence
+// seq+i. An entry is a flags byte (entryMore, entryCont), the payload
+// length as a uvarint, and the payload.
 const (
 	frameMagic   = 0x6d72
-	frameVersion = 1
+	frameVersion = 2
 	// HeaderLen is the length of the fixed frame header.
 	HeaderLen  = 40
 	counterLen = 8
-	macLen     = 16
-	// TrailerLen is what authentication adds to every frame: the frame
-	// counter and the truncated HMAC-SHA256.
-	TrailerLen = counterLen + macLen
+	tagLen     = 16
+	crcLen     = 4
+	// TrailerLen is what authentication adds to every frame: the AES-GCM
+	// tag, the key id and the frame counter.
+	TrailerLen = tagLen + 1 + counterLen
 	authBit    = 0x80
+
+	// Entry flags of a bundle entry.
+	entryMore  = 1 << 0 // more fragments of this message follow
+	entryCont  = 1 << 1 // continues a message begun in an earlier entry
+	entryFlags = entryMore | entryCont
 
 	heartbeatBodyLen = 8  // oldest sequence still held
 	goneBodyLen      = 16 // from, to
@@ -52,15 +65,22 @@ const (
 type kind uint8
 
 const (
-	kindData       kind = 1 // reliable data; seq = message sequence
-	kindBestEffort kind = 2 // best-effort data; seq in the best-effort space
-	kindHeartbeat  kind = 3 // seq = highest reliable seq sent; body = oldest held
-	kindNAK        kind = 4 // body = target sender, incarnation, missing ranges
-	kindRetransmit kind = 5 // a repaired reliable message; seq as in kindData
-	kindGone       kind = 6 // seq = oldest held; body = the NAKed range that is gone
-	kindHello      kind = 7 // seq = join nonce; body = hw vouched for, target (0: all), its incarnation, echo
-	kindSync       kind = 8 // seq = join nonce; body = target, its incarnation and nonce, echo, start, low, hw
+	kindData       kind = 1  // reliable data; seq = message sequence
+	kindBestEffort kind = 2  // best-effort data; seq in the best-effort space
+	kindHeartbeat  kind = 3  // seq = highest reliable seq sent; body = oldest held
+	kindNAK        kind = 4  // body = target sender, incarnation, missing ranges
+	kindRetransmit kind = 5  // a repaired reliable message; seq as in kindData
+	kindGone       kind = 6  // seq = oldest held; body = the NAKed range that is gone
+	kindHello      kind = 7  // seq = join nonce; body = hw vouched for, target (0: all), its incarnation, echo
+	kindSync       kind = 8  // seq = join nonce; body = target, its incarnation and nonce, echo, start, low, hw
+	kindAck        kind = 9  // seq = 0; body = count, then (sender, incarnation, delivered-through seq) each
+	kindLeave      kind = 10 // seq = the join nonce left; body empty
 )
+
+// bundled reports whether frames of kind k carry a bundle of entries.
+func (k kind) bundled() bool {
+	return k == kindData || k == kindRetransmit || k == kindBestEffort
+}
 
 func (k kind) String() string {
 	switch k {
@@ -80,6 +100,10 @@ func (k kind) String() string {
 		return "hello"
 	case kindSync:
 		return "sync"
+	case kindAck:
+		return "ack"
+	case kindLeave:
+		return "leave"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -129,7 +153,7 @@ func parseHeader(b []byte) (header, error) {
 		inc:    binary.BigEndian.Uint64(b[24:]),
 		seq:    binary.BigEndian.Uint64(b[32:]),
 	}
-	if h.kind < kindData || h.kind > kindSync {
+	if h.kind < kindData || h.kind > kindLeave {
 		return header{}, fmt.Errorf("%w: unknown %v", ErrMalformed, h.kind)
 	}
 	return h, nil
@@ -144,4 +168,50 @@ func FederationID(federation string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(federation))
 	return h.Sum64()
+}
+
+// entry is one bundle entry: a message or a fragment of one.
+type entry struct {
+	flags   byte
+	payload []byte
+}
+
+// appendEntry appends an entry to a bundle body.
+func appendEntry(b []byte, flags byte, payload []byte) []byte {
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(len(payload)))
+	return append(b, payload...)
+}
+
+// entryOverhead is the most an entry adds to its payload of n bytes.
+func entryOverhead(n int) int {
+	var tmp [binary.MaxVarintLen64]byte
+	return 1 + binary.PutUvarint(tmp[:], uint64(n))
+}
+
+// parseBundle checks a bundle body and returns its entries, appended to
+// ents. Every entry must be well formed, with known flags, and the body
+// must hold nothing else; the sequence numbers seq.. of the entries must
+// stay valid.
+func parseBundle(ents []entry, body []byte, seq uint64) ([]entry, error) {
+	if len(body) == 0 {
+		return ents, fmt.Errorf("%w: empty bundle", ErrMalformed)
+	}
+	for len(body) > 0 {
+		flags := body[0]
+		if flags&^entryFlags != 0 {
+			return ents, fmt.Errorf("%w: entry flags %#x", ErrMalformed, flags)
+		}
+		n, k := binary.Uvarint(body[1:])
+		if k <= 0 || n > uint64(len(body)-1-k) {
+			return ents, fmt.Errorf("%w: entry length", ErrMalformed)
+		}
+		p := body[1+k : 1+k+int(n)]
+		ents = append(ents, entry{flags: flags, payload: p[:len(p):len(p)]})
+		body = body[1+k+int(n):]
+	}
+	if seq+uint64(len(ents))-1 > MaxSeq {
+		return ents, fmt.Errorf("%w: bundle runs past the largest sequence", ErrMalformed)
+	}
+	return ents, nil
 }

@@ -10,8 +10,10 @@ import (
 // Fuzz input format: a mode byte, then records of a 2-byte big-endian
 // length and a frame. Mode 0: unkeyed receiver. Mode 1: keyed receiver,
 // frames as given (almost all must fail authentication). Mode 2: keyed
-// receiver, each frame sealed with the key first (an insider sending
-// garbage), so the fuzzer reaches the protocol behind the MAC.
+// receiver, each frame's trailer cut and the frame sealed with the key
+// as its sender would (an insider sending garbage), so the fuzzer reaches
+// the protocol behind the tag. Mode 3: unkeyed receiver, each frame's
+// checksum replaced by the right one.
 
 func appendRecord(b, frame []byte) []byte {
 	b = binary.BigEndian.AppendUint16(b, uint16(len(frame)))
@@ -77,7 +79,7 @@ func fuzzSeeds(tb testing.TB, key []byte) [][]byte {
 }
 
 func FuzzStep(f *testing.F) {
-	for mode, key := range [][]byte{nil, testKey, testKey} {
+	for mode, key := range [][]byte{nil, testKey, testKey, nil} {
 		frames := fuzzSeeds(f, key)
 		all := []byte{byte(mode)}
 		for i, fr := range frames {
@@ -100,9 +102,9 @@ func fuzzOne(t *testing.T, data []byte) {
 	if len(data) == 0 {
 		return
 	}
-	mode := data[0] % 3
+	mode := data[0] % 4
 	var key []byte
-	if mode != 0 {
+	if mode == 1 || mode == 2 {
 		key = testKey
 	}
 	r, err := New(Config{Self: 2, Incarnation: 1, Federation: "test", Key: key, ReorderBuffer: 16})
@@ -111,10 +113,7 @@ func fuzzOne(t *testing.T, data []byte) {
 	}
 	r.Join(1)
 	r.Join(2)
-	var sealer *Endpoint
-	if mode == 2 {
-		sealer, _ = New(Config{Self: 9, Federation: "test", Key: key})
-	}
+	var counter uint64
 	type incKey struct {
 		streamKey
 		inc uint64
@@ -168,12 +167,12 @@ func fuzzOne(t *testing.T, data []byte) {
 		}
 		frame := append([]byte(nil), rest[:n]...)
 		rest = rest[n:]
-		if sealer != nil && len(frame) >= HeaderLen {
-			frame[3] |= authBit
-			frame = append(frame, make([]byte, TrailerLen)...)
-			sealer.counter++
-			binary.BigEndian.PutUint64(frame[len(frame)-TrailerLen:], sealer.counter)
-			copy(frame[len(frame)-macLen:], sealer.sum(frame[:len(frame)-macLen]))
+		switch {
+		case mode == 2 && len(frame) >= HeaderLen+TrailerLen:
+			counter++
+			frame = sealAs(t, frame[:len(frame)-TrailerLen], key, 0, counter)
+		case mode == 3 && len(frame) >= HeaderLen+crcLen:
+			frame = withCRC(frame[:len(frame)-crcLen])
 		}
 		g := transport.Group(1)
 		if len(frame) >= 8 {
@@ -194,7 +193,7 @@ func fuzzOne(t *testing.T, data []byte) {
 	check()
 	// Every Step is accepted or counted under exactly one reason.
 	st := r.Stats()
-	drops := st.Malformed + st.BadVersion + st.WrongFederation + st.WrongGroup + st.AuthFailed +
+	drops := st.Malformed + st.BadVersion + st.WrongFederation + st.WrongGroup + st.BadChecksum + st.AuthFailed +
 		st.Replayed + st.Own + st.StaleIncarnation + st.NotJoined
 	if st.Received != accepted || st.Received+drops != steps {
 		t.Fatalf("%d steps, %d accepted: stats %+v", steps, accepted, st)

@@ -96,6 +96,12 @@ type receiver struct {
 	learned int64  // tick it was recorded
 	syncAt  int64  // tick of the last SYNC sent to it
 	synced  bool   // a SYNC was sent to it
+
+	// Flow control (see flow.go).
+	acked   uint64 // sequence through which it acknowledged our stream
+	ackAt   int64  // tick its acknowledgement last advanced
+	stalled bool   // it stopped acknowledging: it no longer holds the window
+	left    bool   // it left the group (this join's LEAVE arrived)
 }
 
 // syncBody is a decoded SYNC body.
@@ -274,7 +280,7 @@ func (e *Endpoint) learn(gs *groupState, p *peer, nonce, start uint64) (*receive
 		r = &receiver{}
 		gs.rcv[p.id] = r
 	}
-	*r = receiver{id: p.id, inc: p.inc, nonce: nonce, start: start, learned: e.now}
+	*r = receiver{id: p.id, inc: p.inc, nonce: nonce, start: start, learned: e.now, acked: start, ackAt: e.now}
 	return r, true
 }
 
@@ -306,7 +312,7 @@ func (e *Endpoint) sendSync(gs *groupState, r *receiver, echo uint64, force bool
 	}
 	r.synced, r.syncAt = true, e.now
 	hw, low := uint64(0), uint64(1)
-	if st := e.sends[gs.g]; st != nil {
+	if st := e.sealGroup(gs.g); st != nil {
 		hw, low = st.hw, e.low(st)
 	}
 	f, body := e.newFrame(kindSync, gs.g, gs.nonce, syncBodyLen)
@@ -317,9 +323,10 @@ func (e *Endpoint) sendSync(gs *groupState, r *receiver, echo uint64, force bool
 	e.stats.Syncs++
 }
 
-// hwOf returns our highest reliable seq on g (0 when none).
+// hwOf returns our highest reliable seq on g (0 when none), sealing the
+// open frame of g first: a position is always one of messages sent.
 func (e *Endpoint) hwOf(g transport.Group) uint64 {
-	if st := e.sends[g]; st != nil {
+	if st := e.sealGroup(g); st != nil {
 		return st.hw
 	}
 	return 0

@@ -2,6 +2,7 @@ package reliable
 
 import (
 	"cmp"
+	"container/heap"
 	"encoding/binary"
 	"errors"
 	"flag"
@@ -22,9 +23,11 @@ import (
 
 type simConfig struct {
 	loss, dup float64
-	maxDelay  int // ticks; each copy is delayed uniformly in [0, maxDelay]
+	corrupt   float64 // probability that a copy has one bit flipped
+	maxDelay  int     // ticks; each copy is delayed uniformly in [0, maxDelay]
 	key       []byte
 	tune      func(*Config)
+	sizes     []int // payload sizes to draw from; nil: 100 bytes
 }
 
 type simNode struct {
@@ -58,12 +61,32 @@ type seqEvent struct {
 }
 
 type simFrame struct {
-	at    int
-	order int
-	from  *simNode
-	to    *simNode
-	g     transport.Group
-	frame []byte
+	at        int
+	order     int
+	from      *simNode
+	to        *simNode
+	g         transport.Group
+	frame     []byte
+	corrupted bool
+}
+
+// frameHeap orders frames in flight by due tick, then by send order.
+type frameHeap []simFrame
+
+func (h frameHeap) Len() int { return len(h) }
+func (h frameHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].order < h[j].order
+}
+func (h frameHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *frameHeap) Push(x any)   { *h = append(*h, x.(simFrame)) }
+func (h *frameHeap) Pop() any {
+	old := *h
+	f := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return f
 }
 
 type sim struct {
@@ -72,7 +95,7 @@ type sim struct {
 	rng    *rand.Rand
 	cfg    simConfig
 	nodes  []*simNode
-	queue  []simFrame
+	queue  frameHeap
 	order  int
 	now    int
 	sent   map[streamKey]uint64 // last reliable seq sent per (sender, group)
@@ -81,6 +104,8 @@ type sim struct {
 	// (sentAt[k][q-1]).
 	sentAt map[streamKey][]int
 	joins  int // joins so far, to order them
+	// corrupted counts the copies corrupted on the way.
+	corrupted int
 	// drop, when set, may drop a copy before the channel faults apply.
 	drop func(from, to *simNode, h header) bool
 	// hook, when set, runs at each tick of runWorkload before the nodes
@@ -133,7 +158,7 @@ type learnKey struct {
 	rnonce uint64
 }
 
-var stepErrors = []error{ErrMalformed, ErrVersion, ErrWrongFederation, ErrWrongGroup, ErrAuth, ErrReplay, ErrOwnFrame, ErrStaleIncarnation, ErrNotJoined}
+var stepErrors = []error{ErrMalformed, ErrVersion, ErrWrongFederation, ErrWrongGroup, ErrChecksum, ErrAuth, ErrReplay, ErrOwnFrame, ErrStaleIncarnation, ErrNotJoined}
 
 func newSim(t testing.TB, seed uint64, cfg simConfig) *sim {
 	return &sim{
@@ -319,11 +344,17 @@ func (s *sim) snapshot(n *simNode) {
 }
 
 // payload encodes (sender, group, seq) and pads to size bytes.
+// simPayload is the payload of the message of (from, g) whose first
+// sequence is seq: a header naming them, then bytes derived from them, so
+// that a delivery can be checked byte for byte.
 func simPayload(from NodeID, g transport.Group, seq uint64, size int) []byte {
 	b := make([]byte, max(size, 20))
 	binary.BigEndian.PutUint64(b, uint64(from))
 	binary.BigEndian.PutUint32(b[8:], uint32(g))
 	binary.BigEndian.PutUint64(b[12:], seq)
+	for i := 20; i < len(b); i++ {
+		b[i] = byte(uint64(i)*7 + seq*13 + uint64(from))
+	}
 	return b
 }
 
@@ -333,16 +364,22 @@ func (s *sim) send(n *simNode, g transport.Group, reliable bool) {
 	if reliable {
 		want = s.sent[k] + 1
 	}
-	seq, err := n.e.Send(g, simPayload(n.id, g, want, 100), reliable)
+	size := 100
+	if len(s.cfg.sizes) > 0 {
+		size = s.cfg.sizes[s.rng.IntN(len(s.cfg.sizes))]
+	}
+	seq, err := n.e.Send(g, simPayload(n.id, g, want, size), reliable)
 	if err != nil {
 		s.fatalf("send: %v", err)
 	}
-	if seq != want {
-		s.fatalf("node %d group %d: Send returned seq %d, want %d", n.id, g, seq, want)
+	if seq < want || seq != want && size <= n.e.MaxPayload() {
+		s.fatalf("node %d group %d: Send of %d bytes returned seq %d, want %d", n.id, g, size, seq, want)
 	}
 	if reliable {
 		s.sent[k] = seq
-		s.sentAt[k] = append(s.sentAt[k], s.now)
+		for range seq - want + 1 {
+			s.sentAt[k] = append(s.sentAt[k], s.now)
+		}
 	} else {
 		s.beSent[k] = seq
 	}
@@ -377,8 +414,13 @@ func (s *sim) process(n *simNode) {
 	}
 	for _, d := range rd.Deliver {
 		k := streamKey{d.From, d.Group}
-		if from, g, seq := binary.BigEndian.Uint64(d.Payload), binary.BigEndian.Uint32(d.Payload[8:]), binary.BigEndian.Uint64(d.Payload[12:]); NodeID(from) != d.From || transport.Group(g) != d.Group || seq != d.Seq {
-			s.fatalf("node %d: delivery %+v carries payload of (%d, %d, %d)", n.id, d, from, g, seq)
+		if len(d.Payload) < 20 {
+			s.fatalf("node %d: delivery %+v of %d bytes", n.id, d, len(d.Payload))
+		}
+		from, g, first := binary.BigEndian.Uint64(d.Payload), binary.BigEndian.Uint32(d.Payload[8:]), binary.BigEndian.Uint64(d.Payload[12:])
+		if NodeID(from) != d.From || transport.Group(g) != d.Group || first > d.Seq ||
+			!slices.Equal(d.Payload, simPayload(d.From, d.Group, first, len(d.Payload))) {
+			s.fatalf("node %d: delivery %+v carries a wrong payload of (%d, %d, %d)", n.id, d, from, g, first)
 		}
 		if !d.Reliable {
 			if n.beSeen[k] == nil {
@@ -390,7 +432,7 @@ func (s *sim) process(n *simNode) {
 			n.beSeen[k][d.Seq] = true
 			continue
 		}
-		add(k, seqEvent{from: d.Seq, to: d.Seq})
+		add(k, seqEvent{from: first, to: d.Seq})
 	}
 	for _, gp := range rd.Gaps {
 		n.gaps++
@@ -447,14 +489,22 @@ func (s *sim) multicast(from *simNode, o Outgoing) {
 		}
 		for range copies {
 			s.order++
-			s.queue = append(s.queue, simFrame{
+			f := simFrame{
 				at:    s.now + s.rng.IntN(s.cfg.maxDelay+1),
 				order: s.order,
 				from:  from,
 				to:    to,
 				g:     o.Group,
 				frame: o.Frame,
-			})
+			}
+			if to != from && s.rng.Float64() < s.cfg.corrupt {
+				f.frame = slices.Clone(o.Frame)
+				bit := s.rng.IntN(8 * len(f.frame))
+				f.frame[bit/8] ^= 1 << (bit % 8)
+				f.corrupted = true
+				s.corrupted++
+			}
+			heap.Push(&s.queue, f)
 		}
 	}
 }
@@ -463,17 +513,10 @@ func (s *sim) multicast(from *simNode, o Outgoing) {
 // response.
 func (s *sim) deliverDue() {
 	for {
-		slices.SortStableFunc(s.queue, func(a, b simFrame) int {
-			if a.at != b.at {
-				return a.at - b.at
-			}
-			return a.order - b.order
-		})
 		if len(s.queue) == 0 || s.queue[0].at > s.now {
 			return
 		}
-		f := s.queue[0]
-		s.queue = s.queue[1:]
+		f := heap.Pop(&s.queue).(simFrame)
 		s.step(f)
 	}
 }
@@ -481,6 +524,9 @@ func (s *sim) deliverDue() {
 func (s *sim) step(f simFrame) {
 	n := f.to
 	err := n.e.Step(f.g, f.frame)
+	if f.corrupted && err == nil {
+		s.fatalf("node %d accepted a corrupted frame from %d", n.id, f.from.id)
+	}
 	if err != nil {
 		matched := false
 		for _, se := range stepErrors {
@@ -492,7 +538,7 @@ func (s *sim) step(f simFrame) {
 		if !matched {
 			s.fatalf("node %d: Step error %v matches no sentinel", n.id, err)
 		}
-		if f.from != n && !errors.Is(err, ErrReplay) && !(errors.Is(err, ErrNotJoined) && !n.groups[f.g]) {
+		if f.from != n && !f.corrupted && !errors.Is(err, ErrReplay) && !(errors.Is(err, ErrNotJoined) && !n.groups[f.g]) {
 			// Honest frames are only ever dropped as replays (a duplicate
 			// in keyed mode), or for a group left since they were sent.
 			s.fatalf("node %d: honest frame from %d dropped: %v", n.id, f.from.id, err)
@@ -601,6 +647,13 @@ func (s *sim) totalStats() Stats {
 		t.Syncs += st.Syncs
 		t.Starts += st.Starts
 		t.BeforeStart += st.BeforeStart
+		t.DataFrames += st.DataFrames
+		t.Fragments += st.Fragments
+		t.Reassembled += st.Reassembled
+		t.Incomplete += st.Incomplete
+		t.Acks += st.Acks
+		t.BadChecksum += st.BadChecksum
+		t.AuthFailed += st.AuthFailed
 	}
 	return t
 }
@@ -684,8 +737,11 @@ func TestSimTable(t *testing.T) {
 		{name: "loss dup reorder", nodes: 5, groups: 3, count: 300, cfg: simConfig{loss: 0.2, dup: 0.2, maxDelay: 3}, wantNoGaps: true, wantRepairs: true},
 		{name: "heavy loss", nodes: 3, groups: 1, count: 200, cfg: simConfig{loss: 0.5, maxDelay: 2}, wantNoGaps: true, wantRepairs: true},
 		{name: "small retransmit buffer", nodes: 4, groups: 2, count: 300, cfg: simConfig{loss: 0.3, maxDelay: 2, tune: func(c *Config) {
-			c.RetransmitBuffer = 4
+			c.RetransmitBuffer, c.AckTimeoutTicks = 4, 2 // receivers stall: the sender releases
 		}}},
+		{name: "small retransmit buffer, patient sender", nodes: 4, groups: 2, count: 300, cfg: simConfig{loss: 0.3, maxDelay: 2, tune: func(c *Config) {
+			c.RetransmitBuffer = 4 // unacknowledged messages are held anyway
+		}}, wantNoGaps: true, wantRepairs: true},
 		{name: "small reorder buffer", nodes: 3, groups: 2, count: 300, cfg: simConfig{loss: 0.2, maxDelay: 4, tune: func(c *Config) {
 			c.ReorderBuffer = 4
 		}}, wantNoGaps: true, wantRepairs: true},
@@ -762,10 +818,20 @@ func TestSimRandomized(t *testing.T) {
 		if r.IntN(2) == 0 {
 			cfg.key = testKey
 		}
+		if r.IntN(3) == 0 {
+			cfg.corrupt = 0.05
+		}
+		if r.IntN(3) == 0 {
+			cfg.sizes = []int{20, 100, 300, 1000}
+		}
 		smallBuffer := r.IntN(4) == 0
 		nakDelay := 1 + r.IntN(3)
+		bundle := r.IntN(2) == 0
+		maxFrame := []int{0, 0, 200}[r.IntN(3)]
 		cfg.tune = func(c *Config) {
 			c.NakDelayTicks = nakDelay
+			c.Bundle = bundle
+			c.MaxFrame = maxFrame
 			if smallBuffer {
 				c.RetransmitBuffer = 2 + r.IntN(30)
 				c.ReorderBuffer = 2 + r.IntN(30)
@@ -893,9 +959,10 @@ func TestLostTailRepairedByHeartbeat(t *testing.T) {
 	}
 }
 
-// TestGapReportedWhenGone: the sender no longer holds what was lost.
+// TestGapReportedWhenGone: the receiver stalled, and the sender no
+// longer holds what was lost.
 func TestGapReportedWhenGone(t *testing.T) {
-	s := newSim(t, 1, simConfig{tune: func(c *Config) { c.RetransmitBuffer = 4 }})
+	s := newSim(t, 1, simConfig{tune: func(c *Config) { c.RetransmitBuffer, c.AckTimeoutTicks = 4, 1 }})
 	a, b := s.addNode(1), s.addNode(1)
 	s.warmUp()
 	s.drop = func(from, to *simNode, h header) bool {

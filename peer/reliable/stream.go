@@ -6,16 +6,16 @@ import (
 )
 
 // onData handles a reliable message (first transmission or repair).
-func (e *Endpoint) onData(s *stream, seq uint64, payload []byte) {
+func (e *Endpoint) onData(s *stream, seq uint64, en entry) {
 	if !s.started {
-		e.onUnsynced(s, seq, payload)
+		e.onUnsynced(s, seq, en)
 		return
 	}
 	switch {
 	case seq < s.next:
 		e.stats.Duplicates++
 	case seq == s.next:
-		e.deliverReliable(s, seq, payload)
+		e.deliverReliable(s, seq, en)
 		s.next++
 		e.drain(s)
 	case seq-s.next >= uint64(e.cfg.ReorderBuffer):
@@ -26,17 +26,19 @@ func (e *Endpoint) onData(s *stream, seq uint64, payload []byte) {
 			break
 		}
 		if s.buf == nil {
-			s.buf = make(map[uint64][]byte)
+			s.buf = make(map[uint64]entry)
 		}
-		s.buf[seq] = payload
+		s.buf[seq] = en
 	}
 	s.hw = max(s.hw, seq)
 	e.schedule(s)
 }
 
 // onBestEffort delivers a best-effort message at once unless it is a
-// duplicate; the last 64 sequence numbers are remembered.
-func (e *Endpoint) onBestEffort(s *stream, seq uint64, payload []byte) {
+// duplicate; the last 64 sequence numbers are remembered. A fragmented
+// one is delivered only if its fragments arrive one after the other, in
+// order; otherwise it is dropped and counted as Incomplete.
+func (e *Endpoint) onBestEffort(s *stream, seq uint64, en entry) {
 	switch {
 	case seq > s.beHigh:
 		if d := seq - s.beHigh; d >= 64 {
@@ -56,6 +58,34 @@ func (e *Endpoint) onBestEffort(s *stream, seq uint64, payload []byte) {
 		}
 		s.beMask |= bit
 	}
+	payload := en.payload
+	r := &s.beFrag
+	if r.active && (en.flags&entryCont == 0 || seq != r.next) {
+		*r = reassembly{}
+		e.stats.Incomplete++
+	}
+	switch {
+	case en.flags&entryCont == 0 && en.flags&entryMore != 0:
+		*r = reassembly{active: true, first: seq, next: seq + 1, buf: append([]byte(nil), payload...)}
+		return
+	case en.flags&entryCont != 0:
+		if !r.active {
+			return // the start is lost: counted when the message was dropped, or now
+		}
+		if len(r.buf)+len(payload) > e.cfg.MaxMessage {
+			*r = reassembly{}
+			e.stats.Incomplete++
+			return
+		}
+		r.buf = append(r.buf, payload...)
+		r.next++
+		if en.flags&entryMore != 0 {
+			return
+		}
+		payload = r.buf
+		*r = reassembly{}
+		e.stats.Reassembled++
+	}
 	e.deliver = append(e.deliver, Delivery{
 		From:        s.key.from,
 		Incarnation: s.p.inc,
@@ -70,7 +100,7 @@ func (e *Endpoint) onBestEffort(s *stream, seq uint64, payload []byte) {
 // known yet: it is delivered after the SYNC if owed, dropped if not. At
 // most ReorderBuffer messages are held; later ones are dropped (and
 // repaired after the SYNC if owed).
-func (e *Endpoint) onUnsynced(s *stream, seq uint64, payload []byte) {
+func (e *Endpoint) onUnsynced(s *stream, seq uint64, en entry) {
 	e.heard(s)
 	s.hw = max(s.hw, seq)
 	if _, dup := s.buf[seq]; dup {
@@ -82,9 +112,9 @@ func (e *Endpoint) onUnsynced(s *stream, seq uint64, payload []byte) {
 		return
 	}
 	if s.buf == nil {
-		s.buf = make(map[uint64][]byte)
+		s.buf = make(map[uint64]entry)
 	}
-	s.buf[seq] = payload
+	s.buf[seq] = en
 }
 
 // onHeartbeat learns the sender's highest sequence hw and the oldest it
@@ -115,7 +145,39 @@ func (e *Endpoint) onGone(s *stream, low uint64) {
 	e.schedule(s)
 }
 
-func (e *Endpoint) deliverReliable(s *stream, seq uint64, payload []byte) {
+// deliverReliable delivers the reliable entry of seq, the next of s: a
+// whole message, or a fragment to reassemble. A fragment whose message
+// can no longer complete (its start was not delivered, or it grew past
+// MaxMessage) is reported as a gap with the rest of its message.
+func (e *Endpoint) deliverReliable(s *stream, seq uint64, en entry) {
+	r := &s.frag
+	switch {
+	case en.flags&entryCont == 0:
+		if r.active { // the sender began a new message: the last cannot end
+			e.gap(s, seq-1, seq-1)
+		}
+		if en.flags&entryMore != 0 {
+			*r = reassembly{active: true, first: seq, buf: append(make([]byte, 0, 2*len(en.payload)), en.payload...)}
+			return
+		}
+		e.deliverMessage(s, seq, en.payload)
+	case !r.active:
+		e.gap(s, seq, seq) // a fragment of a message whose start is lost
+	case len(r.buf)+len(en.payload) > e.cfg.MaxMessage:
+		e.gap(s, seq, seq)
+	default:
+		r.buf = append(r.buf, en.payload...)
+		if en.flags&entryMore == 0 {
+			b := r.buf
+			*r = reassembly{}
+			e.stats.Reassembled++
+			e.deliverMessage(s, seq, b)
+		}
+	}
+}
+
+// deliverMessage delivers a whole reliable message ending at seq.
+func (e *Endpoint) deliverMessage(s *stream, seq uint64, payload []byte) {
 	e.deliver = append(e.deliver, Delivery{
 		From:        s.key.from,
 		Incarnation: s.p.inc,
@@ -127,7 +189,24 @@ func (e *Endpoint) deliverReliable(s *stream, seq uint64, payload []byte) {
 	e.stats.Delivered++
 }
 
+// gap reports the reliable messages from..to of s lost for good. A
+// message being reassembled is lost with them: the gap starts at its
+// first fragment. A gap right after the last one reported for s extends
+// it.
 func (e *Endpoint) gap(s *stream, from, to uint64) {
+	if s.frag.active {
+		from = s.frag.first
+		s.frag = reassembly{}
+		e.stats.Incomplete++
+	}
+	if n := len(e.gaps); n > 0 {
+		last := &e.gaps[n-1]
+		if last.From == s.key.from && last.Incarnation == s.p.inc && last.Group == s.key.group && last.ToSeq+1 == from {
+			e.stats.GapMessages += to - last.ToSeq
+			last.ToSeq = to
+			return
+		}
+	}
 	e.gaps = append(e.gaps, Gap{
 		From:        s.key.from,
 		Incarnation: s.p.inc,
@@ -193,6 +272,9 @@ func (e *Endpoint) flush(s *stream) {
 		end = max(end, q)
 	}
 	e.skipTo(s, end+1)
+	if s.frag.active { // its last fragments were never sent
+		e.gap(s, s.frag.first, s.next-1)
+	}
 }
 
 // schedule arms the NAK timer of s when it misses messages.

@@ -1,0 +1,227 @@
+package reliable
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// Flow control.
+//
+// Receivers acknowledge what they have delivered: ACK frames on the group,
+// each entry naming a sender (and its incarnation) and the sequence through
+// which its stream was delivered or reported as gaps. A receiver sends one
+// for a stream when Window/4 messages were delivered since its last, and
+// in answer to each of the sender's heartbeats: a sender that goes quiet
+// learns where its receivers are within a heartbeat, also when an ACK was
+// lost, and a blocked sender sends a heartbeat at once (see Blocked).
+//
+// A sender holds every reliable message until each receiver it knows of
+// on the group (see Join) acknowledged it. Its backlog on a group is what
+// the slowest receiver has not acknowledged; Blocked reports a backlog of
+// Window messages or WindowBytes bytes, and the driver applies
+// back-pressure to its application instead of sending more. A receiver
+// that acknowledges nothing new for AckTimeoutTicks while it misses
+// messages is stalled: it no longer holds the window (counted in
+// ReceiversStalled); it may still catch up from what is held, and what was
+// released before it asks is reported to it as a gap. A receiver that
+// leaves a group says so with a LEAVE frame, and one that is lost is
+// forgotten with ForgetSender, so neither holds the window for long.
+
+const ackEntryLen = 24 // sender, incarnation, delivered-through seq
+
+// ackEvery returns how many deliveries on a stream prompt an ACK.
+func (e *Endpoint) ackEvery() uint64 { return uint64(max(1, e.cfg.Window/4)) }
+
+// ackedBy returns the sequence through which every live receiver of st's
+// group has acknowledged st's stream (st.hw when there is none).
+func (e *Endpoint) ackedBy(st *sendState) uint64 {
+	acked := st.hw
+	gs := e.groups[st.group]
+	if gs == nil {
+		return acked
+	}
+	for _, r := range gs.rcv {
+		if !r.stalled && !r.left {
+			acked = min(acked, max(r.acked, r.start))
+		}
+	}
+	return acked
+}
+
+// cumThrough returns the payload bytes of st's reliable messages through
+// seq, which is at most the highest sealed sequence.
+func (st *sendState) cumThrough(seq uint64) uint64 {
+	switch {
+	case seq == 0:
+		return 0
+	case seq < st.heldFrom:
+		if st.heldHead == len(st.held) {
+			return st.sentCum
+		}
+		first := st.held[st.heldHead]
+		return first.cum - uint64(len(first.payload))
+	default:
+		return st.slotOf(seq).cum
+	}
+}
+
+// Backlog returns the reliable messages, and their payload bytes, sent on
+// g that some live receiver has not acknowledged yet. Messages still in an
+// open bundle count.
+func (e *Endpoint) Backlog(g transport.Group) (msgs, bytes uint64) {
+	st := e.sends[g]
+	if st == nil {
+		return 0, 0
+	}
+	acked := e.ackedBy(st)
+	open := uint64(0)
+	for _, p := range st.rel.pos {
+		open += uint64(p.n)
+	}
+	return st.hw - acked, st.sentCum - st.cumThrough(acked) + open
+}
+
+// Blocked reports whether the backlog on g has reached Config.Window
+// messages or Config.WindowBytes bytes: the driver should hold further
+// messages of its application until it shrinks (it does as ACKs arrive,
+// or as receivers leave, are forgotten or stall).
+//
+// When blocked, it also asks the receivers where they are: it sends a
+// heartbeat on g, at most one per NakDelayTicks, which every receiver
+// answers with an ACK.
+func (e *Endpoint) Blocked(g transport.Group) bool {
+	msgs, bytes := e.Backlog(g)
+	if msgs < uint64(e.cfg.Window) && bytes < uint64(e.cfg.WindowBytes) {
+		return false
+	}
+	if st := e.sealGroup(g); !st.probed || e.now-st.probeAt >= int64(e.cfg.NakDelayTicks) {
+		st.probeAt, st.probed = e.now, true
+		e.heartbeat(st)
+	}
+	return true
+}
+
+// stepAck handles an ACK frame from p on g.
+func (e *Endpoint) stepAck(g transport.Group, p *peer, body []byte) error {
+	if len(body) < 2 {
+		e.stats.Malformed++
+		return fmt.Errorf("%w: ACK body of %d bytes", ErrMalformed, len(body))
+	}
+	n := int(binary.BigEndian.Uint16(body))
+	es := body[2:]
+	if n == 0 || len(es) != n*ackEntryLen {
+		e.stats.Malformed++
+		return fmt.Errorf("%w: ACK with %d entries in %d bytes", ErrMalformed, n, len(es))
+	}
+	for i := range n {
+		if seq := binary.BigEndian.Uint64(es[i*ackEntryLen+16:]); seq > MaxSeq {
+			e.stats.Malformed++
+			return fmt.Errorf("%w: ACK of sequence %d", ErrMalformed, seq)
+		}
+	}
+	e.stats.Received++
+	e.stats.AcksReceived++
+	gs, st := e.groups[g], e.sends[g]
+	if gs == nil || st == nil {
+		return nil
+	}
+	r := gs.rcv[p.id]
+	if r == nil || r.inc != p.inc {
+		return nil
+	}
+	for i := range n {
+		x := es[i*ackEntryLen:]
+		if NodeID(binary.BigEndian.Uint64(x)) != e.cfg.Self || binary.BigEndian.Uint64(x[8:]) != e.cfg.Incarnation {
+			continue
+		}
+		if seq := binary.BigEndian.Uint64(x[16:]); seq > r.acked && seq <= st.hw {
+			r.acked, r.ackAt = seq, e.now
+			if r.stalled {
+				r.stalled = false
+				e.stats.ReceiversResumed++
+			}
+		}
+	}
+	e.sealBundle(st, &st.rel)
+	e.release(st)
+	return nil
+}
+
+// onLeave handles p's LEAVE of its join nonce on gs's group: p is no
+// longer a receiver there.
+func (e *Endpoint) onLeave(gs *groupState, p *peer, nonce uint64) {
+	// The record stays, marked, so that a late frame of the join left
+	// does not record it again.
+	if r := gs.rcv[p.id]; r != nil && r.inc == p.inc && r.nonce == nonce && !r.left {
+		r.left = true
+		if st := e.sends[gs.g]; st != nil {
+			e.release(st)
+		}
+	}
+}
+
+// maybeAck acknowledges s at once when ackEvery messages were delivered
+// since its last ACK, or when force is set and anything was.
+func (e *Endpoint) maybeAck(s *stream, force bool) {
+	if !s.started || s.next == 0 {
+		return
+	}
+	through := s.next - 1
+	if through > s.acked && (force || through-s.acked >= e.ackEvery()) || force && through == s.acked && through > 0 {
+		e.sendAcks(s.key.group, []*stream{s})
+	}
+}
+
+// sendAcks sends ACK frames on g for the streams ss.
+func (e *Endpoint) sendAcks(g transport.Group, ss []*stream) {
+	per := max(1, min((e.bodyMax-2)/ackEntryLen, 0xffff))
+	for len(ss) > 0 {
+		k := min(len(ss), per)
+		f, body := e.newFrame(kindAck, g, 0, 2+k*ackEntryLen)
+		binary.BigEndian.PutUint16(body, uint16(k))
+		for i, s := range ss[:k] {
+			x := body[2+i*ackEntryLen:]
+			binary.BigEndian.PutUint64(x, uint64(s.key.from))
+			binary.BigEndian.PutUint64(x[8:], s.p.inc)
+			binary.BigEndian.PutUint64(x[16:], s.next-1)
+			s.acked = s.next - 1
+		}
+		e.emit(g, f)
+		e.stats.Acks++
+		ss = ss[k:]
+	}
+}
+
+// tickStalls marks receivers stalled that acknowledged nothing for
+// AckTimeoutTicks since the oldest message they miss was sent, and
+// releases what the others acknowledged.
+func (e *Endpoint) tickStalls() {
+	timeout := int64(e.cfg.AckTimeoutTicks)
+	for _, st := range e.sendList {
+		gs := e.groups[st.group]
+		if gs == nil || st.hw == 0 {
+			continue
+		}
+		changed := false
+		for _, r := range gs.rcv {
+			acked := max(r.acked, r.start)
+			if r.stalled || r.left || acked+1 >= st.heldFrom+uint64(len(st.held)-st.heldHead) {
+				continue
+			}
+			since := r.ackAt
+			if acked+1 >= st.heldFrom {
+				since = max(since, st.slotOf(acked+1).sentAt)
+			}
+			if e.now-since > timeout {
+				r.stalled = true
+				e.stats.ReceiversStalled++
+				changed = true
+			}
+		}
+		if changed {
+			e.release(st)
+		}
+	}
+}

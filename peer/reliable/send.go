@@ -1,0 +1,308 @@
+package reliable
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// sendState is the outgoing stream of one group.
+type sendState struct {
+	group transport.Group
+	hw    uint64 // highest reliable seq assigned (sent, or in rel)
+	be    uint64 // highest best-effort seq assigned
+
+	// held are the reliable messages kept for repair, of sequences
+	// heldFrom, heldFrom+1, ..., hw: every sealed message a receiver may
+	// still miss, and up to RetransmitBuffer more as history.
+	held     []slot
+	heldHead int // held[heldHead:] are live
+	heldFrom uint64
+	sentCum  uint64 // payload bytes of reliable messages so far
+
+	rel, bef bundle // open bundles
+
+	lastSent int64 // tick of the last reliable message or heartbeat
+	hbEvery  int64 // current heartbeat interval
+	probeAt  int64 // tick of the last heartbeat sent because blocked
+	probed   bool  // probeAt is set
+}
+
+type slot struct {
+	payload []byte
+	cum     uint64 // sentCum through this message
+	sentAt  int64  // tick it was sealed
+	retxAt  int64  // tick of the last retransmission
+	flags   byte   // entry flags
+	retx    bool   // retransmitted at least once
+}
+
+// bundle is an open frame being filled with entries.
+type bundle struct {
+	kind  kind
+	buf   []byte // header room, then the entries
+	first uint64 // sequence of the first entry
+	pos   []entPos
+}
+
+// entPos locates an entry's payload in bundle.buf.
+type entPos struct {
+	off, n int
+	flags  byte
+}
+
+func (b *bundle) size() int {
+	if len(b.pos) == 0 {
+		return 0
+	}
+	return len(b.buf) - HeaderLen
+}
+
+func (b *bundle) add(seq uint64, flags byte, payload []byte) {
+	if len(b.pos) == 0 {
+		b.first = seq
+		if cap(b.buf) < HeaderLen {
+			b.buf = make([]byte, HeaderLen, 2*HeaderLen)
+		}
+		b.buf = b.buf[:HeaderLen]
+	}
+	off := len(b.buf) + entryOverhead(len(payload))
+	b.buf = appendEntry(b.buf, flags, payload)
+	b.pos = append(b.pos, entPos{off, len(payload), flags})
+}
+
+func (e *Endpoint) sendStateOf(g transport.Group) *sendState {
+	st := e.sends[g]
+	if st == nil {
+		st = &sendState{
+			group:    g,
+			hbEvery:  int64(e.cfg.HeartbeatTicks),
+			heldFrom: 1,
+			rel:      bundle{kind: kindData},
+			bef:      bundle{kind: kindBestEffort},
+		}
+		e.sends[g] = st
+		e.sendList = append(e.sendList, st)
+	}
+	return st
+}
+
+// Send queues payload as the next message on g. A reliable message is
+// kept for repair and delivered exactly once, in order, to every receiver
+// it is owed to, or reported to it as a gap: every member of g this
+// endpoint has learned of (see Join). A best-effort one is sent once, to
+// whoever listens. A message larger than a frame is sent as fragments,
+// each with a sequence number of its own, and reassembled by receivers;
+// Send returns the sequence number of its last fragment (reliable and
+// best-effort messages have separate sequences). Send does not keep
+// payload.
+//
+// With Config.Bundle the message waits in the group's open frame until
+// Flush, Tick, or the frame fills up; without, its frame is in the next
+// Ready. Send never refuses a message because receivers lag behind: the
+// driver asks Blocked first when it wants back-pressure.
+func (e *Endpoint) Send(g transport.Group, payload []byte, reliable bool) (uint64, error) {
+	if len(payload) > e.cfg.MaxMessage {
+		return 0, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(payload), e.cfg.MaxMessage)
+	}
+	st := e.sendStateOf(g)
+	b, next := &st.bef, &st.be
+	if reliable {
+		b, next = &st.rel, &st.hw
+	}
+	if need := uint64(len(payload)/(e.bodyMax/2) + 2); MaxSeq-*next < need {
+		return 0, fmt.Errorf("reliable: sequence space of group %d exhausted", g)
+	}
+	var flags byte
+	rest := payload
+	for {
+		room := e.bodyMax - b.size()
+		whole := entryOverhead(len(rest)) + len(rest)
+		full := len(b.pos) >= e.maxEntries
+		if whole <= room && !full {
+			*next++
+			b.add(*next, flags, rest)
+			if flags != 0 {
+				e.stats.Fragments++
+			}
+			break
+		}
+		if len(b.pos) > 0 && (whole <= e.bodyMax || room < e.bodyMax/8 || full) {
+			e.sealBundle(st, b)
+			continue
+		}
+		// A fragment: as much of rest as the room leaves.
+		n := room - entryOverhead(room)
+		*next++
+		b.add(*next, flags|entryMore, rest[:n])
+		e.stats.Fragments++
+		flags = entryCont
+		rest = rest[n:]
+		e.sealBundle(st, b)
+	}
+	if reliable {
+		st.lastSent = e.now
+		st.hbEvery = int64(e.cfg.HeartbeatTicks)
+		e.stats.Sent++
+	} else {
+		e.stats.SentBestEffort++
+	}
+	if !e.cfg.Bundle {
+		e.sealBundle(st, b)
+	}
+	return *next, nil
+}
+
+// Flush seals every open frame, so that the messages sent so far are in
+// the next Ready. With Config.Bundle, the driver calls it when it has
+// nothing more to send at once (and before waiting for a time grant).
+func (e *Endpoint) Flush() {
+	for _, st := range e.sendList {
+		e.sealBundle(st, &st.rel)
+		e.sealBundle(st, &st.bef)
+	}
+}
+
+// sealGroup seals the open reliable frame of g, so that st.hw counts
+// only messages sent: every frame that tells a position calls it first.
+func (e *Endpoint) sealGroup(g transport.Group) *sendState {
+	st := e.sends[g]
+	if st != nil {
+		e.sealBundle(st, &st.rel)
+	}
+	return st
+}
+
+// sealBundle turns the open bundle b of st into a frame and queues it;
+// the reliable messages in it are held for repair.
+func (e *Endpoint) sealBundle(st *sendState, b *bundle) {
+	if len(b.pos) == 0 {
+		return
+	}
+	f := make([]byte, len(b.buf)+e.seal.trailerLen())
+	copy(f, b.buf)
+	putHeader(f, header{
+		kind: b.kind, auth: e.seal.keyed(), group: st.group,
+		fed: e.fed, sender: e.cfg.Self, inc: e.cfg.Incarnation, seq: b.first,
+	})
+	if b.kind == kindData {
+		plain := f[:len(b.buf)]
+		if e.seal.keyed() {
+			// Sealing encrypts f in place: keep the plaintext for repairs.
+			plain = append([]byte(nil), plain...)
+		}
+		for _, p := range b.pos {
+			st.sentCum += uint64(p.n)
+			st.held = append(st.held, slot{payload: plain[p.off : p.off+p.n : p.off+p.n], cum: st.sentCum, sentAt: e.now, flags: p.flags})
+		}
+		e.release(st)
+	}
+	e.stats.DataFrames++
+	b.pos = b.pos[:0]
+	b.buf = b.buf[:HeaderLen]
+	e.emit(st.group, f)
+}
+
+// slotOf returns the held slot of seq, which must be in [low, hw].
+func (st *sendState) slotOf(seq uint64) *slot {
+	return &st.held[st.heldHead+int(seq-st.heldFrom)]
+}
+
+// low returns the oldest reliable seq st holds (hw+1 when none).
+func (e *Endpoint) low(st *sendState) uint64 { return st.heldFrom }
+
+// release drops held messages that every receiver of st's group has
+// acknowledged, beyond the RetransmitBuffer and RetransmitBytes of
+// history.
+func (e *Endpoint) release(st *sendState) {
+	acked := e.ackedBy(st)
+	n := len(st.held) - st.heldHead
+	for n > 0 && st.heldFrom <= acked {
+		oldest := st.held[st.heldHead]
+		histMsgs := acked - st.heldFrom + 1
+		histBytes := st.cumThrough(acked) - (oldest.cum - uint64(len(oldest.payload)))
+		if histMsgs <= uint64(e.cfg.RetransmitBuffer) && histBytes <= uint64(e.cfg.RetransmitBytes) {
+			break
+		}
+		st.held[st.heldHead] = slot{}
+		st.heldHead++
+		st.heldFrom++
+		n--
+	}
+	if st.heldHead > 64 && st.heldHead > n {
+		k := copy(st.held, st.held[st.heldHead:])
+		clear(st.held[k:])
+		st.held = st.held[:k]
+		st.heldHead = 0
+	}
+}
+
+// repair answers a NAK for our stream on g: retransmits what we hold, in
+// bundles of consecutive messages, and sends one gone frame for what we no
+// longer hold.
+func (e *Endpoint) repair(g transport.Group, rs []byte, n int) {
+	st := e.sealGroup(g)
+	if st == nil || st.hw == 0 {
+		return
+	}
+	low := e.low(st)
+	holdoff := int64(e.cfg.NakDelayTicks)
+	budget := max(e.cfg.RetransmitBuffer, e.cfg.Window) // bounds the work of one NAK
+	var gone seqRange
+	rb := &e.rtx
+	for i := range n {
+		from, to := binary.BigEndian.Uint64(rs[i*16:]), binary.BigEndian.Uint64(rs[i*16+8:])
+		to = min(to, st.hw)
+		if from > to {
+			continue
+		}
+		if from < low {
+			if gone.from == 0 || from < gone.from {
+				gone.from = from
+			}
+			gone.to = max(gone.to, min(to, low-1))
+			from = low
+		}
+		for seq := from; seq <= to && budget > 0; seq++ {
+			budget--
+			sl := st.slotOf(seq)
+			if sl.retx && e.now-sl.retxAt < holdoff {
+				e.sealRetransmit(g, rb)
+				continue
+			}
+			if len(rb.pos) > 0 && (rb.first+uint64(len(rb.pos)) != seq ||
+				rb.size()+entryOverhead(len(sl.payload))+len(sl.payload) > e.bodyMax) {
+				e.sealRetransmit(g, rb)
+			}
+			sl.retx, sl.retxAt = true, e.now
+			rb.add(seq, sl.flags, sl.payload)
+			e.stats.Retransmits++
+		}
+		e.sealRetransmit(g, rb)
+	}
+	if gone.from != 0 && gone.from <= gone.to {
+		f, body := e.newFrame(kindGone, g, low, goneBodyLen)
+		binary.BigEndian.PutUint64(body, gone.from)
+		binary.BigEndian.PutUint64(body[8:], gone.to)
+		e.emit(g, f)
+		e.stats.Gones++
+	}
+}
+
+// sealRetransmit queues the retransmission bundle rb as a frame.
+func (e *Endpoint) sealRetransmit(g transport.Group, rb *bundle) {
+	if len(rb.pos) == 0 {
+		return
+	}
+	f := make([]byte, len(rb.buf)+e.seal.trailerLen())
+	copy(f, rb.buf)
+	putHeader(f, header{
+		kind: kindRetransmit, auth: e.seal.keyed(), group: g,
+		fed: e.fed, sender: e.cfg.Self, inc: e.cfg.Incarnation, seq: rb.first,
+	})
+	e.stats.RetransmitFrames++
+	rb.pos = rb.pos[:0]
+	rb.buf = rb.buf[:HeaderLen]
+	e.emit(g, f)
+}
