@@ -9,8 +9,10 @@ import "sync/atomic"
 // unconditionally when metrics are off.
 //
 // A counter cannot go down: Add takes a uint64, so a negative delta
-// cannot be expressed. It wraps at 2^64, which at a billion increments a
-// second takes 584 years.
+// cannot be expressed. (Converting a negative int with uint64(n) does
+// not make one either: Add(uint64(n)) subtracts -n by wrapping; keep
+// such values in a Gauge.) A counter wraps at 2^64, which at a billion
+// increments a second takes 584 years.
 type Counter struct {
 	v atomic.Uint64
 }

@@ -44,10 +44,22 @@
 //		return 0
 //	})
 //
+// Names follow Prometheus syntax and are checked at registration, which
+// returns ErrInvalid, ErrTypeMismatch (a name already used by another
+// type) or ErrDuplicate (a function registered twice) rather than
+// panicking. Unregister removes a metric, for example one whose
+// component has gone away.
+//
+// # Exposition
+//
 // Registry.WriteText writes the Prometheus text exposition format 0.0.4
-// (serve it with Content-Type TextContentType); Registry.WriteJSON
-// writes the same metrics as JSON, with p50, p90, p99 and p999 for each
-// histogram.
+// (serve it with Content-Type TextContentType), sorted by name and then
+// labels, so equal registries write equal bytes. Histograms appear as
+// cumulative _bucket series with "le" at powers of two, plus _sum and
+// _count. Registry.WriteJSON (and MarshalJSON) writes the same metrics
+// as JSON, with count, sum, min, max, mean, p50, p90, p99 and p999 for
+// each histogram. JSON numbers are exact integers; JavaScript reads those
+// above 2^53 approximately.
 //
 // # Histogram accuracy
 //
@@ -60,11 +72,13 @@
 //
 // # Concurrency properties
 //
-// Every method of Counter, Gauge, Histogram and Registry may be called
-// from any goroutine. Updates (Inc, Add, Set, Observe) are lock-free,
-// allocate nothing and never block. Registration and exposition take a
-// lock on the registry, but exposition calls no callback and reads no
-// metric while holding it, so a callback may use the registry.
+// Every method of Counter, Gauge, Histogram, HistogramSnapshot and
+// Registry may be called from any goroutine. Updates (Inc, Add, Set,
+// Observe) are lock-free, allocate nothing and never block.
+// Registration and exposition take a lock on the registry, but
+// exposition calls no callback and reads no metric while holding it, so
+// a callback may use the registry. Exposition blocks only as long as its
+// writer and the callbacks do.
 //
 // Each value is read atomically, but a snapshot of several values is not
 // taken at one instant: while observations are in flight, a histogram's

@@ -97,7 +97,8 @@ type label struct{ name, value string }
 
 // Counter returns the counter registered under name and labels,
 // registering a new one if there is none. help describes the metric; the
-// first non-empty help given for a name is kept.
+// first non-empty help given for a name is kept (bytes that are not UTF-8
+// become U+FFFD).
 func (r *Registry) Counter(name, help string, labels Labels) (*Counter, error) {
 	s, err := r.register(name, help, labels, kindCounter, func(s *series) { s.counter = new(Counter) })
 	if err != nil || s == nil {
@@ -226,7 +227,7 @@ func (r *Registry) register(name, help string, labels Labels, k kind, init func(
 		return nil, fmt.Errorf("%w: %s is a %s, not a %s", ErrTypeMismatch, name, f.kind, k)
 	}
 	if f.help == "" {
-		f.help = help
+		f.help = strings.ToValidUTF8(help, "\uFFFD")
 	}
 	s := f.series[text]
 	if s == nil {

@@ -99,6 +99,16 @@ func TestRegisterErrors(t *testing.T) {
 	}
 }
 
+func TestHelpNotUTF8(t *testing.T) {
+	r := NewRegistry()
+	must(t)(r.Gauge("g", "bad \xff byte", nil))
+	var b bytes.Buffer
+	must(t)(0, r.WriteText(&b))
+	if want := "# HELP g bad \uFFFD byte\n# TYPE g gauge\ng 0\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
 // A counter func and a counter may share a family under different labels.
 func TestMixedFamily(t *testing.T) {
 	r := NewRegistry()
@@ -194,14 +204,14 @@ func TestRegistryConcurrent(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := range per {
-				kind := fmt.Sprint(i % 3)
-				c, err := r.Counter("frames_total", "Frames.", Labels{"kind": kind})
+				k := fmt.Sprint(i % 3)
+				c, err := r.Counter("frames_total", "Frames.", Labels{"kind": k})
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				c.Inc()
-				h, _ := r.Histogram("latency_ns", "", Labels{"kind": kind})
+				h, _ := r.Histogram("latency_ns", "", Labels{"kind": k})
 				h.Observe(uint64(i))
 				g, _ := r.Gauge("depth", "", Labels{"worker": fmt.Sprint(w)})
 				g.Set(int64(i))
