@@ -55,6 +55,19 @@ type Config struct {
 	// the gossip cluster; federates with another key cannot take part.
 	Key []byte
 
+	// MaxFrame is the largest data-plane frame (datagram payload); small
+	// messages are bundled up to it and larger ones fragmented. Default
+	// 1400 bytes, which fits an Ethernet MTU; on loopback up to 65000
+	// pays off.
+	MaxFrame int
+	// MaxMessage is the largest attribute update or interaction, encoded;
+	// default 16 MiB.
+	MaxMessage int
+	// BackPressure says what an update or interaction does when a
+	// receiver lags a full window behind: wait until it catches up (or
+	// is declared lost or stalled), or fail with ErrWouldBlock.
+	BackPressure BackPressureMode
+
 	// TickInterval is how often retransmission, heartbeat and time
 	// management timers advance. Default 5 ms.
 	TickInterval time.Duration
@@ -86,6 +99,28 @@ type GossipConfig struct {
 
 const defaultTick = 5 * time.Millisecond
 
+// BackPressureMode is what a sending service does while the data plane's
+// backlog on a group is full (see Config.BackPressure).
+type BackPressureMode int
+
+const (
+	// BackPressureBlock waits until the backlog shrinks.
+	BackPressureBlock BackPressureMode = iota
+	// BackPressureError returns an error wrapping ErrWouldBlock (and
+	// ErrRTIinternalError) at once; nothing was sent.
+	BackPressureError
+)
+
+// DefaultMaxFrame is the data-plane frame size when Config.MaxFrame is 0.
+const DefaultMaxFrame = 1400
+
+func (c *Config) maxFrame() int {
+	if c.MaxFrame == 0 {
+		return DefaultMaxFrame
+	}
+	return c.MaxFrame
+}
+
 // Validate reports the first problem with c.
 func (c *Config) Validate() error {
 	if c.Federation == "" {
@@ -99,6 +134,15 @@ func (c *Config) Validate() error {
 	}
 	if c.TickInterval < 0 {
 		return errors.New("peer: Config.TickInterval is negative")
+	}
+	if c.MaxFrame != 0 && (c.MaxFrame < 256 || c.MaxFrame > 65000) {
+		return fmt.Errorf("peer: Config.MaxFrame %d out of [256, 65000]", c.MaxFrame)
+	}
+	if c.MaxMessage < 0 {
+		return errors.New("peer: Config.MaxMessage is negative")
+	}
+	if c.BackPressure != BackPressureBlock && c.BackPressure != BackPressureError {
+		return fmt.Errorf("peer: unknown Config.BackPressure %d", c.BackPressure)
 	}
 	if c.FederateName != "" {
 		if err := checkName(c.FederateName); err != nil {

@@ -137,3 +137,8 @@ var (
 // ErrClosed is returned by Next and by every service once the federate is
 // closed (Close, or resigned).
 var ErrClosed = errors.New("peer: federate closed")
+
+// ErrWouldBlock is wrapped by the error an update or interaction returns
+// with Config.BackPressure BackPressureError while a receiver lags a full
+// window behind. Nothing was sent; try again later.
+var ErrWouldBlock = errors.New("peer: data plane backlog full, would block")

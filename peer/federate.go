@@ -46,6 +46,19 @@ type Federate struct {
 	msgID   uint64
 	resign  ResignAction // the federation's automatic resign action
 
+	// The data-plane writer (group commit): the loop hands sealed frames
+	// to the writer goroutine and seals the next bundles only when it is
+	// idle again, so messages bundle up while a batch is being sent.
+	wq      chan []transport.Packet
+	widle   chan struct{}
+	writing bool               // a batch is with the writer (loop-owned)
+	pending []transport.Packet // frames for the next batch (loop-owned)
+
+	// Back-pressure (loop-owned): callers refused because a group was
+	// blocked wait on wake, closed when none of blockedOn is blocked.
+	wake      chan struct{}
+	blockedOn map[transport.Group]bool
+
 	events *eventQueue
 	reqc   chan func()
 	stop   chan struct{}
@@ -60,6 +73,7 @@ type Federate struct {
 // counters are the federate's drop and traffic counters.
 type counters struct {
 	sent, delivered, malformed, gaps, lateTSO, sendErrors atomic.Uint64
+	frames, batches, blocked                              atomic.Uint64
 }
 
 // Stats is a snapshot of a federate's counters.
@@ -70,6 +84,9 @@ type Stats struct {
 	Gaps      uint64 // messages the reliable layer reported lost for good
 	LateTSO   uint64 // time-stamped messages refused for arriving below the granted time
 	SendError uint64 // transport send failures
+	Frames    uint64 // data-plane frames handed to the transport
+	Batches   uint64 // batches of frames handed to the transport (one system call each with batch I/O)
+	Blocked   uint64 // sends held by back-pressure (a full backlog on a group)
 	// Reliable holds the reliable layer's own counters (frames dropped
 	// by reason, retransmissions, NAKs).
 	Reliable reliable.Stats
@@ -136,6 +153,9 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		if mc.Federation == "" {
 			mc.Federation = cfg.Federation
 		}
+		if mc.MaxPacket == 0 {
+			mc.MaxPacket = max(transport.DefaultMaxPacket, cfg.maxFrame()+64)
+		}
 		if f.tr, err = transport.NewUDP(mc); err != nil {
 			return nil, fmt.Errorf("%w: data plane: %w", ErrRTIinternalError, err)
 		}
@@ -149,6 +169,9 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		Incarnation: binary.BigEndian.Uint64(inc[:]),
 		Federation:  cfg.Federation,
 		Key:         cfg.Key,
+		Bundle:      true,
+		MaxFrame:    cfg.maxFrame(),
+		MaxMessage:  cfg.MaxMessage,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
@@ -171,7 +194,11 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	if f.trace != nil {
 		f.traceJoin()
 	}
-	f.wg.Add(1)
+	f.wq = make(chan []transport.Packet, 1)
+	f.widle = make(chan struct{}, 1)
+	f.blockedOn = make(map[transport.Group]bool)
+	f.wg.Add(2)
+	go f.write()
 	go f.run()
 	return f, nil
 }
@@ -209,6 +236,7 @@ func (f *Federate) Stats() Stats {
 	s := Stats{
 		Sent: f.stats.sent.Load(), Delivered: f.stats.delivered.Load(), Malformed: f.stats.malformed.Load(),
 		Gaps: f.stats.gaps.Load(), LateTSO: f.stats.lateTSO.Load(), SendError: f.stats.sendErrors.Load(),
+		Frames: f.stats.frames.Load(), Batches: f.stats.batches.Load(), Blocked: f.stats.blocked.Load(),
 	}
 	_ = f.call(func() error { s.Reliable = f.rel.Stats(); return nil })
 	return s
@@ -253,6 +281,7 @@ func (f *Federate) call(fn func() error) error {
 func (f *Federate) run() {
 	defer f.wg.Done()
 	defer close(f.done)
+	defer close(f.wq) // after the last batch; the writer sends it and exits
 	tick := time.NewTicker(f.cfg.tick())
 	defer tick.Stop()
 	recv := f.tr.Recv()
@@ -278,8 +307,122 @@ func (f *Federate) run() {
 			f.onMember(ev)
 		case fn := <-f.reqc:
 			fn()
+		case <-f.widle:
+			f.writing = false
 		}
 		f.flush()
+		if !f.writing {
+			f.rel.Flush()
+			f.flush()
+			f.handoff()
+		}
+		f.wakeBlocked()
+	}
+}
+
+// handoff gives the pending frames to the writer.
+func (f *Federate) handoff() {
+	if len(f.pending) == 0 {
+		return
+	}
+	f.wq <- f.pending // the writer is idle: the channel has room
+	f.pending = nil
+	f.writing = true
+}
+
+// batchSender is implemented by transports that send several datagrams
+// per system call.
+type batchSender interface {
+	SendBatch(pkts []transport.Packet) (int, error)
+}
+
+// write is the writer goroutine: it sends each batch of frames, in
+// order, and tells the loop when it is idle again.
+func (f *Federate) write() {
+	defer f.wg.Done()
+	bs, batched := f.tr.(batchSender)
+	for batch := range f.wq {
+		if batched {
+			n, err := bs.SendBatch(batch)
+			if err != nil {
+				f.stats.sendErrors.Add(uint64(len(batch) - n))
+			}
+		} else {
+			for _, p := range batch {
+				if err := f.tr.Send(p.Group, p.Data); err != nil {
+					f.stats.sendErrors.Add(1)
+				}
+			}
+		}
+		f.stats.frames.Add(uint64(len(batch)))
+		f.stats.batches.Add(1)
+		select {
+		case f.widle <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// blocked reports whether a reliable message of outs would go to a group
+// whose backlog is full, and then remembers the group.
+func (f *Federate) blocked(outs []outMsg) bool {
+	for _, o := range outs {
+		if o.reliable && f.rel.Blocked(o.group) {
+			f.blockedOn[o.group] = true
+			f.stats.blocked.Add(1)
+			return true
+		}
+	}
+	return false
+}
+
+// wakeBlocked releases the callers waiting for back-pressure to end once
+// none of the groups they met is blocked.
+func (f *Federate) wakeBlocked() {
+	if f.wake == nil {
+		return
+	}
+	for g := range f.blockedOn {
+		if f.rel.Blocked(g) {
+			return
+		}
+		delete(f.blockedOn, g)
+	}
+	close(f.wake)
+	f.wake = nil
+}
+
+// errBlocked is what a sending service returns inside the loop when
+// back-pressure holds it; callSend waits or turns it into ErrWouldBlock.
+var errBlocked = errors.New("peer: data plane backlog full")
+
+// callSend runs a sending service on the loop; while back-pressure holds
+// it, it waits and retries (Config.BackPressure Block, the default) or
+// returns an error wrapping ErrWouldBlock.
+func (f *Federate) callSend(fn func() error) error {
+	for {
+		var wake chan struct{}
+		err := f.call(func() error {
+			err := fn()
+			if err == errBlocked {
+				if f.wake == nil {
+					f.wake = make(chan struct{})
+				}
+				wake = f.wake
+			}
+			return err
+		})
+		if err != errBlocked {
+			return err
+		}
+		if f.cfg.BackPressure == BackPressureError {
+			return fmt.Errorf("%w: %w", ErrRTIinternalError, ErrWouldBlock)
+		}
+		select {
+		case <-wake:
+		case <-f.done:
+			return ErrClosed
+		}
 	}
 }
 
@@ -293,9 +436,7 @@ func (f *Federate) flush() {
 			return
 		}
 		for _, o := range rd.Out {
-			if err := f.tr.Send(o.Group, o.Frame); err != nil {
-				f.stats.sendErrors.Add(1)
-			}
+			f.pending = append(f.pending, transport.Packet{Group: o.Group, Data: o.Frame})
 		}
 		// Where each sender's stream starts for us: nothing below is
 		// owed, so the time core must not wait for it.

@@ -201,7 +201,7 @@ func (f *Federate) RegisterObjectInstance(class ObjectClassHandle, name string) 
 // UpdateAttributeValues (§6.6) sends new values of owned attributes in
 // receive order.
 func (f *Federate) UpdateAttributeValues(obj ObjectInstanceHandle, values AttributeValues, tag []byte) error {
-	return f.call(func() error { return f.update(obj, values, tag, false, 0) })
+	return f.callSend(func() error { return f.update(obj, values, tag, false, 0) })
 }
 
 // UpdateAttributeValuesWithTime (§6.6) sends new values with a time
@@ -213,7 +213,7 @@ func (f *Federate) UpdateAttributeValuesWithTime(obj ObjectInstanceHandle, value
 	if err != nil {
 		return err
 	}
-	return f.call(func() error { return f.update(obj, values, tag, true, ts) })
+	return f.callSend(func() error { return f.update(obj, values, tag, true, ts) })
 }
 
 func (f *Federate) update(obj ObjectInstanceHandle, values AttributeValues, tag []byte, hasTime bool, ts float64) error {
@@ -224,6 +224,9 @@ func (f *Federate) update(obj ObjectInstanceHandle, values AttributeValues, tag 
 	outs, err := f.st.update(obj, values, tag, hasTime, ts, reg)
 	if err != nil {
 		return err
+	}
+	if f.blocked(outs) {
+		return errBlocked
 	}
 	return f.sendAll(outs, ts)
 }
@@ -250,7 +253,7 @@ func (f *Federate) sendAll(outs []outMsg, ts float64) error {
 // SendInteraction (§6.8) sends an interaction of a published class in
 // receive order.
 func (f *Federate) SendInteraction(class InteractionClassHandle, values ParameterValues, tag []byte) error {
-	return f.call(func() error { return f.interact(class, values, tag, false, 0) })
+	return f.callSend(func() error { return f.interact(class, values, tag, false, 0) })
 }
 
 // SendInteractionWithTime (§6.8) sends an interaction with a time stamp;
@@ -260,7 +263,7 @@ func (f *Federate) SendInteractionWithTime(class InteractionClassHandle, values 
 	if err != nil {
 		return err
 	}
-	return f.call(func() error { return f.interact(class, values, tag, true, ts) })
+	return f.callSend(func() error { return f.interact(class, values, tag, true, ts) })
 }
 
 func (f *Federate) interact(class InteractionClassHandle, values ParameterValues, tag []byte, hasTime bool, ts float64) error {
@@ -271,6 +274,9 @@ func (f *Federate) interact(class InteractionClassHandle, values ParameterValues
 	o, err := f.st.interaction(class, values, tag, hasTime, ts, reg)
 	if err != nil {
 		return err
+	}
+	if f.blocked([]outMsg{o}) {
+		return errBlocked
 	}
 	return f.sendAll([]outMsg{o}, ts)
 }
@@ -402,6 +408,7 @@ func (f *Federate) TimeAdvanceRequest(t LogicalTime) error {
 		if err := f.tm.RequestAdvance(ts); err != nil {
 			return f.timeError(err, ts)
 		}
+		f.rel.Flush() // bundling never delays a grant
 		if f.trace != nil {
 			f.traceRequest("TAR", ts)
 		}
