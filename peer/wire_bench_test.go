@@ -9,11 +9,13 @@ import (
 
 // The benchmarks behind the codec choice in wire.go. Rerun with
 //
-//	go test -run '^$' -bench 'Wire' -benchmem ./peer/
+//	go test -run '^$' -bench 'WireEncode|WireDecode|WireSize' -benchmem -cpu 1 -count 6 ./peer/
 //
 // msgpack is msgpack.Marshal/Unmarshal, as wire.go used before;
 // msgpackReused keeps one Encoder (and its buffer) and one Decoder across
-// messages.
+// messages. binary is the hand-written codec as callers use it now
+// (encodeMsg, decodeMsg: a new slice, a new message); binaryReused
+// appends into one buffer and decodes into one wireMsg.
 
 // benchUpdate is a typical attribute update: three values of about 100
 // bytes in all, time-stamped, with an 8-byte tag.
@@ -83,6 +85,21 @@ func BenchmarkWireEncode(b *testing.B) {
 				}
 			}
 		})
+		b.Run("binary/"+bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := encodeMsg(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("binaryReused/"+bm.name, func(b *testing.B) {
+			var buf []byte
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = appendMsg(buf[:0], m)
+			}
+		})
 	}
 }
 
@@ -114,6 +131,48 @@ func BenchmarkWireDecode(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+		p, err = encodeMsg(bm.msg())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("binary/"+bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := decodeMsg(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("binaryReused/"+bm.name, func(b *testing.B) {
+			var m wireMsg
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := decodeMsgInto(p, &m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkWireSize reports the encoded sizes, in bytes per message.
+func BenchmarkWireSize(b *testing.B) {
+	for _, bm := range benchMsgs {
+		m := bm.msg()
+		mp, err := msgpack.Marshal(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bin, err := encodeMsg(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bm.name, func(b *testing.B) {
+			for b.Loop() {
+			}
+			b.ReportMetric(float64(len(mp)), "msgpack-bytes")
+			b.ReportMetric(float64(len(bin)), "binary-bytes")
 		})
 	}
 }
