@@ -1,13 +1,45 @@
 package peer
 
-import (
-	"fmt"
+// Codec choice: a hand-written binary codec (appendMsg, decodeMsg), not
+// msgpack. msgpack reflects over the struct and the map, so even with a
+// reused Encoder/Decoder it allocates per field and per value; the
+// hand-written codec allocates nothing to append into a buffer with room
+// or to decode into a reused message, and only the slice, or the message
+// and its map, otherwise. Its encoding is also 37-46% smaller
+// (update 134 bytes vs 213, interaction 73 vs 134) and deterministic.
+//
+// ns/op (fastest of 6, -cpu 1, on a shared 2-core AMD EPYC, load 6-8)
+// and allocs/op; "reused" is msgpack.GetEncoder/GetDecoder kept across
+// messages, or appendMsg(buf[:0], m) and decodeMsgInto(b, &m):
+//
+//	                  update (3 values, ~100 B)   interaction (4 parameters)
+//	encode msgpack          4365 ns  20 allocs          4159 ns  22 allocs
+//	encode msgpack reused   3456 ns  16 allocs          3358 ns  18 allocs
+//	encode encodeMsg         563 ns   1 alloc            551 ns   1 alloc
+//	encode appendMsg reused  232 ns   0 allocs           278 ns   0 allocs
+//	decode msgpack          4818 ns  15 allocs          4625 ns  17 allocs
+//	decode msgpack reused   4731 ns  10 allocs          4744 ns  12 allocs
+//	decode decodeMsg         667 ns   2 allocs           672 ns   2 allocs
+//	decode decodeMsgInto     478 ns   0 allocs           281 ns   0 allocs
+//
+// Rerun with:
+//
+//	go test -run '^$' -bench 'WireEncode|WireDecode|WireSize' -benchmem -cpu 1 -count 6 ./peer/
+//
+// Most of what remains is the Values map (iterating it on encode, filling
+// it on decode).
 
-	"github.com/vmihailenco/msgpack/v5"
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
 )
 
 // Data-plane message kinds. Every payload the reliable layer carries for a
-// federate is one wireMsg, msgpack-encoded.
+// federate is one wireMsg, encoded by appendMsg.
 const (
 	kindRegister    uint8 = 1 // an object instance exists (also the answer to a query)
 	kindUpdate      uint8 = 2 // attribute values
@@ -19,7 +51,8 @@ const (
 )
 
 // wireMsg is the one data-plane message shape. Fields not used by a kind
-// stay empty and cost nothing on the wire.
+// stay empty and cost nothing on the wire. The msgpack tags are kept only
+// so that wire_bench_test.go can compare against msgpack.
 type wireMsg struct {
 	Kind    uint8                `msgpack:"k"`
 	ID      uint64               `msgpack:"i,omitempty"` // sender's message counter, for traces
@@ -31,26 +64,350 @@ type wireMsg struct {
 	TSO     bool                 `msgpack:"s,omitempty"`
 	HasTime bool                 `msgpack:"h,omitempty"`
 	Time    float64              `msgpack:"t,omitempty"`
-	TimeMsg []byte               `msgpack:"m,omitempty"` // an encoded lbts message
+	TimeMsg []byte               `msgpack:"m,omitempty"` // an encoded lbts message, opaque here
 }
 
+// The wire format, version 1:
+//
+//	byte 0      wireVersion<<4 | Kind
+//	bytes 1-2   presence flags, big-endian uint16 (the flag* constants)
+//	then, for each flag set, in flag order:
+//	  flagID      ID: uvarint
+//	  flagObj     Obj: Federate uvarint, Serial uvarint
+//	  flagClass   Class: uvarint
+//	  flagName    Name: uvarint length, bytes
+//	  flagValues  Values: uvarint count, then count times
+//	              (handle uvarint, length uvarint, bytes),
+//	              handles strictly ascending
+//	  flagTag     Tag: uvarint length, bytes
+//	  flagTime    Time: 8 bytes, IEEE 754 bits, big-endian
+//	  flagTimeMsg TimeMsg: uvarint length, bytes
+//	flagTSO and flagHasTime carry no bytes.
+//
+// A field is present when it is not its zero value (Time: when its bits
+// are not all zero, so -0 and NaN survive), so one message has one
+// encoding. The decoder accepts a present field holding its zero value
+// and non-minimal uvarints; it refuses everything else that does not fit.
+const wireVersion = 1
+
+const (
+	flagID uint16 = 1 << iota
+	flagObj
+	flagClass
+	flagName
+	flagValues
+	flagTag
+	flagTSO
+	flagHasTime
+	flagTime
+	flagTimeMsg
+
+	flagsKnown = flagTimeMsg<<1 - 1
+)
+
+// errMalformed is wrapped by every decoding error.
+var errMalformed = errors.New("peer: malformed message")
+
+// encodeMsg returns m's encoding in a new slice of exactly its size.
 func encodeMsg(m *wireMsg) ([]byte, error) {
-	b, err := msgpack.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("peer: encode message: %w", err)
+	if !validKind(m.Kind) {
+		return nil, fmt.Errorf("peer: encode message: unknown kind %d", m.Kind)
 	}
-	return b, nil
+	return appendMsg(make([]byte, 0, msgSize(m)), m), nil
 }
 
-// decodeMsg decodes a payload; anything malformed is an error for the
-// caller to count, never a panic.
+// appendMsg appends m's encoding to dst and returns the extended slice.
+// It does not allocate when dst has room. m.Kind must be one of the kind
+// constants.
+func appendMsg(dst []byte, m *wireMsg) []byte {
+	if !validKind(m.Kind) {
+		panic(fmt.Sprintf("peer: appendMsg: unknown kind %d", m.Kind))
+	}
+	flags := msgFlags(m)
+	dst = append(dst, wireVersion<<4|m.Kind, byte(flags>>8), byte(flags))
+	if flags&flagID != 0 {
+		dst = binary.AppendUvarint(dst, m.ID)
+	}
+	if flags&flagObj != 0 {
+		dst = binary.AppendUvarint(dst, uint64(m.Obj.Federate))
+		dst = binary.AppendUvarint(dst, m.Obj.Serial)
+	}
+	if flags&flagClass != 0 {
+		dst = binary.AppendUvarint(dst, m.Class)
+	}
+	if flags&flagName != 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(m.Name)))
+		dst = append(dst, m.Name...)
+	}
+	if flags&flagValues != 0 {
+		var stack [16]uint64
+		hs := stack[:0]
+		for h := range m.Values {
+			hs = append(hs, h)
+		}
+		slices.Sort(hs)
+		dst = binary.AppendUvarint(dst, uint64(len(hs)))
+		for _, h := range hs {
+			v := m.Values[h]
+			dst = binary.AppendUvarint(dst, h)
+			dst = binary.AppendUvarint(dst, uint64(len(v)))
+			dst = append(dst, v...)
+		}
+	}
+	if flags&flagTag != 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(m.Tag)))
+		dst = append(dst, m.Tag...)
+	}
+	if flags&flagTime != 0 {
+		dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(m.Time))
+	}
+	if flags&flagTimeMsg != 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(m.TimeMsg)))
+		dst = append(dst, m.TimeMsg...)
+	}
+	return dst
+}
+
+func validKind(k uint8) bool { return k >= kindRegister && k <= kindResign }
+
+// msgFlags returns the presence flags of m's fields.
+func msgFlags(m *wireMsg) uint16 {
+	var f uint16
+	if m.ID != 0 {
+		f |= flagID
+	}
+	if m.Obj != (ObjectInstanceHandle{}) {
+		f |= flagObj
+	}
+	if m.Class != 0 {
+		f |= flagClass
+	}
+	if len(m.Name) != 0 {
+		f |= flagName
+	}
+	if len(m.Values) != 0 {
+		f |= flagValues
+	}
+	if len(m.Tag) != 0 {
+		f |= flagTag
+	}
+	if m.TSO {
+		f |= flagTSO
+	}
+	if m.HasTime {
+		f |= flagHasTime
+	}
+	if math.Float64bits(m.Time) != 0 {
+		f |= flagTime
+	}
+	if len(m.TimeMsg) != 0 {
+		f |= flagTimeMsg
+	}
+	return f
+}
+
+// msgSize returns the length of m's encoding.
+func msgSize(m *wireMsg) int {
+	flags := msgFlags(m)
+	n := 3
+	if flags&flagID != 0 {
+		n += uvarintLen(m.ID)
+	}
+	if flags&flagObj != 0 {
+		n += uvarintLen(uint64(m.Obj.Federate)) + uvarintLen(m.Obj.Serial)
+	}
+	if flags&flagClass != 0 {
+		n += uvarintLen(m.Class)
+	}
+	if flags&flagName != 0 {
+		n += uvarintLen(uint64(len(m.Name))) + len(m.Name)
+	}
+	if flags&flagValues != 0 {
+		n += uvarintLen(uint64(len(m.Values)))
+		for h, v := range m.Values {
+			n += uvarintLen(h) + uvarintLen(uint64(len(v))) + len(v)
+		}
+	}
+	if flags&flagTag != 0 {
+		n += uvarintLen(uint64(len(m.Tag))) + len(m.Tag)
+	}
+	if flags&flagTime != 0 {
+		n += 8
+	}
+	if flags&flagTimeMsg != 0 {
+		n += uvarintLen(uint64(len(m.TimeMsg))) + len(m.TimeMsg)
+	}
+	return n
+}
+
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
+// decodeMsg decodes a payload; anything malformed is an error (wrapping
+// errMalformed) for the caller to count, never a panic. The returned
+// message's Tag, TimeMsg and Values alias b, so the caller must not
+// change b afterwards; the reliable layer hands over payloads it does
+// not reuse. Name is copied.
 func decodeMsg(b []byte) (*wireMsg, error) {
-	var m wireMsg
-	if err := msgpack.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("peer: malformed message: %w", err)
+	m := new(wireMsg)
+	if err := decodeMsgInto(b, m); err != nil {
+		return nil, err
 	}
-	if m.Kind < kindRegister || m.Kind > kindResign {
-		return nil, fmt.Errorf("peer: unknown message kind %d", m.Kind)
+	return m, nil
+}
+
+// decodeMsgInto is decodeMsg into *m, which it overwrites. It reuses
+// m.Values, cleared, when it is not nil, so a decoded message without
+// values may have an empty map instead of a nil one. On error *m holds
+// an unspecified, partly decoded message.
+func decodeMsgInto(b []byte, m *wireMsg) error {
+	vals := m.Values
+	clear(vals)
+	*m = wireMsg{Values: vals}
+	if len(b) < 3 {
+		return fmt.Errorf("%w: %d bytes, shorter than the 3-byte header", errMalformed, len(b))
 	}
-	return &m, nil
+	if v := b[0] >> 4; v != wireVersion {
+		return fmt.Errorf("%w: unknown version %d", errMalformed, v)
+	}
+	m.Kind = b[0] & 0x0f
+	if !validKind(m.Kind) {
+		return fmt.Errorf("%w: unknown kind %d", errMalformed, m.Kind)
+	}
+	flags := uint16(b[1])<<8 | uint16(b[2])
+	if flags&^flagsKnown != 0 {
+		return fmt.Errorf("%w: unknown flags %#04x", errMalformed, flags&^flagsKnown)
+	}
+	r := wireReader{b: b[3:]}
+	if flags&flagID != 0 {
+		m.ID = r.uvarint("id")
+	}
+	if flags&flagObj != 0 {
+		m.Obj.Federate = FederateHandle(r.uvarint("object federate"))
+		m.Obj.Serial = r.uvarint("object serial")
+	}
+	if flags&flagClass != 0 {
+		m.Class = r.uvarint("class")
+	}
+	if flags&flagName != 0 {
+		m.Name = string(r.bytes("name"))
+	}
+	if flags&flagValues != 0 {
+		r.values(m)
+	}
+	if flags&flagTag != 0 {
+		m.Tag = r.bytes("tag")
+	}
+	m.TSO = flags&flagTSO != 0
+	m.HasTime = flags&flagHasTime != 0
+	if flags&flagTime != 0 {
+		m.Time = r.float64("time")
+	}
+	if flags&flagTimeMsg != 0 {
+		m.TimeMsg = r.bytes("time message")
+	}
+	if r.err != nil {
+		return r.err
+	}
+	if len(r.b) != 0 {
+		return fmt.Errorf("%w: %d trailing bytes", errMalformed, len(r.b))
+	}
+	return nil
+}
+
+// wireReader reads fields from the front of b. After the first error it
+// reads nothing more and returns zero values.
+type wireReader struct {
+	b   []byte
+	err error
+}
+
+func (r *wireReader) fail(format string, args ...any) {
+	r.err = fmt.Errorf("%w: "+format, append([]any{errMalformed}, args...)...)
+	r.b = nil
+}
+
+func (r *wireReader) uvarint(field string) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		if n == 0 {
+			r.fail("truncated %s", field)
+		} else {
+			r.fail("%s overflows 64 bits", field)
+		}
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// length reads a length or count of items of at least size bytes each
+// and checks that they fit in what is left.
+func (r *wireReader) length(field string, size uint64) int {
+	n := r.uvarint(field)
+	if r.err != nil {
+		return 0
+	}
+	if n > uint64(len(r.b))/size {
+		r.fail("%s %d does not fit in the %d bytes left", field, n, len(r.b))
+		return 0
+	}
+	return int(n)
+}
+
+// bytes reads a length-prefixed byte string. The result aliases r.b, its
+// capacity cut to its length so that appending to it copies.
+func (r *wireReader) bytes(field string) []byte {
+	n := r.length(field, 1)
+	if r.err != nil {
+		return nil
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *wireReader) float64(field string) float64 {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.b) < 8 {
+		r.fail("truncated %s", field)
+		return 0
+	}
+	v := math.Float64frombits(binary.BigEndian.Uint64(r.b))
+	r.b = r.b[8:]
+	return v
+}
+
+// values reads m.Values: a count, then that many (handle, value) pairs in
+// strictly ascending handle order. Each pair takes at least 2 bytes.
+func (r *wireReader) values(m *wireMsg) {
+	n := r.length("value count", 2)
+	if r.err != nil {
+		return
+	}
+	if m.Values == nil {
+		m.Values = make(map[uint64][]byte, n)
+	}
+	var prev uint64
+	for i := range n {
+		h := r.uvarint("value handle")
+		v := r.bytes("value")
+		if r.err != nil {
+			return
+		}
+		if i > 0 && h <= prev {
+			if h == prev {
+				r.fail("duplicate value handle %d", h)
+			} else {
+				r.fail("value handle %d after %d, not ascending", h, prev)
+			}
+			return
+		}
+		prev = h
+		m.Values[h] = v
+	}
 }
