@@ -63,10 +63,23 @@ type Config struct {
 	// MaxMessage is the largest attribute update or interaction, encoded;
 	// default 16 MiB.
 	MaxMessage int
+	// Window is how many reliable messages a receiver may lag behind on
+	// a group before back-pressure applies; default 1024.
+	Window int
 	// BackPressure says what an update or interaction does when a
 	// receiver lags a full window behind: wait until it catches up (or
 	// is declared lost or stalled), or fail with ErrWouldBlock.
 	BackPressure BackPressureMode
+
+	// MaxQueuedEvents bounds the callbacks waiting for Next: while that
+	// many wait, the federate stops reading the data plane, so that its
+	// senders' flow control holds them back. Default 65536.
+	MaxQueuedEvents int
+	// StallTimeout is how long senders wait for a receiver that
+	// acknowledges nothing (a federate that reads no callbacks, or is
+	// gone but not yet declared lost) before they go on without it; it
+	// then gets what is still held and gaps for the rest. Default 10 s.
+	StallTimeout time.Duration
 
 	// TickInterval is how often retransmission, heartbeat and time
 	// management timers advance. Default 5 ms.
@@ -111,6 +124,20 @@ const (
 	BackPressureError
 )
 
+func (c *Config) maxQueuedEvents() int {
+	if c.MaxQueuedEvents == 0 {
+		return 1 << 16
+	}
+	return c.MaxQueuedEvents
+}
+
+func (c *Config) stallTimeout() time.Duration {
+	if c.StallTimeout == 0 {
+		return 10 * time.Second
+	}
+	return c.StallTimeout
+}
+
 // DefaultMaxFrame is the data-plane frame size when Config.MaxFrame is 0.
 const DefaultMaxFrame = 1400
 
@@ -137,6 +164,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxFrame != 0 && (c.MaxFrame < 256 || c.MaxFrame > 65000) {
 		return fmt.Errorf("peer: Config.MaxFrame %d out of [256, 65000]", c.MaxFrame)
+	}
+	if c.MaxQueuedEvents < 0 || c.StallTimeout < 0 || c.Window < 0 {
+		return errors.New("peer: negative Config.MaxQueuedEvents, StallTimeout or Window")
 	}
 	if c.MaxMessage < 0 {
 		return errors.New("peer: Config.MaxMessage is negative")

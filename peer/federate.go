@@ -44,6 +44,7 @@ type Federate struct {
 	st      *state
 	members map[FederateHandle]Member
 	msgID   uint64
+	wbuf    []byte       // scratch for encoding messages
 	resign  ResignAction // the federation's automatic resign action
 
 	// The data-plane writer (group commit): the loop hands sealed frames
@@ -73,7 +74,7 @@ type Federate struct {
 // counters are the federate's drop and traffic counters.
 type counters struct {
 	sent, delivered, malformed, gaps, lateTSO, sendErrors atomic.Uint64
-	frames, batches, blocked                              atomic.Uint64
+	frames, batches, blocked, paused                      atomic.Uint64
 }
 
 // Stats is a snapshot of a federate's counters.
@@ -87,6 +88,7 @@ type Stats struct {
 	Frames    uint64 // data-plane frames handed to the transport
 	Batches   uint64 // batches of frames handed to the transport (one system call each with batch I/O)
 	Blocked   uint64 // sends held by back-pressure (a full backlog on a group)
+	Paused    uint64 // times reading stopped because MaxQueuedEvents callbacks were waiting
 	// Reliable holds the reliable layer's own counters (frames dropped
 	// by reason, retransmissions, NAKs).
 	Reliable reliable.Stats
@@ -170,8 +172,12 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		Federation:  cfg.Federation,
 		Key:         cfg.Key,
 		Bundle:      true,
-		MaxFrame:    cfg.maxFrame(),
-		MaxMessage:  cfg.MaxMessage,
+		// A receiver may stall its senders for StallTimeout before they
+		// go on without it (it is then repaired or told of gaps).
+		AckTimeoutTicks: int(max(1, cfg.stallTimeout()/cfg.tick())),
+		MaxFrame:        cfg.maxFrame(),
+		MaxMessage:      cfg.MaxMessage,
+		Window:          cfg.Window,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
@@ -237,6 +243,7 @@ func (f *Federate) Stats() Stats {
 		Sent: f.stats.sent.Load(), Delivered: f.stats.delivered.Load(), Malformed: f.stats.malformed.Load(),
 		Gaps: f.stats.gaps.Load(), LateTSO: f.stats.lateTSO.Load(), SendError: f.stats.sendErrors.Load(),
 		Frames: f.stats.frames.Load(), Batches: f.stats.batches.Load(), Blocked: f.stats.blocked.Load(),
+		Paused: f.stats.paused.Load(),
 	}
 	_ = f.call(func() error { s.Reliable = f.rel.Stats(); return nil })
 	return s
@@ -286,14 +293,29 @@ func (f *Federate) run() {
 	defer tick.Stop()
 	recv := f.tr.Recv()
 	members := f.ctl.Events()
+	maxQueued := f.cfg.maxQueuedEvents()
+	var resume <-chan struct{} // set while reading is paused
 	for {
+		// A federate that does not keep up with its callbacks stops
+		// reading the data plane: its receivers' flow control then holds
+		// the senders back instead of its memory growing.
+		in := recv
+		if resume == nil && f.events.len() >= maxQueued {
+			resume = f.events.below(maxQueued / 2)
+			f.stats.paused.Add(1)
+		}
+		if resume != nil {
+			in = nil
+		}
 		select {
 		case <-f.stop:
 			return
 		case <-tick.C:
 			f.rel.Tick()
 			f.tm.Tick()
-		case p, ok := <-recv:
+		case <-resume:
+			resume = nil
+		case p, ok := <-in:
 			if !ok {
 				f.events.push(ConnectionLost{Reason: "data plane closed"})
 				return
@@ -622,11 +644,8 @@ func (f *Federate) forget(h FederateHandle, why MemberEventKind) {
 func (f *Federate) send(o outMsg) (uint64, error) {
 	f.msgID++
 	o.msg.ID = f.msgID
-	b, err := encodeMsg(o.msg)
-	if err != nil {
-		return 0, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
-	}
-	seq, err := f.rel.Send(o.group, b, o.reliable)
+	f.wbuf = appendMsg(f.wbuf[:0], o.msg) // Send copies it
+	seq, err := f.rel.Send(o.group, f.wbuf, o.reliable)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
 	}

@@ -66,12 +66,22 @@ func newMemFederation(t testing.TB, n int, faults transport.Faults, seed int64) 
 
 func (m *memFederation) add(name string, doc *fomxml.Document) *Federate {
 	m.t.Helper()
+	return m.addWith(name, doc, nil)
+}
+
+// addWith joins a federate whose Config tune may change.
+func (m *memFederation) addWith(name string, doc *fomxml.Document, tune func(*Config)) *Federate {
+	m.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	f, err := Join(ctx, Config{
+	cfg := Config{
 		Federation: m.name, FederateName: name, FOMModules: []*fomxml.Document{doc}, Create: true,
 		Control: m.reg.Control(m.name), Transport: m.net.Endpoint(name), TickInterval: 2 * time.Millisecond,
-	})
+	}
+	if tune != nil {
+		tune(&cfg)
+	}
+	f, err := Join(ctx, cfg)
 	if err != nil {
 		m.t.Fatalf("join %s: %v", name, err)
 	}

@@ -11,11 +11,16 @@ import (
 // federate delays only itself, and its memory grows instead of the
 // federation stalling.
 type eventQueue struct {
-	mu     sync.Mutex
-	items  []Event
-	head   int
-	notify chan struct{} // closed and replaced when items arrive
-	closed bool
+	mu      sync.Mutex
+	items   []Event
+	head    int
+	notify  chan struct{} // closed and replaced when items arrive and someone waits
+	waiting int           // consumers blocked on notify
+	closed  bool
+	// low and lowc: lowc is closed once at most low items are queued
+	// (see below).
+	low  int
+	lowc chan struct{}
 }
 
 func newEventQueue() *eventQueue {
@@ -32,8 +37,27 @@ func (q *eventQueue) push(evs ...Event) {
 		return
 	}
 	q.items = append(q.items, evs...)
-	close(q.notify)
-	q.notify = make(chan struct{})
+	if q.waiting > 0 {
+		close(q.notify)
+		q.notify = make(chan struct{})
+		q.waiting = 0
+	}
+}
+
+// below returns a channel closed once at most n events are queued.
+func (q *eventQueue) below(n int) <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	c := make(chan struct{})
+	if q.closed || len(q.items)-q.head <= n {
+		close(c)
+		return c
+	}
+	if q.lowc != nil {
+		close(q.lowc)
+	}
+	q.low, q.lowc = n, c
+	return c
 }
 
 // close ends the queue: Next returns what is queued, then ErrClosed.
@@ -65,6 +89,10 @@ func (q *eventQueue) next(ctx context.Context) (Event, error) {
 				q.items = append([]Event(nil), q.items[q.head:]...)
 				q.head = 0
 			}
+			if q.lowc != nil && len(q.items)-q.head <= q.low {
+				close(q.lowc)
+				q.lowc = nil
+			}
 			q.mu.Unlock()
 			return ev, nil
 		}
@@ -73,6 +101,7 @@ func (q *eventQueue) next(ctx context.Context) (Event, error) {
 			return nil, ErrClosed
 		}
 		wait := q.notify
+		q.waiting++
 		q.mu.Unlock()
 		select {
 		case <-wait:

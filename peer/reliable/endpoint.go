@@ -511,7 +511,7 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 		for i, en := range ents {
 			e.onData(s, h.seq+uint64(i), en)
 		}
-		e.maybeAck(s, false)
+		e.maybeAck(s, h.ackReq)
 	case kindRetransmit:
 		// Not a vouch: a repair asked for by others may be old.
 		for i, en := range ents {

@@ -12,8 +12,10 @@ import (
 // Receivers acknowledge what they have delivered: ACK frames on the group,
 // each entry naming a sender (and its incarnation) and the sequence through
 // which its stream was delivered or reported as gaps. A receiver sends one
-// for a stream when Window/4 messages were delivered since its last, and
-// in answer to each of the sender's heartbeats: a sender that goes quiet
+// for a stream when Window/4 messages were delivered since its last, when
+// a data frame asks for one (the sender marks a frame every Window/4 of
+// its messages, so ACKs keep pace with its window whatever the
+// receiver's), and in answer to each of the sender's heartbeats: a sender that goes quiet
 // learns where its receivers are within a heartbeat, also when an ACK was
 // lost, and a blocked sender sends a heartbeat at once (see Blocked).
 //

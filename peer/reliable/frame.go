@@ -13,7 +13,7 @@ import (
 //	offset size field
 //	0      2    magic 0x6d72 ("mr")
 //	2      1    version (2)
-//	3      1    kind (low 7 bits) | 0x80 when authenticated
+//	3      1    kind (low 6 bits) | 0x80 when authenticated | 0x40 to ask for an ACK
 //	4      4    group
 //	8      8    federation id (FederationID)
 //	16     8    sender NodeID
@@ -41,6 +41,7 @@ const (
 	// tag, the key id and the frame counter.
 	TrailerLen = tagLen + 1 + counterLen
 	authBit    = 0x80
+	ackReqBit  = 0x40
 
 	// Entry flags of a bundle entry.
 	entryMore  = 1 << 0 // more fragments of this message follow
@@ -112,6 +113,7 @@ func (k kind) String() string {
 type header struct {
 	kind   kind
 	auth   bool
+	ackReq bool // the sender asks its receivers for an ACK
 	group  transport.Group
 	fed    uint64
 	sender NodeID
@@ -125,6 +127,9 @@ func putHeader(b []byte, h header) {
 	b[3] = byte(h.kind)
 	if h.auth {
 		b[3] |= authBit
+	}
+	if h.ackReq {
+		b[3] |= ackReqBit
 	}
 	binary.BigEndian.PutUint32(b[4:], uint32(h.group))
 	binary.BigEndian.PutUint64(b[8:], h.fed)
@@ -145,8 +150,9 @@ func parseHeader(b []byte) (header, error) {
 		return header{}, fmt.Errorf("%w %d", ErrVersion, b[2])
 	}
 	h := header{
-		kind:   kind(b[3] &^ authBit),
+		kind:   kind(b[3] &^ (authBit | ackReqBit)),
 		auth:   b[3]&authBit != 0,
+		ackReq: b[3]&ackReqBit != 0,
 		group:  transport.Group(binary.BigEndian.Uint32(b[4:])),
 		fed:    binary.BigEndian.Uint64(b[8:]),
 		sender: NodeID(binary.BigEndian.Uint64(b[16:])),

@@ -23,10 +23,11 @@ type sendState struct {
 
 	rel, bef bundle // open bundles
 
-	lastSent int64 // tick of the last reliable message or heartbeat
-	hbEvery  int64 // current heartbeat interval
-	probeAt  int64 // tick of the last heartbeat sent because blocked
-	probed   bool  // probeAt is set
+	lastSent int64  // tick of the last reliable message or heartbeat
+	hbEvery  int64  // current heartbeat interval
+	probeAt  int64  // tick of the last heartbeat sent because blocked
+	probed   bool   // probeAt is set
+	ackReqHW uint64 // hw when a frame last asked for ACKs
 }
 
 type slot struct {
@@ -182,8 +183,15 @@ func (e *Endpoint) sealBundle(st *sendState, b *bundle) {
 	}
 	f := make([]byte, len(b.buf)+e.seal.trailerLen())
 	copy(f, b.buf)
+	// Every Window/4 messages a frame asks the receivers for an ACK, so
+	// that ACKs keep pace with this sender's window, whatever theirs.
+	last := b.first + uint64(len(b.pos)) - 1
+	ackReq := b.kind == kindData && last-st.ackReqHW >= e.ackEvery()
+	if ackReq {
+		st.ackReqHW = last
+	}
 	putHeader(f, header{
-		kind: b.kind, auth: e.seal.keyed(), group: st.group,
+		kind: b.kind, auth: e.seal.keyed(), ackReq: ackReq, group: st.group,
 		fed: e.fed, sender: e.cfg.Self, inc: e.cfg.Incarnation, seq: b.first,
 	})
 	if b.kind == kindData {
