@@ -63,4 +63,5 @@ var (
 	_ Transport   = (*MemEndpoint)(nil)
 	_ Transport   = (*UDP)(nil)
 	_ BatchSender = (*MemEndpoint)(nil)
+	_ BatchSender = (*UDP)(nil)
 )
