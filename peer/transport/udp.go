@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -29,8 +31,12 @@ const (
 	DefaultMaxPacket = 2048
 	// udpHeaderLen is the transport header: federation tag, group.
 	udpHeaderLen = 8
+	// DefaultGroupsPerSocket is the most group addresses a receiving
+	// socket joins when UDPConfig.GroupsPerSocket is zero: Linux's
+	// default net.ipv4.igmp_max_memberships.
+	DefaultGroupsPerSocket = 20
 	// readBatch is the number of datagrams read per ReadBatch call.
-	readBatch = 8
+	readBatch = 32
 	// writeBatch is the largest number of datagrams SendBatch hands to
 	// one WriteBatch call (sendmmsg on Linux); longer batches take
 	// several calls.
@@ -89,6 +95,13 @@ type UDPConfig struct {
 	// Queue is the capacity of the Recv channel; zero means 1024. A
 	// datagram that finds the channel full is dropped and counted.
 	Queue int
+	// GroupsPerSocket is the most group addresses one receiving socket
+	// joins, on Linux, where a socket holds at most
+	// net.ipv4.igmp_max_memberships memberships (20 by default). Zero
+	// means DefaultGroupsPerSocket. When the kernel refuses a membership
+	// anyway, the transport opens another socket. Other systems open one
+	// socket per group address and ignore GroupsPerSocket.
+	GroupsPerSocket int
 }
 
 func (c *UDPConfig) normalize() error {
@@ -135,6 +148,12 @@ func (c *UDPConfig) normalize() error {
 	}
 	if c.Queue < 0 {
 		return fmt.Errorf("transport: negative queue length %d", c.Queue)
+	}
+	if c.GroupsPerSocket == 0 {
+		c.GroupsPerSocket = DefaultGroupsPerSocket
+	}
+	if c.GroupsPerSocket < 0 {
+		return fmt.Errorf("transport: negative groups per socket %d", c.GroupsPerSocket)
 	}
 	return nil
 }
@@ -236,22 +255,28 @@ type UDP struct {
 	whdrs   [][udpHeaderLen]byte
 	waddrs  []net.UDPAddr
 
-	mu     sync.Mutex
-	closed bool
-	joined map[Group]*udpSocket
-	socks  map[netip.Addr]*udpSocket
+	mu      sync.Mutex
+	closed  bool
+	joined  map[Group]*udpSocket      // the socket holding each joined group
+	members map[netip.Addr]*udpSocket // the socket holding each joined address
+	socks   []*udpSocket              // open receiving sockets
+	// routes is a copy of joined for the readers, replaced under mu on
+	// every change and never modified, so readers need no lock.
+	routes atomic.Pointer[map[Group]*udpSocket]
 
 	sent, sendErrors, received, overflow, foreign, tooLong, readErrors atomic.Uint64
 }
 
-// udpSocket receives the datagrams of one group address.
+// udpSocket is a receiving socket and its reader goroutine. On Linux it is
+// bound to the wildcard address and holds up to GroupsPerSocket group
+// addresses; elsewhere it is bound to its one group address.
 type udpSocket struct {
-	addr    netip.Addr
 	conn    *net.UDPConn
 	pc      *ipv4.PacketConn
-	groups  map[Group]bool // guarded by UDP.mu
-	closing atomic.Bool    // set before conn is closed
-	done    chan struct{}  // closed when the reader exits
+	addrs   map[netip.Addr]int // joined groups per member address; guarded by UDP.mu
+	full    bool               // the kernel refused another membership; guarded by UDP.mu
+	closing atomic.Bool        // set before conn is closed
+	done    chan struct{}      // closed when the reader exits
 }
 
 // NewUDP opens the sending socket of a UDP multicast transport. It joins no
@@ -304,8 +329,9 @@ func NewUDP(cfg UDPConfig) (*UDP, error) {
 		whdrs:    make([][udpHeaderLen]byte, writeBatch),
 		waddrs:   make([]net.UDPAddr, writeBatch),
 		joined:   make(map[Group]*udpSocket),
-		socks:    make(map[netip.Addr]*udpSocket),
+		members:  make(map[netip.Addr]*udpSocket),
 	}
+	u.routes.Store(&map[Group]*udpSocket{})
 	for i := range u.wmsgs {
 		u.wmsgs[i].Buffers = [][]byte{u.whdrs[i][:], nil}
 		u.waddrs[i].IP = make(net.IP, net.IPv4len)
@@ -380,8 +406,8 @@ func (u *UDP) Stats() UDPStats {
 // Recv implements Transport.
 func (u *UDP) Recv() <-chan Packet { return u.recv }
 
-// Join implements Transport. It opens a receiving socket for g's address
-// unless another joined group already shares it.
+// Join implements Transport. If no joined group shares g's address, it
+// joins the address on a receiving socket with room, or opens a new one.
 func (u *UDP) Join(g Group) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -392,50 +418,99 @@ func (u *UDP) Join(g Group) error {
 		return nil
 	}
 	addr := groupAddr(u.fedHash, u.cfg.BaseAddr, g)
-	s := u.socks[addr]
-	if s == nil {
-		var err error
-		if s, err = u.listen(addr); err != nil {
-			return fmt.Errorf("transport: join group %d (%v:%d): %w", g, addr, u.cfg.Port, err)
-		}
-		u.socks[addr] = s
-		u.wg.Add(1)
-		go u.read(s)
+	s, err := u.memberLocked(addr)
+	if err != nil {
+		return fmt.Errorf("transport: join group %d (%v:%d): %w", g, addr, u.cfg.Port, err)
 	}
-	s.groups[g] = true
+	s.addrs[addr]++
 	u.joined[g] = s
+	u.publishLocked()
 	return nil
 }
 
+// memberLocked returns the socket holding the membership of addr. When
+// none does, it joins addr on the first socket with room, or on a new
+// socket whose reader it starts.
+func (u *UDP) memberLocked(addr netip.Addr) (*udpSocket, error) {
+	if s := u.members[addr]; s != nil {
+		return s, nil
+	}
+	group := &net.UDPAddr{IP: addr.AsSlice()}
+	for _, s := range u.socks {
+		if !sharedSockets || s.full || len(s.addrs) >= u.cfg.GroupsPerSocket {
+			continue
+		}
+		err := s.pc.JoinGroup(u.ifi, group)
+		if err == nil {
+			u.members[addr] = s
+			return s, nil
+		}
+		if !membershipLimit(err) {
+			return nil, err
+		}
+		s.full = true
+	}
+	s, err := u.listen(addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.pc.JoinGroup(u.ifi, group); err != nil {
+		s.conn.Close()
+		return nil, err
+	}
+	u.socks = append(u.socks, s)
+	u.members[addr] = s
+	u.wg.Add(1)
+	go u.read(s)
+	return s, nil
+}
+
+// publishLocked hands the readers a fresh copy of the joined groups.
+func (u *UDP) publishLocked() {
+	r := maps.Clone(u.joined)
+	u.routes.Store(&r)
+}
+
+// numSockets returns the number of open receiving sockets.
+func (u *UDP) numSockets() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.socks)
+}
+
+// listen opens a receiving socket for group address addr; it joins no
+// group.
 func (u *UDP) listen(addr netip.Addr) (*udpSocket, error) {
-	lc := net.ListenConfig{Control: reuseAddr}
-	ap := netip.AddrPortFrom(addr, uint16(u.cfg.Port))
+	lc := net.ListenConfig{Control: receiveControl}
+	ap := netip.AddrPortFrom(receiveAddr(addr), uint16(u.cfg.Port))
 	c, err := lc.ListenPacket(context.Background(), "udp4", ap.String())
 	if err != nil {
 		return nil, err
 	}
 	conn := c.(*net.UDPConn)
-	pc := ipv4.NewPacketConn(conn)
-	if err := pc.JoinGroup(u.ifi, &net.UDPAddr{IP: addr.AsSlice()}); err != nil {
-		conn.Close()
-		return nil, err
-	}
 	if u.cfg.ReadBuffer > 0 {
 		if err := conn.SetReadBuffer(u.cfg.ReadBuffer); err != nil {
 			conn.Close()
 			return nil, err
 		}
 	}
-	return &udpSocket{addr: addr, conn: conn, pc: pc, groups: make(map[Group]bool), done: make(chan struct{})}, nil
+	return &udpSocket{
+		conn:  conn,
+		pc:    ipv4.NewPacketConn(conn),
+		addrs: make(map[netip.Addr]int),
+		done:  make(chan struct{}),
+	}, nil
 }
 
 // read is the reader goroutine of one receiving socket.
 func (u *UDP) read(s *udpSocket) {
 	defer u.wg.Done()
 	defer close(s.done)
+	size := u.cfg.MaxPacket + 1 // one byte more shows longer datagrams
+	buf := make([]byte, readBatch*size)
 	ms := make([]ipv4.Message, readBatch)
 	for i := range ms {
-		ms[i].Buffers = [][]byte{make([]byte, u.cfg.MaxPacket+1)}
+		ms[i].Buffers = [][]byte{buf[i*size : (i+1)*size : (i+1)*size]}
 	}
 	for {
 		n, err := s.pc.ReadBatch(ms, 0)
@@ -446,40 +521,53 @@ func (u *UDP) read(s *udpSocket) {
 			u.readErrors.Add(1)
 			continue
 		}
-		for i := range ms[:n] {
-			u.dispatch(s, ms[i].Buffers[0][:ms[i].N])
+		u.dispatch(s, ms[:n])
+	}
+}
+
+// dispatch checks the transport headers of a batch of datagrams read from
+// s and queues those of the groups joined on s. It copies their payloads
+// into one allocation, split between the packets without overlap, and
+// takes no lock: the joined groups come from u.routes.
+func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
+	routes := *u.routes.Load()
+	var keep [readBatch]bool
+	total := 0
+	for i := range ms[:min(len(ms), readBatch)] {
+		b := ms[i].Buffers[0][:ms[i].N]
+		switch {
+		case len(b) > u.cfg.MaxPacket:
+			u.tooLong.Add(1)
+		case len(b) < udpHeaderLen || binary.BigEndian.Uint32(b) != u.tag:
+			u.foreign.Add(1)
+		case routes[Group(binary.BigEndian.Uint32(b[4:]))] != s:
+			u.foreign.Add(1) // a group not joined, or joined on another socket
+		default:
+			keep[i] = true
+			total += len(b) - udpHeaderLen
+		}
+	}
+	data := make([]byte, total)
+	for i := range ms[:min(len(ms), readBatch)] {
+		if !keep[i] {
+			continue
+		}
+		b := ms[i].Buffers[0][:ms[i].N]
+		n := copy(data, b[udpHeaderLen:])
+		pkt := Packet{Group: Group(binary.BigEndian.Uint32(b[4:])), Data: data[:n:n]}
+		data = data[n:]
+		select {
+		case u.recv <- pkt:
+			u.received.Add(1)
+		default:
+			u.overflow.Add(1)
 		}
 	}
 }
 
-// dispatch checks the transport header of a datagram and queues it.
-func (u *UDP) dispatch(s *udpSocket, b []byte) {
-	if len(b) > u.cfg.MaxPacket {
-		u.tooLong.Add(1)
-		return
-	}
-	if len(b) < udpHeaderLen || binary.BigEndian.Uint32(b) != u.tag {
-		u.foreign.Add(1)
-		return
-	}
-	g := Group(binary.BigEndian.Uint32(b[4:]))
-	pkt := Packet{Group: g, Data: append([]byte(nil), b[udpHeaderLen:]...)}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if !s.groups[g] {
-		u.foreign.Add(1)
-		return
-	}
-	select {
-	case u.recv <- pkt:
-		u.received.Add(1)
-	default:
-		u.overflow.Add(1)
-	}
-}
-
-// Leave implements Transport. When no joined group is left on its address,
-// Leave closes the receiving socket and waits for its reader.
+// Leave implements Transport. When no joined group is left on its
+// address, Leave drops the membership; when no membership is left on its
+// socket, it closes the socket and waits for its reader.
 func (u *UDP) Leave(g Group) error {
 	u.mu.Lock()
 	if u.closed {
@@ -492,19 +580,28 @@ func (u *UDP) Leave(g Group) error {
 		return nil
 	}
 	delete(u.joined, g)
-	delete(s.groups, g)
-	last := len(s.groups) == 0
+	u.publishLocked()
+	addr := groupAddr(u.fedHash, u.cfg.BaseAddr, g)
+	var err error
+	if s.addrs[addr]--; s.addrs[addr] <= 0 {
+		delete(s.addrs, addr)
+		delete(u.members, addr)
+		s.full = false
+		if len(s.addrs) > 0 {
+			err = s.pc.LeaveGroup(u.ifi, &net.UDPAddr{IP: addr.AsSlice()})
+		}
+	}
+	last := len(s.addrs) == 0
 	if last {
-		delete(u.socks, s.addr)
+		u.socks = slices.DeleteFunc(u.socks, func(o *udpSocket) bool { return o == s })
 	}
 	u.mu.Unlock()
-	if !last {
-		return nil
+	if last {
+		// Closing the socket drops its memberships.
+		s.closing.Store(true)
+		s.conn.Close()
+		<-s.done
 	}
-	err := s.pc.LeaveGroup(u.ifi, &net.UDPAddr{IP: s.addr.AsSlice()})
-	s.closing.Store(true)
-	s.conn.Close()
-	<-s.done
 	if err != nil {
 		return fmt.Errorf("transport: leave group %d: %w", g, err)
 	}
@@ -637,12 +734,11 @@ func (u *UDP) Close() error {
 	}
 	u.closed = true
 	u.isClosed.Store(true)
-	socks := make([]*udpSocket, 0, len(u.socks))
-	for _, s := range u.socks {
-		socks = append(socks, s)
-	}
-	clear(u.socks)
+	socks := u.socks
+	u.socks = nil
+	clear(u.members)
 	clear(u.joined)
+	u.publishLocked()
 	u.mu.Unlock()
 	for _, s := range socks {
 		s.closing.Store(true)

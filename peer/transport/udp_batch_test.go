@@ -1,7 +1,10 @@
 package transport
 
 import (
+	"net/netip"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -95,5 +98,121 @@ func TestUDPSendBatchAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("SendBatch: %v allocations per call, want 0", allocs)
+	}
+}
+
+// addrCount returns the number of distinct addresses of groups gs.
+func addrCount(u *UDP, gs []Group) int {
+	seen := map[netip.AddrPort]bool{}
+	for _, g := range gs {
+		seen[u.GroupAddr(g)] = true
+	}
+	return len(seen)
+}
+
+func TestUDPManyGroups(t *testing.T) {
+	before := runtime.NumGoroutine()
+	a, b := newUDPPair(t)
+	const count = 100
+	var gs []Group
+	for i := range count {
+		gs = append(gs, Group(1000+i))
+	}
+	mustJoin(t, b, gs...)
+	addrs := addrCount(b, gs)
+	per := b.Config().GroupsPerSocket
+	if !sharedSockets {
+		per = 1
+	}
+	if got, want := b.numSockets(), (addrs+per-1)/per; got != want {
+		t.Errorf("%d sockets for %d addresses, want %d", got, addrs, want)
+	}
+	foreign := b.Stats().Foreign
+	var pkts []Packet
+	for _, g := range gs {
+		pkts = append(pkts, Packet{Group: g, Data: seqPacket(int(g))})
+	}
+	if _, err := a.SendBatch(pkts[:count/2]); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkts[count/2:] {
+		if err := a.Send(p.Group, p.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := drainUDP(b, 200*time.Millisecond)
+	seen := map[Group]int{}
+	for _, p := range got {
+		if packetSeq(p) != int(p.Group) {
+			t.Errorf("datagram of group %d delivered on group %d", packetSeq(p), p.Group)
+		}
+		seen[p.Group]++
+	}
+	for _, g := range gs {
+		if seen[g] != 1 {
+			t.Errorf("group %d: received %d times, want once", g, seen[g])
+		}
+	}
+	// Each socket receives only the groups it joined: no datagram reached
+	// a socket of the wrong group.
+	if st := b.Stats(); st.Foreign != foreign {
+		t.Errorf("Foreign grew by %d, want 0", st.Foreign-foreign)
+	}
+
+	// Leaving a socket's groups frees room that later joins reuse.
+	for _, g := range gs[:10] {
+		if err := b.Leave(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := b.numSockets()
+	more := []Group{5000, 5001, 5002, 5003, 5004}
+	mustJoin(t, b, more...)
+	if sharedSockets && b.numSockets() != n {
+		t.Errorf("%d sockets after rejoining, want %d", b.numSockets(), n)
+	}
+	a.Send(more[0], []byte("more"))
+	a.Send(gs[0], []byte("left"))
+	if got := drainUDP(b, 100*time.Millisecond); len(got) != 1 || got[0].Group != more[0] {
+		t.Errorf("after leave and join got %v", got)
+	}
+
+	// Leaving every group closes every socket and stops its reader.
+	for _, g := range append(gs[10:], more...) {
+		if err := b.Leave(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := b.numSockets(); n != 0 {
+		t.Errorf("%d sockets after leaving every group", n)
+	}
+	a.Close()
+	b.Close()
+	settleGoroutines(t, before)
+}
+
+// TestUDPJoinLeaveConcurrent races joins, leaves, sends and reads, for
+// the race detector.
+func TestUDPJoinLeaveConcurrent(t *testing.T) {
+	a, b := newUDPPair(t)
+	var wg sync.WaitGroup
+	for w := range 3 {
+		wg.Go(func() {
+			for i := range 60 {
+				g := Group(w*100 + i%25)
+				b.Join(g)
+				a.Send(g, seqPacket(i))
+				if i%2 == 1 {
+					b.Leave(g)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	drainUDP(b, 20*time.Millisecond)
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range b.Recv() {
 	}
 }

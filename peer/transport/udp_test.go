@@ -204,6 +204,7 @@ func TestUDPConfigErrors(t *testing.T) {
 		{Federation: "f", MaxPacket: 65508},
 		{Federation: "f", ReadBuffer: -1},
 		{Federation: "f", WriteBuffer: -1},
+		{Federation: "f", GroupsPerSocket: -1},
 	} {
 		if u, err := NewUDP(cfg); err == nil {
 			u.Close()
