@@ -30,7 +30,7 @@ func seqPacket(i int) []byte {
 
 func packetSeq(p Packet) int { return int(binary.BigEndian.Uint64(p.Data)) }
 
-func mustJoin(t *testing.T, tr Transport, gs ...Group) {
+func mustJoin(t testing.TB, tr Transport, gs ...Group) {
 	t.Helper()
 	for _, g := range gs {
 		if err := tr.Join(g); err != nil {

@@ -214,21 +214,49 @@ type UDPStats struct {
 	ReadErrors uint64 // failed reads
 }
 
-// UDP is a Transport over IPv4 UDP multicast, built on
+// UDP is a Transport and a BatchSender over IPv4 UDP multicast, built on
 // golang.org/x/net/ipv4.
 //
-// Each group maps to an address (GroupAddr) and the configured port. A
-// receiving socket per joined address is bound to address:port with
-// SO_REUSEADDR, so several processes on one host can join the same group,
-// and joined to the group on the configured interface; each has a reader
-// goroutine using batch reads. One sending socket, bound to the interface
-// address, carries every Send, with the multicast interface, TTL and
-// loopback options set.
+// Each group maps to an address (GroupAddr) and the configured port.
+//
+// # Sockets
+//
+// On Linux, receiving sockets are bound to the wildcard address and the
+// port (0.0.0.0:port) with SO_REUSEADDR, so several transports, in this
+// process or others on the host, share the port. Each joins up to
+// UDPConfig.GroupsPerSocket group addresses (20 by default, Linux's
+// per-socket limit net.ipv4.igmp_max_memberships) on the configured
+// interface, and has IP_MULTICAST_ALL off, so it receives only the
+// addresses it joined, not those other sockets on the host joined. Join
+// puts a new address on the first socket with room and opens a socket
+// when none has any, so 100 groups take 5 sockets; Leave drops the
+// membership when no joined group is left on the address, and closes the
+// socket, waiting for its reader, when it holds no membership any more.
+// On other systems each joined address gets its own socket, bound to
+// address:port.
+//
+// Each receiving socket has one reader goroutine. It reads up to 32
+// datagrams per ReadBatch call (recvmmsg on Linux), checks their headers
+// against an immutable copy of the joined groups (replaced by Join and
+// Leave, so no lock is taken per datagram), copies the payloads of a
+// batch into one allocation shared by its packets, and puts them on the
+// Recv channel without blocking.
+//
+// One sending socket, bound to the interface address, carries every Send
+// and SendBatch, with the multicast interface, TTL and loopback options
+// set. SendBatch hands up to 64 datagrams to one WriteBatch call
+// (sendmmsg on Linux; one datagram per call elsewhere).
+//
+// # Datagrams
 //
 // Every datagram starts with an 8-byte header, the federation tag (the high
 // 32 bits of FNV-1a 64 of the federation name) and the group number, both
 // big-endian. Receivers use it to drop other federations' datagrams and to
-// tell apart groups that hash to the same address.
+// tell apart groups that hash to the same address. A datagram, header
+// included, is at most UDPConfig.MaxPacket bytes: 2048 by default, up to
+// 65507. Loopback carries datagrams of up to about 64 KiB unfragmented;
+// raise ReadBuffer and WriteBuffer with MaxPacket so that bursts of large
+// datagrams fit in the socket buffers.
 //
 // With loopback on (the default), the datagrams a UDP sends come back to
 // its own Recv channel on the groups it has joined, exactly as they reach

@@ -1,12 +1,15 @@
 package transport
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/net/ipv4"
 )
 
 func TestUDPSendBatch(t *testing.T) {
@@ -214,5 +217,77 @@ func TestUDPJoinLeaveConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range b.Recv() {
+	}
+}
+
+func TestUDPReceivedDataIsOwned(t *testing.T) {
+	a, b := newUDPPair(t)
+	mustJoin(t, b, 8)
+	var pkts []Packet
+	for i := range 20 {
+		pkts = append(pkts, Packet{Group: 8, Data: seqPacket(i)})
+	}
+	if _, err := a.SendBatch(pkts); err != nil {
+		t.Fatal(err)
+	}
+	got := drainUDP(b, 100*time.Millisecond)
+	if len(got) != len(pkts) {
+		t.Fatalf("received %d of %d", len(got), len(pkts))
+	}
+	for i := range got {
+		if cap(got[i].Data) != len(got[i].Data) {
+			t.Fatalf("packet %d: cap %d > len %d", i, cap(got[i].Data), len(got[i].Data))
+		}
+		got[i].Data = append(got[i].Data, 0xff, 0xff) // must not spill into a neighbour
+	}
+	for i, p := range got {
+		if packetSeq(p) != i {
+			t.Fatalf("packet %d reads %d", i, packetSeq(p))
+		}
+	}
+}
+
+// TestUDPDispatchBadInput feeds dispatch malformed datagrams directly.
+func TestUDPDispatchBadInput(t *testing.T) {
+	u, err := NewUDP(UDPConfig{Federation: "dispatch", Port: freePort(t), MaxPacket: 64, Queue: 16})
+	if err != nil {
+		t.Skipf("multicast on lo unavailable: %v", err)
+	}
+	defer u.Close()
+	s := &udpSocket{}
+	r := map[Group]*udpSocket{1: s, 2: {}}
+	u.routes.Store(&r)
+	hdr := func(tag uint32, g Group, payload string) []byte {
+		b := make([]byte, udpHeaderLen, udpHeaderLen+len(payload))
+		binary.BigEndian.PutUint32(b, tag)
+		binary.BigEndian.PutUint32(b[4:], uint32(g))
+		return append(b, payload...)
+	}
+	datagrams := [][]byte{
+		nil,                                    // empty
+		{1, 2, 3},                              // shorter than the header
+		hdr(u.tag^1, 1, "other fed"),           // another federation
+		hdr(u.tag, 3, "not joined"),            // group not joined
+		hdr(u.tag, 2, "other socket"),          // joined on another socket
+		hdr(u.tag, 1, strings.Repeat("x", 60)), // longer than MaxPacket
+		hdr(u.tag, 1, ""),                      // empty payload: fine
+		hdr(u.tag, 1, "ok"),
+	}
+	ms := make([]ipv4.Message, len(datagrams))
+	for i, d := range datagrams {
+		buf := make([]byte, 65)
+		ms[i].Buffers = [][]byte{buf}
+		ms[i].N = copy(buf, d)
+	}
+	u.dispatch(s, ms)
+	st := u.Stats()
+	if st.Foreign != 5 || st.TooLong != 1 || st.Received != 2 {
+		t.Errorf("stats %+v, want Foreign 5, TooLong 1, Received 2", st)
+	}
+	if p := <-u.Recv(); p.Group != 1 || len(p.Data) != 0 {
+		t.Errorf("got %v", p)
+	}
+	if p := <-u.Recv(); p.Group != 1 || string(p.Data) != "ok" {
+		t.Errorf("got %v", p)
 	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // freePort returns a UDP port that nothing on 127.0.0.1 uses right now.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
 	if err != nil {
@@ -24,7 +24,7 @@ func freePort(t *testing.T) int {
 
 // newUDPPair opens two UDP transports of a fresh federation on lo, or
 // skips the test when multicast over lo does not work here.
-func newUDPPair(t *testing.T) (a, b *UDP) {
+func newUDPPair(t testing.TB) (a, b *UDP) {
 	t.Helper()
 	cfg := UDPConfig{
 		Federation: fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano()),
