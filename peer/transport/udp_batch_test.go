@@ -64,16 +64,17 @@ func TestUDPSendBatchTooLong(t *testing.T) {
 	max := a.Config().MaxPacket - udpHeaderLen
 	pkts := []Packet{
 		{Group: 4, Data: []byte("first")},
+		{Group: 4}, // empty payload
 		{Group: 4, Data: make([]byte, max)},
 		{Group: 4, Data: make([]byte, max+1)},
 		{Group: 4, Data: []byte("never")},
 	}
 	sent, err := a.SendBatch(pkts)
-	if sent != 2 || err == nil || !strings.Contains(err.Error(), "exceeds") {
-		t.Fatalf("SendBatch = %d, %v; want 2 and a length error", sent, err)
+	if sent != 3 || err == nil || !strings.Contains(err.Error(), "exceeds") {
+		t.Fatalf("SendBatch = %d, %v; want 3 and a length error", sent, err)
 	}
 	got := drainUDP(b, 100*time.Millisecond)
-	if len(got) != 2 || string(got[0].Data) != "first" || len(got[1].Data) != max {
+	if len(got) != 3 || string(got[0].Data) != "first" || len(got[1].Data) != 0 || len(got[2].Data) != max {
 		t.Errorf("received %d datagrams", len(got))
 	}
 	if sent, err := a.SendBatch(nil); sent != 0 || err != nil {
