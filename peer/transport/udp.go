@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/net/ipv4"
@@ -41,7 +42,8 @@ const (
 	// one WriteBatch call (sendmmsg on Linux); longer batches take
 	// several calls.
 	writeBatch = 64
-	// sendTimeout bounds how long Send waits for socket buffer space.
+	// sendTimeout bounds how long Send and SendBatch wait for socket
+	// buffer space.
 	sendTimeout = 50 * time.Millisecond
 )
 
@@ -277,11 +279,11 @@ type UDP struct {
 	wg       sync.WaitGroup
 	isClosed atomic.Bool
 
-	sendMu  sync.Mutex
-	scratch []byte         // Send's datagram
-	wmsgs   []ipv4.Message // SendBatch's messages: header, then payload
-	whdrs   [][udpHeaderLen]byte
-	waddrs  []net.UDPAddr
+	sendMu sync.Mutex
+	wmsgs  []ipv4.Message // messages being sent: header, then payload
+	whdrs  [][udpHeaderLen]byte
+	waddrs []net.UDPAddr
+	one    [1]Packet // Send's datagram as a batch
 
 	mu      sync.Mutex
 	closed  bool
@@ -352,7 +354,6 @@ func NewUDP(cfg UDPConfig) (*UDP, error) {
 		sendConn: c,
 		sendPC:   pc,
 		recv:     make(chan Packet, cfg.Queue),
-		scratch:  make([]byte, cfg.MaxPacket),
 		wmsgs:    make([]ipv4.Message, writeBatch),
 		whdrs:    make([][udpHeaderLen]byte, writeBatch),
 		waddrs:   make([]net.UDPAddr, writeBatch),
@@ -646,18 +647,12 @@ func (u *UDP) Send(g Group, b []byte) error {
 	if err := u.checkLen(b); err != nil {
 		return err
 	}
-	dst := u.GroupAddr(g)
 	u.sendMu.Lock()
 	defer u.sendMu.Unlock()
-	buf := u.scratch[:udpHeaderLen+len(b)]
-	u.putHeader(buf, g)
-	copy(buf[udpHeaderLen:], b)
-	u.sendConn.SetWriteDeadline(time.Now().Add(sendTimeout))
-	if _, err := u.sendConn.WriteToUDPAddrPort(buf, dst); err != nil {
-		return u.sendError(g, err)
-	}
-	u.sent.Add(1)
-	return nil
+	u.one[0] = Packet{Group: g, Data: b}
+	_, err := u.sendChunk(u.one[:])
+	u.one[0] = Packet{}
+	return err
 }
 
 // SendBatch implements BatchSender. Each datagram gets the same header as
@@ -674,9 +669,10 @@ func (u *UDP) SendBatch(pkts []Packet) (sent int, err error) {
 	}
 	u.sendMu.Lock()
 	defer u.sendMu.Unlock()
+	deadline := time.Time{}
 	for len(pkts) > 0 {
 		chunk := pkts[:min(len(pkts), writeBatch)]
-		n, err := u.sendChunk(chunk)
+		n, err := u.sendChunkBy(chunk, &deadline)
 		sent += n
 		if err != nil {
 			return sent, err
@@ -686,8 +682,21 @@ func (u *UDP) SendBatch(pkts []Packet) (sent int, err error) {
 	return sent, nil
 }
 
-// sendChunk sends up to writeBatch datagrams; u.sendMu is held.
+// sendChunk sends up to writeBatch datagrams, waiting at most sendTimeout
+// for buffer space; u.sendMu is held.
 func (u *UDP) sendChunk(pkts []Packet) (sent int, err error) {
+	deadline := time.Time{}
+	return u.sendChunkBy(pkts, &deadline)
+}
+
+// sendChunkBy sends up to writeBatch datagrams; u.sendMu is held. Writes
+// first try not to wait (dontWait); only when the socket buffer is full
+// does it set a write deadline, *deadline if set, else sendTimeout from
+// now (stored back in *deadline), and wait. Not setting a deadline when
+// none is needed saves its cost and keeps a descheduled sender from
+// failing a write it never tried: the runtime refuses writes once the
+// deadline has passed.
+func (u *UDP) sendChunkBy(pkts []Packet, deadline *time.Time) (sent int, err error) {
 	n := 0
 	var lenErr error
 	for _, p := range pkts {
@@ -702,23 +711,33 @@ func (u *UDP) sendChunk(pkts []Packet) (sent int, err error) {
 		n++
 	}
 	ms := u.wmsgs[:n]
-	if n > 0 {
-		u.sendConn.SetWriteDeadline(time.Now().Add(sendTimeout))
+	flags := dontWait
+	waiting := flags == 0 // no non-waiting writes here
+	if waiting && n > 0 {
+		u.armDeadline(deadline)
 	}
 	for sent < n && err == nil {
 		var k int
-		k, err = u.sendPC.WriteBatch(ms[sent:], 0)
+		k, err = u.sendPC.WriteBatch(ms[sent:], flags)
 		if k > 0 {
 			sent += k
 			u.sent.Add(uint64(k))
 		}
 		switch {
+		case err != nil && !waiting && errors.Is(err, syscall.EAGAIN):
+			// The socket buffer is full: wait for room, within limits.
+			err = nil
+			flags, waiting = 0, true
+			u.armDeadline(deadline)
 		case err != nil:
 			err = u.sendError(pkts[sent].Group, err)
 		case k <= 0:
 			u.sendErrors.Add(1)
 			err = fmt.Errorf("transport: send on group %d: no datagram sent", pkts[sent].Group)
 		}
+	}
+	if waiting {
+		u.sendConn.SetWriteDeadline(time.Time{})
 	}
 	for i := range ms {
 		ms[i].Buffers[1] = nil // do not keep the caller's data
@@ -727,6 +746,15 @@ func (u *UDP) sendChunk(pkts []Packet) (sent int, err error) {
 		return sent, err
 	}
 	return sent, lenErr
+}
+
+// armDeadline sets the write deadline of the sending socket to *d, after
+// setting *d to sendTimeout from now if it is zero.
+func (u *UDP) armDeadline(d *time.Time) {
+	if d.IsZero() {
+		*d = time.Now().Add(sendTimeout)
+	}
+	u.sendConn.SetWriteDeadline(*d)
 }
 
 // checkLen reports a payload too long for MaxPacket.

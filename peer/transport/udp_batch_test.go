@@ -86,7 +86,7 @@ func TestUDPSendBatchTooLong(t *testing.T) {
 	}
 }
 
-func TestUDPSendBatchAllocs(t *testing.T) {
+func TestUDPSendAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items")
 	}
@@ -102,6 +102,14 @@ func TestUDPSendBatchAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("SendBatch: %v allocations per call, want 0", allocs)
+	}
+	allocs = testing.AllocsPerRun(50, func() {
+		if err := a.Send(100, pkts[0].Data); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Send: %v allocations per call, want 0", allocs)
 	}
 }
 
