@@ -12,7 +12,10 @@ type Packet struct {
 	// Group is the group the datagram was sent on.
 	Group Group
 	// Data is the datagram. It belongs to the receiver: the transport does
-	// not touch it after handing the Packet over.
+	// not touch it after handing the Packet over. Packets received
+	// together may share one allocation, each Data a separate slice of
+	// it whose capacity ends where it does, so appending to one never
+	// changes another.
 	Data []byte
 }
 
