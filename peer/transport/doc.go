@@ -16,11 +16,26 @@
 //     every datagram on this host: interface "lo", TTL 0, loopback on. Group
 //     addresses are derived from the federation name inside 239.0.0.0/8
 //     (see GroupAddr). Its own datagrams come back to it through loopback;
-//     the caller filters them.
+//     the caller filters them. On Linux its receiving sockets are bound to
+//     0.0.0.0:port and each holds up to 20 group memberships (the kernel's
+//     per-socket limit), with IP_MULTICAST_ALL off so that a socket gets
+//     only its own groups; a transport can join any number of groups.
+//     Datagrams may be up to 65507 bytes (MaxPacket), which loopback
+//     carries unfragmented.
 //   - Network and MemEndpoint are an in-memory network for tests and
-//     testnet, with per-link loss, duplication, reordering, delay and
-//     jitter, partitions and crashes. A MemEndpoint does not receive its
+//     testnet, with per-link loss, duplication, reordering, delay,
+//     jitter and bit corruption, partitions and crashes. A MemEndpoint does not receive its
 //     own datagrams.
+//
+// # Batch I/O
+//
+// Transports that can send several datagrams in one call implement
+// BatchSender; callers detect it at run time and fall back to Send. UDP's
+// SendBatch uses sendmmsg on Linux and does not allocate; MemEndpoint's
+// applies the link faults to each datagram as Send would. On the receive
+// side UDP reads up to 32 datagrams per recvmmsg call; the packets of one
+// read share one allocation, each Data a separate, capacity-limited
+// slice of it that the transport never touches again.
 //
 // # Driver loop
 //
@@ -49,9 +64,11 @@
 //			return ctx.Err()
 //		}
 //		rd := ep.Ready()
+//		pkts = pkts[:0]
 //		for _, o := range rd.Out {
-//			_ = tr.Send(o.Group, o.Frame) // best effort
+//			pkts = append(pkts, transport.Packet{Group: o.Group, Data: o.Frame})
 //		}
+//		_, _ = tr.SendBatch(pkts) // best effort
 //		// ... deliver rd.Deliver and rd.Gaps ...
 //		ep.Advance(rd)
 //	}
@@ -59,12 +76,14 @@
 // # Concurrency
 //
 // Every method of UDP, Network and MemEndpoint is safe for concurrent use.
-// Send never blocks for long: UDP waits at most 50ms for socket buffer
-// space, MemEndpoint never waits. A datagram that finds the Recv channel
-// full is dropped and counted (UDP.Stats, Network.Stats) rather than
-// blocking the network. Close waits for every goroutine the transport
-// started (UDP's readers, MemEndpoint's delivery timers) and then closes the
-// Recv channel; no goroutine outlives it.
+// Send and SendBatch never block for long: UDP waits at most 50ms per call
+// for socket buffer space, MemEndpoint never waits. A datagram that finds
+// the Recv channel full is dropped and counted (UDP.Stats, Network.Stats)
+// rather than blocking the network. Close waits for every goroutine the
+// transport started (UDP's readers, one per receiving socket, and
+// MemEndpoint's delivery timers) and then closes the Recv channel; no
+// goroutine outlives it. UDP's Leave likewise waits for the reader of a
+// socket it closes.
 //
 // MemEndpoint starts no goroutine besides time.AfterFunc timers for delayed
 // packets, so a Network works inside a testing/synctest bubble when it is
@@ -72,9 +91,11 @@
 //
 // # Ordering guarantees
 //
-// None across groups or senders. UDP keeps the order the kernel gives
-// (loopback delivers a socket's datagrams in order unless buffers
-// overflow). A MemEndpoint without Delay, Jitter or Reorder faults delivers
+// None across groups or senders. SendBatch sends in slice order. UDP keeps
+// the order the kernel gives (loopback delivers a socket's datagrams in
+// order unless buffers overflow); groups on different receiving sockets
+// are read by different goroutines, so their datagrams interleave on the
+// Recv channel in no fixed order. A MemEndpoint without Delay, Jitter or Reorder faults delivers
 // inside Send, so datagrams from one sender arrive in send order; with
 // faults, Reorder swaps a datagram with the next one on its link and Jitter
 // reorders freely. Nothing is delivered twice unless the Duplicate fault

@@ -3,6 +3,7 @@ package transport
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 )
@@ -38,10 +39,16 @@ type Faults struct {
 	Delay time.Duration
 	// Jitter adds a uniformly random delay in [0, Jitter) to every packet.
 	Jitter time.Duration
+	// Corrupt is the probability, in [0, 1], that a delivered copy of a
+	// packet has 1 to 3 of its bits flipped (distinct bits, chosen at
+	// random). Only the receiver's copy changes, never the sender's
+	// buffer; each copy of a duplicated packet is corrupted or not on its
+	// own. Empty packets are never corrupted.
+	Corrupt float64
 }
 
 func (f Faults) validate() {
-	for _, p := range []float64{f.Loss, f.Duplicate, f.Reorder} {
+	for _, p := range []float64{f.Loss, f.Duplicate, f.Reorder, f.Corrupt} {
 		if !(p >= 0 && p <= 1) {
 			panic(fmt.Sprintf("transport: fault probability %v out of [0, 1]", p))
 		}
@@ -63,6 +70,7 @@ type NetworkStats struct {
 	Overflow    uint64 // dropped because the receive queue was full
 	Partitioned uint64 // dropped because sender and receiver were partitioned
 	Crashed     uint64 // dropped because the sender or the receiver had crashed
+	Corrupted   uint64 // copies with bits flipped by the Corrupt fault
 }
 
 type link struct{ from, to string }
@@ -279,9 +287,33 @@ func (ep *MemEndpoint) Send(g Group, b []byte) error {
 	if ep.closed {
 		return ErrClosed
 	}
+	ep.sendLocked(g, b)
+	return nil
+}
+
+// SendBatch implements BatchSender: it sends the packets in slice order,
+// each exactly as Send would, faults applied per datagram, under one
+// acquisition of the network's lock. It never blocks. It returns
+// len(pkts) and nil, or 0 and ErrClosed when the endpoint is closed.
+func (ep *MemEndpoint) SendBatch(pkts []Packet) (sent int, err error) {
+	n := ep.net
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if ep.closed {
+		return 0, ErrClosed
+	}
+	for _, p := range pkts {
+		ep.sendLocked(p.Group, p.Data)
+	}
+	return len(pkts), nil
+}
+
+// sendLocked sends one datagram from ep to every member of g.
+func (ep *MemEndpoint) sendLocked(g Group, b []byte) {
+	n := ep.net
 	if n.crashed[ep.name] {
 		n.stats.Crashed++
-		return nil
+		return
 	}
 	n.stats.Sent++
 	for _, to := range n.order {
@@ -313,6 +345,10 @@ func (ep *MemEndpoint) Send(g Group, b []byte) error {
 			}
 			reorder := f.Reorder > 0 && n.rng.Float64() < f.Reorder
 			pkt := Packet{Group: g, Data: append([]byte(nil), b...)}
+			if f.Corrupt > 0 && len(b) > 0 && n.rng.Float64() < f.Corrupt {
+				flipBits(n.rng, pkt.Data)
+				n.stats.Corrupted++
+			}
 			if d > 0 {
 				to.scheduleLocked(&memTimer{from: ep.name, pkt: pkt, reorder: reorder}, d)
 				continue
@@ -320,7 +356,23 @@ func (ep *MemEndpoint) Send(g Group, b []byte) error {
 			to.arriveLocked(ep.name, pkt, reorder, f)
 		}
 	}
-	return nil
+}
+
+// flipBits flips 1 to 3 distinct bits of b, chosen with rng (fewer when b
+// has fewer bits). b must not be empty.
+func flipBits(rng *rand.Rand, b []byte) {
+	bits := len(b) * 8
+	k := min(1+rng.IntN(3), bits)
+	var done [3]int
+	for i := 0; i < k; {
+		pos := rng.IntN(bits)
+		if slices.Contains(done[:i], pos) {
+			continue
+		}
+		done[i] = pos
+		b[pos/8] ^= 1 << (pos % 8)
+		i++
+	}
 }
 
 // arriveLocked handles a packet reaching ep: it is held back (reorder),

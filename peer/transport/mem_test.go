@@ -30,7 +30,7 @@ func seqPacket(i int) []byte {
 
 func packetSeq(p Packet) int { return int(binary.BigEndian.Uint64(p.Data)) }
 
-func mustJoin(t *testing.T, tr Transport, gs ...Group) {
+func mustJoin(t testing.TB, tr Transport, gs ...Group) {
 	t.Helper()
 	for _, g := range gs {
 		if err := tr.Join(g); err != nil {
@@ -441,7 +441,7 @@ func settleGoroutines(t *testing.T, want int) {
 
 func TestFaultsValidate(t *testing.T) {
 	n := NewNetwork(NetworkConfig{})
-	for _, f := range []Faults{{Loss: -0.1}, {Duplicate: 1.5}, {Reorder: math.NaN()}, {Delay: -1}} {
+	for _, f := range []Faults{{Loss: -0.1}, {Duplicate: 1.5}, {Reorder: math.NaN()}, {Delay: -1}, {Corrupt: 2}} {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -450,5 +450,171 @@ func TestFaultsValidate(t *testing.T) {
 			}()
 			n.SetFaults(f)
 		}()
+	}
+}
+
+// corruptRun sends count copies of one payload from a to b with the
+// given faults and returns what b received.
+func corruptRun(seed int64, f Faults, payload []byte, count int) ([]Packet, NetworkStats) {
+	n := NewNetwork(NetworkConfig{Seed: seed, Buffer: 2 * count})
+	n.SetFaults(f)
+	a, b := n.Endpoint("a"), n.Endpoint("b")
+	defer a.Close()
+	defer b.Close()
+	b.Join(7)
+	for range count {
+		a.Send(7, payload)
+	}
+	return drain(b), n.Stats()
+}
+
+func bitDiff(a, b []byte) int {
+	d := 0
+	for i := range a {
+		for x := a[i] ^ b[i]; x != 0; x &= x - 1 {
+			d++
+		}
+	}
+	return d
+}
+
+func TestMemCorrupt(t *testing.T) {
+	const count = 4000
+	payload := []byte("the sender's buffer stays intact")
+	orig := append([]byte(nil), payload...)
+	got, st := corruptRun(11, Faults{Corrupt: 0.25, Duplicate: 0.1}, payload, count)
+	if string(payload) != string(orig) {
+		t.Fatal("sender's buffer changed")
+	}
+	corrupted := 0
+	flips := map[int]int{}
+	for _, p := range got {
+		if len(p.Data) != len(payload) {
+			t.Fatalf("length changed: %d", len(p.Data))
+		}
+		d := bitDiff(p.Data, payload)
+		if d > 3 {
+			t.Fatalf("%d bits flipped, want at most 3", d)
+		}
+		if d > 0 {
+			corrupted++
+			flips[d]++
+		}
+	}
+	if uint64(corrupted) != st.Corrupted {
+		t.Errorf("%d corrupted packets, Corrupted = %d", corrupted, st.Corrupted)
+	}
+	if rate := float64(corrupted) / float64(len(got)); math.Abs(rate-0.25) > 0.03 {
+		t.Errorf("corruption rate %v, want about 0.25", rate)
+	}
+	if flips[1] == 0 || flips[2] == 0 || flips[3] == 0 {
+		t.Errorf("bit flip counts %v, want 1, 2 and 3", flips)
+	}
+
+	// A seed replays the same corruption.
+	again, _ := corruptRun(11, Faults{Corrupt: 0.25, Duplicate: 0.1}, payload, count)
+	if len(again) != len(got) {
+		t.Fatalf("replay delivered %d, first run %d", len(again), len(got))
+	}
+	for i := range got {
+		if string(got[i].Data) != string(again[i].Data) {
+			t.Fatalf("replay differs at packet %d", i)
+		}
+	}
+
+	// One-byte and empty packets: at most 3 bits, and empty ones intact.
+	got, _ = corruptRun(12, Faults{Corrupt: 1}, []byte{0}, 100)
+	for _, p := range got {
+		if d := bitDiff(p.Data, []byte{0}); d < 1 || d > 3 {
+			t.Fatalf("%d bits flipped in one byte", d)
+		}
+	}
+	got, st = corruptRun(13, Faults{Corrupt: 1}, nil, 10)
+	if len(got) != 10 || st.Corrupted != 0 {
+		t.Errorf("empty packets: got %d, Corrupted %d", len(got), st.Corrupted)
+	}
+}
+
+func TestMemLinkCorrupt(t *testing.T) {
+	n := NewNetwork(NetworkConfig{Seed: 2})
+	a, b, c := n.Endpoint("a"), n.Endpoint("b"), n.Endpoint("c")
+	defer a.Close()
+	defer b.Close()
+	defer c.Close()
+	mustJoin(t, b, 1)
+	mustJoin(t, c, 1)
+	n.SetLinkFaults("a", "b", Faults{Corrupt: 1})
+	payload := []byte("payload")
+	for range 10 {
+		a.Send(1, payload)
+	}
+	for _, p := range drain(b) {
+		if string(p.Data) == "payload" {
+			t.Fatal("b got an intact copy over a corrupting link")
+		}
+	}
+	for _, p := range drain(c) {
+		if string(p.Data) != "payload" {
+			t.Fatalf("c got %q over a perfect link", p.Data)
+		}
+	}
+	if st := n.Stats(); st.Corrupted != 10 {
+		t.Errorf("Corrupted = %d, want 10", st.Corrupted)
+	}
+}
+
+func TestMemSendBatch(t *testing.T) {
+	n := NewNetwork(NetworkConfig{Seed: 4})
+	a, b := n.Endpoint("a"), n.Endpoint("b")
+	defer b.Close()
+	mustJoin(t, b, 1, 2)
+	var pkts []Packet
+	for i := range 10 {
+		pkts = append(pkts, Packet{Group: Group(1 + i%3), Data: seqPacket(i)})
+	}
+	sent, err := a.SendBatch(pkts)
+	if sent != len(pkts) || err != nil {
+		t.Fatalf("SendBatch = %d, %v", sent, err)
+	}
+	pkts[0].Data[7] = 99 // the receiver's copies are its own
+	var seqs []int
+	for _, p := range drain(b) {
+		if p.Group == 3 {
+			t.Fatalf("delivered on group 3, not joined")
+		}
+		seqs = append(seqs, packetSeq(p))
+	}
+	if want := []int{0, 1, 3, 4, 6, 7, 9}; !equalInts(seqs, want) {
+		t.Errorf("got %v, want %v", seqs, want)
+	}
+	if st := n.Stats(); st.Sent != 10 {
+		t.Errorf("Sent = %d, want 10", st.Sent)
+	}
+
+	// Faults apply per datagram, with the same choices as Send.
+	f := Faults{Loss: 0.3, Duplicate: 0.2, Corrupt: 0.2}
+	viaSend, _ := lossRun(21, f, 500)
+	n2 := NewNetwork(NetworkConfig{Seed: 21, Buffer: 1000})
+	n2.SetFaults(f)
+	x, y := n2.Endpoint("a"), n2.Endpoint("b")
+	defer x.Close()
+	defer y.Close()
+	y.Join(7)
+	pkts = pkts[:0]
+	for i := range 500 {
+		pkts = append(pkts, Packet{Group: 7, Data: seqPacket(i)})
+	}
+	x.SendBatch(pkts)
+	var viaBatch []int
+	for _, p := range drain(y) {
+		viaBatch = append(viaBatch, packetSeq(p))
+	}
+	if !equalInts(viaSend, viaBatch) {
+		t.Error("SendBatch made other fault choices than Send")
+	}
+
+	a.Close()
+	if sent, err := a.SendBatch(pkts); sent != 0 || err != ErrClosed {
+		t.Errorf("SendBatch after Close = %d, %v", sent, err)
 	}
 }

@@ -12,7 +12,10 @@ type Packet struct {
 	// Group is the group the datagram was sent on.
 	Group Group
 	// Data is the datagram. It belongs to the receiver: the transport does
-	// not touch it after handing the Packet over.
+	// not touch it after handing the Packet over. Packets received
+	// together may share one allocation, each Data a separate slice of
+	// it whose capacity ends where it does, so appending to one never
+	// changes another.
 	Data []byte
 }
 
@@ -39,11 +42,29 @@ type Transport interface {
 	Close() error
 }
 
+// BatchSender is implemented by transports that can send several datagrams
+// in one call. Callers detect it at run time:
+//
+//	if bs, ok := tr.(transport.BatchSender); ok {
+//		_, err = bs.SendBatch(pkts)
+//	}
+//
+// SendBatch is best effort like Send: each Packet's Data is sent on its
+// Group, in slice order, and not kept after the call. It stops at the first
+// datagram it cannot hand over: pkts[:sent] went to the network (or the
+// kernel), pkts[sent] failed with err, and the rest were not tried. It is
+// safe for concurrent use and never blocks for long.
+type BatchSender interface {
+	SendBatch(pkts []Packet) (sent int, err error)
+}
+
 // ErrClosed is returned by the methods of a closed Transport.
 var ErrClosed = errors.New("transport: closed")
 
 // Compile-time checks.
 var (
-	_ Transport = (*MemEndpoint)(nil)
-	_ Transport = (*UDP)(nil)
+	_ Transport   = (*MemEndpoint)(nil)
+	_ Transport   = (*UDP)(nil)
+	_ BatchSender = (*MemEndpoint)(nil)
+	_ BatchSender = (*UDP)(nil)
 )

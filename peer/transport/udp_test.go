@@ -1,7 +1,9 @@
 package transport
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"net/netip"
 	"runtime"
@@ -10,7 +12,7 @@ import (
 )
 
 // freePort returns a UDP port that nothing on 127.0.0.1 uses right now.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
 	if err != nil {
@@ -22,7 +24,7 @@ func freePort(t *testing.T) int {
 
 // newUDPPair opens two UDP transports of a fresh federation on lo, or
 // skips the test when multicast over lo does not work here.
-func newUDPPair(t *testing.T) (a, b *UDP) {
+func newUDPPair(t testing.TB) (a, b *UDP) {
 	t.Helper()
 	cfg := UDPConfig{
 		Federation: fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano()),
@@ -199,6 +201,10 @@ func TestUDPConfigErrors(t *testing.T) {
 		{Federation: "f", BaseAddr: netip.MustParsePrefix("10.0.0.0/8")},
 		{Federation: "f", Interface: "no-such-interface-xyz", Loopback: &off},
 		{Federation: "f", MaxPacket: 4},
+		{Federation: "f", MaxPacket: 65508},
+		{Federation: "f", ReadBuffer: -1},
+		{Federation: "f", WriteBuffer: -1},
+		{Federation: "f", GroupsPerSocket: -1},
 	} {
 		if u, err := NewUDP(cfg); err == nil {
 			u.Close()
@@ -293,4 +299,28 @@ func TestUDPLoad(t *testing.T) {
 		}
 	}
 	t.Logf("%d datagrams in %v", len(got), time.Since(start))
+}
+
+// TestGroupAddrFNV pins the address mapping to hash/fnv, so members built
+// from other versions agree on addresses and tags.
+func TestGroupAddrFNV(t *testing.T) {
+	for _, fed := range []string{"", "fed", "demo-federation"} {
+		h := fnv.New64a()
+		h.Write([]byte(fed))
+		if got := federationHash(fed); got != h.Sum64() {
+			t.Errorf("federationHash(%q) = %x, want %x", fed, got, h.Sum64())
+		}
+		for _, g := range []Group{0, 1, 77, 1 << 31} {
+			h := fnv.New64a()
+			h.Write([]byte(fed))
+			var b [5]byte
+			binary.BigEndian.PutUint32(b[1:], uint32(g))
+			h.Write(b[:])
+			var a4 [4]byte
+			binary.BigEndian.PutUint32(a4[:], 0xefc00000|uint32(h.Sum64())&(1<<18-1))
+			if got, want := GroupAddr(fed, DefaultBaseAddr, g), netip.AddrFrom4(a4); got != want {
+				t.Errorf("GroupAddr(%q, %d) = %v, want %v", fed, g, got, want)
+			}
+		}
+	}
 }
