@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/meshrti/meshrti/peer/reliable"
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
@@ -31,6 +33,22 @@ func slowPair(t *testing.T, mode BackPressureMode) (pub, sub *Federate, obj Obje
 		t.Fatal(err)
 	}
 	waitFor(t, sub, 5*time.Second, isType[DiscoverObjectInstance])
+	// Flow control needs the publisher to know the subscriber as a
+	// receiver of its stream (the join handshake, under loss).
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		var known bool
+		pub.call(func() error {
+			known = slices.Contains(pub.rel.Receivers(objectGroup(h.vehicle)), reliable.NodeID(sub.Handle()))
+			return nil
+		})
+		if known {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the publisher never learned of the subscriber")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	return pub, sub, obj, h.label
 }
 

@@ -3,6 +3,7 @@ package peer
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"math/rand"
 	"testing"
 	"time"
@@ -120,12 +121,17 @@ func TestBadFramesAreDroppedAndCounted(t *testing.T) {
 	defer rep.Close()
 	must(rep.Join(interactionGroup(h.honk)))
 	must(a.SendInteraction(h.honk, ParameterValues{h.loudness: []byte{1}}, []byte("once")))
+	// Capture A's data frame (kind 1), not another frame on the group.
 	var captured []byte
-	select {
-	case p := <-rep.Recv():
-		captured = p.Data
-	case <-time.After(5 * time.Second):
-		t.Fatal("nothing to capture")
+	for captured == nil {
+		select {
+		case p := <-rep.Recv():
+			if len(p.Data) > 40 && p.Data[3]&0x3f == 1 && binary.BigEndian.Uint64(p.Data[16:]) == uint64(a.Handle()) {
+				captured = p.Data
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("nothing to capture")
+		}
 	}
 	waitFor(t, b, 5*time.Second, func(ev Event) bool {
 		ri, ok := ev.(ReceiveInteraction)

@@ -38,7 +38,7 @@ type Federate struct {
 	ctl ControlPlane
 	tr  transport.Transport
 
-	// Owned by the loop goroutine.
+	// Guarded by mu.
 	rel     *reliable.Endpoint
 	tm      *lbts.Node
 	st      *state
@@ -51,17 +51,23 @@ type Federate struct {
 	// to the writer goroutine and seals the next bundles only when it is
 	// idle again, so messages bundle up while a batch is being sent.
 	wq      chan []transport.Packet
-	widle   chan struct{}
-	writing bool               // a batch is with the writer (loop-owned)
-	pending []transport.Packet // frames for the next batch (loop-owned)
+	wdone   chan struct{}      // closed when the writer exits
+	writing bool               // a batch is with the writer
+	pending []transport.Packet // frames for the next batch
 
-	// Back-pressure (loop-owned): callers refused because a group was
-	// blocked wait on wake, closed when none of blockedOn is blocked.
+	// Back-pressure: callers refused because a group was blocked wait on
+	// wake, closed when none of blockedOn is blocked.
 	wake      chan struct{}
 	blockedOn map[transport.Group]bool
 
+	// mu serializes everything that touches the federate's state (the
+	// fields above marked owned by it, and rel, tm, st, members): the
+	// loop goroutine takes it for each event, service calls for their
+	// work, the writer to take its next batch.
+	mu     sync.Mutex
+	halted bool // the loop has exited (under mu)
+
 	events *eventQueue
-	reqc   chan func()
 	stop   chan struct{}
 	done   chan struct{}
 	wg     sync.WaitGroup // every goroutine this federate started
@@ -111,7 +117,6 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		log:     cfg.Logger,
 		members: make(map[FederateHandle]Member),
 		events:  newEventQueue(),
-		reqc:    make(chan func()),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 		resign:  resignActionOf(fdd.Switches.AutomaticResignAction),
@@ -201,7 +206,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		f.traceJoin()
 	}
 	f.wq = make(chan []transport.Packet, 1)
-	f.widle = make(chan struct{}, 1)
+	f.wdone = make(chan struct{})
 	f.blockedOn = make(map[transport.Group]bool)
 	f.wg.Add(2)
 	go f.write()
@@ -257,38 +262,51 @@ func (f *Federate) Close() error {
 		f.closed.Store(true)
 		close(f.stop)
 		<-f.done
+		<-f.wdone // the last frames are out before the transport closes
 		f.release()
 		f.wg.Wait()
 	})
 	return nil
 }
 
-// call runs fn on the loop goroutine and returns its error.
+// call runs fn with the federate's state locked, then acts on what it
+// left ready (sends, deliveries, grants) as the loop does after each
+// event, and returns fn's error. fn runs on the caller's goroutine, so an
+// update costs no switch to another goroutine.
 func (f *Federate) call(fn func() error) error {
 	if f.closed.Load() {
 		return ErrClosed
 	}
-	errc := make(chan error, 1)
-	select {
-	case f.reqc <- func() { errc <- fn() }:
-	case <-f.done:
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.halted {
 		return ErrClosed
 	}
-	select {
-	case err := <-errc:
-		return err
-	case <-f.done:
-		return ErrClosed
-	}
+	err := fn()
+	f.settle()
+	return err
 }
 
-// run is the federate's loop: it owns the reliable endpoint, the time
-// core and the declaration state, and serializes everything that touches
-// them.
+// settle acts on everything ready after an event or a call: deliveries,
+// grants, frames (handed to the writer unless it is busy, so that they
+// bundle up meanwhile), and waiting senders. Under mu.
+func (f *Federate) settle() {
+	f.flush()
+	if !f.writing {
+		f.rel.Flush()
+		f.flush()
+		f.handoff()
+	}
+	f.wakeBlocked()
+}
+
+// run is the federate's loop: it turns ticks, frames and membership
+// events into calls on the reliable endpoint, the time core and the
+// declaration state, each under mu.
 func (f *Federate) run() {
 	defer f.wg.Done()
 	defer close(f.done)
-	defer close(f.wq) // after the last batch; the writer sends it and exits
+	defer f.halt()
 	tick := time.NewTicker(f.cfg.tick())
 	defer tick.Stop()
 	recv := f.tr.Recv()
@@ -311,40 +329,51 @@ func (f *Federate) run() {
 		case <-f.stop:
 			return
 		case <-tick.C:
+			f.mu.Lock()
 			f.rel.Tick()
 			f.tm.Tick()
 		case <-resume:
 			resume = nil
+			continue
 		case p, ok := <-in:
 			if !ok {
 				f.events.push(ConnectionLost{Reason: "data plane closed"})
 				return
 			}
+			f.mu.Lock()
 			f.rel.Step(p.Group, p.Data) // bad frames are counted by the endpoint
 		case ev, ok := <-members:
 			if !ok {
 				members = nil
 				continue
 			}
+			f.mu.Lock()
 			f.onMember(ev)
-		case fn := <-f.reqc:
-			fn()
-		case <-f.widle:
-			f.writing = false
 		}
-		f.flush()
-		if !f.writing {
-			f.rel.Flush()
-			f.flush()
-			f.handoff()
-		}
-		f.wakeBlocked()
+		f.settle()
+		f.mu.Unlock()
 	}
 }
 
-// handoff gives the pending frames to the writer.
+// halt ends the loop: the frames still waiting go to the writer as its
+// last batch, and calls fail with ErrClosed from now on.
+func (f *Federate) halt() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.flush()
+	f.rel.Flush()
+	f.flush()
+	if len(f.pending) > 0 {
+		f.wq <- f.pending // room: the writer holds the batch it sends, if any
+		f.pending = nil
+	}
+	f.halted = true
+	close(f.wq)
+}
+
+// handoff gives the pending frames to the idle writer. Under mu.
 func (f *Federate) handoff() {
-	if len(f.pending) == 0 {
+	if len(f.pending) == 0 || f.halted {
 		return
 	}
 	f.wq <- f.pending // the writer is idle: the channel has room
@@ -352,18 +381,14 @@ func (f *Federate) handoff() {
 	f.writing = true
 }
 
-// batchSender is implemented by transports that send several datagrams
-// per system call.
-type batchSender interface {
-	SendBatch(pkts []transport.Packet) (int, error)
-}
-
 // write is the writer goroutine: it sends each batch of frames, in
-// order, and tells the loop when it is idle again.
+// order, and when done takes the next one itself: whatever bundled up
+// while it was sending.
 func (f *Federate) write() {
 	defer f.wg.Done()
-	bs, batched := f.tr.(batchSender)
-	for batch := range f.wq {
+	defer close(f.wdone)
+	bs, batched := f.tr.(transport.BatchSender)
+	send := func(batch []transport.Packet) {
 		if batched {
 			n, err := bs.SendBatch(batch)
 			if err != nil {
@@ -378,11 +403,30 @@ func (f *Federate) write() {
 		}
 		f.stats.frames.Add(uint64(len(batch)))
 		f.stats.batches.Add(1)
-		select {
-		case f.widle <- struct{}{}:
-		default:
+	}
+	for batch := range f.wq {
+		for batch != nil {
+			send(batch)
+			f.mu.Lock()
+			batch = f.nextBatch()
+			f.mu.Unlock()
 		}
 	}
+}
+
+// nextBatch seals what waits and returns it as the writer's next batch,
+// or nil, leaving the writer idle. Under mu.
+func (f *Federate) nextBatch() []transport.Packet {
+	if f.halted {
+		f.writing = false
+		return nil
+	}
+	f.rel.Flush()
+	f.flush()
+	b := f.pending
+	f.pending = nil
+	f.writing = len(b) > 0
+	return b
 }
 
 // blocked reports whether a reliable message of outs would go to a group

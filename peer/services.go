@@ -635,12 +635,18 @@ func (f *Federate) GetFederateName(h FederateHandle) (string, error) {
 	}
 	var name string
 	err := f.call(func() error {
-		m, ok := f.members[h]
-		if !ok {
-			return fmt.Errorf("%w: %d", ErrFederateHandleNotKnown, h)
+		if m, ok := f.members[h]; ok {
+			name = m.Name
+			return nil
 		}
-		name = m.Name
-		return nil
+		// A member whose join the loop has not handled yet.
+		for _, m := range f.ctl.Members() {
+			if m.Handle == h {
+				name = m.Name
+				return nil
+			}
+		}
+		return fmt.Errorf("%w: %d", ErrFederateHandleNotKnown, h)
 	})
 	return name, err
 }

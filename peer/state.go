@@ -430,11 +430,14 @@ func (s *state) update(h ObjectInstanceHandle, values AttributeValues, tag []byt
 		}
 		return nil, fmt.Errorf("%w: %v", ErrObjectInstanceNotKnown, h)
 	}
-	type key struct {
-		reliable bool
-		tso      bool
-	}
-	split := map[key]map[uint64][]byte{}
+	// Values split by how they travel, in a deterministic order:
+	// reliable before best effort, receive order before time stamp.
+	const (
+		tsoBit     = 1
+		bestEffort = 2
+		kinds      = 4
+	)
+	var split [kinds]map[uint64][]byte
 	for a, v := range values {
 		attr, ok := o.class.AttributeByHandle(a)
 		if !ok {
@@ -443,41 +446,30 @@ func (s *state) update(h ObjectInstanceHandle, values AttributeValues, tag []byt
 		if !o.owned[a] {
 			return nil, fmt.Errorf("%w: %s", ErrAttributeNotOwned, attr.Name)
 		}
-		k := key{reliable: s.reliable(attr.Transportation), tso: hasTime && regulating && attr.Order == fomxml.OrderTimeStamp}
+		k := 0
+		if !s.reliable(attr.Transportation) {
+			k |= bestEffort
+		}
+		if hasTime && regulating && attr.Order == fomxml.OrderTimeStamp {
+			k |= tsoBit
+		}
 		if split[k] == nil {
-			split[k] = make(map[uint64][]byte)
+			split[k] = make(map[uint64][]byte, len(values))
 		}
 		split[k][uint64(a)] = v
 	}
 	// An update with no values still tells subscribers the object exists.
-	if len(split) == 0 {
-		split[key{reliable: true}] = map[uint64][]byte{}
+	if len(values) == 0 {
+		split[0] = map[uint64][]byte{}
 	}
-	keys := make([]key, 0, len(split))
-	for k := range split {
-		keys = append(keys, k)
-	}
-	// Deterministic order: reliable before best effort, RO before TSO.
-	slices.SortFunc(keys, func(a, b key) int {
-		if a.reliable != b.reliable {
-			if a.reliable {
-				return -1
-			}
-			return 1
+	out := make([]outMsg, 0, 1)
+	for k, vs := range split {
+		if vs == nil {
+			continue
 		}
-		if a.tso != b.tso {
-			if !a.tso {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
-	out := make([]outMsg, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, outMsg{group: objectGroup(o.class.Handle), reliable: k.reliable, msg: &wireMsg{
-			Kind: kindUpdate, Obj: h, Class: uint64(o.class.Handle), Values: split[k], Tag: tag,
-			TSO: k.tso, HasTime: hasTime, Time: t,
+		out = append(out, outMsg{group: objectGroup(o.class.Handle), reliable: k&bestEffort == 0, msg: &wireMsg{
+			Kind: kindUpdate, Obj: h, Class: uint64(o.class.Handle), Values: vs, Tag: tag,
+			TSO: k&tsoBit != 0, HasTime: hasTime, Time: t,
 		}})
 	}
 	return out, nil

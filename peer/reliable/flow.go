@@ -37,9 +37,10 @@ const ackEntryLen = 24 // sender, incarnation, delivered-through seq
 func (e *Endpoint) ackEvery() uint64 { return uint64(max(1, e.cfg.Window/4)) }
 
 // ackedBy returns the sequence through which every live receiver of st's
-// group has acknowledged st's stream (st.hw when there is none).
+// group has acknowledged st's stream (its highest sealed sequence when
+// there is none).
 func (e *Endpoint) ackedBy(st *sendState) uint64 {
-	acked := st.hw
+	acked := st.sealedHW()
 	gs := e.groups[st.group]
 	if gs == nil {
 		return acked
@@ -50,6 +51,11 @@ func (e *Endpoint) ackedBy(st *sendState) uint64 {
 		}
 	}
 	return acked
+}
+
+// sealedHW returns the highest sequence of st sealed into a frame.
+func (st *sendState) sealedHW() uint64 {
+	return st.heldFrom + uint64(len(st.held)-st.heldHead) - 1
 }
 
 // cumThrough returns the payload bytes of st's reliable messages through
@@ -83,6 +89,22 @@ func (e *Endpoint) Backlog(g transport.Group) (msgs, bytes uint64) {
 		open += uint64(p.n)
 	}
 	return st.hw - acked, st.sentCum - st.cumThrough(acked) + open
+}
+
+// Receivers returns the nodes this endpoint knows as receivers of its
+// stream on g that hold its window (not stalled, not left), in no order.
+func (e *Endpoint) Receivers(g transport.Group) []NodeID {
+	gs := e.groups[g]
+	if gs == nil {
+		return nil
+	}
+	var ids []NodeID
+	for _, r := range gs.rcv {
+		if !r.stalled && !r.left {
+			ids = append(ids, r.id)
+		}
+	}
+	return ids
 }
 
 // Blocked reports whether the backlog on g has reached Config.Window
@@ -138,7 +160,7 @@ func (e *Endpoint) stepAck(g transport.Group, p *peer, body []byte) error {
 		if NodeID(binary.BigEndian.Uint64(x)) != e.cfg.Self || binary.BigEndian.Uint64(x[8:]) != e.cfg.Incarnation {
 			continue
 		}
-		if seq := binary.BigEndian.Uint64(x[16:]); seq > r.acked && seq <= st.hw {
+		if seq := binary.BigEndian.Uint64(x[16:]); seq > r.acked && seq <= st.sealedHW() {
 			r.acked, r.ackAt = seq, e.now
 			if r.stalled {
 				r.stalled = false
@@ -209,7 +231,7 @@ func (e *Endpoint) tickStalls() {
 		changed := false
 		for _, r := range gs.rcv {
 			acked := max(r.acked, r.start)
-			if r.stalled || r.left || acked+1 >= st.heldFrom+uint64(len(st.held)-st.heldHead) {
+			if r.stalled || r.left || acked >= st.sealedHW() {
 				continue
 			}
 			since := r.ackAt

@@ -1,0 +1,94 @@
+package peer
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// udpPair joins a publisher and a subscriber of Vehicle.Label in one
+// process over loopback multicast, with the in-process registry.
+func udpPair(b *testing.B, maxFrame int) (pub, sub *Federate, obj ObjectInstanceHandle, label AttributeHandle) {
+	b.Helper()
+	reg := NewMemRegistry()
+	doc := testDoc(b)
+	port := 30000 + os.Getpid()%10000
+	fed := fmt.Sprintf("bench-%d", os.Getpid())
+	join := func(name string) *Federate {
+		tr, err := transport.NewUDP(transport.UDPConfig{Federation: fed, Port: port, MaxPacket: maxFrame + 64, ReadBuffer: 4 << 20})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		f, err := Join(ctx, Config{
+			Federation: fed, FederateName: name, FOMModules: []*fomxml.Document{doc}, Create: true,
+			Control: reg.Control(fed), Transport: tr, MaxFrame: maxFrame,
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { f.Close() })
+		return f
+	}
+	pub, sub = join("pub"), join("sub")
+	h := handles(b, pub)
+	if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
+		b.Fatal(err)
+	}
+	if err := pub.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
+		b.Fatal(err)
+	}
+	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	waitFor(b, sub, 5*time.Second, isType[DiscoverObjectInstance])
+	return pub, sub, obj, h.label
+}
+
+// BenchmarkUpdateUDP measures 100-byte attribute updates from one
+// federate reflected by another, in one process over loopback multicast:
+// updates/s end to end.
+func BenchmarkUpdateUDP(b *testing.B) {
+	for _, mf := range []int{1400, 16000} {
+		b.Run(fmt.Sprintf("frame=%d", mf), func(b *testing.B) {
+			pub, sub, obj, label := udpPair(b, mf)
+			done := make(chan int)
+			n := b.N
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				got := 0
+				for got < n {
+					ev, err := sub.Next(ctx)
+					if err != nil {
+						break
+					}
+					if _, ok := ev.(ReflectAttributeValues); ok {
+						got++
+					}
+				}
+				done <- got
+			}()
+			v := make([]byte, 100)
+			b.ResetTimer()
+			for i := range n {
+				binary.BigEndian.PutUint32(v, uint32(i))
+				if err := pub.UpdateAttributeValues(obj, AttributeValues{label: v}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if got := <-done; got != n {
+				b.Fatalf("%d of %d reflected", got, n)
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "updates/s")
+		})
+	}
+}
