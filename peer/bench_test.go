@@ -86,9 +86,80 @@ func BenchmarkUpdateUDP(b *testing.B) {
 				}
 			}
 			if got := <-done; got != n {
-				b.Fatalf("%d of %d reflected", got, n)
+				b.Fatalf("%d of %d reflected\npub %+v\nsub %+v", got, n, pub.Stats(), sub.Stats())
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "updates/s")
 		})
+	}
+}
+
+// BenchmarkRoundTripUDP measures interaction round trips between two
+// federates in one process over loopback multicast: one op is a Honk
+// from a and its echo from b.
+func BenchmarkRoundTripUDP(b *testing.B) {
+	reg := NewMemRegistry()
+	doc := testDoc(b)
+	port := 30000 + (os.Getpid()+1)%10000
+	fed := fmt.Sprintf("rtt-%d", os.Getpid())
+	join := func(name string) *Federate {
+		tr, err := transport.NewUDP(transport.UDPConfig{Federation: fed, Port: port})
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, err := Join(context.Background(), Config{
+			Federation: fed, FederateName: name, FOMModules: []*fomxml.Document{doc}, Create: true,
+			Control: reg.Control(fed), Transport: tr,
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { f.Close() })
+		return f
+	}
+	a, e := join("a"), join("echo")
+	h := handles(b, a)
+	for _, f := range []*Federate{a, e} {
+		if err := f.PublishInteractionClass(h.honk); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.SubscribeInteractionClass(h.honk); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // the echo
+		for {
+			ev, err := e.Next(ctx)
+			if err != nil {
+				return
+			}
+			if ri, ok := ev.(ReceiveInteraction); ok && string(ri.Tag) == "ping" {
+				e.SendInteraction(h.honk, ParameterValues{h.loudness: ri.Values[h.loudness]}, []byte("pong"))
+			}
+		}
+	}()
+	rtt := func() {
+		if err := a.SendInteraction(h.honk, ParameterValues{h.loudness: []byte{1, 2, 3, 4}}, []byte("ping")); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			wctx, wcancel := context.WithTimeout(ctx, time.Second)
+			ev, err := a.Next(wctx)
+			wcancel()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ri, ok := ev.(ReceiveInteraction); ok && string(ri.Tag) == "pong" {
+				return
+			}
+		}
+	}
+	for range 200 {
+		rtt()
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		rtt()
 	}
 }

@@ -50,10 +50,11 @@ type Federate struct {
 	// The data-plane writer (group commit): the loop hands sealed frames
 	// to the writer goroutine and seals the next bundles only when it is
 	// idle again, so messages bundle up while a batch is being sent.
-	wq      chan []transport.Packet
-	wdone   chan struct{}      // closed when the writer exits
-	writing bool               // a batch is with the writer
-	pending []transport.Packet // frames for the next batch
+	wq       chan []transport.Packet
+	wdone    chan struct{}      // closed when the writer exits
+	writing  bool               // a batch is being sent
+	lastSend time.Time          // when the last batch was taken
+	pending  []transport.Packet // frames for the next batch
 
 	// Back-pressure: callers refused because a group was blocked wait on
 	// wake, closed when none of blockedOn is blocked.
@@ -270,34 +271,81 @@ func (f *Federate) Close() error {
 }
 
 // call runs fn with the federate's state locked, then acts on what it
-// left ready (sends, deliveries, grants) as the loop does after each
+// left ready (deliveries, grants, frames) as the loop does after each
 // event, and returns fn's error. fn runs on the caller's goroutine, so an
-// update costs no switch to another goroutine.
+// update costs no switch to another goroutine; when the writer is idle,
+// the caller sends the frames itself (see lead).
 func (f *Federate) call(fn func() error) error {
 	if f.closed.Load() {
 		return ErrClosed
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.halted {
+		f.mu.Unlock()
 		return ErrClosed
 	}
 	err := fn()
 	f.settle()
+	batch := f.takeLead()
+	f.mu.Unlock()
+	f.lead(batch)
 	return err
 }
 
 // settle acts on everything ready after an event or a call: deliveries,
-// grants, frames (handed to the writer unless it is busy, so that they
-// bundle up meanwhile), and waiting senders. Under mu.
+// grants, frames (sealed unless the writer is busy, so that they bundle
+// up meanwhile), and waiting senders. Under mu.
 func (f *Federate) settle() {
 	f.flush()
 	if !f.writing {
 		f.rel.Flush()
 		f.flush()
-		f.handoff()
 	}
 	f.wakeBlocked()
+}
+
+// takeLead makes the caller the writer of the pending frames when no one
+// is writing and returns them, if the data plane was quiet for
+// leadQuiet: a lone message then leaves without waking another
+// goroutine. In a stream of messages, the frames go to the writer
+// goroutine instead, and the caller goes on while they are sent, so that
+// the next ones bundle up. Returns nil when there is nothing for the
+// caller to send. Under mu.
+func (f *Federate) takeLead() []transport.Packet {
+	if f.writing || f.halted || len(f.pending) == 0 {
+		return nil
+	}
+	b := f.pending
+	f.pending = nil
+	f.writing = true
+	now := time.Now()
+	quiet := now.Sub(f.lastSend) >= leadQuiet
+	f.lastSend = now
+	if !quiet {
+		f.wq <- b // the writer goroutine is idle: no one was writing
+		return nil
+	}
+	return b
+}
+
+// leadQuiet is how long the data plane must have been quiet for a caller
+// to send its frames itself.
+const leadQuiet = 50 * time.Microsecond
+
+// lead sends batch, taken by takeLead, on the caller's goroutine, without
+// mu: a frame goes out without waking another goroutine. What bundled up
+// meanwhile goes to the writer goroutine, so that no caller keeps
+// writing for others.
+func (f *Federate) lead(batch []transport.Packet) {
+	if batch == nil {
+		return
+	}
+	f.sendBatch(batch)
+	f.mu.Lock()
+	if next := f.nextBatch(); next != nil {
+		f.wq <- next // the writer goroutine is idle: we were writing
+	}
+	f.mu.Unlock()
 }
 
 // run is the federate's loop: it turns ticks, frames and membership
@@ -351,7 +399,9 @@ func (f *Federate) run() {
 			f.onMember(ev)
 		}
 		f.settle()
+		batch := f.takeLead()
 		f.mu.Unlock()
+		f.lead(batch)
 	}
 }
 
@@ -371,47 +421,39 @@ func (f *Federate) halt() {
 	close(f.wq)
 }
 
-// handoff gives the pending frames to the idle writer. Under mu.
-func (f *Federate) handoff() {
-	if len(f.pending) == 0 || f.halted {
-		return
-	}
-	f.wq <- f.pending // the writer is idle: the channel has room
-	f.pending = nil
-	f.writing = true
-}
-
-// write is the writer goroutine: it sends each batch of frames, in
-// order, and when done takes the next one itself: whatever bundled up
-// while it was sending.
+// write is the writer goroutine: it sends each batch of frames handed to
+// it, in order, and when done takes the next one itself: whatever bundled
+// up while it was sending.
 func (f *Federate) write() {
 	defer f.wg.Done()
 	defer close(f.wdone)
-	bs, batched := f.tr.(transport.BatchSender)
-	send := func(batch []transport.Packet) {
-		if batched {
-			n, err := bs.SendBatch(batch)
-			if err != nil {
-				f.stats.sendErrors.Add(uint64(len(batch) - n))
-			}
-		} else {
-			for _, p := range batch {
-				if err := f.tr.Send(p.Group, p.Data); err != nil {
-					f.stats.sendErrors.Add(1)
-				}
-			}
-		}
-		f.stats.frames.Add(uint64(len(batch)))
-		f.stats.batches.Add(1)
-	}
 	for batch := range f.wq {
 		for batch != nil {
-			send(batch)
+			f.sendBatch(batch)
 			f.mu.Lock()
 			batch = f.nextBatch()
 			f.mu.Unlock()
 		}
 	}
+}
+
+// sendBatch hands frames to the transport, in order: one system call
+// with batch I/O.
+func (f *Federate) sendBatch(batch []transport.Packet) {
+	if bs, ok := f.tr.(transport.BatchSender); ok {
+		n, err := bs.SendBatch(batch)
+		if err != nil {
+			f.stats.sendErrors.Add(uint64(len(batch) - n))
+		}
+	} else {
+		for _, p := range batch {
+			if err := f.tr.Send(p.Group, p.Data); err != nil {
+				f.stats.sendErrors.Add(1)
+			}
+		}
+	}
+	f.stats.frames.Add(uint64(len(batch)))
+	f.stats.batches.Add(1)
 }
 
 // nextBatch seals what waits and returns it as the writer's next batch,
@@ -426,6 +468,9 @@ func (f *Federate) nextBatch() []transport.Packet {
 	b := f.pending
 	f.pending = nil
 	f.writing = len(b) > 0
+	if f.writing {
+		f.lastSend = time.Now()
+	}
 	return b
 }
 

@@ -4,58 +4,174 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/meshrti/meshrti/peer"
 )
 
-// runBench measures the data plane between two processes on this host:
-// it starts a pong federate in a child process (this same binary), runs
-// the ping federate here, and prints the round-trip time of interaction
-// ping-pongs and the rate of attribute updates the child reflected.
+// benchFlags are the flags of "federate-node bench".
+type benchFlags struct {
+	payload  int
+	count    int
+	duration time.Duration
+	frame    int
+	jsonOut  bool
+	port     int
+	timeout  time.Duration
+}
+
+// throughputResult and latencyResult are the lines "bench -json" prints.
+type throughputResult struct {
+	Bench       string  `json:"bench"`
+	Payload     int     `json:"payload"`
+	Frame       int     `json:"frame"`
+	Updates     int64   `json:"updates"`
+	Seconds     float64 `json:"seconds"`
+	UpdatesPerS float64 `json:"updates_per_s"`
+	RawPerS     float64 `json:"raw_per_s"`
+	RawSent     int     `json:"raw_sent"`
+	RawReceived int     `json:"raw_received"`
+	Ratio       float64 `json:"ratio"`
+}
+
+type latencyResult struct {
+	Bench      string  `json:"bench"`
+	Payload    int     `json:"payload"`
+	Pings      int     `json:"pings"`
+	RTTP50     float64 `json:"rtt_p50_us"`
+	RTTP90     float64 `json:"rtt_p90_us"`
+	RTTP99     float64 `json:"rtt_p99_us"`
+	RawRTTP50  float64 `json:"raw_rtt_p50_us"`
+	RawRTTP99  float64 `json:"raw_rtt_p99_us"`
+	Ratio      float64 `json:"ratio"`
+	RatioP99   float64 `json:"ratio_p99"`
+	RawRTTs    int     `json:"raw_pings"`
+	Transports string  `json:"transport"`
+}
+
+// runBench measures the data plane between two federates in two
+// processes on this host over loopback multicast: it starts a pong
+// federate in a child process (this same binary) and runs the ping
+// federate here. "throughput" sends attribute updates and counts what the
+// child reflected; "latency" times interaction round trips. Each also
+// measures, in the same run, the floor: plain UDP datagrams of the same
+// size between two sockets of this process over loopback.
 func runBench(args []string, stdout, stderr io.Writer) int {
+	what := "all"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		what, args = args[0], args[1:]
+	}
+	if what != "all" && what != "throughput" && what != "latency" {
+		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want throughput, latency or none for both)\n", what)
+		return 2
+	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	count := fs.Int("count", 20000, "updates to send")
-	size := fs.Int("size", 100, "payload bytes per update")
-	port := fs.Int("mcast-port", 0, "UDP multicast port (default: derived from the process id)")
-	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
+	var bf benchFlags
+	fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update or interaction")
+	fs.IntVar(&bf.count, "count", 0, "updates to send (throughput; default 500000) or round trips (latency; default 5000)")
+	fs.DurationVar(&bf.duration, "duration", 0, "throughput: stop sending after this long (0: send -count)")
+	fs.IntVar(&bf.frame, "frame", 16000, "data-plane frame size in bytes (1400 fits an Ethernet MTU; loopback takes up to 65000)")
+	fs.BoolVar(&bf.jsonOut, "json", false, "print each result as one JSON object on its own line")
+	fs.IntVar(&bf.port, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
+	fs.DurationVar(&bf.timeout, "timeout", 3*time.Minute, "give up after this long")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *port == 0 {
-		*port = 43000 + os.Getpid()%8000
+	if bf.payload < 0 || bf.count < 0 || bf.duration < 0 {
+		fmt.Fprintln(stderr, "federate-node bench: negative -payload, -count or -duration")
+		return 2
 	}
-	self, err := os.Executable()
-	if err != nil {
+	if bf.port == 0 {
+		bf.port = 43000 + os.Getpid()%8000
+	}
+	fail := func(err error) int {
 		fmt.Fprintln(stderr, "federate-node bench:", err)
 		return 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
 	defer cancel()
+	fed, stopChild, err := startBenchPair(ctx, bf, stderr)
+	if err != nil {
+		return fail(err)
+	}
+	defer stopChild()
+	defer fed.Close()
+	p, err := newPinger(ctx, fed)
+	if err != nil {
+		return fail(err)
+	}
+	defer p.stop(ctx)
+	emit := func(v any, text string) {
+		if bf.jsonOut {
+			b, _ := json.Marshal(v)
+			fmt.Fprintf(stdout, "%s\n", b)
+		} else {
+			fmt.Fprint(stdout, text)
+		}
+	}
+	if what == "all" || what == "latency" {
+		res, err := benchLatency(ctx, p, bf)
+		if err != nil {
+			return fail(err)
+		}
+		emit(res, fmt.Sprintf("latency, %d-byte interactions, two processes over loopback multicast:\n"+
+			"  round trip p50 %.0f us, p90 %.0f us, p99 %.0f us (%d round trips)\n"+
+			"  raw UDP round trip p50 %.0f us, p99 %.0f us: ratio %.2f (p99 %.2f)\n",
+			res.Payload, res.RTTP50, res.RTTP90, res.RTTP99, res.Pings, res.RawRTTP50, res.RawRTTP99, res.Ratio, res.RatioP99))
+	}
+	if what == "all" || what == "throughput" {
+		res, err := benchThroughput(ctx, p, bf)
+		if err != nil {
+			return fail(err)
+		}
+		emit(res, fmt.Sprintf("throughput, %d-byte attribute updates in frames of %d bytes, two processes over loopback multicast:\n"+
+			"  %d updates reflected in %.2f s: %.0f updates/s\n"+
+			"  raw UDP: %d of %d datagrams: %.0f datagrams/s: ratio %.2f\n",
+			res.Payload, res.Frame, res.Updates, res.Seconds, res.UpdatesPerS, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio))
+	}
+	return 0
+}
+
+// startBenchPair starts the pong federate in a child process and joins
+// the ping federate here; stop ends the child.
+func startBenchPair(ctx context.Context, bf benchFlags, stderr io.Writer) (*peer.Federate, func(), error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
 	federation := fmt.Sprintf("bench-%d", os.Getpid())
 	child := exec.CommandContext(ctx, self, "node", "-role", "pong", "-name", "pong", "-create",
-		"-federation", federation, "-mcast-port", fmt.Sprint(*port), "-timeout", timeout.String())
+		"-federation", federation, "-mcast-port", fmt.Sprint(bf.port), "-frame", fmt.Sprint(bf.frame),
+		"-timeout", bf.timeout.String())
 	child.Stderr = stderr
 	out, err := child.StdoutPipe()
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node bench:", err)
-		return 1
+		return nil, nil, err
 	}
 	if err := child.Start(); err != nil {
-		fmt.Fprintln(stderr, "federate-node bench:", err)
-		return 1
+		return nil, nil, err
 	}
-	defer func() {
-		child.Process.Kill()
-		child.Wait()
-	}()
+	stop := func() {
+		// The pong side exits on the stop ping; give it a moment.
+		done := make(chan struct{})
+		go func() { child.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			child.Process.Kill()
+			<-done
+		}
+	}
 	lines := bufio.NewScanner(out)
 	var seed string
 	for lines.Scan() {
@@ -65,34 +181,214 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if seed == "" {
-		fmt.Fprintln(stderr, "federate-node bench: the pong process printed no gossip address")
-		return 1
+		child.Process.Kill()
+		stop()
+		return nil, nil, errors.New("the pong process printed no gossip address")
 	}
 	go io.Copy(io.Discard, out)
-	nf := nodeFlags{federation: federation, name: "ping", role: "ping", gossip: "127.0.0.1:0", seeds: seed, mcastPort: *port}
+	nf := nodeFlags{federation: federation, name: "ping", role: "ping", gossip: "127.0.0.1:0", seeds: seed, mcastPort: bf.port, frame: bf.frame}
 	cfg, err := nf.config()
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node bench:", err)
-		return 1
+		child.Process.Kill()
+		stop()
+		return nil, nil, err
 	}
 	fed, err := peer.Join(ctx, cfg)
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node bench: join:", err)
-		return 1
+		child.Process.Kill()
+		stop()
+		return nil, nil, fmt.Errorf("join: %w", err)
 	}
-	defer fed.Close()
-	res, err := runPing(ctx, fed, *count, *size)
-	if res != nil {
-		fmt.Fprintf(stdout, "two processes over loopback multicast (TTL 0):\n")
-		fmt.Fprintf(stdout, "  interaction ping-pong round trip: median %.0f us, p90 %.0f us (%d pings)\n", res.RTTMedianMicros, res.RTTP90Micros, res.Pings)
-		fmt.Fprintf(stdout, "  attribute updates: %d of %d x %d bytes reflected in %.2f s: %.0f updates/s\n",
-			res.Reflected, res.Updates, res.PayloadBytes, res.Seconds, res.UpdatesPerSec)
-		b, _ := json.Marshal(res)
-		fmt.Fprintf(stdout, "result %s\n", b)
+	return fed, stop, nil
+}
+
+func benchLatency(ctx context.Context, p *pinger, bf benchFlags) (*latencyResult, error) {
+	n := bf.count
+	if n == 0 {
+		n = 5000
 	}
+	if _, err := p.roundTrips(ctx, min(n/10+1, 500), bf.payload); err != nil { // warm up
+		return nil, err
+	}
+	rtts, err := p.roundTrips(ctx, n, bf.payload)
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node bench:", err)
-		return 1
+		return nil, err
 	}
-	return 0
+	raw, err := rawRoundTrips(ctx, n, bf.payload)
+	if err != nil {
+		return nil, fmt.Errorf("raw UDP: %w", err)
+	}
+	res := &latencyResult{
+		Bench: "latency", Payload: bf.payload, Pings: len(rtts), RawRTTs: len(raw),
+		RTTP50: quantileMicros(rtts, 0.5), RTTP90: quantileMicros(rtts, 0.9), RTTP99: quantileMicros(rtts, 0.99),
+		RawRTTP50: quantileMicros(raw, 0.5), RawRTTP99: quantileMicros(raw, 0.99),
+		Transports: "loopback multicast, TTL 0",
+	}
+	if res.RawRTTP50 > 0 {
+		res.Ratio = res.RTTP50 / res.RawRTTP50
+	}
+	if res.RawRTTP99 > 0 {
+		res.RatioP99 = res.RTTP99 / res.RawRTTP99
+	}
+	return res, nil
+}
+
+func benchThroughput(ctx context.Context, p *pinger, bf benchFlags) (*throughputResult, error) {
+	n := bf.count
+	if n == 0 {
+		n = 500000
+	}
+	if bf.duration > 0 && bf.count == 0 {
+		n = 1 << 40
+	}
+	if _, _, _, err := p.updates(ctx, min(n/10, 50000), bf.payload, 0); err != nil { // warm up
+		return nil, err
+	}
+	_, reflected, elapsed, err := p.updates(ctx, n, bf.payload, bf.duration)
+	if err != nil {
+		return nil, err
+	}
+	rawN := int(min(reflected, 500000))
+	rawSent, rawGot, rawElapsed, err := rawBlast(ctx, rawN, bf.payload)
+	if err != nil {
+		return nil, fmt.Errorf("raw UDP: %w", err)
+	}
+	res := &throughputResult{
+		Bench: "throughput", Payload: bf.payload, Frame: bf.frame, Updates: reflected, Seconds: elapsed.Seconds(),
+		UpdatesPerS: float64(reflected) / elapsed.Seconds(), RawSent: rawSent, RawReceived: rawGot,
+	}
+	if rawElapsed > 0 {
+		res.RawPerS = float64(rawGot) / rawElapsed.Seconds()
+	}
+	if res.RawPerS > 0 {
+		res.Ratio = res.UpdatesPerS / res.RawPerS
+	}
+	return res, nil
+}
+
+func quantileMicros(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := min(int(q*float64(len(s))), len(s)-1)
+	return float64(s[i].Nanoseconds()) / 1e3
+}
+
+// rawPair opens two UDP sockets on 127.0.0.1 with large buffers.
+func rawPair() (a, b *net.UDPConn, err error) {
+	open := func() (*net.UDPConn, error) {
+		c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			return nil, err
+		}
+		c.SetReadBuffer(8 << 20)
+		c.SetWriteBuffer(8 << 20)
+		return c, nil
+	}
+	if a, err = open(); err != nil {
+		return nil, nil, err
+	}
+	if b, err = open(); err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
+// rawRoundTrips times n round trips of size-byte datagrams between two
+// sockets of this process: the floor under any RTI round trip.
+func rawRoundTrips(ctx context.Context, n, size int) ([]time.Duration, error) {
+	a, b, err := rawPair()
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	defer b.Close()
+	errc := make(chan error, 1)
+	go func() { // the echo side
+		buf := make([]byte, 65536)
+		for {
+			m, from, err := b.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				errc <- nil // closed
+				return
+			}
+			if _, err := b.WriteToUDPAddrPort(buf[:m], from); err != nil {
+				errc <- err
+				return
+			}
+		}
+	}()
+	msg := make([]byte, max(size, 1))
+	buf := make([]byte, 65536)
+	dst := b.LocalAddr().(*net.UDPAddr).AddrPort()
+	rtts := make([]time.Duration, 0, n)
+	for i := 0; i < n+n/10; i++ { // the first tenth warms up
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		start := time.Now()
+		if _, err := a.WriteToUDPAddrPort(msg, dst); err != nil {
+			return nil, err
+		}
+		a.SetReadDeadline(time.Now().Add(time.Second))
+		if _, _, err := a.ReadFromUDPAddrPort(buf); err != nil {
+			continue // lost: not a round trip
+		}
+		if i >= n/10 {
+			rtts = append(rtts, time.Since(start))
+		}
+	}
+	b.Close()
+	if err := <-errc; err != nil {
+		return nil, err
+	}
+	return rtts, nil
+}
+
+// rawBlast sends n datagrams of size bytes from one socket to another of
+// this process, one system call each, as fast as they go, and counts
+// what arrives: the per-datagram floor. The time runs from the first send
+// to the last datagram received.
+func rawBlast(ctx context.Context, n, size int) (sent, got int, elapsed time.Duration, err error) {
+	a, b, err := rawPair()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer a.Close()
+	defer b.Close()
+	type result struct {
+		got  int
+		last time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		buf := make([]byte, 65536)
+		var r result
+		for r.got < n {
+			b.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+			if _, _, err := b.ReadFromUDPAddrPort(buf); err != nil {
+				break // nothing more is coming
+			}
+			r.got++
+			r.last = time.Now()
+		}
+		done <- r
+	}()
+	msg := make([]byte, max(size, 1))
+	dst := b.LocalAddr().(*net.UDPAddr).AddrPort()
+	start := time.Now()
+	for sent < n && ctx.Err() == nil {
+		if _, err := a.WriteToUDPAddrPort(msg, dst); err != nil {
+			return sent, 0, 0, err
+		}
+		sent++
+	}
+	r := <-done
+	if r.got == 0 {
+		return sent, 0, 0, errors.New("no datagram arrived")
+	}
+	return sent, r.got, r.last.Sub(start), nil
 }

@@ -41,6 +41,7 @@ type nodeFlags struct {
 	peers      int
 	steps      int
 	stepDelay  time.Duration
+	frame      int
 }
 
 func (n *nodeFlags) register(fs *flag.FlagSet) {
@@ -65,13 +66,14 @@ func (n *nodeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&n.peers, "peers", 2, "tick: federates (this one included) to wait for before stepping")
 	fs.IntVar(&n.steps, "steps", 10, "tick: time steps to advance")
 	fs.DurationVar(&n.stepDelay, "step-delay", 0, "tick: pause before each step")
+	fs.IntVar(&n.frame, "frame", 0, "data-plane frame size in bytes (default 1400; up to 65000 on loopback)")
 }
 
 // config builds the federate's configuration.
 func (n *nodeFlags) config() (peer.Config, error) {
 	cfg := peer.Config{
 		Federation: n.federation, FederateName: n.name, FederateType: "federate-node/" + n.role,
-		FOMFiles: n.foms, Create: n.create,
+		FOMFiles: n.foms, Create: n.create, MaxFrame: n.frame,
 		Multicast: transport.UDPConfig{Port: n.mcastPort, Interface: n.iface, TTL: n.ttl},
 	}
 	if len(n.foms) == 0 {
@@ -297,10 +299,17 @@ type pingResult struct {
 	UpdatesPerSec   float64 `json:"updatesPerSec"`
 }
 
-// runPing waits for a pong federate to answer, measures ping-pong round
-// trips, then sends count updates of size bytes and asks how many were
-// reflected.
-func runPing(ctx context.Context, fed *peer.Federate, count, size int) (*pingResult, error) {
+// pinger is the measuring side of a ping/pong pair: it sends Pings and
+// Aircraft updates, and reads Pongs.
+type pinger struct {
+	fed *peer.Federate
+	h   demoHandles
+	obj peer.ObjectInstanceHandle
+}
+
+// newPinger publishes and subscribes what the ping side needs and waits
+// for the first answered ping, which proves the pong side subscribed.
+func newPinger(ctx context.Context, fed *peer.Federate) (*pinger, error) {
 	h, err := lookupDemo(fed)
 	if err != nil {
 		return nil, err
@@ -313,88 +322,151 @@ func runPing(ctx context.Context, fed *peer.Federate, count, size int) (*pingRes
 			return nil, e
 		}
 	}
-	// pingOnce sends one ping and waits for its pong, resending on a
-	// timeout while the other side may not have subscribed yet.
-	pingOnce := func(ctx context.Context, seq int64, payload []byte, retry time.Duration) ([]byte, error) {
+	p := &pinger{fed: fed, h: h}
+	if _, err := p.ping(ctx, 0, nil, 200*time.Millisecond); err != nil {
+		return nil, fmt.Errorf("no answer to the first ping: %w", err)
+	}
+	return p, nil
+}
+
+// ping sends one ping and waits for its pong, resending after retry (the
+// other side may not have subscribed yet); it returns the pong's payload.
+func (p *pinger) ping(ctx context.Context, seq int64, payload []byte, retry time.Duration) ([]byte, error) {
+	for {
+		if err := p.fed.SendInteraction(p.h.ping, peer.ParameterValues{p.h.pingSeq: i64(seq), p.h.pingData: payload}, nil); err != nil {
+			return nil, err
+		}
+		wctx, cancel := context.WithTimeout(ctx, retry)
 		for {
-			if err := fed.SendInteraction(h.ping, peer.ParameterValues{h.pingSeq: i64(seq), h.pingData: payload}, nil); err != nil {
-				return nil, err
-			}
-			wctx, cancel := context.WithTimeout(ctx, retry)
-			for {
-				ev, err := fed.Next(wctx)
-				if err != nil {
-					cancel()
-					if ctx.Err() != nil {
-						return nil, ctx.Err()
-					}
-					break // resend
+			ev, err := p.fed.Next(wctx)
+			if err != nil {
+				cancel()
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
 				}
-				if ri, ok := ev.(peer.ReceiveInteraction); ok {
-					if got, ok := readI64(ri.Values[h.pongSeq]); ok && got == seq {
-						cancel()
-						return ri.Values[h.pongData], nil
-					}
+				break // resend
+			}
+			if ri, ok := ev.(peer.ReceiveInteraction); ok {
+				if got, ok := readI64(ri.Values[p.h.pongSeq]); ok && got == seq {
+					cancel()
+					return ri.Values[p.h.pongData], nil
 				}
 			}
 		}
 	}
-	// Warm up: the first answered ping proves the pong side subscribed.
-	if _, err := pingOnce(ctx, 0, nil, 200*time.Millisecond); err != nil {
-		return nil, fmt.Errorf("no answer to the first ping: %w", err)
-	}
-	res := &pingResult{Updates: count, PayloadBytes: size}
-	var rtts []time.Duration
-	for i := int64(1); i <= 200; i++ {
+}
+
+// roundTrips times n ping-pongs carrying size payload bytes each.
+func (p *pinger) roundTrips(ctx context.Context, n, size int) ([]time.Duration, error) {
+	rtts := make([]time.Duration, 0, n)
+	payload := make([]byte, size)
+	for i := int64(1); i <= int64(n); i++ {
 		start := time.Now()
-		if _, err := pingOnce(ctx, i, make([]byte, 8), time.Second); err != nil {
-			return res, fmt.Errorf("ping %d: %w", i, err)
+		if _, err := p.ping(ctx, i, payload, time.Second); err != nil {
+			return rtts, fmt.Errorf("ping %d: %w", i, err)
 		}
 		rtts = append(rtts, time.Since(start))
 	}
-	slices.Sort(rtts)
-	res.Pings = len(rtts)
-	res.RTTMedianMicros = float64(rtts[len(rtts)/2].Microseconds())
-	res.RTTP90Micros = float64(rtts[len(rtts)*9/10].Microseconds())
+	return rtts, nil
+}
 
-	obj, err := fed.RegisterObjectInstance(h.aircraft, "")
-	if err != nil {
-		return res, err
+// updates sends count updates of size bytes (or as many as fit in
+// duration, when it is positive), then asks the pong side until it has
+// reflected all of them. It returns how many were sent, how many
+// reflected, and the time from the first update to the last reflection
+// known.
+func (p *pinger) updates(ctx context.Context, count, size int, duration time.Duration) (sent, reflected int64, elapsed time.Duration, err error) {
+	if p.obj == (peer.ObjectInstanceHandle{}) {
+		if p.obj, err = p.fed.RegisterObjectInstance(p.h.aircraft, ""); err != nil {
+			return 0, 0, 0, err
+		}
 	}
-	payload := make([]byte, size)
+	before, err := p.reflected(ctx)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	payload := make([]byte, max(size, 4))[:size]
 	start := time.Now()
+	var end time.Time
+	if duration > 0 {
+		end = start.Add(duration)
+	}
 	for i := 0; i < count; i++ {
-		binary.BigEndian.PutUint32(payload, uint32(i))
-		if err := fed.UpdateAttributeValues(obj, peer.AttributeValues{h.blob: payload}, nil); err != nil {
-			return res, err
+		if size >= 4 {
+			binary.BigEndian.PutUint32(payload, uint32(i))
+		}
+		if err := p.fed.UpdateAttributeValues(p.obj, peer.AttributeValues{p.h.blob: payload}, nil); err != nil {
+			return sent, 0, 0, err
+		}
+		sent++
+		if !end.IsZero() && i%64 == 0 && time.Now().After(end) {
+			break
 		}
 	}
 	// The report ping travels after the updates on its own group; ask
 	// until the count is complete (repairs may still be under way).
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		b, err := pingOnce(ctx, seqReport, nil, time.Second)
+		n, err := p.reflected(ctx)
 		if err != nil {
-			return res, fmt.Errorf("asking for the update count (last answer %d): %w", res.Reflected, err)
+			return sent, reflected, time.Since(start), err
 		}
-		res.Reflected, _ = readI64(b)
-		if res.Reflected >= int64(count) || time.Now().After(deadline) {
+		reflected = n - before
+		if reflected >= sent || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
-	res.Seconds = time.Since(start).Seconds()
-	res.UpdatesPerSec = float64(res.Reflected) / res.Seconds
-	// Ask the pong federate to stop. It answers and exits at once, so its
-	// answer may not survive a loss (nobody is left to repair it): wait a
-	// little, then go on either way.
-	sctx, scancel := context.WithTimeout(ctx, 3*time.Second)
-	defer scancel()
-	_, _ = pingOnce(sctx, seqStop, nil, time.Second)
-	if res.Reflected != int64(count) {
-		return res, fmt.Errorf("pong reflected %d of %d updates", res.Reflected, count)
+	elapsed = time.Since(start)
+	if reflected != sent {
+		return sent, reflected, elapsed, fmt.Errorf("pong reflected %d of %d updates", reflected, sent)
 	}
-	return res, nil
+	return sent, reflected, elapsed, nil
+}
+
+// reflected asks the pong side how many updates it has reflected.
+func (p *pinger) reflected(ctx context.Context) (int64, error) {
+	b, err := p.ping(ctx, seqReport, nil, time.Second)
+	if err != nil {
+		return 0, fmt.Errorf("asking for the update count: %w", err)
+	}
+	n, _ := readI64(b)
+	return n, nil
+}
+
+// stop asks the pong side to stop. It answers and exits at once, so its
+// answer may not survive a loss (nobody is left to repair it): wait a
+// little, then go on either way.
+func (p *pinger) stop(ctx context.Context) {
+	sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	_, _ = p.ping(sctx, seqStop, nil, time.Second)
+}
+
+// runPing waits for a pong federate to answer, measures 200 ping-pong
+// round trips, then sends count updates of size bytes and reports how
+// many the pong federate reflected, and how fast.
+func runPing(ctx context.Context, fed *peer.Federate, count, size int) (*pingResult, error) {
+	p, err := newPinger(ctx, fed)
+	if err != nil {
+		return nil, err
+	}
+	res := &pingResult{Updates: count, PayloadBytes: size}
+	rtts, err := p.roundTrips(ctx, 200, 8)
+	if err != nil {
+		return res, err
+	}
+	slices.Sort(rtts)
+	res.Pings = len(rtts)
+	res.RTTMedianMicros = float64(rtts[len(rtts)/2].Microseconds())
+	res.RTTP90Micros = float64(rtts[len(rtts)*9/10].Microseconds())
+	_, reflected, elapsed, err := p.updates(ctx, count, size, 0)
+	res.Reflected, res.Seconds = reflected, elapsed.Seconds()
+	if res.Seconds > 0 {
+		res.UpdatesPerSec = float64(res.Reflected) / res.Seconds
+	}
+	p.stop(ctx)
+	return res, err
 }
 
 // tickResult is what the tick federate reports. Reflections and LastTime

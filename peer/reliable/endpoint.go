@@ -97,10 +97,11 @@ type Stats struct {
 	Gones            uint64 // gone frames sent
 
 	// Join handshake.
-	Hellos           uint64 // HELLO frames sent (joins and SYNC requests)
-	SyncRequests     uint64 // of which SYNC requests for unsynced streams
-	Syncs            uint64 // SYNC frames sent
-	ReceiversEvicted uint64 // receivers forgotten because a group's table was full
+	Hellos            uint64 // HELLO frames sent (joins and SYNC requests)
+	SyncRequests      uint64 // of which SYNC requests for unsynced streams
+	Syncs             uint64 // SYNC frames sent
+	ReceiversEvicted  uint64 // receivers forgotten because a group's table was full
+	ReceiversFromAcks uint64 // receivers learned of from their ACKs (their HELLO or SYNC was lost)
 
 	// Receiver side.
 	Received            uint64 // frames accepted by Step

@@ -152,15 +152,19 @@ func (e *Endpoint) stepAck(g transport.Group, p *peer, body []byte) error {
 		return nil
 	}
 	r := gs.rcv[p.id]
-	if r == nil || r.inc != p.inc {
-		return nil
-	}
 	for i := range n {
 		x := es[i*ackEntryLen:]
 		if NodeID(binary.BigEndian.Uint64(x)) != e.cfg.Self || binary.BigEndian.Uint64(x[8:]) != e.cfg.Incarnation {
 			continue
 		}
-		if seq := binary.BigEndian.Uint64(x[16:]); seq > r.acked && seq <= st.sealedHW() {
+		seq := min(binary.BigEndian.Uint64(x[16:]), st.sealedHW())
+		if r == nil || r.inc != p.inc {
+			// A receiver we have not learned of through the join
+			// handshake (its HELLO or SYNC was lost): its ACK shows it
+			// follows our stream, so it is owed what follows.
+			r = e.learnFromAck(gs, p, seq)
+		}
+		if seq > r.acked {
 			r.acked, r.ackAt = seq, e.now
 			if r.stalled {
 				r.stalled = false
@@ -173,12 +177,25 @@ func (e *Endpoint) stepAck(g transport.Group, p *peer, body []byte) error {
 	return nil
 }
 
+// learnFromAck records p as a receiver of our stream on gs's group owed
+// everything after acked, with no join nonce: the join handshake, when it
+// gets through, replaces the record without owing less.
+func (e *Endpoint) learnFromAck(gs *groupState, p *peer, acked uint64) *receiver {
+	if len(gs.rcv) >= maxReceivers {
+		e.evictReceiver(gs)
+	}
+	r := &receiver{id: p.id, inc: p.inc, start: acked, learned: e.now, acked: acked, ackAt: e.now}
+	gs.rcv[p.id] = r
+	e.stats.ReceiversFromAcks++
+	return r
+}
+
 // onLeave handles p's LEAVE of its join nonce on gs's group: p is no
 // longer a receiver there.
 func (e *Endpoint) onLeave(gs *groupState, p *peer, nonce uint64) {
 	// The record stays, marked, so that a late frame of the join left
 	// does not record it again.
-	if r := gs.rcv[p.id]; r != nil && r.inc == p.inc && r.nonce == nonce && !r.left {
+	if r := gs.rcv[p.id]; r != nil && r.inc == p.inc && (r.nonce == nonce || r.nonce == 0) && !r.left {
 		r.left = true
 		if st := e.sends[gs.g]; st != nil {
 			e.release(st)

@@ -273,6 +273,10 @@ func (e *Endpoint) learn(gs *groupState, p *peer, nonce, start uint64) (*receive
 		// that hears one of our join HELLOs starts there itself.
 		start = min(start, gs.joinHW)
 	}
+	if r != nil && r.inc == p.inc && r.nonce == 0 {
+		// Recorded from its ACK: it still needs what follows that.
+		start = min(start, max(r.acked, r.start))
+	}
 	if r == nil {
 		if len(gs.rcv) >= maxReceivers {
 			e.evictReceiver(gs)

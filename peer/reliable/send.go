@@ -224,6 +224,11 @@ func (e *Endpoint) low(st *sendState) uint64 { return st.heldFrom }
 // acknowledged, beyond the RetransmitBuffer and RetransmitBytes of
 // history.
 func (e *Endpoint) release(st *sendState) {
+	if gs := e.groups[st.group]; gs != nil && e.now < gs.announced {
+		// Our join is being announced: members may not have answered
+		// yet, and they are owed everything after our join position.
+		return
+	}
 	acked := e.ackedBy(st)
 	n := len(st.held) - st.heldHead
 	for n > 0 && st.heldFrom <= acked {

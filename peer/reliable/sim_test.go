@@ -324,6 +324,9 @@ func (s *sim) onJoinHello(n *simNode, k streamKey, nonce uint64) {
 func (s *sim) snapshot(n *simNode) {
 	for _, gs := range n.e.groupList {
 		for _, r := range gs.rcv {
+			if r.nonce == 0 {
+				continue // learned from an ACK, not the join handshake
+			}
 			k := learnKey{n.id, gs.nonce, gs.g, r.id, r.nonce}
 			heard, ok := s.heardAt[k]
 			if !ok {

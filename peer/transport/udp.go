@@ -212,6 +212,7 @@ type UDPStats struct {
 	Received   uint64 // datagrams put on the Recv channel
 	Overflow   uint64 // dropped because the Recv channel was full
 	Foreign    uint64 // dropped: another federation, a group not joined, or no transport header
+	Own        uint64 // dropped: sent by this transport (multicast loopback)
 	TooLong    uint64 // dropped: longer than MaxPacket
 	ReadErrors uint64 // failed reads
 }
@@ -260,11 +261,11 @@ type UDPStats struct {
 // raise ReadBuffer and WriteBuffer with MaxPacket so that bursts of large
 // datagrams fit in the socket buffers.
 //
-// With loopback on (the default), the datagrams a UDP sends come back to
-// its own Recv channel on the groups it has joined, exactly as they reach
-// other processes on the host. The UDP does not filter them: the layer
-// above recognizes its own frames (reliable.Endpoint.Step rejects them
-// with reliable.ErrOwnFrame).
+// With loopback on (the default), the datagrams a UDP sends reach other
+// processes on the host, and also its own receiving sockets on the groups
+// it has joined. It drops those (their source is its sending socket) and
+// counts them in Stats.Own, so that a busy sender's own traffic never
+// crowds others' out of its Recv channel.
 //
 // All methods are safe for concurrent use.
 type UDP struct {
@@ -294,7 +295,10 @@ type UDP struct {
 	// every change and never modified, so readers need no lock.
 	routes atomic.Pointer[map[Group]*udpSocket]
 
-	sent, sendErrors, received, overflow, foreign, tooLong, readErrors atomic.Uint64
+	sent, sendErrors, received, overflow, foreign, own, tooLong, readErrors atomic.Uint64
+
+	selfIP   net.IP // the sending socket's address, to recognize own datagrams
+	selfPort int
 }
 
 // udpSocket is a receiving socket and its reader goroutine. On Linux it is
@@ -360,6 +364,8 @@ func NewUDP(cfg UDPConfig) (*UDP, error) {
 		joined:   make(map[Group]*udpSocket),
 		members:  make(map[netip.Addr]*udpSocket),
 	}
+	la := c.LocalAddr().(*net.UDPAddr)
+	u.selfIP, u.selfPort = la.IP, la.Port
 	u.routes.Store(&map[Group]*udpSocket{})
 	for i := range u.wmsgs {
 		u.wmsgs[i].Buffers = [][]byte{u.whdrs[i][:], nil}
@@ -427,6 +433,7 @@ func (u *UDP) Stats() UDPStats {
 		Received:   u.received.Load(),
 		Overflow:   u.overflow.Load(),
 		Foreign:    u.foreign.Load(),
+		Own:        u.own.Load(),
 		TooLong:    u.tooLong.Load(),
 		ReadErrors: u.readErrors.Load(),
 	}
@@ -571,6 +578,8 @@ func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
 			u.foreign.Add(1)
 		case routes[Group(binary.BigEndian.Uint32(b[4:]))] != s:
 			u.foreign.Add(1) // a group not joined, or joined on another socket
+		case u.isOwn(ms[i].Addr):
+			u.own.Add(1)
 		default:
 			keep[i] = true
 			total += len(b) - udpHeaderLen
@@ -592,6 +601,13 @@ func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
 			u.overflow.Add(1)
 		}
 	}
+}
+
+// isOwn reports whether a datagram came from this transport's sending
+// socket (multicast loopback).
+func (u *UDP) isOwn(a net.Addr) bool {
+	ua, ok := a.(*net.UDPAddr)
+	return ok && ua.Port == u.selfPort && ua.IP.Equal(u.selfIP)
 }
 
 // Leave implements Transport. When no joined group is left on its

@@ -99,19 +99,28 @@ func TestUDPExchangeTwoGroups(t *testing.T) {
 	if err := b.Send(2, []byte("b2")); err != nil {
 		t.Fatal(err)
 	}
-	// Each side gets both datagrams: its own comes back through loopback.
-	for _, u := range []*UDP{a, b} {
-		got := map[string]Group{}
-		for range 2 {
-			p := recvUDP(t, u)
-			got[string(p.Data)] = p.Group
+	// Each side gets the other's datagram; its own comes back through
+	// loopback and is dropped and counted.
+	for _, c := range []struct {
+		u    *UDP
+		want string
+		g    Group
+	}{{a, "b2", 2}, {b, "a1", 1}} {
+		if p := recvUDP(t, c.u); string(p.Data) != c.want || p.Group != c.g {
+			t.Errorf("got %q on %d, want %q on %d", p.Data, p.Group, c.want, c.g)
 		}
-		if got["a1"] != 1 || got["b2"] != 2 || len(got) != 2 {
-			t.Errorf("got %v", got)
+		if extra := drainUDP(c.u, 50*time.Millisecond); len(extra) != 0 {
+			t.Errorf("own datagram delivered: %q", extra[0].Data)
 		}
 	}
-	if st := b.Stats(); st.Sent != 1 || st.Received < 2 {
-		t.Errorf("b stats %+v", st)
+	for _, u := range []*UDP{a, b} {
+		deadline := time.Now().Add(2 * time.Second)
+		for u.Stats().Own == 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if st := u.Stats(); st.Own == 0 || st.Own > st.Sent {
+			t.Errorf("stats %+v", st)
+		}
 	}
 }
 
