@@ -53,6 +53,9 @@ type simNode struct {
 	// differ from others'. flushed: it used FQR, which delivers ahead of
 	// time, so its order is not comparable at all.
 	loose, flushed bool
+	// lastStrict: the latest grant was TAR, NMR or FQR, after which a
+	// zero-lookahead federate may not send at the granted time.
+	lastStrict bool
 }
 
 // cluster is a federation in one process.
@@ -253,6 +256,7 @@ func (c *cluster) processNode(s *simNode) bool {
 			t := *rd.RegulationEnabled
 			c.logf(s.id, "regulation enabled at %s", fmtTime(t))
 			c.advanceTime(s, t, "RegulationEnabled")
+			s.lastStrict = false // from T' on it may send at T' + lookahead
 			if s.constrained && (t > s.floor) {
 				s.floor, s.floorStrict = t, false
 			}
@@ -273,6 +277,7 @@ func (c *cluster) processNode(s *simNode) bool {
 			}
 			c.advanceTime(s, t, "Grant")
 			s.grants++
+			s.lastStrict = !rd.GrantKind.available()
 			if s.constrained {
 				// After TAR and NMR nothing at t may arrive; after the
 				// others, messages at t still may.

@@ -134,6 +134,12 @@ func (n *Node) cutGALT() (bound, bool) {
 // need is what the pending request of a constrained node waits for: a
 // GALT that rules out every time stamp <= x (inclusive) or < x.
 func (n *Node) need() (x float64, inclusive, ok bool) {
+	if n.regWaiting() {
+		return n.regTarget, false, true
+	}
+	if n.consPending {
+		return n.time, false, true
+	}
 	if !n.constrained || n.request == NoRequest || n.request == FlushQueueRequest {
 		return 0, false, false
 	}
@@ -148,7 +154,7 @@ func (n *Node) need() (x float64, inclusive, ok bool) {
 
 // wantsRound reports whether a new cut could help: the node waits, and
 // every regulating member whose promise holds it back is itself waiting
-// in a time advance (a member that is not will raise its promise by
+// (Message.Waiting; a member that is not will raise its promise by
 // itself when it asks to advance, so a cut would only cost messages).
 func (n *Node) wantsRound() bool {
 	x, incl, ok := n.need()
@@ -165,7 +171,7 @@ func (n *Node) wantsRound() bool {
 		if (bound{m.counted.Bound, m.counted.Strict}).allows(x, incl) {
 			continue
 		}
-		if m.counted.Pending == NoRequest {
+		if !m.counted.Waiting {
 			return false
 		}
 	}

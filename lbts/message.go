@@ -66,6 +66,10 @@ type Message struct {
 	// help: a sender that is not advancing will raise its Bound by itself.
 	Pending   RequestKind `json:"pending,omitempty" msgpack:"pending,omitempty"`
 	Requested float64     `json:"requested,omitempty" msgpack:"requested,omitempty"`
+	// Waiting says the sender waits for its GALT to rise: a time advance
+	// or enableTimeConstrained is pending, or its enableTimeRegulation
+	// waits to jump ahead.
+	Waiting bool `json:"waiting,omitempty" msgpack:"waiting,omitempty"`
 	// State grows whenever the sender's time state changes (time,
 	// request, promise, modes, queue, sends); round fields do not count.
 	// A waiting receiver starts a new cut only after some State changed.

@@ -679,10 +679,21 @@ func (n *Node) raiseBound() {
 			b.strict = n.lastKind != NoRequest && !n.lastKind.available()
 		}
 	}
+	if !math.IsInf(n.sendAbove, -1) {
+		// After enableTimeRegulation at zero lookahead, sends must be
+		// above the constrained members' times: promise that too.
+		b = bmax(b, bound{n.sendAbove, true})
+	}
 	if n.promise.lower(b) {
 		n.promise = b
 		n.touch()
 	}
+}
+
+// regWaiting reports whether the node waits for GALT to reach regTarget
+// before its enableTimeRegulation can complete (see maybeEnableRegulation).
+func (n *Node) regWaiting() bool {
+	return n.regPending && n.regTargeted && n.constrained && n.regTarget > n.time
 }
 
 // ---- Clock and output ----
@@ -787,6 +798,7 @@ func (n *Node) message() Message {
 	if n.request != NoRequest {
 		m.Pending, m.Requested = n.request, n.requested
 	}
+	m.Waiting = m.Pending != NoRequest || n.regWaiting() || n.consPending
 	if n.reported != 0 {
 		m.ReportRound, m.ReportSession = n.reported, n.repSess
 		if math.IsInf(n.report.v, 1) {
