@@ -394,6 +394,26 @@ func (c *cluster) stabilize() {
 	c.inflight = nil
 }
 
+// stabilizeCounting is stabilize that returns how many control Messages
+// it delivered, counting those queued while it runs.
+func (c *cluster) stabilizeCounting() int {
+	c.process()
+	ctrl := 0
+	for len(c.inflight) > 0 {
+		p := c.inflight[0]
+		c.inflight = c.inflight[1:]
+		if p.ctrl != nil {
+			ctrl++
+		}
+		c.deliver(p)
+		if s := c.nodes[p.to]; s != nil {
+			c.processNode(s)
+		}
+	}
+	c.inflight = nil
+	return ctrl
+}
+
 func fmtStatus(s Status) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d: time=%s", s.Self, fmtTime(s.Time))
