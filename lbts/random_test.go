@@ -96,7 +96,41 @@ type randRole struct {
 
 func (r *randRole) enabled() bool { return r.regDone && r.consDone }
 
+// TestRandomizedZeroLookahead is TestRandomized with every node
+// regulating and constrained at lookahead 0 from the start and no
+// toggles or crashes: the case only the consistent cut can keep going.
+func TestRandomizedZeroLookahead(t *testing.T) {
+	if *seedFlag != 0 {
+		if _, err := runRandomOpts(*seedFlag, true, true); err != nil {
+			t.Fatalf("seed %d: %v", *seedFlag, err)
+		}
+		return
+	}
+	runs := max(1, *runsFlag/4) // each run is several times longer
+	if testing.Short() {
+		runs = max(1, runs/10)
+	}
+	base := rand.Uint64()
+	var total randStats
+	for i := range runs {
+		seed := base + uint64(i)
+		if seed == 0 {
+			continue
+		}
+		st, err := runRandomOpts(seed, false, true)
+		if err != nil {
+			t.Fatalf("seed %d: %v\nreplay: go test ./lbts -run TestRandomizedZeroLookahead -seed=%d -v", seed, err, seed)
+		}
+		total.add(st)
+	}
+	t.Logf("%d runs: %+v", runs, total)
+}
+
 func runRandom(seed uint64, verbose bool) (st randStats, err error) {
+	return runRandomOpts(seed, verbose, false)
+}
+
+func runRandomOpts(seed uint64, verbose, zero bool) (st randStats, err error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	c := newCluster()
 	var trace strings.Builder
@@ -133,13 +167,16 @@ func runRandom(seed uint64, verbose bool) (st randStats, err error) {
 			lookahead:   []float64{0, 0, 0.5, 1, 2, 0.1 + r.Float64()*2}[r.IntN(6)],
 			allKinds:    r.IntN(2) == 0,
 		}
+		if zero {
+			role.regulating, role.constrained, role.lookahead = true, true, 0
+		}
 		if role.lookahead == 0 {
 			st.ZeroLookahead++
 		}
-		if r.IntN(10) < 3 {
+		if r.IntN(10) < 3 && !zero {
 			role.regAt = 1 + r.IntN(3000)
 		}
-		if r.IntN(10) < 2 {
+		if r.IntN(10) < 2 && !zero {
 			role.consAt = 1 + r.IntN(3000)
 		}
 		role.holdBack = r.IntN(2) == 0
@@ -147,7 +184,7 @@ func runRandom(seed uint64, verbose bool) (st randStats, err error) {
 	}
 	crashAt, crashID := -1, FederateID(0)
 	lost := map[int][]FederateID{} // step -> nodes to tell
-	if r.IntN(10) < 3 {
+	if r.IntN(10) < 3 && !zero {
 		crashAt, crashID = r.IntN(4000), FederateID(1+r.IntN(n))
 	}
 
@@ -245,7 +282,18 @@ func runRandom(seed uint64, verbose bool) (st randStats, err error) {
 			}
 		case w < 70:
 			s := pick()
-			if !idle(s) || s.n.Time() >= target || (roles[s.id].holdBack && !roles[s.id].enabled()) {
+			if !idle(s) || (roles[s.id].holdBack && !roles[s.id].enabled()) {
+				break
+			}
+			if s.n.Time() >= target {
+				// Done, but after an Available grant (or none) a zero-
+				// lookahead federate may still send at target; a TAR
+				// there closes it, as a federate done with time would.
+				if !s.lastStrict && s.n.Regulating() && roles[s.id].lookahead == 0 {
+					if err := s.n.RequestAdvance(target); err != nil {
+						return st, fmt.Errorf("step %d: node %d: closing TAR: %v", step, s.id, err)
+					}
+				}
 				break
 			}
 			d := []float64{0, 0.5, 1, r.Float64() * 3}[r.IntN(4)]
@@ -289,7 +337,7 @@ func runRandom(seed uint64, verbose bool) (st randStats, err error) {
 			// Toggle regulation now and then.
 			s := pick()
 			role := roles[s.id]
-			if !role.regulating || !role.enabled() || !idle(s) {
+			if zero || !role.regulating || !role.enabled() || !idle(s) {
 				break
 			}
 			st.Toggles++
