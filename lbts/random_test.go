@@ -106,7 +106,7 @@ func TestRandomizedZeroLookahead(t *testing.T) {
 		}
 		return
 	}
-	runs := max(1, *runsFlag/4) // each run is several times longer
+	runs := max(1, *runsFlag/8) // each run is many times longer
 	if testing.Short() {
 		runs = max(1, runs/10)
 	}
