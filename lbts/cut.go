@@ -37,17 +37,9 @@ func (n *Node) all(f func(m *Message) bool) bool {
 
 // cut moves the consistent cut on as far as the node's state allows.
 func (n *Node) cut() {
-	if n.reported == n.round {
+	if n.reported == n.round && n.maxCut > n.round {
 		// Join a round a peer has started.
-		c := n.round
-		for _, m := range n.members {
-			if m.hasCounted && m.counted.Cut > c {
-				c = m.counted.Cut
-			}
-		}
-		if c > n.round {
-			n.enterRound(c)
-		}
+		n.enterRound(n.maxCut)
 	}
 	r := n.round
 	if n.reported < r && n.all(func(m *Message) bool { return m.Cut >= r }) {
@@ -64,9 +56,10 @@ func (n *Node) cut() {
 			}
 		}
 		n.res, n.resRound, n.sentRes = res, r, n.sentCur
+		n.resCheck = 1
 		n.dirty = true
 	}
-	if n.reported == r && n.resRound == r && n.snap != n.stateSum() && n.wantsRound() {
+	if n.reported == r && n.resRound == r && n.wantsRound() && n.snap != n.stateSum() {
 		n.enterRound(r + 1)
 	}
 }
@@ -118,11 +111,18 @@ func (n *Node) cutGALT() (bound, bool) {
 	if !n.res.valid {
 		return bound{}, false
 	}
-	for id, m := range n.members {
-		s, ok := n.res.sessions[id]
-		if !ok || !m.hasCounted || m.counted.Session != s {
-			return bound{}, false
+	if n.resCheck == 0 {
+		n.resCheck = 1
+		for id, m := range n.members {
+			s, ok := n.res.sessions[id]
+			if !ok || !m.hasCounted || m.counted.Session != s {
+				n.resCheck = -1
+				break
+			}
 		}
+	}
+	if n.resCheck < 0 {
+		return bound{}, false
 	}
 	g := bmin(n.res.g, bound{n.sentRes, false})
 	if n.regulating || n.regPending {

@@ -146,6 +146,13 @@ type Node struct {
 	snap     uint64  // stateSum when the round was entered
 	sentCur  float64 // smallest TSO sent since entering round
 	sentRes  float64 // smallest TSO sent since entering res.round
+	maxCut   uint64  // largest Cut counted from any member
+
+	// Caches over members, dropped by membersChanged.
+	pgOK     bool // pg and pgBy hold promiseGALT
+	pg       bound
+	pgBy     FederateID
+	resCheck int8 // 1: res valid for the members, -1: not, 0: unknown
 
 	// What we know of others.
 	members map[FederateID]*member
@@ -217,6 +224,7 @@ func (n *Node) AddFederate(id FederateID) {
 	delete(n.removed, id)
 	if n.members[id] == nil {
 		n.members[id] = &member{}
+		n.membersChanged()
 		n.dirty = true
 		n.msgPending = true // let the newcomer hear our state now
 	}
@@ -235,6 +243,7 @@ func (n *Node) RemoveFederate(id FederateID) {
 		return
 	}
 	delete(n.members, id)
+	n.membersChanged()
 	n.removed[id] = true
 	if _, ok := n.acks[id]; ok {
 		delete(n.acks, id)
@@ -320,6 +329,7 @@ func (n *Node) Step(m Message) error {
 	if mem == nil {
 		mem = &member{}
 		n.members[m.From] = mem
+		n.membersChanged()
 		n.dirty = true
 		n.msgPending = true // let the newcomer hear our state now
 	}
@@ -353,6 +363,8 @@ func (n *Node) tryCount(id FederateID, mem *member) {
 		}
 		mem.counted = mem.pending[i]
 		mem.hasCounted = true
+		n.membersChanged()
+		n.maxCut = max(n.maxCut, mem.counted.Cut)
 		clear(mem.pending[:i+1])
 		mem.pending = mem.pending[i+1:]
 		if len(mem.pending) == 0 {
@@ -867,9 +879,24 @@ func (n *Node) galt() (bound, FederateID) {
 	return g, by
 }
 
+// membersChanged drops what is cached over the members' counted
+// Messages; call it whenever a member comes, goes or counts a Message.
+func (n *Node) membersChanged() {
+	n.pgOK = false
+	n.resCheck = 0
+}
+
 // promiseGALT is the smallest counted promise among the other
 // regulating federates; unbounded and 0 when there is none.
 func (n *Node) promiseGALT() (bound, FederateID) {
+	if !n.pgOK {
+		n.pg, n.pgBy = n.computePromiseGALT()
+		n.pgOK = true
+	}
+	return n.pg, n.pgBy
+}
+
+func (n *Node) computePromiseGALT() (bound, FederateID) {
 	g, by := unbounded, FederateID(0)
 	for id, m := range n.members {
 		if !m.hasCounted || !m.counted.Regulating {
