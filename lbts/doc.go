@@ -25,11 +25,26 @@
 // ReceiveTSO or Gap) everything up to those numbers on the groups it has
 // joined. Until then the sender's previous counted Message stands.
 //
-// GALT is the smallest counted Bound among the other regulating
-// federates. A time-constrained federate with timeAdvanceRequest(t)
-// pending is granted t once t < GALT; every queued TSO message with time
-// stamp <= t is delivered first. A federate that is not constrained gets
-// TSO messages at once and its requests granted at once.
+// At zero lookahead a promise may be exclusive (Message.Strict): after a
+// TAR, NMR or FQR grant to t the federate may send only above t.
+//
+// The promise bound is the smallest counted Bound among the other
+// regulating federates. Promises cannot release federates that wait on
+// each other in NMR or at zero lookahead, so a waiting node may start a
+// consistent cut (Mattern-style rounds carried in the same Messages:
+// Cut, Report): every member reports the lowest time stamp it could
+// still send unless it first receives something lower, once it holds
+// every TSO message sent before every member's cut (the Covers again).
+// GALT is the higher of the promise bound and the cut's bound; see
+// cut.go and docs/time.md.
+//
+// A time-constrained federate is granted as the request kind says
+// (Request): TAR(t) once GALT rules out time stamps <= t, TARA(t) once
+// it rules out < t, NMR and NMRA likewise at min(t, earliest queued
+// message), FQR at once (delivering the whole queue). Queued TSO
+// messages at or below the granted time are delivered first. A federate
+// that is not constrained gets TSO messages at once and its requests
+// granted at once.
 //
 // enableTimeRegulation and enableTimeConstrained wait until every member
 // has acknowledged the request (Message.Request and Message.Acks), so the
@@ -49,13 +64,9 @@
 //
 // # Not there yet
 //
-// nextMessageRequest, the Available variants (TARA, NMRA),
-// flushQueueRequest, message retraction, and deadlock freedom at zero
-// lookahead. A regulating federate may use lookahead 0, but a grant to t
-// needs every other regulator's Bound strictly above t, so constrained
-// regulators at zero lookahead wait for each other forever. These need a
-// consistent-cut computation (message counters per epoch); RequestKind has
-// room for the extra request kinds.
+// Retraction across the network (lbts only checks the sender's call,
+// CheckRetract, and removes queued messages, Retract), and asynchronous
+// delivery.
 //
 // # Driver loop
 //
@@ -83,7 +94,7 @@
 //				n.RemoveFederate(ev.ID) // resigned or lost
 //			}
 //		case req := <-requests: // the federate's calls
-//			err = req.apply(n) // RequestAdvance, EnableRegulation, ...
+//			err = req.apply(n) // Request(kind, t), EnableRegulation, ...
 //		}
 //		rd := n.Ready()
 //		broadcast(rd.Messages)          // on the control group
@@ -113,21 +124,25 @@
 //   - A time-constrained federate receives TSO messages in (Time, From,
 //     Seq, Group) order, across grants, so every constrained receiver sees
 //     the same messages in the same relative order (invariant 2).
-//   - After a grant to t, no TSO message with time stamp <= t is
-//     delivered; after ConstrainedEnabled(T) or RegulationEnabled(T) of a
-//     constrained federate, none below T (invariant 1). A message that
+//   - After a TAR or NMR grant to t, no TSO message with time stamp <= t
+//     is delivered; after a TARA, NMRA or FQR grant, and after
+//     ConstrainedEnabled(T) or RegulationEnabled(T) of a constrained
+//     federate, none below it (invariant 1). FQR delivers the whole queue,
+//     also messages beyond its grant. A message that
 //     would break this is refused by ReceiveTSO with ErrMessageInPast.
 //   - Within one Ready, every TSO message in Deliver comes before the
 //     callbacks, and the callbacks come in the order RegulationEnabled,
 //     ConstrainedEnabled, Grant. A delivery that arises after a callback
 //     waits for the next Ready.
 //   - Grants and logical time never decrease (invariant 4).
-//   - SentTSO and CheckSend refuse time stamps below Bound (invariant 3).
+//   - SentTSO and CheckSend refuse time stamps below the send floor:
+//     Bound, exclusive where zero lookahead requires, and while NMR or
+//     NMRA(t) is pending min(t, earliest queued) + lookahead (invariant 3).
 //   - A Message from a peer is counted only after every TSO message it
 //     covers on joined groups has been received; effects of any call
 //     (grants, enables) are decided when Ready or HasReady is called, so
 //     the order of Received and ReceiveTSO within one step does not matter.
-//   - With positive lookahead, when every regulating federate keeps
-//     requesting advances and messages keep flowing, every pending
-//     request is eventually granted (invariant 7).
+//   - When every federate waits and messages keep flowing (Ticks resend
+//     lost ones), some request is granted: the smallest, also in NMR and
+//     at zero lookahead (invariant 7).
 package lbts

@@ -54,6 +54,14 @@ var (
 	// has removed. The input is ignored.
 	ErrFederateRemoved = errors.New("lbts: federate removed")
 
+	// ErrBadRequest reports a time advance request of an unknown kind.
+	ErrBadRequest = errors.New("lbts: bad request kind")
+
+	// ErrCannotRetract mirrors MessageCanNoLongerBeRetracted: the
+	// message's time stamp is not above the sender's logical time, so
+	// receivers may already have been granted past it.
+	ErrCannotRetract = errors.New("lbts: message can no longer be retracted")
+
 	// ErrBadMessage reports a malformed Message or TSO. Errors from Step
 	// and ReceiveTSO wrap it with the details.
 	ErrBadMessage = errors.New("lbts: bad message")

@@ -55,6 +55,46 @@ type Message struct {
 	// says the sender counts a Message of f with Request r, so its own
 	// state (this Message) already takes f's promise into account.
 	Acks map[FederateID]uint64 `json:"acks,omitempty" msgpack:"acks,omitempty"`
+
+	// Strict says Bound is exclusive: no TSO message from the sender will
+	// carry exactly Bound either. It is set at zero lookahead after a
+	// TAR, NMR or FQR grant (and while a TAR is pending), which forbid
+	// sending at the granted time itself.
+	Strict bool `json:"strict,omitempty" msgpack:"strict,omitempty"`
+	// Pending is the sender's pending time advance, if any, and Requested
+	// its time. Receivers use it to tell whether a consistent cut could
+	// help: a sender that is not advancing will raise its Bound by itself.
+	Pending   RequestKind `json:"pending,omitempty" msgpack:"pending,omitempty"`
+	Requested float64     `json:"requested,omitempty" msgpack:"requested,omitempty"`
+	// Waiting says the sender waits for its GALT to rise: a time advance
+	// or enableTimeConstrained is pending, or its enableTimeRegulation
+	// waits to jump ahead.
+	Waiting bool `json:"waiting,omitempty" msgpack:"waiting,omitempty"`
+	// State grows whenever the sender's time state changes (time,
+	// request, promise, modes, queue, sends); round fields do not count.
+	// A waiting receiver starts a new cut only after some State changed.
+	State uint64 `json:"state,omitempty" msgpack:"state,omitempty"`
+	// Session identifies the sender's current period of time regulation
+	// (the Epoch of its latest enableTimeRegulation). A cut Report counts
+	// only while ReportSession equals Session.
+	Session uint64 `json:"session,omitempty" msgpack:"session,omitempty"`
+	// Cut is the consistent-cut round the sender has entered. It is
+	// in-band like Bound: Covers holds everything sent before the cut,
+	// so once a receiver counts this Message it holds every TSO message
+	// the sender sent before entering the round.
+	Cut uint64 `json:"cut,omitempty" msgpack:"cut,omitempty"`
+	// ReportRound is the round the Report is for (0: none yet). Report
+	// is the sender's conditional bound for that round: taken once it
+	// had received everything sent before every member's cut, it is the
+	// lowest time stamp it may send from then on unless it first
+	// receives a TSO message below it, lowered to anything it sent since
+	// its own cut. ReportStrict makes it exclusive; ReportNone means
+	// unbounded (the sender is not regulating).
+	ReportRound   uint64  `json:"report_round,omitempty" msgpack:"report_round,omitempty"`
+	Report        float64 `json:"report,omitempty" msgpack:"report,omitempty"`
+	ReportStrict  bool    `json:"report_strict,omitempty" msgpack:"report_strict,omitempty"`
+	ReportNone    bool    `json:"report_none,omitempty" msgpack:"report_none,omitempty"`
+	ReportSession uint64  `json:"report_session,omitempty" msgpack:"report_session,omitempty"`
 }
 
 // String formats m compactly, for logs and tests.
@@ -63,8 +103,27 @@ func (m Message) String() string {
 	if m.Regulating {
 		s += " regulating bound=" + fmtTime(m.Bound)
 	}
+	if m.Strict {
+		s += " strict"
+	}
 	if m.Constrained {
 		s += " constrained"
+	}
+	if m.Pending != NoRequest {
+		s += fmt.Sprintf(" %v=%s", m.Pending, fmtTime(m.Requested))
+	}
+	if m.Cut != 0 {
+		s += fmt.Sprintf(" cut=%d", m.Cut)
+	}
+	if m.ReportRound != 0 {
+		r := "none"
+		if !m.ReportNone {
+			r = fmtTime(m.Report)
+			if m.ReportStrict {
+				r = ">" + r
+			}
+		}
+		s += fmt.Sprintf(" report=%d:%s", m.ReportRound, r)
 	}
 	if len(m.Covers) > 0 {
 		s += " covers=" + fmtMap(m.Covers)
@@ -92,6 +151,14 @@ func (m *Message) validate() error {
 	case m.Regulating && m.Bound < m.Granted:
 		return fmt.Errorf("%w: from %d: bound %s below granted time %s",
 			ErrBadMessage, m.From, fmtTime(m.Bound), fmtTime(m.Granted))
+	case m.Pending > FlushQueueRequest:
+		return fmt.Errorf("%w: from %d: request kind %d", ErrBadMessage, m.From, m.Pending)
+	case m.Pending != NoRequest && !isFinite(m.Requested):
+		return fmt.Errorf("%w: from %d: requested time %v", ErrBadMessage, m.From, m.Requested)
+	case m.ReportRound > m.Cut:
+		return fmt.Errorf("%w: from %d: report for round %d beyond cut %d", ErrBadMessage, m.From, m.ReportRound, m.Cut)
+	case m.ReportRound != 0 && !m.ReportNone && !isFinite(m.Report):
+		return fmt.Errorf("%w: from %d: report %v", ErrBadMessage, m.From, m.Report)
 	}
 	return nil
 }
@@ -129,16 +196,23 @@ func (a *TSO) less(b *TSO) bool {
 	return a.Group < b.Group
 }
 
-// RequestKind says which kind of time advance is pending. Only
-// TimeAdvanceRequest exists so far; the other HLA services (TARA, NMR,
-// NMRA, flush queue) will be further kinds.
+// RequestKind says which kind of time advance is pending, or which one a
+// grant answers.
 type RequestKind uint8
 
 const (
 	// NoRequest: the federate is not in the time advancing state.
 	NoRequest RequestKind = iota
-	// TimeAdvanceRequest: timeAdvanceRequest (TAR) is pending.
+	// TimeAdvanceRequest: timeAdvanceRequest (TAR, 1516.1 8.8).
 	TimeAdvanceRequest
+	// TimeAdvanceRequestAvailable: timeAdvanceRequestAvailable (TARA, 8.9).
+	TimeAdvanceRequestAvailable
+	// NextMessageRequest: nextMessageRequest (NMR, 8.10).
+	NextMessageRequest
+	// NextMessageRequestAvailable: nextMessageRequestAvailable (NMRA, 8.11).
+	NextMessageRequestAvailable
+	// FlushQueueRequest: flushQueueRequest (FQR, 8.12).
+	FlushQueueRequest
 )
 
 // String returns the HLA abbreviation of k.
@@ -148,8 +222,29 @@ func (k RequestKind) String() string {
 		return "none"
 	case TimeAdvanceRequest:
 		return "TAR"
+	case TimeAdvanceRequestAvailable:
+		return "TARA"
+	case NextMessageRequest:
+		return "NMR"
+	case NextMessageRequestAvailable:
+		return "NMRA"
+	case FlushQueueRequest:
+		return "FQR"
 	}
 	return fmt.Sprintf("RequestKind(%d)", uint8(k))
+}
+
+// available reports whether k is one of the Available variants, after
+// whose grant to t TSO messages at exactly t may still arrive and, at
+// zero lookahead, the federate may still send at t.
+func (k RequestKind) available() bool {
+	return k == TimeAdvanceRequestAvailable || k == NextMessageRequestAvailable
+}
+
+// nextMessage reports whether k grants to the next message's time (NMR,
+// NMRA) rather than to the requested time.
+func (k RequestKind) nextMessage() bool {
+	return k == NextMessageRequest || k == NextMessageRequestAvailable
 }
 
 // Ready is what a Node wants done now. The caller acts on it in this
@@ -178,6 +273,9 @@ type Ready struct {
 	ConstrainedEnabled *float64
 	// Grant, if non-nil, is a Time Advance Grant to that time.
 	Grant *float64
+	// GrantKind is the request Grant answers (the HLA callback is the
+	// same timeAdvanceGrant for all of them).
+	GrantKind RequestKind
 }
 
 // Status is a snapshot of a Node for status pages, logs and tests.
@@ -211,6 +309,10 @@ type Status struct {
 	Queued int
 	// Violations counts TSO messages that arrived in the receiver's past.
 	Violations uint64
+	// Round is the consistent-cut round the node is in; CutGALT is the
+	// bound the latest valid cut result gives (+Inf when none).
+	Round   uint64
+	CutGALT float64
 }
 
 func isFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

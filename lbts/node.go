@@ -80,6 +80,18 @@ type effect struct {
 	kind effectKind
 	tso  TSO
 	t    float64
+	req  RequestKind // for effGrant
+}
+
+// cutResult is the outcome of a completed consistent-cut round: the
+// smallest Report of the other members, and the Session of each member
+// it was taken from (it stays valid only while they are unchanged and
+// no member is added).
+type cutResult struct {
+	valid    bool
+	round    uint64
+	g        bound
+	sessions map[FederateID]uint64
 }
 
 // Node is one federate's view of conservative time management: its own
@@ -96,8 +108,9 @@ type Node struct {
 	// Own time state.
 	time        float64
 	lookahead   float64 // as last set by EnableRegulation or ModifyLookahead
-	bound       float64 // own promise while regulating or regPending
+	promise     bound   // own promise while regulating or regPending; never decreases
 	sendAbove   float64 // sends must also be > sendAbove (see maybeEnableRegulation)
+	session     uint64  // Epoch of the latest EnableRegulation
 	regulating  bool
 	regPending  bool
 	regReq      uint64  // Epoch of the pending regulation request
@@ -108,6 +121,7 @@ type Node struct {
 	consReq     uint64 // Epoch of the pending constrained request
 	request     RequestKind
 	requested   float64
+	lastKind    RequestKind // the request the latest grant answered
 
 	// floor: a constrained node rejects TSO messages below floor, or at
 	// floor when floorStrict (after a TAR grant). Valid when constrained.
@@ -120,6 +134,25 @@ type Node struct {
 	ticks      int  // Ticks since a Message was last sent
 	covers     map[uint32]uint64
 	acks       map[FederateID]uint64
+	state      uint64 // Message.State
+
+	// Consistent cut (see cut.go).
+	round    uint64 // the round entered
+	reported uint64 // the round the report is for
+	report   bound  // own report for round reported
+	repSess  uint64 // session at report time
+	resRound uint64 // the round of the latest result computed
+	res      cutResult
+	snap     uint64  // stateSum when the round was entered
+	sentCur  float64 // smallest TSO sent since entering round
+	sentRes  float64 // smallest TSO sent since entering res.round
+	maxCut   uint64  // largest Cut counted from any member
+
+	// Caches over members, dropped by membersChanged.
+	pgOK     bool // pg and pgBy hold promiseGALT
+	pg       bound
+	pgBy     FederateID
+	resCheck int8 // 1: res valid for the members, -1: not, 0: unknown
 
 	// What we know of others.
 	members map[FederateID]*member
@@ -148,6 +181,8 @@ func New(cfg Config) (*Node, error) {
 		promiseEvery: every,
 		time:         cfg.InitialTime,
 		sendAbove:    math.Inf(-1),
+		sentCur:      math.Inf(1),
+		sentRes:      math.Inf(1),
 		covers:       map[uint32]uint64{},
 		acks:         map[FederateID]uint64{},
 		members:      map[FederateID]*member{},
@@ -159,8 +194,16 @@ func New(cfg Config) (*Node, error) {
 	return n, nil
 }
 
-// touch records a change of own state that peers should hear about now.
+// touch records a change of own time state that peers should hear about
+// now.
 func (n *Node) touch() {
+	n.state++
+	n.announce()
+}
+
+// announce records a change of own Message that is not a change of time
+// state (acknowledgements, cut rounds and reports).
+func (n *Node) announce() {
 	n.epoch++
 	n.msgPending = true
 	n.dirty = true
@@ -181,6 +224,7 @@ func (n *Node) AddFederate(id FederateID) {
 	delete(n.removed, id)
 	if n.members[id] == nil {
 		n.members[id] = &member{}
+		n.membersChanged()
 		n.dirty = true
 		n.msgPending = true // let the newcomer hear our state now
 	}
@@ -199,6 +243,7 @@ func (n *Node) RemoveFederate(id FederateID) {
 		return
 	}
 	delete(n.members, id)
+	n.membersChanged()
 	n.removed[id] = true
 	if _, ok := n.acks[id]; ok {
 		delete(n.acks, id)
@@ -284,6 +329,7 @@ func (n *Node) Step(m Message) error {
 	if mem == nil {
 		mem = &member{}
 		n.members[m.From] = mem
+		n.membersChanged()
 		n.dirty = true
 		n.msgPending = true // let the newcomer hear our state now
 	}
@@ -317,6 +363,8 @@ func (n *Node) tryCount(id FederateID, mem *member) {
 		}
 		mem.counted = mem.pending[i]
 		mem.hasCounted = true
+		n.membersChanged()
+		n.maxCut = max(n.maxCut, mem.counted.Cut)
 		clear(mem.pending[:i+1])
 		mem.pending = mem.pending[i+1:]
 		if len(mem.pending) == 0 {
@@ -334,7 +382,7 @@ func (n *Node) updateAck(id FederateID, m *Message) {
 	switch {
 	case m.Request != 0 && (!had || old != m.Request):
 		n.acks[id] = m.Request
-		n.touch() // answer promptly: the requester is waiting
+		n.announce() // answer promptly: the requester is waiting
 	case m.Request == 0 && had:
 		delete(n.acks, id)
 		n.epoch++
@@ -373,6 +421,7 @@ func (n *Node) ReceiveTSO(m TSO) error {
 			ErrMessageInPast, m.From, m.Group, m.Seq, fmtTime(m.Time), rel, fmtTime(n.floor))
 	}
 	n.queue.push(m)
+	n.state++ // our next-message time may have dropped
 	n.dirty = true
 	return nil
 }
@@ -389,13 +438,34 @@ func (n *Node) CheckSend(ts float64) error {
 	if !n.regulating {
 		return ErrRegulationNotEnabled
 	}
-	if !isFinite(ts) || ts < n.bound {
-		return &InvalidTimeError{Op: "send", Requested: ts, Min: n.bound}
-	}
-	if ts <= n.sendAbove {
-		return &InvalidTimeError{Op: "send", Requested: ts, Min: n.sendAbove, Strict: true}
+	f := n.sendFloor()
+	if !isFinite(ts) || ts < f.v || (f.strict && ts == f.v) {
+		return &InvalidTimeError{Op: "send", Requested: ts, Min: f.v, Strict: f.strict}
 	}
 	return nil
+}
+
+// sendFloor is the lowest time stamp the node may send now: its promise;
+// while NMR or NMRA(t) is pending, min(t, earliest queued) + lookahead
+// (the conditional promise the consistent cut relies on); and above
+// sendAbove. At zero lookahead after (or while waiting for) a TAR, NMR
+// or FQR grant to t, sending at t itself is not allowed.
+func (n *Node) sendFloor() bound {
+	f := n.promise
+	if n.request.nextMessage() {
+		c := n.requested
+		if n.constrained {
+			if q, ok := n.queue.min(); ok && q < c {
+				c = q
+			}
+		}
+		l := n.Lookahead()
+		f = bmax(f, bound{c + l, l == 0 && n.request == NextMessageRequest})
+	}
+	if !math.IsInf(n.sendAbove, -1) {
+		f = bmax(f, bound{n.sendAbove, true})
+	}
+	return f
 }
 
 // SentTSO checks ts like CheckSend and, if it may be sent, records that
@@ -411,9 +481,12 @@ func (n *Node) SentTSO(g uint32, seq uint64, ts float64) error {
 		return fmt.Errorf("lbts: TSO sequence %d on group %d not above %d", seq, g, prev)
 	}
 	n.covers[g] = seq
+	n.sentCur = min(n.sentCur, ts)
+	n.sentRes = min(n.sentRes, ts)
 	// A new Epoch so the next Message (resend or not) carries the cover;
 	// no broadcast is needed: the promise we sent before stays true.
 	n.epoch++
+	n.state++
 	return nil
 }
 
@@ -444,9 +517,11 @@ func (n *Node) EnableRegulation(lookahead float64) error {
 	n.regPending = true
 	n.regTargeted = false
 	n.sendAbove = math.Inf(-1)
-	n.bound = n.time + lookahead
+	n.promise = bound{n.time + lookahead, false}
 	n.touch()
 	n.regReq = n.epoch
+	n.session = n.epoch
+	n.rereport()
 	return nil
 }
 
@@ -494,13 +569,45 @@ func (n *Node) DisableConstrained() error {
 	return nil
 }
 
-// RequestAdvance is timeAdvanceRequest(t). The grant comes in a later
-// Ready. It fails with an *InvalidTimeError when t is below the current
-// time, ErrInTimeAdvance when an advance is pending, and
-// ErrRegulationPending or ErrConstrainedPending while an enable is
-// pending.
+// RequestAdvance is timeAdvanceRequest(t): Request(TimeAdvanceRequest, t).
 func (n *Node) RequestAdvance(t float64) error {
+	return n.Request(TimeAdvanceRequest, t)
+}
+
+// Request starts a time advance of the given kind to t. The grant comes
+// in a later Ready (Grant, GrantKind). For a time-constrained federate:
+//
+//   - TimeAdvanceRequest (TAR): granted t once no TSO message at or below
+//     t can still arrive; every queued message <= t is delivered first.
+//   - TimeAdvanceRequestAvailable (TARA): granted t once none below t can
+//     still arrive; messages at exactly t may arrive after the grant.
+//   - NextMessageRequest (NMR): granted g = min(t, earliest queued TSO
+//     message) once none at or below g can still arrive; every queued
+//     message at g is delivered first (none when g = t has none).
+//   - NextMessageRequestAvailable (NMRA): like NMR, but granted once none
+//     below g can arrive, so more messages at g may follow the grant.
+//   - FlushQueueRequest (FQR): delivers every queued TSO message at once
+//     and is granted min(t, GALT, earliest of them), never below the
+//     current time.
+//
+// A federate that is not constrained is granted t at once.
+//
+// After the grant to g, a regulating federate may send time stamps >= g
+// + lookahead; at zero lookahead only > g after TAR, NMR and FQR, and
+// >= g after TARA and NMRA. While NMR or NMRA(t) is pending it may send
+// only at >= min(t, earliest queued) + lookahead (> at zero lookahead
+// for NMR): this conditional promise is what lets every federate
+// waiting in NMR at zero lookahead advance (docs/time.md).
+//
+// Errors, mirroring 1516.1 8.8-8.12: an *InvalidTimeError unwrapping to
+// ErrTimeAlreadyPassed when t is below the current time (ErrInvalidTime
+// when not finite), ErrInTimeAdvance when an advance is pending,
+// ErrRegulationPending or ErrConstrainedPending while an enable is
+// pending, and ErrBadRequest for an unknown kind.
+func (n *Node) Request(kind RequestKind, t float64) error {
 	switch {
+	case kind == NoRequest || kind > FlushQueueRequest:
+		return fmt.Errorf("%w: kind %d", ErrBadRequest, kind)
 	case !isFinite(t):
 		return &InvalidTimeError{Op: "advance", Requested: t, Min: n.time}
 	case n.request != NoRequest:
@@ -512,12 +619,28 @@ func (n *Node) RequestAdvance(t float64) error {
 	case t < n.time:
 		return &InvalidTimeError{Op: "advance", Requested: t, Min: n.time}
 	}
-	n.request = TimeAdvanceRequest
+	n.request = kind
 	n.requested = t
 	n.raiseBound()
-	n.dirty = true
+	n.touch()
 	return nil
 }
+
+// RequestAdvanceAvailable is timeAdvanceRequestAvailable(t).
+func (n *Node) RequestAdvanceAvailable(t float64) error {
+	return n.Request(TimeAdvanceRequestAvailable, t)
+}
+
+// NextMessage is nextMessageRequest(t).
+func (n *Node) NextMessage(t float64) error { return n.Request(NextMessageRequest, t) }
+
+// NextMessageAvailable is nextMessageRequestAvailable(t).
+func (n *Node) NextMessageAvailable(t float64) error {
+	return n.Request(NextMessageRequestAvailable, t)
+}
+
+// FlushQueue is flushQueueRequest(t).
+func (n *Node) FlushQueue(t float64) error { return n.Request(FlushQueueRequest, t) }
 
 // ModifyLookahead changes the lookahead of a regulating federate that is
 // not advancing. A larger lookahead raises Bound at once. A smaller one
@@ -537,10 +660,12 @@ func (n *Node) ModifyLookahead(lookahead float64) error {
 	return nil
 }
 
-// base is the time Bound is measured from.
+// base is the time the promise is measured from: the requested time of
+// a pending TAR or TARA (which will be granted exactly), else the current
+// time (an NMR, NMRA or FQR may be granted anything from there on).
 func (n *Node) base() float64 {
 	switch {
-	case n.request != NoRequest:
+	case n.request == TimeAdvanceRequest || n.request == TimeAdvanceRequestAvailable:
 		return n.requested
 	case n.regPending && n.regTargeted:
 		return n.regTarget
@@ -548,15 +673,39 @@ func (n *Node) base() float64 {
 	return n.time
 }
 
-// raiseBound moves Bound up to base + lookahead if that is higher.
+// raiseBound moves the promise up to base + lookahead if that is
+// higher. At zero lookahead it is exclusive where sending at the base
+// time is not allowed: while TAR is pending, and after a TAR, NMR or FQR
+// grant until the next Available request. An exclusive promise stays
+// exclusive until the base time moves on.
 func (n *Node) raiseBound() {
 	if !n.regulating && !n.regPending {
 		return
 	}
-	if b := n.base() + n.lookahead; b > n.bound {
-		n.bound = b
+	b := bound{n.base() + n.lookahead, false}
+	if n.lookahead == 0 && !n.regPending {
+		switch n.request {
+		case TimeAdvanceRequest:
+			b.strict = true
+		case NoRequest, NextMessageRequest, FlushQueueRequest:
+			b.strict = n.lastKind != NoRequest && !n.lastKind.available()
+		}
+	}
+	if !math.IsInf(n.sendAbove, -1) {
+		// After enableTimeRegulation at zero lookahead, sends must be
+		// above the constrained members' times: promise that too.
+		b = bmax(b, bound{n.sendAbove, true})
+	}
+	if n.promise.lower(b) {
+		n.promise = b
 		n.touch()
 	}
+}
+
+// regWaiting reports whether the node waits for GALT to reach regTarget
+// before its enableTimeRegulation can complete (see maybeEnableRegulation).
+func (n *Node) regWaiting() bool {
+	return n.regPending && n.regTargeted && n.constrained && n.regTarget > n.time
 }
 
 // ---- Clock and output ----
@@ -589,6 +738,9 @@ func (n *Node) Ready() Ready {
 	}
 	slot := effDeliver
 	for i := range n.effects {
+		if n.effects[i].kind == effGrant && slot < effGrant {
+			rd.GrantKind = n.effects[i].req
+		}
 		e := &n.effects[i]
 		if e.kind == effDeliver {
 			if slot != effDeliver {
@@ -648,9 +800,24 @@ func (n *Node) message() Message {
 		Constrained: n.constrained,
 		Bound:       n.time,
 		Granted:     n.time,
+		State:       n.state,
+		Session:     n.session,
+		Cut:         n.round,
 	}
 	if m.Regulating {
-		m.Bound = n.bound
+		m.Bound, m.Strict = n.promise.v, n.promise.strict
+	}
+	if n.request != NoRequest {
+		m.Pending, m.Requested = n.request, n.requested
+	}
+	m.Waiting = m.Pending != NoRequest || n.regWaiting() || n.consPending
+	if n.reported != 0 {
+		m.ReportRound, m.ReportSession = n.reported, n.repSess
+		if math.IsInf(n.report.v, 1) {
+			m.ReportNone = true
+		} else {
+			m.Report, m.ReportStrict = n.report.v, n.report.strict
+		}
 	}
 	if n.regPending && !n.regTargeted {
 		m.Request = n.regReq
@@ -681,28 +848,62 @@ func (n *Node) emit(k effectKind, t float64) {
 	n.effects = append(n.effects, effect{kind: k, t: t})
 }
 
+func (n *Node) emitGrant(t float64, k RequestKind) {
+	n.effects = append(n.effects, effect{kind: effGrant, t: t, req: k})
+}
+
 // ---- Decisions ----
 
 // progress decides every enable and grant the current state allows.
 func (n *Node) progress() {
-	if !n.dirty {
-		return
+	// Each pass can only grant, enable, or move the cut on; a handful
+	// settle everything. The cap guards against a bug looping forever.
+	for i := 0; n.dirty && i < 64; i++ {
+		n.dirty = false
+		n.maybeEnableRegulation()
+		n.maybeEnableConstrained()
+		n.maybeGrant()
+		n.cut()
 	}
-	n.dirty = false
-	n.maybeEnableRegulation()
-	n.maybeEnableConstrained()
-	n.maybeGrant()
 }
 
-// galt returns the minimum Bound over the counted promises of the other
-// regulating federates, and who holds it; +Inf and 0 when there is none.
-func (n *Node) galt() (float64, FederateID) {
-	g, by := math.Inf(1), FederateID(0)
+// galt returns the lower bound on time stamps of TSO messages that may
+// still arrive: the smallest counted promise of the other regulating
+// federates, raised to the consistent cut's bound when that is higher;
+// and who holds the promise bound (0 when the cut decides or none).
+func (n *Node) galt() (bound, FederateID) {
+	g, by := n.promiseGALT()
+	if c, ok := n.cutGALT(); ok && g.lower(c) {
+		return c, 0
+	}
+	return g, by
+}
+
+// membersChanged drops what is cached over the members' counted
+// Messages; call it whenever a member comes, goes or counts a Message.
+func (n *Node) membersChanged() {
+	n.pgOK = false
+	n.resCheck = 0
+}
+
+// promiseGALT is the smallest counted promise among the other
+// regulating federates; unbounded and 0 when there is none.
+func (n *Node) promiseGALT() (bound, FederateID) {
+	if !n.pgOK {
+		n.pg, n.pgBy = n.computePromiseGALT()
+		n.pgOK = true
+	}
+	return n.pg, n.pgBy
+}
+
+func (n *Node) computePromiseGALT() (bound, FederateID) {
+	g, by := unbounded, FederateID(0)
 	for id, m := range n.members {
 		if !m.hasCounted || !m.counted.Regulating {
 			continue
 		}
-		if b := m.counted.Bound; b < g || (b == g && id < by) {
+		b := bound{m.counted.Bound, m.counted.Strict}
+		if b.lower(g) || (b == g && id < by) {
 			g, by = b, id
 		}
 	}
@@ -748,7 +949,7 @@ func (n *Node) maybeEnableRegulation() {
 	if n.constrained && n.regTarget > n.time {
 		// Our own time jumps to regTarget: first everything below it must
 		// have arrived and be delivered.
-		if g, _ := n.galt(); g < n.regTarget {
+		if g, _ := n.galt(); !g.atLeast(n.regTarget) {
 			return
 		}
 		n.queue.popUpTo(n.regTarget, false, n.deliver)
@@ -765,7 +966,7 @@ func (n *Node) maybeEnableConstrained() {
 	if !n.consPending || !n.acked(n.consReq) {
 		return
 	}
-	if g, _ := n.galt(); g < n.time {
+	if g, _ := n.galt(); !g.atLeast(n.time) {
 		return
 	}
 	n.consPending = false
@@ -776,22 +977,56 @@ func (n *Node) maybeEnableConstrained() {
 }
 
 func (n *Node) maybeGrant() {
-	if n.request != TimeAdvanceRequest {
+	kind := n.request
+	if kind == NoRequest {
 		return
 	}
 	t := n.requested
 	if n.constrained {
-		if g, _ := n.galt(); !(t < g) {
+		g, ok := n.grantable()
+		if !ok {
 			return
 		}
-		n.queue.popUpTo(t, true, n.deliver)
-		n.raiseFloor(t, true)
+		switch kind {
+		case FlushQueueRequest:
+			G, _ := n.galt()
+			n.queue.popUpTo(math.Inf(1), true, n.deliver)
+			n.raiseFloor(g, G.above(g))
+		default:
+			// Messages at g come before the grant, also for the
+			// Available kinds (more at g may follow it).
+			n.queue.popUpTo(g, true, n.deliver)
+			n.raiseFloor(g, !kind.available())
+		}
+		t = g
 	}
 	n.setTime(t)
+	n.lastKind = kind
 	n.request = NoRequest
 	n.raiseBound()
 	n.touch()
-	n.emit(effGrant, t)
+	n.emitGrant(t, kind)
+}
+
+// grantable returns the time the pending request of a constrained node
+// would be granted to, and whether it may be granted now.
+func (n *Node) grantable() (float64, bool) {
+	t, kind := n.requested, n.request
+	q, hasQ := n.queue.min()
+	if kind.nextMessage() && hasQ && q < t {
+		t = q
+	}
+	G, _ := n.galt()
+	if kind == FlushQueueRequest {
+		if G.v < t {
+			t = G.v
+		}
+		if hasQ && q < t {
+			t = q
+		}
+		return max(t, n.time), true
+	}
+	return t, G.allows(t, !kind.available())
 }
 
 // setTime moves logical time; invariant 4 says it never goes back.
@@ -823,14 +1058,15 @@ func (n *Node) Time() float64 { return n.time }
 // then unbounded).
 func (n *Node) GALT() (galt float64, ok bool) {
 	g, _ := n.galt()
-	return g, !math.IsInf(g, 1)
+	return g.v, !math.IsInf(g.v, 1)
 }
 
 // LITS returns the least incoming time stamp (queryLITS): the smaller of
 // GALT and the earliest queued TSO message. ok is false when both are
 // unbounded.
 func (n *Node) LITS() (lits float64, ok bool) {
-	g, _ := n.galt()
+	gb, _ := n.galt()
+	g := gb.v
 	if q, ok := n.queue.min(); ok && q < g {
 		g = q
 	}
@@ -851,7 +1087,7 @@ func (n *Node) Lookahead() float64 {
 	if !n.regulating && !n.regPending {
 		return 0
 	}
-	return max(n.lookahead, n.bound-n.base())
+	return max(n.lookahead, n.promise.v-n.base())
 }
 
 // Bound returns the node's own promise: no TSO message it sends will
@@ -861,12 +1097,13 @@ func (n *Node) Bound() (bound float64, ok bool) {
 	if !n.regulating && !n.regPending {
 		return 0, false
 	}
-	return n.bound, true
+	return n.promise.v, true
 }
 
 // Status returns a snapshot of the node.
 func (n *Node) Status() Status {
-	g, by := n.galt()
+	gb, by := n.galt()
+	g := gb.v
 	l, _ := n.LITS()
 	s := Status{
 		Self:               n.self,
@@ -884,6 +1121,11 @@ func (n *Node) Status() Status {
 		Members:            len(n.members),
 		Queued:             n.queue.Len(),
 		Violations:         n.violations,
+		Round:              n.round,
+		CutGALT:            math.Inf(1),
+	}
+	if c, ok := n.cutGALT(); ok {
+		s.CutGALT = c.v
 	}
 	if n.request == NoRequest {
 		s.Requested = 0

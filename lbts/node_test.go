@@ -84,7 +84,7 @@ func TestRequestErrors(t *testing.T) {
 	regPending := func(n *Node) { n.AddFederate(2); n.EnableRegulation(1); drain(n) }
 	consPending := func(n *Node) { n.AddFederate(2); n.EnableConstrained(); drain(n) }
 
-	for _, tc := range []struct {
+	cases := []struct {
 		name  string
 		setup setup
 		call  func(*Node) error
@@ -117,7 +117,38 @@ func TestRequestErrors(t *testing.T) {
 		{"send below bound", regulating, func(n *Node) error { return n.CheckSend(0.5) }, ErrInvalidTime},
 		{"send at bound", regulating, func(n *Node) error { return n.CheckSend(1) }, nil},
 		{"send inf", regulating, func(n *Node) error { return n.CheckSend(math.Inf(1)) }, ErrInvalidTime},
-	} {
+	}
+	// The other request kinds share TAR's exceptions (1516.1 8.9-8.12).
+	for _, k := range []RequestKind{TimeAdvanceRequestAvailable, NextMessageRequest, NextMessageRequestAvailable, FlushQueueRequest} {
+		req := func(t float64) func(*Node) error { return func(n *Node) error { return n.Request(k, t) } }
+		cases = append(cases, []struct {
+			name  string
+			setup setup
+			call  func(*Node) error
+			want  error
+		}{
+			{k.String() + " ok", none, req(0), nil},
+			{k.String() + " past", none, req(-1), ErrTimeAlreadyPassed},
+			{k.String() + " nan", none, req(math.NaN()), ErrInvalidTime},
+			{k.String() + " while advancing", advancing, req(6), ErrInTimeAdvance},
+			{k.String() + " reg pending", regPending, req(6), ErrRegulationPending},
+			{k.String() + " cons pending", consPending, req(6), ErrConstrainedPending},
+			{"enable cons while " + k.String(), func(n *Node) { n.Request(k, 5) }, func(n *Node) error { return n.EnableConstrained() }, ErrInTimeAdvance},
+		}...)
+	}
+	cases = append(cases, []struct {
+		name  string
+		setup setup
+		call  func(*Node) error
+		want  error
+	}{
+		{"bad kind", none, func(n *Node) error { return n.Request(NoRequest, 1) }, ErrBadRequest},
+		{"bad kind 9", none, func(n *Node) error { return n.Request(9, 1) }, ErrBadRequest},
+		{"retract not regulating", none, func(n *Node) error { return n.CheckRetract(5) }, ErrRegulationNotEnabled},
+		{"retract past", regulating, func(n *Node) error { return n.CheckRetract(0) }, ErrCannotRetract},
+		{"retract future", regulating, func(n *Node) error { return n.CheckRetract(0.5) }, nil},
+	}...)
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			n := mustNew(t, 1)
 			tc.setup(n)
@@ -179,6 +210,11 @@ func TestStepBadInput(t *testing.T) {
 		{"inf bound", Message{From: 2, Epoch: 1, Regulating: true, Bound: math.Inf(1)}, ErrBadMessage},
 		{"bound below granted", Message{From: 2, Epoch: 1, Regulating: true, Bound: 1, Granted: 2}, ErrBadMessage},
 		{"removed", Message{From: 3, Epoch: 1}, ErrFederateRemoved},
+		{"bad pending kind", Message{From: 2, Epoch: 1, Pending: 7}, ErrBadMessage},
+		{"nan requested", Message{From: 2, Epoch: 1, Pending: NextMessageRequest, Requested: math.NaN()}, ErrBadMessage},
+		{"report beyond cut", Message{From: 2, Epoch: 1, Cut: 1, ReportRound: 2}, ErrBadMessage},
+		{"inf report", Message{From: 2, Epoch: 1, Cut: 1, ReportRound: 1, Report: math.Inf(1)}, ErrBadMessage},
+		{"unbounded report", Message{From: 2, Epoch: 1, Cut: 1, ReportRound: 1, ReportNone: true}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := mustNew(t, 1)
@@ -468,7 +504,9 @@ func TestLITS(t *testing.T) {
 
 func TestMessageJSON(t *testing.T) {
 	m := Message{From: 3, Epoch: 9, Regulating: true, Constrained: true, Bound: 2.5, Granted: 1.5,
-		Covers: map[uint32]uint64{1: 4, 7: 2}, Request: 8, Acks: map[FederateID]uint64{2: 5}}
+		Covers: map[uint32]uint64{1: 4, 7: 2}, Request: 8, Acks: map[FederateID]uint64{2: 5},
+		Strict: true, Pending: NextMessageRequest, Requested: 4, State: 6, Session: 2, Cut: 3,
+		ReportRound: 3, Report: 2.5, ReportStrict: true, ReportSession: 2}
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)

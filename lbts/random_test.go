@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,15 +15,22 @@ var (
 )
 
 // TestRandomized runs federations of 3 to 8 nodes over a network that
-// delays and reorders control messages (data streams stay in order per
-// sender and group, as the reliable data plane keeps them), while every
-// node sends TSO messages at or above its Bound and requests advances,
-// some enable regulation or constrained late, some toggle regulation, and
-// one may crash. After every step the cluster checks invariants 1, 2 and
-// 4 and that SentTSO accepts every send at or above Bound (3); at the end
-// every run must have reached the target time (7, positive lookahead)
-// and all constrained receivers must agree on the relative order of what
-// they delivered (2).
+// delays, reorders, duplicates and loses control messages (a lost one is
+// made good by the periodic resend) and loses data messages now and then
+// (the data plane reports the gap); data streams stay in order per
+// sender and group, as the reliable data plane keeps them. Every node
+// sends TSO messages around its send floor and requests advances of
+// every kind (TAR, TARA, NMR, NMRA, FQR; some nodes only TAR and NMR),
+// with lookahead 0 for some; some enable regulation or constrained late,
+// some toggle regulation, and one may crash. After every step the
+// cluster checks invariants 1, 2 and 4, that a send is accepted exactly
+// when it is at or above the send floor and that every accepted send
+// keeps the 1516.1 rule for the last grant kind (3), and that when every
+// node waits in a time advance some request is granted within a bounded
+// number of steps (7, also at zero lookahead); at the end every run must
+// have reached the target time and all constrained receivers that used
+// only TAR and NMR must agree on the relative order of what they
+// delivered (2).
 //
 // A failure prints its seed; `go test ./lbts -run TestRandomized -seed=N`
 // replays it.
@@ -56,6 +64,8 @@ func TestRandomized(t *testing.T) {
 // randStats says what the runs exercised.
 type randStats struct {
 	Steps, Grants, Delivered, LateEnables, Toggles, Crashes int
+	Kinds                                                   [6]int // requests by kind
+	ZeroLookahead, CtrlLost, DataLost, Rounds, MaxStall     int
 }
 
 func (s *randStats) add(o randStats) {
@@ -65,6 +75,14 @@ func (s *randStats) add(o randStats) {
 	s.LateEnables += o.LateEnables
 	s.Toggles += o.Toggles
 	s.Crashes += o.Crashes
+	for i := range s.Kinds {
+		s.Kinds[i] += o.Kinds[i]
+	}
+	s.ZeroLookahead += o.ZeroLookahead
+	s.CtrlLost += o.CtrlLost
+	s.DataLost += o.DataLost
+	s.Rounds += o.Rounds
+	s.MaxStall = max(s.MaxStall, o.MaxStall)
 }
 
 type randRole struct {
@@ -73,11 +91,46 @@ type randRole struct {
 	regAt, consAt           int  // steps at which to enable; 0: at once
 	regDone, consDone       bool // enable called
 	holdBack                bool // no advance requests before both enables
+	allKinds                bool // uses TARA, NMRA and FQR too, not only TAR and NMR
 }
 
 func (r *randRole) enabled() bool { return r.regDone && r.consDone }
 
+// TestRandomizedZeroLookahead is TestRandomized with every node
+// regulating and constrained at lookahead 0 from the start and no
+// toggles or crashes: the case only the consistent cut can keep going.
+func TestRandomizedZeroLookahead(t *testing.T) {
+	if *seedFlag != 0 {
+		if _, err := runRandomOpts(*seedFlag, true, true); err != nil {
+			t.Fatalf("seed %d: %v", *seedFlag, err)
+		}
+		return
+	}
+	runs := max(1, *runsFlag/8) // each run is many times longer
+	if testing.Short() {
+		runs = max(1, runs/10)
+	}
+	base := rand.Uint64()
+	var total randStats
+	for i := range runs {
+		seed := base + uint64(i)
+		if seed == 0 {
+			continue
+		}
+		st, err := runRandomOpts(seed, false, true)
+		if err != nil {
+			t.Fatalf("seed %d: %v\nreplay: go test ./lbts -run TestRandomizedZeroLookahead -seed=%d -v", seed, err, seed)
+		}
+		total.add(st)
+	}
+	t.Logf("%d runs: %+v", runs, total)
+}
+
 func runRandom(seed uint64, verbose bool) (st randStats, err error) {
+	return runRandomOpts(seed, verbose, false)
+}
+
+func runRandomOpts(seed uint64, verbose, zero bool) (st randStats, err error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	c := newCluster()
 	var trace strings.Builder
@@ -111,12 +164,19 @@ func runRandom(seed uint64, verbose bool) (st randStats, err error) {
 		role := &randRole{
 			regulating:  r.IntN(10) < 7,
 			constrained: r.IntN(10) < 7,
-			lookahead:   []float64{0.5, 1, 2, 0.1 + r.Float64()*2}[r.IntN(4)],
+			lookahead:   []float64{0, 0, 0.5, 1, 2, 0.1 + r.Float64()*2}[r.IntN(6)],
+			allKinds:    r.IntN(2) == 0,
 		}
-		if r.IntN(10) < 3 {
+		if zero {
+			role.regulating, role.constrained, role.lookahead = true, true, 0
+		}
+		if role.lookahead == 0 {
+			st.ZeroLookahead++
+		}
+		if r.IntN(10) < 3 && !zero {
 			role.regAt = 1 + r.IntN(3000)
 		}
-		if r.IntN(10) < 2 {
+		if r.IntN(10) < 2 && !zero {
 			role.consAt = 1 + r.IntN(3000)
 		}
 		role.holdBack = r.IntN(2) == 0
@@ -124,7 +184,7 @@ func runRandom(seed uint64, verbose bool) (st randStats, err error) {
 	}
 	crashAt, crashID := -1, FederateID(0)
 	lost := map[int][]FederateID{} // step -> nodes to tell
-	if r.IntN(10) < 3 {
+	if r.IntN(10) < 3 && !zero {
 		crashAt, crashID = r.IntN(4000), FederateID(1+r.IntN(n))
 	}
 
@@ -145,6 +205,17 @@ func runRandom(seed uint64, verbose bool) (st randStats, err error) {
 		return st.Request == NoRequest && !st.RegulationPending && !st.ConstrainedPending
 	}
 
+	// stall counts steps in which every node waited in a time advance
+	// and nothing was granted (invariant 7).
+	const maxStall = 30000
+	stall, grantsBefore := 0, 0
+	totalGrants := func() int {
+		g := 0
+		for _, s := range all {
+			g += s.grants
+		}
+		return g
+	}
 	for step := 0; step < maxSteps; step++ {
 		// Scheduled events.
 		for _, s := range alive() {
@@ -191,19 +262,50 @@ func runRandom(seed uint64, verbose bool) (st randStats, err error) {
 			// broadcast creates, so the network keeps up.
 			for k := r.IntN(2 * n); k >= 0 && len(c.inflight) > 0; k-- {
 				i := c.streamHead(r.IntN(len(c.inflight)))
-				if p := c.inflight[i]; p.ctrl != nil && r.IntN(20) == 0 {
+				p := c.inflight[i]
+				if p.ctrl != nil && r.IntN(20) == 0 {
 					c.inflight = append(c.inflight, p) // duplicate
+				}
+				if r.IntN(40) == 0 {
+					// Lost: a control Message is resent on a later Tick;
+					// the data plane reports a data message it gave up on.
+					c.inflight = slices.Delete(c.inflight, i, i+1)
+					if p.ctrl != nil {
+						st.CtrlLost++
+					} else if to := c.nodes[p.to]; to != nil {
+						st.DataLost++
+						to.n.Gap(p.from, p.group, p.seq)
+					}
+					continue
 				}
 				c.deliverAt(i)
 			}
 		case w < 70:
 			s := pick()
-			if !idle(s) || s.n.Time() >= target || (roles[s.id].holdBack && !roles[s.id].enabled()) {
+			if !idle(s) || (roles[s.id].holdBack && !roles[s.id].enabled()) {
+				break
+			}
+			if s.n.Time() >= target {
+				// Done, but after an Available grant (or none) a zero-
+				// lookahead federate may still send at target; a TAR
+				// there closes it, as a federate done with time would.
+				if !s.lastStrict && s.n.Regulating() && roles[s.id].lookahead == 0 {
+					if err := s.n.RequestAdvance(target); err != nil {
+						return st, fmt.Errorf("step %d: node %d: closing TAR: %v", step, s.id, err)
+					}
+				}
 				break
 			}
 			d := []float64{0, 0.5, 1, r.Float64() * 3}[r.IntN(4)]
-			if err := s.n.RequestAdvance(min(target, s.n.Time()+d)); err != nil {
-				return st, fmt.Errorf("step %d: node %d: RequestAdvance: %v", step, s.id, err)
+			kinds := []RequestKind{TimeAdvanceRequest, NextMessageRequest}
+			if roles[s.id].allKinds {
+				kinds = []RequestKind{TimeAdvanceRequest, NextMessageRequest, TimeAdvanceRequestAvailable,
+					NextMessageRequestAvailable, TimeAdvanceRequest, NextMessageRequest, FlushQueueRequest}
+			}
+			k := kinds[r.IntN(len(kinds))]
+			st.Kinds[k]++
+			if err := s.n.Request(k, min(target, s.n.Time()+d)); err != nil {
+				return st, fmt.Errorf("step %d: node %d: %v: %v", step, s.id, k, err)
 			}
 		case w < 85:
 			s := pick()
@@ -215,11 +317,15 @@ func runRandom(seed uint64, verbose bool) (st randStats, err error) {
 			if err := c.send(s.id, g, b-0.01, false); err == nil {
 				return st, fmt.Errorf("step %d: node %d: send at %v below bound %v accepted (invariant 3)", step, s.id, b-0.01, b)
 			}
-			ts := b + []float64{0, 0.5, 1, r.Float64() * 3}[r.IntN(4)]
-			if err := c.send(s.id, g, ts, false); err != nil {
-				// Zero-lookahead start: sends must be above sendAbove.
-				if ts > s.n.sendAbove {
-					return st, fmt.Errorf("step %d: node %d: send at %v (bound %v): %v", step, s.id, ts, b, err)
+			f := s.n.sendFloor()
+			ts := f.v + []float64{0, 0, 0.5, 1, r.Float64() * 3}[r.IntN(5)]
+			err := c.send(s.id, g, ts, false)
+			if want := ts > f.v || !f.strict; (err == nil) != want {
+				return st, fmt.Errorf("step %d: node %d: send at %v with floor %+v: %v", step, s.id, ts, f, err)
+			}
+			if err == nil {
+				if err := checkSendRule(s, roles[s.id].lookahead, ts); err != nil {
+					return st, fmt.Errorf("step %d: node %d: invariant 3: %v", step, s.id, err)
 				}
 			}
 		case w < 90:
@@ -231,7 +337,7 @@ func runRandom(seed uint64, verbose bool) (st randStats, err error) {
 			// Toggle regulation now and then.
 			s := pick()
 			role := roles[s.id]
-			if !role.regulating || !role.enabled() || !idle(s) {
+			if zero || !role.regulating || !role.enabled() || !idle(s) {
 				break
 			}
 			st.Toggles++
@@ -249,6 +355,25 @@ func runRandom(seed uint64, verbose bool) (st randStats, err error) {
 				return st, fmt.Errorf("step %d: node %d: message at %v still queued at time %v", step, s.id, q, s.n.Time())
 			}
 		}
+		waiting := true
+		for _, s := range alive() {
+			if !roles[s.id].enabled() || s.n.Status().Request == NoRequest {
+				waiting = false
+				break
+			}
+		}
+		if g := totalGrants(); !waiting || g != grantsBefore {
+			stall, grantsBefore = 0, g
+		} else if stall++; stall > maxStall {
+			var b strings.Builder
+			for _, s := range alive() {
+				fmt.Fprintf(&b, "\n  %s role=%+v", fmtStatus(s.n.Status()), *roles[s.id])
+			}
+			return st, fmt.Errorf("step %d: every node waits and nothing was granted for %d steps (invariant 7); %d in flight:%s",
+				step, maxStall, len(c.inflight), b.String())
+		}
+		st.MaxStall = max(st.MaxStall, stall)
+
 		done := true
 		for _, s := range alive() {
 			if role := roles[s.id]; !role.enabled() || !idle(s) || s.n.Time() < target {
@@ -259,6 +384,9 @@ func runRandom(seed uint64, verbose bool) (st randStats, err error) {
 		if done {
 			c.checkSameOrder(all)
 			st.Steps = step
+			for _, s := range all {
+				st.Rounds += int(s.n.round)
+			}
 			for _, s := range all {
 				st.Grants += s.grants
 				st.Delivered += len(s.delivered)
@@ -279,4 +407,25 @@ func tail(s string, lines int) string {
 		l = l[len(l)-lines:]
 	}
 	return strings.Join(l, "\n")
+}
+
+// checkSendRule checks an accepted send at ts against the 1516.1 rule,
+// from what the harness saw (not the node's own bookkeeping): at or
+// above time + lookahead, requested time + lookahead while TAR or TARA
+// is pending, and at zero lookahead not at the time itself after a TAR,
+// NMR or FQR grant (or while TAR is pending).
+func checkSendRule(s *simNode, l float64, ts float64) error {
+	st := s.n.Status()
+	base, strict := s.time, l == 0 && s.lastStrict
+	switch st.Request {
+	case TimeAdvanceRequest:
+		base, strict = st.Requested, l == 0
+	case TimeAdvanceRequestAvailable:
+		base, strict = st.Requested, false
+	}
+	if ts < base+l || (strict && ts == base+l) {
+		return fmt.Errorf("send at %v accepted: time %v, lookahead %v, %v pending, strict %v",
+			ts, s.time, l, st.Request, strict)
+	}
+	return nil
 }

@@ -278,8 +278,26 @@ func (r *runner) exec(cmd string, log *strings.Builder) error {
 			c.deliverAt(i)
 			limit--
 		}
-	case "request":
+	case "request", "tar":
 		err = s.n.RequestAdvance(a.float("t", 0))
+	case "tara":
+		err = s.n.RequestAdvanceAvailable(a.float("t", 0))
+	case "nmr":
+		err = s.n.NextMessage(a.float("t", 0))
+	case "nmra":
+		err = s.n.NextMessageAvailable(a.float("t", 0))
+	case "fqr":
+		err = s.n.FlushQueue(a.float("t", 0))
+	case "retract":
+		// retract TO from=F group=G seq=S: TO is told to retract a message.
+		ok := s.n.Retract(FederateID(a.uint("from", 0)), uint32(a.uint("group", 1)), a.uint("seq", 1))
+		fmt.Fprintf(log, "%d: retracted=%v\n", s.id, ok)
+	case "check-retract":
+		err = s.n.CheckRetract(a.float("t", 0))
+	case "galt":
+		g, ok := s.n.GALT()
+		l, lok := s.n.LITS()
+		fmt.Fprintf(log, "%d: galt=%s/%v lits=%s/%v time=%s\n", s.id, fmtTime(g), ok, fmtTime(l), lok, fmtTime(s.n.Time()))
 	case "send":
 		err = c.send(s.id, uint32(a.uint("group", 1)), a.float("t", 0), a.has("ro"))
 	case "check-send":
