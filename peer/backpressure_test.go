@@ -53,8 +53,8 @@ func slowPair(t *testing.T, mode BackPressureMode) (pub, sub *Federate, obj Obje
 }
 
 // drain reads n reflections of label from sub and checks that they carry
-// 0, 1, ..., n-1 in order.
-func drain(t *testing.T, sub *Federate, label AttributeHandle, n int) {
+// from, from+1, ..., from+n-1 in order.
+func drain(t *testing.T, sub *Federate, label AttributeHandle, from, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -67,8 +67,8 @@ func drain(t *testing.T, sub *Federate, label AttributeHandle, n int) {
 		if !ok {
 			continue
 		}
-		if got := int(binary.BigEndian.Uint32(r.Values[label])); got != want {
-			t.Fatalf("reflection %d carries %d", want, got)
+		if got := int(binary.BigEndian.Uint32(r.Values[label])); got != from+want {
+			t.Fatalf("reflection %d carries %d", from+want, got)
 		}
 		want++
 	}
@@ -111,7 +111,7 @@ func TestBackPressureError(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		drain(t, sub, label, sent+100)
+		drain(t, sub, label, 0, sent+100)
 	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for target := sent + 100; sent < target; {
@@ -141,7 +141,7 @@ func TestBackPressureBlock(t *testing.T) {
 		errc <- nil
 	}()
 	time.Sleep(200 * time.Millisecond) // the publisher runs into the window
-	drain(t, sub, label, n)
+	drain(t, sub, label, 0, n)
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}

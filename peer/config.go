@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/metrics"
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
@@ -84,6 +85,11 @@ type Config struct {
 	// TickInterval is how often retransmission, heartbeat and time
 	// management timers advance. Default 5 ms.
 	TickInterval time.Duration
+
+	// Metrics, when set, receives the federate's metrics (frames, bytes,
+	// repairs, drops by reason, queue depths, batch sizes), labelled with
+	// the federation and federate name, for a status page.
+	Metrics *metrics.Registry
 
 	// Logger receives diagnostics; the zero value logs nothing.
 	Logger zerolog.Logger

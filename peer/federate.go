@@ -75,7 +75,8 @@ type Federate struct {
 	closed atomic.Bool
 	once   sync.Once
 
-	stats counters
+	stats   counters
+	metrics fedMetrics
 }
 
 // counters are the federate's drop and traffic counters.
@@ -205,6 +206,9 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	ok = true
 	if f.trace != nil {
 		f.traceJoin()
+	}
+	if err := f.registerMetrics(cfg.Metrics); err != nil {
+		return nil, err
 	}
 	f.wq = make(chan []transport.Packet, 1)
 	f.wdone = make(chan struct{})
@@ -380,6 +384,7 @@ func (f *Federate) run() {
 			f.mu.Lock()
 			f.rel.Tick()
 			f.tm.Tick()
+			f.publishStats()
 		case <-resume:
 			resume = nil
 			continue
@@ -390,6 +395,7 @@ func (f *Federate) run() {
 			}
 			f.mu.Lock()
 			f.rel.Step(p.Group, p.Data) // bad frames are counted by the endpoint
+			f.metrics.stepFrames.Inc()
 		case ev, ok := <-members:
 			if !ok {
 				members = nil
@@ -454,6 +460,14 @@ func (f *Federate) sendBatch(batch []transport.Packet) {
 	}
 	f.stats.frames.Add(uint64(len(batch)))
 	f.stats.batches.Add(1)
+	if f.metrics.batchFrames != nil {
+		f.metrics.batchFrames.Observe(uint64(len(batch)))
+		n := 0
+		for _, p := range batch {
+			n += len(p.Data)
+		}
+		f.metrics.batchBytes.Observe(uint64(n))
+	}
 }
 
 // nextBatch seals what waits and returns it as the writer's next batch,

@@ -1,0 +1,131 @@
+package peer
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/meshrti/meshrti/peer/metrics"
+	"github.com/meshrti/meshrti/peer/reliable"
+)
+
+// fedMetrics are the federate's own metrics, registered in
+// Config.Metrics. All are nil (and ignore updates) without a registry.
+type fedMetrics struct {
+	batchFrames *metrics.Histogram // frames per batch handed to the transport
+	batchBytes  *metrics.Histogram // bytes per batch
+	stepFrames  *metrics.Counter   // frames stepped through the reliable endpoint
+	// rel is the reliable endpoint's counters, published by the loop on
+	// every tick for the registry's callbacks to read.
+	rel atomic.Pointer[reliable.Stats]
+}
+
+// registerMetrics registers the federate's metrics in reg, labelled with
+// its federation and name. Without a registry it does nothing.
+func (f *Federate) registerMetrics(reg *metrics.Registry) error {
+	if reg == nil {
+		return nil
+	}
+	lb := metrics.Labels{"federation": f.cfg.Federation, "federate": f.name}
+	var errs []error
+	m := &f.metrics
+	var err error
+	m.batchFrames, err = reg.Histogram("meshrti_batch_frames", "Data-plane frames per batch handed to the transport (one system call with batch I/O).", lb)
+	errs = append(errs, err)
+	m.batchBytes, err = reg.Histogram("meshrti_batch_bytes", "Data-plane bytes per batch handed to the transport.", lb)
+	errs = append(errs, err)
+	m.stepFrames, err = reg.Counter("meshrti_frames_received_total", "Data-plane frames received and stepped.", lb)
+	errs = append(errs, err)
+	counter := func(name, help string, v func() uint64) {
+		errs = append(errs, reg.CounterFunc(name, help, lb, v))
+	}
+	gauge := func(name, help string, v func() int64) {
+		errs = append(errs, reg.GaugeFunc(name, help, lb, v))
+	}
+	counter("meshrti_messages_sent_total", "Data-plane messages sent.", f.stats.sent.Load)
+	counter("meshrti_messages_delivered_total", "Data-plane messages received and handled.", f.stats.delivered.Load)
+	counter("meshrti_messages_malformed_total", "Payloads that did not decode, dropped.", f.stats.malformed.Load)
+	counter("meshrti_gaps_total", "Gaps reported by the reliable layer (messages lost for good).", f.stats.gaps.Load)
+	counter("meshrti_late_tso_total", "Time-stamped messages refused below the granted time.", f.stats.lateTSO.Load)
+	counter("meshrti_send_errors_total", "Datagrams the transport failed to send.", f.stats.sendErrors.Load)
+	counter("meshrti_frames_sent_total", "Data-plane frames handed to the transport.", f.stats.frames.Load)
+	counter("meshrti_batches_total", "Batches of frames handed to the transport.", f.stats.batches.Load)
+	counter("meshrti_backpressure_total", "Sends held because a receiver lagged a full window behind.", f.stats.blocked.Load)
+	counter("meshrti_read_pauses_total", "Times reading stopped because MaxQueuedEvents callbacks waited.", f.stats.paused.Load)
+	gauge("meshrti_events_queued", "Callbacks waiting for Next.", func() int64 { return int64(f.events.len()) })
+	rel := func(pick func(*reliable.Stats) uint64) func() uint64 {
+		return func() uint64 {
+			if s := m.rel.Load(); s != nil {
+				return pick(s)
+			}
+			return 0
+		}
+	}
+	for _, c := range []struct {
+		name, help string
+		pick       func(*reliable.Stats) uint64
+	}{
+		{"meshrti_reliable_data_frames_total", "Data and best-effort frames (bundles) sent.", func(s *reliable.Stats) uint64 { return s.DataFrames }},
+		{"meshrti_reliable_fragments_total", "Fragments sent (messages larger than a frame).", func(s *reliable.Stats) uint64 { return s.Fragments }},
+		{"meshrti_reliable_retransmits_total", "Messages retransmitted.", func(s *reliable.Stats) uint64 { return s.Retransmits }},
+		{"meshrti_reliable_naks_sent_total", "NAK frames sent.", func(s *reliable.Stats) uint64 { return s.NAKs }},
+		{"meshrti_reliable_naks_received_total", "NAK frames addressed to this federate.", func(s *reliable.Stats) uint64 { return s.NAKsReceived }},
+		{"meshrti_reliable_acks_sent_total", "ACK frames sent.", func(s *reliable.Stats) uint64 { return s.Acks }},
+		{"meshrti_reliable_heartbeats_total", "Heartbeat frames sent.", func(s *reliable.Stats) uint64 { return s.Heartbeats }},
+		{"meshrti_reliable_duplicates_total", "Messages received again and dropped.", func(s *reliable.Stats) uint64 { return s.Duplicates }},
+		{"meshrti_reliable_gap_messages_total", "Messages covered by gap reports.", func(s *reliable.Stats) uint64 { return s.GapMessages }},
+		{"meshrti_reliable_reassembled_total", "Fragmented messages reassembled.", func(s *reliable.Stats) uint64 { return s.Reassembled }},
+		{"meshrti_reliable_incomplete_total", "Fragmented messages dropped incomplete.", func(s *reliable.Stats) uint64 { return s.Incomplete }},
+		{"meshrti_reliable_receivers_stalled_total", "Receivers that stopped acknowledging and no longer hold the window.", func(s *reliable.Stats) uint64 { return s.ReceiversStalled }},
+	} {
+		counter(c.name, c.help, rel(c.pick))
+	}
+	for _, d := range []struct {
+		reason string
+		pick   func(*reliable.Stats) uint64
+	}{
+		{"malformed", func(s *reliable.Stats) uint64 { return s.Malformed }},
+		{"version", func(s *reliable.Stats) uint64 { return s.BadVersion }},
+		{"federation", func(s *reliable.Stats) uint64 { return s.WrongFederation }},
+		{"group", func(s *reliable.Stats) uint64 { return s.WrongGroup }},
+		{"checksum", func(s *reliable.Stats) uint64 { return s.BadChecksum }},
+		{"auth", func(s *reliable.Stats) uint64 { return s.AuthFailed }},
+		{"replay", func(s *reliable.Stats) uint64 { return s.Replayed }},
+		{"own", func(s *reliable.Stats) uint64 { return s.Own }},
+		{"stale_incarnation", func(s *reliable.Stats) uint64 { return s.StaleIncarnation }},
+		{"not_joined", func(s *reliable.Stats) uint64 { return s.NotJoined }},
+		{"reorder_window", func(s *reliable.Stats) uint64 { return s.ReorderDropped }},
+	} {
+		dl := metrics.Labels{"federation": f.cfg.Federation, "federate": f.name, "reason": d.reason}
+		errs = append(errs, reg.CounterFunc("meshrti_reliable_frames_dropped_total", "Frames dropped by the reliable layer, by reason.", dl, rel(d.pick)))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("peer: metrics: %w", err)
+	}
+	return nil
+}
+
+// publishStats gives the metrics callbacks a fresh copy of the reliable
+// endpoint's counters. Under mu.
+func (f *Federate) publishStats() {
+	if f.cfg.Metrics == nil {
+		return
+	}
+	s := f.rel.Stats()
+	f.metrics.rel.Store(&s)
+}
+
+// SetDataKeys replaces the data-plane keys of a federate joined with
+// Config.Key: keys[0] seals what it sends from now on, and frames sealed
+// with any of keys are accepted. Rotate in three steps across the
+// federation so that no frame is lost: every federate adds the new key
+// second, then every federate puts it first, then every federate drops
+// the old one (docs/dataplane.md). Config.Key is key id 0.
+func (f *Federate) SetDataKeys(keys []reliable.Key) error {
+	return f.call(func() error {
+		if err := f.rel.SetKeys(keys); err != nil {
+			return fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+		}
+		return nil
+	})
+}
