@@ -213,6 +213,9 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	f.wq = make(chan []transport.Packet, 1)
 	f.wdone = make(chan struct{})
 	f.blockedOn = make(map[transport.Group]bool)
+	if d, ok := f.tr.(transport.Direct); ok {
+		d.SetDirect(f.takeDirect)
+	}
 	f.wg.Add(2)
 	go f.write()
 	go f.run()
@@ -409,6 +412,27 @@ func (f *Federate) run() {
 		f.mu.Unlock()
 		f.lead(batch)
 	}
+}
+
+// takeDirect steps a frame on the transport's reader goroutine, saving
+// the switch to the loop goroutine, when the federate's lock is free and
+// reading is not paused; otherwise the frame goes the usual way, through
+// the loop.
+func (f *Federate) takeDirect(p transport.Packet) bool {
+	if !f.mu.TryLock() {
+		return false
+	}
+	if f.halted || f.events.len() >= f.cfg.maxQueuedEvents() {
+		f.mu.Unlock()
+		return false
+	}
+	f.rel.Step(p.Group, p.Data)
+	f.metrics.stepFrames.Inc()
+	f.settle()
+	batch := f.takeLead()
+	f.mu.Unlock()
+	f.lead(batch)
+	return true
 }
 
 // halt ends the loop: the frames still waiting go to the writer as its
@@ -647,7 +671,7 @@ func (f *Federate) onData(d reliable.Delivery) {
 	if from == f.handle {
 		return
 	}
-	m, err := decodeMsg(d.Payload)
+	m, err := decodeMsgPairs(d.Payload)
 	if err != nil {
 		f.received(d)
 		f.stats.malformed.Add(1)

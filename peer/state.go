@@ -437,7 +437,7 @@ func (s *state) update(h ObjectInstanceHandle, values AttributeValues, tag []byt
 		bestEffort = 2
 		kinds      = 4
 	)
-	var split [kinds]map[uint64][]byte
+	var split [kinds][]valuePair
 	for a, v := range values {
 		attr, ok := o.class.AttributeByHandle(a)
 		if !ok {
@@ -454,21 +454,20 @@ func (s *state) update(h ObjectInstanceHandle, values AttributeValues, tag []byt
 			k |= tsoBit
 		}
 		if split[k] == nil {
-			split[k] = make(map[uint64][]byte, len(values))
+			split[k] = make([]valuePair, 0, len(values))
 		}
-		split[k][uint64(a)] = v
-	}
-	// An update with no values still tells subscribers the object exists.
-	if len(values) == 0 {
-		split[0] = map[uint64][]byte{}
+		split[k] = append(split[k], valuePair{uint64(a), v})
 	}
 	out := make([]outMsg, 0, 1)
 	for k, vs := range split {
-		if vs == nil {
+		// An update with no values still tells subscribers the object
+		// exists.
+		if vs == nil && (k != 0 || len(values) != 0) {
 			continue
 		}
+		sortPairs(vs)
 		out = append(out, outMsg{group: objectGroup(o.class.Handle), reliable: k&bestEffort == 0, msg: &wireMsg{
-			Kind: kindUpdate, Obj: h, Class: uint64(o.class.Handle), Values: vs, Tag: tag,
+			Kind: kindUpdate, Obj: h, Class: uint64(o.class.Handle), Pairs: vs, Tag: tag,
 			TSO: k&tsoBit != 0, HasTime: hasTime, Time: t,
 		}})
 	}
@@ -490,15 +489,16 @@ func (s *state) interaction(class InteractionClassHandle, values ParameterValues
 	if !s.pubInt[class] {
 		return outMsg{}, fmt.Errorf("%w: %s", ErrInteractionClassNotPublished, c.QualifiedName)
 	}
-	vals := make(map[uint64][]byte, len(values))
+	vals := make([]valuePair, 0, len(values))
 	for p, v := range values {
 		if _, ok := c.ParameterByHandle(p); !ok {
 			return outMsg{}, fmt.Errorf("%w: parameter %d of %s", ErrInteractionParameterNotDefined, p, c.QualifiedName)
 		}
-		vals[uint64(p)] = v
+		vals = append(vals, valuePair{uint64(p), v})
 	}
+	sortPairs(vals)
 	return outMsg{group: interactionGroup(class), reliable: s.reliable(c.Transportation), msg: &wireMsg{
-		Kind: kindInteraction, Class: uint64(class), Values: vals, Tag: tag,
+		Kind: kindInteraction, Class: uint64(class), Pairs: vals, Tag: tag,
 		TSO: hasTime && regulating && c.Order == fomxml.OrderTimeStamp, HasTime: hasTime, Time: t,
 	}}, nil
 }
@@ -581,11 +581,12 @@ func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
 			k = s.known[m.Obj]
 		}
 		sub := s.subObj[k.known.Handle]
-		vals := make(AttributeValues)
-		for a, v := range m.Values {
-			if sub[AttributeHandle(a)] {
-				if _, ok := c.AttributeByHandle(AttributeHandle(a)); ok {
-					vals[AttributeHandle(a)] = v
+		ps := pairsOf(m)
+		vals := make(AttributeValues, len(ps))
+		for _, p := range ps {
+			if a := AttributeHandle(p.H); sub[a] {
+				if _, ok := c.AttributeByHandle(a); ok {
+					vals[a] = p.V
 				}
 			}
 		}
@@ -620,10 +621,11 @@ func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
 		if as == nil {
 			return nil
 		}
-		vals := make(ParameterValues)
-		for p, v := range m.Values {
-			if _, ok := as.ParameterByHandle(ParameterHandle(p)); ok {
-				vals[ParameterHandle(p)] = v
+		ps := pairsOf(m)
+		vals := make(ParameterValues, len(ps))
+		for _, p := range ps {
+			if _, ok := as.ParameterByHandle(ParameterHandle(p.H)); ok {
+				vals[ParameterHandle(p.H)] = p.V
 			}
 		}
 		transport := "HLAreliable"
@@ -699,4 +701,13 @@ func (s *state) removeFederate(f FederateHandle, deletes bool) []Event {
 		evs = append(evs, RemoveObjectInstance{Object: h, SentOrder: Receive, ReceivedOrder: Receive, Producer: f})
 	}
 	return evs
+}
+
+// sortPairs sorts values by handle (a handful: insertion sort).
+func sortPairs(ps []valuePair) {
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && ps[j].H < ps[j-1].H; j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
 }

@@ -30,6 +30,7 @@ package peer
 // it on decode).
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -65,6 +66,33 @@ type wireMsg struct {
 	HasTime bool                 `msgpack:"h,omitempty"`
 	Time    float64              `msgpack:"t,omitempty"`
 	TimeMsg []byte               `msgpack:"m,omitempty"` // an encoded lbts message, opaque here
+
+	// Pairs holds the values instead of Values on the hot paths: sorted
+	// by handle, strictly ascending, without a map to build or fill.
+	// appendMsg encodes Pairs when it is not empty (and Values is
+	// ignored); decodeMsgPairs fills Pairs instead of Values. Both
+	// encode alike.
+	Pairs []valuePair `msgpack:"-"`
+}
+
+// valuePair is one attribute or parameter value.
+type valuePair struct {
+	H uint64
+	V []byte
+}
+
+// pairsOf returns the values of m in ascending handle order: m.Pairs, or
+// m.Values sorted.
+func pairsOf(m *wireMsg) []valuePair {
+	if len(m.Pairs) > 0 || len(m.Values) == 0 {
+		return m.Pairs
+	}
+	ps := make([]valuePair, 0, len(m.Values))
+	for h, v := range m.Values {
+		ps = append(ps, valuePair{h, v})
+	}
+	slices.SortFunc(ps, func(a, b valuePair) int { return cmp.Compare(a.H, b.H) })
+	return ps
 }
 
 // The wire format, version 1:
@@ -139,7 +167,14 @@ func appendMsg(dst []byte, m *wireMsg) []byte {
 		dst = binary.AppendUvarint(dst, uint64(len(m.Name)))
 		dst = append(dst, m.Name...)
 	}
-	if flags&flagValues != 0 {
+	if flags&flagValues != 0 && len(m.Pairs) > 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(m.Pairs)))
+		for _, p := range m.Pairs {
+			dst = binary.AppendUvarint(dst, p.H)
+			dst = binary.AppendUvarint(dst, uint64(len(p.V)))
+			dst = append(dst, p.V...)
+		}
+	} else if flags&flagValues != 0 {
 		var stack [16]uint64
 		hs := stack[:0]
 		for h := range m.Values {
@@ -185,7 +220,7 @@ func msgFlags(m *wireMsg) uint16 {
 	if len(m.Name) != 0 {
 		f |= flagName
 	}
-	if len(m.Values) != 0 {
+	if len(m.Values) != 0 || len(m.Pairs) != 0 {
 		f |= flagValues
 	}
 	if len(m.Tag) != 0 {
@@ -222,7 +257,12 @@ func msgSize(m *wireMsg) int {
 	if flags&flagName != 0 {
 		n += uvarintLen(uint64(len(m.Name))) + len(m.Name)
 	}
-	if flags&flagValues != 0 {
+	if flags&flagValues != 0 && len(m.Pairs) > 0 {
+		n += uvarintLen(uint64(len(m.Pairs)))
+		for _, p := range m.Pairs {
+			n += uvarintLen(p.H) + uvarintLen(uint64(len(p.V))) + len(p.V)
+		}
+	} else if flags&flagValues != 0 {
 		n += uvarintLen(uint64(len(m.Values)))
 		for h, v := range m.Values {
 			n += uvarintLen(h) + uvarintLen(uint64(len(v))) + len(v)
@@ -263,6 +303,22 @@ func decodeMsgInto(b []byte, m *wireMsg) error {
 	vals := m.Values
 	clear(vals)
 	*m = wireMsg{Values: vals}
+	return decodeInto(b, m, false)
+}
+
+// decodeMsgPairs is decodeMsg filling m.Pairs instead of m.Values: no
+// map to fill on the receive path.
+func decodeMsgPairs(b []byte) (*wireMsg, error) {
+	m := new(wireMsg)
+	if err := decodeInto(b, m, true); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decodeInto decodes b into the zeroed *m (reused Values aside), values
+// into m.Pairs when pairs is set.
+func decodeInto(b []byte, m *wireMsg, pairs bool) error {
 	if len(b) < 3 {
 		return fmt.Errorf("%w: %d bytes, shorter than the 3-byte header", errMalformed, len(b))
 	}
@@ -277,7 +333,7 @@ func decodeMsgInto(b []byte, m *wireMsg) error {
 	if flags&^flagsKnown != 0 {
 		return fmt.Errorf("%w: unknown flags %#04x", errMalformed, flags&^flagsKnown)
 	}
-	r := wireReader{b: b[3:]}
+	r := wireReader{b: b[3:], pairs: pairs}
 	if flags&flagID != 0 {
 		m.ID = r.uvarint("id")
 	}
@@ -317,8 +373,9 @@ func decodeMsgInto(b []byte, m *wireMsg) error {
 // wireReader reads fields from the front of b. After the first error it
 // reads nothing more and returns zero values.
 type wireReader struct {
-	b   []byte
-	err error
+	b     []byte
+	err   error
+	pairs bool // values go to Pairs, not Values
 }
 
 func (r *wireReader) fail(format string, args ...any) {
@@ -389,7 +446,9 @@ func (r *wireReader) values(m *wireMsg) {
 	if r.err != nil {
 		return
 	}
-	if m.Values == nil {
+	if r.pairs {
+		m.Pairs = make([]valuePair, 0, n)
+	} else if m.Values == nil {
 		m.Values = make(map[uint64][]byte, n)
 	}
 	var prev uint64
@@ -408,6 +467,10 @@ func (r *wireReader) values(m *wireMsg) {
 			return
 		}
 		prev = h
-		m.Values[h] = v
+		if r.pairs {
+			m.Pairs = append(m.Pairs, valuePair{h, v})
+		} else {
+			m.Values[h] = v
+		}
 	}
 }

@@ -27,6 +27,7 @@ type benchFlags struct {
 	jsonOut  bool
 	port     int
 	timeout  time.Duration
+	profile  string
 }
 
 // throughputResult and latencyResult are the lines "bench -json" prints.
@@ -41,6 +42,8 @@ type throughputResult struct {
 	RawSent     int     `json:"raw_sent"`
 	RawReceived int     `json:"raw_received"`
 	Ratio       float64 `json:"ratio"`
+	// The floor between two sockets of one process, for reference.
+	RawInProcPerS float64 `json:"raw_inprocess_per_s"`
 }
 
 type latencyResult struct {
@@ -56,6 +59,9 @@ type latencyResult struct {
 	RatioP99   float64 `json:"ratio_p99"`
 	RawRTTs    int     `json:"raw_pings"`
 	Transports string  `json:"transport"`
+	// The floor between two sockets of one process, for reference.
+	RawInProcRTTP50 float64 `json:"raw_inprocess_rtt_p50_us"`
+	RawInProcRTTP99 float64 `json:"raw_inprocess_rtt_p99_us"`
 }
 
 // runBench measures the data plane between two federates in two
@@ -64,7 +70,9 @@ type latencyResult struct {
 // federate here. "throughput" sends attribute updates and counts what the
 // child reflected; "latency" times interaction round trips. Each also
 // measures, in the same run, the floor: plain UDP datagrams of the same
-// size between two sockets of this process over loopback.
+// size between two sockets over loopback, one per system call, in two
+// processes like the federates (the ratio is against this floor), and in
+// one process for reference.
 func runBench(args []string, stdout, stderr io.Writer) int {
 	what := "all"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -84,6 +92,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&bf.jsonOut, "json", false, "print each result as one JSON object on its own line")
 	fs.IntVar(&bf.port, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
 	fs.DurationVar(&bf.timeout, "timeout", 3*time.Minute, "give up after this long")
+	fs.StringVar(&bf.profile, "cpuprofile", "", "write CPU profiles of both processes to `PREFIX`.ping and PREFIX.pong")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -97,6 +106,13 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "federate-node bench:", err)
 		return 1
+	}
+	if bf.profile != "" {
+		stop, err := startCPUProfile(bf.profile + ".ping")
+		if err != nil {
+			return fail(err)
+		}
+		defer stop()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
 	defer cancel()
@@ -126,8 +142,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		emit(res, fmt.Sprintf("latency, %d-byte interactions, two processes over loopback multicast:\n"+
 			"  round trip p50 %.0f us, p90 %.0f us, p99 %.0f us (%d round trips)\n"+
-			"  raw UDP round trip p50 %.0f us, p99 %.0f us: ratio %.2f (p99 %.2f)\n",
-			res.Payload, res.RTTP50, res.RTTP90, res.RTTP99, res.Pings, res.RawRTTP50, res.RawRTTP99, res.Ratio, res.RatioP99))
+			"  raw UDP round trip between two processes p50 %.0f us, p99 %.0f us: ratio %.2f (p99 %.2f)\n"+
+			"  raw UDP round trip within one process p50 %.0f us, p99 %.0f us\n",
+			res.Payload, res.RTTP50, res.RTTP90, res.RTTP99, res.Pings, res.RawRTTP50, res.RawRTTP99, res.Ratio, res.RatioP99,
+			res.RawInProcRTTP50, res.RawInProcRTTP99))
 	}
 	if what == "all" || what == "throughput" {
 		res, err := benchThroughput(ctx, p, bf)
@@ -136,8 +154,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		emit(res, fmt.Sprintf("throughput, %d-byte attribute updates in frames of %d bytes, two processes over loopback multicast:\n"+
 			"  %d updates reflected in %.2f s: %.0f updates/s\n"+
-			"  raw UDP: %d of %d datagrams: %.0f datagrams/s: ratio %.2f\n",
-			res.Payload, res.Frame, res.Updates, res.Seconds, res.UpdatesPerS, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio))
+			"  raw UDP between two processes: %d of %d datagrams: %.0f datagrams/s: ratio %.2f\n"+
+			"  raw UDP within one process: %.0f datagrams/s\n",
+			res.Payload, res.Frame, res.Updates, res.Seconds, res.UpdatesPerS, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio,
+			res.RawInProcPerS))
 	}
 	return 0
 }
@@ -150,9 +170,13 @@ func startBenchPair(ctx context.Context, bf benchFlags, stderr io.Writer) (*peer
 		return nil, nil, err
 	}
 	federation := fmt.Sprintf("bench-%d", os.Getpid())
-	child := exec.CommandContext(ctx, self, "node", "-role", "pong", "-name", "pong", "-create",
+	args := []string{"node", "-role", "pong", "-name", "pong", "-create",
 		"-federation", federation, "-mcast-port", fmt.Sprint(bf.port), "-frame", fmt.Sprint(bf.frame),
-		"-timeout", bf.timeout.String())
+		"-timeout", bf.timeout.String()}
+	if bf.profile != "" {
+		args = append(args, "-cpuprofile", bf.profile+".pong")
+	}
+	child := exec.CommandContext(ctx, self, args...)
 	child.Stderr = stderr
 	out, err := child.StdoutPipe()
 	if err != nil {
@@ -214,7 +238,11 @@ func benchLatency(ctx context.Context, p *pinger, bf benchFlags) (*latencyResult
 	if err != nil {
 		return nil, err
 	}
-	raw, err := rawRoundTrips(ctx, n, bf.payload)
+	raw, err := rawRoundTripsChild(ctx, n, bf.payload)
+	if err != nil {
+		return nil, fmt.Errorf("raw UDP: %w", err)
+	}
+	rawIn, err := rawRoundTrips(ctx, n, bf.payload)
 	if err != nil {
 		return nil, fmt.Errorf("raw UDP: %w", err)
 	}
@@ -222,6 +250,7 @@ func benchLatency(ctx context.Context, p *pinger, bf benchFlags) (*latencyResult
 		Bench: "latency", Payload: bf.payload, Pings: len(rtts), RawRTTs: len(raw),
 		RTTP50: quantileMicros(rtts, 0.5), RTTP90: quantileMicros(rtts, 0.9), RTTP99: quantileMicros(rtts, 0.99),
 		RawRTTP50: quantileMicros(raw, 0.5), RawRTTP99: quantileMicros(raw, 0.99),
+		RawInProcRTTP50: quantileMicros(rawIn, 0.5), RawInProcRTTP99: quantileMicros(rawIn, 0.99),
 		Transports: "loopback multicast, TTL 0",
 	}
 	if res.RawRTTP50 > 0 {
@@ -249,7 +278,11 @@ func benchThroughput(ctx context.Context, p *pinger, bf benchFlags) (*throughput
 		return nil, err
 	}
 	rawN := int(min(reflected, 500000))
-	rawSent, rawGot, rawElapsed, err := rawBlast(ctx, rawN, bf.payload)
+	rawSent, rawGot, rawElapsed, err := rawBlastChild(ctx, rawN, bf.payload)
+	if err != nil {
+		return nil, fmt.Errorf("raw UDP: %w", err)
+	}
+	_, inGot, inElapsed, err := rawBlast(ctx, rawN, bf.payload)
 	if err != nil {
 		return nil, fmt.Errorf("raw UDP: %w", err)
 	}
@@ -259,6 +292,9 @@ func benchThroughput(ctx context.Context, p *pinger, bf benchFlags) (*throughput
 	}
 	if rawElapsed > 0 {
 		res.RawPerS = float64(rawGot) / rawElapsed.Seconds()
+	}
+	if inElapsed > 0 {
+		res.RawInProcPerS = float64(inGot) / inElapsed.Seconds()
 	}
 	if res.RawPerS > 0 {
 		res.Ratio = res.UpdatesPerS / res.RawPerS
@@ -391,4 +427,165 @@ func rawBlast(ctx context.Context, n, size int) (sent, got int, elapsed time.Dur
 		return sent, 0, 0, errors.New("no datagram arrived")
 	}
 	return sent, r.got, r.last.Sub(start), nil
+}
+
+// startRawChild starts "bench-raw mode" in a child process and returns
+// it, its stdout lines, and the UDP port it listens on.
+func startRawChild(ctx context.Context, mode string, args ...string) (*exec.Cmd, *bufio.Scanner, int, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	cmd := exec.CommandContext(ctx, self, append([]string{"bench-raw", mode}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, 0, err
+	}
+	lines := bufio.NewScanner(out)
+	var port int
+	if !lines.Scan() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, nil, 0, errors.New("the raw child printed nothing")
+	}
+	if _, err := fmt.Sscanf(lines.Text(), "port %d", &port); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, nil, 0, fmt.Errorf("the raw child printed %q", lines.Text())
+	}
+	return cmd, lines, port, nil
+}
+
+// rawRoundTripsChild times n round trips of size-byte datagrams to an
+// echo in a child process.
+func rawRoundTripsChild(ctx context.Context, n, size int) ([]time.Duration, error) {
+	cmd, _, port, err := startRawChild(ctx, "echo")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	dst := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}
+	msg, buf := make([]byte, max(size, 1)), make([]byte, 65536)
+	rtts := make([]time.Duration, 0, n)
+	for i := 0; i < n+n/10 && ctx.Err() == nil; i++ { // the first tenth warms up
+		start := time.Now()
+		if _, err := c.WriteToUDP(msg, dst); err != nil {
+			return nil, err
+		}
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		if _, _, err := c.ReadFromUDP(buf); err != nil {
+			continue // lost: not a round trip
+		}
+		if i >= n/10 {
+			rtts = append(rtts, time.Since(start))
+		}
+	}
+	if len(rtts) == 0 {
+		return nil, errors.New("no echo")
+	}
+	return rtts, ctx.Err()
+}
+
+// rawBlastChild sends n datagrams of size bytes, one system call each, to
+// a counting child process; the rate is what the child received over the
+// time from its first datagram to its last.
+func rawBlastChild(ctx context.Context, n, size int) (sent, got int, elapsed time.Duration, err error) {
+	cmd, lines, port, err := startRawChild(ctx, "sink", "-count", fmt.Sprint(n))
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer c.Close()
+	c.SetWriteBuffer(8 << 20)
+	dst := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}
+	msg := make([]byte, max(size, 1))
+	for sent < n && ctx.Err() == nil {
+		if _, err := c.WriteToUDP(msg, dst); err != nil {
+			return sent, 0, 0, err
+		}
+		sent++
+	}
+	if !lines.Scan() {
+		return sent, 0, 0, errors.New("the sink reported nothing")
+	}
+	var ns int64
+	if _, err := fmt.Sscanf(lines.Text(), "got %d in %d", &got, &ns); err != nil {
+		return sent, 0, 0, fmt.Errorf("the sink printed %q", lines.Text())
+	}
+	if got == 0 {
+		return sent, 0, 0, errors.New("no datagram arrived")
+	}
+	return sent, got, time.Duration(ns), nil
+}
+
+// runBenchRaw is the child side of the raw floor: "echo" answers every
+// datagram; "sink -count N" counts datagrams until N arrived or none came
+// for 300 ms, then prints "got M in NS" (nanoseconds from the first to the
+// last). Both print "port P" first.
+func runBenchRaw(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "federate-node bench-raw: want echo or sink")
+		return 2
+	}
+	mode := args[0]
+	fs := flag.NewFlagSet("bench-raw", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	count := fs.Int("count", 0, "sink: datagrams to expect")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		fmt.Fprintln(stderr, "federate-node bench-raw:", err)
+		return 1
+	}
+	defer c.Close()
+	c.SetReadBuffer(8 << 20)
+	fmt.Fprintf(stdout, "port %d\n", c.LocalAddr().(*net.UDPAddr).Port)
+	buf := make([]byte, 65536)
+	switch mode {
+	case "echo":
+		for {
+			c.SetReadDeadline(time.Now().Add(time.Minute))
+			n, from, err := c.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return 0
+			}
+			c.WriteToUDPAddrPort(buf[:n], from)
+		}
+	case "sink":
+		var got int
+		var first, last time.Time
+		for got < *count {
+			wait := 300 * time.Millisecond
+			if got == 0 {
+				wait = 10 * time.Second
+			}
+			c.SetReadDeadline(time.Now().Add(wait))
+			if _, _, err := c.ReadFromUDPAddrPort(buf); err != nil {
+				break
+			}
+			last = time.Now()
+			if got == 0 {
+				first = last
+			}
+			got++
+		}
+		fmt.Fprintf(stdout, "got %d in %d\n", got, last.Sub(first).Nanoseconds())
+		return 0
+	}
+	fmt.Fprintf(stderr, "federate-node bench-raw: unknown mode %q\n", mode)
+	return 2
 }

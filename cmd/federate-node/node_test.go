@@ -138,3 +138,50 @@ func TestTwoProcesses(t *testing.T) {
 		res.RTTMedianMicros, res.RTTP90Micros, res.Updates, res.PayloadBytes, res.UpdatesPerSec)
 
 }
+
+// TestBenchJSON runs both benchmarks briefly in two processes and checks
+// that each prints one JSON line with the documented keys and sane
+// numbers. It measures nothing: figures come from running bench by hand.
+func TestBenchJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	bin := buildNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "bench", "-json", "-count", "300", "-payload", "100",
+		"-mcast-port", fmt.Sprint(20000+os.Getpid()%20000))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bench: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("bench printed %d lines:\n%s", len(lines), out)
+	}
+	var lat latencyResult
+	var thr throughputResult
+	if err := json.Unmarshal([]byte(lines[0]), &lat); err != nil || lat.Bench != "latency" {
+		t.Fatalf("latency line %q: %v", lines[0], err)
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &thr); err != nil || thr.Bench != "throughput" {
+		t.Fatalf("throughput line %q: %v", lines[1], err)
+	}
+	if lat.Payload != 100 || lat.Pings != 300 || lat.RTTP50 <= 0 || lat.RTTP99 < lat.RTTP50 || lat.RawRTTP50 <= 0 || lat.Ratio <= 0 {
+		t.Errorf("latency %+v", lat)
+	}
+	if thr.Updates != 300 || thr.UpdatesPerS <= 0 || thr.RawPerS <= 0 || thr.Ratio <= 0 {
+		t.Errorf("throughput %+v", thr)
+	}
+	// The keys the issue names, spelled as given.
+	for _, k := range []string{`"updates_per_s"`, `"raw_per_s"`, `"ratio"`, `"payload"`} {
+		if !strings.Contains(lines[1], k) {
+			t.Errorf("throughput line lacks %s", k)
+		}
+	}
+	for _, k := range []string{`"rtt_p50_us"`, `"rtt_p99_us"`, `"raw_rtt_p50_us"`, `"ratio"`} {
+		if !strings.Contains(lines[0], k) {
+			t.Errorf("latency line lacks %s", k)
+		}
+	}
+}

@@ -58,6 +58,16 @@ type BatchSender interface {
 	SendBatch(pkts []Packet) (sent int, err error)
 }
 
+// Direct is implemented by transports that can hand a datagram to a
+// function on their own reader goroutine instead of through Recv, saving
+// a goroutine switch per datagram. The function returns false when it
+// cannot take the datagram now (it must not block); the datagram then
+// goes through Recv as usual. Datagrams taken directly and through Recv
+// may reach the layer above out of order.
+type Direct interface {
+	SetDirect(take func(Packet) bool)
+}
+
 // ErrClosed is returned by the methods of a closed Transport.
 var ErrClosed = errors.New("transport: closed")
 

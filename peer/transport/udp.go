@@ -299,6 +299,7 @@ type UDP struct {
 
 	selfIP   net.IP // the sending socket's address, to recognize own datagrams
 	selfPort int
+	direct   atomic.Pointer[func(Packet) bool] // see SetDirect
 }
 
 // udpSocket is a receiving socket and its reader goroutine. On Linux it is
@@ -594,6 +595,10 @@ func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
 		n := copy(data, b[udpHeaderLen:])
 		pkt := Packet{Group: Group(binary.BigEndian.Uint32(b[4:])), Data: data[:n:n]}
 		data = data[n:]
+		if take := u.direct.Load(); take != nil && (*take)(pkt) {
+			u.received.Add(1)
+			continue
+		}
 		select {
 		case u.recv <- pkt:
 			u.received.Add(1)
@@ -602,6 +607,10 @@ func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
 		}
 	}
 }
+
+// SetDirect implements Direct: the reader goroutines offer each datagram
+// to take before queueing it on Recv.
+func (u *UDP) SetDirect(take func(Packet) bool) { u.direct.Store(&take) }
 
 // isOwn reports whether a datagram came from this transport's sending
 // socket (multicast loopback).
