@@ -165,6 +165,15 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		if mc.MaxPacket == 0 {
 			mc.MaxPacket = max(transport.DefaultMaxPacket, cfg.maxFrame()+64)
 		}
+		// Room for a full flow-control window in the kernel, so that a
+		// burst is held rather than dropped and repaired (Linux caps
+		// these at net.core.rmem_max and wmem_max).
+		if mc.ReadBuffer == 0 {
+			mc.ReadBuffer = 4 << 20
+		}
+		if mc.WriteBuffer == 0 {
+			mc.WriteBuffer = 4 << 20
+		}
 		if f.tr, err = transport.NewUDP(mc); err != nil {
 			return nil, fmt.Errorf("%w: data plane: %w", ErrRTIinternalError, err)
 		}
