@@ -531,9 +531,11 @@ func (u *UDP) listen(addr netip.Addr) (*udpSocket, error) {
 			return nil, err
 		}
 	}
+	pc := ipv4.NewPacketConn(conn)
+	dropOwn(pc, &net.UDPAddr{IP: u.selfIP, Port: u.selfPort})
 	return &udpSocket{
 		conn:  conn,
-		pc:    ipv4.NewPacketConn(conn),
+		pc:    pc,
 		addrs: make(map[netip.Addr]int),
 		done:  make(chan struct{}),
 	}, nil

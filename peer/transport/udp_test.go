@@ -100,7 +100,8 @@ func TestUDPExchangeTwoGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Each side gets the other's datagram; its own comes back through
-	// loopback and is dropped and counted.
+	// loopback and is dropped: in the kernel by the socket filter on
+	// Linux, else by dispatch (counted in Own).
 	for _, c := range []struct {
 		u    *UDP
 		want string
@@ -114,11 +115,7 @@ func TestUDPExchangeTwoGroups(t *testing.T) {
 		}
 	}
 	for _, u := range []*UDP{a, b} {
-		deadline := time.Now().Add(2 * time.Second)
-		for u.Stats().Own == 0 && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
-		if st := u.Stats(); st.Own == 0 || st.Own > st.Sent {
+		if st := u.Stats(); st.Own > st.Sent {
 			t.Errorf("stats %+v", st)
 		}
 	}

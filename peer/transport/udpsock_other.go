@@ -3,8 +3,11 @@
 package transport
 
 import (
+	"net"
 	"net/netip"
 	"syscall"
+
+	"golang.org/x/net/ipv4"
 )
 
 // sharedSockets reports whether a receiving socket holds the memberships
@@ -26,3 +29,7 @@ func receiveControl(network, address string, c syscall.RawConn) error {
 // membershipLimit reports whether err is the kernel refusing a socket one
 // more membership; sockets here hold one.
 func membershipLimit(err error) bool { return false }
+
+// dropOwn would filter a transport's own datagrams in the kernel; here
+// dispatch drops them.
+func dropOwn(pc *ipv4.PacketConn, self *net.UDPAddr) {}
