@@ -198,6 +198,10 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
 	}
+	// Control traffic (time messages, queries, resigns) is low-rate and
+	// goes to every member: ACKs from all of them would cost more than
+	// they save, and the history covers repairs.
+	f.rel.WithoutFlowControl(controlGroup)
 	f.tm, err = lbts.New(lbts.Config{Self: lbts.FederateID(f.handle)})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)

@@ -143,9 +143,11 @@ type Endpoint struct {
 	maxRanges  int
 
 	seal sealer
-	cand *peer   // a sender run being authenticated (see newPeer)
-	rtx  bundle  // retransmissions being bundled
-	ents []entry // scratch for parsing bundles
+	cand *peer // a sender run being authenticated (see newPeer)
+
+	acksDue bool    // some stream has ackDue set
+	rtx     bundle  // retransmissions being bundled
+	ents    []entry // scratch for parsing bundles
 
 	now int64 // ticks so far
 
@@ -192,6 +194,8 @@ type stream struct {
 	hw      uint64           // highest reliable seq known to exist
 	buf     map[uint64]entry // out-of-order reliable entries, seq > next (any seq while unsynced)
 	acked   uint64           // the sequence our last ACK of this stream named
+	ackDue  bool             // its sender asked for an ACK (sent at the next Tick)
+	ackedAt int64            // tick of our last ACK of this stream
 	frag    reassembly       // reliable message being reassembled
 	nakAt   int64            // tick to (re)consider NAKing; 0: none
 	supp    []suppressed     // ranges recently NAKed (by us or others)
@@ -371,14 +375,22 @@ func (e *Endpoint) Tick() {
 			e.requestSync(s)
 		}
 	}
+	e.tickAcks()
 	e.tickStalls()
 }
 
 // heartbeat sends a heartbeat of st: its highest sequence and the oldest
 // it holds. st has no open reliable frame.
+//
+// It asks for ACKs when some receiver has not acknowledged everything:
+// receivers answer, batched at their next Tick. Once every receiver is
+// up to date, heartbeats ask for nothing, so a quiet group costs no ACKs.
 func (e *Endpoint) heartbeat(st *sendState) {
 	f, body := e.newFrame(kindHeartbeat, st.group, st.hw, heartbeatBodyLen)
 	binary.BigEndian.PutUint64(body, e.low(st))
+	if !st.noFlow && e.ackedBy(st) < st.sealedHW() {
+		f[3] |= ackReqBit
+	}
 	e.emit(st.group, f)
 	e.stats.Heartbeats++
 }
@@ -526,7 +538,9 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 	case kindHeartbeat:
 		s.vouch = min(s.vouch, h.seq)
 		e.onHeartbeat(s, h.seq, binary.BigEndian.Uint64(body))
-		e.maybeAck(s, true)
+		if h.ackReq && s.started {
+			s.ackDue, e.acksDue = true, true
+		}
 	case kindGone:
 		e.onGone(s, h.seq)
 	}

@@ -1,8 +1,10 @@
 package reliable
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -15,9 +17,12 @@ import (
 // for a stream when Window/4 messages were delivered since its last, when
 // a data frame asks for one (the sender marks a frame every Window/4 of
 // its messages, so ACKs keep pace with its window whatever the
-// receiver's), and in answer to each of the sender's heartbeats: a sender that goes quiet
-// learns where its receivers are within a heartbeat, also when an ACK was
-// lost, and a blocked sender sends a heartbeat at once (see Blocked).
+// receiver's), and, at its next Tick, one for all the streams whose
+// senders' heartbeats asked: a sender that goes quiet with messages not
+// yet acknowledged by all learns where its receivers are within a
+// heartbeat, also when an ACK was lost, and a blocked sender sends a
+// heartbeat at once (see Blocked). A heartbeat asks only while something
+// is unacknowledged, so a quiet group costs no ACKs.
 //
 // A sender holds every reliable message until each receiver it knows of
 // on the group (see Join) acknowledged it. Its backlog on a group is what
@@ -38,11 +43,11 @@ func (e *Endpoint) ackEvery() uint64 { return uint64(max(1, e.cfg.Window/4)) }
 
 // ackedBy returns the sequence through which every live receiver of st's
 // group has acknowledged st's stream (its highest sealed sequence when
-// there is none).
+// there is none, or when the group is not flow controlled).
 func (e *Endpoint) ackedBy(st *sendState) uint64 {
 	acked := st.sealedHW()
 	gs := e.groups[st.group]
-	if gs == nil {
+	if gs == nil || st.noFlow {
 		return acked
 	}
 	for _, r := range gs.rcv {
@@ -89,6 +94,15 @@ func (e *Endpoint) Backlog(g transport.Group) (msgs, bytes uint64) {
 		open += uint64(p.n)
 	}
 	return st.hw - acked, st.sentCum - st.cumThrough(acked) + open
+}
+
+// WithoutFlowControl exempts our stream on g from flow control: it asks
+// its receivers for no ACKs, keeps only the history (RetransmitBuffer,
+// RetransmitBytes) for repairs, and is never Blocked. For low-rate
+// streams that every member receives, such as the federation's control
+// traffic, where ACKs from every member would cost more than they save.
+func (e *Endpoint) WithoutFlowControl(g transport.Group) {
+	e.sendStateOf(g).noFlow = true
 }
 
 // Receivers returns the nodes this endpoint knows as receivers of its
@@ -210,8 +224,40 @@ func (e *Endpoint) maybeAck(s *stream, force bool) {
 		return
 	}
 	through := s.next - 1
-	if through > s.acked && (force || through-s.acked >= e.ackEvery()) || force && through == s.acked && through > 0 {
+	if through > s.acked && (force || through-s.acked >= e.ackEvery()) || force && e.ackRepeat(s) {
 		e.sendAcks(s.key.group, []*stream{s})
+	}
+}
+
+// ackRepeat reports whether s, acknowledged through its last delivery,
+// should say so again when asked: when its last ACK is old enough to have
+// been lost. A receiver that made no progress does not answer every ask,
+// since a heartbeat asks on behalf of any receiver behind.
+func (e *Endpoint) ackRepeat(s *stream) bool {
+	return s.next > 1 && e.now-s.ackedAt >= int64(4*e.cfg.NakRetryTicks)
+}
+
+// tickAcks answers the heartbeats that asked for ACKs: one ACK frame per
+// group (or as few as fit) for every stream whose sender asked.
+func (e *Endpoint) tickAcks() {
+	if !e.acksDue {
+		return
+	}
+	e.acksDue = false
+	for _, gs := range e.groupList { // deterministic order
+		var due []*stream
+		for _, s := range e.stream {
+			if s.ackDue && s.key.group == gs.g {
+				s.ackDue = false
+				if s.started && s.next > 0 && (s.next-1 > s.acked || e.ackRepeat(s)) {
+					due = append(due, s)
+				}
+			}
+		}
+		if len(due) > 0 {
+			slices.SortFunc(due, func(a, b *stream) int { return cmp.Compare(a.key.from, b.key.from) })
+			e.sendAcks(gs.g, due)
+		}
 	}
 }
 
@@ -227,7 +273,7 @@ func (e *Endpoint) sendAcks(g transport.Group, ss []*stream) {
 			binary.BigEndian.PutUint64(x, uint64(s.key.from))
 			binary.BigEndian.PutUint64(x[8:], s.p.inc)
 			binary.BigEndian.PutUint64(x[16:], s.next-1)
-			s.acked = s.next - 1
+			s.acked, s.ackedAt = s.next-1, e.now
 		}
 		e.emit(g, f)
 		e.stats.Acks++

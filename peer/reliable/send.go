@@ -28,6 +28,7 @@ type sendState struct {
 	probeAt  int64  // tick of the last heartbeat sent because blocked
 	probed   bool   // probeAt is set
 	ackReqHW uint64 // hw when a frame last asked for ACKs
+	noFlow   bool   // not flow controlled (see WithoutFlowControl)
 }
 
 type slot struct {
@@ -186,7 +187,7 @@ func (e *Endpoint) sealBundle(st *sendState, b *bundle) {
 	// Every Window/4 messages a frame asks the receivers for an ACK, so
 	// that ACKs keep pace with this sender's window, whatever theirs.
 	last := b.first + uint64(len(b.pos)) - 1
-	ackReq := b.kind == kindData && last-st.ackReqHW >= e.ackEvery()
+	ackReq := b.kind == kindData && !st.noFlow && last-st.ackReqHW >= e.ackEvery()
 	if ackReq {
 		st.ackReqHW = last
 	}

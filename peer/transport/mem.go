@@ -10,7 +10,7 @@ import (
 
 // DefaultMemBuffer is the receive queue length of a MemEndpoint when
 // NetworkConfig.Buffer is zero.
-const DefaultMemBuffer = 1024
+const DefaultMemBuffer = 8192
 
 // NetworkConfig configures an in-memory Network. The zero value is usable.
 type NetworkConfig struct {
@@ -316,6 +316,9 @@ func (ep *MemEndpoint) sendLocked(g Group, b []byte) {
 		return
 	}
 	n.stats.Sent++
+	// One copy serves every receiver: receivers own their packets but
+	// never modify them. Only a corrupted copy is made for its receiver.
+	var shared []byte
 	for _, to := range n.order {
 		if to == ep || !to.groups[g] {
 			continue
@@ -344,8 +347,12 @@ func (ep *MemEndpoint) sendLocked(g Group, b []byte) {
 				d += time.Duration(n.rng.Int64N(int64(f.Jitter)))
 			}
 			reorder := f.Reorder > 0 && n.rng.Float64() < f.Reorder
-			pkt := Packet{Group: g, Data: append([]byte(nil), b...)}
+			if shared == nil {
+				shared = append(make([]byte, 0, len(b)), b...)
+			}
+			pkt := Packet{Group: g, Data: shared[:len(shared):len(shared)]}
 			if f.Corrupt > 0 && len(b) > 0 && n.rng.Float64() < f.Corrupt {
+				pkt.Data = append([]byte(nil), b...)
 				flipBits(n.rng, pkt.Data)
 				n.stats.Corrupted++
 			}

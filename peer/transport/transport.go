@@ -11,11 +11,12 @@ type Group uint32
 type Packet struct {
 	// Group is the group the datagram was sent on.
 	Group Group
-	// Data is the datagram. It belongs to the receiver: the transport does
-	// not touch it after handing the Packet over. Packets received
-	// together may share one allocation, each Data a separate slice of
-	// it whose capacity ends where it does, so appending to one never
-	// changes another.
+	// Data is the datagram. The transport does not touch it after handing
+	// the Packet over, and the receiver must not modify it: packets
+	// received together may share one allocation (each Data a separate
+	// slice of it whose capacity ends where it does, so appending to one
+	// never changes another), and the in-memory network hands the same
+	// bytes to every receiver of a datagram.
 	Data []byte
 }
 
