@@ -610,6 +610,7 @@ func (f *Federate) flush() {
 		}
 		for _, g := range rd.Gaps {
 			f.stats.gaps.Add(1)
+			f.events.push(MessagesLost{Producer: FederateHandle(g.From), Messages: g.ToSeq - g.FromSeq + 1})
 			f.log.Warn().Uint64("from", uint64(g.From)).Uint32("group", uint32(g.Group)).
 				Uint64("fromSeq", g.FromSeq).Uint64("toSeq", g.ToSeq).Msg("messages lost for good")
 			f.tm.Gap(lbts.FederateID(g.From), uint32(g.Group), g.ToSeq)

@@ -1,0 +1,51 @@
+package peer
+
+import (
+	"testing"
+	"time"
+
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// TestMessagesLostReported: a subscriber misses an update, and its
+// publisher is gone before it can repair it: the loss is reported as a
+// MessagesLost event (and counted), never skipped in silence.
+func TestMessagesLostReported(t *testing.T) {
+	m := newMemFederation(t, 0, transport.Faults{}, 21)
+	doc := testDoc(t)
+	pub, sub := m.add("pub", doc), m.add("sub", doc)
+	h := handles(t, pub)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(sub.SubscribeObjectClassAttributes(h.vehicle, h.label))
+	must(pub.PublishObjectClassAttributes(h.vehicle, h.label))
+	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
+	must(err)
+	waitFor(t, sub, 5*time.Second, isType[DiscoverObjectInstance])
+	must(pub.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("1")}, nil))
+	waitFor(t, sub, 5*time.Second, isType[ReflectAttributeValues])
+
+	m.net.SetLinkFaults("pub", "sub", transport.Faults{Loss: 1})
+	must(pub.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("2")}, nil))
+	time.Sleep(20 * time.Millisecond) // the lossy link ate it
+	m.net.SetLinkFaults("pub", "sub", transport.Faults{})
+	must(pub.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("3")}, nil))
+	pub.Close() // gone before the subscriber's NAK can be answered
+
+	ev, skipped := waitFor(t, sub, 10*time.Second, isType[MessagesLost])
+	if l := ev.(MessagesLost); l.Producer != pub.Handle() || l.Messages == 0 {
+		t.Errorf("lost %+v", l)
+	}
+	if sub.Stats().Gaps == 0 {
+		t.Error("gap not counted")
+	}
+	for _, e := range skipped {
+		if r, ok := e.(ReflectAttributeValues); ok && string(r.Values[h.label]) == "2" {
+			t.Error("the lost update was delivered")
+		}
+	}
+}
