@@ -65,7 +65,7 @@ type Config struct {
 	// default 16 MiB.
 	MaxMessage int
 	// Window is how many reliable messages a receiver may lag behind on
-	// a group before back-pressure applies; default 1024.
+	// a group before back-pressure applies; default 8192.
 	Window int
 	// BackPressure says what an update or interaction does when a
 	// receiver lags a full window behind: wait until it catches up (or

@@ -44,6 +44,10 @@ type throughputResult struct {
 	Ratio       float64 `json:"ratio"`
 	// The floor between two sockets of one process, for reference.
 	RawInProcPerS float64 `json:"raw_inprocess_per_s"`
+	// What the sending federate did meanwhile.
+	Frames  uint64 `json:"frames"`
+	Batches uint64 `json:"batches"`
+	Blocked uint64 `json:"blocked"`
 }
 
 type latencyResult struct {
@@ -273,10 +277,12 @@ func benchThroughput(ctx context.Context, p *pinger, bf benchFlags) (*throughput
 	if _, _, _, err := p.updates(ctx, min(n/10, 50000), bf.payload, 0); err != nil { // warm up
 		return nil, err
 	}
+	before := p.fed.Stats()
 	_, reflected, elapsed, err := p.updates(ctx, n, bf.payload, bf.duration)
 	if err != nil {
 		return nil, err
 	}
+	after := p.fed.Stats()
 	rawN := int(min(reflected, 500000))
 	rawSent, rawGot, rawElapsed, err := rawBlastChild(ctx, rawN, bf.payload)
 	if err != nil {
@@ -289,6 +295,7 @@ func benchThroughput(ctx context.Context, p *pinger, bf benchFlags) (*throughput
 	res := &throughputResult{
 		Bench: "throughput", Payload: bf.payload, Frame: bf.frame, Updates: reflected, Seconds: elapsed.Seconds(),
 		UpdatesPerS: float64(reflected) / elapsed.Seconds(), RawSent: rawSent, RawReceived: rawGot,
+		Frames: after.Frames - before.Frames, Batches: after.Batches - before.Batches, Blocked: after.Blocked - before.Blocked,
 	}
 	if rawElapsed > 0 {
 		res.RawPerS = float64(rawGot) / rawElapsed.Seconds()

@@ -9,12 +9,12 @@ import (
 // Defaults for the zero fields of Config.
 const (
 	DefaultRetransmitBuffer = 4096
-	DefaultReorderBuffer    = 1024
+	DefaultReorderBuffer    = 8192
 	DefaultHeartbeatTicks   = 10
 	DefaultNakDelayTicks    = 2
 	DefaultMaxFrame         = 1400
 	DefaultMaxMessage       = 16 << 20
-	DefaultWindow           = 1024
+	DefaultWindow           = 8192
 	DefaultWindowBytes      = 2 << 20
 	DefaultRetransmitBytes  = 4 << 20
 	DefaultAckTimeoutTicks  = 400
