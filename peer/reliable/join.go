@@ -24,10 +24,13 @@ import (
 // S takes the minimum. R is owed every message above H. H never changes
 // for a recorded join; every SYNC to R carries it.
 //
-// S answers a HELLO (addressed to every member or to S) and every newly
-// recorded receiver with a SYNC: "your stream from me starts at H+1; I
-// hold from low; my highest is hw". SYNCs to one receiver are rate-limited
-// to one per NakDelayTicks, except the first.
+// S answers every newly recorded receiver, and every HELLO addressed to
+// S, with a SYNC: "your stream from me starts at H+1; I hold from low; my
+// highest is hw". A retry of a join HELLO S has recorded is not answered
+// again (in a group of n members, answering every retry would cost 5n
+// SYNCs per join, each delivered to all): a joiner that missed S's SYNC
+// asks S for one by name as soon as it hears S's traffic. SYNCs to one
+// receiver are rate-limited to one per NakDelayTicks, except the first.
 //
 // A member that was joined before S joined is owed everything after S's
 // join position J (S's position at Join, carried by every join HELLO of
@@ -230,7 +233,7 @@ func (e *Endpoint) onHello(gs *groupState, p *peer, nonce uint64, body []byte) {
 		at = min(at, echo)
 	}
 	r, fresh := e.learn(gs, p, nonce, at)
-	if r != nil && (fresh || target == 0 || target == e.cfg.Self) {
+	if r != nil && (fresh || target == e.cfg.Self) {
 		e.sendSync(gs, r, s.vouch, fresh)
 	}
 }
