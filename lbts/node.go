@@ -490,6 +490,22 @@ func (n *Node) SentTSO(g uint32, seq uint64, ts float64) error {
 	return nil
 }
 
+// Covered records that the message with sequence number seq goes out on
+// group g and that every later promise must cover it, as for a TSO
+// message, though it carries no time stamp. The peer layer uses it for
+// retractions: a receiver then counts the sender's later promises only
+// after the retraction has arrived, so no grant those promises allow
+// passes a retracted message first. Sequence numbers per group must
+// grow; nothing is recorded otherwise.
+func (n *Node) Covered(g uint32, seq uint64) error {
+	if prev, ok := n.covers[g]; ok && seq <= prev {
+		return fmt.Errorf("lbts: sequence %d on group %d not above %d", seq, g, prev)
+	}
+	n.covers[g] = seq
+	n.epoch++ // the next Message carries the cover
+	return nil
+}
+
 // ---- Requests from the federate ----
 
 // EnableRegulation starts enableTimeRegulation with the given lookahead.
@@ -1072,6 +1088,10 @@ func (n *Node) LITS() (lits float64, ok bool) {
 	}
 	return g, !math.IsInf(g, 1)
 }
+
+// Advancing reports whether a time advance request is pending (the
+// federate is in the time advancing state).
+func (n *Node) Advancing() bool { return n.request != NoRequest }
 
 // Regulating reports whether time regulation is enabled (not pending).
 func (n *Node) Regulating() bool { return n.regulating }

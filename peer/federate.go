@@ -584,16 +584,16 @@ func (f *Federate) actOnTime(rd lbts.Ready) {
 		}
 		f.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindTime, TimeMsg: b}})
 	}
+	received := TimeStamp
+	if !f.tm.Constrained() {
+		received = Receive // disableTimeConstrained released the queue
+	}
 	for _, d := range rd.Deliver {
 		p, ok := d.Payload.(tsoPayload)
 		if !ok {
 			continue
 		}
-		evs := f.st.apply(p.msg, delivery{from: p.from, received: TimeStamp, reliable: p.reliable}, f.tk)
-		if f.trace != nil {
-			f.traceDeliver(p.msg, p.from, TimeStamp, evs)
-		}
-		f.events.push(evs...)
+		f.applyDelivered(p.msg, delivery{from: p.from, received: received, reliable: p.reliable})
 	}
 	if rd.RegulationEnabled != nil {
 		if f.trace != nil {
@@ -611,7 +611,7 @@ func (f *Federate) actOnTime(rd lbts.Ready) {
 		if f.trace != nil {
 			f.traceTime("grant", *rd.Grant)
 		}
-		f.events.push(TimeAdvanceGrant{Time: f.tk.make(*rd.Grant)})
+		f.events.push(TimeAdvanceGrant{Time: f.tk.make(*rd.Grant), Request: rd.GrantKind})
 	}
 	f.tm.Advance(rd)
 }
@@ -674,12 +674,10 @@ func (f *Federate) onData(d reliable.Delivery) {
 		}
 	case kindResign:
 		f.forget(from, MemberResigned)
+	case kindRetract:
+		f.onRetract(m, from, uint32(d.Group))
 	default:
-		evs := f.st.apply(m, delivery{from: from, received: Receive, reliable: d.Reliable}, f.tk)
-		if f.trace != nil {
-			f.traceDeliver(m, from, Receive, evs)
-		}
-		f.events.push(evs...)
+		f.deliverRO(m, delivery{from: from, received: Receive, reliable: d.Reliable})
 	}
 }
 
