@@ -391,7 +391,7 @@ func (f *Federate) timeError(err error, given float64) error {
 		if ite.Op == "advance" {
 			return fmt.Errorf("%w: %v is before the federate's time %v", ErrLogicalTimeAlreadyPassed, f.tk.make(ite.Requested), f.tk.make(ite.Min))
 		}
-		return &InvalidLogicalTimeError{Given: f.tk.make(ite.Requested), Earliest: f.tk.make(ite.Min)}
+		return &InvalidLogicalTimeError{Given: f.tk.make(ite.Requested), Earliest: f.tk.make(ite.Min), After: ite.Strict}
 	}
 	for _, m := range []struct{ from, to error }{
 		{lbts.ErrInTimeAdvance, ErrInTimeAdvancingState},

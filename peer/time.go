@@ -96,9 +96,15 @@ func (k timeKind) interval(l LogicalTime) (float64, error) {
 type InvalidLogicalTimeError struct {
 	Given    LogicalTime
 	Earliest LogicalTime
+	// After says Earliest itself is refused too: times must be above it
+	// (at zero lookahead after a grant to Earliest).
+	After bool
 }
 
 func (e *InvalidLogicalTimeError) Error() string {
+	if e.After {
+		return fmt.Sprintf("hla: invalid logical time %v: must be after %v", e.Given, e.Earliest)
+	}
 	return fmt.Sprintf("hla: invalid logical time %v: earliest allowed is %v", e.Given, e.Earliest)
 }
 
