@@ -1016,11 +1016,22 @@ func (n *Node) maybeGrant() {
 		}
 		t = g
 	}
+	before := n.promise
 	n.setTime(t)
 	n.lastKind = kind
 	n.request = NoRequest
 	n.raiseBound()
-	n.touch()
+	if (kind == TimeAdvanceRequest || kind == TimeAdvanceRequestAvailable) && n.promise == before && n.regulating {
+		// The promise already said as much while the request was
+		// pending: nobody needs to hear of the grant at once. The next
+		// Message (the next request, or the periodic resend) carries it.
+		// A TAR loop thus costs one broadcast per step, not two.
+		n.state++
+		n.epoch++
+		n.dirty = true
+	} else {
+		n.touch()
+	}
 	n.emitGrant(t, kind)
 }
 

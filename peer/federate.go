@@ -577,7 +577,7 @@ func timeReady(rd lbts.Ready) bool {
 // deliver time-stamp-order messages in order, then grants.
 func (f *Federate) actOnTime(rd lbts.Ready) {
 	for _, m := range rd.Messages {
-		b, err := msgpack.Marshal(&m)
+		b, err := m.MarshalBinary()
 		if err != nil {
 			f.log.Error().Err(err).Msg("encode time message")
 			continue
@@ -656,7 +656,13 @@ func (f *Federate) onData(d reliable.Delivery) {
 	switch m.Kind {
 	case kindTime:
 		var tm lbts.Message
-		if err := msgpack.Unmarshal(m.TimeMsg, &tm); err != nil {
+		var err error
+		if lbts.IsBinary(m.TimeMsg) {
+			err = tm.UnmarshalBinary(m.TimeMsg)
+		} else {
+			err = msgpack.Unmarshal(m.TimeMsg, &tm) // older members
+		}
+		if err != nil {
 			f.stats.malformed.Add(1)
 			return
 		}
