@@ -31,6 +31,7 @@ type timeBenchFlags struct {
 	timeout    time.Duration
 	cpuprofile string
 	lookahead  float64
+	stats      bool
 
 	// Set by the parent for its child processes.
 	child      bool
@@ -88,6 +89,7 @@ func runBenchTime(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&bf.timeout, "timeout", 5*time.Minute, "give up after this long")
 	fs.StringVar(&bf.cpuprofile, "cpuprofile", "", "write a CPU profile of this process to `FILE` (-inprocess: every federate)")
 	fs.Float64Var(&bf.lookahead, "lookahead", 1, "lookahead of every federate")
+	fs.BoolVar(&bf.stats, "stats", false, "print every federate's data-plane counters to stderr at the end")
 	fs.BoolVar(&bf.child, "child", false, "internal: run one federate for the parent process")
 	fs.BoolVar(&bf.create, "create", false, "internal (child): create the federation")
 	fs.StringVar(&bf.federation, "federation", "", "internal (child): federation name")
@@ -305,6 +307,12 @@ func timeInProcess(ctx context.Context, bf timeBenchFlags) ([]timeChildResult, e
 		}()
 	}
 	wg.Wait()
+	if bf.stats {
+		for _, f := range feds {
+			b, _ := json.Marshal(f.Stats())
+			fmt.Fprintf(os.Stderr, "%s stats %s\n", f.Name(), b)
+		}
+	}
 	return results, errors.Join(errs...)
 }
 
@@ -341,7 +349,7 @@ func timeProcesses(ctx context.Context, bf timeBenchFlags, stderr io.Writer) ([]
 		args := []string{"bench", "timeadvance", "-child",
 			"-federation", federation, "-name", fmt.Sprintf("T%d", i),
 			"-federates", fmt.Sprint(bf.federates), "-steps", fmt.Sprint(bf.steps), "-warmup", fmt.Sprint(bf.warmup),
-			"-lookahead", fmt.Sprint(bf.lookahead), "-mcast-port", fmt.Sprint(bf.port), "-timeout", childTimeout.String()}
+			"-lookahead", fmt.Sprint(bf.lookahead), fmt.Sprintf("-stats=%v", bf.stats), "-mcast-port", fmt.Sprint(bf.port), "-timeout", childTimeout.String()}
 		if i == 0 {
 			args = append(args, "-create")
 		} else {
@@ -476,6 +484,10 @@ func timeChild(ctx context.Context, bf timeBenchFlags, stdout io.Writer) (timeCh
 	res, err := timeLoop(ctx, fed, bf, ready)
 	if err != nil {
 		return res, err
+	}
+	if bf.stats {
+		b, _ := json.Marshal(fed.Stats())
+		fmt.Fprintf(os.Stderr, "%s stats %s\n", fed.Name(), b)
 	}
 	// Stay until the others are done: they need this federate's last
 	// promise, and a resignation would remove it from their time anyway.
