@@ -188,13 +188,14 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 	defer cancel()
 	start := time.Now()
 	c, err := Start(ctx, Config{
-		Federates: n, Seed: seed, Tick: 5 * time.Millisecond,
+		Federates: n, Seed: seed, Tick: 10 * time.Millisecond, NetBuffer: 1 << 15,
 		Faults: transport.Faults{Loss: loss},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	t.Logf("%d federates joined in %v", n, time.Since(start).Round(time.Millisecond))
 	h := lookup(t, c.Feds[0])
 	for i, f := range c.Feds {
 		must(t, f.SubscribeObjectClassAttributes(h.aircraft, h.position))
@@ -202,7 +203,28 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 			must(t, f.PublishObjectClassAttributes(h.aircraft, h.position))
 		}
 	}
-	enableAll(t, ctx, c)
+	// Enable in batches: 128 simultaneous requests, each acknowledged by
+	// every member, would flood every receive queue at once.
+	const batch = 16
+	for lo := 0; lo < n; lo += batch {
+		hi := min(lo+batch, n)
+		for _, f := range c.Feds[lo:hi] {
+			must(t, f.EnableTimeRegulation(peer.Float64Time(1)))
+		}
+		for i := lo; i < hi; i++ {
+			must(t, c.Logs[i].WaitFor(ctx, Has[peer.TimeRegulationEnabled]()))
+		}
+	}
+	for lo := 0; lo < n; lo += batch {
+		hi := min(lo+batch, n)
+		for _, f := range c.Feds[lo:hi] {
+			must(t, f.EnableTimeConstrained())
+		}
+		for i := lo; i < hi; i++ {
+			must(t, c.Logs[i].WaitFor(ctx, Has[peer.TimeConstrainedEnabled]()))
+		}
+	}
+	t.Logf("regulating and constrained after %v; network %+v", time.Since(start).Round(time.Millisecond), c.Net.Stats())
 	objs := make([]peer.ObjectInstanceHandle, publishers)
 	for i := range objs {
 		objs[i], err = c.Feds[i].RegisterObjectInstance(h.aircraft, "")
@@ -236,6 +258,9 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 				st, _ := c.Feds[i].TimeStatus()
 				t.Fatalf("step %d: %v (time state %+v)", k, err, st)
 			}
+		}
+		if k%10 == 0 && k%100 != 0 {
+			t.Logf("step %d after %v", k, time.Since(run).Round(time.Millisecond))
 		}
 		if k%100 == 0 || k == steps {
 			if vs := Check(c.Logs); len(vs) > 0 {
