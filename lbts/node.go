@@ -7,7 +7,7 @@ import (
 
 // DefaultPromiseEveryTicks is how many Ticks a Node waits before it
 // rebroadcasts its state unchanged, when Config.PromiseEveryTicks is 0.
-const DefaultPromiseEveryTicks = 10
+const DefaultPromiseEveryTicks = 50
 
 // maxPending bounds how many not-yet-countable Messages a Node keeps per
 // peer. When more arrive, the newest waiting one is replaced, so the
