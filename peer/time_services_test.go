@@ -2,7 +2,9 @@ package peer
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"testing"
 	"time"
 
@@ -438,4 +440,75 @@ func TestAsynchronousDelivery(t *testing.T) {
 	if err := con.DisableAsynchronousDelivery(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Over the gossip control plane: two federates waiting in NMR at zero
+// lookahead on a regulator whose node goes away are released once it is
+// declared lost, within memberlist's failure-detection time.
+func TestCrashedRegulatorReleasesNMR(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for gossip failure detection")
+	}
+	net := transport.NewNetwork(transport.NetworkConfig{Seed: 39})
+	federation := fmt.Sprintf("nmr-crash-%d", os.Getpid())
+	a, err := joinGossip(t, net, federation, "A", nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	seed, _ := a.GossipAddr()
+	b, err := joinGossip(t, net, federation, "B", []string{seed}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	c, err := joinGossip(t, net, federation, "C", []string{seed}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, f := range []*Federate{a, b} {
+		waitFor(t, f, 10*time.Second, func(ev Event) bool {
+			j, ok := ev.(FederateJoined)
+			return ok && j.Name == "C"
+		})
+	}
+	for _, f := range []*Federate{a, b, c} {
+		if err := f.EnableTimeRegulation(Float64Time(0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []*Federate{a, b, c} {
+		waitFor(t, f, 10*time.Second, isType[TimeRegulationEnabled])
+	}
+	for _, f := range []*Federate{a, b} {
+		if err := f.EnableTimeConstrained(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, f, 10*time.Second, isType[TimeConstrainedEnabled])
+	}
+	for _, f := range []*Federate{a, b} {
+		if err := f.NextMessageRequest(Float64Time(5)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noGrantYet(t, a, 0) // C, regulating at 0 and not advancing, holds both
+	start := time.Now()
+	c.Close()
+	for _, f := range []*Federate{a, b} {
+		ev, skipped := waitFor(t, f, 20*time.Second, isType[TimeAdvanceGrant])
+		if g := ev.(TimeAdvanceGrant); g.Time.Float() != 5 || g.Request != lbts.NextMessageRequest {
+			t.Errorf("%s granted %v", f.Name(), g)
+		}
+		lost := false
+		for _, e := range skipped {
+			if l, ok := e.(FederateLost); ok && l.Name == "C" {
+				lost = true
+			}
+		}
+		if !lost {
+			t.Errorf("%s: no FederateLost for C before the grant: %v", f.Name(), skipped)
+		}
+	}
+	t.Logf("C lost and A, B granted %v after C's node went away", time.Since(start).Round(time.Millisecond))
 }
