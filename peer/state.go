@@ -582,7 +582,7 @@ func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
 		t = tk.make(m.Time)
 	}
 	var mrh MessageRetractionHandle
-	if m.TSO {
+	if m.TSO && d.reliable { // the sender gives out handles for these only
 		mrh = MessageRetractionHandle{Federate: d.from, Serial: m.ID}
 	}
 	switch m.Kind {
