@@ -155,7 +155,11 @@ func (n *Node) need() (x float64, inclusive, ok bool) {
 // wantsRound reports whether a new cut could help: the node waits, and
 // every regulating member whose promise holds it back is itself waiting
 // (Message.Waiting; a member that is not will raise its promise by
-// itself when it asks to advance, so a cut would only cost messages).
+// itself when it asks to advance, so a cut would only cost messages),
+// and at least one of them waits in NMR or NMRA. A member waiting in
+// TAR, TARA or an enable reports exactly its promise (its send floor is
+// its promise), so a cut over such members alone bounds nothing the
+// promises do not: with positive lookahead, TAR loops never pay for one.
 func (n *Node) wantsRound() bool {
 	x, incl, ok := n.need()
 	if !ok {
@@ -164,6 +168,7 @@ func (n *Node) wantsRound() bool {
 	if g, _ := n.galt(); g.allows(x, incl) {
 		return false
 	}
+	conditional := false
 	for _, m := range n.members {
 		if !m.hasCounted || !m.counted.Regulating {
 			continue
@@ -174,8 +179,11 @@ func (n *Node) wantsRound() bool {
 		if !m.counted.Waiting {
 			return false
 		}
+		if m.counted.Pending.nextMessage() {
+			conditional = true
+		}
 	}
-	return true
+	return conditional
 }
 
 // ---- Retraction ----

@@ -62,11 +62,17 @@
 // only for members the node knows, so the peer layer must AddFederate every
 // member it knows of when joining, before enabling anything.
 //
-// # Not there yet
+// # Retraction and the peer layer
 //
-// Retraction across the network (lbts only checks the sender's call,
-// CheckRetract, and removes queued messages, Retract), and asynchronous
-// delivery.
+// lbts checks the sender's call (CheckRetract), lets the sender's later
+// promises cover the retraction message (Covered), and removes queued
+// messages at receivers (Retract). Handles, carrying the retraction and
+// asynchronous delivery of receive-order messages are the peer layer's.
+//
+// # Encoding
+//
+// Message.AppendBinary and UnmarshalBinary are a compact binary encoding
+// for the control group; a Message also carries msgpack and JSON tags.
 //
 // # Driver loop
 //

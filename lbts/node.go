@@ -7,7 +7,7 @@ import (
 
 // DefaultPromiseEveryTicks is how many Ticks a Node waits before it
 // rebroadcasts its state unchanged, when Config.PromiseEveryTicks is 0.
-const DefaultPromiseEveryTicks = 10
+const DefaultPromiseEveryTicks = 50
 
 // maxPending bounds how many not-yet-countable Messages a Node keeps per
 // peer. When more arrive, the newest waiting one is replaced, so the
@@ -487,6 +487,22 @@ func (n *Node) SentTSO(g uint32, seq uint64, ts float64) error {
 	// no broadcast is needed: the promise we sent before stays true.
 	n.epoch++
 	n.state++
+	return nil
+}
+
+// Covered records that the message with sequence number seq goes out on
+// group g and that every later promise must cover it, as for a TSO
+// message, though it carries no time stamp. The peer layer uses it for
+// retractions: a receiver then counts the sender's later promises only
+// after the retraction has arrived, so no grant those promises allow
+// passes a retracted message first. Sequence numbers per group must
+// grow; nothing is recorded otherwise.
+func (n *Node) Covered(g uint32, seq uint64) error {
+	if prev, ok := n.covers[g]; ok && seq <= prev {
+		return fmt.Errorf("lbts: sequence %d on group %d not above %d", seq, g, prev)
+	}
+	n.covers[g] = seq
+	n.epoch++ // the next Message carries the cover
 	return nil
 }
 
@@ -1000,11 +1016,22 @@ func (n *Node) maybeGrant() {
 		}
 		t = g
 	}
+	before := n.promise
 	n.setTime(t)
 	n.lastKind = kind
 	n.request = NoRequest
 	n.raiseBound()
-	n.touch()
+	if (kind == TimeAdvanceRequest || kind == TimeAdvanceRequestAvailable) && n.promise == before && n.regulating {
+		// The promise already said as much while the request was
+		// pending: nobody needs to hear of the grant at once. The next
+		// Message (the next request, or the periodic resend) carries it.
+		// A TAR loop thus costs one broadcast per step, not two.
+		n.state++
+		n.epoch++
+		n.dirty = true
+	} else {
+		n.touch()
+	}
 	n.emitGrant(t, kind)
 }
 
@@ -1072,6 +1099,10 @@ func (n *Node) LITS() (lits float64, ok bool) {
 	}
 	return g, !math.IsInf(g, 1)
 }
+
+// Advancing reports whether a time advance request is pending (the
+// federate is in the time advancing state).
+func (n *Node) Advancing() bool { return n.request != NoRequest }
 
 // Regulating reports whether time regulation is enabled (not pending).
 func (n *Node) Regulating() bool { return n.regulating }

@@ -179,7 +179,7 @@ func FuzzDecodeMsg(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := decodeMsg(data)
-		if err == nil && (m.Kind < kindRegister || m.Kind > kindResign) {
+		if err == nil && (m.Kind < kindRegister || m.Kind > kindRetract) {
 			t.Fatalf("kind %d accepted", m.Kind)
 		}
 	})

@@ -1,5 +1,7 @@
 package peer
 
+import "github.com/meshrti/meshrti/lbts"
+
 // Event is one callback of the FederateAmbassador side, as returned by
 // Next. The set is closed: every event is one of the types below.
 type Event interface{ isEvent() }
@@ -26,6 +28,10 @@ type ReflectAttributeValues struct {
 	Time           LogicalTime
 	Producer       FederateHandle
 	Transportation string
+	// Retraction is the sender's handle for a message sent in
+	// time-stamp order (the handle the sender may Retract, and that a
+	// RequestRetraction names); the zero handle otherwise.
+	Retraction MessageRetractionHandle
 }
 
 // ReceiveInteraction (§6.9): an interaction of a subscribed class. Class is
@@ -40,6 +46,8 @@ type ReceiveInteraction struct {
 	Time           LogicalTime
 	Producer       FederateHandle
 	Transportation string
+	// Retraction: see ReflectAttributeValues.
+	Retraction MessageRetractionHandle
 }
 
 // RemoveObjectInstance (§6.11): a known instance was deleted, or its owner
@@ -51,6 +59,8 @@ type RemoveObjectInstance struct {
 	ReceivedOrder OrderType
 	Time          LogicalTime
 	Producer      FederateHandle
+	// Retraction: see ReflectAttributeValues.
+	Retraction MessageRetractionHandle
 }
 
 // ObjectInstanceNameReservationSucceeded (§6.3).
@@ -65,9 +75,22 @@ type TimeRegulationEnabled struct{ Time LogicalTime }
 // TimeConstrainedEnabled (§8.6): the federate is time-constrained at Time.
 type TimeConstrainedEnabled struct{ Time LogicalTime }
 
-// TimeAdvanceGrant (§8.13): the federate's logical time is now Time. Every
-// time-stamp-order message up to Time was delivered before this event.
-type TimeAdvanceGrant struct{ Time LogicalTime }
+// TimeAdvanceGrant (§8.13): the federate's logical time is now Time. It
+// answers every kind of time advance; Request says which (a meshrti
+// extension). Every time-stamp-order message up to Time was delivered
+// before this event (only those below Time after TimeAdvanceRequestAvailable
+// and NextMessageRequestAvailable: more at exactly Time may follow; and
+// FlushQueueRequest delivers every queued one, also later ones).
+type TimeAdvanceGrant struct {
+	Time    LogicalTime
+	Request lbts.RequestKind
+}
+
+// RequestRetraction (§8.22): the sender retracted a time-stamped message
+// that this federate has already received (a reflection, interaction or
+// removal whose Retraction is Handle). A retracted message that was still
+// queued is simply never delivered.
+type RequestRetraction struct{ Handle MessageRetractionHandle }
 
 // FederateLost is a meshrti extension: another federate's node stopped
 // answering and was declared dead. It no longer takes part in time
@@ -104,6 +127,7 @@ func (ObjectInstanceNameReservationFailed) isEvent()    {}
 func (TimeRegulationEnabled) isEvent()                  {}
 func (TimeConstrainedEnabled) isEvent()                 {}
 func (TimeAdvanceGrant) isEvent()                       {}
+func (RequestRetraction) isEvent()                      {}
 func (FederateLost) isEvent()                           {}
 func (FederateJoined) isEvent()                         {}
 func (FederateResigned) isEvent()                       {}

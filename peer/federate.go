@@ -629,23 +629,23 @@ func timeReady(rd lbts.Ready) bool {
 // deliver time-stamp-order messages in order, then grants.
 func (f *Federate) actOnTime(rd lbts.Ready) {
 	for _, m := range rd.Messages {
-		b, err := msgpack.Marshal(&m)
+		b, err := m.MarshalBinary()
 		if err != nil {
 			f.log.Error().Err(err).Msg("encode time message")
 			continue
 		}
 		f.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindTime, TimeMsg: b}})
 	}
+	received := TimeStamp
+	if !f.tm.Constrained() {
+		received = Receive // disableTimeConstrained released the queue
+	}
 	for _, d := range rd.Deliver {
 		p, ok := d.Payload.(tsoPayload)
 		if !ok {
 			continue
 		}
-		evs := f.st.apply(p.msg, delivery{from: p.from, received: TimeStamp, reliable: p.reliable}, f.tk)
-		if f.trace != nil {
-			f.traceDeliver(p.msg, p.from, TimeStamp, evs)
-		}
-		f.events.push(evs...)
+		f.applyDelivered(p.msg, delivery{from: p.from, received: received, reliable: p.reliable})
 	}
 	if rd.RegulationEnabled != nil {
 		if f.trace != nil {
@@ -663,7 +663,7 @@ func (f *Federate) actOnTime(rd lbts.Ready) {
 		if f.trace != nil {
 			f.traceTime("grant", *rd.Grant)
 		}
-		f.events.push(TimeAdvanceGrant{Time: f.tk.make(*rd.Grant)})
+		f.events.push(TimeAdvanceGrant{Time: f.tk.make(*rd.Grant), Request: rd.GrantKind})
 	}
 	f.tm.Advance(rd)
 }
@@ -708,7 +708,13 @@ func (f *Federate) onData(d reliable.Delivery) {
 	switch m.Kind {
 	case kindTime:
 		var tm lbts.Message
-		if err := msgpack.Unmarshal(m.TimeMsg, &tm); err != nil {
+		var err error
+		if lbts.IsBinary(m.TimeMsg) {
+			err = tm.UnmarshalBinary(m.TimeMsg)
+		} else {
+			err = msgpack.Unmarshal(m.TimeMsg, &tm) // older members
+		}
+		if err != nil {
 			f.stats.malformed.Add(1)
 			return
 		}
@@ -726,12 +732,10 @@ func (f *Federate) onData(d reliable.Delivery) {
 		}
 	case kindResign:
 		f.forget(from, MemberResigned)
+	case kindRetract:
+		f.onRetract(m, from, uint32(d.Group))
 	default:
-		evs := f.st.apply(m, delivery{from: from, received: Receive, reliable: d.Reliable}, f.tk)
-		if f.trace != nil {
-			f.traceDeliver(m, from, Receive, evs)
-		}
-		f.events.push(evs...)
+		f.deliverRO(m, delivery{from: from, received: Receive, reliable: d.Reliable})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // ---- Declaration management (IEEE 1516.1-2010 §5) ----
@@ -201,82 +202,122 @@ func (f *Federate) RegisterObjectInstance(class ObjectClassHandle, name string) 
 // UpdateAttributeValues (§6.6) sends new values of owned attributes in
 // receive order.
 func (f *Federate) UpdateAttributeValues(obj ObjectInstanceHandle, values AttributeValues, tag []byte) error {
-	return f.callSend(func() error { return f.update(obj, values, tag, false, 0) })
+	return f.callSend(func() error {
+		_, err := f.update(obj, values, tag, false, 0)
+		return err
+	})
 }
 
 // UpdateAttributeValuesWithTime (§6.6) sends new values with a time
-// stamp. Attributes whose order is TimeStamp travel in time-stamp order
-// when this federate is time-regulating; t must then be at least its
-// logical time plus lookahead, or an *InvalidLogicalTimeError is returned.
+// stamp. Attributes whose order is TimeStamp (the FOM's, or the one set
+// with ChangeAttributeOrderType) travel in time-stamp order when this
+// federate is time-regulating; t must then be at least its logical time
+// plus lookahead, or an *InvalidLogicalTimeError is returned. It is
+// UpdateAttributeValuesWithTimeRetractable without the handle.
 func (f *Federate) UpdateAttributeValuesWithTime(obj ObjectInstanceHandle, values AttributeValues, tag []byte, t LogicalTime) error {
-	ts, err := f.tk.value(t)
-	if err != nil {
-		return err
-	}
-	return f.callSend(func() error { return f.update(obj, values, tag, true, ts) })
+	_, err := f.UpdateAttributeValuesWithTimeRetractable(obj, values, tag, t)
+	return err
 }
 
-func (f *Federate) update(obj ObjectInstanceHandle, values AttributeValues, tag []byte, hasTime bool, ts float64) error {
+// UpdateAttributeValuesWithTimeRetractable is UpdateAttributeValuesWithTime
+// returning the message's retraction handle (the 1516e overload with a
+// time returns it), for Retract. The handle is valid (h.Valid()) only
+// when values went out in time-stamp order over reliable transport, as
+// the standard's MessageRetractionReturn says whether it is.
+func (f *Federate) UpdateAttributeValuesWithTimeRetractable(obj ObjectInstanceHandle, values AttributeValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
+	ts, err := f.tk.value(t)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	var h MessageRetractionHandle
+	err = f.callSend(func() (err error) {
+		h, err = f.update(obj, values, tag, true, ts)
+		return err
+	})
+	return h, err
+}
+
+func (f *Federate) update(obj ObjectInstanceHandle, values AttributeValues, tag []byte, hasTime bool, ts float64) (MessageRetractionHandle, error) {
 	reg, err := f.mayStamp(hasTime, ts)
 	if err != nil {
-		return err
+		return MessageRetractionHandle{}, err
 	}
 	outs, err := f.st.update(obj, values, tag, hasTime, ts, reg)
 	if err != nil {
-		return err
+		return MessageRetractionHandle{}, err
 	}
 	if f.blocked(outs) {
-		return errBlocked
+		return MessageRetractionHandle{}, errBlocked
 	}
 	return f.sendAll(outs, ts)
 }
 
-// sendAll sends messages and records time-stamped ones with the time core.
-func (f *Federate) sendAll(outs []outMsg, ts float64) error {
+// sendAll sends messages and records time-stamped ones with the time
+// core. It returns the retraction handle of the reliable time-stamp-order
+// message among them (an update has at most one), or the zero handle.
+func (f *Federate) sendAll(outs []outMsg, ts float64) (MessageRetractionHandle, error) {
+	var h MessageRetractionHandle
 	for _, o := range outs {
 		seq, err := f.send(o)
 		if err != nil {
-			return err
+			return h, err
 		}
 		if f.trace != nil {
 			f.traceSend(o.msg)
 		}
 		if o.msg.TSO && o.reliable {
 			if err := f.tm.SentTSO(uint32(o.group), seq, ts); err != nil {
-				return f.timeError(err, ts)
+				return h, f.timeError(err, ts)
 			}
+			h = f.recordSent(o, seq, ts)
 		}
 	}
-	return nil
+	return h, nil
 }
 
 // SendInteraction (§6.8) sends an interaction of a published class in
 // receive order.
 func (f *Federate) SendInteraction(class InteractionClassHandle, values ParameterValues, tag []byte) error {
-	return f.callSend(func() error { return f.interact(class, values, tag, false, 0) })
+	return f.callSend(func() error {
+		_, err := f.interact(class, values, tag, false, 0)
+		return err
+	})
 }
 
 // SendInteractionWithTime (§6.8) sends an interaction with a time stamp;
-// see UpdateAttributeValuesWithTime for the rules.
+// see UpdateAttributeValuesWithTime for the rules (the class's order may
+// be changed with ChangeInteractionOrderType).
 func (f *Federate) SendInteractionWithTime(class InteractionClassHandle, values ParameterValues, tag []byte, t LogicalTime) error {
-	ts, err := f.tk.value(t)
-	if err != nil {
-		return err
-	}
-	return f.callSend(func() error { return f.interact(class, values, tag, true, ts) })
+	_, err := f.SendInteractionWithTimeRetractable(class, values, tag, t)
+	return err
 }
 
-func (f *Federate) interact(class InteractionClassHandle, values ParameterValues, tag []byte, hasTime bool, ts float64) error {
+// SendInteractionWithTimeRetractable is SendInteractionWithTime returning
+// the retraction handle; see UpdateAttributeValuesWithTimeRetractable.
+func (f *Federate) SendInteractionWithTimeRetractable(class InteractionClassHandle, values ParameterValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
+	ts, err := f.tk.value(t)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	var h MessageRetractionHandle
+	err = f.callSend(func() (err error) {
+		h, err = f.interact(class, values, tag, true, ts)
+		return err
+	})
+	return h, err
+}
+
+func (f *Federate) interact(class InteractionClassHandle, values ParameterValues, tag []byte, hasTime bool, ts float64) (MessageRetractionHandle, error) {
 	reg, err := f.mayStamp(hasTime, ts)
 	if err != nil {
-		return err
+		return MessageRetractionHandle{}, err
 	}
 	o, err := f.st.interaction(class, values, tag, hasTime, ts, reg)
 	if err != nil {
-		return err
+		return MessageRetractionHandle{}, err
 	}
 	if f.blocked([]outMsg{o}) {
-		return errBlocked
+		return MessageRetractionHandle{}, errBlocked
 	}
 	return f.sendAll([]outMsg{o}, ts)
 }
@@ -284,26 +325,45 @@ func (f *Federate) interact(class InteractionClassHandle, values ParameterValues
 // DeleteObjectInstance (§6.10) deletes an instance this federate holds
 // the delete privilege of.
 func (f *Federate) DeleteObjectInstance(obj ObjectInstanceHandle, tag []byte) error {
-	return f.call(func() error { return f.del(obj, tag, false, 0) })
+	return f.call(func() error {
+		_, err := f.del(obj, tag, false, 0)
+		return err
+	})
 }
 
-// DeleteObjectInstanceWithTime (§6.10) deletes with a time stamp.
+// DeleteObjectInstanceWithTime (§6.10) deletes with a time stamp; a
+// regulating federate's time-stamped delete travels in time-stamp order.
 func (f *Federate) DeleteObjectInstanceWithTime(obj ObjectInstanceHandle, tag []byte, t LogicalTime) error {
+	_, err := f.DeleteObjectInstanceWithTimeRetractable(obj, tag, t)
+	return err
+}
+
+// DeleteObjectInstanceWithTimeRetractable is DeleteObjectInstanceWithTime
+// returning the retraction handle; see
+// UpdateAttributeValuesWithTimeRetractable. Retracting a delete does not
+// give the instance back to the sender: only the receivers that had not
+// yet been delivered the removal keep the instance.
+func (f *Federate) DeleteObjectInstanceWithTimeRetractable(obj ObjectInstanceHandle, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
 	ts, err := f.tk.value(t)
 	if err != nil {
-		return err
+		return MessageRetractionHandle{}, err
 	}
-	return f.call(func() error { return f.del(obj, tag, true, ts) })
+	var h MessageRetractionHandle
+	err = f.call(func() (err error) {
+		h, err = f.del(obj, tag, true, ts)
+		return err
+	})
+	return h, err
 }
 
-func (f *Federate) del(obj ObjectInstanceHandle, tag []byte, hasTime bool, ts float64) error {
+func (f *Federate) del(obj ObjectInstanceHandle, tag []byte, hasTime bool, ts float64) (MessageRetractionHandle, error) {
 	reg, err := f.mayStamp(hasTime, ts)
 	if err != nil {
-		return err
+		return MessageRetractionHandle{}, err
 	}
 	o, err := f.st.delete(obj, tag, hasTime, ts, reg)
 	if err != nil {
-		return err
+		return MessageRetractionHandle{}, err
 	}
 	return f.sendAll([]outMsg{o}, ts)
 }
@@ -331,7 +391,7 @@ func (f *Federate) timeError(err error, given float64) error {
 		if ite.Op == "advance" {
 			return fmt.Errorf("%w: %v is before the federate's time %v", ErrLogicalTimeAlreadyPassed, f.tk.make(ite.Requested), f.tk.make(ite.Min))
 		}
-		return &InvalidLogicalTimeError{Given: f.tk.make(ite.Requested), Earliest: f.tk.make(ite.Min)}
+		return &InvalidLogicalTimeError{Given: f.tk.make(ite.Requested), Earliest: f.tk.make(ite.Min), After: ite.Strict}
 	}
 	for _, m := range []struct{ from, to error }{
 		{lbts.ErrInTimeAdvance, ErrInTimeAdvancingState},
@@ -387,33 +447,182 @@ func (f *Federate) EnableTimeConstrained() error {
 	})
 }
 
-// DisableTimeConstrained (§8.7).
+// DisableTimeConstrained (§8.7). Time-stamp-order messages still queued
+// are delivered at once, in receive order (ReceivedOrder Receive), and
+// receive-order messages held for the time advancing state follow.
 func (f *Federate) DisableTimeConstrained() error {
 	return f.call(func() error {
 		if err := f.tm.DisableConstrained(); err != nil {
 			return f.timeError(err, 0)
 		}
+		f.flush() // the queue first, then what was held
+		f.releaseHeld()
 		return nil
 	})
 }
 
 // TimeAdvanceRequest (§8.8) asks to advance to t. TimeAdvanceGrant
 // follows, after every time-stamp-order message up to t.
+//
+// The five time advance services fail alike (§8.8-§8.12):
+// ErrLogicalTimeAlreadyPassed when t is before the federate's time,
+// ErrInvalidLogicalTime for a time of the wrong representation or not
+// finite, ErrInTimeAdvancingState while another request is pending, and
+// ErrRequestForTimeRegulationPending or ErrRequestForTimeConstrainedPending
+// while an enable is pending.
 func (f *Federate) TimeAdvanceRequest(t LogicalTime) error {
+	return f.advance(lbts.TimeAdvanceRequest, t)
+}
+
+// TimeAdvanceRequestAvailable (§8.9) asks to advance to t, like
+// TimeAdvanceRequest, but the grant may come before every message at
+// exactly t has arrived: time-stamp-order messages at t may still be
+// delivered after TimeAdvanceGrant(t) (by the next request). At zero
+// lookahead the federate may then still send at t.
+func (f *Federate) TimeAdvanceRequestAvailable(t LogicalTime) error {
+	return f.advance(lbts.TimeAdvanceRequestAvailable, t)
+}
+
+// NextMessageRequest (§8.10) asks to advance to the time stamp of the
+// next time-stamp-order message, if it is at most t, or else to t: every
+// message at that time is delivered, then TimeAdvanceGrant to it.
+func (f *Federate) NextMessageRequest(t LogicalTime) error {
+	return f.advance(lbts.NextMessageRequest, t)
+}
+
+// NextMessageRequestAvailable (§8.11) is NextMessageRequest granted as
+// TimeAdvanceRequestAvailable is: more messages at exactly the granted
+// time may follow the grant.
+func (f *Federate) NextMessageRequestAvailable(t LogicalTime) error {
+	return f.advance(lbts.NextMessageRequestAvailable, t)
+}
+
+// FlushQueueRequest (§8.12) delivers every queued time-stamp-order
+// message at once, also those beyond t, and grants the smallest of t,
+// the GALT and the earliest delivered message's time stamp (never below
+// the federate's time). Later messages may then arrive with time stamps
+// below some already delivered.
+func (f *Federate) FlushQueueRequest(t LogicalTime) error {
+	return f.advance(lbts.FlushQueueRequest, t)
+}
+
+// advance starts a time advance of the given kind. Receive-order
+// messages held for the time advancing state (asynchronous delivery off)
+// are delivered at once.
+func (f *Federate) advance(kind lbts.RequestKind, t LogicalTime) error {
 	ts, err := f.tk.value(t)
 	if err != nil {
 		return err
 	}
 	return f.call(func() error {
-		if err := f.tm.RequestAdvance(ts); err != nil {
+		if err := f.tm.Request(kind, ts); err != nil {
 			return f.timeError(err, ts)
 		}
 		f.rel.Flush() // bundling never delays a grant
 		if f.trace != nil {
-			f.traceRequest("TAR", ts)
+			f.traceRequest(kind.String(), ts)
+		}
+		f.releaseHeld()
+		return nil
+	})
+}
+
+// EnableAsynchronousDelivery (§8.14): receive-order messages are
+// delivered whenever they arrive, also to a time-constrained federate
+// that is not in the time advancing state. Held ones are delivered now.
+func (f *Federate) EnableAsynchronousDelivery() error {
+	return f.call(func() error {
+		if f.st.async {
+			return ErrAsynchronousDeliveryAlreadyEnabled
+		}
+		f.st.async = true
+		f.releaseHeld()
+		return nil
+	})
+}
+
+// DisableAsynchronousDelivery (§8.15), the default: a time-constrained
+// federate gets receive-order messages only while a time advance is
+// pending; until then they wait, in the order they came.
+func (f *Federate) DisableAsynchronousDelivery() error {
+	return f.call(func() error {
+		if !f.st.async {
+			return ErrAsynchronousDeliveryAlreadyDisabled
+		}
+		f.st.async = false
+		return nil
+	})
+}
+
+// Retract (§8.21) withdraws a time-stamp-order message this federate
+// sent, named by the handle a ...Retractable service returned. Receivers
+// that still hold it queued drop it; those that were already delivered it
+// get RequestRetraction. Errors: ErrTimeRegulationIsNotEnabled when the
+// federate is not time-regulating; ErrInvalidMessageRetractionHandle for
+// a handle that is not this federate's, is zero, or was retracted
+// already; ErrMessageCanNoLongerBeRetracted when the message's time
+// stamp is not above the federate's logical time (at it after a grant to
+// an Available request), since receivers may have been granted past it.
+func (f *Federate) Retract(h MessageRetractionHandle) error {
+	return f.callSend(func() error {
+		if !f.tm.Regulating() {
+			return ErrTimeRegulationIsNotEnabled
+		}
+		if h.Federate != f.handle || h.Serial == 0 || h.Serial > f.msgID {
+			return fmt.Errorf("%w: %v", ErrInvalidMessageRetractionHandle, h)
+		}
+		s, ok := f.st.sentTSO[h.Serial]
+		if !ok {
+			// A handle this federate gave out whose record was dropped
+			// once it could no longer be retracted.
+			return fmt.Errorf("%w: %v", ErrMessageCanNoLongerBeRetracted, h)
+		}
+		if s.retracted {
+			return fmt.Errorf("%w: %v was retracted already", ErrInvalidMessageRetractionHandle, h)
+		}
+		if err := f.tm.CheckRetract(s.ts); err != nil {
+			if errors.Is(err, lbts.ErrCannotRetract) {
+				delete(f.st.sentTSO, h.Serial)
+				return fmt.Errorf("%w: %v at %v", ErrMessageCanNoLongerBeRetracted, h, f.tk.make(s.ts))
+			}
+			return f.timeError(err, s.ts)
+		}
+		o := outMsg{group: transport.Group(s.group), reliable: true, msg: &wireMsg{Kind: kindRetract, Ref: h.Serial, RefSeq: s.seq}}
+		if f.blocked([]outMsg{o}) {
+			return errBlocked
+		}
+		seq, err := f.send(o)
+		if err != nil {
+			return err
+		}
+		// Later promises cover the retraction, so that no receiver is
+		// granted past the message before the retraction reaches it.
+		if err := f.tm.Covered(s.group, seq); err != nil {
+			return fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+		}
+		s.retracted = true
+		if f.trace != nil {
+			f.traceRetract(h.Serial)
 		}
 		return nil
 	})
+}
+
+// ChangeAttributeOrderType (§8.23) sets the order (Receive or TimeStamp)
+// in which this federate sends the given attributes of an instance it
+// owns, overriding the FOM. Errors: ErrObjectInstanceNotKnown,
+// ErrAttributeNotDefined, ErrAttributeNotOwned, and ErrInvalidOrderType
+// for an order that is neither.
+func (f *Federate) ChangeAttributeOrderType(obj ObjectInstanceHandle, order OrderType, attrs ...AttributeHandle) error {
+	return f.call(func() error { return f.st.changeAttributeOrder(obj, order, attrs) })
+}
+
+// ChangeInteractionOrderType (§8.24) sets the order in which this
+// federate sends interactions of a class it publishes, overriding the
+// FOM. Errors: ErrInteractionClassNotDefined,
+// ErrInteractionClassNotPublished, ErrInvalidOrderType.
+func (f *Federate) ChangeInteractionOrderType(class InteractionClassHandle, order OrderType) error {
+	return f.call(func() error { return f.st.changeInteractionOrder(class, order) })
 }
 
 // ModifyLookahead (§8.19).
@@ -459,6 +668,16 @@ func (f *Federate) QueryGALT() (LogicalTime, bool, error) {
 	var t float64
 	var ok bool
 	err := f.call(func() error { t, ok = f.tm.GALT(); return nil })
+	return f.tk.make(t), ok, err
+}
+
+// QueryLITS (§8.18) returns the least incoming time stamp: the smaller of
+// the GALT and the earliest queued time-stamp-order message, and false
+// when neither bounds it.
+func (f *Federate) QueryLITS() (LogicalTime, bool, error) {
+	var t float64
+	var ok bool
+	err := f.call(func() error { t, ok = f.tm.LITS(); return nil })
 	return f.tk.make(t), ok, err
 }
 

@@ -73,6 +73,26 @@ type state struct {
 	gone    map[FederateHandle]bool
 
 	groups map[transport.Group]int // reference counts of joined groups
+
+	// Order-type overrides (changeAttributeOrderType and
+	// changeInteractionOrderType): they replace the FOM's order for
+	// this federate's sends.
+	attrOrder map[ObjectInstanceHandle]map[AttributeHandle]OrderType
+	intOrder  map[InteractionClassHandle]OrderType
+
+	// Retraction bookkeeping (see time.go): time-stamp-order messages
+	// this federate sent that may still be retracted, by message ID; and
+	// the time-stamped messages recently delivered here, so that a late
+	// retraction of one of them becomes a RequestRetraction.
+	sentTSO   map[uint64]*sentTSO
+	sweepAt   int // size of sentTSO at which expired records are dropped
+	delivered recentSet
+
+	// Asynchronous delivery (enable/disableAsynchronousDelivery): while
+	// it is off, receive-order messages for a time-constrained federate
+	// that is not advancing wait in held.
+	async bool
+	held  []heldMsg
 }
 
 func newState(fdd *fomxml.FDD, self FederateHandle) *state {
@@ -90,6 +110,10 @@ func newState(fdd *fomxml.FDD, self FederateHandle) *state {
 		deleted:  make(map[ObjectInstanceHandle]bool),
 		gone:     make(map[FederateHandle]bool),
 		groups:   make(map[transport.Group]int),
+
+		attrOrder: make(map[ObjectInstanceHandle]map[AttributeHandle]OrderType),
+		intOrder:  make(map[InteractionClassHandle]OrderType),
+		sentTSO:   make(map[uint64]*sentTSO),
 	}
 }
 
@@ -450,7 +474,7 @@ func (s *state) update(h ObjectInstanceHandle, values AttributeValues, tag []byt
 		if !s.reliable(attr.Transportation) {
 			k |= bestEffort
 		}
-		if hasTime && regulating && attr.Order == fomxml.OrderTimeStamp {
+		if hasTime && regulating && s.attrTSO(h, attr) {
 			k |= tsoBit
 		}
 		if split[k] == nil {
@@ -499,7 +523,7 @@ func (s *state) interaction(class InteractionClassHandle, values ParameterValues
 	sortPairs(vals)
 	return outMsg{group: interactionGroup(class), reliable: s.reliable(c.Transportation), msg: &wireMsg{
 		Kind: kindInteraction, Class: uint64(class), Pairs: vals, Tag: tag,
-		TSO: hasTime && regulating && c.Order == fomxml.OrderTimeStamp, HasTime: hasTime, Time: t,
+		TSO: hasTime && regulating && s.interactionTSO(c), HasTime: hasTime, Time: t,
 	}}, nil
 }
 
@@ -517,6 +541,7 @@ func (s *state) delete(h ObjectInstanceHandle, tag []byte, hasTime bool, t float
 	}
 	delete(s.owned, h)
 	delete(s.names, o.name)
+	delete(s.attrOrder, h)
 	return outMsg{group: objectGroup(o.class.Handle), reliable: true, msg: &wireMsg{
 		Kind: kindDelete, Obj: h, Class: uint64(o.class.Handle), Tag: tag,
 		TSO: hasTime && regulating, HasTime: hasTime, Time: t,
@@ -555,6 +580,10 @@ func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
 	var t LogicalTime
 	if m.HasTime {
 		t = tk.make(m.Time)
+	}
+	var mrh MessageRetractionHandle
+	if m.TSO && d.reliable { // the sender gives out handles for these only
+		mrh = MessageRetractionHandle{Federate: d.from, Serial: m.ID}
 	}
 	switch m.Kind {
 	case kindRegister:
@@ -599,7 +628,7 @@ func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
 		}
 		return append(evs, ReflectAttributeValues{
 			Object: m.Obj, Values: vals, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received,
-			Time: t, Producer: d.from, Transportation: transport,
+			Time: t, Producer: d.from, Transportation: transport, Retraction: mrh,
 		})
 	case kindDelete:
 		k := s.known[m.Obj]
@@ -611,7 +640,7 @@ func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
 		if s.names[k.name] == m.Obj {
 			delete(s.names, k.name)
 		}
-		return []Event{RemoveObjectInstance{Object: m.Obj, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received, Time: t, Producer: d.from}}
+		return []Event{RemoveObjectInstance{Object: m.Obj, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received, Time: t, Producer: d.from, Retraction: mrh}}
 	case kindInteraction:
 		c, ok := s.fdd.InteractionClassByHandle(InteractionClassHandle(m.Class))
 		if !ok {
@@ -634,7 +663,7 @@ func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
 		}
 		return []Event{ReceiveInteraction{
 			Class: as.Handle, Values: vals, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received,
-			Time: t, Producer: d.from, Transportation: transport,
+			Time: t, Producer: d.from, Transportation: transport, Retraction: mrh,
 		}}
 	}
 	return nil
@@ -710,4 +739,84 @@ func sortPairs(ps []valuePair) {
 			ps[j], ps[j-1] = ps[j-1], ps[j]
 		}
 	}
+}
+
+// ---- Order-type overrides (§8.23, §8.24) ----
+
+// attrTSO reports whether attribute a of owned instance h is sent in
+// time-stamp order: the federate's override, else the FOM's order.
+func (s *state) attrTSO(h ObjectInstanceHandle, a *fomxml.Attribute) bool {
+	if o, ok := s.attrOrder[h][a.Handle]; ok {
+		return o == TimeStamp
+	}
+	return a.Order == fomxml.OrderTimeStamp
+}
+
+// interactionTSO reports whether interactions of class c are sent in
+// time-stamp order.
+func (s *state) interactionTSO(c *fomxml.InteractionClass) bool {
+	if o, ok := s.intOrder[c.Handle]; ok {
+		return o == TimeStamp
+	}
+	return c.Order == fomxml.OrderTimeStamp
+}
+
+func checkOrder(order OrderType) error {
+	if order != Receive && order != TimeStamp {
+		return fmt.Errorf("%w: %d", ErrInvalidOrderType, int(order))
+	}
+	return nil
+}
+
+// changeAttributeOrder records the order attributes of an owned instance
+// are sent in from now on.
+func (s *state) changeAttributeOrder(h ObjectInstanceHandle, order OrderType, hs []AttributeHandle) error {
+	if err := checkOrder(order); err != nil {
+		return err
+	}
+	o, ok := s.owned[h]
+	if !ok {
+		if k, known := s.known[h]; known {
+			if err := attrs(k.class, hs); err != nil {
+				return err
+			}
+			return fmt.Errorf("%w: object %v belongs to federate %d", ErrAttributeNotOwned, h, h.Federate)
+		}
+		return fmt.Errorf("%w: %v", ErrObjectInstanceNotKnown, h)
+	}
+	if err := attrs(o.class, hs); err != nil {
+		return err
+	}
+	for _, a := range hs {
+		if !o.owned[a] {
+			at, _ := o.class.AttributeByHandle(a)
+			return fmt.Errorf("%w: %s", ErrAttributeNotOwned, at.Name)
+		}
+	}
+	m := s.attrOrder[h]
+	if m == nil {
+		m = make(map[AttributeHandle]OrderType, len(hs))
+		s.attrOrder[h] = m
+	}
+	for _, a := range hs {
+		m[a] = order
+	}
+	return nil
+}
+
+// changeInteractionOrder records the order interactions of a published
+// class are sent in from now on.
+func (s *state) changeInteractionOrder(class InteractionClassHandle, order OrderType) error {
+	if err := checkOrder(order); err != nil {
+		return err
+	}
+	c, err := s.interactionClass(class)
+	if err != nil {
+		return err
+	}
+	if !s.pubInt[class] {
+		return fmt.Errorf("%w: %s", ErrInteractionClassNotPublished, c.QualifiedName)
+	}
+	s.intOrder[class] = order
+	return nil
 }

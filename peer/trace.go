@@ -278,3 +278,26 @@ func (f *Federate) traceResign() {
 	t.begin("resign")
 	t.end()
 }
+
+// traceRetract records that this federate retracted its message id.
+func (f *Federate) traceRetract(id uint64) {
+	t := f.trace
+	t.begin("retract")
+	t.msg(f.name, id)
+	t.end()
+}
+
+// traceRetracted records a retraction received from another federate:
+// dropped says the message was still queued (it will not be delivered);
+// otherwise it was delivered and the federate is asked to retract it.
+func (f *Federate) traceRetracted(from FederateHandle, id uint64, dropped bool) {
+	t := f.trace
+	t.begin("retracted")
+	t.msg(f.senderName(from), id)
+	if dropped {
+		t.str("outcome", "dropped")
+	} else {
+		t.str("outcome", "requested")
+	}
+	t.end()
+}

@@ -110,6 +110,7 @@ func TestTrace(t *testing.T) {
 	must(a.PublishObjectClassAttributes(h.vehicle, h.position, h.label))
 	must(a.PublishInteractionClass(h.honk))
 	enable(t, a, b, 1)
+	must(b.EnableAsynchronousDelivery()) // B gets the receive-order update while not advancing
 	must(a.ModifyLookahead(Float64Time(2)))
 	obj, err := a.RegisterObjectInstance(h.vehicle, "")
 	must(err)

@@ -49,6 +49,7 @@ const (
 	kindQuery       uint8 = 5 // "who has instances of this class?" from a new subscriber
 	kindTime        uint8 = 6 // a time-management message (promise)
 	kindResign      uint8 = 7 // the sender resigns
+	kindRetract     uint8 = 8 // the sender retracts a time-stamped message (Ref, RefSeq)
 )
 
 // wireMsg is the one data-plane message shape. Fields not used by a kind
@@ -73,6 +74,12 @@ type wireMsg struct {
 	// ignored); decodeMsgPairs fills Pairs instead of Values. Both
 	// encode alike.
 	Pairs []valuePair `msgpack:"-"`
+
+	// Ref and RefSeq name the message a kindRetract retracts: its ID
+	// (the serial of its MessageRetractionHandle) and its sequence number
+	// on the group the retraction travels on (the same group).
+	Ref    uint64 `msgpack:"r,omitempty"`
+	RefSeq uint64 `msgpack:"q,omitempty"`
 }
 
 // valuePair is one attribute or parameter value.
@@ -110,6 +117,7 @@ func pairsOf(m *wireMsg) []valuePair {
 //	  flagTag     Tag: uvarint length, bytes
 //	  flagTime    Time: 8 bytes, IEEE 754 bits, big-endian
 //	  flagTimeMsg TimeMsg: uvarint length, bytes
+//	  flagRef     Ref uvarint, RefSeq uvarint
 //	flagTSO and flagHasTime carry no bytes.
 //
 // A field is present when it is not its zero value (Time: when its bits
@@ -129,8 +137,9 @@ const (
 	flagHasTime
 	flagTime
 	flagTimeMsg
+	flagRef
 
-	flagsKnown = flagTimeMsg<<1 - 1
+	flagsKnown = flagRef<<1 - 1
 )
 
 // errMalformed is wrapped by every decoding error.
@@ -200,10 +209,14 @@ func appendMsg(dst []byte, m *wireMsg) []byte {
 		dst = binary.AppendUvarint(dst, uint64(len(m.TimeMsg)))
 		dst = append(dst, m.TimeMsg...)
 	}
+	if flags&flagRef != 0 {
+		dst = binary.AppendUvarint(dst, m.Ref)
+		dst = binary.AppendUvarint(dst, m.RefSeq)
+	}
 	return dst
 }
 
-func validKind(k uint8) bool { return k >= kindRegister && k <= kindResign }
+func validKind(k uint8) bool { return k >= kindRegister && k <= kindRetract }
 
 // msgFlags returns the presence flags of m's fields.
 func msgFlags(m *wireMsg) uint16 {
@@ -237,6 +250,9 @@ func msgFlags(m *wireMsg) uint16 {
 	}
 	if len(m.TimeMsg) != 0 {
 		f |= flagTimeMsg
+	}
+	if m.Ref != 0 || m.RefSeq != 0 {
+		f |= flagRef
 	}
 	return f
 }
@@ -276,6 +292,9 @@ func msgSize(m *wireMsg) int {
 	}
 	if flags&flagTimeMsg != 0 {
 		n += uvarintLen(uint64(len(m.TimeMsg))) + len(m.TimeMsg)
+	}
+	if flags&flagRef != 0 {
+		n += uvarintLen(m.Ref) + uvarintLen(m.RefSeq)
 	}
 	return n
 }
@@ -360,6 +379,10 @@ func decodeInto(b []byte, m *wireMsg, pairs bool) error {
 	}
 	if flags&flagTimeMsg != 0 {
 		m.TimeMsg = r.bytes("time message")
+	}
+	if flags&flagRef != 0 {
+		m.Ref = r.uvarint("retracted id")
+		m.RefSeq = r.uvarint("retracted sequence")
 	}
 	if r.err != nil {
 		return r.err

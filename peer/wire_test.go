@@ -16,6 +16,7 @@ func msgEqual(a, b *wireMsg) bool {
 	if a.Kind != b.Kind || a.ID != b.ID || a.Obj != b.Obj || a.Class != b.Class || a.Name != b.Name ||
 		!bytes.Equal(a.Tag, b.Tag) || a.TSO != b.TSO || a.HasTime != b.HasTime ||
 		math.Float64bits(a.Time) != math.Float64bits(b.Time) || !bytes.Equal(a.TimeMsg, b.TimeMsg) ||
+		a.Ref != b.Ref || a.RefSeq != b.RefSeq ||
 		len(a.Values) != len(b.Values) {
 		return false
 	}
@@ -83,13 +84,16 @@ func fieldMsg(k uint8, flags uint16) *wireMsg {
 	if flags&flagTimeMsg != 0 {
 		m.TimeMsg = []byte{0x81, 0xa1, 'k', 1}
 	}
+	if flags&flagRef != 0 {
+		m.Ref, m.RefSeq = 1<<35, 7
+	}
 	return m
 }
 
 // Every kind with every combination of fields round-trips, and the
 // header says which fields are present.
 func TestWireRoundTripAllFields(t *testing.T) {
-	for k := kindRegister; k <= kindResign; k++ {
+	for k := kindRegister; k <= kindRetract; k++ {
 		for flags := uint16(0); flags <= flagsKnown; flags++ {
 			m := fieldMsg(k, flags)
 			b := roundTrip(t, m)
@@ -103,6 +107,8 @@ func TestWireRoundTripAllFields(t *testing.T) {
 func TestWireRoundTripTable(t *testing.T) {
 	for _, m := range []*wireMsg{
 		{Kind: kindResign},
+		{Kind: kindRetract, ID: 9, Ref: 4, RefSeq: 0},
+		{Kind: kindRetract, Ref: math.MaxUint64, RefSeq: math.MaxUint64},
 		{Kind: kindQuery, Class: 5},
 		{Kind: kindRegister, ID: 1, Obj: ObjectInstanceHandle{Federate: 2, Serial: 3}, Class: 4, Name: "héllo\x00"},
 		benchUpdate(),
@@ -160,7 +166,7 @@ func randMsg(r *rand.Rand) *wireMsg {
 		return b
 	}
 	m := &wireMsg{
-		Kind:    kindRegister + uint8(r.IntN(int(kindResign))),
+		Kind:    kindRegister + uint8(r.IntN(int(kindRetract))),
 		ID:      u64(),
 		Obj:     ObjectInstanceHandle{Federate: FederateHandle(u64()), Serial: u64()},
 		Class:   u64(),
@@ -268,9 +274,10 @@ func TestWireMalformed(t *testing.T) {
 		{"version 2", []byte{0x22, 0, 0}, "unknown version 2"},
 		{"msgpack map", []byte{0x81, 0xa1, 'k', 0x02}, "unknown version 8"},
 		{"kind 0", hdr(0, 0), "unknown kind 0"},
-		{"kind 8", hdr(8, 0), "unknown kind 8"},
+		{"kind 9", hdr(9, 0), "unknown kind 9"},
 		{"kind 15", hdr(15, 0), "unknown kind 15"},
-		{"unknown flag", hdr(kindUpdate, flagTimeMsg<<1), "unknown flags 0x0400"},
+		{"unknown flag", hdr(kindUpdate, flagRef<<1), "unknown flags 0x0800"},
+		{"truncated retraction", cat(hdr(kindRetract, flagRef), []byte{5}), "truncated retracted sequence"},
 		{"top flag", hdr(kindUpdate, 0x8000), "unknown flags 0x8000"},
 		{"truncated id", hdr(kindUpdate, flagID), "truncated id"},
 		{"truncated uvarint", cat(hdr(kindUpdate, flagID), []byte{0x80}), "truncated id"},
@@ -324,7 +331,7 @@ func TestWireTruncatedOrExtended(t *testing.T) {
 }
 
 func TestEncodeUnknownKind(t *testing.T) {
-	for _, k := range []uint8{0, kindResign + 1, 0x12} {
+	for _, k := range []uint8{0, kindRetract + 1, 0x12} {
 		if _, err := encodeMsg(&wireMsg{Kind: k}); err == nil {
 			t.Errorf("encodeMsg of kind %d succeeded", k)
 		}

@@ -32,6 +32,11 @@ type Config struct {
 	UDPPort int
 	// Key authenticates data-plane frames when set.
 	Key []byte
+	// NetBuffer is each endpoint's receive queue length on the in-memory
+	// network (transport.NetworkConfig.Buffer); 0 means its default.
+	// Large clusters need more: a packet that finds the queue full is
+	// dropped.
+	NetBuffer int
 	// Tick is each federate's timer interval; default 2 ms.
 	Tick time.Duration
 	// Trace, when set, receives every federate's JSON-lines trace
@@ -79,7 +84,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	c := &Cluster{Federation: cfg.Federation, Registry: peer.NewMemRegistry(), cfg: cfg}
 	if !cfg.UDP {
-		c.Net = transport.NewNetwork(transport.NetworkConfig{Seed: cfg.Seed})
+		c.Net = transport.NewNetwork(transport.NetworkConfig{Seed: cfg.Seed, Buffer: cfg.NetBuffer})
 		c.Net.SetFaults(cfg.Faults)
 	}
 	for i := 0; i < cfg.Federates; i++ {

@@ -86,6 +86,11 @@ func TestEightFederatesWithFaults(t *testing.T) {
 		must(t, f.PublishInteractionClass(h.chat))
 	}
 	enableAll(t, ctx, c)
+	for _, f := range c.Feds {
+		// Receive-order messages arriving after the last grant are
+		// delivered too, not held for a next time advance.
+		must(t, f.EnableAsynchronousDelivery())
+	}
 	objs := registerAll(t, ctx, c, h)
 	for k := 1; k <= steps; k++ {
 		ts := peer.Float64Time(float64(k) + 0.5)

@@ -148,3 +148,161 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 	t.Logf("%d federates, %d steps (cut at %d): ready in %v, ran in %v; network %+v",
 		n, steps, cutAt, ready.Round(time.Millisecond), (time.Since(start) - ready).Round(time.Millisecond), st)
 }
+
+// TestScaleTimeSteps is the simulated-scale run of docs/testing.md:
+// MESHRTI_SCALE=1 runs 128 federates, all regulating (lookahead 1) and
+// constrained, for 1,000 time steps over the in-memory network with 1%
+// loss; 8 of them send a time-stamped update every step that all others
+// subscribe to. Invariants are checked every 100 steps and at the end;
+// the log reports the wall time and the messages sent per grant.
+// MESHRTI_SCALE_FEDERATES, MESHRTI_SCALE_STEPS and MESHRTI_SCALE_LOSS
+// change the size. Not in the default run: it takes minutes.
+func TestScaleTimeSteps(t *testing.T) {
+	if os.Getenv("MESHRTI_SCALE") == "" {
+		t.Skip("set MESHRTI_SCALE=1 to run (minutes)")
+	}
+	n, steps, loss := 128, 1000, 0.01
+	if v, err := strconv.Atoi(os.Getenv("MESHRTI_SCALE_FEDERATES")); err == nil && v > 1 {
+		n = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("MESHRTI_SCALE_STEPS")); err == nil && v > 0 {
+		steps = v
+	}
+	if v, err := strconv.ParseFloat(os.Getenv("MESHRTI_SCALE_LOSS"), 64); err == nil && v >= 0 && v < 1 {
+		loss = v
+	}
+	seed := int64(7)
+	if *seedFlag != 0 {
+		seed = *seedFlag
+	}
+	runScale(t, seed, n, steps, min(8, n), loss)
+}
+
+func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) {
+	defer func() {
+		if t.Failed() {
+			t.Logf("seed %d, %d federates, %d steps (replay with -seed=%d)", seed, n, steps, seed)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
+	defer cancel()
+	start := time.Now()
+	c, err := Start(ctx, Config{
+		Federates: n, Seed: seed, Tick: 10 * time.Millisecond, NetBuffer: 1 << 15,
+		Faults: transport.Faults{Loss: loss},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	t.Logf("%d federates joined in %v", n, time.Since(start).Round(time.Millisecond))
+	h := lookup(t, c.Feds[0])
+	for i, f := range c.Feds {
+		must(t, f.SubscribeObjectClassAttributes(h.aircraft, h.position))
+		if i < publishers {
+			must(t, f.PublishObjectClassAttributes(h.aircraft, h.position))
+		}
+	}
+	// Enable in batches: 128 simultaneous requests, each acknowledged by
+	// every member, would flood every receive queue at once.
+	const batch = 16
+	for lo := 0; lo < n; lo += batch {
+		hi := min(lo+batch, n)
+		for _, f := range c.Feds[lo:hi] {
+			must(t, f.EnableTimeRegulation(peer.Float64Time(1)))
+		}
+		for i := lo; i < hi; i++ {
+			must(t, c.Logs[i].WaitFor(ctx, Has[peer.TimeRegulationEnabled]()))
+		}
+	}
+	for lo := 0; lo < n; lo += batch {
+		hi := min(lo+batch, n)
+		for _, f := range c.Feds[lo:hi] {
+			must(t, f.EnableTimeConstrained())
+		}
+		for i := lo; i < hi; i++ {
+			must(t, c.Logs[i].WaitFor(ctx, Has[peer.TimeConstrainedEnabled]()))
+		}
+	}
+	t.Logf("regulating and constrained after %v; network %+v", time.Since(start).Round(time.Millisecond), c.Net.Stats())
+	objs := make([]peer.ObjectInstanceHandle, publishers)
+	for i := range objs {
+		objs[i], err = c.Feds[i].RegisterObjectInstance(h.aircraft, "")
+		must(t, err)
+	}
+	for i := range c.Feds {
+		want := publishers
+		if i < publishers {
+			want--
+		}
+		must(t, c.Logs[i].WaitFor(ctx, count[peer.DiscoverObjectInstance](want)))
+	}
+	ready := time.Since(start)
+	sent0 := uint64(0)
+	for _, f := range c.Feds {
+		sent0 += f.Stats().Sent
+	}
+	net0 := c.Net.Stats()
+	run := time.Now()
+	for k := 1; k <= steps; k++ {
+		ts := peer.Float64Time(float64(k) + 0.5)
+		for i, f := range c.Feds {
+			if i < publishers {
+				tag := []byte(fmt.Sprintf("F%d/%d", i, k))
+				must(t, f.UpdateAttributeValuesWithTime(objs[i], peer.AttributeValues{h.position: tag}, tag, ts))
+			}
+			must(t, f.TimeAdvanceRequest(peer.Float64Time(float64(k))))
+		}
+		for i := range c.Feds {
+			if err := c.Logs[i].WaitFor(ctx, Granted(float64(k))); err != nil {
+				st, _ := c.Feds[i].TimeStatus()
+				t.Fatalf("step %d: %v (time state %+v)", k, err, st)
+			}
+		}
+		if k%10 == 0 && k%100 != 0 {
+			t.Logf("step %d after %v", k, time.Since(run).Round(time.Millisecond))
+		}
+		if k%100 == 0 || k == steps {
+			if vs := Check(c.Logs); len(vs) > 0 {
+				for _, v := range vs[:min(len(vs), 20)] {
+					t.Error(v)
+				}
+				t.Fatalf("invariants broken by step %d", k)
+			}
+			t.Logf("step %d after %v", k, time.Since(run).Round(time.Millisecond))
+		}
+	}
+	elapsed := time.Since(run)
+	var sent uint64
+	for _, f := range c.Feds {
+		sent += f.Stats().Sent
+	}
+	sent -= sent0
+	// The last updates (at steps+0.5) are delivered by one more step.
+	for _, f := range c.Feds {
+		must(t, f.TimeAdvanceRequest(peer.Float64Time(float64(steps+1))))
+	}
+	for i := range c.Feds {
+		want := publishers * steps
+		if i < publishers {
+			want = (publishers - 1) * steps
+		}
+		if err := c.Logs[i].WaitFor(ctx, func(evs []peer.Event) bool {
+			return Granted(float64(steps+1))(evs) && countTagged(evs) >= want
+		}); err != nil {
+			t.Fatalf("F%d: %v: %d of %d updates", i, err, countTagged(c.Logs[i].Events()), want)
+		}
+		if got := countTagged(c.Logs[i].Events()); got != want {
+			t.Errorf("F%d reflected %d updates, want exactly %d", i, got, want)
+		}
+	}
+	for _, v := range Check(c.Logs) {
+		t.Error(v)
+	}
+	grants := float64(n * steps)
+	net := c.Net.Stats()
+	t.Logf("%d federates, %d steps, %.0f%% loss, %d publishers: ready in %v, %d steps in %v (%.1f steps/s); "+
+		"%.2f data-plane messages sent per grant; network %+v (before the run %+v)",
+		n, steps, loss*100, publishers, ready.Round(time.Millisecond), steps, elapsed.Round(time.Millisecond),
+		float64(steps)/elapsed.Seconds(), float64(sent)/grants, net, net0)
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/lbts"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -60,6 +61,7 @@ func RunScript(ctx context.Context, r io.Reader, w io.Writer, rewrite bool) (*Sc
 		fedIdx: make(map[string]int), fedName: make(map[peer.FederateHandle]string),
 		objs: make(map[string]*simObject), objLabel: make(map[peer.ObjectInstanceHandle]string),
 		msgs: make(map[string]int), userTags: make(map[string]bool),
+		handles: make(map[string]peer.MessageRetractionHandle), handleTag: make(map[peer.MessageRetractionHandle]string),
 	}
 	defer s.close()
 	res := &ScriptResult{}
@@ -295,9 +297,13 @@ type simulation struct {
 	objLabel map[peer.ObjectInstanceHandle]string
 	msgs     map[string]int  // messages sent per federate, for tags
 	userTags map[string]bool // tags the script chose, printed
-	printed  []int           // events printed per log
-	lines    []string        // extra output of the step (list)
-	queries  []string        // federates whose time state this step prints
+	// Retraction handles of time-stamped sends, by tag, and back.
+	handles     map[string]peer.MessageRetractionHandle
+	handleTag   map[peer.MessageRetractionHandle]string
+	printed     []int    // events printed per log
+	lines       []string // extra output of the step (list)
+	queries     []string // federates whose time state this step prints
+	litsQueries []string // federates whose LITS this step prints
 }
 
 // query returns "NAME: time=T galt=G" (galt=none when no regulator
@@ -317,6 +323,31 @@ func (s *simulation) query(name string) string {
 		galt = num(g)
 	}
 	return fmt.Sprintf("%s: time=%s galt=%s", name, num(t), galt)
+}
+
+// queryLITS returns "NAME: lits=L" (lits=none when nothing bounds it).
+func (s *simulation) queryLITS(name string) string {
+	f := s.c.Feds[s.fedIdx[name]]
+	l, ok, err := f.QueryLITS()
+	if err != nil {
+		return fmt.Sprintf("%s: error: %s", name, s.scrub(err.Error()))
+	}
+	lits := "none"
+	if ok {
+		lits = num(l)
+	}
+	return fmt.Sprintf("%s: lits=%s", name, lits)
+}
+
+// keepHandle remembers the retraction handle of a time-stamped send, for
+// retract and for printing RequestRetraction.
+func (s *simulation) keepHandle(tag []byte, h peer.MessageRetractionHandle) {
+	if !h.Valid() {
+		h = peer.MessageRetractionHandle{} // retracting it fails as an invalid handle
+	} else {
+		s.handleTag[h] = string(tag)
+	}
+	s.handles[string(tag)] = h
 }
 
 func (s *simulation) close() {
@@ -365,6 +396,10 @@ func (s *simulation) step(line string) ([]string, error) {
 		out = append(out, s.query(n))
 	}
 	s.queries = nil
+	for _, n := range s.litsQueries {
+		out = append(out, s.queryLITS(n))
+	}
+	s.litsQueries = nil
 	out = append(out, s.lines...)
 	s.lines = nil
 	if len(out) == 0 {
@@ -505,6 +540,19 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		s.lines = append(s.lines, fmt.Sprintf("federations: %v", names))
 		return nil, nil
 	}
+	if cmd == "async" {
+		if len(a.pos) != 2 || (a.pos[1] != "on" && a.pos[1] != "off") {
+			return nil, errors.New("async NAME on|off")
+		}
+		i, ok := s.fedIdx[a.pos[0]]
+		if !ok {
+			return nil, fmt.Errorf("unknown federate %s", a.pos[0])
+		}
+		if a.pos[1] == "on" {
+			return fail(a.pos[0], s.c.Feds[i].EnableAsynchronousDelivery())
+		}
+		return fail(a.pos[0], s.c.Feds[i].DisableAsynchronousDelivery())
+	}
 	// Every other command names one federate first.
 	if len(a.pos) != 1 {
 		return nil, fmt.Errorf("%s needs one federate name", cmd)
@@ -612,7 +660,9 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			vals[at.Handle] = []byte(v)
 		}
 		if hasTS {
-			return fail(name, f.UpdateAttributeValuesWithTime(o.h, vals, tag, peer.Float64Time(ts)))
+			h, err := f.UpdateAttributeValuesWithTimeRetractable(o.h, vals, tag, peer.Float64Time(ts))
+			s.keepHandle(tag, h)
+			return fail(name, err)
 		}
 		return fail(name, f.UpdateAttributeValues(o.h, vals, tag))
 	case "send":
@@ -639,7 +689,9 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			vals[p.Handle] = []byte(v)
 		}
 		if hasTS {
-			return fail(name, f.SendInteractionWithTime(c.Handle, vals, tag, peer.Float64Time(ts)))
+			h, err := f.SendInteractionWithTimeRetractable(c.Handle, vals, tag, peer.Float64Time(ts))
+			s.keepHandle(tag, h)
+			return fail(name, err)
 		}
 		return fail(name, f.SendInteraction(c.Handle, vals, tag))
 	case "delete":
@@ -653,7 +705,9 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		}
 		tag := s.tag(name, a)
 		if hasTS {
-			return fail(name, f.DeleteObjectInstanceWithTime(o.h, tag, peer.Float64Time(ts)))
+			h, err := f.DeleteObjectInstanceWithTimeRetractable(o.h, tag, peer.Float64Time(ts))
+			s.keepHandle(tag, h)
+			return fail(name, err)
 		}
 		return fail(name, f.DeleteObjectInstance(o.h, tag))
 	case "enable-regulation", "modify-lookahead":
@@ -674,7 +728,7 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		return fail(name, f.EnableTimeConstrained())
 	case "disable-constrained":
 		return fail(name, f.DisableTimeConstrained())
-	case "advance":
+	case "advance", "advance-available", "next-message", "next-message-available", "flush-queue":
 		t, ok, err := a.float("t")
 		if err != nil {
 			return nil, err
@@ -682,7 +736,71 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		if !ok {
 			return nil, errors.New("missing t=")
 		}
-		return fail(name, f.TimeAdvanceRequest(peer.Float64Time(t)))
+		req := map[string]func(peer.LogicalTime) error{
+			"advance":                f.TimeAdvanceRequest,
+			"advance-available":      f.TimeAdvanceRequestAvailable,
+			"next-message":           f.NextMessageRequest,
+			"next-message-available": f.NextMessageRequestAvailable,
+			"flush-queue":            f.FlushQueueRequest,
+		}[cmd]
+		return fail(name, req(peer.Float64Time(t)))
+	case "retract":
+		tag, err := a.need("tag")
+		if err != nil {
+			return nil, err
+		}
+		h, ok := s.handles[tag]
+		if !ok {
+			return nil, fmt.Errorf("no time-stamped message with tag %s was sent", tag)
+		}
+		return fail(name, f.Retract(h))
+	case "change-order":
+		ov, err := a.need("order")
+		if err != nil {
+			return nil, err
+		}
+		var order peer.OrderType
+		switch ov {
+		case "receive":
+			order = peer.Receive
+		case "timestamp":
+			order = peer.TimeStamp
+		default:
+			return nil, fmt.Errorf("order=%s: want receive or timestamp", ov)
+		}
+		if _, isObj := a.vals["obj"]; !isObj {
+			cn, err := a.need("class")
+			if err != nil {
+				return nil, errors.New("change-order needs obj=LABEL attrs=... or class=INTERACTION")
+			}
+			c, ok := s.fdd.InteractionClass(cn)
+			if !ok {
+				return nil, fmt.Errorf("no interaction class %s", cn)
+			}
+			return fail(name, f.ChangeInteractionOrderType(c.Handle, order))
+		}
+		o, err := s.object(a)
+		if err != nil {
+			return nil, err
+		}
+		as, err := a.need("attrs")
+		if err != nil {
+			return nil, err
+		}
+		c, _ := s.fdd.ObjectClassByHandle(o.class)
+		var hs []peer.AttributeHandle
+		for _, n := range strings.Split(as, ",") {
+			at, ok := c.Attribute(n)
+			if !ok {
+				return nil, fmt.Errorf("no attribute %s in %s", n, c.QualifiedName)
+			}
+			hs = append(hs, at.Handle)
+		}
+		return fail(name, f.ChangeAttributeOrderType(o.h, order, hs...))
+	case "query-lits":
+		// Printed after the step's wait, so it shows the settled state.
+		s.litsQueries = append(s.litsQueries, name)
+		return nil, nil
 	case "resign":
 		action := peer.DeleteObjects
 		if v, ok := a.get("action"); ok {
@@ -834,6 +952,10 @@ func (s *simulation) scrub(msg string) string {
 	sort.Slice(ps, func(i, j int) bool { return len(ps[i].h) > len(ps[j].h) })
 	for _, p := range ps {
 		msg = strings.ReplaceAll(msg, " "+p.h, " "+p.l)
+	}
+	// Retraction handles hold message counters that vary between runs.
+	for h, tag := range s.handleTag {
+		msg = strings.ReplaceAll(msg, " "+h.String(), " "+tag)
 	}
 	return msg
 }
@@ -991,6 +1113,15 @@ func (s *simulation) format(ev peer.Event) string {
 		fmt.Fprintf(&b, "constrained enabled t=%s", num(e.Time))
 	case peer.TimeAdvanceGrant:
 		fmt.Fprintf(&b, "grant t=%s", num(e.Time))
+		if e.Request != lbts.TimeAdvanceRequest {
+			fmt.Fprintf(&b, " (%v)", e.Request)
+		}
+	case peer.RequestRetraction:
+		tag, ok := s.handleTag[e.Handle]
+		if !ok {
+			tag = e.Handle.String()
+		}
+		fmt.Fprintf(&b, "retraction requested %s from=%s", tag, s.fed(e.Handle.Federate))
 	case peer.FederateJoined:
 		fmt.Fprintf(&b, "joined %s", e.Name)
 	case peer.FederateResigned:

@@ -82,6 +82,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		what, args = args[0], args[1:]
 	}
+	if what == "timeadvance" {
+		return runBenchTime(args, stdout, stderr)
+	}
 	if what != "all" && what != "throughput" && what != "latency" {
 		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want throughput, latency or none for both)\n", what)
 		return 2
