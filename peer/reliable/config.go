@@ -15,7 +15,7 @@ const (
 	DefaultMaxFrame         = 1400
 	DefaultMaxMessage       = 16 << 20
 	DefaultWindow           = 8192
-	DefaultWindowBytes      = 2 << 20
+	DefaultWindowBytes      = 4 << 20
 	DefaultRetransmitBytes  = 4 << 20
 	DefaultAckTimeoutTicks  = 400
 
