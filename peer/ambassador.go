@@ -21,6 +21,9 @@ type FederateAmbassador interface {
 	TimeConstrainedEnabled(t LogicalTime) error
 	TimeAdvanceGrant(t LogicalTime) error
 	ConnectionLost(reason string) error
+	// RequestRetraction (§8.22): a message this federate already received
+	// was retracted by its sender.
+	RequestRetraction(h MessageRetractionHandle) error
 }
 
 // ReflectInfo carries the optional parts of a reflect, receive or remove
@@ -55,6 +58,7 @@ func (NullFederateAmbassador) TimeRegulationEnabled(LogicalTime) error          
 func (NullFederateAmbassador) TimeConstrainedEnabled(LogicalTime) error            { return nil }
 func (NullFederateAmbassador) TimeAdvanceGrant(LogicalTime) error                  { return nil }
 func (NullFederateAmbassador) ConnectionLost(string) error                         { return nil }
+func (NullFederateAmbassador) RequestRetraction(MessageRetractionHandle) error     { return nil }
 
 // eventSource is what Dispatch reads; *Federate implements it.
 type eventSource interface {
@@ -105,6 +109,8 @@ func dispatchOne(amb FederateAmbassador, ev Event) error {
 		return amb.TimeAdvanceGrant(e.Time)
 	case ConnectionLost:
 		return amb.ConnectionLost(e.Reason)
+	case RequestRetraction:
+		return amb.RequestRetraction(e.Handle)
 	}
 	return nil
 }

@@ -77,3 +77,27 @@ func TestDispatch(t *testing.T) {
 		t.Errorf("service after Close: %v", err)
 	}
 }
+
+// retractionAmbassador records RequestRetraction callbacks.
+type retractionAmbassador struct {
+	NullFederateAmbassador
+	got []MessageRetractionHandle
+}
+
+func (r *retractionAmbassador) RequestRetraction(h MessageRetractionHandle) error {
+	r.got = append(r.got, h)
+	return nil
+}
+
+// TestDispatchRequestRetraction: the RequestRetraction event reaches the
+// ambassador's callback with its handle.
+func TestDispatchRequestRetraction(t *testing.T) {
+	h := MessageRetractionHandle{Federate: 3, Serial: 9}
+	var amb retractionAmbassador
+	if err := dispatchOne(&amb, RequestRetraction{Handle: h}); err != nil || len(amb.got) != 1 || amb.got[0] != h {
+		t.Errorf("dispatch: %v, got %v", err, amb.got)
+	}
+	if err := dispatchOne(NullFederateAmbassador{}, RequestRetraction{Handle: h}); err != nil {
+		t.Errorf("null ambassador: %v", err)
+	}
+}
