@@ -33,8 +33,10 @@ func TestMessagesLostReported(t *testing.T) {
 	must(pub.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("2")}, nil))
 	time.Sleep(20 * time.Millisecond) // the lossy link ate it
 	m.net.SetLinkFaults("pub", "sub", transport.Faults{})
+	m.net.SetLinkFaults("sub", "pub", transport.Faults{Loss: 1}) // its NAKs never arrive
 	must(pub.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("3")}, nil))
-	pub.Close() // gone before the subscriber's NAK can be answered
+	time.Sleep(20 * time.Millisecond) // 3 arrives; 2 is asked for in vain
+	pub.Close()                       // gone with 2 unrepaired
 
 	ev, skipped := waitFor(t, sub, 10*time.Second, isType[MessagesLost])
 	if l := ev.(MessagesLost); l.Producer != pub.Handle() || l.Messages == 0 {
