@@ -305,11 +305,23 @@ func (f *Federate) call(fn func() error) error {
 		return ErrClosed
 	}
 	err := fn()
+	f.endTurn()
+	return err
+}
+
+// endTurn ends a turn under mu: it acts on what is ready (settle),
+// unlocks, and sends the frames itself when it takes the lead.
+func (f *Federate) endTurn() {
 	f.settle()
 	batch := f.takeLead()
 	f.mu.Unlock()
 	f.lead(batch)
-	return err
+}
+
+// step hands a received frame to the reliable endpoint. Under mu.
+func (f *Federate) step(p transport.Packet) {
+	f.rel.Step(p.Group, p.Data) // bad frames are counted by the endpoint
+	f.metrics.stepFrames.Inc()
 }
 
 // settle acts on everything ready after an event or a call: deliveries,
@@ -410,8 +422,7 @@ func (f *Federate) run() {
 				return
 			}
 			f.mu.Lock()
-			f.rel.Step(p.Group, p.Data) // bad frames are counted by the endpoint
-			f.metrics.stepFrames.Inc()
+			f.step(p)
 		case ev, ok := <-members:
 			if !ok {
 				members = nil
@@ -420,10 +431,7 @@ func (f *Federate) run() {
 			f.mu.Lock()
 			f.onMember(ev)
 		}
-		f.settle()
-		batch := f.takeLead()
-		f.mu.Unlock()
-		f.lead(batch)
+		f.endTurn()
 	}
 }
 
@@ -439,12 +447,8 @@ func (f *Federate) takeDirect(p transport.Packet) bool {
 		f.mu.Unlock()
 		return false
 	}
-	f.rel.Step(p.Group, p.Data)
-	f.metrics.stepFrames.Inc()
-	f.settle()
-	batch := f.takeLead()
-	f.mu.Unlock()
-	f.lead(batch)
+	f.step(p)
+	f.endTurn()
 	return true
 }
 

@@ -257,6 +257,21 @@ func (a *args) float(k string) (float64, bool, error) {
 }
 
 // rest returns the key=value pairs not read yet, in order.
+// scriptValues turns the remaining key=value arguments into values, each
+// key named through lookup (an attribute or parameter of class).
+func scriptValues[H comparable](a *args, what, class string, lookup func(string) (H, bool)) (map[H][]byte, error) {
+	vals := make(map[H][]byte)
+	for _, k := range a.rest() {
+		h, ok := lookup(k)
+		if !ok {
+			return nil, fmt.Errorf("no %s %s in %s", what, k, class)
+		}
+		v, _ := a.get(k)
+		vals[h] = []byte(v)
+	}
+	return vals, nil
+}
+
 func (a *args) rest() []string {
 	var ks []string
 	for _, k := range a.keys {
@@ -649,15 +664,16 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			return nil, err
 		}
 		tag := s.tag(name, a)
-		vals := peer.AttributeValues{}
 		c, _ := s.fdd.ObjectClassByHandle(o.class)
-		for _, k := range a.rest() {
+		vals, err := scriptValues(a, "attribute", c.QualifiedName, func(k string) (peer.AttributeHandle, bool) {
 			at, ok := c.Attribute(k)
 			if !ok {
-				return nil, fmt.Errorf("no attribute %s in %s", k, c.QualifiedName)
+				return 0, false
 			}
-			v, _ := a.get(k)
-			vals[at.Handle] = []byte(v)
+			return at.Handle, true
+		})
+		if err != nil {
+			return nil, err
 		}
 		if hasTS {
 			h, err := f.UpdateAttributeValuesWithTimeRetractable(o.h, vals, tag, peer.Float64Time(ts))
@@ -679,14 +695,15 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			return nil, err
 		}
 		tag := s.tag(name, a)
-		vals := peer.ParameterValues{}
-		for _, k := range a.rest() {
+		vals, err := scriptValues(a, "parameter", c.QualifiedName, func(k string) (peer.ParameterHandle, bool) {
 			p, ok := c.Parameter(k)
 			if !ok {
-				return nil, fmt.Errorf("no parameter %s in %s", k, c.QualifiedName)
+				return 0, false
 			}
-			v, _ := a.get(k)
-			vals[p.Handle] = []byte(v)
+			return p.Handle, true
+		})
+		if err != nil {
+			return nil, err
 		}
 		if hasTS {
 			h, err := f.SendInteractionWithTimeRetractable(c.Handle, vals, tag, peer.Float64Time(ts))

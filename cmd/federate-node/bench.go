@@ -367,25 +367,9 @@ func rawRoundTrips(ctx context.Context, n, size int) ([]time.Duration, error) {
 			}
 		}
 	}()
-	msg := make([]byte, max(size, 1))
-	buf := make([]byte, 65536)
-	dst := b.LocalAddr().(*net.UDPAddr).AddrPort()
-	rtts := make([]time.Duration, 0, n)
-	for i := 0; i < n+n/10; i++ { // the first tenth warms up
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		start := time.Now()
-		if _, err := a.WriteToUDPAddrPort(msg, dst); err != nil {
-			return nil, err
-		}
-		a.SetReadDeadline(time.Now().Add(time.Second))
-		if _, _, err := a.ReadFromUDPAddrPort(buf); err != nil {
-			continue // lost: not a round trip
-		}
-		if i >= n/10 {
-			rtts = append(rtts, time.Since(start))
-		}
+	rtts, err := timeRoundTrips(ctx, a, b.LocalAddr().(*net.UDPAddr), n, size)
+	if err != nil {
+		return nil, err
 	}
 	b.Close()
 	if err := <-errc; err != nil {
@@ -482,17 +466,23 @@ func rawRoundTripsChild(ctx context.Context, n, size int) ([]time.Duration, erro
 		return nil, err
 	}
 	defer c.Close()
-	dst := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}
+	return timeRoundTrips(ctx, c, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}, n, size)
+}
+
+// timeRoundTrips times n round trips of size-byte datagrams from c to an
+// echo at dst, after n/10 more that warm up; a datagram lost is not a
+// round trip.
+func timeRoundTrips(ctx context.Context, c *net.UDPConn, dst *net.UDPAddr, n, size int) ([]time.Duration, error) {
 	msg, buf := make([]byte, max(size, 1)), make([]byte, 65536)
 	rtts := make([]time.Duration, 0, n)
-	for i := 0; i < n+n/10 && ctx.Err() == nil; i++ { // the first tenth warms up
+	for i := 0; i < n+n/10 && ctx.Err() == nil; i++ {
 		start := time.Now()
 		if _, err := c.WriteToUDP(msg, dst); err != nil {
 			return nil, err
 		}
 		c.SetReadDeadline(time.Now().Add(time.Second))
 		if _, _, err := c.ReadFromUDP(buf); err != nil {
-			continue // lost: not a round trip
+			continue
 		}
 		if i >= n/10 {
 			rtts = append(rtts, time.Since(start))

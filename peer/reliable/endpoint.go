@@ -251,7 +251,7 @@ func New(cfg Config) (*Endpoint, error) {
 	e.bodyMax = cfg.MaxFrame - HeaderLen - e.seal.trailerLen()
 	e.maxEntries = max(1, min(cfg.RetransmitBuffer, cfg.Window))
 	e.maxRanges = min((e.bodyMax-nakFixedLen)/nakRangeLen, maxNakRanges)
-	e.rtx.buf = make([]byte, HeaderLen, cfg.MaxFrame)
+	e.rtx = bundle{kind: kindRetransmit, buf: make([]byte, HeaderLen, cfg.MaxFrame)}
 	return e, nil
 }
 

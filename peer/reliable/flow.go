@@ -55,7 +55,9 @@ func (e *Endpoint) ackedBy(st *sendState) uint64 {
 			acked = min(acked, max(r.acked, r.start))
 		}
 	}
-	return acked
+	// What was released is no longer owed to anyone (a receiver that
+	// still misses it gets a gap), so it is not backlog.
+	return max(acked, st.heldFrom-1)
 }
 
 // sealedHW returns the highest sequence of st sealed into a frame.
@@ -130,11 +132,23 @@ func (e *Endpoint) Receivers(g transport.Group) []NodeID {
 // heartbeat on g, at most one per NakDelayTicks, which every receiver
 // answers with an ACK.
 func (e *Endpoint) Blocked(g transport.Group) bool {
+	st := e.sends[g]
+	if st == nil {
+		return false
+	}
+	// The backlog is part of what is held plus the open bundle: when
+	// that is under the window, so is the backlog, without walking the
+	// receivers (Blocked runs on every update).
+	held := st.hw - st.heldFrom + 1
+	heldBytes := st.sentCum - st.cumThrough(st.heldFrom-1) + uint64(st.rel.size())
+	if held < uint64(e.cfg.Window) && heldBytes < uint64(e.cfg.WindowBytes) {
+		return false
+	}
 	msgs, bytes := e.Backlog(g)
 	if msgs < uint64(e.cfg.Window) && bytes < uint64(e.cfg.WindowBytes) {
 		return false
 	}
-	if st := e.sealGroup(g); !st.probed || e.now-st.probeAt >= int64(e.cfg.NakDelayTicks) {
+	if st = e.sealGroup(g); !st.probed || e.now-st.probeAt >= int64(e.cfg.NakDelayTicks) {
 		st.probeAt, st.probed = e.now, true
 		e.heartbeat(st)
 	}

@@ -182,8 +182,6 @@ func (e *Endpoint) sealBundle(st *sendState, b *bundle) {
 	if len(b.pos) == 0 {
 		return
 	}
-	f := make([]byte, len(b.buf)+e.seal.trailerLen())
-	copy(f, b.buf)
 	// Every Window/4 messages a frame asks the receivers for an ACK, so
 	// that ACKs keep pace with this sender's window, whatever theirs.
 	last := b.first + uint64(len(b.pos)) - 1
@@ -191,10 +189,7 @@ func (e *Endpoint) sealBundle(st *sendState, b *bundle) {
 	if ackReq {
 		st.ackReqHW = last
 	}
-	putHeader(f, header{
-		kind: b.kind, auth: e.seal.keyed(), ackReq: ackReq, group: st.group,
-		fed: e.fed, sender: e.cfg.Self, inc: e.cfg.Incarnation, seq: b.first,
-	})
+	f := e.bundleFrame(st.group, b, ackReq)
 	if b.kind == kindData {
 		plain := f[:len(b.buf)]
 		if e.seal.keyed() {
@@ -208,9 +203,26 @@ func (e *Endpoint) sealBundle(st *sendState, b *bundle) {
 		e.release(st)
 	}
 	e.stats.DataFrames++
+	e.emitBundle(st.group, b, f)
+}
+
+// bundleFrame copies the open bundle b into a frame of its own, with the
+// header filled in and room for the trailer.
+func (e *Endpoint) bundleFrame(g transport.Group, b *bundle, ackReq bool) []byte {
+	f := make([]byte, len(b.buf)+e.seal.trailerLen())
+	copy(f, b.buf)
+	putHeader(f, header{
+		kind: b.kind, auth: e.seal.keyed(), ackReq: ackReq, group: g,
+		fed: e.fed, sender: e.cfg.Self, inc: e.cfg.Incarnation, seq: b.first,
+	})
+	return f
+}
+
+// emitBundle empties b, whose frame f is ready, and queues f.
+func (e *Endpoint) emitBundle(g transport.Group, b *bundle, f []byte) {
 	b.pos = b.pos[:0]
 	b.buf = b.buf[:HeaderLen]
-	e.emit(st.group, f)
+	e.emit(g, f)
 }
 
 // slotOf returns the held slot of seq, which must be in [low, hw].
@@ -309,14 +321,6 @@ func (e *Endpoint) sealRetransmit(g transport.Group, rb *bundle) {
 	if len(rb.pos) == 0 {
 		return
 	}
-	f := make([]byte, len(rb.buf)+e.seal.trailerLen())
-	copy(f, rb.buf)
-	putHeader(f, header{
-		kind: kindRetransmit, auth: e.seal.keyed(), group: g,
-		fed: e.fed, sender: e.cfg.Self, inc: e.cfg.Incarnation, seq: rb.first,
-	})
 	e.stats.RetransmitFrames++
-	rb.pos = rb.pos[:0]
-	rb.buf = rb.buf[:HeaderLen]
-	e.emit(g, f)
+	e.emitBundle(g, rb, e.bundleFrame(g, rb, false))
 }
