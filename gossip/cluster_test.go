@@ -171,6 +171,12 @@ func waitFor(t *testing.T, d time.Duration, cond func() bool, format string, arg
 	}
 }
 
+// lazy formats as what its function returns when it is printed, so a
+// waitFor message can say what was still missing at the deadline.
+type lazy func() string
+
+func (l lazy) String() string { return l() }
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
@@ -604,20 +610,32 @@ func TestFailedMemberIsLostAndReleased(t *testing.T) {
 		t.Fatal(err)
 	}
 	survivors := h.live()
-	// Every survivor reports the failure, with the lost federate, within
-	// the failure detection time (about 2 s; generous under -race).
+	// Every survivor reports the failure within the failure detection
+	// time (about 2 s; generous under -race). The failure names the lost
+	// federate when the survivor's view already held fed2's join; a
+	// survivor that learns of that join later (its commit raced the
+	// crash) reports fed2 when the register releases it instead.
+	var missing string
 	waitFor(t, 8*time.Second, func() bool {
+		missing = ""
 		for _, n := range survivors {
-			found := false
+			failed, lost := false, false
 			for _, ev := range n.seen(EventFailed) {
-				found = found || (ev.Member.Name == "n2" && ev.Federate.Name == "fed2")
+				failed = failed || ev.Member.Name == "n2"
+				lost = lost || (ev.Member.Name == "n2" && ev.Federate.Name == "fed2")
 			}
-			if !found {
-				return false
+			for _, ev := range n.seen(EventFederateResigned) {
+				lost = lost || (ev.Federate.Name == "fed2" && ev.Lost)
+			}
+			switch {
+			case !failed:
+				missing += fmt.Sprintf(" %s: no failure of n2;", n.Name())
+			case !lost:
+				missing += fmt.Sprintf(" %s: fed2 not reported lost;", n.Name())
 			}
 		}
-		return true
-	}, "every survivor reports n2 failed")
+		return missing == ""
+	}, "every survivor reports n2 failed and fed2 lost (%v)", lazy(func() string { return missing }))
 	t.Logf("failure reported to all survivors after %v", time.Since(killed).Round(time.Millisecond))
 	// A survivor releases the lost node's federate, keys and seat.
 	waitFor(t, 10*time.Second, func() bool {
