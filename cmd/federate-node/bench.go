@@ -48,6 +48,8 @@ type throughputResult struct {
 	Frames  uint64 `json:"frames"`
 	Batches uint64 `json:"batches"`
 	Blocked uint64 `json:"blocked"`
+	// GOMAXPROCS of each process (see shareCores).
+	GOMAXPROCS int `json:"gomaxprocs"`
 }
 
 type latencyResult struct {
@@ -66,6 +68,7 @@ type latencyResult struct {
 	// The floor between two sockets of one process, for reference.
 	RawInProcRTTP50 float64 `json:"raw_inprocess_rtt_p50_us"`
 	RawInProcRTTP99 float64 `json:"raw_inprocess_rtt_p99_us"`
+	GOMAXPROCS      int     `json:"gomaxprocs"`
 }
 
 // runBench measures the data plane between two federates in two
@@ -121,6 +124,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
+	procs := shareCores(2)
 	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
 	defer cancel()
 	fed, stopChild, err := startBenchPair(ctx, bf, stderr)
@@ -147,6 +151,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(err)
 		}
+		res.GOMAXPROCS = procs
 		emit(res, fmt.Sprintf("latency, %d-byte interactions, two processes over loopback multicast:\n"+
 			"  round trip p50 %.0f us, p90 %.0f us, p99 %.0f us (%d round trips)\n"+
 			"  raw UDP round trip between two processes p50 %.0f us, p99 %.0f us: ratio %.2f (p99 %.2f)\n"+
@@ -159,6 +164,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(err)
 		}
+		res.GOMAXPROCS = procs
 		emit(res, fmt.Sprintf("throughput, %d-byte attribute updates in frames of %d bytes, two processes over loopback multicast:\n"+
 			"  %d updates reflected in %.2f s: %.0f updates/s\n"+
 			"  raw UDP between two processes: %d of %d datagrams: %.0f datagrams/s: ratio %.2f\n"+
@@ -536,10 +542,13 @@ func rawBlastChild(ctx context.Context, n, size int) (sent, got int, elapsed tim
 // last). Both print "port P" first.
 func runBenchRaw(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "federate-node bench-raw: want echo or sink")
+		fmt.Fprintln(stderr, "federate-node bench-raw: want echo, sink or steps")
 		return 2
 	}
 	mode := args[0]
+	if mode == "steps" {
+		return runRawSteps(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("bench-raw", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	count := fs.Int("count", 0, "sink: datagrams to expect")

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -59,6 +60,14 @@ type timeBenchResult struct {
 	// CutRoundsPerGrant is the consistent-cut rounds per grant (TAR at
 	// positive lookahead should need none).
 	CutRoundsPerGrant float64 `json:"cut_rounds_per_grant"`
+	// RawStepsPerS is the floor measured in the same run (processes
+	// only): as many processes, each multicasting one datagram per step
+	// and waiting for every other's, in plain UDP without an RTI.
+	// Ratio is GrantsPerS over it.
+	RawStepsPerS float64 `json:"raw_steps_per_s,omitempty"`
+	Ratio        float64 `json:"ratio,omitempty"`
+	// GOMAXPROCS of each process (see shareCores).
+	GOMAXPROCS int `json:"gomaxprocs"`
 }
 
 // timeChildResult is what one federate measured: the "result" line of a
@@ -138,6 +147,10 @@ func runBenchTime(args []string, stdout, stderr io.Writer) int {
 	}
 	var results []timeChildResult
 	var err error
+	procs := runtime.GOMAXPROCS(0)
+	if !bf.inprocess {
+		procs = shareCores(bf.federates)
+	}
 	if bf.inprocess {
 		results, err = timeInProcess(ctx, bf)
 	} else {
@@ -164,6 +177,14 @@ func runBenchTime(args []string, stdout, stderr io.Writer) int {
 		res.MessagesPerGrant = float64(sent) / float64(grants)
 		res.CutRoundsPerGrant = float64(rounds) / float64(grants)
 	}
+	res.GOMAXPROCS = procs
+	if !bf.inprocess && bf.federates > 1 {
+		raw, err := rawSteps(ctx, bf.federates, bf.steps, bf.port+1)
+		if err != nil {
+			return fail(err)
+		}
+		res.RawStepsPerS, res.Ratio = raw, res.GrantsPerS/raw
+	}
 	if bf.jsonOut {
 		b, _ := json.Marshal(res)
 		fmt.Fprintf(stdout, "%s\n", b)
@@ -176,6 +197,11 @@ func runBenchTime(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "timeadvance, %d federates (%s), lookahead %v, %d steps:\n"+
 		"  %.0f grants/s per federate (slowest %.0f), %.1f messages sent per grant\n",
 		bf.federates, where, bf.lookahead, bf.steps, res.GrantsPerS, res.MinGrantsPerS, res.MessagesPerGrant)
+	if res.RawStepsPerS > 0 {
+		fmt.Fprintf(stdout, "  raw UDP floor, %d processes each multicasting one datagram per step and waiting for all: %.0f steps/s: ratio %.2f\n",
+			bf.federates, res.RawStepsPerS, res.Ratio)
+	}
+	fmt.Fprintf(stdout, "  GOMAXPROCS %d per process\n", res.GOMAXPROCS)
 	return 0
 }
 

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -173,6 +175,12 @@ func TestBenchJSON(t *testing.T) {
 	if thr.Updates != 300 || thr.UpdatesPerS <= 0 || thr.RawPerS <= 0 || thr.Ratio <= 0 {
 		t.Errorf("throughput %+v", thr)
 	}
+	if os.Getenv("GOMAXPROCS") == "" {
+		want := max(1, runtime.NumCPU()/2)
+		if lat.GOMAXPROCS != want || thr.GOMAXPROCS != want {
+			t.Errorf("GOMAXPROCS %d and %d, want each process's share of %d cores: %d", lat.GOMAXPROCS, thr.GOMAXPROCS, runtime.NumCPU(), want)
+		}
+	}
 	// The keys the issue names, spelled as given.
 	for _, k := range []string{`"updates_per_s"`, `"raw_per_s"`, `"ratio"`, `"payload"`} {
 		if !strings.Contains(lines[1], k) {
@@ -182,6 +190,46 @@ func TestBenchJSON(t *testing.T) {
 	for _, k := range []string{`"rtt_p50_us"`, `"rtt_p99_us"`, `"raw_rtt_p50_us"`, `"ratio"`} {
 		if !strings.Contains(lines[0], k) {
 			t.Errorf("latency line lacks %s", k)
+		}
+	}
+}
+
+// TestBenchTimeProcesses runs bench timeadvance with three federates in
+// three processes and checks its line, the raw floor measured after it
+// included. Like TestBenchJSON it measures nothing.
+func TestBenchTimeProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	bin := buildNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "bench", "timeadvance", "-json", "-federates", "3", "-steps", "200",
+		"-mcast-port", fmt.Sprint(20000+(os.Getpid()+7)%20000))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bench timeadvance: %v\n%s", err, out)
+	}
+	var res timeBenchResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	if res.Federates != 3 || res.InProcess || res.GrantsPerS <= 0 || res.MinGrantsPerS > res.GrantsPerS || res.MessagesPerGrant < 1 {
+		t.Errorf("result %+v", res)
+	}
+	if res.RawStepsPerS <= 0 || res.Ratio <= 0 || res.GOMAXPROCS < 1 {
+		t.Errorf("raw floor %v, ratio %v, GOMAXPROCS %d", res.RawStepsPerS, res.Ratio, res.GOMAXPROCS)
+	}
+	for _, k := range []string{`"grants_per_s_per_federate"`, `"raw_steps_per_s"`, `"inprocess":false`} {
+		if !strings.Contains(string(out), k) {
+			t.Errorf("line lacks %s: %s", k, out)
+		}
+	}
+	// The raw floor's process refuses bad flags.
+	for _, args := range [][]string{{"-id", "3", "-n", "3", "-port", "1"}, {"-port", "0"}, {"-steps", "0", "-port", "1"}} {
+		var o, e bytes.Buffer
+		if code := run(append([]string{"bench-raw", "steps"}, args...), &o, &e); code != 2 {
+			t.Errorf("bench-raw steps %v: exit %d, want 2", args, code)
 		}
 	}
 }

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/net/ipv4"
+
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// The raw floor of "bench timeadvance": n processes that each multicast
+// one small datagram per step and wait for the step's datagram from every
+// other process, in plain blocking UDP with no RTI. It is the same
+// exchange a time step needs peer to peer (every federate hears every
+// other's promise), so grants per second can be read against it.
+
+// rawStepsGroup is the multicast group of the raw floor, on the loopback
+// interface with TTL 0 like the data plane's defaults.
+var rawStepsGroup = net.IPv4(239, 255, 77, 77)
+
+// rawSteps runs the floor with n child processes and returns their mean
+// rate in steps per second.
+func rawSteps(ctx context.Context, n, steps, port int) (float64, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type child struct {
+		cmd  *exec.Cmd
+		rate chan float64
+	}
+	var children []*child
+	defer func() {
+		cancel()
+		for _, c := range children {
+			c.cmd.Wait()
+		}
+	}()
+	for i := 0; i < n; i++ {
+		cmd := exec.CommandContext(ctx, self, "bench-raw", "steps", "-n", fmt.Sprint(n), "-id", fmt.Sprint(i),
+			"-steps", fmt.Sprint(steps), "-port", fmt.Sprint(port))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return 0, err
+		}
+		if err := cmd.Start(); err != nil {
+			return 0, err
+		}
+		c := &child{cmd: cmd, rate: make(chan float64, 1)}
+		children = append(children, c)
+		go func() {
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				var r float64
+				if _, err := fmt.Sscanf(sc.Text(), "rate %g", &r); err == nil {
+					c.rate <- r
+				}
+			}
+			close(c.rate)
+		}()
+	}
+	var sum float64
+	for i, c := range children {
+		select {
+		case r, ok := <-c.rate:
+			if !ok {
+				return 0, fmt.Errorf("raw floor: process %d reported no rate", i)
+			}
+			sum += r
+		case <-ctx.Done():
+			return 0, fmt.Errorf("raw floor: %w", ctx.Err())
+		}
+	}
+	return sum / float64(n), nil
+}
+
+// runRawSteps is one process of the raw floor ("bench-raw steps"). It
+// resends its current step every 20 ms while it waits, so a datagram sent
+// before every process had joined the group does not stall the run, and
+// keeps serving its last step after printing its rate until it is ended.
+func runRawSteps(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench-raw steps", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	n := fs.Int("n", 2, "processes")
+	id := fs.Int("id", 0, "this process, 0..n-1")
+	steps := fs.Int("steps", 2000, "measured steps")
+	port := fs.Int("port", 0, "UDP port")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *n < 1 || *id < 0 || *id >= *n || *steps < 1 || *port <= 0 {
+		fmt.Fprintln(stderr, "federate-node bench-raw steps: need -n >= 1, 0 <= -id < n, -steps >= 1, -port > 0")
+		return 2
+	}
+	if err := rawStepsRun(*n, *id, *steps, *port, stdout); err != nil {
+		fmt.Fprintln(stderr, "federate-node bench-raw steps:", err)
+		return 1
+	}
+	return 0
+}
+
+func rawStepsRun(n, id, steps, port int, stdout io.Writer) error {
+	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		err := rc.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
+		})
+		return errors.Join(err, serr)
+	}}
+	pc, err := lc.ListenPacket(context.Background(), "udp4", fmt.Sprintf("0.0.0.0:%d", port))
+	if err != nil {
+		return err
+	}
+	defer pc.Close()
+	c := pc.(*net.UDPConn)
+	lo, err := net.InterfaceByName(transport.DefaultInterface)
+	if err != nil {
+		return err
+	}
+	group := &net.UDPAddr{IP: rawStepsGroup, Port: port}
+	p := ipv4.NewPacketConn(c)
+	if err := errors.Join(p.JoinGroup(lo, group), p.SetMulticastInterface(lo),
+		p.SetMulticastTTL(0), p.SetMulticastLoopback(true)); err != nil {
+		return err
+	}
+	got := make([]uint32, n)
+	buf := make([]byte, 64)
+	out := make([]byte, 8)
+	send := func(s uint32) error {
+		binary.LittleEndian.PutUint32(out, uint32(id))
+		binary.LittleEndian.PutUint32(out[4:], s)
+		_, err := c.WriteToUDP(out, group)
+		return err
+	}
+	warmup := uint32(max(20, steps/10))
+	total := warmup + uint32(steps)
+	var start time.Time
+	// A process that has finished keeps resending its last step so that
+	// the others finish too; the parent ends it.
+	deadline := time.Now().Add(2 * time.Minute)
+	for s := uint32(1); time.Now().Before(deadline); {
+		if s == warmup+1 && start.IsZero() {
+			start = time.Now()
+		}
+		if s <= total {
+			if err := send(s); err != nil {
+				return err
+			}
+		}
+		for s <= total {
+			done := true
+			for j, g := range got {
+				done = done && (j == id || g >= s)
+			}
+			if done {
+				break
+			}
+			c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+			k, _, err := c.ReadFromUDP(buf)
+			if err != nil {
+				var ne net.Error
+				if errors.As(err, &ne) && ne.Timeout() {
+					if err := send(s); err != nil {
+						return err
+					}
+					continue
+				}
+				return err
+			}
+			if k < 8 {
+				continue
+			}
+			if j := binary.LittleEndian.Uint32(buf); j < uint32(n) {
+				got[j] = max(got[j], binary.LittleEndian.Uint32(buf[4:]))
+			}
+		}
+		if s == total {
+			fmt.Fprintf(stdout, "rate %g\n", float64(steps)/time.Since(start).Seconds())
+			s++
+		}
+		if s > total {
+			// Serve the others: answer at most every 20 ms.
+			time.Sleep(20 * time.Millisecond)
+			if err := send(total); err != nil {
+				return err
+			}
+			continue
+		}
+		s++
+	}
+	return nil
+}
