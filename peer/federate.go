@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +40,8 @@ type Federate struct {
 	tr  transport.Transport
 
 	// Guarded by mu.
+	rx      wireMsg // what onData decodes into; kept messages are copied (keep)
+	evBuf   []Event // apply's reused event buffer
 	rel     *reliable.Endpoint
 	tm      *lbts.Node
 	st      *state
@@ -689,8 +692,9 @@ func (f *Federate) onData(d reliable.Delivery) {
 	if from == f.handle {
 		return
 	}
-	m, err := decodeMsgPairs(d.Payload)
-	if err != nil {
+	m := &f.rx
+	*m = wireMsg{Pairs: m.Pairs[:0]}
+	if err := decodeInto(d.Payload, m, true); err != nil {
 		f.received(d)
 		f.stats.malformed.Add(1)
 		f.log.Debug().Err(err).Uint64("from", uint64(from)).Msg("dropped malformed message")
@@ -700,7 +704,7 @@ func (f *Federate) onData(d reliable.Delivery) {
 	if d.Reliable && m.TSO && m.HasTime && f.tm.Constrained() && m.Kind != kindTime {
 		err := f.tm.ReceiveTSO(lbts.TSO{
 			From: lbts.FederateID(from), Group: uint32(d.Group), Seq: d.Seq, Time: m.Time,
-			Payload: tsoPayload{msg: m, from: from, reliable: d.Reliable},
+			Payload: tsoPayload{msg: keep(m), from: from, reliable: d.Reliable},
 		})
 		if err != nil {
 			f.stats.lateTSO.Add(1)
@@ -741,6 +745,15 @@ func (f *Federate) onData(d reliable.Delivery) {
 	default:
 		f.deliverRO(m, delivery{from: from, received: Receive, reliable: d.Reliable})
 	}
+}
+
+// keep returns a copy of the reused receive message m that may outlive
+// this delivery (its values still point into the frame, which is not
+// reused).
+func keep(m *wireMsg) *wireMsg {
+	c := *m
+	c.Pairs = slices.Clone(m.Pairs)
+	return &c
 }
 
 func (f *Federate) received(d reliable.Delivery) {

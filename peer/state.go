@@ -571,8 +571,10 @@ type delivery struct {
 	reliable bool
 }
 
-// apply turns one delivered message into events. tk converts times.
-func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
+// apply turns one delivered message into events, appended to evs (a
+// reused buffer: no allocation for the slice on the hot path). tk
+// converts times.
+func (s *state) apply(evs []Event, m *wireMsg, d delivery, tk timeKind) []Event {
 	sent := Receive
 	if m.TSO {
 		sent = TimeStamp
@@ -588,13 +590,12 @@ func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
 	switch m.Kind {
 	case kindRegister:
 		if ev, ok := s.discover(m.Obj, m.Class, m.Name, d.from); ok {
-			return []Event{ev}
+			return append(evs, ev)
 		}
 	case kindUpdate:
-		var evs []Event
 		c, ok := s.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class))
 		if !ok {
-			return nil
+			return evs
 		}
 		k := s.known[m.Obj]
 		if k == nil {
@@ -604,7 +605,7 @@ func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
 			// update tells us enough to discover it now.
 			ev, ok := s.discover(m.Obj, m.Class, "", d.from)
 			if !ok {
-				return nil
+				return evs
 			}
 			evs = append(evs, ev)
 			k = s.known[m.Obj]
@@ -633,22 +634,22 @@ func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
 	case kindDelete:
 		k := s.known[m.Obj]
 		if k == nil {
-			return nil
+			return evs
 		}
 		delete(s.known, m.Obj)
 		s.deleted[m.Obj] = true
 		if s.names[k.name] == m.Obj {
 			delete(s.names, k.name)
 		}
-		return []Event{RemoveObjectInstance{Object: m.Obj, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received, Time: t, Producer: d.from, Retraction: mrh}}
+		return append(evs, RemoveObjectInstance{Object: m.Obj, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received, Time: t, Producer: d.from, Retraction: mrh})
 	case kindInteraction:
 		c, ok := s.fdd.InteractionClassByHandle(InteractionClassHandle(m.Class))
 		if !ok {
-			return nil
+			return evs
 		}
 		as := s.interactionSubscribedAs(c)
 		if as == nil {
-			return nil
+			return evs
 		}
 		ps := pairsOf(m)
 		vals := make(ParameterValues, len(ps))
@@ -661,12 +662,12 @@ func (s *state) apply(m *wireMsg, d delivery, tk timeKind) []Event {
 		if !d.reliable {
 			transport = "HLAbestEffort"
 		}
-		return []Event{ReceiveInteraction{
+		return append(evs, ReceiveInteraction{
 			Class: as.Handle, Values: vals, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received,
 			Time: t, Producer: d.from, Transportation: transport, Retraction: mrh,
-		}}
+		})
 	}
-	return nil
+	return evs
 }
 
 // discover records a newly heard instance and returns its discover event,

@@ -195,7 +195,7 @@ type heldMsg struct {
 // held: they are not receive-order messages of the standard.
 func (f *Federate) deliverRO(m *wireMsg, d delivery) {
 	if m.Kind != kindRegister && f.holdsRO() {
-		f.st.held = append(f.st.held, heldMsg{m, d})
+		f.st.held = append(f.st.held, heldMsg{keep(m), d})
 		return
 	}
 	f.applyDelivered(m, d)
@@ -222,12 +222,14 @@ func (f *Federate) releaseHeld() {
 // applyDelivered turns a delivered message into events, traces and
 // remembers it, and queues the events.
 func (f *Federate) applyDelivered(m *wireMsg, d delivery) {
-	evs := f.st.apply(m, d, f.tk)
+	evs := f.st.apply(f.evBuf[:0], m, d, f.tk)
 	if f.trace != nil {
 		f.traceDeliver(m, d.from, d.received, evs)
 	}
 	f.noteDelivered(m, d.from, evs)
 	f.events.push(evs...)
+	clear(evs) // drop the references; keep the room
+	f.evBuf = evs[:0]
 }
 
 // noteDelivered remembers a time-stamped message that produced a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -511,4 +512,52 @@ func TestCrashedRegulatorReleasesNMR(t *testing.T) {
 		}
 	}
 	t.Logf("C lost and A, B granted %v after C's node went away", time.Since(start).Round(time.Millisecond))
+}
+
+// Held receive-order messages and queued time-stamp-order ones keep their
+// own values while later messages arrive (the receiving side decodes
+// every message into one reused buffer and copies those it keeps).
+func TestHeldAndQueuedKeepTheirValues(t *testing.T) {
+	reg, con, h, obj := timedPair(t, 35, 1)
+	const n = 4
+	for i := range n {
+		vals := AttributeValues{h.position: fmt.Appendf(nil, "p%d", i), h.label: fmt.Appendf(nil, "l%d", i)}
+		if err := reg.UpdateAttributeValuesWithTime(obj, vals, fmt.Appendf(nil, "t%d", i), Float64Time(2+float64(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The receive-order halves travel first on the same stream: once the
+	// time-stamped ones are queued, the others are held.
+	waitQueued(t, con, n)
+	if err := reg.TimeAdvanceRequest(Float64Time(10)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, reg, 5*time.Second, isType[TimeAdvanceGrant])
+	if err := con.TimeAdvanceRequest(Float64Time(10)); err != nil {
+		t.Fatal(err)
+	}
+	_, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+	var got []string
+	for _, ev := range before {
+		r, ok := ev.(ReflectAttributeValues)
+		if !ok {
+			t.Fatalf("delivered %#v", ev)
+		}
+		for a, v := range r.Values {
+			got = append(got, fmt.Sprintf("%v:%s/%s", r.SentOrder, v, r.Tag))
+			if (a == h.label) != (r.SentOrder == Receive) {
+				t.Errorf("attribute %v came in %v", a, r.SentOrder)
+			}
+		}
+	}
+	var want []string
+	for i := range n {
+		want = append(want, fmt.Sprintf("%v:l%d/t%d", Receive, i, i))
+	}
+	for i := range n {
+		want = append(want, fmt.Sprintf("%v:p%d/t%d", TimeStamp, i, i))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("delivered\n%v\nwant\n%v", got, want)
+	}
 }

@@ -470,7 +470,10 @@ func (r *wireReader) values(m *wireMsg) {
 		return
 	}
 	if r.pairs {
-		m.Pairs = make([]valuePair, 0, n)
+		if cap(m.Pairs) < n {
+			m.Pairs = make([]valuePair, 0, n)
+		}
+		m.Pairs = m.Pairs[:0]
 	} else if m.Values == nil {
 		m.Values = make(map[uint64][]byte, n)
 	}

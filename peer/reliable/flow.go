@@ -91,11 +91,7 @@ func (e *Endpoint) Backlog(g transport.Group) (msgs, bytes uint64) {
 		return 0, 0
 	}
 	acked := e.ackedBy(st)
-	open := uint64(0)
-	for _, p := range st.rel.pos {
-		open += uint64(p.n)
-	}
-	return st.hw - acked, st.sentCum - st.cumThrough(acked) + open
+	return st.hw - acked, st.sentCum - st.cumThrough(acked) + st.rel.bytes
 }
 
 // WithoutFlowControl exempts our stream on g from flow control: it asks

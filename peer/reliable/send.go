@@ -46,6 +46,7 @@ type bundle struct {
 	buf   []byte // header room, then the entries
 	first uint64 // sequence of the first entry
 	pos   []entPos
+	bytes uint64 // the entries' payload bytes
 }
 
 // entPos locates an entry's payload in bundle.buf.
@@ -72,6 +73,7 @@ func (b *bundle) add(seq uint64, flags byte, payload []byte) {
 	off := len(b.buf) + entryOverhead(len(payload))
 	b.buf = appendEntry(b.buf, flags, payload)
 	b.pos = append(b.pos, entPos{off, len(payload), flags})
+	b.bytes += uint64(len(payload))
 }
 
 func (e *Endpoint) sendStateOf(g transport.Group) *sendState {
@@ -221,6 +223,7 @@ func (e *Endpoint) bundleFrame(g transport.Group, b *bundle, ackReq bool) []byte
 // emitBundle empties b, whose frame f is ready, and queues f.
 func (e *Endpoint) emitBundle(g transport.Group, b *bundle, f []byte) {
 	b.pos = b.pos[:0]
+	b.bytes = 0
 	b.buf = b.buf[:HeaderLen]
 	e.emit(g, f)
 }
