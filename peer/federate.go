@@ -197,6 +197,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		MaxFrame:        cfg.maxFrame(),
 		MaxMessage:      cfg.MaxMessage,
 		Window:          cfg.Window,
+		Inbox:           func(id reliable.NodeID) transport.Group { return inboxGroup(FederateHandle(id)) },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
@@ -215,6 +216,11 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 			f.members[m.Handle] = m
 			f.tm.AddFederate(lbts.FederateID(m.Handle))
 		}
+	}
+	// The inbox is a transport group only: nothing is sent on it as a
+	// stream of its own.
+	if err := f.tr.Join(inboxGroup(f.handle)); err != nil {
+		return nil, fmt.Errorf("%w: join the inbox group: %w", ErrRTIinternalError, err)
 	}
 	if err := f.joinGroups([]transport.Group{controlGroup}); err != nil {
 		return nil, err

@@ -27,6 +27,14 @@ func interactionGroup(c InteractionClassHandle) transport.Group {
 	return transport.Group(0x02000000 | uint32(uint64(c)%0x00ffffff))
 }
 
+// inboxGroup is where federate h receives the data-plane frames meant for
+// it alone: the SYNC answering its join of a group and its receivers'
+// NAKs (reliable.Config.Inbox). Federates whose handles land on one group
+// share it and ignore each other's.
+func inboxGroup(h FederateHandle) transport.Group {
+	return transport.Group(0x03000000 | uint32(uint64(h)%0x00ffffff))
+}
+
 // outMsg is a message the declaration and object logic wants sent.
 type outMsg struct {
 	group    transport.Group

@@ -78,9 +78,12 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 		must(t, f.SubscribeObjectClassAttributes(h.aircraft, h.position))
 		must(t, f.PublishObjectClassAttributes(h.aircraft, h.position))
 	}
+	t.Logf("%d federates joined after %v: %s", n, time.Since(start).Round(time.Millisecond), frameCounts(c))
 	enableAll(t, ctx, c)
+	t.Logf("time enabled after %v: %s", time.Since(start).Round(time.Millisecond), frameCounts(c))
 	objs := registerAll(t, ctx, c, h)
 	ready := time.Since(start)
+	t.Logf("registered and discovered after %v: %s", ready.Round(time.Millisecond), frameCounts(c))
 	cutAt := steps / 3
 	var left, right []string
 	for i, f := range c.Feds {
@@ -147,7 +150,29 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 	st := c.Net.Stats()
 	t.Logf("%d federates, %d steps (cut at %d): ready in %v, ran in %v; network %+v",
 		n, steps, cutAt, ready.Round(time.Millisecond), (time.Since(start) - ready).Round(time.Millisecond), st)
+	t.Logf("frames sent by all federates: %s", frameCounts(c))
 }
+
+// frameCounts sums the data-plane frames every federate of c sent, by
+// kind, for the logs of the large runs: where the traffic goes.
+func frameCounts(c *Cluster) string {
+	var r reliableTotals
+	for _, f := range c.Feds {
+		s := f.Stats().Reliable
+		r.data += s.DataFrames
+		r.retx += s.RetransmitFrames
+		r.acks += s.Acks
+		r.naks += s.NAKs
+		r.hbs += s.Heartbeats
+		r.hellos += s.Hellos
+		r.syncs += s.Syncs
+		r.gones += s.Gones
+	}
+	return fmt.Sprintf("data %d, retransmit %d, ACK %d, NAK %d, heartbeat %d, HELLO %d, SYNC %d, gone %d",
+		r.data, r.retx, r.acks, r.naks, r.hbs, r.hellos, r.syncs, r.gones)
+}
+
+type reliableTotals struct{ data, retx, acks, naks, hbs, hellos, syncs, gones uint64 }
 
 // TestScaleTimeSteps is the simulated-scale run of docs/testing.md:
 // MESHRTI_SCALE=1 runs 128 federates, all regulating (lookahead 1) and

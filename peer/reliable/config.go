@@ -3,6 +3,7 @@ package reliable
 import (
 	"errors"
 	"fmt"
+	"github.com/meshrti/meshrti/peer/transport"
 	"math/rand/v2"
 )
 
@@ -108,6 +109,18 @@ type Config struct {
 	// Default DefaultMaxFrame, which fits an Ethernet MTU with the IP, UDP
 	// and transport headers.
 	MaxFrame int
+	// Inbox, when set, names the group on which node id receives the
+	// frames addressed to it alone: SYNCs (the answer to its HELLO) and
+	// NAKs (its receivers' repair requests). They travel there instead of
+	// on their stream's group, so that in a group of n members a join
+	// costs n SYNC deliveries rather than n², and a repair request one
+	// delivery rather than n (the repair itself is still multicast, so it
+	// serves every receiver that missed it). Each node must receive its
+	// own inbox group; several nodes may share one (they ignore what is
+	// not theirs). Frames arriving on a group not their own are accepted
+	// only for these two kinds on the node's own inbox. Nil: everything
+	// goes on the stream's group.
+	Inbox func(id NodeID) transport.Group
 	// Rand drives the NAK and SYNC request delays. Nil means a source
 	// seeded from Self and Incarnation, so a run replays exactly.
 	Rand *rand.Rand

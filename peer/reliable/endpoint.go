@@ -86,6 +86,7 @@ type Stats struct {
 	Fragments        uint64 // fragments sent (messages larger than a frame)
 	Retransmits      uint64 // messages retransmitted
 	RetransmitFrames uint64 // retransmission frames sent
+	AimedRepairs     uint64 // of which to one receiver's inbox (Config.Inbox)
 	Acks             uint64 // ACK frames sent
 	AcksReceived     uint64 // ACK frames received
 	Leaves           uint64 // LEAVE frames sent
@@ -114,6 +115,7 @@ type Stats struct {
 	BeforeStart         uint64 // messages buffered before a stream started, below its start, dropped
 	ReorderDropped      uint64 // messages beyond the reorder buffer, dropped
 	NAKsObserved        uint64 // other receivers' NAKs that suppress ours
+	NotMine             uint64 // addressed frames for another node through a shared inbox
 	Reassembled         uint64 // fragmented messages put together and delivered
 	Incomplete          uint64 // fragmented messages dropped incomplete (reliable ones reported as gaps)
 
@@ -147,6 +149,7 @@ type Endpoint struct {
 
 	acksDue bool    // some stream has ackDue set
 	rtx     bundle  // retransmissions being bundled
+	aimed   bundle  // retransmissions to one receiver's inbox being bundled
 	ents    []entry // scratch for parsing bundles
 
 	now int64 // ticks so far
@@ -189,19 +192,26 @@ type stream struct {
 	p   *peer
 	idx int // index in Endpoint.stream
 
-	started bool             // the reliable sequence has a starting point
-	next    uint64           // next reliable seq to deliver
-	hw      uint64           // highest reliable seq known to exist
-	buf     map[uint64]entry // out-of-order reliable entries, seq > next (any seq while unsynced)
-	acked   uint64           // the sequence our last ACK of this stream named
-	ackDue  bool             // its sender asked for an ACK (sent at the next Tick)
-	ackedAt int64            // tick of our last ACK of this stream
-	frag    reassembly       // reliable message being reassembled
-	nakAt   int64            // tick to (re)consider NAKing; 0: none
-	supp    []suppressed     // ranges recently NAKed (by us or others)
+	started bool // the reliable sequence has a starting point
+	// confirmed: the sender's SYNC for our current join arrived, so it
+	// has recorded us as a receiver. A stream started from the sender's
+	// join HELLO is not confirmed yet; until it is, we ask the sender
+	// for a SYNC by name (as for an unsynced stream): a sender that
+	// never learned of us would release what we are owed.
+	confirmed bool
+	next      uint64           // next reliable seq to deliver
+	hw        uint64           // highest reliable seq known to exist
+	buf       map[uint64]entry // out-of-order reliable entries, seq > next (any seq while unsynced)
+	acked     uint64           // the sequence our last ACK of this stream named
+	ackDue    bool             // its sender asked for an ACK (sent at the next Tick)
+	ackedAt   int64            // tick of our last ACK of this stream
+	frag      reassembly       // reliable message being reassembled
+	nakAt     int64            // tick to (re)consider NAKing; 0: none
+	supp      []suppressed     // ranges recently NAKed (by us or others)
 
-	// While not started: when to ask the sender for a SYNC (0: not yet
-	// heard reliable traffic) and the current interval between asks.
+	// While not started or not confirmed: when to ask the sender for a
+	// SYNC (0: not yet heard reliable traffic) and the current interval
+	// between asks.
 	reqAt    int64
 	reqEvery int64
 	// vouch is the lowest position of the sender (its highest reliable
@@ -252,6 +262,7 @@ func New(cfg Config) (*Endpoint, error) {
 	e.maxEntries = max(1, min(cfg.RetransmitBuffer, cfg.Window))
 	e.maxRanges = min((e.bodyMax-nakFixedLen)/nakRangeLen, maxNakRanges)
 	e.rtx = bundle{kind: kindRetransmit, buf: make([]byte, HeaderLen, cfg.MaxFrame)}
+	e.aimed = bundle{kind: kindRetransmit, buf: make([]byte, HeaderLen, cfg.MaxFrame)}
 	return e, nil
 }
 
@@ -371,7 +382,7 @@ func (e *Endpoint) Tick() {
 		if s.nakAt != 0 && e.now >= s.nakAt {
 			e.nak(s)
 		}
-		if !s.started && s.reqAt != 0 && e.now >= s.reqAt {
+		if (!s.started || !s.confirmed) && s.reqAt != 0 && e.now >= s.reqAt {
 			e.requestSync(s)
 		}
 	}
@@ -411,6 +422,15 @@ func (e *Endpoint) newFrame(k kind, g transport.Group, seq uint64, n int) (frame
 	return f, f[HeaderLen : HeaderLen+n]
 }
 
+// to returns the group to send a frame of group g addressed to node id
+// alone on: its inbox when Config.Inbox is set, else g.
+func (e *Endpoint) to(id NodeID, g transport.Group) transport.Group {
+	if e.cfg.Inbox != nil {
+		return e.cfg.Inbox(id)
+	}
+	return g
+}
+
 // emit seals f (checksum, or encryption and tag when keyed) and queues it
 // for sending.
 func (e *Endpoint) emit(g transport.Group, f []byte) {
@@ -425,6 +445,7 @@ func (e *Endpoint) emit(g transport.Group, f []byte) {
 // references to frame (delivered payloads alias it): the caller must not
 // modify frame afterwards. Step never panics on any input.
 func (e *Endpoint) Step(g transport.Group, frame []byte) error {
+	inboxed := false
 	h, err := parseHeader(frame)
 	if err != nil {
 		if errors.Is(err, ErrVersion) {
@@ -439,8 +460,12 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 		return fmt.Errorf("%w: id %#x", ErrWrongFederation, h.fed)
 	}
 	if h.group != g {
-		e.stats.WrongGroup++
-		return fmt.Errorf("%w: frame says %d, received on %d", ErrWrongGroup, h.group, g)
+		if !h.kind.inboxed() || e.cfg.Inbox == nil || g != e.cfg.Inbox(e.cfg.Self) {
+			e.stats.WrongGroup++
+			return fmt.Errorf("%w: frame says %d, received on %d", ErrWrongGroup, h.group, g)
+		}
+		g = h.group // through our inbox: it is of h.group
+		inboxed = true
 	}
 	if h.sender == e.cfg.Self {
 		e.stats.Own++
@@ -481,6 +506,13 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 		return fmt.Errorf("%w: sender %d counter %d", ErrReplay, h.sender, counter)
 	}
 
+	if inboxed && h.kind.addressed() && addressedTo(h.kind, body) != e.cfg.Self {
+		// Another node's, through an inbox we share: not ours to act
+		// on. (We may have joined its group after it was sent, so even
+		// what it vouches for cannot be trusted.)
+		e.stats.NotMine++
+		return nil
+	}
 	switch h.kind {
 	case kindNAK:
 		return e.stepNAK(h, body)
@@ -613,7 +645,7 @@ func (e *Endpoint) stepNAK(h header, body []byte) error {
 	if target == e.cfg.Self {
 		e.stats.NAKsReceived++
 		if tinc == e.cfg.Incarnation {
-			e.repair(h.group, rs, n)
+			e.repair(h.group, h.sender, rs, n)
 		}
 		return nil
 	}

@@ -78,6 +78,27 @@ const (
 	kindLeave      kind = 10 // seq = the join nonce left; body empty
 )
 
+// addressed reports whether frames of kind k are meant for one node (the
+// target their body names): they go to its inbox (Config.Inbox).
+func (k kind) addressed() bool {
+	return k == kindSync || k == kindNAK
+}
+
+// inboxed reports whether frames of kind k may come through an inbox:
+// the addressed kinds, and repairs aimed at one receiver.
+func (k kind) inboxed() bool {
+	return k.addressed() || k == kindRetransmit
+}
+
+// addressedTo returns the target of an addressed frame of kind k with
+// body (both NAK and SYNC bodies start with it), 0 when it is too short.
+func addressedTo(k kind, body []byte) NodeID {
+	if !k.addressed() || len(body) < 8 {
+		return 0
+	}
+	return NodeID(binary.BigEndian.Uint64(body))
+}
+
 // bundled reports whether frames of kind k carry a bundle of entries.
 func (k kind) bundled() bool {
 	return k == kindData || k == kindRetransmit || k == kindBestEffort

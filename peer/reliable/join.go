@@ -227,6 +227,7 @@ func (e *Endpoint) onHello(gs *groupState, p *peer, nonce uint64, body []byte) {
 		// (from frames we sent before) is no lower, and a SYNC does
 		// not move a started stream anyway.
 		e.startAt(s, s.vouch+1, 0, hw)
+		e.heard(s) // until p's SYNC confirms that it recorded us
 	}
 	at := e.hwOf(gs.g)
 	if target == e.cfg.Self && tinc == e.cfg.Incarnation {
@@ -247,8 +248,11 @@ func (e *Endpoint) onSync(gs *groupState, p *peer, nonce uint64, body []byte) {
 	at := e.hwOf(gs.g)
 	if y.target == e.cfg.Self && y.inc == e.cfg.Incarnation {
 		at = min(at, y.echo)
-		if y.nonce == gs.nonce && !s.started {
-			e.startSynced(s, y)
+		if y.nonce == gs.nonce {
+			if !s.started {
+				e.startSynced(s, y)
+			}
+			s.confirmed, s.reqAt, s.reqEvery = true, 0, 0
 		}
 	}
 	if r, fresh := e.learn(gs, p, nonce, at); fresh {
@@ -326,7 +330,7 @@ func (e *Endpoint) sendSync(gs *groupState, r *receiver, echo uint64, force bool
 	for i, v := range []uint64{uint64(r.id), r.inc, r.nonce, echo, r.start, low, hw} {
 		binary.BigEndian.PutUint64(body[8*i:], v)
 	}
-	e.emit(gs.g, f)
+	e.emit(e.to(r.id, gs.g), f)
 	e.stats.Syncs++
 }
 
@@ -341,7 +345,7 @@ func (e *Endpoint) hwOf(g transport.Group) uint64 {
 
 // start marks s started at next for incarnation inc and reports it.
 func (e *Endpoint) start(s *stream, inc, next uint64) {
-	s.started, s.next = true, next
+	s.started, s.confirmed, s.next = true, false, next
 	s.hw = max(s.hw, next-1)
 	s.reqAt, s.reqEvery = 0, 0
 	e.starts = append(e.starts, Start{From: s.key.from, Incarnation: inc, Group: s.key.group, Seq: next})

@@ -38,7 +38,16 @@ type slot struct {
 	retxAt  int64  // tick of the last retransmission
 	flags   byte   // entry flags
 	retx    bool   // retransmitted at least once
+	// Targeted repairs (Config.Inbox): in the holdoff after retxAt, how
+	// many NAKers got it to their inbox, and whether it was multicast.
+	aimed     uint8
+	multicast bool
 }
+
+// maxAimed is how many receivers get a repair to their inbox within one
+// holdoff before the next one is multicast to the group instead: a loss
+// few receivers saw is repaired to them alone, one many saw once for all.
+const maxAimed = 2
 
 // bundle is an open frame being filled with entries.
 type bundle struct {
@@ -270,7 +279,12 @@ func (e *Endpoint) release(st *sendState) {
 // repair answers a NAK for our stream on g: retransmits what we hold, in
 // bundles of consecutive messages, and sends one gone frame for what we no
 // longer hold.
-func (e *Endpoint) repair(g transport.Group, rs []byte, n int) {
+//
+// With Config.Inbox, a repair asked for by from goes to from's inbox,
+// unless maxAimed receivers got it there in this holdoff already: then it
+// is multicast once on g, and further asks in the holdoff get nothing (the
+// multicast serves them).
+func (e *Endpoint) repair(g transport.Group, from NodeID, rs []byte, n int) {
 	st := e.sealGroup(g)
 	if st == nil || st.hw == 0 {
 		return
@@ -279,36 +293,55 @@ func (e *Endpoint) repair(g transport.Group, rs []byte, n int) {
 	holdoff := int64(e.cfg.NakDelayTicks)
 	budget := max(e.cfg.RetransmitBuffer, e.cfg.Window) // bounds the work of one NAK
 	var gone seqRange
-	rb := &e.rtx
+	rb, ab := &e.rtx, &e.aimed
+	inbox := g
+	if e.cfg.Inbox != nil {
+		inbox = e.cfg.Inbox(from)
+	}
 	for i := range n {
-		from, to := binary.BigEndian.Uint64(rs[i*16:]), binary.BigEndian.Uint64(rs[i*16+8:])
+		lo, to := binary.BigEndian.Uint64(rs[i*16:]), binary.BigEndian.Uint64(rs[i*16+8:])
 		to = min(to, st.hw)
-		if from > to {
+		if lo > to {
 			continue
 		}
-		if from < low {
-			if gone.from == 0 || from < gone.from {
-				gone.from = from
+		if lo < low {
+			if gone.from == 0 || lo < gone.from {
+				gone.from = lo
 			}
 			gone.to = max(gone.to, min(to, low-1))
-			from = low
+			lo = low
 		}
-		for seq := from; seq <= to && budget > 0; seq++ {
+		for seq := lo; seq <= to && budget > 0; seq++ {
 			budget--
 			sl := st.slotOf(seq)
-			if sl.retx && e.now-sl.retxAt < holdoff {
-				e.sealRetransmit(g, rb)
+			recent := sl.retx && e.now-sl.retxAt < holdoff
+			if !recent {
+				sl.aimed, sl.multicast = 0, false
+			}
+			b, dst := rb, g
+			switch {
+			case recent && (sl.multicast || inbox == g):
+				e.sealRetransmit(g, g, rb)
+				e.sealRetransmit(g, inbox, ab)
 				continue
+			case inbox != g && sl.aimed < maxAimed:
+				b, dst = ab, inbox
+				sl.aimed++
+			default:
+				sl.multicast = true
 			}
-			if len(rb.pos) > 0 && (rb.first+uint64(len(rb.pos)) != seq ||
-				rb.size()+entryOverhead(len(sl.payload))+len(sl.payload) > e.bodyMax) {
-				e.sealRetransmit(g, rb)
+			if len(b.pos) > 0 && (b.first+uint64(len(b.pos)) != seq ||
+				b.size()+entryOverhead(len(sl.payload))+len(sl.payload) > e.bodyMax) {
+				e.sealRetransmit(g, dst, b)
 			}
-			sl.retx, sl.retxAt = true, e.now
-			rb.add(seq, sl.flags, sl.payload)
+			if !recent {
+				sl.retx, sl.retxAt = true, e.now
+			}
+			b.add(seq, sl.flags, sl.payload)
 			e.stats.Retransmits++
 		}
-		e.sealRetransmit(g, rb)
+		e.sealRetransmit(g, g, rb)
+		e.sealRetransmit(g, inbox, ab)
 	}
 	if gone.from != 0 && gone.from <= gone.to {
 		f, body := e.newFrame(kindGone, g, low, goneBodyLen)
@@ -319,11 +352,15 @@ func (e *Endpoint) repair(g transport.Group, rs []byte, n int) {
 	}
 }
 
-// sealRetransmit queues the retransmission bundle rb as a frame.
-func (e *Endpoint) sealRetransmit(g transport.Group, rb *bundle) {
+// sealRetransmit queues the retransmission bundle rb as a frame of group
+// g sent on to: g, or a receiver's inbox.
+func (e *Endpoint) sealRetransmit(g, to transport.Group, rb *bundle) {
 	if len(rb.pos) == 0 {
 		return
 	}
 	e.stats.RetransmitFrames++
-	e.emitBundle(g, rb, e.bundleFrame(g, rb, false))
+	if to != g {
+		e.stats.AimedRepairs++
+	}
+	e.emitBundle(to, rb, e.bundleFrame(g, rb, false))
 }

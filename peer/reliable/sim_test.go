@@ -28,11 +28,17 @@ type simConfig struct {
 	key       []byte
 	tune      func(*Config)
 	sizes     []int // payload sizes to draw from; nil: 100 bytes
+	inbox     bool  // SYNCs and NAKs go to inboxes (Config.Inbox), two nodes to each
 }
+
+// simInbox is the inbox of node id when simConfig.inbox is set: nodes
+// share them in pairs, so a node also hears some frames for another.
+func simInbox(id NodeID) transport.Group { return transport.Group(0x03000000 + uint32(id)/2) }
 
 type simNode struct {
 	id     NodeID
 	e      *Endpoint
+	inbox  transport.Group // 0 without simConfig.inbox
 	groups map[transport.Group]bool
 	// start is where each stream of the current joins starts: set by
 	// Ready.Starts.
@@ -90,16 +96,17 @@ func (h *frameHeap) Pop() any {
 }
 
 type sim struct {
-	t      testing.TB
-	seed   uint64
-	rng    *rand.Rand
-	cfg    simConfig
-	nodes  []*simNode
-	queue  frameHeap
-	order  int
-	now    int
-	sent   map[streamKey]uint64 // last reliable seq sent per (sender, group)
-	beSent map[streamKey]uint64
+	t       testing.TB
+	inboxed int // addressed frames sent to inboxes
+	seed    uint64
+	rng     *rand.Rand
+	cfg     simConfig
+	nodes   []*simNode
+	queue   frameHeap
+	order   int
+	now     int
+	sent    map[streamKey]uint64 // last reliable seq sent per (sender, group)
+	beSent  map[streamKey]uint64
 	// sentAt is the tick each reliable message was sent at, by sequence
 	// (sentAt[k][q-1]).
 	sentAt map[streamKey][]int
@@ -190,6 +197,9 @@ func (s *sim) addNode(groups ...transport.Group) *simNode {
 		NakDelayTicks: 1,
 		Rand:          rand.New(rand.NewPCG(s.seed, uint64(id))),
 	}
+	if s.cfg.inbox {
+		cfg.Inbox = simInbox
+	}
 	if s.cfg.tune != nil {
 		s.cfg.tune(&cfg)
 	}
@@ -208,6 +218,9 @@ func (s *sim) addNode(groups ...transport.Group) *simNode {
 		joinHellos: make(map[streamKey]map[uint64]bool),
 		beSeen:     make(map[streamKey]map[uint64]bool),
 		errs:       make(map[error]int),
+	}
+	if s.cfg.inbox {
+		n.inbox = simInbox(id)
 	}
 	s.nodes = append(s.nodes, n)
 	for _, g := range groups {
@@ -476,8 +489,14 @@ func (s *sim) multicast(from *simNode, o Outgoing) {
 	if err != nil {
 		s.fatalf("node %d sent a bad frame: %v", from.id, err)
 	}
+	if s.cfg.inbox && (h.kind.addressed() && o.Group == h.group || !h.kind.inboxed() && o.Group != h.group) {
+		s.fatalf("node %d sent a %v frame of group %d on group %d", from.id, h.kind, h.group, o.Group)
+	}
+	if s.cfg.inbox && o.Group != h.group {
+		s.inboxed++
+	}
 	for _, to := range s.nodes {
-		if !to.groups[o.Group] && to != from {
+		if !to.groups[o.Group] && to != from && (to.inbox == 0 || to.inbox != o.Group) {
 			continue
 		}
 		if s.drop != nil && s.drop(from, to, h) {
@@ -526,7 +545,14 @@ func (s *sim) deliverDue() {
 
 func (s *sim) step(f simFrame) {
 	n := f.to
+	notMine := n.e.stats.NotMine
 	err := n.e.Step(f.g, f.frame)
+	// The group the frame is of: an addressed frame comes through an
+	// inbox.
+	g := f.g
+	if h, herr := parseHeader(f.frame); herr == nil && n.inbox != 0 && f.g == n.inbox {
+		g = h.group
+	}
 	if f.corrupted && err == nil {
 		s.fatalf("node %d accepted a corrupted frame from %d", n.id, f.from.id)
 	}
@@ -541,7 +567,8 @@ func (s *sim) step(f simFrame) {
 		if !matched {
 			s.fatalf("node %d: Step error %v matches no sentinel", n.id, err)
 		}
-		if f.from != n && !f.corrupted && !errors.Is(err, ErrReplay) && !(errors.Is(err, ErrNotJoined) && !n.groups[f.g]) {
+		if f.from != n && !f.corrupted && !errors.Is(err, ErrReplay) && !(errors.Is(err, ErrNotJoined) && !n.groups[g]) &&
+			!(errors.Is(err, ErrWrongGroup) && f.g == n.inbox) {
 			// Honest frames are only ever dropped as replays (a duplicate
 			// in keyed mode), or for a group left since they were sent.
 			s.fatalf("node %d: honest frame from %d dropped: %v", n.id, f.from.id, err)
@@ -550,16 +577,20 @@ func (s *sim) step(f simFrame) {
 		return
 	}
 	h, _ := parseHeader(f.frame)
+	if n.e.stats.NotMine != notMine {
+		s.process(n) // another node's, through the inbox: ignored
+		return
+	}
 	if h.kind == kindHello || h.kind == kindSync {
-		if gs := n.e.groups[f.g]; gs != nil {
-			k := learnKey{n.id, gs.nonce, f.g, h.sender, h.seq}
+		if gs := n.e.groups[g]; gs != nil {
+			k := learnKey{n.id, gs.nonce, g, h.sender, h.seq}
 			if _, ok := s.heardAt[k]; !ok {
-				s.heardAt[k] = n.e.hwOf(f.g)
+				s.heardAt[k] = n.e.hwOf(g)
 			}
 		}
 		s.snapshot(n)
 		if h.kind == kindHello && binary.BigEndian.Uint64(f.frame[HeaderLen+8:]) == 0 {
-			s.onJoinHello(n, streamKey{h.sender, f.g}, h.seq)
+			s.onJoinHello(n, streamKey{h.sender, g}, h.seq)
 		}
 	}
 	s.process(n)
@@ -637,6 +668,9 @@ func (s *sim) totalStats() Stats {
 		st := n.e.Stats()
 		t.Sent += st.Sent
 		t.Retransmits += st.Retransmits
+		t.RetransmitFrames += st.RetransmitFrames
+		t.AimedRepairs += st.AimedRepairs
+		t.NotMine += st.NotMine
 		t.Heartbeats += st.Heartbeats
 		t.NAKs += st.NAKs
 		t.NAKsObserved += st.NAKsObserved
@@ -738,6 +772,7 @@ func TestSimTable(t *testing.T) {
 		{name: "10% loss", nodes: 4, groups: 3, count: 300, cfg: simConfig{loss: 0.1}, wantNoGaps: true, wantRepairs: true},
 		{name: "10% loss keyed", nodes: 4, groups: 3, count: 300, cfg: simConfig{loss: 0.1, key: testKey}, wantNoGaps: true, wantRepairs: true},
 		{name: "loss dup reorder", nodes: 5, groups: 3, count: 300, cfg: simConfig{loss: 0.2, dup: 0.2, maxDelay: 3}, wantNoGaps: true, wantRepairs: true},
+		{name: "loss dup reorder, inboxes", nodes: 5, groups: 3, count: 300, cfg: simConfig{loss: 0.2, dup: 0.2, maxDelay: 3, inbox: true}, wantNoGaps: true, wantRepairs: true},
 		{name: "heavy loss", nodes: 3, groups: 1, count: 200, cfg: simConfig{loss: 0.5, maxDelay: 2}, wantNoGaps: true, wantRepairs: true},
 		{name: "small retransmit buffer", nodes: 4, groups: 2, count: 300, cfg: simConfig{loss: 0.3, maxDelay: 2, tune: func(c *Config) {
 			c.RetransmitBuffer, c.AckTimeoutTicks = 4, 2 // receivers stall: the sender releases
@@ -768,6 +803,11 @@ func TestSimTable(t *testing.T) {
 			}
 			if tc.wantNoNAKs && (st.NAKs != 0 || st.SyncRequests != 0) {
 				t.Errorf("%d NAKs, %d SYNC requests on a lossless channel", st.NAKs, st.SyncRequests)
+			}
+			if tc.cfg.inbox && (s.inboxed == 0 || st.AimedRepairs == 0 || st.AimedRepairs == st.RetransmitFrames || st.NotMine == 0) {
+				// Repairs go to inboxes and, when several ask, to the
+				// group; nodes sharing an inbox ignore each other's.
+				t.Errorf("%d frames to inboxes, %d of %d repair frames aimed, %d ignored", s.inboxed, st.AimedRepairs, st.RetransmitFrames, st.NotMine)
 			}
 			if tc.wantRepairs && (st.NAKs == 0 || st.Retransmits == 0) {
 				t.Errorf("no repairs: %+v", st)
@@ -840,6 +880,7 @@ func TestSimRandomized(t *testing.T) {
 				c.ReorderBuffer = 2 + r.IntN(30)
 			}
 		}
+		cfg.inbox = seed%2 == 1
 		s := newSim(t, seed, cfg)
 		var groups []transport.Group
 		for g := range 1 + r.IntN(4) {

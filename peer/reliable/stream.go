@@ -350,7 +350,7 @@ func (e *Endpoint) nak(s *stream) {
 		binary.BigEndian.PutUint64(body[nakFixedLen+i*16+8:], r.to)
 		e.suppress(s, r, until)
 	}
-	e.emit(s.key.group, f)
+	e.emit(e.to(s.key.from, s.key.group), f)
 	e.stats.NAKs++
 }
 
