@@ -87,16 +87,25 @@ func (k kind) addressed() bool {
 // inboxed reports whether frames of kind k may come through an inbox:
 // the addressed kinds, and repairs aimed at one receiver.
 func (k kind) inboxed() bool {
-	return k.addressed() || k == kindRetransmit
+	return k.addressed() || k == kindRetransmit || k == kindHello
 }
 
-// addressedTo returns the target of an addressed frame of kind k with
-// body (both NAK and SYNC bodies start with it), 0 when it is too short.
+// addressedTo returns the target of a frame of kind k with body: the
+// node a NAK or SYNC is for (their bodies start with it), or the one a
+// HELLO asks for a SYNC (0 for a join HELLO, which asks every member). 0
+// for other kinds and bodies too short.
 func addressedTo(k kind, body []byte) NodeID {
-	if !k.addressed() || len(body) < 8 {
+	off := 0
+	switch {
+	case k == kindHello:
+		off = 8
+	case !k.addressed():
 		return 0
 	}
-	return NodeID(binary.BigEndian.Uint64(body))
+	if len(body) < off+8 {
+		return 0
+	}
+	return NodeID(binary.BigEndian.Uint64(body[off:]))
 }
 
 // bundled reports whether frames of kind k carry a bundle of entries.

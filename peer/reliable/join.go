@@ -176,6 +176,9 @@ func (e *Endpoint) hello(gs *groupState, hw uint64, s *stream) {
 		binary.BigEndian.PutUint64(body[8:], uint64(s.key.from))
 		binary.BigEndian.PutUint64(body[16:], s.p.inc)
 		binary.BigEndian.PutUint64(body[24:], s.vouch)
+		e.emit(e.to(s.key.from, gs.g), f) // a request: to its sender's inbox
+		e.stats.Hellos++
+		return
 	}
 	e.emit(gs.g, f)
 	e.stats.Hellos++
