@@ -179,6 +179,11 @@ type peer struct {
 	inc    uint64
 	window replayWindow
 	aeads  []peerAEAD // keyed: the AEADs opening its frames, by key id
+	// beLeft is, for each group we left, the highest best-effort
+	// sequence we had from it there: a stream of a later join starts
+	// from it, so that a late copy of a message delivered before is not
+	// delivered again. Reset with the incarnation.
+	beLeft map[transport.Group]uint64
 }
 
 type streamKey struct {
@@ -302,6 +307,12 @@ func (e *Endpoint) Leave(g transport.Group) {
 	}
 	for i := 0; i < len(e.stream); {
 		if s := e.stream[i]; s.key.group == g {
+			if s.beHigh > 0 {
+				if s.p.beLeft == nil {
+					s.p.beLeft = make(map[transport.Group]uint64)
+				}
+				s.p.beLeft[g] = s.beHigh
+			}
 			e.removeStream(s)
 			continue
 		}
@@ -552,7 +563,13 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 	s := e.streamOf(p, g)
 	switch h.kind {
 	case kindData:
-		s.vouch = min(s.vouch, h.seq-1)
+		// A position is a message boundary: a frame that goes on with
+		// a message begun in an earlier one vouches for nothing (a
+		// stream started there would begin mid-message, and report the
+		// message's tail as lost).
+		if len(ents) > 0 && ents[0].flags&entryCont == 0 {
+			s.vouch = min(s.vouch, h.seq-1)
+		}
 		for i, en := range ents {
 			e.onData(s, h.seq+uint64(i), en)
 		}
@@ -681,6 +698,7 @@ func (e *Endpoint) newIncarnation(p *peer, inc uint64) {
 		e.start(s, inc, 1)
 	}
 	p.inc = inc
+	p.beLeft = nil
 	p.window = replayWindow{}
 	p.aeads = e.newPeer(p.id, inc).aeads
 	e.forgetReceiver(p.id)
@@ -692,6 +710,9 @@ func (e *Endpoint) streamOf(p *peer, g transport.Group) *stream {
 	s := e.streams[k]
 	if s == nil {
 		s = &stream{key: k, p: p, idx: len(e.stream), vouch: noVouch}
+		if h, ok := p.beLeft[g]; ok {
+			s.beHigh, s.beMask = h, ^uint64(0) // all up to h seen
+		}
 		e.streams[k] = s
 		e.stream = append(e.stream, s)
 	}

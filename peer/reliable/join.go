@@ -20,8 +20,9 @@ import (
 // stream on g with H = its own position at that moment, or lower: R's
 // frame echoes the lowest position of S that R saw vouched for while
 // joined (S's HELLOs and SYNCs vouch for their hw field, heartbeats for
-// their sequence, original data frames for their sequence minus one), and
-// S takes the minimum. R is owed every message above H. H never changes
+// their sequence, original data frames that begin a message for their
+// sequence minus one: positions are message boundaries), and S takes the
+// minimum. R is owed every message above H. H never changes
 // for a recorded join; every SYNC to R carries it.
 //
 // S answers every newly recorded receiver, and every HELLO addressed to

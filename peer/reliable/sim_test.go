@@ -443,7 +443,7 @@ func (s *sim) process(n *simNode) {
 				n.beSeen[k] = make(map[uint64]bool)
 			}
 			if n.beSeen[k][d.Seq] {
-				s.fatalf("node %d: best-effort %d/%d/%d delivered twice", n.id, d.From, d.Group, d.Seq)
+				s.fatalf("node %d: best-effort %d/%d/%d delivered twice (join %+v)", n.id, d.From, d.Group, d.Seq, n.joined[d.Group])
 			}
 			n.beSeen[k][d.Seq] = true
 			continue
