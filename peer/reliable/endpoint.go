@@ -212,7 +212,11 @@ type stream struct {
 	ackedAt   int64            // tick of our last ACK of this stream
 	frag      reassembly       // reliable message being reassembled
 	nakAt     int64            // tick to (re)consider NAKing; 0: none
-	supp      []suppressed     // ranges recently NAKed (by us or others)
+	// nakBackoff multiplies NakRetryTicks for our next repeat of a NAK:
+	// 1, doubling while NAKs bring no progress (next stays nakNext).
+	nakBackoff int
+	nakNext    uint64
+	supp       []suppressed // ranges recently NAKed (by us or others)
 
 	// While not started or not confirmed: when to ask the sender for a
 	// SYNC (0: not yet heard reliable traffic) and the current interval
@@ -517,7 +521,7 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 		return fmt.Errorf("%w: sender %d counter %d", ErrReplay, h.sender, counter)
 	}
 
-	if inboxed && h.kind != kindRetransmit && addressedTo(h.kind, body) != e.cfg.Self {
+	if inboxed && h.kind != kindRetransmit && h.kind != kindAck && addressedTo(h.kind, body) != e.cfg.Self {
 		// Another node's, through an inbox we share: not ours to act
 		// on. (We may have joined its group after it was sent, so even
 		// what it vouches for cannot be trusted.)

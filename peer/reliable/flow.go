@@ -271,8 +271,26 @@ func (e *Endpoint) tickAcks() {
 	}
 }
 
-// sendAcks sends ACK frames on g for the streams ss.
+// maxAimedAcks is how many streams' ACKs go each to its sender's inbox
+// (Config.Inbox) rather than in one frame to the group: an ACK only its
+// sender reads costs one delivery there, against one per member.
+const maxAimedAcks = 4
+
+// sendAcks sends ACK frames on g for the streams ss: one per sender to
+// its inbox when they are few and inboxes are set, else frames of as many
+// entries as fit, multicast on g (every sender reads its own entries).
 func (e *Endpoint) sendAcks(g transport.Group, ss []*stream) {
+	if e.cfg.Inbox != nil && len(ss) <= maxAimedAcks {
+		for i, s := range ss {
+			e.sendAcksTo(g, e.to(s.key.from, g), ss[i:i+1])
+		}
+		return
+	}
+	e.sendAcksTo(g, g, ss)
+}
+
+// sendAcksTo sends ACK frames of group g for the streams ss on to.
+func (e *Endpoint) sendAcksTo(g, to transport.Group, ss []*stream) {
 	per := max(1, min((e.bodyMax-2)/ackEntryLen, 0xffff))
 	for len(ss) > 0 {
 		k := min(len(ss), per)
@@ -285,7 +303,7 @@ func (e *Endpoint) sendAcks(g transport.Group, ss []*stream) {
 			binary.BigEndian.PutUint64(x[16:], s.next-1)
 			s.acked, s.ackedAt = s.next-1, e.now
 		}
-		e.emit(g, f)
+		e.emit(to, f)
 		e.stats.Acks++
 		ss = ss[k:]
 	}

@@ -85,9 +85,10 @@ func (k kind) addressed() bool {
 }
 
 // inboxed reports whether frames of kind k may come through an inbox:
-// the addressed kinds, and repairs aimed at one receiver.
+// the addressed kinds, SYNC requests (HELLOs naming a target), and
+// repairs and ACKs aimed at one node.
 func (k kind) inboxed() bool {
-	return k.addressed() || k == kindRetransmit || k == kindHello
+	return k.addressed() || k == kindRetransmit || k == kindHello || k == kindAck
 }
 
 // addressedTo returns the target of a frame of kind k with body: the

@@ -344,7 +344,19 @@ func (e *Endpoint) nak(s *stream) {
 	binary.BigEndian.PutUint64(body, uint64(s.key.from))
 	binary.BigEndian.PutUint64(body[8:], s.p.inc)
 	binary.BigEndian.PutUint16(body[16:], uint16(len(runs)))
-	until := e.now + int64(e.cfg.NakRetryTicks+e.cfg.Rand.IntN(e.cfg.NakDelayTicks+1))
+	// Back off while our NAKs bring nothing: each NAK of a stream that
+	// made no progress since the last one waits twice as long before it
+	// is repeated, up to maxNakBackoff times NakRetryTicks. Under
+	// overload (queues overflowing, repairs lost with everything else)
+	// a fixed retry would add load where there is none to spare.
+	if s.next != s.nakNext || s.nakBackoff == 0 {
+		s.nakBackoff = 1
+	} else {
+		s.nakBackoff = min(2*s.nakBackoff, maxNakBackoff)
+	}
+	s.nakNext = s.next
+	retry := e.cfg.NakRetryTicks * s.nakBackoff
+	until := e.now + int64(retry+e.cfg.Rand.IntN(e.cfg.NakDelayTicks*s.nakBackoff+1))
 	for i, r := range runs {
 		binary.BigEndian.PutUint64(body[nakFixedLen+i*16:], r.from)
 		binary.BigEndian.PutUint64(body[nakFixedLen+i*16+8:], r.to)
@@ -353,6 +365,9 @@ func (e *Endpoint) nak(s *stream) {
 	e.emit(e.to(s.key.from, s.key.group), f)
 	e.stats.NAKs++
 }
+
+// maxNakBackoff bounds the backoff of repeated NAKs (see nak).
+const maxNakBackoff = 8
 
 // subtract removes r from the sorted, disjoint runs, in place.
 func subtract(runs []seqRange, r seqRange) []seqRange {
