@@ -226,8 +226,23 @@ func (n *Node) AddFederate(id FederateID) {
 		n.members[id] = &member{}
 		n.membersChanged()
 		n.dirty = true
-		n.msgPending = true // let the newcomer hear our state now
+		// Let the newcomer hear our state now, unless it is the state
+		// it assumes of a member it has not heard (neither regulating
+		// nor constrained, nothing asked or acknowledged, no cut): a
+		// thousand idle federates joining one after the other would
+		// otherwise broadcast n² times.
+		if !n.idle() {
+			n.msgPending = true
+		}
 	}
+}
+
+// idle reports whether the node's state is what others assume of a
+// member they have not heard from yet.
+func (n *Node) idle() bool {
+	return !n.regulating && !n.regPending && !n.constrained && !n.consPending &&
+		n.request == NoRequest && len(n.acks) == 0 && len(n.covers) == 0 &&
+		n.round == 0 && n.reported == 0
 }
 
 // RemoveFederate tells the node that federate id resigned or was lost.

@@ -147,10 +147,14 @@ type Endpoint struct {
 	seal sealer
 	cand *peer // a sender run being authenticated (see newPeer)
 
-	acksDue bool    // some stream has ackDue set
-	rtx     bundle  // retransmissions being bundled
-	aimed   bundle  // retransmissions to one receiver's inbox being bundled
-	ents    []entry // scratch for parsing bundles
+	acksDue bool // some stream has ackDue set
+	// armed lists the streams with a timer set (nakAt or reqAt), in the
+	// order they were armed: what Tick visits. armedSpare is the last
+	// tick's list, reused.
+	armed, armedSpare []*stream
+	rtx               bundle  // retransmissions being bundled
+	aimed             bundle  // retransmissions to one receiver's inbox being bundled
+	ents              []entry // scratch for parsing bundles
 
 	now int64 // ticks so far
 
@@ -212,6 +216,7 @@ type stream struct {
 	ackedAt   int64            // tick of our last ACK of this stream
 	frag      reassembly       // reliable message being reassembled
 	nakAt     int64            // tick to (re)consider NAKing; 0: none
+	armed     bool             // on Endpoint.armed (a timer is set)
 	// nakBackoff multiplies NakRetryTicks for our next repeat of a NAK:
 	// 1, doubling while NAKs bring no progress (next stays nakNext).
 	nakBackoff int
@@ -393,14 +398,25 @@ func (e *Endpoint) Tick() {
 		st.hbEvery = min(2*st.hbEvery, maxEvery)
 	}
 	e.tickJoins()
-	for _, s := range e.stream {
+	// Only the streams with a timer set: with a thousand senders, most
+	// streams have nothing to do at a given tick.
+	armed := e.armed
+	e.armed = e.armedSpare[:0]
+	for _, s := range armed {
+		s.armed = false
+		if e.streams[s.key] != s {
+			continue // removed since
+		}
 		if s.nakAt != 0 && e.now >= s.nakAt {
 			e.nak(s)
 		}
 		if (!s.started || !s.confirmed) && s.reqAt != 0 && e.now >= s.reqAt {
 			e.requestSync(s)
 		}
+		e.arm(s)
 	}
+	clear(armed)
+	e.armedSpare = armed[:0]
 	e.tickAcks()
 	e.tickStalls()
 }
@@ -721,6 +737,15 @@ func (e *Endpoint) streamOf(p *peer, g transport.Group) *stream {
 		e.stream = append(e.stream, s)
 	}
 	return s
+}
+
+// arm puts s on the list Tick visits when one of its timers (nakAt,
+// reqAt) is set, unless it is on it already.
+func (e *Endpoint) arm(s *stream) {
+	if !s.armed && (s.nakAt != 0 || s.reqAt != 0 && (!s.started || !s.confirmed)) {
+		s.armed = true
+		e.armed = append(e.armed, s)
+	}
 }
 
 func (e *Endpoint) removeStream(s *stream) {

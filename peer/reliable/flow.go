@@ -316,8 +316,8 @@ func (e *Endpoint) tickStalls() {
 	timeout := int64(e.cfg.AckTimeoutTicks)
 	for _, st := range e.sendList {
 		gs := e.groups[st.group]
-		if gs == nil || st.hw == 0 {
-			continue
+		if gs == nil || st.hw == 0 || st.noFlow {
+			continue // nothing is held for the receivers of a stream without flow control
 		}
 		changed := false
 		for _, r := range gs.rcv {

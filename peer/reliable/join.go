@@ -195,6 +195,7 @@ func (e *Endpoint) heard(s *stream) {
 		return
 	}
 	s.reqAt = e.now + int64(e.cfg.NakRetryTicks+e.cfg.Rand.IntN(e.cfg.NakDelayTicks+1))
+	e.arm(s)
 	s.reqEvery = int64(e.cfg.NakRetryTicks)
 }
 
@@ -209,6 +210,7 @@ func (e *Endpoint) requestSync(s *stream) {
 	e.hello(gs, e.hwOf(gs.g), s)
 	e.stats.SyncRequests++
 	s.reqAt = e.now + s.reqEvery
+	e.arm(s)
 	s.reqEvery = min(2*s.reqEvery, int64(e.cfg.HeartbeatTicks)*heartbeatBackoff)
 }
 

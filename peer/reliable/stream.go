@@ -284,6 +284,7 @@ func (e *Endpoint) schedule(s *stream) {
 	}
 	d := e.cfg.NakDelayTicks
 	s.nakAt = e.now + int64(d+e.cfg.Rand.IntN(d+1))
+	e.arm(s)
 }
 
 // suppress records that r was NAKed (by us or by another receiver) and
@@ -330,6 +331,7 @@ func (e *Endpoint) nak(s *stream) {
 		return
 	}
 	s.nakAt = e.now + int64(e.cfg.NakDelayTicks) // look again later
+	e.arm(s)
 	for _, r := range s.supp {
 		runs = subtract(runs, r.seqRange)
 	}
