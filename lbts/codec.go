@@ -141,6 +141,23 @@ func IsBinary(b []byte) bool { return len(b) > 0 && b[0] == codecVersion }
 // ErrBadMessage and never panics; the decoded Message is not validated
 // (Step does that).
 func (m *Message) UnmarshalBinary(b []byte) error {
+	return m.unmarshal(b, 0)
+}
+
+// UnmarshalBinaryFor is UnmarshalBinary for the Node of federate self: of
+// Acks it keeps only self's entry, the only one that Node reads (a
+// Message acknowledges every pending request of the federation, so in a
+// federation of n enabling at once each carries n entries; keeping them
+// all cost every receiver a map of n per Message).
+func (m *Message) UnmarshalBinaryFor(b []byte, self FederateID) error {
+	if self == 0 {
+		return fmt.Errorf("%w: decoding for federate 0", ErrBadMessage)
+	}
+	return m.unmarshal(b, self)
+}
+
+// unmarshal decodes b; a non-zero self keeps only self's acknowledgement.
+func (m *Message) unmarshal(b []byte, self FederateID) error {
 	*m = Message{}
 	if len(b) < 3 {
 		return fmt.Errorf("%w: %d bytes, shorter than the header", ErrBadMessage, len(b))
@@ -176,10 +193,18 @@ func (m *Message) UnmarshalBinary(b []byte) error {
 	}
 	if f&mfAcks != 0 {
 		n := r.count()
-		m.Acks = make(map[FederateID]uint64, n)
+		if self == 0 {
+			m.Acks = make(map[FederateID]uint64, n)
+		}
 		for range n {
 			id := FederateID(r.uvarint())
-			m.Acks[id] = r.uvarint()
+			v := r.uvarint()
+			switch {
+			case self == 0:
+				m.Acks[id] = v
+			case id == self:
+				m.Acks = map[FederateID]uint64{id: v}
+			}
 		}
 	}
 	if f&mfRequest != 0 {

@@ -77,6 +77,28 @@ func TestCodecRoundTrip(t *testing.T) {
 		if err := got.UnmarshalBinary(append(b, 0)); !errors.Is(err, ErrBadMessage) {
 			t.Fatalf("trailing byte accepted")
 		}
+		// Decoding for one federate keeps only its acknowledgement and
+		// refuses what the full decoding refuses.
+		for self := FederateID(1); self <= 4; self++ {
+			if err := got.UnmarshalBinaryFor(b, self); err != nil {
+				t.Fatalf("%v for %d: %v", m, self, err)
+			}
+			want := m
+			want.Acks = nil
+			if r, ok := m.Acks[self]; ok {
+				want.Acks = map[FederateID]uint64{self: r}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("for %d:\n got %#v\nwant %#v", self, got, want)
+			}
+			if err := got.UnmarshalBinaryFor(b[:len(b)-1], self); !errors.Is(err, ErrBadMessage) {
+				t.Fatalf("%x truncated, for %d: %v", b, self, err)
+			}
+		}
+	}
+	var m Message
+	if err := m.UnmarshalBinaryFor([]byte{codecVersion, 0, 0}, 0); !errors.Is(err, ErrBadMessage) {
+		t.Errorf("decoding for federate 0: %v", err)
 	}
 }
 

@@ -724,7 +724,7 @@ func (f *Federate) onData(d reliable.Delivery) {
 		var tm lbts.Message
 		var err error
 		if lbts.IsBinary(m.TimeMsg) {
-			err = tm.UnmarshalBinary(m.TimeMsg)
+			err = tm.UnmarshalBinaryFor(m.TimeMsg, lbts.FederateID(f.handle))
 		} else {
 			err = msgpack.Unmarshal(m.TimeMsg, &tm) // older members
 		}
