@@ -30,6 +30,12 @@ const (
 	// heartbeatBackoff bounds the idle heartbeat interval:
 	// HeartbeatTicks doubles after each idle heartbeat up to this factor.
 	heartbeatBackoff = 8
+	// quietBackoff bounds it instead once every receiver has
+	// acknowledged everything (or the group has no flow control): a
+	// heartbeat then only guards against a lost tail, which the first
+	// few, sent at the shorter intervals, have all but ruled out. With a
+	// thousand members idle heartbeats at 8× were most of the traffic.
+	quietBackoff = 64
 	// maxSuppressed bounds the NAK suppression entries per stream.
 	maxSuppressed = 64
 )

@@ -395,7 +395,11 @@ func (e *Endpoint) Tick() {
 		}
 		e.heartbeat(st)
 		st.lastSent = e.now
-		st.hbEvery = min(2*st.hbEvery, maxEvery)
+		limit := maxEvery
+		if st.noFlow || e.ackedBy(st) >= st.sealedHW() {
+			limit = int64(e.cfg.HeartbeatTicks) * quietBackoff
+		}
+		st.hbEvery = min(2*st.hbEvery, limit)
 	}
 	e.tickJoins()
 	// Only the streams with a timer set: with a thousand senders, most

@@ -640,7 +640,7 @@ func TestHeartbeatBackoff(t *testing.T) {
 	e.Send(2, []byte("y"), false) // best effort only: no heartbeats
 	take(e)
 	var at []int
-	for i := 1; i <= 400; i++ {
+	for i := 1; i <= 2000; i++ {
 		e.Tick()
 		for _, o := range take(e).Out {
 			h, _ := parseHeader(o.Frame)
@@ -650,7 +650,10 @@ func TestHeartbeatBackoff(t *testing.T) {
 			at = append(at, i)
 		}
 	}
-	want := []int{10, 30, 70, 150, 230, 310, 390}
+	// No receiver holds anything back: the interval doubles up to
+	// quietBackoff × HeartbeatTicks (it stops at heartbeatBackoff while
+	// something is unacknowledged, see TestHeartbeatWhileUnacked).
+	want := []int{10, 30, 70, 150, 310, 630, 1270, 1910}
 	if !slices.Equal(at, want) {
 		t.Errorf("heartbeats at %v, want %v", at, want)
 	}
@@ -799,5 +802,37 @@ func TestPure(t *testing.T) {
 		if strings.Contains(string(src), "go func") {
 			t.Errorf("%s starts a goroutine", path)
 		}
+	}
+}
+
+// While a receiver has not acknowledged what it is owed, heartbeats keep
+// asking at most heartbeatBackoff × HeartbeatTicks apart; once it is
+// stalled (it holds nothing back any more) they slow down to the quiet
+// cadence.
+func TestHeartbeatWhileUnacked(t *testing.T) {
+	s, r := newEP(t, 1, 1, nil, 1), newEP(t, 2, 1, nil, 1)
+	handshake(t, s, r)
+	if len(s.groups[1].rcv) != 1 {
+		t.Fatalf("sender knows %d receivers", len(s.groups[1].rcv))
+	}
+	s.Send(1, []byte("x"), true)
+	take(s) // lost: r never hears of it, so never acknowledges
+	var at []int
+	for i := 1; i <= 1000; i++ {
+		s.Tick()
+		for _, o := range take(s).Out {
+			if h, _ := parseHeader(o.Frame); h.kind == kindHeartbeat {
+				at = append(at, i)
+			}
+		}
+	}
+	// 10, 30, 70, 150, then every 80 while r holds the window; r stalls
+	// after AckTimeoutTicks (400) and the interval doubles again.
+	want := []int{10, 30, 70, 150, 230, 310, 390, 470, 630, 950}
+	if !slices.Equal(at, want) {
+		t.Errorf("heartbeats at %v, want %v", at, want)
+	}
+	if s.stats.ReceiversStalled != 1 {
+		t.Errorf("%d receivers stalled, want 1", s.stats.ReceiversStalled)
 	}
 }
