@@ -131,6 +131,13 @@ type Node struct {
 	// Own Message state.
 	epoch      uint64
 	msgPending bool // a Message should be in the next Ready
+	// clock counts Ticks; ackedAt is the tick of the last prompt
+	// acknowledgement, ackLater says acknowledgements wait for the next
+	// Tick (see updateAck).
+	clock    int64
+	ackedAt  int64
+	ackLater bool
+	active     bool // the node was not idle at some point (see idle)
 	ticks      int  // Ticks since a Message was last sent
 	covers     map[uint32]uint64
 	acks       map[FederateID]uint64
@@ -237,12 +244,21 @@ func (n *Node) AddFederate(id FederateID) {
 	}
 }
 
-// idle reports whether the node's state is what others assume of a
-// member they have not heard from yet.
+// idle reports whether the node's state is, and always was, what others
+// assume of a member they have not heard from yet. A node that once said
+// more keeps resending: its last word must reach everyone even if a
+// Message was lost for good.
 func (n *Node) idle() bool {
-	return !n.regulating && !n.regPending && !n.constrained && !n.consPending &&
+	if n.active {
+		return false
+	}
+	if !n.regulating && !n.regPending && !n.constrained && !n.consPending &&
 		n.request == NoRequest && len(n.acks) == 0 && len(n.covers) == 0 &&
-		n.round == 0 && n.reported == 0
+		n.round == 0 && n.reported == 0 {
+		return true
+	}
+	n.active = true
+	return false
 }
 
 // RemoveFederate tells the node that federate id resigned or was lost.
@@ -346,7 +362,9 @@ func (n *Node) Step(m Message) error {
 		n.members[m.From] = mem
 		n.membersChanged()
 		n.dirty = true
-		n.msgPending = true // let the newcomer hear our state now
+		if !n.idle() {
+			n.msgPending = true // let the newcomer hear our state now (see AddFederate)
+		}
 	}
 	if m.Epoch <= mem.latestEpoch() {
 		return nil
@@ -397,6 +415,17 @@ func (n *Node) updateAck(id FederateID, m *Message) {
 	switch {
 	case m.Request != 0 && (!had || old != m.Request):
 		n.acks[id] = m.Request
+		if n.ackedAt == n.clock && n.clock != 0 {
+			// Already answered one request in this tick: the others
+			// of a burst share the next tick's Message (a federation
+			// enabling at once would otherwise cost a broadcast per
+			// request and member).
+			n.epoch++
+			n.dirty = true
+			n.ackLater = true
+			return
+		}
+		n.ackedAt = n.clock
 		n.announce() // answer promptly: the requester is waiting
 	case m.Request == 0 && had:
 		delete(n.acks, id)
@@ -742,13 +771,31 @@ func (n *Node) regWaiting() bool {
 // ---- Clock and output ----
 
 // Tick is one unit of wall-clock progress. Every PromiseEveryTicks ticks
-// without a Message sent, the node resends its state.
+// without a Message sent, the node resends its state, unless it is idle
+// (see idle: the resend would tell nobody anything, and a thousand idle
+// members resending to each other every second was most of their
+// traffic).
+//
+// The resend is a safety net (the data plane repairs what it can), and it
+// goes to every member: with more than resendScale members its interval
+// grows with their number, so that it costs each member a bounded number
+// of Messages per tick whatever the size of the federation.
 func (n *Node) Tick() {
 	n.ticks++
-	if n.ticks >= n.promiseEvery {
+	n.clock++
+	if n.ackLater {
+		n.ackLater = false
+		n.msgPending = true
+	}
+	every := n.promiseEvery * max(1, len(n.members)/resendScale)
+	if n.ticks >= every && !n.idle() {
 		n.msgPending = true
 	}
 }
+
+// resendScale is the federation size up to which the periodic resend
+// keeps its interval (see Tick).
+const resendScale = 32
 
 // HasReady reports whether Ready has anything to do.
 func (n *Node) HasReady() bool {
@@ -824,6 +871,7 @@ func (n *Node) Advance(rd Ready) {
 
 // message builds the node's current state as a Message.
 func (n *Node) message() Message {
+	n.idle() // latches active
 	m := Message{
 		From:        n.self,
 		Epoch:       n.epoch,

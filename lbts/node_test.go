@@ -381,15 +381,39 @@ func TestPeriodicResend(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].Epoch == 0 {
 		t.Fatalf("initial state: %v", msgs)
 	}
-	for i := 1; i <= 3; i++ {
+	// Idle (never regulating, constrained, asking or acknowledging):
+	// nothing to tell, so no resend and no greeting for newcomers.
+	for range 10 {
+		n.Tick()
+	}
+	n.AddFederate(2)
+	if got, _ := drain(n); len(got) != 0 {
+		t.Fatalf("an idle node sent %v", got)
+	}
+	// Once it has said something, it resends every 3 ticks, also when
+	// it has nothing left to say, and a resend keeps its epoch.
+	n.Step(Message{From: 2, Epoch: 1, Request: 1})
+	if msgs, _ = drain(n); len(msgs) != 1 || msgs[0].Acks[2] != 1 {
+		t.Fatalf("acknowledgement: %v", msgs)
+	}
+	n.Step(Message{From: 2, Epoch: 2}) // request done
+	var last Message
+	for i := 1; i <= 6; i++ {
 		n.Tick()
 		got, _ := drain(n)
-		if (len(got) > 0) != (i == 3) {
+		if (len(got) > 0) != (i%3 == 0) {
 			t.Fatalf("after %d ticks: %v", i, got)
 		}
-		if len(got) > 0 && got[0].Epoch != msgs[0].Epoch {
-			t.Fatalf("unchanged resend changed epoch: %v then %v", msgs[0], got[0])
+		if len(got) == 0 {
+			continue
 		}
+		if len(got[0].Acks) != 0 {
+			t.Fatalf("stale acknowledgement resent: %v", got[0])
+		}
+		if i == 6 && got[0].Epoch != last.Epoch {
+			t.Fatalf("unchanged resend changed epoch: %v then %v", last, got[0])
+		}
+		last = got[0]
 	}
 }
 

@@ -35,7 +35,7 @@ func TestThousandFederates(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("MESHRTI_THOUSAND_STEPS")); err == nil && v > 0 {
 		steps = v
 	}
-	regs, wave := min(n, 10), 25
+	regs, wave := min(n, 10), 100
 	if v, err := strconv.Atoi(os.Getenv("MESHRTI_THOUSAND_WAVE")); err == nil && v > 0 {
 		wave = v
 	}
