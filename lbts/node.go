@@ -137,11 +137,11 @@ type Node struct {
 	clock    int64
 	ackedAt  int64
 	ackLater bool
-	active     bool // the node was not idle at some point (see idle)
-	ticks      int  // Ticks since a Message was last sent
-	covers     map[uint32]uint64
-	acks       map[FederateID]uint64
-	state      uint64 // Message.State
+	active   bool // the node was not idle at some point (see idle)
+	ticks    int  // Ticks since a Message was last sent
+	covers   map[uint32]uint64
+	acks     map[FederateID]uint64
+	state    uint64 // Message.State
 
 	// Consistent cut (see cut.go).
 	round    uint64 // the round entered
