@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -87,13 +88,18 @@ type link struct{ from, to string }
 //
 // All methods are safe for concurrent use.
 type Network struct {
-	mu          sync.Mutex
-	rng         *rand.Rand
-	buffer      int
-	faults      Faults
-	links       map[link]Faults
-	eps         map[string]*MemEndpoint
-	order       []*MemEndpoint // live endpoints in creation order
+	mu     sync.Mutex
+	rng    *rand.Rand
+	buffer int
+	faults Faults
+	links  map[link]Faults
+	eps    map[string]*MemEndpoint
+	order  []*MemEndpoint // live endpoints in creation order
+	// members lists each group's members in creation order: a datagram
+	// visits its group's members only (with a thousand endpoints, most
+	// frames go to one inbox).
+	members     map[Group][]*MemEndpoint
+	created     uint64         // endpoints created so far
 	side        map[string]int // partition side; absent means side 0
 	partitioned bool
 	crashed     map[string]bool
@@ -113,6 +119,7 @@ func NewNetwork(cfg NetworkConfig) *Network {
 		eps:     make(map[string]*MemEndpoint),
 		side:    make(map[string]int),
 		crashed: make(map[string]bool),
+		members: make(map[Group][]*MemEndpoint),
 	}
 }
 
@@ -133,7 +140,9 @@ func (n *Network) Endpoint(name string) *MemEndpoint {
 		groups: make(map[Group]bool),
 		timers: make(map[*memTimer]struct{}),
 		held:   make(map[string]*memTimer),
+		seq:    n.created,
 	}
+	n.created++
 	n.eps[name] = ep
 	n.order = append(n.order, ep)
 	delete(n.crashed, name)
@@ -232,6 +241,8 @@ type MemEndpoint struct {
 	recv chan Packet
 	wg   sync.WaitGroup // one per pending timer
 
+	seq uint64 // creation order
+
 	// Guarded by net.mu.
 	closed bool
 	groups map[Group]bool
@@ -258,8 +269,24 @@ func (ep *MemEndpoint) Join(g Group) error {
 	if ep.closed {
 		return ErrClosed
 	}
-	ep.groups[g] = true
+	if !ep.groups[g] {
+		ep.groups[g] = true
+		n := ep.net
+		ms := n.members[g]
+		i, _ := slices.BinarySearchFunc(ms, ep.seq, func(m *MemEndpoint, seq uint64) int { return cmp.Compare(m.seq, seq) })
+		n.members[g] = slices.Insert(ms, i, ep)
+	}
 	return nil
+}
+
+// dropMemberLocked removes ep from g's member list.
+func (n *Network) dropMemberLocked(ep *MemEndpoint, g Group) {
+	ms := slices.DeleteFunc(n.members[g], func(m *MemEndpoint) bool { return m == ep })
+	if len(ms) == 0 {
+		delete(n.members, g)
+		return
+	}
+	n.members[g] = ms
 }
 
 // Leave implements Transport. Packets of g still in flight are dropped on
@@ -270,7 +297,10 @@ func (ep *MemEndpoint) Leave(g Group) error {
 	if ep.closed {
 		return ErrClosed
 	}
-	delete(ep.groups, g)
+	if ep.groups[g] {
+		delete(ep.groups, g)
+		ep.net.dropMemberLocked(ep, g)
+	}
 	return nil
 }
 
@@ -319,8 +349,8 @@ func (ep *MemEndpoint) sendLocked(g Group, b []byte) {
 	// One copy serves every receiver: receivers own their packets but
 	// never modify them. Only a corrupted copy is made for its receiver.
 	var shared []byte
-	for _, to := range n.order {
-		if to == ep || !to.groups[g] {
+	for _, to := range n.members[g] {
+		if to == ep {
 			continue
 		}
 		if n.partitioned && n.side[ep.name] != n.side[to.name] {
@@ -476,6 +506,9 @@ func (ep *MemEndpoint) Close() error {
 		ep.stopLocked(t)
 	}
 	clear(ep.held)
+	for g := range ep.groups {
+		n.dropMemberLocked(ep, g)
+	}
 	delete(n.eps, ep.name)
 	for i, o := range n.order {
 		if o == ep {
