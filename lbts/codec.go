@@ -80,30 +80,10 @@ func (m *Message) AppendBinary(b []byte) ([]byte, error) {
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(m.Bound))
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(m.Granted))
 	if f&mfCovers != 0 {
-		var stack [8]uint32
-		ks := stack[:0]
-		for g := range m.Covers {
-			ks = append(ks, g)
-		}
-		slices.Sort(ks)
-		b = binary.AppendUvarint(b, uint64(len(ks)))
-		for _, g := range ks {
-			b = binary.AppendUvarint(b, uint64(g))
-			b = binary.AppendUvarint(b, m.Covers[g])
-		}
+		b = appendPairs(b, m.Covers)
 	}
 	if f&mfAcks != 0 {
-		var stack [8]FederateID
-		ks := stack[:0]
-		for id := range m.Acks {
-			ks = append(ks, id)
-		}
-		slices.Sort(ks)
-		b = binary.AppendUvarint(b, uint64(len(ks)))
-		for _, id := range ks {
-			b = binary.AppendUvarint(b, uint64(id))
-			b = binary.AppendUvarint(b, m.Acks[id])
-		}
+		b = appendPairs(b, m.Acks)
 	}
 	if f&mfRequest != 0 {
 		b = binary.AppendUvarint(b, m.Request)
@@ -131,6 +111,23 @@ func (m *Message) AppendBinary(b []byte) ([]byte, error) {
 
 // MarshalBinary returns m's binary encoding (see AppendBinary).
 func (m *Message) MarshalBinary() ([]byte, error) { return m.AppendBinary(make([]byte, 0, 64)) }
+
+// appendPairs appends the count of m, then its (key, value) pairs as
+// uvarints in ascending key order (so one Message has one encoding).
+func appendPairs[K ~uint32 | ~uint64](b []byte, m map[K]uint64) []byte {
+	var stack [8]K
+	ks := stack[:0]
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	b = binary.AppendUvarint(b, uint64(len(ks)))
+	for _, k := range ks {
+		b = binary.AppendUvarint(b, uint64(k))
+		b = binary.AppendUvarint(b, m[k])
+	}
+	return b
+}
 
 // IsBinary reports whether b starts like a binary-encoded Message (as
 // opposed to, say, a msgpack one).

@@ -249,16 +249,15 @@ func (n *Node) AddFederate(id FederateID) {
 // more keeps resending: its last word must reach everyone even if a
 // Message was lost for good.
 func (n *Node) idle() bool {
-	if n.active {
-		return false
-	}
-	if !n.regulating && !n.regPending && !n.constrained && !n.consPending &&
+	return !n.active && n.idleNow()
+}
+
+// idleNow reports whether the node's state now is what others assume of
+// a member they have not heard from.
+func (n *Node) idleNow() bool {
+	return !n.regulating && !n.regPending && !n.constrained && !n.consPending &&
 		n.request == NoRequest && len(n.acks) == 0 && len(n.covers) == 0 &&
-		n.round == 0 && n.reported == 0 {
-		return true
-	}
-	n.active = true
-	return false
+		n.round == 0 && n.reported == 0
 }
 
 // RemoveFederate tells the node that federate id resigned or was lost.
@@ -871,7 +870,7 @@ func (n *Node) Advance(rd Ready) {
 
 // message builds the node's current state as a Message.
 func (n *Node) message() Message {
-	n.idle() // latches active
+	n.active = n.active || !n.idleNow()
 	m := Message{
 		From:        n.self,
 		Epoch:       n.epoch,

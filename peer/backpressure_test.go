@@ -22,17 +22,7 @@ func slowPair(t *testing.T, mode BackPressureMode) (pub, sub *Federate, obj Obje
 	pub = m.addWith("pub", doc, func(c *Config) { c.BackPressure, c.Window = mode, 64 })
 	sub = m.addWith("sub", doc, func(c *Config) { c.MaxQueuedEvents = 40 })
 	h := handles(t, pub)
-	if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
-		t.Fatal(err)
-	}
-	if err := pub.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
-		t.Fatal(err)
-	}
-	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, sub, 5*time.Second, isType[DiscoverObjectInstance])
+	obj = labelFlow(t, pub, sub, h, 5*time.Second)
 	// Flow control needs the publisher to know the subscriber as a
 	// receiver of its stream (the join handshake, under loss).
 	for deadline := time.Now().Add(5 * time.Second); ; {

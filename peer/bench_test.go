@@ -39,17 +39,7 @@ func udpPair(b *testing.B, maxFrame int) (pub, sub *Federate, obj ObjectInstance
 	}
 	pub, sub = join("pub"), join("sub")
 	h := handles(b, pub)
-	if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
-		b.Fatal(err)
-	}
-	if err := pub.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
-		b.Fatal(err)
-	}
-	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	waitFor(b, sub, 5*time.Second, isType[DiscoverObjectInstance])
+	obj = labelFlow(b, pub, sub, h, 5*time.Second)
 	return pub, sub, obj, h.label
 }
 

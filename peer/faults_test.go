@@ -23,17 +23,7 @@ func TestDataPlaneUnderFaults(t *testing.T) {
 		pub := m.addWith("pub", doc, tune)
 		sub := m.addWith("sub", doc, tune)
 		h := handles(t, pub)
-		if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
-			t.Fatal(err)
-		}
-		if err := pub.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
-			t.Fatal(err)
-		}
-		obj, err := pub.RegisterObjectInstance(h.vehicle, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		waitFor(t, sub, 10*time.Second, isType[DiscoverObjectInstance])
+		obj := labelFlow(t, pub, sub, h, 10*time.Second)
 		value := func(i int) []byte {
 			n := 20
 			if i%7 == 0 {

@@ -159,3 +159,22 @@ func isType[T Event](ev Event) bool {
 	_, ok := ev.(T)
 	return ok
 }
+
+// labelFlow has sub subscribe to and pub publish the Vehicle label,
+// registers a Vehicle at pub, and waits up to wait until sub discovers
+// it: the object most data-plane tests update.
+func labelFlow(t testing.TB, pub, sub *Federate, h testHandles, wait time.Duration) ObjectInstanceHandle {
+	t.Helper()
+	if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
+		t.Fatal(err)
+	}
+	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, sub, wait, isType[DiscoverObjectInstance])
+	return obj
+}

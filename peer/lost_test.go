@@ -21,11 +21,7 @@ func TestMessagesLostReported(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(sub.SubscribeObjectClassAttributes(h.vehicle, h.label))
-	must(pub.PublishObjectClassAttributes(h.vehicle, h.label))
-	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
-	must(err)
-	waitFor(t, sub, 5*time.Second, isType[DiscoverObjectInstance])
+	obj := labelFlow(t, pub, sub, h, 5*time.Second)
 	must(pub.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("1")}, nil))
 	waitFor(t, sub, 5*time.Second, isType[ReflectAttributeValues])
 

@@ -24,17 +24,7 @@ func TestKeyRotationAndMetrics(t *testing.T) {
 	pub := m.addWith("pub", doc, func(c *Config) { c.Key, c.Metrics = key, reg })
 	sub := m.addWith("sub", doc, func(c *Config) { c.Key, c.Metrics = key, reg })
 	h := handles(t, pub)
-	if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
-		t.Fatal(err)
-	}
-	if err := pub.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
-		t.Fatal(err)
-	}
-	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, sub, 5*time.Second, isType[DiscoverObjectInstance])
+	obj := labelFlow(t, pub, sub, h, 5*time.Second)
 
 	old, next := reliable.Key{ID: 0, Secret: key}, reliable.Key{ID: 1, Secret: []byte("the new federation key, 32 bytes")}
 	steps := [][]reliable.Key{{old, next}, {next, old}, {next}}

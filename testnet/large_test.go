@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/reliable"
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
@@ -67,12 +68,17 @@ func largeNetBuffer(n int) int {
 	return 0
 }
 
-func runLarge(t *testing.T, seed int64, n, steps int) {
-	defer func() {
+// logSeedOnFailure has t log how to replay its run when it fails.
+func logSeedOnFailure(t *testing.T, seed int64, n, steps int) {
+	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("seed %d, %d federates, %d steps (replay with -seed=%d)", seed, n, steps, seed)
 		}
-	}()
+	})
+}
+
+func runLarge(t *testing.T, seed int64, n, steps int) {
+	logSeedOnFailure(t, seed, n, steps)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -168,23 +174,21 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 // frameCounts sums the data-plane frames every federate of c sent, by
 // kind, for the logs of the large runs: where the traffic goes.
 func frameCounts(c *Cluster) string {
-	var r reliableTotals
+	var r reliable.Stats
 	for _, f := range c.Feds {
 		s := f.Stats().Reliable
-		r.data += s.DataFrames
-		r.retx += s.RetransmitFrames
-		r.acks += s.Acks
-		r.naks += s.NAKs
-		r.hbs += s.Heartbeats
-		r.hellos += s.Hellos
-		r.syncs += s.Syncs
-		r.gones += s.Gones
+		r.DataFrames += s.DataFrames
+		r.RetransmitFrames += s.RetransmitFrames
+		r.Acks += s.Acks
+		r.NAKs += s.NAKs
+		r.Heartbeats += s.Heartbeats
+		r.Hellos += s.Hellos
+		r.Syncs += s.Syncs
+		r.Gones += s.Gones
 	}
 	return fmt.Sprintf("data %d, retransmit %d, ACK %d, NAK %d, heartbeat %d, HELLO %d, SYNC %d, gone %d",
-		r.data, r.retx, r.acks, r.naks, r.hbs, r.hellos, r.syncs, r.gones)
+		r.DataFrames, r.RetransmitFrames, r.Acks, r.NAKs, r.Heartbeats, r.Hellos, r.Syncs, r.Gones)
 }
-
-type reliableTotals struct{ data, retx, acks, naks, hbs, hellos, syncs, gones uint64 }
 
 // TestScaleTimeSteps is the simulated-scale run of docs/testing.md:
 // MESHRTI_SCALE=1 runs 128 federates, all regulating (lookahead 1) and
@@ -216,11 +220,7 @@ func TestScaleTimeSteps(t *testing.T) {
 }
 
 func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) {
-	defer func() {
-		if t.Failed() {
-			t.Logf("seed %d, %d federates, %d steps (replay with -seed=%d)", seed, n, steps, seed)
-		}
-	}()
+	logSeedOnFailure(t, seed, n, steps)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
 	start := time.Now()

@@ -145,61 +145,55 @@ func rawStepsRun(n, id, steps, port int, stdout io.Writer) error {
 		_, err := c.WriteToUDP(out, group)
 		return err
 	}
-	warmup := uint32(max(20, steps/10))
-	total := warmup + uint32(steps)
-	var start time.Time
-	// A process that has finished keeps resending its last step so that
-	// the others finish too; the parent ends it.
-	deadline := time.Now().Add(2 * time.Minute)
-	for s := uint32(1); time.Now().Before(deadline); {
-		if s == warmup+1 && start.IsZero() {
-			start = time.Now()
+	// step sends step s and waits for every other process's s, sending
+	// it again whenever 20 ms pass without a datagram.
+	step := func(s uint32) error {
+		if err := send(s); err != nil {
+			return err
 		}
-		if s <= total {
-			if err := send(s); err != nil {
-				return err
-			}
-		}
-		for s <= total {
+		for {
 			done := true
 			for j, g := range got {
 				done = done && (j == id || g >= s)
 			}
 			if done {
-				break
+				return nil
 			}
 			c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
 			k, _, err := c.ReadFromUDP(buf)
-			if err != nil {
-				var ne net.Error
-				if errors.As(err, &ne) && ne.Timeout() {
-					if err := send(s); err != nil {
-						return err
-					}
-					continue
+			var ne net.Error
+			switch {
+			case errors.As(err, &ne) && ne.Timeout():
+				if err := send(s); err != nil {
+					return err
 				}
+			case err != nil:
 				return err
-			}
-			if k < 8 {
-				continue
-			}
-			if j := binary.LittleEndian.Uint32(buf); j < uint32(n) {
-				got[j] = max(got[j], binary.LittleEndian.Uint32(buf[4:]))
+			case k >= 8:
+				if j := binary.LittleEndian.Uint32(buf); j < uint32(n) {
+					got[j] = max(got[j], binary.LittleEndian.Uint32(buf[4:]))
+				}
 			}
 		}
-		if s == total {
-			fmt.Fprintf(stdout, "rate %g\n", float64(steps)/time.Since(start).Seconds())
-			s++
+	}
+	warmup := uint32(max(20, steps/10))
+	var start time.Time
+	for s := uint32(1); s <= warmup+uint32(steps); s++ {
+		if s == warmup+1 {
+			start = time.Now()
 		}
-		if s > total {
-			// Serve the others: answer at most every 20 ms.
-			time.Sleep(20 * time.Millisecond)
-			if err := send(total); err != nil {
-				return err
-			}
-			continue
+		if err := step(s); err != nil {
+			return err
 		}
-		s++
+	}
+	fmt.Fprintf(stdout, "rate %g\n", float64(steps)/time.Since(start).Seconds())
+	// Keep resending the last step, so that the others finish too, until
+	// the parent ends this process (or two minutes pass).
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		if err := send(warmup + uint32(steps)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -145,18 +145,7 @@ func TestTwoProcesses(t *testing.T) {
 // that each prints one JSON line with the documented keys and sane
 // numbers. It measures nothing: figures come from running bench by hand.
 func TestBenchJSON(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
-	bin := buildNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "bench", "-json", "-count", "300", "-payload", "100",
-		"-mcast-port", fmt.Sprint(20000+os.Getpid()%20000))
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bench: %v\n%s", err, out)
-	}
+	out := benchOutput(t, 0, "bench", "-json", "-count", "300", "-payload", "100")
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != 2 {
 		t.Fatalf("bench printed %d lines:\n%s", len(lines), out)
@@ -198,18 +187,7 @@ func TestBenchJSON(t *testing.T) {
 // three processes and checks its line, the raw floor measured after it
 // included. Like TestBenchJSON it measures nothing.
 func TestBenchTimeProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
-	bin := buildNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "bench", "timeadvance", "-json", "-federates", "3", "-steps", "200",
-		"-mcast-port", fmt.Sprint(20000+(os.Getpid()+7)%20000))
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bench timeadvance: %v\n%s", err, out)
-	}
+	out := benchOutput(t, 7, "bench", "timeadvance", "-json", "-federates", "3", "-steps", "200")
 	var res timeBenchResult
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("%q: %v", out, err)
@@ -232,4 +210,23 @@ func TestBenchTimeProcesses(t *testing.T) {
 			t.Errorf("bench-raw steps %v: exit %d, want 2", args, code)
 		}
 	}
+}
+
+// benchOutput runs the built federate-node with args and a multicast port
+// of its own (salt keeps two tests of one process apart) and returns what
+// it printed; it skips under -short, since bench starts processes.
+func benchOutput(t *testing.T, salt int, args ...string) []byte {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	bin := buildNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	args = append(args, "-mcast-port", fmt.Sprint(20000+(os.Getpid()+salt)%20000))
+	out, err := exec.CommandContext(ctx, bin, args...).Output()
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	return out
 }

@@ -541,7 +541,7 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 		return fmt.Errorf("%w: sender %d counter %d", ErrReplay, h.sender, counter)
 	}
 
-	if inboxed && h.kind != kindRetransmit && h.kind != kindAck && addressedTo(h.kind, body) != e.cfg.Self {
+	if to, ok := addressedTo(h.kind, body); inboxed && ok && to != e.cfg.Self {
 		// Another node's, through an inbox we share: not ours to act
 		// on. (We may have joined its group after it was sent, so even
 		// what it vouches for cannot be trusted.)

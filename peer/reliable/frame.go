@@ -91,22 +91,22 @@ func (k kind) inboxed() bool {
 	return k.addressed() || k == kindRetransmit || k == kindHello || k == kindAck
 }
 
-// addressedTo returns the target of a frame of kind k with body: the
-// node a NAK or SYNC is for (their bodies start with it), or the one a
-// HELLO asks for a SYNC (0 for a join HELLO, which asks every member). 0
-// for other kinds and bodies too short.
-func addressedTo(k kind, body []byte) NodeID {
+// addressedTo returns the node a frame of kind k with body names as its
+// target, and whether the kind names one: a NAK or SYNC (their bodies
+// start with it), or a HELLO (the sender it asks for a SYNC; 0 for a join
+// HELLO, which asks every member). Repairs and ACKs name none.
+func addressedTo(k kind, body []byte) (NodeID, bool) {
 	off := 0
 	switch {
 	case k == kindHello:
 		off = 8
 	case !k.addressed():
-		return 0
+		return 0, false
 	}
 	if len(body) < off+8 {
-		return 0
+		return 0, true
 	}
-	return NodeID(binary.BigEndian.Uint64(body[off:]))
+	return NodeID(binary.BigEndian.Uint64(body[off:])), true
 }
 
 // bundled reports whether frames of kind k carry a bundle of entries.

@@ -173,15 +173,14 @@ func (e *Endpoint) tickJoins() {
 func (e *Endpoint) hello(gs *groupState, hw uint64, s *stream) {
 	f, body := e.newFrame(kindHello, gs.g, gs.nonce, helloBodyLen)
 	binary.BigEndian.PutUint64(body, hw)
+	to := gs.g
 	if s != nil {
 		binary.BigEndian.PutUint64(body[8:], uint64(s.key.from))
 		binary.BigEndian.PutUint64(body[16:], s.p.inc)
 		binary.BigEndian.PutUint64(body[24:], s.vouch)
-		e.emit(e.to(s.key.from, gs.g), f) // a request: to its sender's inbox
-		e.stats.Hellos++
-		return
+		to = e.to(s.key.from, gs.g) // a request: to its sender's inbox
 	}
-	e.emit(gs.g, f)
+	e.emit(to, f)
 	e.stats.Hellos++
 }
 
