@@ -154,7 +154,17 @@ type Log struct {
 
 	mu     sync.Mutex
 	events []peer.Event
+	base   int // index of events[0]: a discarding Checker drops what it read
 	notify chan struct{}
+	label  string // the name of a log without a federate (tests of the checker)
+}
+
+// name is the federate's name.
+func (l *Log) name() string {
+	if l.Fed == nil {
+		return l.label
+	}
+	return l.Fed.Name()
 }
 
 func (l *Log) record() {
@@ -173,7 +183,30 @@ func (l *Log) record() {
 	}
 }
 
-// Events returns a copy of what was recorded so far.
+// from returns the events from index k on (or from the first kept one)
+// and the index of the first it returns. The slice is the log's own:
+// recording appends beyond it and discarding replaces it, so it stays
+// valid, and the caller must not change it.
+func (l *Log) from(k int) ([]peer.Event, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k = max(k, l.base)
+	return l.events[k-l.base:], k
+}
+
+// discardBefore drops the events before index k.
+func (l *Log) discardBefore(k int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if k <= l.base {
+		return
+	}
+	l.events = append([]peer.Event(nil), l.events[k-l.base:]...)
+	l.base = k
+}
+
+// Events returns a copy of what was recorded so far (since what a
+// discarding Checker dropped).
 func (l *Log) Events() []peer.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -95,6 +95,10 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 	for _, f := range c.Feds {
 		must(t, f.SubscribeObjectClassAttributes(h.aircraft, h.position))
 		must(t, f.PublishObjectClassAttributes(h.aircraft, h.position))
+		must(t, f.SubscribeInteractionClass(h.contact))
+		must(t, f.PublishInteractionClass(h.contact))
+		must(t, f.SubscribeInteractionClass(h.chat))
+		must(t, f.PublishInteractionClass(h.chat))
 	}
 	t.Logf("%d federates subscribed after %v: %s", n, time.Since(start).Round(time.Millisecond), frameCounts(c))
 	enableAll(t, ctx, c)
@@ -102,6 +106,9 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 	objs := registerAll(t, ctx, c, h)
 	ready := time.Since(start)
 	t.Logf("registered and discovered after %v: %s", ready.Round(time.Millisecond), frameCounts(c))
+	// The checker reads each step's events once and drops them: a long
+	// run delivers millions.
+	ch := NewChecker(c.Logs, true)
 	cutAt := steps / 3
 	var left, right []string
 	for i, f := range c.Feds {
@@ -111,14 +118,29 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 			right = append(right, f.Name())
 		}
 	}
+	sent, total := make([]int, n), 0
 	for k := 1; k <= steps; k++ {
 		if k == cutAt {
 			c.Net.Partition(left, right)
 		}
 		ts := peer.Float64Time(float64(k) + 0.5)
 		for i, f := range c.Feds {
+			// Every federate updates its aircraft; a quarter of them
+			// send a time-stamped interaction and an eighth a
+			// receive-order one, in turns.
 			tag := []byte(fmt.Sprintf("F%d/%d", i, k))
 			must(t, f.UpdateAttributeValuesWithTime(objs[i], peer.AttributeValues{h.position: tag}, tag, ts))
+			sent[i]++
+			if i%4 == k%4 {
+				tag := []byte(fmt.Sprintf("C%d/%d", i, k))
+				must(t, f.SendInteractionWithTime(h.contact, peer.ParameterValues{h.contactData: tag}, tag, peer.Float64Time(float64(k)+0.25)))
+				sent[i]++
+			}
+			if i%8 == k%8 {
+				tag := []byte(fmt.Sprintf("R%d/%d", i, k))
+				must(t, f.SendInteraction(h.chat, peer.ParameterValues{h.chatData: tag}, tag))
+				sent[i]++
+			}
 			must(t, f.TimeAdvanceRequest(peer.Float64Time(float64(k))))
 		}
 		if k == cutAt {
@@ -139,35 +161,41 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 				t.Fatalf("step %d: %v", k, err)
 			}
 		}
-		if vs := Check(c.Logs); len(vs) > 0 {
-			for _, v := range vs {
+		if vs := ch.Check(); len(vs) > 0 {
+			for _, v := range vs[:min(len(vs), 20)] {
 				t.Error(v)
 			}
 			t.Fatalf("invariants broken at step %d", k)
 		}
+		if k%100 == 0 {
+			t.Logf("step %d after %v", k, (time.Since(start) - ready).Round(time.Millisecond))
+		}
+	}
+	for _, v := range sent {
+		total += v
 	}
 	for _, f := range c.Feds {
 		must(t, f.TimeAdvanceRequest(peer.Float64Time(float64(steps+1))))
 	}
-	want := (n - 1) * steps
 	for i := range c.Feds {
+		want := total - sent[i]
 		if err := c.Logs[i].WaitFor(ctx, func(evs []peer.Event) bool {
-			return Granted(float64(steps+1))(evs) && countTagged(evs) >= want
+			return Granted(float64(steps+1))(evs) && ch.Tagged(i)+countTagged(evs) >= want
 		}); err != nil {
-			t.Fatalf("F%d: %v: %d of %d updates", i, err, countTagged(c.Logs[i].Events()), want)
+			t.Fatalf("F%d: %v: %d of %d messages", i, err, ch.Tagged(i)+countTagged(c.Logs[i].Events()), want)
 		}
 	}
-	for _, v := range Check(c.Logs) {
+	for _, v := range ch.Check() {
 		t.Error(v)
 	}
-	for i, l := range c.Logs {
-		if got := countTagged(l.Events()); got != want {
-			t.Errorf("F%d reflected %d updates, want exactly %d", i, got, want)
+	for i := range c.Logs {
+		if got, want := ch.Tagged(i), total-sent[i]; got != want {
+			t.Errorf("F%d received %d messages, want exactly %d", i, got, want)
 		}
 	}
 	st := c.Net.Stats()
-	t.Logf("%d federates, %d steps (cut at %d): ready in %v, ran in %v; network %+v",
-		n, steps, cutAt, ready.Round(time.Millisecond), (time.Since(start) - ready).Round(time.Millisecond), st)
+	t.Logf("%d federates, %d steps (cut at %d), %d messages sent: ready in %v, ran in %v; network %+v",
+		n, steps, cutAt, total, ready.Round(time.Millisecond), (time.Since(start) - ready).Round(time.Millisecond), st)
 	t.Logf("frames sent by all federates: %s", frameCounts(c))
 }
 
@@ -280,6 +308,7 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 		sent0 += f.Stats().Sent
 	}
 	net0 := c.Net.Stats()
+	ch := NewChecker(c.Logs, true)
 	run := time.Now()
 	for k := 1; k <= steps; k++ {
 		ts := peer.Float64Time(float64(k) + 0.5)
@@ -300,7 +329,7 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 			t.Logf("step %d after %v", k, time.Since(run).Round(time.Millisecond))
 		}
 		if k%100 == 0 || k == steps {
-			if vs := Check(c.Logs); len(vs) > 0 {
+			if vs := ch.Check(); len(vs) > 0 {
 				for _, v := range vs[:min(len(vs), 20)] {
 					t.Error(v)
 				}
@@ -325,16 +354,22 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 			want = (publishers - 1) * steps
 		}
 		if err := c.Logs[i].WaitFor(ctx, func(evs []peer.Event) bool {
-			return Granted(float64(steps+1))(evs) && countTagged(evs) >= want
+			return Granted(float64(steps+1))(evs) && ch.Tagged(i)+countTagged(evs) >= want
 		}); err != nil {
-			t.Fatalf("F%d: %v: %d of %d updates", i, err, countTagged(c.Logs[i].Events()), want)
-		}
-		if got := countTagged(c.Logs[i].Events()); got != want {
-			t.Errorf("F%d reflected %d updates, want exactly %d", i, got, want)
+			t.Fatalf("F%d: %v: %d of %d updates", i, err, ch.Tagged(i)+countTagged(c.Logs[i].Events()), want)
 		}
 	}
-	for _, v := range Check(c.Logs) {
+	for _, v := range ch.Check() {
 		t.Error(v)
+	}
+	for i := range c.Feds {
+		want := publishers * steps
+		if i < publishers {
+			want = (publishers - 1) * steps
+		}
+		if got := ch.Tagged(i); got != want {
+			t.Errorf("F%d reflected %d updates, want exactly %d", i, got, want)
+		}
 	}
 	grants := float64(n * steps)
 	net := c.Net.Stats()

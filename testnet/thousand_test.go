@@ -91,6 +91,7 @@ func TestThousandFederates(t *testing.T) {
 		}
 	}
 	lap(fmt.Sprintf("%d regulating, all constrained (in waves of %d)", regs, wave))
+	ch := NewChecker(c.Logs, true)
 	for k := 1; k <= steps; k++ {
 		for _, f := range c.Feds {
 			must(t, f.TimeAdvanceRequest(peer.Float64Time(float64(k))))
@@ -101,7 +102,7 @@ func TestThousandFederates(t *testing.T) {
 			}
 		}
 		if k%10 == 0 || k == steps {
-			if vs := Check(c.Logs); len(vs) > 0 {
+			if vs := ch.Check(); len(vs) > 0 {
 				for _, v := range vs {
 					t.Error(v)
 				}

@@ -147,7 +147,7 @@ type Endpoint struct {
 	seal sealer
 	cand *peer // a sender run being authenticated (see newPeer)
 
-	acksDue bool // some stream has ackDue set
+	ackList []*stream // the streams with ackDue set, in the order asked
 	// armed lists the streams with a timer set (nakAt or reqAt), in the
 	// order they were armed: what Tick visits. armedSpare is the last
 	// tick's list, reused.
@@ -611,8 +611,9 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 	case kindHeartbeat:
 		s.vouch = min(s.vouch, h.seq)
 		e.onHeartbeat(s, h.seq, binary.BigEndian.Uint64(body))
-		if h.ackReq && s.started {
-			s.ackDue, e.acksDue = true, true
+		if h.ackReq && s.started && !s.ackDue {
+			s.ackDue = true
+			e.ackList = append(e.ackList, s)
 		}
 	case kindGone:
 		e.onGone(s, h.seq)

@@ -38,6 +38,9 @@ import (
 
 const ackEntryLen = 24 // sender, incarnation, delivered-through seq
 
+// stallChecks is how many times per AckTimeoutTicks tickStalls looks.
+const stallChecks = 16
+
 // ackEvery returns how many deliveries on a stream prompt an ACK.
 func (e *Endpoint) ackEvery() uint64 { return uint64(max(1, e.cfg.Window/4)) }
 
@@ -50,7 +53,7 @@ func (e *Endpoint) ackedBy(st *sendState) uint64 {
 	if gs == nil || st.noFlow {
 		return acked
 	}
-	for _, r := range gs.rcv {
+	for _, r := range gs.rcvList {
 		if !r.stalled && !r.left {
 			acked = min(acked, max(r.acked, r.start))
 		}
@@ -111,7 +114,7 @@ func (e *Endpoint) Receivers(g transport.Group) []NodeID {
 		return nil
 	}
 	var ids []NodeID
-	for _, r := range gs.rcv {
+	for _, r := range gs.rcvList {
 		if !r.stalled && !r.left {
 			ids = append(ids, r.id)
 		}
@@ -209,7 +212,8 @@ func (e *Endpoint) learnFromAck(gs *groupState, p *peer, acked uint64) *receiver
 		e.evictReceiver(gs)
 	}
 	r := &receiver{id: p.id, inc: p.inc, start: acked, learned: e.now, acked: acked, ackAt: e.now}
-	gs.rcv[p.id] = r
+	gs.dropReceiver(p.id) // an earlier incarnation
+	gs.addReceiver(r)
 	e.stats.ReceiversFromAcks++
 	return r
 }
@@ -250,16 +254,17 @@ func (e *Endpoint) ackRepeat(s *stream) bool {
 // tickAcks answers the heartbeats that asked for ACKs: one ACK frame per
 // group (or as few as fit) for every stream whose sender asked.
 func (e *Endpoint) tickAcks() {
-	if !e.acksDue {
+	if len(e.ackList) == 0 {
 		return
 	}
-	e.acksDue = false
+	asked := e.ackList
+	e.ackList = nil
 	for _, gs := range e.groupList { // deterministic order
 		var due []*stream
-		for _, s := range e.stream {
+		for _, s := range asked {
 			if s.ackDue && s.key.group == gs.g {
 				s.ackDue = false
-				if s.started && s.next > 0 && (s.next-1 > s.acked || e.ackRepeat(s)) {
+				if e.streams[s.key] == s && s.started && s.next > 0 && (s.next-1 > s.acked || e.ackRepeat(s)) {
 					due = append(due, s)
 				}
 			}
@@ -268,6 +273,9 @@ func (e *Endpoint) tickAcks() {
 			slices.SortFunc(due, func(a, b *stream) int { return cmp.Compare(a.key.from, b.key.from) })
 			e.sendAcks(gs.g, due)
 		}
+	}
+	for _, s := range asked {
+		s.ackDue = false // of a group left since
 	}
 }
 
@@ -312,15 +320,21 @@ func (e *Endpoint) sendAcksTo(g, to transport.Group, ss []*stream) {
 // tickStalls marks receivers stalled that acknowledged nothing for
 // AckTimeoutTicks since the oldest message they miss was sent, and
 // releases what the others acknowledged.
+//
+// It looks every stallCheckEvery ticks only: a stall is a matter of
+// hundreds of ticks, and the loop visits every receiver of every stream.
 func (e *Endpoint) tickStalls() {
 	timeout := int64(e.cfg.AckTimeoutTicks)
+	if e.now%max(1, timeout/stallChecks) != 0 {
+		return
+	}
 	for _, st := range e.sendList {
 		gs := e.groups[st.group]
 		if gs == nil || st.hw == 0 || st.noFlow {
 			continue // nothing is held for the receivers of a stream without flow control
 		}
 		changed := false
-		for _, r := range gs.rcv {
+		for _, r := range gs.rcvList {
 			acked := max(r.acked, r.start)
 			if r.stalled || r.left || acked >= st.sealedHW() {
 				continue

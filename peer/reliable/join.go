@@ -2,6 +2,7 @@ package reliable
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -88,6 +89,28 @@ type groupState struct {
 	helloAt    int64  // tick of the next join HELLO
 	helloEvery int64  // interval before the next join HELLO
 	rcv        map[NodeID]*receiver
+	rcvList    []*receiver // rcv's values in the order recorded: loops over receivers run per ACK and per tick
+}
+
+// addReceiver records r, whose id must not be recorded.
+func (gs *groupState) addReceiver(r *receiver) {
+	gs.rcv[r.id] = r
+	gs.rcvList = append(gs.rcvList, r)
+}
+
+// dropReceiver forgets the receiver id, if recorded.
+func (gs *groupState) dropReceiver(id NodeID) {
+	r := gs.rcv[id]
+	if r == nil {
+		return
+	}
+	delete(gs.rcv, id)
+	for i, x := range gs.rcvList {
+		if x == r {
+			gs.rcvList = slices.Delete(gs.rcvList, i, i+1)
+			break
+		}
+	}
 }
 
 // receiver is a member of a group that our stream on the group is owed
@@ -293,8 +316,8 @@ func (e *Endpoint) learn(gs *groupState, p *peer, nonce, start uint64) (*receive
 		if len(gs.rcv) >= maxReceivers {
 			e.evictReceiver(gs)
 		}
-		r = &receiver{}
-		gs.rcv[p.id] = r
+		r = &receiver{id: p.id}
+		gs.addReceiver(r)
 	}
 	*r = receiver{id: p.id, inc: p.inc, nonce: nonce, start: start, learned: e.now, acked: start, ackAt: e.now}
 	return r, true
@@ -303,19 +326,19 @@ func (e *Endpoint) learn(gs *groupState, p *peer, nonce, start uint64) (*receive
 // evictReceiver forgets the receiver of gs recorded earliest.
 func (e *Endpoint) evictReceiver(gs *groupState) {
 	var old *receiver
-	for _, r := range gs.rcv {
+	for _, r := range gs.rcvList {
 		if old == nil || r.learned < old.learned || r.learned == old.learned && r.id < old.id {
 			old = r
 		}
 	}
-	delete(gs.rcv, old.id)
+	gs.dropReceiver(old.id)
 	e.stats.ReceiversEvicted++
 }
 
 // forgetReceiver drops id from every group's receivers.
 func (e *Endpoint) forgetReceiver(id NodeID) {
 	for _, gs := range e.groupList {
-		delete(gs.rcv, id)
+		gs.dropReceiver(id)
 	}
 }
 

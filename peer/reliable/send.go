@@ -242,6 +242,15 @@ func (st *sendState) slotOf(seq uint64) *slot {
 	return &st.held[st.heldHead+int(seq-st.heldFrom)]
 }
 
+// heldBytes returns the payload bytes of the messages st holds.
+func (e *Endpoint) heldBytes(st *sendState) uint64 {
+	if st.heldHead == len(st.held) {
+		return 0
+	}
+	oldest, newest := &st.held[st.heldHead], &st.held[len(st.held)-1]
+	return newest.cum - (oldest.cum - uint64(len(oldest.payload)))
+}
+
 // low returns the oldest reliable seq st holds (hw+1 when none).
 func (e *Endpoint) low(st *sendState) uint64 { return st.heldFrom }
 
@@ -254,8 +263,14 @@ func (e *Endpoint) release(st *sendState) {
 		// yet, and they are owed everything after our join position.
 		return
 	}
-	acked := e.ackedBy(st)
 	n := len(st.held) - st.heldHead
+	if n == 0 || n <= e.cfg.RetransmitBuffer && e.heldBytes(st) <= uint64(e.cfg.RetransmitBytes) {
+		// Everything held fits the history kept anyway: nothing to
+		// release whatever the receivers acknowledged (and no loop over
+		// them for every ACK).
+		return
+	}
+	acked := e.ackedBy(st)
 	for n > 0 && st.heldFrom <= acked {
 		oldest := st.held[st.heldHead]
 		histMsgs := acked - st.heldFrom + 1
