@@ -67,6 +67,12 @@ type cluster struct {
 	log *strings.Builder
 	// fail receives broken invariants.
 	fail func(format string, args ...any)
+	// directAcks makes nodes acknowledge with directed Messages
+	// (Config.DirectAcks); loseDirected, when set, drops each directed
+	// Message for which it returns true (they go without repair).
+	directAcks             bool
+	loseDirected           func() bool
+	directed, directedLost int
 }
 
 func newCluster() *cluster {
@@ -97,7 +103,7 @@ func (c *cluster) logf(id FederateID, format string, args ...any) {
 // add creates federate id, joined to groups, and makes every federate
 // know every other.
 func (c *cluster) add(id FederateID, t0 float64, groups ...uint32) *simNode {
-	n, err := New(Config{Self: id, InitialTime: t0})
+	n, err := New(Config{Self: id, InitialTime: t0, DirectAcks: c.directAcks})
 	if err != nil {
 		panic(err)
 	}
@@ -248,6 +254,18 @@ func (c *cluster) processNode(s *simNode) bool {
 					c.inflight = append(c.inflight, packet{to: oid, from: s.id, ctrl: &m})
 				}
 			}
+		}
+		for _, d := range rd.Directed {
+			if d.To == s.id || d.Message.From != s.id || d.Message.Acks[d.To] == 0 {
+				c.fail("node %d: directed Message to %d: %v", s.id, d.To, d.Message)
+			}
+			c.directed++
+			if c.loseDirected != nil && c.loseDirected() {
+				c.directedLost++
+				continue
+			}
+			m := d.Message
+			c.inflight = append(c.inflight, packet{to: d.To, from: s.id, ctrl: &m})
 		}
 		for _, m := range rd.Deliver {
 			c.onDeliver(s, m)

@@ -29,6 +29,7 @@ import (
 //	  mfSession Session uvarint
 //	  mfCut     Cut uvarint
 //	  mfReport  ReportRound uvarint, Report 8 bytes, ReportSession uvarint
+//	  mfAckAsk  AckAsk uvarint
 //	the boolean flags carry no bytes.
 const codecVersion = 1
 
@@ -47,8 +48,9 @@ const (
 	mfSession
 	mfCut
 	mfReport
+	mfAckAsk
 
-	mfKnown = mfReport<<1 - 1
+	mfKnown = mfAckAsk<<1 - 1
 )
 
 // AppendBinary appends m's binary encoding to b and returns the extended
@@ -74,6 +76,7 @@ func (m *Message) AppendBinary(b []byte) ([]byte, error) {
 	set(m.Session != 0, mfSession)
 	set(m.Cut != 0, mfCut)
 	set(m.ReportRound != 0 || m.Report != 0 || m.ReportSession != 0, mfReport)
+	set(m.AckAsk != 0, mfAckAsk)
 	b = append(b, codecVersion, byte(f>>8), byte(f))
 	b = binary.AppendUvarint(b, uint64(m.From))
 	b = binary.AppendUvarint(b, m.Epoch)
@@ -105,6 +108,9 @@ func (m *Message) AppendBinary(b []byte) ([]byte, error) {
 		b = binary.AppendUvarint(b, m.ReportRound)
 		b = binary.BigEndian.AppendUint64(b, math.Float64bits(m.Report))
 		b = binary.AppendUvarint(b, m.ReportSession)
+	}
+	if f&mfAckAsk != 0 {
+		b = binary.AppendUvarint(b, m.AckAsk)
 	}
 	return b, nil
 }
@@ -224,6 +230,9 @@ func (m *Message) unmarshal(b []byte, self FederateID) error {
 		m.ReportRound = r.uvarint()
 		m.Report = r.float()
 		m.ReportSession = r.uvarint()
+	}
+	if f&mfAckAsk != 0 {
+		m.AckAsk = r.uvarint()
 	}
 	if r.err != nil {
 		return r.err

@@ -34,6 +34,7 @@ func randomMessage(r *rand.Rand) Message {
 		Bound: f(), Granted: f(), Request: u(), Strict: r.IntN(2) == 0,
 		Pending: RequestKind(r.IntN(6)), Requested: f(), Waiting: r.IntN(2) == 0, State: u(), Session: u(),
 		Cut: u(), ReportRound: u(), Report: f(), ReportStrict: r.IntN(2) == 0, ReportNone: r.IntN(2) == 0, ReportSession: u(),
+		AckAsk: u(),
 	}
 	if n := r.IntN(12); n > 0 {
 		m.Covers = map[uint32]uint64{}

@@ -55,6 +55,11 @@ type Message struct {
 	// says the sender counts a Message of f with Request r, so its own
 	// state (this Message) already takes f's promise into account.
 	Acks map[FederateID]uint64 `json:"acks,omitempty" msgpack:"acks,omitempty"`
+	// AckAsk grows each time the sender, still waiting for
+	// acknowledgements of its Request, asks again (Config.DirectAcks):
+	// members answer with a directed Message even if they acknowledged
+	// the Request before. 0 while Request is 0.
+	AckAsk uint64 `json:"ack_ask,omitempty" msgpack:"ack_ask,omitempty"`
 
 	// Strict says Bound is exclusive: no TSO message from the sender will
 	// carry exactly Bound either. It is set at zero lookahead after a
@@ -247,10 +252,17 @@ func (k RequestKind) nextMessage() bool {
 	return k == NextMessageRequest || k == NextMessageRequestAvailable
 }
 
+// Directed is a Message for one member.
+type Directed struct {
+	To      FederateID
+	Message Message
+}
+
 // Ready is what a Node wants done now. The caller acts on it in this
 // order, then calls Advance(rd):
 //
-//  1. broadcast Messages on the control group (any time before Advance);
+//  1. broadcast Messages on the control group, and send each of Directed
+//     to its member (any time before Advance);
 //  2. deliver Deliver to the federate, in slice order;
 //  3. report RegulationEnabled, then ConstrainedEnabled, then Grant, each
 //     if non-nil.
@@ -276,6 +288,12 @@ type Ready struct {
 	// GrantKind is the request Grant answers (the HLA callback is the
 	// same timeAdvanceGrant for all of them).
 	GrantKind RequestKind
+	// Directed holds Messages for one member each (Config.DirectAcks):
+	// send each to its To only. Unlike Messages they may go without
+	// repair: a requester that misses one asks again.
+	Directed []Directed
+
+	ackTo int // entries of the node's ackTo this Ready answers
 }
 
 // Status is a snapshot of a Node for status pages, logs and tests.

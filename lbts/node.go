@@ -3,6 +3,7 @@ package lbts
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // DefaultPromiseEveryTicks is how many Ticks a Node waits before it
@@ -25,6 +26,14 @@ type Config struct {
 	// rebroadcasts its state even if nothing changed (so lost messages
 	// and late joiners catch up). 0 means DefaultPromiseEveryTicks.
 	PromiseEveryTicks int
+	// DirectAcks has the node acknowledge another member's enable
+	// request with a Message to that member alone (Ready.Directed)
+	// rather than in its next broadcast, when nothing else changed: a
+	// request then costs each member one Message to the requester, not
+	// one to everybody. A requester still waiting for acknowledgements
+	// asks again (Message.AckAsk), since a directed Message may be sent
+	// without repair.
+	DirectAcks bool
 }
 
 // Validate reports what is wrong with c.
@@ -48,6 +57,8 @@ type member struct {
 	hasCounted bool
 	// pending holds newer Messages waiting for their Covers, by Epoch.
 	pending []Message
+	// asked is the member's latest AckAsk we answered.
+	asked uint64
 }
 
 func (m *member) latestEpoch() uint64 {
@@ -137,11 +148,20 @@ type Node struct {
 	clock    int64
 	ackedAt  int64
 	ackLater bool
-	active   bool // the node was not idle at some point (see idle)
-	ticks    int  // Ticks since a Message was last sent
-	covers   map[uint32]uint64
-	acks     map[FederateID]uint64
-	state    uint64 // Message.State
+	// With DirectAcks: ackTo lists the members owed a directed Message
+	// with their acknowledgement; askedAt is the tick our pending request
+	// last asked for acknowledgements, askEvery the wait before asking
+	// again, ackAsk our Message.AckAsk.
+	directAcks bool
+	ackTo      []FederateID
+	askedAt    int64
+	askEvery   int64
+	ackAsk     uint64
+	active     bool // the node was not idle at some point (see idle)
+	ticks      int  // Ticks since a Message was last sent
+	covers     map[uint32]uint64
+	acks       map[FederateID]uint64
+	state      uint64 // Message.State
 
 	// Consistent cut (see cut.go).
 	round    uint64 // the round entered
@@ -186,6 +206,7 @@ func New(cfg Config) (*Node, error) {
 	n := &Node{
 		self:         cfg.Self,
 		promiseEvery: every,
+		directAcks:   cfg.DirectAcks,
 		time:         cfg.InitialTime,
 		sendAbove:    math.Inf(-1),
 		sentCur:      math.Inf(1),
@@ -403,17 +424,26 @@ func (n *Node) tryCount(id FederateID, mem *member) {
 			mem.pending = nil
 		}
 		n.dirty = true
-		n.updateAck(id, &mem.counted)
+		n.updateAck(id, mem)
 		return
 	}
 }
 
 // updateAck keeps the acknowledgement for id's request in our Message.
-func (n *Node) updateAck(id FederateID, m *Message) {
+func (n *Node) updateAck(id FederateID, mem *member) {
+	m := &mem.counted
 	old, had := n.acks[id]
 	switch {
 	case m.Request != 0 && (!had || old != m.Request):
 		n.acks[id] = m.Request
+		if n.directAcks {
+			// A Message to id alone, at a new Epoch so that it counts.
+			n.epoch++
+			n.dirty = true
+			mem.asked = m.AckAsk
+			n.ackDirect(id)
+			return
+		}
 		if n.ackedAt == n.clock && n.clock != 0 {
 			// Already answered one request in this tick: the others
 			// of a burst share the next tick's Message (a federation
@@ -426,10 +456,34 @@ func (n *Node) updateAck(id FederateID, m *Message) {
 		}
 		n.ackedAt = n.clock
 		n.announce() // answer promptly: the requester is waiting
+	case m.Request != 0 && n.directAcks && m.AckAsk > mem.asked:
+		// It asks again: our directed Message may have been lost.
+		mem.asked = m.AckAsk
+		n.ackDirect(id)
 	case m.Request == 0 && had:
 		delete(n.acks, id)
 		n.epoch++
 	}
+}
+
+// ackDirect owes id a directed Message (see Config.DirectAcks).
+func (n *Node) ackDirect(id FederateID) {
+	if !slices.Contains(n.ackTo, id) {
+		n.ackTo = append(n.ackTo, id)
+	}
+}
+
+// waitingAcks reports whether an enable request of ours still waits for
+// some member's acknowledgement.
+func (n *Node) waitingAcks() bool {
+	return n.regPending && !n.regTargeted && !n.acked(n.regReq) ||
+		n.consPending && !n.acked(n.consReq)
+}
+
+// startAsking starts the wait before a new request asks again.
+func (n *Node) startAsking() {
+	n.askedAt = n.clock
+	n.askEvery = int64(max(2, n.promiseEvery/5))
 }
 
 // ReceiveTSO hands the node a TSO message from the data plane; it also
@@ -580,6 +634,7 @@ func (n *Node) EnableRegulation(lookahead float64) error {
 	n.touch()
 	n.regReq = n.epoch
 	n.session = n.epoch
+	n.startAsking()
 	n.rereport()
 	return nil
 }
@@ -612,6 +667,7 @@ func (n *Node) EnableConstrained() error {
 	n.consPending = true
 	n.touch()
 	n.consReq = n.epoch
+	n.startAsking()
 	return nil
 }
 
@@ -742,7 +798,13 @@ func (n *Node) raiseBound() {
 		return
 	}
 	b := bound{n.base() + n.lookahead, false}
-	if n.lookahead == 0 && !n.regPending {
+	// While enableTimeRegulation is pending the time does not change
+	// unless it jumps to regTarget (above every constrained member's
+	// time, see sendAbove); until it does, the last grant's rule holds
+	// (a federate granted t by TAR or NMR may not send at t, even if it
+	// enables regulation at t: the randomized checker found a message
+	// at t reach it back through a member granted t by NMRA).
+	if n.lookahead == 0 && (!n.regPending || n.base() == n.time) {
 		switch n.request {
 		case TimeAdvanceRequest:
 			b.strict = true
@@ -786,6 +848,14 @@ func (n *Node) Tick() {
 		n.ackLater = false
 		n.msgPending = true
 	}
+	if n.directAcks && n.clock-n.askedAt >= n.askEvery && (n.regPending || n.consPending) && n.waitingAcks() {
+		// Ask again, waiting longer each time, up to the resend
+		// interval of a large federation.
+		n.ackAsk++
+		n.announce()
+		n.askedAt = n.clock
+		n.askEvery = min(2*n.askEvery, int64(n.promiseEvery*max(1, len(n.members)/resendScale)))
+	}
 	every := n.promiseEvery * max(1, len(n.members)/resendScale)
 	if n.ticks >= every && !n.idle() {
 		n.msgPending = true
@@ -799,7 +869,7 @@ const resendScale = 32
 // HasReady reports whether Ready has anything to do.
 func (n *Node) HasReady() bool {
 	n.progress()
-	return n.msgPending || len(n.effects) > 0
+	return n.msgPending || len(n.effects) > 0 || len(n.ackTo) > 0
 }
 
 // Ready returns what the caller should do now; see Ready for the order.
@@ -811,8 +881,21 @@ func (n *Node) Ready() Ready {
 	n.progress()
 	var rd Ready
 	if n.msgPending {
-		rd.Messages = []Message{n.message()}
+		rd.Messages = []Message{n.message(true)}
+	} else if len(n.ackTo) > 0 {
+		// Nothing else changed: each requester gets our state with its
+		// own acknowledgement, nobody else anything.
+		m := n.message(false)
+		rd.Directed = make([]Directed, 0, len(n.ackTo))
+		for _, id := range n.ackTo {
+			if r := n.acks[id]; r != 0 { // else its request is over
+				d := m
+				d.Acks = map[FederateID]uint64{id: r}
+				rd.Directed = append(rd.Directed, Directed{To: id, Message: d})
+			}
+		}
 	}
+	rd.ackTo = len(n.ackTo) // a broadcast answers them all too
 	slot := effDeliver
 	for i := range n.effects {
 		if n.effects[i].kind == effGrant && slot < effGrant {
@@ -852,6 +935,10 @@ func (n *Node) Advance(rd Ready) {
 			n.msgPending = false
 		}
 	}
+	if rd.ackTo > 0 {
+		k := copy(n.ackTo, n.ackTo[min(rd.ackTo, len(n.ackTo)):])
+		n.ackTo = n.ackTo[:k]
+	}
 	done := len(rd.Deliver)
 	for _, p := range []*float64{rd.RegulationEnabled, rd.ConstrainedEnabled, rd.Grant} {
 		if p != nil {
@@ -869,7 +956,7 @@ func (n *Node) Advance(rd Ready) {
 }
 
 // message builds the node's current state as a Message.
-func (n *Node) message() Message {
+func (n *Node) message(acks bool) Message {
 	n.active = n.active || !n.idleNow()
 	m := Message{
 		From:        n.self,
@@ -903,13 +990,16 @@ func (n *Node) message() Message {
 	if n.consPending && n.consReq > m.Request {
 		m.Request = n.consReq
 	}
+	if m.Request != 0 {
+		m.AckAsk = n.ackAsk
+	}
 	if len(n.covers) > 0 {
 		m.Covers = make(map[uint32]uint64, len(n.covers))
 		for g, s := range n.covers {
 			m.Covers[g] = s
 		}
 	}
-	if len(n.acks) > 0 {
+	if acks && len(n.acks) > 0 {
 		m.Acks = make(map[FederateID]uint64, len(n.acks))
 		for id, r := range n.acks {
 			m.Acks[id] = r

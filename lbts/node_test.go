@@ -172,7 +172,7 @@ func TestInvalidTimeError(t *testing.T) {
 	if ite.Op != "send" || ite.Requested != 1.5 || ite.Min != 2 || !errors.Is(err, ErrInvalidTime) {
 		t.Fatalf("got %+v", ite)
 	}
-	if m := n.message(); len(m.Covers) != 0 {
+	if m := n.message(true); len(m.Covers) != 0 {
 		t.Fatalf("refused send recorded a cover: %v", m.Covers)
 	}
 	if err := n.SentTSO(1, 1, 2); err != nil {

@@ -79,7 +79,8 @@ func logSeedOnFailure(t *testing.T, seed int64, n, steps int) {
 
 func runLarge(t *testing.T, seed int64, n, steps int) {
 	logSeedOnFailure(t, seed, n, steps)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	// A bound that stops a stuck run, generous for the long ones.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute+time.Duration(n*steps)*20*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	c, err := Start(ctx, Config{
