@@ -206,7 +206,10 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	// goes to every member: ACKs from all of them would cost more than
 	// they save, and the history covers repairs.
 	f.rel.WithoutFlowControl(controlGroup)
-	f.tm, err = lbts.New(lbts.Config{Self: lbts.FederateID(f.handle)})
+	// Enable requests are acknowledged to the requester's inbox alone
+	// (lbts.Config.DirectAcks): a federation of a thousand enabling
+	// would otherwise broadcast every acknowledgement to everyone.
+	f.tm, err = lbts.New(lbts.Config{Self: lbts.FederateID(f.handle), DirectAcks: true})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
 	}
@@ -634,7 +637,7 @@ func (f *Federate) flush() {
 }
 
 func timeReady(rd lbts.Ready) bool {
-	return len(rd.Messages) > 0 || len(rd.Deliver) > 0 || rd.Grant != nil ||
+	return len(rd.Messages) > 0 || len(rd.Directed) > 0 || len(rd.Deliver) > 0 || rd.Grant != nil ||
 		rd.RegulationEnabled != nil || rd.ConstrainedEnabled != nil
 }
 
@@ -648,6 +651,14 @@ func (f *Federate) actOnTime(rd lbts.Ready) {
 			continue
 		}
 		f.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindTime, TimeMsg: b}})
+	}
+	for _, d := range rd.Directed {
+		b, err := d.Message.MarshalBinary()
+		if err != nil {
+			f.log.Error().Err(err).Msg("encode time message")
+			continue
+		}
+		f.send(outMsg{group: controlGroup, to: FederateHandle(d.To), msg: &wireMsg{Kind: kindTime, TimeMsg: b}})
 	}
 	received := TimeStamp
 	if !f.tm.Constrained() {
@@ -813,7 +824,13 @@ func (f *Federate) send(o outMsg) (uint64, error) {
 	f.msgID++
 	o.msg.ID = f.msgID
 	f.wbuf = appendMsg(f.wbuf[:0], o.msg) // Send copies it
-	seq, err := f.rel.Send(o.group, f.wbuf, o.reliable)
+	var seq uint64
+	var err error
+	if o.to != 0 {
+		err = f.rel.SendAimed(o.group, reliable.NodeID(o.to), f.wbuf)
+	} else {
+		seq, err = f.rel.Send(o.group, f.wbuf, o.reliable)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
 	}

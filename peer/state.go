@@ -39,6 +39,7 @@ func inboxGroup(h FederateHandle) transport.Group {
 type outMsg struct {
 	group    transport.Group
 	reliable bool
+	to       FederateHandle // when set, best effort to that federate alone (reliable.SendAimed)
 	msg      *wireMsg
 }
 

@@ -82,6 +82,7 @@ type Stats struct {
 	// Sender side.
 	Sent             uint64 // reliable messages sent
 	SentBestEffort   uint64 // best-effort messages sent
+	SentAimed        uint64 // best-effort messages sent to one node (SendAimed)
 	DataFrames       uint64 // data and best-effort frames (bundles) sent
 	Fragments        uint64 // fragments sent (messages larger than a frame)
 	Retransmits      uint64 // messages retransmitted
@@ -541,10 +542,11 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 		return fmt.Errorf("%w: sender %d counter %d", ErrReplay, h.sender, counter)
 	}
 
-	if to, ok := addressedTo(h.kind, body); inboxed && ok && to != e.cfg.Self {
+	if to, ok := addressedTo(h.kind, body); ok && to != e.cfg.Self && (inboxed || h.kind == kindAimed) {
 		// Another node's, through an inbox we share: not ours to act
 		// on. (We may have joined its group after it was sent, so even
-		// what it vouches for cannot be trusted.)
+		// what it vouches for cannot be trusted.) An aimed message
+		// sent on the group itself (no inboxes) is not ours either.
 		e.stats.NotMine++
 		return nil
 	}
@@ -565,7 +567,11 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 	}
 	ents := e.ents[:0]
 	if h.kind.bundled() {
-		ents, err = parseBundle(ents, body, h.seq)
+		bb := body
+		if h.kind == kindAimed {
+			bb = body[aimedTargetLen:] // checkBody made sure it is there
+		}
+		ents, err = parseBundle(ents, bb, h.seq)
 		e.ents = ents[:0]
 		if err != nil {
 			e.stats.Malformed++
@@ -604,7 +610,7 @@ func (e *Endpoint) Step(g transport.Group, frame []byte) error {
 			e.onData(s, h.seq+uint64(i), en)
 		}
 		e.maybeAck(s, false)
-	case kindBestEffort:
+	case kindBestEffort, kindAimed:
 		for i, en := range ents {
 			e.onBestEffort(s, h.seq+uint64(i), en)
 		}
@@ -656,6 +662,10 @@ func checkBody(h header, body []byte) error {
 	case kindLeave:
 		if len(body) != 0 {
 			return fmt.Errorf("%w: leave body of %d bytes", ErrMalformed, len(body))
+		}
+	case kindAimed:
+		if len(body) < aimedTargetLen {
+			return fmt.Errorf("%w: aimed body of %d bytes", ErrMalformed, len(body))
 		}
 	}
 	return nil

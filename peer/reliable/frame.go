@@ -76,12 +76,13 @@ const (
 	kindSync       kind = 8  // seq = join nonce; body = target, its incarnation and nonce, echo, start, low, hw
 	kindAck        kind = 9  // seq = 0; body = count, then (sender, incarnation, delivered-through seq) each
 	kindLeave      kind = 10 // seq = the join nonce left; body empty
+	kindAimed      kind = 11 // best-effort data for one node; seq in the best-effort space; body = target, then a bundle of one entry
 )
 
 // addressed reports whether frames of kind k are meant for one node (the
 // target their body names): they go to its inbox (Config.Inbox).
 func (k kind) addressed() bool {
-	return k == kindSync || k == kindNAK
+	return k == kindSync || k == kindNAK || k == kindAimed
 }
 
 // inboxed reports whether frames of kind k may come through an inbox:
@@ -93,7 +94,7 @@ func (k kind) inboxed() bool {
 
 // addressedTo returns the node a frame of kind k with body names as its
 // target, and whether the kind names one: a NAK or SYNC (their bodies
-// start with it), or a HELLO (the sender it asks for a SYNC; 0 for a join
+// start with it, as does an aimed message's), or a HELLO (the sender it asks for a SYNC; 0 for a join
 // HELLO, which asks every member). Repairs and ACKs name none.
 func addressedTo(k kind, body []byte) (NodeID, bool) {
 	off := 0
@@ -104,14 +105,14 @@ func addressedTo(k kind, body []byte) (NodeID, bool) {
 		return 0, false
 	}
 	if len(body) < off+8 {
-		return 0, true
+		return 0, false // malformed: left to the checks of its kind
 	}
 	return NodeID(binary.BigEndian.Uint64(body[off:])), true
 }
 
 // bundled reports whether frames of kind k carry a bundle of entries.
 func (k kind) bundled() bool {
-	return k == kindData || k == kindRetransmit || k == kindBestEffort
+	return k == kindData || k == kindRetransmit || k == kindBestEffort || k == kindAimed
 }
 
 func (k kind) String() string {
@@ -136,6 +137,8 @@ func (k kind) String() string {
 		return "ack"
 	case kindLeave:
 		return "leave"
+	case kindAimed:
+		return "aimed"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -190,7 +193,7 @@ func parseHeader(b []byte) (header, error) {
 		inc:    binary.BigEndian.Uint64(b[24:]),
 		seq:    binary.BigEndian.Uint64(b[32:]),
 	}
-	if h.kind < kindData || h.kind > kindLeave {
+	if h.kind < kindData || h.kind > kindAimed {
 		return header{}, fmt.Errorf("%w: unknown %v", ErrMalformed, h.kind)
 	}
 	return h, nil

@@ -242,6 +242,32 @@ func (st *sendState) slotOf(seq uint64) *slot {
 	return &st.held[st.heldHead+int(seq-st.heldFrom)]
 }
 
+// aimedTargetLen is the target's ID at the start of an aimed frame's body.
+const aimedTargetLen = 8
+
+// SendAimed sends payload best effort to node to alone, as a message of
+// group g: on to's inbox when Config.Inbox is set, else on g, where the
+// other members drop it (NotMine). It takes a sequence number of g's
+// best-effort space, is never repaired, and must fit one frame
+// (ErrTooLarge otherwise).
+func (e *Endpoint) SendAimed(g transport.Group, to NodeID, payload []byte) error {
+	n := aimedTargetLen + entryOverhead(len(payload)) + len(payload)
+	if n > e.bodyMax {
+		return fmt.Errorf("%w: aimed message of %d bytes, at most %d", ErrTooLarge, len(payload), e.bodyMax-aimedTargetLen-entryOverhead(e.bodyMax))
+	}
+	st := e.sendStateOf(g)
+	if st.be >= MaxSeq {
+		return fmt.Errorf("reliable: sequence space of group %d exhausted", g)
+	}
+	st.be++
+	f, body := e.newFrame(kindAimed, g, st.be, n)
+	binary.BigEndian.PutUint64(body, uint64(to))
+	appendEntry(body[aimedTargetLen:aimedTargetLen], 0, payload)
+	e.emit(e.to(to, g), f)
+	e.stats.SentAimed++
+	return nil
+}
+
 // heldBytes returns the payload bytes of the messages st holds.
 func (e *Endpoint) heldBytes(st *sendState) uint64 {
 	if st.heldHead == len(st.held) {
