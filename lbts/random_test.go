@@ -59,6 +59,9 @@ func TestRandomized(t *testing.T) {
 		total.add(st)
 	}
 	t.Logf("%d runs: %+v", runs, total)
+	if runs >= 50 && (total.Directed == 0 || total.DirectedLost == 0 || total.AckAsks == 0) {
+		t.Errorf("directed acknowledgements not exercised: %d sent, %d lost, %d asks again", total.Directed, total.DirectedLost, total.AckAsks)
+	}
 }
 
 // randStats says what the runs exercised.
@@ -128,9 +131,6 @@ func TestRandomizedZeroLookahead(t *testing.T) {
 		total.add(st)
 	}
 	t.Logf("%d runs: %+v", runs, total)
-	if runs >= 10 && (total.Directed == 0 || total.DirectedLost == 0 || total.AckAsks == 0) {
-		t.Errorf("directed acknowledgements not exercised: %d sent, %d lost, %d asks again", total.Directed, total.DirectedLost, total.AckAsks)
-	}
 }
 
 func runRandom(seed uint64, verbose bool) (st randStats, err error) {
