@@ -247,6 +247,9 @@ func (c *cluster) processNode(s *simNode) bool {
 	for s.n.HasReady() {
 		did = true
 		rd := s.n.Ready()
+		if err := s.n.checkRegs(); err != nil {
+			c.fail("node %d: %v", s.id, err)
+		}
 		for i := range rd.Messages {
 			m := rd.Messages[i]
 			for _, oid := range c.ids() {

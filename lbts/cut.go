@@ -169,7 +169,7 @@ func (n *Node) wantsRound() bool {
 		return false
 	}
 	conditional := false
-	for _, m := range n.members {
+	for _, m := range n.regs {
 		if !m.hasCounted || !m.counted.Regulating {
 			continue
 		}

@@ -183,6 +183,11 @@ type Node struct {
 
 	// What we know of others.
 	members map[FederateID]*member
+	// regs holds the members whose counted Message says Regulating: the
+	// only ones GALT and the cut's "would a round help" look at, which
+	// in a federation of a thousand with ten regulators is what keeps a
+	// counted Message from costing a walk over all members.
+	regs    map[FederateID]*member
 	removed map[FederateID]bool
 	joined  map[uint32]bool
 	recvd   map[streamKey]uint64
@@ -214,6 +219,7 @@ func New(cfg Config) (*Node, error) {
 		covers:       map[uint32]uint64{},
 		acks:         map[FederateID]uint64{},
 		members:      map[FederateID]*member{},
+		regs:         map[FederateID]*member{},
 		removed:      map[FederateID]bool{},
 		joined:       map[uint32]bool{},
 		recvd:        map[streamKey]uint64{},
@@ -294,6 +300,7 @@ func (n *Node) RemoveFederate(id FederateID) {
 		return
 	}
 	delete(n.members, id)
+	delete(n.regs, id)
 	n.membersChanged()
 	n.removed[id] = true
 	if _, ok := n.acks[id]; ok {
@@ -414,9 +421,19 @@ func (n *Node) tryCount(id FederateID, mem *member) {
 		if !n.covered(id, &mem.pending[i]) {
 			continue
 		}
+		wasReg := mem.hasCounted && mem.counted.Regulating
 		mem.counted = mem.pending[i]
 		mem.hasCounted = true
-		n.membersChanged()
+		switch {
+		case mem.counted.Regulating:
+			n.regs[id] = mem
+			n.membersChanged()
+		case wasReg:
+			delete(n.regs, id)
+			n.membersChanged()
+		default:
+			n.resCheck = 0 // the promise GALT does not read it
+		}
 		n.maxCut = max(n.maxCut, mem.counted.Cut)
 		clear(mem.pending[:i+1])
 		mem.pending = mem.pending[i+1:]
@@ -1066,7 +1083,7 @@ func (n *Node) promiseGALT() (bound, FederateID) {
 
 func (n *Node) computePromiseGALT() (bound, FederateID) {
 	g, by := unbounded, FederateID(0)
-	for id, m := range n.members {
+	for id, m := range n.regs {
 		if !m.hasCounted || !m.counted.Regulating {
 			continue
 		}

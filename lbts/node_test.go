@@ -3,6 +3,7 @@ package lbts
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -567,4 +568,21 @@ func TestAdvanceMisuse(t *testing.T) {
 		}
 	}()
 	n.Advance(Ready{Deliver: []TSO{{}}})
+}
+
+// checkRegs reports whether n.regs holds exactly the members whose
+// counted Message says Regulating.
+func (n *Node) checkRegs() error {
+	for id, m := range n.members {
+		_, in := n.regs[id]
+		if want := m.hasCounted && m.counted.Regulating; in != want {
+			return fmt.Errorf("member %d: in regs %v, counted regulating %v", id, in, want)
+		}
+	}
+	for id, m := range n.regs {
+		if n.members[id] != m {
+			return fmt.Errorf("regs holds %d, not a member", id)
+		}
+	}
+	return nil
 }

@@ -108,6 +108,7 @@ func TestThousandFederates(t *testing.T) {
 				}
 				t.Fatalf("invariants broken at step %d", k)
 			}
+			t.Logf("step %d after %v", k, time.Since(phase).Round(time.Millisecond))
 		}
 	}
 	lap(strconv.Itoa(steps) + " steps")
