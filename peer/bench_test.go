@@ -153,3 +153,22 @@ func BenchmarkRoundTripUDP(b *testing.B) {
 		rtt()
 	}
 }
+
+// BenchmarkEventQueue pushes bursts of events and drains them, as a
+// receiving federate does: the queue should reuse its array.
+func BenchmarkEventQueue(b *testing.B) {
+	q := newEventQueue()
+	ev := Event(TimeAdvanceGrant{})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		for range 100 {
+			q.push(ev)
+		}
+		for range 100 {
+			if _, err := q.next(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

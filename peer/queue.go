@@ -23,6 +23,10 @@ type eventQueue struct {
 	lowc chan struct{}
 }
 
+// maxIdleQueue is the largest array an empty queue keeps for the next
+// events.
+const maxIdleQueue = 1 << 14
+
 func newEventQueue() *eventQueue {
 	return &eventQueue{notify: make(chan struct{})}
 }
@@ -85,9 +89,19 @@ func (q *eventQueue) next(ctx context.Context) (Event, error) {
 			ev := q.items[q.head]
 			q.items[q.head] = nil
 			q.head++
-			if q.head > 1024 && q.head*2 > len(q.items) {
-				q.items = append([]Event(nil), q.items[q.head:]...)
-				q.head = 0
+			switch {
+			case q.head == len(q.items):
+				// Drained: start again at the front of the same array
+				// (a fresh one would be allocated, cleared and grown
+				// again by the next burst).
+				q.items, q.head = q.items[:0], 0
+				if cap(q.items) > maxIdleQueue {
+					q.items = nil // after a burst, give the memory back
+				}
+			case q.head > 1024 && q.head*2 > len(q.items):
+				k := copy(q.items, q.items[q.head:])
+				clear(q.items[k:])
+				q.items, q.head = q.items[:k], 0
 			}
 			if q.lowc != nil && len(q.items)-q.head <= q.low {
 				close(q.lowc)
