@@ -455,6 +455,10 @@ func TestRandomizedFoundSeeds(t *testing.T) {
 		// regulation at t and could send at t; a member granted t by
 		// NMRA answered at t, below the first one's floor.
 		{7844156576749257812, "strict grant kept while regulation is pending"},
+		// A cut report computed with Lookahead(), promise - base,
+		// rounded up by one unit in the last place above the sends
+		// the grant then allowed (found with quiet federates).
+		{14396194677184233849, "send floor during NMR from the set lookahead"},
 	} {
 		if _, err := runRandom(tc.seed, false); err != nil {
 			t.Errorf("seed %d (%s): %v", tc.seed, tc.why, err)
