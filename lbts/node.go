@@ -899,7 +899,7 @@ func (n *Node) Tick() {
 		n.ackLater = false
 		n.msgPending = true
 	}
-	if n.directAcks && n.clock-n.askedAt >= n.askEvery && (n.regPending || n.consPending) && n.waitingAcks() {
+	if n.directAcks && n.clock-n.askedAt >= n.askEvery && n.waitingAcks() {
 		// Ask again, waiting longer each time, up to the resend
 		// interval of a large federation.
 		n.ackAsk++

@@ -79,8 +79,9 @@ func logSeedOnFailure(t *testing.T, seed int64, n, steps int) {
 
 func runLarge(t *testing.T, seed int64, n, steps int) {
 	logSeedOnFailure(t, seed, n, steps)
-	// A bound that stops a stuck run, generous for the long ones.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute+time.Duration(n*steps)*20*time.Millisecond)
+	// A bound that stops a stuck run with its seed and counts before go
+	// test's own timeout (10 minutes) kills it, generous for long runs.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute+time.Duration(n*steps)*20*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	c, err := Start(ctx, Config{
@@ -183,7 +184,9 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 		if err := c.Logs[i].WaitFor(ctx, func(evs []peer.Event) bool {
 			return Granted(float64(steps+1))(evs) && ch.Tagged(i)+countTagged(evs) >= want
 		}); err != nil {
-			t.Fatalf("F%d: %v: %d of %d messages", i, err, ch.Tagged(i)+countTagged(c.Logs[i].Events()), want)
+			st, _ := c.Feds[i].TimeStatus()
+			t.Fatalf("F%d: %v: %d of %d messages (time state %+v; data plane %+v)", i, err,
+				ch.Tagged(i)+countTagged(c.Logs[i].Events()), want, st, c.Feds[i].Stats().Reliable)
 		}
 	}
 	for _, v := range ch.Check() {
