@@ -920,7 +920,15 @@ const resendScale = 32
 // HasReady reports whether Ready has anything to do.
 func (n *Node) HasReady() bool {
 	n.progress()
+	n.dropStaleAcks()
 	return n.msgPending || len(n.effects) > 0 || len(n.ackTo) > 0
+}
+
+// dropStaleAcks forgets the directed acknowledgements owed for requests
+// that are over: there is nothing to send them, and a Ready with nothing
+// to do may never be passed to Advance.
+func (n *Node) dropStaleAcks() {
+	n.ackTo = slices.DeleteFunc(n.ackTo, func(id FederateID) bool { return n.acks[id] == 0 })
 }
 
 // Ready returns what the caller should do now; see Ready for the order.
@@ -930,6 +938,7 @@ func (n *Node) HasReady() bool {
 // more).
 func (n *Node) Ready() Ready {
 	n.progress()
+	n.dropStaleAcks()
 	var rd Ready
 	if n.msgPending {
 		rd.Messages = []Message{n.message(true)}
@@ -939,11 +948,9 @@ func (n *Node) Ready() Ready {
 		m := n.message(false)
 		rd.Directed = make([]Directed, 0, len(n.ackTo))
 		for _, id := range n.ackTo {
-			if r := n.acks[id]; r != 0 { // else its request is over
-				d := m
-				d.Acks = map[FederateID]uint64{id: r}
-				rd.Directed = append(rd.Directed, Directed{To: id, Message: d})
-			}
+			d := m
+			d.Acks = map[FederateID]uint64{id: n.acks[id]}
+			rd.Directed = append(rd.Directed, Directed{To: id, Message: d})
 		}
 	}
 	rd.ackTo = len(n.ackTo) // a broadcast answers them all too

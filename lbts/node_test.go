@@ -586,3 +586,81 @@ func (n *Node) checkRegs() error {
 	}
 	return nil
 }
+
+// With DirectAcks a member answers a request with a Message to the
+// requester alone, answers again when asked again, and owes nothing
+// once the request is over; a requester without every answer asks
+// again, waiting longer each time.
+func TestDirectAcks(t *testing.T) {
+	a, err := New(Config{Self: 1, DirectAcks: true, PromiseEveryTicks: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.AddFederate(2)
+	drain(a)
+	step := func(m Message) {
+		t.Helper()
+		if err := a.Step(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	directed := func() []Directed {
+		t.Helper()
+		var ds []Directed
+		for a.HasReady() {
+			rd := a.Ready()
+			if len(rd.Messages) > 0 {
+				t.Fatalf("broadcast %v, want only directed Messages", rd.Messages)
+			}
+			ds = append(ds, rd.Directed...)
+			a.Advance(rd)
+		}
+		return ds
+	}
+	step(Message{From: 2, Epoch: 1, Request: 1})
+	ds := directed()
+	if len(ds) != 1 || ds[0].To != 2 || ds[0].Message.Acks[2] != 1 || len(ds[0].Message.Acks) != 1 || ds[0].Message.Epoch <= 1 {
+		t.Fatalf("directed %+v, want one to 2 acknowledging request 1", ds)
+	}
+	step(Message{From: 2, Epoch: 2, Request: 1})
+	if ds := directed(); len(ds) != 0 {
+		t.Errorf("answered the same request again unasked: %+v", ds)
+	}
+	step(Message{From: 2, Epoch: 3, Request: 1, AckAsk: 1})
+	if ds := directed(); len(ds) != 1 || ds[0].Message.Acks[2] != 1 {
+		t.Errorf("asked again: directed %+v", ds)
+	}
+	// A request that ends before the answer goes owes nothing.
+	step(Message{From: 2, Epoch: 4, Request: 4, AckAsk: 1})
+	step(Message{From: 2, Epoch: 5})
+	if a.HasReady() {
+		t.Errorf("an answer is still owed for a request that is over: %+v", a.Ready())
+	}
+
+	// The requester's side: 3 never answers.
+	r, err := New(Config{Self: 1, DirectAcks: true, PromiseEveryTicks: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.AddFederate(3)
+	drain(r)
+	if err := r.EnableConstrained(); err != nil {
+		t.Fatal(err)
+	}
+	drain(r)
+	var asks []int
+	last := uint64(0)
+	for tick := 1; tick <= 40; tick++ {
+		r.Tick()
+		msgs, _ := drain(r)
+		for _, m := range msgs {
+			if m.AckAsk > last {
+				last = m.AckAsk
+				asks = append(asks, tick)
+			}
+		}
+	}
+	if len(asks) < 3 || asks[1]-asks[0] <= asks[0] || asks[2]-asks[1] <= asks[1]-asks[0] {
+		t.Errorf("asked again at ticks %v, want growing waits", asks)
+	}
+}
