@@ -2,6 +2,7 @@ package testnet
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/meshrti/meshrti/lbts"
 	"github.com/meshrti/meshrti/peer"
@@ -196,7 +197,7 @@ func (c *Checker) Check() []Violation {
 		}
 	}
 	for k, r := range provisional {
-		out = append(out, c.compareTie(r, append(c.ties[r.key], provisional[:k]...))...)
+		out = append(out, c.compareTie(r, slices.Concat(c.ties[r.key], provisional[:k]))...)
 	}
 	return out
 }
