@@ -169,10 +169,7 @@ func (n *Node) wantsRound() bool {
 		return false
 	}
 	conditional := false
-	for _, m := range n.regs {
-		if !m.hasCounted || !m.counted.Regulating {
-			continue
-		}
+	for _, m := range n.regs { // counted, and regulating
 		if (bound{m.counted.Bound, m.counted.Strict}).allows(x, incl) {
 			continue
 		}

@@ -905,10 +905,9 @@ func (n *Node) Tick() {
 		n.ackAsk++
 		n.announce()
 		n.askedAt = n.clock
-		n.askEvery = min(2*n.askEvery, int64(n.promiseEvery*max(1, len(n.members)/resendScale)))
+		n.askEvery = min(2*n.askEvery, int64(n.resendEvery()))
 	}
-	every := n.promiseEvery * max(1, len(n.members)/resendScale)
-	if n.ticks >= every && !n.idle() {
+	if n.ticks >= n.resendEvery() && !n.idle() {
 		n.msgPending = true
 	}
 }
@@ -916,6 +915,11 @@ func (n *Node) Tick() {
 // resendScale is the federation size up to which the periodic resend
 // keeps its interval (see Tick).
 const resendScale = 32
+
+// resendEvery is the periodic resend's interval in Ticks.
+func (n *Node) resendEvery() int {
+	return n.promiseEvery * max(1, len(n.members)/resendScale)
+}
 
 // HasReady reports whether Ready has anything to do.
 func (n *Node) HasReady() bool {
@@ -1125,10 +1129,7 @@ func (n *Node) promiseGALT() (bound, FederateID) {
 
 func (n *Node) computePromiseGALT() (bound, FederateID) {
 	g, by := unbounded, FederateID(0)
-	for id, m := range n.regs {
-		if !m.hasCounted || !m.counted.Regulating {
-			continue
-		}
+	for id, m := range n.regs { // counted, and regulating
 		b := bound{m.counted.Bound, m.counted.Strict}
 		if b.lower(g) || (b == g && id < by) {
 			g, by = b, id

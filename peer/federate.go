@@ -636,6 +636,18 @@ func (f *Federate) flush() {
 	}
 }
 
+// sendTime sends the time core's Message m as o says (to the group, or
+// to one federate).
+func (f *Federate) sendTime(m *lbts.Message, o outMsg) {
+	b, err := m.MarshalBinary()
+	if err != nil {
+		f.log.Error().Err(err).Msg("encode time message")
+		return
+	}
+	o.msg = &wireMsg{Kind: kindTime, TimeMsg: b}
+	f.send(o)
+}
+
 func timeReady(rd lbts.Ready) bool {
 	return len(rd.Messages) > 0 || len(rd.Directed) > 0 || len(rd.Deliver) > 0 || rd.Grant != nil ||
 		rd.RegulationEnabled != nil || rd.ConstrainedEnabled != nil
@@ -645,20 +657,10 @@ func timeReady(rd lbts.Ready) bool {
 // deliver time-stamp-order messages in order, then grants.
 func (f *Federate) actOnTime(rd lbts.Ready) {
 	for _, m := range rd.Messages {
-		b, err := m.MarshalBinary()
-		if err != nil {
-			f.log.Error().Err(err).Msg("encode time message")
-			continue
-		}
-		f.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindTime, TimeMsg: b}})
+		f.sendTime(&m, outMsg{group: controlGroup, reliable: true})
 	}
 	for _, d := range rd.Directed {
-		b, err := d.Message.MarshalBinary()
-		if err != nil {
-			f.log.Error().Err(err).Msg("encode time message")
-			continue
-		}
-		f.send(outMsg{group: controlGroup, to: FederateHandle(d.To), msg: &wireMsg{Kind: kindTime, TimeMsg: b}})
+		f.sendTime(&d.Message, outMsg{group: controlGroup, to: FederateHandle(d.To)})
 	}
 	received := TimeStamp
 	if !f.tm.Constrained() {

@@ -69,17 +69,7 @@ func TestResignWithOwnedObjects(t *testing.T) {
 	m := newMemFederation(t, 2, transport.Faults{}, 30)
 	a, b := m.feds[0], m.feds[1]
 	h := handles(t, a)
-	if err := b.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
-		t.Fatal(err)
-	}
-	obj, err := a.RegisterObjectInstance(h.vehicle, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, b, 5*time.Second, isType[DiscoverObjectInstance])
+	obj := labelFlow(t, a, b, h, 5*time.Second)
 	if err := a.ResignFederationExecution(t.Context(), NoAction); !errors.Is(err, ErrFederateOwnsAttributes) {
 		t.Errorf("resign with NoAction while owning: %v", err)
 	}

@@ -394,12 +394,11 @@ func (e *Endpoint) Tick() {
 		if st.hw == 0 || e.now-st.lastSent < st.hbEvery {
 			continue
 		}
-		e.heartbeat(st)
-		st.lastSent = e.now
 		limit := maxEvery
-		if st.noFlow || e.ackedBy(st) >= st.sealedHW() {
+		if !e.heartbeat(st) {
 			limit = int64(e.cfg.HeartbeatTicks) * quietBackoff
 		}
+		st.lastSent = e.now
 		st.hbEvery = min(2*st.hbEvery, limit)
 	}
 	e.tickJoins()
@@ -432,14 +431,17 @@ func (e *Endpoint) Tick() {
 // It asks for ACKs when some receiver has not acknowledged everything:
 // receivers answer, batched at their next Tick. Once every receiver is
 // up to date, heartbeats ask for nothing, so a quiet group costs no ACKs.
-func (e *Endpoint) heartbeat(st *sendState) {
+// It reports whether it asked.
+func (e *Endpoint) heartbeat(st *sendState) (asked bool) {
 	f, body := e.newFrame(kindHeartbeat, st.group, st.hw, heartbeatBodyLen)
 	binary.BigEndian.PutUint64(body, e.low(st))
-	if !st.noFlow && e.ackedBy(st) < st.sealedHW() {
+	asked = !st.noFlow && e.ackedBy(st) < st.sealedHW()
+	if asked {
 		f[3] |= ackReqBit
 	}
 	e.emit(st.group, f)
 	e.stats.Heartbeats++
+	return asked
 }
 
 // newFrame allocates a frame of kind k with a body of n bytes, fills in

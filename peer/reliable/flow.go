@@ -321,8 +321,9 @@ func (e *Endpoint) sendAcksTo(g, to transport.Group, ss []*stream) {
 // AckTimeoutTicks since the oldest message they miss was sent, and
 // releases what the others acknowledged.
 //
-// It looks every stallCheckEvery ticks only: a stall is a matter of
-// hundreds of ticks, and the loop visits every receiver of every stream.
+// It looks stallChecks times per AckTimeoutTicks only: a stall is a
+// matter of hundreds of ticks, and the loop visits every receiver of
+// every stream.
 func (e *Endpoint) tickStalls() {
 	timeout := int64(e.cfg.AckTimeoutTicks)
 	if e.now%max(1, timeout/stallChecks) != 0 {

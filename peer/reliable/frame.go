@@ -93,9 +93,10 @@ func (k kind) inboxed() bool {
 }
 
 // addressedTo returns the node a frame of kind k with body names as its
-// target, and whether the kind names one: a NAK or SYNC (their bodies
-// start with it, as does an aimed message's), or a HELLO (the sender it asks for a SYNC; 0 for a join
-// HELLO, which asks every member). Repairs and ACKs name none.
+// target, and whether it names one: a NAK, SYNC or aimed message (their
+// bodies start with it), or a HELLO (the sender it asks for a SYNC; 0 for
+// a join HELLO, which asks every member). Repairs and ACKs name none, and
+// a body too short to hold the target is left to the checks of its kind.
 func addressedTo(k kind, body []byte) (NodeID, bool) {
 	off := 0
 	switch {
@@ -105,7 +106,7 @@ func addressedTo(k kind, body []byte) (NodeID, bool) {
 		return 0, false
 	}
 	if len(body) < off+8 {
-		return 0, false // malformed: left to the checks of its kind
+		return 0, false
 	}
 	return NodeID(binary.BigEndian.Uint64(body[off:])), true
 }
