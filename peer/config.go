@@ -94,6 +94,21 @@ type Config struct {
 	// Logger receives diagnostics; the zero value logs nothing.
 	Logger zerolog.Logger
 
+	// Manual runs the federate without goroutines of its own, for
+	// deterministic simulation (testnet's deterministic clusters): it
+	// takes a datagram only when its driver calls Deliver, its timers
+	// advance only when the driver calls Tick, and each Tick first takes
+	// the membership events waiting on the control plane. Frames go to
+	// the transport before each call returns. A sending service under
+	// back-pressure fails with ErrWouldBlock (nothing could end the
+	// pressure while it waited), and resigning does not linger. Requires
+	// Transport, and a Control from MemRegistry.ManualControl.
+	Manual bool
+	// Incarnation, when nonzero, replaces the random number that tells
+	// this run of the federate from earlier ones with the same handle.
+	// Deterministic simulations set it.
+	Incarnation uint64
+
 	// Trace, when set, receives a JSON-lines trace of what the federate
 	// did and saw (docs/trace.md). The federate serializes its own
 	// writes, one line per Write call; a writer shared by several
@@ -179,6 +194,9 @@ func (c *Config) Validate() error {
 	}
 	if c.BackPressure != BackPressureBlock && c.BackPressure != BackPressureError {
 		return fmt.Errorf("peer: unknown Config.BackPressure %d", c.BackPressure)
+	}
+	if c.Manual && (c.Transport == nil || c.Control == nil) {
+		return errors.New("peer: Config.Manual needs Config.Transport and Config.Control")
 	}
 	if c.FederateName != "" {
 		if err := checkName(c.FederateName); err != nil {

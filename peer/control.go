@@ -100,6 +100,14 @@ func (r *MemRegistry) Control(federation string) ControlPlane {
 	return &memControl{reg: r, fed: federation, events: newMemberPump()}
 }
 
+// ManualControl returns a control plane for one manual federate
+// (Config.Manual) of federation: it starts no goroutine, and the
+// federate takes its membership events at each Tick instead of from
+// Events.
+func (r *MemRegistry) ManualControl(federation string) ControlPlane {
+	return &memControl{reg: r, fed: federation, events: &memberPump{done: make(chan struct{})}}
+}
+
 // Crash makes a federate disappear as if its host died: the others get
 // MemberLost, and its names are freed.
 func (r *MemRegistry) Crash(federation string, h FederateHandle) {
@@ -275,6 +283,19 @@ func (c *memControl) Members() []Member {
 
 func (c *memControl) Events() <-chan MemberEvent { return c.events.out }
 
+func (c *memControl) manual() bool { return c.events.wake == nil }
+
+// takeEvents returns the membership events queued for a manual federate
+// (ManualControl) and forgets them.
+func (c *memControl) takeEvents() []MemberEvent {
+	p := c.events
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	evs := p.queue
+	p.queue = nil
+	return evs
+}
+
 func (c *memControl) Close() error {
 	c.once.Do(func() {
 		c.reg.mu.Lock()
@@ -315,6 +336,9 @@ func (p *memberPump) push(ev MemberEvent) {
 	p.mu.Lock()
 	p.queue = append(p.queue, ev)
 	p.mu.Unlock()
+	if p.wake == nil {
+		return // a manual pump (ManualControl): takeEvents empties it
+	}
 	select {
 	case p.wake <- struct{}{}:
 	default:

@@ -143,6 +143,9 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 			return nil, err
 		}
 	}
+	if mc, ok := f.ctl.(manualControl); cfg.Manual && !(ok && mc.manual()) {
+		return nil, errors.New("peer: Config.Manual needs a control plane from MemRegistry.ManualControl")
+	}
 	exists, err := f.ctl.FederationExists(ctx)
 	if err != nil {
 		return nil, err
@@ -181,13 +184,17 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 			return nil, fmt.Errorf("%w: data plane: %w", ErrRTIinternalError, err)
 		}
 	}
-	var inc [8]byte
-	if _, err := rand.Read(inc[:]); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+	incarnation := cfg.Incarnation
+	if incarnation == 0 {
+		var inc [8]byte
+		if _, err := rand.Read(inc[:]); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+		}
+		incarnation = binary.BigEndian.Uint64(inc[:])
 	}
 	f.rel, err = reliable.New(reliable.Config{
 		Self:        reliable.NodeID(f.handle),
-		Incarnation: binary.BigEndian.Uint64(inc[:]),
+		Incarnation: incarnation,
 		Federation:  cfg.Federation,
 		Key:         cfg.Key,
 		Bundle:      true,
@@ -235,9 +242,12 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	if err := f.registerMetrics(cfg.Metrics); err != nil {
 		return nil, err
 	}
+	f.blockedOn = make(map[transport.Group]bool)
+	if cfg.Manual {
+		return f, nil // the driver runs it (manual.go)
+	}
 	f.wq = make(chan []transport.Packet, 1)
 	f.wdone = make(chan struct{})
-	f.blockedOn = make(map[transport.Group]bool)
 	if d, ok := f.tr.(transport.Direct); ok {
 		d.SetDirect(f.takeDirect)
 	}
@@ -293,6 +303,10 @@ func (f *Federate) Stats() Stats {
 func (f *Federate) Close() error {
 	f.once.Do(func() {
 		f.closed.Store(true)
+		if f.cfg.Manual {
+			f.closeManual()
+			return
+		}
 		close(f.stop)
 		<-f.done
 		<-f.wdone // the last frames are out before the transport closes
@@ -325,6 +339,10 @@ func (f *Federate) call(fn func() error) error {
 // unlocks, and sends the frames itself when it takes the lead.
 func (f *Federate) endTurn() {
 	f.settle()
+	if f.cfg.Manual {
+		f.sendManual()
+		return
+	}
 	batch := f.takeLead()
 	f.mu.Unlock()
 	f.lead(batch)
@@ -593,7 +611,7 @@ func (f *Federate) callSend(fn func() error) error {
 		if err != errBlocked {
 			return err
 		}
-		if f.cfg.BackPressure == BackPressureError {
+		if f.cfg.BackPressure == BackPressureError || f.cfg.Manual {
 			return fmt.Errorf("%w: %w", ErrRTIinternalError, ErrWouldBlock)
 		}
 		select {

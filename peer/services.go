@@ -150,6 +150,15 @@ func (f *Federate) ReserveObjectInstanceName(name string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
+	if f.cfg.Manual {
+		// The in-process registry answers at once: no goroutine, so
+		// that the run stays deterministic.
+		return f.call(func() error {
+			ok, err := f.ctl.Acquire(context.Background(), "objectName/"+name)
+			f.reserved(name, ok, err)
+			return nil
+		})
+	}
 	return f.call(func() error {
 		f.wg.Add(1)
 		go func() {
@@ -165,20 +174,26 @@ func (f *Federate) ReserveObjectInstanceName(name string) error {
 			}()
 			ok, err := f.ctl.Acquire(ctx, "objectName/"+name)
 			_ = f.call(func() error {
-				if err == nil && ok {
-					f.st.reserved[name] = true
-					f.events.push(ObjectInstanceNameReservationSucceeded{Name: name})
-				} else {
-					if err != nil {
-						f.log.Warn().Err(err).Str("name", name).Msg("name reservation failed")
-					}
-					f.events.push(ObjectInstanceNameReservationFailed{Name: name})
-				}
+				f.reserved(name, ok, err)
 				return nil
 			})
 		}()
 		return nil
 	})
+}
+
+// reserved reports the control plane's answer to a name reservation.
+// Under mu.
+func (f *Federate) reserved(name string, ok bool, err error) {
+	if err == nil && ok {
+		f.st.reserved[name] = true
+		f.events.push(ObjectInstanceNameReservationSucceeded{Name: name})
+		return
+	}
+	if err != nil {
+		f.log.Warn().Err(err).Str("name", name).Msg("name reservation failed")
+	}
+	f.events.push(ObjectInstanceNameReservationFailed{Name: name})
 }
 
 // RegisterObjectInstance (§6.4) creates an instance of a published class
@@ -730,6 +745,9 @@ func (f *Federate) ResignFederationExecution(ctx context.Context, action ResignA
 // linger waits a few heartbeat rounds (bounded by ctx) so that receivers
 // can ask for what they missed of the federate's last messages.
 func (f *Federate) linger(ctx context.Context) {
+	if f.cfg.Manual {
+		return // nothing would tick while it waited
+	}
 	t := f.cfg.tick() * 20
 	select {
 	case <-ctx.Done():

@@ -39,6 +39,14 @@ type Config struct {
 	NetBuffer int
 	// Tick is each federate's timer interval; default 2 ms.
 	Tick time.Duration
+	// Deterministic runs the federation on one goroutine in virtual
+	// time (see sim.go): a seed then replays the run exactly. The test
+	// must wait through the Cluster (WaitFor, Sleep, Do), which runs the
+	// simulation meanwhile. Not with UDP.
+	Deterministic bool
+	// WaitLimit bounds each wait of a deterministic cluster in virtual
+	// time; default 2 minutes.
+	WaitLimit time.Duration
 	// Trace, when set, receives every federate's JSON-lines trace
 	// (docs/trace.md). It is shared, so it must be safe for concurrent
 	// use: wrap a plain writer with peer.NewTraceWriter. Without it, a
@@ -58,6 +66,7 @@ type Cluster struct {
 
 	cfg Config
 	wg  sync.WaitGroup
+	sim *sim // a deterministic cluster's simulator
 }
 
 // Start joins cfg.Federates federates, named F0, F1, ..., and starts
@@ -66,8 +75,17 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.Federates < 1 {
 		return nil, errors.New("testnet: need at least one federate")
 	}
+	if cfg.Deterministic && cfg.UDP {
+		return nil, errors.New("testnet: a deterministic cluster runs on the in-memory network, not UDP")
+	}
 	if cfg.Federation == "" {
 		cfg.Federation = fmt.Sprintf("testnet-%d-%d", cfg.Seed, rand.Int63())
+		if cfg.Deterministic {
+			cfg.Federation = fmt.Sprintf("testnet-%d", cfg.Seed)
+		}
+	}
+	if cfg.WaitLimit == 0 {
+		cfg.WaitLimit = 2 * time.Minute
 	}
 	if cfg.FOM == nil {
 		d, err := FOM()
@@ -83,7 +101,12 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		cfg.UDPPort = 40000 + int(uint64(cfg.Seed)%20000)
 	}
 	c := &Cluster{Federation: cfg.Federation, Registry: peer.NewMemRegistry(), cfg: cfg}
-	if !cfg.UDP {
+	switch {
+	case cfg.Deterministic:
+		c.sim = newSim(c)
+		c.Net = transport.NewNetwork(transport.NetworkConfig{Seed: cfg.Seed, Clock: c.sim, Deliver: c.sim.deliver})
+		c.Net.SetFaults(cfg.Faults)
+	case !cfg.UDP:
 		c.Net = transport.NewNetwork(transport.NetworkConfig{Seed: cfg.Seed, Buffer: cfg.NetBuffer})
 		c.Net.SetFaults(cfg.Faults)
 	}
@@ -108,25 +131,80 @@ func (c *Cluster) Add(ctx context.Context, name string) (*peer.Federate, error) 
 	} else {
 		tr = c.Net.Endpoint(name)
 	}
-	f, err := peer.Join(ctx, peer.Config{
+	pc := peer.Config{
 		Federation: c.Federation, FederateName: name, FederateType: "testnet",
 		FOMModules: c.cfg.FOM, Create: true,
 		Control: c.Registry.Control(c.Federation), Transport: tr, Key: c.cfg.Key,
 		TickInterval: c.cfg.Tick, Trace: traceWriter(ctx, c.cfg.Trace),
-	})
+	}
+	if c.sim != nil {
+		pc.Manual = true
+		pc.Control = c.Registry.ManualControl(c.Federation)
+		pc.Incarnation = uint64(c.cfg.Seed)<<16 + uint64(len(c.Feds)) + 1
+	}
+	f, err := peer.Join(ctx, pc)
 	if err != nil {
 		tr.Close()
 		return nil, fmt.Errorf("testnet: join %s: %w", name, err)
 	}
-	l := &Log{Fed: f, notify: make(chan struct{}, 1)}
+	l := &Log{Fed: f, notify: make(chan struct{}, 1), sim: c.sim, idx: len(c.Feds)}
 	c.Feds = append(c.Feds, f)
 	c.Logs = append(c.Logs, l)
+	if c.sim != nil {
+		c.sim.add(len(c.Feds)-1, tr.(*transport.MemEndpoint))
+		return f, nil
+	}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		l.record()
 	}()
 	return f, nil
+}
+
+// WaitFor waits until cond holds for federate i's recorded events (see
+// Log.WaitFor). A deterministic cluster runs its simulation meanwhile,
+// for at most Config.WaitLimit of virtual time.
+func (c *Cluster) WaitFor(ctx context.Context, i int, cond func([]peer.Event) bool) error {
+	return c.Logs[i].WaitFor(ctx, cond)
+}
+
+// Sleep lets d pass: real time, or virtual time in a deterministic
+// cluster (every event until then runs).
+func (c *Cluster) Sleep(d time.Duration) {
+	if c.sim == nil {
+		time.Sleep(d)
+		return
+	}
+	c.sim.sleep(d)
+}
+
+// Do runs a sending service. A deterministic cluster's federates fail
+// with ErrWouldBlock under back-pressure instead of waiting; Do then
+// runs the simulation a tick at a time and tries again, for at most
+// Config.WaitLimit of virtual time.
+func (c *Cluster) Do(fn func() error) error {
+	err := fn()
+	if c.sim == nil {
+		return err
+	}
+	for waited := time.Duration(0); errors.Is(err, peer.ErrWouldBlock); waited += c.cfg.Tick {
+		if waited > c.cfg.WaitLimit {
+			return fmt.Errorf("testnet: still blocked after %v of virtual time: %w", waited, err)
+		}
+		c.sim.sleep(c.cfg.Tick)
+		err = fn()
+	}
+	return err
+}
+
+// Now returns the virtual time of a deterministic cluster (zero
+// otherwise).
+func (c *Cluster) Now() time.Duration {
+	if c.sim == nil {
+		return 0
+	}
+	return c.sim.now
 }
 
 // Crash makes federate i vanish as a dead host would: its packets stop,
@@ -157,6 +235,10 @@ type Log struct {
 	base   int // index of events[0]: a discarding Checker drops what it read
 	notify chan struct{}
 	label  string // the name of a log without a federate (tests of the checker)
+
+	// A deterministic cluster's log: WaitFor runs the simulation.
+	sim *sim
+	idx int
 }
 
 // name is the federate's name.
@@ -215,7 +297,17 @@ func (l *Log) Events() []peer.Event {
 
 // WaitFor waits until cond holds for the recorded events, or ctx ends.
 // cond sees the log itself and must not keep or change the slice.
+//
+// The log of a deterministic cluster runs the simulation until cond
+// holds, for at most Config.WaitLimit of virtual time.
 func (l *Log) WaitFor(ctx context.Context, cond func([]peer.Event) bool) error {
+	if l.sim != nil {
+		err := l.sim.runUntil(ctx, l.idx, func() bool { return cond(l.events) }, l.sim.c.cfg.WaitLimit)
+		if err != nil {
+			return fmt.Errorf("testnet: %s: %w", l.name(), err)
+		}
+		return nil
+	}
 	for {
 		l.mu.Lock()
 		ok := cond(l.events)

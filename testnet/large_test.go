@@ -1,12 +1,16 @@
 package testnet
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,25 +40,85 @@ func largeSize() (federates, steps int) {
 // reordering, cuts it in two for a while (time cannot advance across the
 // cut, so everyone waits), heals it, and goes on. After every step the
 // invariants are checked; at the end every time-stamped update must have
-// reached every other federate exactly once. A failure names the seed;
-// -seed=N replays it and -seeds=N runs N random seeds.
+// reached every other federate exactly once. It runs deterministically
+// (Config.Deterministic): a failure names the seed, and -seed=N replays
+// it exactly; -seeds=N runs N random seeds.
 func TestLargeClusterWithPartition(t *testing.T) {
 	n, steps := largeSize()
 	if *seedsFlag > 0 {
+		start := time.Now()
 		for i := 0; i < *seedsFlag; i++ {
 			seed := rand.Int63n(1 << 30)
-			t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { runLarge(t, seed, n, steps) })
+			t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+				runLarge(t, largeRun{seed: seed, n: n, steps: steps, deterministic: true})
+			})
 			if t.Failed() {
 				return
 			}
 		}
+		t.Logf("%d seeds of %d federates x %d steps in %v (%.1f seeds per minute)", *seedsFlag, n, steps,
+			time.Since(start).Round(time.Millisecond), float64(*seedsFlag)/time.Since(start).Minutes())
 		return
 	}
 	seed := int64(42)
 	if *seedFlag != 0 {
 		seed = *seedFlag
 	}
-	runLarge(t, seed, n, steps)
+	runLarge(t, largeRun{seed: seed, n: n, steps: steps, deterministic: true})
+}
+
+// TestLargeClusterConcurrent is the same run with every federate on its
+// own goroutines (a federate's loop, writer and callers, as in a real
+// process): it exercises the concurrency that a deterministic run
+// leaves out, under the race detector in CI, but a seed replays only its
+// faults and traffic, not its interleaving.
+func TestLargeClusterConcurrent(t *testing.T) {
+	n, steps := largeSize()
+	seed := int64(42)
+	if *seedFlag != 0 {
+		seed = *seedFlag
+	}
+	runLarge(t, largeRun{seed: seed, n: n, steps: steps})
+}
+
+// TestLargeClusterReplay runs a small large-cluster run twice from one
+// seed and requires the same trace, line by line: every federate's
+// sends, deliveries and grants in the same global order, and the same
+// network counts. A third run from another seed must differ.
+func TestLargeClusterReplay(t *testing.T) {
+	const n, steps = 6, 12
+	run := func(seed int64) []string {
+		var b bytes.Buffer
+		var stats string
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			stats = runLarge(t, largeRun{seed: seed, n: n, steps: steps, deterministic: true, trace: &b})
+		})
+		return append(strings.Split(b.String(), "\n"), stats)
+	}
+	a, b := run(3), run(3)
+	if len(a) < n*steps*3 {
+		t.Fatalf("the trace has %d lines, too few to compare", len(a))
+	}
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			t.Fatalf("replay diverged at line %d of %d:\n first: %s\nsecond: %s", i+1, len(a), a[i], b[i])
+		}
+	}
+	if len(a) != len(b) {
+		t.Fatalf("replay has %d lines, first run %d", len(b), len(a))
+	}
+	if c := run(4); slices.Equal(a, c) {
+		t.Fatal("seeds 3 and 4 gave the same run")
+	}
+	t.Logf("two runs of seed 3 gave the same %d trace lines", len(a))
+}
+
+// largeRun sizes one large-cluster run.
+type largeRun struct {
+	seed          int64
+	n, steps      int
+	deterministic bool
+	trace         io.Writer // every federate's trace, when set
 }
 
 // largeNetBuffer is each endpoint's queue in the large runs: the in-memory
@@ -77,22 +141,34 @@ func logSeedOnFailure(t *testing.T, seed int64, n, steps int) {
 	})
 }
 
-func runLarge(t *testing.T, seed int64, n, steps int) {
+// runLarge runs one large-cluster run and returns the network's counts
+// and the virtual time it took (deterministic runs), for comparisons.
+func runLarge(t *testing.T, r largeRun) string {
+	seed, n, steps := r.seed, r.n, r.steps
 	logSeedOnFailure(t, seed, n, steps)
 	// A bound that stops a stuck run with its seed and counts before go
 	// test's own timeout (10 minutes) kills it, generous for long runs.
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute+time.Duration(n*steps)*20*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	c, err := Start(ctx, Config{
+	cfg := Config{
 		Federates: n, Seed: seed, Tick: 5 * time.Millisecond, NetBuffer: largeNetBuffer(n),
 		Faults: transport.Faults{Loss: 0.05, Duplicate: 0.02, Reorder: 0.05},
-	})
+	}
+	if r.deterministic {
+		// Virtual time: each packet takes 50 to 150 us.
+		cfg.Deterministic = true
+		cfg.Faults.Delay, cfg.Faults.Jitter = 50*time.Microsecond, 100*time.Microsecond
+	}
+	if r.trace != nil {
+		cfg.Trace = peer.NewTraceWriter(r.trace)
+	}
+	c, err := Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	t.Logf("%d federates joined after %v: %s", n, time.Since(start).Round(time.Millisecond), frameCounts(c))
+	t.Logf("%d federates joined after %v: %s", n, elapsed(c, start), frameCounts(c))
 	h := lookup(t, c.Feds[0])
 	for _, f := range c.Feds {
 		must(t, f.SubscribeObjectClassAttributes(h.aircraft, h.position))
@@ -102,12 +178,12 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 		must(t, f.SubscribeInteractionClass(h.chat))
 		must(t, f.PublishInteractionClass(h.chat))
 	}
-	t.Logf("%d federates subscribed after %v: %s", n, time.Since(start).Round(time.Millisecond), frameCounts(c))
+	t.Logf("%d federates subscribed after %v: %s", n, elapsed(c, start), frameCounts(c))
 	enableAll(t, ctx, c)
-	t.Logf("time enabled after %v: %s", time.Since(start).Round(time.Millisecond), frameCounts(c))
+	t.Logf("time enabled after %v: %s", elapsed(c, start), frameCounts(c))
 	objs := registerAll(t, ctx, c, h)
 	ready := time.Since(start)
-	t.Logf("registered and discovered after %v: %s", ready.Round(time.Millisecond), frameCounts(c))
+	t.Logf("registered and discovered after %v: %s", elapsed(c, start), frameCounts(c))
 	// The checker reads each step's events once and drops them: a long
 	// run delivers millions.
 	ch := NewChecker(c.Logs, true)
@@ -131,16 +207,20 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 			// send a time-stamped interaction and an eighth a
 			// receive-order one, in turns.
 			tag := []byte(fmt.Sprintf("F%d/%d", i, k))
-			must(t, f.UpdateAttributeValuesWithTime(objs[i], peer.AttributeValues{h.position: tag}, tag, ts))
+			must(t, c.Do(func() error {
+				return f.UpdateAttributeValuesWithTime(objs[i], peer.AttributeValues{h.position: tag}, tag, ts)
+			}))
 			sent[i]++
 			if i%4 == k%4 {
 				tag := []byte(fmt.Sprintf("C%d/%d", i, k))
-				must(t, f.SendInteractionWithTime(h.contact, peer.ParameterValues{h.contactData: tag}, tag, peer.Float64Time(float64(k)+0.25)))
+				must(t, c.Do(func() error {
+					return f.SendInteractionWithTime(h.contact, peer.ParameterValues{h.contactData: tag}, tag, peer.Float64Time(float64(k)+0.25))
+				}))
 				sent[i]++
 			}
 			if i%8 == k%8 {
 				tag := []byte(fmt.Sprintf("R%d/%d", i, k))
-				must(t, f.SendInteraction(h.chat, peer.ParameterValues{h.chatData: tag}, tag))
+				must(t, c.Do(func() error { return f.SendInteraction(h.chat, peer.ParameterValues{h.chatData: tag}, tag) }))
 				sent[i]++
 			}
 			must(t, f.TimeAdvanceRequest(peer.Float64Time(float64(k))))
@@ -150,7 +230,7 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 			// the other side's promises. Hold the cut long enough for
 			// many repair and heartbeat rounds to fail, check that no
 			// one was granted, then heal.
-			time.Sleep(300 * time.Millisecond)
+			c.Sleep(300 * time.Millisecond)
 			for i := range c.Logs {
 				if Granted(float64(k))(c.Logs[i].Events()) {
 					t.Fatalf("step %d: F%d granted across the partition", k, i)
@@ -169,8 +249,8 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 			}
 			t.Fatalf("invariants broken at step %d", k)
 		}
-		if k%100 == 0 {
-			t.Logf("step %d after %v", k, (time.Since(start) - ready).Round(time.Millisecond))
+		if k%100 == 0 || testing.Verbose() && k <= 3 {
+			t.Logf("step %d after %v", k, elapsed(c, start))
 		}
 	}
 	for _, v := range sent {
@@ -200,7 +280,21 @@ func runLarge(t *testing.T, seed int64, n, steps int) {
 	st := c.Net.Stats()
 	t.Logf("%d federates, %d steps (cut at %d), %d messages sent: ready in %v, ran in %v; network %+v",
 		n, steps, cutAt, total, ready.Round(time.Millisecond), (time.Since(start) - ready).Round(time.Millisecond), st)
+	if r.deterministic {
+		t.Logf("virtual time %v, %d simulation events", c.Now(), c.sim.events)
+	}
 	t.Logf("frames sent by all federates: %s", frameCounts(c))
+	return fmt.Sprintf("network %+v; virtual time %v; frames %s", st, c.Now(), frameCounts(c))
+}
+
+// elapsed says how long c has run since start: wall time, and virtual
+// time for a deterministic cluster.
+func elapsed(c *Cluster, start time.Time) string {
+	wall := time.Since(start).Round(time.Millisecond)
+	if c.sim == nil {
+		return wall.String()
+	}
+	return fmt.Sprintf("%v (virtual %v)", wall, c.Now().Round(time.Microsecond))
 }
 
 // frameCounts sums the data-plane frames every federate of c sent, by

@@ -22,7 +22,36 @@ type NetworkConfig struct {
 	// arrives at a full queue is dropped and counted. Zero means
 	// DefaultMemBuffer.
 	Buffer int
+	// Clock, when set, runs the network's delays (Faults.Delay, Jitter
+	// and the hold of a reordered packet) instead of real timers: a
+	// simulator's virtual clock.
+	Clock Clock
+	// Deliver, when set, receives every packet the network would put on
+	// an endpoint's receive queue, instead of the queue (Buffer then does
+	// not apply and Recv delivers nothing): a simulator hands it to the
+	// receiver itself. It is called with the network's lock held and
+	// must not call the network.
+	Deliver func(to *MemEndpoint, p Packet)
 }
+
+// Clock schedules functions after a delay: real time (time.AfterFunc)
+// unless NetworkConfig.Clock says otherwise.
+type Clock interface {
+	// AfterFunc calls f, on a goroutine of the clock's choosing, once d
+	// has passed, unless the returned Timer is stopped first.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a call scheduled by a Clock.
+type Timer interface {
+	// Stop cancels the call; it reports false when the call already
+	// started or was stopped.
+	Stop() bool
+}
+
+type realClock struct{}
+
+func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 
 // Faults describes what a link does to the packets it carries. The zero
 // value is a perfect link.
@@ -85,16 +114,21 @@ type link struct{ from, to string }
 // testing/synctest bubble (create it inside the bubble). Where no delay is
 // involved (Delay, Jitter and Reorder zero), packets are delivered inside
 // Send, and a seed fully determines the outcome of a sequence of calls.
+// With a virtual clock and a Deliver function (NetworkConfig), it does
+// with every fault: a simulator that makes its calls from one goroutine
+// in an order of its own replays a run from its seed.
 //
 // All methods are safe for concurrent use.
 type Network struct {
-	mu     sync.Mutex
-	rng    *rand.Rand
-	buffer int
-	faults Faults
-	links  map[link]Faults
-	eps    map[string]*MemEndpoint
-	order  []*MemEndpoint // live endpoints in creation order
+	mu      sync.Mutex
+	rng     *rand.Rand
+	buffer  int
+	clock   Clock
+	deliver func(*MemEndpoint, Packet)
+	faults  Faults
+	links   map[link]Faults
+	eps     map[string]*MemEndpoint
+	order   []*MemEndpoint // live endpoints in creation order
 	// members lists each group's members in creation order: a datagram
 	// visits its group's members only (with a thousand endpoints, most
 	// frames go to one inbox).
@@ -111,10 +145,15 @@ func NewNetwork(cfg NetworkConfig) *Network {
 	if cfg.Buffer <= 0 {
 		cfg.Buffer = DefaultMemBuffer
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = realClock{}
+	}
 	seed := uint64(cfg.Seed)
 	return &Network{
 		rng:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		buffer:  cfg.Buffer,
+		clock:   cfg.Clock,
+		deliver: cfg.Deliver,
 		links:   make(map[link]Faults),
 		eps:     make(map[string]*MemEndpoint),
 		side:    make(map[string]int),
@@ -133,10 +172,14 @@ func (n *Network) Endpoint(name string) *MemEndpoint {
 	if _, ok := n.eps[name]; ok {
 		panic(fmt.Sprintf("transport: endpoint %q already open", name))
 	}
+	buffer := n.buffer
+	if n.deliver != nil {
+		buffer = 0 // nothing is queued: Deliver takes every packet
+	}
 	ep := &MemEndpoint{
 		net:    n,
 		name:   name,
-		recv:   make(chan Packet, n.buffer),
+		recv:   make(chan Packet, buffer),
 		groups: make(map[Group]bool),
 		timers: make(map[*memTimer]struct{}),
 		held:   make(map[string]*memTimer),
@@ -252,7 +295,7 @@ type MemEndpoint struct {
 
 // memTimer is a packet in flight to an endpoint.
 type memTimer struct {
-	t       *time.Timer
+	t       Timer
 	from    string
 	pkt     Packet
 	reorder bool // hold back on arrival
@@ -442,6 +485,11 @@ func (ep *MemEndpoint) queueLocked(pkt Packet) {
 	if !ep.groups[pkt.Group] {
 		return // left the group while the packet was in flight
 	}
+	if n.deliver != nil {
+		n.stats.Delivered++
+		n.deliver(ep, pkt)
+		return
+	}
 	select {
 	case ep.recv <- pkt:
 		n.stats.Delivered++
@@ -453,7 +501,7 @@ func (ep *MemEndpoint) queueLocked(pkt Packet) {
 func (ep *MemEndpoint) scheduleLocked(t *memTimer, d time.Duration) {
 	ep.timers[t] = struct{}{}
 	ep.wg.Add(1)
-	t.t = time.AfterFunc(d, func() { ep.fire(t) })
+	t.t = ep.net.clock.AfterFunc(d, func() { ep.fire(t) })
 }
 
 // stopLocked cancels a pending timer; if it is already running, fire

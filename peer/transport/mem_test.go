@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -616,5 +617,110 @@ func TestMemSendBatch(t *testing.T) {
 	a.Close()
 	if sent, err := a.SendBatch(pkts); sent != 0 || err != ErrClosed {
 		t.Errorf("SendBatch after Close = %d, %v", sent, err)
+	}
+}
+
+// fakeClock is a virtual clock for the tests of NetworkConfig.Clock: its
+// calls run when advance reaches them, earliest first, in scheduling
+// order at the same time.
+type fakeClock struct {
+	now   time.Duration
+	calls []*fakeCall
+}
+
+type fakeCall struct {
+	at      time.Duration
+	f       func()
+	stopped bool
+	fired   bool
+}
+
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
+	call := &fakeCall{at: c.now + d, f: f}
+	c.calls = append(c.calls, call)
+	return call
+}
+
+func (t *fakeCall) Stop() bool {
+	if t.stopped || t.fired {
+		return false
+	}
+	t.stopped = true
+	return true
+}
+
+// advance runs every call due by end.
+func (c *fakeClock) advance(end time.Duration) {
+	for {
+		var next *fakeCall
+		for _, call := range c.calls {
+			if !call.fired && !call.stopped && call.at <= end && (next == nil || call.at < next.at) {
+				next = call
+			}
+		}
+		if next == nil {
+			c.now = end
+			return
+		}
+		c.now = next.at
+		next.fired = true
+		next.f()
+	}
+}
+
+// TestNetworkVirtualClock: with a virtual clock and a Deliver function,
+// delays run on the clock, every packet goes to Deliver (none to Recv),
+// a closed endpoint's timers are stopped, and a seed replays the run.
+func TestNetworkVirtualClock(t *testing.T) {
+	type arrival struct {
+		at   time.Duration
+		to   string
+		data uint64
+	}
+	run := func(seed int64) ([]arrival, NetworkStats) {
+		clock := &fakeClock{}
+		var got []arrival
+		n := NewNetwork(NetworkConfig{Seed: seed, Clock: clock, Deliver: func(to *MemEndpoint, p Packet) {
+			got = append(got, arrival{clock.now, to.Name(), binary.BigEndian.Uint64(p.Data)})
+		}})
+		n.SetFaults(Faults{Loss: 0.1, Duplicate: 0.2, Reorder: 0.3, Delay: time.Millisecond, Jitter: time.Millisecond})
+		a, b, c := n.Endpoint("a"), n.Endpoint("b"), n.Endpoint("c")
+		for _, ep := range []*MemEndpoint{a, b, c} {
+			if err := ep.Join(1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 200 {
+			if err := a.Send(1, seqPacket(i)); err != nil {
+				t.Fatal(err)
+			}
+			clock.advance(clock.now + 100*time.Microsecond)
+		}
+		c.Close()
+		closedAt := clock.now
+		clock.advance(clock.now + time.Second)
+		for _, g := range got {
+			if g.at < time.Millisecond {
+				t.Fatalf("packet %d reached %s at %v, before the 1ms delay", g.data, g.to, g.at)
+			}
+			if g.to == "c" && g.at > closedAt {
+				t.Fatalf("packet %d reached c at %v, after it closed at %v", g.data, g.at, closedAt)
+			}
+		}
+		if len(drain(b)) != 0 {
+			t.Fatal("a packet went to Recv besides Deliver")
+		}
+		return got, n.Stats()
+	}
+	a1, s1 := run(5)
+	a2, s2 := run(5)
+	if !slices.Equal(a1, a2) || s1 != s2 {
+		t.Fatalf("seed 5 gave two runs: %d and %d arrivals, %+v and %+v", len(a1), len(a2), s1, s2)
+	}
+	if s1.Lost == 0 || s1.Duplicated == 0 || s1.Reordered == 0 || uint64(len(a1)) != s1.Delivered {
+		t.Fatalf("faults did not all happen, or arrivals and counts disagree: %d arrivals, %+v", len(a1), s1)
+	}
+	if a3, _ := run(6); slices.Equal(a1, a3) {
+		t.Fatal("seeds 5 and 6 gave the same run")
 	}
 }

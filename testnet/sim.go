@@ -1,0 +1,216 @@
+package testnet
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// A deterministic cluster (Config.Deterministic) runs every federate in
+// manual mode (peer.Config.Manual) on one goroutine, in virtual time: the
+// in-memory network's delays run on the simulator's clock, each packet is
+// handed to its receiver as an event of that clock, and each federate's
+// timer ticks are events too. Events at the same virtual time run in the
+// order they were scheduled. Nothing else chooses an order, so a run is a
+// function of its seed and of the test's calls: the same seed replays it
+// exactly, failure included.
+//
+// The test drives it through the Cluster's WaitFor, Sleep and Do, which
+// run the simulation until what they wait for has happened.
+
+// sim is the event loop of a deterministic cluster.
+type sim struct {
+	c     *Cluster
+	now   time.Duration
+	seq   uint64
+	q     simQueue
+	fedOf map[*transport.MemEndpoint]int
+	// changed[i] is set when federate i's log grows.
+	changed []bool
+	events  uint64 // events run, for the logs
+}
+
+// simEvent is one scheduled event: a network timer, a delivery, or a
+// federate's tick.
+type simEvent struct {
+	at    time.Duration
+	seq   uint64
+	timer *simTimer // a network timer
+	fed   int       // delivery or tick target
+	tick  bool
+	pkt   transport.Packet
+}
+
+// simTimer is a network delay scheduled on the simulator's clock.
+type simTimer struct {
+	f     func()
+	state uint8 // 0 pending, 1 fired, 2 stopped
+}
+
+func (t *simTimer) Stop() bool {
+	if t.state != 0 {
+		return false
+	}
+	t.state = 2
+	return true
+}
+
+type simQueue []simEvent
+
+func (q simQueue) Len() int { return len(q) }
+func (q simQueue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+func (q simQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *simQueue) Push(x any)   { *q = append(*q, x.(simEvent)) }
+func (q *simQueue) Pop() any {
+	old := *q
+	ev := old[len(old)-1]
+	old[len(old)-1] = simEvent{}
+	*q = old[:len(old)-1]
+	return ev
+}
+
+func newSim(c *Cluster) *sim {
+	return &sim{c: c, fedOf: make(map[*transport.MemEndpoint]int)}
+}
+
+func (s *sim) schedule(ev simEvent) {
+	s.seq++
+	ev.seq = s.seq
+	heap.Push(&s.q, ev)
+}
+
+// AfterFunc implements transport.Clock in virtual time.
+func (s *sim) AfterFunc(d time.Duration, f func()) transport.Timer {
+	t := &simTimer{f: f}
+	s.schedule(simEvent{at: s.now + d, timer: t})
+	return t
+}
+
+// deliver implements NetworkConfig.Deliver: the packet reaches its
+// receiver as an event at the current virtual time.
+func (s *sim) deliver(to *transport.MemEndpoint, p transport.Packet) {
+	i, ok := s.fedOf[to]
+	if !ok {
+		return // not (or no longer) a federate's endpoint
+	}
+	s.schedule(simEvent{at: s.now, fed: i, pkt: p})
+}
+
+// add makes federate i, joined on endpoint ep, part of the simulation:
+// its ticks start within one tick interval, at a phase of its own.
+func (s *sim) add(i int, ep *transport.MemEndpoint) {
+	s.fedOf[ep] = i
+	s.changed = append(s.changed, false)
+	tick := s.c.cfg.Tick
+	s.schedule(simEvent{at: s.now + tick*time.Duration(1+i%16)/16, fed: i, tick: true})
+	s.record(i)
+}
+
+// record moves federate i's new callbacks to its log.
+func (s *sim) record(i int) {
+	f, l := s.c.Feds[i], s.c.Logs[i]
+	if f.Pending() == 0 {
+		return
+	}
+	l.mu.Lock()
+	for f.Pending() > 0 {
+		ev, err := f.Next(context.Background())
+		if err != nil {
+			break
+		}
+		l.events = append(l.events, ev)
+	}
+	l.mu.Unlock()
+	s.changed[i] = true
+}
+
+// recordAll records every federate's callbacks: the test's own calls
+// may have left some.
+func (s *sim) recordAll() {
+	for i := range s.c.Feds {
+		s.record(i)
+	}
+}
+
+// step runs the next event. It returns false when none is left.
+func (s *sim) step() bool {
+	if len(s.q) == 0 {
+		return false
+	}
+	ev := heap.Pop(&s.q).(simEvent)
+	s.now = ev.at
+	s.events++
+	switch {
+	case ev.timer != nil:
+		if ev.timer.state == 0 {
+			ev.timer.state = 1
+			ev.timer.f()
+		}
+	case ev.tick:
+		if err := s.c.Feds[ev.fed].Tick(); err == nil {
+			ev.at += s.c.cfg.Tick
+			s.schedule(ev)
+		}
+		s.record(ev.fed)
+	default:
+		// A closed federate refuses the packet: it is gone.
+		_ = s.c.Feds[ev.fed].Deliver(ev.pkt)
+		s.record(ev.fed)
+	}
+	return true
+}
+
+// errSimStuck is returned when a wait exceeds its virtual-time bound.
+var errSimStuck = errors.New("not reached in virtual time")
+
+// runUntil runs events until done holds (checked after each event that
+// changed what it watches: log i, or any log when i < 0), the virtual
+// clock passes limit, or ctx ends.
+func (s *sim) runUntil(ctx context.Context, i int, done func() bool, limit time.Duration) error {
+	s.recordAll()
+	deadline := s.now + limit
+	for n := 0; ; n++ {
+		if done() {
+			return nil
+		}
+		if i >= 0 {
+			s.changed[i] = false
+		}
+		for {
+			if s.now > deadline {
+				return fmt.Errorf("%w: %v (at %v)", errSimStuck, limit, s.now)
+			}
+			if n&4095 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			n++
+			if !s.step() {
+				return errors.New("testnet: the simulation ran out of events")
+			}
+			if i < 0 || s.changed[i] {
+				break
+			}
+		}
+	}
+}
+
+// sleep runs every event up to d of virtual time from now.
+func (s *sim) sleep(d time.Duration) {
+	s.recordAll()
+	end := s.now + d
+	for len(s.q) > 0 && s.q[0].at <= end {
+		s.step()
+	}
+	s.now = end
+}
