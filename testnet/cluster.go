@@ -75,6 +75,22 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.Federates < 1 {
 		return nil, errors.New("testnet: need at least one federate")
 	}
+	c, err := newCluster(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < cfg.Federates; i++ {
+		if _, err := c.Add(ctx, fmt.Sprintf("F%d", i)); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// newCluster returns a cluster of no federates for cfg, defaults
+// applied.
+func newCluster(cfg Config) (*Cluster, error) {
 	if cfg.Deterministic && cfg.UDP {
 		return nil, errors.New("testnet: a deterministic cluster runs on the in-memory network, not UDP")
 	}
@@ -109,12 +125,6 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	case !cfg.UDP:
 		c.Net = transport.NewNetwork(transport.NetworkConfig{Seed: cfg.Seed, Buffer: cfg.NetBuffer})
 		c.Net.SetFaults(cfg.Faults)
-	}
-	for i := 0; i < cfg.Federates; i++ {
-		if _, err := c.Add(ctx, fmt.Sprintf("F%d", i)); err != nil {
-			c.Close()
-			return nil, err
-		}
 	}
 	return c, nil
 }

@@ -256,7 +256,13 @@ func runLarge(t *testing.T, r largeRun) string {
 	for _, v := range sent {
 		total += v
 	}
+	// A constrained federate gets receive-order messages only while it
+	// advances (unless delivery is asynchronous): one repaired after its
+	// last grant would wait for a request that never comes. Found by
+	// seed 563556523 of the deterministic run, and the likely cause of
+	// a hang seen once in the concurrent one.
 	for _, f := range c.Feds {
+		must(t, f.EnableAsynchronousDelivery())
 		must(t, f.TimeAdvanceRequest(peer.Float64Time(float64(steps+1))))
 	}
 	for i := range c.Feds {
@@ -350,10 +356,15 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
 	start := time.Now()
-	c, err := Start(ctx, Config{
+	cfg := Config{
 		Federates: n, Seed: seed, Tick: 10 * time.Millisecond, NetBuffer: 1 << 15,
 		Faults: transport.Faults{Loss: loss},
-	})
+	}
+	if deterministicEnv() {
+		cfg.Deterministic = true
+		cfg.Faults.Delay, cfg.Faults.Jitter = 50*time.Microsecond, 100*time.Microsecond
+	}
+	c, err := Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,13 +418,15 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 	}
 	net0 := c.Net.Stats()
 	ch := NewChecker(c.Logs, true)
-	run := time.Now()
+	run, virtual0 := time.Now(), c.Now()
 	for k := 1; k <= steps; k++ {
 		ts := peer.Float64Time(float64(k) + 0.5)
 		for i, f := range c.Feds {
 			if i < publishers {
 				tag := []byte(fmt.Sprintf("F%d/%d", i, k))
-				must(t, f.UpdateAttributeValuesWithTime(objs[i], peer.AttributeValues{h.position: tag}, tag, ts))
+				must(t, c.Do(func() error {
+					return f.UpdateAttributeValuesWithTime(objs[i], peer.AttributeValues{h.position: tag}, tag, ts)
+				}))
 			}
 			must(t, f.TimeAdvanceRequest(peer.Float64Time(float64(k))))
 		}
@@ -436,7 +449,7 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 			t.Logf("step %d after %v", k, time.Since(run).Round(time.Millisecond))
 		}
 	}
-	elapsed := time.Since(run)
+	elapsed, virtual := time.Since(run), c.Now()-virtual0
 	var sent uint64
 	for _, f := range c.Feds {
 		sent += f.Stats().Sent
@@ -471,6 +484,10 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 	}
 	grants := float64(n * steps)
 	net := c.Net.Stats()
+	if c.sim != nil {
+		t.Logf("deterministic: the steps took %v of virtual time (%v per step); %v in all, %d simulation events",
+			virtual, virtual/time.Duration(steps), c.Now(), c.sim.events)
+	}
 	t.Logf("%d federates, %d steps, %.0f%% loss, %d publishers: ready in %v, %d steps in %v (%.1f steps/s); "+
 		"%.2f data-plane messages sent per grant; network %+v (before the run %+v)",
 		n, steps, loss*100, publishers, ready.Round(time.Millisecond), steps, elapsed.Round(time.Millisecond),

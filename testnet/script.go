@@ -869,12 +869,29 @@ func (s *simulation) federation(a *args) error {
 	cfg := Config{
 		Federation: fmt.Sprintf("script-%d-%d", int64(seed), rand.Int63()),
 		FOM:        []*fomxml.Document{d}, Seed: int64(seed), Faults: f, Tick: 2 * time.Millisecond,
+		Deterministic: !realTime(s.ctx), WaitLimit: maxWait,
 	}
-	s.c = &Cluster{Federation: cfg.Federation, Registry: peer.NewMemRegistry(), cfg: cfg}
-	s.c.Net = transport.NewNetwork(transport.NetworkConfig{Seed: cfg.Seed})
-	s.c.Net.SetFaults(f)
+	if s.c, err = newCluster(cfg); err != nil {
+		return err
+	}
 	s.fdd, err = fomxml.Merge(d)
 	return err
+}
+
+type realTimeKey struct{}
+
+// RealTime returns a context that makes RunScript run its federation
+// with goroutines in real time, as in a process, instead of
+// deterministically in virtual time (Config.Deterministic): steps then
+// wait for real quiet periods, and a seed replays the faults but not
+// the interleaving. The expected outputs are the same.
+func RealTime(ctx context.Context) context.Context {
+	return context.WithValue(ctx, realTimeKey{}, true)
+}
+
+func realTime(ctx context.Context) bool {
+	v, _ := ctx.Value(realTimeKey{}).(bool)
+	return v
 }
 
 func parseFaults(a *args) (transport.Faults, error) {
@@ -990,6 +1007,10 @@ func (s *simulation) total() int {
 // waitQuiet returns once no federate saw a new event for quiet, or after
 // maxWait, or when ctx ends.
 func (s *simulation) waitQuiet(quiet time.Duration) {
+	if s.c.sim != nil {
+		s.c.sim.quiet(s.ctx, quiet, maxWait)
+		return
+	}
 	deadline := time.Now().Add(maxWait)
 	last, since := s.total(), time.Now()
 	for time.Now().Before(deadline) && s.ctx.Err() == nil {

@@ -1,7 +1,6 @@
 package testnet
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -27,22 +26,30 @@ type sim struct {
 	c     *Cluster
 	now   time.Duration
 	seq   uint64
-	q     simQueue
+	q     simQueue      // timers and ticks
+	in    []simDelivery // deliveries, all at now, in seq order, from head on
+	head  int
 	fedOf map[*transport.MemEndpoint]int
 	// changed[i] is set when federate i's log grows.
-	changed []bool
-	events  uint64 // events run, for the logs
+	changed  []bool
+	events   uint64 // events run, for the logs
+	recorded uint64 // callbacks recorded in all
 }
 
-// simEvent is one scheduled event: a network timer, a delivery, or a
-// federate's tick.
+// simEvent is a network timer or a federate's tick.
 type simEvent struct {
 	at    time.Duration
 	seq   uint64
-	timer *simTimer // a network timer
-	fed   int       // delivery or tick target
-	tick  bool
-	pkt   transport.Packet
+	timer *simTimer // a network timer, or nil for a tick
+	fed   int       // whose tick
+}
+
+// simDelivery is a packet on its way to a federate: it arrives at the
+// virtual time it was handed over, after what was scheduled before it.
+type simDelivery struct {
+	seq uint64
+	fed int
+	pkt transport.Packet
 }
 
 // simTimer is a network delay scheduled on the simulator's clock.
@@ -59,22 +66,52 @@ func (t *simTimer) Stop() bool {
 	return true
 }
 
+// simQueue is a binary heap of events ordered by (at, seq).
 type simQueue []simEvent
 
-func (q simQueue) Len() int { return len(q) }
-func (q simQueue) Less(i, j int) bool {
+func (q simQueue) less(i, j int) bool {
 	if q[i].at != q[j].at {
 		return q[i].at < q[j].at
 	}
 	return q[i].seq < q[j].seq
 }
-func (q simQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *simQueue) Push(x any)   { *q = append(*q, x.(simEvent)) }
-func (q *simQueue) Pop() any {
-	old := *q
-	ev := old[len(old)-1]
-	old[len(old)-1] = simEvent{}
-	*q = old[:len(old)-1]
+
+func (q *simQueue) push(ev simEvent) {
+	*q = append(*q, ev)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *simQueue) pop() simEvent {
+	h := *q
+	ev := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = simEvent{}
+	h = h[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
 	return ev
 }
 
@@ -85,7 +122,7 @@ func newSim(c *Cluster) *sim {
 func (s *sim) schedule(ev simEvent) {
 	s.seq++
 	ev.seq = s.seq
-	heap.Push(&s.q, ev)
+	s.q.push(ev)
 }
 
 // AfterFunc implements transport.Clock in virtual time.
@@ -102,7 +139,11 @@ func (s *sim) deliver(to *transport.MemEndpoint, p transport.Packet) {
 	if !ok {
 		return // not (or no longer) a federate's endpoint
 	}
-	s.schedule(simEvent{at: s.now, fed: i, pkt: p})
+	if s.head == len(s.in) {
+		s.in, s.head = s.in[:0], 0
+	}
+	s.seq++
+	s.in = append(s.in, simDelivery{seq: s.seq, fed: i, pkt: p})
 }
 
 // add makes federate i, joined on endpoint ep, part of the simulation:
@@ -111,7 +152,7 @@ func (s *sim) add(i int, ep *transport.MemEndpoint) {
 	s.fedOf[ep] = i
 	s.changed = append(s.changed, false)
 	tick := s.c.cfg.Tick
-	s.schedule(simEvent{at: s.now + tick*time.Duration(1+i%16)/16, fed: i, tick: true})
+	s.schedule(simEvent{at: s.now + tick*time.Duration(1+i%16)/16, fed: i})
 	s.record(i)
 }
 
@@ -128,6 +169,7 @@ func (s *sim) record(i int) {
 			break
 		}
 		l.events = append(l.events, ev)
+		s.recorded++
 	}
 	l.mu.Unlock()
 	s.changed[i] = true
@@ -141,31 +183,37 @@ func (s *sim) recordAll() {
 	}
 }
 
-// step runs the next event. It returns false when none is left.
+// step runs the next event: the first by (virtual time, scheduling
+// order). It returns false when none is left.
 func (s *sim) step() bool {
+	if s.head < len(s.in) && (len(s.q) == 0 || s.q[0].at > s.now || s.q[0].seq > s.in[s.head].seq) {
+		d := s.in[s.head]
+		s.in[s.head] = simDelivery{}
+		s.head++
+		s.events++
+		// A closed federate refuses the packet: it is gone.
+		_ = s.c.Feds[d.fed].Deliver(d.pkt)
+		s.record(d.fed)
+		return true
+	}
 	if len(s.q) == 0 {
 		return false
 	}
-	ev := heap.Pop(&s.q).(simEvent)
+	ev := s.q.pop()
 	s.now = ev.at
 	s.events++
-	switch {
-	case ev.timer != nil:
+	if ev.timer != nil {
 		if ev.timer.state == 0 {
 			ev.timer.state = 1
 			ev.timer.f()
 		}
-	case ev.tick:
-		if err := s.c.Feds[ev.fed].Tick(); err == nil {
-			ev.at += s.c.cfg.Tick
-			s.schedule(ev)
-		}
-		s.record(ev.fed)
-	default:
-		// A closed federate refuses the packet: it is gone.
-		_ = s.c.Feds[ev.fed].Deliver(ev.pkt)
-		s.record(ev.fed)
+		return true
 	}
+	if err := s.c.Feds[ev.fed].Tick(); err == nil {
+		ev.at += s.c.cfg.Tick
+		s.schedule(ev)
+	}
+	s.record(ev.fed)
 	return true
 }
 
@@ -209,8 +257,36 @@ func (s *sim) runUntil(ctx context.Context, i int, done func() bool, limit time.
 func (s *sim) sleep(d time.Duration) {
 	s.recordAll()
 	end := s.now + d
-	for len(s.q) > 0 && s.q[0].at <= end {
+	for s.head < len(s.in) || len(s.q) > 0 && s.q[0].at <= end {
 		s.step()
 	}
 	s.now = end
+}
+
+// quiet runs the simulation until no federate has seen a new callback
+// for d of virtual time, for at most limit, or until ctx ends.
+func (s *sim) quiet(ctx context.Context, d, limit time.Duration) {
+	s.recordAll()
+	end := s.now + limit
+	last, seen := s.now, s.recorded
+	for n := 0; s.now < end; n++ {
+		if n&4095 == 0 && ctx.Err() != nil {
+			return
+		}
+		next := s.now // a delivery is due now
+		if s.head == len(s.in) {
+			if len(s.q) == 0 {
+				return
+			}
+			next = s.q[0].at
+		}
+		if next > last+d {
+			s.now = max(s.now, last+d)
+			return
+		}
+		s.step()
+		if s.recorded != seen {
+			last, seen = s.now, s.recorded
+		}
+	}
 }

@@ -57,14 +57,19 @@ func TestThousandFederates(t *testing.T) {
 	lap := func(what string) {
 		heap, sys := mem()
 		now := time.Now()
-		t.Logf("%s in %v (%v in all): heap %.0f KiB per federate, %.0f KiB taken from the system per federate; frames %s",
-			what, now.Sub(phase).Round(time.Millisecond), now.Sub(start).Round(time.Millisecond),
+		t.Logf("%s in %v (%v in all, virtual %v): heap %.0f KiB per federate, %.0f KiB taken from the system per federate; frames %s",
+			what, now.Sub(phase).Round(time.Millisecond), now.Sub(start).Round(time.Millisecond), c.Now().Round(time.Millisecond),
 			float64(heap-min(heap, heap0))/1024/float64(n), float64(sys-min(sys, sys0))/1024/float64(n), frameCounts(c))
 		phase = now
 	}
 	// A 20 ms tick: a thousand federates ticking every 2 ms would spend
 	// the machine on their timers.
-	c, err := Start(ctx, Config{Federates: n, Seed: 1000, Tick: thousandTick()})
+	cfg := Config{Federates: n, Seed: 1000, Tick: thousandTick()}
+	if deterministicEnv() {
+		cfg.Deterministic = true
+		cfg.Faults.Delay, cfg.Faults.Jitter = 50*time.Microsecond, 100*time.Microsecond
+	}
+	c, err := Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +121,11 @@ func TestThousandFederates(t *testing.T) {
 	// for repairs of its last messages.
 	errs := make(chan error, n)
 	for _, f := range c.Feds {
+		if c.sim != nil {
+			// A manual federate resigns at once, without lingering.
+			errs <- f.ResignFederationExecution(ctx, peer.NoAction)
+			continue
+		}
 		go func() { errs <- f.ResignFederationExecution(ctx, peer.NoAction) }()
 	}
 	for range c.Feds {
@@ -126,6 +136,16 @@ func TestThousandFederates(t *testing.T) {
 	lap("resigned")
 	st := c.Net.Stats()
 	t.Logf("%d federates, %d steps: %v; network %+v", n, steps, time.Since(start).Round(time.Millisecond), st)
+	if c.sim != nil {
+		t.Logf("deterministic: virtual time %v, %d simulation events", c.Now(), c.sim.events)
+	}
+}
+
+// deterministicEnv reports whether MESHRTI_DETERMINISTIC asks the
+// long runs (thousand, scale) to run deterministically in virtual time
+// (Config.Deterministic) instead of on goroutines.
+func deterministicEnv() bool {
+	return os.Getenv("MESHRTI_DETERMINISTIC") != ""
 }
 
 func thousandTick() time.Duration {

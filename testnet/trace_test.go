@@ -200,8 +200,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// TestTraceScripts runs every scenario script with tracing and checks
-// the traces (the scripts' own expectations are TestScripts' business).
+// TestTraceScripts runs every scenario script with tracing, in real time
+// (RealTime: goroutines and real quiet periods, the concurrency that
+// TestScripts' deterministic runs leave out), and checks the traces and
+// that the outputs are the expected ones in this mode too.
 func TestTraceScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txt")
 	if err != nil || len(files) == 0 {
@@ -209,16 +211,21 @@ func TestTraceScripts(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			t.Parallel() // each script has its own network; outputs are not compared here
+			t.Parallel() // each script has its own network
 			in, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var buf lockedBuffer
-			ctx, cancel := context.WithTimeout(WithTrace(context.Background(), &buf), time.Minute)
+			ctx, cancel := context.WithTimeout(RealTime(WithTrace(context.Background(), &buf)), time.Minute)
 			defer cancel()
-			if _, err := RunScript(ctx, bytes.NewReader(in), &bytes.Buffer{}, false); err != nil {
+			var diff bytes.Buffer
+			res, err := RunScript(ctx, bytes.NewReader(in), &diff, false)
+			if err != nil {
 				t.Fatal(err)
+			}
+			if res.Mismatches > 0 {
+				t.Errorf("in real time, %d of %d steps differ:\n%s", res.Mismatches, res.Steps, diff.String())
 			}
 			rep := checkString(t, buf.String())
 			for _, v := range rep.Violations {

@@ -24,11 +24,12 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	rewrite := fs.Bool("rewrite", false, "replace the expected outputs in the files by the actual ones")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up on a script after this long")
 	trace := fs.String("trace", "", "write a JSON-lines trace (docs/trace.md) to `FILE` and check it; with several scripts, FILE.SCRIPT for each")
+	realTime := fs.Bool("realtime", false, "run the federates on goroutines in real time instead of deterministically in virtual time")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: federate-node sim [-rewrite] [-timeout D] [-trace FILE] FILE...")
+		fmt.Fprintln(stderr, "usage: federate-node sim [-rewrite] [-realtime] [-timeout D] [-trace FILE] FILE...")
 		return 2
 	}
 	code := 0
@@ -37,7 +38,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		if tf != "" && fs.NArg() > 1 {
 			tf += "." + filepath.Base(file)
 		}
-		if !simFile(file, *rewrite, *timeout, tf, stdout, stderr) {
+		if !simFile(file, *rewrite, *realTime, *timeout, tf, stdout, stderr) {
 			code = 1
 		}
 	}
@@ -45,7 +46,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 }
 
 // simFile runs one script and reports whether it passed.
-func simFile(file string, rewrite bool, timeout time.Duration, trace string, stdout, stderr io.Writer) bool {
+func simFile(file string, rewrite, realTime bool, timeout time.Duration, trace string, stdout, stderr io.Writer) bool {
 	in, err := os.ReadFile(file)
 	if err != nil {
 		fmt.Fprintln(stderr, "federate-node sim:", err)
@@ -53,6 +54,9 @@ func simFile(file string, rewrite bool, timeout time.Duration, trace string, std
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	if realTime {
+		ctx = testnet.RealTime(ctx)
+	}
 	var tw *traceFile
 	if trace != "" {
 		if tw, err = createTrace(trace); err != nil {

@@ -15,6 +15,11 @@ func TestSimScript(t *testing.T) {
 	if !strings.Contains(out, "names.txt: ok") {
 		t.Errorf("output %q", out)
 	}
+	// The same script in real time (goroutines) expects the same output.
+	code, out, errOut = runCmd(t, "sim", "-realtime", "../../testnet/testdata/names.txt")
+	if code != 0 || !strings.Contains(out, "names.txt: ok") {
+		t.Fatalf("-realtime: exit %d:\n%s%s", code, out, errOut)
+	}
 }
 
 // TestSimMismatchAndRewrite: a wrong expectation fails with a diff, and

@@ -181,7 +181,6 @@ func (n *Network) Endpoint(name string) *MemEndpoint {
 		name:   name,
 		recv:   make(chan Packet, buffer),
 		groups: make(map[Group]bool),
-		timers: make(map[*memTimer]struct{}),
 		held:   make(map[string]*memTimer),
 		seq:    n.created,
 	}
@@ -289,13 +288,14 @@ type MemEndpoint struct {
 	// Guarded by net.mu.
 	closed bool
 	groups map[Group]bool
-	timers map[*memTimer]struct{}
+	timers []*memTimer          // pending, each at its index
 	held   map[string]*memTimer // reorder slot per sender
 }
 
 // memTimer is a packet in flight to an endpoint.
 type memTimer struct {
 	t       Timer
+	idx     int // in the endpoint's pending timers; -1 when not pending
 	from    string
 	pkt     Packet
 	reorder bool // hold back on arrival
@@ -499,18 +499,33 @@ func (ep *MemEndpoint) queueLocked(pkt Packet) {
 }
 
 func (ep *MemEndpoint) scheduleLocked(t *memTimer, d time.Duration) {
-	ep.timers[t] = struct{}{}
+	t.idx = len(ep.timers)
+	ep.timers = append(ep.timers, t)
 	ep.wg.Add(1)
 	t.t = ep.net.clock.AfterFunc(d, func() { ep.fire(t) })
+}
+
+// dropTimerLocked removes t from the pending timers; it reports false
+// when t was not pending.
+func (ep *MemEndpoint) dropTimerLocked(t *memTimer) bool {
+	i := t.idx
+	if i < 0 || i >= len(ep.timers) || ep.timers[i] != t {
+		return false
+	}
+	last := ep.timers[len(ep.timers)-1]
+	ep.timers[i], last.idx = last, i
+	ep.timers[len(ep.timers)-1] = nil
+	ep.timers = ep.timers[:len(ep.timers)-1]
+	t.idx = -1
+	return true
 }
 
 // stopLocked cancels a pending timer; if it is already running, fire
 // finds it gone and does nothing.
 func (ep *MemEndpoint) stopLocked(t *memTimer) {
-	if _, ok := ep.timers[t]; !ok {
+	if !ep.dropTimerLocked(t) {
 		return
 	}
-	delete(ep.timers, t)
 	if t.t.Stop() {
 		ep.wg.Done()
 	}
@@ -521,10 +536,9 @@ func (ep *MemEndpoint) fire(t *memTimer) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	defer ep.wg.Done()
-	if _, ok := ep.timers[t]; !ok {
+	if !ep.dropTimerLocked(t) {
 		return // stopped while firing
 	}
-	delete(ep.timers, t)
 	if t.flush {
 		if ep.held[t.from] == t {
 			delete(ep.held, t.from)
@@ -550,8 +564,8 @@ func (ep *MemEndpoint) Close() error {
 		return nil
 	}
 	ep.closed = true
-	for t := range ep.timers {
-		ep.stopLocked(t)
+	for len(ep.timers) > 0 {
+		ep.stopLocked(ep.timers[len(ep.timers)-1])
 	}
 	clear(ep.held)
 	for g := range ep.groups {
