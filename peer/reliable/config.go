@@ -13,6 +13,7 @@ const (
 	DefaultReorderBuffer    = 8192
 	DefaultHeartbeatTicks   = 10
 	DefaultNakDelayTicks    = 2
+	DefaultProbeTicks       = 1
 	DefaultMaxFrame         = 1400
 	DefaultMaxMessage       = 16 << 20
 	DefaultWindow           = 8192
@@ -99,9 +100,18 @@ type Config struct {
 	// group after its last reliable message; it doubles while the group
 	// stays idle, up to 8×. Default DefaultHeartbeatTicks.
 	HeartbeatTicks int
+	// ProbeTicks is how soon after a group's last reliable message its
+	// first heartbeat goes out (the tail probe): a receiver that lost the
+	// last messages of a burst learns of them only from a heartbeat, and
+	// a federation advancing in lockstep waits for that repair at every
+	// step that lost one. Then heartbeats follow every HeartbeatTicks,
+	// doubling. Default DefaultProbeTicks.
+	ProbeTicks int
 	// NakDelayTicks is how long a receiver waits after noticing a gap
 	// before it sends a NAK: between NakDelayTicks and twice that, chosen
-	// at random, so that one receiver's NAK can suppress the others'. It
+	// at random, so that one receiver's NAK can suppress the others'
+	// (with an Inbox, where no other receiver hears a NAK, between half
+	// of it and it, at least one tick: only reordering is waited for). It
 	// is also the minimum interval between two retransmissions of one
 	// message. It also spaces the join HELLOs (see Endpoint.Join) and the
 	// SYNCs sent to one receiver. Default DefaultNakDelayTicks.
@@ -163,6 +173,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"AckTimeoutTicks", &c.AckTimeoutTicks, DefaultAckTimeoutTicks},
 		{"ReorderBuffer", &c.ReorderBuffer, DefaultReorderBuffer},
 		{"HeartbeatTicks", &c.HeartbeatTicks, DefaultHeartbeatTicks},
+		{"ProbeTicks", &c.ProbeTicks, DefaultProbeTicks},
 		{"NakDelayTicks", &c.NakDelayTicks, DefaultNakDelayTicks},
 		{"NakRetryTicks", &c.NakRetryTicks, 0}, // see below
 		{"MaxFrame", &c.MaxFrame, DefaultMaxFrame},

@@ -399,7 +399,11 @@ func (e *Endpoint) Tick() {
 			limit = int64(e.cfg.HeartbeatTicks) * quietBackoff
 		}
 		st.lastSent = e.now
-		st.hbEvery = min(2*st.hbEvery, limit)
+		if st.hbEvery < int64(e.cfg.HeartbeatTicks) {
+			st.hbEvery = int64(e.cfg.HeartbeatTicks) // after the tail probe
+		} else {
+			st.hbEvery = min(2*st.hbEvery, limit)
+		}
 	}
 	e.tickJoins()
 	// Only the streams with a timer set: with a thousand senders, most

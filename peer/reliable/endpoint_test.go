@@ -651,10 +651,12 @@ func TestHeartbeatBackoff(t *testing.T) {
 			at = append(at, i)
 		}
 	}
-	// No receiver holds anything back: the interval doubles up to
-	// quietBackoff × HeartbeatTicks (it stops at heartbeatBackoff while
-	// something is unacknowledged, see TestHeartbeatWhileUnacked).
-	want := []int{10, 30, 70, 150, 310, 630, 1270, 1910}
+	// The tail probe one tick after the message (ProbeTicks), then
+	// HeartbeatTicks later; no receiver holds anything back, so the
+	// interval doubles up to quietBackoff × HeartbeatTicks (it stops at
+	// heartbeatBackoff while something is unacknowledged, see
+	// TestHeartbeatWhileUnacked).
+	want := []int{1, 11, 31, 71, 151, 311, 631, 1271, 1911}
 	if !slices.Equal(at, want) {
 		t.Errorf("heartbeats at %v, want %v", at, want)
 	}
@@ -827,9 +829,10 @@ func TestHeartbeatWhileUnacked(t *testing.T) {
 			}
 		}
 	}
-	// 10, 30, 70, 150, then every 80 while r holds the window; r stalls
-	// after AckTimeoutTicks (400) and the interval doubles again.
-	want := []int{10, 30, 70, 150, 230, 310, 390, 470, 630, 950}
+	// The tail probe at 1, then 11, 31, 71, 151, then every 80 while r
+	// holds the window; r stalls after AckTimeoutTicks (400) and the
+	// interval doubles again.
+	want := []int{1, 11, 31, 71, 151, 231, 311, 391, 471, 631, 951}
 	if !slices.Equal(at, want) {
 		t.Errorf("heartbeats at %v, want %v", at, want)
 	}

@@ -308,8 +308,12 @@ func (e *Endpoint) learn(gs *groupState, p *peer, nonce, start uint64) (*receive
 		// that hears one of our join HELLOs starts there itself.
 		start = min(start, gs.joinHW)
 	}
-	if r != nil && r.inc == p.inc && r.nonce == 0 {
+	if r != nil && r.inc == p.inc && r.nonce == 0 && !r.left {
 		// Recorded from its ACK: it still needs what follows that.
+		// Not once it left: those ACKs were of a join it ended, and
+		// this is a new one (found by the randomized simulation once
+		// tail probes made ACKs more frequent: a rejoin was owed
+		// history from its previous join's first ACK).
 		start = min(start, max(r.acked, r.start))
 	}
 	if r == nil {

@@ -156,7 +156,7 @@ func (e *Endpoint) Send(g transport.Group, payload []byte, reliable bool) (uint6
 	}
 	if reliable {
 		st.lastSent = e.now
-		st.hbEvery = int64(e.cfg.HeartbeatTicks)
+		st.hbEvery = int64(e.cfg.ProbeTicks)
 		e.stats.Sent++
 	} else {
 		e.stats.SentBestEffort++

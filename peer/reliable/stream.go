@@ -283,7 +283,14 @@ func (e *Endpoint) schedule(s *stream) {
 		return
 	}
 	d := e.cfg.NakDelayTicks
-	s.nakAt = e.now + int64(d+e.cfg.Rand.IntN(d+1))
+	wait := d + e.cfg.Rand.IntN(d+1)
+	if e.cfg.Inbox != nil {
+		// NAKs go to the sender's inbox, where no other receiver
+		// hears them to hold its own back: the wait only lets a
+		// reordered message arrive, and half of it does.
+		wait = max(1, d/2) + e.cfg.Rand.IntN(d/2+1)
+	}
+	s.nakAt = e.now + int64(wait)
 	e.arm(s)
 }
 
