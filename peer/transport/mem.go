@@ -30,7 +30,9 @@ type NetworkConfig struct {
 	// an endpoint's receive queue, instead of the queue (Buffer then does
 	// not apply and Recv delivers nothing): a simulator hands it to the
 	// receiver itself. It is called with the network's lock held and
-	// must not call the network.
+	// must not call the network, from Send or, for a delayed packet, from
+	// the clock's call: a simulator that wants one goroutine sets Clock
+	// too.
 	Deliver func(to *MemEndpoint, p Packet)
 }
 
