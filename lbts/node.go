@@ -198,7 +198,15 @@ type Node struct {
 	regs    map[FederateID]*member
 	removed map[FederateID]bool
 	joined  map[uint32]bool
-	recvd   map[streamKey]uint64
+	// recvd is the highest in-order sequence received per stream;
+	// lastKey and last cache the entry of the stream of the last
+	// Received (most come from one stream after another), and waiting
+	// counts the members with pending Messages, so that a Received costs
+	// no map operation at all in the common case.
+	recvd   map[streamKey]*uint64
+	lastKey streamKey
+	last    *uint64
+	waiting int
 
 	queue      tsoQueue
 	effects    []effect
@@ -230,7 +238,7 @@ func New(cfg Config) (*Node, error) {
 		regs:         map[FederateID]*member{},
 		removed:      map[FederateID]bool{},
 		joined:       map[uint32]bool{},
-		recvd:        map[streamKey]uint64{},
+		recvd:        map[streamKey]*uint64{},
 	}
 	n.touch()
 	return n, nil
@@ -326,6 +334,9 @@ func (n *Node) RemoveFederate(id FederateID) {
 	if id == 0 || id == n.self {
 		return
 	}
+	if m := n.members[id]; m != nil && len(m.pending) > 0 {
+		n.waiting--
+	}
 	delete(n.members, id)
 	delete(n.regs, id)
 	n.membersChanged()
@@ -339,6 +350,7 @@ func (n *Node) RemoveFederate(id FederateID) {
 			delete(n.recvd, k)
 		}
 	}
+	n.last = nil
 	n.dirty = true
 }
 
@@ -376,13 +388,32 @@ func (n *Node) Received(from FederateID, g uint32, seq uint64) {
 		return
 	}
 	k := streamKey{from, g}
-	if seq <= n.recvd[k] {
+	p := n.last
+	if p == nil || n.lastKey != k {
+		if p = n.recvd[k]; p == nil {
+			p = new(uint64)
+			n.recvd[k] = p
+		}
+		n.lastKey, n.last = k, p
+	}
+	if seq <= *p {
 		return
 	}
-	n.recvd[k] = seq
+	*p = seq
+	if n.waiting == 0 {
+		return
+	}
 	if m := n.members[from]; m != nil && len(m.pending) > 0 {
 		n.tryCount(from, m)
 	}
+}
+
+// received returns the highest in-order sequence received on stream k.
+func (n *Node) received(k streamKey) uint64 {
+	if p := n.recvd[k]; p != nil {
+		return *p
+	}
+	return 0
 }
 
 // Gap records that the data plane gave up on messages from sender from
@@ -426,6 +457,9 @@ func (n *Node) Step(m Message) error {
 	if len(mem.pending) >= maxPending {
 		mem.pending = mem.pending[:len(mem.pending)-1]
 	}
+	if len(mem.pending) == 0 {
+		n.waiting++
+	}
 	mem.pending = append(mem.pending, m)
 	n.tryCount(m.From, mem)
 	return nil
@@ -435,7 +469,7 @@ func (n *Node) Step(m Message) error {
 // node has joined, has been received.
 func (n *Node) covered(from FederateID, m *Message) bool {
 	for g, seq := range m.Covers {
-		if n.joined[g] && n.recvd[streamKey{from, g}] < seq {
+		if n.joined[g] && n.received(streamKey{from, g}) < seq {
 			return false
 		}
 	}
@@ -466,6 +500,7 @@ func (n *Node) tryCount(id FederateID, mem *member) {
 		mem.pending = mem.pending[i+1:]
 		if len(mem.pending) == 0 {
 			mem.pending = nil
+			n.waiting--
 		}
 		n.dirty = true
 		n.updateAck(id, mem)

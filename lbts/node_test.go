@@ -571,7 +571,8 @@ func TestAdvanceMisuse(t *testing.T) {
 }
 
 // checkRegs reports whether n.regs holds exactly the members whose
-// counted Message says Regulating.
+// counted Message says Regulating, and whether the receive bookkeeping
+// agrees with the members and streams.
 func (n *Node) checkRegs() error {
 	for id, m := range n.members {
 		_, in := n.regs[id]
@@ -583,6 +584,20 @@ func (n *Node) checkRegs() error {
 		if n.members[id] != m {
 			return fmt.Errorf("regs holds %d, not a member", id)
 		}
+	}
+	// And the receive bookkeeping: waiting counts the members with
+	// pending Messages, and the cached stream entry is the map's.
+	waiting := 0
+	for _, m := range n.members {
+		if len(m.pending) > 0 {
+			waiting++
+		}
+	}
+	if waiting != n.waiting {
+		return fmt.Errorf("waiting is %d, %d members have pending Messages", n.waiting, waiting)
+	}
+	if n.last != nil && n.recvd[n.lastKey] != n.last {
+		return fmt.Errorf("the cached entry of stream %v is not the map's", n.lastKey)
 	}
 	return nil
 }
