@@ -410,6 +410,11 @@ func (r *wireReader) uvarint(field string) uint64 {
 	if r.err != nil {
 		return 0
 	}
+	if len(r.b) > 0 && r.b[0] < 0x80 { // one byte: most lengths, handles and counts
+		v := uint64(r.b[0])
+		r.b = r.b[1:]
+		return v
+	}
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 {
 		if n == 0 {
