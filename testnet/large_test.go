@@ -197,7 +197,9 @@ func runLarge(t *testing.T, r largeRun) string {
 		}
 	}
 	sent, total := make([]int, n), 0
+	var stepTimes []time.Duration // virtual, deterministic runs
 	for k := 1; k <= steps; k++ {
+		stepStart := c.Now()
 		if k == cutAt {
 			c.Net.Partition(left, right)
 		}
@@ -252,6 +254,9 @@ func runLarge(t *testing.T, r largeRun) string {
 		if k%100 == 0 || testing.Verbose() && k <= 3 {
 			t.Logf("step %d after %v", k, elapsed(c, start))
 		}
+		if k != cutAt {
+			stepTimes = append(stepTimes, c.Now()-stepStart)
+		}
 	}
 	for _, v := range sent {
 		total += v
@@ -287,7 +292,12 @@ func runLarge(t *testing.T, r largeRun) string {
 	t.Logf("%d federates, %d steps (cut at %d), %d messages sent: ready in %v, ran in %v; network %+v",
 		n, steps, cutAt, total, ready.Round(time.Millisecond), (time.Since(start) - ready).Round(time.Millisecond), st)
 	if r.deterministic {
-		t.Logf("virtual time %v, %d simulation events", c.Now(), c.sim.events)
+		slices.Sort(stepTimes)
+		q := func(p float64) time.Duration {
+			return stepTimes[int(p*float64(len(stepTimes)-1))].Round(time.Microsecond)
+		}
+		t.Logf("virtual time %v, %d simulation events; a step (but the cut one) took %v median, %v p90, %v max",
+			c.Now(), c.sim.events, q(0.5), q(0.9), q(1))
 	}
 	t.Logf("frames sent by all federates: %s", frameCounts(c))
 	return fmt.Sprintf("network %+v; virtual time %v; frames %s", st, c.Now(), frameCounts(c))
