@@ -148,7 +148,14 @@ func runLarge(t *testing.T, r largeRun) string {
 	logSeedOnFailure(t, seed, n, steps)
 	// A bound that stops a stuck run with its seed and counts before go
 	// test's own timeout (10 minutes) kills it, generous for long runs.
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute+time.Duration(n*steps)*20*time.Millisecond)
+	// A deterministic run has its own bound, in virtual time
+	// (Config.WaitLimit for every wait), and a shared machine only slows
+	// it: its wall-clock bound is only a backstop.
+	bound := 4*time.Minute + time.Duration(n*steps)*20*time.Millisecond
+	if r.deterministic {
+		bound *= 3
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	start := time.Now()
 	cfg := Config{
