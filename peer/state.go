@@ -102,7 +102,17 @@ type state struct {
 	// that is not advancing wait in held.
 	async bool
 	held  []heldMsg
+
+	// update's scratch space, reused by every update: the messages it
+	// returns are encoded and sent before the federate's lock is
+	// released (Federate.update) and never kept.
+	updPairs [updKinds][]valuePair
+	updMsgs  [updKinds]wireMsg
+	updOut   []outMsg
 }
+
+// updKinds is how many ways an update's values split (see update).
+const updKinds = 4
 
 func newState(fdd *fomxml.FDD, self FederateHandle) *state {
 	return &state{
@@ -468,9 +478,12 @@ func (s *state) update(h ObjectInstanceHandle, values AttributeValues, tag []byt
 	const (
 		tsoBit     = 1
 		bestEffort = 2
-		kinds      = 4
 	)
-	var split [kinds][]valuePair
+	split := &s.updPairs
+	var used [updKinds]bool
+	for k := range split {
+		split[k] = split[k][:0]
+	}
 	for a, v := range values {
 		attr, ok := o.class.AttributeByHandle(a)
 		if !ok {
@@ -486,24 +499,25 @@ func (s *state) update(h ObjectInstanceHandle, values AttributeValues, tag []byt
 		if hasTime && regulating && s.attrTSO(h, attr) {
 			k |= tsoBit
 		}
-		if split[k] == nil {
-			split[k] = make([]valuePair, 0, len(values))
-		}
+		used[k] = true
 		split[k] = append(split[k], valuePair{uint64(a), v})
 	}
-	out := make([]outMsg, 0, 1)
+	out := s.updOut[:0]
 	for k, vs := range split {
 		// An update with no values still tells subscribers the object
 		// exists.
-		if vs == nil && (k != 0 || len(values) != 0) {
+		if !used[k] && (k != 0 || len(values) != 0) {
 			continue
 		}
 		sortPairs(vs)
-		out = append(out, outMsg{group: objectGroup(o.class.Handle), reliable: k&bestEffort == 0, msg: &wireMsg{
+		m := &s.updMsgs[k]
+		*m = wireMsg{
 			Kind: kindUpdate, Obj: h, Class: uint64(o.class.Handle), Pairs: vs, Tag: tag,
 			TSO: k&tsoBit != 0, HasTime: hasTime, Time: t,
-		}})
+		}
+		out = append(out, outMsg{group: objectGroup(o.class.Handle), reliable: k&bestEffort == 0, msg: m})
 	}
+	s.updOut = out
 	return out, nil
 }
 
