@@ -41,8 +41,8 @@ type Config struct {
 	Tick time.Duration
 	// Deterministic runs the federation on one goroutine in virtual
 	// time (see sim.go): a seed then replays the run exactly. The test
-	// must wait through the Cluster (WaitFor, Sleep, Do), which runs the
-	// simulation meanwhile. Not with UDP.
+	// must wait through the logs and the Cluster (Log.WaitFor, Sleep,
+	// Do), which run the simulation meanwhile. Not with UDP.
 	Deterministic bool
 	// WaitLimit bounds each wait of a deterministic cluster in virtual
 	// time; default 2 minutes.
@@ -170,13 +170,6 @@ func (c *Cluster) Add(ctx context.Context, name string) (*peer.Federate, error) 
 		l.record()
 	}()
 	return f, nil
-}
-
-// WaitFor waits until cond holds for federate i's recorded events (see
-// Log.WaitFor). A deterministic cluster runs its simulation meanwhile,
-// for at most Config.WaitLimit of virtual time.
-func (c *Cluster) WaitFor(ctx context.Context, i int, cond func([]peer.Event) bool) error {
-	return c.Logs[i].WaitFor(ctx, cond)
 }
 
 // Sleep lets d pass: real time, or virtual time in a deterministic

@@ -18,8 +18,8 @@ import (
 // function of its seed and of the test's calls: the same seed replays it
 // exactly, failure included.
 //
-// The test drives it through the Cluster's WaitFor, Sleep and Do, which
-// run the simulation until what they wait for has happened.
+// The test drives it through Log.WaitFor and the Cluster's Sleep and Do,
+// which run the simulation until what they wait for has happened.
 
 // sim is the event loop of a deterministic cluster.
 type sim struct {
