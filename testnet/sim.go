@@ -221,8 +221,8 @@ func (s *sim) step() bool {
 var errSimStuck = errors.New("not reached in virtual time")
 
 // runUntil runs events until done holds (checked after each event that
-// changed what it watches: log i, or any log when i < 0), the virtual
-// clock passes limit, or ctx ends.
+// added to log i, which is all done reads), the virtual clock passes
+// limit, or ctx ends.
 func (s *sim) runUntil(ctx context.Context, i int, done func() bool, limit time.Duration) error {
 	s.recordAll()
 	deadline := s.now + limit
@@ -230,9 +230,7 @@ func (s *sim) runUntil(ctx context.Context, i int, done func() bool, limit time.
 		if done() {
 			return nil
 		}
-		if i >= 0 {
-			s.changed[i] = false
-		}
+		s.changed[i] = false
 		for {
 			if s.now > deadline {
 				return fmt.Errorf("%w: %v (at %v)", errSimStuck, limit, s.now)
@@ -246,7 +244,7 @@ func (s *sim) runUntil(ctx context.Context, i int, done func() bool, limit time.
 			if !s.step() {
 				return errors.New("testnet: the simulation ran out of events")
 			}
-			if i < 0 || s.changed[i] {
+			if s.changed[i] {
 				break
 			}
 		}
