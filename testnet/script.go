@@ -60,7 +60,7 @@ func RunScript(ctx context.Context, r io.Reader, w io.Writer, rewrite bool) (*Sc
 		ctx: ctx, quiet: DefaultQuiet,
 		fedIdx: make(map[string]int), fedName: make(map[peer.FederateHandle]string),
 		objs: make(map[string]*simObject), objLabel: make(map[peer.ObjectInstanceHandle]string),
-		msgs: make(map[string]int), userTags: make(map[string]bool),
+		msgs: make(map[string]int), userTags: make(map[string]bool), crashed: make(map[string]bool),
 		handles: make(map[string]peer.MessageRetractionHandle), handleTag: make(map[peer.MessageRetractionHandle]string),
 	}
 	defer s.close()
@@ -307,6 +307,7 @@ type simulation struct {
 	faults transport.Faults
 
 	fedIdx   map[string]int
+	crashed  map[string]bool // crashed and not restarted
 	fedName  map[peer.FederateHandle]string
 	objs     map[string]*simObject
 	objLabel map[peer.ObjectInstanceHandle]string
@@ -835,7 +836,27 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		defer cancel()
 		return fail(name, f.ResignFederationExecution(ctx, action))
 	case "crash":
+		if s.crashed[name] {
+			return nil, fmt.Errorf("%s crashed already", name)
+		}
 		s.c.Crash(i)
+		s.crashed[name] = true
+		return nil, nil
+	case "restart":
+		// The host comes back: a new federate joins under the name (a
+		// new handle and incarnation; the others see it join), and
+		// later commands naming it address the new one.
+		if !s.crashed[name] {
+			return nil, fmt.Errorf("restart %s: it has not crashed", name)
+		}
+		nf, err := s.c.Add(s.ctx, name)
+		if err != nil {
+			return fail(name, err)
+		}
+		delete(s.crashed, name)
+		s.fedIdx[name] = len(s.c.Feds) - 1
+		s.fedName[nf.Handle()] = name
+		s.printed = append(s.printed, 0)
 		return nil, nil
 	case "query":
 		// Printed after the step's wait, so it shows the settled state.

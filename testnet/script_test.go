@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -81,6 +83,24 @@ func TestLineDiff(t *testing.T) {
 	for i := range got {
 		if got[i] != want[i] {
 			t.Fatalf("%q, want %q", got, want)
+		}
+	}
+}
+
+// TestScriptMalformed: a command the script language cannot carry out
+// stops the script with its line, instead of printing an output.
+func TestScriptMalformed(t *testing.T) {
+	for _, tc := range []struct{ script, want string }{
+		{"join A\n----\n\nrestart A\n----\n", "line 4: restart A: restart A: it has not crashed"},
+		{"join A\n----\n\ncrash A\n----\n\ncrash A\n----\n", "line 7: crash A: A crashed already"},
+		{"join A\n----\n\nrestart B\n----\n", "line 4: restart B: unknown federate B"},
+		{"join A\n----\n\njump A\n----\n", `line 4: jump A: unknown command "jump"`},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err := RunScript(ctx, strings.NewReader(tc.script), io.Discard, false)
+		cancel()
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: %v, want %q", tc.script, err, tc.want)
 		}
 	}
 }
