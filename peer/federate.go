@@ -440,9 +440,7 @@ func (f *Federate) run() {
 			return
 		case <-tick.C:
 			f.mu.Lock()
-			f.rel.Tick()
-			f.tm.Tick()
-			f.publishStats()
+			f.tick()
 		case <-resume:
 			resume = nil
 			continue
@@ -463,6 +461,14 @@ func (f *Federate) run() {
 		}
 		f.endTurn()
 	}
+}
+
+// tick advances the timers of the reliable endpoint and the time core by
+// one tick. Under mu.
+func (f *Federate) tick() {
+	f.rel.Tick()
+	f.tm.Tick()
+	f.publishStats()
 }
 
 // takeDirect steps a frame on the transport's reader goroutine, saving

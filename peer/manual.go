@@ -52,9 +52,7 @@ func (f *Federate) Tick() error {
 		for _, ev := range f.ctl.(manualControl).takeEvents() {
 			f.onMember(ev)
 		}
-		f.rel.Tick()
-		f.tm.Tick()
-		f.publishStats()
+		f.tick()
 		return nil
 	})
 }

@@ -22,8 +22,8 @@ type manualNet struct {
 	queue  []manualPacket
 	fedOf  map[*transport.MemEndpoint]*Federate
 	feds   []*Federate
-	clock  *manualClock
-	digest [32]byte // of every packet delivered so far, in order
+	clock  *transport.ManualClock // the network's reorder holds
+	digest [32]byte               // of every packet delivered so far, in order
 }
 
 type manualPacket struct {
@@ -31,52 +31,8 @@ type manualPacket struct {
 	p  transport.Packet
 }
 
-// manualClock is the network's clock (its reorder holds): calls run when
-// run's rounds reach them, each round a millisecond, in schedule order.
-type manualClock struct {
-	now   time.Duration
-	calls []*manualCall
-}
-
-type manualCall struct {
-	at   time.Duration
-	f    func()
-	done bool
-}
-
-func (c *manualClock) AfterFunc(d time.Duration, f func()) transport.Timer {
-	call := &manualCall{at: c.now + d, f: f}
-	c.calls = append(c.calls, call)
-	return call
-}
-
-func (t *manualCall) Stop() bool {
-	if t.done {
-		return false
-	}
-	t.done = true
-	return true
-}
-
-// advance runs the calls due by now+d.
-func (c *manualClock) advance(d time.Duration) {
-	c.now += d
-	due := c.calls
-	c.calls = nil
-	for _, call := range due {
-		switch {
-		case call.done:
-		case call.at <= c.now:
-			call.done = true
-			call.f()
-		default:
-			c.calls = append(c.calls, call)
-		}
-	}
-}
-
 func newManualNet(t *testing.T, seed int64, faults transport.Faults) *manualNet {
-	m := &manualNet{t: t, reg: NewMemRegistry(), fedOf: make(map[*transport.MemEndpoint]*Federate), clock: &manualClock{}}
+	m := &manualNet{t: t, reg: NewMemRegistry(), fedOf: make(map[*transport.MemEndpoint]*Federate), clock: &transport.ManualClock{}}
 	m.net = transport.NewNetwork(transport.NetworkConfig{Seed: seed, Clock: m.clock, Deliver: func(to *transport.MemEndpoint, p transport.Packet) {
 		m.queue = append(m.queue, manualPacket{to, p})
 	}})
@@ -130,7 +86,7 @@ func (m *manualNet) run(n int) {
 			}
 		}
 		m.pump()
-		m.clock.advance(time.Millisecond)
+		m.clock.Advance(time.Millisecond)
 		m.pump()
 	}
 }

@@ -480,7 +480,6 @@ func (s *state) update(h ObjectInstanceHandle, values AttributeValues, tag []byt
 		bestEffort = 2
 	)
 	split := &s.updPairs
-	var used [updKinds]bool
 	for k := range split {
 		split[k] = split[k][:0]
 	}
@@ -499,14 +498,13 @@ func (s *state) update(h ObjectInstanceHandle, values AttributeValues, tag []byt
 		if hasTime && regulating && s.attrTSO(h, attr) {
 			k |= tsoBit
 		}
-		used[k] = true
 		split[k] = append(split[k], valuePair{uint64(a), v})
 	}
 	out := s.updOut[:0]
 	for k, vs := range split {
 		// An update with no values still tells subscribers the object
 		// exists.
-		if !used[k] && (k != 0 || len(values) != 0) {
+		if len(vs) == 0 && (k != 0 || len(values) != 0) {
 			continue
 		}
 		sortPairs(vs)

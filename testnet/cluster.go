@@ -157,7 +157,7 @@ func (c *Cluster) Add(ctx context.Context, name string) (*peer.Federate, error) 
 		tr.Close()
 		return nil, fmt.Errorf("testnet: join %s: %w", name, err)
 	}
-	l := &Log{Fed: f, notify: make(chan struct{}, 1), sim: c.sim, idx: len(c.Feds)}
+	l := &Log{Fed: f, notify: make(chan struct{}, 1), sim: c.sim}
 	c.Feds = append(c.Feds, f)
 	c.Logs = append(c.Logs, l)
 	if c.sim != nil {
@@ -241,7 +241,6 @@ type Log struct {
 
 	// A deterministic cluster's log: WaitFor runs the simulation.
 	sim *sim
-	idx int
 }
 
 // name is the federate's name.
@@ -279,6 +278,14 @@ func (l *Log) from(k int) ([]peer.Event, int) {
 	return l.events[k-l.base:], k
 }
 
+// count returns how many events were recorded in all, discarded ones
+// included.
+func (l *Log) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.base + len(l.events)
+}
+
 // discardBefore drops the events before index k.
 func (l *Log) discardBefore(k int) {
 	l.mu.Lock()
@@ -305,7 +312,7 @@ func (l *Log) Events() []peer.Event {
 // holds, for at most Config.WaitLimit of virtual time.
 func (l *Log) WaitFor(ctx context.Context, cond func([]peer.Event) bool) error {
 	if l.sim != nil {
-		err := l.sim.runUntil(ctx, l.idx, func() bool { return cond(l.events) }, l.sim.c.cfg.WaitLimit)
+		err := l.sim.runUntil(ctx, l, func() bool { return cond(l.events) }, l.sim.c.cfg.WaitLimit)
 		if err != nil {
 			return fmt.Errorf("testnet: %s: %w", l.name(), err)
 		}

@@ -23,15 +23,13 @@ import (
 
 // sim is the event loop of a deterministic cluster.
 type sim struct {
-	c     *Cluster
-	now   time.Duration
-	seq   uint64
-	q     simQueue      // timers and ticks
-	in    []simDelivery // deliveries, all at now, in seq order, from head on
-	head  int
-	fedOf map[*transport.MemEndpoint]int
-	// changed[i] is set when federate i's log grows.
-	changed  []bool
+	c        *Cluster
+	now      time.Duration
+	seq      uint64
+	q        simQueue      // timers and ticks
+	in       []simDelivery // deliveries, all at now, in seq order, from head on
+	head     int
+	fedOf    map[*transport.MemEndpoint]int
 	events   uint64 // events run, for the logs
 	recorded uint64 // callbacks recorded in all
 }
@@ -150,7 +148,6 @@ func (s *sim) deliver(to *transport.MemEndpoint, p transport.Packet) {
 // its ticks start within one tick interval, at a phase of its own.
 func (s *sim) add(i int, ep *transport.MemEndpoint) {
 	s.fedOf[ep] = i
-	s.changed = append(s.changed, false)
 	tick := s.c.cfg.Tick
 	s.schedule(simEvent{at: s.now + tick*time.Duration(1+i%16)/16, fed: i})
 	s.record(i)
@@ -172,7 +169,6 @@ func (s *sim) record(i int) {
 		s.recorded++
 	}
 	l.mu.Unlock()
-	s.changed[i] = true
 }
 
 // recordAll records every federate's callbacks: the test's own calls
@@ -221,17 +217,16 @@ func (s *sim) step() bool {
 var errSimStuck = errors.New("not reached in virtual time")
 
 // runUntil runs events until done holds (checked after each event that
-// added to log i, which is all done reads), the virtual clock passes
+// added to log l, which is all done reads), the virtual clock passes
 // limit, or ctx ends.
-func (s *sim) runUntil(ctx context.Context, i int, done func() bool, limit time.Duration) error {
+func (s *sim) runUntil(ctx context.Context, l *Log, done func() bool, limit time.Duration) error {
 	s.recordAll()
 	deadline := s.now + limit
 	for n := 0; ; n++ {
 		if done() {
 			return nil
 		}
-		s.changed[i] = false
-		for {
+		for seen := l.count(); l.count() == seen; n++ {
 			if s.now > deadline {
 				return fmt.Errorf("%w: %v (at %v)", errSimStuck, limit, s.now)
 			}
@@ -240,12 +235,8 @@ func (s *sim) runUntil(ctx context.Context, i int, done func() bool, limit time.
 					return err
 				}
 			}
-			n++
 			if !s.step() {
 				return errors.New("testnet: the simulation ran out of events")
-			}
-			if s.changed[i] {
-				break
 			}
 		}
 	}

@@ -620,54 +620,6 @@ func TestMemSendBatch(t *testing.T) {
 	}
 }
 
-// fakeClock is a virtual clock for the tests of NetworkConfig.Clock: its
-// calls run when advance reaches them, earliest first, in scheduling
-// order at the same time.
-type fakeClock struct {
-	now   time.Duration
-	calls []*fakeCall
-}
-
-type fakeCall struct {
-	at      time.Duration
-	f       func()
-	stopped bool
-	fired   bool
-}
-
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
-	call := &fakeCall{at: c.now + d, f: f}
-	c.calls = append(c.calls, call)
-	return call
-}
-
-func (t *fakeCall) Stop() bool {
-	if t.stopped || t.fired {
-		return false
-	}
-	t.stopped = true
-	return true
-}
-
-// advance runs every call due by end.
-func (c *fakeClock) advance(end time.Duration) {
-	for {
-		var next *fakeCall
-		for _, call := range c.calls {
-			if !call.fired && !call.stopped && call.at <= end && (next == nil || call.at < next.at) {
-				next = call
-			}
-		}
-		if next == nil {
-			c.now = end
-			return
-		}
-		c.now = next.at
-		next.fired = true
-		next.f()
-	}
-}
-
 // TestNetworkVirtualClock: with a virtual clock and a Deliver function,
 // delays run on the clock, every packet goes to Deliver (none to Recv),
 // a closed endpoint's timers are stopped, and a seed replays the run.
@@ -678,10 +630,10 @@ func TestNetworkVirtualClock(t *testing.T) {
 		data uint64
 	}
 	run := func(seed int64) ([]arrival, NetworkStats) {
-		clock := &fakeClock{}
+		clock := &ManualClock{}
 		var got []arrival
 		n := NewNetwork(NetworkConfig{Seed: seed, Clock: clock, Deliver: func(to *MemEndpoint, p Packet) {
-			got = append(got, arrival{clock.now, to.Name(), binary.BigEndian.Uint64(p.Data)})
+			got = append(got, arrival{clock.Now(), to.Name(), binary.BigEndian.Uint64(p.Data)})
 		}})
 		n.SetFaults(Faults{Loss: 0.1, Duplicate: 0.2, Reorder: 0.3, Delay: time.Millisecond, Jitter: time.Millisecond})
 		a, b, c := n.Endpoint("a"), n.Endpoint("b"), n.Endpoint("c")
@@ -694,11 +646,11 @@ func TestNetworkVirtualClock(t *testing.T) {
 			if err := a.Send(1, seqPacket(i)); err != nil {
 				t.Fatal(err)
 			}
-			clock.advance(clock.now + 100*time.Microsecond)
+			clock.Advance(100 * time.Microsecond)
 		}
 		c.Close()
-		closedAt := clock.now
-		clock.advance(clock.now + time.Second)
+		closedAt := clock.Now()
+		clock.Advance(time.Second)
 		for _, g := range got {
 			if g.at < time.Millisecond {
 				t.Fatalf("packet %d reached %s at %v, before the 1ms delay", g.data, g.to, g.at)
