@@ -136,14 +136,17 @@ func rawStepsRun(n, id, steps, port int, stdout io.Writer) error {
 		p.SetMulticastTTL(0), p.SetMulticastLoopback(true)); err != nil {
 		return err
 	}
+	rio, err := newRawIO(c, group)
+	if err != nil {
+		return err
+	}
 	got := make([]uint32, n)
 	buf := make([]byte, 64)
 	out := make([]byte, 8)
 	send := func(s uint32) error {
 		binary.LittleEndian.PutUint32(out, uint32(id))
 		binary.LittleEndian.PutUint32(out[4:], s)
-		_, err := c.WriteToUDP(out, group)
-		return err
+		return rio.write(out)
 	}
 	// step sends step s and waits for every other process's s, sending
 	// it again whenever 20 ms pass without a datagram.
@@ -160,7 +163,7 @@ func rawStepsRun(n, id, steps, port int, stdout io.Writer) error {
 				return nil
 			}
 			c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
-			k, _, err := c.ReadFromUDP(buf)
+			k, err := rio.read(buf)
 			var ne net.Error
 			switch {
 			case errors.As(err, &ne) && ne.Timeout():

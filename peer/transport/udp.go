@@ -276,6 +276,7 @@ type UDP struct {
 	tag      uint32
 	sendConn *net.UDPConn
 	sendPC   *ipv4.PacketConn
+	sendMM   *mmsg // batch sends that do not wait
 	recv     chan Packet
 	wg       sync.WaitGroup
 	isClosed atomic.Bool
@@ -308,6 +309,7 @@ type UDP struct {
 type udpSocket struct {
 	conn    *net.UDPConn
 	pc      *ipv4.PacketConn
+	mm      *mmsg
 	addrs   map[netip.Addr]int // joined groups per member address; guarded by UDP.mu
 	full    bool               // the kernel refused another membership; guarded by UDP.mu
 	closing atomic.Bool        // set before conn is closed
@@ -350,8 +352,13 @@ func NewUDP(cfg UDPConfig) (*UDP, error) {
 			return fail("write buffer", err)
 		}
 	}
+	mm, err := newMMsg(c, writeBatch, 2)
+	if err != nil {
+		return fail("batch I/O", err)
+	}
 	u := &UDP{
 		cfg:      cfg,
+		sendMM:   mm,
 		ifi:      ifi,
 		ifAddr:   addr,
 		fedHash:  federationHash(cfg.Federation),
@@ -533,9 +540,15 @@ func (u *UDP) listen(addr netip.Addr) (*udpSocket, error) {
 	}
 	pc := ipv4.NewPacketConn(conn)
 	dropOwn(pc, &net.UDPAddr{IP: u.selfIP, Port: u.selfPort})
+	mm, err := newMMsg(conn, readBatch, 1)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
 	return &udpSocket{
 		conn:  conn,
 		pc:    pc,
+		mm:    mm,
 		addrs: make(map[netip.Addr]int),
 		done:  make(chan struct{}),
 	}, nil
@@ -550,9 +563,10 @@ func (u *UDP) read(s *udpSocket) {
 	ms := make([]ipv4.Message, readBatch)
 	for i := range ms {
 		ms[i].Buffers = [][]byte{buf[i*size : (i+1)*size : (i+1)*size]}
+		ms[i].Addr = &net.UDPAddr{IP: make(net.IP, net.IPv4len)}
 	}
 	for {
-		n, err := s.pc.ReadBatch(ms, 0)
+		n, err := s.mm.read(ms)
 		if err != nil {
 			if s.closing.Load() || errors.Is(err, net.ErrClosed) {
 				return
@@ -745,7 +759,11 @@ func (u *UDP) sendChunkBy(pkts []Packet, deadline *time.Time) (sent int, err err
 	}
 	for sent < n && err == nil {
 		var k int
-		k, err = u.sendPC.WriteBatch(ms[sent:], flags)
+		if waiting {
+			k, err = u.sendPC.WriteBatch(ms[sent:], flags)
+		} else {
+			k, err = u.sendMM.write(ms[sent:])
+		}
 		if k > 0 {
 			sent += k
 			u.sent.Add(uint64(k))

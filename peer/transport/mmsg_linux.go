@@ -1,0 +1,180 @@
+//go:build linux
+
+package transport
+
+import (
+	"errors"
+	"net"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/net/ipv4"
+	"golang.org/x/sys/unix"
+)
+
+// mmsg moves batches of datagrams through one socket with recvmmsg and
+// sendmmsg, issued as raw system calls on the socket's non-blocking
+// descriptor: with MSG_DONTWAIT neither waits, so they need not tell the
+// Go scheduler they are in the kernel. That matters on a loaded machine:
+// a sendmmsg on loopback multicast runs the receivers' delivery inside
+// the call (tens of microseconds), long enough for the runtime's monitor
+// to hand the goroutine's processor to another thread when the process
+// has one (GOMAXPROCS=1), which costs two thread wake-ups per call. Waits
+// go through the runtime's poller as usual (syscall.RawConn).
+//
+// An mmsg is used by one goroutine at a time (the socket's reader, or a
+// sender under UDP.sendMu).
+type mmsg struct {
+	rc    syscall.RawConn
+	hdrs  []unix.Mmsghdr
+	iovs  []unix.Iovec
+	names []unix.RawSockaddrInet4
+
+	// The call in progress, for the functions handed to rc, made once so
+	// that a call does not allocate a closure.
+	count   int // datagrams to read or write
+	n       int
+	errno   syscall.Errno
+	readFn  func(fd uintptr) bool
+	writeFn func(fd uintptr) bool
+}
+
+// newMMsg prepares batch I/O of up to n datagrams of up to iovPer pieces
+// each on c.
+func newMMsg(c *net.UDPConn, n, iovPer int) (*mmsg, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	m := &mmsg{
+		rc:    rc,
+		hdrs:  make([]unix.Mmsghdr, n),
+		iovs:  make([]unix.Iovec, n*iovPer),
+		names: make([]unix.RawSockaddrInet4, n),
+	}
+	m.readFn, m.writeFn = m.recvmmsg, m.sendmmsg
+	return m, nil
+}
+
+// read reads up to len(ms) datagrams, waiting for the first, into each
+// message's first buffer, and sets its N and its Addr, which must be a
+// *net.UDPAddr with a 4-byte IP to fill in. It returns how many it read.
+func (m *mmsg) read(ms []ipv4.Message) (int, error) {
+	ms = ms[:min(len(ms), len(m.hdrs))]
+	if len(ms) == 0 {
+		return 0, nil
+	}
+	for i := range ms {
+		b := ms[i].Buffers[0]
+		m.iovs[i] = unix.Iovec{Base: unsafe.SliceData(b)}
+		m.iovs[i].SetLen(len(b))
+		m.hdrs[i] = unix.Mmsghdr{}
+		m.hdrs[i].Hdr.Iov = &m.iovs[i]
+		m.hdrs[i].Hdr.SetIovlen(1)
+		m.hdrs[i].Hdr.Name = (*byte)(unsafe.Pointer(&m.names[i]))
+		m.hdrs[i].Hdr.Namelen = unix.SizeofSockaddrInet4
+	}
+	m.count = len(ms)
+	err := m.rc.Read(m.readFn)
+	n, errno := m.n, m.errno
+	if err != nil {
+		return 0, err
+	}
+	if errno != 0 {
+		return 0, errno
+	}
+	for i := range ms[:n] {
+		ms[i].N = int(m.hdrs[i].Len)
+		if ua, ok := ms[i].Addr.(*net.UDPAddr); ok && len(ua.IP) == net.IPv4len {
+			sa := &m.names[i]
+			copy(ua.IP, sa.Addr[:])
+			p := (*[2]byte)(unsafe.Pointer(&sa.Port))
+			ua.Port = int(p[0])<<8 | int(p[1])
+		}
+	}
+	return n, nil
+}
+
+// errNoDest is a datagram to send without an IPv4 destination.
+var errNoDest = errors.New("transport: no IPv4 destination")
+
+// write sends the datagrams of ms (each its Buffers, to its Addr, a
+// *net.UDPAddr with an IPv4 address) without waiting: it returns how many
+// the kernel took, and EAGAIN when the socket buffer is full.
+func (m *mmsg) write(ms []ipv4.Message) (int, error) {
+	ms = ms[:min(len(ms), len(m.hdrs))]
+	if len(ms) == 0 {
+		return 0, nil
+	}
+	iovPer := len(m.iovs) / len(m.hdrs)
+	for i := range ms {
+		if len(ms[i].Buffers) > iovPer {
+			return 0, errors.New("transport: too many buffers in a datagram")
+		}
+		iovs := m.iovs[i*iovPer : i*iovPer+len(ms[i].Buffers)]
+		for j, b := range ms[i].Buffers {
+			iovs[j] = unix.Iovec{Base: unsafe.SliceData(b)}
+			iovs[j].SetLen(len(b))
+		}
+		ua, ok := ms[i].Addr.(*net.UDPAddr)
+		if !ok || ua.IP.To4() == nil {
+			return 0, errNoDest
+		}
+		sa := &m.names[i]
+		*sa = unix.RawSockaddrInet4{Family: unix.AF_INET}
+		copy(sa.Addr[:], ua.IP.To4())
+		p := (*[2]byte)(unsafe.Pointer(&sa.Port))
+		p[0], p[1] = byte(ua.Port>>8), byte(ua.Port)
+		m.hdrs[i] = unix.Mmsghdr{}
+		m.hdrs[i].Hdr.Iov = &iovs[0]
+		m.hdrs[i].Hdr.SetIovlen(len(iovs))
+		m.hdrs[i].Hdr.Name = (*byte)(unsafe.Pointer(sa))
+		m.hdrs[i].Hdr.Namelen = unix.SizeofSockaddrInet4
+	}
+	m.count = len(ms)
+	err := m.rc.Write(m.writeFn)
+	n, errno := m.n, m.errno
+	for i := range ms {
+		m.iovs[i*iovPer] = unix.Iovec{} // do not keep the caller's data
+		for j := 1; j < iovPer; j++ {
+			m.iovs[i*iovPer+j] = unix.Iovec{}
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	if errno != 0 {
+		return 0, errno
+	}
+	return n, nil
+}
+
+// recvmmsg is read's system call, run by rc.Read.
+func (m *mmsg) recvmmsg(fd uintptr) bool {
+	for {
+		r, _, e := syscall.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&m.hdrs[0])),
+			uintptr(m.count), unix.MSG_DONTWAIT, 0, 0)
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // wait for the poller, then try again
+		}
+		m.n, m.errno = int(r), e
+		return true
+	}
+}
+
+// sendmmsg is write's system call, run by rc.Write. It never waits for
+// the poller: the caller decides what to do about a full buffer.
+func (m *mmsg) sendmmsg(fd uintptr) bool {
+	for {
+		r, _, e := syscall.RawSyscall6(unix.SYS_SENDMMSG, fd, uintptr(unsafe.Pointer(&m.hdrs[0])),
+			uintptr(m.count), unix.MSG_DONTWAIT, 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		m.n, m.errno = int(r), e
+		return true
+	}
+}

@@ -1,0 +1,24 @@
+//go:build !linux
+
+package transport
+
+import (
+	"net"
+
+	"golang.org/x/net/ipv4"
+)
+
+// mmsg moves batches of datagrams through one socket; here through
+// golang.org/x/net/ipv4 (see mmsg_linux.go for why Linux differs).
+type mmsg struct{ pc *ipv4.PacketConn }
+
+func newMMsg(c *net.UDPConn, n, iovPer int) (*mmsg, error) {
+	return &mmsg{pc: ipv4.NewPacketConn(c)}, nil
+}
+
+// read reads up to len(ms) datagrams, waiting for the first.
+func (m *mmsg) read(ms []ipv4.Message) (int, error) { return m.pc.ReadBatch(ms, 0) }
+
+// write sends the datagrams of ms without waiting where the system
+// allows it (dontWait).
+func (m *mmsg) write(ms []ipv4.Message) (int, error) { return m.pc.WriteBatch(ms, dontWait) }
