@@ -496,11 +496,14 @@ func (n *Node) tryCount(id FederateID, mem *member) {
 			n.resCheck = 0 // the promise GALT does not read it
 		}
 		n.maxCut = max(n.maxCut, mem.counted.Cut)
-		clear(mem.pending[:i+1])
-		mem.pending = mem.pending[i+1:]
-		if len(mem.pending) == 0 {
-			mem.pending = nil
+		if i+1 == len(mem.pending) {
+			// All taken: keep the room for the next ones.
+			clear(mem.pending)
+			mem.pending = mem.pending[:0]
 			n.waiting--
+		} else {
+			clear(mem.pending[:i+1])
+			mem.pending = mem.pending[i+1:]
 		}
 		n.dirty = true
 		n.updateAck(id, mem)

@@ -758,13 +758,7 @@ func (f *Federate) onData(d reliable.Delivery) {
 	f.received(d)
 	switch m.Kind {
 	case kindTime:
-		var tm lbts.Message
-		var err error
-		if lbts.IsBinary(m.TimeMsg) {
-			err = tm.UnmarshalBinaryFor(m.TimeMsg, lbts.FederateID(f.handle))
-		} else {
-			err = msgpack.Unmarshal(m.TimeMsg, &tm) // older members
-		}
+		tm, err := decodeTimeMsg(m.TimeMsg, lbts.FederateID(f.handle))
 		if err != nil {
 			f.stats.malformed.Add(1)
 			return
@@ -797,6 +791,24 @@ func keep(m *wireMsg) *wireMsg {
 	c := *m
 	c.Pairs = slices.Clone(m.Pairs)
 	return &c
+}
+
+// decodeTimeMsg decodes a time message, binary or (from older members)
+// msgpack, for the federate self. The msgpack case is apart so that the
+// common one keeps its Message off the heap.
+func decodeTimeMsg(b []byte, self lbts.FederateID) (lbts.Message, error) {
+	if !lbts.IsBinary(b) {
+		return decodeTimeMsgpack(b)
+	}
+	var tm lbts.Message
+	err := tm.UnmarshalBinaryFor(b, self)
+	return tm, err
+}
+
+func decodeTimeMsgpack(b []byte) (lbts.Message, error) {
+	var tm lbts.Message
+	err := msgpack.Unmarshal(b, &tm)
+	return tm, err
 }
 
 func (f *Federate) received(d reliable.Delivery) {

@@ -29,6 +29,7 @@ type mmsg struct {
 	hdrs  []unix.Mmsghdr
 	iovs  []unix.Iovec
 	names []unix.RawSockaddrInet4
+	rlen  []int // the length of each read buffer set up in iovs
 
 	// The call in progress, for the functions handed to rc, made once so
 	// that a call does not allocate a closure.
@@ -51,6 +52,7 @@ func newMMsg(c *net.UDPConn, n, iovPer int) (*mmsg, error) {
 		hdrs:  make([]unix.Mmsghdr, n),
 		iovs:  make([]unix.Iovec, n*iovPer),
 		names: make([]unix.RawSockaddrInet4, n),
+		rlen:  make([]int, n),
 	}
 	m.readFn, m.writeFn = m.recvmmsg, m.sendmmsg
 	return m, nil
@@ -65,14 +67,19 @@ func (m *mmsg) read(ms []ipv4.Message) (int, error) {
 		return 0, nil
 	}
 	for i := range ms {
+		// A reader passes the same buffers every time: set up only what
+		// changed, and the lengths the kernel wrote back.
 		b := ms[i].Buffers[0]
-		m.iovs[i] = unix.Iovec{Base: unsafe.SliceData(b)}
-		m.iovs[i].SetLen(len(b))
-		m.hdrs[i] = unix.Mmsghdr{}
-		m.hdrs[i].Hdr.Iov = &m.iovs[i]
-		m.hdrs[i].Hdr.SetIovlen(1)
-		m.hdrs[i].Hdr.Name = (*byte)(unsafe.Pointer(&m.names[i]))
-		m.hdrs[i].Hdr.Namelen = unix.SizeofSockaddrInet4
+		h := &m.hdrs[i].Hdr
+		if iov := &m.iovs[i]; iov.Base != unsafe.SliceData(b) || m.rlen[i] != len(b) || h.Iov != iov {
+			m.rlen[i] = len(b)
+			*iov = unix.Iovec{Base: unsafe.SliceData(b)}
+			iov.SetLen(len(b))
+			*h = unix.Msghdr{Iov: iov, Name: (*byte)(unsafe.Pointer(&m.names[i]))}
+			h.SetIovlen(1)
+		}
+		h.Namelen = unix.SizeofSockaddrInet4
+		h.Flags = 0
 	}
 	m.count = len(ms)
 	err := m.rc.Read(m.readFn)
