@@ -33,7 +33,12 @@ type mmsg struct {
 
 	// The call in progress, for the functions handed to rc, made once so
 	// that a call does not allocate a closure.
-	count   int // datagrams to read or write
+	count int // datagrams to read or write
+	// drained says the last read took fewer datagrams than it had room
+	// for: the socket was empty then, and the next read waits for the
+	// poller before its system call (see read).
+	drained bool
+	skip    bool
 	n       int
 	errno   syscall.Errno
 	readFn  func(fd uintptr) bool
@@ -82,8 +87,10 @@ func (m *mmsg) read(ms []ipv4.Message) (int, error) {
 		h.Flags = 0
 	}
 	m.count = len(ms)
+	m.skip = m.drained
 	err := m.rc.Read(m.readFn)
 	n, errno := m.n, m.errno
+	m.drained = err == nil && errno == 0 && n < len(ms)
 	if err != nil {
 		return 0, err
 	}
@@ -156,8 +163,16 @@ func (m *mmsg) write(ms []ipv4.Message) (int, error) {
 	return n, nil
 }
 
-// recvmmsg is read's system call, run by rc.Read.
+// recvmmsg is read's system call, run by rc.Read. After a read that
+// emptied the socket it first waits for the poller: the runtime's poller
+// is edge-triggered and records every arrival since the reader last
+// waited, so a datagram that came after that read wakes it at once, and
+// a system call that could only fail with EAGAIN is saved.
 func (m *mmsg) recvmmsg(fd uintptr) bool {
+	if m.skip {
+		m.skip = false
+		return false
+	}
 	for {
 		r, _, e := syscall.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&m.hdrs[0])),
 			uintptr(m.count), unix.MSG_DONTWAIT, 0, 0)
