@@ -33,12 +33,7 @@ type mmsg struct {
 
 	// The call in progress, for the functions handed to rc, made once so
 	// that a call does not allocate a closure.
-	count int // datagrams to read or write
-	// drained says the last read took fewer datagrams than it had room
-	// for: the socket was empty then, and the next read waits for the
-	// poller before its system call (see read).
-	drained bool
-	skip    bool
+	count   int // datagrams to read or write
 	n       int
 	errno   syscall.Errno
 	readFn  func(fd uintptr) bool
@@ -87,10 +82,8 @@ func (m *mmsg) read(ms []ipv4.Message) (int, error) {
 		h.Flags = 0
 	}
 	m.count = len(ms)
-	m.skip = m.drained
 	err := m.rc.Read(m.readFn)
 	n, errno := m.n, m.errno
-	m.drained = err == nil && errno == 0 && n < len(ms)
 	if err != nil {
 		return 0, err
 	}
@@ -163,16 +156,11 @@ func (m *mmsg) write(ms []ipv4.Message) (int, error) {
 	return n, nil
 }
 
-// recvmmsg is read's system call, run by rc.Read. After a read that
-// emptied the socket it first waits for the poller: the runtime's poller
-// is edge-triggered and records every arrival since the reader last
-// waited, so a datagram that came after that read wakes it at once, and
-// a system call that could only fail with EAGAIN is saved.
+// recvmmsg is read's system call, run by rc.Read. It must try the call
+// before it lets rc wait: rc forgets, when it starts, the readiness the
+// poller recorded before (internal/poll's prepareRead), so a reader that
+// waited first could sleep on a datagram that is already there.
 func (m *mmsg) recvmmsg(fd uintptr) bool {
-	if m.skip {
-		m.skip = false
-		return false
-	}
 	for {
 		r, _, e := syscall.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&m.hdrs[0])),
 			uintptr(m.count), unix.MSG_DONTWAIT, 0, 0)
