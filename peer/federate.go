@@ -471,21 +471,25 @@ func (f *Federate) tick() {
 	f.publishStats()
 }
 
-// takeDirect steps a frame on the transport's reader goroutine, saving
-// the switch to the loop goroutine, when the federate's lock is free and
-// reading is not paused; otherwise the frame goes the usual way, through
-// the loop.
-func (f *Federate) takeDirect(p transport.Packet) bool {
+// takeDirect steps the frames of one read on the transport's reader
+// goroutine, saving the switch to the loop goroutine, when the
+// federate's lock is free and reading is not paused; otherwise they go
+// the usual way, through the loop. The frames are stepped together and
+// acted on once, so that the promises of a time step arriving together
+// cost one pass of the time core, not one each.
+func (f *Federate) takeDirect(ps []transport.Packet) int {
 	if !f.mu.TryLock() {
-		return false
+		return 0
 	}
 	if f.halted || f.events.len() >= f.cfg.maxQueuedEvents() {
 		f.mu.Unlock()
-		return false
+		return 0
 	}
-	f.step(p)
+	for _, p := range ps {
+		f.step(p)
+	}
 	f.endTurn()
-	return true
+	return len(ps)
 }
 
 // halt ends the loop: the frames still waiting go to the writer as its

@@ -59,14 +59,16 @@ type BatchSender interface {
 	SendBatch(pkts []Packet) (sent int, err error)
 }
 
-// Direct is implemented by transports that can hand a datagram to a
+// Direct is implemented by transports that can hand datagrams to a
 // function on their own reader goroutine instead of through Recv, saving
-// a goroutine switch per datagram. The function returns false when it
-// cannot take the datagram now (it must not block); the datagram then
-// goes through Recv as usual. Datagrams taken directly and through Recv
-// may reach the layer above out of order.
+// a goroutine switch per datagram. The function is offered the datagrams
+// of one read together, in order, and returns how many it took from the
+// front; it must not block, and must not keep the slice (the Packets
+// themselves it may keep). The others then go through Recv as usual.
+// Datagrams taken directly and through Recv may reach the layer above
+// out of order.
 type Direct interface {
-	SetDirect(take func(Packet) bool)
+	SetDirect(take func([]Packet) int)
 }
 
 // ErrClosed is returned by the methods of a closed Transport.

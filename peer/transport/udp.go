@@ -300,7 +300,7 @@ type UDP struct {
 
 	selfIP   net.IP // the sending socket's address, to recognize own datagrams
 	selfPort int
-	direct   atomic.Pointer[func(Packet) bool] // see SetDirect
+	direct   atomic.Pointer[func([]Packet) int] // see SetDirect
 }
 
 // udpSocket is a receiving socket and its reader goroutine. On Linux it is
@@ -310,6 +310,7 @@ type udpSocket struct {
 	conn    *net.UDPConn
 	pc      *ipv4.PacketConn
 	mm      *mmsg
+	pkts    []Packet           // the reader's datagrams of one read, for dispatch
 	addrs   map[netip.Addr]int // joined groups per member address; guarded by UDP.mu
 	full    bool               // the kernel refused another membership; guarded by UDP.mu
 	closing atomic.Bool        // set before conn is closed
@@ -549,6 +550,7 @@ func (u *UDP) listen(addr netip.Addr) (*udpSocket, error) {
 		conn:  conn,
 		pc:    pc,
 		mm:    mm,
+		pkts:  make([]Packet, readBatch),
 		addrs: make(map[netip.Addr]int),
 		done:  make(chan struct{}),
 	}, nil
@@ -603,18 +605,29 @@ func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
 		}
 	}
 	data := make([]byte, total)
+	if len(s.pkts) < readBatch {
+		s.pkts = make([]Packet, readBatch)
+	}
+	pkts := s.pkts[:readBatch]
+	kept := 0
 	for i := range ms[:min(len(ms), readBatch)] {
 		if !keep[i] {
 			continue
 		}
 		b := ms[i].Buffers[0][:ms[i].N]
 		n := copy(data, b[udpHeaderLen:])
-		pkt := Packet{Group: Group(binary.BigEndian.Uint32(b[4:])), Data: data[:n:n]}
+		pkts[kept] = Packet{Group: Group(binary.BigEndian.Uint32(b[4:])), Data: data[:n:n]}
+		kept++
 		data = data[n:]
-		if take := u.direct.Load(); take != nil && (*take)(pkt) {
-			u.received.Add(1)
-			continue
-		}
+	}
+	rest := pkts[:kept]
+	if take := u.direct.Load(); take != nil && kept > 0 {
+		k := min(max((*take)(rest), 0), kept)
+		u.received.Add(uint64(k))
+		rest = rest[k:]
+	}
+	defer clear(pkts[:kept]) // do not keep the datagrams
+	for _, pkt := range rest {
 		select {
 		case u.recv <- pkt:
 			u.received.Add(1)
@@ -624,9 +637,9 @@ func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
 	}
 }
 
-// SetDirect implements Direct: the reader goroutines offer each datagram
-// to take before queueing it on Recv.
-func (u *UDP) SetDirect(take func(Packet) bool) { u.direct.Store(&take) }
+// SetDirect implements Direct: the reader goroutines offer the datagrams
+// of each read to take before queueing the rest on Recv.
+func (u *UDP) SetDirect(take func([]Packet) int) { u.direct.Store(&take) }
 
 // isOwn reports whether a datagram came from this transport's sending
 // socket (multicast loopback).

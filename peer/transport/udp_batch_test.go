@@ -2,6 +2,7 @@ package transport
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net/netip"
 	"runtime"
 	"strings"
@@ -315,5 +316,68 @@ func TestUDPDispatchBadInput(t *testing.T) {
 	}
 	if p := <-u.Recv(); p.Group != 1 || string(p.Data) != "ok" {
 		t.Errorf("got %v", p)
+	}
+}
+
+// TestUDPDispatchDirect checks the Direct hand-over: the taker is offered
+// the datagrams of one read together, in order; what it does not take
+// goes to Recv in order, and a taker's out-of-range answer is clamped.
+func TestUDPDispatchDirect(t *testing.T) {
+	u, err := NewUDP(UDPConfig{Federation: "direct", Port: freePort(t), MaxPacket: 64, Queue: 16})
+	if err != nil {
+		t.Skipf("multicast on lo unavailable: %v", err)
+	}
+	defer u.Close()
+	s := &udpSocket{}
+	r := map[Group]*udpSocket{1: s}
+	u.routes.Store(&r)
+	read := func(payloads ...string) {
+		ms := make([]ipv4.Message, len(payloads))
+		for i, p := range payloads {
+			buf := make([]byte, 65)
+			binary.BigEndian.PutUint32(buf, u.tag)
+			binary.BigEndian.PutUint32(buf[4:], 1)
+			ms[i].Buffers = [][]byte{buf}
+			ms[i].N = udpHeaderLen + copy(buf[udpHeaderLen:], p)
+		}
+		u.dispatch(s, ms)
+	}
+	var offered [][]string
+	answer := 0
+	u.SetDirect(func(ps []Packet) int {
+		var got []string
+		for _, p := range ps {
+			got = append(got, string(p.Data))
+		}
+		offered = append(offered, got)
+		return answer
+	})
+	answer = 1
+	read("a", "b", "c")
+	answer = 99 // more than offered: all taken
+	read("d", "e")
+	answer = -1 // none
+	read("f")
+	want := [][]string{{"a", "b", "c"}, {"d", "e"}, {"f"}}
+	if fmt.Sprint(offered) != fmt.Sprint(want) {
+		t.Errorf("offered %v, want %v", offered, want)
+	}
+	for _, w := range []string{"b", "c", "f"} {
+		select {
+		case p := <-u.Recv():
+			if string(p.Data) != w {
+				t.Errorf("Recv got %q, want %q", p.Data, w)
+			}
+		default:
+			t.Fatalf("Recv empty, want %q", w)
+		}
+	}
+	select {
+	case p := <-u.Recv():
+		t.Errorf("Recv got %q, want nothing more", p.Data)
+	default:
+	}
+	if st := u.Stats(); st.Received != 6 {
+		t.Errorf("Received %d, want 6", st.Received)
 	}
 }
