@@ -358,16 +358,20 @@ func rawRoundTrips(ctx context.Context, n, size int) ([]time.Duration, error) {
 	}
 	defer a.Close()
 	defer b.Close()
+	bio, err := newRawIO(b)
+	if err != nil {
+		return nil, err
+	}
 	errc := make(chan error, 1)
 	go func() { // the echo side
 		buf := make([]byte, 65536)
 		for {
-			m, from, err := b.ReadFromUDPAddrPort(buf)
+			m, from, err := bio.read(buf)
 			if err != nil {
 				errc <- nil // closed
 				return
 			}
-			if _, err := b.WriteToUDPAddrPort(buf[:m], from); err != nil {
+			if err := bio.write(buf[:m], from); err != nil {
 				errc <- err
 				return
 			}
@@ -399,13 +403,21 @@ func rawBlast(ctx context.Context, n, size int) (sent, got int, elapsed time.Dur
 		got  int
 		last time.Time
 	}
+	aio, err := newRawIO(a)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	bio, err := newRawIO(b)
+	if err != nil {
+		return 0, 0, 0, err
+	}
 	done := make(chan result, 1)
 	go func() {
 		buf := make([]byte, 65536)
 		var r result
 		for r.got < n {
 			b.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-			if _, _, err := b.ReadFromUDPAddrPort(buf); err != nil {
+			if _, _, err := bio.read(buf); err != nil {
 				break // nothing more is coming
 			}
 			r.got++
@@ -417,7 +429,7 @@ func rawBlast(ctx context.Context, n, size int) (sent, got int, elapsed time.Dur
 	dst := b.LocalAddr().(*net.UDPAddr).AddrPort()
 	start := time.Now()
 	for sent < n && ctx.Err() == nil {
-		if _, err := a.WriteToUDPAddrPort(msg, dst); err != nil {
+		if err := aio.write(msg, dst); err != nil {
 			return sent, 0, 0, err
 		}
 		sent++
@@ -481,13 +493,18 @@ func rawRoundTripsChild(ctx context.Context, n, size int) ([]time.Duration, erro
 func timeRoundTrips(ctx context.Context, c *net.UDPConn, dst *net.UDPAddr, n, size int) ([]time.Duration, error) {
 	msg, buf := make([]byte, max(size, 1)), make([]byte, 65536)
 	rtts := make([]time.Duration, 0, n)
+	rio, err := newRawIO(c)
+	if err != nil {
+		return nil, err
+	}
+	to := dst.AddrPort()
 	for i := 0; i < n+n/10 && ctx.Err() == nil; i++ {
 		start := time.Now()
-		if _, err := c.WriteToUDP(msg, dst); err != nil {
+		if err := rio.write(msg, to); err != nil {
 			return nil, err
 		}
 		c.SetReadDeadline(time.Now().Add(time.Second))
-		if _, _, err := c.ReadFromUDP(buf); err != nil {
+		if _, _, err := rio.read(buf); err != nil {
 			continue
 		}
 		if i >= n/10 {
@@ -517,8 +534,12 @@ func rawBlastChild(ctx context.Context, n, size int) (sent, got int, elapsed tim
 	c.SetWriteBuffer(8 << 20)
 	dst := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}
 	msg := make([]byte, max(size, 1))
+	rio, err := newRawIO(c)
+	if err != nil {
+		return 0, 0, 0, err
+	}
 	for sent < n && ctx.Err() == nil {
-		if _, err := c.WriteToUDP(msg, dst); err != nil {
+		if err := rio.write(msg, dst.AddrPort()); err != nil {
 			return sent, 0, 0, err
 		}
 		sent++
@@ -564,15 +585,20 @@ func runBenchRaw(args []string, stdout, stderr io.Writer) int {
 	c.SetReadBuffer(8 << 20)
 	fmt.Fprintf(stdout, "port %d\n", c.LocalAddr().(*net.UDPAddr).Port)
 	buf := make([]byte, 65536)
+	rio, err := newRawIO(c)
+	if err != nil {
+		fmt.Fprintln(stderr, "federate-node bench-raw:", err)
+		return 1
+	}
 	switch mode {
 	case "echo":
 		for {
 			c.SetReadDeadline(time.Now().Add(time.Minute))
-			n, from, err := c.ReadFromUDPAddrPort(buf)
+			n, from, err := rio.read(buf)
 			if err != nil {
 				return 0
 			}
-			c.WriteToUDPAddrPort(buf[:n], from)
+			rio.write(buf[:n], from)
 		}
 	case "sink":
 		var got int
@@ -583,7 +609,7 @@ func runBenchRaw(args []string, stdout, stderr io.Writer) int {
 				wait = 10 * time.Second
 			}
 			c.SetReadDeadline(time.Now().Add(wait))
-			if _, _, err := c.ReadFromUDPAddrPort(buf); err != nil {
+			if _, _, err := rio.read(buf); err != nil {
 				break
 			}
 			last = time.Now()

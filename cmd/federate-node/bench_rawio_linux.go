@@ -4,46 +4,45 @@ package main
 
 import (
 	"net"
+	"net/netip"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// rawIO reads and writes the raw floor's datagrams with recvfrom and
+// rawIO reads and writes the raw floors' datagrams with recvfrom and
 // sendto issued as raw system calls on the socket's non-blocking
 // descriptor, waiting only through the runtime's poller: the way the
-// transport does it (peer/transport/mmsg_linux.go), so that the floor
-// pays no more for the Go scheduler than the RTI does.
+// transport does it (peer/transport/mmsg_linux.go), so that a floor pays
+// no more for the Go scheduler than the RTI does.
 type rawIO struct {
 	rc   syscall.RawConn
-	to   unix.RawSockaddrInet4
 	buf  []byte
+	from unix.RawSockaddrInet4
+	to   unix.RawSockaddrInet4
 	n    int
 	err  syscall.Errno
 	rfn  func(fd uintptr) bool
 	wfn  func(fd uintptr) bool
-	wbuf []byte
 }
 
-func newRawIO(c *net.UDPConn, to *net.UDPAddr) (*rawIO, error) {
+func newRawIO(c *net.UDPConn) (*rawIO, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
 	}
-	r := &rawIO{rc: rc, to: unix.RawSockaddrInet4{Family: unix.AF_INET}}
-	copy(r.to.Addr[:], to.IP.To4())
-	p := (*[2]byte)(unsafe.Pointer(&r.to.Port))
-	p[0], p[1] = byte(to.Port>>8), byte(to.Port)
+	r := &rawIO{rc: rc}
 	r.rfn = func(fd uintptr) bool {
 		for {
+			fromLen := uint32(unix.SizeofSockaddrInet4)
 			n, _, e := syscall.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))),
-				uintptr(len(r.buf)), unix.MSG_DONTWAIT, 0, 0)
+				uintptr(len(r.buf)), unix.MSG_DONTWAIT, uintptr(unsafe.Pointer(&r.from)), uintptr(unsafe.Pointer(&fromLen)))
 			switch e {
 			case syscall.EINTR:
 				continue
 			case syscall.EAGAIN:
-				return false
+				return false // try again when the poller says
 			}
 			r.n, r.err = int(n), e
 			return true
@@ -51,10 +50,13 @@ func newRawIO(c *net.UDPConn, to *net.UDPAddr) (*rawIO, error) {
 	}
 	r.wfn = func(fd uintptr) bool {
 		for {
-			n, _, e := syscall.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.wbuf))),
-				uintptr(len(r.wbuf)), 0, uintptr(unsafe.Pointer(&r.to)), unix.SizeofSockaddrInet4)
-			if e == syscall.EINTR {
+			n, _, e := syscall.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))),
+				uintptr(len(r.buf)), 0, uintptr(unsafe.Pointer(&r.to)), unix.SizeofSockaddrInet4)
+			switch e {
+			case syscall.EINTR:
 				continue
+			case syscall.EAGAIN:
+				return false // the buffer is full: wait for room, as net does
 			}
 			r.n, r.err = int(n), e
 			return true
@@ -64,21 +66,25 @@ func newRawIO(c *net.UDPConn, to *net.UDPAddr) (*rawIO, error) {
 }
 
 // read reads one datagram into b, waiting for it (within the read
-// deadline).
-func (r *rawIO) read(b []byte) (int, error) {
+// deadline), and returns its length and sender.
+func (r *rawIO) read(b []byte) (int, netip.AddrPort, error) {
 	r.buf = b
 	if err := r.rc.Read(r.rfn); err != nil {
-		return 0, err
+		return 0, netip.AddrPort{}, err
 	}
 	if r.err != 0 {
-		return 0, r.err
+		return 0, netip.AddrPort{}, r.err
 	}
-	return r.n, nil
+	p := (*[2]byte)(unsafe.Pointer(&r.from.Port))
+	return r.n, netip.AddrPortFrom(netip.AddrFrom4(r.from.Addr), uint16(p[0])<<8|uint16(p[1])), nil
 }
 
-// write sends b to the group.
-func (r *rawIO) write(b []byte) error {
-	r.wbuf = b
+// write sends b to an IPv4 address.
+func (r *rawIO) write(b []byte, to netip.AddrPort) error {
+	r.to = unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: to.Addr().Unmap().As4()}
+	p := (*[2]byte)(unsafe.Pointer(&r.to.Port))
+	p[0], p[1] = byte(to.Port()>>8), byte(to.Port())
+	r.buf = b
 	if err := r.rc.Write(r.wfn); err != nil {
 		return err
 	}

@@ -2,23 +2,20 @@
 
 package main
 
-import "net"
+import (
+	"net"
+	"net/netip"
+)
 
-// rawIO reads and writes the raw floor's datagrams (see
+// rawIO reads and writes the raw floors' datagrams (see
 // bench_rawio_linux.go for Linux).
-type rawIO struct {
-	c  *net.UDPConn
-	to *net.UDPAddr
-}
+type rawIO struct{ c *net.UDPConn }
 
-func newRawIO(c *net.UDPConn, to *net.UDPAddr) (*rawIO, error) { return &rawIO{c: c, to: to}, nil }
+func newRawIO(c *net.UDPConn) (*rawIO, error) { return &rawIO{c: c}, nil }
 
-func (r *rawIO) read(b []byte) (int, error) {
-	n, _, err := r.c.ReadFromUDP(b)
-	return n, err
-}
+func (r *rawIO) read(b []byte) (int, netip.AddrPort, error) { return r.c.ReadFromUDPAddrPort(b) }
 
-func (r *rawIO) write(b []byte) error {
-	_, err := r.c.WriteToUDP(b, r.to)
+func (r *rawIO) write(b []byte, to netip.AddrPort) error {
+	_, err := r.c.WriteToUDPAddrPort(b, to)
 	return err
 }

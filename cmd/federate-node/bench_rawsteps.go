@@ -136,7 +136,7 @@ func rawStepsRun(n, id, steps, port int, stdout io.Writer) error {
 		p.SetMulticastTTL(0), p.SetMulticastLoopback(true)); err != nil {
 		return err
 	}
-	rio, err := newRawIO(c, group)
+	rio, err := newRawIO(c)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func rawStepsRun(n, id, steps, port int, stdout io.Writer) error {
 	send := func(s uint32) error {
 		binary.LittleEndian.PutUint32(out, uint32(id))
 		binary.LittleEndian.PutUint32(out[4:], s)
-		return rio.write(out)
+		return rio.write(out, group.AddrPort())
 	}
 	// step sends step s and waits for every other process's s, sending
 	// it again whenever 20 ms pass without a datagram.
@@ -163,7 +163,7 @@ func rawStepsRun(n, id, steps, port int, stdout io.Writer) error {
 				return nil
 			}
 			c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
-			k, err := rio.read(buf)
+			k, _, err := rio.read(buf)
 			var ne net.Error
 			switch {
 			case errors.As(err, &ne) && ne.Timeout():
