@@ -451,6 +451,20 @@ func (f *Federate) run() {
 			}
 			f.mu.Lock()
 			f.step(p)
+			// Step what else is waiting too (a few), before one pass
+			// over the result, as takeDirect does for one read.
+		more:
+			for range maxStepBatch - 1 {
+				select {
+				case p, ok := <-in:
+					if !ok {
+						break more // the next select sees it closed
+					}
+					f.step(p)
+				default:
+					break more
+				}
+			}
 		case ev, ok := <-members:
 			if !ok {
 				members = nil
@@ -462,6 +476,9 @@ func (f *Federate) run() {
 		f.endTurn()
 	}
 }
+
+// maxStepBatch is how many received frames the loop steps in one turn.
+const maxStepBatch = 32
 
 // tick advances the timers of the reliable endpoint and the time core by
 // one tick. Under mu.
