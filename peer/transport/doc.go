@@ -35,7 +35,11 @@
 // applies the link faults to each datagram as Send would. On the receive
 // side UDP reads up to 32 datagrams per recvmmsg call; the packets of one
 // read share one allocation, each Data a separate, capacity-limited
-// slice of it that the transport never touches again.
+// slice of it that the transport never touches again, and a Direct taker
+// is offered them together. On Linux both calls are raw system calls
+// that never wait (waits go through the runtime's poller), so that the
+// Go scheduler does not hand the thread's processor away during a long
+// multicast send (mmsg_linux.go).
 //
 // # Driver loop
 //
