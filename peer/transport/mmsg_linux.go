@@ -102,8 +102,11 @@ func (m *mmsg) read(ms []ipv4.Message) (int, error) {
 	return n, nil
 }
 
-// errNoDest is a datagram to send without an IPv4 destination.
-var errNoDest = errors.New("transport: no IPv4 destination")
+// Errors of write, before any system call.
+var (
+	errNoDest         = errors.New("transport: no IPv4 destination")
+	errTooManyBuffers = errors.New("transport: too many buffers in a datagram")
+)
 
 // write sends the datagrams of ms (each its Buffers, to its Addr, a
 // *net.UDPAddr with an IPv4 address) without waiting: it returns how many
@@ -116,8 +119,9 @@ func (m *mmsg) write(ms []ipv4.Message) (int, error) {
 	iovPer := len(m.iovs) / len(m.hdrs)
 	for i := range ms {
 		if len(ms[i].Buffers) > iovPer {
-			return 0, errors.New("transport: too many buffers in a datagram")
+			return 0, errTooManyBuffers
 		}
+		first := &m.iovs[i*iovPer] // valid even for a datagram of no buffers
 		iovs := m.iovs[i*iovPer : i*iovPer+len(ms[i].Buffers)]
 		for j, b := range ms[i].Buffers {
 			iovs[j] = unix.Iovec{Base: unsafe.SliceData(b)}
@@ -133,7 +137,7 @@ func (m *mmsg) write(ms []ipv4.Message) (int, error) {
 		p := (*[2]byte)(unsafe.Pointer(&sa.Port))
 		p[0], p[1] = byte(ua.Port>>8), byte(ua.Port)
 		m.hdrs[i] = unix.Mmsghdr{}
-		m.hdrs[i].Hdr.Iov = &iovs[0]
+		m.hdrs[i].Hdr.Iov = first
 		m.hdrs[i].Hdr.SetIovlen(len(iovs))
 		m.hdrs[i].Hdr.Name = (*byte)(unsafe.Pointer(sa))
 		m.hdrs[i].Hdr.Namelen = unix.SizeofSockaddrInet4
@@ -141,12 +145,7 @@ func (m *mmsg) write(ms []ipv4.Message) (int, error) {
 	m.count = len(ms)
 	err := m.rc.Write(m.writeFn)
 	n, errno := m.n, m.errno
-	for i := range ms {
-		m.iovs[i*iovPer] = unix.Iovec{} // do not keep the caller's data
-		for j := 1; j < iovPer; j++ {
-			m.iovs[i*iovPer+j] = unix.Iovec{}
-		}
-	}
+	clear(m.iovs[:len(ms)*iovPer]) // do not keep the caller's data
 	if err != nil {
 		return 0, err
 	}

@@ -79,6 +79,19 @@ func TestMMsgRoundTrip(t *testing.T) {
 	if _, err := wm.write(bad); !errors.Is(err, errNoDest) {
 		t.Fatalf("write to IPv6: %v, want errNoDest", err)
 	}
+	// A datagram of no buffers is an empty datagram; one of more pieces
+	// than prepared is refused before the system call.
+	if n, err := wm.write([]ipv4.Message{{Addr: to}}); err != nil || n != 1 {
+		t.Fatalf("write of no buffers: %d, %v; want 1 sent", n, err)
+	}
+	rx.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if k, err := rm.read(in); err != nil || k != 1 || in[0].N != 0 {
+		t.Fatalf("read of the empty datagram: %d, %v, %d bytes; want one of 0", k, err, in[0].N)
+	}
+	three := []ipv4.Message{{Buffers: [][]byte{{1}, {2}, {3}}, Addr: to}}
+	if _, err := wm.write(three); !errors.Is(err, errTooManyBuffers) {
+		t.Fatalf("write of three pieces: %v, want errTooManyBuffers", err)
+	}
 	// A closed socket fails a read instead of waiting.
 	rx.Close()
 	if _, err := rm.read(in); !errors.Is(err, net.ErrClosed) {
