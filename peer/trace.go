@@ -93,6 +93,16 @@ func (t *tracer) msg(sender string, id uint64) {
 	t.buf = appendJSONString(t.buf, sender+"/"+strconv.FormatUint(id, 10))
 }
 
+// src writes "src":"<handle>": the sending federate of a message another
+// federate sent, which tells a restarted federate (a new handle under
+// the same name, its message ids counting from 1 again) from the one
+// before it.
+func (t *tracer) src(h FederateHandle) {
+	t.buf = append(t.buf, `,"src":"`...)
+	t.buf = strconv.AppendUint(t.buf, uint64(h), 10)
+	t.buf = append(t.buf, '"')
+}
+
 func (t *tracer) end() {
 	t.buf = append(t.buf, '}', '\n')
 	if t.fail {
@@ -230,6 +240,7 @@ func (f *Federate) traceDeliver(m *wireMsg, from FederateHandle, received OrderT
 	t := f.trace
 	t.begin("deliver")
 	t.msg(f.senderName(from), m.ID)
+	t.src(from)
 	tso := received == TimeStamp
 	t.str("order", orderName(tso))
 	if tso {
@@ -294,6 +305,7 @@ func (f *Federate) traceRetracted(from FederateHandle, id uint64, dropped bool) 
 	t := f.trace
 	t.begin("retracted")
 	t.msg(f.senderName(from), id)
+	t.src(from)
 	if dropped {
 		t.str("outcome", "dropped")
 	} else {

@@ -21,6 +21,7 @@ type TraceEvent struct {
 	Kind      string   `json:"kind,omitempty"`
 	T         *float64 `json:"t,omitempty"`
 	Msg       string   `json:"msg,omitempty"`
+	Src       string   `json:"src,omitempty"`
 	Order     string   `json:"order,omitempty"`
 	TS        *float64 `json:"ts,omitempty"`
 	Class     string   `json:"class,omitempty"`
@@ -77,9 +78,12 @@ type traceSend struct {
 }
 
 type traceDeliver struct {
-	fed   string
+	fed   string // the receiver's incarnation key
+	name  string // the receiver's name
 	line  int
-	msg   string
+	msg   string // as written
+	src   string // the sender's handle, if written
+	id    string // canonical id (see incarnation), set after reading
 	order string
 	ts    *float64
 	// unordered: delivered by a flush queue request, or at exactly the
@@ -117,19 +121,28 @@ type traceDeliver struct {
 func CheckTraceReport(r io.Reader) (TraceReport, error) {
 	var rep TraceReport
 	feds := map[string]*traceFed{}
-	var order []string
-	fed := func(name string) *traceFed {
-		s := feds[name]
-		if s == nil {
-			s = &traceFed{delivered: map[string]int{}, maxTS: math.Inf(-1)}
-			feds[name] = s
-			order = append(order, name)
+	// A federate is one incarnation of a name: each join line starts a
+	// new one (a restarted federate joins under its name with a new
+	// handle, and counts its message ids from 1 again). feds and message
+	// ids are keyed by incarnation (see incarnation); a name's lines
+	// before its first join, or in a trace without joins, belong to an
+	// incarnation keyed by the name alone, which its first join renames.
+	cur := map[string]string{}     // name -> its current incarnation key
+	names := map[string]string{}   // incarnation key -> name
+	count := map[string]int{}      // name -> incarnations
+	handles := map[string]string{} // handle -> incarnation key, from joins
+	fed := func(name string) (*traceFed, string) {
+		key, ok := cur[name]
+		if !ok {
+			key = name
+			feds[key] = &traceFed{delivered: map[string]int{}, maxTS: math.Inf(-1)}
+			names[key], cur[name] = name, key
+			count[name]++
 		}
-		return s
+		return feds[key], key
 	}
 	sends := map[string]traceSend{}
 	var delivers []traceDeliver
-	handles := map[string]string{} // handle -> federate name, from joins
 	bad := func(fed string, line int, rule, format string, args ...any) {
 		rep.Violations = append(rep.Violations, Violation{Federate: fed, Index: line, Rule: rule, Detail: fmt.Sprintf(format, args...)})
 	}
@@ -151,11 +164,20 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 			return rep, fmt.Errorf("testnet: trace line %d: missing \"ev\" or \"fed\"", line)
 		}
 		rep.Lines++
-		s := fed(e.Fed)
+		s, key := fed(e.Fed)
 		switch e.Ev {
 		case "join":
 			if e.Handle != "" {
-				handles[e.Handle] = e.Fed
+				nk := incarnation(e.Fed, e.Handle)
+				if key == e.Fed {
+					delete(feds, key) // the first join names the incarnation
+					delete(names, key)
+				} else {
+					s = &traceFed{delivered: map[string]int{}, maxTS: math.Inf(-1)}
+					count[e.Fed]++
+				}
+				feds[nk], names[nk], cur[e.Fed] = s, e.Fed, nk
+				handles[e.Handle] = nk
 			}
 		case "regulation":
 			s.regulating = true
@@ -201,10 +223,11 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 			if e.Msg == "" {
 				return rep, fmt.Errorf("testnet: trace line %d: send without \"msg\"", line)
 			}
-			if prev, ok := sends[e.Msg]; ok {
+			id := key + msgCounter(e.Msg)
+			if prev, ok := sends[id]; ok {
 				bad(e.Fed, line, "message ids are unique", "%s was sent already by %s (line %d)", e.Msg, prev.fed, prev.line)
 			} else {
-				sends[e.Msg] = traceSend{fed: e.Fed, line: line, order: e.Order, ts: e.TS}
+				sends[id] = traceSend{fed: e.Fed, line: line, order: e.Order, ts: e.TS}
 			}
 			if e.Order == "TSO" && s.regulating {
 				if e.TS == nil {
@@ -219,7 +242,7 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 			if e.Msg == "" {
 				return rep, fmt.Errorf("testnet: trace line %d: deliver without \"msg\"", line)
 			}
-			d := traceDeliver{fed: e.Fed, line: line, msg: e.Msg, order: e.Order, ts: e.TS}
+			d := traceDeliver{fed: key, name: e.Fed, line: line, msg: e.Msg, src: e.Src, order: e.Order, ts: e.TS}
 			if e.Order == "TSO" && e.TS != nil {
 				d.unordered = s.pending == "FQR" || (s.avail && *e.TS == s.availAt)
 			}
@@ -249,49 +272,75 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 	}
 	rep.Federates = len(feds)
 
-	// Message identity: "#HANDLE/N" is the id a receiver writes before it
-	// knows the sender's name.
+	// Message identity: the sender's incarnation and its counter. The
+	// receiver names the sender by handle ("src", or an id "#HANDLE/N"
+	// written before it knew the sender's name) or, in traces without
+	// "src", by name alone: then the name's incarnation if it has one,
+	// else its last (such a trace cannot tell them apart).
 	for i := range delivers {
 		d := &delivers[i]
-		if strings.HasPrefix(d.msg, "#") {
-			if name, ok := handles[senderOf(d.msg)[1:]]; ok {
-				d.msg = name + d.msg[strings.LastIndexByte(d.msg, '/'):]
-			}
+		sender, n := senderOf(d.msg), msgCounter(d.msg)
+		switch {
+		case d.src != "" && handles[d.src] != "":
+			d.id = handles[d.src] + n
+		case strings.HasPrefix(sender, "#") && handles[sender[1:]] != "":
+			d.id = handles[sender[1:]] + n
+		case cur[sender] != "":
+			d.id = cur[sender] + n
+		default:
+			d.id = "\x00unknown\x00" + d.msg // a sender with no event in the trace
 		}
 	}
 	kept := delivers[:0]
 	for _, d := range delivers {
 		s := feds[d.fed]
-		if prev, ok := s.delivered[d.msg]; ok {
-			bad(d.fed, d.line, "no message is delivered twice", "%s delivered already (line %d)", d.msg, prev)
+		if prev, ok := s.delivered[d.id]; ok {
+			bad(d.name, d.line, "no message is delivered twice", "%s delivered already (line %d)", d.msg, prev)
 			continue
 		}
-		s.delivered[d.msg] = d.line
+		s.delivered[d.id] = d.line
 		if d.order == "TSO" && d.ts != nil && !d.unordered {
-			s.tso = append(s.tso, d.msg)
+			s.tso = append(s.tso, d.id)
 		}
 		kept = append(kept, d)
 	}
 	for _, d := range kept {
-		sd, ok := sends[d.msg]
+		sd, ok := sends[d.id]
 		if !ok {
-			if _, known := feds[senderOf(d.msg)]; known {
-				bad(d.fed, d.line, "every delivered message was sent", "%s was never sent", d.msg)
-			} else {
+			if strings.HasPrefix(d.id, "\x00unknown\x00") {
 				rep.UnknownSenders++
+			} else {
+				bad(d.name, d.line, "every delivered message was sent", "%s was never sent", d.msg)
 			}
 			continue
 		}
 		if d.order == "TSO" {
 			if sd.order != "TSO" {
-				bad(d.fed, d.line, "TSO deliveries were sent TSO", "%s was sent %s", d.msg, sd.order)
+				bad(d.name, d.line, "TSO deliveries were sent TSO", "%s was sent %s", d.msg, sd.order)
 			} else if d.ts != nil && sd.ts != nil && *d.ts != *sd.ts {
-				bad(d.fed, d.line, "deliveries keep the time stamp", "%s sent at %v, delivered at %v", d.msg, *sd.ts, *d.ts)
+				bad(d.name, d.line, "deliveries keep the time stamp", "%s sent at %v, delivered at %v", d.msg, *sd.ts, *d.ts)
 			}
 		}
 	}
-
+	// show writes a canonical id as the trace writes ids: the name, with
+	// the handle when the name had several incarnations.
+	show := func(id string) string {
+		i := strings.LastIndexByte(id, '/')
+		key, n := id[:i], id[i:]
+		name := names[key]
+		if name == "" {
+			return strings.TrimPrefix(id, "\x00unknown\x00")
+		}
+		if j := strings.IndexByte(key, 0); j >= 0 && count[name] > 1 {
+			return name + "(handle " + key[j+1:] + ")" + n
+		}
+		return name + n
+	}
 	// Same relative order of shared TSO messages, for every pair.
+	order := make([]string, 0, len(feds))
+	for key := range feds {
+		order = append(order, key)
+	}
 	sort.Strings(order)
 	pos := make(map[string]map[string]int, len(order))
 	for _, name := range order {
@@ -311,8 +360,8 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 					continue
 				}
 				if j < last {
-					bad(b, feds[b].delivered[m], "TSO messages are delivered in the same order everywhere",
-						"%s delivers %s before %s, %s after", a, lastMsg, m, b)
+					bad(names[b], feds[b].delivered[m], "TSO messages are delivered in the same order everywhere",
+						"%s delivers %s before %s, %s after", names[a], show(lastMsg), show(m), names[b])
 					break
 				}
 				last, lastMsg = j, m
@@ -330,6 +379,19 @@ func senderOf(msg string) string {
 	}
 	return msg
 }
+
+// msgCounter is the counter part of a message id "SENDER/N", with its
+// slash.
+func msgCounter(msg string) string {
+	if i := strings.LastIndexByte(msg, '/'); i >= 0 {
+		return msg[i:]
+	}
+	return "/" + msg
+}
+
+// incarnation is the key of the federate that joined as name with
+// handle: names may hold any character but NUL.
+func incarnation(name, handle string) string { return name + "\x00" + handle }
 
 type traceKey struct{}
 
