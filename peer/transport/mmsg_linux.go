@@ -38,6 +38,11 @@ type mmsg struct {
 	errno   syscall.Errno
 	readFn  func(fd uintptr) bool
 	writeFn func(fd uintptr) bool
+
+	// readEach's loop (see there).
+	eachMs []ipv4.Message
+	each   func([]ipv4.Message)
+	eachFn func(fd uintptr) bool
 }
 
 // newMMsg prepares batch I/O of up to n datagrams of up to iovPer pieces
@@ -54,7 +59,7 @@ func newMMsg(c *net.UDPConn, n, iovPer int) (*mmsg, error) {
 		names: make([]unix.RawSockaddrInet4, n),
 		rlen:  make([]int, n),
 	}
-	m.readFn, m.writeFn = m.recvmmsg, m.sendmmsg
+	m.readFn, m.writeFn, m.eachFn = m.recvmmsg, m.sendmmsg, m.recvEach
 	return m, nil
 }
 
@@ -66,6 +71,74 @@ func (m *mmsg) read(ms []ipv4.Message) (int, error) {
 	if len(ms) == 0 {
 		return 0, nil
 	}
+	m.setupRead(ms)
+	err := m.rc.Read(m.readFn)
+	n, errno := m.n, m.errno
+	if err != nil {
+		return 0, err
+	}
+	if errno != 0 {
+		return 0, errno
+	}
+	m.results(ms[:n])
+	return n, nil
+}
+
+// readEach reads batches into ms as read does and hands each to handle,
+// on the calling goroutine, until a read fails; it returns that error.
+// Unlike a loop of reads it waits for the poller, not for another
+// system call, after a batch that emptied the socket: it stays inside
+// one rc.Read, and rc forgets the readiness the poller recorded only
+// when a Read starts (internal/poll's prepareRead), so every datagram
+// that arrives after a system call still wakes it. A loop of reads must
+// make a call before each wait instead, one that mostly returns EAGAIN.
+func (m *mmsg) readEach(ms []ipv4.Message, handle func([]ipv4.Message)) error {
+	ms = ms[:min(len(ms), len(m.hdrs))]
+	if len(ms) == 0 {
+		return errors.New("transport: no room to read into")
+	}
+	m.eachMs, m.each = ms, handle
+	defer func() { m.eachMs, m.each = nil, nil }()
+	m.errno = 0
+	if err := m.rc.Read(m.eachFn); err != nil {
+		return err
+	}
+	if m.errno == 0 {
+		return errors.New("transport: read ended without an error") // recvEach returns true only on one
+	}
+	return m.errno
+}
+
+// recvEach is readEach's loop, run by rc.Read: it reads and hands over
+// batches while the socket has datagrams, and returns false (wait for
+// the poller) once a batch did not fill ms, true on an error.
+func (m *mmsg) recvEach(fd uintptr) bool {
+	ms := m.eachMs
+	for {
+		m.setupRead(ms)
+		r, _, e := syscall.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&m.hdrs[0])),
+			uintptr(m.count), unix.MSG_DONTWAIT, 0, 0)
+		switch e {
+		case 0:
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		default:
+			m.errno = e
+			return true
+		}
+		n := int(r)
+		m.results(ms[:n])
+		m.each(ms[:n])
+		if n < len(ms) {
+			return false // emptied: the poller tells of what comes next
+		}
+	}
+}
+
+// setupRead prepares the headers for reading into ms.
+func (m *mmsg) setupRead(ms []ipv4.Message) {
 	for i := range ms {
 		// A reader passes the same buffers every time: set up only what
 		// changed, and the lengths the kernel wrote back.
@@ -82,15 +155,11 @@ func (m *mmsg) read(ms []ipv4.Message) (int, error) {
 		h.Flags = 0
 	}
 	m.count = len(ms)
-	err := m.rc.Read(m.readFn)
-	n, errno := m.n, m.errno
-	if err != nil {
-		return 0, err
-	}
-	if errno != 0 {
-		return 0, errno
-	}
-	for i := range ms[:n] {
+}
+
+// results sets the length and sender of each datagram read into ms.
+func (m *mmsg) results(ms []ipv4.Message) {
+	for i := range ms {
 		ms[i].N = int(m.hdrs[i].Len)
 		if ua, ok := ms[i].Addr.(*net.UDPAddr); ok && len(ua.IP) == net.IPv4len {
 			sa := &m.names[i]
@@ -99,7 +168,6 @@ func (m *mmsg) read(ms []ipv4.Message) (int, error) {
 			ua.Port = int(p[0])<<8 | int(p[1])
 		}
 	}
-	return n, nil
 }
 
 // Errors of write, before any system call.

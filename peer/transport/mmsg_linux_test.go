@@ -103,3 +103,71 @@ func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
 }
+
+// TestMMsgReadEach reads with readEach while datagrams come in bursts of
+// 1 to 40 (so that batches fill and the socket empties between bursts):
+// every datagram must be handed over, in order, with no stall after an
+// emptying batch, and closing the socket must end the loop.
+func TestMMsgReadEach(t *testing.T) {
+	rx, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	rx.SetReadBuffer(1 << 20)
+	rm, err := newMMsg(rx, 32, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := make([]ipv4.Message, 32)
+	for i := range in {
+		in[i].Buffers = [][]byte{make([]byte, 64)}
+		in[i].Addr = &net.UDPAddr{IP: make(net.IP, net.IPv4len)}
+	}
+	got := make(chan string, 4096)
+	done := make(chan error, 1)
+	go func() {
+		done <- rm.readEach(in, func(ms []ipv4.Message) {
+			for _, m := range ms {
+				got <- string(m.Buffers[0][:m.N])
+			}
+		})
+	}()
+	to := rx.LocalAddr().(*net.UDPAddr)
+	const total = 600
+	next := 0
+	for burst := 1; next < total; burst = burst%40 + 7 {
+		for i := 0; i < burst && next < total; i++ {
+			if _, err := tx.WriteToUDP([]byte(fmt.Sprintf("d%d", next)), to); err != nil {
+				t.Fatal(err)
+			}
+			next++
+		}
+		// Let the reader empty the socket and wait before the next burst.
+		time.Sleep(200 * time.Microsecond)
+	}
+	deadline := time.After(5 * time.Second)
+	for i := 0; i < total; i++ {
+		select {
+		case s := <-got:
+			if want := fmt.Sprintf("d%d", i); s != want {
+				t.Fatalf("datagram %d is %q, want %q", i, s, want)
+			}
+		case <-deadline:
+			t.Fatalf("%d of %d datagrams handed over after 5 s", i, total)
+		}
+	}
+	rx.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("readEach after Close: %v, want net.ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("readEach did not end after Close")
+	}
+}

@@ -22,3 +22,15 @@ func (m *mmsg) read(ms []ipv4.Message) (int, error) { return m.pc.ReadBatch(ms, 
 // write sends the datagrams of ms without waiting where the system
 // allows it (dontWait).
 func (m *mmsg) write(ms []ipv4.Message) (int, error) { return m.pc.WriteBatch(ms, dontWait) }
+
+// readEach reads batches into ms and hands each to handle until a read
+// fails; it returns that error.
+func (m *mmsg) readEach(ms []ipv4.Message, handle func([]ipv4.Message)) error {
+	for {
+		n, err := m.pc.ReadBatch(ms, 0)
+		if err != nil {
+			return err
+		}
+		handle(ms[:n])
+	}
+}

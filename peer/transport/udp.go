@@ -567,16 +567,13 @@ func (u *UDP) read(s *udpSocket) {
 		ms[i].Buffers = [][]byte{buf[i*size : (i+1)*size : (i+1)*size]}
 		ms[i].Addr = &net.UDPAddr{IP: make(net.IP, net.IPv4len)}
 	}
+	handle := func(got []ipv4.Message) { u.dispatch(s, got) }
 	for {
-		n, err := s.mm.read(ms)
-		if err != nil {
-			if s.closing.Load() || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			u.readErrors.Add(1)
-			continue
+		err := s.mm.readEach(ms, handle)
+		if s.closing.Load() || errors.Is(err, net.ErrClosed) {
+			return
 		}
-		u.dispatch(s, ms[:n])
+		u.readErrors.Add(1)
 	}
 }
 
