@@ -36,7 +36,6 @@ type mmsg struct {
 	count   int // datagrams to read or write
 	n       int
 	errno   syscall.Errno
-	readFn  func(fd uintptr) bool
 	writeFn func(fd uintptr) bool
 
 	// readEach's loop (see there).
@@ -59,33 +58,14 @@ func newMMsg(c *net.UDPConn, n, iovPer int) (*mmsg, error) {
 		names: make([]unix.RawSockaddrInet4, n),
 		rlen:  make([]int, n),
 	}
-	m.readFn, m.writeFn, m.eachFn = m.recvmmsg, m.sendmmsg, m.recvEach
+	m.writeFn, m.eachFn = m.sendmmsg, m.recvEach
 	return m, nil
 }
 
-// read reads up to len(ms) datagrams, waiting for the first, into each
-// message's first buffer, and sets its N and its Addr, which must be a
-// *net.UDPAddr with a 4-byte IP to fill in. It returns how many it read.
-func (m *mmsg) read(ms []ipv4.Message) (int, error) {
-	ms = ms[:min(len(ms), len(m.hdrs))]
-	if len(ms) == 0 {
-		return 0, nil
-	}
-	m.setupRead(ms)
-	err := m.rc.Read(m.readFn)
-	n, errno := m.n, m.errno
-	if err != nil {
-		return 0, err
-	}
-	if errno != 0 {
-		return 0, errno
-	}
-	m.results(ms[:n])
-	return n, nil
-}
-
-// readEach reads batches into ms as read does and hands each to handle,
-// on the calling goroutine, until a read fails; it returns that error.
+// readEach reads batches of up to len(ms) datagrams into each message's
+// first buffer, sets each one's N and Addr (which must be a *net.UDPAddr
+// with a 4-byte IP to fill in), and hands each batch to handle, on the
+// calling goroutine, until a read fails; it returns that error.
 // Unlike a loop of reads it waits for the poller, not for another
 // system call, after a batch that emptied the socket: it stays inside
 // one rc.Read, and rc forgets the readiness the poller recorded only
@@ -221,25 +201,6 @@ func (m *mmsg) write(ms []ipv4.Message) (int, error) {
 		return 0, errno
 	}
 	return n, nil
-}
-
-// recvmmsg is read's system call, run by rc.Read. It must try the call
-// before it lets rc wait: rc forgets, when it starts, the readiness the
-// poller recorded before (internal/poll's prepareRead), so a reader that
-// waited first could sleep on a datagram that is already there.
-func (m *mmsg) recvmmsg(fd uintptr) bool {
-	for {
-		r, _, e := syscall.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&m.hdrs[0])),
-			uintptr(m.count), unix.MSG_DONTWAIT, 0, 0)
-		switch e {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false // wait for the poller, then try again
-		}
-		m.n, m.errno = int(r), e
-		return true
-	}
 }
 
 // sendmmsg is write's system call, run by rc.Write. It never waits for

@@ -16,9 +16,6 @@ func newMMsg(c *net.UDPConn, n, iovPer int) (*mmsg, error) {
 	return &mmsg{pc: ipv4.NewPacketConn(c)}, nil
 }
 
-// read reads up to len(ms) datagrams, waiting for the first.
-func (m *mmsg) read(ms []ipv4.Message) (int, error) { return m.pc.ReadBatch(ms, 0) }
-
 // write sends the datagrams of ms without waiting where the system
 // allows it (dontWait).
 func (m *mmsg) write(ms []ipv4.Message) (int, error) { return m.pc.WriteBatch(ms, dontWait) }
