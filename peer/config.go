@@ -74,7 +74,8 @@ type Config struct {
 
 	// MaxQueuedEvents bounds the callbacks waiting for Next: while that
 	// many wait, the federate stops reading the data plane, so that its
-	// senders' flow control holds them back. Default 65536.
+	// senders' flow control holds them back (what it read before, up to
+	// one read of 32 datagrams, is still delivered). Default 65536.
 	MaxQueuedEvents int
 	// StallTimeout is how long senders wait for a receiver that
 	// acknowledges nothing (a federate that reads no callbacks, or is
