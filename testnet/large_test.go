@@ -506,7 +506,7 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 			virtual, virtual/time.Duration(steps), c.Now(), c.sim.events)
 	}
 	t.Logf("%d federates, %d steps, %.0f%% loss, %d publishers: ready in %v, %d steps in %v (%.1f steps/s); "+
-		"%.2f data-plane messages sent per grant; network %+v (before the run %+v)",
+		"%.2f data-plane messages sent per grant; network %+v (before the run %+v); frames sent in all: %s",
 		n, steps, loss*100, publishers, ready.Round(time.Millisecond), steps, elapsed.Round(time.Millisecond),
-		float64(steps)/elapsed.Seconds(), float64(sent)/grants, net, net0)
+		float64(steps)/elapsed.Seconds(), float64(sent)/grants, net, net0, frameCounts(c))
 }
