@@ -420,3 +420,98 @@ func TestFaultsAcceptance(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutFlowControlAcks: on a group both ends exempt from flow
+// control, the receiver acknowledges nothing unasked (a stream of many
+// messages costs no ACK) and the sender is never blocked; a receiver that
+// did not exempt the group acknowledges every ackEvery messages; and an
+// exempting receiver still answers a flow-controlled sender, which asks.
+func TestWithoutFlowControlAcks(t *testing.T) {
+	run := func(senderExempt, receiverExempt bool) (acks uint64, delivered int) {
+		t.Helper()
+		s, r := pair(t, func(c *Config) { c.Window = 16 })
+		if senderExempt {
+			s.WithoutFlowControl(1)
+		}
+		if receiverExempt {
+			r.WithoutFlowControl(1)
+		}
+		acks0 := r.Stats().Acks
+		for i := range 200 {
+			if senderExempt && s.Blocked(1) {
+				t.Fatalf("exempt sender blocked at message %d", i)
+			}
+			for !senderExempt && s.Blocked(1) {
+				delivered += len(pump(t, s, r, 1).Deliver)
+			}
+			if _, err := s.Send(1, []byte{byte(i)}, true); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range take(s).Out {
+				mustStep(t, r, 1, o.Frame)
+			}
+			rd := take(r)
+			delivered += len(rd.Deliver)
+			for _, o := range rd.Out {
+				mustStep(t, s, 1, o.Frame)
+			}
+		}
+		delivered += len(pump(t, s, r, 60).Deliver)
+		return r.Stats().Acks - acks0, delivered
+	}
+	if acks, n := run(true, true); acks != 0 || n != 200 {
+		t.Errorf("both exempt: %d ACK frames, %d delivered; want 0 and 200", acks, n)
+	}
+	if acks, n := run(true, false); acks == 0 || n != 200 {
+		t.Errorf("receiver not exempt: %d ACK frames, %d delivered; want some and 200", acks, n)
+	}
+	if acks, n := run(false, true); acks == 0 || n != 200 {
+		t.Errorf("flow-controlled sender: %d ACK frames, %d delivered; want some (it asks) and 200", acks, n)
+	}
+}
+
+// TestTailProbeAsksNoAck: the heartbeat one tick after a burst (the tail
+// probe) tells where the stream ends without asking for ACKs, so that a
+// burst does not make every receiver answer; the regular heartbeat after
+// it asks while the receiver has not acknowledged, and the receiver's
+// answer then stops the asking.
+func TestTailProbeAsksNoAck(t *testing.T) {
+	s, r := pair(t, nil)
+	heartbeats := func() (asks []bool) {
+		for _, o := range take(s).Out {
+			h, err := parseHeader(o.Frame)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.kind == kindHeartbeat {
+				asks = append(asks, h.ackReq)
+			}
+			mustStep(t, r, 1, o.Frame)
+		}
+		return asks
+	}
+	if _, err := s.Send(1, []byte("m"), true); err != nil {
+		t.Fatal(err)
+	}
+	heartbeats() // the data frame
+	var seen []bool
+	for range DefaultHeartbeatTicks + 1 {
+		s.Tick()
+		seen = append(seen, heartbeats()...)
+	}
+	if len(seen) != 2 || seen[0] || !seen[1] {
+		t.Fatalf("heartbeats asking for ACKs: %v; want [false true] (the probe, then the regular one)", seen)
+	}
+	r.Tick() // the receiver answers the ask
+	for _, o := range take(r).Out {
+		mustStep(t, s, 1, o.Frame)
+	}
+	seen = nil
+	for range 4 * DefaultHeartbeatTicks {
+		s.Tick()
+		seen = append(seen, heartbeats()...)
+	}
+	if len(seen) == 0 || slices.Contains(seen, true) {
+		t.Fatalf("heartbeats after the ACK: %v; want some, none asking", seen)
+	}
+}

@@ -149,6 +149,9 @@ type Endpoint struct {
 	cand *peer // a sender run being authenticated (see newPeer)
 
 	ackList []*stream // the streams with ackDue set, in the order asked
+	// askedOnly holds the groups whose streams are acknowledged only when
+	// their sender asks (see WithoutFlowControl).
+	askedOnly map[transport.Group]bool
 	// armed lists the streams with a timer set (nakAt or reqAt), in the
 	// order they were armed: what Tick visits. armedSpare is the last
 	// tick's list, reused.
@@ -395,7 +398,13 @@ func (e *Endpoint) Tick() {
 			continue
 		}
 		limit := maxEvery
-		if !e.heartbeat(st) {
+		// The tail probe only tells the receivers where the stream ends
+		// (a lost last message is found at once); it asks for no ACKs:
+		// the window moves with the data frames' asks, and the regular
+		// heartbeats that follow ask while something is unacknowledged.
+		// Asking after every burst made every receiver ACK every burst.
+		probe := st.hbEvery < int64(e.cfg.HeartbeatTicks)
+		if !e.heartbeat(st, !probe) {
 			limit = int64(e.cfg.HeartbeatTicks) * quietBackoff
 		}
 		st.lastSent = e.now
@@ -432,14 +441,14 @@ func (e *Endpoint) Tick() {
 // heartbeat sends a heartbeat of st: its highest sequence and the oldest
 // it holds. st has no open reliable frame.
 //
-// It asks for ACKs when some receiver has not acknowledged everything:
-// receivers answer, batched at their next Tick. Once every receiver is
-// up to date, heartbeats ask for nothing, so a quiet group costs no ACKs.
-// It reports whether it asked.
-func (e *Endpoint) heartbeat(st *sendState) (asked bool) {
+// With ask set it asks for ACKs when some receiver has not acknowledged
+// everything: receivers answer, batched at their next Tick. Once every
+// receiver is up to date, heartbeats ask for nothing, so a quiet group
+// costs no ACKs. It reports whether it asked.
+func (e *Endpoint) heartbeat(st *sendState, ask bool) (asked bool) {
 	f, body := e.newFrame(kindHeartbeat, st.group, st.hw, heartbeatBodyLen)
 	binary.BigEndian.PutUint64(body, e.low(st))
-	asked = !st.noFlow && e.ackedBy(st) < st.sealedHW()
+	asked = ask && !st.noFlow && e.ackedBy(st) < st.sealedHW()
 	if asked {
 		f[3] |= ackReqBit
 	}

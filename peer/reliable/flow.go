@@ -102,8 +102,18 @@ func (e *Endpoint) Backlog(g transport.Group) (msgs, bytes uint64) {
 // RetransmitBytes) for repairs, and is never Blocked. For low-rate
 // streams that every member receives, such as the federation's control
 // traffic, where ACKs from every member would cost more than they save.
+//
+// It also takes the other members' streams on g to be exempt the same
+// way (every member of the group is expected to call it): they are
+// acknowledged only when their sender asks (a data frame or heartbeat
+// with the ACK request), not every ackEvery messages unasked. A sender
+// that does flow-control its stream on g asks, and is answered.
 func (e *Endpoint) WithoutFlowControl(g transport.Group) {
 	e.sendStateOf(g).noFlow = true
+	if e.askedOnly == nil {
+		e.askedOnly = make(map[transport.Group]bool)
+	}
+	e.askedOnly[g] = true
 }
 
 // Receivers returns the nodes this endpoint knows as receivers of its
@@ -149,7 +159,7 @@ func (e *Endpoint) Blocked(g transport.Group) bool {
 	}
 	if st = e.sealGroup(g); !st.probed || e.now-st.probeAt >= int64(e.cfg.NakDelayTicks) {
 		st.probeAt, st.probed = e.now, true
-		e.heartbeat(st)
+		e.heartbeat(st, true)
 	}
 	return true
 }
@@ -232,9 +242,10 @@ func (e *Endpoint) onLeave(gs *groupState, p *peer, nonce uint64) {
 }
 
 // maybeAck acknowledges s at once when ackEvery messages were delivered
-// since its last ACK, or when force is set and anything was.
+// since its last ACK (unless its group is acknowledged only when asked,
+// see WithoutFlowControl), or when force is set and anything was.
 func (e *Endpoint) maybeAck(s *stream, force bool) {
-	if !s.started || s.next == 0 {
+	if !s.started || s.next == 0 || !force && e.askedOnly[s.key.group] {
 		return
 	}
 	through := s.next - 1
