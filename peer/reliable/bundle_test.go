@@ -515,3 +515,40 @@ func TestTailProbeAsksNoAck(t *testing.T) {
 		t.Fatalf("heartbeats after the ACK: %v; want some, none asking", seen)
 	}
 }
+
+// TestHeartbeatAsksRarely: while a receiver has not acknowledged, the
+// regular heartbeats keep coming but ask for ACKs at most once per
+// HeartbeatTicks x heartbeatBackoff ticks.
+func TestHeartbeatAsksRarely(t *testing.T) {
+	s, _ := pair(t, nil)
+	if _, err := s.Send(1, []byte("m"), true); err != nil {
+		t.Fatal(err)
+	}
+	take(s) // the data frame; the receiver never hears it, nor answers
+	every := int64(DefaultHeartbeatTicks * heartbeatBackoff)
+	var beats, asks []int64
+	for tick := int64(1); tick <= 3*every; tick++ {
+		s.Tick()
+		for _, o := range take(s).Out {
+			h, err := parseHeader(o.Frame)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.kind != kindHeartbeat {
+				continue
+			}
+			beats = append(beats, tick)
+			if h.ackReq {
+				asks = append(asks, tick)
+			}
+		}
+	}
+	if len(asks) < 2 || len(beats) <= len(asks) {
+		t.Fatalf("heartbeats at %v, asking at %v: want several heartbeats, at least two asking", beats, asks)
+	}
+	for i := 1; i < len(asks); i++ {
+		if asks[i]-asks[i-1] < every {
+			t.Fatalf("asks at %v: two within %d ticks", asks, every)
+		}
+	}
+}

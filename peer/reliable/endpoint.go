@@ -398,14 +398,24 @@ func (e *Endpoint) Tick() {
 			continue
 		}
 		limit := maxEvery
-		// The tail probe only tells the receivers where the stream ends
-		// (a lost last message is found at once); it asks for no ACKs:
-		// the window moves with the data frames' asks, and the regular
-		// heartbeats that follow ask while something is unacknowledged.
-		// Asking after every burst made every receiver ACK every burst.
-		probe := st.hbEvery < int64(e.cfg.HeartbeatTicks)
-		if !e.heartbeat(st, !probe) {
+		unacked := !st.noFlow && e.ackedBy(st) < st.sealedHW()
+		if !unacked {
 			limit = int64(e.cfg.HeartbeatTicks) * quietBackoff
+		}
+		// A heartbeat tells the receivers where the stream ends (a lost
+		// tail is found at once); asking for ACKs is another matter. The
+		// window moves with the data frames' asks (every Window/4
+		// messages) and a blocked sender asks at once (Blocked); what is
+		// left is to learn, in time, that the receivers have the tail,
+		// for the history and for stall detection. So the tail probe
+		// does not ask, and a regular heartbeat asks while something is
+		// unacknowledged, at most once per maxEvery ticks. Asking after
+		// every burst made every receiver ACK every sender every step
+		// of a lockstep federation.
+		probe := st.hbEvery < int64(e.cfg.HeartbeatTicks)
+		ask := unacked && !probe && (st.askedAt == 0 || e.now-st.askedAt >= maxEvery)
+		if e.heartbeat(st, ask) {
+			st.askedAt = e.now
 		}
 		st.lastSent = e.now
 		if st.hbEvery < int64(e.cfg.HeartbeatTicks) {

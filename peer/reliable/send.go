@@ -28,6 +28,7 @@ type sendState struct {
 	probeAt  int64  // tick of the last heartbeat sent because blocked
 	probed   bool   // probeAt is set
 	ackReqHW uint64 // hw when a frame last asked for ACKs
+	askedAt  int64  // tick of the last heartbeat that asked for ACKs
 	noFlow   bool   // not flow controlled (see WithoutFlowControl)
 }
 
