@@ -11,7 +11,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"golang.org/x/net/ipv4"
@@ -113,13 +112,7 @@ func runRawSteps(args []string, stdout, stderr io.Writer) int {
 }
 
 func rawStepsRun(n, id, steps, port int, stdout io.Writer) error {
-	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
-		var serr error
-		err := rc.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
-		})
-		return errors.Join(err, serr)
-	}}
+	lc := net.ListenConfig{Control: transport.ReuseAddr}
 	pc, err := lc.ListenPacket(context.Background(), "udp4", fmt.Sprintf("0.0.0.0:%d", port))
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-// reuseAddr reports that the UDP transport is not supported here.
-func reuseAddr(network, address string, c syscall.RawConn) error {
+// ReuseAddr reports that the UDP transport is not supported here.
+func ReuseAddr(network, address string, c syscall.RawConn) error {
 	return errors.New("transport: UDP multicast needs a unix system")
 }

@@ -4,10 +4,10 @@ package transport
 
 import "syscall"
 
-// reuseAddr sets SO_REUSEADDR so that several sockets, in this process or
+// ReuseAddr sets SO_REUSEADDR so that several sockets, in this process or
 // others, can bind the same group address and port and each receive every
 // datagram sent to it.
-func reuseAddr(network, address string, c syscall.RawConn) error {
+func ReuseAddr(network, address string, c syscall.RawConn) error {
 	var serr error
 	err := c.Control(func(fd uintptr) {
 		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)

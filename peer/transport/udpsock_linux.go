@@ -32,7 +32,7 @@ func receiveAddr(a netip.Addr) netip.Addr { return netip.IPv4Unspecified() }
 // otherwise receive every group joined by any socket on the host for its
 // port.
 func receiveControl(network, address string, c syscall.RawConn) error {
-	if err := reuseAddr(network, address, c); err != nil {
+	if err := ReuseAddr(network, address, c); err != nil {
 		return err
 	}
 	var serr error

@@ -23,7 +23,7 @@ func receiveAddr(a netip.Addr) netip.Addr { return a }
 
 // receiveControl prepares a receiving socket before it is bound.
 func receiveControl(network, address string, c syscall.RawConn) error {
-	return reuseAddr(network, address, c)
+	return ReuseAddr(network, address, c)
 }
 
 // membershipLimit reports whether err is the kernel refusing a socket one
