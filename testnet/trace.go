@@ -70,6 +70,10 @@ type traceFed struct {
 	tso       []string       // TSO deliveries in order
 }
 
+func newTraceFed() *traceFed {
+	return &traceFed{delivered: map[string]int{}, maxTS: math.Inf(-1)}
+}
+
 type traceSend struct {
 	fed   string
 	line  int
@@ -135,7 +139,7 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 		key, ok := cur[name]
 		if !ok {
 			key = name
-			feds[key] = &traceFed{delivered: map[string]int{}, maxTS: math.Inf(-1)}
+			feds[key] = newTraceFed()
 			names[key], cur[name] = name, key
 			count[name]++
 		}
@@ -173,7 +177,7 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 					delete(feds, key) // the first join names the incarnation
 					delete(names, key)
 				} else {
-					s = &traceFed{delivered: map[string]int{}, maxTS: math.Inf(-1)}
+					s = newTraceFed()
 					count[e.Fed]++
 				}
 				feds[nk], names[nk], cur[e.Fed] = s, e.Fed, nk

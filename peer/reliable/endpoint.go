@@ -414,7 +414,8 @@ func (e *Endpoint) Tick() {
 		// of a lockstep federation.
 		probe := st.hbEvery < int64(e.cfg.HeartbeatTicks)
 		ask := unacked && !probe && (st.askedAt == 0 || e.now-st.askedAt >= maxEvery)
-		if e.heartbeat(st, ask) {
+		e.heartbeat(st, ask)
+		if ask {
 			st.askedAt = e.now
 		}
 		st.lastSent = e.now
@@ -449,22 +450,18 @@ func (e *Endpoint) Tick() {
 }
 
 // heartbeat sends a heartbeat of st: its highest sequence and the oldest
-// it holds. st has no open reliable frame.
-//
-// With ask set it asks for ACKs when some receiver has not acknowledged
-// everything: receivers answer, batched at their next Tick. Once every
-// receiver is up to date, heartbeats ask for nothing, so a quiet group
-// costs no ACKs. It reports whether it asked.
-func (e *Endpoint) heartbeat(st *sendState, ask bool) (asked bool) {
+// it holds. st has no open reliable frame. With ask set it asks the
+// receivers for ACKs (they answer, batched at their next Tick); the
+// caller sets it only while some receiver has not acknowledged
+// everything, so a quiet group costs no ACKs.
+func (e *Endpoint) heartbeat(st *sendState, ask bool) {
 	f, body := e.newFrame(kindHeartbeat, st.group, st.hw, heartbeatBodyLen)
 	binary.BigEndian.PutUint64(body, e.low(st))
-	asked = ask && !st.noFlow && e.ackedBy(st) < st.sealedHW()
-	if asked {
+	if ask {
 		f[3] |= ackReqBit
 	}
 	e.emit(st.group, f)
 	e.stats.Heartbeats++
-	return asked
 }
 
 // newFrame allocates a frame of kind k with a body of n bytes, fills in

@@ -159,7 +159,7 @@ func (e *Endpoint) Blocked(g transport.Group) bool {
 	}
 	if st = e.sealGroup(g); !st.probed || e.now-st.probeAt >= int64(e.cfg.NakDelayTicks) {
 		st.probeAt, st.probed = e.now, true
-		e.heartbeat(st, true)
+		e.heartbeat(st, !st.noFlow && e.ackedBy(st) < st.sealedHW())
 	}
 	return true
 }

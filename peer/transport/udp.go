@@ -310,7 +310,7 @@ type udpSocket struct {
 	conn    *net.UDPConn
 	pc      *ipv4.PacketConn
 	mm      *mmsg
-	pkts    []Packet           // the reader's datagrams of one read, for dispatch
+	pkts    []Packet           // the reader's datagrams of one read, for dispatch (made there)
 	addrs   map[netip.Addr]int // joined groups per member address; guarded by UDP.mu
 	full    bool               // the kernel refused another membership; guarded by UDP.mu
 	closing atomic.Bool        // set before conn is closed
@@ -550,7 +550,6 @@ func (u *UDP) listen(addr netip.Addr) (*udpSocket, error) {
 		conn:  conn,
 		pc:    pc,
 		mm:    mm,
-		pkts:  make([]Packet, readBatch),
 		addrs: make(map[netip.Addr]int),
 		done:  make(chan struct{}),
 	}, nil
@@ -602,8 +601,8 @@ func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
 		}
 	}
 	data := make([]byte, total)
-	if len(s.pkts) < readBatch {
-		s.pkts = make([]Packet, readBatch)
+	if s.pkts == nil {
+		s.pkts = make([]Packet, readBatch) // the reader's, reused
 	}
 	pkts := s.pkts[:readBatch]
 	kept := 0
@@ -623,7 +622,6 @@ func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
 		u.received.Add(uint64(k))
 		rest = rest[k:]
 	}
-	defer clear(pkts[:kept]) // do not keep the datagrams
 	for _, pkt := range rest {
 		select {
 		case u.recv <- pkt:
@@ -632,6 +630,7 @@ func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
 			u.overflow.Add(1)
 		}
 	}
+	clear(pkts[:kept]) // do not keep the datagrams
 }
 
 // SetDirect implements Direct: the reader goroutines offer the datagrams

@@ -274,16 +274,24 @@ func TestUDPReceivedDataIsOwned(t *testing.T) {
 	}
 }
 
-// TestUDPDispatchBadInput feeds dispatch malformed datagrams directly.
-func TestUDPDispatchBadInput(t *testing.T) {
+// dispatchUDP returns a UDP transport whose dispatch can be fed by hand,
+// with group 1 joined on the returned socket and group 2 on another.
+func dispatchUDP(t *testing.T) (*UDP, *udpSocket) {
+	t.Helper()
 	u, err := NewUDP(UDPConfig{Federation: "dispatch", Port: freePort(t), MaxPacket: 64, Queue: 16})
 	if err != nil {
 		t.Skipf("multicast on lo unavailable: %v", err)
 	}
-	defer u.Close()
+	t.Cleanup(func() { u.Close() })
 	s := &udpSocket{}
 	r := map[Group]*udpSocket{1: s, 2: {}}
 	u.routes.Store(&r)
+	return u, s
+}
+
+// TestUDPDispatchBadInput feeds dispatch malformed datagrams directly.
+func TestUDPDispatchBadInput(t *testing.T) {
+	u, s := dispatchUDP(t)
 	hdr := func(tag uint32, g Group, payload string) []byte {
 		b := make([]byte, udpHeaderLen, udpHeaderLen+len(payload))
 		binary.BigEndian.PutUint32(b, tag)
@@ -323,14 +331,7 @@ func TestUDPDispatchBadInput(t *testing.T) {
 // the datagrams of one read together, in order; what it does not take
 // goes to Recv in order, and a taker's out-of-range answer is clamped.
 func TestUDPDispatchDirect(t *testing.T) {
-	u, err := NewUDP(UDPConfig{Federation: "direct", Port: freePort(t), MaxPacket: 64, Queue: 16})
-	if err != nil {
-		t.Skipf("multicast on lo unavailable: %v", err)
-	}
-	defer u.Close()
-	s := &udpSocket{}
-	r := map[Group]*udpSocket{1: s}
-	u.routes.Store(&r)
+	u, s := dispatchUDP(t)
 	read := func(payloads ...string) {
 		ms := make([]ipv4.Message, len(payloads))
 		for i, p := range payloads {
