@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/metrics"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -214,7 +215,7 @@ func (c *Config) tick() time.Duration {
 	return c.TickInterval
 }
 
-func (c *Config) timeKind() timeKind {
+func (c *Config) timeKind() hla.TimeKind {
 	if c.TimeRepresentation == HLAinteger64Time {
 		return HLAinteger64Time
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/reliable"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -30,7 +31,7 @@ import (
 type Federate struct {
 	cfg    Config
 	fdd    *fomxml.FDD
-	tk     timeKind
+	tk     hla.TimeKind
 	handle FederateHandle
 	name   string
 	log    zerolog.Logger
@@ -722,19 +723,19 @@ func (f *Federate) actOnTime(rd lbts.Ready) {
 		if f.trace != nil {
 			f.traceTime("regulation", *rd.RegulationEnabled)
 		}
-		f.events.push(TimeRegulationEnabled{Time: f.tk.make(*rd.RegulationEnabled)})
+		f.events.push(TimeRegulationEnabled{Time: f.tk.Make(*rd.RegulationEnabled)})
 	}
 	if rd.ConstrainedEnabled != nil {
 		if f.trace != nil {
 			f.traceTime("constrained", *rd.ConstrainedEnabled)
 		}
-		f.events.push(TimeConstrainedEnabled{Time: f.tk.make(*rd.ConstrainedEnabled)})
+		f.events.push(TimeConstrainedEnabled{Time: f.tk.Make(*rd.ConstrainedEnabled)})
 	}
 	if rd.Grant != nil {
 		if f.trace != nil {
 			f.traceTime("grant", *rd.Grant)
 		}
-		f.events.push(TimeAdvanceGrant{Time: f.tk.make(*rd.Grant), Request: rd.GrantKind})
+		f.events.push(TimeAdvanceGrant{Time: f.tk.Make(*rd.Grant), Request: rd.GrantKind})
 	}
 	f.tm.Advance(rd)
 }
@@ -870,7 +871,7 @@ func (f *Federate) forget(h FederateHandle, why MemberEventKind) {
 	delete(f.members, h)
 	f.tm.RemoveFederate(lbts.FederateID(h))
 	f.rel.ForgetSender(reliable.NodeID(h))
-	f.events.push(f.st.removeFederate(h, f.resign.deletes() || why == MemberResigned)...)
+	f.events.push(f.st.removeFederate(h, f.resign.Deletes() || why == MemberResigned)...)
 	if why == MemberLost {
 		f.events.push(FederateLost{Federate: h, Name: m.Name})
 	} else {

@@ -263,7 +263,7 @@ func TestManualReservation(t *testing.T) {
 		if i == 1 {
 			want = "ObjectInstanceNameReservationFailed"
 		}
-		if len(evs) != 1 || fmt.Sprintf("%T", evs[0]) != "peer."+want {
+		if len(evs) != 1 || fmt.Sprintf("%T", evs[0]) != "hla."+want {
 			t.Errorf("%s: %v, want %s", f.Name(), evs, want)
 		}
 	}

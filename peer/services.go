@@ -240,7 +240,7 @@ func (f *Federate) UpdateAttributeValuesWithTime(obj ObjectInstanceHandle, value
 // when values went out in time-stamp order over reliable transport, as
 // the standard's MessageRetractionReturn says whether it is.
 func (f *Federate) UpdateAttributeValuesWithTimeRetractable(obj ObjectInstanceHandle, values AttributeValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
-	ts, err := f.tk.value(t)
+	ts, err := f.tk.Value(t)
 	if err != nil {
 		return MessageRetractionHandle{}, err
 	}
@@ -310,7 +310,7 @@ func (f *Federate) SendInteractionWithTime(class InteractionClassHandle, values 
 // SendInteractionWithTimeRetractable is SendInteractionWithTime returning
 // the retraction handle; see UpdateAttributeValuesWithTimeRetractable.
 func (f *Federate) SendInteractionWithTimeRetractable(class InteractionClassHandle, values ParameterValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
-	ts, err := f.tk.value(t)
+	ts, err := f.tk.Value(t)
 	if err != nil {
 		return MessageRetractionHandle{}, err
 	}
@@ -359,7 +359,7 @@ func (f *Federate) DeleteObjectInstanceWithTime(obj ObjectInstanceHandle, tag []
 // give the instance back to the sender: only the receivers that had not
 // yet been delivered the removal keep the instance.
 func (f *Federate) DeleteObjectInstanceWithTimeRetractable(obj ObjectInstanceHandle, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
-	ts, err := f.tk.value(t)
+	ts, err := f.tk.Value(t)
 	if err != nil {
 		return MessageRetractionHandle{}, err
 	}
@@ -404,9 +404,9 @@ func (f *Federate) timeError(err error, given float64) error {
 	var ite *lbts.InvalidTimeError
 	if errors.As(err, &ite) {
 		if ite.Op == "advance" {
-			return fmt.Errorf("%w: %v is before the federate's time %v", ErrLogicalTimeAlreadyPassed, f.tk.make(ite.Requested), f.tk.make(ite.Min))
+			return fmt.Errorf("%w: %v is before the federate's time %v", ErrLogicalTimeAlreadyPassed, f.tk.Make(ite.Requested), f.tk.Make(ite.Min))
 		}
-		return &InvalidLogicalTimeError{Given: f.tk.make(ite.Requested), Earliest: f.tk.make(ite.Min), After: ite.Strict}
+		return &InvalidLogicalTimeError{Given: f.tk.Make(ite.Requested), Earliest: f.tk.Make(ite.Min), After: ite.Strict}
 	}
 	for _, m := range []struct{ from, to error }{
 		{lbts.ErrInTimeAdvance, ErrInTimeAdvancingState},
@@ -430,7 +430,7 @@ func (f *Federate) timeError(err error, given float64) error {
 // EnableTimeRegulation (§8.2) makes the federate time-regulating with the
 // given lookahead. TimeRegulationEnabled follows.
 func (f *Federate) EnableTimeRegulation(lookahead LogicalTime) error {
-	l, err := f.tk.interval(lookahead)
+	l, err := f.tk.Interval(lookahead)
 	if err != nil {
 		return err
 	}
@@ -525,7 +525,7 @@ func (f *Federate) FlushQueueRequest(t LogicalTime) error {
 // messages held for the time advancing state (asynchronous delivery off)
 // are delivered at once.
 func (f *Federate) advance(kind lbts.RequestKind, t LogicalTime) error {
-	ts, err := f.tk.value(t)
+	ts, err := f.tk.Value(t)
 	if err != nil {
 		return err
 	}
@@ -598,7 +598,7 @@ func (f *Federate) Retract(h MessageRetractionHandle) error {
 		if err := f.tm.CheckRetract(s.ts); err != nil {
 			if errors.Is(err, lbts.ErrCannotRetract) {
 				delete(f.st.sentTSO, h.Serial)
-				return fmt.Errorf("%w: %v at %v", ErrMessageCanNoLongerBeRetracted, h, f.tk.make(s.ts))
+				return fmt.Errorf("%w: %v at %v", ErrMessageCanNoLongerBeRetracted, h, f.tk.Make(s.ts))
 			}
 			return f.timeError(err, s.ts)
 		}
@@ -642,7 +642,7 @@ func (f *Federate) ChangeInteractionOrderType(class InteractionClassHandle, orde
 
 // ModifyLookahead (§8.19).
 func (f *Federate) ModifyLookahead(lookahead LogicalTime) error {
-	l, err := f.tk.interval(lookahead)
+	l, err := f.tk.Interval(lookahead)
 	if err != nil {
 		return err
 	}
@@ -661,7 +661,7 @@ func (f *Federate) ModifyLookahead(lookahead LogicalTime) error {
 func (f *Federate) QueryLogicalTime() (LogicalTime, error) {
 	var t float64
 	err := f.call(func() error { t = f.tm.Time(); return nil })
-	return f.tk.make(t), err
+	return f.tk.Make(t), err
 }
 
 // QueryLookahead (§8.20).
@@ -674,7 +674,7 @@ func (f *Federate) QueryLookahead() (LogicalTime, error) {
 		l = f.tm.Lookahead()
 		return nil
 	})
-	return f.tk.make(l), err
+	return f.tk.Make(l), err
 }
 
 // QueryGALT (§8.16) returns the greatest available logical time, and
@@ -683,7 +683,7 @@ func (f *Federate) QueryGALT() (LogicalTime, bool, error) {
 	var t float64
 	var ok bool
 	err := f.call(func() error { t, ok = f.tm.GALT(); return nil })
-	return f.tk.make(t), ok, err
+	return f.tk.Make(t), ok, err
 }
 
 // QueryLITS (§8.18) returns the least incoming time stamp: the smaller of
@@ -693,7 +693,7 @@ func (f *Federate) QueryLITS() (LogicalTime, bool, error) {
 	var t float64
 	var ok bool
 	err := f.call(func() error { t, ok = f.tm.LITS(); return nil })
-	return f.tk.make(t), ok, err
+	return f.tk.Make(t), ok, err
 }
 
 // ---- Federation management (§4) ----
@@ -702,14 +702,14 @@ func (f *Federate) QueryLITS() (LogicalTime, bool, error) {
 // action to this federate's objects, tells the others, frees the
 // federate's name, and closes the federate.
 func (f *Federate) ResignFederationExecution(ctx context.Context, action ResignAction) error {
-	if !action.valid() {
+	if !action.Valid() {
 		return fmt.Errorf("%w: %d", ErrInvalidResignAction, int(action))
 	}
 	err := f.call(func() error {
-		if len(f.st.owned) > 0 && !action.deletes() && action != UnconditionallyDivestAttributes {
+		if len(f.st.owned) > 0 && !action.Deletes() && action != UnconditionallyDivestAttributes {
 			return fmt.Errorf("%w: %d object instances", ErrFederateOwnsAttributes, len(f.st.owned))
 		}
-		if action.deletes() {
+		if action.Deletes() {
 			for h := range f.st.owned {
 				o, err := f.st.delete(h, nil, false, 0, false)
 				if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
@@ -595,14 +596,14 @@ type delivery struct {
 // apply turns one delivered message into events, appended to evs (a
 // reused buffer: no allocation for the slice on the hot path). tk
 // converts times.
-func (s *state) apply(evs []Event, m *wireMsg, d delivery, tk timeKind) []Event {
+func (s *state) apply(evs []Event, m *wireMsg, d delivery, tk hla.TimeKind) []Event {
 	sent := Receive
 	if m.TSO {
 		sent = TimeStamp
 	}
 	var t LogicalTime
 	if m.HasTime {
-		t = tk.make(m.Time)
+		t = tk.Make(m.Time)
 	}
 	var mrh MessageRetractionHandle
 	if m.TSO && d.reliable { // the sender gives out handles for these only

@@ -1,4 +1,4 @@
-package peer
+package hla
 
 import (
 	"fmt"
@@ -71,8 +71,10 @@ const (
 	NoAction
 )
 
-func (a ResignAction) valid() bool { return a >= UnconditionallyDivestAttributes && a <= NoAction }
+// Valid reports whether a is one of the six actions.
+func (a ResignAction) Valid() bool { return a >= UnconditionallyDivestAttributes && a <= NoAction }
 
-func (a ResignAction) deletes() bool {
+// Deletes reports whether a deletes the objects the federate may delete.
+func (a ResignAction) Deletes() bool {
 	return a == DeleteObjects || a == DeleteObjectsThenDivest || a == CancelThenDeleteThenDivest
 }

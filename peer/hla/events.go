@@ -1,4 +1,4 @@
-package peer
+package hla
 
 import "github.com/meshrti/meshrti/lbts"
 
@@ -132,3 +132,17 @@ func (FederateLost) isEvent()                           {}
 func (FederateJoined) isEvent()                         {}
 func (FederateResigned) isEvent()                       {}
 func (ConnectionLost) isEvent()                         {}
+
+// MessagesLost is a meshrti extension: the data plane gave up on reliable
+// messages from a federate. They were sent but can no longer be repaired:
+// this federate fell too far behind (a stall longer than
+// Config.StallTimeout, or a partition), or the sender was lost with them
+// unsent. Updates, interactions or deletes among them were not delivered.
+// Messages counts the data-plane messages lost (fragments of one large
+// value count one each). Gaps are also counted in Stats.Gaps.
+type MessagesLost struct {
+	Producer FederateHandle
+	Messages uint64
+}
+
+func (MessagesLost) isEvent() {}
