@@ -10,8 +10,8 @@ import (
 )
 
 var (
-	seedFlag = flag.Uint64("seed", 0, "replay the randomized run with this seed")
-	runsFlag = flag.Int("runs", 100, "number of randomized runs (a tenth with -short)")
+	seedFlag  = flag.Uint64("seed", 0, "replay the randomized run with this seed")
+	seedsFlag = flag.Int("seeds", 100, "number of random seeds for TestRandomized (an eighth for TestRandomizedZeroLookahead; a tenth with -short)")
 )
 
 // TestRandomized runs federations of 3 to 8 nodes over a network that
@@ -41,7 +41,7 @@ func TestRandomized(t *testing.T) {
 		}
 		return
 	}
-	runs := *runsFlag
+	runs := *seedsFlag
 	if testing.Short() {
 		runs = max(1, runs/10)
 	}
@@ -113,7 +113,7 @@ func TestRandomizedZeroLookahead(t *testing.T) {
 		}
 		return
 	}
-	runs := max(1, *runsFlag/8) // each run is many times longer
+	runs := max(1, *seedsFlag/8) // each run is many times longer
 	if testing.Short() {
 		runs = max(1, runs/10)
 	}

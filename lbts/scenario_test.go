@@ -3,15 +3,16 @@ package lbts
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/meshrti/meshrti/testnet/scenario"
 )
 
-// A tiny scenario runner in the spirit of cockroachdb/datadriven. A file
-// in testdata/ is a list of blocks:
+// Scenarios are scripts in testdata/, run by package scenario (see its
+// doc for the format): blocks of
 //
 //	# comments
 //	command arg key=value ...
@@ -24,54 +25,6 @@ import (
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testdata scenarios")
 
-type block struct {
-	pre      string // comment and command lines, verbatim
-	cmd      string
-	line     int
-	expected string
-}
-
-func parseScenario(t *testing.T, path string) []block {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(data), "\n")
-	var blocks []block
-	var pre []string
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if l != "----" {
-			pre = append(pre, l)
-			continue
-		}
-		b := block{line: i}
-		// The command is the last non-comment, non-blank line before ----.
-		for j := len(pre) - 1; j >= 0; j-- {
-			s := strings.TrimSpace(pre[j])
-			if s != "" && !strings.HasPrefix(s, "#") {
-				b.cmd = s
-				break
-			}
-		}
-		if b.cmd == "" {
-			t.Fatalf("%s:%d: ---- without a command", path, i+1)
-		}
-		b.pre = strings.Trim(strings.Join(pre, "\n"), "\n")
-		pre = nil
-		var out []string
-		for i++; i < len(lines) && lines[i] != ""; i++ {
-			out = append(out, lines[i])
-		}
-		b.expected = strings.Join(out, "\n")
-		blocks = append(blocks, b)
-	}
-	if rest := strings.TrimSpace(strings.Join(pre, "\n")); rest != "" {
-		t.Fatalf("%s: trailing text without ----: %q", path, rest)
-	}
-	return blocks
-}
-
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
 	if err != nil || len(files) == 0 {
@@ -79,23 +32,14 @@ func TestScenarios(t *testing.T) {
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			blocks := parseScenario(t, path)
 			r := &runner{t: t, c: newCluster()}
-			var out strings.Builder
-			for _, b := range blocks {
-				got := r.run(b.cmd)
-				if *rewrite {
-					fmt.Fprintf(&out, "%s\n----\n%s\n\n", b.pre, got)
-					continue
-				}
-				if got != b.expected {
-					t.Errorf("%s:%d: %s\n got:\n%s\nwant:\n%s", path, b.line, b.cmd, got, b.expected)
-				}
+			var diff strings.Builder
+			res, err := scenario.RunFile(path, &diff, *rewrite, r.run)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if *rewrite {
-				if err := os.WriteFile(path, []byte(strings.TrimRight(out.String(), "\n")+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
+			if res.Mismatches > 0 && !*rewrite {
+				t.Errorf("%s: %d of %d steps differ (rerun with -rewrite to accept):\n%s", path, res.Mismatches, res.Steps, diff.String())
 			}
 		})
 	}
@@ -194,8 +138,9 @@ func (a *args) groups(key string, def []uint32) []uint32 {
 }
 
 // run executes one command and returns its output: the events it caused
-// (one line each), or "ok".
-func (r *runner) run(cmd string) string {
+// (one line each), or "ok". It never fails: a command's error is part of
+// its output.
+func (r *runner) run(cmd string) ([]string, error) {
 	var log strings.Builder
 	r.c.log = &log
 	r.c.fail = func(format string, args ...any) {
@@ -208,9 +153,9 @@ func (r *runner) run(cmd string) string {
 	}
 	out := strings.TrimRight(log.String(), "\n")
 	if out == "" {
-		return "ok"
+		return []string{"ok"}, nil
 	}
-	return out
+	return strings.Split(out, "\n"), nil
 }
 
 func (r *runner) node(a *args) (*simNode, error) {

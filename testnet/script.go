@@ -1,13 +1,11 @@
 package testnet
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,12 +15,14 @@ import (
 	"github.com/meshrti/meshrti/lbts"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/testnet/scenario"
 )
 
 // Scenario scripts: see docs/testing.md for the language. A script is a
 // list of steps; each step is one command line, a line "----", and the
 // expected output up to a blank line. Lines starting with # and blank
-// lines between steps are comments.
+// lines between steps are comments. Package scenario parses, compares
+// and rewrites them; this file carries out the commands.
 
 // DefaultQuiet is how long no federate may see a new event before a step
 // counts as finished, unless the script sets quiet=... on federation or
@@ -52,10 +52,6 @@ type ScriptResult struct {
 // federate's events. The error reports a malformed script or a federation
 // that could not start; expectation failures are counted in the result.
 func RunScript(ctx context.Context, r io.Reader, w io.Writer, rewrite bool) (*ScriptResult, error) {
-	sc, err := parseScript(r)
-	if err != nil {
-		return nil, err
-	}
 	s := &simulation{
 		ctx: ctx, quiet: DefaultQuiet,
 		fedIdx: make(map[string]int), fedName: make(map[peer.FederateHandle]string),
@@ -64,42 +60,15 @@ func RunScript(ctx context.Context, r io.Reader, w io.Writer, rewrite bool) (*Sc
 		handles: make(map[string]peer.MessageRetractionHandle), handleTag: make(map[peer.MessageRetractionHandle]string),
 	}
 	defer s.close()
-	res := &ScriptResult{}
-	var out strings.Builder
-	for i := range sc.steps {
-		st := &sc.steps[i]
-		got, err := s.step(st.cmd)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %s: %w", st.line, st.cmd, err)
-		}
-		res.Steps++
-		if !slices.Equal(got, st.expected) || !st.sep {
-			res.Mismatches++
-			if !rewrite {
-				fmt.Fprintf(w, "line %d: %s\n", st.line, st.cmd)
-				if !st.sep {
-					fmt.Fprintf(w, "  (no ---- line: expected output missing)\n")
-				}
-				for _, l := range lineDiff(st.expected, got) {
-					fmt.Fprintf(w, "  %s\n", l)
-				}
-			}
-		}
-		for _, l := range st.pre {
-			out.WriteString(l + "\n")
-		}
-		out.WriteString(st.cmd + "\n----\n")
-		for _, l := range got {
-			out.WriteString(l + "\n")
-		}
-		if i < len(sc.steps)-1 || len(sc.trailer) > 0 {
-			out.WriteString("\n")
-		}
+	report := w
+	if rewrite {
+		report = io.Discard
 	}
-	for _, l := range sc.trailer {
-		out.WriteString(l + "\n")
+	sr, err := scenario.Run(r, report, s.step)
+	if err != nil {
+		return nil, err
 	}
-	res.Rewritten = []byte(out.String())
+	res := &ScriptResult{Steps: sr.Steps, Mismatches: sr.Mismatches, Rewritten: sr.Rewritten}
 	if s.c != nil {
 		res.Violations = Check(s.c.Logs)
 	}
@@ -112,55 +81,6 @@ func RunScript(ctx context.Context, r io.Reader, w io.Writer, rewrite bool) (*Sc
 }
 
 // ---- Parsing ----
-
-type scriptStep struct {
-	pre      []string // comments and blank lines before the command
-	cmd      string
-	line     int
-	sep      bool // "----" followed the command
-	expected []string
-}
-
-type script struct {
-	steps   []scriptStep
-	trailer []string
-}
-
-func parseScript(r io.Reader) (*script, error) {
-	var lines []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		lines = append(lines, strings.TrimRight(sc.Text(), " \t\r"))
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	var s script
-	var pre []string
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") {
-			pre = append(pre, l)
-			continue
-		}
-		if l == "----" {
-			return nil, fmt.Errorf("line %d: ---- without a command", i+1)
-		}
-		st := scriptStep{pre: pre, cmd: strings.TrimSpace(l), line: i + 1}
-		pre = nil
-		if i+1 < len(lines) && lines[i+1] == "----" {
-			st.sep = true
-			i += 2
-			for ; i < len(lines) && lines[i] != ""; i++ {
-				st.expected = append(st.expected, lines[i])
-			}
-		}
-		s.steps = append(s.steps, st)
-	}
-	s.trailer = pre
-	return &s, nil
-}
 
 // tokenize splits a command line at spaces; double-quoted parts (Go
 // syntax) may hold spaces: Position="a b".
@@ -1204,42 +1124,4 @@ func (s *simulation) attrName(h peer.AttributeHandle) string {
 		}
 	}
 	return fmt.Sprint(h)
-}
-
-// ---- Diffs ----
-
-// lineDiff returns a minimal line diff of want and got: "- " for lines
-// only in want, "+ " for lines only in got, "  " for common ones.
-func lineDiff(want, got []string) []string {
-	n, m := len(want), len(got)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if want[i] == got[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out []string
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && want[i] == got[j]:
-			out = append(out, "  "+want[i])
-			i++
-			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			out = append(out, "+ "+got[j])
-			j++
-		default:
-			out = append(out, "- "+want[i])
-			i++
-		}
-	}
-	return out
 }

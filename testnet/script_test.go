@@ -60,33 +60,6 @@ func runScriptFile(t *testing.T, file string) {
 	}
 }
 
-func TestParseScriptRoundTrip(t *testing.T) {
-	src := "# a comment\n\njoin A B\n----\nok\n\n# tail\n"
-	sc, err := parseScript(bytes.NewReader([]byte(src)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sc.steps) != 1 || sc.steps[0].cmd != "join A B" || !sc.steps[0].sep || len(sc.steps[0].expected) != 1 {
-		t.Fatalf("parsed %+v", sc.steps)
-	}
-	if len(sc.trailer) != 1 || sc.trailer[0] != "# tail" {
-		t.Fatalf("trailer %q", sc.trailer)
-	}
-}
-
-func TestLineDiff(t *testing.T) {
-	got := lineDiff([]string{"a", "b", "c"}, []string{"a", "x", "c"})
-	want := []string{"  a", "+ x", "- b", "  c"}
-	if len(got) != len(want) {
-		t.Fatalf("%q", got)
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			t.Fatalf("%q, want %q", got, want)
-		}
-	}
-}
-
 // TestScriptMalformed: a command the script language cannot carry out
 // stops the script with its line, instead of printing an output.
 func TestScriptMalformed(t *testing.T) {

@@ -12,7 +12,8 @@
 // (sender, group) stream in sequence order and buffers messages that
 // arrive early. When it notices a hole, it waits a little (NakDelayTicks,
 // randomized) and multicasts a NAK on the group naming the sender and the
-// missing ranges. The sender retransmits what it still holds and answers
+// missing ranges (with Config.Inbox, which package peer sets, it sends the
+// NAK to the sender's inbox group instead, and nobody suppresses). The sender retransmits what it still holds and answers
 // "gone" for what it no longer holds; the receiver then reports a Gap and
 // moves on. Receivers that see another receiver's NAK for ranges they miss
 // too hold their own NAK back (suppression). Heartbeats on idle groups
@@ -21,9 +22,17 @@
 // without a NAK. Best-effort messages have their own sequence, are
 // delivered at once and never repaired.
 //
-// With Config.Key set, every frame carries a frame counter and an
-// HMAC-SHA256 truncated to 16 bytes; receivers keep a replay window per
-// sender. docs/dataplane.md describes the frame format and the protocol.
+// Without a key, every frame ends with a CRC-32C of the bytes before it,
+// and a corrupted frame is dropped (ErrChecksum). With Config.Key (or
+// Config.Keys, whose ids allow rotation without loss: Endpoint.SetKeys),
+// every frame is sealed with AES-256-GCM under a key derived per sender
+// run with HKDF-SHA256 from the federation key, the sender's NodeID and
+// its incarnation: the body is encrypted, and the header, key id and
+// frame counter are authenticated with it. A sealed frame ends with the
+// 16-byte GCM tag, the key id and the 8-byte frame counter, which is also
+// the nonce. Receivers drop frames that fail to open (ErrAuth) and keep a
+// replay window of frame counters per sender (ErrReplay). docs/dataplane.md
+// describes the frame format and the protocol.
 //
 // # Join handshake
 //

@@ -324,8 +324,8 @@ func TestJoinBeforeFirstMessage(t *testing.T) {
 	if testing.Short() {
 		seeds = 15
 	}
-	if *simSeeds > 0 {
-		seeds = *simSeeds
+	if *seedsFlag > 0 {
+		seeds = *seedsFlag
 	}
 	unknown := 0
 	for seed := range uint64(seeds) {
@@ -377,8 +377,8 @@ func TestJoinBeforeFirstMessage(t *testing.T) {
 // TestLateSenderSendsAtOnce cover the other orders.)
 func TestSenderJoinsAfterReceiver(t *testing.T) {
 	seeds := 20
-	if *simSeeds > 0 {
-		seeds = *simSeeds
+	if *seedsFlag > 0 {
+		seeds = *seedsFlag
 	}
 	for seed := range uint64(seeds) {
 		s := newSim(t, seed, simConfig{})
@@ -462,8 +462,8 @@ func TestJoinMidStream(t *testing.T) {
 // oracle) and not much earlier than its join.
 func TestJoinMidStreamLossy(t *testing.T) {
 	seeds := 10
-	if *simSeeds > 0 {
-		seeds = *simSeeds
+	if *seedsFlag > 0 {
+		seeds = *seedsFlag
 	}
 	for seed := range uint64(seeds) {
 		s := newSim(t, seed, simConfig{loss: 0.2, maxDelay: 2})
@@ -748,11 +748,11 @@ func TestLateSenderSendsAtOnce(t *testing.T) {
 	if testing.Short() {
 		seeds = 40
 	}
-	if *simSeeds > 0 {
-		seeds = *simSeeds
+	if *seedsFlag > 0 {
+		seeds = *seedsFlag
 	}
 	unheard := 0
-	for seed := *simFrom; seed < *simFrom+uint64(seeds); seed++ {
+	for seed := *seedFlag; seed < *seedFlag+uint64(seeds); seed++ {
 		r := rand.New(rand.NewPCG(seed, 2))
 		d := 1 + r.IntN(2)
 		s := newSim(t, seed, simConfig{
