@@ -17,6 +17,9 @@ import (
 type Document struct {
 	Module Module
 
+	file   string // as given to Parse
+	source []byte // the bytes parsed
+
 	objects      *classDef // HLAobjectRoot tree, nil if the module has none
 	interactions *classDef // HLAinteractionRoot tree
 
@@ -74,7 +77,7 @@ func ParseBytes(file string, data []byte) (*Document, error) {
 // names the module in errors and positions. At most MaxModuleBytes are
 // read.
 func Parse(file string, r io.Reader) (*Document, error) {
-	root, err := parseTree(file, r)
+	root, data, err := parseTree(file, r)
 	if err != nil {
 		return nil, err
 	}
@@ -86,8 +89,14 @@ func Parse(file string, r io.Reader) (*Document, error) {
 	if err := p.errs.err(); err != nil {
 		return nil, err
 	}
+	doc.file, doc.source = file, data
 	return doc, nil
 }
+
+// Source returns the name the module was parsed under and the bytes it
+// was parsed from, so that it can be handed to another process (a
+// federation carries its modules to every joining federate).
+func (d *Document) Source() (file string, data []byte) { return d.file, d.source }
 
 type parser struct {
 	file string

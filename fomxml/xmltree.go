@@ -77,13 +77,13 @@ func (e *element) str(name string) string {
 
 // parseTree reads a whole XML document into an element tree, enforcing
 // the limits above. Positions are line numbers of the start tags.
-func parseTree(file string, r io.Reader) (*element, error) {
+func parseTree(file string, r io.Reader) (*element, []byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxModuleBytes+1))
 	if err != nil {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("read: %v", err), kind: ErrCouldNotOpen}
+		return nil, nil, &Error{File: file, Msg: fmt.Sprintf("read: %v", err), kind: ErrCouldNotOpen}
 	}
 	if len(data) > MaxModuleBytes {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("module is larger than %d bytes", MaxModuleBytes), kind: ErrReading}
+		return nil, nil, &Error{File: file, Msg: fmt.Sprintf("module is larger than %d bytes", MaxModuleBytes), kind: ErrReading}
 	}
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.Strict = true
@@ -112,25 +112,25 @@ func parseTree(file string, r io.Reader) (*element, error) {
 		tok, err := d.RawToken()
 		if errors.Is(err, io.EOF) {
 			if n := len(stack); n > 0 {
-				return nil, fail("malformed XML: unexpected end of file, <" + stack[n-1].name + "> is not closed")
+				return nil, nil, fail("malformed XML: unexpected end of file, <" + stack[n-1].name + "> is not closed")
 			}
 			break
 		}
 		if err != nil {
 			var se *xml.SyntaxError
 			if errors.As(err, &se) {
-				return nil, &Error{File: file, Line: se.Line, Msg: "malformed XML: " + se.Msg, kind: ErrReading}
+				return nil, nil, &Error{File: file, Line: se.Line, Msg: "malformed XML: " + se.Msg, kind: ErrReading}
 			}
-			return nil, fail("malformed XML: " + err.Error())
+			return nil, nil, fail("malformed XML: " + err.Error())
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			count++
 			if count > MaxElements {
-				return nil, fail(fmt.Sprintf("more than %d elements", MaxElements))
+				return nil, nil, fail(fmt.Sprintf("more than %d elements", MaxElements))
 			}
 			if len(stack) >= MaxDepth {
-				return nil, fail(fmt.Sprintf("elements nested deeper than %d", MaxDepth))
+				return nil, nil, fail(fmt.Sprintf("elements nested deeper than %d", MaxDepth))
 			}
 			// InputPos before Token is where the previous token ended.
 			// Whitespace before a tag is a token of its own, so that is
@@ -138,7 +138,7 @@ func parseTree(file string, r io.Reader) (*element, error) {
 			el := &element{name: t.Name.Local, line: line}
 			for _, a := range t.Attr {
 				if len(a.Value) > MaxTextBytes {
-					return nil, fail("attribute value too long")
+					return nil, nil, fail("attribute value too long")
 				}
 				if el.attrs == nil {
 					el.attrs = make(map[string]string, len(t.Attr))
@@ -147,7 +147,7 @@ func parseTree(file string, r io.Reader) (*element, error) {
 			}
 			if len(stack) == 0 {
 				if root != nil {
-					return nil, fail("more than one root element")
+					return nil, nil, fail("more than one root element")
 				}
 				root = el
 			} else {
@@ -162,7 +162,7 @@ func parseTree(file string, r io.Reader) (*element, error) {
 			// so check the match here.
 			n := len(stack) - 1
 			if n < 0 || stack[n].name != t.Name.Local {
-				return nil, fail("malformed XML: unexpected end element </" + t.Name.Local + ">")
+				return nil, nil, fail("malformed XML: unexpected end element </" + t.Name.Local + ">")
 			}
 			stack[n].text = strings.TrimSpace(string(texts[n]))
 			stack = stack[:n]
@@ -170,14 +170,14 @@ func parseTree(file string, r io.Reader) (*element, error) {
 		case xml.CharData:
 			if n := len(texts); n > 0 {
 				if len(texts[n-1])+len(t) > MaxTextBytes {
-					return nil, fail("element text too long")
+					return nil, nil, fail("element text too long")
 				}
 				texts[n-1] = append(texts[n-1], t...)
 			}
 		}
 	}
 	if root == nil {
-		return nil, &Error{File: file, Line: 1, Msg: "no root element", kind: ErrReading}
+		return nil, nil, &Error{File: file, Line: 1, Msg: "no root element", kind: ErrReading}
 	}
-	return root, nil
+	return root, data, nil
 }
