@@ -1,6 +1,8 @@
 package meshrti
 
 import (
+	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -80,12 +82,18 @@ func contains(s []string, v string) bool {
 	return false
 }
 
-// TestCoreImports keeps the protocol cores pure: lbts and ddm (and
-// anything below them) may not touch the network, the OS, locks or the
-// clock. Wall-clock progress reaches them only as Tick calls.
+// pureCores are the packages that hold protocol state machines: the time
+// core, DDM, the reliable endpoint, the federate core with its
+// sub-machines, and the API vocabulary they share.
+var pureCores = []string{"lbts", "ddm", "peer/reliable", "peer/internal/core", "peer/hla"}
+
+// TestCoreImports keeps the protocol cores pure: they (and anything below
+// their directories) may not touch the network, the OS, locks or the
+// clock, start goroutines, or draw on a global random source.
+// Wall-clock progress reaches them only as Tick calls, randomness only as
+// a *rand.Rand from their Config.
 func TestCoreImports(t *testing.T) {
-	forbidden := []string{"net", "os", "sync", "time"}
-	for _, core := range []string{"lbts", "ddm"} {
+	for _, core := range pureCores {
 		err := filepath.WalkDir(core, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -96,22 +104,83 @@ func TestCoreImports(t *testing.T) {
 			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 				return nil
 			}
-			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
 			if err != nil {
 				return err
 			}
-			for _, imp := range f.Imports {
-				p, _ := strconv.Unquote(imp.Path.Value)
-				for _, bad := range forbidden {
-					if p == bad || strings.HasPrefix(p, bad+"/") {
-						t.Errorf("%s imports %q; protocol cores do no I/O and read no clock", path, p)
-					}
-				}
+			for _, p := range impurities(f) {
+				t.Errorf("%s: %s", path, p)
 			}
 			return nil
 		})
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
+		}
+	}
+}
+
+// impurities lists what makes f impure: forbidden imports, go
+// statements, and calls on the global random source.
+func impurities(f *ast.File) []string {
+	forbidden := []string{"net", "os", "sync", "time", "crypto/rand", "math/rand", "runtime", "unsafe", "syscall", "io/fs"}
+	// What of math/rand/v2 a core may name: types and the constructors of
+	// seeded sources. Everything else there uses the global source.
+	allowed := map[string]bool{"Rand": true, "Source": true, "PCG": true, "ChaCha8": true, "Zipf": true,
+		"New": true, "NewPCG": true, "NewChaCha8": true, "NewZipf": true}
+	var out []string
+	randName := ""
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		if p == "math/rand/v2" {
+			randName = "rand"
+			if imp.Name != nil {
+				randName = imp.Name.Name
+			}
+			continue
+		}
+		for _, bad := range forbidden {
+			if p == bad || strings.HasPrefix(p, bad+"/") {
+				out = append(out, fmt.Sprintf("imports %q; protocol cores do no I/O, take no lock, read no clock and use no global randomness", p))
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			out = append(out, "a go statement; protocol cores start no goroutine")
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && randName != "" && id.Name == randName && !allowed[n.Sel.Name] {
+				out = append(out, fmt.Sprintf("%s.%s uses the global random source; take a *rand.Rand from Config", randName, n.Sel.Name))
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestImpurities: the purity check finds each thing it looks for, and
+// passes what is allowed.
+func TestImpurities(t *testing.T) {
+	bad := `package x
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+func f(r *rand.Rand) { go f(r); _ = rand.IntN(3); _ = rand.New(rand.NewPCG(1, 2)); _ = time.Now(); var _ sync.Mutex }`
+	good := `package x
+import "math/rand/v2"
+func f(r *rand.Rand) int { return rand.New(rand.NewPCG(1, 2)).IntN(3) + r.IntN(2) }`
+	for _, tc := range []struct {
+		src  string
+		want int
+	}{{bad, 4}, {good, 0}} {
+		f, err := parser.ParseFile(token.NewFileSet(), "x.go", tc.src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := impurities(f); len(got) != tc.want {
+			t.Errorf("%d impurities, want %d: %q", len(got), tc.want, got)
 		}
 	}
 }

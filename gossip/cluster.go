@@ -64,6 +64,8 @@ type Cluster struct {
 	events   *eventQueue
 	eventsCh chan Event
 
+	stats stats
+
 	lifeMu    sync.Mutex // serializes memberlist UpdateNode with Leave/Shutdown
 	leaving   atomic.Bool
 	closing   atomic.Bool
@@ -113,8 +115,10 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.AdvertiseAddr == "" && cfg.BindAddr != "0.0.0.0" && cfg.BindAddr != "::" {
 		cfg.AdvertiseAddr = cfg.BindAddr
 	}
+	src := newSources(cfg.Rand)
+	cfg.Rand = nil // drawn from only here, in Start
 	if cfg.NodeName == "" {
-		cfg.NodeName = "node-" + randomHex(4)
+		cfg.NodeName = "node-" + src.name
 	}
 	if cfg.MaxAcceptors == 0 {
 		cfg.MaxAcceptors = DefaultMaxAcceptors
@@ -139,7 +143,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		senders:   map[string]*sender{},
 		lostSince: map[nodeID]time.Time{},
 		lostBusy:  map[nodeID]uint64{},
-		rng:       rand.New(rand.NewPCG(randomUint64(), randomUint64())),
+		rng:       src.loop,
 		synced:    make(chan struct{}),
 		members:   map[string]Member{},
 		byes:      map[string]uint64{},
@@ -153,16 +157,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	var genesis *fsm
 	if len(cfg.Seeds) == 0 {
-		genesis = newFSM(randomHex(16), id, cfg.MaxAcceptors)
+		genesis = newFSM(src.logID, id, cfg.MaxAcceptors)
 	}
-	c.core = newReplica(replicaConfig{
-		ID:           id,
-		Rand:         rand.New(rand.NewPCG(randomUint64(), randomUint64())),
-		RoundTimeout: tm.roundTimeout,
-		MaxBackoff:   tm.maxBackoff,
-		SyncTimeout:  tm.syncTimeout,
-		RecoverAfter: tm.recoverAfter,
-	}, genesis)
+	c.core = newCore(id, tm, src.replica, genesis)
 	c.view.keys = map[string]keyEntry{}
 	if genesis != nil {
 		c.isSynced = true
@@ -212,16 +209,51 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	return c, nil
 }
 
-func randomUint64() uint64 {
-	var b [8]byte
-	_, _ = crand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:])
+// newCore returns the replica of process id with the profile's timings.
+func newCore(id nodeID, tm timings, rng *rand.Rand, genesis *fsm) *replica {
+	return newReplica(replicaConfig{
+		ID:           id,
+		Rand:         rng,
+		RoundTimeout: tm.roundTimeout,
+		MaxBackoff:   tm.maxBackoff,
+		SyncTimeout:  tm.syncTimeout,
+		RecoverAfter: tm.recoverAfter,
+	}, genesis)
 }
 
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = crand.Read(b)
-	return hex.EncodeToString(b)
+// sources are the random choices of one Cluster, drawn in Start.
+type sources struct {
+	name    string     // 8 hex digits for the default node name
+	logID   string     // 32 hex digits: the identity of a log this node founds
+	loop    *rand.Rand // the loop's choices (roster-growth pacing)
+	replica *rand.Rand // the replica's backoffs
+}
+
+// newSources draws a Cluster's sources from r, in a fixed order, so that
+// the same seed gives the same sources; r nil: from crypto/rand, which
+// keeps log identities and default names apart across processes.
+func newSources(r *rand.Rand) sources {
+	u64 := func() uint64 {
+		var b [8]byte
+		_, _ = crand.Read(b[:])
+		return binary.LittleEndian.Uint64(b[:])
+	}
+	if r != nil {
+		u64 = r.Uint64
+	}
+	hexOf := func(n int) string {
+		b := make([]byte, 0, n+8)
+		for len(b) < n {
+			b = binary.LittleEndian.AppendUint64(b, u64())
+		}
+		return hex.EncodeToString(b[:n])
+	}
+	var s sources
+	s.name = hexOf(4)
+	s.logID = hexOf(16)
+	s.loop = rand.New(rand.NewPCG(u64(), u64()))
+	s.replica = rand.New(rand.NewPCG(u64(), u64()))
+	return s
 }
 
 // Close releases what this node holds in the register (its acceptor

@@ -333,12 +333,21 @@ func TestReplicatedStateReachesLateJoiner(t *testing.T) {
 	}, "every node, the late joiner included, has every node's latest state")
 	waitFor(t, 5*time.Second, func() bool {
 		for _, ev := range late.seen(EventStateChanged) {
-			if ev.Member.Name == "n1" && string(ev.Value) == "v2-1" {
+			if ev.Member.Name == "n1" && string(ev.Value) == "v2-1" && ev.Version == 2 {
 				return true
 			}
 		}
 		return false
-	}, "the late joiner got a state event")
+	}, "the late joiner got a state event with the owner's version")
+	// Versioned entries: live keys only, sorted by owner then key.
+	var got []string
+	for _, e := range late.StateEntries() {
+		got = append(got, fmt.Sprintf("%s/%s@%d", e.Owner, e.Key, e.Version))
+	}
+	wantEntries := []string{"n0/pub/Aircraft@2", "n1/pub/Aircraft@2", "n2/pub/Aircraft@2", "n2/regions@5"}
+	if !slices.Equal(got, wantEntries) {
+		t.Fatalf("StateEntries = %v, want %v", got, wantEntries)
+	}
 	// The late joiner's own state spreads too.
 	_ = late.SetState("sub/Radar", []byte("on"))
 	waitFor(t, 5*time.Second, func() bool {
@@ -355,7 +364,7 @@ func TestCreateFederationRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = h.nodes[i+1].CreateFederation(ctxT(t), h.fed, "fom-digest")
+			errs[i] = h.nodes[i+1].CreateFederation(ctxT(t), FederationSpec{Name: h.fed, TimeRepresentation: "HLAfloat64Time"})
 		}()
 	}
 	wg.Wait()
@@ -373,14 +382,14 @@ func TestCreateFederationRace(t *testing.T) {
 	if ok != 1 || exists != 1 {
 		t.Fatalf("racing creates: %d succeeded, %d found it existing; want 1 and 1", ok, exists)
 	}
-	if err := h.nodes[0].CreateFederation(ctxT(t), "", "x"); !errors.Is(err, ErrFederationExists) {
+	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{}); !errors.Is(err, ErrFederationExists) {
 		t.Fatalf("third create: %v", err)
 	}
-	if err := h.nodes[0].CreateFederation(ctxT(t), "other", "x"); !errors.Is(err, ErrFederationMismatch) {
+	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{Name: "other"}); !errors.Is(err, ErrFederationMismatch) {
 		t.Fatalf("create of another federation: %v", err)
 	}
 	list, err := h.nodes[0].ListFederations(ctxT(t))
-	if err != nil || len(list) != 1 || list[0].Name != h.fed || list[0].FOMDigest != "fom-digest" {
+	if err != nil || len(list) != 1 || list[0].Name != h.fed || list[0].TimeRepresentation != "HLAfloat64Time" {
 		t.Fatalf("ListFederations = %+v, %v", list, err)
 	}
 }
@@ -389,10 +398,10 @@ func TestJoinFederateRaceResignDestroy(t *testing.T) {
 	const count = 5
 	h := newHarness(t, count, nil)
 	h.waitRoster(count)
-	if _, err := h.nodes[0].JoinFederate(ctxT(t), "x", "t"); !errors.Is(err, ErrFederationNotFound) {
+	if _, err := h.nodes[0].JoinFederate(ctxT(t), JoinSpec{Name: "x", Type: "t"}); !errors.Is(err, ErrFederationNotFound) {
 		t.Fatalf("join before create: %v", err)
 	}
-	if err := h.nodes[0].CreateFederation(ctxT(t), h.fed, "d"); err != nil {
+	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{Name: h.fed}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -402,7 +411,7 @@ func TestJoinFederateRaceResignDestroy(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			handles[i], errs[i] = n.JoinFederate(ctxT(t), "Radar", "radar")
+			handles[i], errs[i] = n.JoinFederate(ctxT(t), JoinSpec{Name: "Radar", Type: "radar"})
 		}()
 	}
 	wg.Wait()
@@ -430,13 +439,13 @@ func TestJoinFederateRaceResignDestroy(t *testing.T) {
 		if i == (winner+1)%count {
 			name = ""
 		}
-		h, err := n.JoinFederate(ctxT(t), name, "radar")
+		h, err := n.JoinFederate(ctxT(t), JoinSpec{Name: name, Type: "radar"})
 		if err != nil {
 			t.Fatalf("node %d joins as %q: %v", i, name, err)
 		}
 		handles[i] = h
 	}
-	if _, err := h.nodes[winner].JoinFederate(ctxT(t), "again", "t"); !errors.Is(err, ErrAlreadyJoined) {
+	if _, err := h.nodes[winner].JoinFederate(ctxT(t), JoinSpec{Name: "again", Type: "t"}); !errors.Is(err, ErrAlreadyJoined) {
 		t.Fatalf("second join: %v", err)
 	}
 	// Every member has the same view of names and handles.
@@ -493,7 +502,7 @@ func TestJoinFederateRaceResignDestroy(t *testing.T) {
 	if err := h.nodes[other].ResignFederate(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
-	hd, err := h.nodes[other].JoinFederate(ctxT(t), "Radar", "radar")
+	hd, err := h.nodes[other].JoinFederate(ctxT(t), JoinSpec{Name: "Radar", Type: "radar"})
 	if err != nil {
 		t.Fatalf("joining under a freed name: %v", err)
 	}
@@ -593,11 +602,11 @@ func TestFailedMemberIsLostAndReleased(t *testing.T) {
 	const count = 4
 	h := newHarness(t, count, nil)
 	h.waitRoster(count)
-	if err := h.nodes[0].CreateFederation(ctxT(t), "", "d"); err != nil {
+	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	for i, n := range h.nodes {
-		if _, err := n.JoinFederate(ctxT(t), fmt.Sprintf("fed%d", i), "t"); err != nil {
+		if _, err := n.JoinFederate(ctxT(t), JoinSpec{Name: fmt.Sprintf("fed%d", i), Type: "t"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -659,7 +668,7 @@ func TestFailedMemberIsLostAndReleased(t *testing.T) {
 	if err := survivors[0].ResignFederate(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := survivors[0].JoinFederate(ctxT(t), "fed2", "t"); err != nil {
+	if _, err := survivors[0].JoinFederate(ctxT(t), JoinSpec{Name: "fed2", Type: "t"}); err != nil {
 		t.Fatalf("taking the lost federate's name: %v", err)
 	}
 	// A graceful Close releases at once and is reported as Left.

@@ -23,22 +23,31 @@ func (d *delegate) NodeMeta(limit int) []byte {
 	return append([]byte(nil), d.c.metaBuf...)
 }
 
+// NotifyMsg handles a user message. Whatever the bytes, it returns
+// without panicking; what does not decode is counted in
+// Stats.MalformedMessages and dropped.
 func (d *delegate) NotifyMsg(b []byte) {
 	c := d.c
-	if c.closing.Load() || len(b) < 2 {
+	if c.closing.Load() {
+		return
+	}
+	if len(b) < 2 {
+		c.stats.malformedMessages.Add(1)
 		return
 	}
 	switch b[0] {
 	case wireAgree:
 		var m message
-		if err := msgpack.Unmarshal(b[1:], &m); err != nil {
+		if err := decode(b[1:], &m); err != nil {
+			c.stats.malformedMessages.Add(1)
 			c.log.Debug().Err(err).Msg("undecodable agreement message")
 			return
 		}
 		c.post(func() { c.core.Step(m) })
 	case wireState:
 		var e stateEntry
-		if err := msgpack.Unmarshal(b[1:], &e); err != nil {
+		if err := decode(b[1:], &e); err != nil {
+			c.stats.malformedMessages.Add(1)
 			c.log.Debug().Err(err).Msg("undecodable state message")
 			return
 		}
@@ -48,11 +57,15 @@ func (d *delegate) NotifyMsg(b []byte) {
 		}
 	case wireBye:
 		var id nodeID
-		if err := msgpack.Unmarshal(b[1:], &id); err == nil {
-			c.memMu.Lock()
-			c.byes[id.Name] = id.Inc
-			c.memMu.Unlock()
+		if err := decode(b[1:], &id); err != nil {
+			c.stats.malformedMessages.Add(1)
+			return
 		}
+		c.memMu.Lock()
+		c.byes[id.Name] = id.Inc
+		c.memMu.Unlock()
+	default:
+		c.stats.malformedMessages.Add(1)
 	}
 }
 
@@ -84,13 +97,17 @@ func (d *delegate) LocalState(join bool) []byte {
 	return buf
 }
 
+// MergeRemoteState merges a member's push-pull state. Whatever the
+// bytes, it returns without panicking; what does not decode is counted
+// in Stats.MalformedStates and dropped.
 func (d *delegate) MergeRemoteState(buf []byte, join bool) {
 	c := d.c
 	if c.closing.Load() {
 		return
 	}
 	var pp pushPull
-	if err := msgpack.Unmarshal(buf, &pp); err != nil {
+	if err := decode(buf, &pp); err != nil {
+		c.stats.malformedStates.Add(1)
 		c.log.Debug().Err(err).Msg("undecodable push-pull state")
 		return
 	}
@@ -123,7 +140,7 @@ func (c *Cluster) mergeStates(es []stateEntry) int {
 		if !e.Deleted {
 			v = bytes.Clone(e.Value)
 		}
-		evs = append(evs, Event{Kind: EventStateChanged, Member: m, Key: e.Key, Value: v})
+		evs = append(evs, Event{Kind: EventStateChanged, Member: m, Key: e.Key, Value: v, Version: e.Version})
 	}
 	c.events.push(evs...)
 	return len(changed)

@@ -13,10 +13,14 @@
 //	c, err := gossip.Start(ctx, gossip.Config{Federation: "demo", Seeds: seeds})
 //	if err != nil { return err }
 //	defer c.Close()
-//	if err := c.CreateFederation(ctx, "demo", digest); err != nil && !errors.Is(err, gossip.ErrFederationExists) {
+//	spec := gossip.FederationSpec{TimeRepresentation: "HLAfloat64Time", Modules: fom}
+//	if err := c.CreateFederation(ctx, spec); err != nil && !errors.Is(err, gossip.ErrFederationExists) {
 //		return err
 //	}
-//	h, err := c.JoinFederate(ctx, "Radar", "radar")
+//	fi, _ := c.Federation() // check our modules against fi.Modules, then:
+//	h, err := c.JoinFederate(ctx, gossip.JoinSpec{Name: "Radar", Type: "radar",
+//		TimeRepresentation: "HLAfloat64Time", Modules: extra, KnownModules: len(fi.Modules)})
+//	// ErrModulesChanged: the record grew meanwhile; re-read, check, retry.
 //	for ev := range c.Events() { ... } // EventFailed: federate lost
 //
 // The package offers three services:
@@ -28,16 +32,45 @@
 //   - Replicated state. Each node owns keys it alone writes (SetState);
 //     every member keeps the highest version per (owner, key). Updates
 //     spread through gossip broadcasts and full push-pull exchanges, so
-//     late joiners get everything. States reads the merged view.
+//     late joiners get everything. States reads the merged view,
+//     StateEntries the same with each entry's version, and
+//     EventStateChanged carries the version of the write it reports.
 //   - Agreement. A quorum register (Acquire, Release, Propose, Read) and
 //     the federation services built on it (CreateFederation,
 //     DestroyFederation, JoinFederate, ResignFederate, ListFederations).
+//     The federation record holds the time representation and the FOM
+//     modules of the creator and of every joiner, in order: a joiner with
+//     another time representation is refused (ErrTimeRepresentation), and
+//     a joiner adds modules only if the record still has the modules it
+//     checked against (JoinSpec.KnownModules, a compare-and-set;
+//     ErrModulesChanged otherwise), so two joiners adding conflicting
+//     modules at once cannot both get in unchecked.
+//     EventFederationModulesChanged gives every member the new list.
 //     Every decision is one instance of single-decree Paxos in a log whose
 //     acceptor roster is itself changed only through the log; see
 //     docs/agreement.md for why two different values are never both
 //     chosen, under any partition or crash. When a node is declared dead,
 //     a surviving member releases its federate, its keys and its acceptor
 //     seat through the register.
+//
+// # Hostile input
+//
+// Nothing another process sends can make this package panic or allocate
+// without bound: user messages, push-pull states, log entries, snapshots
+// and node metadata are length-checked before they are decoded, and a
+// catch-up snapshot is installed only if it is consistent (a log
+// identity, a sorted roster within its size limit).
+// What is dropped is counted in Stats (MalformedMessages,
+// MalformedStates, RejectedMessages). The fuzz targets FuzzNotifyMsg,
+// FuzzMergeRemoteState and FuzzReplicaStep check this.
+//
+// # Randomness
+//
+// Config.Rand, when set, supplies every random choice the package makes
+// (default node name, log identity, backoffs, roster-growth pacing), so a
+// seed replays those choices. It does not replay a run: memberlist picks
+// its probe and gossip targets from the global math/rand, which it seeds
+// itself, and timers run on the clock. See Config.Rand.
 //
 // Inside, the agreement protocol is a pure state machine (replica: Step,
 // Tick, Submit, Read, Ready; no clock, no network), driven by one loop
@@ -83,6 +116,7 @@
 //     then memberlist's leave broadcast) plus a goodbye message to each
 //     member. Halt does not talk to anyone.
 //   - Everything else (Members, LocalNode, Meta, SetMeta, SetState, States,
-//     Lookup, Entries, Roster, Federates, LocalFederate, Federation) reads
-//     or writes local state and does not block on the network.
+//     StateEntries, Lookup, Entries, Roster, Federates, LocalFederate,
+//     Federation, Stats) reads or writes local state and does not block on
+//     the network.
 package gossip

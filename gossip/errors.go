@@ -35,4 +35,17 @@ var (
 	ErrNotHolder = errors.New("gossip: key held by another node")
 	// ErrMetaTooLarge: metadata over memberlist's 512-byte limit.
 	ErrMetaTooLarge = errors.New("gossip: node metadata too large")
+	// ErrTimeRepresentation: JoinFederate named a time representation
+	// other than the federation's.
+	ErrTimeRepresentation = errors.New("gossip: federation uses another time representation")
+	// ErrModulesChanged: JoinFederate would add FOM modules, but the
+	// federation's module list grew since the joiner read it
+	// (JoinSpec.KnownModules). Nothing changed; re-read and retry.
+	ErrModulesChanged = errors.New("gossip: federation modules changed; re-read and retry")
+	// ErrModulesTooLarge: the federation's modules would exceed 8 MiB of
+	// content in all.
+	ErrModulesTooLarge = errors.New("gossip: federation modules too large")
+	// ErrInvalidModule: a module whose Digest is not the hex SHA-256 of
+	// its Content.
+	ErrInvalidModule = errors.New("gossip: invalid FOM module")
 )

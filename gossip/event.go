@@ -19,11 +19,12 @@ const (
 	// is "federate lost"; Federate names the federate it had joined.
 	EventFailed
 	// EventStateChanged: another member changed one of its replicated
-	// state keys (Value nil: deleted).
+	// state keys (Value nil: deleted; Version the owner's write).
 	EventStateChanged
 	// EventKeyChanged: a register key was taken or freed (Entry).
 	EventKeyChanged
-	// EventFederationCreated: the federation execution was created.
+	// EventFederationCreated: the federation execution was created;
+	// Modules are its modules.
 	EventFederationCreated
 	// EventFederationDestroyed: the federation execution was destroyed.
 	EventFederationDestroyed
@@ -32,6 +33,11 @@ const (
 	// EventFederateResigned: a federate resigned (Federate); Lost says its
 	// node was lost rather than resigning itself.
 	EventFederateResigned
+	// EventFederationModulesChanged: a joiner added FOM modules to the
+	// federation record; Modules is the new full list, so every member
+	// can extend its FDD. It comes before the joiner's
+	// EventFederateJoined.
+	EventFederationModulesChanged
 )
 
 func (k EventKind) String() string {
@@ -56,6 +62,8 @@ func (k EventKind) String() string {
 		return "federate-joined"
 	case EventFederateResigned:
 		return "federate-resigned"
+	case EventFederationModulesChanged:
+		return "federation-modules-changed"
 	}
 	return "EventKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -73,6 +81,12 @@ type Event struct {
 	Key string
 	// Value is the new replicated-state value; nil when deleted.
 	Value []byte
+	// Version is the owner's version of the write (EventStateChanged):
+	// it grows with every write of that owner's process, so of two values
+	// of one key the higher version is the newer. A restarted owner (a
+	// new process under the same name) starts again from 1; the keys of
+	// its older process are reported deleted with Version 0.
+	Version uint64
 	// Entry is the register entry after the change (EventKeyChanged).
 	Entry Entry
 	// Federate is the federate concerned (EventFederateJoined,
@@ -82,6 +96,10 @@ type Event struct {
 	// Lost is set on EventFederateResigned when the federate was removed
 	// because its node was lost or left without resigning.
 	Lost bool
+	// Modules is the federation's full module list
+	// (EventFederationCreated, EventFederationModulesChanged). The
+	// Contents are the receiver's to keep.
+	Modules []Module
 }
 
 // eventQueue is an unbounded FIFO, so that producers (memberlist's

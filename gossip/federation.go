@@ -1,8 +1,12 @@
 package gossip
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 )
 
 // FederateInfo is one joined federate.
@@ -17,32 +21,134 @@ func federateInfo(fr federateRec) FederateInfo {
 	return FederateInfo{Handle: fr.Handle, Name: fr.Name, Type: fr.Type, Node: fr.Node.Name}
 }
 
+// Module is one FOM module (IEEE 1516.1-2010 §4.5): the federation
+// record keeps the modules of every creator and joiner, in the order they
+// were added, so every member can build the same FDD.
+type Module struct {
+	Name string // a designator for people and logs; not interpreted
+	// Digest is the hex SHA-256 of Content. It identifies the module: two
+	// modules with the same digest are the same module. CreateFederation
+	// and JoinFederate fill it in when empty and refuse a wrong one.
+	Digest string
+	// Content is the module's XML, perhaps compressed by the caller: it
+	// is opaque here.
+	Content []byte
+}
+
+// FederationSpec describes a federation execution to create.
+type FederationSpec struct {
+	// Name must be Config.Federation, or empty (meaning it).
+	Name string
+	// TimeRepresentation names the logical time implementation, for
+	// example "HLAfloat64Time". Joiners that name another one are
+	// refused (ErrTimeRepresentation). Empty: not checked.
+	TimeRepresentation string
+	// Modules are the creator's FOM modules, in order (duplicates by
+	// digest are dropped).
+	Modules []Module
+}
+
+// JoinSpec describes a federate joining the federation execution.
+type JoinSpec struct {
+	// Name is the federate name; empty: one is generated from Type and
+	// the handle (LocalFederate returns it).
+	Name string
+	Type string
+	// TimeRepresentation, when set, must equal the federation's (when
+	// the federation has one), or the join fails with
+	// ErrTimeRepresentation.
+	TimeRepresentation string
+	// Modules are the joiner's additional FOM modules. Those whose digest
+	// the record already holds are skipped; the others are appended to
+	// the record when the join succeeds.
+	Modules []Module
+	// KnownModules is len(FederationInfo.Modules) of the record the
+	// joiner checked its Modules against. When the joiner adds modules
+	// and the record has grown since, the join fails with
+	// ErrModulesChanged and nothing changes: re-read Federation, check
+	// again, retry.
+	KnownModules int
+}
+
 // FederationInfo describes a federation execution.
 type FederationInfo struct {
-	Name      string
-	FOMDigest string // as given to CreateFederation
-	Creator   string // node that created it
+	Name               string
+	Creator            string // node that created it
+	TimeRepresentation string // as given to CreateFederation
+	// Modules are the creator's modules followed by those joiners added,
+	// in order. Each Content is a copy the caller may keep.
+	Modules   []Module
 	Federates []FederateInfo
 }
 
 func federationInfo(f *federationRec) FederationInfo {
-	fi := FederationInfo{Name: f.Name, FOMDigest: f.FOMDigest, Creator: f.Creator}
-	for _, fr := range f.Federates {
-		fi.Federates = append(fi.Federates, federateInfo(fr))
-	}
+	fi := FederationInfo{Name: f.Name, Creator: f.Creator, TimeRepresentation: f.Time, Modules: modulesOf(f.Modules)}
+	fi.Federates = federatesOf(f)
 	return fi
 }
 
-// CreateFederation creates the federation execution this cluster serves.
-// name must be Config.Federation (or empty, meaning it). Of any number of
-// racing creators exactly one succeeds; the others get
-// ErrFederationExists. It blocks until decided, ctx ends or
-// Config.Timeout passes (ErrNoQuorum).
-func (c *Cluster) CreateFederation(ctx context.Context, name, fomDigest string) error {
-	if name != "" && name != c.cfg.Federation {
-		return fmt.Errorf("%w: %q, not %q", ErrFederationMismatch, c.cfg.Federation, name)
+func federatesOf(f *federationRec) []FederateInfo {
+	var out []FederateInfo
+	for _, fr := range f.Federates {
+		out = append(out, federateInfo(fr))
 	}
-	r, err := c.submit(ctx, op{Kind: opCreateFed, Name: c.cfg.Federation, Type: fomDigest})
+	return out
+}
+
+// modulesOf copies recorded modules out; nil for none.
+func modulesOf(ms []moduleRec) []Module {
+	if len(ms) == 0 {
+		return nil
+	}
+	out := make([]Module, len(ms))
+	for i, m := range ms {
+		out[i] = Module{Name: m.Name, Digest: m.Digest, Content: bytes.Clone(m.Content)}
+	}
+	return out
+}
+
+// moduleRecs checks the caller's modules and copies them in: a missing
+// digest is computed, a wrong one is refused, duplicates are dropped.
+func moduleRecs(ms []Module) ([]moduleRec, error) {
+	var out []moduleRec
+	seen := map[string]bool{}
+	total := 0
+	for i, m := range ms {
+		sum := sha256.Sum256(m.Content)
+		d := hex.EncodeToString(sum[:])
+		if m.Digest != "" && !strings.EqualFold(m.Digest, d) {
+			return nil, fmt.Errorf("%w: module %d (%q): digest %.16s... is not the SHA-256 of its content (%.16s...)",
+				ErrInvalidModule, i, m.Name, m.Digest, d)
+		}
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		total += len(m.Content)
+		out = append(out, moduleRec{Name: m.Name, Digest: d, Content: bytes.Clone(m.Content)})
+	}
+	if total > maxModuleBytes {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrModulesTooLarge, total, maxModuleBytes)
+	}
+	return out, nil
+}
+
+// CreateFederation creates the federation execution this cluster serves,
+// with its time representation and FOM modules. Of any number of racing
+// creators exactly one succeeds; the others get ErrFederationExists. A
+// spec.Name other than Config.Federation is ErrFederationMismatch; a
+// module whose digest is wrong is ErrInvalidModule; modules over 8 MiB in
+// all are ErrModulesTooLarge. It blocks until decided, ctx ends or
+// Config.Timeout passes (ErrNoQuorum).
+func (c *Cluster) CreateFederation(ctx context.Context, spec FederationSpec) error {
+	if spec.Name != "" && spec.Name != c.cfg.Federation {
+		return fmt.Errorf("%w: %q, not %q", ErrFederationMismatch, c.cfg.Federation, spec.Name)
+	}
+	mods, err := moduleRecs(spec.Modules)
+	if err != nil {
+		return err
+	}
+	r, err := c.submit(ctx, op{Kind: opCreateFed, Name: c.cfg.Federation, Time: spec.TimeRepresentation, Modules: mods})
 	if err != nil {
 		return err
 	}
@@ -60,24 +166,39 @@ func (c *Cluster) DestroyFederation(ctx context.Context) error {
 	return errorFor(r.Code)
 }
 
-// JoinFederate joins this node's federate under federateName (empty: a
-// name is generated from the type and handle; LocalFederate returns it)
-// and returns its handle. The name and the handle are decided once in
-// the register, so every member sees the same ones; a name in use is
-// ErrNameInUse. On success the node's metadata carries the federate. One
-// federate per node: a second join is ErrAlreadyJoined. It blocks like
-// CreateFederation.
-func (c *Cluster) JoinFederate(ctx context.Context, federateName, federateType string) (uint64, error) {
+// JoinFederate joins this node's federate under spec.Name (empty: a name
+// is generated from the type and handle; LocalFederate returns it) and
+// returns its handle. The name and the handle are decided once in the
+// register, so every member sees the same ones; a name in use is
+// ErrNameInUse. One federate per node: a second join is
+// ErrAlreadyJoined.
+//
+// The join is also where FDDs meet: a spec.TimeRepresentation other than
+// the federation's is ErrTimeRepresentation, and spec.Modules the record
+// lacks are added only if the record still has spec.KnownModules modules
+// (ErrModulesChanged otherwise: nothing was changed; re-read Federation,
+// which is current as of that decision, check the new modules and
+// retry). Added modules reach every member as
+// EventFederationModulesChanged. On success the node's metadata carries
+// the federate. It blocks like CreateFederation.
+func (c *Cluster) JoinFederate(ctx context.Context, spec JoinSpec) (uint64, error) {
 	// The metadata must be able to carry the federate afterwards.
 	m := c.Meta()
-	m.FederateName, m.FederateType, m.FederateHandle = federateName, federateType, ^uint64(0)
-	if federateName == "" {
-		m.FederateName = federateType + "-18446744073709551615'"
+	m.FederateName, m.FederateType, m.FederateHandle = spec.Name, spec.Type, ^uint64(0)
+	if spec.Name == "" {
+		m.FederateName = spec.Type + "-18446744073709551615'"
 	}
 	if _, err := encodeMeta(m, c.id.Inc); err != nil {
 		return 0, err
 	}
-	r, err := c.submit(ctx, op{Kind: opJoinFed, Name: federateName, Type: federateType})
+	mods, err := moduleRecs(spec.Modules)
+	if err != nil {
+		return 0, err
+	}
+	r, err := c.submit(ctx, op{
+		Kind: opJoinFed, Name: spec.Name, Type: spec.Type,
+		Time: spec.TimeRepresentation, Modules: mods, Known: spec.KnownModules,
+	})
 	if err != nil {
 		return 0, err
 	}
@@ -85,7 +206,7 @@ func (c *Cluster) JoinFederate(ctx context.Context, federateName, federateType s
 		return 0, err
 	}
 	_ = c.updateMeta(func(m *Meta) {
-		m.FederateName, m.FederateType, m.FederateHandle = r.Name, federateType, r.Handle
+		m.FederateName, m.FederateType, m.FederateHandle = r.Name, spec.Type, r.Handle
 	}, nil)
 	return r.Handle, nil
 }
@@ -111,7 +232,7 @@ func (c *Cluster) Federates() []FederateInfo {
 	if c.view.fed == nil {
 		return nil
 	}
-	return federationInfo(c.view.fed).Federates
+	return federatesOf(c.view.fed)
 }
 
 // LocalFederate returns this node's joined federate, if any, as this

@@ -1,7 +1,10 @@
 package gossip
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -59,8 +62,23 @@ type op struct {
 	Key   string `msgpack:"y,omitempty"`
 	Value []byte `msgpack:"v,omitempty"`
 	Name  string `msgpack:"n,omitempty"`
-	Type  string `msgpack:"t,omitempty"`
+	Type  string `msgpack:"t,omitempty"` // federate type (join); earlier versions put the FOM digest of a create here
 	Node  nodeID `msgpack:"o,omitempty"`
+	// Create and join: the time representation and the FOM modules;
+	// join only: Known is how many modules of the record the joiner
+	// checked its own against.
+	Time    string      `msgpack:"r,omitempty"`
+	Modules []moduleRec `msgpack:"m,omitempty"`
+	Known   int         `msgpack:"w,omitempty"`
+}
+
+// size is roughly what o adds to an encoded log entry.
+func (o *op) size() int {
+	n := 32 + len(o.Key) + len(o.Value) + len(o.Name) + len(o.Type) + len(o.Node.Name) + len(o.Time)
+	for _, m := range o.Modules {
+		n += 16 + len(m.Name) + len(m.Digest) + len(m.Content)
+	}
+	return n
 }
 
 // batch is the value of one log entry: the ops of one proposer, in the
@@ -92,6 +110,9 @@ const (
 	codeNotJoined
 	codeRosterFull
 	codeUnknown // the op was applied but its result was compacted away
+	codeTimeRepresentation
+	codeModulesChanged
+	codeModulesTooLarge
 )
 
 // opResult is what applying an op produced, for its proposer.
@@ -119,13 +140,25 @@ type federateRec struct {
 	Node   nodeID `msgpack:"o"`
 }
 
-// federationRec is the federation execution, when it exists.
+// moduleRec is one FOM module of the federation record. Content is
+// opaque here (the caller may compress it); Digest identifies it.
+type moduleRec struct {
+	Name    string `msgpack:"n,omitempty"`
+	Digest  string `msgpack:"d"`
+	Content []byte `msgpack:"c,omitempty"`
+}
+
+// federationRec is the federation execution, when it exists. Modules
+// only grow while it exists; a module, once recorded, is never changed,
+// so copies of the record may share the modules' Content.
 type federationRec struct {
-	Name       string        `msgpack:"n"`
-	FOMDigest  string        `msgpack:"f,omitempty"`
+	Name string `msgpack:"n"`
+	// "f" held a FOM digest in earlier versions; it is ignored.
 	Creator    string        `msgpack:"c,omitempty"`
 	NextHandle uint64        `msgpack:"x"`
 	Federates  []federateRec `msgpack:"j,omitempty"` // by handle
+	Time       string        `msgpack:"t,omitempty"` // time representation
+	Modules    []moduleRec   `msgpack:"m,omitempty"` // in the order they were added
 }
 
 func (f *federationRec) clone() *federationRec {
@@ -134,7 +167,34 @@ func (f *federationRec) clone() *federationRec {
 	}
 	c := *f
 	c.Federates = append([]federateRec(nil), f.Federates...)
+	c.Modules = append([]moduleRec(nil), f.Modules...)
 	return &c
+}
+
+// newModules returns the modules of ms whose digest the record does not
+// hold yet, without duplicates, in order.
+func (f *federationRec) newModules(ms []moduleRec) []moduleRec {
+	seen := make(map[string]bool, len(f.Modules)+len(ms))
+	for _, m := range f.Modules {
+		seen[m.Digest] = true
+	}
+	var out []moduleRec
+	for _, m := range ms {
+		if !seen[m.Digest] {
+			seen[m.Digest] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// moduleBytes is the total Content size of ms.
+func moduleBytes(ms []moduleRec) int {
+	n := 0
+	for _, m := range ms {
+		n += len(m.Content)
+	}
+	return n
 }
 
 // session remembers, per proposer, the last op applied and the results of
@@ -148,13 +208,13 @@ type session struct {
 
 // fsm is the register's state after Index log entries.
 type fsm struct {
-	Log          string              `msgpack:"l"` // identity of the log (random, from the founder)
-	Index        uint64              `msgpack:"x"` // entries applied = the next instance
-	MaxAcceptors int                 `msgpack:"m"`
-	Roster       []nodeID            `msgpack:"r"` // acceptors of instance Index, sorted
-	Keys         map[string]keyEntry `msgpack:"k"`
-	Fed          *federationRec      `msgpack:"f,omitempty"`
-	Sessions     map[string]session  `msgpack:"s"`
+	Log          string         `msgpack:"l"` // identity of the log (random, from the founder)
+	Index        uint64         `msgpack:"x"` // entries applied = the next instance
+	MaxAcceptors int            `msgpack:"m"`
+	Roster       []nodeID       `msgpack:"r"` // acceptors of instance Index, sorted
+	Keys         keyMap         `msgpack:"k"`
+	Fed          *federationRec `msgpack:"f,omitempty"`
+	Sessions     sessionMap     `msgpack:"s"`
 }
 
 // newFSM returns the genesis state of a log founded by founder.
@@ -171,6 +231,35 @@ func newFSM(log string, founder nodeID, maxAcceptors int) *fsm {
 	}
 }
 
+// keyMap and sessionMap encode their keys in order, so that equal states
+// encode to equal snapshots (a seed replays byte for byte).
+type (
+	keyMap     map[string]keyEntry
+	sessionMap map[string]session
+)
+
+func (m keyMap) EncodeMsgpack(e *msgpack.Encoder) error     { return encodeSorted(e, m) }
+func (m sessionMap) EncodeMsgpack(e *msgpack.Encoder) error { return encodeSorted(e, m) }
+
+func encodeSorted[V any](e *msgpack.Encoder, m map[string]V) error {
+	if m == nil {
+		return e.EncodeNil()
+	}
+	if err := e.EncodeMapLen(len(m)); err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if err := e.EncodeString(k); err != nil {
+			return err
+		}
+		if err := e.Encode(m[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encode returns the snapshot of f; equal states give equal snapshots.
 func (f *fsm) encode() []byte {
 	buf, err := msgpack.Marshal(f)
 	if err != nil {
@@ -181,11 +270,11 @@ func (f *fsm) encode() []byte {
 
 func decodeFSM(buf []byte) (*fsm, error) {
 	var f fsm
-	if err := msgpack.Unmarshal(buf, &f); err != nil {
+	if err := decode(buf, &f); err != nil {
 		return nil, fmt.Errorf("gossip: decoding a snapshot: %w", err)
 	}
-	if f.Log == "" || len(f.Roster) == 0 {
-		return nil, fmt.Errorf("gossip: decoding a snapshot: no log identity or roster")
+	if err := f.check(); err != nil {
+		return nil, fmt.Errorf("gossip: decoding a snapshot: %w", err)
 	}
 	if f.Keys == nil {
 		f.Keys = map[string]keyEntry{}
@@ -194,6 +283,27 @@ func decodeFSM(buf []byte) (*fsm, error) {
 		f.Sessions = map[string]session{}
 	}
 	return &f, nil
+}
+
+// check reports a snapshot that no sequence of entries could produce in
+// a way that would make the replica misbehave.
+func (f *fsm) check() error {
+	switch {
+	case f.Log == "":
+		return errors.New("no log identity")
+	case len(f.Roster) == 0:
+		return errors.New("no acceptor")
+	case len(f.Roster) > f.MaxAcceptors:
+		return fmt.Errorf("%d acceptors, limit %d", len(f.Roster), f.MaxAcceptors)
+	case f.Index >= 1<<62:
+		return fmt.Errorf("index %d out of range", f.Index)
+	}
+	for i := 1; i < len(f.Roster); i++ {
+		if !f.Roster[i-1].less(f.Roster[i]) {
+			return errors.New("acceptors not sorted or repeated")
+		}
+	}
+	return nil
 }
 
 func (f *fsm) inRoster(id nodeID) bool {
@@ -243,7 +353,8 @@ const (
 	chFederateJoined
 	chFederateResigned
 	chRoster
-	chSnapshot // the whole state was replaced
+	chSnapshot   // the whole state was replaced
+	chFedModules // the federation's module list grew
 )
 
 type change struct {
@@ -252,6 +363,7 @@ type change struct {
 	Entry    keyEntry
 	Federate federateRec
 	Lost     bool
+	Modules  []moduleRec // chFedCreated, chFedModules: the full list after the change (shared, read-only)
 }
 
 // apply applies one chosen entry and advances Index. It returns the
@@ -261,7 +373,7 @@ type change struct {
 func (f *fsm) apply(value []byte) (nodeID, []opResult, []change) {
 	f.Index++
 	var b batch
-	if err := msgpack.Unmarshal(value, &b); err != nil {
+	if err := decode(value, &b); err != nil {
 		return nodeID{}, nil, nil
 	}
 	sk := b.Proposer.key()
@@ -321,8 +433,13 @@ func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
 		if f.Fed != nil {
 			return opResult{Code: codeExists, Name: f.Fed.Name}
 		}
-		f.Fed = &federationRec{Name: o.Name, FOMDigest: o.Type, Creator: p.Name, NextHandle: 1}
-		*changes = append(*changes, change{Kind: chFedCreated})
+		fed := &federationRec{Name: o.Name, Creator: p.Name, NextHandle: 1, Time: o.Time}
+		fed.Modules = fed.newModules(o.Modules)
+		if moduleBytes(fed.Modules) > maxModuleBytes {
+			return opResult{Code: codeModulesTooLarge}
+		}
+		f.Fed = fed
+		*changes = append(*changes, change{Kind: chFedCreated, Modules: fed.Modules[:len(fed.Modules):len(fed.Modules)]})
 		return opResult{Name: o.Name}
 
 	case opDestroyFed:
@@ -345,12 +462,30 @@ func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
 				return opResult{Code: codeAlreadyJoined, Handle: fr.Handle, Name: fr.Name}
 			}
 		}
+		if o.Time != "" && f.Fed.Time != "" && o.Time != f.Fed.Time {
+			return opResult{Code: codeTimeRepresentation}
+		}
+		// Compare-and-set on the module list: a joiner that adds modules
+		// checked them against the first Known modules of the record, so
+		// they may go in only if nobody added any since.
+		added := f.Fed.newModules(o.Modules)
+		if len(added) > 0 && o.Known != len(f.Fed.Modules) {
+			return opResult{Code: codeModulesChanged}
+		}
 		h := f.Fed.NextHandle
 		name := o.Name
 		if name == "" {
 			name = f.Fed.generateName(o.Type, h)
 		} else if f.Fed.nameInUse(name) {
 			return opResult{Code: codeNameInUse}
+		}
+		if len(added) > 0 {
+			if moduleBytes(f.Fed.Modules)+moduleBytes(added) > maxModuleBytes {
+				return opResult{Code: codeModulesTooLarge}
+			}
+			f.Fed.Modules = append(f.Fed.Modules, added...)
+			n := len(f.Fed.Modules)
+			*changes = append(*changes, change{Kind: chFedModules, Modules: f.Fed.Modules[:n:n]})
 		}
 		f.Fed.NextHandle++
 		fr := federateRec{Handle: h, Name: name, Type: o.Type, Node: p}

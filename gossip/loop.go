@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/hashicorp/memberlist"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // process acts on what the replica asks for.
 func (c *Cluster) process(rd ready) {
+	c.stats.rejected.Store(c.core.rejected)
 	if c.core.mismatch > c.mismatch {
 		if c.mismatch == 0 {
 			c.log.Error().Msg("messages from another agreement log in this cluster: more than one node founded it (started without seeds); their decisions are separate")
@@ -80,7 +80,9 @@ func (c *Cluster) refreshView(changes []change) {
 			c.view.keys[ch.Key] = ch.Entry
 			evs = append(evs, Event{Kind: EventKeyChanged, Key: ch.Key, Entry: entryOf(ch.Key, ch.Entry)})
 		case chFedCreated:
-			evs = append(evs, Event{Kind: EventFederationCreated})
+			evs = append(evs, Event{Kind: EventFederationCreated, Modules: modulesOf(ch.Modules)})
+		case chFedModules:
+			evs = append(evs, Event{Kind: EventFederationModulesChanged, Modules: modulesOf(ch.Modules)})
 		case chFedDestroyed:
 			evs = append(evs, Event{Kind: EventFederationDestroyed})
 		case chFederateJoined:
@@ -115,7 +117,10 @@ func (c *Cluster) refreshView(changes []change) {
 func diffViews(old, cur view) []Event {
 	var evs []Event
 	if old.fed == nil && cur.fed != nil {
-		evs = append(evs, Event{Kind: EventFederationCreated})
+		evs = append(evs, Event{Kind: EventFederationCreated, Modules: modulesOf(cur.fed.Modules)})
+	}
+	if old.fed != nil && cur.fed != nil && !sameModules(old.fed.Modules, cur.fed.Modules) {
+		evs = append(evs, Event{Kind: EventFederationModulesChanged, Modules: modulesOf(cur.fed.Modules)})
 	}
 	oldFeds := map[uint64]federateRec{}
 	if old.fed != nil {
@@ -155,23 +160,16 @@ func diffViews(old, cur view) []Event {
 	return evs
 }
 
-// Wire format of user messages: one tag byte, then msgpack.
-const (
-	wireAgree byte = 0xA1 // a replica message
-	wireState byte = 0xA2 // a replicated-state entry
-	wireBye   byte = 0xA3 // the sender is leaving on purpose
-)
-
-// maxGossip is the largest message sent through memberlist's gossip (UDP)
-// broadcasts; larger ones go over the reliable channel.
-const maxGossip = 1000
-
-func encodeWire(tag byte, v any) []byte {
-	buf, err := msgpack.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("gossip: encoding a message: %v", err))
+func sameModules(a, b []moduleRec) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	return append([]byte{tag}, buf...)
+	for i := range a {
+		if a[i].Digest != b[i].Digest {
+			return false
+		}
+	}
+	return true
 }
 
 // send hands one replica message to the network.
@@ -292,6 +290,12 @@ func errorFor(code resultCode) error {
 		return ErrAlreadyJoined
 	case codeNotJoined:
 		return ErrNotJoined
+	case codeTimeRepresentation:
+		return ErrTimeRepresentation
+	case codeModulesChanged:
+		return ErrModulesChanged
+	case codeModulesTooLarge:
+		return ErrModulesTooLarge
 	}
 	return ErrOutcomeUnknown
 }

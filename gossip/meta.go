@@ -51,7 +51,7 @@ func encodeMeta(m Meta, inc uint64) ([]byte, error) {
 
 func decodeMeta(buf []byte) (Meta, uint64) {
 	var w wireMeta
-	if len(buf) == 0 || msgpack.Unmarshal(buf, &w) != nil {
+	if len(buf) == 0 || decode(buf, &w) != nil {
 		return Meta{}, 0
 	}
 	return Meta{

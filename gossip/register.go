@@ -146,18 +146,45 @@ func (c *Cluster) SetState(key string, value []byte) error {
 	return nil
 }
 
-// States returns the replicated state of every member alive
-// (this node included): node name -> key -> value. Values are copies.
-// It never blocks.
-func (c *Cluster) States() map[string]map[string][]byte {
+// StateEntry is one live replicated-state key of one member.
+type StateEntry struct {
+	Owner string // node name of the member that wrote it (FederateInfo.Node maps it to a federate)
+	Key   string
+	Value []byte // a copy
+	// Version is the owner's version of the write: it grows with each
+	// write of the owner's process (across its keys), and restarts from
+	// 1 in a new process with the same name. EventStateChanged carries it
+	// too.
+	Version uint64
+}
+
+// StateEntries returns the live replicated-state entries of every member
+// alive (this node included), with their versions, sorted by owner then
+// key. It never blocks.
+func (c *Cluster) StateEntries() []StateEntry {
+	alive := c.aliveNames()
+	c.stateMu.Lock()
+	defer c.stateMu.Unlock()
+	return c.states.entries(func(owner string) bool { return alive[owner] })
+}
+
+func (c *Cluster) aliveNames() map[string]bool {
 	c.memMu.Lock()
+	defer c.memMu.Unlock()
 	alive := map[string]bool{c.cfg.NodeName: true}
 	for name, m := range c.members {
 		if m.State == MemberAlive {
 			alive[name] = true
 		}
 	}
-	c.memMu.Unlock()
+	return alive
+}
+
+// States returns the replicated state of every member alive
+// (this node included): node name -> key -> value. Values are copies.
+// It never blocks.
+func (c *Cluster) States() map[string]map[string][]byte {
+	alive := c.aliveNames()
 	c.stateMu.Lock()
 	defer c.stateMu.Unlock()
 	return c.states.view(func(owner string) bool { return alive[owner] })

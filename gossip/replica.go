@@ -132,7 +132,8 @@ type replica struct {
 	known     uint64 // highest index a peer reported
 	knownFrom nodeID
 	syncWait  int
-	mismatch  int // messages from another log, dropped
+	mismatch  int    // messages from another log, dropped
+	rejected  uint64 // messages refused as invalid (mismatch included)
 
 	out   ready
 	selfq []message
@@ -290,6 +291,10 @@ func (r *replica) send(m message) {
 }
 
 func (r *replica) step(m message) {
+	if m.Type < msgPrepare || m.Type > msgSyncResp || m.From.Name == "" {
+		r.rejected++
+		return
+	}
 	if r.fsm == nil {
 		switch m.Type {
 		case msgSyncResp:
@@ -301,6 +306,7 @@ func (r *replica) step(m message) {
 	}
 	if m.Log != r.fsm.Log && !(m.Type == msgSyncReq && m.Log == "") {
 		r.mismatch++
+		r.rejected++
 		return
 	}
 	r.observe(m.From, m.Log, m.Index)
@@ -425,7 +431,7 @@ func (r *replica) maybeStart() {
 		timeout:  r.cfg.RoundTimeout << min(r.attempt, 3),
 	}
 	r.reads = nil
-	if n := min(len(r.pending), r.cfg.MaxBatch); n > 0 {
+	if n := r.batchLen(); n > 0 {
 		rd.ops = append([]op(nil), r.pending[:n]...)
 		r.pending = append([]op(nil), r.pending[n:]...)
 		rd.batch = encodeBatch(batch{Proposer: r.id, Ops: rd.ops})
@@ -434,6 +440,21 @@ func (r *replica) maybeStart() {
 	for _, a := range rd.roster {
 		r.send(message{Type: msgPrepare, To: a, Inst: rd.inst, Ballot: rd.ballot})
 	}
+}
+
+// batchLen is how many pending ops the next entry takes: up to MaxBatch
+// and about maxBatchBytes, at least one.
+func (r *replica) batchLen() int {
+	n, size := 0, 0
+	for n < len(r.pending) && n < r.cfg.MaxBatch {
+		sz := r.pending[n].size()
+		if n > 0 && size+sz > maxBatchBytes {
+			break
+		}
+		size += sz
+		n++
+	}
+	return n
 }
 
 // phase2 runs when a quorum promised: propose the value accepted at the
@@ -604,7 +625,14 @@ func (r *replica) handleSyncReq(m message) {
 	case m.Log != "" && m.Inst >= r.tailBase && m.Inst < r.fsm.Index:
 		end := min(r.fsm.Index, m.Inst+maxSyncEntries)
 		reply.Inst = m.Inst
-		reply.Entries = append([][]byte(nil), r.tail[m.Inst-r.tailBase:end-r.tailBase]...)
+		size := 0
+		for _, v := range r.tail[m.Inst-r.tailBase : end-r.tailBase] {
+			if len(reply.Entries) > 0 && size+len(v) > maxSyncBytes {
+				break // the learner asks again for the rest
+			}
+			size += len(v)
+			reply.Entries = append(reply.Entries, v)
+		}
 	case m.Log == "" || m.Inst < r.fsm.Index:
 		reply.Snapshot = r.fsm.encode()
 	default:
@@ -617,7 +645,10 @@ func (r *replica) handleSyncResp(m message) {
 	r.syncWait = 0
 	if len(m.Snapshot) > 0 {
 		f, err := decodeFSM(m.Snapshot)
-		if err == nil && (r.fsm == nil || (f.Log == r.fsm.Log && f.Index > r.fsm.Index)) {
+		switch {
+		case err != nil:
+			r.rejected++
+		case r.fsm == nil || (f.Log == r.fsm.Log && f.Index > r.fsm.Index):
 			r.install(f)
 		}
 	}

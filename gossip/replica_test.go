@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -18,8 +19,8 @@ import (
 // the same run.
 
 var (
-	flagSeeds = flag.Int("gossip.seeds", 80, "random runs per simulation test")
-	flagSeed  = flag.Uint64("gossip.seed", 0, "replay this one seed of the simulation tests")
+	flagSeeds = flag.Int("seeds", 80, "random runs per simulation test (a quarter with -short)")
+	flagSeed  = flag.Uint64("seed", 0, "replay this one seed of the simulation tests")
 )
 
 // seeds returns the seeds a simulation test runs.
@@ -63,11 +64,22 @@ type simNet struct {
 	chosen    map[uint64][]byte // value a quorum accepted
 	states    map[uint64]string // canonical state after each index
 	results   map[string][]opDone
+
+	// cfgRand, when set, seeds each replica the way Start does with
+	// Config.Rand; transcript, when set, records every message sent.
+	cfgRand    *rand.Rand
+	transcript *strings.Builder
 }
 
 func newSimNet(t *testing.T, seed uint64, n int) *simNet {
+	return newSimNetRand(t, seed, n, nil)
+}
+
+// newSimNetRand is newSimNet with replicas made as Start makes them,
+// their random sources drawn from cfgRand (nil: from the network's rng).
+func newSimNetRand(t *testing.T, seed uint64, n int, cfgRand *rand.Rand) *simNet {
 	s := &simNet{
-		t: t, seed: seed,
+		t: t, seed: seed, cfgRand: cfgRand,
 		rng:       rand.New(rand.NewPCG(seed, 0x6d657368)),
 		nodes:     map[string]*simNode{},
 		log:       map[uint64][]byte{},
@@ -93,15 +105,20 @@ func newSimNet(t *testing.T, seed uint64, n int) *simNet {
 func (s *simNet) id(name string, inc uint64) nodeID { return nodeID{Name: name, Inc: inc} }
 
 func (s *simNet) start(name string, inc uint64, genesis *fsm) {
-	r := newReplica(replicaConfig{
-		ID:           s.id(name, inc),
-		Rand:         rand.New(rand.NewPCG(s.rng.Uint64(), s.rng.Uint64())),
-		RoundTimeout: 12,
-		MaxBackoff:   8,
-		SyncTimeout:  5,
-		RecoverAfter: 8,
-		TailLen:      4096,
-	}, genesis)
+	var r *replica
+	if s.cfgRand != nil {
+		r = newCore(s.id(name, inc), profileTimings(ProfileLocal), newSources(s.cfgRand).replica, genesis)
+	} else {
+		r = newReplica(replicaConfig{
+			ID:           s.id(name, inc),
+			Rand:         rand.New(rand.NewPCG(s.rng.Uint64(), s.rng.Uint64())),
+			RoundTimeout: 12,
+			MaxBackoff:   8,
+			SyncTimeout:  5,
+			RecoverAfter: 8,
+			TailLen:      4096,
+		}, genesis)
+	}
 	r.trace = &replicaTrace{proposed: s.onPropose, accepted: s.onAccept}
 	s.nodes[name] = &simNode{r: r, alive: true}
 }
@@ -224,6 +241,12 @@ func (s *simNet) collect(name string) {
 	n := s.nodes[name]
 	rd := n.r.Ready()
 	s.results[name] = append(s.results[name], rd.Done...)
+	if s.transcript != nil {
+		for _, m := range rd.Messages {
+			fmt.Fprintf(s.transcript, "%s: %v\n", name, m)
+		}
+		fmt.Fprintf(s.transcript, "%s: backoff %d\n", name, n.r.backoff)
+	}
 	for _, m := range rd.Messages {
 		if m.To.Name == "" {
 			for _, other := range s.names {
@@ -269,11 +292,12 @@ func (s *simNet) randomOp(name string) op {
 	case 2:
 		return op{Kind: opRelease, Key: fmt.Sprintf("k%d", s.rng.IntN(3))}
 	case 3:
-		return op{Kind: opCreateFed, Name: "fed", Type: name}
+		return op{Kind: opCreateFed, Name: "fed", Time: s.randomTime(), Modules: s.randomModules()}
 	case 4:
 		return op{Kind: opDestroyFed}
 	case 5, 6:
-		return op{Kind: opJoinFed, Name: fmt.Sprintf("f%d", s.rng.IntN(3)), Type: "t"}
+		return op{Kind: opJoinFed, Name: fmt.Sprintf("f%d", s.rng.IntN(3)), Type: "t",
+			Time: s.randomTime(), Modules: s.randomModules(), Known: s.rng.IntN(3)}
 	case 7:
 		return op{Kind: opResignFed}
 	case 8:
@@ -289,6 +313,21 @@ func (s *simNet) randomOp(name string) op {
 		}
 		return op{Kind: opAddAcceptor}
 	}
+}
+
+// randomTime is a time representation, sometimes none.
+func (s *simNet) randomTime() string {
+	return []string{"", "float", "float", "integer"}[s.rng.IntN(4)]
+}
+
+// randomModules is up to two of four small modules.
+func (s *simNet) randomModules() []moduleRec {
+	var out []moduleRec
+	for range s.rng.IntN(3) {
+		k := s.rng.IntN(4)
+		out = append(out, moduleRec{Name: fmt.Sprintf("m%d", k), Digest: fmt.Sprintf("d%d", k), Content: []byte{byte(k)}})
+	}
+	return out
 }
 
 func (s *simNet) step(lossy bool) {
@@ -589,5 +628,111 @@ func TestFSMFederationRules(t *testing.T) {
 	sort.Slice(ids, func(i, j int) bool { return ids[i].less(ids[j]) })
 	if len(ids) != 2 {
 		t.Fatalf("identities %v", ids)
+	}
+}
+
+// TestConfigRandReplays: replicas made as Start makes them, with their
+// sources drawn from Config.Rand, make the same choices under the same
+// seed (the same messages and backoffs in the same order) and other
+// choices under another seed.
+func TestConfigRandReplays(t *testing.T) {
+	run := func(cfgSeed uint64) string {
+		s := newSimNetRand(t, 3, 5, rand.New(rand.NewPCG(cfgSeed, 0)))
+		s.transcript = &strings.Builder{}
+		for i := 0; i < 3000; i++ {
+			s.step(true)
+		}
+		return s.transcript.String()
+	}
+	a, b, other := run(11), run(11), run(12)
+	if a != b {
+		t.Fatalf("the same Config.Rand seed made different choices")
+	}
+	if a == other {
+		t.Fatalf("another Config.Rand seed made the same choices: the replicas do not draw from it")
+	}
+	if !strings.Contains(a, "backoff 2") && !strings.Contains(a, "backoff 3") {
+		t.Fatalf("no random backoff in the run; the test does not exercise the source")
+	}
+
+	// The choices Start makes itself: the default name, the log identity.
+	s1, s2 := newSources(rand.New(rand.NewPCG(5, 5))), newSources(rand.New(rand.NewPCG(5, 5)))
+	if s1.name != s2.name || s1.logID != s2.logID || s1.loop.Uint64() != s2.loop.Uint64() || s1.replica.Uint64() != s2.replica.Uint64() {
+		t.Fatal("newSources differs under one seed")
+	}
+	if len(s1.name) != 8 || len(s1.logID) != 32 {
+		t.Fatalf("name %q, log %q", s1.name, s1.logID)
+	}
+	// One Rand seeding two Clusters in turn gives them different sources.
+	shared := rand.New(rand.NewPCG(5, 5))
+	if x, y := newSources(shared), newSources(shared); x.name == y.name || x.logID == y.logID {
+		t.Fatal("two Clusters seeded from one Rand in turn got the same sources")
+	}
+	// Without a Rand, crypto/rand: two processes never share a log identity.
+	if x, y := newSources(nil), newSources(nil); x.logID == y.logID {
+		t.Fatal("crypto-seeded log identities collide")
+	}
+}
+
+// TestSizeLimits: a log entry holds about maxBatchBytes of ops, a
+// catch-up answer about maxSyncBytes of entries (each at least one), so
+// large values never make a message memberlist refuses (20 MB); a
+// learner catches up over several answers.
+func TestSizeLimits(t *testing.T) {
+	a := nodeID{Name: "a", Inc: 1}
+	r := newReplica(replicaConfig{ID: a, Rand: rand.New(rand.NewPCG(1, 1))}, newFSM("l", a, 5))
+	big := make([]byte, 600<<10)
+	r.pending = []op{{Kind: opAcquire, Value: big}, {Kind: opAcquire, Value: big}, {Kind: opAcquire}}
+	if n := r.batchLen(); n != 1 {
+		t.Fatalf("batch of %d ops of 600 KB", n)
+	}
+	r.pending = []op{{Kind: opAcquire, Value: make([]byte, 3*maxBatchBytes)}}
+	if n := r.batchLen(); n != 1 {
+		t.Fatalf("an op over the limit is not taken alone: %d", n)
+	}
+	r.pending = nil
+
+	// a is the only acceptor: each Submit is decided at once.
+	for i := range 12 {
+		r.Submit(op{Kind: opAcquire, Key: fmt.Sprint(i), Value: make([]byte, 1<<20)})
+	}
+	r.Ready()
+	if r.fsm.Index != 12 {
+		t.Fatalf("index %d", r.fsm.Index)
+	}
+	// b holds the same log at index 0 and catches up from a.
+	b := newReplica(replicaConfig{ID: nodeID{Name: "b", Inc: 1}, Rand: rand.New(rand.NewPCG(2, 2))}, newFSM("l", a, 5))
+	b.Observe("a", "l", r.fsm.Index)
+	answers := 0
+	for range 100 {
+		var toA []message
+		for _, m := range b.Ready().Messages {
+			if m.To.Name == "a" {
+				toA = append(toA, m)
+			}
+		}
+		if len(toA) == 0 {
+			break
+		}
+		for _, m := range toA {
+			r.Step(m)
+			for _, resp := range r.Ready().Messages {
+				if resp.Type != msgSyncResp {
+					continue
+				}
+				answers++
+				size := 0
+				for _, e := range resp.Entries {
+					size += len(e)
+				}
+				if len(resp.Entries) == 0 || len(resp.Snapshot) > 0 || (len(resp.Entries) > 1 && size > maxSyncBytes) {
+					t.Fatalf("answer with %d entries, %d bytes, snapshot %d bytes", len(resp.Entries), size, len(resp.Snapshot))
+				}
+				b.Step(resp)
+			}
+		}
+	}
+	if b.fsm.Index != 12 || answers < 3 {
+		t.Fatalf("b at %d after %d answers", b.fsm.Index, answers)
 	}
 }

@@ -102,6 +102,29 @@ func (s *stateStore) all() []stateEntry {
 	return out
 }
 
+// entries returns the live (not deleted) entries of the owners include
+// accepts, sorted by owner then key. Values are copies.
+func (s *stateStore) entries(include func(owner string) bool) []StateEntry {
+	var out []StateEntry
+	for name, o := range s.owners {
+		if !include(name) {
+			continue
+		}
+		for k, e := range o.entries {
+			if !e.Deleted {
+				out = append(out, StateEntry{Owner: name, Key: k, Value: bytes.Clone(e.Value), Version: e.Version})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Owner != out[j].Owner {
+			return out[i].Owner < out[j].Owner
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out
+}
+
 // view returns the live (not deleted) values of the owners include
 // accepts.
 func (s *stateStore) view(include func(owner string) bool) map[string]map[string][]byte {

@@ -28,12 +28,15 @@ type FederateAmbassador interface {
 
 // ReflectInfo carries the optional parts of a reflect, receive or remove
 // callback: the time stamp (nil in receive order), the order it was
-// received in, the producing federate and the transportation.
+// received in, the producing federate, the transportation, and the
+// sender's retraction handle for a message sent in time-stamp order (the
+// handle a later RequestRetraction names; the zero handle otherwise).
 type ReflectInfo struct {
 	Time           LogicalTime
 	ReceivedOrder  OrderType
 	Producer       FederateHandle
 	Transportation string
+	Retraction     MessageRetractionHandle
 }
 
 // NullFederateAmbassador implements every method by doing nothing. Embed it
@@ -91,12 +94,12 @@ func dispatchOne(amb FederateAmbassador, ev Event) error {
 		return amb.DiscoverObjectInstance(e.Object, e.Class, e.Name, e.Producer)
 	case ReflectAttributeValues:
 		return amb.ReflectAttributeValues(e.Object, e.Values, e.Tag, e.SentOrder,
-			ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer, Transportation: e.Transportation})
+			ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer, Transportation: e.Transportation, Retraction: e.Retraction})
 	case ReceiveInteraction:
 		return amb.ReceiveInteraction(e.Class, e.Values, e.Tag, e.SentOrder,
-			ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer, Transportation: e.Transportation})
+			ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer, Transportation: e.Transportation, Retraction: e.Retraction})
 	case RemoveObjectInstance:
-		return amb.RemoveObjectInstance(e.Object, e.Tag, e.SentOrder, ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer})
+		return amb.RemoveObjectInstance(e.Object, e.Tag, e.SentOrder, ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer, Retraction: e.Retraction})
 	case ObjectInstanceNameReservationSucceeded:
 		return amb.ObjectInstanceNameReservationSucceeded(e.Name)
 	case ObjectInstanceNameReservationFailed:

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshrti/meshrti/peer/internal/core"
 	"github.com/meshrti/meshrti/peer/reliable"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -28,7 +29,7 @@ func slowPair(t *testing.T, mode BackPressureMode) (pub, sub *Federate, obj Obje
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		var known bool
 		pub.call(func() error {
-			known = slices.Contains(pub.rel.Receivers(objectGroup(h.vehicle)), reliable.NodeID(sub.Handle()))
+			known = slices.Contains(pub.core.Receivers(core.ObjectGroup(h.vehicle)), reliable.NodeID(sub.Handle()))
 			return nil
 		})
 		if known {

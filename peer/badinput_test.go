@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/internal/core"
 	"github.com/meshrti/meshrti/peer/reliable"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -57,7 +58,7 @@ func TestBadFramesAreDroppedAndCounted(t *testing.T) {
 	// The attacker sends on the groups the federates use.
 	evil := net.Endpoint("evil")
 	defer evil.Close()
-	groups := []transport.Group{controlGroup, interactionGroup(h.honk)}
+	groups := []transport.Group{core.ControlGroup, core.InteractionGroup(h.honk)}
 	rnd := rand.New(rand.NewSource(1))
 	send := func(frame []byte) {
 		for _, g := range groups {
@@ -70,8 +71,8 @@ func TestBadFramesAreDroppedAndCounted(t *testing.T) {
 	forge := func(federation string, k []byte) []byte {
 		ep, err := reliable.New(reliable.Config{Self: 999, Incarnation: 1, Federation: federation, Key: k})
 		must(err)
-		ep.Join(interactionGroup(h.honk))
-		if _, err := ep.Send(interactionGroup(h.honk), []byte("forged"), true); err != nil {
+		ep.Join(core.InteractionGroup(h.honk))
+		if _, err := ep.Send(core.InteractionGroup(h.honk), []byte("forged"), true); err != nil {
 			t.Fatal(err)
 		}
 		rd := ep.Ready()
@@ -119,7 +120,7 @@ func TestBadFramesAreDroppedAndCounted(t *testing.T) {
 	// Replay: a real frame of A captured and sent again is refused.
 	rep := net.Endpoint("replayer")
 	defer rep.Close()
-	must(rep.Join(interactionGroup(h.honk)))
+	must(rep.Join(core.InteractionGroup(h.honk)))
 	must(a.SendInteraction(h.honk, ParameterValues{h.loudness: []byte{1}}, []byte("once")))
 	// Capture A's data frame (kind 1), not another frame on the group.
 	var captured []byte
@@ -139,7 +140,7 @@ func TestBadFramesAreDroppedAndCounted(t *testing.T) {
 	})
 	before = b.Stats().Reliable
 	for i := 0; i < 3; i++ {
-		must(rep.Send(interactionGroup(h.honk), captured))
+		must(rep.Send(core.InteractionGroup(h.honk), captured))
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for b.Stats().Reliable.Replayed <= before.Replayed && time.Now().Before(deadline) {
@@ -152,35 +153,4 @@ func TestBadFramesAreDroppedAndCounted(t *testing.T) {
 		ev, _ := waitFor(t, b, time.Second, func(Event) bool { return true })
 		t.Errorf("replay produced an event: %#v", ev)
 	}
-}
-
-// Payloads that pass the reliable layer but do not decode are counted as
-// malformed messages, not delivered.
-func TestMalformedPayloadCounted(t *testing.T) {
-	for _, p := range [][]byte{nil, {0xc1}, {0x81, 0xa1, 'k', 0x63}, bytes.Repeat([]byte{0xdc, 0xff, 0xff}, 10)} {
-		if _, err := decodeMsg(p); err == nil {
-			t.Errorf("decodeMsg(%x) accepted", p)
-		}
-	}
-	m := &wireMsg{Kind: kindInteraction, Class: 5, Values: map[uint64][]byte{1: {2}}, Tag: []byte("t"), HasTime: true, Time: 2.5, TSO: true}
-	b, err := encodeMsg(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := decodeMsg(b)
-	if err != nil || got.Class != 5 || got.Time != 2.5 || !got.TSO || string(got.Values[1]) != "\x02" {
-		t.Errorf("round trip: %+v, %v", got, err)
-	}
-}
-
-func FuzzDecodeMsg(f *testing.F) {
-	b, _ := encodeMsg(&wireMsg{Kind: kindUpdate, Obj: ObjectInstanceHandle{Federate: 1, Serial: 2}, Values: map[uint64][]byte{3: {4}}})
-	f.Add(b)
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := decodeMsg(data)
-		if err == nil && (m.Kind < kindRegister || m.Kind > kindRetract) {
-			t.Fatalf("kind %d accepted", m.Kind)
-		}
-	})
 }

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer/hla"
+	"github.com/meshrti/meshrti/peer/internal/core"
 	"github.com/meshrti/meshrti/peer/metrics"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -111,9 +113,17 @@ type Config struct {
 	// Deterministic simulations set it.
 	Incarnation uint64
 
+	// Rand, when set, is the source of every random choice the federate
+	// and its default control plane make (its incarnation, the data
+	// plane's repair delays, the gossip cluster's choices), so that a seed
+	// replays a run; nil means the system's randomness. memberlist, under
+	// the gossip control plane, also draws from Go's global source, which
+	// no Config reaches (docs/gossip.md).
+	Rand *rand.Rand
+
 	// Trace, when set, receives a JSON-lines trace of what the federate
 	// did and saw (docs/trace.md). The federate serializes its own
-	// writes, one line per Write call; a writer shared by several
+	// writes, whole lines per Write call; a writer shared by several
 	// federates must be safe for concurrent use (see NewTraceWriter).
 	// A failed write ends the trace, not the federate.
 	Trace io.Writer
@@ -201,7 +211,7 @@ func (c *Config) Validate() error {
 		return errors.New("peer: Config.Manual needs Config.Transport and Config.Control")
 	}
 	if c.FederateName != "" {
-		if err := checkName(c.FederateName); err != nil {
+		if err := core.CheckName(c.FederateName); err != nil {
 			return fmt.Errorf("peer: federate name: %w", err)
 		}
 	}
@@ -222,9 +232,10 @@ func (c *Config) timeKind() hla.TimeKind {
 	return HLAfloat64Time
 }
 
-// loadFDD merges the configured modules after the standard MIM, mapping
-// fomxml's errors onto the HLA exceptions.
-func (c *Config) loadFDD() (*fomxml.FDD, error) {
+// loadDocs parses the configured modules, files first, and checks that
+// they merge after the standard MIM, mapping fomxml's errors onto the
+// HLA exceptions.
+func (c *Config) loadDocs() ([]*fomxml.Document, error) {
 	docs := make([]*fomxml.Document, 0, len(c.FOMFiles)+len(c.FOMModules))
 	for _, p := range c.FOMFiles {
 		d, err := fomxml.ParseFile(p)
@@ -234,11 +245,10 @@ func (c *Config) loadFDD() (*fomxml.FDD, error) {
 		docs = append(docs, d)
 	}
 	docs = append(docs, c.FOMModules...)
-	fdd, err := fomxml.Merge(docs...)
-	if err != nil {
+	if _, err := fomxml.Merge(docs...); err != nil {
 		return nil, fomError(err)
 	}
-	return fdd, nil
+	return docs, nil
 }
 
 func fomError(err error) error {

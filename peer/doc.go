@@ -24,13 +24,19 @@
 //
 // # Structure
 //
-// Each federate owns one loop goroutine. It drives three pure state
-// machines: the reliable multicast endpoint (peer/reliable), the time
-// core (lbts) and the declaration and object state of this package, and
-// moves packets between them and a Transport (peer/transport: UDP
-// multicast, or an in-memory network with fault injection). Membership
-// and agreement come from a ControlPlane: the gossip cluster by default,
-// MemRegistry in tests and simulations.
+// A Federate is a driver around a pure federate core
+// (peer/internal/core): one state machine holding every protocol
+// decision, with sub-machines for the reliable multicast endpoint
+// (peer/reliable), the time core (lbts), declarations, object instances,
+// ownership tokens, routing and the federation's membership. Inputs go
+// in as steps (a service call, received frames, a tick, a control-plane
+// event), and a Ready comes out: events for Next, frames to send, group
+// joins and leaves, control-plane operations, trace lines. The Federate
+// owns the goroutines, the clock, the sockets and the lock, and moves
+// Ready to the transport (peer/transport: UDP multicast, or an in-memory
+// network with fault injection), the event queue and the control plane
+// (the gossip cluster by default, MemRegistry in tests and simulations).
+// docs/peer.md draws it.
 //
 // Every object class and interaction class has a multicast group of its
 // own; subscribers join the groups of the subscribed class and its
@@ -43,8 +49,11 @@
 // # Concurrency properties
 //
 // All methods of Federate are safe for concurrent use. Services run on the
-// loop goroutine and return once done; only Join and
-// ResignFederationExecution wait for other federates (they take a ctx).
+// caller's goroutine under the federate's lock and return once done; the
+// federate's loop goroutine takes the lock for ticks, frames and
+// control-plane events, its writer goroutine to take the next batch of
+// frames. Only Join and ResignFederationExecution wait for other
+// federates (they take a ctx).
 // Services the standard answers by callback (TimeAdvanceRequest,
 // ReserveObjectInstanceName, EnableTimeRegulation ...) return at once; the
 // answer comes from Next.
@@ -56,6 +65,9 @@
 //
 // Close (or a resign) stops the loop and every goroutine the federate
 // started before returning; Next then drains what was queued and returns
+// ErrClosed. Services then fail with ErrNotConnected (after Close, or
+// when the control plane dropped the federate: ConnectionLost) or
+// ErrFederateNotExecutionMember (after resigning), both wrapping
 // ErrClosed.
 //
 // # Errors

@@ -6,17 +6,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/lbts"
-	"github.com/meshrti/meshrti/peer/hla"
+	"github.com/meshrti/meshrti/peer/internal/core"
 	"github.com/meshrti/meshrti/peer/reliable"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -24,36 +22,43 @@ import (
 // Federate is one joined federate: the RTIambassador side of the API as
 // methods, the FederateAmbassador side as the event stream of Next.
 //
-// All methods are safe for concurrent use. Services run on the
-// federate's own loop goroutine and return when done; none waits for
-// other federates except Join and Resign. Callbacks come only from Next,
-// in order.
+// A Federate is the driver of the federate's core (peer/internal/core),
+// which holds every protocol decision: the Federate owns the goroutines,
+// the clock, the sockets and the lock, and moves inputs into the core and
+// its Ready out to the transport, the event queue and the control plane.
+//
+// All methods are safe for concurrent use. Services run on the caller's
+// goroutine under the federate's lock and return when done; none waits
+// for other federates except Join and Resign. Callbacks come only from
+// Next, in order.
 type Federate struct {
 	cfg    Config
-	fdd    *fomxml.FDD
-	tk     hla.TimeKind
+	fdd    atomic.Pointer[fomxml.FDD]
 	handle FederateHandle
 	name   string
 	log    zerolog.Logger
-	trace  *tracer // nil unless Config.Trace is set
 
 	ctl ControlPlane
+	cev *ControlEvents
 	tr  transport.Transport
 
-	// Guarded by mu.
-	rx      wireMsg // what onData decodes into; kept messages are copied (keep)
-	evBuf   []Event // apply's reused event buffer
-	rel     *reliable.Endpoint
-	tm      *lbts.Node
-	st      *state
-	members map[FederateHandle]Member
-	msgID   uint64
-	wbuf    []byte       // scratch for encoding messages
-	resign  ResignAction // the federation's automatic resign action
+	// The FOM modules: this federate's own, parsed, and the federation's
+	// (for a new FDD when a joiner adds modules).
+	docs    []*fomxml.Document
+	local   []Module
+	modules []Module
 
-	// The data-plane writer (group commit): the loop hands sealed frames
-	// to the writer goroutine and seals the next bundles only when it is
-	// idle again, so messages bundle up while a batch is being sent.
+	// Guarded by mu.
+	core     *core.Core
+	halted   bool  // the loop has exited (or a manual federate closed)
+	why      error // what services return once halted
+	ctlBuf   []ControlEvent
+	opBuf    []core.Op
+	traceBad bool // a trace write failed: the trace ended
+
+	// The data-plane writer (group commit): frames are handed to the
+	// writer goroutine, and the core seals the next bundles only when it
+	// is idle again, so messages bundle up while a batch is being sent.
 	wq       chan []transport.Packet
 	wdone    chan struct{}      // closed when the writer exits
 	writing  bool               // a batch is being sent
@@ -61,32 +66,31 @@ type Federate struct {
 	pending  []transport.Packet // frames for the next batch
 
 	// Back-pressure: callers refused because a group was blocked wait on
-	// wake, closed when none of blockedOn is blocked.
-	wake      chan struct{}
-	blockedOn map[transport.Group]bool
+	// wake, closed when none of the groups they met is blocked.
+	wake chan struct{}
 
-	// mu serializes everything that touches the federate's state (the
-	// fields above marked owned by it, and rel, tm, st, members): the
-	// loop goroutine takes it for each event, service calls for their
-	// work, the writer to take its next batch.
-	mu     sync.Mutex
-	halted bool // the loop has exited (under mu)
+	// mu serializes everything that touches the core and the fields
+	// above marked guarded: service calls take it for their work, the
+	// loop for each event, the reader for a read's frames, the writer to
+	// take its next batch.
+	mu sync.Mutex
 
-	events *eventQueue
-	stop   chan struct{}
-	done   chan struct{}
-	wg     sync.WaitGroup // every goroutine this federate started
-	closed atomic.Bool
-	once   sync.Once
+	events    *eventQueue
+	stop      chan struct{}
+	done      chan struct{}
+	opsCtx    context.Context // cancelled by Close: control-plane operations in flight give up
+	opsCancel context.CancelFunc
+	wg        sync.WaitGroup // every goroutine this federate started
+	closed    atomic.Bool
+	once      sync.Once
 
 	stats   counters
 	metrics fedMetrics
 }
 
-// counters are the federate's drop and traffic counters.
+// counters are the driver's own traffic counters.
 type counters struct {
-	sent, delivered, malformed, gaps, lateTSO, sendErrors atomic.Uint64
-	frames, batches, blocked, paused                      atomic.Uint64
+	sendErrors, frames, batches, paused atomic.Uint64
 }
 
 // Stats is a snapshot of a federate's counters.
@@ -101,6 +105,8 @@ type Stats struct {
 	Batches   uint64 // batches of frames handed to the transport (one system call each with batch I/O)
 	Blocked   uint64 // sends held by back-pressure (a full backlog on a group)
 	Paused    uint64 // times reading stopped because MaxQueuedEvents callbacks were waiting
+	Stale     uint64 // updates and deletes dropped for an ownership epoch older than one known
+	Unnamed   uint64 // updates of instances with reserved names dropped because the name never came
 	// Reliable holds the reliable layer's own counters (frames dropped
 	// by reason, retransmissions, NAKs).
 	Reliable reliable.Stats
@@ -108,26 +114,34 @@ type Stats struct {
 
 // Join creates the federation if asked, joins it, and starts the
 // federate. It blocks until the federate is a member or ctx ends.
+//
+// The federation's FDD is the standard MIM, its creator's modules and
+// the modules joiners added. Joining checks this federate's modules
+// against it (ErrInconsistentFDD when they conflict; modules the
+// federation lacks are added for every member) and its time
+// representation (ErrCouldNotCreateLogicalTimeFactory when it differs).
 func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	fdd, err := cfg.loadFDD()
+	docs, err := cfg.loadDocs()
+	if err != nil {
+		return nil, err
+	}
+	local, err := modulesOf(docs)
 	if err != nil {
 		return nil, err
 	}
 	f := &Federate{
-		cfg:     cfg,
-		fdd:     fdd,
-		tk:      cfg.timeKind(),
-		log:     cfg.Logger,
-		members: make(map[FederateHandle]Member),
-		events:  newEventQueue(),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
-		resign:  resignActionOf(fdd.Switches.AutomaticResignAction),
-		trace:   newTracer(cfg.Trace),
+		cfg:    cfg,
+		log:    cfg.Logger,
+		docs:   docs,
+		local:  local,
+		events: newEventQueue(),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
 	}
+	f.opsCtx, f.opsCancel = context.WithCancel(context.Background())
 	ok := false
 	defer func() {
 		if !ok {
@@ -144,25 +158,17 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 			return nil, err
 		}
 	}
-	if mc, ok := f.ctl.(manualControl); cfg.Manual && !(ok && mc.manual()) {
-		return nil, errors.New("peer: Config.Manual needs a control plane from MemRegistry.ManualControl")
+	if _, ok := f.ctl.(*memControl); cfg.Manual && !ok {
+		// Any other control plane (gossip) acts on goroutines and
+		// clocks of its own: a seed would not replay.
+		return nil, errors.New("peer: Config.Manual needs a control plane from MemRegistry")
 	}
-	exists, err := f.ctl.FederationExists(ctx)
+	f.cev = f.ctl.Events()
+	fdd, err := f.joinFederation(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if !exists {
-		if !cfg.Create {
-			return nil, fmt.Errorf("%w: %s", ErrFederationExecutionDoesNotExist, cfg.Federation)
-		}
-		if err := f.ctl.CreateFederation(ctx); err != nil && !errors.Is(err, ErrFederationExecutionAlreadyExists) {
-			return nil, err
-		}
-	}
-	f.handle, f.name, err = f.ctl.JoinFederate(ctx, cfg.FederateName, cfg.FederateType)
-	if err != nil {
-		return nil, err
-	}
+	f.fdd.Store(fdd)
 
 	if f.tr == nil {
 		mc := cfg.Multicast
@@ -187,64 +193,50 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	}
 	incarnation := cfg.Incarnation
 	if incarnation == 0 {
-		var inc [8]byte
-		if _, err := rand.Read(inc[:]); err != nil {
+		if incarnation, err = randomUint64(cfg); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
 		}
-		incarnation = binary.BigEndian.Uint64(inc[:])
 	}
-	f.rel, err = reliable.New(reliable.Config{
-		Self:        reliable.NodeID(f.handle),
-		Incarnation: incarnation,
+	var members []core.Member
+	for _, m := range f.ctl.Members() {
+		members = append(members, core.Member{Handle: m.Handle, Name: m.Name, Type: m.Type})
+	}
+	f.core, err = core.New(core.Config{
+		FDD:         fdd,
 		Federation:  cfg.Federation,
+		Self:        f.handle,
+		Name:        f.name,
+		Time:        cfg.timeKind(),
+		Incarnation: incarnation,
 		Key:         cfg.Key,
-		Bundle:      true,
+		MaxFrame:    cfg.maxFrame(),
+		MaxMessage:  cfg.MaxMessage,
+		Window:      cfg.Window,
 		// A receiver may stall its senders for StallTimeout before they
 		// go on without it (it is then repaired or told of gaps).
 		AckTimeoutTicks: int(max(1, cfg.stallTimeout()/cfg.tick())),
-		MaxFrame:        cfg.maxFrame(),
-		MaxMessage:      cfg.MaxMessage,
-		Window:          cfg.Window,
-		Inbox:           func(id reliable.NodeID) transport.Group { return inboxGroup(FederateHandle(id)) },
+		ResignAction:    resignActionOf(fdd.Switches.AutomaticResignAction),
+		Members:         members,
+		Trace:           cfg.Trace != nil,
+		Rand:            cfg.Rand,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
-	}
-	// Control traffic (time messages, queries, resigns) is low-rate and
-	// goes to every member: ACKs from all of them would cost more than
-	// they save, and the history covers repairs.
-	f.rel.WithoutFlowControl(controlGroup)
-	// Enable requests are acknowledged to the requester's inbox alone
-	// (lbts.Config.DirectAcks): a federation of a thousand enabling
-	// would otherwise broadcast every acknowledgement to everyone.
-	f.tm, err = lbts.New(lbts.Config{Self: lbts.FederateID(f.handle), DirectAcks: true})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
-	}
-	f.st = newState(fdd, f.handle)
-	for _, m := range f.ctl.Members() {
-		if m.Handle != f.handle {
-			f.members[m.Handle] = m
-			f.tm.AddFederate(lbts.FederateID(m.Handle))
-		}
-	}
-	// The inbox is a transport group only: nothing is sent on it as a
-	// stream of its own.
-	if err := f.tr.Join(inboxGroup(f.handle)); err != nil {
-		return nil, fmt.Errorf("%w: join the inbox group: %w", ErrRTIinternalError, err)
-	}
-	if err := f.joinGroups([]transport.Group{controlGroup}); err != nil {
 		return nil, err
-	}
-	ok = true
-	if f.trace != nil {
-		f.traceJoin()
 	}
 	if err := f.registerMetrics(cfg.Metrics); err != nil {
 		return nil, err
 	}
-	f.blockedOn = make(map[transport.Group]bool)
+	// The inbox, the control group and their HELLOs: the first turn.
+	f.mu.Lock()
+	err = f.turn(true)
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	ok = true
 	if cfg.Manual {
+		f.mu.Lock()
+		f.sendManual()
 		return f, nil // the driver runs it (manual.go)
 	}
 	f.wq = make(chan []transport.Packet, 1)
@@ -252,10 +244,29 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	if d, ok := f.tr.(transport.Direct); ok {
 		d.SetDirect(f.takeDirect)
 	}
+	f.mu.Lock()
+	if len(f.pending) > 0 {
+		f.wq <- f.pending // the writer is not running yet: room for one
+		f.pending, f.writing = nil, true
+	}
+	f.mu.Unlock()
 	f.wg.Add(2)
 	go f.write()
 	go f.run()
 	return f, nil
+}
+
+// randomUint64 draws the federate's incarnation: from Config.Rand when
+// set (a seed replays), else from the system's randomness.
+func randomUint64(cfg Config) (uint64, error) {
+	if cfg.Rand != nil {
+		return cfg.Rand.Uint64() | 1, nil
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return 0, err
+	}
+	return binary.BigEndian.Uint64(b[:]) | 1, nil
 }
 
 // release closes what Join opened, for a failed Join and for Close.
@@ -266,6 +277,7 @@ func (f *Federate) release() {
 	if f.ctl != nil {
 		f.ctl.Close()
 	}
+	f.opsCancel()
 	f.events.close()
 }
 
@@ -275,8 +287,10 @@ func (f *Federate) Handle() FederateHandle { return f.handle }
 // Name returns the federate's name (generated when none was asked for).
 func (f *Federate) Name() string { return f.name }
 
-// FDD returns the federation object model this federate uses.
-func (f *Federate) FDD() *fomxml.FDD { return f.fdd }
+// FDD returns the federation object model this federate uses: the
+// federation's modules merged after the standard MIM. It grows when a
+// joining federate adds modules.
+func (f *Federate) FDD() *fomxml.FDD { return f.fdd.Load() }
 
 // Next returns the next callback. It blocks until there is one, ctx ends,
 // or the federate is closed and every queued event was returned (then
@@ -289,12 +303,15 @@ func (f *Federate) Pending() int { return f.events.len() }
 // Stats returns the federate's counters.
 func (f *Federate) Stats() Stats {
 	s := Stats{
-		Sent: f.stats.sent.Load(), Delivered: f.stats.delivered.Load(), Malformed: f.stats.malformed.Load(),
-		Gaps: f.stats.gaps.Load(), LateTSO: f.stats.lateTSO.Load(), SendError: f.stats.sendErrors.Load(),
-		Frames: f.stats.frames.Load(), Batches: f.stats.batches.Load(), Blocked: f.stats.blocked.Load(),
-		Paused: f.stats.paused.Load(),
+		SendError: f.stats.sendErrors.Load(), Frames: f.stats.frames.Load(),
+		Batches: f.stats.batches.Load(), Paused: f.stats.paused.Load(),
 	}
-	_ = f.call(func() error { s.Reliable = f.rel.Stats(); return nil })
+	f.mu.Lock()
+	cs := f.core.Stats()
+	s.Reliable = f.core.ReliableStats()
+	f.mu.Unlock()
+	s.Sent, s.Delivered, s.Malformed, s.Gaps, s.LateTSO = cs.Sent, cs.Delivered, cs.Malformed, cs.Gaps, cs.LateTSO
+	s.Blocked, s.Stale, s.Unnamed = cs.Blocked, cs.Stale, cs.Unnamed
 	return s
 }
 
@@ -304,6 +321,7 @@ func (f *Federate) Stats() Stats {
 func (f *Federate) Close() error {
 	f.once.Do(func() {
 		f.closed.Store(true)
+		f.opsCancel()
 		if f.cfg.Manual {
 			f.closeManual()
 			return
@@ -317,54 +335,187 @@ func (f *Federate) Close() error {
 	return nil
 }
 
-// call runs fn with the federate's state locked, then acts on what it
-// left ready (deliveries, grants, frames) as the loop does after each
+// closedErr is what a service of a federate that no longer runs returns.
+func (f *Federate) closedErr() error {
+	f.mu.Lock()
+	why := f.why
+	f.mu.Unlock()
+	if why == nil {
+		why = ErrNotConnected
+	}
+	return fmt.Errorf("%w: %w", why, ErrClosed)
+}
+
+// call runs fn with the federate's state locked, then acts on what the
+// core has ready (deliveries, grants, frames) as the loop does after each
 // event, and returns fn's error. fn runs on the caller's goroutine, so an
 // update costs no switch to another goroutine; when the writer is idle,
 // the caller sends the frames itself (see lead).
 func (f *Federate) call(fn func() error) error {
 	if f.closed.Load() {
-		return ErrClosed
+		return f.closedErr()
 	}
 	f.mu.Lock()
-	if f.halted {
+	if f.halted || f.why != nil {
 		f.mu.Unlock()
-		return ErrClosed
+		return f.closedErr()
 	}
 	err := fn()
-	f.endTurn()
+	if terr := f.endTurn(); err == nil {
+		err = terr
+	}
 	return err
 }
 
-// endTurn ends a turn under mu: it acts on what is ready (settle),
-// unlocks, and sends the frames itself when it takes the lead.
-func (f *Federate) endTurn() {
-	f.settle()
+// endTurn ends a turn under mu: it acts on what the core has ready
+// (turn), unlocks, and sends the frames itself when it takes the lead.
+// It returns what went wrong on the transport (a group it could not
+// join).
+func (f *Federate) endTurn() error {
+	err := f.turn(!f.writing)
 	if f.cfg.Manual {
 		f.sendManual()
-		return
+		return err
 	}
+	f.wakeBlocked()
 	batch := f.takeLead()
 	f.mu.Unlock()
 	f.lead(batch)
+	return err
 }
 
-// step hands a received frame to the reliable endpoint. Under mu.
-func (f *Federate) step(p transport.Packet) {
-	f.rel.Step(p.Group, p.Data) // bad frames are counted by the endpoint
-	f.metrics.stepFrames.Inc()
-}
-
-// settle acts on everything ready after an event or a call: deliveries,
-// grants, frames (sealed unless the writer is busy, so that they bundle
-// up meanwhile), and waiting senders. Under mu.
-func (f *Federate) settle() {
-	f.flush()
-	if !f.writing {
-		f.rel.Flush()
-		f.flush()
+// turn takes the core's Ready and acts on it: group changes on the
+// transport (before the frames that announce them), frames for the
+// writer, events for Next, the trace, and the control-plane operations
+// the core started (on goroutines of their own; a manual federate runs
+// them at once and takes the core's next Ready). seal seals the frames
+// being bundled. Under mu.
+func (f *Federate) turn(seal bool) error {
+	var err error
+	for {
+		rd := f.core.Ready(seal)
+		for _, g := range rd.Groups {
+			if e := f.changeGroup(g); e != nil && err == nil {
+				err = e
+			}
+		}
+		f.pending = append(f.pending, rd.Frames...)
+		f.events.push(rd.Events...)
+		if len(rd.Trace) > 0 {
+			f.writeTrace(rd.Trace)
+		}
+		ops := append(f.opBuf[:0], rd.Ops...)
+		f.core.Advance(rd)
+		f.opBuf = ops[:0]
+		if len(ops) == 0 {
+			return err
+		}
+		for _, op := range ops {
+			if !f.cfg.Manual {
+				f.startOp(op)
+				continue
+			}
+			// The in-process registry answers at once: no goroutine,
+			// so that the run stays deterministic.
+			f.core.OpDone(op.ID, f.runOp(context.Background(), op))
+		}
+		if !f.cfg.Manual {
+			return err
+		}
 	}
-	f.wakeBlocked()
+}
+
+// changeGroup joins or leaves a transport group.
+func (f *Federate) changeGroup(g core.GroupChange) error {
+	if g.Join {
+		if err := f.tr.Join(g.Group); err != nil {
+			return fmt.Errorf("%w: join group %d: %w", ErrRTIinternalError, g.Group, err)
+		}
+		return nil
+	}
+	if err := f.tr.Leave(g.Group); err != nil {
+		return fmt.Errorf("%w: leave group %d: %w", ErrRTIinternalError, g.Group, err)
+	}
+	return nil
+}
+
+// writeTrace writes trace lines. A failed write ends the trace, not the
+// federate.
+func (f *Federate) writeTrace(b []byte) {
+	if f.traceBad {
+		return
+	}
+	if _, err := f.cfg.Trace.Write(b); err != nil {
+		f.traceBad = true
+		f.log.Warn().Err(err).Msg("trace write failed; the trace ends here")
+	}
+}
+
+// startOp runs a control-plane operation on a goroutine of its own; its
+// answer reaches the core through the control-plane queue, like every
+// other control-plane input.
+func (f *Federate) startOp(op core.Op) {
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		res := f.runOp(f.opsCtx, op)
+		f.cev.Push(ControlEvent{Kind: opDone, opID: op.ID, opRes: res})
+	}()
+}
+
+// runOp runs one control-plane operation and returns its answer.
+func (f *Federate) runOp(ctx context.Context, op core.Op) core.OpResult {
+	var e Entry
+	var held bool
+	var err error
+	switch op.Kind {
+	case core.OpAcquire:
+		e, held, err = f.ctl.Acquire(ctx, op.Key, op.Value)
+	case core.OpRelease:
+		e, err = f.ctl.Release(ctx, op.Key)
+	case core.OpRead:
+		e, err = f.ctl.Read(ctx, op.Key)
+		held = e.Holder == f.handle && e.Holder != 0
+	case core.OpSetState:
+		err = f.ctl.SetState(op.Key, op.Value)
+	default:
+		err = fmt.Errorf("%w: unknown control-plane operation %d", ErrRTIinternalError, op.Kind)
+	}
+	if err != nil {
+		f.log.Warn().Err(err).Str("key", op.Key).Msg("control-plane operation failed")
+	}
+	return core.OpResult{Held: held, Holder: e.Holder, Value: e.Value, Version: e.Version, Err: err}
+}
+
+// control hands one control-plane event to the core. Under mu.
+func (f *Federate) control(ev ControlEvent) {
+	m := core.Member{Handle: ev.Member.Handle, Name: ev.Member.Name, Type: ev.Member.Type}
+	switch ev.Kind {
+	case MemberJoined:
+		f.core.MemberJoined(m)
+	case MemberResigned:
+		f.core.MemberLeft(m.Handle, false, ev.Action)
+	case MemberLost:
+		f.core.MemberLeft(m.Handle, true, 0)
+	case SelfLost:
+		f.core.SelfLost(ev.Reason)
+	case StateChanged:
+		f.core.StateChanged(m.Handle, ev.Key, ev.Value, ev.Version)
+	case ModulesChanged:
+		f.extendFDD(ev.Modules)
+	case opDone:
+		f.core.OpDone(ev.opID, ev.opRes)
+	}
+}
+
+// takeControl hands the core every control-plane event waiting. Under mu.
+func (f *Federate) takeControl() {
+	evs := f.cev.Take(f.ctlBuf[:0])
+	for _, ev := range evs {
+		f.control(ev)
+	}
+	clear(evs)
+	f.ctlBuf = evs[:0]
 }
 
 // takeLead makes the caller the writer of the pending frames when no one
@@ -411,9 +562,8 @@ func (f *Federate) lead(batch []transport.Packet) {
 	f.mu.Unlock()
 }
 
-// run is the federate's loop: it turns ticks, frames and membership
-// events into calls on the reliable endpoint, the time core and the
-// declaration state, each under mu.
+// run is the federate's loop: it turns ticks, frames and control-plane
+// events into inputs of the core, each under mu.
 func (f *Federate) run() {
 	defer f.wg.Done()
 	defer close(f.done)
@@ -421,7 +571,6 @@ func (f *Federate) run() {
 	tick := time.NewTicker(f.cfg.tick())
 	defer tick.Stop()
 	recv := f.tr.Recv()
-	members := f.ctl.Events()
 	maxQueued := f.cfg.maxQueuedEvents()
 	var resume <-chan struct{} // set while reading is paused
 	for {
@@ -447,6 +596,9 @@ func (f *Federate) run() {
 			continue
 		case p, ok := <-in:
 			if !ok {
+				f.mu.Lock()
+				f.why = ErrNotConnected
+				f.mu.Unlock()
 				f.events.push(ConnectionLost{Reason: "data plane closed"})
 				return
 			}
@@ -466,26 +618,33 @@ func (f *Federate) run() {
 					break more
 				}
 			}
-		case ev, ok := <-members:
-			if !ok {
-				members = nil
-				continue
-			}
+		case <-f.cev.Wait():
 			f.mu.Lock()
-			f.onMember(ev)
+			f.takeControl()
 		}
-		f.endTurn()
+		lost := f.core.Lost() // under mu still: the control-plane events were taken
+		if lost {
+			f.why = ErrNotConnected
+		}
+		_ = f.endTurn() // a group the transport could not join was reported to the service that asked
+		if lost {
+			return
+		}
 	}
 }
 
 // maxStepBatch is how many received frames the loop steps in one turn.
 const maxStepBatch = 32
 
-// tick advances the timers of the reliable endpoint and the time core by
-// one tick. Under mu.
+// step hands a received frame to the core. Under mu.
+func (f *Federate) step(p transport.Packet) {
+	f.core.Step(p.Group, p.Data)
+	f.metrics.stepFrames.Inc()
+}
+
+// tick advances the core's timers by one tick. Under mu.
 func (f *Federate) tick() {
-	f.rel.Tick()
-	f.tm.Tick()
+	f.core.Tick()
 	f.publishStats()
 }
 
@@ -506,18 +665,17 @@ func (f *Federate) takeDirect(ps []transport.Packet) int {
 	for _, p := range ps {
 		f.step(p)
 	}
-	f.endTurn()
+	_ = f.endTurn()
 	return len(ps)
 }
 
 // halt ends the loop: the frames still waiting go to the writer as its
-// last batch, and calls fail with ErrClosed from now on.
+// last batch, and calls fail from now on.
 func (f *Federate) halt() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.flush()
-	f.rel.Flush()
-	f.flush()
+	f.core.Seal()
+	_ = f.turn(true)
 	if len(f.pending) > 0 {
 		f.wq <- f.pending // room: the writer holds the batch it sends, if any
 		f.pending = nil
@@ -576,8 +734,8 @@ func (f *Federate) nextBatch() []transport.Packet {
 		f.writing = false
 		return nil
 	}
-	f.rel.Flush()
-	f.flush()
+	_ = f.turn(true)
+	f.wakeBlocked()
 	b := f.pending
 	f.pending = nil
 	f.writing = len(b) > 0
@@ -587,48 +745,25 @@ func (f *Federate) nextBatch() []transport.Packet {
 	return b
 }
 
-// blocked reports whether a reliable message of outs would go to a group
-// whose backlog is full, and then remembers the group.
-func (f *Federate) blocked(outs []outMsg) bool {
-	for _, o := range outs {
-		if o.reliable && f.rel.Blocked(o.group) {
-			f.blockedOn[o.group] = true
-			f.stats.blocked.Add(1)
-			return true
-		}
-	}
-	return false
-}
-
 // wakeBlocked releases the callers waiting for back-pressure to end once
-// none of the groups they met is blocked.
+// none of the groups they met is blocked. Under mu.
 func (f *Federate) wakeBlocked() {
-	if f.wake == nil {
+	if f.wake == nil || f.core.Blocked() {
 		return
-	}
-	for g := range f.blockedOn {
-		if f.rel.Blocked(g) {
-			return
-		}
-		delete(f.blockedOn, g)
 	}
 	close(f.wake)
 	f.wake = nil
 }
 
-// errBlocked is what a sending service returns inside the loop when
-// back-pressure holds it; callSend waits or turns it into ErrWouldBlock.
-var errBlocked = errors.New("peer: data plane backlog full")
-
-// callSend runs a sending service on the loop; while back-pressure holds
-// it, it waits and retries (Config.BackPressure Block, the default) or
-// returns an error wrapping ErrWouldBlock.
+// callSend runs a sending service; while back-pressure holds it
+// (core.ErrBlocked), it waits and retries (Config.BackPressure Block, the
+// default) or returns an error wrapping ErrWouldBlock.
 func (f *Federate) callSend(fn func() error) error {
 	for {
 		var wake chan struct{}
 		err := f.call(func() error {
 			err := fn()
-			if err == errBlocked {
+			if err == core.ErrBlocked {
 				if f.wake == nil {
 					f.wake = make(chan struct{})
 				}
@@ -636,7 +771,7 @@ func (f *Federate) callSend(fn func() error) error {
 			}
 			return err
 		})
-		if err != errBlocked {
+		if err != core.ErrBlocked {
 			return err
 		}
 		if f.cfg.BackPressure == BackPressureError || f.cfg.Manual {
@@ -645,279 +780,9 @@ func (f *Federate) callSend(fn func() error) error {
 		select {
 		case <-wake:
 		case <-f.done:
-			return ErrClosed
+			return f.closedErr()
 		}
 	}
-}
-
-// flush acts on everything the reliable endpoint and the time core have
-// ready, until neither has more.
-func (f *Federate) flush() {
-	for i := 0; i < 64; i++ {
-		rd := f.rel.Ready()
-		tr := f.tm.Ready()
-		if rd.Empty() && !timeReady(tr) {
-			return
-		}
-		for _, o := range rd.Out {
-			f.pending = append(f.pending, transport.Packet{Group: o.Group, Data: o.Frame})
-		}
-		// Where each sender's stream starts for us: nothing below is
-		// owed, so the time core must not wait for it.
-		for _, st := range rd.Starts {
-			f.tm.Gap(lbts.FederateID(st.From), uint32(st.Group), st.Seq-1)
-		}
-		for _, d := range rd.Deliver {
-			f.onData(d)
-		}
-		for _, g := range rd.Gaps {
-			f.stats.gaps.Add(1)
-			f.events.push(MessagesLost{Producer: FederateHandle(g.From), Messages: g.ToSeq - g.FromSeq + 1})
-			f.log.Warn().Uint64("from", uint64(g.From)).Uint32("group", uint32(g.Group)).
-				Uint64("fromSeq", g.FromSeq).Uint64("toSeq", g.ToSeq).Msg("messages lost for good")
-			f.tm.Gap(lbts.FederateID(g.From), uint32(g.Group), g.ToSeq)
-		}
-		f.rel.Advance(rd)
-		f.actOnTime(tr)
-	}
-}
-
-// sendTime sends the time core's Message m as o says (to the group, or
-// to one federate).
-func (f *Federate) sendTime(m *lbts.Message, o outMsg) {
-	b, err := m.MarshalBinary()
-	if err != nil {
-		f.log.Error().Err(err).Msg("encode time message")
-		return
-	}
-	o.msg = &wireMsg{Kind: kindTime, TimeMsg: b}
-	f.send(o)
-}
-
-func timeReady(rd lbts.Ready) bool {
-	return len(rd.Messages) > 0 || len(rd.Directed) > 0 || len(rd.Deliver) > 0 || rd.Grant != nil ||
-		rd.RegulationEnabled != nil || rd.ConstrainedEnabled != nil
-}
-
-// actOnTime carries out what the time core decided: broadcast its state,
-// deliver time-stamp-order messages in order, then grants.
-func (f *Federate) actOnTime(rd lbts.Ready) {
-	for _, m := range rd.Messages {
-		f.sendTime(&m, outMsg{group: controlGroup, reliable: true})
-	}
-	for _, d := range rd.Directed {
-		f.sendTime(&d.Message, outMsg{group: controlGroup, to: FederateHandle(d.To)})
-	}
-	received := TimeStamp
-	if !f.tm.Constrained() {
-		received = Receive // disableTimeConstrained released the queue
-	}
-	for _, d := range rd.Deliver {
-		p, ok := d.Payload.(tsoPayload)
-		if !ok {
-			continue
-		}
-		f.applyDelivered(p.msg, delivery{from: p.from, received: received, reliable: p.reliable})
-	}
-	if rd.RegulationEnabled != nil {
-		if f.trace != nil {
-			f.traceTime("regulation", *rd.RegulationEnabled)
-		}
-		f.events.push(TimeRegulationEnabled{Time: f.tk.Make(*rd.RegulationEnabled)})
-	}
-	if rd.ConstrainedEnabled != nil {
-		if f.trace != nil {
-			f.traceTime("constrained", *rd.ConstrainedEnabled)
-		}
-		f.events.push(TimeConstrainedEnabled{Time: f.tk.Make(*rd.ConstrainedEnabled)})
-	}
-	if rd.Grant != nil {
-		if f.trace != nil {
-			f.traceTime("grant", *rd.Grant)
-		}
-		f.events.push(TimeAdvanceGrant{Time: f.tk.Make(*rd.Grant), Request: rd.GrantKind})
-	}
-	f.tm.Advance(rd)
-}
-
-// tsoPayload is what a queued time-stamp-order message carries through
-// the time core.
-type tsoPayload struct {
-	msg      *wireMsg
-	from     FederateHandle
-	reliable bool
-}
-
-// onData handles one in-order delivery from the reliable layer. Every
-// reliable delivery is reported to the time core exactly once, as
-// received (Received) or as a queued time-stamped message (ReceiveTSO),
-// so that promises covering it can count.
-func (f *Federate) onData(d reliable.Delivery) {
-	from := FederateHandle(d.From)
-	if from == f.handle {
-		return
-	}
-	m := &f.rx
-	*m = wireMsg{Pairs: m.Pairs[:0]}
-	if err := decodeInto(d.Payload, m, true); err != nil {
-		f.received(d)
-		f.stats.malformed.Add(1)
-		f.log.Debug().Err(err).Uint64("from", uint64(from)).Msg("dropped malformed message")
-		return
-	}
-	f.stats.delivered.Add(1)
-	if d.Reliable && m.TSO && m.HasTime && f.tm.Constrained() && m.Kind != kindTime {
-		err := f.tm.ReceiveTSO(lbts.TSO{
-			From: lbts.FederateID(from), Group: uint32(d.Group), Seq: d.Seq, Time: m.Time,
-			Payload: tsoPayload{msg: keep(m), from: from, reliable: d.Reliable},
-		})
-		if err != nil {
-			f.stats.lateTSO.Add(1)
-			f.log.Warn().Err(err).Uint64("from", uint64(from)).Msg("refused time-stamped message")
-		}
-		return
-	}
-	f.received(d)
-	switch m.Kind {
-	case kindTime:
-		tm, err := decodeTimeMsg(m.TimeMsg, lbts.FederateID(f.handle))
-		if err != nil {
-			f.stats.malformed.Add(1)
-			return
-		}
-		if tm.From != lbts.FederateID(from) {
-			// Only a federate speaks for its own time.
-			f.stats.malformed.Add(1)
-			return
-		}
-		if err := f.tm.Step(tm); err != nil {
-			f.log.Debug().Err(err).Uint64("from", uint64(from)).Msg("time message refused")
-		}
-	case kindQuery:
-		for _, o := range f.st.answerQuery(m.Class) {
-			f.send(o)
-		}
-	case kindResign:
-		f.forget(from, MemberResigned)
-	case kindRetract:
-		f.onRetract(m, from, uint32(d.Group))
-	default:
-		f.deliverRO(m, delivery{from: from, received: Receive, reliable: d.Reliable})
-	}
-}
-
-// keep returns a copy of the reused receive message m that may outlive
-// this delivery (its values still point into the frame, which is not
-// reused).
-func keep(m *wireMsg) *wireMsg {
-	c := *m
-	c.Pairs = slices.Clone(m.Pairs)
-	return &c
-}
-
-// decodeTimeMsg decodes a time message, binary or (from older members)
-// msgpack, for the federate self. The msgpack case is apart so that the
-// common one keeps its Message off the heap.
-func decodeTimeMsg(b []byte, self lbts.FederateID) (lbts.Message, error) {
-	if !lbts.IsBinary(b) {
-		return decodeTimeMsgpack(b)
-	}
-	var tm lbts.Message
-	err := tm.UnmarshalBinaryFor(b, self)
-	return tm, err
-}
-
-func decodeTimeMsgpack(b []byte) (lbts.Message, error) {
-	var tm lbts.Message
-	err := msgpack.Unmarshal(b, &tm)
-	return tm, err
-}
-
-func (f *Federate) received(d reliable.Delivery) {
-	if d.Reliable {
-		f.tm.Received(lbts.FederateID(d.From), uint32(d.Group), d.Seq)
-	}
-}
-
-// onMember handles a membership change from the control plane.
-func (f *Federate) onMember(ev MemberEvent) {
-	h := ev.Member.Handle
-	if h == f.handle {
-		return
-	}
-	switch ev.Kind {
-	case MemberJoined:
-		if _, ok := f.members[h]; ok {
-			return
-		}
-		f.members[h] = ev.Member
-		f.tm.AddFederate(lbts.FederateID(h))
-		f.events.push(FederateJoined{Federate: h, Name: ev.Member.Name, Type: ev.Member.Type})
-	case MemberResigned, MemberLost:
-		f.forget(h, ev.Kind)
-	}
-}
-
-// forget removes a federate that resigned or was lost from time
-// management and the data plane, and removes its objects.
-func (f *Federate) forget(h FederateHandle, why MemberEventKind) {
-	m, ok := f.members[h]
-	if !ok {
-		return
-	}
-	if f.trace != nil {
-		f.traceForget(h, m.Name, why)
-	}
-	delete(f.members, h)
-	f.tm.RemoveFederate(lbts.FederateID(h))
-	f.rel.ForgetSender(reliable.NodeID(h))
-	f.events.push(f.st.removeFederate(h, f.resign.Deletes() || why == MemberResigned)...)
-	if why == MemberLost {
-		f.events.push(FederateLost{Federate: h, Name: m.Name})
-	} else {
-		f.events.push(FederateResigned{Federate: h, Name: m.Name})
-	}
-}
-
-// send hands one message to the reliable layer.
-func (f *Federate) send(o outMsg) (uint64, error) {
-	f.msgID++
-	o.msg.ID = f.msgID
-	f.wbuf = appendMsg(f.wbuf[:0], o.msg) // Send copies it
-	var seq uint64
-	var err error
-	if o.to != 0 {
-		err = f.rel.SendAimed(o.group, reliable.NodeID(o.to), f.wbuf)
-	} else {
-		seq, err = f.rel.Send(o.group, f.wbuf, o.reliable)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
-	}
-	f.stats.sent.Add(1)
-	return seq, nil
-}
-
-func (f *Federate) joinGroups(gs []transport.Group) error {
-	for _, g := range gs {
-		if err := f.tr.Join(g); err != nil {
-			return fmt.Errorf("%w: join group %d: %w", ErrRTIinternalError, g, err)
-		}
-		f.rel.Join(g)
-		f.tm.Joined(uint32(g))
-	}
-	return nil
-}
-
-func (f *Federate) leaveGroups(gs []transport.Group) error {
-	for _, g := range gs {
-		f.rel.Leave(g)
-		f.tm.Left(uint32(g))
-		if err := f.tr.Leave(g); err != nil {
-			return fmt.Errorf("%w: leave group %d: %w", ErrRTIinternalError, g, err)
-		}
-	}
-	return nil
 }
 
 // resignActionOf maps a FOM's automaticResignAction name to the action;
@@ -935,6 +800,6 @@ func resignActionOf(name string) ResignAction {
 // for diagnostics and status pages.
 func (f *Federate) TimeStatus() (lbts.Status, error) {
 	var s lbts.Status
-	err := f.call(func() error { s = f.tm.Status(); return nil })
+	err := f.call(func() error { s = f.core.TimeStatus(); return nil })
 	return s, err
 }

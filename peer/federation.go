@@ -1,9 +1,14 @@
 package peer
 
+// Federation management (IEEE 1516.1-2010 §4): creating, destroying and
+// listing federation executions, joining (Join, in federate.go) and
+// resigning.
+
 import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // connect opens the control plane cfg describes, without joining: what the
@@ -19,15 +24,21 @@ func connect(ctx context.Context, cfg *Config) (ControlPlane, error) {
 }
 
 // CreateFederationExecution (§4.5) creates the federation execution
-// cfg.Federation: ErrFederationExecutionAlreadyExists when it exists. The
-// FOM modules of cfg must merge (ErrCouldNotOpenFDD, ErrReadingFDD,
-// ErrInconsistentFDD otherwise). The control plane it opens (Config.Control
+// cfg.Federation with cfg's FOM modules and time representation:
+// ErrFederationExecutionAlreadyExists when it exists. The FOM modules of
+// cfg must merge (ErrCouldNotOpenFDD, ErrReadingFDD, ErrInconsistentFDD
+// otherwise). The control plane it opens (Config.Control
 // included) is closed before it returns.
 func CreateFederationExecution(ctx context.Context, cfg Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if _, err := cfg.loadFDD(); err != nil {
+	docs, err := cfg.loadDocs()
+	if err != nil {
+		return err
+	}
+	modules, err := modulesOf(docs)
+	if err != nil {
 		return err
 	}
 	ctl, err := connect(ctx, &cfg)
@@ -35,7 +46,7 @@ func CreateFederationExecution(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer ctl.Close()
-	return ctl.CreateFederation(ctx)
+	return ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: string(cfg.timeKind()), Modules: modules})
 }
 
 // DestroyFederationExecution (§4.6) destroys cfg.Federation:
@@ -66,4 +77,47 @@ func ListFederationExecutions(ctx context.Context, cfg Config) ([]string, error)
 		return nil, fmt.Errorf("peer: list federation executions: %w", err)
 	}
 	return list, nil
+}
+
+// ResignFederationExecution (§4.10) leaves the federation: it applies
+// action to this federate's objects (deleting those it may delete, for
+// the actions that delete; giving up its attributes, for the actions
+// that divest: the instances then stay in the federation, unowned),
+// tells the others, frees the federate's name, and closes the federate.
+// Errors: ErrInvalidResignAction; ErrFederateOwnsAttributes when the
+// action would leave attributes owned (nothing is done then). After it,
+// services return ErrFederateNotExecutionMember (wrapping ErrClosed).
+func (f *Federate) ResignFederationExecution(ctx context.Context, action ResignAction) error {
+	err := f.call(func() error {
+		if err := f.core.Resign(action); err != nil {
+			return err
+		}
+		f.why = ErrFederateNotExecutionMember
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Give the reliable layer a moment to get the last messages out and
+	// repaired; the control plane's resign reaches everyone regardless.
+	f.linger(ctx)
+	if err := f.ctl.ResignFederate(ctx, action); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// linger waits a few heartbeat rounds (bounded by ctx) so that receivers
+// can ask for what they missed of the federate's last messages.
+func (f *Federate) linger(ctx context.Context) {
+	if f.cfg.Manual {
+		return // nothing would tick while it waited
+	}
+	t := f.cfg.tick() * 20
+	select {
+	case <-ctx.Done():
+	case <-f.done:
+	case <-time.After(t):
+	}
 }

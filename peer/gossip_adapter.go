@@ -14,9 +14,12 @@ import (
 // memberlist member per federate, agreement through its register.
 type gossipControl struct {
 	c      *gossip.Cluster
-	events *memberPump
+	events *ControlEvents
 	wg     sync.WaitGroup // the event reader
 	once   sync.Once
+
+	mu   sync.Mutex
+	self FederateHandle // this node's federate, once joined
 }
 
 // startGossip starts the federate's gossip member for cfg.
@@ -33,43 +36,69 @@ func startGossip(ctx context.Context, cfg *Config) (ControlPlane, error) {
 		Key:        cfg.Key,
 		Profile:    profile,
 		Logger:     cfg.Logger,
+		Rand:       cfg.Rand,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: control plane: %w", ErrConnectionFailed, err)
 	}
-	g := &gossipControl{c: c, events: newMemberPump()}
+	g := &gossipControl{c: c, events: NewControlEvents()}
 	g.wg.Add(1)
 	go g.read()
 	return g, nil
 }
 
-// read translates the cluster's events into membership events until the
-// cluster closes its event channel.
+// read translates the cluster's events into control events until the
+// cluster closes its event channel: the one goroutine between the
+// cluster and the federate's queue.
 func (g *gossipControl) read() {
 	defer g.wg.Done()
 	for ev := range g.c.Events() {
-		if me, ok := translate(ev); ok {
-			g.events.push(me)
+		if ce, ok := g.translate(ev); ok {
+			g.events.Push(ce)
 		}
 	}
 }
 
-func translate(ev gossip.Event) (MemberEvent, bool) {
+func (g *gossipControl) translate(ev gossip.Event) (ControlEvent, bool) {
 	m := Member{Handle: FederateHandle(ev.Federate.Handle), Name: ev.Federate.Name, Type: ev.Federate.Type}
+	g.mu.Lock()
+	self := g.self
+	g.mu.Unlock()
 	switch ev.Kind {
 	case gossip.EventFederateJoined:
-		return MemberEvent{Kind: MemberJoined, Member: m}, m.Handle != 0
+		return ControlEvent{Kind: MemberJoined, Member: m}, m.Handle != 0
 	case gossip.EventFederateResigned:
 		if ev.Lost {
-			return MemberEvent{Kind: MemberLost, Member: m}, m.Handle != 0
+			if m.Handle == self && self != 0 {
+				return ControlEvent{Kind: SelfLost, Reason: "the control plane removed this federate (its node was declared dead)"}, true
+			}
+			return ControlEvent{Kind: MemberLost, Member: m}, m.Handle != 0
 		}
-		return MemberEvent{Kind: MemberResigned, Member: m}, m.Handle != 0
+		return ControlEvent{Kind: MemberResigned, Member: m}, m.Handle != 0
 	case gossip.EventFailed:
 		// Failure detection is faster than the register's removal; the
 		// federate is lost as soon as its node is declared dead.
-		return MemberEvent{Kind: MemberLost, Member: m}, m.Handle != 0
+		return ControlEvent{Kind: MemberLost, Member: m}, m.Handle != 0
+	case gossip.EventStateChanged:
+		h, ok := g.handleOfNode(ev.Member.Name)
+		if !ok {
+			return ControlEvent{}, false
+		}
+		return ControlEvent{Kind: StateChanged, Member: Member{Handle: h}, Key: ev.Key, Value: ev.Value, Version: ev.Version}, true
+	case gossip.EventFederationModulesChanged:
+		return ControlEvent{Kind: ModulesChanged, Modules: modulesFromGossip(ev.Modules)}, true
 	}
-	return MemberEvent{}, false
+	return ControlEvent{}, false
+}
+
+// handleOfNode returns the handle of the federate joined on node name.
+func (g *gossipControl) handleOfNode(name string) (FederateHandle, bool) {
+	for _, f := range g.c.Federates() {
+		if f.Node == name {
+			return FederateHandle(f.Handle), true
+		}
+	}
+	return 0, false
 }
 
 func gossipError(err error) error {
@@ -86,25 +115,54 @@ func gossipError(err error) error {
 		return fmt.Errorf("%w: %w", ErrFederateAlreadyExecutionMember, err)
 	case errors.Is(err, gossip.ErrNotJoined):
 		return fmt.Errorf("%w: %w", ErrFederateNotExecutionMember, err)
+	case errors.Is(err, gossip.ErrTimeRepresentation):
+		return fmt.Errorf("%w: %w", ErrCouldNotCreateLogicalTimeFactory, err)
+	case errors.Is(err, gossip.ErrModulesChanged):
+		return fmt.Errorf("%w: %w", ErrModulesChanged, err)
+	case errors.Is(err, gossip.ErrInvalidModule), errors.Is(err, gossip.ErrModulesTooLarge):
+		return fmt.Errorf("%w: %w", ErrCouldNotOpenFDD, err)
 	case errors.Is(err, gossip.ErrClosed):
 		return fmt.Errorf("%w: %w", ErrNotConnected, err)
 	}
 	return fmt.Errorf("%w: %w", ErrRTIinternalError, err)
 }
 
-func (g *gossipControl) CreateFederation(ctx context.Context) error {
-	if err := g.c.CreateFederation(ctx, "", ""); err != nil {
+func modulesToGossip(ms []Module) []gossip.Module {
+	out := make([]gossip.Module, len(ms))
+	for i, m := range ms {
+		out[i] = gossip.Module{Name: m.Name, Digest: m.Digest, Content: m.Content}
+	}
+	return out
+}
+
+func modulesFromGossip(ms []gossip.Module) []Module {
+	out := make([]Module, len(ms))
+	for i, m := range ms {
+		out[i] = Module{Name: m.Name, Digest: m.Digest, Content: m.Content}
+	}
+	return out
+}
+
+func (g *gossipControl) CreateFederation(ctx context.Context, spec FederationSpec) error {
+	err := g.c.CreateFederation(ctx, gossip.FederationSpec{
+		TimeRepresentation: spec.TimeRepresentation, Modules: modulesToGossip(spec.Modules),
+	})
+	if err != nil {
 		return gossipError(err)
 	}
 	return nil
 }
 
-func (g *gossipControl) FederationExists(ctx context.Context) (bool, error) {
-	list, err := g.c.ListFederations(ctx)
+func (g *gossipControl) Federation(ctx context.Context) (FederationSpec, bool, error) {
+	list, err := g.c.ListFederations(ctx) // confirmed with a quorum
 	if err != nil {
-		return false, gossipError(err)
+		return FederationSpec{}, false, gossipError(err)
 	}
-	return len(list) > 0, nil
+	if len(list) == 0 {
+		return FederationSpec{}, false, nil
+	}
+	fi := list[0]
+	return FederationSpec{TimeRepresentation: fi.TimeRepresentation, Modules: modulesFromGossip(fi.Modules)}, true, nil
 }
 
 func (g *gossipControl) DestroyFederation(ctx context.Context) error {
@@ -126,30 +184,85 @@ func (g *gossipControl) ListFederations(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-func (g *gossipControl) JoinFederate(ctx context.Context, name, typ string) (FederateHandle, string, error) {
-	h, err := g.c.JoinFederate(ctx, name, typ)
+func (g *gossipControl) JoinFederate(ctx context.Context, req JoinRequest) (FederateHandle, string, error) {
+	h, err := g.c.JoinFederate(ctx, gossip.JoinSpec{
+		Name: req.Name, Type: req.Type, TimeRepresentation: req.TimeRepresentation,
+		Modules: modulesToGossip(req.Modules), KnownModules: req.KnownModules,
+	})
 	if err != nil {
 		return 0, "", gossipError(err)
 	}
+	name := req.Name
 	if fi, ok := g.c.LocalFederate(); ok {
 		name = fi.Name
 	}
+	g.mu.Lock()
+	g.self = FederateHandle(h)
+	g.mu.Unlock()
 	return FederateHandle(h), name, nil
 }
 
-func (g *gossipControl) ResignFederate(ctx context.Context) error {
+// ResignFederate resigns through the register. The gossip record does
+// not carry the resign action: the others learn it from the federate's
+// resign notice on the data plane, which comes first.
+func (g *gossipControl) ResignFederate(ctx context.Context, _ ResignAction) error {
 	if err := g.c.ResignFederate(ctx); err != nil {
 		return gossipError(err)
 	}
 	return nil
 }
 
-func (g *gossipControl) Acquire(ctx context.Context, key string) (bool, error) {
-	_, ok, err := g.c.Acquire(ctx, key, nil)
-	if err != nil {
-		return false, gossipError(err)
+// entry maps a gossip register entry (held by a node) to one held by a
+// federate.
+func (g *gossipControl) entry(e gossip.Entry) Entry {
+	out := Entry{Key: e.Key, Value: e.Value, Version: e.Version}
+	if e.Holder != "" {
+		out.Holder, _ = g.handleOfNode(e.Holder)
 	}
-	return ok, nil
+	return out
+}
+
+func (g *gossipControl) Acquire(ctx context.Context, key string, value []byte) (Entry, bool, error) {
+	e, ok, err := g.c.Acquire(ctx, key, value)
+	if err != nil {
+		return Entry{}, false, gossipError(err)
+	}
+	return g.entry(e), ok, nil
+}
+
+func (g *gossipControl) Release(ctx context.Context, key string) (Entry, error) {
+	e, err := g.c.Release(ctx, key)
+	if err != nil {
+		return g.entry(e), gossipError(err)
+	}
+	return g.entry(e), nil
+}
+
+func (g *gossipControl) Read(ctx context.Context, key string) (Entry, error) {
+	e, err := g.c.Read(ctx, key)
+	if err != nil {
+		return Entry{}, gossipError(err)
+	}
+	return g.entry(e), nil
+}
+
+func (g *gossipControl) SetState(key string, value []byte) error {
+	if err := g.c.SetState(key, value); err != nil {
+		return gossipError(err)
+	}
+	return nil
+}
+
+func (g *gossipControl) States() []StateEntry {
+	var out []StateEntry
+	for _, e := range g.c.StateEntries() {
+		h, ok := g.handleOfNode(e.Owner)
+		if !ok {
+			continue
+		}
+		out = append(out, StateEntry{Federate: h, Key: e.Key, Value: e.Value, Version: e.Version})
+	}
+	return out
 }
 
 func (g *gossipControl) Members() []Member {
@@ -161,14 +274,14 @@ func (g *gossipControl) Members() []Member {
 	return out
 }
 
-func (g *gossipControl) Events() <-chan MemberEvent { return g.events.out }
+func (g *gossipControl) Events() *ControlEvents { return g.events }
 
 func (g *gossipControl) Close() error {
 	var err error
 	g.once.Do(func() {
 		err = g.c.Close() // closes the cluster's events: read ends
 		g.wg.Wait()
-		g.events.stop()
+		g.events.Close()
 	})
 	return err
 }

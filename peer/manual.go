@@ -18,15 +18,6 @@ import (
 // itself.
 var errNotManual = errors.New("peer: Deliver and Tick are for federates joined with Config.Manual")
 
-// manualControl is a control plane whose membership events a manual
-// federate takes itself, at each Tick, instead of from a channel.
-type manualControl interface {
-	// manual reports whether the events wait for takeEvents (a
-	// control plane that sends them on Events has a goroutine).
-	manual() bool
-	takeEvents() []MemberEvent
-}
-
 // Deliver hands a received datagram to a manual federate, as its reader
 // would: the reliable layer, the time core and the callbacks act on it
 // before Deliver returns. It returns ErrClosed after Close.
@@ -42,16 +33,14 @@ func (f *Federate) Deliver(p transport.Packet) error {
 
 // Tick advances a manual federate's timers by one Config.TickInterval
 // (retransmissions, heartbeats, time management), after it has taken the
-// membership events waiting on its control plane. It returns ErrClosed
+// events waiting on its control plane. It returns ErrClosed
 // after Close.
 func (f *Federate) Tick() error {
 	if !f.cfg.Manual {
 		return errNotManual
 	}
 	return f.call(func() error {
-		for _, ev := range f.ctl.(manualControl).takeEvents() {
-			f.onMember(ev)
-		}
+		f.takeControl()
 		f.tick()
 		return nil
 	})
@@ -73,8 +62,8 @@ func (f *Federate) sendManual() {
 // plane are closed.
 func (f *Federate) closeManual() {
 	f.mu.Lock()
-	f.rel.Flush()
-	f.flush()
+	f.core.Seal()
+	_ = f.turn(true)
 	f.halted = true
 	f.sendManual()
 	f.release()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/meshrti/meshrti/peer/internal/core"
 	"github.com/meshrti/meshrti/peer/metrics"
 	"github.com/meshrti/meshrti/peer/reliable"
 )
@@ -42,15 +43,26 @@ func (f *Federate) registerMetrics(reg *metrics.Registry) error {
 	gauge := func(name, help string, v func() int64) {
 		errs = append(errs, reg.GaugeFunc(name, help, lb, v))
 	}
-	counter("meshrti_messages_sent_total", "Data-plane messages sent.", f.stats.sent.Load)
-	counter("meshrti_messages_delivered_total", "Data-plane messages received and handled.", f.stats.delivered.Load)
-	counter("meshrti_messages_malformed_total", "Payloads that did not decode, dropped.", f.stats.malformed.Load)
-	counter("meshrti_gaps_total", "Gaps reported by the reliable layer (messages lost for good).", f.stats.gaps.Load)
-	counter("meshrti_late_tso_total", "Time-stamped messages refused below the granted time.", f.stats.lateTSO.Load)
+	// The core's counters are read under the federate's lock: current,
+	// for a scrape, at no cost to the loop.
+	cs := func(pick func(*core.Stats) uint64) func() uint64 {
+		return func() uint64 {
+			f.mu.Lock()
+			s := f.core.Stats()
+			f.mu.Unlock()
+			return pick(&s)
+		}
+	}
+	counter("meshrti_messages_sent_total", "Data-plane messages sent.", cs(func(s *core.Stats) uint64 { return s.Sent }))
+	counter("meshrti_messages_delivered_total", "Data-plane messages received and handled.", cs(func(s *core.Stats) uint64 { return s.Delivered }))
+	counter("meshrti_messages_malformed_total", "Payloads that did not decode, dropped.", cs(func(s *core.Stats) uint64 { return s.Malformed }))
+	counter("meshrti_gaps_total", "Gaps reported by the reliable layer (messages lost for good).", cs(func(s *core.Stats) uint64 { return s.Gaps }))
+	counter("meshrti_late_tso_total", "Time-stamped messages refused below the granted time.", cs(func(s *core.Stats) uint64 { return s.LateTSO }))
+	counter("meshrti_stale_total", "Updates and deletes dropped for an old ownership epoch.", cs(func(s *core.Stats) uint64 { return s.Stale }))
 	counter("meshrti_send_errors_total", "Datagrams the transport failed to send.", f.stats.sendErrors.Load)
 	counter("meshrti_frames_sent_total", "Data-plane frames handed to the transport.", f.stats.frames.Load)
 	counter("meshrti_batches_total", "Batches of frames handed to the transport.", f.stats.batches.Load)
-	counter("meshrti_backpressure_total", "Sends held because a receiver lagged a full window behind.", f.stats.blocked.Load)
+	counter("meshrti_backpressure_total", "Sends held because a receiver lagged a full window behind.", cs(func(s *core.Stats) uint64 { return s.Blocked }))
 	counter("meshrti_read_pauses_total", "Times reading stopped because MaxQueuedEvents callbacks waited.", f.stats.paused.Load)
 	gauge("meshrti_events_queued", "Callbacks waiting for Next.", func() int64 { return int64(f.events.len()) })
 	rel := func(pick func(*reliable.Stats) uint64) func() uint64 {
@@ -111,7 +123,7 @@ func (f *Federate) publishStats() {
 	if f.cfg.Metrics == nil {
 		return
 	}
-	s := f.rel.Stats()
+	s := f.core.ReliableStats()
 	f.metrics.rel.Store(&s)
 }
 
@@ -122,10 +134,5 @@ func (f *Federate) publishStats() {
 // second, then every federate puts it first, then every federate drops
 // the old one (docs/dataplane.md). Config.Key is key id 0.
 func (f *Federate) SetDataKeys(keys []reliable.Key) error {
-	return f.call(func() error {
-		if err := f.rel.SetKeys(keys); err != nil {
-			return fmt.Errorf("%w: %w", ErrRTIinternalError, err)
-		}
-		return nil
-	})
+	return f.call(func() error { return f.core.SetKeys(keys) })
 }

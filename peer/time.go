@@ -1,155 +1,171 @@
 package peer
 
 import (
+	"fmt"
+
 	"github.com/meshrti/meshrti/lbts"
 )
 
-// sentTSO is a time-stamp-order message this federate sent, as Retract
-// needs it: where it went and its time stamp.
-type sentTSO struct {
-	group     uint32
-	seq       uint64
-	ts        float64
-	retracted bool
+// Time management (IEEE 1516.1-2010 §8): regulation and constraint, the
+// five kinds of time advance, asynchronous delivery, retraction, order
+// types, lookahead and the queries. Each service runs in the federate's
+// core (peer/internal/core, timing.go, over the time core lbts).
+
+// errNilTime is what a ...WithTime service returns for a nil time.
+var errNilTime = fmt.Errorf("%w: nil time", ErrInvalidLogicalTime)
+
+// EnableTimeRegulation (§8.2) makes the federate time-regulating with the
+// given lookahead. TimeRegulationEnabled follows.
+func (f *Federate) EnableTimeRegulation(lookahead LogicalTime) error {
+	return f.call(func() error { return f.core.EnableTimeRegulation(lookahead) })
 }
 
-// maxSentTSO is how many sent records the federate keeps before it drops
-// those that can no longer be retracted.
-const maxSentTSO = 1024
-
-// recentCap bounds recentSet.
-const recentCap = 4096
-
-// msgKey names a message: its sender and the sender's message ID.
-type msgKey struct {
-	from FederateHandle
-	id   uint64
+// DisableTimeRegulation (§8.4).
+func (f *Federate) DisableTimeRegulation() error {
+	return f.call(f.core.DisableTimeRegulation)
 }
 
-// recentSet remembers the last recentCap keys added.
-type recentSet struct {
-	set  map[msgKey]struct{}
-	ring []msgKey
-	next int
+// EnableTimeConstrained (§8.5). TimeConstrainedEnabled follows.
+func (f *Federate) EnableTimeConstrained() error {
+	return f.call(f.core.EnableTimeConstrained)
 }
 
-func (r *recentSet) add(k msgKey) {
-	if r.set == nil {
-		r.set = make(map[msgKey]struct{})
-	}
-	if _, ok := r.set[k]; ok {
-		return
-	}
-	if len(r.ring) < recentCap {
-		r.ring = append(r.ring, k)
-	} else {
-		delete(r.set, r.ring[r.next])
-		r.ring[r.next] = k
-		r.next = (r.next + 1) % recentCap
-	}
-	r.set[k] = struct{}{}
+// DisableTimeConstrained (§8.7). Time-stamp-order messages still queued
+// are delivered at once, in receive order (ReceivedOrder Receive), and
+// receive-order messages held for the time advancing state follow.
+func (f *Federate) DisableTimeConstrained() error {
+	return f.call(f.core.DisableTimeConstrained)
 }
 
-func (r *recentSet) has(k msgKey) bool {
-	_, ok := r.set[k]
-	return ok
+// TimeAdvanceRequest (§8.8) asks to advance to t. TimeAdvanceGrant
+// follows, after every time-stamp-order message up to t.
+//
+// The five time advance services fail alike (§8.8-§8.12):
+// ErrLogicalTimeAlreadyPassed when t is before the federate's time,
+// ErrInvalidLogicalTime for a time of the wrong representation or not
+// finite, ErrInTimeAdvancingState while another request is pending, and
+// ErrRequestForTimeRegulationPending or ErrRequestForTimeConstrainedPending
+// while an enable is pending.
+func (f *Federate) TimeAdvanceRequest(t LogicalTime) error {
+	return f.advance(lbts.TimeAdvanceRequest, t)
 }
 
-// heldMsg is a receive-order message waiting for the federate's next
-// time advance (asynchronous delivery off).
-type heldMsg struct {
-	msg *wireMsg
-	d   delivery
+// TimeAdvanceRequestAvailable (§8.9) asks to advance to t, like
+// TimeAdvanceRequest, but the grant may come before every message at
+// exactly t has arrived: time-stamp-order messages at t may still be
+// delivered after TimeAdvanceGrant(t) (by the next request). At zero
+// lookahead the federate may then still send at t.
+func (f *Federate) TimeAdvanceRequestAvailable(t LogicalTime) error {
+	return f.advance(lbts.TimeAdvanceRequestAvailable, t)
 }
 
-// ---- Receiving side, called from the loop under mu ----
-
-// deliverRO delivers a receive-order message, or holds it while the
-// federate is time-constrained, not advancing, and asynchronous delivery
-// is off (1516.1 8.14: such a federate gets receive-order messages only
-// in the time advancing state). Registrations (discoveries) are not
-// held: they are not receive-order messages of the standard.
-func (f *Federate) deliverRO(m *wireMsg, d delivery) {
-	if m.Kind != kindRegister && f.holdsRO() {
-		f.st.held = append(f.st.held, heldMsg{keep(m), d})
-		return
-	}
-	f.applyDelivered(m, d)
+// NextMessageRequest (§8.10) asks to advance to the time stamp of the
+// next time-stamp-order message, if it is at most t, or else to t: every
+// message at that time is delivered, then TimeAdvanceGrant to it.
+func (f *Federate) NextMessageRequest(t LogicalTime) error {
+	return f.advance(lbts.NextMessageRequest, t)
 }
 
-// holdsRO reports whether receive-order messages wait now.
-func (f *Federate) holdsRO() bool {
-	return !f.st.async && f.tm.Constrained() && !f.tm.Advancing()
+// NextMessageRequestAvailable (§8.11) is NextMessageRequest granted as
+// TimeAdvanceRequestAvailable is: more messages at exactly the granted
+// time may follow the grant.
+func (f *Federate) NextMessageRequestAvailable(t LogicalTime) error {
+	return f.advance(lbts.NextMessageRequestAvailable, t)
 }
 
-// releaseHeld delivers the held receive-order messages, in the order they
-// came, once they need not wait any more.
-func (f *Federate) releaseHeld() {
-	if len(f.st.held) == 0 || f.holdsRO() {
-		return
-	}
-	held := f.st.held
-	f.st.held = nil
-	for _, h := range held {
-		f.applyDelivered(h.msg, h.d)
-	}
+// FlushQueueRequest (§8.12) delivers every queued time-stamp-order
+// message at once, also those beyond t, and grants the smallest of t,
+// the GALT and the earliest delivered message's time stamp (never below
+// the federate's time). Later messages may then arrive with time stamps
+// below some already delivered.
+func (f *Federate) FlushQueueRequest(t LogicalTime) error {
+	return f.advance(lbts.FlushQueueRequest, t)
 }
 
-// applyDelivered turns a delivered message into events, traces and
-// remembers it, and queues the events.
-func (f *Federate) applyDelivered(m *wireMsg, d delivery) {
-	evs := f.st.apply(f.evBuf[:0], m, d, f.tk)
-	if f.trace != nil {
-		f.traceDeliver(m, d.from, d.received, evs)
-	}
-	f.noteDelivered(m, d.from, evs)
-	f.events.push(evs...)
-	clear(evs) // drop the references; keep the room
-	f.evBuf = evs[:0]
+// advance starts a time advance of the given kind.
+func (f *Federate) advance(kind lbts.RequestKind, t LogicalTime) error {
+	return f.call(func() error { return f.core.TimeAdvance(kind, t) })
 }
 
-// noteDelivered remembers a time-stamped message that produced a
-// callback, so that its retraction becomes a RequestRetraction.
-func (f *Federate) noteDelivered(m *wireMsg, from FederateHandle, evs []Event) {
-	if !m.TSO || len(evs) == 0 {
-		return
-	}
-	f.st.delivered.add(msgKey{from, m.ID})
+// EnableAsynchronousDelivery (§8.14): receive-order messages are
+// delivered whenever they arrive, also to a time-constrained federate
+// that is not in the time advancing state. Held ones are delivered now.
+func (f *Federate) EnableAsynchronousDelivery() error {
+	return f.call(f.core.EnableAsynchronousDelivery)
 }
 
-// onRetract handles a retraction from another federate: the message is
-// dropped from the time-stamp-order queue if it is still there, or the
-// federate is asked to retract it (RequestRetraction) if it was already
-// delivered here.
-func (f *Federate) onRetract(m *wireMsg, from FederateHandle, group uint32) {
-	if f.tm.Retract(lbts.FederateID(from), group, m.RefSeq) {
-		if f.trace != nil {
-			f.traceRetracted(from, m.Ref, true)
-		}
-		return
-	}
-	if !f.st.delivered.has(msgKey{from, m.Ref}) {
-		return // never received here (not subscribed, or dropped)
-	}
-	if f.trace != nil {
-		f.traceRetracted(from, m.Ref, false)
-	}
-	f.events.push(RequestRetraction{Handle: MessageRetractionHandle{Federate: from, Serial: m.Ref}})
+// DisableAsynchronousDelivery (§8.15), the default: a time-constrained
+// federate gets receive-order messages only while a time advance is
+// pending; until then they wait, in the order they came.
+func (f *Federate) DisableAsynchronousDelivery() error {
+	return f.call(f.core.DisableAsynchronousDelivery)
 }
 
-// ---- Sending side ----
+// Retract (§8.21) withdraws a time-stamp-order message this federate
+// sent, named by the handle a ...Retractable service returned. Receivers
+// that still hold it queued drop it; those that were already delivered it
+// get RequestRetraction. Errors: ErrTimeRegulationIsNotEnabled when the
+// federate is not time-regulating; ErrInvalidMessageRetractionHandle for
+// a handle that is not this federate's, is zero, or was retracted
+// already; ErrMessageCanNoLongerBeRetracted when the message's time
+// stamp is not above the federate's logical time (at it after a grant to
+// an Available request), since receivers may have been granted past it.
+func (f *Federate) Retract(h MessageRetractionHandle) error {
+	return f.callSend(func() error { return f.core.Retract(h) })
+}
 
-// recordSent remembers a time-stamp-order message for Retract and returns
-// its handle. Under mu.
-func (f *Federate) recordSent(o outMsg, seq uint64, ts float64) MessageRetractionHandle {
-	if len(f.st.sentTSO) >= max(maxSentTSO, f.st.sweepAt) {
-		for id, s := range f.st.sentTSO {
-			if f.tm.CheckRetract(s.ts) != nil {
-				delete(f.st.sentTSO, id)
-			}
-		}
-		f.st.sweepAt = 2 * len(f.st.sentTSO) // amortized: sweep again only after as many more
-	}
-	f.st.sentTSO[o.msg.ID] = &sentTSO{group: uint32(o.group), seq: seq, ts: ts}
-	return MessageRetractionHandle{Federate: f.handle, Serial: o.msg.ID}
+// ChangeAttributeOrderType (§8.23) sets the order (Receive or TimeStamp)
+// in which this federate sends the given attributes of an instance it
+// owns, overriding the FOM. Errors: ErrObjectInstanceNotKnown,
+// ErrAttributeNotDefined, ErrAttributeNotOwned, and ErrInvalidOrderType
+// for an order that is neither.
+func (f *Federate) ChangeAttributeOrderType(obj ObjectInstanceHandle, order OrderType, attrs ...AttributeHandle) error {
+	return f.call(func() error { return f.core.ChangeAttributeOrderType(obj, order, attrs) })
+}
+
+// ChangeInteractionOrderType (§8.24) sets the order in which this
+// federate sends interactions of a class it publishes, overriding the
+// FOM. Errors: ErrInteractionClassNotDefined,
+// ErrInteractionClassNotPublished, ErrInvalidOrderType.
+func (f *Federate) ChangeInteractionOrderType(class InteractionClassHandle, order OrderType) error {
+	return f.call(func() error { return f.core.ChangeInteractionOrderType(class, order) })
+}
+
+// ModifyLookahead (§8.19).
+func (f *Federate) ModifyLookahead(lookahead LogicalTime) error {
+	return f.call(func() error { return f.core.ModifyLookahead(lookahead) })
+}
+
+// QueryLogicalTime (§8.17) returns the federate's logical time.
+func (f *Federate) QueryLogicalTime() (LogicalTime, error) {
+	var t LogicalTime
+	err := f.call(func() error { t = f.core.QueryLogicalTime(); return nil })
+	return t, err
+}
+
+// QueryLookahead (§8.20). ErrTimeRegulationIsNotEnabled when the
+// federate is not regulating.
+func (f *Federate) QueryLookahead() (LogicalTime, error) {
+	var l LogicalTime
+	err := f.call(func() (err error) { l, err = f.core.QueryLookahead(); return err })
+	return l, err
+}
+
+// QueryGALT (§8.16) returns the greatest available logical time, and
+// false when no regulating federate bounds it.
+func (f *Federate) QueryGALT() (LogicalTime, bool, error) {
+	var t LogicalTime
+	var ok bool
+	err := f.call(func() error { t, ok = f.core.QueryGALT(); return nil })
+	return t, ok, err
+}
+
+// QueryLITS (§8.18) returns the least incoming time stamp: the smaller of
+// the GALT and the earliest queued time-stamp-order message, and false
+// when neither bounds it.
+func (f *Federate) QueryLITS() (LogicalTime, bool, error) {
+	var t LogicalTime
+	var ok bool
+	err := f.call(func() error { t, ok = f.core.QueryLITS(); return nil })
+	return t, ok, err
 }

@@ -202,27 +202,3 @@ func TestTrace(t *testing.T) {
 		t.Errorf("B's TSO deliveries and grants: %q, want %q", order, want)
 	}
 }
-
-func TestAppendJSONString(t *testing.T) {
-	for _, s := range []string{"", "plain", `q"b\s`, "ctl\x00\x1f\n", "ünï", "bad\xffutf8"} {
-		b := appendJSONString(nil, s)
-		if !json.Valid(b) {
-			t.Errorf("%q: invalid JSON %s", s, b)
-			continue
-		}
-		var got string
-		if err := json.Unmarshal(b, &got); err != nil {
-			t.Fatal(err)
-		}
-		if got != strings.ToValidUTF8(s, "\ufffd") {
-			t.Errorf("%q round-tripped to %q", s, got)
-		}
-	}
-}
-
-// An untraced federate's hooks cost nothing: newTracer(nil) is nil.
-func TestNoTracer(t *testing.T) {
-	if newTracer(nil) != nil {
-		t.Fatal("tracer without a writer")
-	}
-}

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/meshrti/meshrti/fomxml"
@@ -95,7 +96,7 @@ func newCluster(cfg Config) (*Cluster, error) {
 		return nil, errors.New("testnet: a deterministic cluster runs on the in-memory network, not UDP")
 	}
 	if cfg.Federation == "" {
-		cfg.Federation = fmt.Sprintf("testnet-%d-%d", cfg.Seed, rand.Int63())
+		cfg.Federation = uniqueName("testnet", cfg.Seed)
 		if cfg.Deterministic {
 			cfg.Federation = fmt.Sprintf("testnet-%d", cfg.Seed)
 		}
@@ -127,6 +128,17 @@ func newCluster(cfg Config) (*Cluster, error) {
 		c.Net.SetFaults(cfg.Faults)
 	}
 	return c, nil
+}
+
+// runs numbers the federations this process starts, so that their names
+// (from which their multicast groups derive) never repeat, without a
+// global random source.
+var runs atomic.Uint64
+
+// uniqueName names a federation apart from every other one this host
+// runs: the seed, the process and a counter.
+func uniqueName(prefix string, seed int64) string {
+	return fmt.Sprintf("%s-%d-%d-%d", prefix, seed, os.Getpid(), runs.Add(1))
 }
 
 // Add joins one more federate and records its events.

@@ -29,7 +29,9 @@
 // order, with names instead of handles. TestScripts runs every
 // testdata/*.txt script (go test -run TestScripts -rewrite regenerates
 // the expected outputs) and `federate-node sim FILE...` runs scripts from
-// the command line. docs/testing.md describes the language.
+// the command line. docs/testing.md describes the language. Package
+// testnet/scenario reads, compares and rewrites the scripts; the lbts
+// scenarios share it.
 //
 // Traces and large simulated clusters come with their own issue.
 package testnet

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand"
 	"sort"
 	"strconv"
 	"strings"
@@ -808,7 +807,7 @@ func (s *simulation) federation(a *args) error {
 		return err
 	}
 	cfg := Config{
-		Federation: fmt.Sprintf("script-%d-%d", int64(seed), rand.Int63()),
+		Federation: uniqueName("script", int64(seed)),
 		FOM:        []*fomxml.Document{d}, Seed: int64(seed), Faults: f, Tick: 2 * time.Millisecond,
 		Deterministic: !realTime(s.ctx), WaitLimit: maxWait,
 	}

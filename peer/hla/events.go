@@ -6,7 +6,7 @@ import "github.com/meshrti/meshrti/lbts"
 // Next. The set is closed: every event is one of the types below.
 type Event interface{ isEvent() }
 
-// DiscoverObjectInstance (§6.5): an instance of a class this federate
+// DiscoverObjectInstance (§6.9): an instance of a class this federate
 // subscribes to is known. Class is the known class: the instance's
 // registered class or, when the federate subscribes only to an ancestor,
 // that ancestor (class-hierarchy promotion).
@@ -17,7 +17,7 @@ type DiscoverObjectInstance struct {
 	Producer FederateHandle
 }
 
-// ReflectAttributeValues (§6.7): new values of subscribed attributes.
+// ReflectAttributeValues (§6.11): new values of subscribed attributes.
 // Time is nil for receive-order messages sent without a time stamp.
 type ReflectAttributeValues struct {
 	Object         ObjectInstanceHandle
@@ -34,7 +34,7 @@ type ReflectAttributeValues struct {
 	Retraction MessageRetractionHandle
 }
 
-// ReceiveInteraction (§6.9): an interaction of a subscribed class. Class is
+// ReceiveInteraction (§6.13): an interaction of a subscribed class. Class is
 // the subscribed class (possibly an ancestor of the sent class), and
 // Values hold only that class's parameters.
 type ReceiveInteraction struct {
@@ -50,7 +50,7 @@ type ReceiveInteraction struct {
 	Retraction MessageRetractionHandle
 }
 
-// RemoveObjectInstance (§6.11): a known instance was deleted, or its owner
+// RemoveObjectInstance (§6.15): a known instance was deleted, or its owner
 // resigned or was lost.
 type RemoveObjectInstance struct {
 	Object        ObjectInstanceHandle

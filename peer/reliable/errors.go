@@ -15,8 +15,10 @@ var (
 	// ErrWrongGroup: the frame names another group than the one it came
 	// in on.
 	ErrWrongGroup = errors.New("reliable: frame group does not match")
-	// ErrAuth: the frame's MAC is missing or wrong (forged, or sent with
-	// another key), or it carries a MAC and this endpoint has no key.
+	// ErrAuth: a keyed endpoint got a frame that is not sealed, names a
+	// key id it does not have, or whose AES-GCM tag does not verify
+	// (forged, altered, or sealed with another key); or an unkeyed
+	// endpoint got a sealed frame.
 	ErrAuth = errors.New("reliable: frame authentication failed")
 	// ErrChecksum: an unauthenticated frame whose CRC-32C does not match:
 	// it was corrupted on the way.

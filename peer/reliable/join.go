@@ -90,6 +90,7 @@ type groupState struct {
 	helloEvery int64  // interval before the next join HELLO
 	rcv        map[NodeID]*receiver
 	rcvList    []*receiver // rcv's values in the order recorded: loops over receivers run per ACK and per tick
+	learnedAt  int64       // tick a receiver's join was last learned (see NewReceiverWithin)
 }
 
 // addReceiver records r, whose id must not be recorded.
@@ -170,6 +171,7 @@ func (e *Endpoint) Join(g transport.Group) {
 		hellos:     joinHellos - 1,
 		helloEvery: int64(e.cfg.NakDelayTicks),
 		rcv:        make(map[NodeID]*receiver),
+		learnedAt:  e.now,
 	}
 	gs.helloAt = e.now + gs.helloEvery
 	e.groups[g] = gs
@@ -324,7 +326,22 @@ func (e *Endpoint) learn(gs *groupState, p *peer, nonce, start uint64) (*receive
 		gs.addReceiver(r)
 	}
 	*r = receiver{id: p.id, inc: p.inc, nonce: nonce, start: start, learned: e.now, acked: start, ackAt: e.now}
+	gs.learnedAt = e.now
 	return r, true
+}
+
+// NewReceiverWithin reports whether this endpoint learned of a new
+// receiver's join of g (a join HELLO or SYNC) in the last ticks ticks, or
+// joined g itself that recently: a receiver may then hold a stream from
+// this node that starts at a message sent in that span, and know nothing
+// of what was sent before. Package peer uses it to repeat in messages
+// what such a receiver could not know yet.
+func (e *Endpoint) NewReceiverWithin(g transport.Group, ticks int) bool {
+	gs := e.groups[g]
+	if gs == nil {
+		return false
+	}
+	return e.now-gs.learnedAt <= int64(ticks)
 }
 
 // evictReceiver forgets the receiver of gs recorded earliest.

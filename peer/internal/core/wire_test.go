@@ -1,4 +1,4 @@
-package peer
+package core
 
 import (
 	"bytes"
@@ -86,6 +86,13 @@ func fieldMsg(k uint8, flags uint16) *wireMsg {
 	}
 	if flags&flagRef != 0 {
 		m.Ref, m.RefSeq = 1<<35, 7
+	}
+	if flags&flagEpoch != 0 {
+		m.Epoch = 1 << 33
+	}
+	m.Named = flags&flagNamed != 0
+	if flags&flagAction != 0 {
+		m.Action = 4
 	}
 	return m
 }
@@ -175,6 +182,11 @@ func randMsg(r *rand.Rand) *wireMsg {
 		TSO:     r.IntN(2) == 0,
 		HasTime: r.IntN(2) == 0,
 		TimeMsg: bs(200),
+		Named:   r.IntN(2) == 0,
+		Action:  uint8(r.IntN(3)),
+	}
+	if r.IntN(2) == 0 {
+		m.Epoch = u64()
 	}
 	switch r.IntN(5) {
 	case 0:
@@ -276,7 +288,9 @@ func TestWireMalformed(t *testing.T) {
 		{"kind 0", hdr(0, 0), "unknown kind 0"},
 		{"kind 9", hdr(9, 0), "unknown kind 9"},
 		{"kind 15", hdr(15, 0), "unknown kind 15"},
-		{"unknown flag", hdr(kindUpdate, flagRef<<1), "unknown flags 0x0800"},
+		{"unknown flag", hdr(kindUpdate, flagAction<<1), "unknown flags 0x4000"},
+		{"truncated epoch", hdr(kindUpdate, flagEpoch), "truncated epoch"},
+		{"truncated resign action", hdr(kindResign, flagAction), "truncated resign action"},
 		{"truncated retraction", cat(hdr(kindRetract, flagRef), []byte{5}), "truncated retracted sequence"},
 		{"top flag", hdr(kindUpdate, 0x8000), "unknown flags 0x8000"},
 		{"truncated id", hdr(kindUpdate, flagID), "truncated id"},
@@ -406,4 +420,35 @@ func TestWireAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = decodeMsgInto(buf, &m) }); n != 0 {
 		t.Errorf("decodeMsgInto reusing the message: %v allocations, want 0", n)
 	}
+}
+
+// Payloads that pass the reliable layer but do not decode are counted as
+// malformed messages, not delivered.
+func TestMalformedPayloadCounted(t *testing.T) {
+	for _, p := range [][]byte{nil, {0xc1}, {0x81, 0xa1, 'k', 0x63}, bytes.Repeat([]byte{0xdc, 0xff, 0xff}, 10)} {
+		if _, err := decodeMsg(p); err == nil {
+			t.Errorf("decodeMsg(%x) accepted", p)
+		}
+	}
+	m := &wireMsg{Kind: kindInteraction, Class: 5, Values: map[uint64][]byte{1: {2}}, Tag: []byte("t"), HasTime: true, Time: 2.5, TSO: true}
+	b, err := encodeMsg(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeMsg(b)
+	if err != nil || got.Class != 5 || got.Time != 2.5 || !got.TSO || string(got.Values[1]) != "\x02" {
+		t.Errorf("round trip: %+v, %v", got, err)
+	}
+}
+
+func FuzzDecodeMsg(f *testing.F) {
+	b, _ := encodeMsg(&wireMsg{Kind: kindUpdate, Obj: ObjectInstanceHandle{Federate: 1, Serial: 2}, Values: map[uint64][]byte{3: {4}}})
+	f.Add(b)
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := decodeMsg(data)
+		if err == nil && (m.Kind < kindRegister || m.Kind > kindRetract) {
+			t.Fatalf("kind %d accepted", m.Kind)
+		}
+	})
 }

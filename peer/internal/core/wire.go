@@ -1,4 +1,4 @@
-package peer
+package core
 
 // Codec choice: a hand-written binary codec (appendMsg, decodeMsg), not
 // msgpack. msgpack reflects over the struct and the map, so even with a
@@ -80,6 +80,21 @@ type wireMsg struct {
 	// on the group the retraction travels on (the same group).
 	Ref    uint64 `msgpack:"r,omitempty"`
 	RefSeq uint64 `msgpack:"q,omitempty"`
+
+	// Epoch is the ownership epoch of the attributes an update carries
+	// (all of them: a sender splits an update whose attributes' tokens
+	// have different epochs), or of the delete privilege a delete
+	// exercises. Receivers drop what is older than the newest epoch they
+	// know (ownership.go). Zero, the registrar's first epoch, costs
+	// nothing on the wire.
+	Epoch uint64 `msgpack:"e,omitempty"`
+	// Named says the instance of an update has a reserved name, which a
+	// receiver that has not heard the registration cannot derive from
+	// the handle (RTI-chosen names are). The name itself rides along in
+	// Name while the sender may have new receivers (objects.go).
+	Named bool `msgpack:"a,omitempty"`
+	// Action is the resign action of a kindResign.
+	Action uint8 `msgpack:"x,omitempty"`
 }
 
 // valuePair is one attribute or parameter value.
@@ -118,7 +133,9 @@ func pairsOf(m *wireMsg) []valuePair {
 //	  flagTime    Time: 8 bytes, IEEE 754 bits, big-endian
 //	  flagTimeMsg TimeMsg: uvarint length, bytes
 //	  flagRef     Ref uvarint, RefSeq uvarint
-//	flagTSO and flagHasTime carry no bytes.
+//	  flagEpoch   Epoch uvarint
+//	  flagAction  Action: one byte
+//	flagTSO, flagHasTime and flagNamed carry no bytes.
 //
 // A field is present when it is not its zero value (Time: when its bits
 // are not all zero, so -0 and NaN survive), so one message has one
@@ -138,8 +155,11 @@ const (
 	flagTime
 	flagTimeMsg
 	flagRef
+	flagEpoch
+	flagNamed
+	flagAction
 
-	flagsKnown = flagRef<<1 - 1
+	flagsKnown = flagAction<<1 - 1
 )
 
 // errMalformed is wrapped by every decoding error.
@@ -213,6 +233,12 @@ func appendMsg(dst []byte, m *wireMsg) []byte {
 		dst = binary.AppendUvarint(dst, m.Ref)
 		dst = binary.AppendUvarint(dst, m.RefSeq)
 	}
+	if flags&flagEpoch != 0 {
+		dst = binary.AppendUvarint(dst, m.Epoch)
+	}
+	if flags&flagAction != 0 {
+		dst = append(dst, m.Action)
+	}
 	return dst
 }
 
@@ -253,6 +279,15 @@ func msgFlags(m *wireMsg) uint16 {
 	}
 	if m.Ref != 0 || m.RefSeq != 0 {
 		f |= flagRef
+	}
+	if m.Epoch != 0 {
+		f |= flagEpoch
+	}
+	if m.Named {
+		f |= flagNamed
+	}
+	if m.Action != 0 {
+		f |= flagAction
 	}
 	return f
 }
@@ -295,6 +330,12 @@ func msgSize(m *wireMsg) int {
 	}
 	if flags&flagRef != 0 {
 		n += uvarintLen(m.Ref) + uvarintLen(m.RefSeq)
+	}
+	if flags&flagEpoch != 0 {
+		n += uvarintLen(m.Epoch)
+	}
+	if flags&flagAction != 0 {
+		n++
 	}
 	return n
 }
@@ -384,6 +425,13 @@ func decodeInto(b []byte, m *wireMsg, pairs bool) error {
 		m.Ref = r.uvarint("retracted id")
 		m.RefSeq = r.uvarint("retracted sequence")
 	}
+	if flags&flagEpoch != 0 {
+		m.Epoch = r.uvarint("epoch")
+	}
+	m.Named = flags&flagNamed != 0
+	if flags&flagAction != 0 {
+		m.Action = r.byte("resign action")
+	}
 	if r.err != nil {
 		return r.err
 	}
@@ -451,6 +499,19 @@ func (r *wireReader) bytes(field string) []byte {
 	}
 	v := r.b[:n:n]
 	r.b = r.b[n:]
+	return v
+}
+
+func (r *wireReader) byte(field string) byte {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.b) < 1 {
+		r.fail("truncated %s", field)
+		return 0
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
 	return v
 }
 

@@ -1,0 +1,350 @@
+package gossip
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// The fuzz targets feed the inbound handlers arbitrary bytes: memberlist's
+// NotifyMsg and MergeRemoteState on a Cluster without memberlist or
+// goroutines, and a pure replica stepping arbitrary decoded messages. The
+// property is that nothing panics (or allocates without bound) and that
+// the replica's invariants hold afterwards. In a normal `go test` they run
+// their seed corpus only; fuzz them with
+//
+//	go test -run=NONE -fuzz=FuzzReplicaStep -fuzztime=1m ./gossip
+
+const fuzzLog = "log-fuzz"
+
+var (
+	fuzzSelf = nodeID{Name: "self", Inc: 1}
+	fuzzA    = nodeID{Name: "a", Inc: 1}
+	fuzzB    = nodeID{Name: "b", Inc: 1}
+)
+
+// fuzzState is a log of three acceptors (self, a, b) with a federation
+// (time representation, two modules, two federates) and a held key.
+func fuzzState() (*fsm, [][]byte) {
+	f := newFSM(fuzzLog, fuzzSelf, 5)
+	m1, m2 := testModule("m1", []byte("<objectModel/>")), testModule("m2", []byte("<objectModel>2</objectModel>"))
+	entries := [][]byte{
+		encodeBatch(batch{Proposer: fuzzA, Ops: []op{{Seq: 1, Kind: opAddAcceptor}}}),
+		encodeBatch(batch{Proposer: fuzzB, Ops: []op{{Seq: 1, Kind: opAddAcceptor}}}),
+		encodeBatch(batch{Proposer: fuzzSelf, Ops: []op{
+			{Seq: 1, Kind: opCreateFed, Name: "fed", Time: "HLAfloat64Time", Modules: []moduleRec{m1}},
+			{Seq: 2, Kind: opJoinFed, Name: "Self", Type: "t"},
+			{Seq: 3, Kind: opAcquire, Key: "k", Value: []byte("v")},
+		}}),
+		encodeBatch(batch{Proposer: fuzzA, Ops: []op{{Seq: 2, Kind: opJoinFed, Name: "A", Time: "HLAfloat64Time", Modules: []moduleRec{m2}, Known: 1}}}),
+	}
+	for _, e := range entries {
+		f.apply(e)
+	}
+	return f, entries
+}
+
+// fuzzMessages are real messages of the fuzz log, for seed corpora.
+func fuzzMessages() []message {
+	f, entries := fuzzState()
+	join := encodeBatch(batch{Proposer: fuzzB, Ops: []op{{Seq: 2, Kind: opJoinFed, Name: "B",
+		Modules: []moduleRec{testModule("m3", []byte("<objectModel>3</objectModel>"))}, Known: 2}}})
+	hdr := func(t msgType, from, to nodeID) message {
+		return message{Type: t, Log: fuzzLog, From: from, To: to, Index: f.Index, Inst: f.Index}
+	}
+	prep := hdr(msgPrepare, fuzzA, fuzzSelf)
+	prep.Ballot = ballot{N: 1, Node: fuzzA}
+	prom := hdr(msgPromise, fuzzA, fuzzSelf)
+	prom.Ballot, prom.OK, prom.AccBallot, prom.HasValue, prom.Value = ballot{N: 1, Node: fuzzSelf}, true, ballot{N: 1, Node: fuzzB}, true, join
+	acc := hdr(msgAccept, fuzzA, fuzzSelf)
+	acc.Ballot, acc.Value = ballot{N: 2, Node: fuzzA}, join
+	accd := hdr(msgAccepted, fuzzB, fuzzSelf)
+	accd.Ballot, accd.OK, accd.AccBallot = ballot{N: 1, Node: fuzzSelf}, true, ballot{N: 1, Node: fuzzSelf}
+	dec := hdr(msgDecided, fuzzB, fuzzSelf)
+	dec.Inst, dec.HasValue, dec.Value = 1, true, entries[1]
+	commit := hdr(msgCommit, fuzzB, nodeID{})
+	commit.HasValue, commit.Value = true, join
+	req := message{Type: msgSyncReq, From: nodeID{Name: "new", Inc: 7}, To: fuzzSelf}
+	snap := hdr(msgSyncResp, fuzzA, fuzzSelf)
+	snap.Snapshot = f.encode()
+	snap.Index++
+	tail := hdr(msgSyncResp, fuzzA, fuzzSelf)
+	tail.Inst, tail.Entries = 0, entries
+	f.apply(join) // a snapshot one entry ahead, which a synced replica installs
+	ahead := hdr(msgSyncResp, fuzzB, fuzzSelf)
+	ahead.Snapshot = f.encode()
+	return []message{prep, prom, acc, accd, dec, commit, req, snap, tail, ahead}
+}
+
+// detached returns a Cluster of the fuzz log without memberlist or
+// goroutines: its inbound handlers may be called directly, and runDetached
+// finishes what they queued for the loop.
+func detached(tb testing.TB) *Cluster {
+	tb.Helper()
+	f, _ := fuzzState()
+	c := &Cluster{
+		cfg:       Config{Federation: "fuzz", NodeName: fuzzSelf.Name},
+		tm:        profileTimings(ProfileLocal),
+		id:        fuzzSelf,
+		inbox:     newFuncQueue(),
+		waiters:   map[uint64]*waiter{},
+		readers:   map[uint64]*reader{},
+		senders:   map[string]*sender{},
+		lostSince: map[nodeID]time.Time{},
+		members:   map[string]Member{},
+		byes:      map[string]uint64{},
+		states:    newStateStore(fuzzSelf.Name, fuzzSelf.Inc),
+		events:    newEventQueue(),
+		done:      make(chan struct{}),
+	}
+	for _, id := range []nodeID{fuzzSelf, fuzzA, fuzzB} {
+		c.members[id.Name] = Member{Name: id.Name, State: MemberAlive, inc: id.Inc}
+	}
+	c.bcast = &memberlist.TransmitLimitedQueue{NumNodes: func() int { return 3 }, RetransmitMult: 3}
+	c.core = newCore(fuzzSelf, c.tm, rand.New(rand.NewPCG(1, 2)), f)
+	c.view.keys = map[string]keyEntry{}
+	c.refreshView(nil)
+	return c
+}
+
+// runDetached does what the loop would: run the queued closures and act on the
+// replica's output, except sending.
+func (c *Cluster) runDetached() {
+	for {
+		fs := c.inbox.drain()
+		for _, f := range fs {
+			f()
+		}
+		c.core.Tick()
+		rd := c.core.Ready()
+		c.stats.rejected.Store(c.core.rejected)
+		if len(rd.Changes) > 0 {
+			c.refreshView(rd.Changes)
+		}
+		if len(fs) == 0 {
+			return
+		}
+	}
+}
+
+// checkReplica fails when a replica's invariants do not hold.
+func checkReplica(t *testing.T, r *replica) {
+	t.Helper()
+	if r.fsm == nil {
+		return
+	}
+	if err := r.fsm.check(); err != nil {
+		t.Fatalf("replica state: %v", err)
+	}
+	if r.fsm.Index < r.tailBase || uint64(len(r.tail)) != r.fsm.Index-r.tailBase {
+		t.Fatalf("tail of %d entries from %d at index %d", len(r.tail), r.tailBase, r.fsm.Index)
+	}
+	if r.round != nil && r.round.inst != r.fsm.Index {
+		t.Fatalf("round for instance %d at index %d", r.round.inst, r.fsm.Index)
+	}
+}
+
+// bomb declares 2^32-1 replicated-state entries in eight bytes; decoded
+// without a check, it made msgpack allocate 343 GB and killed the process.
+var bomb = []byte{0x81, 0xa1, 's', 0xdd, 0xff, 0xff, 0xff, 0xff}
+
+func FuzzNotifyMsg(f *testing.F) {
+	for _, m := range fuzzMessages() {
+		f.Add(encodeWire(wireAgree, m))
+	}
+	f.Add(encodeWire(wireState, stateEntry{Owner: "a", Epoch: 3, Key: "pub/Aircraft", Version: 2, Value: []byte("x")}))
+	f.Add(encodeWire(wireState, stateEntry{Owner: "a", Epoch: 4, Key: "pub/Aircraft", Version: 1, Deleted: true}))
+	f.Add(encodeWire(wireBye, fuzzA))
+	f.Add(append([]byte{wireAgree}, bomb[3:]...))
+	f.Add(append([]byte{wireState}, bomb...))
+	f.Add([]byte{0x00})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c := detached(t)
+		d := &delegate{c}
+		d.NotifyMsg(b)
+		d.NotifyMsg(b) // duplicates are normal
+		c.runDetached()
+		checkReplica(t, c.core)
+		if st := c.Stats(); st.MalformedMessages != 0 && st.MalformedMessages != 2 {
+			t.Fatalf("one payload counted %d times", st.MalformedMessages)
+		}
+		_ = c.StateEntries()
+		_, _ = c.Federation()
+	})
+}
+
+func FuzzMergeRemoteState(f *testing.F) {
+	st, _ := fuzzState()
+	for _, pp := range []pushPull{
+		{Node: "a", Log: fuzzLog, Index: st.Index + 3, States: []stateEntry{
+			{Owner: "a", Epoch: 3, Key: "pub/Aircraft", Version: 2, Value: []byte("x")},
+			{Owner: "b", Epoch: 1, Key: "sub", Version: 9, Deleted: true},
+		}},
+		{Node: "self", Log: "other", Index: 1},
+		{},
+	} {
+		buf, err := msgpack.Marshal(&pp)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf, false)
+		f.Add(buf, true)
+	}
+	f.Add(bomb, true)
+	f.Fuzz(func(t *testing.T, buf []byte, join bool) {
+		c := detached(t)
+		d := &delegate{c}
+		d.MergeRemoteState(buf, join)
+		c.runDetached()
+		checkReplica(t, c.core)
+		_ = c.StateEntries()
+		_ = c.States()
+	})
+}
+
+// FuzzReplicaStep steps a synced replica in the middle of a round, and
+// an unsynced one, with one arbitrary message (twice), then ticks them
+// and submits work.
+func FuzzReplicaStep(f *testing.F) {
+	_, entries := fuzzState()
+	ents, _ := msgpack.Marshal(entries)
+	for _, m := range fuzzMessages() {
+		flags := uint8(0)
+		if m.To == fuzzSelf {
+			flags |= 1
+		}
+		if m.Log != "" {
+			flags |= 2
+		}
+		if m.OK {
+			flags |= 4
+		}
+		if m.HasValue {
+			flags |= 8
+		}
+		e := []byte(nil)
+		if len(m.Entries) > 0 {
+			e = ents
+		}
+		f.Add(uint8(m.Type), m.From.Name, m.From.Inc, flags, m.Index, m.Inst, m.Ballot.N, m.AccBallot.N, m.Value, e, m.Snapshot)
+	}
+	f.Fuzz(func(t *testing.T, typ uint8, from string, fromInc uint64, flags uint8, index, inst, bn, an uint64, value, entries, snapshot []byte) {
+		st, _ := fuzzState()
+		synced := newCore(fuzzSelf, profileTimings(ProfileLocal), rand.New(rand.NewPCG(1, 2)), st)
+		synced.Submit(op{Kind: opAcquire, Key: "mine", Value: []byte("1")}) // a round in phase 1
+		unsynced := newCore(nodeID{Name: "new", Inc: 1}, profileTimings(ProfileLocal), rand.New(rand.NewPCG(3, 4)), nil)
+
+		m := message{Type: msgType(typ), From: nodeID{Name: from, Inc: fromInc}, Index: index, Inst: inst,
+			Ballot: ballot{N: bn, Node: fuzzSelf}, AccBallot: ballot{N: an, Node: nodeID{Name: from, Inc: fromInc}},
+			OK: flags&4 != 0, HasValue: flags&8 != 0, Value: value, Snapshot: snapshot}
+		if flags&1 != 0 {
+			m.To = fuzzSelf
+		}
+		if flags&2 != 0 {
+			m.Log = fuzzLog
+		}
+		if flags&16 != 0 {
+			m.Ballot.Node = m.From
+		}
+		if len(entries) > 0 {
+			var es [][]byte
+			if decode(entries, &es) == nil {
+				m.Entries = es
+			} else {
+				m.Entries = [][]byte{entries}
+			}
+		}
+		for _, r := range []*replica{synced, unsynced} {
+			r.Step(m)
+			r.Step(m)
+			for range 3 {
+				r.Tick()
+			}
+			r.Ready()
+			checkReplica(t, r)
+			if r.Synced() {
+				r.Submit(op{Kind: opJoinFed, Name: "x", Modules: []moduleRec{testModule("z", []byte("z"))}, Known: 5})
+				r.Read()
+				r.Ready()
+				checkReplica(t, r)
+			}
+		}
+		if synced.fsm.Log != fuzzLog {
+			t.Fatalf("the log identity changed to %q", synced.fsm.Log)
+		}
+	})
+}
+
+// TestHostileInputIsCounted: dropped input is counted, by kind.
+func TestHostileInputIsCounted(t *testing.T) {
+	c := detached(t)
+	d := &delegate{c}
+	d.NotifyMsg(append([]byte{wireAgree}, bomb[3:]...))
+	d.NotifyMsg(append([]byte{wireState}, bomb...))
+	d.NotifyMsg([]byte{0x42, 0x80})
+	d.NotifyMsg([]byte{wireBye})
+	d.MergeRemoteState(bomb, false)
+	other := fuzzMessages()[0]
+	other.Log = "another log"
+	d.NotifyMsg(encodeWire(wireAgree, other))
+	bad := fuzzMessages()[7]
+	bad.Snapshot = bad.Snapshot[:len(bad.Snapshot)/2]
+	d.NotifyMsg(encodeWire(wireAgree, bad))
+	c.runDetached()
+	if got, want := c.Stats(), (Stats{MalformedMessages: 4, MalformedStates: 1, RejectedMessages: 2}); got != want {
+		t.Fatalf("stats %+v, want %+v", got, want)
+	}
+	// Real messages still work.
+	d.NotifyMsg(encodeWire(wireState, stateEntry{Owner: "a", Epoch: 1, Key: "k", Version: 1, Value: []byte("v")}))
+	if es := c.StateEntries(); len(es) != 1 || es[0].Owner != "a" {
+		t.Fatalf("state after hostile input: %+v", es)
+	}
+}
+
+// TestHostileInputOverMemberlist: a member sending garbage over the
+// reliable channel is counted and ignored; the cluster keeps working.
+func TestHostileInputOverMemberlist(t *testing.T) {
+	h := newHarness(t, 2, nil)
+	h.waitRoster(2)
+	ml := h.nodes[0].mlp.Load()
+	target, _ := h.nodes[0].memberNode("n1")
+	for _, b := range [][]byte{append([]byte{wireState}, bomb...), {0xA1, 0xc1}, {0x99, 0x99}} {
+		if err := ml.SendReliable(target, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 5*time.Second, func() bool { return h.nodes[1].Stats().MalformedMessages == 3 }, "n1 counted three malformed messages")
+	if _, ok, err := h.nodes[1].Acquire(ctxT(t), "k", nil); err != nil || !ok {
+		t.Fatalf("acquire after hostile input: %v %v", ok, err)
+	}
+}
+
+func TestCheckMsgpack(t *testing.T) {
+	f, _ := fuzzState()
+	for _, v := range []any{f, fuzzMessages(), pushPull{States: []stateEntry{{Owner: "a", Value: bytes.Repeat([]byte("x"), 70000)}}},
+		map[string]any{"f32": float32(1), "f64": 2.5, "i8": int8(-100), "i16": int16(-1000), "i32": int32(-100000), "i64": int64(-1 << 40),
+			"u16": uint16(1000), "u32": uint32(100000), "u64": uint64(1 << 40), "nil": nil, "t": true, "s": string(make([]byte, 300)),
+			"a": make([]int, 20), "big": make([]int, 70000), "m": map[string]int{"x": 1}, "time": time.Unix(1, 0)}} {
+		buf, err := msgpack.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkMsgpack(buf); err != nil {
+			t.Fatalf("%T: %v", v, err)
+		}
+		for cut := range min(len(buf), 200) {
+			if checkMsgpack(buf[:cut]) == nil {
+				t.Fatalf("%T cut to %d bytes passes", v, cut)
+			}
+		}
+	}
+	for _, b := range [][]byte{bomb, {0xdf, 0, 0, 0, 2, 1, 2, 3}, {0xc6, 0xff, 0xff, 0xff, 0xff}, {0xc1}, {0x91}} {
+		if checkMsgpack(b) == nil {
+			t.Fatalf("% x passes", b)
+		}
+	}
+}

@@ -1,0 +1,39 @@
+package gossip
+
+import "sync/atomic"
+
+// Stats counts input this node dropped. Nothing another process sends
+// can make this package panic: what does not decode, or what the
+// agreement refuses, is dropped and counted here. A count that keeps
+// growing means a misconfigured or hostile peer (or a bug).
+type Stats struct {
+	// MalformedMessages counts user messages (memberlist NotifyMsg
+	// payloads: agreement, replicated state, goodbye) that were too
+	// short, had an unknown tag or did not decode.
+	MalformedMessages uint64
+	// MalformedStates counts push-pull states (MergeRemoteState) that did
+	// not decode.
+	MalformedStates uint64
+	// RejectedMessages counts agreement messages that decoded but that
+	// the agreement refused as invalid: an unknown type, no sender, a
+	// message of another agreement log (a second founder), a catch-up
+	// snapshot that does not decode or could not be a state of the log.
+	// Late or duplicate answers are normal and not counted.
+	RejectedMessages uint64
+}
+
+type stats struct {
+	malformedMessages atomic.Uint64
+	malformedStates   atomic.Uint64
+	rejected          atomic.Uint64 // copied from the replica by the loop
+}
+
+// Stats returns the counts of dropped input since Start. It never
+// blocks; the agreement's count lags by at most one loop iteration.
+func (c *Cluster) Stats() Stats {
+	return Stats{
+		MalformedMessages: c.stats.malformedMessages.Load(),
+		MalformedStates:   c.stats.malformedStates.Load(),
+		RejectedMessages:  c.stats.rejected.Load(),
+	}
+}

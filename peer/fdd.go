@@ -1,0 +1,169 @@
+package peer
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/meshrti/meshrti/fomxml"
+)
+
+// The federation's FDD: the standard MIM, then the modules its creator
+// gave, then the modules joiners added, in the order the control plane
+// recorded them. A joiner reads the record, merges its own modules after
+// it (ErrInconsistentFDD when they conflict), and joins adding the
+// modules the record lacks; the control plane refuses that join if the
+// record changed since it was read (ErrModulesChanged), and the joiner
+// tries again, so two joiners with conflicting modules cannot both get
+// in unchecked. Every member extends its FDD when modules are added
+// (ModulesChanged): handles are hashes of names, so nothing known
+// changes its handle.
+
+// maxJoinTries bounds how often a join is retried because the
+// federation's modules changed meanwhile.
+const maxJoinTries = 16
+
+// joinFederation creates the federation if asked and needed, checks this
+// federate's time representation and modules against it, and joins. It
+// returns the FDD.
+func (f *Federate) joinFederation(ctx context.Context) (*fomxml.FDD, error) {
+	cfg := &f.cfg
+	rep := string(cfg.timeKind())
+	for try := 0; ; try++ {
+		spec, exists, err := f.ctl.Federation(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			if !cfg.Create {
+				return nil, fmt.Errorf("%w: %s", ErrFederationExecutionDoesNotExist, cfg.Federation)
+			}
+			err := f.ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: rep, Modules: f.local})
+			if err != nil && !errors.Is(err, ErrFederationExecutionAlreadyExists) {
+				return nil, err
+			}
+			continue // read what was created
+		}
+		if spec.TimeRepresentation != "" && spec.TimeRepresentation != rep {
+			return nil, fmt.Errorf("%w: the federation uses %s, this federate %s", ErrCouldNotCreateLogicalTimeFactory, spec.TimeRepresentation, rep)
+		}
+		fdd, adds, err := f.merge(spec.Modules, true)
+		if err != nil {
+			return nil, err
+		}
+		f.handle, f.name, err = f.ctl.JoinFederate(ctx, JoinRequest{
+			Name: cfg.FederateName, Type: cfg.FederateType, TimeRepresentation: rep,
+			Modules: adds, KnownModules: len(spec.Modules),
+		})
+		if errors.Is(err, ErrModulesChanged) && try < maxJoinTries {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		f.modules = append(spec.Modules, adds...)
+		return fdd, nil
+	}
+}
+
+// merge returns the FDD of the federation's modules and, with own, this
+// federate's after them, and the modules of this federate's the
+// federation lacks.
+func (f *Federate) merge(federation []Module, own bool) (*fomxml.FDD, []Module, error) {
+	var docs []*fomxml.Document
+	have := make(map[string]bool)
+	for _, m := range federation {
+		have[m.Digest] = true
+		d, err := f.moduleDoc(m)
+		if err != nil {
+			return nil, nil, err
+		}
+		docs = append(docs, d)
+	}
+	var adds []Module
+	if own {
+		for i, m := range f.local {
+			if !have[m.Digest] {
+				have[m.Digest] = true
+				adds = append(adds, m)
+				docs = append(docs, f.docs[i])
+			}
+		}
+	}
+	fdd, err := fomxml.Merge(docs...)
+	if err != nil {
+		return nil, nil, fomError(err)
+	}
+	return fdd, adds, nil
+}
+
+// moduleDoc returns the parsed module m: this federate's own when it has
+// it, else m's content parsed.
+func (f *Federate) moduleDoc(m Module) (*fomxml.Document, error) {
+	for i, l := range f.local {
+		if l.Digest == m.Digest {
+			return f.docs[i], nil
+		}
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(m.Content))
+	if err != nil {
+		return nil, fmt.Errorf("%w: the federation's module %s: %w", ErrReadingFDD, m.Name, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(zr, fomxml.MaxModuleBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: the federation's module %s: %w", ErrReadingFDD, m.Name, err)
+	}
+	d, err := fomxml.ParseBytes(m.Name, data)
+	if err != nil {
+		return nil, fomError(err)
+	}
+	return d, nil
+}
+
+// extendFDD takes the federation's new module list: the FDD becomes their
+// merge. Under mu.
+func (f *Federate) extendFDD(modules []Module) {
+	if len(modules) <= len(f.modules) {
+		return // not news
+	}
+	fdd, _, err := f.merge(modules, false)
+	if err != nil {
+		// The join that added them was checked against the same list:
+		// this federate's view cannot differ.
+		f.log.Error().Err(err).Msg("the federation's FOM modules do not merge")
+		return
+	}
+	f.modules = modules
+	f.fdd.Store(fdd)
+	f.core.SetFDD(fdd)
+}
+
+// modulesOf returns docs as the control plane carries them: their source
+// gzip-compressed, with its digest.
+func modulesOf(docs []*fomxml.Document) ([]Module, error) {
+	out := make([]Module, 0, len(docs))
+	for _, d := range docs {
+		file, src := d.Source()
+		if src == nil {
+			return nil, fmt.Errorf("%w: module %q was not parsed from a source", ErrCouldNotOpenFDD, d.Module.Name)
+		}
+		var b bytes.Buffer
+		zw, err := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		if err != nil {
+			return nil, err
+		}
+		zw.Write(src)
+		if err := zw.Close(); err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(b.Bytes())
+		out = append(out, Module{Name: filepath.Base(file), Digest: hex.EncodeToString(sum[:]), Content: b.Bytes()})
+	}
+	return out, nil
+}

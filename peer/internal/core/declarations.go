@@ -1,0 +1,245 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/hla"
+)
+
+// declarations is the declaration-management sub-machine: what this
+// federate publishes and subscribes to (IEEE 1516.1-2010 §5).
+type declarations struct {
+	pubObj map[ObjectClassHandle]map[AttributeHandle]bool
+	subObj map[ObjectClassHandle]map[AttributeHandle]bool
+	pubInt map[InteractionClassHandle]bool
+	subInt map[InteractionClassHandle]bool
+}
+
+func newDeclarations() declarations {
+	return declarations{
+		pubObj: make(map[ObjectClassHandle]map[AttributeHandle]bool),
+		subObj: make(map[ObjectClassHandle]map[AttributeHandle]bool),
+		pubInt: make(map[InteractionClassHandle]bool),
+		subInt: make(map[InteractionClassHandle]bool),
+	}
+}
+
+func (c *Core) objectClass(h ObjectClassHandle) (*fomxml.ObjectClass, error) {
+	oc, ok := c.fdd.ObjectClassByHandle(h)
+	if !ok {
+		return nil, fmt.Errorf("%w: object class %d", hla.ErrObjectClassNotDefined, h)
+	}
+	return oc, nil
+}
+
+func (c *Core) interactionClass(h InteractionClassHandle) (*fomxml.InteractionClass, error) {
+	ic, ok := c.fdd.InteractionClassByHandle(h)
+	if !ok {
+		return nil, fmt.Errorf("%w: interaction class %d", hla.ErrInteractionClassNotDefined, h)
+	}
+	return ic, nil
+}
+
+// checkAttrs checks that every handle is an attribute of oc (declared or
+// inherited).
+func checkAttrs(oc *fomxml.ObjectClass, hs []AttributeHandle) error {
+	for _, h := range hs {
+		if _, ok := oc.AttributeByHandle(h); !ok {
+			return fmt.Errorf("%w: attribute %d of class %s", hla.ErrAttributeNotDefined, h, oc.QualifiedName)
+		}
+	}
+	return nil
+}
+
+// withdraw removes attributes (all when hs is nil) from a class's entry
+// in decl, a publication or subscription table. emptied is true when the
+// class had attributes and has none left there; its entry is then
+// removed (an entry that had none is removed too, without emptied).
+func withdraw(decl map[ObjectClassHandle]map[AttributeHandle]bool, oc *fomxml.ObjectClass, hs []AttributeHandle) (existed, emptied bool) {
+	set, ok := decl[oc.Handle]
+	if !ok {
+		return false, false
+	}
+	had := len(set) > 0
+	if hs == nil {
+		clear(set)
+	}
+	for _, h := range hs {
+		delete(set, h)
+	}
+	if len(set) > 0 {
+		return true, false
+	}
+	delete(decl, oc.Handle)
+	return true, had
+}
+
+// PublishObjectClassAttributes (§5.2) declares that this federate may
+// register instances of class and update the given attributes.
+func (c *Core) PublishObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle) error {
+	oc, err := c.objectClass(class)
+	if err != nil {
+		return err
+	}
+	if err := checkAttrs(oc, attrs); err != nil {
+		return err
+	}
+	set := c.dcl.pubObj[class]
+	if set == nil {
+		set = make(map[AttributeHandle]bool)
+		c.dcl.pubObj[class] = set
+		c.applyGroups(c.rt.publishObject(oc))
+	}
+	for _, h := range attrs {
+		set[h] = true
+	}
+	return nil
+}
+
+// UnpublishObjectClassAttributes (§5.3) withdraws the given attributes
+// of class, or all of them when attrs is nil (UnpublishObjectClass).
+func (c *Core) UnpublishObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle) error {
+	oc, err := c.objectClass(class)
+	if err != nil {
+		return err
+	}
+	if err := checkAttrs(oc, attrs); err != nil {
+		return err
+	}
+	if existed, _ := withdraw(c.dcl.pubObj, oc, attrs); existed && c.dcl.pubObj[class] == nil {
+		c.applyGroups(c.rt.unpublishObject(oc))
+	}
+	return nil
+}
+
+// PublishInteractionClass (§5.4).
+func (c *Core) PublishInteractionClass(class InteractionClassHandle) error {
+	ic, err := c.interactionClass(class)
+	if err != nil {
+		return err
+	}
+	if c.dcl.pubInt[class] {
+		return nil
+	}
+	c.dcl.pubInt[class] = true
+	c.applyGroups(c.rt.publishInteraction(ic))
+	return nil
+}
+
+// UnpublishInteractionClass (§5.5).
+func (c *Core) UnpublishInteractionClass(class InteractionClassHandle) error {
+	ic, err := c.interactionClass(class)
+	if err != nil {
+		return err
+	}
+	if !c.dcl.pubInt[class] {
+		return nil
+	}
+	delete(c.dcl.pubInt, class)
+	c.applyGroups(c.rt.unpublishInteraction(ic))
+	return nil
+}
+
+// SubscribeObjectClassAttributes (§5.6) asks for instances of class and
+// its subclasses and for updates of the given attributes. Instances
+// registered before are discovered too: once the subscription has
+// attributes, a discovery query goes out on each of its groups and the
+// instances' owners announce them again.
+func (c *Core) SubscribeObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle) error {
+	oc, err := c.objectClass(class)
+	if err != nil {
+		return err
+	}
+	if err := checkAttrs(oc, attrs); err != nil {
+		return err
+	}
+	set := c.dcl.subObj[class]
+	if set == nil {
+		set = make(map[AttributeHandle]bool)
+		c.dcl.subObj[class] = set
+		c.applyGroups(c.rt.subscribeObject(oc))
+	}
+	had := len(set) > 0
+	for _, h := range attrs {
+		set[h] = true
+	}
+	if had || len(set) == 0 {
+		return nil
+	}
+	// The subscription has attributes now: discover what exists.
+	for _, r := range c.rt.subscriptionRoutes(oc) {
+		q := outMsg{group: r.group, reliable: true, msg: &wireMsg{Kind: kindQuery, Class: uint64(r.class)}}
+		if _, err := c.send(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnsubscribeObjectClassAttributes (§5.7) removes attributes from a
+// subscription (all when attrs is nil: UnsubscribeObjectClass). Known
+// instances stay known.
+func (c *Core) UnsubscribeObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle) error {
+	oc, err := c.objectClass(class)
+	if err != nil {
+		return err
+	}
+	if err := checkAttrs(oc, attrs); err != nil {
+		return err
+	}
+	if existed, _ := withdraw(c.dcl.subObj, oc, attrs); existed && c.dcl.subObj[class] == nil {
+		c.applyGroups(c.rt.unsubscribeObject(oc))
+	}
+	return nil
+}
+
+// SubscribeInteractionClass (§5.8): interactions of class and its
+// subclasses arrive as class, with class's parameters.
+func (c *Core) SubscribeInteractionClass(class InteractionClassHandle) error {
+	ic, err := c.interactionClass(class)
+	if err != nil {
+		return err
+	}
+	if c.dcl.subInt[class] {
+		return nil
+	}
+	c.dcl.subInt[class] = true
+	c.applyGroups(c.rt.subscribeInteraction(ic))
+	return nil
+}
+
+// UnsubscribeInteractionClass (§5.9).
+func (c *Core) UnsubscribeInteractionClass(class InteractionClassHandle) error {
+	ic, err := c.interactionClass(class)
+	if err != nil {
+		return err
+	}
+	if !c.dcl.subInt[class] {
+		return nil
+	}
+	delete(c.dcl.subInt, class)
+	c.applyGroups(c.rt.unsubscribeInteraction(ic))
+	return nil
+}
+
+// subscribedAs returns the class an instance of oc is known as: oc itself
+// or its nearest ancestor subscribed with attributes, or nil when nothing
+// subscribed covers it.
+func (d *declarations) subscribedAs(oc *fomxml.ObjectClass) *fomxml.ObjectClass {
+	for x := oc; x != nil; x = x.Parent {
+		if len(d.subObj[x.Handle]) > 0 {
+			return x
+		}
+	}
+	return nil
+}
+
+func (d *declarations) interactionSubscribedAs(ic *fomxml.InteractionClass) *fomxml.InteractionClass {
+	for x := ic; x != nil; x = x.Parent {
+		if d.subInt[x.Handle] {
+			return x
+		}
+	}
+	return nil
+}

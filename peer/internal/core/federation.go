@@ -1,0 +1,279 @@
+package core
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/hla"
+	"github.com/meshrti/meshrti/peer/reliable"
+)
+
+// federation is the federation sub-machine: who else is joined, what
+// happens when a federate resigns or is lost, and the control-plane
+// operations this federate waits on (name reservations today;
+// synchronization points, saves and the MOM build on it).
+//
+// Membership reaches the core as plain inputs (MemberJoined, MemberLeft,
+// SelfLost) from the driver, which takes them from the control plane. A
+// resigning federate also says so on the control group, with its resign
+// action, so that the others act at once and in order with its last
+// messages.
+type federation struct {
+	members map[FederateHandle]Member
+	// directive is the federation's automatic resign directive: what
+	// happens to a lost federate's objects.
+	directive ResignAction
+	nextOp    uint64
+	pending   map[uint64]func(OpResult)
+	// states is the other federates' replicated state, as the control
+	// plane reported it (StateChanged).
+	states map[FederateHandle]map[string]stateValue
+}
+
+func newFederation(directive ResignAction) federation {
+	if !directive.Valid() {
+		directive = hla.CancelThenDeleteThenDivest
+	}
+	return federation{
+		members:   make(map[FederateHandle]Member),
+		directive: directive,
+		pending:   make(map[uint64]func(OpResult)),
+		states:    make(map[FederateHandle]map[string]stateValue),
+	}
+}
+
+// OpKind is what a control-plane operation does.
+type OpKind uint8
+
+const (
+	// OpAcquire takes Key in the federation's register for this
+	// federate, with Value, if nobody holds it.
+	OpAcquire OpKind = iota + 1
+	// OpRelease frees Key if this federate holds it.
+	OpRelease
+	// OpRead reads Key's value and version, linearizably.
+	OpRead
+	// OpSetState sets this federate's replicated state Key to Value
+	// (nil deletes it); it answers at once.
+	OpSetState
+)
+
+// Op is a control-plane operation for the driver to run.
+type Op struct {
+	ID    uint64
+	Kind  OpKind
+	Key   string
+	Value []byte
+}
+
+// OpResult is the control plane's answer to an Op.
+type OpResult struct {
+	// Held says this federate holds the key after the operation.
+	Held bool
+	// Holder is the key's holder, 0 when free.
+	Holder FederateHandle
+	// Value and Version are the key's value and version after it.
+	Value   []byte
+	Version uint64
+	// Err is set when the operation could not be decided.
+	Err error
+}
+
+// startOp queues op for the driver; done runs when its answer comes.
+func (f *federation) startOp(c *Core, op Op, done func(OpResult)) {
+	f.nextOp++
+	op.ID = f.nextOp
+	f.pending[op.ID] = done
+	c.out.Ops = append(c.out.Ops, op)
+}
+
+// OpDone hands the core the answer to the Op with the given ID. An
+// answer to no pending Op is ignored.
+func (c *Core) OpDone(id uint64, r OpResult) {
+	done, ok := c.fed.pending[id]
+	if !ok {
+		return
+	}
+	delete(c.fed.pending, id)
+	done(r)
+}
+
+// MemberJoined tells the core another federate joined.
+func (c *Core) MemberJoined(m Member) {
+	if m.Handle == c.self {
+		return
+	}
+	if _, ok := c.fed.members[m.Handle]; ok {
+		return
+	}
+	c.fed.members[m.Handle] = m
+	c.tm.AddFederate(lbts.FederateID(m.Handle))
+	c.push(hla.FederateJoined{Federate: m.Handle, Name: m.Name, Type: m.Type})
+}
+
+// MemberLeft tells the core another federate resigned with action or,
+// with lost, was lost (its node declared dead, or closed without
+// resigning). A resigned federate's objects are handled as its action
+// says (0, not known: as if it deleted them), a lost federate's as the
+// automatic resign directive says. Nothing happens when the federate's
+// own resign notice came first.
+func (c *Core) MemberLeft(h FederateHandle, lost bool, action ResignAction) {
+	deletes := true
+	switch {
+	case lost:
+		deletes = c.fed.directive.Deletes()
+	case action.Valid():
+		deletes = action.Deletes()
+	}
+	c.forget(h, lost, deletes)
+}
+
+// SelfLost tells the core that the control plane dropped this federate
+// from the federation (declared its node dead, or removed it in a
+// partition): ConnectionLost follows, and services fail with
+// ErrNotConnected.
+func (c *Core) SelfLost(reason string) {
+	if c.state != joined {
+		return
+	}
+	c.state = lost
+	c.push(hla.ConnectionLost{Reason: reason})
+}
+
+// Lost reports whether the federate lost its federation (SelfLost).
+func (c *Core) Lost() bool { return c.state == lost }
+
+// forget removes a federate that resigned or was lost from time
+// management and the data plane, and handles its objects.
+func (c *Core) forget(h FederateHandle, lost, deletes bool) {
+	m, ok := c.fed.members[h]
+	if !ok {
+		return
+	}
+	if c.tr != nil {
+		c.traceForget(h, m.Name, lost)
+	}
+	delete(c.fed.members, h)
+	delete(c.fed.states, h)
+	c.tm.RemoveFederate(lbts.FederateID(h))
+	c.rel.ForgetSender(reliable.NodeID(h))
+	c.removeFederate(h, deletes)
+	if lost {
+		c.push(hla.FederateLost{Federate: h, Name: m.Name})
+	} else {
+		c.push(hla.FederateResigned{Federate: h, Name: m.Name})
+	}
+}
+
+// onResign handles another federate's resign notice.
+func (c *Core) onResign(m *wireMsg, from FederateHandle) {
+	action := ResignAction(m.Action)
+	deletes := true // older members' notices carry no action: they deleted
+	if action.Valid() {
+		deletes = action.Deletes()
+	}
+	c.forget(from, false, deletes)
+}
+
+// Member returns the joined federate with handle h (not this one).
+func (c *Core) Member(h FederateHandle) (Member, bool) {
+	m, ok := c.fed.members[h]
+	return m, ok
+}
+
+// MemberNamed returns the joined federate named name (not this one).
+func (c *Core) MemberNamed(name string) (Member, bool) {
+	for _, m := range c.fed.members {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Member{}, false
+}
+
+// Resign (§4.10) carries out a resign action: it deletes the objects this
+// federate may delete (actions that delete), gives up its tokens
+// (UnconditionallyDivestAttributes: the instances stay in the
+// federation, unowned), and tells the others on the control group.
+// ErrFederateOwnsAttributes when the action leaves owned attributes
+// behind.
+func (c *Core) Resign(action ResignAction) error {
+	if !action.Valid() {
+		return fmt.Errorf("%w: %d", hla.ErrInvalidResignAction, int(action))
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	var hs []ObjectInstanceHandle // instances this federate deletes
+	if action.Deletes() {
+		for h, in := range c.obj.inst {
+			if _, ok := c.own.holds(h, privilegeToDelete(in.class)); ok {
+				hs = append(hs, h)
+			}
+		}
+		slices.SortFunc(hs, func(a, b ObjectInstanceHandle) int {
+			if r := cmp.Compare(a.Federate, b.Federate); r != 0 {
+				return r
+			}
+			return cmp.Compare(a.Serial, b.Serial)
+		})
+	}
+	divests := action == hla.UnconditionallyDivestAttributes || action == hla.DeleteObjectsThenDivest || action == hla.CancelThenDeleteThenDivest
+	if n := len(c.own.held) - len(hs); n > 0 && !divests {
+		return fmt.Errorf("%w: attributes of %d object instances", hla.ErrFederateOwnsAttributes, n)
+	}
+	for _, h := range hs {
+		o, err := c.deleteMsg(h, nil, false, 0, false)
+		if err != nil {
+			return err
+		}
+		if _, err := c.send(o); err != nil {
+			return err
+		}
+		if c.tr != nil {
+			c.traceSend(o.msg)
+		}
+	}
+	c.own.divestAll()
+	if _, err := c.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindResign, Action: uint8(action)}}); err != nil {
+		return err
+	}
+	if c.tr != nil {
+		c.traceResign()
+	}
+	c.state = resigned
+	return nil
+}
+
+// StateChanged tells the core that federate h's replicated state key is
+// now value (nil: deleted) at version. Versions only grow per federate;
+// an older one is ignored.
+func (c *Core) StateChanged(h FederateHandle, key string, value []byte, version uint64) {
+	st := c.fed.states[h]
+	if st == nil {
+		st = make(map[string]stateValue)
+		c.fed.states[h] = st
+	}
+	if cur, ok := st[key]; ok && cur.version >= version {
+		return
+	}
+	st[key] = stateValue{value: value, version: version}
+}
+
+// State returns federate h's replicated state key as this federate
+// knows it, and its version; false when it knows none.
+func (c *Core) State(h FederateHandle, key string) ([]byte, uint64, bool) {
+	v, ok := c.fed.states[h][key]
+	if !ok || v.value == nil {
+		return nil, v.version, false
+	}
+	return v.value, v.version, true
+}
+
+// stateValue is one replicated state key's value and version.
+type stateValue struct {
+	value   []byte
+	version uint64
+}

@@ -1,0 +1,808 @@
+package core
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/hla"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// objects is the object-management sub-machine: the instances this
+// federate knows, registered here or discovered, by handle and by name.
+//
+// An instance is identified apart from who updates it: its handle is
+// (registering federate, serial), unique without coordination, and any
+// federate that holds one of its attributes' tokens (ownership.go) sends
+// updates for it, announces it to new subscribers, or deletes it with the
+// delete privilege. A receiver discovers an instance from its
+// registration, from an owner's answer to a discovery query, or from an
+// update, always under its registered name: RTI-chosen names are derived
+// from the handle, and an update of an instance with a reserved name says
+// so (wireMsg.Named) and carries the name while its sender may have
+// receivers that joined recently; an update that says so without the name
+// waits (a bounded while) for the registration that names it.
+type objects struct {
+	self   FederateHandle
+	serial uint64
+	inst   map[ObjectInstanceHandle]*instance
+	names  map[string]ObjectInstanceHandle
+
+	reserved map[string]bool // names reserved by this federate, not yet used
+
+	// Instances removed here, and federates whose instances were all
+	// removed (lost, under a deleting directive), so that a message
+	// still in flight (a time-stamped update held until a grant) cannot
+	// bring one back.
+	deleted map[ObjectInstanceHandle]bool
+	gone    map[FederateHandle]bool
+
+	// Order-type overrides (changeAttributeOrderType and
+	// changeInteractionOrderType): they replace the FOM's order for this
+	// federate's sends.
+	attrOrder map[ObjectInstanceHandle]map[AttributeHandle]OrderType
+	intOrder  map[InteractionClassHandle]OrderType
+
+	// unnamed holds updates of instances with reserved names heard
+	// before their name, until the name comes (or they expire).
+	unnamed map[ObjectInstanceHandle]*unnamedUpdates
+	ticks   int64
+
+	// update's scratch space, reused by every update: the messages it
+	// returns are encoded and sent before the call returns and never
+	// kept.
+	updPairs [updKinds][]valuePair
+	updMsgs  [updKinds]wireMsg
+	updOut   []outMsg
+}
+
+// instance is an object instance this federate knows.
+type instance struct {
+	class *fomxml.ObjectClass // registered class
+	known *fomxml.ObjectClass // the class this federate knows it as
+	name  string
+	named bool // the name was reserved, not derived from the handle
+}
+
+// unnamedUpdates are updates waiting for their instance's name.
+type unnamedUpdates struct {
+	since int64
+	msgs  []heldMsg
+}
+
+// updKinds is how many ways an update's values split (see update).
+const updKinds = 4
+
+// Bounds of the wait for a reserved name (see objects): an instance's
+// updates wait at most unnamedTicks ticks, at most maxUnnamed of them.
+const (
+	unnamedTicks = 2000
+	maxUnnamed   = 256
+)
+
+// nameWindowTicks is how long after a sender learned of a new receiver
+// on a group its updates of instances with reserved names carry the
+// name: a receiver that joined late learns the name from the owner's
+// answer to its discovery query, sent at once, well within this.
+const nameWindowTicks = 400
+
+func newObjects(self FederateHandle) objects {
+	return objects{
+		self:      self,
+		inst:      make(map[ObjectInstanceHandle]*instance),
+		names:     make(map[string]ObjectInstanceHandle),
+		reserved:  make(map[string]bool),
+		deleted:   make(map[ObjectInstanceHandle]bool),
+		gone:      make(map[FederateHandle]bool),
+		attrOrder: make(map[ObjectInstanceHandle]map[AttributeHandle]OrderType),
+		intOrder:  make(map[InteractionClassHandle]OrderType),
+		unnamed:   make(map[ObjectInstanceHandle]*unnamedUpdates),
+	}
+}
+
+// generatedName is the RTI-chosen name of instance h: it starts with HLA,
+// which federates may not reserve, and holds the unique handle, so it
+// never collides, and every federate derives it alike.
+func generatedName(h ObjectInstanceHandle) string {
+	return "HLAobject_" + strconv.FormatUint(uint64(h.Federate), 10) + "_" + strconv.FormatUint(h.Serial, 10)
+}
+
+// CheckName applies the standard's rule for object instance and
+// federate names: not empty, and not starting with "HLA" (reserved for
+// the RTI).
+func CheckName(name string) error {
+	if name == "" {
+		return fmt.Errorf("%w: empty name", hla.ErrIllegalName)
+	}
+	if strings.HasPrefix(name, "HLA") {
+		return fmt.Errorf("%w: %q starts with HLA", hla.ErrIllegalName, name)
+	}
+	return nil
+}
+
+// ---- Services ----
+
+// ReserveObjectInstanceName (§6.2) asks the federation for a unique
+// object instance name, through the control plane's register (an Op);
+// the answer comes as an ObjectInstanceNameReservationSucceeded or
+// ...Failed event.
+func (c *Core) ReserveObjectInstanceName(name string) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	c.fed.startOp(c, Op{Kind: OpAcquire, Key: "objectName/" + name}, func(r OpResult) {
+		if r.Err == nil && r.Held {
+			c.obj.reserved[name] = true
+			c.push(hla.ObjectInstanceNameReservationSucceeded{Name: name})
+			return
+		}
+		c.push(hla.ObjectInstanceNameReservationFailed{Name: name})
+	})
+	return nil
+}
+
+// RegisterObjectInstance (§6.8) creates an instance of a published class
+// and returns its handle. name is "" for an RTI-chosen name, otherwise a
+// name this federate reserved. The federate holds the tokens of the
+// attributes it publishes and of the privilege to delete.
+func (c *Core) RegisterObjectInstance(class ObjectClassHandle, name string) (ObjectInstanceHandle, error) {
+	oc, err := c.objectClass(class)
+	if err != nil {
+		return ObjectInstanceHandle{}, err
+	}
+	pub := c.dcl.pubObj[class]
+	if len(pub) == 0 {
+		return ObjectInstanceHandle{}, fmt.Errorf("%w: %s", hla.ErrObjectClassNotPublished, oc.QualifiedName)
+	}
+	o := &c.obj
+	named := name != ""
+	if named {
+		if _, used := o.names[name]; used {
+			return ObjectInstanceHandle{}, fmt.Errorf("%w: %q", hla.ErrObjectInstanceNameInUse, name)
+		}
+		if !o.reserved[name] {
+			return ObjectInstanceHandle{}, fmt.Errorf("%w: %q", hla.ErrObjectInstanceNameNotReserved, name)
+		}
+		delete(o.reserved, name)
+	}
+	o.serial++
+	h := ObjectInstanceHandle{Federate: c.self, Serial: o.serial}
+	if !named {
+		name = generatedName(h)
+	}
+	in := &instance{class: oc, known: oc, name: name, named: named}
+	o.inst[h] = in
+	o.names[name] = h
+	c.own.register(h, pub, privilegeToDelete(oc))
+	_, err = c.send(outMsg{group: c.rt.objectRoute(oc), reliable: true, msg: registerMsg(h, in)})
+	return h, err
+}
+
+func registerMsg(h ObjectInstanceHandle, in *instance) *wireMsg {
+	return &wireMsg{Kind: kindRegister, Obj: h, Class: uint64(in.class.Handle), Name: in.name}
+}
+
+// privilegeToDelete returns the handle of class oc's HLAprivilegeToDeleteObject
+// attribute (every class inherits it from the MIM's HLAobjectRoot), or 0.
+func privilegeToDelete(oc *fomxml.ObjectClass) AttributeHandle {
+	if a, ok := oc.Attribute("HLAprivilegeToDeleteObject"); ok {
+		return a.Handle
+	}
+	return 0
+}
+
+// UpdateAttributeValues (§6.10) sends new values of attributes this
+// federate owns; with a time (hasTime) it is the time-stamped overload:
+// attributes whose order is TimeStamp travel in time-stamp order when
+// the federate is regulating, and t must then be allowed
+// (*hla.InvalidLogicalTimeError). It returns the message's retraction
+// handle, valid when values went out in time-stamp order over reliable
+// transport. ErrBlocked: back-pressure holds it, nothing was sent.
+func (c *Core) UpdateAttributeValues(obj ObjectInstanceHandle, values AttributeValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
+	hasTime, ts, err := c.stamp(t)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	reg, err := c.mayStamp(hasTime, ts)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	outs, err := c.update(obj, values, tag, hasTime, ts, reg)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	if c.blocked(outs) {
+		return MessageRetractionHandle{}, ErrBlocked
+	}
+	return c.sendAll(outs, ts)
+}
+
+// stamp converts an optional time: nil means none.
+func (c *Core) stamp(t LogicalTime) (hasTime bool, ts float64, err error) {
+	if t == nil {
+		return false, 0, nil
+	}
+	ts, err = c.tk.Value(t)
+	return err == nil, ts, err
+}
+
+// update splits values into messages by transportation and order (and
+// ownership epoch): tso says the message goes in time-stamp order (a
+// time was given and the federate is regulating).
+func (c *Core) update(h ObjectInstanceHandle, values AttributeValues, tag []byte, hasTime bool, t float64, regulating bool) ([]outMsg, error) {
+	o := &c.obj
+	in, ok := o.inst[h]
+	if !ok {
+		return nil, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
+	}
+	// Values split by how they travel, in a deterministic order:
+	// reliable before best effort, receive order before time stamp.
+	const (
+		tsoBit     = 1
+		bestEffort = 2
+	)
+	split := &o.updPairs
+	for k := range split {
+		split[k] = split[k][:0]
+	}
+	held := c.own.heldOf(h)
+	var epoch uint64
+	mixed, first := false, true
+	for a, v := range values {
+		attr, ok := in.class.AttributeByHandle(a)
+		if !ok {
+			return nil, fmt.Errorf("%w: attribute %d of class %s", hla.ErrAttributeNotDefined, a, in.class.QualifiedName)
+		}
+		e, ok := held[a]
+		if !ok {
+			return nil, fmt.Errorf("%w: %s of %v", hla.ErrAttributeNotOwned, attr.Name, h)
+		}
+		if first {
+			epoch, first = e, false
+		} else if e != epoch {
+			mixed = true
+		}
+		k := 0
+		if !c.reliable(attr.Transportation) {
+			k |= bestEffort
+		}
+		if hasTime && regulating && c.attrTSO(h, attr) {
+			k |= tsoBit
+		}
+		split[k] = append(split[k], valuePair{uint64(a), v})
+	}
+	if len(values) == 0 && len(held) == 0 {
+		return nil, fmt.Errorf("%w: no attribute of %v", hla.ErrAttributeNotOwned, h)
+	}
+	route := c.rt.objectRoute(in.class)
+	withName := in.named && c.rel.NewReceiverWithin(route, nameWindowTicks)
+	out := o.updOut[:0]
+	for k, vs := range split {
+		// An update with no values still tells subscribers the object
+		// exists.
+		if len(vs) == 0 && (k != 0 || len(values) != 0) {
+			continue
+		}
+		sortPairs(vs)
+		m := &o.updMsgs[k]
+		*m = wireMsg{
+			Kind: kindUpdate, Obj: h, Class: uint64(in.class.Handle), Pairs: vs, Tag: tag,
+			TSO: k&tsoBit != 0, HasTime: hasTime, Time: t, Epoch: epoch, Named: in.named,
+		}
+		if withName {
+			m.Name = in.name
+		}
+		if mixed {
+			out = splitEpochs(out, m, held, route, k&bestEffort == 0)
+			continue
+		}
+		out = append(out, outMsg{group: route, reliable: k&bestEffort == 0, msg: m})
+	}
+	o.updOut = out
+	return out, nil
+}
+
+// splitEpochs appends one message per ownership epoch among m's values
+// (attributes whose tokens moved a different number of times), so that
+// every message carries the epoch of all its values.
+func splitEpochs(out []outMsg, m *wireMsg, held map[AttributeHandle]uint64, route transport.Group, reliable bool) []outMsg {
+	var epochs []uint64
+	for _, p := range m.Pairs {
+		e := held[AttributeHandle(p.H)]
+		if !slices.Contains(epochs, e) {
+			epochs = append(epochs, e)
+		}
+	}
+	slices.Sort(epochs)
+	for _, e := range epochs {
+		cp := *m
+		cp.Epoch = e
+		cp.Pairs = nil
+		for _, p := range m.Pairs {
+			if held[AttributeHandle(p.H)] == e {
+				cp.Pairs = append(cp.Pairs, p)
+			}
+		}
+		out = append(out, outMsg{group: route, reliable: reliable, msg: &cp})
+	}
+	return out
+}
+
+func (c *Core) reliable(transportation string) bool {
+	if t, ok := c.fdd.Transportation(transportation); ok {
+		return t.Reliable
+	}
+	return true
+}
+
+// SendInteraction (§6.12) sends an interaction of a published class; with
+// a time, the time-stamped overload (see UpdateAttributeValues).
+func (c *Core) SendInteraction(class InteractionClassHandle, values ParameterValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
+	hasTime, ts, err := c.stamp(t)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	reg, err := c.mayStamp(hasTime, ts)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	ic, err := c.interactionClass(class)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	if !c.dcl.pubInt[class] {
+		return MessageRetractionHandle{}, fmt.Errorf("%w: %s", hla.ErrInteractionClassNotPublished, ic.QualifiedName)
+	}
+	vals := make([]valuePair, 0, len(values))
+	for p, v := range values {
+		if _, ok := ic.ParameterByHandle(p); !ok {
+			return MessageRetractionHandle{}, fmt.Errorf("%w: parameter %d of %s", hla.ErrInteractionParameterNotDefined, p, ic.QualifiedName)
+		}
+		vals = append(vals, valuePair{uint64(p), v})
+	}
+	sortPairs(vals)
+	o := outMsg{group: c.rt.interactionRoute(ic), reliable: c.reliable(ic.Transportation), msg: &wireMsg{
+		Kind: kindInteraction, Class: uint64(class), Pairs: vals, Tag: tag,
+		TSO: hasTime && reg && c.interactionTSO(ic), HasTime: hasTime, Time: ts,
+	}}
+	outs := []outMsg{o}
+	if c.blocked(outs) {
+		return MessageRetractionHandle{}, ErrBlocked
+	}
+	return c.sendAll(outs, ts)
+}
+
+// DeleteObjectInstance (§6.14) deletes an instance whose delete privilege
+// this federate holds; with a time, a regulating federate's delete
+// travels in time-stamp order. Retracting a delete does not give the
+// instance back to the sender: only the receivers that had not yet been
+// delivered the removal keep it.
+func (c *Core) DeleteObjectInstance(obj ObjectInstanceHandle, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
+	hasTime, ts, err := c.stamp(t)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	reg, err := c.mayStamp(hasTime, ts)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	o, err := c.deleteMsg(obj, tag, hasTime, ts, reg)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	return c.sendAll([]outMsg{o}, ts)
+}
+
+// deleteMsg removes an instance whose delete privilege this federate
+// holds and returns the message that tells the others.
+func (c *Core) deleteMsg(h ObjectInstanceHandle, tag []byte, hasTime bool, t float64, regulating bool) (outMsg, error) {
+	in, ok := c.obj.inst[h]
+	if !ok {
+		return outMsg{}, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
+	}
+	epoch, ok := c.own.holds(h, privilegeToDelete(in.class))
+	if !ok {
+		return outMsg{}, fmt.Errorf("%w: object %v", hla.ErrDeletePrivilegeNotHeld, h)
+	}
+	c.obj.forget(h, in)
+	c.own.forget(h)
+	return outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: &wireMsg{
+		Kind: kindDelete, Obj: h, Class: uint64(in.class.Handle), Tag: tag,
+		TSO: hasTime && regulating, HasTime: hasTime, Time: t, Epoch: epoch,
+	}}, nil
+}
+
+// forget removes instance h (known as in) from the tables.
+func (o *objects) forget(h ObjectInstanceHandle, in *instance) {
+	delete(o.inst, h)
+	if o.names[in.name] == h {
+		delete(o.names, in.name)
+	}
+	delete(o.attrOrder, h)
+	delete(o.unnamed, h)
+}
+
+// ---- Support services on objects (§10) ----
+
+// ObjectInstanceHandle returns the instance known here by name (§10.9).
+func (c *Core) ObjectInstanceHandle(name string) (ObjectInstanceHandle, error) {
+	h, ok := c.obj.names[name]
+	if !ok {
+		return ObjectInstanceHandle{}, fmt.Errorf("%w: %q", hla.ErrObjectInstanceNotKnown, name)
+	}
+	return h, nil
+}
+
+// ObjectInstanceName returns the name of a known instance (§10.10).
+func (c *Core) ObjectInstanceName(h ObjectInstanceHandle) (string, error) {
+	in, ok := c.obj.inst[h]
+	if !ok {
+		return "", fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
+	}
+	return in.name, nil
+}
+
+// KnownObjectClass returns the class an instance is known as here
+// (§10.8).
+func (c *Core) KnownObjectClass(h ObjectInstanceHandle) (ObjectClassHandle, error) {
+	in, ok := c.obj.inst[h]
+	if !ok {
+		return 0, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
+	}
+	return in.known.Handle, nil
+}
+
+// ---- Receiving ----
+
+// answerQuery answers a discovery query for class (or, with obj set, for
+// one instance): this federate announces the instances of exactly that
+// class it holds tokens of.
+func (c *Core) answerQuery(class uint64, obj ObjectInstanceHandle) {
+	var hs []ObjectInstanceHandle
+	if !obj.IsZero() {
+		if in, ok := c.obj.inst[obj]; ok && c.own.holdsAny(obj) {
+			c.sendAnnouncement(obj, in)
+		}
+		return
+	}
+	for h := range c.own.held {
+		if in, ok := c.obj.inst[h]; ok && uint64(in.class.Handle) == class {
+			hs = append(hs, h)
+		}
+	}
+	slices.SortFunc(hs, func(a, b ObjectInstanceHandle) int {
+		if r := cmp.Compare(a.Federate, b.Federate); r != 0 {
+			return r
+		}
+		return cmp.Compare(a.Serial, b.Serial)
+	})
+	for _, h := range hs {
+		c.sendAnnouncement(h, c.obj.inst[h])
+	}
+}
+
+func (c *Core) sendAnnouncement(h ObjectInstanceHandle, in *instance) {
+	if _, err := c.send(outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: registerMsg(h, in)}); err != nil {
+		c.stats.Malformed++ // cannot happen: a registration fits any frame
+	}
+}
+
+// delivery is how a message reached the federate: its sender, the order
+// it is delivered in, and its transportation.
+type delivery struct {
+	from     FederateHandle
+	received OrderType
+	reliable bool
+}
+
+// apply turns one delivered message into events, appended to evs (a
+// reused buffer: no allocation for the slice on the hot path).
+func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
+	sent := Receive
+	if m.TSO {
+		sent = TimeStamp
+	}
+	var t LogicalTime
+	if m.HasTime {
+		t = c.tk.Make(m.Time)
+	}
+	var mrh MessageRetractionHandle
+	if m.TSO && d.reliable { // the sender gives out handles for these only
+		mrh = MessageRetractionHandle{Federate: d.from, Serial: m.ID}
+	}
+	o := &c.obj
+	switch m.Kind {
+	case kindRegister:
+		evs, _ = c.discover(evs, m.Obj, m.Class, m.Name, d.from)
+		return evs
+	case kindUpdate:
+		oc, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class))
+		if !ok {
+			return evs
+		}
+		in := o.inst[m.Obj]
+		if in == nil {
+			name := m.Name
+			switch {
+			case m.Named && name == "":
+				// Its name comes with its registration: wait for it.
+				c.holdUnnamed(m, d)
+				return evs
+			case !m.Named:
+				name = generatedName(m.Obj)
+			}
+			var found bool
+			if evs, found = c.discover(evs, m.Obj, m.Class, name, d.from); !found {
+				return evs
+			}
+			in = o.inst[m.Obj]
+		}
+		sub := c.dcl.subObj[in.known.Handle]
+		ps := pairsOf(m)
+		vals := make(AttributeValues, len(ps))
+		for _, p := range ps {
+			a := AttributeHandle(p.H)
+			if !sub[a] {
+				continue
+			}
+			if _, ok := oc.AttributeByHandle(a); !ok {
+				continue
+			}
+			if !c.own.accept(m.Obj, a, d.from, m.Epoch) {
+				c.stats.Stale++
+				continue
+			}
+			vals[a] = p.V
+		}
+		if len(vals) == 0 {
+			return evs
+		}
+		return append(evs, hla.ReflectAttributeValues{
+			Object: m.Obj, Values: vals, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received,
+			Time: t, Producer: d.from, Transportation: transportName(d.reliable), Retraction: mrh,
+		})
+	case kindDelete:
+		in := o.inst[m.Obj]
+		if in == nil {
+			return evs
+		}
+		if !c.own.accept(m.Obj, privilegeToDelete(in.class), d.from, m.Epoch) {
+			c.stats.Stale++
+			return evs
+		}
+		o.forget(m.Obj, in)
+		o.deleted[m.Obj] = true
+		c.own.forget(m.Obj)
+		return append(evs, hla.RemoveObjectInstance{Object: m.Obj, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received, Time: t, Producer: d.from, Retraction: mrh})
+	case kindInteraction:
+		ic, ok := c.fdd.InteractionClassByHandle(InteractionClassHandle(m.Class))
+		if !ok {
+			return evs
+		}
+		as := c.dcl.interactionSubscribedAs(ic)
+		if as == nil {
+			return evs
+		}
+		ps := pairsOf(m)
+		vals := make(ParameterValues, len(ps))
+		for _, p := range ps {
+			if _, ok := as.ParameterByHandle(ParameterHandle(p.H)); ok {
+				vals[ParameterHandle(p.H)] = p.V
+			}
+		}
+		return append(evs, hla.ReceiveInteraction{
+			Class: as.Handle, Values: vals, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received,
+			Time: t, Producer: d.from, Transportation: transportName(d.reliable), Retraction: mrh,
+		})
+	}
+	return evs
+}
+
+func transportName(reliable bool) string {
+	if reliable {
+		return "HLAreliable"
+	}
+	return "HLAbestEffort"
+}
+
+// discover records a newly heard instance and appends its discover event,
+// when the federate subscribes to its class or an ancestor and does not
+// know it yet. found reports whether the instance is known afterwards.
+// Updates that waited for its name follow.
+func (c *Core) discover(evs []Event, h ObjectInstanceHandle, class uint64, name string, from FederateHandle) ([]Event, bool) {
+	o := &c.obj
+	if _, ok := o.inst[h]; ok {
+		return evs, true
+	}
+	if h.IsZero() || h.Federate == c.self || name == "" {
+		return evs, false
+	}
+	if o.deleted[h] || o.gone[h.Federate] {
+		// Removed already; a late message does not bring it back.
+		return evs, false
+	}
+	oc, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(class))
+	if !ok {
+		return evs, false
+	}
+	as := c.dcl.subscribedAs(oc)
+	if as == nil {
+		return evs, false
+	}
+	in := &instance{class: oc, known: as, name: name, named: name != generatedName(h)}
+	o.inst[h] = in
+	o.names[name] = h
+	evs = append(evs, hla.DiscoverObjectInstance{Object: h, Class: as.Handle, Name: name, Producer: from})
+	if w := o.unnamed[h]; w != nil {
+		delete(o.unnamed, h)
+		for _, u := range w.msgs {
+			evs = c.apply(evs, u.msg, u.d)
+		}
+	}
+	return evs, true
+}
+
+// holdUnnamed keeps an update of an unknown instance with a reserved
+// name until its registration names it, and asks the instance's owners
+// to announce it.
+func (c *Core) holdUnnamed(m *wireMsg, d delivery) {
+	o := &c.obj
+	if o.deleted[m.Obj] || o.gone[m.Obj.Federate] {
+		return
+	}
+	w := o.unnamed[m.Obj]
+	if w == nil {
+		w = &unnamedUpdates{since: o.ticks}
+		o.unnamed[m.Obj] = w
+		if oc, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class)); ok {
+			q := outMsg{group: c.rt.objectRoute(oc), reliable: true, msg: &wireMsg{Kind: kindQuery, Class: m.Class, Obj: m.Obj}}
+			if _, err := c.send(q); err != nil {
+				c.stats.Unnamed++
+			}
+		}
+	}
+	if len(w.msgs) >= maxUnnamed {
+		w.msgs = w.msgs[1:]
+		c.stats.Unnamed++
+	}
+	w.msgs = append(w.msgs, heldMsg{keep(m), d})
+}
+
+// tick expires the updates that waited too long for their name.
+func (o *objects) tick(c *Core) {
+	o.ticks++
+	if len(o.unnamed) == 0 {
+		return
+	}
+	for h, w := range o.unnamed {
+		if o.ticks-w.since > unnamedTicks {
+			c.stats.Unnamed += uint64(len(w.msgs))
+			delete(o.unnamed, h)
+		}
+	}
+}
+
+// removeFederate handles the instances of a federate that left. lost
+// says it was lost rather than resigning; deletes says its instances
+// whose delete privilege it held are removed (a resign that deleted, or
+// a lost federate under a deleting automatic resign directive). The
+// remove events come in handle order.
+func (c *Core) removeFederate(f FederateHandle, deletes bool) {
+	o := &c.obj
+	if !deletes {
+		c.own.ownerLeft(f)
+		return
+	}
+	o.gone[f] = true
+	var hs []ObjectInstanceHandle
+	for h, in := range o.inst {
+		if c.own.ownerOf(h, privilegeToDelete(in.class)) == f {
+			hs = append(hs, h)
+		}
+	}
+	slices.SortFunc(hs, func(a, b ObjectInstanceHandle) int {
+		if r := cmp.Compare(a.Federate, b.Federate); r != 0 {
+			return r
+		}
+		return cmp.Compare(a.Serial, b.Serial)
+	})
+	for _, h := range hs {
+		o.forget(h, o.inst[h])
+		c.own.forget(h)
+		c.push(hla.RemoveObjectInstance{Object: h, SentOrder: Receive, ReceivedOrder: Receive, Producer: f})
+	}
+	for h := range o.unnamed {
+		if h.Federate == f {
+			delete(o.unnamed, h)
+		}
+	}
+	c.own.ownerLeft(f)
+}
+
+// sortPairs sorts values by handle (a handful: insertion sort).
+func sortPairs(ps []valuePair) {
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && ps[j].H < ps[j-1].H; j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
+
+// ---- Order-type overrides (§8.23, §8.24) ----
+
+// attrTSO reports whether attribute a of instance h is sent in
+// time-stamp order: the federate's override, else the FOM's order.
+func (c *Core) attrTSO(h ObjectInstanceHandle, a *fomxml.Attribute) bool {
+	if ot, ok := c.obj.attrOrder[h][a.Handle]; ok {
+		return ot == TimeStamp
+	}
+	return a.Order == fomxml.OrderTimeStamp
+}
+
+// interactionTSO reports whether interactions of class ic are sent in
+// time-stamp order.
+func (c *Core) interactionTSO(ic *fomxml.InteractionClass) bool {
+	if ot, ok := c.obj.intOrder[ic.Handle]; ok {
+		return ot == TimeStamp
+	}
+	return ic.Order == fomxml.OrderTimeStamp
+}
+
+func checkOrder(order OrderType) error {
+	if order != Receive && order != TimeStamp {
+		return fmt.Errorf("%w: %d", hla.ErrInvalidOrderType, int(order))
+	}
+	return nil
+}
+
+// ChangeAttributeOrderType (§8.23) sets the order (Receive or TimeStamp)
+// in which this federate sends the given attributes of an instance,
+// overriding the FOM. It must own them.
+func (c *Core) ChangeAttributeOrderType(h ObjectInstanceHandle, order OrderType, hs []AttributeHandle) error {
+	if err := checkOrder(order); err != nil {
+		return err
+	}
+	in, ok := c.obj.inst[h]
+	if !ok {
+		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
+	}
+	if err := checkAttrs(in.class, hs); err != nil {
+		return err
+	}
+	for _, a := range hs {
+		if _, ok := c.own.holds(h, a); !ok {
+			at, _ := in.class.AttributeByHandle(a)
+			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeNotOwned, at.Name, h)
+		}
+	}
+	m := c.obj.attrOrder[h]
+	if m == nil {
+		m = make(map[AttributeHandle]OrderType, len(hs))
+		c.obj.attrOrder[h] = m
+	}
+	for _, a := range hs {
+		m[a] = order
+	}
+	return nil
+}
+
+// ChangeInteractionOrderType (§8.24) sets the order in which this
+// federate sends interactions of a class it publishes.
+func (c *Core) ChangeInteractionOrderType(class InteractionClassHandle, order OrderType) error {
+	if err := checkOrder(order); err != nil {
+		return err
+	}
+	ic, err := c.interactionClass(class)
+	if err != nil {
+		return err
+	}
+	if !c.dcl.pubInt[class] {
+		return fmt.Errorf("%w: %s", hla.ErrInteractionClassNotPublished, ic.QualifiedName)
+	}
+	c.obj.intOrder[class] = order
+	return nil
+}

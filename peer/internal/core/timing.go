@@ -1,0 +1,546 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/hla"
+	"github.com/meshrti/meshrti/peer/reliable"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// timing is the bookkeeping between the data plane and the time core
+// (lbts): time-stamp-order messages this federate sent that may still be
+// retracted, the time-stamped messages recently delivered here (so that
+// a late retraction becomes a RequestRetraction), and receive-order
+// messages held while asynchronous delivery is off.
+type timing struct {
+	sentTSO   map[uint64]*sentTSO
+	sweepAt   int // size of sentTSO at which expired records are dropped
+	delivered recentSet
+
+	// Asynchronous delivery (enable/disableAsynchronousDelivery): while
+	// it is off, receive-order messages for a time-constrained federate
+	// that is not advancing wait in held.
+	async bool
+	held  []heldMsg
+}
+
+func newTiming() timing {
+	return timing{sentTSO: make(map[uint64]*sentTSO)}
+}
+
+// sentTSO is a time-stamp-order message this federate sent, as Retract
+// needs it: where it went and its time stamp.
+type sentTSO struct {
+	group     uint32
+	seq       uint64
+	ts        float64
+	retracted bool
+}
+
+// maxSentTSO is how many sent records the federate keeps before it drops
+// those that can no longer be retracted.
+const maxSentTSO = 1024
+
+// recentCap bounds recentSet.
+const recentCap = 4096
+
+// msgKey names a message: its sender and the sender's message ID.
+type msgKey struct {
+	from FederateHandle
+	id   uint64
+}
+
+// recentSet remembers the last recentCap keys added.
+type recentSet struct {
+	set  map[msgKey]struct{}
+	ring []msgKey
+	next int
+}
+
+func (r *recentSet) add(k msgKey) {
+	if r.set == nil {
+		r.set = make(map[msgKey]struct{})
+	}
+	if _, ok := r.set[k]; ok {
+		return
+	}
+	if len(r.ring) < recentCap {
+		r.ring = append(r.ring, k)
+	} else {
+		delete(r.set, r.ring[r.next])
+		r.ring[r.next] = k
+		r.next = (r.next + 1) % recentCap
+	}
+	r.set[k] = struct{}{}
+}
+
+func (r *recentSet) has(k msgKey) bool {
+	_, ok := r.set[k]
+	return ok
+}
+
+// heldMsg is a message waiting: a receive-order message for the
+// federate's next time advance (asynchronous delivery off), or an update
+// for its instance's name.
+type heldMsg struct {
+	msg *wireMsg
+	d   delivery
+}
+
+// tsoPayload is what a queued time-stamp-order message carries through
+// the time core.
+type tsoPayload struct {
+	msg      *wireMsg
+	from     FederateHandle
+	reliable bool
+}
+
+// ---- Receiving ----
+
+// onData handles one in-order delivery from the reliable layer. Every
+// reliable delivery is reported to the time core exactly once, as
+// received (Received) or as a queued time-stamped message (ReceiveTSO),
+// so that promises covering it can count.
+func (c *Core) onData(d reliable.Delivery) {
+	from := FederateHandle(d.From)
+	if from == c.self {
+		return
+	}
+	m := &c.rx
+	*m = wireMsg{Pairs: m.Pairs[:0]}
+	if err := decodeInto(d.Payload, m, true); err != nil {
+		c.received(d)
+		c.stats.Malformed++
+		return
+	}
+	c.stats.Delivered++
+	if d.Reliable && m.TSO && m.HasTime && c.tm.Constrained() && m.Kind != kindTime {
+		err := c.tm.ReceiveTSO(lbts.TSO{
+			From: lbts.FederateID(from), Group: uint32(d.Group), Seq: d.Seq, Time: m.Time,
+			Payload: tsoPayload{msg: keep(m), from: from, reliable: d.Reliable},
+		})
+		if err != nil {
+			c.stats.LateTSO++
+		}
+		return
+	}
+	c.received(d)
+	switch m.Kind {
+	case kindTime:
+		tm, err := decodeTimeMsg(m.TimeMsg, lbts.FederateID(c.self))
+		if err != nil {
+			c.stats.Malformed++
+			return
+		}
+		if tm.From != lbts.FederateID(from) {
+			// Only a federate speaks for its own time.
+			c.stats.Malformed++
+			return
+		}
+		_ = c.tm.Step(tm) // a refused time message is the sender's problem; the next one corrects it
+	case kindQuery:
+		c.answerQuery(m.Class, m.Obj)
+	case kindResign:
+		c.onResign(m, from)
+	case kindRetract:
+		c.onRetract(m, from, uint32(d.Group))
+	default:
+		c.deliverRO(m, delivery{from: from, received: Receive, reliable: d.Reliable})
+	}
+}
+
+// decodeTimeMsg decodes a time message, binary or (from older members)
+// msgpack, for the federate self. The msgpack case is apart so that the
+// common one keeps its Message off the heap.
+func decodeTimeMsg(b []byte, self lbts.FederateID) (lbts.Message, error) {
+	if !lbts.IsBinary(b) {
+		return decodeTimeMsgpack(b)
+	}
+	var tm lbts.Message
+	err := tm.UnmarshalBinaryFor(b, self)
+	return tm, err
+}
+
+func decodeTimeMsgpack(b []byte) (lbts.Message, error) {
+	var tm lbts.Message
+	err := msgpack.Unmarshal(b, &tm)
+	return tm, err
+}
+
+func (c *Core) received(d reliable.Delivery) {
+	if d.Reliable {
+		c.tm.Received(lbts.FederateID(d.From), uint32(d.Group), d.Seq)
+	}
+}
+
+// deliverRO delivers a receive-order message, or holds it while the
+// federate is time-constrained, not advancing, and asynchronous delivery
+// is off (1516.1 §8.14: such a federate gets receive-order messages only
+// in the time advancing state). Registrations (discoveries) are not
+// held: they are not receive-order messages of the standard.
+func (c *Core) deliverRO(m *wireMsg, d delivery) {
+	if m.Kind != kindRegister && c.holdsRO() {
+		c.tim.held = append(c.tim.held, heldMsg{keep(m), d})
+		return
+	}
+	c.applyDelivered(m, d)
+}
+
+// holdsRO reports whether receive-order messages wait now.
+func (c *Core) holdsRO() bool {
+	return !c.tim.async && c.tm.Constrained() && !c.tm.Advancing()
+}
+
+// releaseHeld delivers the held receive-order messages, in the order they
+// came, once they need not wait any more.
+func (c *Core) releaseHeld() {
+	if len(c.tim.held) == 0 || c.holdsRO() {
+		return
+	}
+	held := c.tim.held
+	c.tim.held = nil
+	for _, h := range held {
+		c.applyDelivered(h.msg, h.d)
+	}
+}
+
+// applyDelivered turns a delivered message into events, traces and
+// remembers it, and queues the events.
+func (c *Core) applyDelivered(m *wireMsg, d delivery) {
+	evs := c.apply(c.evBuf[:0], m, d)
+	if c.tr != nil {
+		c.traceDeliver(m, d.from, d.received, evs)
+	}
+	if m.TSO && len(evs) > 0 {
+		// Remembered so that its retraction becomes a RequestRetraction.
+		c.tim.delivered.add(msgKey{d.from, m.ID})
+	}
+	c.push(evs...)
+	clear(evs) // drop the references; keep the room
+	c.evBuf = evs[:0]
+}
+
+// onRetract handles a retraction from another federate: the message is
+// dropped from the time-stamp-order queue if it is still there, or the
+// federate is asked to retract it (RequestRetraction) if it was already
+// delivered here.
+func (c *Core) onRetract(m *wireMsg, from FederateHandle, group uint32) {
+	if c.tm.Retract(lbts.FederateID(from), group, m.RefSeq) {
+		if c.tr != nil {
+			c.traceRetracted(from, m.Ref, true)
+		}
+		return
+	}
+	if !c.tim.delivered.has(msgKey{from, m.Ref}) {
+		return // never received here (not subscribed, or dropped)
+	}
+	if c.tr != nil {
+		c.traceRetracted(from, m.Ref, false)
+	}
+	c.push(hla.RequestRetraction{Handle: MessageRetractionHandle{Federate: from, Serial: m.Ref}})
+}
+
+// actOnTime carries out what the time core decided: broadcast its state,
+// deliver time-stamp-order messages in order, then grants.
+func (c *Core) actOnTime(rd lbts.Ready) {
+	for i := range rd.Messages {
+		c.sendTime(&rd.Messages[i], outMsg{group: controlGroup, reliable: true})
+	}
+	for i := range rd.Directed {
+		c.sendTime(&rd.Directed[i].Message, outMsg{group: controlGroup, to: FederateHandle(rd.Directed[i].To)})
+	}
+	received := TimeStamp
+	if !c.tm.Constrained() {
+		received = Receive // disableTimeConstrained released the queue
+	}
+	for _, d := range rd.Deliver {
+		p, ok := d.Payload.(tsoPayload)
+		if !ok {
+			continue
+		}
+		c.applyDelivered(p.msg, delivery{from: p.from, received: received, reliable: p.reliable})
+	}
+	if rd.RegulationEnabled != nil {
+		if c.tr != nil {
+			c.traceTime("regulation", *rd.RegulationEnabled)
+		}
+		c.push(hla.TimeRegulationEnabled{Time: c.tk.Make(*rd.RegulationEnabled)})
+	}
+	if rd.ConstrainedEnabled != nil {
+		if c.tr != nil {
+			c.traceTime("constrained", *rd.ConstrainedEnabled)
+		}
+		c.push(hla.TimeConstrainedEnabled{Time: c.tk.Make(*rd.ConstrainedEnabled)})
+	}
+	if rd.Grant != nil {
+		if c.tr != nil {
+			c.traceTime("grant", *rd.Grant)
+		}
+		c.push(hla.TimeAdvanceGrant{Time: c.tk.Make(*rd.Grant), Request: rd.GrantKind})
+	}
+}
+
+// sendTime sends the time core's Message m as o says (to the group, or
+// to one federate).
+func (c *Core) sendTime(m *lbts.Message, o outMsg) {
+	b, err := m.MarshalBinary()
+	if err != nil {
+		c.stats.Malformed++ // cannot happen: the core's own messages encode
+		return
+	}
+	o.msg = &wireMsg{Kind: kindTime, TimeMsg: b}
+	_, _ = c.send(o) // a time message that cannot be sent is resent with the next state
+}
+
+// ---- Sending ----
+
+// sendAll sends messages and records time-stamped ones with the time
+// core. It returns the retraction handle of the reliable time-stamp-order
+// message among them (an update has at most one), or the zero handle.
+func (c *Core) sendAll(outs []outMsg, ts float64) (MessageRetractionHandle, error) {
+	var h MessageRetractionHandle
+	for _, o := range outs {
+		seq, err := c.send(o)
+		if err != nil {
+			return h, err
+		}
+		if c.tr != nil {
+			c.traceSend(o.msg)
+		}
+		if o.msg.TSO && o.reliable {
+			if err := c.tm.SentTSO(uint32(o.group), seq, ts); err != nil {
+				return h, c.timeError(err)
+			}
+			h = c.recordSent(o, seq, ts)
+		}
+	}
+	return h, nil
+}
+
+// recordSent remembers a time-stamp-order message for Retract and returns
+// its handle.
+func (c *Core) recordSent(o outMsg, seq uint64, ts float64) MessageRetractionHandle {
+	t := &c.tim
+	if len(t.sentTSO) >= max(maxSentTSO, t.sweepAt) {
+		for id, s := range t.sentTSO {
+			if c.tm.CheckRetract(s.ts) != nil {
+				delete(t.sentTSO, id)
+			}
+		}
+		t.sweepAt = 2 * len(t.sentTSO) // amortized: sweep again only after as many more
+	}
+	t.sentTSO[o.msg.ID] = &sentTSO{group: uint32(o.group), seq: seq, ts: ts}
+	return MessageRetractionHandle{Federate: c.self, Serial: o.msg.ID}
+}
+
+// mayStamp checks a time stamp given to an update, interaction or delete:
+// a regulating federate may not send below its time plus lookahead. It
+// reports whether the federate is regulating, which decides whether the
+// message travels in time-stamp order.
+func (c *Core) mayStamp(hasTime bool, ts float64) (regulating bool, err error) {
+	regulating = c.tm.Regulating()
+	if hasTime && regulating {
+		if err := c.tm.CheckSend(ts); err != nil {
+			return regulating, c.timeError(err)
+		}
+	}
+	return regulating, nil
+}
+
+// timeError maps the time core's errors onto the HLA exceptions.
+func (c *Core) timeError(err error) error {
+	var ite *lbts.InvalidTimeError
+	if errors.As(err, &ite) {
+		if ite.Op == "advance" {
+			return fmt.Errorf("%w: %v is before the federate's time %v", hla.ErrLogicalTimeAlreadyPassed, c.tk.Make(ite.Requested), c.tk.Make(ite.Min))
+		}
+		return &hla.InvalidLogicalTimeError{Given: c.tk.Make(ite.Requested), Earliest: c.tk.Make(ite.Min), After: ite.Strict}
+	}
+	for _, m := range []struct{ from, to error }{
+		{lbts.ErrInTimeAdvance, hla.ErrInTimeAdvancingState},
+		{lbts.ErrRegulationPending, hla.ErrRequestForTimeRegulationPending},
+		{lbts.ErrConstrainedPending, hla.ErrRequestForTimeConstrainedPending},
+		{lbts.ErrRegulationAlreadyEnabled, hla.ErrTimeRegulationAlreadyEnabled},
+		{lbts.ErrConstrainedAlreadyEnabled, hla.ErrTimeConstrainedAlreadyEnabled},
+		{lbts.ErrRegulationNotEnabled, hla.ErrTimeRegulationIsNotEnabled},
+		{lbts.ErrConstrainedNotEnabled, hla.ErrTimeConstrainedIsNotEnabled},
+		{lbts.ErrInvalidLookahead, hla.ErrInvalidLookahead},
+		{lbts.ErrTimeAlreadyPassed, hla.ErrLogicalTimeAlreadyPassed},
+		{lbts.ErrInvalidTime, hla.ErrInvalidLogicalTime},
+	} {
+		if errors.Is(err, m.from) {
+			return fmt.Errorf("%w: %w", m.to, err)
+		}
+	}
+	return fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
+}
+
+// ---- Time management services (§8) ----
+
+// EnableTimeRegulation (§8.2) makes the federate time-regulating with the
+// given lookahead. TimeRegulationEnabled follows.
+func (c *Core) EnableTimeRegulation(lookahead LogicalTime) error {
+	l, err := c.tk.Interval(lookahead)
+	if err != nil {
+		return err
+	}
+	if err := c.tm.EnableRegulation(l); err != nil {
+		return c.timeError(err)
+	}
+	return nil
+}
+
+// DisableTimeRegulation (§8.4).
+func (c *Core) DisableTimeRegulation() error {
+	if err := c.tm.DisableRegulation(); err != nil {
+		return c.timeError(err)
+	}
+	return nil
+}
+
+// EnableTimeConstrained (§8.5). TimeConstrainedEnabled follows.
+func (c *Core) EnableTimeConstrained() error {
+	if err := c.tm.EnableConstrained(); err != nil {
+		return c.timeError(err)
+	}
+	return nil
+}
+
+// DisableTimeConstrained (§8.7). Time-stamp-order messages still queued
+// are delivered at once, in receive order, and receive-order messages
+// held for the time advancing state follow.
+func (c *Core) DisableTimeConstrained() error {
+	if err := c.tm.DisableConstrained(); err != nil {
+		return c.timeError(err)
+	}
+	c.process() // the queue first, then what was held
+	c.releaseHeld()
+	return nil
+}
+
+// TimeAdvance starts a time advance of the given kind (§8.8-§8.12).
+// Receive-order messages held for the time advancing state are delivered
+// at once.
+func (c *Core) TimeAdvance(kind lbts.RequestKind, t LogicalTime) error {
+	ts, err := c.tk.Value(t)
+	if err != nil {
+		return err
+	}
+	if err := c.tm.Request(kind, ts); err != nil {
+		return c.timeError(err)
+	}
+	c.rel.Flush() // bundling never delays a grant
+	if c.tr != nil {
+		c.traceRequest(kind.String(), ts)
+	}
+	c.releaseHeld()
+	return nil
+}
+
+// EnableAsynchronousDelivery (§8.14): receive-order messages are
+// delivered whenever they arrive. Held ones are delivered now.
+func (c *Core) EnableAsynchronousDelivery() error {
+	if c.tim.async {
+		return hla.ErrAsynchronousDeliveryAlreadyEnabled
+	}
+	c.tim.async = true
+	c.releaseHeld()
+	return nil
+}
+
+// DisableAsynchronousDelivery (§8.15), the default.
+func (c *Core) DisableAsynchronousDelivery() error {
+	if !c.tim.async {
+		return hla.ErrAsynchronousDeliveryAlreadyDisabled
+	}
+	c.tim.async = false
+	return nil
+}
+
+// Retract (§8.21) withdraws a time-stamp-order message this federate
+// sent. See peer.Federate.Retract for the errors.
+func (c *Core) Retract(h MessageRetractionHandle) error {
+	if !c.tm.Regulating() {
+		return hla.ErrTimeRegulationIsNotEnabled
+	}
+	if h.Federate != c.self || h.Serial == 0 || h.Serial > c.msgID {
+		return fmt.Errorf("%w: %v", hla.ErrInvalidMessageRetractionHandle, h)
+	}
+	s, ok := c.tim.sentTSO[h.Serial]
+	if !ok {
+		// A handle this federate gave out whose record was dropped once
+		// it could no longer be retracted.
+		return fmt.Errorf("%w: %v", hla.ErrMessageCanNoLongerBeRetracted, h)
+	}
+	if s.retracted {
+		return fmt.Errorf("%w: %v was retracted already", hla.ErrInvalidMessageRetractionHandle, h)
+	}
+	if err := c.tm.CheckRetract(s.ts); err != nil {
+		if errors.Is(err, lbts.ErrCannotRetract) {
+			delete(c.tim.sentTSO, h.Serial)
+			return fmt.Errorf("%w: %v at %v", hla.ErrMessageCanNoLongerBeRetracted, h, c.tk.Make(s.ts))
+		}
+		return c.timeError(err)
+	}
+	o := outMsg{group: transport.Group(s.group), reliable: true, msg: &wireMsg{Kind: kindRetract, Ref: h.Serial, RefSeq: s.seq}}
+	if c.blocked([]outMsg{o}) {
+		return ErrBlocked
+	}
+	seq, err := c.send(o)
+	if err != nil {
+		return err
+	}
+	// Later promises cover the retraction, so that no receiver is
+	// granted past the message before the retraction reaches it.
+	if err := c.tm.Covered(s.group, seq); err != nil {
+		return fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
+	}
+	s.retracted = true
+	if c.tr != nil {
+		c.traceRetract(h.Serial)
+	}
+	return nil
+}
+
+// ModifyLookahead (§8.19).
+func (c *Core) ModifyLookahead(lookahead LogicalTime) error {
+	l, err := c.tk.Interval(lookahead)
+	if err != nil {
+		return err
+	}
+	if err := c.tm.ModifyLookahead(l); err != nil {
+		return c.timeError(err)
+	}
+	if c.tr != nil {
+		c.traceLookahead(l)
+	}
+	return nil
+}
+
+// QueryLogicalTime (§8.17).
+func (c *Core) QueryLogicalTime() LogicalTime { return c.tk.Make(c.tm.Time()) }
+
+// QueryLookahead (§8.20).
+func (c *Core) QueryLookahead() (LogicalTime, error) {
+	if !c.tm.Regulating() {
+		return nil, hla.ErrTimeRegulationIsNotEnabled
+	}
+	return c.tk.Make(c.tm.Lookahead()), nil
+}
+
+// QueryGALT (§8.16): false when no regulating federate bounds it.
+func (c *Core) QueryGALT() (LogicalTime, bool) {
+	t, ok := c.tm.GALT()
+	return c.tk.Make(t), ok
+}
+
+// QueryLITS (§8.18): false when nothing bounds it.
+func (c *Core) QueryLITS() (LogicalTime, bool) {
+	t, ok := c.tm.LITS()
+	return c.tk.Make(t), ok
+}

@@ -1,0 +1,281 @@
+package core
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/meshrti/meshrti/peer/hla"
+)
+
+// Tracing: with Config.Trace, the core writes one JSON object per line
+// for what the federate did and saw (joins, time switches, requests and
+// grants, lookahead changes, sends and deliveries of updates,
+// interactions and deletes, lost peers, its resignation) into
+// Ready.Trace, whole lines only. docs/trace.md defines the format;
+// testnet.CheckTrace verifies a trace.
+
+// tracer writes a federate's trace. It is owned by the federate's loop
+// goroutine; nil means no tracing, and every hook checks for nil first so
+// an untraced federate pays nothing.
+type tracer struct {
+	fed string
+	buf []byte // the lines written so far (Ready.Trace)
+	// names remembers senders' names, for messages that are delivered
+	// after their sender left the member list (time-stamped messages
+	// queued before it was lost).
+	names map[FederateHandle]string
+	start int // where the line being written starts in buf
+}
+
+func newTracer(fed string) *tracer {
+	return &tracer{fed: fed, buf: make([]byte, 0, 256), names: make(map[FederateHandle]string)}
+}
+
+// begin starts a line {"ev":ev,"fed":fed.
+func (t *tracer) begin(ev string) {
+	t.start = len(t.buf)
+	t.buf = append(t.buf, `{"ev":`...)
+	t.buf = appendJSONString(t.buf, ev)
+	t.buf = append(t.buf, `,"fed":`...)
+	t.buf = appendJSONString(t.buf, t.fed)
+}
+
+func (t *tracer) str(k, v string) {
+	t.buf = append(t.buf, ',', '"')
+	t.buf = append(t.buf, k...)
+	t.buf = append(t.buf, '"', ':')
+	t.buf = appendJSONString(t.buf, v)
+}
+
+func (t *tracer) num(k string, v float64) {
+	t.buf = append(t.buf, ',', '"')
+	t.buf = append(t.buf, k...)
+	t.buf = append(t.buf, '"', ':')
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		t.buf = append(t.buf, "null"...)
+		return
+	}
+	t.buf = strconv.AppendFloat(t.buf, v, 'g', -1, 64)
+}
+
+func (t *tracer) null(k string) {
+	t.buf = append(t.buf, ',', '"')
+	t.buf = append(t.buf, k...)
+	t.buf = append(t.buf, `":null`...)
+}
+
+// msg writes "msg":"<sender>/<id>".
+func (t *tracer) msg(sender string, id uint64) {
+	t.buf = append(t.buf, `,"msg":`...)
+	t.buf = appendJSONString(t.buf, sender+"/"+strconv.FormatUint(id, 10))
+}
+
+// src writes "src":"<handle>": the sending federate of a message another
+// federate sent, which tells a restarted federate (a new handle under
+// the same name, its message ids counting from 1 again) from the one
+// before it.
+func (t *tracer) src(h FederateHandle) {
+	t.buf = append(t.buf, `,"src":"`...)
+	t.buf = strconv.AppendUint(t.buf, uint64(h), 10)
+	t.buf = append(t.buf, '"')
+}
+
+func (t *tracer) end() {
+	t.buf = append(t.buf, '}', '\n')
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(b, '"')
+}
+
+func orderName(tso bool) string {
+	if tso {
+		return "TSO"
+	}
+	return "RO"
+}
+
+func msgKindName(k uint8) string {
+	switch k {
+	case kindUpdate:
+		return "update"
+	case kindInteraction:
+		return "interaction"
+	case kindDelete:
+		return "delete"
+	}
+	return ""
+}
+
+// ---- Hooks, called on the loop goroutine ----
+
+func (c *Core) traceJoin() {
+	t := c.tr
+	t.fed = c.cfg.Name
+	t.begin("join")
+	t.str("handle", strconv.FormatUint(uint64(c.self), 10))
+	t.end()
+}
+
+func (c *Core) traceTime(ev string, tm float64) {
+	t := c.tr
+	t.begin(ev)
+	if ev == "regulation" {
+		t.num("lookahead", c.tm.Lookahead())
+	}
+	t.num("t", tm)
+	t.end()
+}
+
+func (c *Core) traceRequest(kind string, tm float64) {
+	t := c.tr
+	t.begin("request")
+	t.str("kind", kind)
+	t.num("t", tm)
+	t.end()
+}
+
+func (c *Core) traceLookahead(l float64) {
+	t := c.tr
+	t.begin("lookahead")
+	t.num("lookahead", l)
+	t.end()
+}
+
+// traceSend records a sent update, interaction or delete.
+func (c *Core) traceSend(m *wireMsg) {
+	kind := msgKindName(m.Kind)
+	if kind == "" {
+		return
+	}
+	t := c.tr
+	t.begin("send")
+	t.msg(c.cfg.Name, m.ID)
+	t.str("kind", kind)
+	t.str("order", orderName(m.TSO))
+	if m.TSO {
+		t.num("ts", m.Time)
+	} else {
+		t.null("ts")
+	}
+	var class string
+	if m.Kind == kindInteraction {
+		if c, ok := c.fdd.InteractionClassByHandle(InteractionClassHandle(m.Class)); ok {
+			class = c.QualifiedName
+		}
+	} else if c, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class)); ok {
+		class = c.QualifiedName
+	}
+	t.str("class", class)
+	t.end()
+}
+
+// traceDeliver records the delivery of m when evs (what applying it
+// produced) hold the reflection, interaction or removal it carried.
+func (c *Core) traceDeliver(m *wireMsg, from FederateHandle, received OrderType, evs []Event) {
+	delivered := false
+	for _, ev := range evs {
+		switch ev.(type) {
+		case hla.ReflectAttributeValues, hla.ReceiveInteraction, hla.RemoveObjectInstance:
+			delivered = true
+		}
+	}
+	if !delivered || msgKindName(m.Kind) == "" {
+		return
+	}
+	t := c.tr
+	t.begin("deliver")
+	t.msg(c.senderName(from), m.ID)
+	t.src(from)
+	tso := received == TimeStamp
+	t.str("order", orderName(tso))
+	if tso {
+		t.num("ts", m.Time)
+	} else {
+		t.null("ts")
+	}
+	t.end()
+}
+
+// senderName is the name of federate h for message ids; "#<handle>"
+// when no member list knows it yet (the data plane can be faster than
+// membership); checkers map it back through the sender's join line.
+func (c *Core) senderName(h FederateHandle) string {
+	if n, ok := c.tr.names[h]; ok {
+		return n
+	}
+	if m, ok := c.fed.members[h]; ok {
+		c.tr.names[h] = m.Name
+		return m.Name
+	}
+	return "#" + strconv.FormatUint(uint64(h), 10)
+}
+
+// traceForget remembers a leaving member's name and, when it was lost,
+// writes the lost event.
+func (c *Core) traceForget(h FederateHandle, name string, lost bool) {
+	c.tr.names[h] = name
+	if !lost {
+		return
+	}
+	t := c.tr
+	t.begin("lost")
+	t.str("peer", name)
+	t.end()
+}
+
+func (c *Core) traceResign() {
+	t := c.tr
+	t.begin("resign")
+	t.end()
+}
+
+// traceRetract records that this federate retracted its message id.
+func (c *Core) traceRetract(id uint64) {
+	t := c.tr
+	t.begin("retract")
+	t.msg(c.cfg.Name, id)
+	t.end()
+}
+
+// traceRetracted records a retraction received from another federate:
+// dropped says the message was still queued (it will not be delivered);
+// otherwise it was delivered and the federate is asked to retract it.
+func (c *Core) traceRetracted(from FederateHandle, id uint64, dropped bool) {
+	t := c.tr
+	t.begin("retracted")
+	t.msg(c.senderName(from), id)
+	t.src(from)
+	if dropped {
+		t.str("outcome", "dropped")
+	} else {
+		t.str("outcome", "requested")
+	}
+	t.end()
+}
