@@ -269,6 +269,9 @@ type Directed struct {
 //
 // TSO messages in Deliver with Time <= *Grant belong before the grant;
 // delivering them after it would break the federate's view of time.
+//
+// A Ready's slices, and what its pointers point at, belong to the Node
+// and are reused after Advance.
 type Ready struct {
 	// Messages holds the node's own state to broadcast to every other
 	// federate. For now it is at most one Message.

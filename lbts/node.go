@@ -210,6 +210,11 @@ type Node struct {
 
 	queue      tsoQueue
 	effects    []effect
+	// Ready's scratch space: its Messages slice and the times its
+	// pointers point at, valid until Advance.
+	rdMsgs    []Message
+	rdDeliver []TSO
+	rdTimes   [3]float64
 	violations uint64
 	dirty      bool // progress may have work to do
 }
@@ -983,7 +988,8 @@ func (n *Node) Ready() Ready {
 	n.dropStaleAcks()
 	var rd Ready
 	if n.msgPending {
-		rd.Messages = []Message{n.message(true)}
+		n.rdMsgs = append(n.rdMsgs[:0], n.message(true))
+		rd.Messages = n.rdMsgs
 	} else if len(n.ackTo) > 0 {
 		// Nothing else changed: each requester gets our state with its
 		// own acknowledgement, nobody else anything.
@@ -1006,21 +1012,27 @@ func (n *Node) Ready() Ready {
 			if slot != effDeliver {
 				break // a delivery after a callback waits for the next Ready
 			}
+			if rd.Deliver == nil {
+				rd.Deliver = n.rdDeliver[:0]
+			}
 			rd.Deliver = append(rd.Deliver, e.tso)
+			n.rdDeliver = rd.Deliver
 			continue
 		}
 		if e.kind <= slot {
 			break
 		}
 		slot = e.kind
-		t := e.t
 		switch e.kind {
 		case effRegulation:
-			rd.RegulationEnabled = &t
+			n.rdTimes[0] = e.t
+			rd.RegulationEnabled = &n.rdTimes[0]
 		case effConstrained:
-			rd.ConstrainedEnabled = &t
+			n.rdTimes[1] = e.t
+			rd.ConstrainedEnabled = &n.rdTimes[1]
 		case effGrant:
-			rd.Grant = &t
+			n.rdTimes[2] = e.t
+			rd.Grant = &n.rdTimes[2]
 		}
 	}
 	return rd
@@ -1040,6 +1052,8 @@ func (n *Node) Advance(rd Ready) {
 		k := copy(n.ackTo, n.ackTo[min(rd.ackTo, len(n.ackTo)):])
 		n.ackTo = n.ackTo[:k]
 	}
+	clear(n.rdDeliver) // the delivered messages are the caller's now
+	n.rdDeliver = n.rdDeliver[:0]
 	done := len(rd.Deliver)
 	for _, p := range []*float64{rd.RegulationEnabled, rd.ConstrainedEnabled, rd.Grant} {
 		if p != nil {
@@ -1049,11 +1063,11 @@ func (n *Node) Advance(rd Ready) {
 	if done > len(n.effects) {
 		panic("lbts: Advance with a Ready that this Node did not return")
 	}
-	clear(n.effects[:done])
-	n.effects = n.effects[done:]
-	if len(n.effects) == 0 {
-		n.effects = nil
-	}
+	// Keep the array for the next effects: a grant per time step would
+	// otherwise allocate it anew every step.
+	k := copy(n.effects, n.effects[done:])
+	clear(n.effects[k:])
+	n.effects = n.effects[:k]
 }
 
 // message builds the node's current state as a Message.

@@ -82,6 +82,8 @@ type Core struct {
 
 	rx    wireMsg // what onData decodes into; kept messages are copied (keep)
 	wbuf  []byte  // scratch for encoding messages
+	tbuf  []byte  // scratch for encoding time messages
+	tmsg  wireMsg // scratch for sending a time message
 	msgID uint64
 	evBuf []Event // apply's reused event buffer
 

@@ -288,12 +288,14 @@ func (c *Core) actOnTime(rd lbts.Ready) {
 // sendTime sends the time core's Message m as o says (to the group, or
 // to one federate).
 func (c *Core) sendTime(m *lbts.Message, o outMsg) {
-	b, err := m.MarshalBinary()
+	b, err := m.AppendBinary(c.tbuf[:0])
 	if err != nil {
 		c.stats.Malformed++ // cannot happen: the core's own messages encode
 		return
 	}
-	o.msg = &wireMsg{Kind: kindTime, TimeMsg: b}
+	c.tbuf = b
+	c.tmsg = wireMsg{Kind: kindTime, TimeMsg: b} // send encodes it before returning
+	o.msg = &c.tmsg
 	_, _ = c.send(o) // a time message that cannot be sent is resent with the next state
 }
 

@@ -1,0 +1,67 @@
+package core
+
+import (
+	"testing"
+
+	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/hla"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// BenchmarkTimeStep measures the core's own cost of one lockstep time
+// step of two regulating, constrained federates: each requests the next
+// time, its promise crosses to the other, both are granted. No I/O: the
+// frames go from one core to the other in the benchmark's loop, so what
+// is measured is the core's fixed cost per step (per federate: divide by
+// two), the part the driver and the system calls add to.
+func BenchmarkTimeStep(b *testing.B) {
+	tn := newTestNet(&testing.T{}, 2)
+	for _, c := range tn.cores {
+		if err := c.EnableTimeRegulation(hla.Float64Time(1)); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.EnableTimeConstrained(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tn.settle(3)
+	var frames []transport.Packet
+	step := func(t float64) {
+		for _, c := range tn.cores {
+			if err := c.TimeAdvance(lbts.TimeAdvanceRequest, hla.Float64Time(t)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		granted := 0
+		for granted < 2 {
+			frames = frames[:0]
+			for i, c := range tn.cores {
+				rd := c.Ready(true)
+				for _, ev := range rd.Events {
+					if _, ok := ev.(hla.TimeAdvanceGrant); ok {
+						granted++
+					}
+				}
+				for _, p := range rd.Frames {
+					frames = append(frames, transport.Packet{Group: p.Group, Data: p.Data})
+					_ = i
+				}
+				c.Advance(rd)
+				for _, p := range frames {
+					for j, o := range tn.cores {
+						if j != i && tn.groups[j][p.Group] {
+							o.Step(p.Group, p.Data)
+						}
+					}
+				}
+				frames = frames[:0]
+			}
+		}
+	}
+	step(1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		step(float64(i + 2))
+	}
+}
