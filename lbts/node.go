@@ -208,13 +208,13 @@ type Node struct {
 	last    *uint64
 	waiting int
 
-	queue      tsoQueue
-	effects    []effect
+	queue   tsoQueue
+	effects []effect
 	// Ready's scratch space: its Messages slice and the times its
 	// pointers point at, valid until Advance.
-	rdMsgs    []Message
-	rdDeliver []TSO
-	rdTimes   [3]float64
+	rdMsgs     []Message
+	rdDeliver  []TSO
+	rdTimes    [3]float64
 	violations uint64
 	dirty      bool // progress may have work to do
 }
