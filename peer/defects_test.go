@@ -199,31 +199,7 @@ func TestResignDivestKeepsInstances(t *testing.T) {
 }
 
 // Subscribing with no attributes, then with some, discovers the
-// instances that exist: the discovery query goes out once the
-// subscription has attributes.
-func TestSubscribeAttributesLaterDiscovers(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 52)
-	pub, sub := m.feds[0], m.feds[1]
-	h := handles(t, pub)
-	if err := pub.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
-		t.Fatal(err)
-	}
-	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sub.SubscribeObjectClassAttributes(h.vehicle); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(20 * time.Millisecond)
-	if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
-		t.Fatal(err)
-	}
-	ev, _ := waitFor(t, sub, 5*time.Second, isType[DiscoverObjectInstance])
-	if d := ev.(DiscoverObjectInstance); d.Object != obj {
-		t.Fatalf("discovered %v, want %v", d.Object, obj)
-	}
-}
+// instances that exist: see TestLateSubscriberDiscovers.
 
 // Dispatch hands the retraction handle of a reflection, interaction and
 // removal to the ambassador.

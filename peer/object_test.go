@@ -64,25 +64,34 @@ func TestPublishSubscribeRegisterReflect(t *testing.T) {
 }
 
 // A subscriber that subscribes after the instance was registered still
-// discovers it.
+// discovers it; also one that subscribed with no attributes first (the
+// discovery query goes out once the subscription has attributes).
 func TestLateSubscriberDiscovers(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 2)
-	pub, sub := m.feds[0], m.feds[1]
-	h := handles(t, pub)
-	if err := pub.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
-		t.Fatal(err)
-	}
-	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(20 * time.Millisecond)
-	if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
-		t.Fatal(err)
-	}
-	ev, _ := waitFor(t, sub, 5*time.Second, isType[DiscoverObjectInstance])
-	if d := ev.(DiscoverObjectInstance); d.Object != obj {
-		t.Errorf("discovered %v, want %v", d.Object, obj)
+	for _, emptyFirst := range []bool{false, true} {
+		m := newMemFederation(t, 2, transport.Faults{}, 2)
+		pub, sub := m.feds[0], m.feds[1]
+		h := handles(t, pub)
+		if err := pub.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
+			t.Fatal(err)
+		}
+		obj, err := pub.RegisterObjectInstance(h.vehicle, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if emptyFirst {
+			if err := sub.SubscribeObjectClassAttributes(h.vehicle); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
+			t.Fatal(err)
+		}
+		ev, _ := waitFor(t, sub, 5*time.Second, isType[DiscoverObjectInstance])
+		if d := ev.(DiscoverObjectInstance); d.Object != obj {
+			t.Errorf("empty subscription first %v: discovered %v, want %v", emptyFirst, d.Object, obj)
+		}
+		m.close()
 	}
 }
 

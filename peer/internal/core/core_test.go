@@ -128,6 +128,20 @@ func (tn *testNet) handles() (tank ObjectClassHandle, pos, fuel AttributeHandle)
 	return oc.Handle, p.Handle, f.Handle
 }
 
+// registered has core pub publish Tank.Pos and register an instance,
+// core sub subscribe to it, and returns the instance once sub knows it.
+func (tn *testNet) registered(pub, sub int) ObjectInstanceHandle {
+	tn.t.Helper()
+	tank, pos, _ := tn.handles()
+	must(tn.t, tn.cores[pub].PublishObjectClassAttributes(tank, []AttributeHandle{pos}))
+	must(tn.t, tn.cores[sub].SubscribeObjectClassAttributes(tank, []AttributeHandle{pos}))
+	obj, err := tn.cores[pub].RegisterObjectInstance(tank, "")
+	must(tn.t, err)
+	tn.settle(3)
+	tn.take(sub)
+	return obj
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
@@ -236,12 +250,7 @@ func TestStaleUpdateDropped(t *testing.T) {
 	tn := newTestNet(t, 3)
 	a, c := tn.cores[0], tn.cores[2]
 	tank, pos, _ := tn.handles()
-	must(t, a.PublishObjectClassAttributes(tank, []AttributeHandle{pos}))
-	must(t, c.SubscribeObjectClassAttributes(tank, []AttributeHandle{pos}))
-	obj, err := a.RegisterObjectInstance(tank, "")
-	must(t, err)
-	tn.settle(3)
-	tn.take(2)
+	obj := tn.registered(0, 2)
 	// b claims an update at a's epoch: it holds no token, so c drops it.
 	m := &wireMsg{Kind: kindUpdate, Obj: obj, Class: uint64(tank), Pairs: []valuePair{{uint64(pos), []byte("forged")}}}
 	if evs := c.apply(nil, m, delivery{from: 2, received: Receive, reliable: true}); len(evs) != 0 {
@@ -250,7 +259,7 @@ func TestStaleUpdateDropped(t *testing.T) {
 	if c.Stats().Stale != 1 {
 		t.Errorf("Stale = %d, want 1", c.Stats().Stale)
 	}
-	_, err = a.UpdateAttributeValues(obj, AttributeValues{pos: []byte("real")}, nil, nil)
+	_, err := a.UpdateAttributeValues(obj, AttributeValues{pos: []byte("real")}, nil, nil)
 	must(t, err)
 	tn.flush()
 	evs := tn.take(2)
@@ -319,13 +328,8 @@ func TestReadyAdvance(t *testing.T) {
 func TestResignActions(t *testing.T) {
 	tn := newTestNet(t, 2)
 	a, b := tn.cores[0], tn.cores[1]
-	tank, pos, _ := tn.handles()
-	must(t, a.PublishObjectClassAttributes(tank, []AttributeHandle{pos}))
-	must(t, b.SubscribeObjectClassAttributes(tank, []AttributeHandle{pos}))
-	obj, err := a.RegisterObjectInstance(tank, "")
-	must(t, err)
-	tn.settle(3)
-	tn.take(1)
+	_, pos, _ := tn.handles()
+	obj := tn.registered(0, 1)
 	if err := a.Resign(hla.NoAction); !errors.Is(err, hla.ErrFederateOwnsAttributes) {
 		t.Fatalf("NoAction with owned attributes: %v", err)
 	}

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 
@@ -213,12 +212,7 @@ func (c *Core) Resign(action ResignAction) error {
 				hs = append(hs, h)
 			}
 		}
-		slices.SortFunc(hs, func(a, b ObjectInstanceHandle) int {
-			if r := cmp.Compare(a.Federate, b.Federate); r != 0 {
-				return r
-			}
-			return cmp.Compare(a.Serial, b.Serial)
-		})
+		slices.SortFunc(hs, compareHandles)
 	}
 	divests := action == hla.UnconditionallyDivestAttributes || action == hla.DeleteObjectsThenDivest || action == hla.CancelThenDeleteThenDivest
 	if n := len(c.own.held) - len(hs); n > 0 && !divests {

@@ -474,12 +474,7 @@ func (c *Core) answerQuery(class uint64, obj ObjectInstanceHandle) {
 			hs = append(hs, h)
 		}
 	}
-	slices.SortFunc(hs, func(a, b ObjectInstanceHandle) int {
-		if r := cmp.Compare(a.Federate, b.Federate); r != 0 {
-			return r
-		}
-		return cmp.Compare(a.Serial, b.Serial)
-	})
+	slices.SortFunc(hs, compareHandles)
 	for _, h := range hs {
 		c.sendAnnouncement(h, c.obj.inst[h])
 	}
@@ -704,12 +699,7 @@ func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 			hs = append(hs, h)
 		}
 	}
-	slices.SortFunc(hs, func(a, b ObjectInstanceHandle) int {
-		if r := cmp.Compare(a.Federate, b.Federate); r != 0 {
-			return r
-		}
-		return cmp.Compare(a.Serial, b.Serial)
-	})
+	slices.SortFunc(hs, compareHandles)
 	for _, h := range hs {
 		o.forget(h, o.inst[h])
 		c.own.forget(h)
@@ -721,6 +711,14 @@ func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 		}
 	}
 	c.own.ownerLeft(f)
+}
+
+// compareHandles orders instance handles by registrar, then serial.
+func compareHandles(a, b ObjectInstanceHandle) int {
+	if r := cmp.Compare(a.Federate, b.Federate); r != 0 {
+		return r
+	}
+	return cmp.Compare(a.Serial, b.Serial)
 }
 
 // sortPairs sorts values by handle (a handful: insertion sort).
