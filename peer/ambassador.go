@@ -24,6 +24,22 @@ type FederateAmbassador interface {
 	// RequestRetraction (§8.22): a message this federate already received
 	// was retracted by its sender.
 	RequestRetraction(h MessageRetractionHandle) error
+
+	StartRegistrationForObjectClass(class ObjectClassHandle) error
+	StopRegistrationForObjectClass(class ObjectClassHandle) error
+	TurnInteractionsOn(class InteractionClassHandle) error
+	TurnInteractionsOff(class InteractionClassHandle) error
+	MultipleObjectInstanceNameReservationSucceeded(names []string) error
+	MultipleObjectInstanceNameReservationFailed(names []string) error
+	AttributesInScope(obj ObjectInstanceHandle, attrs []AttributeHandle) error
+	AttributesOutOfScope(obj ObjectInstanceHandle, attrs []AttributeHandle) error
+	ProvideAttributeValueUpdate(obj ObjectInstanceHandle, attrs []AttributeHandle, tag []byte) error
+	TurnUpdatesOnForObjectInstance(obj ObjectInstanceHandle, attrs []AttributeHandle, updateRate string) error
+	TurnUpdatesOffForObjectInstance(obj ObjectInstanceHandle, attrs []AttributeHandle) error
+	ConfirmAttributeTransportationTypeChange(obj ObjectInstanceHandle, attrs []AttributeHandle, t TransportationType) error
+	ReportAttributeTransportationType(obj ObjectInstanceHandle, attr AttributeHandle, t TransportationType) error
+	ConfirmInteractionTransportationTypeChange(class InteractionClassHandle, t TransportationType) error
+	ReportInteractionTransportationType(fed FederateHandle, class InteractionClassHandle, t TransportationType) error
 }
 
 // ReflectInfo carries the optional parts of a reflect, receive or remove
@@ -62,6 +78,45 @@ func (NullFederateAmbassador) TimeConstrainedEnabled(LogicalTime) error         
 func (NullFederateAmbassador) TimeAdvanceGrant(LogicalTime) error                  { return nil }
 func (NullFederateAmbassador) ConnectionLost(string) error                         { return nil }
 func (NullFederateAmbassador) RequestRetraction(MessageRetractionHandle) error     { return nil }
+func (NullFederateAmbassador) StartRegistrationForObjectClass(ObjectClassHandle) error {
+	return nil
+}
+func (NullFederateAmbassador) StopRegistrationForObjectClass(ObjectClassHandle) error { return nil }
+func (NullFederateAmbassador) TurnInteractionsOn(InteractionClassHandle) error        { return nil }
+func (NullFederateAmbassador) TurnInteractionsOff(InteractionClassHandle) error       { return nil }
+func (NullFederateAmbassador) MultipleObjectInstanceNameReservationSucceeded([]string) error {
+	return nil
+}
+func (NullFederateAmbassador) MultipleObjectInstanceNameReservationFailed([]string) error {
+	return nil
+}
+func (NullFederateAmbassador) AttributesInScope(ObjectInstanceHandle, []AttributeHandle) error {
+	return nil
+}
+func (NullFederateAmbassador) AttributesOutOfScope(ObjectInstanceHandle, []AttributeHandle) error {
+	return nil
+}
+func (NullFederateAmbassador) ProvideAttributeValueUpdate(ObjectInstanceHandle, []AttributeHandle, []byte) error {
+	return nil
+}
+func (NullFederateAmbassador) TurnUpdatesOnForObjectInstance(ObjectInstanceHandle, []AttributeHandle, string) error {
+	return nil
+}
+func (NullFederateAmbassador) TurnUpdatesOffForObjectInstance(ObjectInstanceHandle, []AttributeHandle) error {
+	return nil
+}
+func (NullFederateAmbassador) ConfirmAttributeTransportationTypeChange(ObjectInstanceHandle, []AttributeHandle, TransportationType) error {
+	return nil
+}
+func (NullFederateAmbassador) ReportAttributeTransportationType(ObjectInstanceHandle, AttributeHandle, TransportationType) error {
+	return nil
+}
+func (NullFederateAmbassador) ConfirmInteractionTransportationTypeChange(InteractionClassHandle, TransportationType) error {
+	return nil
+}
+func (NullFederateAmbassador) ReportInteractionTransportationType(FederateHandle, InteractionClassHandle, TransportationType) error {
+	return nil
+}
 
 // eventSource is what Dispatch reads; *Federate implements it.
 type eventSource interface {
@@ -114,6 +169,36 @@ func dispatchOne(amb FederateAmbassador, ev Event) error {
 		return amb.ConnectionLost(e.Reason)
 	case RequestRetraction:
 		return amb.RequestRetraction(e.Handle)
+	case StartRegistrationForObjectClass:
+		return amb.StartRegistrationForObjectClass(e.Class)
+	case StopRegistrationForObjectClass:
+		return amb.StopRegistrationForObjectClass(e.Class)
+	case TurnInteractionsOn:
+		return amb.TurnInteractionsOn(e.Class)
+	case TurnInteractionsOff:
+		return amb.TurnInteractionsOff(e.Class)
+	case MultipleObjectInstanceNameReservationSucceeded:
+		return amb.MultipleObjectInstanceNameReservationSucceeded(e.Names)
+	case MultipleObjectInstanceNameReservationFailed:
+		return amb.MultipleObjectInstanceNameReservationFailed(e.Names)
+	case AttributesInScope:
+		return amb.AttributesInScope(e.Object, e.Attributes)
+	case AttributesOutOfScope:
+		return amb.AttributesOutOfScope(e.Object, e.Attributes)
+	case ProvideAttributeValueUpdate:
+		return amb.ProvideAttributeValueUpdate(e.Object, e.Attributes, e.Tag)
+	case TurnUpdatesOnForObjectInstance:
+		return amb.TurnUpdatesOnForObjectInstance(e.Object, e.Attributes, e.UpdateRate)
+	case TurnUpdatesOffForObjectInstance:
+		return amb.TurnUpdatesOffForObjectInstance(e.Object, e.Attributes)
+	case ConfirmAttributeTransportationTypeChange:
+		return amb.ConfirmAttributeTransportationTypeChange(e.Object, e.Attributes, e.Transportation)
+	case ReportAttributeTransportationType:
+		return amb.ReportAttributeTransportationType(e.Object, e.Attribute, e.Transportation)
+	case ConfirmInteractionTransportationTypeChange:
+		return amb.ConfirmInteractionTransportationTypeChange(e.Class, e.Transportation)
+	case ReportInteractionTransportationType:
+		return amb.ReportInteractionTransportationType(e.Federate, e.Class, e.Transportation)
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/meshrti/meshrti/peer/updatecond"
+
 	"github.com/rs/zerolog"
 
 	"github.com/meshrti/meshrti/fomxml"
@@ -120,6 +122,14 @@ type Config struct {
 	// the gossip control plane, also draws from Go's global source, which
 	// no Config reaches (docs/gossip.md).
 	Rand *rand.Rand
+
+	// UpdateConditions, when set, decide which values of each update
+	// go on the wire (HLA rule 9): thresholds per attribute, heartbeats,
+	// max-unchanged intervals (package updatecond, docs/updates.md).
+	// The federate may then offer every value every frame; what did not
+	// change enough is not sent. Wall time is counted from Join (in
+	// ticks for a manual federate, so that a run replays).
+	UpdateConditions *updatecond.Config
 
 	// Trace, when set, receives a JSON-lines trace of what the federate
 	// did and saw (docs/trace.md). The federate serializes its own

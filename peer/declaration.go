@@ -3,7 +3,11 @@ package peer
 // Declaration management (IEEE 1516.1-2010 §5): what a federate
 // publishes and subscribes to. Each service runs in the federate's core
 // (peer/internal/core, declarations.go); subscribers join the groups of
-// what they subscribe to, publishers those of what they publish.
+// what they subscribe to, publishers those of what they publish. Active
+// subscriptions reach the publishers through the control plane's
+// replicated state, for the relevance advisories
+// (StartRegistrationForObjectClass, StopRegistrationForObjectClass,
+// TurnInteractionsOn, TurnInteractionsOff).
 
 // PublishObjectClassAttributes (§5.2) declares that this federate may
 // register instances of class and update the given attributes. Errors:
@@ -41,7 +45,7 @@ func (f *Federate) UnpublishInteractionClass(class InteractionClassHandle) error
 // before the subscription are discovered as well, once it has
 // attributes.
 func (f *Federate) SubscribeObjectClassAttributes(class ObjectClassHandle, attrs ...AttributeHandle) error {
-	return f.call(func() error { return f.core.SubscribeObjectClassAttributes(class, nonNil(attrs)) })
+	return f.call(func() error { return f.core.SubscribeObjectClassAttributes(class, nonNil(attrs), true, "") })
 }
 
 // UnsubscribeObjectClass (§5.7).
@@ -60,7 +64,7 @@ func (f *Federate) UnsubscribeObjectClassAttributes(class ObjectClassHandle, att
 // SubscribeInteractionClass (§5.8): interactions of class and its
 // subclasses arrive as class, with class's parameters.
 func (f *Federate) SubscribeInteractionClass(class InteractionClassHandle) error {
-	return f.call(func() error { return f.core.SubscribeInteractionClass(class) })
+	return f.call(func() error { return f.core.SubscribeInteractionClass(class, true) })
 }
 
 // UnsubscribeInteractionClass (§5.9).
@@ -75,4 +79,29 @@ func nonNil(hs []AttributeHandle) []AttributeHandle {
 		return []AttributeHandle{}
 	}
 	return hs
+}
+
+// SubscribeObjectClassAttributesPassively (§5.6, active false) is
+// SubscribeObjectClassAttributes without telling the publishers: it
+// triggers no StartRegistrationForObjectClass or TurnUpdatesOn advisory
+// at them.
+func (f *Federate) SubscribeObjectClassAttributesPassively(class ObjectClassHandle, attrs ...AttributeHandle) error {
+	return f.call(func() error { return f.core.SubscribeObjectClassAttributes(class, nonNil(attrs), false, "") })
+}
+
+// SubscribeObjectClassAttributesWithRate (§5.6 with an update rate
+// designator) subscribes actively or passively, and has instances of
+// class reflected at most at the FOM's update rate named rate (updates
+// that come sooner are merged and reflected at the next slot; updates in
+// time-stamp order are never held back). ErrInvalidUpdateRateDesignator
+// for a rate the FOM lacks.
+func (f *Federate) SubscribeObjectClassAttributesWithRate(class ObjectClassHandle, rate string, active bool, attrs ...AttributeHandle) error {
+	return f.call(func() error { return f.core.SubscribeObjectClassAttributes(class, nonNil(attrs), active, rate) })
+}
+
+// SubscribeInteractionClassPassively (§5.8, active false) is
+// SubscribeInteractionClass without telling the publishers (no
+// TurnInteractionsOn advisory).
+func (f *Federate) SubscribeInteractionClassPassively(class InteractionClassHandle) error {
+	return f.call(func() error { return f.core.SubscribeInteractionClass(class, false) })
 }

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/meshrti/meshrti/peer/updatecond"
+
 	"github.com/rs/zerolog"
 
 	"github.com/meshrti/meshrti/fomxml"
@@ -41,6 +43,13 @@ type Federate struct {
 	ctl ControlPlane
 	cev *ControlEvents
 	tr  transport.Transport
+
+	// Update conditions (Config.UpdateConditions), under condMu; wall
+	// time counts from started (manualTicks for a manual federate).
+	cond        *updatecond.Filter
+	condMu      sync.Mutex
+	started     time.Time
+	manualTicks atomic.Int64
 
 	// The FOM modules: this federate's own, parsed, and the federation's
 	// (for a new FDD when a joiner adds modules).
@@ -169,6 +178,12 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		return nil, err
 	}
 	f.fdd.Store(fdd)
+	if cfg.UpdateConditions != nil {
+		if f.cond, err = updatecond.New(fdd, *cfg.UpdateConditions); err != nil {
+			return nil, fmt.Errorf("peer: update conditions: %w", err)
+		}
+	}
+	f.started = time.Now()
 
 	if f.tr == nil {
 		mc := cfg.Multicast
@@ -216,6 +231,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		// go on without it (it is then repaired or told of gaps).
 		AckTimeoutTicks: int(max(1, cfg.stallTimeout()/cfg.tick())),
 		ResignAction:    resignActionOf(fdd.Switches.AutomaticResignAction),
+		TickSeconds:     cfg.tick().Seconds(),
 		Members:         members,
 		Trace:           cfg.Trace != nil,
 		Rand:            cfg.Rand,

@@ -3,7 +3,7 @@ package peer
 import "github.com/meshrti/meshrti/peer/hla"
 
 // The vocabulary of the API lives in package hla (so that the federate
-// core, peer/core, shares it); peer re-exports every name: the types as
+// core, peer/internal/core, shares it); peer re-exports every name: the types as
 // aliases, the exceptions as the same error values, so that
 // errors.Is(err, peer.ErrX) and errors.Is(err, hla.ErrX) agree.
 
@@ -189,3 +189,45 @@ var (
 	ErrUnknownName                                      = hla.ErrUnknownName
 	ErrUnsupportedCallbackModel                         = hla.ErrUnsupportedCallbackModel
 )
+
+// Added with the declaration, object and support services.
+type (
+	RegionHandle       = hla.RegionHandle
+	TransportationType = hla.TransportationType
+	ServiceGroup       = hla.ServiceGroup
+	TimeFactory        = hla.TimeFactory
+
+	StartRegistrationForObjectClass                = hla.StartRegistrationForObjectClass
+	StopRegistrationForObjectClass                 = hla.StopRegistrationForObjectClass
+	TurnInteractionsOn                             = hla.TurnInteractionsOn
+	TurnInteractionsOff                            = hla.TurnInteractionsOff
+	MultipleObjectInstanceNameReservationSucceeded = hla.MultipleObjectInstanceNameReservationSucceeded
+	MultipleObjectInstanceNameReservationFailed    = hla.MultipleObjectInstanceNameReservationFailed
+	AttributesInScope                              = hla.AttributesInScope
+	AttributesOutOfScope                           = hla.AttributesOutOfScope
+	ProvideAttributeValueUpdate                    = hla.ProvideAttributeValueUpdate
+	TurnUpdatesOnForObjectInstance                 = hla.TurnUpdatesOnForObjectInstance
+	TurnUpdatesOffForObjectInstance                = hla.TurnUpdatesOffForObjectInstance
+	ConfirmAttributeTransportationTypeChange       = hla.ConfirmAttributeTransportationTypeChange
+	ReportAttributeTransportationType              = hla.ReportAttributeTransportationType
+	ConfirmInteractionTransportationTypeChange     = hla.ConfirmInteractionTransportationTypeChange
+	ReportInteractionTransportationType            = hla.ReportInteractionTransportationType
+)
+
+// Transportation types and service groups.
+const (
+	HLAreliable                = hla.HLAreliable
+	HLAbestEffort              = hla.HLAbestEffort
+	FederationManagement       = hla.FederationManagement
+	DeclarationManagement      = hla.DeclarationManagement
+	ObjectManagement           = hla.ObjectManagement
+	OwnershipManagement        = hla.OwnershipManagement
+	TimeManagement             = hla.TimeManagement
+	DataDistributionManagement = hla.DataDistributionManagement
+	SupportServices            = hla.SupportServices
+)
+
+// EncodeHandle encodes a handle of one number (federate, object class,
+// interaction class, attribute, parameter, dimension) as the decode
+// services read it; see package hla.
+func EncodeHandle[H ~uint64](h H) []byte { return hla.EncodeHandle(h) }

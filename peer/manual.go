@@ -39,6 +39,7 @@ func (f *Federate) Tick() error {
 	if !f.cfg.Manual {
 		return errNotManual
 	}
+	f.manualTicks.Add(1)
 	return f.call(func() error {
 		f.takeControl()
 		f.tick()

@@ -1,5 +1,11 @@
 package peer
 
+import (
+	"time"
+
+	"github.com/meshrti/meshrti/peer/updatecond"
+)
+
 // Object management (IEEE 1516.1-2010 §6): names, registration, updates,
 // interactions, deletes. Each service runs in the federate's core
 // (peer/internal/core, objects.go).
@@ -31,6 +37,10 @@ func (f *Federate) RegisterObjectInstance(class ObjectClassHandle, name string) 
 // receive order. Errors: ErrObjectInstanceNotKnown,
 // ErrAttributeNotDefined, ErrAttributeNotOwned.
 func (f *Federate) UpdateAttributeValues(obj ObjectInstanceHandle, values AttributeValues, tag []byte) error {
+	values, send, err := f.condition(obj, values, nil)
+	if err != nil || !send {
+		return err
+	}
 	return f.callSend(func() error {
 		_, err := f.core.UpdateAttributeValues(obj, values, tag, nil)
 		return err
@@ -57,8 +67,12 @@ func (f *Federate) UpdateAttributeValuesWithTimeRetractable(obj ObjectInstanceHa
 	if t == nil {
 		return MessageRetractionHandle{}, errNilTime
 	}
+	values, send, err := f.condition(obj, values, t)
+	if err != nil || !send {
+		return MessageRetractionHandle{}, err
+	}
 	var h MessageRetractionHandle
-	err := f.callSend(func() (err error) {
+	err = f.callSend(func() (err error) {
 		h, err = f.core.UpdateAttributeValues(obj, values, tag, t)
 		return err
 	})
@@ -101,10 +115,12 @@ func (f *Federate) SendInteractionWithTimeRetractable(class InteractionClassHand
 // the delete privilege of. Errors: ErrObjectInstanceNotKnown,
 // ErrDeletePrivilegeNotHeld.
 func (f *Federate) DeleteObjectInstance(obj ObjectInstanceHandle, tag []byte) error {
-	return f.call(func() error {
+	err := f.call(func() error {
 		_, err := f.core.DeleteObjectInstance(obj, tag, nil)
 		return err
 	})
+	f.forgetConditions(obj, err)
+	return err
 }
 
 // DeleteObjectInstanceWithTime (§6.14) deletes with a time stamp; a
@@ -128,5 +144,130 @@ func (f *Federate) DeleteObjectInstanceWithTimeRetractable(obj ObjectInstanceHan
 		h, err = f.core.DeleteObjectInstance(obj, tag, t)
 		return err
 	})
+	f.forgetConditions(obj, err)
 	return h, err
+}
+
+// ReleaseObjectInstanceName (§6.4) gives back a name this federate
+// reserved and has not used. Errors: ErrObjectInstanceNameNotReserved.
+func (f *Federate) ReleaseObjectInstanceName(name string) error {
+	return f.call(func() error { return f.core.ReleaseObjectInstanceName(name) })
+}
+
+// ReserveMultipleObjectInstanceName (§6.5) asks for several names at
+// once, all or none: MultipleObjectInstanceNameReservationSucceeded or
+// ...Failed follows. Errors: ErrNameSetWasEmpty, ErrIllegalName.
+func (f *Federate) ReserveMultipleObjectInstanceName(names ...string) error {
+	return f.call(func() error { return f.core.ReserveMultipleObjectInstanceName(names) })
+}
+
+// ReleaseMultipleObjectInstanceName (§6.7) gives back names this
+// federate reserved. Errors: ErrObjectInstanceNameNotReserved (and
+// nothing is given back).
+func (f *Federate) ReleaseMultipleObjectInstanceName(names ...string) error {
+	return f.call(func() error { return f.core.ReleaseMultipleObjectInstanceName(names) })
+}
+
+// LocalDeleteObjectInstance (§6.16) makes this federate forget an
+// instance: the others are not told, and it is discovered again when it
+// is next updated or announced. Errors: ErrObjectInstanceNotKnown,
+// ErrFederateOwnsAttributes.
+func (f *Federate) LocalDeleteObjectInstance(obj ObjectInstanceHandle) error {
+	return f.call(func() error { return f.core.LocalDeleteObjectInstance(obj) })
+}
+
+// RequestAttributeValueUpdate (§6.19) asks the owners of attrs of obj for
+// their current values: they get ProvideAttributeValueUpdate and update
+// them. Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
+func (f *Federate) RequestAttributeValueUpdate(obj ObjectInstanceHandle, tag []byte, attrs ...AttributeHandle) error {
+	return f.call(func() error { return f.core.RequestAttributeValueUpdate(obj, attrs, tag) })
+}
+
+// RequestAttributeValueUpdateForClass (§6.19, the class overload) asks
+// the owners of attrs of every instance of class and its subclasses.
+// Errors: ErrObjectClassNotDefined, ErrAttributeNotDefined.
+func (f *Federate) RequestAttributeValueUpdateForClass(class ObjectClassHandle, tag []byte, attrs ...AttributeHandle) error {
+	return f.call(func() error { return f.core.RequestClassAttributeValueUpdate(class, attrs, tag) })
+}
+
+// RequestAttributeTransportationTypeChange (§6.23) makes this
+// federate's updates of attrs of obj travel by t (HLAbestEffort skips
+// repair); ConfirmAttributeTransportationTypeChange follows. Errors:
+// ErrObjectInstanceNotKnown, ErrAttributeNotDefined,
+// ErrAttributeNotOwned, ErrInvalidTransportationType.
+func (f *Federate) RequestAttributeTransportationTypeChange(obj ObjectInstanceHandle, t TransportationType, attrs ...AttributeHandle) error {
+	return f.call(func() error { return f.core.RequestAttributeTransportationTypeChange(obj, attrs, t) })
+}
+
+// QueryAttributeTransportationType (§6.25):
+// ReportAttributeTransportationType follows. Errors:
+// ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
+func (f *Federate) QueryAttributeTransportationType(obj ObjectInstanceHandle, attr AttributeHandle) error {
+	return f.call(func() error { return f.core.QueryAttributeTransportationType(obj, attr) })
+}
+
+// RequestInteractionTransportationTypeChange (§6.27) makes this
+// federate's interactions of class travel by t;
+// ConfirmInteractionTransportationTypeChange follows. Errors:
+// ErrInteractionClassNotDefined, ErrInteractionClassNotPublished,
+// ErrInvalidTransportationType.
+func (f *Federate) RequestInteractionTransportationTypeChange(class InteractionClassHandle, t TransportationType) error {
+	return f.call(func() error { return f.core.RequestInteractionTransportationTypeChange(class, t) })
+}
+
+// QueryInteractionTransportationType (§6.29):
+// ReportInteractionTransportationType follows with how federate fed sends
+// interactions of class. Errors: ErrInteractionClassNotDefined.
+func (f *Federate) QueryInteractionTransportationType(fed FederateHandle, class InteractionClassHandle) error {
+	return f.call(func() error { return f.core.QueryInteractionTransportationType(fed, class) })
+}
+
+// condition applies the update conditions (Config.UpdateConditions) to an
+// update: it returns the values to send, and false when none passed
+// (nothing is sent then). It checks the update first, as the service
+// would, so that an update that would fail changes no condition's state.
+// Applied once per call, outside the back-pressure retries, so that a
+// held update is not filtered twice.
+func (f *Federate) condition(obj ObjectInstanceHandle, values AttributeValues, t LogicalTime) (AttributeValues, bool, error) {
+	if f.cond == nil || len(values) == 0 {
+		return values, true, nil
+	}
+	var class ObjectClassHandle
+	if err := f.call(func() (err error) { class, err = f.core.UpdateClass(obj, values); return err }); err != nil {
+		return nil, false, err
+	}
+	now := updatecond.Now{Wall: time.Since(f.started)}
+	if f.cfg.Manual {
+		now.Wall = time.Duration(f.manualTicks.Load()) * f.cfg.tick()
+	}
+	if t != nil {
+		now.Logical, now.HasLogical = t.Float(), true
+	}
+	f.condMu.Lock()
+	v := f.cond.Filter(obj, class, values, now)
+	f.condMu.Unlock()
+	return v, len(v) > 0, nil
+}
+
+// forgetConditions drops the update conditions' state of a deleted
+// instance.
+func (f *Federate) forgetConditions(obj ObjectInstanceHandle, err error) {
+	if f.cond == nil || err != nil {
+		return
+	}
+	f.condMu.Lock()
+	f.cond.Forget(obj)
+	f.condMu.Unlock()
+}
+
+// UpdateConditionStats returns what the update conditions
+// (Config.UpdateConditions) let through and held back; zero without
+// them.
+func (f *Federate) UpdateConditionStats() updatecond.Stats {
+	if f.cond == nil {
+		return updatecond.Stats{}
+	}
+	f.condMu.Lock()
+	defer f.condMu.Unlock()
+	return f.cond.Stats()
 }

@@ -17,6 +17,7 @@ type eventQueue struct {
 	notify  chan struct{} // closed and replaced when items arrive and someone waits
 	waiting int           // consumers blocked on notify
 	closed  bool
+	held    bool // callbacks disabled (DisableCallbacks): next waits
 	// low and lowc: lowc is closed once at most low items are queued
 	// (see below).
 	low  int
@@ -80,12 +81,24 @@ func (q *eventQueue) len() int {
 	return len(q.items) - q.head
 }
 
-// next blocks until an event is queued, the queue is closed and drained
-// (ErrClosed), or ctx ends.
+// hold stops (true) or resumes (false) handing events out.
+func (q *eventQueue) hold(on bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.held = on
+	if !on && q.waiting > 0 {
+		close(q.notify)
+		q.notify = make(chan struct{})
+		q.waiting = 0
+	}
+}
+
+// next blocks until an event is queued (and callbacks are not held),
+// the queue is closed and drained (ErrClosed), or ctx ends.
 func (q *eventQueue) next(ctx context.Context) (Event, error) {
 	for {
 		q.mu.Lock()
-		if q.head < len(q.items) {
+		if q.head < len(q.items) && (!q.held || q.closed) {
 			ev := q.items[q.head]
 			q.items[q.head] = nil
 			q.head++

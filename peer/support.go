@@ -1,6 +1,15 @@
 package peer
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/meshrti/meshrti/peer/hla"
+	"github.com/meshrti/meshrti/peer/internal/core"
+)
 
 // Support services (IEEE 1516.1-2010 §10): names and handles. Class,
 // attribute, interaction and parameter handles are the FDD's (hashes of
@@ -153,4 +162,274 @@ func (f *Federate) GetKnownObjectClassHandle(h ObjectInstanceHandle) (ObjectClas
 	var c ObjectClassHandle
 	err := f.call(func() (err error) { c, err = f.core.KnownObjectClass(h); return err })
 	return c, err
+}
+
+// GetAutomaticResignDirective (§10.2) returns this federate's automatic
+// resign directive: what the others do with its objects if it is lost
+// (the FOM's automaticResignAction switch at join).
+func (f *Federate) GetAutomaticResignDirective() (ResignAction, error) {
+	var a ResignAction
+	err := f.call(func() error { a = f.core.AutomaticResignDirective(); return nil })
+	return a, err
+}
+
+// SetAutomaticResignDirective (§10.3) sets it, for every member to use.
+// Errors: ErrInvalidResignAction.
+func (f *Federate) SetAutomaticResignDirective(a ResignAction) error {
+	return f.call(func() error { return f.core.SetAutomaticResignDirective(a) })
+}
+
+// GetUpdateRateValue (§10.13) returns the FOM's update rate (updates per
+// second) named designator. Errors: ErrInvalidUpdateRateDesignator.
+func (f *Federate) GetUpdateRateValue(designator string) (float64, error) {
+	var v float64
+	err := f.call(func() (err error) { v, err = f.core.UpdateRateValue(designator); return err })
+	return v, err
+}
+
+// GetUpdateRateValueForAttribute (§10.14) returns the rate at which this
+// federate's subscription reflects attr of obj, 0 when it names none.
+// Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
+func (f *Federate) GetUpdateRateValueForAttribute(obj ObjectInstanceHandle, attr AttributeHandle) (float64, error) {
+	var v float64
+	err := f.call(func() (err error) { v, err = f.core.UpdateRateValueForAttribute(obj, attr); return err })
+	return v, err
+}
+
+// GetOrderType (§10.19) returns the order type named name ("Receive" or
+// "TimeStamp"). Errors: ErrInvalidOrderName.
+func (f *Federate) GetOrderType(name string) (OrderType, error) {
+	for _, o := range []OrderType{Receive, TimeStamp} {
+		if o.String() == name {
+			return o, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %q", ErrInvalidOrderName, name)
+}
+
+// GetOrderName (§10.20). Errors: ErrInvalidOrderType.
+func (f *Federate) GetOrderName(o OrderType) (string, error) {
+	if o != Receive && o != TimeStamp {
+		return "", fmt.Errorf("%w: %d", ErrInvalidOrderType, int(o))
+	}
+	return o.String(), nil
+}
+
+// GetTransportationType (§10.21) returns the transportation type named
+// name ("HLAreliable" or "HLAbestEffort"). Errors:
+// ErrInvalidTransportationName.
+func (f *Federate) GetTransportationType(name string) (TransportationType, error) {
+	for _, t := range []TransportationType{HLAreliable, HLAbestEffort} {
+		if t.String() == name {
+			return t, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %q", ErrInvalidTransportationName, name)
+}
+
+// GetTransportationName (§10.22). Errors: ErrInvalidTransportationType.
+func (f *Federate) GetTransportationName(t TransportationType) (string, error) {
+	if !t.Valid() {
+		return "", fmt.Errorf("%w: %d", ErrInvalidTransportationType, int(t))
+	}
+	return t.String(), nil
+}
+
+// NormalizeFederateHandle (§10.31) maps a federate handle to the value
+// it has on a region's HLAfederate dimension. Errors:
+// ErrInvalidFederateHandle for the zero handle.
+func (f *Federate) NormalizeFederateHandle(h FederateHandle) (uint64, error) {
+	if h == 0 {
+		return 0, fmt.Errorf("%w: 0", ErrInvalidFederateHandle)
+	}
+	return uint64(h), nil
+}
+
+// NormalizeServiceGroup (§10.32) maps a service group to its value on
+// the HLAserviceGroup dimension. Errors: ErrInvalidServiceGroup.
+func (f *Federate) NormalizeServiceGroup(g ServiceGroup) (uint64, error) {
+	if !g.Valid() {
+		return 0, fmt.Errorf("%w: %d", ErrInvalidServiceGroup, int(g))
+	}
+	return uint64(g), nil
+}
+
+// advisory switches (§10.33-§10.40).
+func (f *Federate) setAdvisory(which core.Advisory, on bool) error {
+	return f.call(func() error { return f.core.SetAdvisory(which, on) })
+}
+
+// EnableObjectClassRelevanceAdvisorySwitch (§10.33): StartRegistration
+// and StopRegistrationForObjectClass come. ErrObjectClassRelevanceAdvisorySwitchIsOn.
+func (f *Federate) EnableObjectClassRelevanceAdvisorySwitch() error {
+	return f.setAdvisory(core.ObjectClassRelevance, true)
+}
+
+// DisableObjectClassRelevanceAdvisorySwitch (§10.34).
+// ErrObjectClassRelevanceAdvisorySwitchIsOff.
+func (f *Federate) DisableObjectClassRelevanceAdvisorySwitch() error {
+	return f.setAdvisory(core.ObjectClassRelevance, false)
+}
+
+// EnableAttributeRelevanceAdvisorySwitch (§10.35): TurnUpdatesOn and
+// TurnUpdatesOffForObjectInstance come. ErrAttributeRelevanceAdvisorySwitchIsOn.
+func (f *Federate) EnableAttributeRelevanceAdvisorySwitch() error {
+	return f.setAdvisory(core.AttributeRelevance, true)
+}
+
+// DisableAttributeRelevanceAdvisorySwitch (§10.36).
+// ErrAttributeRelevanceAdvisorySwitchIsOff.
+func (f *Federate) DisableAttributeRelevanceAdvisorySwitch() error {
+	return f.setAdvisory(core.AttributeRelevance, false)
+}
+
+// EnableAttributeScopeAdvisorySwitch (§10.37): AttributesInScope and
+// AttributesOutOfScope come. ErrAttributeScopeAdvisorySwitchIsOn.
+func (f *Federate) EnableAttributeScopeAdvisorySwitch() error {
+	return f.setAdvisory(core.AttributeScope, true)
+}
+
+// DisableAttributeScopeAdvisorySwitch (§10.38).
+// ErrAttributeScopeAdvisorySwitchIsOff.
+func (f *Federate) DisableAttributeScopeAdvisorySwitch() error {
+	return f.setAdvisory(core.AttributeScope, false)
+}
+
+// EnableInteractionRelevanceAdvisorySwitch (§10.39): TurnInteractionsOn
+// and TurnInteractionsOff come. ErrInteractionRelevanceAdvisorySwitchIsOn.
+func (f *Federate) EnableInteractionRelevanceAdvisorySwitch() error {
+	return f.setAdvisory(core.InteractionRelevance, true)
+}
+
+// DisableInteractionRelevanceAdvisorySwitch (§10.40).
+// ErrInteractionRelevanceAdvisorySwitchIsOff.
+func (f *Federate) DisableInteractionRelevanceAdvisorySwitch() error {
+	return f.setAdvisory(core.InteractionRelevance, false)
+}
+
+// EnableCallbacks (§10.43) lets Next return callbacks again.
+func (f *Federate) EnableCallbacks() error {
+	if err := f.call(func() error { return nil }); err != nil {
+		return err
+	}
+	f.events.hold(false)
+	return nil
+}
+
+// DisableCallbacks (§10.44) holds callbacks back: Next waits (they stay
+// queued) until EnableCallbacks.
+func (f *Federate) DisableCallbacks() error {
+	if err := f.call(func() error { return nil }); err != nil {
+		return err
+	}
+	f.events.hold(true)
+	return nil
+}
+
+// EvokeCallback (§10.41) waits up to approxMinSeconds for one callback
+// and hands it to amb (the 1516e evoked callback model, for code ported
+// from C++ or Java; Next is the Go way). It reports whether more
+// callbacks are waiting. A callback's error comes back wrapped in
+// ErrFederateInternalError.
+func (f *Federate) EvokeCallback(amb FederateAmbassador, approxMinSeconds float64) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), secondsDuration(approxMinSeconds))
+	defer cancel()
+	ev, err := f.Next(ctx)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	if err := dispatchOne(amb, ev); err != nil {
+		return f.Pending() > 0, fmt.Errorf("%w: %T: %w", ErrFederateInternalError, ev, err)
+	}
+	return f.Pending() > 0, nil
+}
+
+// EvokeMultipleCallbacks (§10.42) hands callbacks to amb for at least
+// approxMinSeconds (waiting for them) and at most approxMaxSeconds. It
+// reports whether more callbacks are waiting.
+func (f *Federate) EvokeMultipleCallbacks(amb FederateAmbassador, approxMinSeconds, approxMaxSeconds float64) (bool, error) {
+	start := time.Now()
+	minD, maxD := secondsDuration(approxMinSeconds), secondsDuration(max(approxMinSeconds, approxMaxSeconds))
+	for {
+		wait := minD - time.Since(start)
+		if f.Pending() > 0 || wait <= 0 {
+			wait = 0
+		}
+		if time.Since(start) >= maxD {
+			return f.Pending() > 0, nil
+		}
+		if wait == 0 && f.Pending() == 0 {
+			return false, nil
+		}
+		more, err := f.EvokeCallback(amb, max(wait, time.Millisecond).Seconds())
+		if err != nil {
+			return more, err
+		}
+	}
+}
+
+func secondsDuration(s float64) time.Duration {
+	if s <= 0 || math.IsNaN(s) {
+		return 0
+	}
+	if s > 1e6 {
+		s = 1e6
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// GetTimeFactory returns the factory of the federation's logical times
+// (HLAfloat64Time or HLAinteger64Time): initial, final, zero and epsilon
+// values, and their encoding.
+func (f *Federate) GetTimeFactory() TimeFactory { return f.cfg.timeKind().Factory() }
+
+// DecodeFederateHandle decodes an encoded federate handle (8 bytes, as
+// EncodeHandle writes it). Errors: ErrCouldNotDecode.
+func (f *Federate) DecodeFederateHandle(b []byte) (FederateHandle, error) {
+	return hla.DecodeHandle[FederateHandle](b)
+}
+
+// DecodeObjectClassHandle decodes an encoded object class handle.
+func (f *Federate) DecodeObjectClassHandle(b []byte) (ObjectClassHandle, error) {
+	return hla.DecodeHandle[ObjectClassHandle](b)
+}
+
+// DecodeInteractionClassHandle decodes an encoded interaction class
+// handle.
+func (f *Federate) DecodeInteractionClassHandle(b []byte) (InteractionClassHandle, error) {
+	return hla.DecodeHandle[InteractionClassHandle](b)
+}
+
+// DecodeObjectInstanceHandle decodes an encoded object instance handle
+// (16 bytes, as ObjectInstanceHandle.Encode writes it).
+func (f *Federate) DecodeObjectInstanceHandle(b []byte) (ObjectInstanceHandle, error) {
+	return hla.DecodeObjectInstanceHandle(b)
+}
+
+// DecodeAttributeHandle decodes an encoded attribute handle.
+func (f *Federate) DecodeAttributeHandle(b []byte) (AttributeHandle, error) {
+	return hla.DecodeHandle[AttributeHandle](b)
+}
+
+// DecodeParameterHandle decodes an encoded parameter handle.
+func (f *Federate) DecodeParameterHandle(b []byte) (ParameterHandle, error) {
+	return hla.DecodeHandle[ParameterHandle](b)
+}
+
+// DecodeDimensionHandle decodes an encoded dimension handle.
+func (f *Federate) DecodeDimensionHandle(b []byte) (DimensionHandle, error) {
+	return hla.DecodeHandle[DimensionHandle](b)
+}
+
+// DecodeMessageRetractionHandle decodes an encoded retraction handle.
+func (f *Federate) DecodeMessageRetractionHandle(b []byte) (MessageRetractionHandle, error) {
+	return hla.DecodeMessageRetractionHandle(b)
+}
+
+// DecodeRegionHandle decodes an encoded region handle.
+func (f *Federate) DecodeRegionHandle(b []byte) (RegionHandle, error) {
+	return hla.DecodeRegionHandle(b)
 }

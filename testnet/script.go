@@ -147,6 +147,27 @@ func parseArgs(toks []string) (*args, error) {
 	return a, nil
 }
 
+// flag takes the positional word w out of the arguments and reports
+// whether it was there (subscribe ... passive).
+func (a *args) flag(w string) bool {
+	for i, p := range a.pos {
+		if p == w && i > 0 {
+			a.pos = append(a.pos[:i:i], a.pos[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// list returns the comma-separated values of k (names=a,b).
+func (a *args) list(k string) ([]string, error) {
+	v, err := a.need(k)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Split(v, ","), nil
+}
+
 func (a *args) get(k string) (string, bool) {
 	v, ok := a.vals[k]
 	if ok {
@@ -358,12 +379,6 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			return nil, err
 		}
 	}
-	fail := func(name string, err error) (*serviceError, error) {
-		if err == nil {
-			return nil, nil
-		}
-		return &serviceError{name, err}, nil
-	}
 	switch cmd {
 	case "join":
 		if len(a.pos) == 0 {
@@ -488,6 +503,10 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		}
 		return fail(a.pos[0], s.c.Feds[i].DisableAsynchronousDelivery())
 	}
+	if cmd == "switch" || cmd == "callbacks" {
+		return s.switches(cmd, a)
+	}
+	passive := a.flag("passive")
 	// Every other command names one federate first.
 	if len(a.pos) != 1 {
 		return nil, fmt.Errorf("%s needs one federate name", cmd)
@@ -506,6 +525,12 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		}
 		if cmd == "publish" {
 			return fail(name, f.PublishObjectClassAttributes(class, attrs...))
+		}
+		if rate, ok := a.get("rate"); ok {
+			return fail(name, f.SubscribeObjectClassAttributesWithRate(class, rate, !passive, attrs...))
+		}
+		if passive {
+			return fail(name, f.SubscribeObjectClassAttributesPassively(class, attrs...))
 		}
 		return fail(name, f.SubscribeObjectClassAttributes(class, attrs...))
 	case "unpublish", "unsubscribe":
@@ -534,6 +559,9 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		case "publish-interaction":
 			return fail(name, f.PublishInteractionClass(c.Handle))
 		case "subscribe-interaction":
+			if passive {
+				return fail(name, f.SubscribeInteractionClassPassively(c.Handle))
+			}
 			return fail(name, f.SubscribeInteractionClass(c.Handle))
 		case "unpublish-interaction":
 			return fail(name, f.UnpublishInteractionClass(c.Handle))
@@ -545,6 +573,99 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			return nil, err
 		}
 		return fail(name, f.ReserveObjectInstanceName(n))
+	case "reserve-names":
+		ns, err := a.list("names")
+		if err != nil {
+			return nil, err
+		}
+		return fail(name, f.ReserveMultipleObjectInstanceName(ns...))
+	case "release-name":
+		n, err := a.need("name")
+		if err != nil {
+			return nil, err
+		}
+		return fail(name, f.ReleaseObjectInstanceName(n))
+	case "release-names":
+		ns, err := a.list("names")
+		if err != nil {
+			return nil, err
+		}
+		return fail(name, f.ReleaseMultipleObjectInstanceName(ns...))
+	case "local-delete":
+		o, err := s.object(a)
+		if err != nil {
+			return nil, err
+		}
+		return fail(name, f.LocalDeleteObjectInstance(o.h))
+	case "request-update":
+		tag := s.tag(name, a)
+		if _, ok := a.vals["obj"]; ok {
+			o, err := s.object(a)
+			if err != nil {
+				return nil, err
+			}
+			attrs, err := s.attrsOf(a, o.class)
+			if err != nil {
+				return nil, err
+			}
+			return fail(name, f.RequestAttributeValueUpdate(o.h, tag, attrs...))
+		}
+		class, attrs, err := s.classAttrs(a)
+		if err != nil {
+			return nil, err
+		}
+		return fail(name, f.RequestAttributeValueUpdateForClass(class, tag, attrs...))
+	case "transport":
+		t, err := transportArg(a)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := a.vals["obj"]; ok {
+			o, err := s.object(a)
+			if err != nil {
+				return nil, err
+			}
+			attrs, err := s.attrsOf(a, o.class)
+			if err != nil {
+				return nil, err
+			}
+			return fail(name, f.RequestAttributeTransportationTypeChange(o.h, t, attrs...))
+		}
+		ic, err := s.interactionClass(a)
+		if err != nil {
+			return nil, err
+		}
+		return fail(name, f.RequestInteractionTransportationTypeChange(ic, t))
+	case "query-transport":
+		if _, ok := a.vals["obj"]; ok {
+			o, err := s.object(a)
+			if err != nil {
+				return nil, err
+			}
+			an, err := a.need("attr")
+			if err != nil {
+				return nil, err
+			}
+			c, _ := s.fdd.ObjectClassByHandle(o.class)
+			at, ok := c.Attribute(an)
+			if !ok {
+				return nil, fmt.Errorf("no attribute %s", an)
+			}
+			return fail(name, f.QueryAttributeTransportationType(o.h, at.Handle))
+		}
+		ic, err := s.interactionClass(a)
+		if err != nil {
+			return nil, err
+		}
+		other, err := a.need("fed")
+		if err != nil {
+			return nil, err
+		}
+		j, ok := s.fedIdx[other]
+		if !ok {
+			return nil, fmt.Errorf("unknown federate %s", other)
+		}
+		return fail(name, f.QueryInteractionTransportationType(s.c.Feds[j].Handle(), ic))
 	case "register":
 		cn, err := a.need("class")
 		if err != nil {
@@ -783,6 +904,99 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		return nil, nil
 	}
 	return nil, fmt.Errorf("unknown command %q", cmd)
+}
+
+// fail turns a service's error into the step's output.
+func fail(name string, err error) (*serviceError, error) {
+	if err == nil {
+		return nil, nil
+	}
+	return &serviceError{name, err}, nil
+}
+
+// switches runs "switch NAME relevance|attribute-relevance|scope|
+// interaction-relevance on|off" and "callbacks NAME on|off".
+func (s *simulation) switches(cmd string, a *args) (*serviceError, error) {
+	want := 3
+	if cmd == "callbacks" {
+		want = 2
+	}
+	if len(a.pos) != want || (a.pos[want-1] != "on" && a.pos[want-1] != "off") {
+		return nil, errors.New("switch NAME relevance|attribute-relevance|scope|interaction-relevance on|off, or callbacks NAME on|off")
+	}
+	name := a.pos[0]
+	i, ok := s.fedIdx[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown federate %s", name)
+	}
+	f, on := s.c.Feds[i], a.pos[want-1] == "on"
+	if cmd == "callbacks" {
+		if on {
+			return fail(name, f.EnableCallbacks())
+		}
+		return fail(name, f.DisableCallbacks())
+	}
+	type pair struct{ on, off func() error }
+	sw := map[string]pair{
+		"relevance":             {f.EnableObjectClassRelevanceAdvisorySwitch, f.DisableObjectClassRelevanceAdvisorySwitch},
+		"attribute-relevance":   {f.EnableAttributeRelevanceAdvisorySwitch, f.DisableAttributeRelevanceAdvisorySwitch},
+		"scope":                 {f.EnableAttributeScopeAdvisorySwitch, f.DisableAttributeScopeAdvisorySwitch},
+		"interaction-relevance": {f.EnableInteractionRelevanceAdvisorySwitch, f.DisableInteractionRelevanceAdvisorySwitch},
+	}
+	p, ok := sw[a.pos[1]]
+	if !ok {
+		return nil, fmt.Errorf("no switch %s", a.pos[1])
+	}
+	if on {
+		return fail(name, p.on())
+	}
+	return fail(name, p.off())
+}
+
+// attrsOf reads attrs=A,B of class.
+func (s *simulation) attrsOf(a *args, class peer.ObjectClassHandle) ([]peer.AttributeHandle, error) {
+	ns, err := a.list("attrs")
+	if err != nil {
+		return nil, err
+	}
+	c, _ := s.fdd.ObjectClassByHandle(class)
+	var hs []peer.AttributeHandle
+	for _, n := range ns {
+		at, ok := c.Attribute(n)
+		if !ok {
+			return nil, fmt.Errorf("no attribute %s in %s", n, c.QualifiedName)
+		}
+		hs = append(hs, at.Handle)
+	}
+	return hs, nil
+}
+
+// interactionClass reads class=C, an interaction class.
+func (s *simulation) interactionClass(a *args) (peer.InteractionClassHandle, error) {
+	cn, err := a.need("class")
+	if err != nil {
+		return 0, err
+	}
+	c, ok := s.fdd.InteractionClass(cn)
+	if !ok {
+		return 0, fmt.Errorf("no interaction class %s", cn)
+	}
+	return c.Handle, nil
+}
+
+// transportArg reads type=reliable|best-effort.
+func transportArg(a *args) (peer.TransportationType, error) {
+	v, err := a.need("type")
+	if err != nil {
+		return 0, err
+	}
+	switch v {
+	case "reliable":
+		return peer.HLAreliable, nil
+	case "best-effort":
+		return peer.HLAbestEffort, nil
+	}
+	return 0, fmt.Errorf("type=%s: want reliable or best-effort", v)
 }
 
 func (s *simulation) federation(a *args) error {
@@ -1108,10 +1322,67 @@ func (s *simulation) format(ev peer.Event) string {
 		fmt.Fprintf(&b, "lost %s", e.Name)
 	case peer.ConnectionLost:
 		fmt.Fprintf(&b, "connection lost: %s", e.Reason)
+	case peer.StartRegistrationForObjectClass:
+		fmt.Fprintf(&b, "start registration class=%s", s.className(e.Class))
+	case peer.StopRegistrationForObjectClass:
+		fmt.Fprintf(&b, "stop registration class=%s", s.className(e.Class))
+	case peer.TurnInteractionsOn:
+		fmt.Fprintf(&b, "turn interactions on class=%s", s.interactionName(e.Class))
+	case peer.TurnInteractionsOff:
+		fmt.Fprintf(&b, "turn interactions off class=%s", s.interactionName(e.Class))
+	case peer.TurnUpdatesOnForObjectInstance:
+		fmt.Fprintf(&b, "turn updates on %s attrs=%s", s.obj(e.Object), s.attrNames(e.Attributes))
+		if e.UpdateRate != "" {
+			fmt.Fprintf(&b, " rate=%s", e.UpdateRate)
+		}
+	case peer.TurnUpdatesOffForObjectInstance:
+		fmt.Fprintf(&b, "turn updates off %s attrs=%s", s.obj(e.Object), s.attrNames(e.Attributes))
+	case peer.ProvideAttributeValueUpdate:
+		fmt.Fprintf(&b, "provide %s attrs=%s tag=%q", s.obj(e.Object), s.attrNames(e.Attributes), e.Tag)
+	case peer.AttributesInScope:
+		fmt.Fprintf(&b, "in scope %s attrs=%s", s.obj(e.Object), s.attrNames(e.Attributes))
+	case peer.AttributesOutOfScope:
+		fmt.Fprintf(&b, "out of scope %s attrs=%s", s.obj(e.Object), s.attrNames(e.Attributes))
+	case peer.MultipleObjectInstanceNameReservationSucceeded:
+		fmt.Fprintf(&b, "reserved names=%s", strings.Join(e.Names, ","))
+	case peer.MultipleObjectInstanceNameReservationFailed:
+		fmt.Fprintf(&b, "reservation failed names=%s", strings.Join(e.Names, ","))
+	case peer.ConfirmAttributeTransportationTypeChange:
+		fmt.Fprintf(&b, "transport confirmed %s attrs=%s type=%v", s.obj(e.Object), s.attrNames(e.Attributes), e.Transportation)
+	case peer.ReportAttributeTransportationType:
+		fmt.Fprintf(&b, "transport %s %s=%v", s.obj(e.Object), s.attrName(e.Attribute), e.Transportation)
+	case peer.ConfirmInteractionTransportationTypeChange:
+		fmt.Fprintf(&b, "transport confirmed class=%s type=%v", s.interactionName(e.Class), e.Transportation)
+	case peer.ReportInteractionTransportationType:
+		fmt.Fprintf(&b, "transport %s class=%s type=%v", s.fed(e.Federate), s.interactionName(e.Class), e.Transportation)
 	default:
 		fmt.Fprintf(&b, "%T", ev)
 	}
 	return b.String()
+}
+
+func (s *simulation) className(h peer.ObjectClassHandle) string {
+	if c, ok := s.fdd.ObjectClassByHandle(h); ok {
+		return shortName(c.QualifiedName)
+	}
+	return fmt.Sprintf("class(%d)", h)
+}
+
+func (s *simulation) interactionName(h peer.InteractionClassHandle) string {
+	if c, ok := s.fdd.InteractionClassByHandle(h); ok {
+		return shortName(c.QualifiedName)
+	}
+	return fmt.Sprintf("interaction(%d)", h)
+}
+
+// attrNames lists attributes by name, sorted, comma-separated.
+func (s *simulation) attrNames(hs []peer.AttributeHandle) string {
+	ns := make([]string, len(hs))
+	for i, h := range hs {
+		ns[i] = s.attrName(h)
+	}
+	sort.Strings(ns)
+	return strings.Join(ns, ",")
 }
 
 func (s *simulation) attrName(h peer.AttributeHandle) string {

@@ -146,3 +146,115 @@ type MessagesLost struct {
 }
 
 func (MessagesLost) isEvent() {}
+
+// StartRegistrationForObjectClass (§5.10): another federate now actively
+// subscribes to attributes of class that this federate publishes: it
+// should register instances (object class relevance advisory switch on).
+type StartRegistrationForObjectClass struct{ Class ObjectClassHandle }
+
+// StopRegistrationForObjectClass (§5.11): no other federate actively
+// subscribes to them any more.
+type StopRegistrationForObjectClass struct{ Class ObjectClassHandle }
+
+// TurnInteractionsOn (§5.12): another federate now actively subscribes
+// to the interaction class this federate publishes (interaction
+// relevance advisory switch on).
+type TurnInteractionsOn struct{ Class InteractionClassHandle }
+
+// TurnInteractionsOff (§5.13): no other federate subscribes to it any
+// more.
+type TurnInteractionsOff struct{ Class InteractionClassHandle }
+
+// MultipleObjectInstanceNameReservationSucceeded (§6.6): every name was
+// reserved for this federate.
+type MultipleObjectInstanceNameReservationSucceeded struct{ Names []string }
+
+// MultipleObjectInstanceNameReservationFailed (§6.6): not every name
+// could be reserved; none is.
+type MultipleObjectInstanceNameReservationFailed struct{ Names []string }
+
+// AttributesInScope (§6.17): attributes of a known instance that this
+// federate subscribes to and another federate owns (attribute scope
+// advisory switch on).
+type AttributesInScope struct {
+	Object     ObjectInstanceHandle
+	Attributes []AttributeHandle
+}
+
+// AttributesOutOfScope (§6.18): attributes that left scope.
+type AttributesOutOfScope struct {
+	Object     ObjectInstanceHandle
+	Attributes []AttributeHandle
+}
+
+// ProvideAttributeValueUpdate (§6.20): a federate asked for the current
+// values of attributes this federate owns; it should update them.
+type ProvideAttributeValueUpdate struct {
+	Object     ObjectInstanceHandle
+	Attributes []AttributeHandle
+	Tag        []byte
+}
+
+// TurnUpdatesOnForObjectInstance (§6.21): another federate subscribes to
+// attributes this federate owns of an instance (attribute relevance
+// advisory switch on). UpdateRate names the subscriber's update rate
+// designator, "" when none.
+type TurnUpdatesOnForObjectInstance struct {
+	Object     ObjectInstanceHandle
+	Attributes []AttributeHandle
+	UpdateRate string
+}
+
+// TurnUpdatesOffForObjectInstance (§6.22): no other federate subscribes
+// to them any more.
+type TurnUpdatesOffForObjectInstance struct {
+	Object     ObjectInstanceHandle
+	Attributes []AttributeHandle
+}
+
+// ConfirmAttributeTransportationTypeChange (§6.24): the attributes of
+// the instance travel by Transportation from now on.
+type ConfirmAttributeTransportationTypeChange struct {
+	Object         ObjectInstanceHandle
+	Attributes     []AttributeHandle
+	Transportation TransportationType
+}
+
+// ReportAttributeTransportationType (§6.26): the answer to
+// QueryAttributeTransportationType.
+type ReportAttributeTransportationType struct {
+	Object         ObjectInstanceHandle
+	Attribute      AttributeHandle
+	Transportation TransportationType
+}
+
+// ConfirmInteractionTransportationTypeChange (§6.28): this federate's
+// interactions of Class travel by Transportation from now on.
+type ConfirmInteractionTransportationTypeChange struct {
+	Class          InteractionClassHandle
+	Transportation TransportationType
+}
+
+// ReportInteractionTransportationType (§6.30): the answer to
+// QueryInteractionTransportationType: how Federate sends Class.
+type ReportInteractionTransportationType struct {
+	Federate       FederateHandle
+	Class          InteractionClassHandle
+	Transportation TransportationType
+}
+
+func (StartRegistrationForObjectClass) isEvent()                {}
+func (StopRegistrationForObjectClass) isEvent()                 {}
+func (TurnInteractionsOn) isEvent()                             {}
+func (TurnInteractionsOff) isEvent()                            {}
+func (MultipleObjectInstanceNameReservationSucceeded) isEvent() {}
+func (MultipleObjectInstanceNameReservationFailed) isEvent()    {}
+func (AttributesInScope) isEvent()                              {}
+func (AttributesOutOfScope) isEvent()                           {}
+func (ProvideAttributeValueUpdate) isEvent()                    {}
+func (TurnUpdatesOnForObjectInstance) isEvent()                 {}
+func (TurnUpdatesOffForObjectInstance) isEvent()                {}
+func (ConfirmAttributeTransportationTypeChange) isEvent()       {}
+func (ReportAttributeTransportationType) isEvent()              {}
+func (ConfirmInteractionTransportationTypeChange) isEvent()     {}
+func (ReportInteractionTransportationType) isEvent()            {}

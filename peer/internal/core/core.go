@@ -38,8 +38,11 @@ type Config struct {
 	// acknowledges nothing (reliable.Config.AckTimeoutTicks).
 	AckTimeoutTicks int
 	// ResignAction is the federation's automatic resign directive: what
-	// happens to the objects of a federate that is lost.
+	// happens to the objects of a federate that is lost (each federate
+	// may set its own: SetAutomaticResignDirective).
 	ResignAction ResignAction
+	// TickSeconds is the wall-clock length of a Tick, for update rates.
+	TickSeconds float64
 	// Members are the other members at join.
 	Members []Member
 	// Trace makes the core write a JSON-lines trace into Ready.Trace
@@ -77,6 +80,7 @@ type Core struct {
 	obj objects      // object instances (objects.go)
 	own ownership    // attribute tokens (ownership.go)
 	fed federation   // members, resigning, control-plane operations (federation.go)
+	adv advisories   // the others' subscriptions and the advisories (advisories.go)
 	tim timing       // retraction and delivery bookkeeping (timing.go)
 	tr  *tracer      // nil unless Config.Trace
 
@@ -202,6 +206,7 @@ func New(cfg Config) (*Core, error) {
 	c.obj = newObjects(cfg.Self)
 	c.own = newOwnership(cfg.Self)
 	c.fed = newFederation(cfg.ResignAction)
+	c.adv = newAdvisories(cfg.FDD.Switches)
 	c.tim = newTiming()
 	if cfg.Trace {
 		c.tr = newTracer(cfg.Name)

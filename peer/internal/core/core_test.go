@@ -134,7 +134,7 @@ func (tn *testNet) registered(pub, sub int) ObjectInstanceHandle {
 	tn.t.Helper()
 	tank, pos, _ := tn.handles()
 	must(tn.t, tn.cores[pub].PublishObjectClassAttributes(tank, []AttributeHandle{pos}))
-	must(tn.t, tn.cores[sub].SubscribeObjectClassAttributes(tank, []AttributeHandle{pos}))
+	must(tn.t, tn.cores[sub].SubscribeObjectClassAttributes(tank, []AttributeHandle{pos}, true, ""))
 	obj, err := tn.cores[pub].RegisterObjectInstance(tank, "")
 	must(tn.t, err)
 	tn.settle(3)
@@ -161,7 +161,7 @@ func TestUnnamedUpdateWaitsForTheName(t *testing.T) {
 	tn.flush()
 	obj, err := a.RegisterObjectInstance(tank, "tank")
 	must(t, err)
-	must(t, b.SubscribeObjectClassAttributes(tank, []AttributeHandle{pos}))
+	must(t, b.SubscribeObjectClassAttributes(tank, []AttributeHandle{pos}, true, ""))
 	tn.settle(3)
 	tn.take(1)
 	// b forgets the instance (as after a local delete) and then hears an
@@ -191,7 +191,7 @@ func TestUnnamedUpdatesExpire(t *testing.T) {
 	tn := newTestNet(t, 2)
 	b := tn.cores[1]
 	tank, pos, _ := tn.handles()
-	must(t, b.SubscribeObjectClassAttributes(tank, []AttributeHandle{pos}))
+	must(t, b.SubscribeObjectClassAttributes(tank, []AttributeHandle{pos}, true, ""))
 	tn.flush()
 	obj := ObjectInstanceHandle{Federate: 1, Serial: 77} // a never answers for it
 	m := &wireMsg{Kind: kindUpdate, Obj: obj, Class: uint64(tank), Named: true, Pairs: []valuePair{{uint64(pos), []byte("p")}}}
@@ -226,7 +226,7 @@ func TestOwnershipFencing(t *testing.T) {
 		{3, 3, true},  // a later transfer, heard before the one between
 		{2, 2, false}, // the transfer between arrives late: stale
 	} {
-		if got := o.accept(h, a, tc.from, tc.epoch); got != tc.want {
+		if got, _ := o.accept(h, a, tc.from, tc.epoch); got != tc.want {
 			t.Errorf("accept(from %d, epoch %d) = %v, want %v", tc.from, tc.epoch, got, tc.want)
 		}
 	}
@@ -239,7 +239,7 @@ func TestOwnershipFencing(t *testing.T) {
 	}
 	// A token held here is not taken by a claim from elsewhere.
 	o.register(ObjectInstanceHandle{Federate: 9, Serial: 1}, map[AttributeHandle]bool{a: true}, 0)
-	if o.accept(ObjectInstanceHandle{Federate: 9, Serial: 1}, a, 4, 1) {
+	if ok, _ := o.accept(ObjectInstanceHandle{Federate: 9, Serial: 1}, a, 4, 1); ok {
 		t.Error("a claim on a token held here was accepted")
 	}
 }
@@ -276,7 +276,7 @@ func TestRoutingRefcounts(t *testing.T) {
 	tank, pos, fuel := tn.handles()
 	g := objectGroup(tank)
 	must(t, a.PublishObjectClassAttributes(tank, []AttributeHandle{pos}))
-	must(t, a.SubscribeObjectClassAttributes(tank, []AttributeHandle{fuel}))
+	must(t, a.SubscribeObjectClassAttributes(tank, []AttributeHandle{fuel}, true, ""))
 	rd := a.Ready(true)
 	joins := 0
 	for _, gc := range rd.Groups {

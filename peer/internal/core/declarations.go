@@ -14,14 +14,27 @@ type declarations struct {
 	subObj map[ObjectClassHandle]map[AttributeHandle]bool
 	pubInt map[InteractionClassHandle]bool
 	subInt map[InteractionClassHandle]bool
+	// How each class is subscribed: actively or passively (a passive
+	// subscription triggers no relevance advisories at the publishers),
+	// and at which update rate.
+	subMode    map[ObjectClassHandle]subMode
+	subIntMode map[InteractionClassHandle]bool // active
+}
+
+// subMode is how an object class is subscribed.
+type subMode struct {
+	active bool
+	rate   string // update rate designator; "" for none
 }
 
 func newDeclarations() declarations {
 	return declarations{
-		pubObj: make(map[ObjectClassHandle]map[AttributeHandle]bool),
-		subObj: make(map[ObjectClassHandle]map[AttributeHandle]bool),
-		pubInt: make(map[InteractionClassHandle]bool),
-		subInt: make(map[InteractionClassHandle]bool),
+		pubObj:     make(map[ObjectClassHandle]map[AttributeHandle]bool),
+		subObj:     make(map[ObjectClassHandle]map[AttributeHandle]bool),
+		pubInt:     make(map[InteractionClassHandle]bool),
+		subInt:     make(map[InteractionClassHandle]bool),
+		subMode:    make(map[ObjectClassHandle]subMode),
+		subIntMode: make(map[InteractionClassHandle]bool),
 	}
 }
 
@@ -94,6 +107,7 @@ func (c *Core) PublishObjectClassAttributes(class ObjectClassHandle, attrs []Att
 	for _, h := range attrs {
 		set[h] = true
 	}
+	c.classRelevance()
 	return nil
 }
 
@@ -110,6 +124,7 @@ func (c *Core) UnpublishObjectClassAttributes(class ObjectClassHandle, attrs []A
 	if existed, _ := withdraw(c.dcl.pubObj, oc, attrs); existed && c.dcl.pubObj[class] == nil {
 		c.applyGroups(c.rt.unpublishObject(oc))
 	}
+	c.classRelevance()
 	return nil
 }
 
@@ -124,6 +139,7 @@ func (c *Core) PublishInteractionClass(class InteractionClassHandle) error {
 	}
 	c.dcl.pubInt[class] = true
 	c.applyGroups(c.rt.publishInteraction(ic))
+	c.interactionRelevance()
 	return nil
 }
 
@@ -138,21 +154,30 @@ func (c *Core) UnpublishInteractionClass(class InteractionClassHandle) error {
 	}
 	delete(c.dcl.pubInt, class)
 	c.applyGroups(c.rt.unpublishInteraction(ic))
+	delete(c.adv.intOn, class)
 	return nil
 }
 
 // SubscribeObjectClassAttributes (§5.6) asks for instances of class and
-// its subclasses and for updates of the given attributes. Instances
+// its subclasses and for updates of the given attributes, actively
+// (publishers are advised of it) or passively, at most at the rate the
+// update rate designator rate names ("" for no limit). Instances
 // registered before are discovered too: once the subscription has
 // attributes, a discovery query goes out on each of its groups and the
-// instances' owners announce them again.
-func (c *Core) SubscribeObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle) error {
+// instances' owners announce them again. Subscribing a class again adds
+// attributes; its activeness and rate are the last call's.
+func (c *Core) SubscribeObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle, active bool, rate string) error {
 	oc, err := c.objectClass(class)
 	if err != nil {
 		return err
 	}
 	if err := checkAttrs(oc, attrs); err != nil {
 		return err
+	}
+	if rate != "" {
+		if _, err := c.UpdateRateValue(rate); err != nil {
+			return err
+		}
 	}
 	set := c.dcl.subObj[class]
 	if set == nil {
@@ -164,6 +189,9 @@ func (c *Core) SubscribeObjectClassAttributes(class ObjectClassHandle, attrs []A
 	for _, h := range attrs {
 		set[h] = true
 	}
+	c.dcl.subMode[class] = subMode{active: active, rate: rate}
+	c.publishInterest(oc)
+	c.rescopeClass(oc)
 	if had || len(set) == 0 {
 		return nil
 	}
@@ -190,22 +218,27 @@ func (c *Core) UnsubscribeObjectClassAttributes(class ObjectClassHandle, attrs [
 	}
 	if existed, _ := withdraw(c.dcl.subObj, oc, attrs); existed && c.dcl.subObj[class] == nil {
 		c.applyGroups(c.rt.unsubscribeObject(oc))
+		delete(c.dcl.subMode, class)
 	}
+	c.publishInterest(oc)
+	c.rescopeClass(oc)
 	return nil
 }
 
 // SubscribeInteractionClass (§5.8): interactions of class and its
-// subclasses arrive as class, with class's parameters.
-func (c *Core) SubscribeInteractionClass(class InteractionClassHandle) error {
+// subclasses arrive as class, with class's parameters. A passive
+// subscription triggers no relevance advisories at the publishers.
+func (c *Core) SubscribeInteractionClass(class InteractionClassHandle, active bool) error {
 	ic, err := c.interactionClass(class)
 	if err != nil {
 		return err
 	}
-	if c.dcl.subInt[class] {
-		return nil
+	if !c.dcl.subInt[class] {
+		c.dcl.subInt[class] = true
+		c.applyGroups(c.rt.subscribeInteraction(ic))
 	}
-	c.dcl.subInt[class] = true
-	c.applyGroups(c.rt.subscribeInteraction(ic))
+	c.dcl.subIntMode[class] = active
+	c.publishInteractionInterest(class)
 	return nil
 }
 
@@ -219,7 +252,9 @@ func (c *Core) UnsubscribeInteractionClass(class InteractionClassHandle) error {
 		return nil
 	}
 	delete(c.dcl.subInt, class)
+	delete(c.dcl.subIntMode, class)
 	c.applyGroups(c.rt.unsubscribeInteraction(ic))
+	c.publishInteractionInterest(class)
 	return nil
 }
 

@@ -22,8 +22,10 @@ import (
 type federation struct {
 	members map[FederateHandle]Member
 	// directive is the federation's automatic resign directive: what
-	// happens to a lost federate's objects.
+	// happens to a lost federate's objects, unless it set its own
+	// (replicated state keyResign); own is this federate's.
 	directive ResignAction
+	own       ResignAction
 	nextOp    uint64
 	pending   map[uint64]func(OpResult)
 	// states is the other federates' replicated state, as the control
@@ -38,6 +40,7 @@ func newFederation(directive ResignAction) federation {
 	return federation{
 		members:   make(map[FederateHandle]Member),
 		directive: directive,
+		own:       directive,
 		pending:   make(map[uint64]func(OpResult)),
 		states:    make(map[FederateHandle]map[string]stateValue),
 	}
@@ -122,11 +125,31 @@ func (c *Core) MemberLeft(h FederateHandle, lost bool, action ResignAction) {
 	deletes := true
 	switch {
 	case lost:
-		deletes = c.fed.directive.Deletes()
+		directive := c.fed.directive
+		if v, _, ok := c.State(h, keyResign); ok && len(v) == 1 && ResignAction(v[0]).Valid() {
+			directive = ResignAction(v[0])
+		}
+		deletes = directive.Deletes()
 	case action.Valid():
 		deletes = action.Deletes()
 	}
 	c.forget(h, lost, deletes)
+}
+
+// AutomaticResignDirective (§10.2) returns this federate's automatic
+// resign directive: what the others do with its objects if it is lost.
+func (c *Core) AutomaticResignDirective() ResignAction { return c.fed.own }
+
+// SetAutomaticResignDirective (§10.3) sets it, and tells the others in
+// this federate's replicated state. ErrInvalidResignAction for an action
+// that is not one.
+func (c *Core) SetAutomaticResignDirective(a ResignAction) error {
+	if !a.Valid() {
+		return fmt.Errorf("%w: %d", hla.ErrInvalidResignAction, int(a))
+	}
+	c.fed.own = a
+	c.setState(keyResign, []byte{byte(a)})
+	return nil
 }
 
 // SelfLost tells the core that the control plane dropped this federate
@@ -156,6 +179,7 @@ func (c *Core) forget(h FederateHandle, lost, deletes bool) {
 	}
 	delete(c.fed.members, h)
 	delete(c.fed.states, h)
+	c.dropInterest(h)
 	c.tm.RemoveFederate(lbts.FederateID(h))
 	c.rel.ForgetSender(reliable.NodeID(h))
 	c.removeFederate(h, deletes)
@@ -254,6 +278,7 @@ func (c *Core) StateChanged(h FederateHandle, key string, value []byte, version 
 		return
 	}
 	st[key] = stateValue{value: value, version: version}
+	c.interestChanged(h, key, value)
 }
 
 // State returns federate h's replicated state key as this federate

@@ -2,6 +2,7 @@ package core
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
@@ -46,6 +47,21 @@ type objects struct {
 	// federate's sends.
 	attrOrder map[ObjectInstanceHandle]map[AttributeHandle]OrderType
 	intOrder  map[InteractionClassHandle]OrderType
+
+	// Transportation overrides (requestAttributeTransportationTypeChange
+	// and requestInteractionTransportationTypeChange) for this
+	// federate's sends.
+	attrTransport map[ObjectInstanceHandle]map[AttributeHandle]hla.TransportationType
+	intTransport  map[InteractionClassHandle]hla.TransportationType
+
+	// Rate-limited subscriptions: the tick each instance was last
+	// reflected, and the values that came since, merged, waiting for the
+	// next slot.
+	rateLast map[ObjectInstanceHandle]int64
+	rateHeld map[ObjectInstanceHandle]*hla.ReflectAttributeValues
+
+	// Multiple name reservations under way.
+	multi []*multiReservation
 
 	// unnamed holds updates of instances with reserved names heard
 	// before their name, until the name comes (or they expire).
@@ -100,7 +116,12 @@ func newObjects(self FederateHandle) objects {
 		gone:      make(map[FederateHandle]bool),
 		attrOrder: make(map[ObjectInstanceHandle]map[AttributeHandle]OrderType),
 		intOrder:  make(map[InteractionClassHandle]OrderType),
-		unnamed:   make(map[ObjectInstanceHandle]*unnamedUpdates),
+
+		attrTransport: make(map[ObjectInstanceHandle]map[AttributeHandle]hla.TransportationType),
+		intTransport:  make(map[InteractionClassHandle]hla.TransportationType),
+		rateLast:      make(map[ObjectInstanceHandle]int64),
+		rateHeld:      make(map[ObjectInstanceHandle]*hla.ReflectAttributeValues),
+		unnamed:       make(map[ObjectInstanceHandle]*unnamedUpdates),
 	}
 }
 
@@ -134,7 +155,7 @@ func (c *Core) ReserveObjectInstanceName(name string) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}
-	c.fed.startOp(c, Op{Kind: OpAcquire, Key: "objectName/" + name}, func(r OpResult) {
+	c.fed.startOp(c, Op{Kind: OpAcquire, Key: nameKey(name)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			c.obj.reserved[name] = true
 			c.push(hla.ObjectInstanceNameReservationSucceeded{Name: name})
@@ -178,12 +199,22 @@ func (c *Core) RegisterObjectInstance(class ObjectClassHandle, name string) (Obj
 	o.inst[h] = in
 	o.names[name] = h
 	c.own.register(h, pub, privilegeToDelete(oc))
-	_, err = c.send(outMsg{group: c.rt.objectRoute(oc), reliable: true, msg: registerMsg(h, in)})
+	_, err = c.send(outMsg{group: c.rt.objectRoute(oc), reliable: true, msg: c.registerMsg(h, in)})
+	c.attrRelevance(h)
 	return h, err
 }
 
-func registerMsg(h ObjectInstanceHandle, in *instance) *wireMsg {
-	return &wireMsg{Kind: kindRegister, Obj: h, Class: uint64(in.class.Handle), Name: in.name}
+// registerMsg announces instance h: its registered class and name, and
+// the tokens the announcing federate holds of it (attribute, epoch), so
+// that receivers know who owns what (scope, fencing).
+func (c *Core) registerMsg(h ObjectInstanceHandle, in *instance) *wireMsg {
+	held := c.own.heldOf(h)
+	pairs := make([]valuePair, 0, len(held))
+	for a, e := range held {
+		pairs = append(pairs, valuePair{H: uint64(a), V: binary.AppendUvarint(nil, e)})
+	}
+	sortPairs(pairs)
+	return &wireMsg{Kind: kindRegister, Obj: h, Class: uint64(in.class.Handle), Name: in.name, Pairs: pairs}
 }
 
 // privilegeToDelete returns the handle of class oc's HLAprivilegeToDeleteObject
@@ -219,6 +250,33 @@ func (c *Core) UpdateAttributeValues(obj ObjectInstanceHandle, values AttributeV
 		return MessageRetractionHandle{}, ErrBlocked
 	}
 	return c.sendAll(outs, ts)
+}
+
+// UpdateClass checks an update as UpdateAttributeValues does (a known
+// instance, defined attributes this federate owns) and returns the
+// instance's registered class, for update conditions applied before it.
+func (c *Core) UpdateClass(h ObjectInstanceHandle, values AttributeValues) (ObjectClassHandle, error) {
+	in, ok := c.obj.inst[h]
+	if !ok {
+		return 0, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
+	}
+	return in.class.Handle, c.checkOwned(h, in, values)
+}
+
+// checkOwned checks that values are of defined attributes this federate
+// owns.
+func (c *Core) checkOwned(h ObjectInstanceHandle, in *instance, values AttributeValues) error {
+	held := c.own.heldOf(h)
+	for a := range values {
+		attr, ok := in.class.AttributeByHandle(a)
+		if !ok {
+			return fmt.Errorf("%w: attribute %d of class %s", hla.ErrAttributeNotDefined, a, in.class.QualifiedName)
+		}
+		if _, ok := held[a]; !ok {
+			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeNotOwned, attr.Name, h)
+		}
+	}
+	return nil
 }
 
 // stamp converts an optional time: nil means none.
@@ -267,7 +325,7 @@ func (c *Core) update(h ObjectInstanceHandle, values AttributeValues, tag []byte
 			mixed = true
 		}
 		k := 0
-		if !c.reliable(attr.Transportation) {
+		if !c.attrReliable(h, attr) {
 			k |= bestEffort
 		}
 		if hasTime && regulating && c.attrTSO(h, attr) {
@@ -365,7 +423,7 @@ func (c *Core) SendInteraction(class InteractionClassHandle, values ParameterVal
 		vals = append(vals, valuePair{uint64(p), v})
 	}
 	sortPairs(vals)
-	o := outMsg{group: c.rt.interactionRoute(ic), reliable: c.reliable(ic.Transportation), msg: &wireMsg{
+	o := outMsg{group: c.rt.interactionRoute(ic), reliable: c.interactionReliable(ic), msg: &wireMsg{
 		Kind: kindInteraction, Class: uint64(class), Pairs: vals, Tag: tag,
 		TSO: hasTime && reg && c.interactionTSO(ic), HasTime: hasTime, Time: ts,
 	}}
@@ -410,6 +468,8 @@ func (c *Core) deleteMsg(h ObjectInstanceHandle, tag []byte, hasTime bool, t flo
 	}
 	c.obj.forget(h, in)
 	c.own.forget(h)
+	c.attrRelevance(h)
+	c.rescope(h, true)
 	return outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: &wireMsg{
 		Kind: kindDelete, Obj: h, Class: uint64(in.class.Handle), Tag: tag,
 		TSO: hasTime && regulating, HasTime: hasTime, Time: t, Epoch: epoch,
@@ -423,7 +483,10 @@ func (o *objects) forget(h ObjectInstanceHandle, in *instance) {
 		delete(o.names, in.name)
 	}
 	delete(o.attrOrder, h)
+	delete(o.attrTransport, h)
 	delete(o.unnamed, h)
+	delete(o.rateLast, h)
+	delete(o.rateHeld, h)
 }
 
 // ---- Support services on objects (§10) ----
@@ -481,7 +544,7 @@ func (c *Core) answerQuery(class uint64, obj ObjectInstanceHandle) {
 }
 
 func (c *Core) sendAnnouncement(h ObjectInstanceHandle, in *instance) {
-	if _, err := c.send(outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: registerMsg(h, in)}); err != nil {
+	if _, err := c.send(outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: c.registerMsg(h, in)}); err != nil {
 		c.stats.Malformed++ // cannot happen: a registration fits any frame
 	}
 }
@@ -512,7 +575,21 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 	o := &c.obj
 	switch m.Kind {
 	case kindRegister:
-		evs, _ = c.discover(evs, m.Obj, m.Class, m.Name, d.from)
+		evs, found := c.discover(evs, m.Obj, m.Class, m.Name, d.from)
+		if found {
+			for _, p := range m.Pairs {
+				e, n := binary.Uvarint(p.V)
+				if n <= 0 {
+					c.stats.Malformed++
+					continue
+				}
+				c.own.accept(m.Obj, AttributeHandle(p.H), d.from, e)
+			}
+			evs = c.rescopeTo(evs, m.Obj, false)
+		}
+		return evs
+	case kindRequestUpdate:
+		c.onRequestUpdate(m, d.from)
 		return evs
 	case kindUpdate:
 		oc, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class))
@@ -539,39 +616,49 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		sub := c.dcl.subObj[in.known.Handle]
 		ps := pairsOf(m)
 		vals := make(AttributeValues, len(ps))
+		learned := false
 		for _, p := range ps {
 			a := AttributeHandle(p.H)
-			if !sub[a] {
-				continue
-			}
 			if _, ok := oc.AttributeByHandle(a); !ok {
 				continue
 			}
-			if !c.own.accept(m.Obj, a, d.from, m.Epoch) {
+			ok, l := c.own.accept(m.Obj, a, d.from, m.Epoch)
+			learned = learned || l
+			if !ok {
 				c.stats.Stale++
 				continue
 			}
-			vals[a] = p.V
+			if sub[a] {
+				vals[a] = p.V
+			}
+		}
+		if learned {
+			evs = c.rescopeTo(evs, m.Obj, false)
 		}
 		if len(vals) == 0 {
 			return evs
 		}
-		return append(evs, hla.ReflectAttributeValues{
+		ev := hla.ReflectAttributeValues{
 			Object: m.Obj, Values: vals, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received,
 			Time: t, Producer: d.from, Transportation: transportName(d.reliable), Retraction: mrh,
-		})
+		}
+		if rate := c.dcl.subMode[in.known.Handle].rate; rate != "" && !m.TSO && c.rateHold(ev, rate) {
+			return evs
+		}
+		return append(evs, ev)
 	case kindDelete:
 		in := o.inst[m.Obj]
 		if in == nil {
 			return evs
 		}
-		if !c.own.accept(m.Obj, privilegeToDelete(in.class), d.from, m.Epoch) {
+		if ok, _ := c.own.accept(m.Obj, privilegeToDelete(in.class), d.from, m.Epoch); !ok {
 			c.stats.Stale++
 			return evs
 		}
 		o.forget(m.Obj, in)
 		o.deleted[m.Obj] = true
 		c.own.forget(m.Obj)
+		c.rescope(m.Obj, true)
 		return append(evs, hla.RemoveObjectInstance{Object: m.Obj, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received, Time: t, Producer: d.from, Retraction: mrh})
 	case kindInteraction:
 		ic, ok := c.fdd.InteractionClassByHandle(InteractionClassHandle(m.Class))
@@ -670,6 +757,9 @@ func (c *Core) holdUnnamed(m *wireMsg, d delivery) {
 // tick expires the updates that waited too long for their name.
 func (o *objects) tick(c *Core) {
 	o.ticks++
+	if len(o.rateHeld) > 0 {
+		c.rateFlush()
+	}
 	if len(o.unnamed) == 0 {
 		return
 	}
@@ -690,6 +780,7 @@ func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 	o := &c.obj
 	if !deletes {
 		c.own.ownerLeft(f)
+		c.rescopeOwner(f)
 		return
 	}
 	o.gone[f] = true
@@ -703,6 +794,7 @@ func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 	for _, h := range hs {
 		o.forget(h, o.inst[h])
 		c.own.forget(h)
+		c.rescope(h, true)
 		c.push(hla.RemoveObjectInstance{Object: h, SentOrder: Receive, ReceivedOrder: Receive, Producer: f})
 	}
 	for h := range o.unnamed {
@@ -711,6 +803,7 @@ func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 		}
 	}
 	c.own.ownerLeft(f)
+	c.rescopeOwner(f)
 }
 
 // compareHandles orders instance handles by registrar, then serial.

@@ -18,9 +18,10 @@ type ownership struct {
 	// held are the tokens this federate holds: instance -> attribute ->
 	// epoch.
 	held map[ObjectInstanceHandle]map[AttributeHandle]uint64
-	// seen are the newest tokens heard of where they are not the
-	// registrar's at epoch 0.
-	seen map[ObjectInstanceHandle]map[AttributeHandle]token
+	// view are the newest tokens of other federates' instances heard of
+	// (in registration announcements and updates). Where it has none, an
+	// attribute's token is taken to be the registrar's at epoch 0.
+	view map[ObjectInstanceHandle]map[AttributeHandle]token
 	// left are federates that resigned or were lost: their tokens are
 	// void (the attributes unowned) unless someone took them since.
 	left map[FederateHandle]bool
@@ -37,7 +38,7 @@ func newOwnership(self FederateHandle) ownership {
 	return ownership{
 		self: self,
 		held: make(map[ObjectInstanceHandle]map[AttributeHandle]uint64),
-		seen: make(map[ObjectInstanceHandle]map[AttributeHandle]token),
+		view: make(map[ObjectInstanceHandle]map[AttributeHandle]token),
 		left: make(map[FederateHandle]bool),
 	}
 }
@@ -70,21 +71,29 @@ func (o *ownership) holds(h ObjectInstanceHandle, a AttributeHandle) (uint64, bo
 // holdsAny reports whether this federate holds any token of h.
 func (o *ownership) holdsAny(h ObjectInstanceHandle) bool { return len(o.held[h]) > 0 }
 
-// current returns the newest token of (h, a) this federate knows of.
-func (o *ownership) current(h ObjectInstanceHandle, a AttributeHandle) token {
+// current returns the newest token of (h, a) this federate knows of, and
+// whether it heard of it (or holds it) rather than assuming the
+// registrar's.
+func (o *ownership) current(h ObjectInstanceHandle, a AttributeHandle) (token, bool) {
 	if e, ok := o.held[h][a]; ok {
-		return token{owner: o.self, epoch: e}
+		return token{owner: o.self, epoch: e}, true
 	}
-	if t, ok := o.seen[h][a]; ok {
-		return t
+	if t, ok := o.view[h][a]; ok {
+		return t, true
 	}
-	return token{owner: h.Federate, epoch: 0}
+	return token{owner: h.Federate, epoch: 0}, false
+}
+
+// known reports whether this federate holds or heard of (h, a)'s token.
+func (o *ownership) known(h ObjectInstanceHandle, a AttributeHandle) bool {
+	_, ok := o.current(h, a)
+	return ok
 }
 
 // ownerOf returns who holds (h, a) as far as this federate knows: 0 when
 // nobody does.
 func (o *ownership) ownerOf(h ObjectInstanceHandle, a AttributeHandle) FederateHandle {
-	t := o.current(h, a)
+	t, _ := o.current(h, a)
 	if o.left[t.owner] {
 		return 0
 	}
@@ -93,33 +102,38 @@ func (o *ownership) ownerOf(h ObjectInstanceHandle, a AttributeHandle) FederateH
 
 // accept decides whether a message about (h, a) from sender, at epoch,
 // is current: its epoch is newer than the newest known (the token moved
-// to sender), or the same and sender holds it. It records a newer token.
-func (o *ownership) accept(h ObjectInstanceHandle, a AttributeHandle, sender FederateHandle, epoch uint64) bool {
-	cur := o.current(h, a)
+// to sender), or the same and sender holds it. It records the token the
+// first time it hears of it and whenever it is newer; learned says it
+// recorded something (the attribute's owner may be news).
+func (o *ownership) accept(h ObjectInstanceHandle, a AttributeHandle, sender FederateHandle, epoch uint64) (ok, learned bool) {
+	cur, known := o.current(h, a)
 	switch {
 	case epoch > cur.epoch:
 		if _, mine := o.held[h][a]; mine {
 			// Someone claims a newer epoch of a token held here: only
 			// a transfer moves it, and this federate made none.
-			return false
+			return false, false
 		}
-		m := o.seen[h]
-		if m == nil {
-			m = make(map[AttributeHandle]token)
-			o.seen[h] = m
+	case epoch == cur.epoch && cur.owner == sender:
+		if known {
+			return true, false
 		}
-		m[a] = token{owner: sender, epoch: epoch}
-		return true
-	case epoch == cur.epoch:
-		return cur.owner == sender
+	default:
+		return false, false
 	}
-	return false
+	m := o.view[h]
+	if m == nil {
+		m = make(map[AttributeHandle]token)
+		o.view[h] = m
+	}
+	m[a] = token{owner: sender, epoch: epoch}
+	return true, true
 }
 
 // forget drops everything about instance h (deleted).
 func (o *ownership) forget(h ObjectInstanceHandle) {
 	delete(o.held, h)
-	delete(o.seen, h)
+	delete(o.view, h)
 }
 
 // ownerLeft records that federate f resigned or was lost: the tokens it

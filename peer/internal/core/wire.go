@@ -42,14 +42,15 @@ import (
 // Data-plane message kinds. Every payload the reliable layer carries for a
 // federate is one wireMsg, encoded by appendMsg.
 const (
-	kindRegister    uint8 = 1 // an object instance exists (also the answer to a query)
-	kindUpdate      uint8 = 2 // attribute values
-	kindDelete      uint8 = 3 // an object instance is deleted
-	kindInteraction uint8 = 4 // an interaction
-	kindQuery       uint8 = 5 // "who has instances of this class?" from a new subscriber
-	kindTime        uint8 = 6 // a time-management message (promise)
-	kindResign      uint8 = 7 // the sender resigns
-	kindRetract     uint8 = 8 // the sender retracts a time-stamped message (Ref, RefSeq)
+	kindRegister      uint8 = 1 // an object instance exists (also the answer to a query)
+	kindUpdate        uint8 = 2 // attribute values
+	kindDelete        uint8 = 3 // an object instance is deleted
+	kindInteraction   uint8 = 4 // an interaction
+	kindQuery         uint8 = 5 // "who has instances of this class?" from a new subscriber
+	kindTime          uint8 = 6 // a time-management message (promise)
+	kindResign        uint8 = 7 // the sender resigns
+	kindRetract       uint8 = 8 // the sender retracts a time-stamped message (Ref, RefSeq)
+	kindRequestUpdate uint8 = 9 // "provide these attributes' values" (Obj or Class, Pairs' handles, Tag)
 )
 
 // wireMsg is the one data-plane message shape. Fields not used by a kind
@@ -242,7 +243,7 @@ func appendMsg(dst []byte, m *wireMsg) []byte {
 	return dst
 }
 
-func validKind(k uint8) bool { return k >= kindRegister && k <= kindRetract }
+func validKind(k uint8) bool { return k >= kindRegister && k <= kindRequestUpdate }
 
 // msgFlags returns the presence flags of m's fields.
 func msgFlags(m *wireMsg) uint16 {

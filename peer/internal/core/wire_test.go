@@ -100,7 +100,7 @@ func fieldMsg(k uint8, flags uint16) *wireMsg {
 // Every kind with every combination of fields round-trips, and the
 // header says which fields are present.
 func TestWireRoundTripAllFields(t *testing.T) {
-	for k := kindRegister; k <= kindRetract; k++ {
+	for k := kindRegister; k <= kindRequestUpdate; k++ {
 		for flags := uint16(0); flags <= flagsKnown; flags++ {
 			m := fieldMsg(k, flags)
 			b := roundTrip(t, m)
@@ -173,7 +173,7 @@ func randMsg(r *rand.Rand) *wireMsg {
 		return b
 	}
 	m := &wireMsg{
-		Kind:    kindRegister + uint8(r.IntN(int(kindRetract))),
+		Kind:    kindRegister + uint8(r.IntN(int(kindRequestUpdate))),
 		ID:      u64(),
 		Obj:     ObjectInstanceHandle{Federate: FederateHandle(u64()), Serial: u64()},
 		Class:   u64(),
@@ -286,7 +286,7 @@ func TestWireMalformed(t *testing.T) {
 		{"version 2", []byte{0x22, 0, 0}, "unknown version 2"},
 		{"msgpack map", []byte{0x81, 0xa1, 'k', 0x02}, "unknown version 8"},
 		{"kind 0", hdr(0, 0), "unknown kind 0"},
-		{"kind 9", hdr(9, 0), "unknown kind 9"},
+		{"kind 10", hdr(10, 0), "unknown kind 10"},
 		{"kind 15", hdr(15, 0), "unknown kind 15"},
 		{"unknown flag", hdr(kindUpdate, flagAction<<1), "unknown flags 0x4000"},
 		{"truncated epoch", hdr(kindUpdate, flagEpoch), "truncated epoch"},
@@ -345,7 +345,7 @@ func TestWireTruncatedOrExtended(t *testing.T) {
 }
 
 func TestEncodeUnknownKind(t *testing.T) {
-	for _, k := range []uint8{0, kindRetract + 1, 0x12} {
+	for _, k := range []uint8{0, kindRequestUpdate + 1, 0x12} {
 		if _, err := encodeMsg(&wireMsg{Kind: k}); err == nil {
 			t.Errorf("encodeMsg of kind %d succeeded", k)
 		}
@@ -447,7 +447,7 @@ func FuzzDecodeMsg(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := decodeMsg(data)
-		if err == nil && (m.Kind < kindRegister || m.Kind > kindRetract) {
+		if err == nil && (m.Kind < kindRegister || m.Kind > kindRequestUpdate) {
 			t.Fatalf("kind %d accepted", m.Kind)
 		}
 	})

@@ -1,0 +1,531 @@
+package core
+
+import (
+	"encoding/binary"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/hla"
+)
+
+// advisories is the advisory sub-machine: what the other federates
+// subscribe to, as they publish it in their replicated state, and the
+// advisories this federate owes its federate from it (1516.1-2010 §5.10-
+// §5.13, §6.17-§6.22):
+//
+//   - object class relevance: StartRegistrationForObjectClass while
+//     another federate actively subscribes to attributes this federate
+//     publishes of a class (or subscribes to an ancestor of it), Stop when
+//     none does;
+//   - interaction relevance: TurnInteractionsOn/Off likewise for a
+//     published interaction class;
+//   - attribute relevance: TurnUpdatesOn/OffForObjectInstance for the
+//     attributes this federate owns of an instance that another federate
+//     actively subscribes to;
+//   - attribute scope: AttributesInScope/OutOfScope for the attributes of
+//     a known instance this federate subscribes to and another federate
+//     owns.
+//
+// Each advisory goes out only while its switch is on (the FDD's switches
+// set them at join; the enable/disable services change them); the state
+// behind it is kept either way. Relevance is judged from subscriptions:
+// a subscriber discovers every instance of what it subscribes to, so an
+// active subscription is interest in every such instance (regions will
+// narrow it).
+type advisories struct {
+	// Other federates' subscriptions, from their replicated state.
+	objs map[ObjectClassHandle]map[FederateHandle]remoteSub
+	ints map[InteractionClassHandle]map[FederateHandle]bool // active
+
+	// The switches.
+	classRel, attrRel, scope, intRel bool
+
+	// What this federate was told last.
+	regOn   map[ObjectClassHandle]bool
+	intOn   map[InteractionClassHandle]bool
+	updOn   map[ObjectInstanceHandle][]AttributeHandle // sorted
+	scopeOf map[ObjectInstanceHandle][]AttributeHandle // sorted
+}
+
+// remoteSub is another federate's subscription to one object class.
+type remoteSub struct {
+	attrs  []AttributeHandle
+	active bool
+	rate   string
+}
+
+func newAdvisories(sw fomxml.Switches) advisories {
+	return advisories{
+		objs:     make(map[ObjectClassHandle]map[FederateHandle]remoteSub),
+		ints:     make(map[InteractionClassHandle]map[FederateHandle]bool),
+		classRel: sw.ObjectClassRelevanceAdvisory,
+		attrRel:  sw.AttributeRelevanceAdvisory,
+		scope:    sw.AttributeScopeAdvisory,
+		intRel:   sw.InteractionRelevanceAdvisory,
+		regOn:    make(map[ObjectClassHandle]bool),
+		intOn:    make(map[InteractionClassHandle]bool),
+		updOn:    make(map[ObjectInstanceHandle][]AttributeHandle),
+		scopeOf:  make(map[ObjectInstanceHandle][]AttributeHandle),
+	}
+}
+
+// Replicated state keys.
+const (
+	keySubObject      = "s/o/" // + class handle: this federate's subscription to it
+	keySubInteraction = "s/i/" // + interaction class handle
+	keyIntTransport   = "t/i/" // + interaction class handle: its transportation here
+	keyResign         = "resign"
+)
+
+// publishInterest publishes this federate's subscription to oc in its
+// replicated state (nil when it has none).
+func (c *Core) publishInterest(oc *fomxml.ObjectClass) {
+	key := keySubObject + strconv.FormatUint(uint64(oc.Handle), 10)
+	set := c.dcl.subObj[oc.Handle]
+	if len(set) == 0 {
+		c.setState(key, nil)
+		return
+	}
+	mode := c.dcl.subMode[oc.Handle]
+	b := []byte{0}
+	if mode.active {
+		b[0] = 1
+	}
+	b = binary.AppendUvarint(b, uint64(len(mode.rate)))
+	b = append(b, mode.rate...)
+	attrs := make([]AttributeHandle, 0, len(set))
+	for a := range set {
+		attrs = append(attrs, a)
+	}
+	slices.Sort(attrs)
+	b = binary.AppendUvarint(b, uint64(len(attrs)))
+	for _, a := range attrs {
+		b = binary.AppendUvarint(b, uint64(a))
+	}
+	c.setState(key, b)
+}
+
+func (c *Core) publishInteractionInterest(ic InteractionClassHandle) {
+	key := keySubInteraction + strconv.FormatUint(uint64(ic), 10)
+	if !c.dcl.subInt[ic] {
+		c.setState(key, nil)
+		return
+	}
+	v := byte(0)
+	if c.dcl.subIntMode[ic] {
+		v = 1
+	}
+	c.setState(key, []byte{v})
+}
+
+// setState publishes one key of this federate's replicated state
+// through the control plane.
+func (c *Core) setState(key string, value []byte) {
+	c.fed.startOp(c, Op{Kind: OpSetState, Key: key, Value: value}, func(OpResult) {})
+}
+
+// decodeSub decodes a published subscription; false for bytes that do
+// not parse (another federate's state: dropped and counted).
+func decodeSub(b []byte) (remoteSub, bool) {
+	var s remoteSub
+	if len(b) < 1 || b[0] > 1 {
+		return s, false
+	}
+	s.active = b[0] == 1
+	b = b[1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k) {
+		return s, false
+	}
+	s.rate = string(b[k : k+int(n)])
+	b = b[k+int(n):]
+	count, k := binary.Uvarint(b)
+	if k <= 0 || count > uint64(len(b)) {
+		return s, false
+	}
+	b = b[k:]
+	s.attrs = make([]AttributeHandle, 0, count)
+	for range count {
+		a, k := binary.Uvarint(b)
+		if k <= 0 {
+			return s, false
+		}
+		s.attrs = append(s.attrs, AttributeHandle(a))
+		b = b[k:]
+	}
+	return s, len(b) == 0
+}
+
+// interestChanged folds another federate's replicated state key into the
+// advisories' view.
+func (c *Core) interestChanged(h FederateHandle, key string, value []byte) {
+	a := &c.adv
+	switch {
+	case strings.HasPrefix(key, keySubObject):
+		n, err := strconv.ParseUint(key[len(keySubObject):], 10, 64)
+		if err != nil {
+			c.stats.Malformed++
+			return
+		}
+		class := ObjectClassHandle(n)
+		m := a.objs[class]
+		if value == nil {
+			delete(m, h)
+		} else {
+			sub, ok := decodeSub(value)
+			if !ok {
+				c.stats.Malformed++
+				return
+			}
+			if m == nil {
+				m = make(map[FederateHandle]remoteSub)
+				a.objs[class] = m
+			}
+			m[h] = sub
+		}
+		c.classRelevance()
+		c.allAttrRelevance()
+	case strings.HasPrefix(key, keySubInteraction):
+		n, err := strconv.ParseUint(key[len(keySubInteraction):], 10, 64)
+		if err != nil {
+			c.stats.Malformed++
+			return
+		}
+		class := InteractionClassHandle(n)
+		m := a.ints[class]
+		if value == nil {
+			delete(m, h)
+		} else {
+			if len(value) != 1 {
+				c.stats.Malformed++
+				return
+			}
+			if m == nil {
+				m = make(map[FederateHandle]bool)
+				a.ints[class] = m
+			}
+			m[h] = value[0] == 1
+		}
+		c.interactionRelevance()
+	}
+}
+
+// dropInterest forgets a federate that left.
+func (c *Core) dropInterest(h FederateHandle) {
+	for _, m := range c.adv.objs {
+		delete(m, h)
+	}
+	for _, m := range c.adv.ints {
+		delete(m, h)
+	}
+	c.classRelevance()
+	c.interactionRelevance()
+	c.allAttrRelevance()
+}
+
+// wanted reports whether another federate actively subscribes to
+// attribute a at class oc or an ancestor, and the rate of the most
+// demanding such subscription.
+func (c *Core) wanted(oc *fomxml.ObjectClass, a AttributeHandle) (bool, string) {
+	found, rate, best := false, "", -1.0
+	for x := oc; x != nil; x = x.Parent {
+		for h, sub := range c.adv.objs[x.Handle] {
+			if h == c.self || !sub.active || !slices.Contains(sub.attrs, a) {
+				continue
+			}
+			found = true
+			if sub.rate == "" {
+				continue
+			}
+			if v, err := c.UpdateRateValue(sub.rate); err == nil && v > best {
+				best, rate = v, sub.rate
+			}
+		}
+	}
+	return found, rate
+}
+
+// classRelevance decides, for every published object class, whether
+// another federate wants what this federate publishes of it.
+func (c *Core) classRelevance() {
+	a := &c.adv
+	classes := make([]ObjectClassHandle, 0, len(c.dcl.pubObj))
+	for class := range c.dcl.pubObj {
+		classes = append(classes, class)
+	}
+	slices.Sort(classes)
+	for _, class := range classes {
+		oc, ok := c.fdd.ObjectClassByHandle(class)
+		if !ok {
+			continue
+		}
+		on := false
+		for attr := range c.dcl.pubObj[class] {
+			if w, _ := c.wanted(oc, attr); w {
+				on = true
+				break
+			}
+		}
+		if on == a.regOn[class] {
+			continue
+		}
+		a.regOn[class] = on
+		if !a.classRel {
+			continue
+		}
+		if on {
+			c.push(hla.StartRegistrationForObjectClass{Class: class})
+		} else {
+			c.push(hla.StopRegistrationForObjectClass{Class: class})
+		}
+	}
+	for class := range a.regOn {
+		if c.dcl.pubObj[class] == nil {
+			delete(a.regOn, class)
+		}
+	}
+}
+
+// interactionRelevance decides, for every published interaction class,
+// whether another federate actively subscribes to it or an ancestor.
+func (c *Core) interactionRelevance() {
+	a := &c.adv
+	classes := make([]InteractionClassHandle, 0, len(c.dcl.pubInt))
+	for class := range c.dcl.pubInt {
+		classes = append(classes, class)
+	}
+	slices.Sort(classes)
+	for _, class := range classes {
+		ic, ok := c.fdd.InteractionClassByHandle(class)
+		if !ok {
+			continue
+		}
+		on := false
+		for x := ic; x != nil && !on; x = x.Parent {
+			for h, active := range a.ints[x.Handle] {
+				if h != c.self && active {
+					on = true
+					break
+				}
+			}
+		}
+		if on == a.intOn[class] {
+			continue
+		}
+		a.intOn[class] = on
+		if !a.intRel {
+			continue
+		}
+		if on {
+			c.push(hla.TurnInteractionsOn{Class: class})
+		} else {
+			c.push(hla.TurnInteractionsOff{Class: class})
+		}
+	}
+}
+
+// attrRelevance decides which attributes this federate owns of instance
+// h another federate wants, and advises the changes.
+func (c *Core) attrRelevance(h ObjectInstanceHandle) {
+	a := &c.adv
+	in := c.obj.inst[h]
+	held := c.own.heldOf(h)
+	var now []AttributeHandle
+	rate := ""
+	if in != nil {
+		for attr := range held {
+			if w, r := c.wanted(in.class, attr); w {
+				now = append(now, attr)
+				if r != "" {
+					rate = r
+				}
+			}
+		}
+	}
+	slices.Sort(now)
+	was := a.updOn[h]
+	on, off := diffSorted(was, now)
+	if len(now) == 0 {
+		delete(a.updOn, h)
+	} else {
+		a.updOn[h] = now
+	}
+	if !a.attrRel {
+		return
+	}
+	if len(on) > 0 {
+		c.push(hla.TurnUpdatesOnForObjectInstance{Object: h, Attributes: on, UpdateRate: rate})
+	}
+	if len(off) > 0 && in != nil {
+		c.push(hla.TurnUpdatesOffForObjectInstance{Object: h, Attributes: off})
+	}
+}
+
+// allAttrRelevance runs attrRelevance for every instance this federate
+// holds tokens of, in handle order.
+func (c *Core) allAttrRelevance() {
+	hs := make([]ObjectInstanceHandle, 0, len(c.own.held))
+	for h := range c.own.held {
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, compareHandles)
+	for _, h := range hs {
+		c.attrRelevance(h)
+	}
+}
+
+// rescope decides which attributes of known instance h are in scope here
+// (subscribed, and owned by another federate) and advises the changes.
+// gone says h was removed: it leaves scope without a callback.
+func (c *Core) rescope(h ObjectInstanceHandle, gone bool) { c.push(c.rescopeTo(nil, h, gone)...) }
+
+// rescopeTo is rescope appending the advisories to evs, for a caller
+// that is building a message's events (they follow its discovery).
+func (c *Core) rescopeTo(evs []Event, h ObjectInstanceHandle, gone bool) []Event {
+	a := &c.adv
+	var now []AttributeHandle
+	if in := c.obj.inst[h]; in != nil && !gone {
+		for attr := range c.dcl.subObj[in.known.Handle] {
+			if o := c.own.ownerOf(h, attr); o != 0 && o != c.self && c.own.known(h, attr) {
+				now = append(now, attr)
+			}
+		}
+	}
+	slices.Sort(now)
+	in, out := diffSorted(a.scopeOf[h], now)
+	if len(now) == 0 {
+		delete(a.scopeOf, h)
+	} else {
+		a.scopeOf[h] = now
+	}
+	if !a.scope || gone {
+		return evs
+	}
+	if len(in) > 0 {
+		evs = append(evs, hla.AttributesInScope{Object: h, Attributes: in})
+	}
+	if len(out) > 0 {
+		evs = append(evs, hla.AttributesOutOfScope{Object: h, Attributes: out})
+	}
+	return evs
+}
+
+// rescopeClass runs rescope for every known instance known as oc or a
+// subclass of it (a subscription to oc changed).
+func (c *Core) rescopeClass(oc *fomxml.ObjectClass) {
+	var hs []ObjectInstanceHandle
+	for h, in := range c.obj.inst {
+		if in.known == oc || in.known.IsSubclassOf(oc) || oc.IsSubclassOf(in.known) {
+			hs = append(hs, h)
+		}
+	}
+	slices.SortFunc(hs, compareHandles)
+	for _, h := range hs {
+		c.rescope(h, false)
+	}
+}
+
+// rescopeOwner runs rescope for every instance whose attributes f owned
+// (f left).
+func (c *Core) rescopeOwner(f FederateHandle) {
+	var hs []ObjectInstanceHandle
+	for h := range c.adv.scopeOf {
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, compareHandles)
+	for _, h := range hs {
+		c.rescope(h, false)
+	}
+}
+
+// diffSorted returns what is in now and not in was, and what is in was
+// and not in now; both inputs sorted.
+func diffSorted(was, now []AttributeHandle) (added, removed []AttributeHandle) {
+	i, j := 0, 0
+	for i < len(was) || j < len(now) {
+		switch {
+		case j == len(now) || i < len(was) && was[i] < now[j]:
+			removed = append(removed, was[i])
+			i++
+		case i == len(was) || now[j] < was[i]:
+			added = append(added, now[j])
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return added, removed
+}
+
+// ---- The advisory switches (§10.33-§10.40) ----
+
+// SetAdvisory turns one advisory switch on or off. It returns the error
+// the standard gives when the switch already is so; turning one on
+// gives the advisories now due.
+func (c *Core) SetAdvisory(which Advisory, on bool) error {
+	a := &c.adv
+	sw, isOn, isOff := a.switchOf(which)
+	if sw == nil {
+		return hla.ErrRTIinternalError
+	}
+	if *sw == on {
+		if on {
+			return isOn
+		}
+		return isOff
+	}
+	*sw = on
+	if !on {
+		return nil
+	}
+	switch which {
+	case ObjectClassRelevance:
+		for class, v := range a.regOn {
+			if v {
+				c.push(hla.StartRegistrationForObjectClass{Class: class})
+			}
+		}
+	case InteractionRelevance:
+		for class, v := range a.intOn {
+			if v {
+				c.push(hla.TurnInteractionsOn{Class: class})
+			}
+		}
+	case AttributeRelevance:
+		for h, attrs := range a.updOn {
+			c.push(hla.TurnUpdatesOnForObjectInstance{Object: h, Attributes: slices.Clone(attrs)})
+		}
+	case AttributeScope:
+		for h, attrs := range a.scopeOf {
+			c.push(hla.AttributesInScope{Object: h, Attributes: slices.Clone(attrs)})
+		}
+	}
+	return nil
+}
+
+// Advisory names an advisory switch.
+type Advisory int
+
+const (
+	ObjectClassRelevance Advisory = iota + 1
+	AttributeRelevance
+	AttributeScope
+	InteractionRelevance
+)
+
+func (a *advisories) switchOf(which Advisory) (sw *bool, isOn, isOff error) {
+	switch which {
+	case ObjectClassRelevance:
+		return &a.classRel, hla.ErrObjectClassRelevanceAdvisorySwitchIsOn, hla.ErrObjectClassRelevanceAdvisorySwitchIsOff
+	case AttributeRelevance:
+		return &a.attrRel, hla.ErrAttributeRelevanceAdvisorySwitchIsOn, hla.ErrAttributeRelevanceAdvisorySwitchIsOff
+	case AttributeScope:
+		return &a.scope, hla.ErrAttributeScopeAdvisorySwitchIsOn, hla.ErrAttributeScopeAdvisorySwitchIsOff
+	case InteractionRelevance:
+		return &a.intRel, hla.ErrInteractionRelevanceAdvisorySwitchIsOn, hla.ErrInteractionRelevanceAdvisorySwitchIsOff
+	}
+	return nil, nil, nil
+}
