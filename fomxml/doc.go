@@ -19,6 +19,30 @@
 // differ. After merging, every reference (to data types, dimensions and
 // transportations) is checked across the whole. Load does both for files.
 //
+// # Leniencies and warnings
+//
+// Modules in the field are often slightly off the OMT schema. What makes
+// the federation ambiguous is refused: conflicting definitions, unknown
+// types, recursion that cannot end, a discriminant value that two
+// alternatives would claim. Defects that leave one clear reading are
+// accepted and each gives a Warning ("file:line: message"):
+//
+//   - a variant-record alternative with no <dataType>, or an empty one,
+//     carries no data, as with NA;
+//   - an enumerator without a value (no <value>, or an empty one) takes
+//     the previous enumerator's last value plus one, 0 for the first;
+//   - an enumerator name written twice is one enumerator with the values
+//     of both; it encodes as its first value;
+//   - a value written for two enumerators decodes as the first written
+//     with it;
+//   - a switch that a later module sets differently keeps the first
+//     module's setting.
+//
+// Document.Warnings and FDD.Warnings list them (an FDD keeps its
+// documents' warnings and adds the merge's own). The package-level
+// functions are lenient; Options{Strict: true} turns every warning into
+// an error at the same place. docs/fom.md has the full list.
+//
 // # Handles
 //
 // Handles are 64-bit hashes of what they denote (kind and fully qualified

@@ -44,3 +44,22 @@ func ExampleMerge_inconsistent() {
 	// true
 	// b.xml:2: dimension Altitude is defined differently (conflicts with a.xml:2)
 }
+
+// A module slightly off the schema loads with warnings; Strict refuses it.
+func ExampleOptions() {
+	fdd, err := fomxml.Load("testdata/lenient-variant.xml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range fdd.Warnings() {
+		fmt.Println(w)
+	}
+	_, err = fomxml.Options{Strict: true}.Load("testdata/lenient-variant.xml")
+	fmt.Println(err)
+	// Output:
+	// testdata/lenient-variant.xml:64: alternative SensorReport.Nothing has no <dataType>; it carries no data, as with NA
+	// testdata/lenient-variant.xml:69: alternative SensorReport.Waiting has an empty <dataType>; it carries no data, as with NA
+	// testdata/lenient-variant.xml:64: alternative SensorReport.Nothing has no <dataType>
+	// testdata/lenient-variant.xml:69: alternative SensorReport.Waiting has an empty <dataType>
+}

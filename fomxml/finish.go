@@ -93,15 +93,6 @@ func (m *merger) checkDataTypes() {
 			if r := m.typeRef(t.Representation, t.Pos, what+" representation"); r != nil && r.Kind != KindBasic {
 				m.errs.add(ErrReading, t.Pos, "%s: representation %s is %s data type, not a basic data representation", what, r.Name, article(r.Kind))
 			}
-			if t.Kind == KindEnumerated {
-				seen := make(map[string]bool)
-				for _, e := range t.Enumerators {
-					if seen[e.Name] {
-						m.errs.add(ErrReading, t.Pos, "%s: enumerator %s appears twice", what, e.Name)
-					}
-					seen[e.Name] = true
-				}
-			}
 		case KindArray:
 			if t.Element == "" {
 				break
@@ -244,6 +235,57 @@ func (m *merger) checkVariant(t *DataType, what string) {
 			covered[e] = a.Name
 		}
 		a.Enumerators = expanded
+	}
+	if disc != nil {
+		m.checkDiscriminantValues(t, what, disc, covered)
+	}
+}
+
+// checkDiscriminantValues refuses a variant whose alternative a receiver
+// could not tell: an enumerator encodes as its first value, a value
+// decodes as the first enumerator that has it, and when those two
+// enumerators select different alternatives the data that follows is
+// ambiguous. Two HLAother alternatives are ambiguous too.
+func (m *merger) checkDiscriminantValues(t *DataType, what string, disc *DataType, covered map[string]string) {
+	other := ""
+	for _, a := range t.Alternatives {
+		if !a.Other {
+			continue
+		}
+		if other != "" {
+			m.errs.add(ErrReading, t.Pos, "%s: alternatives %s and %s are both HLAother", what, other, a.Name)
+			return
+		}
+		other = a.Name
+	}
+	selects := func(name string) string {
+		if a, ok := covered[name]; ok {
+			return a
+		}
+		if other != "" {
+			return other
+		}
+		return "none"
+	}
+	first := make(map[int64]string)
+	for _, e := range disc.Enumerators {
+		for _, v := range e.Values {
+			if _, ok := first[v]; !ok {
+				first[v] = e.Name
+			}
+		}
+	}
+	for _, e := range disc.Enumerators {
+		if len(e.Values) == 0 {
+			continue
+		}
+		v := e.Values[0]
+		// An enumerator that selects no alternative cannot be encoded in
+		// this variant, so it cannot be misread either.
+		if o := first[v]; o != e.Name && selects(e.Name) != "none" && selects(o) != selects(e.Name) {
+			m.errs.add(ErrReading, t.Pos, "%s: enumerator %s encodes as %d, which decodes as %s, and they select different alternatives (%s and %s)",
+				what, e.Name, v, o, selects(e.Name), selects(o))
+		}
 	}
 }
 

@@ -7,7 +7,8 @@ import (
 )
 
 func addSeeds(f *testing.F) {
-	for _, p := range []string{"testdata/air.xml", "testdata/air2000.xml", "testdata/ext.xml", "testdata/conflict.xml"} {
+	for _, p := range []string{"testdata/air.xml", "testdata/air2000.xml", "testdata/ext.xml", "testdata/conflict.xml",
+		"testdata/lenient-enum.xml", "testdata/lenient-variant.xml"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -19,11 +20,16 @@ func addSeeds(f *testing.F) {
 }
 
 // FuzzParse: any input parses or gives a located, classified error; never
-// a panic.
+// a panic. A strict parse succeeds exactly when the lenient one does
+// without warnings.
 func FuzzParse(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := ParseBytes("fuzz.xml", data)
+		_, strictErr := Options{Strict: true}.ParseBytes("fuzz.xml", data)
+		if (strictErr == nil) != (err == nil && len(doc.Warnings()) == 0) {
+			t.Fatalf("strict parse: %v; lenient: %v", strictErr, err)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrReading) && !errors.Is(err, ErrCouldNotOpen) {
 				t.Fatalf("unclassified error %v", err)
@@ -52,6 +58,10 @@ func FuzzMerge(f *testing.F) {
 		}
 		for _, order := range [][]*Document{{base, doc}, {doc, base}} {
 			fdd, err := Merge(order...)
+			_, strictErr := Options{Strict: true}.Merge(order...)
+			if (strictErr == nil) != (err == nil && len(fdd.Warnings()) == 0) {
+				t.Fatalf("strict merge: %v; lenient: %v", strictErr, err)
+			}
 			if err != nil {
 				if !errors.Is(err, ErrReading) && !errors.Is(err, ErrInconsistent) {
 					t.Fatalf("unclassified error %v", err)

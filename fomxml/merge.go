@@ -18,15 +18,24 @@ import (
 //
 // The documents are not changed. The result does not depend on the order
 // of docs, except for which module is named as a definition's source and
-// which module's switch settings win (the first to set each switch).
-func Merge(docs ...*Document) (*FDD, error) {
-	return MergeWithMIM(StandardMIM(), docs...)
-}
+// which module's switch settings win (the first to set each switch; a
+// later module that sets one differently gives a warning). The FDD's
+// Warnings are the documents' followed by the merge's own; Merge accepts
+// them, Options{Strict: true}.Merge refuses them.
+func Merge(docs ...*Document) (*FDD, error) { return Options{}.Merge(docs...) }
 
 // MergeWithMIM is Merge with a MIM of the caller's choice in place of the
 // standard one (createFederationExecutionWithMIM).
 func MergeWithMIM(mim *Document, docs ...*Document) (*FDD, error) {
+	return Options{}.MergeWithMIM(mim, docs...)
+}
+
+// Load parses module files and merges them after the standard MIM.
+func Load(paths ...string) (*FDD, error) { return Options{}.Load(paths...) }
+
+func mergeAll(strict bool, mim *Document, docs []*Document) (*FDD, error) {
 	m := newMerger()
+	m.strict = strict
 	for _, d := range append([]*Document{mim}, docs...) {
 		if d == nil {
 			continue
@@ -40,25 +49,8 @@ func MergeWithMIM(mim *Document, docs ...*Document) (*FDD, error) {
 	if err := m.errs.err(); err != nil {
 		return nil, err
 	}
+	f.warnings = append(m.docWarnings, m.warns.list...)
 	return f, nil
-}
-
-// Load parses module files and merges them after the standard MIM.
-func Load(paths ...string) (*FDD, error) {
-	var docs []*Document
-	var all ErrorList
-	for _, p := range paths {
-		d, err := ParseFile(p)
-		if err != nil {
-			all = appendErr(all, err)
-			continue
-		}
-		docs = append(docs, d)
-	}
-	if len(all) > 0 {
-		return nil, all
-	}
-	return Merge(docs...)
 }
 
 func appendErr(l ErrorList, err error) ErrorList {
@@ -72,7 +64,10 @@ func appendErr(l ErrorList, err error) ErrorList {
 }
 
 type merger struct {
+	strict       bool
 	errs         errs
+	docWarnings  []Warning // the documents', in merge order
+	warns        warns     // the merge's own
 	fdd          *FDD
 	objects      map[string]*ObjectClass
 	interactions map[string]*InteractionClass
@@ -83,6 +78,7 @@ type merger struct {
 	timePos      [2]Pos
 	tagPos       map[string]Pos
 	switchSet    map[string]bool
+	switchPos    map[string]Pos
 }
 
 func newMerger() *merger {
@@ -99,6 +95,7 @@ func newMerger() *merger {
 		syncs:        make(map[string]*SyncPoint),
 		tagPos:       make(map[string]Pos),
 		switchSet:    make(map[string]bool),
+		switchPos:    make(map[string]Pos),
 	}
 }
 
@@ -106,6 +103,13 @@ func (m *merger) merge(d *Document) {
 	f := m.fdd
 	f.Modules = append(f.Modules, d.Module)
 	mod := d.Module.File
+	for i, w := range d.warnings {
+		if m.strict {
+			m.errs.add(ErrReading, w.Pos, "%s", d.defects[i])
+		} else {
+			m.docWarnings = append(m.docWarnings, w)
+		}
+	}
 	if d.objects != nil {
 		m.mergeObject(d.objects, nil, mod)
 	}
@@ -208,15 +212,34 @@ func (m *merger) mergeSwitches(d *Document) {
 	}
 	for _, n := range switchNames {
 		v, ok := d.switches[n]
-		if !ok || m.switchSet[n] {
+		if !ok {
+			continue
+		}
+		b, _ := parseSwitch(v)
+		if m.switchSet[n] {
+			// The first setting stands; a different one is reported.
+			same, was := v == sw.AutomaticResignAction, sw.AutomaticResignAction
+			if n != "automaticResignAction" {
+				same, was = b == *targets[n], fmt.Sprint(*targets[n])
+			}
+			if same {
+				continue
+			}
+			first := m.switchPos[n]
+			if m.strict {
+				m.errs.conflict(d.swPos, first, "switch %s is %s, was %s", n, v, was)
+				continue
+			}
+			m.warns.add(d.swPos, fmt.Sprintf("switch %s is %s, but %s set it to %s first", n, v, first.where(), was),
+				"the first setting stands")
 			continue
 		}
 		m.switchSet[n] = true
+		m.switchPos[n] = d.swPos
 		if n == "automaticResignAction" {
 			sw.AutomaticResignAction = v
 			continue
 		}
-		b, _ := parseSwitch(v)
 		*targets[n] = b
 	}
 }

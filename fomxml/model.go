@@ -79,6 +79,8 @@ type FDD struct {
 	dimensionByName   map[string]*Dimension
 	dimensionByHandle map[DimensionHandle]*Dimension
 	transportByName   map[string]*Transportation
+
+	warnings []Warning
 }
 
 // ObjectClass is one object class of the merged FDD.

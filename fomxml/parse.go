@@ -1,10 +1,9 @@
 package fomxml
 
 import (
-	"bytes"
+	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,8 +16,10 @@ import (
 type Document struct {
 	Module Module
 
-	file   string // as given to Parse
-	source []byte // the bytes parsed
+	file     string // as given to Parse
+	source   []byte // the bytes parsed
+	warnings []Warning
+	defects  []string // each warning's defect alone, for a strict Merge
 
 	objects      *classDef // HLAobjectRoot tree, nil if the module has none
 	interactions *classDef // HLAinteractionRoot tree
@@ -57,26 +58,23 @@ const (
 	format2000 = "1516-2000"
 )
 
-// ParseFile reads and parses one module file.
-func ParseFile(path string) (*Document, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &Error{File: path, Msg: err.Error(), kind: ErrCouldNotOpen}
-	}
-	defer f.Close()
-	return Parse(path, f)
-}
+// ParseFile reads and parses one module file, leniently: see Options.
+func ParseFile(path string) (*Document, error) { return Options{}.ParseFile(path) }
 
 // ParseBytes parses a module held in memory; file names it in errors.
 func ParseBytes(file string, data []byte) (*Document, error) {
-	return Parse(file, bytes.NewReader(data))
+	return Options{}.ParseBytes(file, data)
 }
 
 // Parse reads one module in either OMT edition (1516-2010 with properties
 // as child elements, 1516-2000 with properties as XML attributes). file
 // names the module in errors and positions. At most MaxModuleBytes are
-// read.
-func Parse(file string, r io.Reader) (*Document, error) {
+// read. Defects that leave the module unambiguous are accepted and
+// reported by Document.Warnings; Options{Strict: true}.Parse refuses
+// them.
+func Parse(file string, r io.Reader) (*Document, error) { return Options{}.Parse(file, r) }
+
+func parse(file string, r io.Reader, strict bool) (*Document, error) {
 	root, data, err := parseTree(file, r)
 	if err != nil {
 		return nil, err
@@ -84,12 +82,13 @@ func Parse(file string, r io.Reader) (*Document, error) {
 	if root.name != "objectModel" {
 		return nil, &Error{File: file, Line: root.line, Msg: "root element is <" + root.name + ">, want <objectModel>", kind: ErrReading}
 	}
-	p := &parser{file: file}
+	p := &parser{file: file, strict: strict}
 	doc := p.document(root)
 	if err := p.errs.err(); err != nil {
 		return nil, err
 	}
 	doc.file, doc.source = file, data
+	doc.warnings, doc.defects = p.warns.list, p.warns.defects
 	return doc, nil
 }
 
@@ -99,14 +98,26 @@ func Parse(file string, r io.Reader) (*Document, error) {
 func (d *Document) Source() (file string, data []byte) { return d.file, d.source }
 
 type parser struct {
-	file string
-	errs errs
+	file   string
+	strict bool
+	errs   errs
+	warns  warns
 }
 
 func (p *parser) pos(e *element) Pos { return Pos{File: p.file, Line: e.line} }
 
 func (p *parser) fail(e *element, format string, args ...any) {
 	p.errs.add(ErrReading, p.pos(e), format, args...)
+}
+
+// lenient reports a defect the parser accepts: a warning "defect;
+// outcome", or under Strict the error "defect".
+func (p *parser) lenient(e *element, defect, outcome string) {
+	if p.strict {
+		p.errs.add(ErrReading, p.pos(e), "%s", defect)
+		return
+	}
+	p.warns.add(p.pos(e), defect, outcome)
 }
 
 // need reads a required property and reports it when missing or empty.
@@ -569,43 +580,138 @@ func (p *parser) enumerated(x *element) *DataType {
 	if len(ens) == 0 {
 		p.fail(x, "%s has no enumerators", what)
 	}
-	for _, en := range ens {
-		e := Enumerator{Name: p.name(en, "enumerator of "+t.Name)}
-		// 1516-2010: one or more <value> children; 1516-2000: a values
-		// attribute with a comma-separated list.
-		var raw []string
-		var present bool
-		if vs := en.all("value"); len(vs) > 0 {
-			present = true
-			for _, v := range vs {
-				raw = append(raw, v.text)
+	index := make(map[string]int)   // enumerator name -> its place in t.Enumerators
+	owner := make(map[int64]string) // value -> the first enumerator written with it
+	// next is the value an enumerator without one takes: one more than
+	// the previous enumerator's last value, 0 for the first. nextOK is
+	// false after an enumerator whose value could not be read (an error
+	// already) or is the largest there is.
+	next, nextOK := int64(0), true
+	for i, en := range ens {
+		name := p.name(en, "enumerator of "+t.Name)
+		full := t.Name + "." + name
+		vals, bad, missing := p.enumValues(en, full)
+		switch {
+		case bad:
+		case missing != "" && !nextOK:
+			// Nothing to count on from: the previous value is unreadable
+			// (already an error) or has no successor.
+			if next == math.MaxInt64 {
+				p.fail(en, "enumerator %s has %s, and the previous value %d has no successor", full, missing, next)
 			}
-		} else if v, ok := en.attrs["values"]; ok {
-			present = true
-			raw = strings.Split(v, ",")
-		} else if v, ok := en.attrs["value"]; ok {
-			present = true
-			raw = []string{v}
+			bad = true
+		case missing != "":
+			vals = []int64{next}
+			from := "one more than the previous enumerator's"
+			if i == 0 {
+				from = "as the first enumerator"
+			}
+			p.lenient(en, "enumerator "+full+" has "+missing, fmt.Sprintf("it takes the value %d, %s", next, from))
 		}
-		if !present {
-			p.fail(en, "enumerator %s.%s has no <value>", t.Name, e.Name)
+		nextOK = !bad && len(vals) > 0
+		if nextOK {
+			if last := vals[len(vals)-1]; last == math.MaxInt64 {
+				next, nextOK = last, false
+			} else {
+				next = last + 1
+			}
+		} else {
+			next = 0
 		}
-		for _, r := range raw {
-			r = strings.TrimSpace(r)
-			v, err := strconv.ParseInt(r, 0, 64)
-			if err != nil {
-				if r == "" {
-					p.fail(en, "enumerator %s.%s has an empty <value>", t.Name, e.Name)
-				} else {
-					p.fail(en, "enumerator %s.%s: value %q is not an integer", t.Name, e.Name, r)
+		if name == "" {
+			continue // already an error
+		}
+		// A value written for an earlier enumerator decodes as that one.
+		// It stays with it, except as the first value of a new
+		// enumerator, which is what that one encodes as.
+		_, repeat := index[name]
+		var kept []int64
+		for k, v := range vals {
+			o, owned := owner[v]
+			switch {
+			case !owned:
+				owner[v] = name
+				kept = append(kept, v)
+			case o == name:
+				// Written twice for one enumerator: nothing new.
+			default:
+				p.lenient(en, fmt.Sprintf("enumerators %s and %s of %s share the value %d", o, name, t.Name, v),
+					fmt.Sprintf("%d decodes as %s, the first written with it", v, o))
+				if k == 0 && !repeat {
+					kept = append(kept, v)
 				}
-				continue
 			}
-			e.Values = append(e.Values, v)
 		}
-		t.Enumerators = append(t.Enumerators, e)
+		if j, dup := index[name]; dup {
+			e := &t.Enumerators[j]
+			e.Values = append(e.Values, kept...)
+			p.lenient(en, "enumerator "+full+" appears twice",
+				fmt.Sprintf("the repeat adds its values to the first: %s has the values %v and encodes as %d", name, e.Values, e.Values[0]))
+			continue
+		}
+		index[name] = len(t.Enumerators)
+		t.Enumerators = append(t.Enumerators, Enumerator{Name: name, Values: kept})
 	}
 	return t
+}
+
+// enumValues reads an enumerator's values: one or more <value> children
+// in 1516-2010, a comma-separated values attribute in 1516-2000. bad is
+// true when one was reported as an error; missing describes the defect
+// when the enumerator has no value at all ("no <value>", "an empty
+// <value>"). Empty items among real values are dropped with a warning.
+func (p *parser) enumValues(en *element, full string) (vals []int64, bad bool, missing string) {
+	var raw []string
+	present := true
+	if vs := en.all("value"); len(vs) > 0 {
+		for _, v := range vs {
+			raw = append(raw, v.text)
+		}
+	} else if v, ok := en.attrs["values"]; ok {
+		raw = strings.Split(v, ",")
+	} else if v, ok := en.attrs["value"]; ok {
+		raw = []string{v}
+	} else {
+		present = false
+	}
+	empty := 0
+	for _, r := range raw {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			empty++
+			continue
+		}
+		v, err := parseEnumValue(r)
+		if err != nil {
+			p.fail(en, "enumerator %s: value %q is not an integer", full, r)
+			bad = true
+			continue
+		}
+		vals = append(vals, v)
+	}
+	switch {
+	case !present:
+		return nil, bad, "no <value>"
+	case len(vals) == 0 && !bad:
+		return nil, false, "an empty <value>"
+	case empty > 0:
+		p.lenient(en, "enumerator "+full+" has an empty <value> besides others", "the empty one is ignored")
+	}
+	return vals, bad, ""
+}
+
+// parseEnumValue reads an enumerator value: a decimal integer (leading
+// zeros do not make it octal, as they do not for other RTIs), or
+// hexadecimal with a 0x prefix.
+func parseEnumValue(s string) (int64, error) {
+	digits := strings.TrimLeft(s, "+-")
+	if len(s)-len(digits) > 1 {
+		return 0, strconv.ErrSyntax
+	}
+	if len(digits) > 2 && (digits[:2] == "0x" || digits[:2] == "0X") {
+		return strconv.ParseInt(s[:len(s)-len(digits)]+digits[2:], 16, 64)
+	}
+	return strconv.ParseInt(s, 10, 64)
 }
 
 func (p *parser) variant(x *element) *DataType {
@@ -620,9 +726,17 @@ func (p *parser) variant(x *element) *DataType {
 	for _, a := range x.all("alternative") {
 		alt := Alternative{Name: p.name(a, "alternative of "+t.Name), Semantics: a.str("semantics")}
 		aw := "alternative " + t.Name + "." + alt.Name
-		alt.DataType = p.need(a, aw, "dataType")
-		if alt.DataType == "NA" {
-			alt.DataType = ""
+		// "NA" is the OMT's way to say the alternative carries no data;
+		// leaving the data type out, or empty, says the same less
+		// properly.
+		dt, ok := a.prop("dataType")
+		switch {
+		case !ok:
+			p.lenient(a, aw+" has no <dataType>", "it carries no data, as with NA")
+		case dt == "":
+			p.lenient(a, aw+" has an empty <dataType>", "it carries no data, as with NA")
+		case dt != "NA":
+			alt.DataType = dt
 		}
 		// Enumerator names are kept as written ("[A .. C], D"); Merge
 		// expands ranges once the discriminant type is known.

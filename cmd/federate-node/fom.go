@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,7 +15,7 @@ import (
 
 func runFOM(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, "usage: federate-node fom inspect [--json] FILE... | fom validate FILE...\n")
+		fmt.Fprint(stderr, "usage: federate-node fom inspect [--json] FILE... | fom validate [--strict] FILE...\n")
 		return 2
 	}
 	switch args[0] {
@@ -27,23 +28,68 @@ func runFOM(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// fomValidate loads the modules and prints one line per problem: errors
+// as "file:line: message", defects accepted with a warning as
+// "file:line: warning: message". It exits 0 when the modules load, with
+// or without warnings; --strict refuses what would be a warning.
 func fomValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fom validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
+	strict := fs.Bool("strict", false, "refuse the defects that are otherwise accepted with a warning")
+	files, err := parseFlagsAnywhere(fs, args)
+	if err != nil {
 		return 2
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: federate-node fom validate FILE...")
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "usage: federate-node fom validate [--strict] FILE...")
 		return 2
 	}
-	fdd, err := fomxml.Load(fs.Args()...)
+	fdd, err := fomxml.Options{Strict: *strict}.Load(files...)
 	if err != nil {
 		printFOMError(stdout, err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "ok: %s\n", fdd)
+	ws := fdd.Warnings()
+	for _, w := range ws {
+		if w.Pos.Line > 0 {
+			fmt.Fprintf(stdout, "%s:%d: warning: %s\n", w.Pos.File, w.Pos.Line, w.Msg)
+		} else {
+			fmt.Fprintf(stdout, "%s: warning: %s\n", w.Pos.File, w.Msg)
+		}
+	}
+	fmt.Fprintf(stdout, "ok: %s%s\n", fdd, warningCount(len(ws)))
 	return 0
+}
+
+func warningCount(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return ", 1 warning"
+	}
+	return fmt.Sprintf(", %d warnings", n)
+}
+
+// parseFlagsAnywhere parses flags wherever they stand among the file
+// names ("fom validate a.xml --strict"), up to a "--", and returns the
+// file names.
+func parseFlagsAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files, rest []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, rest = args[:i], args[i+1:]
+	}
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) > 0 {
+			files = append(files, args[0])
+			args = args[1:]
+		}
+	}
+	return append(files, rest...), nil
 }
 
 // printFOMError prints one "file:line: message" line per problem.
@@ -62,14 +108,15 @@ func fomInspect(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fom inspect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a readable summary")
-	if err := fs.Parse(args); err != nil {
+	files, err := parseFlagsAnywhere(fs, args)
+	if err != nil {
 		return 2
 	}
-	if fs.NArg() == 0 {
+	if len(files) == 0 {
 		fmt.Fprintln(stderr, "usage: federate-node fom inspect [--json] FILE...")
 		return 2
 	}
-	fdd, err := fomxml.Load(fs.Args()...)
+	fdd, err := fomxml.Load(files...)
 	if err != nil {
 		printFOMError(stderr, err)
 		return 1
@@ -89,11 +136,14 @@ func fomInspect(args []string, stdout, stderr io.Writer) int {
 
 // fddJSON is the shape of "fom inspect --json": class names map to the
 // names each class declares itself, sorted; other tables are sorted names.
+// Warnings counts the defects accepted with a warning ("fom validate"
+// lists them).
 type fddJSON struct {
 	ObjectClasses      map[string][]string `json:"objectClasses"`
 	InteractionClasses map[string][]string `json:"interactionClasses"`
 	Dimensions         []string            `json:"dimensions"`
 	DataTypes          []string            `json:"dataTypes"`
+	Warnings           int                 `json:"warnings"`
 }
 
 func inspectJSON(f *fomxml.FDD) fddJSON {
@@ -102,6 +152,7 @@ func inspectJSON(f *fomxml.FDD) fddJSON {
 		InteractionClasses: make(map[string][]string, len(f.InteractionClasses)),
 		Dimensions:         []string{},
 		DataTypes:          []string{},
+		Warnings:           len(f.Warnings()),
 	}
 	for _, c := range f.ObjectClasses {
 		names := []string{}
@@ -177,5 +228,8 @@ func printSummary(w io.Writer, f *fomxml.FDD) {
 		byKind[fomxml.KindArray], byKind[fomxml.KindFixedRecord], byKind[fomxml.KindVariantRecord])
 	if f.Time.TimeStamp != "" {
 		fmt.Fprintf(w, "time: %s, lookahead %s\n", f.Time.TimeStamp, f.Time.Lookahead)
+	}
+	if n := len(f.Warnings()); n > 0 {
+		fmt.Fprintf(w, "warnings: %d (fom validate lists them)\n", n)
 	}
 }

@@ -6,7 +6,7 @@
 //	federate-node node -role ping|pong ...   one built-in federate
 //	federate-node bench                      two-process round trips and update rate
 //	federate-node fom inspect [--json] FILE  print the merged FDD
-//	federate-node fom validate FILE...       check that modules merge
+//	federate-node fom validate [--strict] FILE...  check that modules merge (warnings are errors with --strict)
 //	federate-node sim [-rewrite] FILE...     run scenario scripts
 //
 // Run "federate-node help" for the full list.
@@ -34,7 +34,7 @@ const usage = `usage: federate-node COMMAND [ARGS]
 commands:
   demo                         run the demo: a radar and aircraft federates on this host
   fom inspect [--json] FILE... print the FDD merged from the standard MIM and FILEs
-  fom validate FILE...         exit 0 when the modules merge, 1 with file:line: message lines
+  fom validate [--strict] FILE...  exit 0 when the modules merge (warnings printed), 1 with file:line: message lines
   node [flags]                 run one built-in federate (ping or pong) over gossip and multicast
                                (federate-node node -h lists the flags)
   bench [throughput|latency] [-payload B -count N -duration D -frame F -json]

@@ -35,7 +35,8 @@ type Option func(*Codec)
 // nonzero padding octets, and unpaired UTF-16 surrogates in Unicode
 // strings (which otherwise decode as U+FFFD). With Strict, a successful
 // Decode followed by Encode reproduces the input exactly, except for
-// float32 NaN payloads and enumerators with several values.
+// float32 NaN payloads and enumerators with several values or sharing
+// a value with another.
 func Strict() Option { return func(c *Codec) { c.strict = true } }
 
 // New compiles every data type of fdd into an encoding plan: names are

@@ -100,13 +100,16 @@ func roundTripCases() []roundTripCase {
 		// HLAfloat64BE alternative has 4 padding octets.
 		{"Var", m("Kind", "AsFloat", "F", 1.0), "00000001 00000000 3ff0000000000000", nil},
 		{"Var", m("Kind", "AsOctet", "O", uint64(7)), "00000002 00000000 07", nil},
-		{"Var", m("Kind", "Empty"), "00000003 00000000", nil},
+		// An alternative without data is the discriminant alone: no padding.
+		{"Var", m("Kind", "Empty"), "00000003", nil},
+		{"VarThenOctet", m("V", m("Kind", "Empty"), "B", uint64(5)), "00000003 | 05", nil},
+		{"VarThenOctet", m("V", m("Kind", "AsFloat", "F", 1.0), "B", uint64(5)), "00000001 00000000 3ff0000000000000 | 05", nil},
 		{"Var", m("Kind", "Other1", "Rest", int64(5)), "00000004 00000000 0005", nil},
 		{"Var", m("Kind", "Other2", "Rest", int64(-1)), "00000005 00000000 ffff", nil},
 		{"SmallVar", m("Kind", "AsOctet", "O", uint64(7)), "00000002 07", nil},
 		{"SmallVar", m("Kind", "Empty", "S", int64(-1)), "00000003 ffff", nil},
 		{"ColorVar", m("C", "Red", "D", 1.0), "00 00000000000000 3ff0000000000000", nil},
-		{"ColorVar", m("C", "Blue"), "02 00000000000000", nil},
+		{"ColorVar", m("C", "Blue"), "02", nil},
 		{"Tree", m("Value", int64(1), "Children", []any{m("Value", int64(2), "Children", []any{})}),
 			"00000001 | 00000001 | 00000002 00000000", nil},
 		{"Chain", m("Kind", "HLAtrue", "Next", m("Kind", "HLAtrue", "Next", m("Kind", "HLAfalse"))),
@@ -413,7 +416,7 @@ func TestLenientDecode(t *testing.T) {
 		// An empty lengthless array at the end may omit its padding.
 		{"RecLengthless", "01", map[string]any{"A": uint64(1), "L": []any{}}},
 		// The padding after a discriminant is skipped, whatever it holds.
-		{"Var", "00000003 01020304", map[string]any{"Kind": "Empty"}},
+		{"Var", "00000002 01020304 07", map[string]any{"Kind": "AsOctet", "O": uint64(7)}},
 		// A second value of a multi-valued enumerator.
 		{"Multi", "0003", "Low"},
 		// Trailing NULs of a fixed character array are dropped; inner ones kept.

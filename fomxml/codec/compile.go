@@ -2,6 +2,7 @@ package codec
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/meshrti/meshrti/fomxml"
@@ -298,13 +299,13 @@ func (c *compiler) buildEnum(n *node, d *fomxml.DataType, depth int) {
 	n.op, n.kind, n.size, n.little, n.align = opEnum, rep.kind, rep.size, rep.little, rep.align
 	n.byName = make(map[string]int64, len(d.Enumerators))
 	n.byValue = make(map[int64]string, len(d.Enumerators))
+	// An enumerator encodes as its first value; a value decodes as the
+	// first enumerator that has it. A name listed twice (fomxml folds
+	// repeats, hand-made FDDs may not) is one enumerator with the values
+	// of both.
 	for _, e := range d.Enumerators {
 		if len(e.Values) == 0 {
 			n.fail(ErrUnsupportedType, "enumerator %s has no value", e.Name)
-			return
-		}
-		if _, dup := n.byName[e.Name]; dup {
-			n.fail(ErrUnsupportedType, "duplicate enumerator %s", e.Name)
 			return
 		}
 		for _, v := range e.Values {
@@ -316,7 +317,9 @@ func (c *compiler) buildEnum(n *node, d *fomxml.DataType, depth int) {
 				n.byValue[v] = e.Name
 			}
 		}
-		n.byName[e.Name] = e.Values[0]
+		if _, dup := n.byName[e.Name]; !dup {
+			n.byName[e.Name] = e.Values[0]
+		}
 	}
 	if n.name == "HLAboolean" && len(d.Enumerators) == 2 && len(n.byValue) == 2 &&
 		n.byName["HLAfalse"] == 0 && n.byName["HLAtrue"] == 1 && n.byValue[0] == "HLAfalse" && n.byValue[1] == "HLAtrue" {
@@ -442,7 +445,8 @@ func (c *compiler) buildVariant(n *node, d *fomxml.DataType, depth int) {
 		n.fail(ErrUnsupportedType, "discriminant type %s is not an enumerated data type", d.Representation)
 		return
 	}
-	n.altByValue = make(map[int64]int)
+	// selects maps an enumerator to the alternative it selects.
+	selects := make(map[string]int)
 	for _, a := range d.Alternatives {
 		if a.Name == d.Discriminant {
 			n.fail(ErrUnsupportedType, "alternative %q has the name of the discriminant", a.Name)
@@ -470,23 +474,43 @@ func (c *compiler) buildVariant(n *node, d *fomxml.DataType, depth int) {
 				n.other = i
 				continue
 			}
-			v, ok := disc.byName[e]
-			if !ok {
+			if _, ok := disc.byName[e]; !ok {
 				n.fail(ErrUnsupportedType, "alternative %s: %s is not an enumerator of %s", a.Name, e, d.Representation)
 				return
 			}
-			// Every value of a multi-valued enumerator selects the alternative.
-			for val, name := range disc.byValue {
-				if name != e {
-					continue
-				}
-				if j, dup := n.altByValue[val]; dup && j != i {
-					n.fail(ErrUnsupportedType, "enumerator %s selects two alternatives", e)
-					return
-				}
-				n.altByValue[val] = i
+			if j, dup := selects[e]; dup && j != i {
+				n.fail(ErrUnsupportedType, "enumerator %s selects two alternatives", e)
+				return
 			}
+			selects[e] = i
+		}
+	}
+	sel := func(name string) int {
+		if i, ok := selects[name]; ok {
+			return i
+		}
+		return n.other // -1: none
+	}
+	// A value selects the alternative of the enumerator it decodes as.
+	// An enumerator that encodes as a value decoding as another one must
+	// select the same alternative, or the receiver would read the data
+	// that follows as something else.
+	n.altByValue = make(map[int64]int, len(disc.byValue))
+	for v, name := range disc.byValue {
+		if i := sel(name); i >= 0 {
 			n.altByValue[v] = i
+		}
+	}
+	names := make([]string, 0, len(disc.byName))
+	for name := range disc.byName {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		v := disc.byName[name]
+		if o := disc.byValue[v]; o != name && sel(name) >= 0 && sel(o) != sel(name) {
+			n.fail(ErrUnsupportedType, "enumerator %s encodes as %d, which decodes as %s, and they select different alternatives", name, v, o)
+			return
 		}
 	}
 }

@@ -165,12 +165,13 @@ func (d *decoder) variant(n *node, off, depth int, tail bool) (any, int, error) 
 		}
 		ai = n.other
 	}
-	if off, err = d.pad(off, n.altAlign); err != nil {
-		return nil, off, err
-	}
 	a := n.alts[ai]
 	if a.n == nil {
+		// The discriminant alone, without padding.
 		return map[string]any{n.discName: name}, off, nil
+	}
+	if off, err = d.pad(off, n.altAlign); err != nil {
+		return nil, off, err
 	}
 	v, off, err := d.value(a.n, off, depth+1, tail)
 	if err != nil {

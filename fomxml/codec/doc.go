@@ -40,7 +40,10 @@
 //     in range.
 //   - Enumerations decode as the enumerator name (string); Encode accepts
 //     the name or an integer that is the value of an enumerator. An
-//     enumerator with several values encodes as its first.
+//     enumerator with several values encodes as its first. A value that
+//     several enumerators have decodes as the first listed (fomxml keeps
+//     a value with the first enumerator written with it, and makes a
+//     name written twice one enumerator).
 //   - HLAboolean decodes as bool; Encode accepts bool, "HLAtrue",
 //     "HLAfalse", 1 or 0. Values other than 0 and 1 do not decode.
 //   - Arrays of HLAASCIIchar (HLAASCIIstring) are strings, octet for octet
@@ -82,10 +85,12 @@
 //   - HLAfixedRecord: the fields in order, each at its own boundary; no
 //     padding after the last.
 //   - HLAvariantRecord: the discriminant, padding to the greatest boundary
-//     of the alternatives (even when the selected alternative has no
-//     data), then the alternative. This follows the reference
-//     implementations; with one alternative it is that alternative's
-//     boundary.
+//     of the alternatives (with one alternative, that alternative's
+//     boundary), then the alternative. An alternative without data is
+//     the discriminant alone: no padding follows it (1516.2-2010
+//     §4.13.8). A value selects the alternative of the enumerator it
+//     decodes as; a variant in which an enumerator would encode as a
+//     value selecting another alternative is refused when used.
 //   - Enumerations are encoded as their representation.
 //
 // Encodings of the RPR FOM are supported where their rules are clear:

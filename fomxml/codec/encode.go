@@ -359,10 +359,12 @@ func encodeVariant(n *node, dst []byte, base int, v any, depth int, tail bool) (
 	}
 	dst = pad(dst, base, n.disc.align)
 	dst = putBits(dst, n.disc, uint64(val))
-	dst = pad(dst, base, n.altAlign)
 	if a.n == nil {
+		// An alternative without data is the discriminant alone: no
+		// padding follows it (1516.2-2010 §4.13.8).
 		return dst, nil
 	}
+	dst = pad(dst, base, n.altAlign)
 	av, ok := m[a.name]
 	if !ok {
 		return dst, newError(ErrInvalidValue, "missing alternative %q selected by %s", a.name, n.disc.byValue[val])

@@ -118,6 +118,7 @@ func testFDD() *fomxml.FDD {
 			fomxml.Alternative{Name: "O", DataType: "HLAoctet", Enumerators: []string{"AsOctet"}},
 			fomxml.Alternative{Name: "None", Enumerators: []string{"Empty"}},
 			fomxml.Alternative{Name: "Rest", DataType: "HLAinteger16BE", Other: true}),
+		recordT("VarThenOctet", "V", "Var", "B", "HLAoctet"),
 		variantT("SmallVar", "Kind", "VarKind",
 			fomxml.Alternative{Name: "O", DataType: "HLAoctet", Enumerators: []string{"AsOctet"}},
 			fomxml.Alternative{Name: "S", DataType: "HLAinteger16BE", Enumerators: []string{"AsFloat", "Empty"}}),
