@@ -88,6 +88,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if what == "timeadvance" {
 		return runBenchTime(args, stdout, stderr)
 	}
+	if what == "lifecycle" {
+		return runBenchLifecycle(args, stdout, stderr)
+	}
 	if what != "all" && what != "throughput" && what != "latency" {
 		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want throughput, latency or none for both)\n", what)
 		return 2
