@@ -29,8 +29,11 @@ import (
 //     owns.
 //
 // Each advisory goes out only while its switch is on (the FDD's switches
-// set them at join; the enable/disable services change them); the state
-// behind it is kept either way. Relevance is judged from subscriptions:
+// set them at join; the enable/disable services change them). Class and
+// interaction relevance are tracked either way (a handful of classes);
+// attribute relevance and scope, per instance, only while their switch
+// is on: turning one on computes them for every instance and advises
+// what is relevant or in scope then. Relevance is judged from subscriptions:
 // a subscriber discovers every instance of what it subscribes to, so an
 // active subscription is interest in every such instance (regions will
 // narrow it).
@@ -330,6 +333,9 @@ func (c *Core) interactionRelevance() {
 // h another federate wants, and advises the changes.
 func (c *Core) attrRelevance(h ObjectInstanceHandle) {
 	a := &c.adv
+	if !a.attrRel {
+		return
+	}
 	in := c.obj.inst[h]
 	held := c.own.heldOf(h)
 	var now []AttributeHandle
@@ -352,9 +358,6 @@ func (c *Core) attrRelevance(h ObjectInstanceHandle) {
 	} else {
 		a.updOn[h] = now
 	}
-	if !a.attrRel {
-		return
-	}
 	if len(on) > 0 {
 		c.push(hla.TurnUpdatesOnForObjectInstance{Object: h, Attributes: on, UpdateRate: rate})
 	}
@@ -366,6 +369,9 @@ func (c *Core) attrRelevance(h ObjectInstanceHandle) {
 // allAttrRelevance runs attrRelevance for every instance this federate
 // holds tokens of, in handle order.
 func (c *Core) allAttrRelevance() {
+	if !c.adv.attrRel {
+		return
+	}
 	hs := make([]ObjectInstanceHandle, 0, len(c.own.held))
 	for h := range c.own.held {
 		hs = append(hs, h)
@@ -385,10 +391,13 @@ func (c *Core) rescope(h ObjectInstanceHandle, gone bool) { c.push(c.rescopeTo(n
 // that is building a message's events (they follow its discovery).
 func (c *Core) rescopeTo(evs []Event, h ObjectInstanceHandle, gone bool) []Event {
 	a := &c.adv
+	if !a.scope {
+		return evs
+	}
 	var now []AttributeHandle
 	if in := c.obj.inst[h]; in != nil && !gone {
 		for attr := range c.dcl.subObj[in.known.Handle] {
-			if o := c.own.ownerOf(h, attr); o != 0 && o != c.self && c.own.known(h, attr) {
+			if o := c.own.ownerOf(h, attr); o != 0 && o != c.self {
 				now = append(now, attr)
 			}
 		}
@@ -400,7 +409,7 @@ func (c *Core) rescopeTo(evs []Event, h ObjectInstanceHandle, gone bool) []Event
 	} else {
 		a.scopeOf[h] = now
 	}
-	if !a.scope || gone {
+	if gone {
 		return evs
 	}
 	if len(in) > 0 {
@@ -415,6 +424,9 @@ func (c *Core) rescopeTo(evs []Event, h ObjectInstanceHandle, gone bool) []Event
 // rescopeClass runs rescope for every known instance known as oc or a
 // subclass of it (a subscription to oc changed).
 func (c *Core) rescopeClass(oc *fomxml.ObjectClass) {
+	if !c.adv.scope {
+		return
+	}
 	var hs []ObjectInstanceHandle
 	for h, in := range c.obj.inst {
 		if in.known == oc || in.known.IsSubclassOf(oc) || oc.IsSubclassOf(in.known) {
@@ -430,6 +442,9 @@ func (c *Core) rescopeClass(oc *fomxml.ObjectClass) {
 // rescopeOwner runs rescope for every instance whose attributes f owned
 // (f left).
 func (c *Core) rescopeOwner(f FederateHandle) {
+	if !c.adv.scope {
+		return
+	}
 	var hs []ObjectInstanceHandle
 	for h := range c.adv.scopeOf {
 		hs = append(hs, h)
@@ -478,29 +493,49 @@ func (c *Core) SetAdvisory(which Advisory, on bool) error {
 		return isOff
 	}
 	*sw = on
-	if !on {
-		return nil
-	}
 	switch which {
 	case ObjectClassRelevance:
-		for class, v := range a.regOn {
-			if v {
+		if on {
+			classes := make([]ObjectClassHandle, 0, len(a.regOn))
+			for class, v := range a.regOn {
+				if v {
+					classes = append(classes, class)
+				}
+			}
+			slices.Sort(classes)
+			for _, class := range classes {
 				c.push(hla.StartRegistrationForObjectClass{Class: class})
 			}
 		}
 	case InteractionRelevance:
-		for class, v := range a.intOn {
-			if v {
+		if on {
+			classes := make([]InteractionClassHandle, 0, len(a.intOn))
+			for class, v := range a.intOn {
+				if v {
+					classes = append(classes, class)
+				}
+			}
+			slices.Sort(classes)
+			for _, class := range classes {
 				c.push(hla.TurnInteractionsOn{Class: class})
 			}
 		}
 	case AttributeRelevance:
-		for h, attrs := range a.updOn {
-			c.push(hla.TurnUpdatesOnForObjectInstance{Object: h, Attributes: slices.Clone(attrs)})
+		clear(a.updOn)
+		if on {
+			c.allAttrRelevance()
 		}
 	case AttributeScope:
-		for h, attrs := range a.scopeOf {
-			c.push(hla.AttributesInScope{Object: h, Attributes: slices.Clone(attrs)})
+		clear(a.scopeOf)
+		if on {
+			hs := make([]ObjectInstanceHandle, 0, len(c.obj.inst))
+			for h := range c.obj.inst {
+				hs = append(hs, h)
+			}
+			slices.SortFunc(hs, compareHandles)
+			for _, h := range hs {
+				c.rescope(h, false)
+			}
 		}
 	}
 	return nil

@@ -88,6 +88,9 @@ type Core struct {
 	wbuf  []byte  // scratch for encoding messages
 	tbuf  []byte  // scratch for encoding time messages
 	tmsg  wireMsg // scratch for sending a time message
+	// Scratch for registration announcements (registerMsg).
+	regMsg wireMsg
+	regBuf []byte
 	msgID uint64
 	evBuf []Event // apply's reused event buffer
 

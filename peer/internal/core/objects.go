@@ -63,6 +63,8 @@ type objects struct {
 	// Multiple name reservations under way.
 	multi []*multiReservation
 
+	answerBuf []ObjectInstanceHandle // answerQuery's scratch
+
 	// unnamed holds updates of instances with reserved names heard
 	// before their name, until the name comes (or they expire).
 	unnamed map[ObjectInstanceHandle]*unnamedUpdates
@@ -205,16 +207,34 @@ func (c *Core) RegisterObjectInstance(class ObjectClassHandle, name string) (Obj
 }
 
 // registerMsg announces instance h: its registered class and name, and
-// the tokens the announcing federate holds of it (attribute, epoch), so
-// that receivers know who owns what (scope, fencing).
+// the tokens the announcing federate holds of it that are not the
+// registrar's first (attribute, epoch: what a receiver could not assume),
+// so that a late receiver knows who owns what. The message is the
+// core's scratch space: send encodes it before the next one.
 func (c *Core) registerMsg(h ObjectInstanceHandle, in *instance) *wireMsg {
-	held := c.own.heldOf(h)
-	pairs := make([]valuePair, 0, len(held))
-	for a, e := range held {
-		pairs = append(pairs, valuePair{H: uint64(a), V: binary.AppendUvarint(nil, e)})
+	m := &c.regMsg
+	*m = wireMsg{Kind: kindRegister, Obj: h, Class: uint64(in.class.Handle), Name: in.name, Pairs: m.Pairs[:0]}
+	c.regBuf = c.regBuf[:0]
+	for a, e := range c.own.heldOf(h) {
+		if e == 0 && h.Federate == c.self {
+			continue // the registrar's first token: every receiver assumes it
+		}
+		start := len(c.regBuf)
+		c.regBuf = binary.AppendUvarint(c.regBuf, e)
+		m.Pairs = append(m.Pairs, valuePair{H: uint64(a), V: c.regBuf[start:len(c.regBuf):len(c.regBuf)]})
 	}
-	sortPairs(pairs)
-	return &wireMsg{Kind: kindRegister, Obj: h, Class: uint64(in.class.Handle), Name: in.name, Pairs: pairs}
+	if len(c.regBuf) > 0 {
+		// Appending may have moved the buffer: point the values at its
+		// final array.
+		off := 0
+		for i := range m.Pairs {
+			n := len(m.Pairs[i].V)
+			m.Pairs[i].V = c.regBuf[off : off+n : off+n]
+			off += n
+		}
+	}
+	sortPairs(m.Pairs)
+	return m
 }
 
 // privilegeToDelete returns the handle of class oc's HLAprivilegeToDeleteObject
@@ -525,15 +545,19 @@ func (c *Core) KnownObjectClass(h ObjectInstanceHandle) (ObjectClassHandle, erro
 // one instance): this federate announces the instances of exactly that
 // class it holds tokens of.
 func (c *Core) answerQuery(class uint64, obj ObjectInstanceHandle) {
-	var hs []ObjectInstanceHandle
 	if !obj.IsZero() {
 		if in, ok := c.obj.inst[obj]; ok && c.own.holdsAny(obj) {
 			c.sendAnnouncement(obj, in)
 		}
 		return
 	}
-	for h := range c.own.held {
-		if in, ok := c.obj.inst[h]; ok && uint64(in.class.Handle) == class {
+	oc, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(class))
+	if !ok {
+		return
+	}
+	hs := c.obj.answerBuf[:0]
+	for h, in := range c.obj.inst {
+		if in.class == oc && c.own.holdsAny(h) {
 			hs = append(hs, h)
 		}
 	}
@@ -541,6 +565,7 @@ func (c *Core) answerQuery(class uint64, obj ObjectInstanceHandle) {
 	for _, h := range hs {
 		c.sendAnnouncement(h, c.obj.inst[h])
 	}
+	c.obj.answerBuf = hs[:0]
 }
 
 func (c *Core) sendAnnouncement(h ObjectInstanceHandle, in *instance) {

@@ -19,8 +19,10 @@ type ownership struct {
 	// epoch.
 	held map[ObjectInstanceHandle]map[AttributeHandle]uint64
 	// view are the newest tokens of other federates' instances heard of
-	// (in registration announcements and updates). Where it has none, an
-	// attribute's token is taken to be the registrar's at epoch 0.
+	// (in registration announcements and updates) that are not the
+	// registrar's at epoch 0: where it has none, that is what an
+	// attribute's token is taken to be, so the common case stores
+	// nothing.
 	view map[ObjectInstanceHandle]map[AttributeHandle]token
 	// left are federates that resigned or were lost: their tokens are
 	// void (the attributes unowned) unless someone took them since.
@@ -71,29 +73,21 @@ func (o *ownership) holds(h ObjectInstanceHandle, a AttributeHandle) (uint64, bo
 // holdsAny reports whether this federate holds any token of h.
 func (o *ownership) holdsAny(h ObjectInstanceHandle) bool { return len(o.held[h]) > 0 }
 
-// current returns the newest token of (h, a) this federate knows of, and
-// whether it heard of it (or holds it) rather than assuming the
-// registrar's.
-func (o *ownership) current(h ObjectInstanceHandle, a AttributeHandle) (token, bool) {
+// current returns the newest token of (h, a) this federate knows of.
+func (o *ownership) current(h ObjectInstanceHandle, a AttributeHandle) token {
 	if e, ok := o.held[h][a]; ok {
-		return token{owner: o.self, epoch: e}, true
+		return token{owner: o.self, epoch: e}
 	}
 	if t, ok := o.view[h][a]; ok {
-		return t, true
+		return t
 	}
-	return token{owner: h.Federate, epoch: 0}, false
-}
-
-// known reports whether this federate holds or heard of (h, a)'s token.
-func (o *ownership) known(h ObjectInstanceHandle, a AttributeHandle) bool {
-	_, ok := o.current(h, a)
-	return ok
+	return token{owner: h.Federate, epoch: 0}
 }
 
 // ownerOf returns who holds (h, a) as far as this federate knows: 0 when
 // nobody does.
 func (o *ownership) ownerOf(h ObjectInstanceHandle, a AttributeHandle) FederateHandle {
-	t, _ := o.current(h, a)
+	t := o.current(h, a)
 	if o.left[t.owner] {
 		return 0
 	}
@@ -102,11 +96,10 @@ func (o *ownership) ownerOf(h ObjectInstanceHandle, a AttributeHandle) FederateH
 
 // accept decides whether a message about (h, a) from sender, at epoch,
 // is current: its epoch is newer than the newest known (the token moved
-// to sender), or the same and sender holds it. It records the token the
-// first time it hears of it and whenever it is newer; learned says it
-// recorded something (the attribute's owner may be news).
+// to sender), or the same and sender holds it. It records a newer token;
+// learned says it did (the attribute's owner changed).
 func (o *ownership) accept(h ObjectInstanceHandle, a AttributeHandle, sender FederateHandle, epoch uint64) (ok, learned bool) {
-	cur, known := o.current(h, a)
+	cur := o.current(h, a)
 	switch {
 	case epoch > cur.epoch:
 		if _, mine := o.held[h][a]; mine {
@@ -115,9 +108,7 @@ func (o *ownership) accept(h ObjectInstanceHandle, a AttributeHandle, sender Fed
 			return false, false
 		}
 	case epoch == cur.epoch && cur.owner == sender:
-		if known {
-			return true, false
-		}
+		return true, false
 	default:
 		return false, false
 	}
