@@ -84,15 +84,15 @@ type Core struct {
 	tim timing       // retraction and delivery bookkeeping (timing.go)
 	tr  *tracer      // nil unless Config.Trace
 
-	rx    wireMsg // what onData decodes into; kept messages are copied (keep)
-	wbuf  []byte  // scratch for encoding messages
-	tbuf  []byte  // scratch for encoding time messages
-	tmsg  wireMsg // scratch for sending a time message
+	rx   wireMsg // what onData decodes into; kept messages are copied (keep)
+	wbuf []byte  // scratch for encoding messages
+	tbuf []byte  // scratch for encoding time messages
+	tmsg wireMsg // scratch for sending a time message
 	// Scratch for registration announcements (registerMsg).
 	regMsg wireMsg
 	regBuf []byte
-	msgID uint64
-	evBuf []Event // apply's reused event buffer
+	msgID  uint64
+	evBuf  []Event // apply's reused event buffer
 
 	blockedOn map[transport.Group]bool // groups a refused send met (ErrBlocked)
 
