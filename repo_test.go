@@ -1,6 +1,7 @@
 package meshrti
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -181,6 +183,33 @@ func f(r *rand.Rand) int { return rand.New(rand.NewPCG(1, 2)).IntN(3) + r.IntN(2
 		}
 		if got := impurities(f); len(got) != tc.want {
 			t.Errorf("%d impurities, want %d: %q", len(got), tc.want, got)
+		}
+	}
+}
+
+// TestDocListsEveryService fails when docs/peer.md leaves out a service or
+// callback of the 1516e checklist (../shared/brief/services.md, or
+// $MESHRTI_SHARED/brief/services.md): each must have a row that names it.
+func TestDocListsEveryService(t *testing.T) {
+	shared := os.Getenv("MESHRTI_SHARED")
+	if shared == "" {
+		shared = filepath.Join("..", "shared")
+	}
+	list, err := os.ReadFile(filepath.Join(shared, "brief", "services.md"))
+	if err != nil {
+		t.Skipf("no service checklist beside the repository: %v", err)
+	}
+	doc, err := os.ReadFile(filepath.Join("docs", "peer.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := regexp.MustCompile("(?m)^- \\[.\\] (?:§[\\d.]+ )?`(\\w+)\\(").FindAllSubmatch(list, -1)
+	if len(names) < 150 {
+		t.Fatalf("found only %d services and callbacks in the checklist", len(names))
+	}
+	for _, n := range names {
+		if !bytes.Contains(doc, []byte("| `"+string(n[1])+"` |")) {
+			t.Errorf("docs/peer.md has no row for %s", n[1])
 		}
 	}
 }
