@@ -3,6 +3,7 @@ module github.com/meshrti/meshrti
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/hashicorp/memberlist v0.7.0
 	github.com/rs/zerolog v1.35.1
 	github.com/vmihailenco/msgpack/v5 v5.4.1

@@ -35,9 +35,12 @@
 //     late joiners get everything. States reads the merged view,
 //     StateEntries the same with each entry's version, and
 //     EventStateChanged carries the version of the write it reports.
-//   - Agreement. A quorum register (Acquire, Release, Propose, Read) and
-//     the federation services built on it (CreateFederation,
-//     DestroyFederation, JoinFederate, ResignFederate, ListFederations).
+//   - Agreement. A quorum register (Acquire, Release, CompareAndSwap,
+//     Propose, Read) and the federation services built on it
+//     (CreateFederation, DestroyFederation, JoinFederate, ResignFederate,
+//     ListFederations). CompareAndSwap takes a key, held or free, only if
+//     its version is still the one the caller knows, so two callers that
+//     read the same version never both take it.
 //     The federation record holds the time representation and the FOM
 //     modules of the creator and of every joiner, in order: a joiner with
 //     another time representation is refused (ErrTimeRepresentation), and
@@ -107,8 +110,9 @@
 //
 //   - Start: until memberlist runs and, when joining, until the agreement
 //     log arrived from a member (bounded by ctx and the profile's wait).
-//   - Agreement calls (Acquire, Release, Propose, Read, CreateFederation,
-//     DestroyFederation, JoinFederate, ResignFederate, ListFederations):
+//   - Agreement calls (Acquire, Release, CompareAndSwap, Propose, Read,
+//     CreateFederation, DestroyFederation, JoinFederate, ResignFederate,
+//     ListFederations):
 //     until a quorum of acceptors decided, ctx ends, or Config.Timeout
 //     passes. A timeout returns ErrNoQuorum; the operation may still take
 //     effect later, never a wrong answer.

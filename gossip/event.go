@@ -21,7 +21,7 @@ const (
 	// EventStateChanged: another member changed one of its replicated
 	// state keys (Value nil: deleted; Version the owner's write).
 	EventStateChanged
-	// EventKeyChanged: a register key was taken or freed (Entry).
+	// EventKeyChanged: a register key was taken, swapped or freed (Entry).
 	EventKeyChanged
 	// EventFederationCreated: the federation execution was created;
 	// Modules are its modules.

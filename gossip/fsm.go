@@ -43,14 +43,15 @@ func (id nodeID) String() string { return id.key() }
 type opKind uint8
 
 const (
-	opAcquire     opKind = iota + 1 // take Key if it is free
-	opRelease                       // free Key if the proposer holds it
-	opCreateFed                     // create the federation execution
-	opDestroyFed                    // destroy it when nobody is joined
-	opJoinFed                       // join the proposer's federate
-	opResignFed                     // resign the proposer's federate
-	opAddAcceptor                   // add the proposer to the roster
-	opLost                          // drop everything Node holds
+	opAcquire        opKind = iota + 1 // take Key if it is free
+	opRelease                          // free Key if the proposer holds it
+	opCreateFed                        // create the federation execution
+	opDestroyFed                       // destroy it when nobody is joined
+	opJoinFed                          // join the proposer's federate
+	opResignFed                        // resign the proposer's federate
+	opAddAcceptor                      // add the proposer to the roster
+	opLost                             // drop everything Node holds
+	opCompareAndSwap                   // take Key with Value if its version is Expect
 )
 
 // op is one command in a log entry. Its effect depends only on the state
@@ -70,6 +71,8 @@ type op struct {
 	Time    string      `msgpack:"r,omitempty"`
 	Modules []moduleRec `msgpack:"m,omitempty"`
 	Known   int         `msgpack:"w,omitempty"`
+	// Compare-and-swap: the version Key must have for the swap.
+	Expect uint64 `msgpack:"e,omitempty"`
 }
 
 // size is roughly what o adds to an encoded log entry.
@@ -113,6 +116,7 @@ const (
 	codeTimeRepresentation
 	codeModulesChanged
 	codeModulesTooLarge
+	codeVersionMismatch // compare-and-swap: the key's version was not the expected one
 )
 
 // opResult is what applying an op produced, for its proposer.
@@ -414,6 +418,19 @@ func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
 			f.Keys[o.Key] = e
 			*changes = append(*changes, change{Kind: chKey, Key: o.Key, Entry: e})
 		}
+		return opResult{Entry: e}
+
+	case opCompareAndSwap:
+		// Decided where it lands, like opAcquire: of two swaps expecting
+		// the same version, the first in log order changes it and the
+		// second finds it changed. A held key is taken from its holder.
+		e := f.Keys[o.Key]
+		if e.Version != o.Expect {
+			return opResult{Code: codeVersionMismatch, Entry: e}
+		}
+		e = keyEntry{Version: e.Version + 1, Value: o.Value, Holder: p}
+		f.Keys[o.Key] = e
+		*changes = append(*changes, change{Kind: chKey, Key: o.Key, Entry: e})
 		return opResult{Entry: e}
 
 	case opRelease:

@@ -28,7 +28,8 @@ var (
 )
 
 // fuzzState is a log of three acceptors (self, a, b) with a federation
-// (time representation, two modules, two federates) and a held key.
+// (time representation, two modules, two federates) and two held keys
+// (one acquired, one swapped).
 func fuzzState() (*fsm, [][]byte) {
 	f := newFSM(fuzzLog, fuzzSelf, 5)
 	m1, m2 := testModule("m1", []byte("<objectModel/>")), testModule("m2", []byte("<objectModel>2</objectModel>"))
@@ -40,7 +41,10 @@ func fuzzState() (*fsm, [][]byte) {
 			{Seq: 2, Kind: opJoinFed, Name: "Self", Type: "t"},
 			{Seq: 3, Kind: opAcquire, Key: "k", Value: []byte("v")},
 		}}),
-		encodeBatch(batch{Proposer: fuzzA, Ops: []op{{Seq: 2, Kind: opJoinFed, Name: "A", Time: "HLAfloat64Time", Modules: []moduleRec{m2}, Known: 1}}}),
+		encodeBatch(batch{Proposer: fuzzA, Ops: []op{
+			{Seq: 2, Kind: opJoinFed, Name: "A", Time: "HLAfloat64Time", Modules: []moduleRec{m2}, Known: 1},
+			{Seq: 3, Kind: opCompareAndSwap, Key: "c", Expect: 0, Value: []byte("a")},
+		}}),
 	}
 	for _, e := range entries {
 		f.apply(e)

@@ -32,6 +32,11 @@ type accState struct {
 // is a new acceptor (a new nodeID), never the old one with amnesia.
 type acceptor struct {
 	inst map[uint64]*accState
+
+	// unsafeAccept is set only by a test that shows the linearizability
+	// check catches a broken acceptor: accept then ignores the promise
+	// and accepts below the ballot it promised. Never set otherwise.
+	unsafeAccept bool
 }
 
 func (a *acceptor) get(inst uint64) *accState {
@@ -62,10 +67,12 @@ func (a *acceptor) prepare(inst uint64, b ballot) (bool, accState) {
 // ballot. It returns the ballot promised afterwards.
 func (a *acceptor) accept(inst uint64, b ballot, v []byte) (bool, ballot) {
 	st := a.get(inst)
-	if b.less(st.Promised) {
+	switch {
+	case !b.less(st.Promised):
+		st.Promised = b
+	case !a.unsafeAccept:
 		return false, st.Promised
 	}
-	st.Promised = b
 	st.Accepted = b
 	st.Value = v
 	return true, b

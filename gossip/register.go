@@ -11,7 +11,8 @@ import (
 type Entry struct {
 	Key string
 	// Version counts the key's changes: the value chosen for instance
-	// Key@Version. Taking a free key and freeing it each add one, so
+	// Key@Version. Taking a free key, freeing it, a CompareAndSwap that
+	// swaps and the release of a lost node's keys each add one, so
 	// Version also serves as a fencing epoch.
 	Version uint64
 	// Value is the holder's value; nil when the key is free.
@@ -42,6 +43,31 @@ func (c *Cluster) Acquire(ctx context.Context, key string, value []byte) (Entry,
 		return Entry{}, false, err
 	}
 	return entryOf(key, r.Entry), r.Entry.Holder == c.id, nil
+}
+
+// CompareAndSwap makes this node key's holder with value, and adds one to
+// its version, if and only if the key's version is expect when the swap
+// is decided, whether the key is free or held (by anyone, this node
+// included: a holder's key is taken from it). A key never used has
+// version 0. It returns the entry after the decision and whether it
+// swapped; when it did not, the entry shows the version that differed.
+// The decision is one op in the agreement log, like Acquire: of swaps
+// racing with the same expect, on either side of a partition, at most one
+// swaps, and the entry's new version names that swap (a fencing epoch).
+// It blocks like Acquire (ErrNoQuorum: the swap may still take effect;
+// Read tells, by holder and version).
+func (c *Cluster) CompareAndSwap(ctx context.Context, key string, expect uint64, value []byte) (Entry, bool, error) {
+	r, err := c.submit(ctx, op{Kind: opCompareAndSwap, Key: key, Value: value, Expect: expect})
+	if err != nil {
+		return Entry{}, false, err
+	}
+	switch r.Code {
+	case codeOK:
+		return entryOf(key, r.Entry), true, nil
+	case codeVersionMismatch:
+		return entryOf(key, r.Entry), false, nil
+	}
+	return Entry{}, false, errorFor(r.Code)
 }
 
 // Propose proposes value for key and returns the value chosen: value

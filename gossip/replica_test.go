@@ -19,7 +19,7 @@ import (
 // the same run.
 
 var (
-	flagSeeds = flag.Int("seeds", 80, "random runs per simulation test (a quarter with -short)")
+	flagSeeds = flag.Int("seeds", 80, "random runs per simulation test (a quarter with -short); given, also the linearizability check's (default 300)")
 	flagSeed  = flag.Uint64("seed", 0, "replay this one seed of the simulation tests")
 )
 
@@ -69,6 +69,15 @@ type simNet struct {
 	// Config.Rand; transcript, when set, records every message sent.
 	cfgRand    *rand.Rand
 	transcript *strings.Builder
+
+	// For the linearizability check (linearizability_test.go): outside
+	// turns off the checks above, which look inside the replicas, so that
+	// only what clients see is judged; unsafe makes every acceptor
+	// accept below its promise (a bug on purpose); onReady sees every
+	// ready a replica gives.
+	outside bool
+	unsafe  bool
+	onReady func(name string, rd ready)
 }
 
 func newSimNet(t *testing.T, seed uint64, n int) *simNet {
@@ -119,7 +128,10 @@ func (s *simNet) start(name string, inc uint64, genesis *fsm) {
 			TailLen:      4096,
 		}, genesis)
 	}
-	r.trace = &replicaTrace{proposed: s.onPropose, accepted: s.onAccept}
+	if !s.outside {
+		r.trace = &replicaTrace{proposed: s.onPropose, accepted: s.onAccept}
+	}
+	r.acc.unsafeAccept = s.unsafe
 	s.nodes[name] = &simNode{r: r, alive: true}
 }
 
@@ -240,6 +252,9 @@ func (s *simNet) connected(a, b string) bool {
 func (s *simNet) collect(name string) {
 	n := s.nodes[name]
 	rd := n.r.Ready()
+	if s.onReady != nil {
+		s.onReady(name, rd)
+	}
 	s.results[name] = append(s.results[name], rd.Done...)
 	if s.transcript != nil {
 		for _, m := range rd.Messages {
@@ -290,6 +305,14 @@ func (s *simNet) randomOp(name string) op {
 	case 0, 1:
 		return op{Kind: opAcquire, Key: fmt.Sprintf("k%d", s.rng.IntN(3)), Value: []byte(name)}
 	case 2:
+		if s.rng.IntN(2) == 0 {
+			key := fmt.Sprintf("k%d", s.rng.IntN(3))
+			var v uint64
+			if r.fsm != nil {
+				v = r.fsm.Keys[key].Version
+			}
+			return op{Kind: opCompareAndSwap, Key: key, Expect: v + uint64(s.rng.IntN(2)), Value: []byte(name)}
+		}
 		return op{Kind: opRelease, Key: fmt.Sprintf("k%d", s.rng.IntN(3))}
 	case 3:
 		return op{Kind: opCreateFed, Name: "fed", Time: s.randomTime(), Modules: s.randomModules()}
