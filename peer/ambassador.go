@@ -40,6 +40,16 @@ type FederateAmbassador interface {
 	ReportAttributeTransportationType(obj ObjectInstanceHandle, attr AttributeHandle, t TransportationType) error
 	ConfirmInteractionTransportationTypeChange(class InteractionClassHandle, t TransportationType) error
 	ReportInteractionTransportationType(fed FederateHandle, class InteractionClassHandle, t TransportationType) error
+
+	RequestAttributeOwnershipAssumption(obj ObjectInstanceHandle, attrs []AttributeHandle, tag []byte) error
+	RequestDivestitureConfirmation(obj ObjectInstanceHandle, attrs []AttributeHandle) error
+	AttributeOwnershipAcquisitionNotification(obj ObjectInstanceHandle, attrs []AttributeHandle, tag []byte) error
+	AttributeOwnershipUnavailable(obj ObjectInstanceHandle, attrs []AttributeHandle) error
+	RequestAttributeOwnershipRelease(obj ObjectInstanceHandle, attrs []AttributeHandle, tag []byte) error
+	ConfirmAttributeOwnershipAcquisitionCancellation(obj ObjectInstanceHandle, attrs []AttributeHandle) error
+	InformAttributeOwnership(obj ObjectInstanceHandle, attr AttributeHandle, owner FederateHandle) error
+	AttributeIsNotOwned(obj ObjectInstanceHandle, attr AttributeHandle) error
+	AttributeIsOwnedByRTI(obj ObjectInstanceHandle, attr AttributeHandle) error
 }
 
 // ReflectInfo carries the optional parts of a reflect, receive or remove
@@ -115,6 +125,33 @@ func (NullFederateAmbassador) ConfirmInteractionTransportationTypeChange(Interac
 	return nil
 }
 func (NullFederateAmbassador) ReportInteractionTransportationType(FederateHandle, InteractionClassHandle, TransportationType) error {
+	return nil
+}
+func (NullFederateAmbassador) RequestAttributeOwnershipAssumption(ObjectInstanceHandle, []AttributeHandle, []byte) error {
+	return nil
+}
+func (NullFederateAmbassador) RequestDivestitureConfirmation(ObjectInstanceHandle, []AttributeHandle) error {
+	return nil
+}
+func (NullFederateAmbassador) AttributeOwnershipAcquisitionNotification(ObjectInstanceHandle, []AttributeHandle, []byte) error {
+	return nil
+}
+func (NullFederateAmbassador) AttributeOwnershipUnavailable(ObjectInstanceHandle, []AttributeHandle) error {
+	return nil
+}
+func (NullFederateAmbassador) RequestAttributeOwnershipRelease(ObjectInstanceHandle, []AttributeHandle, []byte) error {
+	return nil
+}
+func (NullFederateAmbassador) ConfirmAttributeOwnershipAcquisitionCancellation(ObjectInstanceHandle, []AttributeHandle) error {
+	return nil
+}
+func (NullFederateAmbassador) InformAttributeOwnership(ObjectInstanceHandle, AttributeHandle, FederateHandle) error {
+	return nil
+}
+func (NullFederateAmbassador) AttributeIsNotOwned(ObjectInstanceHandle, AttributeHandle) error {
+	return nil
+}
+func (NullFederateAmbassador) AttributeIsOwnedByRTI(ObjectInstanceHandle, AttributeHandle) error {
 	return nil
 }
 
@@ -199,6 +236,24 @@ func dispatchOne(amb FederateAmbassador, ev Event) error {
 		return amb.ConfirmInteractionTransportationTypeChange(e.Class, e.Transportation)
 	case ReportInteractionTransportationType:
 		return amb.ReportInteractionTransportationType(e.Federate, e.Class, e.Transportation)
+	case RequestAttributeOwnershipAssumption:
+		return amb.RequestAttributeOwnershipAssumption(e.Object, e.Attributes, e.Tag)
+	case RequestDivestitureConfirmation:
+		return amb.RequestDivestitureConfirmation(e.Object, e.Attributes)
+	case AttributeOwnershipAcquisitionNotification:
+		return amb.AttributeOwnershipAcquisitionNotification(e.Object, e.Attributes, e.Tag)
+	case AttributeOwnershipUnavailable:
+		return amb.AttributeOwnershipUnavailable(e.Object, e.Attributes)
+	case RequestAttributeOwnershipRelease:
+		return amb.RequestAttributeOwnershipRelease(e.Object, e.Attributes, e.Tag)
+	case ConfirmAttributeOwnershipAcquisitionCancellation:
+		return amb.ConfirmAttributeOwnershipAcquisitionCancellation(e.Object, e.Attributes)
+	case InformAttributeOwnership:
+		return amb.InformAttributeOwnership(e.Object, e.Attribute, e.Owner)
+	case AttributeIsNotOwned:
+		return amb.AttributeIsNotOwned(e.Object, e.Attribute)
+	case AttributeIsOwnedByRTI:
+		return amb.AttributeIsOwnedByRTI(e.Object, e.Attribute)
 	}
 	return nil
 }

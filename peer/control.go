@@ -52,6 +52,10 @@ type ControlPlane interface {
 	Acquire(ctx context.Context, key string, value []byte) (Entry, bool, error)
 	// Release frees a key this federate holds (a free key stays free).
 	Release(ctx context.Context, key string) (Entry, error)
+	// CompareAndSwap takes key for this federate with value, advancing
+	// its version, if its version is expect (held or free); it returns
+	// the entry after the decision and whether it swapped.
+	CompareAndSwap(ctx context.Context, key string, expect uint64, value []byte) (Entry, bool, error)
 	// Read returns a key's entry as decided (a linearizable read).
 	Read(ctx context.Context, key string) (Entry, error)
 	// SetState sets one of this federate's replicated state keys (nil
@@ -530,6 +534,24 @@ func (c *memControl) Acquire(_ context.Context, key string, value []byte) (Entry
 	}
 	e := c.entry(fd, key)
 	return e, e.Holder == c.self, nil
+}
+
+func (c *memControl) CompareAndSwap(_ context.Context, key string, expect uint64, value []byte) (Entry, bool, error) {
+	c.reg.mu.Lock()
+	defer c.reg.mu.Unlock()
+	fd, err := c.member()
+	if err != nil {
+		return Entry{}, false, err
+	}
+	var v uint64
+	if k := fd.keys[key]; k != nil {
+		v = k.version
+	}
+	if v != expect {
+		return c.entry(fd, key), false, nil
+	}
+	fd.keys[key] = &memKey{version: v + 1, value: slices.Clone(value), holder: c.self}
+	return c.entry(fd, key), true, nil
 }
 
 func (c *memControl) Release(_ context.Context, key string) (Entry, error) {

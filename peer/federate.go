@@ -494,6 +494,8 @@ func (f *Federate) runOp(ctx context.Context, op core.Op) core.OpResult {
 		held = e.Holder == f.handle && e.Holder != 0
 	case core.OpSetState:
 		err = f.ctl.SetState(op.Key, op.Value)
+	case core.OpSwap:
+		e, held, err = f.ctl.CompareAndSwap(ctx, op.Key, op.Expect, op.Value)
 	default:
 		err = fmt.Errorf("%w: unknown control-plane operation %d", ErrRTIinternalError, op.Kind)
 	}

@@ -230,6 +230,14 @@ func (g *gossipControl) Acquire(ctx context.Context, key string, value []byte) (
 	return g.entry(e), ok, nil
 }
 
+func (g *gossipControl) CompareAndSwap(ctx context.Context, key string, expect uint64, value []byte) (Entry, bool, error) {
+	e, ok, err := g.c.CompareAndSwap(ctx, key, expect, value)
+	if err != nil {
+		return Entry{}, false, gossipError(err)
+	}
+	return g.entry(e), ok, nil
+}
+
 func (g *gossipControl) Release(ctx context.Context, key string) (Entry, error) {
 	e, err := g.c.Release(ctx, key)
 	if err != nil {

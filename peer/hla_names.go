@@ -231,3 +231,16 @@ const (
 // interaction class, attribute, parameter, dimension) as the decode
 // services read it; see package hla.
 func EncodeHandle[H ~uint64](h H) []byte { return hla.EncodeHandle(h) }
+
+// Ownership callbacks.
+type (
+	RequestAttributeOwnershipAssumption              = hla.RequestAttributeOwnershipAssumption
+	RequestDivestitureConfirmation                   = hla.RequestDivestitureConfirmation
+	AttributeOwnershipAcquisitionNotification        = hla.AttributeOwnershipAcquisitionNotification
+	AttributeOwnershipUnavailable                    = hla.AttributeOwnershipUnavailable
+	RequestAttributeOwnershipRelease                 = hla.RequestAttributeOwnershipRelease
+	ConfirmAttributeOwnershipAcquisitionCancellation = hla.ConfirmAttributeOwnershipAcquisitionCancellation
+	InformAttributeOwnership                         = hla.InformAttributeOwnership
+	AttributeIsNotOwned                              = hla.AttributeIsNotOwned
+	AttributeIsOwnedByRTI                            = hla.AttributeIsOwnedByRTI
+)

@@ -506,7 +506,11 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 	if cmd == "switch" || cmd == "callbacks" {
 		return s.switches(cmd, a)
 	}
+	if cmd == "handoff" {
+		return s.handoff(a)
+	}
 	passive := a.flag("passive")
+	ifAvailable := a.flag("if-available")
 	// Every other command names one federate first.
 	if len(a.pos) != 1 {
 		return nil, fmt.Errorf("%s needs one federate name", cmd)
@@ -638,20 +642,11 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		return fail(name, f.RequestInteractionTransportationTypeChange(ic, t))
 	case "query-transport":
 		if _, ok := a.vals["obj"]; ok {
-			o, err := s.object(a)
+			o, at, _, err := s.objectAttr(a)
 			if err != nil {
 				return nil, err
 			}
-			an, err := a.need("attr")
-			if err != nil {
-				return nil, err
-			}
-			c, _ := s.fdd.ObjectClassByHandle(o.class)
-			at, ok := c.Attribute(an)
-			if !ok {
-				return nil, fmt.Errorf("no attribute %s", an)
-			}
-			return fail(name, f.QueryAttributeTransportationType(o.h, at.Handle))
+			return fail(name, f.QueryAttributeTransportationType(o.h, at))
 		}
 		ic, err := s.interactionClass(a)
 		if err != nil {
@@ -666,6 +661,26 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			return nil, fmt.Errorf("unknown federate %s", other)
 		}
 		return fail(name, f.QueryInteractionTransportationType(s.c.Feds[j].Handle(), ic))
+	case "divest", "confirm-divestiture", "cancel-divestiture", "acquire", "cancel-acquisition", "deny-release":
+		return s.ownership(cmd, name, f, a, ifAvailable)
+	case "query-owner", "is-owned":
+		o, at, an, err := s.objectAttr(a)
+		if err != nil {
+			return nil, err
+		}
+		if cmd == "query-owner" {
+			return fail(name, f.QueryAttributeOwnership(o.h, at))
+		}
+		owned, err := f.IsAttributeOwnedByFederate(o.h, at)
+		if err != nil {
+			return fail(name, err)
+		}
+		yes := "no"
+		if owned {
+			yes = "yes"
+		}
+		s.lines = append(s.lines, fmt.Sprintf("%s: owned %s %s=%s", name, s.obj(o.h), an, yes))
+		return nil, nil
 	case "register":
 		cn, err := a.need("class")
 		if err != nil {
@@ -912,6 +927,182 @@ func fail(name string, err error) (*serviceError, error) {
 		return nil, nil
 	}
 	return &serviceError{name, err}, nil
+}
+
+// ownership runs the ownership commands: divest (mode=unconditional,
+// negotiated or if-wanted), confirm-divestiture, cancel-divestiture,
+// acquire (if-available), cancel-acquisition, deny-release.
+func (s *simulation) ownership(cmd, name string, f *peer.Federate, a *args, ifAvailable bool) (*serviceError, error) {
+	o, err := s.object(a)
+	if err != nil {
+		return nil, err
+	}
+	attrs, err := s.attrsOf(a, o.class)
+	if err != nil {
+		return nil, err
+	}
+	var tag []byte
+	if t, ok := a.get("tag"); ok {
+		s.userTags[t] = true
+		tag = []byte(t)
+	}
+	switch cmd {
+	case "divest":
+		mode, _ := a.get("mode")
+		switch mode {
+		case "", "unconditional":
+			return fail(name, f.UnconditionalAttributeOwnershipDivestiture(o.h, attrs...))
+		case "negotiated":
+			return fail(name, f.NegotiatedAttributeOwnershipDivestiture(o.h, tag, attrs...))
+		case "if-wanted":
+			given, err := f.AttributeOwnershipDivestitureIfWanted(o.h, attrs...)
+			if err != nil {
+				return fail(name, err)
+			}
+			s.lines = append(s.lines, fmt.Sprintf("%s: divested %s attrs=%s", name, s.obj(o.h), s.attrNames(given)))
+			return nil, nil
+		}
+		return nil, fmt.Errorf("mode=%s: want unconditional, negotiated or if-wanted", mode)
+	case "confirm-divestiture":
+		return fail(name, f.ConfirmDivestiture(o.h, tag, attrs...))
+	case "cancel-divestiture":
+		return fail(name, f.CancelNegotiatedAttributeOwnershipDivestiture(o.h, attrs...))
+	case "acquire":
+		if ifAvailable {
+			return fail(name, f.AttributeOwnershipAcquisitionIfAvailable(o.h, attrs...))
+		}
+		return fail(name, f.AttributeOwnershipAcquisition(o.h, tag, attrs...))
+	case "cancel-acquisition":
+		return fail(name, f.CancelAttributeOwnershipAcquisition(o.h, attrs...))
+	}
+	return fail(name, f.AttributeOwnershipReleaseDenied(o.h, attrs...))
+}
+
+// objectAttr reads obj=O attr=A: the instance, the attribute's handle
+// and its name.
+func (s *simulation) objectAttr(a *args) (*simObject, peer.AttributeHandle, string, error) {
+	o, err := s.object(a)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	an, err := a.need("attr")
+	if err != nil {
+		return nil, 0, "", err
+	}
+	c, _ := s.fdd.ObjectClassByHandle(o.class)
+	at, ok := c.Attribute(an)
+	if !ok {
+		return nil, 0, "", fmt.Errorf("no attribute %s", an)
+	}
+	return o, at.Handle, an, nil
+}
+
+// handoff runs "handoff A B obj=O attrs=X,Y rounds=N": N rounds in
+// which B acquires the attributes from A and A takes them back, each
+// owner releasing them when asked (AttributeOwnershipDivestitureIfWanted),
+// as fast as the federation allows. After every transfer both must
+// agree that exactly the acquirer owns every attribute. It prints one
+// line, "A,B: handoff OBJ attrs=X,Y rounds=N transfers=2N owner=A", or
+// the first round that went wrong; the callbacks of the rounds are not
+// printed.
+func (s *simulation) handoff(a *args) (*serviceError, error) {
+	if len(a.pos) != 2 {
+		return nil, errors.New("handoff A B obj=O attrs=X rounds=N")
+	}
+	var idx [2]int
+	for k, n := range a.pos {
+		i, ok := s.fedIdx[n]
+		if !ok {
+			return nil, fmt.Errorf("unknown federate %s", n)
+		}
+		idx[k] = i
+	}
+	o, err := s.object(a)
+	if err != nil {
+		return nil, err
+	}
+	attrs, err := s.attrsOf(a, o.class)
+	if err != nil {
+		return nil, err
+	}
+	rounds, ok, err := a.float("rounds")
+	if err != nil || !ok || rounds < 1 || rounds != float64(int(rounds)) {
+		return nil, errors.New("handoff needs rounds=N, N a positive integer")
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, maxWait+time.Duration(rounds)*100*time.Millisecond)
+	defer cancel()
+	// waitNew waits for an event of type T on log i after event start.
+	waitNew := func(i, start int, match func(peer.Event) bool) error {
+		return s.c.Logs[i].WaitFor(ctx, func(evs []peer.Event) bool {
+			for _, ev := range evs[min(start, len(evs)):] {
+				if match(ev) {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	names := strings.Join(a.pos, ",")
+	transfers := 0
+	for r := 1; r <= int(rounds); r++ {
+		for _, dir := range [2][2]int{{0, 1}, {1, 0}} {
+			from, to := idx[dir[0]], idx[dir[1]]
+			ff, ft := s.c.Feds[from], s.c.Feds[to]
+			startFrom, startTo := s.c.Logs[from].count(), s.c.Logs[to].count()
+			if err := ft.AttributeOwnershipAcquisition(o.h, nil, attrs...); err != nil {
+				return fail(a.pos[dir[1]], err)
+			}
+			if err := waitNew(from, startFrom, func(ev peer.Event) bool {
+				rq, ok := ev.(peer.RequestAttributeOwnershipRelease)
+				return ok && rq.Object == o.h
+			}); err != nil {
+				return nil, fmt.Errorf("round %d: %s never heard the request: %w", r, a.pos[dir[0]], err)
+			}
+			given, err := ff.AttributeOwnershipDivestitureIfWanted(o.h, attrs...)
+			if err != nil {
+				return fail(a.pos[dir[0]], err)
+			}
+			if len(given) != len(attrs) {
+				s.lines = append(s.lines, fmt.Sprintf("%s: handoff round %d: %s released %s of %s", names, r, a.pos[dir[0]], s.attrNames(given), s.attrNames(attrs)))
+				return nil, nil
+			}
+			if err := waitNew(to, startTo, func(ev peer.Event) bool {
+				n, ok := ev.(peer.AttributeOwnershipAcquisitionNotification)
+				return ok && n.Object == o.h
+			}); err != nil {
+				return nil, fmt.Errorf("round %d: %s never acquired: %w", r, a.pos[dir[1]], err)
+			}
+			transfers++
+			for _, at := range attrs {
+				has, err1 := ft.IsAttributeOwnedByFederate(o.h, at)
+				had, err2 := ff.IsAttributeOwnedByFederate(o.h, at)
+				if err := errors.Join(err1, err2); err != nil {
+					return nil, err
+				}
+				if !has || had {
+					s.lines = append(s.lines, fmt.Sprintf("%s: handoff round %d: after the transfer to %s, %s owned=%v and %s owned=%v",
+						names, r, a.pos[dir[1]], a.pos[dir[1]], has, a.pos[dir[0]], had))
+					return nil, nil
+				}
+			}
+		}
+	}
+	// The rounds' callbacks are not printed: skip them.
+	s.waitQuiet(s.quiet)
+	for _, i := range idx {
+		s.printed[i] = len(s.c.Logs[i].Events())
+	}
+	s.lines = append(s.lines, fmt.Sprintf("%s: handoff %s attrs=%s rounds=%d transfers=%d owner=%s",
+		names, s.obj(o.h), s.attrNames(attrs), int(rounds), transfers, a.pos[0]))
+	return nil, nil
+}
+
+// tagged formats " tag=%q" for a tag the script gave, "" otherwise.
+func (s *simulation) tagged(tag []byte) string {
+	if len(tag) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" tag=%q", tag)
 }
 
 // switches runs "switch NAME relevance|attribute-relevance|scope|
@@ -1351,6 +1542,24 @@ func (s *simulation) format(ev peer.Event) string {
 		fmt.Fprintf(&b, "transport confirmed %s attrs=%s type=%v", s.obj(e.Object), s.attrNames(e.Attributes), e.Transportation)
 	case peer.ReportAttributeTransportationType:
 		fmt.Fprintf(&b, "transport %s %s=%v", s.obj(e.Object), s.attrName(e.Attribute), e.Transportation)
+	case peer.RequestAttributeOwnershipRelease:
+		fmt.Fprintf(&b, "release requested %s attrs=%s%s", s.obj(e.Object), s.attrNames(e.Attributes), s.tagged(e.Tag))
+	case peer.RequestAttributeOwnershipAssumption:
+		fmt.Fprintf(&b, "assumption requested %s attrs=%s%s", s.obj(e.Object), s.attrNames(e.Attributes), s.tagged(e.Tag))
+	case peer.RequestDivestitureConfirmation:
+		fmt.Fprintf(&b, "confirm divestiture %s attrs=%s%s", s.obj(e.Object), s.attrNames(e.Attributes), s.tagged(e.Tag))
+	case peer.AttributeOwnershipAcquisitionNotification:
+		fmt.Fprintf(&b, "acquired %s attrs=%s%s", s.obj(e.Object), s.attrNames(e.Attributes), s.tagged(e.Tag))
+	case peer.AttributeOwnershipUnavailable:
+		fmt.Fprintf(&b, "unavailable %s attrs=%s", s.obj(e.Object), s.attrNames(e.Attributes))
+	case peer.ConfirmAttributeOwnershipAcquisitionCancellation:
+		fmt.Fprintf(&b, "acquisition cancelled %s attrs=%s", s.obj(e.Object), s.attrNames(e.Attributes))
+	case peer.InformAttributeOwnership:
+		fmt.Fprintf(&b, "owner %s %s=%s", s.obj(e.Object), s.attrName(e.Attribute), s.fed(e.Owner))
+	case peer.AttributeIsNotOwned:
+		fmt.Fprintf(&b, "owner %s %s=none", s.obj(e.Object), s.attrName(e.Attribute))
+	case peer.AttributeIsOwnedByRTI:
+		fmt.Fprintf(&b, "owner %s %s=RTI", s.obj(e.Object), s.attrName(e.Attribute))
 	case peer.ConfirmInteractionTransportationTypeChange:
 		fmt.Fprintf(&b, "transport confirmed class=%s type=%v", s.interactionName(e.Class), e.Transportation)
 	case peer.ReportInteractionTransportationType:

@@ -26,6 +26,14 @@ type TraceEvent struct {
 	TS        *float64 `json:"ts,omitempty"`
 	Class     string   `json:"class,omitempty"`
 	Peer      string   `json:"peer,omitempty"`
+	// Ownership: "owner" lines and the deliveries of updates and
+	// deletes name the instance, the attribute(s) and the epoch; Owner
+	// is nil when the attribute is unowned.
+	Obj   string   `json:"obj,omitempty"`
+	Attr  string   `json:"attr,omitempty"`
+	Attrs []string `json:"attrs,omitempty"`
+	Owner *string  `json:"owner,omitempty"`
+	Epoch *float64 `json:"epoch,omitempty"`
 }
 
 // TraceReport is what CheckTraceReport found.
@@ -35,6 +43,7 @@ type TraceReport struct {
 	Sends      int
 	Deliveries int
 	Grants     int
+	Owners     int // "owner" lines
 	// UnknownSenders counts deliveries of messages whose sender has no
 	// event in the trace at all: a partial trace, not a violation.
 	UnknownSenders int
@@ -68,10 +77,19 @@ type traceFed struct {
 
 	delivered map[string]int // msg -> line
 	tso       []string       // TSO deliveries in order
+
+	epochs map[string]float64 // instance "\x00" attribute -> the newest epoch seen
 }
 
 func newTraceFed() *traceFed {
-	return &traceFed{delivered: map[string]int{}, maxTS: math.Inf(-1)}
+	return &traceFed{delivered: map[string]int{}, maxTS: math.Inf(-1), epochs: map[string]float64{}}
+}
+
+// traceHolder is the federate that held a token at an epoch.
+type traceHolder struct {
+	fed  string // incarnation key
+	name string
+	line int
 }
 
 type traceSend struct {
@@ -114,7 +132,12 @@ type traceDeliver struct {
 //     sent TSO, with the same time stamp;
 //   - a regulating federate never sends TSO below its logical time (last
 //     grant, or the time regulation was enabled at) plus its lookahead
-//     (the smallest since regulation was enabled).
+//     (the smallest since regulation was enabled);
+//   - ownership ("owner" lines): no two federates hold one (instance,
+//     attribute) at the same epoch; the epochs a federate sees of one
+//     attribute never decrease; no federate reflects an update, or
+//     removes an instance on a delete, of an epoch older than one it
+//     had seen of those attributes (fencing).
 //
 // A receiver that does not know a sender's name yet writes the message
 // id as "#HANDLE/N"; the checker maps HANDLE to the name through the
@@ -146,6 +169,7 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 		return feds[key], key
 	}
 	sends := map[string]traceSend{}
+	holders := map[string]traceHolder{} // instance, attribute, epoch -> holder
 	var delivers []traceDeliver
 	bad := func(fed string, line int, rule, format string, args ...any) {
 		rep.Violations = append(rep.Violations, Violation{Federate: fed, Index: line, Rule: rule, Detail: fmt.Sprintf(format, args...)})
@@ -241,10 +265,40 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 						"%s at %v below %v + %v", e.Msg, *e.TS, s.time, s.lookahead)
 				}
 			}
+		case "owner":
+			rep.Owners++
+			if e.Obj == "" || e.Attr == "" || e.Epoch == nil {
+				return rep, fmt.Errorf("testnet: trace line %d: owner without \"obj\", \"attr\" or \"epoch\"", line)
+			}
+			k := e.Obj + "\x00" + e.Attr
+			if prev, ok := s.epochs[k]; ok && *e.Epoch < prev {
+				bad(e.Fed, line, "ownership epochs only grow", "%s of %s at epoch %s after epoch %s",
+					e.Attr, e.Obj, epochString(*e.Epoch), epochString(prev))
+			} else {
+				s.epochs[k] = *e.Epoch
+			}
+			if e.Owner == nil || *e.Owner != e.Fed {
+				continue
+			}
+			hk := k + "\x00" + epochString(*e.Epoch)
+			if h, ok := holders[hk]; ok && h.fed != key {
+				bad(e.Fed, line, "one holder per token and epoch", "%s of %s at epoch %s is held by %s too (line %d)",
+					e.Attr, e.Obj, epochString(*e.Epoch), h.name, h.line)
+			} else if !ok {
+				holders[hk] = traceHolder{fed: key, name: e.Fed, line: line}
+			}
 		case "deliver":
 			rep.Deliveries++
 			if e.Msg == "" {
 				return rep, fmt.Errorf("testnet: trace line %d: deliver without \"msg\"", line)
+			}
+			if e.Obj != "" && e.Epoch != nil {
+				for _, a := range e.Attrs {
+					if prev, ok := s.epochs[e.Obj+"\x00"+a]; ok && *e.Epoch < prev {
+						bad(e.Fed, line, "no update of an older epoch is reflected", "%s of %s at epoch %s after epoch %s",
+							a, e.Obj, epochString(*e.Epoch), epochString(prev))
+					}
+				}
 			}
 			d := traceDeliver{fed: key, name: e.Fed, line: line, msg: e.Msg, src: e.Src, order: e.Order, ts: e.TS}
 			if e.Order == "TSO" && e.TS != nil {
@@ -374,6 +428,12 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 	}
 	sort.SliceStable(rep.Violations, func(i, j int) bool { return rep.Violations[i].Index < rep.Violations[j].Index })
 	return rep, nil
+}
+
+// epochString writes an epoch as term.sequence (docs/ownership.md).
+func epochString(e float64) string {
+	u := uint64(e)
+	return fmt.Sprintf("%d.%d", u>>32, u&(1<<32-1))
 }
 
 // senderOf is the sender part of a message id "SENDER/N".

@@ -109,6 +109,13 @@ func TestCheckTraceViolations(t *testing.T) {
 {"ev":"deliver","fed":"B","msg":"A/1","order":"TSO","ts":2}`, "TSO deliveries were sent TSO"},
 		{"time stamp changed", head + `{"ev":"send","fed":"A","msg":"A/1","kind":"update","order":"TSO","ts":2}
 {"ev":"deliver","fed":"B","msg":"A/1","order":"TSO","ts":3}`, "deliveries keep the time stamp"},
+		{"two holders in one epoch", `{"ev":"owner","fed":"A","obj":"1.1","attr":"Position","owner":"A","epoch":1}
+{"ev":"owner","fed":"B","obj":"1.1","attr":"Position","owner":"B","epoch":1}`, "one holder per token and epoch"},
+		{"epoch goes back", `{"ev":"owner","fed":"B","obj":"1.1","attr":"Position","owner":"A","epoch":4294967296}
+{"ev":"owner","fed":"B","obj":"1.1","attr":"Position","owner":null,"epoch":3}`, "ownership epochs only grow"},
+		{"stale update reflected", `{"ev":"send","fed":"A","msg":"A/1","kind":"update","order":"RO","ts":null,"class":"Aircraft"}
+{"ev":"owner","fed":"B","obj":"1.1","attr":"Position","owner":"C","epoch":2}
+{"ev":"deliver","fed":"B","msg":"A/1","order":"RO","ts":null,"obj":"1.1","attrs":["Position"],"epoch":1}`, "no update of an older epoch is reflected"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := checkString(t, tc.trace)
@@ -122,6 +129,22 @@ func TestCheckTraceViolations(t *testing.T) {
 				t.Errorf("rule %q not reported; got %v", tc.rule, rep.Violations)
 			}
 		})
+	}
+}
+
+// Ownership lines that keep the rules pass: one holder per epoch (the
+// same federate may say so twice), views that only grow, deliveries at
+// the newest epoch.
+func TestCheckTraceOwnershipClean(t *testing.T) {
+	rep := checkString(t, `{"ev":"owner","fed":"A","obj":"1.1","attr":"Position","owner":"B","epoch":1}
+{"ev":"owner","fed":"B","obj":"1.1","attr":"Position","owner":"B","epoch":1}
+{"ev":"owner","fed":"B","obj":"1.1","attr":"Position","owner":"B","epoch":1}
+{"ev":"send","fed":"B","msg":"B/1","kind":"update","order":"RO","ts":null,"class":"Aircraft"}
+{"ev":"deliver","fed":"A","msg":"B/1","order":"RO","ts":null,"obj":"1.1","attrs":["Position"],"epoch":1}
+{"ev":"owner","fed":"A","obj":"1.1","attr":"Position","owner":null,"epoch":2}
+{"ev":"owner","fed":"C","obj":"1.1","attr":"Position","owner":"C","epoch":4294967296}`)
+	if len(rep.Violations) != 0 || rep.Owners != 5 {
+		t.Errorf("owners %d, violations %v", rep.Owners, rep.Violations)
 	}
 }
 

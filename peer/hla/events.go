@@ -258,3 +258,81 @@ func (ConfirmAttributeTransportationTypeChange) isEvent()       {}
 func (ReportAttributeTransportationType) isEvent()              {}
 func (ConfirmInteractionTransportationTypeChange) isEvent()     {}
 func (ReportInteractionTransportationType) isEvent()            {}
+
+// RequestAttributeOwnershipAssumption (§7.4): another federate offers
+// attributes it owns (a negotiated divestiture) that this federate could
+// take; it may ask for them with AttributeOwnershipAcquisition.
+type RequestAttributeOwnershipAssumption struct {
+	Object     ObjectInstanceHandle
+	Attributes []AttributeHandle
+	Tag        []byte
+}
+
+// RequestDivestitureConfirmation (§7.5): a federate asked for attributes
+// this federate is offering; ConfirmDivestiture gives them to it. Tag is
+// the offer's (a meshrti addition).
+type RequestDivestitureConfirmation struct {
+	Object     ObjectInstanceHandle
+	Attributes []AttributeHandle
+	Tag        []byte
+}
+
+// AttributeOwnershipAcquisitionNotification (§7.7): this federate owns
+// the attributes now.
+type AttributeOwnershipAcquisitionNotification struct {
+	Object     ObjectInstanceHandle
+	Attributes []AttributeHandle
+	Tag        []byte
+}
+
+// AttributeOwnershipUnavailable (§7.10): the attributes an
+// AttributeOwnershipAcquisitionIfAvailable asked for are owned by
+// another federate that does not offer them.
+type AttributeOwnershipUnavailable struct {
+	Object     ObjectInstanceHandle
+	Attributes []AttributeHandle
+}
+
+// RequestAttributeOwnershipRelease (§7.11): another federate asks for
+// attributes this federate owns.
+type RequestAttributeOwnershipRelease struct {
+	Object     ObjectInstanceHandle
+	Attributes []AttributeHandle
+	Tag        []byte
+}
+
+// ConfirmAttributeOwnershipAcquisitionCancellation (§7.16): the
+// acquisition of the attributes was cancelled.
+type ConfirmAttributeOwnershipAcquisitionCancellation struct {
+	Object     ObjectInstanceHandle
+	Attributes []AttributeHandle
+}
+
+// InformAttributeOwnership (§7.18): Owner owns the attribute.
+type InformAttributeOwnership struct {
+	Object    ObjectInstanceHandle
+	Attribute AttributeHandle
+	Owner     FederateHandle
+}
+
+// AttributeIsNotOwned (§7.18): nobody owns the attribute.
+type AttributeIsNotOwned struct {
+	Object    ObjectInstanceHandle
+	Attribute AttributeHandle
+}
+
+// AttributeIsOwnedByRTI (§7.18): the attribute is the RTI's (the MOM's).
+type AttributeIsOwnedByRTI struct {
+	Object    ObjectInstanceHandle
+	Attribute AttributeHandle
+}
+
+func (RequestAttributeOwnershipAssumption) isEvent()              {}
+func (RequestDivestitureConfirmation) isEvent()                   {}
+func (AttributeOwnershipAcquisitionNotification) isEvent()        {}
+func (AttributeOwnershipUnavailable) isEvent()                    {}
+func (RequestAttributeOwnershipRelease) isEvent()                 {}
+func (ConfirmAttributeOwnershipAcquisitionCancellation) isEvent() {}
+func (InformAttributeOwnership) isEvent()                         {}
+func (AttributeIsNotOwned) isEvent()                              {}
+func (AttributeIsOwnedByRTI) isEvent()                            {}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer/hla"
@@ -112,7 +113,10 @@ func (c *Core) PublishObjectClassAttributes(class ObjectClassHandle, attrs []Att
 }
 
 // UnpublishObjectClassAttributes (§5.3) withdraws the given attributes
-// of class, or all of them when attrs is nil (UnpublishObjectClass).
+// of class, or all of them when attrs is nil (UnpublishObjectClass, which
+// also gives up the privilege to delete). Attributes this federate owns
+// of instances of class are divested unconditionally.
+// ErrOwnershipAcquisitionPending while it is acquiring any of them.
 func (c *Core) UnpublishObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle) error {
 	oc, err := c.objectClass(class)
 	if err != nil {
@@ -120,6 +124,32 @@ func (c *Core) UnpublishObjectClassAttributes(class ObjectClassHandle, attrs []A
 	}
 	if err := checkAttrs(oc, attrs); err != nil {
 		return err
+	}
+	withdrawn := func(a AttributeHandle) bool { return attrs == nil || slices.Contains(attrs, a) }
+	var hs []ObjectInstanceHandle
+	for h, in := range c.obj.inst {
+		if in.class != oc {
+			continue
+		}
+		for a := range c.own.acquiring[h] {
+			if withdrawn(a) {
+				return fmt.Errorf("%w: attribute %d of %v", hla.ErrOwnershipAcquisitionPending, a, h)
+			}
+		}
+		if c.own.holdsAny(h) {
+			hs = append(hs, h)
+		}
+	}
+	slices.SortFunc(hs, compareHandles)
+	for _, h := range hs {
+		var give []AttributeHandle
+		for a := range c.own.heldOf(h) {
+			if withdrawn(a) {
+				give = append(give, a)
+			}
+		}
+		slices.Sort(give)
+		c.divest(h, c.obj.inst[h], give, nil, true)
 	}
 	if existed, _ := withdraw(c.dcl.pubObj, oc, attrs); existed && c.dcl.pubObj[class] == nil {
 		c.applyGroups(c.rt.unpublishObject(oc))

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -60,14 +61,18 @@ const (
 	// OpSetState sets this federate's replicated state Key to Value
 	// (nil deletes it); it answers at once.
 	OpSetState
+	// OpSwap takes Key for this federate with Value and advances its
+	// version if its version is Expect (a compare-and-set).
+	OpSwap
 )
 
 // Op is a control-plane operation for the driver to run.
 type Op struct {
-	ID    uint64
-	Kind  OpKind
-	Key   string
-	Value []byte
+	ID     uint64
+	Kind   OpKind
+	Key    string
+	Value  []byte
+	Expect uint64 // OpSwap
 }
 
 // OpResult is the control plane's answer to an Op.
@@ -192,6 +197,9 @@ func (c *Core) forget(h FederateHandle, lost, deletes bool) {
 
 // onResign handles another federate's resign notice.
 func (c *Core) onResign(m *wireMsg, from FederateHandle) {
+	if !c.noteReleased(m.Data) {
+		c.stats.Malformed++
+	}
 	action := ResignAction(m.Action)
 	deletes := true // older members' notices carry no action: they deleted
 	if action.Valid() {
@@ -229,6 +237,10 @@ func (c *Core) Resign(action ResignAction) error {
 	if err := c.check(); err != nil {
 		return err
 	}
+	cancels := action == hla.CancelPendingOwnershipAcquisitions || action == hla.CancelThenDeleteThenDivest
+	if !cancels && c.acquisitionsPending() {
+		return fmt.Errorf("%w: cancel them, or resign with an action that does", hla.ErrOwnershipAcquisitionPending)
+	}
 	var hs []ObjectInstanceHandle // instances this federate deletes
 	if action.Deletes() {
 		for h, in := range c.obj.inst {
@@ -242,6 +254,9 @@ func (c *Core) Resign(action ResignAction) error {
 	if n := len(c.own.held) - len(hs); n > 0 && !divests {
 		return fmt.Errorf("%w: attributes of %d object instances", hla.ErrFederateOwnsAttributes, n)
 	}
+	if cancels {
+		c.cancelAllAcquisitions()
+	}
 	for _, h := range hs {
 		o, err := c.deleteMsg(h, nil, false, 0, false)
 		if err != nil {
@@ -254,8 +269,12 @@ func (c *Core) Resign(action ResignAction) error {
 			c.traceSend(o.msg)
 		}
 	}
-	c.own.divestAll()
-	if _, err := c.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindResign, Action: uint8(action)}}); err != nil {
+	// What is left is released: the notice carries every token with
+	// its epoch, so that everyone knows exactly what is unowned now
+	// (releases sent on the instances' own groups could arrive after
+	// the notice made the others forget this federate).
+	released := c.releaseAll()
+	if _, err := c.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindResign, Action: uint8(action), Data: released}}); err != nil {
 		return err
 	}
 	if c.tr != nil {
@@ -263,6 +282,88 @@ func (c *Core) Resign(action ResignAction) error {
 	}
 	c.state = resigned
 	return nil
+}
+
+// acquisitionsPending reports whether this federate is acquiring any
+// attribute.
+func (c *Core) acquisitionsPending() bool {
+	for _, m := range c.own.acquiring {
+		if len(m) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// cancelAllAcquisitions withdraws every acquisition of this federate.
+func (c *Core) cancelAllAcquisitions() {
+	hs := make([]ObjectInstanceHandle, 0, len(c.own.acquiring))
+	for h, m := range c.own.acquiring {
+		if len(m) > 0 {
+			hs = append(hs, h)
+		}
+	}
+	slices.SortFunc(hs, compareHandles)
+	for _, h := range hs {
+		var attrs []AttributeHandle
+		for a := range c.own.acquiring[h] {
+			attrs = append(attrs, a)
+		}
+		slices.Sort(attrs)
+		delete(c.own.acquiring, h)
+		if in := c.obj.inst[h]; in != nil {
+			c.sendOwnership(ownAcquireCancel, h, in, epochPairs(attrs, nil), nil, 0)
+		}
+	}
+}
+
+// releaseAll gives up every token this federate holds and returns them
+// encoded (encodeTokens) with the epochs at which they are unowned.
+func (c *Core) releaseAll() []byte {
+	hs := make([]ObjectInstanceHandle, 0, len(c.own.held))
+	for h := range c.own.held {
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, compareHandles)
+	var b []byte
+	for _, h := range hs {
+		attrs := make([]AttributeHandle, 0, len(c.own.held[h]))
+		for a := range c.own.held[h] {
+			attrs = append(attrs, a)
+		}
+		slices.Sort(attrs)
+		for _, a := range attrs {
+			e := c.own.give(h, a, 0)
+			c.traceOwner(h, a, 0, e)
+			b = binary.AppendUvarint(b, uint64(h.Federate))
+			b = binary.AppendUvarint(b, h.Serial)
+			b = binary.AppendUvarint(b, uint64(a))
+			b = binary.AppendUvarint(b, e)
+		}
+	}
+	return b
+}
+
+// noteReleased folds the tokens a resign notice released into this
+// federate's view; false when they do not decode.
+func (c *Core) noteReleased(b []byte) bool {
+	for len(b) > 0 {
+		var v [4]uint64
+		for i := range v {
+			x, n := binary.Uvarint(b)
+			if n <= 0 {
+				return false
+			}
+			v[i], b = x, b[n:]
+		}
+		h := ObjectInstanceHandle{Federate: FederateHandle(v[0]), Serial: v[1]}
+		a := AttributeHandle(v[2])
+		if c.own.note(h, a, token{owner: 0, epoch: v[3]}) {
+			c.traceOwner(h, a, 0, v[3])
+			c.maybeClaim(h, a)
+		}
+	}
+	return true
 }
 
 // StateChanged tells the core that federate h's replicated state key is

@@ -608,7 +608,9 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 					c.stats.Malformed++
 					continue
 				}
-				c.own.accept(m.Obj, AttributeHandle(p.H), d.from, e)
+				if _, l := c.own.accept(m.Obj, AttributeHandle(p.H), d.from, e); l {
+					c.traceOwner(m.Obj, AttributeHandle(p.H), d.from, e)
+				}
 			}
 			evs = c.rescopeTo(evs, m.Obj, false)
 		}
@@ -641,14 +643,17 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		sub := c.dcl.subObj[in.known.Handle]
 		ps := pairsOf(m)
 		vals := make(AttributeValues, len(ps))
-		learned := false
+		var learned []AttributeHandle
 		for _, p := range ps {
 			a := AttributeHandle(p.H)
 			if _, ok := oc.AttributeByHandle(a); !ok {
 				continue
 			}
 			ok, l := c.own.accept(m.Obj, a, d.from, m.Epoch)
-			learned = learned || l
+			if l {
+				learned = append(learned, a)
+				c.traceOwner(m.Obj, a, d.from, m.Epoch)
+			}
 			if !ok {
 				c.stats.Stale++
 				continue
@@ -657,8 +662,9 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 				vals[a] = p.V
 			}
 		}
-		if learned {
+		if len(learned) > 0 {
 			evs = c.rescopeTo(evs, m.Obj, false)
+			c.ownerMoved(m.Obj, in, learned, d.from)
 		}
 		if len(vals) == 0 {
 			return evs
@@ -676,7 +682,11 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		if in == nil {
 			return evs
 		}
-		if ok, _ := c.own.accept(m.Obj, privilegeToDelete(in.class), d.from, m.Epoch); !ok {
+		ok, l := c.own.accept(m.Obj, privilegeToDelete(in.class), d.from, m.Epoch)
+		if l {
+			c.traceOwner(m.Obj, privilegeToDelete(in.class), d.from, m.Epoch)
+		}
+		if !ok {
 			c.stats.Stale++
 			return evs
 		}
@@ -785,6 +795,9 @@ func (o *objects) tick(c *Core) {
 	if len(o.rateHeld) > 0 {
 		c.rateFlush()
 	}
+	if len(c.own.retry) > 0 {
+		c.retryClaims()
+	}
 	if len(o.unnamed) == 0 {
 		return
 	}
@@ -806,6 +819,7 @@ func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 	if !deletes {
 		c.own.ownerLeft(f)
 		c.rescopeOwner(f)
+		c.ownersLeft(f)
 		return
 	}
 	o.gone[f] = true
@@ -829,6 +843,7 @@ func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 	}
 	c.own.ownerLeft(f)
 	c.rescopeOwner(f)
+	c.ownersLeft(f)
 }
 
 // compareHandles orders instance handles by registrar, then serial.

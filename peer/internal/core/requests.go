@@ -122,6 +122,9 @@ func (c *Core) LocalDeleteObjectInstance(obj ObjectInstanceHandle) error {
 	if c.own.holdsAny(obj) {
 		return fmt.Errorf("%w: of %v", hla.ErrFederateOwnsAttributes, obj)
 	}
+	if len(c.own.acquiring[obj]) > 0 {
+		return fmt.Errorf("%w: of %v", hla.ErrOwnershipAcquisitionPending, obj)
+	}
 	c.obj.forget(obj, in)
 	c.own.forget(obj)
 	c.rescope(obj, true)

@@ -149,6 +149,8 @@ func (c *Core) onData(d reliable.Delivery) {
 		c.onResign(m, from)
 	case kindRetract:
 		c.onRetract(m, from, uint32(d.Group))
+	case kindOwnership:
+		c.onOwnership(m, from)
 	default:
 		c.deliverRO(m, delivery{from: from, received: Receive, reliable: d.Reliable})
 	}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -200,10 +201,21 @@ func (c *Core) traceSend(m *wireMsg) {
 // produced) hold the reflection, interaction or removal it carried.
 func (c *Core) traceDeliver(m *wireMsg, from FederateHandle, received OrderType, evs []Event) {
 	delivered := false
+	var attrs []AttributeHandle
 	for _, ev := range evs {
-		switch ev.(type) {
-		case hla.ReflectAttributeValues, hla.ReceiveInteraction, hla.RemoveObjectInstance:
+		switch ev := ev.(type) {
+		case hla.ReflectAttributeValues:
 			delivered = true
+			for a := range ev.Values {
+				attrs = append(attrs, a)
+			}
+		case hla.ReceiveInteraction:
+			delivered = true
+		case hla.RemoveObjectInstance:
+			delivered = true
+			if oc, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class)); ok && privilegeToDelete(oc) != 0 {
+				attrs = append(attrs, privilegeToDelete(oc))
+			}
 		}
 	}
 	if !delivered || msgKindName(m.Kind) == "" {
@@ -219,6 +231,26 @@ func (c *Core) traceDeliver(m *wireMsg, from FederateHandle, received OrderType,
 		t.num("ts", m.Time)
 	} else {
 		t.null("ts")
+	}
+	if m.Kind == kindUpdate || m.Kind == kindDelete {
+		// Which tokens, at which epoch: the checker refuses a delivery
+		// of an epoch older than one the receiver knew.
+		t.str("obj", m.Obj.String())
+		slices.Sort(attrs)
+		oc, _ := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class))
+		t.buf = append(t.buf, `,"attrs":[`...)
+		for i, a := range attrs {
+			if i > 0 {
+				t.buf = append(t.buf, ',')
+			}
+			name := strconv.FormatUint(uint64(a), 10)
+			if oc != nil {
+				name = attributeName(oc, a)
+			}
+			t.buf = appendJSONString(t.buf, name)
+		}
+		t.buf = append(t.buf, ']')
+		t.num("epoch", float64(m.Epoch))
 	}
 	t.end()
 }
@@ -277,5 +309,31 @@ func (c *Core) traceRetracted(from FederateHandle, id uint64, dropped bool) {
 	} else {
 		t.str("outcome", "requested")
 	}
+	t.end()
+}
+
+// traceOwner records that this federate's view of who owns attribute a of
+// obj changed: owner (0: nobody) at epoch.
+func (c *Core) traceOwner(obj ObjectInstanceHandle, a AttributeHandle, owner FederateHandle, epoch uint64) {
+	if c.tr == nil {
+		return
+	}
+	t := c.tr
+	t.begin("owner")
+	t.str("obj", obj.String())
+	name := strconv.FormatUint(uint64(a), 10)
+	if in := c.obj.inst[obj]; in != nil {
+		name = attributeName(in.class, a)
+	}
+	t.str("attr", name)
+	switch {
+	case owner == 0:
+		t.null("owner")
+	case owner == c.self:
+		t.str("owner", c.cfg.Name)
+	default:
+		t.str("owner", c.senderName(owner))
+	}
+	t.num("epoch", float64(epoch))
 	t.end()
 }

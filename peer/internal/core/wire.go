@@ -42,15 +42,16 @@ import (
 // Data-plane message kinds. Every payload the reliable layer carries for a
 // federate is one wireMsg, encoded by appendMsg.
 const (
-	kindRegister      uint8 = 1 // an object instance exists (also the answer to a query)
-	kindUpdate        uint8 = 2 // attribute values
-	kindDelete        uint8 = 3 // an object instance is deleted
-	kindInteraction   uint8 = 4 // an interaction
-	kindQuery         uint8 = 5 // "who has instances of this class?" from a new subscriber
-	kindTime          uint8 = 6 // a time-management message (promise)
-	kindResign        uint8 = 7 // the sender resigns
-	kindRetract       uint8 = 8 // the sender retracts a time-stamped message (Ref, RefSeq)
-	kindRequestUpdate uint8 = 9 // "provide these attributes' values" (Obj or Class, Pairs' handles, Tag)
+	kindRegister      uint8 = 1  // an object instance exists (also the answer to a query)
+	kindUpdate        uint8 = 2  // attribute values
+	kindDelete        uint8 = 3  // an object instance is deleted
+	kindInteraction   uint8 = 4  // an interaction
+	kindQuery         uint8 = 5  // "who has instances of this class?" from a new subscriber
+	kindTime          uint8 = 6  // a time-management message (promise)
+	kindResign        uint8 = 7  // the sender resigns
+	kindRetract       uint8 = 8  // the sender retracts a time-stamped message (Ref, RefSeq)
+	kindRequestUpdate uint8 = 9  // "provide these attributes' values" (Obj or Class, Pairs' handles, Tag)
+	kindOwnership     uint8 = 10 // an ownership step (Action: which; Obj, Class, Pairs: attribute -> epoch, Tag, Ref: the federate it is for)
 )
 
 // wireMsg is the one data-plane message shape. Fields not used by a kind
@@ -94,8 +95,12 @@ type wireMsg struct {
 	// the handle (RTI-chosen names are). The name itself rides along in
 	// Name while the sender may have new receivers (objects.go).
 	Named bool `msgpack:"a,omitempty"`
-	// Action is the resign action of a kindResign.
+	// Action is the resign action of a kindResign, the step of a
+	// kindOwnership.
 	Action uint8 `msgpack:"x,omitempty"`
+	// Data is opaque to the codec: the tokens a resigning federate
+	// releases (encodeTokens).
+	Data []byte `msgpack:"d,omitempty"`
 }
 
 // valuePair is one attribute or parameter value.
@@ -136,6 +141,7 @@ func pairsOf(m *wireMsg) []valuePair {
 //	  flagRef     Ref uvarint, RefSeq uvarint
 //	  flagEpoch   Epoch uvarint
 //	  flagAction  Action: one byte
+//	  flagData    Data: uvarint length, bytes
 //	flagTSO, flagHasTime and flagNamed carry no bytes.
 //
 // A field is present when it is not its zero value (Time: when its bits
@@ -159,8 +165,9 @@ const (
 	flagEpoch
 	flagNamed
 	flagAction
+	flagData
 
-	flagsKnown = flagAction<<1 - 1
+	flagsKnown = flagData<<1 - 1
 )
 
 // errMalformed is wrapped by every decoding error.
@@ -240,10 +247,14 @@ func appendMsg(dst []byte, m *wireMsg) []byte {
 	if flags&flagAction != 0 {
 		dst = append(dst, m.Action)
 	}
+	if flags&flagData != 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(m.Data)))
+		dst = append(dst, m.Data...)
+	}
 	return dst
 }
 
-func validKind(k uint8) bool { return k >= kindRegister && k <= kindRequestUpdate }
+func validKind(k uint8) bool { return k >= kindRegister && k <= kindOwnership }
 
 // msgFlags returns the presence flags of m's fields.
 func msgFlags(m *wireMsg) uint16 {
@@ -289,6 +300,9 @@ func msgFlags(m *wireMsg) uint16 {
 	}
 	if m.Action != 0 {
 		f |= flagAction
+	}
+	if len(m.Data) != 0 {
+		f |= flagData
 	}
 	return f
 }
@@ -337,6 +351,9 @@ func msgSize(m *wireMsg) int {
 	}
 	if flags&flagAction != 0 {
 		n++
+	}
+	if flags&flagData != 0 {
+		n += uvarintLen(uint64(len(m.Data))) + len(m.Data)
 	}
 	return n
 }
@@ -432,6 +449,9 @@ func decodeInto(b []byte, m *wireMsg, pairs bool) error {
 	m.Named = flags&flagNamed != 0
 	if flags&flagAction != 0 {
 		m.Action = r.byte("resign action")
+	}
+	if flags&flagData != 0 {
+		m.Data = r.bytes("data")
 	}
 	if r.err != nil {
 		return r.err

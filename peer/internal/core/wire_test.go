@@ -94,13 +94,16 @@ func fieldMsg(k uint8, flags uint16) *wireMsg {
 	if flags&flagAction != 0 {
 		m.Action = 4
 	}
+	if flags&flagData != 0 {
+		m.Data = []byte{1, 2, 3}
+	}
 	return m
 }
 
 // Every kind with every combination of fields round-trips, and the
 // header says which fields are present.
 func TestWireRoundTripAllFields(t *testing.T) {
-	for k := kindRegister; k <= kindRequestUpdate; k++ {
+	for k := kindRegister; k <= kindOwnership; k++ {
 		for flags := uint16(0); flags <= flagsKnown; flags++ {
 			m := fieldMsg(k, flags)
 			b := roundTrip(t, m)
@@ -173,7 +176,7 @@ func randMsg(r *rand.Rand) *wireMsg {
 		return b
 	}
 	m := &wireMsg{
-		Kind:    kindRegister + uint8(r.IntN(int(kindRequestUpdate))),
+		Kind:    kindRegister + uint8(r.IntN(int(kindOwnership))),
 		ID:      u64(),
 		Obj:     ObjectInstanceHandle{Federate: FederateHandle(u64()), Serial: u64()},
 		Class:   u64(),
@@ -286,13 +289,13 @@ func TestWireMalformed(t *testing.T) {
 		{"version 2", []byte{0x22, 0, 0}, "unknown version 2"},
 		{"msgpack map", []byte{0x81, 0xa1, 'k', 0x02}, "unknown version 8"},
 		{"kind 0", hdr(0, 0), "unknown kind 0"},
-		{"kind 10", hdr(10, 0), "unknown kind 10"},
+		{"kind 11", hdr(11, 0), "unknown kind 11"},
 		{"kind 15", hdr(15, 0), "unknown kind 15"},
-		{"unknown flag", hdr(kindUpdate, flagAction<<1), "unknown flags 0x4000"},
+		{"unknown flag", hdr(kindUpdate, flagData<<1), "unknown flags 0x8000"},
+		{"truncated data", cat(hdr(kindResign, flagData), []byte{4, 1}), "data 4 does not fit"},
 		{"truncated epoch", hdr(kindUpdate, flagEpoch), "truncated epoch"},
 		{"truncated resign action", hdr(kindResign, flagAction), "truncated resign action"},
 		{"truncated retraction", cat(hdr(kindRetract, flagRef), []byte{5}), "truncated retracted sequence"},
-		{"top flag", hdr(kindUpdate, 0x8000), "unknown flags 0x8000"},
 		{"truncated id", hdr(kindUpdate, flagID), "truncated id"},
 		{"truncated uvarint", cat(hdr(kindUpdate, flagID), []byte{0x80}), "truncated id"},
 		{"uvarint overflow", cat(hdr(kindUpdate, flagID), bytes.Repeat([]byte{0xff}, 10), []byte{1}), "id overflows 64 bits"},
@@ -345,7 +348,7 @@ func TestWireTruncatedOrExtended(t *testing.T) {
 }
 
 func TestEncodeUnknownKind(t *testing.T) {
-	for _, k := range []uint8{0, kindRequestUpdate + 1, 0x12} {
+	for _, k := range []uint8{0, kindOwnership + 1, 0x12} {
 		if _, err := encodeMsg(&wireMsg{Kind: k}); err == nil {
 			t.Errorf("encodeMsg of kind %d succeeded", k)
 		}
@@ -447,7 +450,7 @@ func FuzzDecodeMsg(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := decodeMsg(data)
-		if err == nil && (m.Kind < kindRegister || m.Kind > kindRequestUpdate) {
+		if err == nil && (m.Kind < kindRegister || m.Kind > kindOwnership) {
 			t.Fatalf("kind %d accepted", m.Kind)
 		}
 	})
