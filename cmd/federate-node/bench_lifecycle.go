@@ -604,6 +604,12 @@ func startRegistrar(ctx context.Context, bf lifecycleFlags, stderr io.Writer) (*
 	if bf.cpuprofile != "" {
 		args = append(args, "-cpuprofile", bf.cpuprofile)
 	}
+	return startBenchChild(ctx, self, args, stderr)
+}
+
+// startBenchChild starts this binary with args as a bench's child
+// process, its standard output read line by line into lines.
+func startBenchChild(ctx context.Context, self string, args []string, stderr io.Writer) (*lifecycleChild, error) {
 	cmd := exec.CommandContext(ctx, self, args...)
 	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
@@ -620,8 +626,7 @@ func startRegistrar(ctx context.Context, bf lifecycleFlags, stderr io.Writer) (*
 	c := &lifecycleChild{cmd: cmd, in: in, lines: make(chan string, 16)}
 	go func() {
 		defer close(c.lines)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
+		for sc := bufio.NewScanner(out); sc.Scan(); {
 			c.lines <- sc.Text()
 		}
 	}()

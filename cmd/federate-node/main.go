@@ -40,6 +40,9 @@ commands:
   bench [throughput|latency] [-payload B -count N -duration D -frame F -json]
                                measure updates/s and round trips between two processes,
                                against raw UDP in the same run
+  bench timeadvance|lifecycle|ownership [flags]
+                               time advance grants/s, instances registered and discovered/s,
+                               ownership transfers/s (federate-node bench KIND -h lists the flags)
   sim [-rewrite] FILE...       run scenario scripts in a simulated federation (docs/testing.md);
                                exit 1 with a diff when an expectation fails
   trace-check FILE...          check JSON-lines traces written with --trace (docs/trace.md)
