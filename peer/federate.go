@@ -116,6 +116,8 @@ type Stats struct {
 	Paused    uint64 // times reading stopped because MaxQueuedEvents callbacks were waiting
 	Stale     uint64 // updates and deletes dropped for an ownership epoch older than one known
 	Unnamed   uint64 // updates of instances with reserved names dropped because the name never came
+	Filtered  uint64 // attribute values, interactions and announcements dropped: their regions overlap no subscription region here
+	Spared    uint64 // updates and interactions with regions not sent: no other federate's subscription region overlaps them
 	// Reliable holds the reliable layer's own counters (frames dropped
 	// by reason, retransmissions, NAKs).
 	Reliable reliable.Stats
@@ -327,7 +329,7 @@ func (f *Federate) Stats() Stats {
 	s.Reliable = f.core.ReliableStats()
 	f.mu.Unlock()
 	s.Sent, s.Delivered, s.Malformed, s.Gaps, s.LateTSO = cs.Sent, cs.Delivered, cs.Malformed, cs.Gaps, cs.LateTSO
-	s.Blocked, s.Stale, s.Unnamed = cs.Blocked, cs.Stale, cs.Unnamed
+	s.Blocked, s.Stale, s.Unnamed, s.Filtered, s.Spared = cs.Blocked, cs.Stale, cs.Unnamed, cs.Filtered, cs.Spared
 	return s
 }
 

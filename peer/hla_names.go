@@ -193,6 +193,8 @@ var (
 // Added with the declaration, object and support services.
 type (
 	RegionHandle       = hla.RegionHandle
+	RangeBounds        = hla.RangeBounds
+	AttributeRegions   = hla.AttributeRegions
 	TransportationType = hla.TransportationType
 	ServiceGroup       = hla.ServiceGroup
 	TimeFactory        = hla.TimeFactory

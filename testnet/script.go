@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,6 +58,7 @@ func RunScript(ctx context.Context, r io.Reader, w io.Writer, rewrite bool) (*Sc
 		objs: make(map[string]*simObject), objLabel: make(map[peer.ObjectInstanceHandle]string),
 		msgs: make(map[string]int), userTags: make(map[string]bool), crashed: make(map[string]bool),
 		handles: make(map[string]peer.MessageRetractionHandle), handleTag: make(map[peer.MessageRetractionHandle]string),
+		regions: make(map[string]peer.RegionHandle),
 	}
 	defer s.close()
 	report := w
@@ -251,8 +253,9 @@ type simulation struct {
 	fedName  map[peer.FederateHandle]string
 	objs     map[string]*simObject
 	objLabel map[peer.ObjectInstanceHandle]string
-	msgs     map[string]int  // messages sent per federate, for tags
-	userTags map[string]bool // tags the script chose, printed
+	regions  map[string]peer.RegionHandle // by the label the script gave
+	msgs     map[string]int               // messages sent per federate, for tags
+	userTags map[string]bool              // tags the script chose, printed
 	// Retraction handles of time-stamped sends, by tag, and back.
 	handles     map[string]peer.MessageRetractionHandle
 	handleTag   map[peer.MessageRetractionHandle]string
@@ -530,6 +533,16 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		if cmd == "publish" {
 			return fail(name, f.PublishObjectClassAttributes(class, attrs...))
 		}
+		if rs, ok, err := s.regionsArg(a); err != nil {
+			return nil, err
+		} else if ok {
+			rate, _ := a.get("rate")
+			pair := peer.AttributeRegions{Attributes: attrs, Regions: rs}
+			if passive || rate != "" {
+				return fail(name, f.SubscribeObjectClassAttributesWithRegionsPassively(class, rate, pair))
+			}
+			return fail(name, f.SubscribeObjectClassAttributesWithRegions(class, pair))
+		}
 		if rate, ok := a.get("rate"); ok {
 			return fail(name, f.SubscribeObjectClassAttributesWithRate(class, rate, !passive, attrs...))
 		}
@@ -549,6 +562,15 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		if cmd == "unpublish" {
 			return fail(name, f.UnpublishObjectClass(c.Handle))
 		}
+		if rs, ok, err := s.regionsArg(a); err != nil {
+			return nil, err
+		} else if ok {
+			attrs, err := s.attrsOrDimensioned(a, c)
+			if err != nil {
+				return nil, err
+			}
+			return fail(name, f.UnsubscribeObjectClassAttributesWithRegions(c.Handle, peer.AttributeRegions{Attributes: attrs, Regions: rs}))
+		}
 		return fail(name, f.UnsubscribeObjectClass(c.Handle))
 	case "publish-interaction", "subscribe-interaction", "unpublish-interaction", "unsubscribe-interaction":
 		cn, err := a.need("class")
@@ -558,6 +580,20 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		c, ok := s.fdd.InteractionClass(cn)
 		if !ok {
 			return nil, fmt.Errorf("no interaction class %s", cn)
+		}
+		rs, withRegions, err := s.regionsArg(a)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case withRegions && cmd == "subscribe-interaction" && passive:
+			return fail(name, f.SubscribeInteractionClassPassivelyWithRegions(c.Handle, rs...))
+		case withRegions && cmd == "subscribe-interaction":
+			return fail(name, f.SubscribeInteractionClassWithRegions(c.Handle, rs...))
+		case withRegions && cmd == "unsubscribe-interaction":
+			return fail(name, f.UnsubscribeInteractionClassWithRegions(c.Handle, rs...))
+		case withRegions:
+			return nil, fmt.Errorf("%s takes no regions", cmd)
 		}
 		switch cmd {
 		case "publish-interaction":
@@ -618,6 +654,11 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		if err != nil {
 			return nil, err
 		}
+		if rs, ok, err := s.regionsArg(a); err != nil {
+			return nil, err
+		} else if ok {
+			return fail(name, f.RequestAttributeValueUpdateWithRegions(class, []peer.AttributeRegions{{Attributes: attrs, Regions: rs}}, tag))
+		}
 		return fail(name, f.RequestAttributeValueUpdateForClass(class, tag, attrs...))
 	case "transport":
 		t, err := transportArg(a)
@@ -661,6 +702,8 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			return nil, fmt.Errorf("unknown federate %s", other)
 		}
 		return fail(name, f.QueryInteractionTransportationType(s.c.Feds[j].Handle(), ic))
+	case "region", "modify-region", "delete-region", "associate", "unassociate":
+		return s.regionCommand(cmd, name, f, a)
 	case "divest", "confirm-divestiture", "cancel-divestiture", "acquire", "cancel-acquisition", "deny-release":
 		return s.ownership(cmd, name, f, a, ifAvailable)
 	case "query-owner", "is-owned":
@@ -692,8 +735,19 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		}
 		label, _ := a.get("as")
 		n, _ := a.get("name")
-		h, err := f.RegisterObjectInstance(c.Handle, n)
-		if err != nil {
+		var h peer.ObjectInstanceHandle
+		if rs, ok, err := s.regionsArg(a); err != nil {
+			return nil, err
+		} else if ok {
+			attrs, err := s.attrsOrDimensioned(a, c)
+			if err != nil {
+				return nil, err
+			}
+			h, err = f.RegisterObjectInstanceWithRegions(c.Handle, []peer.AttributeRegions{{Attributes: attrs, Regions: rs}}, n)
+			if err != nil {
+				return fail(name, err)
+			}
+		} else if h, err = f.RegisterObjectInstance(c.Handle, n); err != nil {
 			return fail(name, err)
 		}
 		if label == "" {
@@ -751,6 +805,10 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			return nil, err
 		}
 		tag := s.tag(name, a)
+		rs, withRegions, err := s.regionsArg(a)
+		if err != nil {
+			return nil, err
+		}
 		vals, err := scriptValues(a, "parameter", c.QualifiedName, func(k string) (peer.ParameterHandle, bool) {
 			p, ok := c.Parameter(k)
 			if !ok {
@@ -761,10 +819,17 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		if err != nil {
 			return nil, err
 		}
-		if hasTS {
+		switch {
+		case hasTS && withRegions:
+			h, err := f.SendInteractionWithRegionsAndTime(c.Handle, vals, rs, tag, peer.Float64Time(ts))
+			s.keepHandle(tag, h)
+			return fail(name, err)
+		case hasTS:
 			h, err := f.SendInteractionWithTimeRetractable(c.Handle, vals, tag, peer.Float64Time(ts))
 			s.keepHandle(tag, h)
 			return fail(name, err)
+		case withRegions:
+			return fail(name, f.SendInteractionWithRegions(c.Handle, vals, rs, tag))
 		}
 		return fail(name, f.SendInteraction(c.Handle, vals, tag))
 	case "delete":
@@ -976,6 +1041,138 @@ func (s *simulation) ownership(cmd, name string, f *peer.Federate, a *args, ifAv
 		return fail(name, f.CancelAttributeOwnershipAcquisition(o.h, attrs...))
 	}
 	return fail(name, f.AttributeOwnershipReleaseDenied(o.h, attrs...))
+}
+
+// regionsArg reads regions=R1,R2 (labels of regions the script made);
+// ok is false when the argument is absent.
+func (s *simulation) regionsArg(a *args) ([]peer.RegionHandle, bool, error) {
+	v, ok := a.get("regions")
+	if !ok {
+		return nil, false, nil
+	}
+	var rs []peer.RegionHandle
+	for _, l := range strings.Split(v, ",") {
+		h, ok := s.regions[l]
+		if !ok {
+			return nil, false, fmt.Errorf("no region %s", l)
+		}
+		rs = append(rs, h)
+	}
+	return rs, true, nil
+}
+
+// attrsOrDimensioned reads attrs=A,B of class c, or when absent takes
+// every attribute of c bound to a dimension.
+func (s *simulation) attrsOrDimensioned(a *args, c *fomxml.ObjectClass) ([]peer.AttributeHandle, error) {
+	if _, ok := a.vals["attrs"]; ok {
+		return s.attrsOf(a, c.Handle)
+	}
+	var hs []peer.AttributeHandle
+	for _, at := range c.AllAttributes() {
+		if len(at.Dimensions) > 0 {
+			hs = append(hs, at.Handle)
+		}
+	}
+	return hs, nil
+}
+
+// regionCommand runs "region NAME as=R X=lo,hi ..." (create and commit),
+// "modify-region NAME region=R X=lo,hi ..." (set and commit),
+// "delete-region NAME region=R", and "associate NAME obj=O attrs=A
+// regions=R" and "unassociate ...". A range is lo,hi: [lo, hi).
+func (s *simulation) regionCommand(cmd, name string, f *peer.Federate, a *args) (*serviceError, error) {
+	// ranges reads DIM=lo,hi for every dimension of the FOM.
+	ranges := func() (map[peer.DimensionHandle]peer.RangeBounds, error) {
+		out := map[peer.DimensionHandle]peer.RangeBounds{}
+		for _, d := range s.fdd.Dimensions {
+			v, ok := a.get(d.Name)
+			if !ok {
+				continue
+			}
+			lo, hi, found := strings.Cut(v, ",")
+			l, err1 := strconv.ParseUint(lo, 10, 64)
+			h, err2 := strconv.ParseUint(hi, 10, 64)
+			if !found || err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("%s=%s: want lower,upper", d.Name, v)
+			}
+			out[d.Handle] = peer.RangeBounds{Lower: l, Upper: h}
+		}
+		return out, nil
+	}
+	set := func(r peer.RegionHandle, rs map[peer.DimensionHandle]peer.RangeBounds) error {
+		ds := make([]peer.DimensionHandle, 0, len(rs))
+		for d := range rs {
+			ds = append(ds, d)
+		}
+		slices.Sort(ds)
+		for _, d := range ds {
+			if err := f.SetRangeBounds(r, d, rs[d]); err != nil {
+				return err
+			}
+		}
+		return f.CommitRegionModifications(r)
+	}
+	switch cmd {
+	case "region":
+		label, err := a.need("as")
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := s.regions[label]; dup {
+			return nil, fmt.Errorf("region label %s used twice", label)
+		}
+		rs, err := ranges()
+		if err != nil {
+			return nil, err
+		}
+		ds := make([]peer.DimensionHandle, 0, len(rs))
+		for d := range rs {
+			ds = append(ds, d)
+		}
+		r, err := f.CreateRegion(ds...)
+		if err != nil {
+			return fail(name, err)
+		}
+		s.regions[label] = r
+		return fail(name, set(r, rs))
+	case "modify-region", "delete-region":
+		label, err := a.need("region")
+		if err != nil {
+			return nil, err
+		}
+		r, ok := s.regions[label]
+		if !ok {
+			return nil, fmt.Errorf("no region %s", label)
+		}
+		if cmd == "delete-region" {
+			return fail(name, f.DeleteRegion(r))
+		}
+		rs, err := ranges()
+		if err != nil {
+			return nil, err
+		}
+		return fail(name, set(r, rs))
+	}
+	o, err := s.object(a)
+	if err != nil {
+		return nil, err
+	}
+	attrs, err := s.attrsOf(a, o.class)
+	if err != nil {
+		return nil, err
+	}
+	rs, ok, err := s.regionsArg(a)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s needs regions=R", cmd)
+	}
+	pair := peer.AttributeRegions{Attributes: attrs, Regions: rs}
+	if cmd == "associate" {
+		return fail(name, f.AssociateRegionsForUpdates(o.h, pair))
+	}
+	return fail(name, f.UnassociateRegionsForUpdates(o.h, pair))
 }
 
 // objectAttr reads obj=O attr=A: the instance, the attribute's handle

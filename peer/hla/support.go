@@ -53,6 +53,19 @@ type RegionHandle struct {
 
 func (h RegionHandle) String() string { return fmt.Sprintf("r%d.%d", h.Federate, h.Serial) }
 
+// AttributeRegions pairs attributes with regions: the
+// AttributeHandleSetRegionHandleSetPairVector of the DDM services.
+type AttributeRegions struct {
+	Attributes []AttributeHandle
+	Regions    []RegionHandle
+}
+
+// RangeBounds is a region's range on one dimension: [Lower, Upper), upper
+// exclusive, within [0, the dimension's upper bound].
+type RangeBounds struct {
+	Lower, Upper uint64
+}
+
 // Handle encodings, as the 1516e API's handle encode() and the RTI's
 // decode...Handle helpers exchange them (the MOM and foreign clients): a
 // handle of one number is 8 bytes big-endian; one of two numbers (object

@@ -152,6 +152,9 @@ type Endpoint struct {
 	// askedOnly holds the groups whose streams are acknowledged only when
 	// their sender asks (see WithoutFlowControl).
 	askedOnly map[transport.Group]bool
+	// aimedAcks holds the groups whose ACKs always go to each sender's
+	// inbox (AimedAcks).
+	aimedAcks map[transport.Group]bool
 	// armed lists the streams with a timer set (nakAt or reqAt), in the
 	// order they were armed: what Tick visits. armedSpare is the last
 	// tick's list, reused.

@@ -116,6 +116,19 @@ func (e *Endpoint) WithoutFlowControl(g transport.Group) {
 	e.askedOnly[g] = true
 }
 
+// AimedAcks makes this endpoint send its ACKs for streams on g to each
+// sender's inbox (Config.Inbox), however many senders there are, instead
+// of one frame multicast on g: for groups whose senders send without
+// receiving on them (they join the group in the endpoint only, and hear
+// nothing multicast on it), such as the cell groups of region-based
+// routing. Without inboxes it changes nothing.
+func (e *Endpoint) AimedAcks(g transport.Group) {
+	if e.aimedAcks == nil {
+		e.aimedAcks = make(map[transport.Group]bool)
+	}
+	e.aimedAcks[g] = true
+}
+
 // Receivers returns the nodes this endpoint knows as receivers of its
 // stream on g that hold its window (not stalled, not left), in no order.
 func (e *Endpoint) Receivers(g transport.Group) []NodeID {
@@ -299,7 +312,7 @@ const maxAimedAcks = 4
 // its inbox when they are few and inboxes are set, else frames of as many
 // entries as fit, multicast on g (every sender reads its own entries).
 func (e *Endpoint) sendAcks(g transport.Group, ss []*stream) {
-	if e.cfg.Inbox != nil && len(ss) <= maxAimedAcks {
+	if e.cfg.Inbox != nil && (len(ss) <= maxAimedAcks || e.aimedAcks[g]) {
 		for i, s := range ss {
 			e.sendAcksTo(g, e.to(s.key.from, g), ss[i:i+1])
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer/hla"
 )
@@ -40,7 +41,7 @@ import (
 type advisories struct {
 	// Other federates' subscriptions, from their replicated state.
 	objs map[ObjectClassHandle]map[FederateHandle]remoteSub
-	ints map[InteractionClassHandle]map[FederateHandle]bool // active
+	ints map[InteractionClassHandle]map[FederateHandle]remoteIntSub
 
 	// The switches.
 	classRel, attrRel, scope, intRel bool
@@ -57,12 +58,22 @@ type remoteSub struct {
 	attrs  []AttributeHandle
 	active bool
 	rate   string
+	// regions are the subscription regions of the attributes subscribed
+	// with regions only; the others take every update.
+	regions map[AttributeHandle][]ddm.Region
+}
+
+// remoteIntSub is another federate's subscription to one interaction
+// class.
+type remoteIntSub struct {
+	active  bool
+	regions []ddm.Region // none: every interaction
 }
 
 func newAdvisories(sw fomxml.Switches) advisories {
 	return advisories{
 		objs:     make(map[ObjectClassHandle]map[FederateHandle]remoteSub),
-		ints:     make(map[InteractionClassHandle]map[FederateHandle]bool),
+		ints:     make(map[InteractionClassHandle]map[FederateHandle]remoteIntSub),
 		classRel: sw.ObjectClassRelevanceAdvisory,
 		attrRel:  sw.AttributeRelevanceAdvisory,
 		scope:    sw.AttributeScopeAdvisory,
@@ -85,11 +96,15 @@ const (
 // publishInterest publishes this federate's subscription to oc in its
 // replicated state (nil when it has none).
 func (c *Core) publishInterest(oc *fomxml.ObjectClass) {
-	key := keySubObject + strconv.FormatUint(uint64(oc.Handle), 10)
+	c.setState(keySubObject+strconv.FormatUint(uint64(oc.Handle), 10), c.interestValue(oc))
+}
+
+// interestValue encodes this federate's subscription to oc for its
+// replicated state (nil: none).
+func (c *Core) interestValue(oc *fomxml.ObjectClass) []byte {
 	set := c.dcl.subObj[oc.Handle]
 	if len(set) == 0 {
-		c.setState(key, nil)
-		return
+		return nil
 	}
 	mode := c.dcl.subMode[oc.Handle]
 	b := []byte{0}
@@ -107,7 +122,42 @@ func (c *Core) publishInterest(oc *fomxml.ObjectClass) {
 	for _, a := range attrs {
 		b = binary.AppendUvarint(b, uint64(a))
 	}
-	c.setState(key, b)
+	// The attributes subscribed with regions, and the regions' ranges:
+	// what senders filter by (docs/ddm.md). The others take everything.
+	var narrowed []AttributeHandle
+	for _, a := range attrs {
+		if !c.reg.subs[oc.Handle][a].covers() {
+			narrowed = append(narrowed, a)
+		}
+	}
+	if len(narrowed) > 0 {
+		b = binary.AppendUvarint(b, uint64(len(narrowed)))
+		for _, a := range narrowed {
+			b = binary.AppendUvarint(b, uint64(a))
+			rs := encodeRegions(c.committed(c.reg.subs[oc.Handle][a].regions))
+			b = binary.AppendUvarint(b, uint64(len(rs)))
+			b = append(b, rs...)
+		}
+	}
+	return b
+}
+
+// earlyInterest takes the subscription a discovery query carries (the
+// value the querier also put in its replicated state) when the state has
+// not come yet: the data plane can be faster than the control plane, and
+// a sender that filters by region must know the region before the
+// subscriber's first update is due.
+func (c *Core) earlyInterest(from FederateHandle, class ObjectClassHandle, value []byte) {
+	if len(value) == 0 {
+		return
+	}
+	if _, known := c.adv.objs[class][from]; known {
+		return
+	}
+	if _, member := c.fed.members[from]; !member {
+		return
+	}
+	c.interestChanged(from, keySubObject+strconv.FormatUint(uint64(class), 10), value)
 }
 
 func (c *Core) publishInteractionInterest(ic InteractionClassHandle) {
@@ -120,7 +170,11 @@ func (c *Core) publishInteractionInterest(ic InteractionClassHandle) {
 	if c.dcl.subIntMode[ic] {
 		v = 1
 	}
-	c.setState(key, []byte{v})
+	b := []byte{v}
+	if s := c.reg.intSubs[ic]; !s.covers() {
+		b = append(b, encodeRegions(c.committed(s.regions))...)
+	}
+	c.setState(key, b)
 }
 
 // setState publishes one key of this federate's replicated state
@@ -158,6 +212,33 @@ func decodeSub(b []byte) (remoteSub, bool) {
 		s.attrs = append(s.attrs, AttributeHandle(a))
 		b = b[k:]
 	}
+	if len(b) == 0 {
+		return s, true
+	}
+	// Attributes subscribed with regions.
+	count, k = binary.Uvarint(b)
+	if k <= 0 || count > uint64(len(b)) {
+		return s, false
+	}
+	b = b[k:]
+	s.regions = make(map[AttributeHandle][]ddm.Region, count)
+	for range count {
+		a, k := binary.Uvarint(b)
+		if k <= 0 {
+			return s, false
+		}
+		b = b[k:]
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			return s, false
+		}
+		rs, err := decodeRegions(b[k : k+int(n)])
+		if err != nil {
+			return s, false
+		}
+		s.regions[AttributeHandle(a)] = rs
+		b = b[k+int(n):]
+	}
 	return s, len(b) == 0
 }
 
@@ -174,6 +255,7 @@ func (c *Core) interestChanged(h FederateHandle, key string, value []byte) {
 		}
 		class := ObjectClassHandle(n)
 		m := a.objs[class]
+		narrowed := len(m[h].regions) > 0 // the cells to send into change
 		if value == nil {
 			delete(m, h)
 		} else {
@@ -187,9 +269,13 @@ func (c *Core) interestChanged(h FederateHandle, key string, value []byte) {
 				a.objs[class] = m
 			}
 			m[h] = sub
+			narrowed = narrowed || len(sub.regions) > 0
 		}
 		c.classRelevance()
 		c.allAttrRelevance()
+		if narrowed {
+			c.resendCells()
+		}
 	case strings.HasPrefix(key, keySubInteraction):
 		n, err := strconv.ParseUint(key[len(keySubInteraction):], 10, 64)
 		if err != nil {
@@ -198,20 +284,34 @@ func (c *Core) interestChanged(h FederateHandle, key string, value []byte) {
 		}
 		class := InteractionClassHandle(n)
 		m := a.ints[class]
+		narrowed := len(m[h].regions) > 0
 		if value == nil {
 			delete(m, h)
 		} else {
-			if len(value) != 1 {
+			if len(value) < 1 || value[0] > 1 {
 				c.stats.Malformed++
 				return
 			}
+			sub := remoteIntSub{active: value[0] == 1}
+			if len(value) > 1 {
+				rs, err := decodeRegions(value[1:])
+				if err != nil {
+					c.stats.Malformed++
+					return
+				}
+				sub.regions = rs
+			}
 			if m == nil {
-				m = make(map[FederateHandle]bool)
+				m = make(map[FederateHandle]remoteIntSub)
 				a.ints[class] = m
 			}
-			m[h] = value[0] == 1
+			m[h] = sub
+			narrowed = narrowed || len(sub.regions) > 0
 		}
 		c.interactionRelevance()
+		if narrowed {
+			c.resendCells()
+		}
 	}
 }
 
@@ -226,6 +326,9 @@ func (c *Core) dropInterest(h FederateHandle) {
 	c.classRelevance()
 	c.interactionRelevance()
 	c.allAttrRelevance()
+	if len(c.reg.sendCells) > 0 {
+		c.resendCells()
+	}
 }
 
 // wanted reports whether another federate actively subscribes to
@@ -307,8 +410,8 @@ func (c *Core) interactionRelevance() {
 		}
 		on := false
 		for x := ic; x != nil && !on; x = x.Parent {
-			for h, active := range a.ints[x.Handle] {
-				if h != c.self && active {
+			for h, sub := range a.ints[x.Handle] {
+				if h != c.self && sub.active {
 					on = true
 					break
 				}

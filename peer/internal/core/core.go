@@ -79,10 +79,13 @@ type Core struct {
 	dcl declarations // publications and subscriptions (declarations.go)
 	obj objects      // object instances (objects.go)
 	own ownership    // attribute tokens (ownership.go)
-	fed federation   // members, resigning, control-plane operations (federation.go)
-	adv advisories   // the others' subscriptions and the advisories (advisories.go)
-	tim timing       // retraction and delivery bookkeeping (timing.go)
-	tr  *tracer      // nil unless Config.Trace
+	reg regionSet    // DDM regions (regions.go)
+
+	alsoSeqs []uint64   // send's sequence numbers on outMsg.also, for sendAll
+	fed      federation // members, resigning, control-plane operations (federation.go)
+	adv      advisories // the others' subscriptions and the advisories (advisories.go)
+	tim      timing     // retraction and delivery bookkeeping (timing.go)
+	tr       *tracer    // nil unless Config.Trace
 
 	rx   wireMsg // what onData decodes into; kept messages are copied (keep)
 	wbuf []byte  // scratch for encoding messages
@@ -120,6 +123,8 @@ type Stats struct {
 	Blocked   uint64 // sends held by back-pressure
 	Stepped   uint64 // frames stepped through the reliable endpoint
 	Stale     uint64 // updates and deletes dropped for an ownership epoch older than one known
+	Filtered  uint64 // attribute values, interactions and announcements dropped: their regions overlap no subscription region here
+	Spared    uint64 // updates and interactions with regions not sent: no other federate's subscription region overlaps them
 	Unnamed   uint64 // updates of instances with reserved names dropped because the name never came
 }
 
@@ -207,6 +212,7 @@ func New(cfg Config) (*Core, error) {
 	c.rt = newRouting()
 	c.dcl = newDeclarations()
 	c.obj = newObjects(cfg.Self)
+	c.reg = newRegionSet()
 	c.own = newOwnership(cfg.Self)
 	c.fed = newFederation(cfg.ResignAction)
 	c.adv = newAdvisories(cfg.FDD.Switches)
@@ -413,6 +419,9 @@ type outMsg struct {
 	reliable bool
 	to       FederateHandle // when set, best effort to that federate alone (reliable.SendAimed)
 	msg      *wireMsg
+	// also are more groups the same message (one id) goes to: the cell
+	// groups of an update or interaction sent with regions.
+	also []transport.Group
 }
 
 // send hands one message to the reliable layer and returns its sequence
@@ -432,6 +441,14 @@ func (c *Core) send(o outMsg) (uint64, error) {
 		return 0, fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
 	}
 	c.stats.Sent++
+	c.alsoSeqs = c.alsoSeqs[:0]
+	for _, g := range o.also {
+		s, err := c.rel.Send(g, c.wbuf, o.reliable)
+		if err != nil {
+			return 0, fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
+		}
+		c.alsoSeqs = append(c.alsoSeqs, s)
+	}
 	return seq, nil
 }
 

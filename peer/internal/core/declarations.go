@@ -109,6 +109,7 @@ func (c *Core) PublishObjectClassAttributes(class ObjectClassHandle, attrs []Att
 		set[h] = true
 	}
 	c.classRelevance()
+	c.resendCells()
 	return nil
 }
 
@@ -155,6 +156,7 @@ func (c *Core) UnpublishObjectClassAttributes(class ObjectClassHandle, attrs []A
 		c.applyGroups(c.rt.unpublishObject(oc))
 	}
 	c.classRelevance()
+	c.resendCells()
 	return nil
 }
 
@@ -170,6 +172,7 @@ func (c *Core) PublishInteractionClass(class InteractionClassHandle) error {
 	c.dcl.pubInt[class] = true
 	c.applyGroups(c.rt.publishInteraction(ic))
 	c.interactionRelevance()
+	c.resendCells()
 	return nil
 }
 
@@ -185,6 +188,7 @@ func (c *Core) UnpublishInteractionClass(class InteractionClassHandle) error {
 	delete(c.dcl.pubInt, class)
 	c.applyGroups(c.rt.unpublishInteraction(ic))
 	delete(c.adv.intOn, class)
+	c.resendCells()
 	return nil
 }
 
@@ -209,6 +213,19 @@ func (c *Core) SubscribeObjectClassAttributes(class ObjectClassHandle, attrs []A
 			return err
 		}
 	}
+	c.subscribedPlain(class, attrs)
+	return c.subscribeObject(oc, attrs, active, rate)
+}
+
+// subscribeObject subscribes attrs of oc (checked): the groups, the
+// mode, the interest, the discovery of what exists.
+func (c *Core) subscribeObject(oc *fomxml.ObjectClass, attrs []AttributeHandle, active bool, rate string) error {
+	class := oc.Handle
+	if rate != "" {
+		if _, err := c.UpdateRateValue(rate); err != nil {
+			return err
+		}
+	}
 	set := c.dcl.subObj[class]
 	if set == nil {
 		set = make(map[AttributeHandle]bool)
@@ -228,6 +245,12 @@ func (c *Core) SubscribeObjectClassAttributes(class ObjectClassHandle, attrs []A
 	// The subscription has attributes now: discover what exists.
 	for _, r := range c.rt.subscriptionRoutes(oc) {
 		q := outMsg{group: r.group, reliable: true, msg: &wireMsg{Kind: kindQuery, Class: uint64(r.class)}}
+		if _, narrowed := c.reg.subs[class]; narrowed {
+			// With regions, the query carries the subscription: senders
+			// filter by it (earlyInterest).
+			q.msg.Ref = uint64(class)
+			q.msg.Data = c.interestValue(oc)
+		}
 		if _, err := c.send(q); err != nil {
 			return err
 		}
@@ -246,6 +269,7 @@ func (c *Core) UnsubscribeObjectClassAttributes(class ObjectClassHandle, attrs [
 	if err := checkAttrs(oc, attrs); err != nil {
 		return err
 	}
+	c.unsubscribedAttrs(class, attrs)
 	if existed, _ := withdraw(c.dcl.subObj, oc, attrs); existed && c.dcl.subObj[class] == nil {
 		c.applyGroups(c.rt.unsubscribeObject(oc))
 		delete(c.dcl.subMode, class)
@@ -263,13 +287,20 @@ func (c *Core) SubscribeInteractionClass(class InteractionClassHandle, active bo
 	if err != nil {
 		return err
 	}
+	c.reg.intSub(class).plain = true
+	c.subscribeInteraction(ic, active)
+	return nil
+}
+
+// subscribeInteraction subscribes ic (checked): groups, mode, interest.
+func (c *Core) subscribeInteraction(ic *fomxml.InteractionClass, active bool) {
+	class := ic.Handle
 	if !c.dcl.subInt[class] {
 		c.dcl.subInt[class] = true
 		c.applyGroups(c.rt.subscribeInteraction(ic))
 	}
 	c.dcl.subIntMode[class] = active
 	c.publishInteractionInterest(class)
-	return nil
 }
 
 // UnsubscribeInteractionClass (§5.9).
@@ -283,6 +314,7 @@ func (c *Core) UnsubscribeInteractionClass(class InteractionClassHandle) error {
 	}
 	delete(c.dcl.subInt, class)
 	delete(c.dcl.subIntMode, class)
+	c.unsubscribedInteraction(class)
 	c.applyGroups(c.rt.unsubscribeInteraction(ic))
 	c.publishInteractionInterest(class)
 	return nil

@@ -17,6 +17,10 @@ type (
 	ResignAction            = hla.ResignAction
 	LogicalTime             = hla.LogicalTime
 	MessageRetractionHandle = hla.MessageRetractionHandle
+	RegionHandle            = hla.RegionHandle
+	DimensionHandle         = hla.DimensionHandle
+	RangeBounds             = hla.RangeBounds
+	AttributeRegions        = hla.AttributeRegions
 	Event                   = hla.Event
 )
 

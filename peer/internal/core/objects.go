@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/transport"
@@ -201,6 +202,12 @@ func (c *Core) RegisterObjectInstance(class ObjectClassHandle, name string) (Obj
 	o.inst[h] = in
 	o.names[name] = h
 	c.own.register(h, pub, privilegeToDelete(oc))
+	if c.reg.registering != nil {
+		// RegisterObjectInstanceWithRegions: the announcement carries them.
+		if err := c.AssociateRegionsForUpdates(h, c.reg.registering); err != nil {
+			return h, err // cannot happen: checked before
+		}
+	}
 	_, err = c.send(outMsg{group: c.rt.objectRoute(oc), reliable: true, msg: c.registerMsg(h, in)})
 	c.attrRelevance(h)
 	return h, err
@@ -234,6 +241,9 @@ func (c *Core) registerMsg(h ObjectInstanceHandle, in *instance) *wireMsg {
 		}
 	}
 	sortPairs(m.Pairs)
+	if len(c.reg.assoc) > 0 {
+		m.Regions = c.instanceRegions(h)
+	}
 	return m
 }
 
@@ -381,6 +391,9 @@ func (c *Core) update(h ObjectInstanceHandle, values AttributeValues, tag []byte
 		out = append(out, outMsg{group: route, reliable: k&bestEffort == 0, msg: m})
 	}
 	o.updOut = out
+	if len(c.reg.assoc) > 0 {
+		out = c.withRegions(out, h)
+	}
 	return out, nil
 }
 
@@ -420,6 +433,12 @@ func (c *Core) reliable(transportation string) bool {
 // SendInteraction (§6.12) sends an interaction of a published class; with
 // a time, the time-stamped overload (see UpdateAttributeValues).
 func (c *Core) SendInteraction(class InteractionClassHandle, values ParameterValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
+	return c.sendInteraction(class, values, tag, t, nil)
+}
+
+// sendInteraction sends an interaction with regions (none: the default
+// region).
+func (c *Core) sendInteraction(class InteractionClassHandle, values ParameterValues, tag []byte, t LogicalTime, regions []ddm.Region) (MessageRetractionHandle, error) {
 	hasTime, ts, err := c.stamp(t)
 	if err != nil {
 		return MessageRetractionHandle{}, err
@@ -447,6 +466,15 @@ func (c *Core) SendInteraction(class InteractionClassHandle, values ParameterVal
 		Kind: kindInteraction, Class: uint64(class), Pairs: vals, Tag: tag,
 		TSO: hasTime && reg && c.interactionTSO(ic), HasTime: hasTime, Time: ts,
 	}}
+	if len(regions) > 0 {
+		o.msg.Regions = encodeRegions(regions)
+		cells, plain := c.interactionTargets(ic, regions)
+		o.group = c.rt.interactionRoute(ic)
+		if !route(&o, cells, plain || c.fresh(cells)) {
+			c.stats.Spared++
+			return MessageRetractionHandle{}, nil
+		}
+	}
 	outs := []outMsg{o}
 	if c.blocked(outs) {
 		return MessageRetractionHandle{}, ErrBlocked
@@ -488,6 +516,7 @@ func (c *Core) deleteMsg(h ObjectInstanceHandle, tag []byte, hasTime bool, t flo
 	}
 	c.obj.forget(h, in)
 	c.own.forget(h)
+	c.forgetAssociations(h)
 	c.attrRelevance(h)
 	c.rescope(h, true)
 	return outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: &wireMsg{
@@ -600,6 +629,10 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 	o := &c.obj
 	switch m.Kind {
 	case kindRegister:
+		if len(m.Regions) > 0 && o.inst[m.Obj] == nil && !c.discoveryPasses(m.Regions, m.Class) {
+			c.stats.Filtered++
+			return evs
+		}
 		evs, found := c.discover(evs, m.Obj, m.Class, m.Name, d.from)
 		if found {
 			for _, p := range m.Pairs {
@@ -634,6 +667,13 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 			case !m.Named:
 				name = generatedName(m.Obj)
 			}
+			if len(m.Regions) > 0 {
+				as := c.dcl.subscribedAs(oc)
+				if as == nil || !c.anyAttrPasses(m.Regions, as, pairsOf(m)) {
+					c.stats.Filtered++
+					return evs
+				}
+			}
 			var found bool
 			if evs, found = c.discover(evs, m.Obj, m.Class, name, d.from); !found {
 				return evs
@@ -659,6 +699,10 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 				continue
 			}
 			if sub[a] {
+				if len(m.Regions) > 0 && !c.attrPasses(m.Regions, in.known, a) {
+					c.stats.Filtered++
+					continue
+				}
 				vals[a] = p.V
 			}
 		}
@@ -693,6 +737,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		o.forget(m.Obj, in)
 		o.deleted[m.Obj] = true
 		c.own.forget(m.Obj)
+		c.forgetAssociations(m.Obj)
 		c.rescope(m.Obj, true)
 		return append(evs, hla.RemoveObjectInstance{Object: m.Obj, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received, Time: t, Producer: d.from, Retraction: mrh})
 	case kindInteraction:
@@ -702,6 +747,10 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		}
 		as := c.dcl.interactionSubscribedAs(ic)
 		if as == nil {
+			return evs
+		}
+		if len(m.Regions) > 0 && !c.regionsPass(m.Regions, c.reg.intSubs[as.Handle], c.dimsOf(ic.Dimensions)) {
+			c.stats.Filtered++
 			return evs
 		}
 		ps := pairsOf(m)
@@ -833,6 +882,7 @@ func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 	for _, h := range hs {
 		o.forget(h, o.inst[h])
 		c.own.forget(h)
+		c.forgetAssociations(h)
 		c.rescope(h, true)
 		c.push(hla.RemoveObjectInstance{Object: h, SentOrder: Receive, ReceivedOrder: Receive, Producer: f})
 	}

@@ -127,6 +127,7 @@ func (c *Core) LocalDeleteObjectInstance(obj ObjectInstanceHandle) error {
 	}
 	c.obj.forget(obj, in)
 	c.own.forget(obj)
+	c.forgetAssociations(obj)
 	c.rescope(obj, true)
 	return nil
 }

@@ -40,6 +40,13 @@ type sentTSO struct {
 	seq       uint64
 	ts        float64
 	retracted bool
+	also      []groupSeq // the copies on more groups (outMsg.also)
+}
+
+// groupSeq is a message's sequence number on one group.
+type groupSeq struct {
+	group uint32
+	seq   uint64
 }
 
 // maxSentTSO is how many sent records the federate keeps before it drops
@@ -119,6 +126,10 @@ func (c *Core) onData(d reliable.Delivery) {
 		return
 	}
 	c.stats.Delivered++
+	if len(m.Regions) > 0 && (m.Kind == kindUpdate || m.Kind == kindInteraction) && c.seenRegion(m, from) {
+		c.received(d) // a copy from another cell group
+		return
+	}
 	if d.Reliable && m.TSO && m.HasTime && c.tm.Constrained() && m.Kind != kindTime {
 		err := c.tm.ReceiveTSO(lbts.TSO{
 			From: lbts.FederateID(from), Group: uint32(d.Group), Seq: d.Seq, Time: m.Time,
@@ -144,6 +155,9 @@ func (c *Core) onData(d reliable.Delivery) {
 		}
 		_ = c.tm.Step(tm) // a refused time message is the sender's problem; the next one corrects it
 	case kindQuery:
+		if len(m.Data) > 0 {
+			c.earlyInterest(from, ObjectClassHandle(m.Ref), m.Data)
+		}
 		c.answerQuery(m.Class, m.Obj)
 	case kindResign:
 		c.onResign(m, from)
@@ -241,6 +255,11 @@ func (c *Core) onRetract(m *wireMsg, from FederateHandle, group uint32) {
 	if !c.tim.delivered.has(msgKey{from, m.Ref}) {
 		return // never received here (not subscribed, or dropped)
 	}
+	if k := (msgKey{from, m.Ref}); c.reg.retracted.has(k) {
+		return // a message sent into several cell groups is retracted on each
+	} else {
+		c.reg.retracted.add(k)
+	}
 	if c.tr != nil {
 		c.traceRetracted(from, m.Ref, false)
 	}
@@ -320,6 +339,11 @@ func (c *Core) sendAll(outs []outMsg, ts float64) (MessageRetractionHandle, erro
 			if err := c.tm.SentTSO(uint32(o.group), seq, ts); err != nil {
 				return h, c.timeError(err)
 			}
+			for i, g := range o.also {
+				if err := c.tm.SentTSO(uint32(g), c.alsoSeqs[i], ts); err != nil {
+					return h, c.timeError(err)
+				}
+			}
 			h = c.recordSent(o, seq, ts)
 		}
 	}
@@ -338,7 +362,11 @@ func (c *Core) recordSent(o outMsg, seq uint64, ts float64) MessageRetractionHan
 		}
 		t.sweepAt = 2 * len(t.sentTSO) // amortized: sweep again only after as many more
 	}
-	t.sentTSO[o.msg.ID] = &sentTSO{group: uint32(o.group), seq: seq, ts: ts}
+	st := &sentTSO{group: uint32(o.group), seq: seq, ts: ts}
+	for i, g := range o.also {
+		st.also = append(st.also, groupSeq{group: uint32(g), seq: c.alsoSeqs[i]})
+	}
+	t.sentTSO[o.msg.ID] = st
 	return MessageRetractionHandle{Federate: c.self, Serial: o.msg.ID}
 }
 
@@ -491,18 +519,24 @@ func (c *Core) Retract(h MessageRetractionHandle) error {
 		}
 		return c.timeError(err)
 	}
-	o := outMsg{group: transport.Group(s.group), reliable: true, msg: &wireMsg{Kind: kindRetract, Ref: h.Serial, RefSeq: s.seq}}
-	if c.blocked([]outMsg{o}) {
+	copies := append([]groupSeq{{group: s.group, seq: s.seq}}, s.also...)
+	outs := make([]outMsg, len(copies))
+	for i, cp := range copies {
+		outs[i] = outMsg{group: transport.Group(cp.group), reliable: true, msg: &wireMsg{Kind: kindRetract, Ref: h.Serial, RefSeq: cp.seq}}
+	}
+	if c.blocked(outs) {
 		return ErrBlocked
 	}
-	seq, err := c.send(o)
-	if err != nil {
-		return err
-	}
-	// Later promises cover the retraction, so that no receiver is
-	// granted past the message before the retraction reaches it.
-	if err := c.tm.Covered(s.group, seq); err != nil {
-		return fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
+	for i, o := range outs {
+		seq, err := c.send(o)
+		if err != nil {
+			return err
+		}
+		// Later promises cover the retraction, so that no receiver is
+		// granted past the message before the retraction reaches it.
+		if err := c.tm.Covered(copies[i].group, seq); err != nil {
+			return fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
+		}
 	}
 	s.retracted = true
 	if c.tr != nil {

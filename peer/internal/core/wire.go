@@ -101,6 +101,10 @@ type wireMsg struct {
 	// Data is opaque to the codec: the tokens a resigning federate
 	// releases (encodeTokens).
 	Data []byte `msgpack:"d,omitempty"`
+	// Regions are the update or send regions of an update or
+	// interaction sent with regions (encodeRegions), opaque to the codec;
+	// none is the default region, which overlaps everything.
+	Regions []byte `msgpack:"rg,omitempty"`
 }
 
 // valuePair is one attribute or parameter value.
@@ -142,6 +146,7 @@ func pairsOf(m *wireMsg) []valuePair {
 //	  flagEpoch   Epoch uvarint
 //	  flagAction  Action: one byte
 //	  flagData    Data: uvarint length, bytes
+//	  flagRegions Regions: uvarint length, bytes
 //	flagTSO, flagHasTime and flagNamed carry no bytes.
 //
 // A field is present when it is not its zero value (Time: when its bits
@@ -166,8 +171,9 @@ const (
 	flagNamed
 	flagAction
 	flagData
+	flagRegions
 
-	flagsKnown = flagData<<1 - 1
+	flagsKnown uint16 = 1<<16 - 1 // every bit: version 1 has no room for more fields
 )
 
 // errMalformed is wrapped by every decoding error.
@@ -251,6 +257,10 @@ func appendMsg(dst []byte, m *wireMsg) []byte {
 		dst = binary.AppendUvarint(dst, uint64(len(m.Data)))
 		dst = append(dst, m.Data...)
 	}
+	if flags&flagRegions != 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(m.Regions)))
+		dst = append(dst, m.Regions...)
+	}
 	return dst
 }
 
@@ -304,6 +314,9 @@ func msgFlags(m *wireMsg) uint16 {
 	if len(m.Data) != 0 {
 		f |= flagData
 	}
+	if len(m.Regions) != 0 {
+		f |= flagRegions
+	}
 	return f
 }
 
@@ -354,6 +367,9 @@ func msgSize(m *wireMsg) int {
 	}
 	if flags&flagData != 0 {
 		n += uvarintLen(uint64(len(m.Data))) + len(m.Data)
+	}
+	if flags&flagRegions != 0 {
+		n += uvarintLen(uint64(len(m.Regions))) + len(m.Regions)
 	}
 	return n
 }
@@ -407,10 +423,7 @@ func decodeInto(b []byte, m *wireMsg, pairs bool) error {
 	if !validKind(m.Kind) {
 		return fmt.Errorf("%w: unknown kind %d", errMalformed, m.Kind)
 	}
-	flags := uint16(b[1])<<8 | uint16(b[2])
-	if flags&^flagsKnown != 0 {
-		return fmt.Errorf("%w: unknown flags %#04x", errMalformed, flags&^flagsKnown)
-	}
+	flags := uint16(b[1])<<8 | uint16(b[2]) // every flag is known (flagsKnown)
 	r := wireReader{b: b[3:], pairs: pairs}
 	if flags&flagID != 0 {
 		m.ID = r.uvarint("id")
@@ -452,6 +465,9 @@ func decodeInto(b []byte, m *wireMsg, pairs bool) error {
 	}
 	if flags&flagData != 0 {
 		m.Data = r.bytes("data")
+	}
+	if flags&flagRegions != 0 {
+		m.Regions = r.bytes("regions")
 	}
 	if r.err != nil {
 		return r.err

@@ -97,6 +97,9 @@ func fieldMsg(k uint8, flags uint16) *wireMsg {
 	if flags&flagData != 0 {
 		m.Data = []byte{1, 2, 3}
 	}
+	if flags&flagRegions != 0 {
+		m.Regions = []byte{1, 1, 5, 0, 10}
+	}
 	return m
 }
 
@@ -104,7 +107,8 @@ func fieldMsg(k uint8, flags uint16) *wireMsg {
 // header says which fields are present.
 func TestWireRoundTripAllFields(t *testing.T) {
 	for k := kindRegister; k <= kindOwnership; k++ {
-		for flags := uint16(0); flags <= flagsKnown; flags++ {
+		for f := uint32(0); f <= uint32(flagsKnown); f++ {
+			flags := uint16(f)
 			m := fieldMsg(k, flags)
 			b := roundTrip(t, m)
 			if b[0] != 0x10|k || uint16(b[1])<<8|uint16(b[2]) != flags {
@@ -291,7 +295,7 @@ func TestWireMalformed(t *testing.T) {
 		{"kind 0", hdr(0, 0), "unknown kind 0"},
 		{"kind 11", hdr(11, 0), "unknown kind 11"},
 		{"kind 15", hdr(15, 0), "unknown kind 15"},
-		{"unknown flag", hdr(kindUpdate, flagData<<1), "unknown flags 0x8000"},
+		{"truncated regions", cat(hdr(kindUpdate, flagRegions), []byte{9, 1}), "regions 9 does not fit"},
 		{"truncated data", cat(hdr(kindResign, flagData), []byte{4, 1}), "data 4 does not fit"},
 		{"truncated epoch", hdr(kindUpdate, flagEpoch), "truncated epoch"},
 		{"truncated resign action", hdr(kindResign, flagAction), "truncated resign action"},

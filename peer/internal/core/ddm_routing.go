@@ -1,0 +1,356 @@
+package core
+
+import (
+	"slices"
+
+	"github.com/meshrti/meshrti/ddm"
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// Routing by region (docs/ddm.md). Each dimension is cut into cells
+// (ddm.Space); a (class, cell) pair is a multicast group. A subscriber
+// joins the groups of the cells its subscription regions touch, at the
+// level that keeps each region to a bounded number of joins, for the
+// subscribed class and its subclasses; it stays on the class's own group
+// too, where announcements, deletes and ownership travel. A sender of an
+// update or interaction with regions sends it into the cells where its
+// regions overlap some subscriber's region (at that subscriber's level),
+// as the subscribers publish their regions in their replicated state,
+// and on the class's group only for subscribers without regions; with no
+// such subscriber it sends nothing. One message sent into several groups
+// keeps its id; receivers deliver it once (seenRegion) and make the exact
+// overlap test themselves.
+
+const (
+	objectCellKind      uint32 = 0x04000000
+	interactionCellKind uint32 = 0x05000000
+)
+
+// cellGroup is the group of (class, cell) for kind.
+func cellGroup(kind uint32, class uint64, cell ddm.Cell) transport.Group {
+	x := class*0x9e3779b97f4a7c15 ^ uint64(cell.Level)<<56 ^ cell.Index*0xc2b2ae3d27d4eb4f
+	x ^= x >> 31
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 29
+	return transport.Group(kind | uint32(x%0x00ffffff))
+}
+
+// regionCells lists the cells region r touches over dims at the level
+// a subscription region uses (ddm.Space.Level).
+func regionCells(s *ddm.Space, dims []DimensionHandle, r ddm.Region) []ddm.Cell {
+	return s.Cells(dims, r, s.Level(dims, r))
+}
+
+// wantedCells returns the cell groups this federate's subscriptions with
+// regions need.
+func (c *Core) wantedCells() map[transport.Group]bool {
+	want := make(map[transport.Group]bool)
+	s, err := c.space()
+	if err != nil {
+		return want
+	}
+	for class, attrs := range c.reg.subs {
+		oc, ok := c.fdd.ObjectClassByHandle(class)
+		if !ok {
+			continue
+		}
+		classes := subtree(oc)
+		for a, sub := range attrs {
+			if sub.covers() {
+				continue // the class groups carry it
+			}
+			at, ok := oc.AttributeByHandle(a)
+			if !ok {
+				continue
+			}
+			dims := c.dimsOf(at.Dimensions)
+			for _, r := range c.committed(sub.regions) {
+				for _, cell := range regionCells(s, dims, r) {
+					for _, x := range classes {
+						want[cellGroup(objectCellKind, uint64(x.Handle), cell)] = true
+					}
+				}
+			}
+		}
+	}
+	for class, sub := range c.reg.intSubs {
+		ic, ok := c.fdd.InteractionClassByHandle(class)
+		if !ok || sub.covers() {
+			continue
+		}
+		dims := c.dimsOf(ic.Dimensions)
+		classes := interactionSubtree(ic)
+		for _, r := range c.committed(sub.regions) {
+			for _, cell := range regionCells(s, dims, r) {
+				for _, x := range classes {
+					want[cellGroup(interactionCellKind, uint64(x.Handle), cell)] = true
+				}
+			}
+		}
+	}
+	return want
+}
+
+// rejoinCells joins the cell groups this federate's subscriptions need
+// now and leaves those they no longer do. Cell groups are joined outside
+// the routing table's counts (their kinds are their own): to receive
+// (cells), and to send (sendCells: in the reliable endpoint only, so
+// that the senders on a cell group hear none of its traffic, yet take
+// part in its handshakes; their receivers' ACKs come to their inboxes).
+func (c *Core) rejoinCells() {
+	want := c.wantedCells()
+	var add, drop []transport.Group
+	for g := range want {
+		if !c.reg.cells[g] {
+			add = append(add, g)
+		}
+	}
+	for g := range c.reg.cells {
+		if !want[g] {
+			drop = append(drop, g)
+		}
+	}
+	slices.Sort(add)
+	slices.Sort(drop)
+	for _, g := range add {
+		c.rel.AimedAcks(g)
+		if c.reg.sendCells[g] { // joined to send already
+			c.tm.Joined(uint32(g))
+			continue
+		}
+		c.joinGroup(g)
+	}
+	for _, g := range drop {
+		c.tm.Left(uint32(g))
+		if !c.reg.sendCells[g] { // else still sending there
+			c.rel.Leave(g)
+			c.out.Groups = append(c.out.Groups, GroupChange{Group: g})
+		}
+	}
+	c.reg.cells = want
+}
+
+// resendCells joins, in the reliable endpoint only, the cell groups this
+// federate may send into: the cells of the other federates' subscription
+// regions for what it publishes. It runs when their subscriptions or
+// this federate's publications change, so that the handshakes on a cell
+// group are done before the first update goes there.
+func (c *Core) resendCells() {
+	want := make(map[transport.Group]bool)
+	if s, err := c.space(); err == nil {
+		for class := range c.dcl.pubObj {
+			oc, ok := c.fdd.ObjectClassByHandle(class)
+			if !ok {
+				continue
+			}
+			pub := c.dcl.pubObj[class]
+			for x := oc; x != nil; x = x.Parent {
+				for f, sub := range c.adv.objs[x.Handle] {
+					if f == c.self {
+						continue
+					}
+					for a, rs := range sub.regions {
+						at, ok := oc.AttributeByHandle(a)
+						if !ok || !pub[a] {
+							continue
+						}
+						dims := c.dimsOf(at.Dimensions)
+						for _, r := range rs {
+							for _, cell := range regionCells(s, dims, r) {
+								want[cellGroup(objectCellKind, uint64(class), cell)] = true
+							}
+						}
+					}
+				}
+			}
+		}
+		for class := range c.dcl.pubInt {
+			ic, ok := c.fdd.InteractionClassByHandle(class)
+			if !ok {
+				continue
+			}
+			dims := c.dimsOf(ic.Dimensions)
+			for x := ic; x != nil; x = x.Parent {
+				for f, sub := range c.adv.ints[x.Handle] {
+					if f == c.self {
+						continue
+					}
+					for _, r := range sub.regions {
+						for _, cell := range regionCells(s, dims, r) {
+							want[cellGroup(interactionCellKind, uint64(class), cell)] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	var add, drop []transport.Group
+	for g := range want {
+		if !c.reg.sendCells[g] {
+			add = append(add, g)
+		}
+	}
+	for g := range c.reg.sendCells {
+		if !want[g] {
+			drop = append(drop, g)
+		}
+	}
+	slices.Sort(add)
+	slices.Sort(drop)
+	for _, g := range add {
+		c.reg.sendSince[g] = c.obj.ticks
+		if !c.reg.cells[g] {
+			c.rel.AimedAcks(g)
+			c.rel.Join(g)
+			c.out.Groups = append(c.out.Groups, GroupChange{Group: g, Join: true})
+		}
+	}
+	for _, g := range drop {
+		delete(c.reg.sendSince, g)
+	}
+	for _, g := range drop {
+		if !c.reg.cells[g] {
+			c.rel.Leave(g)
+			c.out.Groups = append(c.out.Groups, GroupChange{Group: g})
+		}
+	}
+	c.reg.sendCells = want
+}
+
+// objectTargets returns where an update of attrs of an instance of oc
+// sent with update regions us must go: the cell groups where us overlaps
+// another federate's subscription region for one of attrs, and whether
+// some subscriber takes them without regions (the class's group).
+func (c *Core) objectTargets(oc *fomxml.ObjectClass, attrs []valuePair, us []ddm.Region) (cells []transport.Group, plain bool) {
+	s, err := c.space()
+	if err != nil {
+		return nil, true
+	}
+	seen := make(map[FederateHandle]bool)
+	for x := oc; x != nil; x = x.Parent {
+		for f, sub := range c.adv.objs[x.Handle] {
+			// A federate knows the instance as its nearest subscribed
+			// class: the first one found going up.
+			if f == c.self || seen[f] || len(sub.attrs) == 0 {
+				continue
+			}
+			seen[f] = true
+			for _, p := range attrs {
+				a := AttributeHandle(p.H)
+				if !slices.Contains(sub.attrs, a) {
+					continue
+				}
+				srs, narrowed := sub.regions[a]
+				if !narrowed {
+					plain = true
+					continue
+				}
+				at, ok := oc.AttributeByHandle(a)
+				if !ok {
+					continue
+				}
+				dims := c.dimsOf(at.Dimensions)
+				for _, sr := range srs {
+					level := s.Level(dims, sr)
+					for _, u := range us {
+						in, ok := s.Intersect(dims, u, sr)
+						if !ok {
+							continue
+						}
+						for _, cell := range s.Cells(dims, in, level) {
+							g := cellGroup(objectCellKind, uint64(oc.Handle), cell)
+							if !slices.Contains(cells, g) {
+								cells = append(cells, g)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(cells)
+	return cells, plain
+}
+
+// interactionTargets is objectTargets for an interaction of class ic.
+func (c *Core) interactionTargets(ic *fomxml.InteractionClass, us []ddm.Region) (cells []transport.Group, plain bool) {
+	s, err := c.space()
+	if err != nil {
+		return nil, true
+	}
+	dims := c.dimsOf(ic.Dimensions)
+	seen := make(map[FederateHandle]bool)
+	for x := ic; x != nil; x = x.Parent {
+		for f, sub := range c.adv.ints[x.Handle] {
+			if f == c.self || seen[f] {
+				continue
+			}
+			seen[f] = true
+			if len(sub.regions) == 0 {
+				plain = true
+				continue
+			}
+			for _, sr := range sub.regions {
+				level := s.Level(dims, sr)
+				for _, u := range us {
+					in, ok := s.Intersect(dims, u, sr)
+					if !ok {
+						continue
+					}
+					for _, cell := range s.Cells(dims, in, level) {
+						g := cellGroup(interactionCellKind, uint64(ic.Handle), cell)
+						if !slices.Contains(cells, g) {
+							cells = append(cells, g)
+						}
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(cells)
+	return cells, plain
+}
+
+// freshTicks is how long after joining a cell group to send into it a
+// sender also sends what goes there on the class's own group, whose
+// members' handshakes with it are long done: a receiver that has not yet
+// heard the sender join the cell group gets it there (one copy is
+// delivered: seenRegion).
+const freshTicks = 500
+
+// fresh reports whether one of cells was joined to send into lately.
+func (c *Core) fresh(cells []transport.Group) bool {
+	for _, g := range cells {
+		if at, ok := c.reg.sendSince[g]; ok && c.obj.ticks-at < freshTicks {
+			return true
+		}
+	}
+	return false
+}
+
+// route sets where o, an update or interaction with regions, goes: its
+// groups (o.group the first, o.also the rest); ok is false when nobody
+// needs it.
+func route(o *outMsg, cells []transport.Group, plain bool) bool {
+	if plain {
+		o.also = cells
+		return true
+	}
+	if len(cells) == 0 {
+		return false
+	}
+	o.group, o.also = cells[0], cells[1:]
+	return true
+}
+
+// seenRegion reports whether a message sent with regions was delivered
+// here already (a copy from another cell group), and remembers it.
+func (c *Core) seenRegion(m *wireMsg, from FederateHandle) bool {
+	k := msgKey{from: from, id: m.ID}
+	if c.reg.seen.has(k) {
+		return true
+	}
+	c.reg.seen.add(k)
+	return false
+}

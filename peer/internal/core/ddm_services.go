@@ -1,0 +1,665 @@
+package core
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/meshrti/meshrti/ddm"
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/hla"
+)
+
+// Data distribution management (IEEE 1516.1-2010 §9.5-§9.13): updates,
+// interactions and subscriptions with regions. A subscription without
+// regions, and an update or interaction sent without them, use the
+// default region, which overlaps every region. Messages sent with
+// regions carry their ranges (encodeRegions); a receiver reflects an
+// attribute, or receives an interaction, only when the message's
+// regions overlap its subscription's (ddm.Space.SetsOverlap over the
+// attribute's or class's dimensions), checked when the message is
+// delivered, so that a subscription region that moved away also stops
+// time-stamped messages already queued. docs/ddm.md.
+
+// regionSub is how one attribute or interaction class is subscribed:
+// with the default region (plain), with regions, or both.
+type regionSub struct {
+	plain   bool
+	regions []RegionHandle // sorted
+}
+
+// covers reports whether the subscription takes everything: the default
+// region overlaps every region.
+func (s *regionSub) covers() bool { return s == nil || s.plain || len(s.regions) == 0 }
+
+// ErrRegionsMalformed wraps regions that do not decode.
+var errRegionsMalformed = errors.New("malformed regions")
+
+// encodeRegions writes regions: uvarint count, then for each its
+// uvarint dimension count and (dimension, lower, upper) uvarints, in
+// dimension order.
+func encodeRegions(rs []ddm.Region) []byte {
+	b := binary.AppendUvarint(nil, uint64(len(rs)))
+	for _, r := range rs {
+		b = binary.AppendUvarint(b, uint64(len(r)))
+		for _, d := range r {
+			b = binary.AppendUvarint(b, uint64(d.Dim))
+			b = binary.AppendUvarint(b, d.Range.Lower)
+			b = binary.AppendUvarint(b, d.Range.Upper)
+		}
+	}
+	return b
+}
+
+// decodeRegions reads what encodeRegions wrote.
+func decodeRegions(b []byte) ([]ddm.Region, error) {
+	r := wireReader{b: b}
+	n := r.uvarint("region count")
+	if r.err == nil && n > uint64(len(b)) {
+		return nil, fmt.Errorf("%w: %d regions in %d bytes", errRegionsMalformed, n, len(b))
+	}
+	rs := make([]ddm.Region, 0, n)
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		k := r.uvarint("dimension count")
+		if r.err == nil && k > uint64(len(r.b)) {
+			return nil, fmt.Errorf("%w: %d dimensions in %d bytes", errRegionsMalformed, k, len(r.b))
+		}
+		reg := make(ddm.Region, 0, k)
+		for j := uint64(0); j < k && r.err == nil; j++ {
+			d := DimensionHandle(r.uvarint("dimension"))
+			lo, hi := r.uvarint("lower bound"), r.uvarint("upper bound")
+			if len(reg) > 0 && reg[len(reg)-1].Dim >= d {
+				return nil, fmt.Errorf("%w: dimensions out of order", errRegionsMalformed)
+			}
+			if lo >= hi {
+				return nil, fmt.Errorf("%w: empty range [%d, %d)", errRegionsMalformed, lo, hi)
+			}
+			reg = append(reg, ddm.DimRange{Dim: d, Range: ddm.Range{Lower: lo, Upper: hi}})
+		}
+		rs = append(rs, reg)
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("%w: %w", errRegionsMalformed, r.err)
+	}
+	if len(r.b) != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", errRegionsMalformed, len(r.b))
+	}
+	return rs, nil
+}
+
+// committed returns the committed ranges of regions hs (this federate's).
+func (c *Core) committed(hs []RegionHandle) []ddm.Region {
+	rs := make([]ddm.Region, 0, len(hs))
+	for _, h := range hs {
+		if r := c.reg.regions[h]; r != nil {
+			rs = append(rs, r.committed)
+		}
+	}
+	return rs
+}
+
+// dimsOf returns the dimensions names refers to, sorted.
+func (c *Core) dimsOf(names []string) []DimensionHandle {
+	s, err := c.space()
+	if err != nil {
+		return nil
+	}
+	hs, err := s.Handles(names)
+	if err != nil {
+		return nil
+	}
+	return hs
+}
+
+// checkRegions checks regions for use with things whose available
+// dimensions are dims: this federate's, existing, over dimensions among
+// dims. Errors: ErrRegionNotCreatedByThisFederate, ErrInvalidRegion,
+// ErrInvalidRegionContext.
+func (c *Core) checkRegions(hs []RegionHandle, dims []DimensionHandle, what string) error {
+	for _, h := range hs {
+		r, err := c.ownRegion(h)
+		if err != nil {
+			return err
+		}
+		for _, d := range r.dims {
+			if !slices.Contains(dims, d) {
+				dn := fmt.Sprint(d)
+				if dim, ok := c.fdd.DimensionByHandle(d); ok {
+					dn = dim.Name
+				}
+				return fmt.Errorf("%w: %v has dimension %s, which %s does not", hla.ErrInvalidRegionContext, h, dn, what)
+			}
+		}
+	}
+	return nil
+}
+
+// checkPairs checks attribute-region pairs of class oc: defined
+// attributes, usable regions.
+func (c *Core) checkPairs(oc *fomxml.ObjectClass, pairs []AttributeRegions, context bool) error {
+	for _, p := range pairs {
+		if err := checkAttrs(oc, p.Attributes); err != nil {
+			return err
+		}
+		for _, a := range p.Attributes {
+			at, _ := oc.AttributeByHandle(a)
+			if context {
+				if err := c.checkRegions(p.Regions, c.dimsOf(at.Dimensions), "attribute "+at.Name); err != nil {
+					return err
+				}
+				continue
+			}
+			for _, h := range p.Regions {
+				if _, err := c.ownRegion(h); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// addRegions adds hs to the sorted set *set, counting new uses.
+func (c *Core) addRegions(set *[]RegionHandle, hs []RegionHandle) {
+	for _, h := range hs {
+		i, found := slices.BinarySearchFunc(*set, h, compareRegions)
+		if found {
+			continue
+		}
+		*set = slices.Insert(*set, i, h)
+		c.reg.regions[h].uses++
+	}
+}
+
+// dropRegions removes hs from the sorted set *set (all of them when hs
+// is nil), counting uses.
+func (c *Core) dropRegions(set *[]RegionHandle, hs []RegionHandle) {
+	if hs == nil {
+		hs = slices.Clone(*set)
+	}
+	for _, h := range hs {
+		i, found := slices.BinarySearchFunc(*set, h, compareRegions)
+		if !found {
+			continue
+		}
+		*set = slices.Delete(*set, i, i+1)
+		if r := c.reg.regions[h]; r != nil {
+			r.uses--
+		}
+	}
+}
+
+func compareRegions(a, b RegionHandle) int {
+	if a.Federate != b.Federate {
+		return int(a.Federate) - int(b.Federate)
+	}
+	switch {
+	case a.Serial < b.Serial:
+		return -1
+	case a.Serial > b.Serial:
+		return 1
+	}
+	return 0
+}
+
+// attrSub returns the region subscription of attribute a of class,
+// creating it.
+func (c *Core) attrSub(class ObjectClassHandle, a AttributeHandle) *regionSub {
+	m := c.reg.subs[class]
+	if m == nil {
+		m = make(map[AttributeHandle]*regionSub)
+		c.reg.subs[class] = m
+	}
+	s := m[a]
+	if s == nil {
+		s = &regionSub{}
+		m[a] = s
+	}
+	return s
+}
+
+// subscribedPlain records a subscription of attrs of class without
+// regions (SubscribeObjectClassAttributes).
+func (c *Core) subscribedPlain(class ObjectClassHandle, attrs []AttributeHandle) {
+	for _, a := range attrs {
+		c.attrSub(class, a).plain = true
+	}
+}
+
+// unsubscribedAttrs drops the region subscriptions of attrs of class
+// (all when attrs is nil).
+func (c *Core) unsubscribedAttrs(class ObjectClassHandle, attrs []AttributeHandle) {
+	m := c.reg.subs[class]
+	narrowed := false
+	for a, s := range m {
+		if attrs == nil || slices.Contains(attrs, a) {
+			narrowed = narrowed || len(s.regions) > 0
+			c.dropRegions(&s.regions, nil)
+			delete(m, a)
+		}
+	}
+	if len(m) == 0 {
+		delete(c.reg.subs, class)
+	}
+	if narrowed {
+		c.rejoinCells()
+	}
+}
+
+// SubscribeObjectClassAttributesWithRegions (§9.8) subscribes each
+// pair's attributes with its regions: updates are reflected only when
+// their regions overlap. Errors: ErrObjectClassNotDefined,
+// ErrAttributeNotDefined, ErrRegionNotCreatedByThisFederate,
+// ErrInvalidRegion, ErrInvalidRegionContext, ErrInvalidUpdateRateDesignator.
+func (c *Core) SubscribeObjectClassAttributesWithRegions(class ObjectClassHandle, pairs []AttributeRegions, active bool, rate string) error {
+	oc, err := c.objectClass(class)
+	if err != nil {
+		return err
+	}
+	if err := c.checkPairs(oc, pairs, true); err != nil {
+		return err
+	}
+	var attrs []AttributeHandle
+	for _, p := range pairs {
+		attrs = append(attrs, p.Attributes...)
+	}
+	if rate != "" {
+		if _, err := c.UpdateRateValue(rate); err != nil {
+			return err
+		}
+	}
+	// Narrow to the regions first, so that the interest subscribeObject
+	// publishes has them.
+	for _, p := range pairs {
+		for _, a := range p.Attributes {
+			s := c.attrSub(class, a)
+			c.addRegions(&s.regions, p.Regions)
+		}
+	}
+	if err := c.subscribeObject(oc, attrs, active, rate); err != nil {
+		return err
+	}
+	c.rejoinCells()
+	return nil
+}
+
+// UnsubscribeObjectClassAttributesWithRegions (§9.9) removes the regions
+// from each pair's attributes; an attribute left with none is no longer
+// subscribed. Errors: ErrObjectClassNotDefined, ErrAttributeNotDefined,
+// ErrRegionNotCreatedByThisFederate, ErrInvalidRegion.
+func (c *Core) UnsubscribeObjectClassAttributesWithRegions(class ObjectClassHandle, pairs []AttributeRegions) error {
+	oc, err := c.objectClass(class)
+	if err != nil {
+		return err
+	}
+	if err := c.checkPairs(oc, pairs, false); err != nil {
+		return err
+	}
+	var gone []AttributeHandle
+	for _, p := range pairs {
+		for _, a := range p.Attributes {
+			s := c.reg.subs[class][a]
+			if s == nil {
+				continue
+			}
+			c.dropRegions(&s.regions, p.Regions)
+			if !s.plain && len(s.regions) == 0 {
+				gone = append(gone, a)
+			}
+		}
+	}
+	if len(gone) > 0 {
+		return c.UnsubscribeObjectClassAttributes(class, gone)
+	}
+	c.publishInterest(oc)
+	c.rescopeClass(oc)
+	c.rejoinCells()
+	return nil
+}
+
+// SubscribeInteractionClassWithRegions (§9.10). Errors:
+// ErrInteractionClassNotDefined, ErrRegionNotCreatedByThisFederate,
+// ErrInvalidRegion, ErrInvalidRegionContext.
+func (c *Core) SubscribeInteractionClassWithRegions(class InteractionClassHandle, regions []RegionHandle, active bool) error {
+	ic, err := c.interactionClass(class)
+	if err != nil {
+		return err
+	}
+	if err := c.checkRegions(regions, c.dimsOf(ic.Dimensions), "interaction class "+ic.QualifiedName); err != nil {
+		return err
+	}
+	s := c.reg.intSub(class)
+	c.addRegions(&s.regions, regions)
+	c.subscribeInteraction(ic, active)
+	c.rejoinCells()
+	return nil
+}
+
+// UnsubscribeInteractionClassWithRegions (§9.11). Errors:
+// ErrInteractionClassNotDefined, ErrRegionNotCreatedByThisFederate,
+// ErrInvalidRegion.
+func (c *Core) UnsubscribeInteractionClassWithRegions(class InteractionClassHandle, regions []RegionHandle) error {
+	if _, err := c.interactionClass(class); err != nil {
+		return err
+	}
+	for _, h := range regions {
+		if _, err := c.ownRegion(h); err != nil {
+			return err
+		}
+	}
+	s := c.reg.intSubs[class]
+	if s == nil {
+		return nil
+	}
+	c.dropRegions(&s.regions, regions)
+	if !s.plain && len(s.regions) == 0 {
+		return c.UnsubscribeInteractionClass(class)
+	}
+	c.publishInteractionInterest(class)
+	c.rejoinCells()
+	return nil
+}
+
+// intSub returns the region subscription of interaction class, creating
+// it.
+func (r *regionSet) intSub(class InteractionClassHandle) *regionSub {
+	s := r.intSubs[class]
+	if s == nil {
+		s = &regionSub{}
+		r.intSubs[class] = s
+	}
+	return s
+}
+
+// unsubscribedInteraction drops the region subscription of class.
+func (c *Core) unsubscribedInteraction(class InteractionClassHandle) {
+	if s := c.reg.intSubs[class]; s != nil {
+		narrowed := len(s.regions) > 0
+		c.dropRegions(&s.regions, nil)
+		delete(c.reg.intSubs, class)
+		if narrowed {
+			c.rejoinCells()
+		}
+	}
+}
+
+// AssociateRegionsForUpdates (§9.6) sends the updates of each pair's
+// attributes of obj with its regions (added to those associated before).
+// Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined,
+// ErrRegionNotCreatedByThisFederate, ErrInvalidRegion,
+// ErrInvalidRegionContext.
+func (c *Core) AssociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []AttributeRegions) error {
+	in, ok := c.obj.inst[obj]
+	if !ok {
+		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
+	}
+	if err := c.checkPairs(in.class, pairs, true); err != nil {
+		return err
+	}
+	m := c.reg.assoc[obj]
+	if m == nil {
+		m = make(map[AttributeHandle][]RegionHandle)
+		c.reg.assoc[obj] = m
+	}
+	for _, p := range pairs {
+		for _, a := range p.Attributes {
+			set := m[a]
+			c.addRegions(&set, p.Regions)
+			m[a] = set
+		}
+	}
+	return nil
+}
+
+// UnassociateRegionsForUpdates (§9.7). Errors: ErrObjectInstanceNotKnown,
+// ErrAttributeNotDefined, ErrRegionNotCreatedByThisFederate,
+// ErrInvalidRegion.
+func (c *Core) UnassociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []AttributeRegions) error {
+	in, ok := c.obj.inst[obj]
+	if !ok {
+		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
+	}
+	if err := c.checkPairs(in.class, pairs, false); err != nil {
+		return err
+	}
+	m := c.reg.assoc[obj]
+	for _, p := range pairs {
+		for _, a := range p.Attributes {
+			set := m[a]
+			c.dropRegions(&set, p.Regions)
+			if len(set) == 0 {
+				delete(m, a)
+			} else {
+				m[a] = set
+			}
+		}
+	}
+	if len(m) == 0 {
+		delete(c.reg.assoc, obj)
+	}
+	return nil
+}
+
+// forgetAssociations drops instance obj's associations (deleted).
+func (c *Core) forgetAssociations(obj ObjectInstanceHandle) {
+	for _, set := range c.reg.assoc[obj] {
+		c.dropRegions(&set, nil)
+	}
+	delete(c.reg.assoc, obj)
+}
+
+// RegisterObjectInstanceWithRegions (§9.5) registers an instance and
+// associates the pairs' regions with its attributes. Errors: as
+// RegisterObjectInstance and AssociateRegionsForUpdates, and
+// ErrAttributeNotPublished for attributes not published.
+func (c *Core) RegisterObjectInstanceWithRegions(class ObjectClassHandle, pairs []AttributeRegions, name string) (ObjectInstanceHandle, error) {
+	oc, err := c.objectClass(class)
+	if err != nil {
+		return ObjectInstanceHandle{}, err
+	}
+	if err := c.checkPairs(oc, pairs, true); err != nil {
+		return ObjectInstanceHandle{}, err
+	}
+	pub := c.dcl.pubObj[class]
+	if len(pub) == 0 {
+		return ObjectInstanceHandle{}, fmt.Errorf("%w: %s", hla.ErrObjectClassNotPublished, oc.QualifiedName)
+	}
+	for _, p := range pairs {
+		for _, a := range p.Attributes {
+			if !pub[a] {
+				at, _ := oc.AttributeByHandle(a)
+				return ObjectInstanceHandle{}, fmt.Errorf("%w: %s", hla.ErrAttributeNotPublished, at.Name)
+			}
+		}
+	}
+	c.reg.registering = pairs
+	h, err := c.RegisterObjectInstance(class, name)
+	c.reg.registering = nil
+	return h, err
+}
+
+// SendInteractionWithRegions (§9.12) sends an interaction that reaches
+// only subscribers whose regions overlap regions. Errors: as
+// SendInteraction, and ErrRegionNotCreatedByThisFederate,
+// ErrInvalidRegion, ErrInvalidRegionContext.
+func (c *Core) SendInteractionWithRegions(class InteractionClassHandle, values ParameterValues, regions []RegionHandle, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
+	ic, err := c.interactionClass(class)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	if err := c.checkRegions(regions, c.dimsOf(ic.Dimensions), "interaction class "+ic.QualifiedName); err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	return c.sendInteraction(class, values, tag, t, c.committed(regions))
+}
+
+// RequestAttributeValueUpdateWithRegions (§9.13) asks the owners of the
+// pairs' attributes of instances of class whose update regions overlap
+// the pairs' regions for their values. Owners answer with an update sent
+// with their regions, which the receivers' own region test filters; this
+// federate's pairs' regions narrow which owners are asked no further.
+// Errors: ErrObjectClassNotDefined, ErrAttributeNotDefined,
+// ErrRegionNotCreatedByThisFederate, ErrInvalidRegion,
+// ErrInvalidRegionContext.
+func (c *Core) RequestAttributeValueUpdateWithRegions(class ObjectClassHandle, pairs []AttributeRegions, tag []byte) error {
+	oc, err := c.objectClass(class)
+	if err != nil {
+		return err
+	}
+	if err := c.checkPairs(oc, pairs, true); err != nil {
+		return err
+	}
+	var attrs []AttributeHandle
+	for _, p := range pairs {
+		attrs = append(attrs, p.Attributes...)
+	}
+	return c.RequestClassAttributeValueUpdate(class, attrs, tag)
+}
+
+// ---- Sending and receiving with regions ----
+
+// withRegions splits the update messages of instance h by the update
+// regions associated with their attributes: each message carries the
+// ranges of its attributes' regions (none for attributes without any).
+func (c *Core) withRegions(out []outMsg, h ObjectInstanceHandle) []outMsg {
+	assoc := c.reg.assoc[h]
+	if len(assoc) == 0 {
+		return out
+	}
+	res := make([]outMsg, 0, len(out))
+	for _, o := range out {
+		m := o.msg
+		// Group the values by their attribute's region set.
+		var keys []string
+		groups := map[string][]valuePair{}
+		for _, p := range m.Pairs {
+			var k string
+			if set := assoc[AttributeHandle(p.H)]; len(set) > 0 {
+				k = string(encodeRegions(c.committed(set)))
+			}
+			if _, ok := groups[k]; !ok {
+				keys = append(keys, k)
+			}
+			groups[k] = append(groups[k], p)
+		}
+		if len(keys) == 1 && keys[0] == "" {
+			res = append(res, o)
+			continue
+		}
+		slices.Sort(keys)
+		in := c.obj.inst[h]
+		for _, k := range keys {
+			cp := *m
+			cp.Pairs = groups[k]
+			cp.Regions = []byte(k)
+			out := outMsg{group: o.group, reliable: o.reliable, msg: &cp}
+			if k != "" && in != nil {
+				us, err := decodeRegions(cp.Regions)
+				if err != nil {
+					continue // cannot happen: encoded here
+				}
+				cells, plain := c.objectTargets(in.class, cp.Pairs, us)
+				if !route(&out, cells, plain || c.fresh(cells)) {
+					c.stats.Spared++
+					continue
+				}
+			}
+			res = append(res, out)
+		}
+	}
+	return res
+}
+
+// regionsPass reports whether a message's regions (encoded; none: the
+// default region) overlap the subscription s over dims. Malformed
+// regions pass nothing and are counted.
+func (c *Core) regionsPass(enc []byte, s *regionSub, dims []DimensionHandle) bool {
+	if len(enc) == 0 || s.covers() {
+		return true
+	}
+	rs, err := decodeRegions(enc)
+	if err != nil {
+		c.stats.Malformed++
+		return false
+	}
+	sp, err := c.space()
+	if err != nil {
+		return false
+	}
+	return sp.SetsOverlap(dims, rs, c.committed(s.regions))
+}
+
+// attrPasses reports whether an update's regions let attribute a of an
+// instance known as class known through this federate's subscription.
+func (c *Core) attrPasses(enc []byte, known *fomxml.ObjectClass, a AttributeHandle) bool {
+	if len(enc) == 0 {
+		return true
+	}
+	s := c.reg.subs[known.Handle][a]
+	if s.covers() {
+		return true
+	}
+	at, ok := known.AttributeByHandle(a)
+	if !ok {
+		return false
+	}
+	return c.regionsPass(enc, s, c.dimsOf(at.Dimensions))
+}
+
+// anyAttrPasses reports whether some attribute among pairs that this
+// federate subscribes to at known passes the regions: the test for
+// discovering an instance from a message sent with regions.
+func (c *Core) anyAttrPasses(enc []byte, known *fomxml.ObjectClass, pairs []valuePair) bool {
+	if len(enc) == 0 {
+		return true
+	}
+	sub := c.dcl.subObj[known.Handle]
+	for _, p := range pairs {
+		a := AttributeHandle(p.H)
+		if sub[a] && c.attrPasses(enc, known, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// instanceRegions returns the ranges of every region associated with
+// instance h's attributes, encoded (nil when none): what its
+// announcement carries, for the subscribers' discovery test.
+func (c *Core) instanceRegions(h ObjectInstanceHandle) []byte {
+	m := c.reg.assoc[h]
+	if len(m) == 0 {
+		return nil
+	}
+	var all []RegionHandle
+	for _, set := range m {
+		for _, r := range set {
+			if i, found := slices.BinarySearchFunc(all, r, compareRegions); !found {
+				all = slices.Insert(all, i, r)
+			}
+		}
+	}
+	return encodeRegions(c.committed(all))
+}
+
+// discoveryPasses reports whether an announcement of an instance of
+// class with regions enc may be discovered here: some attribute this
+// federate subscribes to, at the class it would know the instance as,
+// passes them.
+func (c *Core) discoveryPasses(enc []byte, class uint64) bool {
+	oc, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(class))
+	if !ok {
+		return false
+	}
+	as := c.dcl.subscribedAs(oc)
+	if as == nil {
+		return false
+	}
+	for a := range c.dcl.subObj[as.Handle] {
+		if c.attrPasses(enc, as, a) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,60 @@
+package peer
+
+// Regions (IEEE 1516.1-2010 §9.2-§9.4, §10.28-§10.30): ranges per
+// dimension that restrict what updates and interactions reach whom
+// (docs/ddm.md). Set ranges take effect at CommitRegionModifications.
+
+// CreateRegion (§9.2) creates a region over dims, each at the dimension's
+// default range. Errors: ErrInvalidDimensionHandle.
+func (f *Federate) CreateRegion(dims ...DimensionHandle) (RegionHandle, error) {
+	var h RegionHandle
+	err := f.call(func() (err error) {
+		h, err = f.core.CreateRegion(dims)
+		return err
+	})
+	return h, err
+}
+
+// CommitRegionModifications (§9.3) makes the ranges set on regions take
+// effect for the subscriptions and updates that use them. Errors:
+// ErrRegionNotCreatedByThisFederate, ErrInvalidRegion.
+func (f *Federate) CommitRegionModifications(regions ...RegionHandle) error {
+	return f.call(func() error { return f.core.CommitRegionModifications(regions) })
+}
+
+// DeleteRegion (§9.4). Errors: ErrRegionInUseForUpdateOrSubscription,
+// ErrRegionNotCreatedByThisFederate, ErrInvalidRegion.
+func (f *Federate) DeleteRegion(region RegionHandle) error {
+	return f.call(func() error { return f.core.DeleteRegion(region) })
+}
+
+// GetDimensionHandleSet (§10.28) returns region's dimensions. Errors:
+// ErrInvalidRegion.
+func (f *Federate) GetDimensionHandleSet(region RegionHandle) ([]DimensionHandle, error) {
+	var ds []DimensionHandle
+	err := f.call(func() (err error) {
+		ds, err = f.core.GetDimensionHandleSet(region)
+		return err
+	})
+	return ds, err
+}
+
+// GetRangeBounds (§10.29) returns region's range on dim, as last set.
+// Errors: ErrInvalidRegion, ErrRegionDoesNotContainSpecifiedDimension.
+func (f *Federate) GetRangeBounds(region RegionHandle, dim DimensionHandle) (RangeBounds, error) {
+	var b RangeBounds
+	err := f.call(func() (err error) {
+		b, err = f.core.GetRangeBounds(region, dim)
+		return err
+	})
+	return b, err
+}
+
+// SetRangeBounds (§10.30) sets region's range on dim: [Lower, Upper),
+// within [0, the dimension's upper bound]; it takes effect at
+// CommitRegionModifications. Errors: ErrInvalidRangeBound,
+// ErrRegionDoesNotContainSpecifiedDimension,
+// ErrRegionNotCreatedByThisFederate, ErrInvalidRegion.
+func (f *Federate) SetRangeBounds(region RegionHandle, dim DimensionHandle, b RangeBounds) error {
+	return f.call(func() error { return f.core.SetRangeBounds(region, dim, b) })
+}
