@@ -39,7 +39,8 @@ type regionSet struct {
 	// cell group), and the retractions of such messages acted on.
 	cells     map[transport.Group]bool
 	sendCells map[transport.Group]bool
-	sendSince map[transport.Group]int64 // when a send cell was joined (ticks)
+	sendSince map[transport.Group]int64            // when a send cell was joined (ticks)
+	members   map[transport.Group][]FederateHandle // the other federates on each send cell
 	seen      recentSet
 	retracted recentSet
 }
