@@ -335,11 +335,29 @@ func (c *Core) dropInterest(h FederateHandle) {
 // attribute a at class oc or an ancestor, and the rate of the most
 // demanding such subscription.
 func (c *Core) wanted(oc *fomxml.ObjectClass, a AttributeHandle) (bool, string) {
+	return c.wantedWithin(oc, a, nil)
+}
+
+// wantedWithin is wanted for an attribute updated with regions us (none:
+// the default region): a subscription with regions wants it only where
+// they overlap.
+func (c *Core) wantedWithin(oc *fomxml.ObjectClass, a AttributeHandle, us []ddm.Region) (bool, string) {
 	found, rate, best := false, "", -1.0
+	var dims []DimensionHandle
 	for x := oc; x != nil; x = x.Parent {
 		for h, sub := range c.adv.objs[x.Handle] {
 			if h == c.self || !sub.active || !slices.Contains(sub.attrs, a) {
 				continue
+			}
+			if srs, narrowed := sub.regions[a]; narrowed && len(us) > 0 {
+				if dims == nil {
+					if at, ok := oc.AttributeByHandle(a); ok {
+						dims = c.dimsOf(at.Dimensions)
+					}
+				}
+				if s, err := c.space(); err == nil && !s.SetsOverlap(dims, us, srs) {
+					continue
+				}
 			}
 			found = true
 			if sub.rate == "" {
@@ -444,8 +462,13 @@ func (c *Core) attrRelevance(h ObjectInstanceHandle) {
 	var now []AttributeHandle
 	rate := ""
 	if in != nil {
+		assoc := c.reg.assoc[h]
 		for attr := range held {
-			if w, r := c.wanted(in.class, attr); w {
+			var us []ddm.Region
+			if set := assoc[attr]; len(set) > 0 {
+				us = c.committed(set)
+			}
+			if w, r := c.wantedWithin(in.class, attr, us); w {
 				now = append(now, attr)
 				if r != "" {
 					rate = r
@@ -499,8 +522,9 @@ func (c *Core) rescopeTo(evs []Event, h ObjectInstanceHandle, gone bool) []Event
 	}
 	var now []AttributeHandle
 	if in := c.obj.inst[h]; in != nil && !gone {
+		last := c.reg.lastRegions[h]
 		for attr := range c.dcl.subObj[in.known.Handle] {
-			if o := c.own.ownerOf(h, attr); o != 0 && o != c.self {
+			if o := c.own.ownerOf(h, attr); o != 0 && o != c.self && c.attrPasses(last[attr], in.known, attr) {
 				now = append(now, attr)
 			}
 		}

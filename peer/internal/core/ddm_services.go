@@ -409,6 +409,7 @@ func (c *Core) AssociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []Attr
 			m[a] = set
 		}
 	}
+	c.attrRelevance(obj)
 	return nil
 }
 
@@ -438,15 +439,48 @@ func (c *Core) UnassociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []At
 	if len(m) == 0 {
 		delete(c.reg.assoc, obj)
 	}
+	c.attrRelevance(obj)
 	return nil
 }
 
-// forgetAssociations drops instance obj's associations (deleted).
+// forgetAssociations drops instance obj's associations and the regions
+// its updates came with (deleted).
 func (c *Core) forgetAssociations(obj ObjectInstanceHandle) {
 	for _, set := range c.reg.assoc[obj] {
 		c.dropRegions(&set, nil)
 	}
 	delete(c.reg.assoc, obj)
+	delete(c.reg.lastRegions, obj)
+}
+
+// noteRegions records the regions an update of the attributes among ps
+// of obj came with, and reports whether that changed anything.
+func (c *Core) noteRegions(obj ObjectInstanceHandle, ps []valuePair, enc []byte) bool {
+	m := c.reg.lastRegions[obj]
+	if m == nil {
+		if c.reg.lastRegions == nil {
+			c.reg.lastRegions = make(map[ObjectInstanceHandle]map[AttributeHandle][]byte)
+		}
+		m = make(map[AttributeHandle][]byte)
+		c.reg.lastRegions[obj] = m
+	}
+	changed := false
+	for _, p := range ps {
+		a := AttributeHandle(p.H)
+		if string(m[a]) == string(enc) {
+			continue
+		}
+		changed = true
+		if len(enc) == 0 {
+			delete(m, a)
+		} else {
+			m[a] = slices.Clone(enc)
+		}
+	}
+	if len(m) == 0 {
+		delete(c.reg.lastRegions, obj)
+	}
+	return changed
 }
 
 // RegisterObjectInstanceWithRegions (§9.5) registers an instance and

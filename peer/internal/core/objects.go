@@ -710,6 +710,9 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 			evs = c.rescopeTo(evs, m.Obj, false)
 			c.ownerMoved(m.Obj, in, learned, d.from)
 		}
+		if (len(m.Regions) > 0 || c.reg.lastRegions[m.Obj] != nil) && c.noteRegions(m.Obj, ps, m.Regions) && len(learned) == 0 {
+			evs = c.rescopeTo(evs, m.Obj, false)
+		}
 		if len(vals) == 0 {
 			return evs
 		}

@@ -41,8 +41,12 @@ type regionSet struct {
 	sendCells map[transport.Group]bool
 	sendSince map[transport.Group]int64            // when a send cell was joined (ticks)
 	members   map[transport.Group][]FederateHandle // the other federates on each send cell
-	seen      recentSet
-	retracted recentSet
+	// lastRegions are the regions the last update of each attribute of
+	// another federate's instance came with (encoded; none: the default
+	// region), for the scope advisories.
+	lastRegions map[ObjectInstanceHandle]map[AttributeHandle][]byte
+	seen        recentSet
+	retracted   recentSet
 }
 
 // region is one region of this federate's.
@@ -258,5 +262,19 @@ func (c *Core) regionsMoved(hs []RegionHandle) {
 	}
 	if len(classes)+len(ics) > 0 {
 		c.rejoinCells()
+	}
+	// Instances updated with them: relevance follows the overlap.
+	var objs []ObjectInstanceHandle
+	for h, m := range c.reg.assoc {
+		for _, set := range m {
+			if moved(set) {
+				objs = append(objs, h)
+				break
+			}
+		}
+	}
+	slices.SortFunc(objs, compareHandles)
+	for _, h := range objs {
+		c.attrRelevance(h)
 	}
 }
