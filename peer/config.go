@@ -3,6 +3,7 @@ package peer
 import (
 	"errors"
 	"fmt"
+	"github.com/meshrti/meshrti/ddm"
 	"io"
 	"math/rand/v2"
 	"time"
@@ -91,6 +92,14 @@ type Config struct {
 	// TickInterval is how often retransmission, heartbeat and time
 	// management timers advance. Default 5 ms.
 	TickInterval time.Duration
+
+	// Regions cuts the federation's dimensions into cells for routing by
+	// region (docs/ddm.md): cells per dimension by name, a default count,
+	// and the most cell groups one subscription region joins. The zero
+	// value is the default (16 cells per dimension, 16 joins). Senders and
+	// receivers compute cells independently: every federate of a
+	// federation must use the same value.
+	Regions ddm.Config
 
 	// Metrics, when set, receives the federate's metrics (frames, bytes,
 	// repairs, drops by reason, queue depths, batch sizes), labelled with

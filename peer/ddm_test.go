@@ -1,11 +1,14 @@
 package peer
 
 import (
+	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -323,5 +326,26 @@ func TestDDMFiltering(t *testing.T) {
 	ev, _ := waitFor(t, b, 5*time.Second, isType[ReceiveInteraction])
 	if v := string(ev.(ReceiveInteraction).Values[h.text]); v != "three" {
 		t.Errorf("received %q, want only band 3", v)
+	}
+}
+
+// A cell configuration the FOM's dimensions do not fit is refused at
+// join, with the reason.
+func TestDDMBadRegionsConfig(t *testing.T) {
+	doc, err := fomxml.ParseBytes("ddm.xml", []byte(ddmFOM))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: 96}), reg: NewMemRegistry(), name: "ddm-bad"}
+	t.Cleanup(m.close)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = Join(ctx, Config{
+		Federation: m.name, FederateName: "A", FOMModules: []*fomxml.Document{doc}, Create: true,
+		Control: m.reg.Control(m.name), Transport: m.net.Endpoint("A"),
+		Regions: ddm.Config{Cells: map[string]int{"East": -4}},
+	})
+	if err == nil || !strings.Contains(err.Error(), "Regions") {
+		t.Errorf("join with a negative cell count: %v", err)
 	}
 }

@@ -237,6 +237,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		Members:         members,
 		Trace:           cfg.Trace != nil,
 		Rand:            cfg.Rand,
+		Regions:         cfg.Regions,
 	})
 	if err != nil {
 		return nil, err

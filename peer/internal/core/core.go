@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"github.com/meshrti/meshrti/ddm"
 	"math/rand/v2"
 	"slices"
 
@@ -51,6 +52,9 @@ type Config struct {
 	// Rand drives the data plane's random delays; nil means a source
 	// seeded from Self and Incarnation, so that a run replays.
 	Rand *rand.Rand
+	// Regions configures the cells of routing by region (ddm.Config); the
+	// same in every federate of a federation.
+	Regions ddm.Config
 }
 
 // Member is another joined federate.
@@ -174,6 +178,10 @@ func New(cfg Config) (*Core, error) {
 	if cfg.Time == "" {
 		cfg.Time = hla.HLAfloat64Time
 	}
+	space, err := ddm.NewSpace(cfg.FDD, cfg.Regions)
+	if err != nil {
+		return nil, fmt.Errorf("core: Config.Regions: %w", err)
+	}
 	c := &Core{
 		cfg:       cfg,
 		fdd:       cfg.FDD,
@@ -181,7 +189,6 @@ func New(cfg Config) (*Core, error) {
 		self:      cfg.Self,
 		blockedOn: make(map[transport.Group]bool),
 	}
-	var err error
 	c.rel, err = reliable.New(reliable.Config{
 		Self:            reliable.NodeID(cfg.Self),
 		Incarnation:     cfg.Incarnation,
@@ -213,6 +220,7 @@ func New(cfg Config) (*Core, error) {
 	c.dcl = newDeclarations()
 	c.obj = newObjects(cfg.Self)
 	c.reg = newRegionSet()
+	c.reg.space, c.reg.spaceOf = space, cfg.FDD
 	c.own = newOwnership(cfg.Self)
 	c.fed = newFederation(cfg.ResignAction)
 	c.adv = newAdvisories(cfg.FDD.Switches)

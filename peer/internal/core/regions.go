@@ -69,15 +69,15 @@ func newRegionSet() regionSet {
 	}
 }
 
-// space returns the federation's dimension space for the current FDD.
-// Every federate uses the default cell configuration (ddm.Config{}):
-// senders and receivers compute cells, and so groups, independently.
+// space returns the federation's dimension space for the current FDD,
+// cut as Config.Regions says (the same in every federate: senders and
+// receivers compute cells, and so groups, independently).
 func (c *Core) space() (*ddm.Space, error) {
 	r := &c.reg
 	if r.space != nil && r.spaceOf == c.fdd {
 		return r.space, nil
 	}
-	s, err := ddm.NewSpace(c.fdd, ddm.Config{})
+	s, err := ddm.NewSpace(c.fdd, c.cfg.Regions)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
 	}
