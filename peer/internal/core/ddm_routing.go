@@ -256,9 +256,9 @@ func (c *Core) objectTargets(oc *fomxml.ObjectClass, attrs []valuePair, us []ddm
 	if err != nil {
 		return nil, true
 	}
-	var cells []transport.Group
+	var t targetCells
 	var need []FederateHandle
-	defer func() { groups = c.cheaper(cells, need) }()
+	defer func() { groups = c.cheaper(t.cells, need) }()
 	seen := make(map[FederateHandle]bool)
 	for x := oc; x != nil; x = x.Parent {
 		for f, sub := range c.adv.objs[x.Handle] {
@@ -282,27 +282,39 @@ func (c *Core) objectTargets(oc *fomxml.ObjectClass, attrs []valuePair, us []ddm
 				if !ok {
 					continue
 				}
-				dims := c.dimsOf(at.Dimensions)
-				for _, sr := range srs {
-					level := s.Level(dims, sr)
-					for _, u := range us {
-						in, ok := s.Intersect(dims, u, sr)
-						if !ok {
-							continue
-						}
-						need = appendOnce(need, f)
-						for _, cell := range s.Cells(dims, in, level) {
-							g := cellGroup(objectCellKind, uint64(oc.Handle), cell)
-							if !slices.Contains(cells, g) {
-								cells = append(cells, g)
-							}
-						}
-					}
+				if t.add(s, c.dimsOf(at.Dimensions), us, srs, objectCellKind, uint64(oc.Handle)) {
+					need = appendOnce(need, f)
 				}
 			}
 		}
 	}
 	return nil, plain
+}
+
+// targetCells collects the cell groups a message goes into.
+type targetCells struct{ cells []transport.Group }
+
+// add adds the cells where the message's regions us overlap the
+// subscription regions srs over dims, each at its region's level, as
+// groups of (kind, class); it reports whether any overlaps.
+func (t *targetCells) add(s *ddm.Space, dims []DimensionHandle, us, srs []ddm.Region, kind uint32, class uint64) bool {
+	any := false
+	for _, sr := range srs {
+		level := s.Level(dims, sr)
+		for _, u := range us {
+			in, ok := s.Intersect(dims, u, sr)
+			if !ok {
+				continue
+			}
+			any = true
+			for _, cell := range s.Cells(dims, in, level) {
+				if g := cellGroup(kind, class, cell); !slices.Contains(t.cells, g) {
+					t.cells = append(t.cells, g)
+				}
+			}
+		}
+	}
+	return any
 }
 
 // irrelevantWeight is what a delivery nobody needed costs, in datagrams
@@ -349,9 +361,9 @@ func (c *Core) interactionTargets(ic *fomxml.InteractionClass, us []ddm.Region) 
 	if err != nil {
 		return nil, true
 	}
-	var cells []transport.Group
+	var t targetCells
 	var need []FederateHandle
-	defer func() { groups = c.cheaper(cells, need) }()
+	defer func() { groups = c.cheaper(t.cells, need) }()
 	dims := c.dimsOf(ic.Dimensions)
 	seen := make(map[FederateHandle]bool)
 	for x := ic; x != nil; x = x.Parent {
@@ -364,21 +376,8 @@ func (c *Core) interactionTargets(ic *fomxml.InteractionClass, us []ddm.Region) 
 				plain = true
 				continue
 			}
-			for _, sr := range sub.regions {
-				level := s.Level(dims, sr)
-				for _, u := range us {
-					in, ok := s.Intersect(dims, u, sr)
-					if !ok {
-						continue
-					}
-					need = appendOnce(need, f)
-					for _, cell := range s.Cells(dims, in, level) {
-						g := cellGroup(interactionCellKind, uint64(ic.Handle), cell)
-						if !slices.Contains(cells, g) {
-							cells = append(cells, g)
-						}
-					}
-				}
+			if t.add(s, dims, us, sub.regions, interactionCellKind, uint64(ic.Handle)) {
+				need = appendOnce(need, f)
 			}
 		}
 	}
