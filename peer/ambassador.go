@@ -11,6 +11,10 @@ import (
 // federate's event stream. A method that returns an error stops Dispatch
 // (the standard's FederateInternalError).
 type FederateAmbassador interface {
+	SynchronizationPointRegistrationSucceeded(label string) error
+	SynchronizationPointRegistrationFailed(label string, reason SynchronizationPointFailureReason) error
+	AnnounceSynchronizationPoint(label string, tag []byte) error
+	FederationSynchronized(label string, failed []FederateHandle) error
 	DiscoverObjectInstance(obj ObjectInstanceHandle, class ObjectClassHandle, name string, producer FederateHandle) error
 	ReflectAttributeValues(obj ObjectInstanceHandle, values AttributeValues, tag []byte, sent OrderType, info ReflectInfo) error
 	ReceiveInteraction(class InteractionClassHandle, values ParameterValues, tag []byte, sent OrderType, info ReflectInfo) error
@@ -127,6 +131,12 @@ func (NullFederateAmbassador) ConfirmInteractionTransportationTypeChange(Interac
 func (NullFederateAmbassador) ReportInteractionTransportationType(FederateHandle, InteractionClassHandle, TransportationType) error {
 	return nil
 }
+func (NullFederateAmbassador) SynchronizationPointRegistrationSucceeded(string) error { return nil }
+func (NullFederateAmbassador) SynchronizationPointRegistrationFailed(string, SynchronizationPointFailureReason) error {
+	return nil
+}
+func (NullFederateAmbassador) AnnounceSynchronizationPoint(string, []byte) error     { return nil }
+func (NullFederateAmbassador) FederationSynchronized(string, []FederateHandle) error { return nil }
 func (NullFederateAmbassador) RequestAttributeOwnershipAssumption(ObjectInstanceHandle, []AttributeHandle, []byte) error {
 	return nil
 }
@@ -254,6 +264,14 @@ func dispatchOne(amb FederateAmbassador, ev Event) error {
 		return amb.AttributeIsNotOwned(e.Object, e.Attribute)
 	case AttributeIsOwnedByRTI:
 		return amb.AttributeIsOwnedByRTI(e.Object, e.Attribute)
+	case SynchronizationPointRegistrationSucceeded:
+		return amb.SynchronizationPointRegistrationSucceeded(e.Label)
+	case SynchronizationPointRegistrationFailed:
+		return amb.SynchronizationPointRegistrationFailed(e.Label, e.Reason)
+	case AnnounceSynchronizationPoint:
+		return amb.AnnounceSynchronizationPoint(e.Label, e.Tag)
+	case FederationSynchronized:
+		return amb.FederationSynchronized(e.Label, e.Failed)
 	}
 	return nil
 }

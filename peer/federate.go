@@ -245,6 +245,14 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	if err := f.registerMetrics(cfg.Metrics); err != nil {
 		return nil, err
 	}
+	// The others' replicated state as it is now (their subscriptions,
+	// synchronization points...): later changes come as events, and the
+	// versions keep one that also comes as an event from counting twice.
+	for _, e := range f.ctl.States() {
+		if e.Federate != f.handle {
+			f.core.StateChanged(e.Federate, e.Key, e.Value, e.Version)
+		}
+	}
 	// The inbox, the control group and their HELLOs: the first turn.
 	f.mu.Lock()
 	err = f.turn(true)

@@ -234,6 +234,20 @@ const (
 // services read it; see package hla.
 func EncodeHandle[H ~uint64](h H) []byte { return hla.EncodeHandle(h) }
 
+// Synchronization point callbacks and their failure reasons.
+type (
+	SynchronizationPointRegistrationSucceeded = hla.SynchronizationPointRegistrationSucceeded
+	SynchronizationPointRegistrationFailed    = hla.SynchronizationPointRegistrationFailed
+	AnnounceSynchronizationPoint              = hla.AnnounceSynchronizationPoint
+	FederationSynchronized                    = hla.FederationSynchronized
+	SynchronizationPointFailureReason         = hla.SynchronizationPointFailureReason
+)
+
+const (
+	SynchronizationPointLabelNotUnique = hla.SynchronizationPointLabelNotUnique
+	SynchronizationSetMemberNotJoined  = hla.SynchronizationSetMemberNotJoined
+)
+
 // Ownership callbacks.
 type (
 	RequestAttributeOwnershipAssumption              = hla.RequestAttributeOwnershipAssumption

@@ -514,6 +514,7 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 	}
 	passive := a.flag("passive")
 	ifAvailable := a.flag("if-available")
+	failed := a.flag("failed")
 	// Every other command names one federate first.
 	if len(a.pos) != 1 {
 		return nil, fmt.Errorf("%s needs one federate name", cmd)
@@ -702,6 +703,30 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			return nil, fmt.Errorf("unknown federate %s", other)
 		}
 		return fail(name, f.QueryInteractionTransportationType(s.c.Feds[j].Handle(), ic))
+	case "sync":
+		label, err := a.need("label")
+		if err != nil {
+			return nil, err
+		}
+		tag, _ := a.get("tag")
+		if set, ok := a.get("set"); ok {
+			var hs []peer.FederateHandle
+			for _, n := range strings.Split(set, ",") {
+				j, ok := s.fedIdx[n]
+				if !ok {
+					return nil, fmt.Errorf("unknown federate %s", n)
+				}
+				hs = append(hs, s.c.Feds[j].Handle())
+			}
+			return fail(name, f.RegisterFederationSynchronizationPointWithSet(label, []byte(tag), hs...))
+		}
+		return fail(name, f.RegisterFederationSynchronizationPoint(label, []byte(tag)))
+	case "achieve":
+		label, err := a.need("label")
+		if err != nil {
+			return nil, err
+		}
+		return fail(name, f.SynchronizationPointAchieved(label, !failed))
 	case "region", "modify-region", "delete-region", "associate", "unassociate":
 		return s.regionCommand(cmd, name, f, a)
 	case "divest", "confirm-divestiture", "cancel-divestiture", "acquire", "cancel-acquisition", "deny-release":
@@ -1706,6 +1731,22 @@ func (s *simulation) format(ev peer.Event) string {
 		fmt.Fprintf(&b, "joined %s", e.Name)
 	case peer.FederateResigned:
 		fmt.Fprintf(&b, "resigned %s", e.Name)
+	case peer.SynchronizationPointRegistrationSucceeded:
+		fmt.Fprintf(&b, "sync registered %s", e.Label)
+	case peer.SynchronizationPointRegistrationFailed:
+		fmt.Fprintf(&b, "sync failed %s reason=%s", e.Label, e.Reason)
+	case peer.AnnounceSynchronizationPoint:
+		fmt.Fprintf(&b, "announce %s tag=%q", e.Label, e.Tag)
+	case peer.FederationSynchronized:
+		fmt.Fprintf(&b, "synchronized %s", e.Label)
+		if len(e.Failed) > 0 {
+			names := make([]string, len(e.Failed))
+			for i, h := range e.Failed {
+				names[i] = s.fed(h)
+			}
+			sort.Strings(names)
+			fmt.Fprintf(&b, " failed=%s", strings.Join(names, ","))
+		}
 	case peer.FederateLost:
 		fmt.Fprintf(&b, "lost %s", e.Name)
 	case peer.ConnectionLost:

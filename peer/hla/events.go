@@ -336,3 +336,57 @@ func (ConfirmAttributeOwnershipAcquisitionCancellation) isEvent() {}
 func (InformAttributeOwnership) isEvent()                         {}
 func (AttributeIsNotOwned) isEvent()                              {}
 func (AttributeIsOwnedByRTI) isEvent()                            {}
+
+// SynchronizationPointFailureReason says why a synchronization point's
+// registration failed (§4.12).
+type SynchronizationPointFailureReason uint8
+
+const (
+	// SynchronizationPointLabelNotUnique: the label is in use (registered
+	// and not yet synchronized).
+	SynchronizationPointLabelNotUnique SynchronizationPointFailureReason = iota + 1
+	// SynchronizationSetMemberNotJoined: the set names a federate that is
+	// not joined.
+	SynchronizationSetMemberNotJoined
+)
+
+func (r SynchronizationPointFailureReason) String() string {
+	switch r {
+	case SynchronizationPointLabelNotUnique:
+		return "SYNCHRONIZATION_POINT_LABEL_NOT_UNIQUE"
+	case SynchronizationSetMemberNotJoined:
+		return "SYNCHRONIZATION_SET_MEMBER_NOT_JOINED"
+	}
+	return "unknown"
+}
+
+// SynchronizationPointRegistrationSucceeded (§4.12): this federate's
+// registration of Label succeeded.
+type SynchronizationPointRegistrationSucceeded struct {
+	Label string
+}
+
+// SynchronizationPointRegistrationFailed (§4.12): it failed, for Reason.
+type SynchronizationPointRegistrationFailed struct {
+	Label  string
+	Reason SynchronizationPointFailureReason
+}
+
+// AnnounceSynchronizationPoint (§4.13): a synchronization point this
+// federate is to achieve was registered.
+type AnnounceSynchronizationPoint struct {
+	Label string
+	Tag   []byte
+}
+
+// FederationSynchronized (§4.15): every federate of the point's set
+// achieved it; Failed are those that said they did not succeed.
+type FederationSynchronized struct {
+	Label  string
+	Failed []FederateHandle
+}
+
+func (SynchronizationPointRegistrationSucceeded) isEvent() {}
+func (SynchronizationPointRegistrationFailed) isEvent()    {}
+func (AnnounceSynchronizationPoint) isEvent()              {}
+func (FederationSynchronized) isEvent()                    {}

@@ -79,11 +79,12 @@ type Core struct {
 	rel *reliable.Endpoint
 	tm  *lbts.Node
 
-	rt  routing      // groups (routing.go)
-	dcl declarations // publications and subscriptions (declarations.go)
-	obj objects      // object instances (objects.go)
-	own ownership    // attribute tokens (ownership.go)
-	reg regionSet    // DDM regions (regions.go)
+	rt   routing      // groups (routing.go)
+	dcl  declarations // publications and subscriptions (declarations.go)
+	obj  objects      // object instances (objects.go)
+	own  ownership    // attribute tokens (ownership.go)
+	reg  regionSet    // DDM regions (regions.go)
+	sync syncState    // synchronization points (syncpoints.go)
 
 	alsoSeqs []uint64   // send's sequence numbers on outMsg.also, for sendAll
 	fed      federation // members, resigning, control-plane operations (federation.go)
@@ -220,6 +221,7 @@ func New(cfg Config) (*Core, error) {
 	c.dcl = newDeclarations()
 	c.obj = newObjects(cfg.Self)
 	c.reg = newRegionSet()
+	c.sync = newSyncState()
 	c.reg.space, c.reg.spaceOf = space, cfg.FDD
 	c.own = newOwnership(cfg.Self)
 	c.fed = newFederation(cfg.ResignAction)

@@ -193,6 +193,7 @@ func (c *Core) forget(h FederateHandle, lost, deletes bool) {
 	} else {
 		c.push(hla.FederateResigned{Federate: h, Name: m.Name})
 	}
+	c.syncMembersChanged()
 }
 
 // onResign handles another federate's resign notice.
@@ -380,6 +381,7 @@ func (c *Core) StateChanged(h FederateHandle, key string, value []byte, version 
 	}
 	st[key] = stateValue{value: value, version: version}
 	c.interestChanged(h, key, value)
+	c.syncStateChanged(h, key, value)
 }
 
 // State returns federate h's replicated state key as this federate
