@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -20,7 +21,18 @@ type gossipControl struct {
 
 	mu   sync.Mutex
 	self FederateHandle // this node's federate, once joined
+
+	// early holds replicated-state changes of nodes whose federate is not
+	// known here yet, newest per key, until it joins (read's goroutine
+	// only): the gossip store has taken their versions and will not
+	// report them again.
+	early map[string]map[string]gossip.Event
 }
+
+// maxEarlyKeys bounds the state changes held per unknown node; a node
+// with more is dropped from the hold (it cannot be a federate's: a
+// federate publishes a few keys per class it subscribes to).
+const maxEarlyKeys = 4096
 
 // startGossip starts the federate's gossip member for cfg.
 func startGossip(ctx context.Context, cfg *Config) (ControlPlane, error) {
@@ -56,6 +68,48 @@ func (g *gossipControl) read() {
 		if ce, ok := g.translate(ev); ok {
 			g.events.Push(ce)
 		}
+		if ev.Kind == gossip.EventFederateJoined {
+			g.replayEarly(ev.Federate)
+		}
+	}
+}
+
+// hold keeps a state change of a node whose federate is not known yet.
+func (g *gossipControl) hold(ev gossip.Event) {
+	node := ev.Member.Name
+	if g.early == nil {
+		g.early = make(map[string]map[string]gossip.Event)
+	}
+	m := g.early[node]
+	if m == nil {
+		m = make(map[string]gossip.Event)
+		g.early[node] = m
+	}
+	if old, ok := m[ev.Key]; ok && old.Version >= ev.Version {
+		return
+	}
+	m[ev.Key] = ev
+	if len(m) > maxEarlyKeys {
+		delete(g.early, node)
+	}
+}
+
+// replayEarly hands over the state changes held for f's node, in key
+// order, now that f is known.
+func (g *gossipControl) replayEarly(f gossip.FederateInfo) {
+	m := g.early[f.Node]
+	if m == nil || f.Handle == 0 {
+		return
+	}
+	delete(g.early, f.Node)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		ev := m[k]
+		g.events.Push(ControlEvent{Kind: StateChanged, Member: Member{Handle: FederateHandle(f.Handle)}, Key: ev.Key, Value: ev.Value, Version: ev.Version})
 	}
 }
 
@@ -82,6 +136,7 @@ func (g *gossipControl) translate(ev gossip.Event) (ControlEvent, bool) {
 	case gossip.EventStateChanged:
 		h, ok := g.handleOfNode(ev.Member.Name)
 		if !ok {
+			g.hold(ev)
 			return ControlEvent{}, false
 		}
 		return ControlEvent{Kind: StateChanged, Member: Member{Handle: h}, Key: ev.Key, Value: ev.Value, Version: ev.Version}, true

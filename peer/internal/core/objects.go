@@ -469,7 +469,6 @@ func (c *Core) sendInteraction(class InteractionClassHandle, values ParameterVal
 	if len(regions) > 0 {
 		o.msg.Regions = encodeRegions(regions)
 		cells, plain := c.interactionTargets(ic, regions)
-		o.group = c.rt.interactionRoute(ic)
 		if !route(&o, cells, plain || c.fresh(cells)) {
 			c.stats.Spared++
 			return MessageRetractionHandle{}, nil
@@ -658,6 +657,13 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		}
 		in := o.inst[m.Obj]
 		if in == nil {
+			if len(m.Regions) > 0 {
+				as := c.dcl.subscribedAs(oc)
+				if as == nil || !c.anyAttrPasses(m.Regions, as, pairsOf(m)) {
+					c.stats.Filtered++
+					return evs
+				}
+			}
 			name := m.Name
 			switch {
 			case m.Named && name == "":
@@ -666,13 +672,6 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 				return evs
 			case !m.Named:
 				name = generatedName(m.Obj)
-			}
-			if len(m.Regions) > 0 {
-				as := c.dcl.subscribedAs(oc)
-				if as == nil || !c.anyAttrPasses(m.Regions, as, pairsOf(m)) {
-					c.stats.Filtered++
-					return evs
-				}
 			}
 			var found bool
 			if evs, found = c.discover(evs, m.Obj, m.Class, name, d.from); !found {
