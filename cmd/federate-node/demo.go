@@ -41,6 +41,9 @@ type demoFlags struct {
 // reflects them in time-stamp order and answers with contact reports.
 // Time advances in steps; the demo ends by itself with a summary.
 func runDemo(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "ddm" {
+		return runDemoDDM(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var df demoFlags

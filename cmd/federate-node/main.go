@@ -3,6 +3,7 @@
 // measures. Subcommands:
 //
 //	federate-node demo                       a radar and aircraft on this host
+//	federate-node demo ddm                   regions: a radar's square, radios' channels
 //	federate-node node -role ping|pong ...   one built-in federate
 //	federate-node bench                      two-process round trips and update rate
 //	federate-node fom inspect [--json] FILE  print the merged FDD
@@ -33,6 +34,9 @@ const usage = `usage: federate-node COMMAND [ARGS]
 
 commands:
   demo                         run the demo: a radar and aircraft federates on this host
+  demo ddm [flags]             run the DDM demo: a radar subscribed to a square, aircraft flying
+                               through it, radios on channels; checks that each got exactly its
+                               share (federate-node demo ddm -h lists the flags)
   fom inspect [--json] FILE... print the FDD merged from the standard MIM and FILEs
   fom validate [--strict] FILE...  exit 0 when the modules merge (warnings printed), 1 with file:line: message lines
   node [flags]                 run one built-in federate (ping or pong) over gossip and multicast
