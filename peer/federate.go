@@ -321,7 +321,10 @@ func (f *Federate) FDD() *fomxml.FDD { return f.fdd.Load() }
 
 // Next returns the next callback. It blocks until there is one, ctx ends,
 // or the federate is closed and every queued event was returned (then
-// ErrClosed). Any goroutine may call it; events come out in order.
+// ErrClosed). An event already queued is returned even when ctx has
+// ended: Next with an ended context takes what is queued without waiting
+// (RunFrames relies on it). Any goroutine may call it; events come out in
+// order.
 func (f *Federate) Next(ctx context.Context) (Event, error) { return f.events.next(ctx) }
 
 // Pending returns how many events are queued.
@@ -826,7 +829,9 @@ func resignActionOf(name string) ResignAction {
 }
 
 // TimeStatus returns a snapshot of the federate's time-management state,
-// for diagnostics and status pages.
+// for diagnostics and status pages; its Request is the time advance
+// pending (cleared in the same step that queues the grant), which
+// RunFrames uses to decide whether to wait.
 func (f *Federate) TimeStatus() (lbts.Status, error) {
 	var s lbts.Status
 	err := f.call(func() error { s = f.core.TimeStatus(); return nil })

@@ -1,0 +1,380 @@
+package peer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/meshrti/meshrti/lbts"
+)
+
+// The frame loop: the shape of most simulators, built on Next and the
+// services. Each frame, RunFrames
+//
+//  1. hands every callback queued since the last frame to the handler,
+//     without waiting for more;
+//  2. calls the step function, which computes the frame and queues
+//     commands (Frame.Queue);
+//  3. runs the queued commands in order, stopping at the first error;
+//  4. when the federate is then in the time advancing state, waits for
+//     the TimeAdvanceGrant, handing the callbacks that arrive meanwhile
+//     to the handler.
+//
+// All of it runs on the goroutine that called RunFrames, one thing at a
+// time: the loop starts no goroutine, and the handler never runs while
+// step does. docs/peer.md ("The frame loop") shows it.
+
+// ErrStopFrames, returned by a step function (or wrapping the error it
+// returns), ends RunFrames, which then returns nil. The commands that
+// frame queued are not run.
+var ErrStopFrames = errors.New("peer: stop frames")
+
+// A Frame is one turn of RunFrames, handed to the step function. It is
+// valid only during that call: RunFrames reuses it for the next frame.
+type Frame struct {
+	// Number counts the frames of one RunFrames call, from 1.
+	Number int
+	// Time is the federate's logical time at the frame's start, as the
+	// callbacks handled so far tell it: the time of the latest
+	// TimeAdvanceGrant, TimeRegulationEnabled or TimeConstrainedEnabled,
+	// else the federate's time when RunFrames began. Every
+	// time-stamp-order message up to Time was handed to the handler
+	// before step was called, as Next orders them (after an Available
+	// request, more at exactly Time may still follow).
+	Time LogicalTime
+
+	cmds []Command
+}
+
+// Queue adds commands to run, in order, once step returns nil. Step
+// may also call services directly; queueing them keeps the frame's
+// computation apart from its effects, and a failure names the command.
+func (fr *Frame) Queue(cmds ...Command) { fr.cmds = append(fr.cmds, cmds...) }
+
+// A Command is a service call queued by a frame and run at the frame's
+// end, on the goroutine of RunFrames. AdvanceTo, NextMessageTo, Update
+// and Send cover the usual calls; Do wraps any other (a delete, a
+// retractable update, a flush queue request, or save and restore once
+// the federate has them), and a type of one's own with a Run method
+// serves as well. A command that implements fmt.Stringer is named by its
+// String in a CommandError.
+type Command interface {
+	// Run calls the service on f. An error ends RunFrames, and the
+	// frame's later commands are not run.
+	Run(f *Federate) error
+}
+
+// AdvanceTo asks for a time advance to Time: TimeAdvanceRequest, or
+// TimeAdvanceRequestAvailable when Available is set. RunFrames waits for
+// the grant before the next frame.
+type AdvanceTo struct {
+	Time      LogicalTime
+	Available bool
+}
+
+// Run calls TimeAdvanceRequest or TimeAdvanceRequestAvailable.
+func (c AdvanceTo) Run(f *Federate) error {
+	if c.Available {
+		return f.TimeAdvanceRequestAvailable(c.Time)
+	}
+	return f.TimeAdvanceRequest(c.Time)
+}
+
+func (c AdvanceTo) String() string {
+	if c.Available {
+		return fmt.Sprintf("AdvanceTo %v (available)", c.Time)
+	}
+	return fmt.Sprintf("AdvanceTo %v", c.Time)
+}
+
+// NextMessageTo asks to advance to the next time-stamp-order message's
+// time, or to Time if none comes before: NextMessageRequest, or
+// NextMessageRequestAvailable when Available is set. RunFrames waits for
+// the grant before the next frame; Frame.Time then says where it went.
+type NextMessageTo struct {
+	Time      LogicalTime
+	Available bool
+}
+
+// Run calls NextMessageRequest or NextMessageRequestAvailable.
+func (c NextMessageTo) Run(f *Federate) error {
+	if c.Available {
+		return f.NextMessageRequestAvailable(c.Time)
+	}
+	return f.NextMessageRequest(c.Time)
+}
+
+func (c NextMessageTo) String() string {
+	if c.Available {
+		return fmt.Sprintf("NextMessageTo %v (available)", c.Time)
+	}
+	return fmt.Sprintf("NextMessageTo %v", c.Time)
+}
+
+// Update updates attributes of an object instance:
+// UpdateAttributeValuesWithTime when Time is set, else
+// UpdateAttributeValues. Values and Tag are read when the command runs,
+// at the frame's end: don't change them after queueing.
+type Update struct {
+	Object ObjectInstanceHandle
+	Values AttributeValues
+	Tag    []byte
+	Time   LogicalTime
+}
+
+// Run calls UpdateAttributeValuesWithTime or UpdateAttributeValues.
+func (c Update) Run(f *Federate) error {
+	if c.Time != nil {
+		return f.UpdateAttributeValuesWithTime(c.Object, c.Values, c.Tag, c.Time)
+	}
+	return f.UpdateAttributeValues(c.Object, c.Values, c.Tag)
+}
+
+func (c Update) String() string {
+	if c.Time != nil {
+		return fmt.Sprintf("Update object %v at %v", c.Object, c.Time)
+	}
+	return fmt.Sprintf("Update object %v", c.Object)
+}
+
+// Send sends an interaction: SendInteractionWithTime when Time is set,
+// else SendInteraction. Values and Tag are read when the command runs.
+type Send struct {
+	Class  InteractionClassHandle
+	Values ParameterValues
+	Tag    []byte
+	Time   LogicalTime
+}
+
+// Run calls SendInteractionWithTime or SendInteraction.
+func (c Send) Run(f *Federate) error {
+	if c.Time != nil {
+		return f.SendInteractionWithTime(c.Class, c.Values, c.Tag, c.Time)
+	}
+	return f.SendInteraction(c.Class, c.Values, c.Tag)
+}
+
+func (c Send) String() string {
+	if c.Time != nil {
+		return fmt.Sprintf("Send interaction %v at %v", c.Class, c.Time)
+	}
+	return fmt.Sprintf("Send interaction %v", c.Class)
+}
+
+// Do is a command that calls a function with the federate: any service
+// without a command type of its own.
+//
+//	fr.Queue(peer.Do(func(f *peer.Federate) error {
+//		return f.DeleteObjectInstance(obj, nil)
+//	}))
+//
+// A time advance it starts is waited for like AdvanceTo's.
+type Do func(f *Federate) error
+
+// Run calls d.
+func (d Do) Run(f *Federate) error {
+	if d == nil {
+		return errNilCommand
+	}
+	return d(f)
+}
+
+func (Do) String() string { return "Do" }
+
+var errNilCommand = errors.New("peer: nil command")
+
+// A CommandError is what RunFrames returns when a queued command fails:
+// the frame, the command and the service's error (which it wraps, so
+// errors.Is(err, ErrLogicalTimeAlreadyPassed) and the like still work).
+type CommandError struct {
+	Frame   int // Frame.Number of the frame that queued it
+	Index   int // its index in that frame's queue, from 0
+	Command Command
+	Err     error
+}
+
+func (e *CommandError) Error() string {
+	name := fmt.Sprintf("%T", e.Command)
+	if s, ok := e.Command.(fmt.Stringer); ok {
+		name = s.String()
+	}
+	return fmt.Sprintf("peer: frame %d: command %d (%s): %v", e.Frame, e.Index, name, e.Err)
+}
+
+func (e *CommandError) Unwrap() error { return e.Err }
+
+// AmbassadorHandler returns a callback handler for RunFrames that calls
+// amb's method for each event, as Dispatch does. Events without a
+// FederateAmbassador method (the meshrti extensions) are skipped.
+func AmbassadorHandler(amb FederateAmbassador) func(Event) error {
+	return func(ev Event) error { return dispatchOne(amb, ev) }
+}
+
+// RunFrames runs the federate in frames: each frame hands the callbacks
+// queued since the last one to handle, calls step, runs the commands
+// step queued, and, when the federate is then in the time advancing
+// state (whichever call put it there), waits for the TimeAdvanceGrant
+// before the next frame, handing the callbacks that come meanwhile to
+// handle. A frame that starts no time advance is followed at once by
+// the next: pace it in step if it should keep to the wall clock.
+//
+// handle gets every callback, in the order of Next, the grants
+// included; nil drops them. AmbassadorHandler adapts a
+// FederateAmbassador. A callback queued while the frame's callbacks are
+// being handed out may wait for the next frame; while callbacks are
+// disabled (DisableCallbacks) none is handed out at a frame's start.
+//
+// RunFrames returns nil when step returns ErrStopFrames. Otherwise it
+// returns, with the frame's number:
+//   - step's error, wrapped;
+//   - a *CommandError, for the first queued command that failed (the
+//     rest of the frame's commands are not run);
+//   - handle's error, wrapped in ErrFederateInternalError;
+//   - ctx's error, checked at each frame's start and while waiting for
+//     a grant (a grant that never comes is waited for until ctx ends);
+//   - an error wrapping ErrClosed once the federate is closed or
+//     resigned, and also ErrNotConnected when it lost its connection
+//     (after handing ConnectionLost to handle).
+//
+// RunFrames runs on the calling goroutine and starts none: handle, step
+// and the commands all run there, one at a time, and each may call any
+// service. It must be the only reader of the federate's events while it
+// runs. It blocks only while waiting for a grant.
+func (f *Federate) RunFrames(ctx context.Context, handle func(Event) error, step func(*Frame) error) error {
+	if step == nil {
+		return errors.New("peer: RunFrames: nil step")
+	}
+	t, err := f.QueryLogicalTime()
+	if err != nil {
+		return fmt.Errorf("peer: frames: %w", err)
+	}
+	// now is a context that has ended: Next given it returns an event
+	// that is queued, and waits for none.
+	now, cancel := context.WithCancel(context.Background())
+	cancel()
+	l := frameLoop{f: f, handle: handle, now: now}
+	l.fr.Time = t
+	for n := 1; ; n++ {
+		l.fr.Number = n
+		clear(l.fr.cmds)
+		l.fr.cmds = l.fr.cmds[:0]
+		if err := ctx.Err(); err != nil {
+			return l.errorf("%w", err)
+		}
+		if err := l.drain(); err != nil {
+			return err
+		}
+		if err := step(&l.fr); err != nil {
+			if errors.Is(err, ErrStopFrames) {
+				return nil
+			}
+			return l.errorf("step: %w", err)
+		}
+		if err := l.run(); err != nil {
+			return err
+		}
+		if err := l.awaitGrant(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// frameLoop is the state of one RunFrames call.
+type frameLoop struct {
+	f      *Federate
+	handle func(Event) error
+	now    context.Context // ended: Next takes only what is queued
+	fr     Frame
+}
+
+func (l *frameLoop) errorf(format string, args ...any) error {
+	return fmt.Errorf("peer: frame %d: "+format, append([]any{l.fr.Number}, args...)...)
+}
+
+// drain hands handle the callbacks queued now, and no more: events
+// that keep arriving wait for the next frame. It looks at least once,
+// so that a closed federate's queue says ErrClosed.
+func (l *frameLoop) drain() error {
+	for range max(l.f.Pending(), 1) {
+		ev, err := l.f.Next(l.now)
+		if errors.Is(err, ErrClosed) {
+			return l.errorf("%w", err)
+		}
+		if err != nil {
+			return nil // nothing queued, or callbacks disabled
+		}
+		if err := l.deliver(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deliver hands one callback to handle, and keeps Frame.Time.
+func (l *frameLoop) deliver(ev Event) error {
+	switch ev := ev.(type) {
+	case TimeAdvanceGrant:
+		l.fr.Time = ev.Time
+	case TimeRegulationEnabled:
+		l.fr.Time = ev.Time
+	case TimeConstrainedEnabled:
+		l.fr.Time = ev.Time
+	}
+	if l.handle != nil {
+		if err := l.handle(ev); err != nil {
+			return l.errorf("%w: %T: %w", ErrFederateInternalError, ev, err)
+		}
+	}
+	if lost, ok := ev.(ConnectionLost); ok {
+		// No more events come, and the queue stays open: stop here.
+		return l.errorf("connection lost: %s: %w: %w", lost.Reason, ErrNotConnected, ErrClosed)
+	}
+	return nil
+}
+
+// run runs the frame's commands in order, up to the first failure.
+func (l *frameLoop) run() error {
+	for i, c := range l.fr.cmds {
+		var err error
+		if c == nil {
+			err = errNilCommand
+		} else {
+			err = c.Run(l.f)
+		}
+		if err != nil {
+			return &CommandError{Frame: l.fr.Number, Index: i, Command: c, Err: err}
+		}
+	}
+	return nil
+}
+
+// awaitGrant waits, handing out callbacks, until the federate is not in
+// the time advancing state. The state and the event queue agree: the
+// time core ends a request as it emits the grant, and the federate
+// queues the grant under the same lock that TimeStatus takes.
+func (l *frameLoop) awaitGrant(ctx context.Context) error {
+	for {
+		st, err := l.f.TimeStatus()
+		if err != nil {
+			// Closed or lost: hand out what is left (ConnectionLost,
+			// if that is why), then stop.
+			if err := l.drain(); err != nil {
+				return err
+			}
+			return l.errorf("%w", err)
+		}
+		if st.Request == lbts.NoRequest {
+			return nil
+		}
+		for granted := false; !granted; {
+			ev, err := l.f.Next(ctx)
+			if err != nil {
+				return l.errorf("waiting for the grant (%v to %g): %w", st.Request, st.Requested, err)
+			}
+			if err := l.deliver(ev); err != nil {
+				return err
+			}
+			_, granted = ev.(TimeAdvanceGrant)
+		}
+	}
+}

@@ -1,0 +1,427 @@
+package peer
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// goid returns the calling goroutine's number, from its stack header.
+func goid() string {
+	b := make([]byte, 64)
+	return string(bytes.Fields(b[:runtime.Stack(b, false)])[1])
+}
+
+func float64Bytes(v float64) []byte {
+	return binary.BigEndian.AppendUint64(nil, math.Float64bits(v))
+}
+
+// TestFramesAdvanceAndReflect: a regulating and constrained publisher
+// advances in frames of 1, updating a time-stamped attribute each frame;
+// a constrained subscriber follows in frames of its own. Each loop gets
+// its grants one per frame, in order; callbacks are handled only between
+// steps; and the subscriber's frame at time T has handled the updates
+// stamped up to T, and none later.
+func TestFramesAdvanceAndReflect(t *testing.T) {
+	m := newMemFederation(t, 2, transport.Faults{}, 61)
+	pub, sub := m.feds[0], m.feds[1]
+	h := handles(t, pub)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(sub.SubscribeObjectClassAttributes(h.vehicle, h.position))
+	must(pub.PublishObjectClassAttributes(h.vehicle, h.position))
+	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
+	must(err)
+	waitFor(t, sub, 5*time.Second, isType[DiscoverObjectInstance])
+	must(pub.EnableTimeRegulation(Float64Time(1)))
+	waitFor(t, pub, 5*time.Second, isType[TimeRegulationEnabled])
+	must(pub.EnableTimeConstrained())
+	waitFor(t, pub, 5*time.Second, isType[TimeConstrainedEnabled])
+	must(sub.EnableTimeConstrained())
+	waitFor(t, sub, 5*time.Second, isType[TimeConstrainedEnabled])
+
+	const last = 10
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	// loop records one federate's frames. Its fields are touched only by
+	// the goroutine running that federate's frames.
+	type loop struct {
+		inStep   bool
+		problems []string
+		times    []float64 // Frame.Time of each frame
+		grants   []float64 // handled grants, in order
+	}
+	handler := func(l *loop, extra func(Event)) func(Event) error {
+		return func(ev Event) error {
+			if l.inStep {
+				l.problems = append(l.problems, fmt.Sprintf("%T handled during step", ev))
+			}
+			if g, ok := ev.(TimeAdvanceGrant); ok {
+				l.grants = append(l.grants, g.Time.Float())
+			}
+			if extra != nil {
+				extra(ev)
+			}
+			return nil
+		}
+	}
+	checkLoop := func(name string, l *loop) {
+		t.Helper()
+		for _, p := range l.problems {
+			t.Errorf("%s: %s", name, p)
+		}
+		for i, tm := range l.times {
+			if tm != float64(i) {
+				t.Fatalf("%s: frame times %v, want 0, 1, ... %d", name, l.times, last)
+			}
+		}
+		if len(l.times) != last+1 {
+			t.Errorf("%s: %d frames, want %d", name, len(l.times), last+1)
+		}
+		for i, g := range l.grants {
+			if g != float64(i+1) {
+				t.Fatalf("%s: grants %v, want 1, 2, ... %d", name, l.grants, last)
+			}
+		}
+		if len(l.grants) != last {
+			t.Errorf("%s: %d grants, want %d", name, len(l.grants), last)
+		}
+	}
+
+	var pl loop
+	pubDone := make(chan error, 1)
+	go func() {
+		pubDone <- pub.RunFrames(ctx, handler(&pl, nil), func(fr *Frame) error {
+			pl.inStep = true
+			defer func() { pl.inStep = false }()
+			now := fr.Time.Float()
+			if fr.Number != len(pl.times)+1 {
+				pl.problems = append(pl.problems, fmt.Sprintf("frame number %d after %d frames", fr.Number, len(pl.times)))
+			}
+			pl.times = append(pl.times, now)
+			if now >= last {
+				return ErrStopFrames
+			}
+			next := Float64Time(now + 1)
+			fr.Queue(
+				Update{Object: obj, Values: AttributeValues{h.position: float64Bytes(now + 1)}, Time: next},
+				AdvanceTo{Time: next},
+			)
+			return nil
+		})
+	}()
+
+	var sl loop
+	var reflected []float64 // time stamps of the reflections handled, in order
+	err = sub.RunFrames(ctx, handler(&sl, func(ev Event) {
+		if r, ok := ev.(ReflectAttributeValues); ok {
+			if r.Time == nil || r.Time.Float() != math.Float64frombits(binary.BigEndian.Uint64(r.Values[h.position])) {
+				sl.problems = append(sl.problems, fmt.Sprintf("reflection %+v", r))
+				return
+			}
+			reflected = append(reflected, r.Time.Float())
+		}
+	}), func(fr *Frame) error {
+		sl.inStep = true
+		defer func() { sl.inStep = false }()
+		now := fr.Time.Float()
+		sl.times = append(sl.times, now)
+		// Every update stamped up to now, and no later one: the update
+		// the publisher sent in its frame at k-1 is seen from the
+		// subscriber's frame at k on.
+		if len(reflected) != int(now) || (now > 0 && reflected[len(reflected)-1] != now) {
+			sl.problems = append(sl.problems, fmt.Sprintf("frame at %v has seen reflections %v", now, reflected))
+		}
+		if now >= last {
+			return ErrStopFrames
+		}
+		fr.Queue(AdvanceTo{Time: Float64Time(now + 1)})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("subscriber: %v", err)
+	}
+	if err := <-pubDone; err != nil {
+		t.Fatalf("publisher: %v", err)
+	}
+	checkLoop("publisher", &pl)
+	checkLoop("subscriber", &sl)
+	for i, r := range reflected {
+		if r != float64(i+1) {
+			t.Fatalf("reflections %v, want 1, 2, ... %d", reflected, last)
+		}
+	}
+}
+
+// TestFrameCallbacksWaitForFrameStart: a callback that arrives while
+// step runs is handled at the next frame's start, before its step; all
+// of it on the caller's goroutine, and RunFrames starts no goroutine.
+func TestFrameCallbacksWaitForFrameStart(t *testing.T) {
+	m := newMemFederation(t, 2, transport.Faults{}, 62)
+	pub, sub := m.feds[0], m.feds[1]
+	h := handles(t, pub)
+	obj := labelFlow(t, pub, sub, h, 5*time.Second)
+	for sub.Pending() > 0 { // the joins and whatever else came first
+		waitFor(t, sub, time.Second, func(Event) bool { return true })
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	caller := goid()
+	before := runtime.NumGoroutine()
+	var log []string
+	peak := 0
+	where := func(what string) {
+		if g := goid(); g != caller {
+			t.Errorf("%s ran on goroutine %s, not the caller's %s", what, g, caller)
+		}
+		peak = max(peak, runtime.NumGoroutine())
+	}
+	err := sub.RunFrames(ctx, func(ev Event) error {
+		where("the handler")
+		if r, ok := ev.(ReflectAttributeValues); ok {
+			log = append(log, "reflect "+string(r.Values[h.label]))
+		}
+		return nil
+	}, func(fr *Frame) error {
+		where("step")
+		log = append(log, fmt.Sprintf("step %d", fr.Number))
+		switch fr.Number {
+		case 1:
+			if err := pub.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("red")}, nil); err != nil {
+				return err
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for sub.Pending() == 0 {
+				if time.Now().After(deadline) {
+					return errors.New("the reflection never came")
+				}
+				time.Sleep(time.Millisecond)
+			}
+			log = append(log, "queued during step 1")
+			fr.Queue(Do(func(f *Federate) error {
+				where("a command")
+				return nil
+			}))
+		case 2:
+			return ErrStopFrames
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "step 1, queued during step 1, reflect red, step 2"
+	if got := strings.Join(log, ", "); got != want {
+		t.Errorf("order %q, want %q", got, want)
+	}
+	if peak > before {
+		t.Errorf("%d goroutines before RunFrames, %d while it ran", before, peak)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines before, %d after RunFrames:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestFrameCommandErrors: the first failing command ends the loop with a
+// *CommandError naming the frame and the command, wrapping the service's
+// error; the frame's later commands do not run. Step and handler errors
+// come back wrapped with the frame.
+func TestFrameCommandErrors(t *testing.T) {
+	m := newMemFederation(t, 1, transport.Faults{}, 63)
+	f := m.feds[0]
+	h := handles(t, f)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	ran := false
+	later := Do(func(*Federate) error { ran = true; return nil })
+	err := f.RunFrames(ctx, nil, func(fr *Frame) error {
+		fr.Queue(Update{Object: ObjectInstanceHandle{Federate: 99, Serial: 1}, Values: AttributeValues{h.label: []byte("x")}}, later)
+		return nil
+	})
+	var ce *CommandError
+	if !errors.As(err, &ce) || ce.Frame != 1 || ce.Index != 0 || !errors.Is(err, ErrObjectInstanceNotKnown) {
+		t.Fatalf("unknown object: %v", err)
+	}
+	if !strings.Contains(err.Error(), "frame 1: command 0 (Update object") {
+		t.Errorf("message %q does not say which command", err)
+	}
+	if ran {
+		t.Error("a command after the failed one ran")
+	}
+
+	// A time advance into the past, after one that worked: the first
+	// frame's advance to 5 is granted at once (the federate is neither
+	// regulating nor constrained).
+	var times []float64
+	err = f.RunFrames(ctx, nil, func(fr *Frame) error {
+		times = append(times, fr.Time.Float())
+		if fr.Number == 1 {
+			fr.Queue(AdvanceTo{Time: Float64Time(5)})
+		} else {
+			fr.Queue(Do(func(*Federate) error { return nil }), AdvanceTo{Time: Float64Time(3)}, later)
+		}
+		return nil
+	})
+	ce = nil
+	if !errors.As(err, &ce) || ce.Frame != 2 || ce.Index != 1 || !errors.Is(err, ErrLogicalTimeAlreadyPassed) {
+		t.Fatalf("advance into the past: %v", err)
+	}
+	if a, ok := ce.Command.(AdvanceTo); !ok || a.Time != Float64Time(3) {
+		t.Errorf("failed command %#v", ce.Command)
+	}
+	if !strings.Contains(err.Error(), "frame 2: command 1 (AdvanceTo 3)") {
+		t.Errorf("message %q does not say which command", err)
+	}
+	if ran || fmt.Sprint(times) != "[0 5]" {
+		t.Errorf("frame times %v, later command ran %v", times, ran)
+	}
+
+	errStep := errors.New("step failed")
+	err = f.RunFrames(ctx, nil, func(fr *Frame) error { return errStep })
+	if !errors.Is(err, errStep) || !strings.Contains(err.Error(), "frame 1: step") {
+		t.Errorf("step error: %v", err)
+	}
+
+	errHandler := errors.New("handler failed")
+	err = f.RunFrames(ctx, func(ev Event) error {
+		if _, ok := ev.(TimeAdvanceGrant); ok {
+			return errHandler
+		}
+		return nil
+	}, func(fr *Frame) error {
+		fr.Queue(Do(func(f *Federate) error { return f.TimeAdvanceRequest(Float64Time(6)) }))
+		return nil
+	})
+	// The grant comes in frame 1's wait, or, when the advance was
+	// granted at once, at frame 2's start: before step either way.
+	if !errors.Is(err, errHandler) || !errors.Is(err, ErrFederateInternalError) || !strings.HasPrefix(err.Error(), "peer: frame ") {
+		t.Errorf("handler error: %v", err)
+	}
+}
+
+// grantAmbassador records the grants a FederateAmbassador gets.
+type grantAmbassador struct {
+	NullFederateAmbassador
+	grants []string
+}
+
+func (a *grantAmbassador) TimeAdvanceGrant(t LogicalTime) error {
+	a.grants = append(a.grants, t.String())
+	return nil
+}
+
+// TestFrameStops: ErrStopFrames (also wrapped) ends the loop with nil,
+// and that frame's commands do not run; so do the ends of ctx, and of
+// the federate: closed, or lost. AmbassadorHandler drives a
+// FederateAmbassador; NextMessageTo and a Do that advances are waited
+// for like AdvanceTo.
+func TestFrameStops(t *testing.T) {
+	m := newMemFederation(t, 3, transport.Faults{}, 64)
+	f := m.feds[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	amb := &grantAmbassador{}
+	ran := false
+	steps := 0
+	err := f.RunFrames(ctx, AmbassadorHandler(amb), func(fr *Frame) error {
+		steps++
+		switch fr.Number {
+		case 1:
+			fr.Queue(NextMessageTo{Time: Float64Time(1)})
+		case 2:
+			fr.Queue(Do(func(f *Federate) error { return f.TimeAdvanceRequest(Float64Time(2)) }))
+		case 3:
+			fr.Queue(Do(func(*Federate) error { ran = true; return nil }))
+			return fmt.Errorf("done at %v: %w", fr.Time, ErrStopFrames)
+		}
+		return nil
+	})
+	if err != nil || steps != 3 || ran {
+		t.Errorf("stop: %v after %d steps (command ran: %v)", err, steps, ran)
+	}
+	if got := strings.Join(amb.grants, " "); got != "1 2" {
+		t.Errorf("grants %q, want 1 2", got)
+	}
+
+	// ctx cancelled by step: the next frame does not start.
+	cctx, ccancel := context.WithCancel(ctx)
+	steps = 0
+	err = f.RunFrames(cctx, nil, func(fr *Frame) error {
+		steps++
+		if fr.Number == 2 {
+			ccancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || steps != 2 {
+		t.Errorf("cancelled: %v after %d steps", err, steps)
+	}
+
+	// ctx ends while waiting for a grant that cannot come: the
+	// regulator stays at 0 with lookahead 1.
+	reg, con := m.feds[1], m.feds[2]
+	enable(t, reg, con, 1)
+	dctx, dcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer dcancel()
+	steps = 0
+	err = con.RunFrames(dctx, nil, func(fr *Frame) error {
+		steps++
+		fr.Queue(AdvanceTo{Time: Float64Time(5)})
+		return nil
+	})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "waiting for the grant") || steps != 1 {
+		t.Errorf("grant never came: %v after %d steps", err, steps)
+	}
+
+	// Closed during a frame.
+	err = reg.RunFrames(ctx, nil, func(fr *Frame) error {
+		if fr.Number == 2 {
+			reg.Close()
+		}
+		return nil
+	})
+	if !errors.Is(err, ErrClosed) {
+		t.Errorf("closed: %v", err)
+	}
+
+	// Dropped by the control plane: ConnectionLost is handled, then the
+	// loop ends.
+	var lost []string
+	err = f.RunFrames(ctx, func(ev Event) error {
+		if l, ok := ev.(ConnectionLost); ok {
+			lost = append(lost, l.Reason)
+		}
+		return nil
+	}, func(fr *Frame) error {
+		if fr.Number == 2 {
+			m.reg.Expel(m.name, f.Handle())
+		}
+		time.Sleep(time.Millisecond)
+		return nil
+	})
+	if !errors.Is(err, ErrNotConnected) || !errors.Is(err, ErrClosed) || len(lost) != 1 {
+		t.Errorf("lost: %v, ConnectionLost handled %d times", err, len(lost))
+	}
+}
