@@ -75,3 +75,29 @@ func TestSyncPointErrorsAndRace(t *testing.T) {
 		t.Error("register after resigning: no error")
 	}
 }
+
+// A point is synchronized when its last missing member resigns.
+func TestSyncPointReleasedByResign(t *testing.T) {
+	m := newMemFederation(t, 3, transport.Faults{}, 98)
+	a, b, c := m.feds[0], m.feds[1], m.feds[2]
+	if err := a.RegisterFederationSynchronizationPoint("last", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []*Federate{a, b, c} {
+		waitFor(t, f, 5*time.Second, isType[AnnounceSynchronizationPoint])
+	}
+	for _, f := range []*Federate{a, b} {
+		if err := f.SynchronizationPointAchieved("last", true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.ResignFederationExecution(t.Context(), NoAction); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []*Federate{a, b} {
+		ev, _ := waitFor(t, f, 5*time.Second, isType[FederationSynchronized])
+		if e := ev.(FederationSynchronized); e.Label != "last" || len(e.Failed) != 0 {
+			t.Errorf("%s: %+v", f.Name(), e)
+		}
+	}
+}
