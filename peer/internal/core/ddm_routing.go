@@ -221,14 +221,10 @@ func (c *Core) resendCells() {
 	slices.Sort(add)
 	slices.Sort(drop)
 	for _, g := range add {
-		c.reg.sendSince[g] = c.obj.ticks
 		if !c.reg.cells[g] {
 			c.rel.AimedAcks(g)
 			c.rel.Join(g)
 		}
-	}
-	for _, g := range drop {
-		delete(c.reg.sendSince, g)
 	}
 	for _, g := range drop {
 		if !c.reg.cells[g] {
@@ -382,23 +378,6 @@ func (c *Core) interactionTargets(ic *fomxml.InteractionClass, us []ddm.Region) 
 		}
 	}
 	return nil, plain
-}
-
-// freshTicks is how long after joining a cell group to send into it a
-// sender also sends what goes there on the class's own group, whose
-// members' handshakes with it are long done: a receiver that has not yet
-// heard the sender join the cell group gets it there (one copy is
-// delivered: seenRegion).
-const freshTicks = 500
-
-// fresh reports whether one of cells was joined to send into lately.
-func (c *Core) fresh(cells []transport.Group) bool {
-	for _, g := range cells {
-		if at, ok := c.reg.sendSince[g]; ok && c.obj.ticks-at < freshTicks {
-			return true
-		}
-	}
-	return false
 }
 
 // route sets where o, an update or interaction with regions, goes: its

@@ -99,17 +99,43 @@ func (c *Core) committed(hs []RegionHandle) []ddm.Region {
 	return rs
 }
 
-// dimsOf returns the dimensions names refers to, sorted.
+// dimsOf returns the dimensions names refers to, sorted. names is an
+// attribute's or interaction class's Dimensions in the FDD: one slice
+// each, so the answer is kept per slice (until the FDD changes).
 func (c *Core) dimsOf(names []string) []DimensionHandle {
+	if len(names) == 0 {
+		return nil
+	}
 	s, err := c.space()
 	if err != nil {
 		return nil
 	}
+	if hs, ok := c.reg.dims[&names[0]]; ok {
+		return hs
+	}
 	hs, err := s.Handles(names)
 	if err != nil {
-		return nil
+		hs = nil
 	}
+	if c.reg.dims == nil {
+		c.reg.dims = make(map[*string][]DimensionHandle)
+	}
+	c.reg.dims[&names[0]] = hs
 	return hs
+}
+
+// decoded returns the regions enc encodes, decoding each message's
+// once: every attribute of an update is tested against them.
+func (c *Core) decoded(enc []byte) ([]ddm.Region, error) {
+	if c.reg.decEnc != nil && string(enc) == string(c.reg.decEnc) {
+		return c.reg.decRegions, nil
+	}
+	rs, err := decodeRegions(enc)
+	if err != nil {
+		return nil, err
+	}
+	c.reg.decEnc, c.reg.decRegions = slices.Clone(enc), rs
+	return rs, nil
 }
 
 // checkRegions checks regions for use with things whose available
@@ -507,10 +533,7 @@ func (c *Core) RegisterObjectInstanceWithRegions(class ObjectClassHandle, pairs 
 			}
 		}
 	}
-	c.reg.registering = pairs
-	h, err := c.RegisterObjectInstance(class, name)
-	c.reg.registering = nil
-	return h, err
+	return c.register(class, name, pairs)
 }
 
 // SendInteractionWithRegions (§9.12) sends an interaction that reaches
@@ -594,7 +617,7 @@ func (c *Core) withRegions(out []outMsg, h ObjectInstanceHandle) []outMsg {
 					continue // cannot happen: encoded here
 				}
 				cells, plain := c.objectTargets(in.class, cp.Pairs, us)
-				if !route(&out, cells, plain || c.fresh(cells)) {
+				if !route(&out, cells, plain) {
 					c.stats.Spared++
 					continue
 				}
@@ -612,7 +635,7 @@ func (c *Core) regionsPass(enc []byte, s *regionSub, dims []DimensionHandle) boo
 	if len(enc) == 0 || s.covers() {
 		return true
 	}
-	rs, err := decodeRegions(enc)
+	rs, err := c.decoded(enc)
 	if err != nil {
 		c.stats.Malformed++
 		return false

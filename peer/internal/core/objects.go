@@ -174,6 +174,13 @@ func (c *Core) ReserveObjectInstanceName(name string) error {
 // name this federate reserved. The federate holds the tokens of the
 // attributes it publishes and of the privilege to delete.
 func (c *Core) RegisterObjectInstance(class ObjectClassHandle, name string) (ObjectInstanceHandle, error) {
+	return c.register(class, name, nil)
+}
+
+// register registers an instance of class, its attributes associated
+// with the regions of pairs (checked) before it is announced, so that
+// the announcement carries them.
+func (c *Core) register(class ObjectClassHandle, name string, pairs []AttributeRegions) (ObjectInstanceHandle, error) {
 	oc, err := c.objectClass(class)
 	if err != nil {
 		return ObjectInstanceHandle{}, err
@@ -202,9 +209,8 @@ func (c *Core) RegisterObjectInstance(class ObjectClassHandle, name string) (Obj
 	o.inst[h] = in
 	o.names[name] = h
 	c.own.register(h, pub, privilegeToDelete(oc))
-	if c.reg.registering != nil {
-		// RegisterObjectInstanceWithRegions: the announcement carries them.
-		if err := c.AssociateRegionsForUpdates(h, c.reg.registering); err != nil {
+	if pairs != nil {
+		if err := c.AssociateRegionsForUpdates(h, pairs); err != nil {
 			return h, err // cannot happen: checked before
 		}
 	}
@@ -469,7 +475,7 @@ func (c *Core) sendInteraction(class InteractionClassHandle, values ParameterVal
 	if len(regions) > 0 {
 		o.msg.Regions = encodeRegions(regions)
 		cells, plain := c.interactionTargets(ic, regions)
-		if !route(&o, cells, plain || c.fresh(cells)) {
+		if !route(&o, cells, plain) {
 			c.stats.Spared++
 			return MessageRetractionHandle{}, nil
 		}
@@ -709,7 +715,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 			evs = c.rescopeTo(evs, m.Obj, false)
 			c.ownerMoved(m.Obj, in, learned, d.from)
 		}
-		if (len(m.Regions) > 0 || c.reg.lastRegions[m.Obj] != nil) && c.noteRegions(m.Obj, ps, m.Regions) && len(learned) == 0 {
+		if (len(m.Regions) > 0 || len(c.reg.lastRegions) > 0 && c.reg.lastRegions[m.Obj] != nil) && c.noteRegions(m.Obj, ps, m.Regions) && len(learned) == 0 {
 			evs = c.rescopeTo(evs, m.Obj, false)
 		}
 		if len(vals) == 0 {

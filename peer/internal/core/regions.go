@@ -24,22 +24,24 @@ type regionSet struct {
 	serial  uint64
 	regions map[RegionHandle]*region
 
+	// Derived, kept: the dimension handles of the FDD's dimension lists
+	// (dimsOf), and the regions of the last message decoded (decoded).
+	dims       map[*string][]DimensionHandle
+	decEnc     []byte
+	decRegions []ddm.Region
+
 	// Subscriptions by region (ddm_services.go): per class and
 	// attribute, and per interaction class; updates of instances by the
 	// regions associated with their attributes.
 	subs    map[ObjectClassHandle]map[AttributeHandle]*regionSub
 	intSubs map[InteractionClassHandle]*regionSub
 	assoc   map[ObjectInstanceHandle]map[AttributeHandle][]RegionHandle
-	// registering holds RegisterObjectInstanceWithRegions's pairs while
-	// it registers, so that the announcement carries them.
-	registering []AttributeRegions
 
 	// Routing by region (ddm_routing.go): the cell groups joined, the
 	// messages with regions delivered lately (a copy may come on another
 	// cell group), and the retractions of such messages acted on.
 	cells     map[transport.Group]bool
 	sendCells map[transport.Group]bool
-	sendSince map[transport.Group]int64            // when a send cell was joined (ticks)
 	members   map[transport.Group][]FederateHandle // the other federates on each send cell
 	// lastRegions are the regions the last update of each attribute of
 	// another federate's instance came with (encoded; none: the default
@@ -65,7 +67,6 @@ func newRegionSet() regionSet {
 		assoc:     make(map[ObjectInstanceHandle]map[AttributeHandle][]RegionHandle),
 		cells:     make(map[transport.Group]bool),
 		sendCells: make(map[transport.Group]bool),
-		sendSince: make(map[transport.Group]int64),
 	}
 }
 
@@ -82,6 +83,7 @@ func (c *Core) space() (*ddm.Space, error) {
 		return nil, fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
 	}
 	r.space, r.spaceOf = s, c.fdd
+	r.dims = nil
 	return s, nil
 }
 
