@@ -217,6 +217,9 @@ type Node struct {
 	rdTimes    [3]float64
 	violations uint64
 	dirty      bool // progress may have work to do
+	// await are the members not heard from since a Restore; nil when
+	// none (restore.go).
+	await map[FederateID]bool
 }
 
 // New returns a Node for cfg.Self: not regulating, not constrained, at
@@ -346,6 +349,9 @@ func (n *Node) RemoveFederate(id FederateID) {
 	delete(n.regs, id)
 	n.membersChanged()
 	n.removed[id] = true
+	if n.await != nil {
+		n.heard(id)
+	}
 	if _, ok := n.acks[id]; ok {
 		delete(n.acks, id)
 		n.epoch++
@@ -512,6 +518,9 @@ func (n *Node) tryCount(id FederateID, mem *member) {
 		}
 		n.dirty = true
 		n.updateAck(id, mem)
+		if n.await != nil {
+			n.heard(id)
+		}
 		return
 	}
 }
@@ -1141,6 +1150,9 @@ func (n *Node) emitGrant(t float64, k RequestKind) {
 func (n *Node) progress() {
 	// Each pass can only grant, enable, or move the cut on; a handful
 	// settle everything. The cap guards against a bug looping forever.
+	if n.await != nil {
+		return // a Restore: nothing moves before every member is heard
+	}
 	for i := 0; n.dirty && i < 64; i++ {
 		n.dirty = false
 		n.maybeEnableRegulation()
