@@ -126,3 +126,10 @@ func (n *Node) heard(id FederateID) {
 		}
 	}
 }
+
+// ReceivedThrough returns the highest sequence number received in order
+// from sender from on group g (or given up on: Gap), and whether this
+// node has joined g.
+func (n *Node) ReceivedThrough(from FederateID, g uint32) (seq uint64, joined bool) {
+	return n.received(streamKey{from, g}), n.joined[g]
+}

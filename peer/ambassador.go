@@ -15,6 +15,19 @@ type FederateAmbassador interface {
 	SynchronizationPointRegistrationFailed(label string, reason SynchronizationPointFailureReason) error
 	AnnounceSynchronizationPoint(label string, tag []byte) error
 	FederationSynchronized(label string, failed []FederateHandle) error
+	// Save and restore (§4.17-§4.32). InitiateFederateSave's time is
+	// valid when hasTime.
+	InitiateFederateSave(label string, t LogicalTime, hasTime bool) error
+	FederationSaved() error
+	FederationNotSaved(reason SaveFailureReason) error
+	FederationSaveStatusResponse(statuses []FederateHandleSaveStatusPair) error
+	RequestFederationRestoreSucceeded(label string) error
+	RequestFederationRestoreFailed(label string) error
+	FederationRestoreBegun() error
+	InitiateFederateRestore(label, name string, h FederateHandle) error
+	FederationRestored() error
+	FederationNotRestored(reason RestoreFailureReason) error
+	FederationRestoreStatusResponse(statuses []FederateRestoreStatus) error
 	DiscoverObjectInstance(obj ObjectInstanceHandle, class ObjectClassHandle, name string, producer FederateHandle) error
 	ReflectAttributeValues(obj ObjectInstanceHandle, values AttributeValues, tag []byte, sent OrderType, info ReflectInfo) error
 	ReceiveInteraction(class InteractionClassHandle, values ParameterValues, tag []byte, sent OrderType, info ReflectInfo) error
@@ -135,7 +148,24 @@ func (NullFederateAmbassador) SynchronizationPointRegistrationSucceeded(string) 
 func (NullFederateAmbassador) SynchronizationPointRegistrationFailed(string, SynchronizationPointFailureReason) error {
 	return nil
 }
-func (NullFederateAmbassador) AnnounceSynchronizationPoint(string, []byte) error     { return nil }
+func (NullFederateAmbassador) AnnounceSynchronizationPoint(string, []byte) error    { return nil }
+func (NullFederateAmbassador) InitiateFederateSave(string, LogicalTime, bool) error { return nil }
+func (NullFederateAmbassador) FederationSaved() error                               { return nil }
+func (NullFederateAmbassador) FederationNotSaved(SaveFailureReason) error           { return nil }
+func (NullFederateAmbassador) FederationSaveStatusResponse([]FederateHandleSaveStatusPair) error {
+	return nil
+}
+func (NullFederateAmbassador) RequestFederationRestoreSucceeded(string) error { return nil }
+func (NullFederateAmbassador) RequestFederationRestoreFailed(string) error    { return nil }
+func (NullFederateAmbassador) FederationRestoreBegun() error                  { return nil }
+func (NullFederateAmbassador) InitiateFederateRestore(string, string, FederateHandle) error {
+	return nil
+}
+func (NullFederateAmbassador) FederationRestored() error                        { return nil }
+func (NullFederateAmbassador) FederationNotRestored(RestoreFailureReason) error { return nil }
+func (NullFederateAmbassador) FederationRestoreStatusResponse([]FederateRestoreStatus) error {
+	return nil
+}
 func (NullFederateAmbassador) FederationSynchronized(string, []FederateHandle) error { return nil }
 func (NullFederateAmbassador) RequestAttributeOwnershipAssumption(ObjectInstanceHandle, []AttributeHandle, []byte) error {
 	return nil
@@ -272,6 +302,28 @@ func dispatchOne(amb FederateAmbassador, ev Event) error {
 		return amb.AnnounceSynchronizationPoint(e.Label, e.Tag)
 	case FederationSynchronized:
 		return amb.FederationSynchronized(e.Label, e.Failed)
+	case InitiateFederateSave:
+		return amb.InitiateFederateSave(e.Label, e.Time, e.HasTime)
+	case FederationSaved:
+		return amb.FederationSaved()
+	case FederationNotSaved:
+		return amb.FederationNotSaved(e.Reason)
+	case FederationSaveStatusResponse:
+		return amb.FederationSaveStatusResponse(e.Statuses)
+	case RequestFederationRestoreSucceeded:
+		return amb.RequestFederationRestoreSucceeded(e.Label)
+	case RequestFederationRestoreFailed:
+		return amb.RequestFederationRestoreFailed(e.Label)
+	case FederationRestoreBegun:
+		return amb.FederationRestoreBegun()
+	case InitiateFederateRestore:
+		return amb.InitiateFederateRestore(e.Label, e.Name, e.Handle)
+	case FederationRestored:
+		return amb.FederationRestored()
+	case FederationNotRestored:
+		return amb.FederationNotRestored(e.Reason)
+	case FederationRestoreStatusResponse:
+		return amb.FederationRestoreStatusResponse(e.Statuses)
 	}
 	return nil
 }

@@ -101,6 +101,12 @@ type Config struct {
 	// federation must use the same value.
 	Regions ddm.Config
 
+	// SaveDir is where federation saves go: a directory per federation
+	// and label, holding each federate's RTI state and its own
+	// (docs/saverestore.md). Empty means meshrti-saves in the system's
+	// temporary directory.
+	SaveDir string
+
 	// Metrics, when set, receives the federate's metrics (frames, bytes,
 	// repairs, drops by reason, queue depths, batch sizes), labelled with
 	// the federation and federate name, for a status page.

@@ -238,6 +238,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		Trace:           cfg.Trace != nil,
 		Rand:            cfg.Rand,
 		Regions:         cfg.Regions,
+		Saves:           f.saves(),
 	})
 	if err != nil {
 		return nil, err
@@ -382,6 +383,17 @@ func (f *Federate) closedErr() error {
 // update costs no switch to another goroutine; when the writer is idle,
 // the caller sends the frames itself (see lead).
 func (f *Federate) call(fn func() error) error {
+	return f.callGated(true, fn)
+}
+
+// callAny is call for the services a save or restore under way does not
+// refuse (the support services, resigning, the save and restore services
+// themselves).
+func (f *Federate) callAny(fn func() error) error {
+	return f.callGated(false, fn)
+}
+
+func (f *Federate) callGated(gate bool, fn func() error) error {
 	if f.closed.Load() {
 		return f.closedErr()
 	}
@@ -389,6 +401,12 @@ func (f *Federate) call(fn func() error) error {
 	if f.halted || f.why != nil {
 		f.mu.Unlock()
 		return f.closedErr()
+	}
+	if gate {
+		if err := f.core.SaveRestoreError(); err != nil {
+			f.mu.Unlock()
+			return err
+		}
 	}
 	err := fn()
 	if terr := f.endTurn(); err == nil {
@@ -834,6 +852,6 @@ func resignActionOf(name string) ResignAction {
 // RunFrames uses to decide whether to wait.
 func (f *Federate) TimeStatus() (lbts.Status, error) {
 	var s lbts.Status
-	err := f.call(func() error { s = f.core.TimeStatus(); return nil })
+	err := f.callAny(func() error { s = f.core.TimeStatus(); return nil })
 	return s, err
 }

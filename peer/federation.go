@@ -88,7 +88,7 @@ func ListFederationExecutions(ctx context.Context, cfg Config) ([]string, error)
 // action would leave attributes owned (nothing is done then). After it,
 // services return ErrFederateNotExecutionMember (wrapping ErrClosed).
 func (f *Federate) ResignFederationExecution(ctx context.Context, action ResignAction) error {
-	err := f.call(func() error {
+	err := f.callAny(func() error {
 		if err := f.core.Resign(action); err != nil {
 			return err
 		}

@@ -248,6 +248,51 @@ const (
 	SynchronizationSetMemberNotJoined  = hla.SynchronizationSetMemberNotJoined
 )
 
+// Save and restore callbacks, reasons and statuses.
+type (
+	InitiateFederateSave              = hla.InitiateFederateSave
+	FederationSaved                   = hla.FederationSaved
+	FederationNotSaved                = hla.FederationNotSaved
+	FederationSaveStatusResponse      = hla.FederationSaveStatusResponse
+	RequestFederationRestoreSucceeded = hla.RequestFederationRestoreSucceeded
+	RequestFederationRestoreFailed    = hla.RequestFederationRestoreFailed
+	FederationRestoreBegun            = hla.FederationRestoreBegun
+	InitiateFederateRestore           = hla.InitiateFederateRestore
+	FederationRestored                = hla.FederationRestored
+	FederationNotRestored             = hla.FederationNotRestored
+	FederationRestoreStatusResponse   = hla.FederationRestoreStatusResponse
+	SaveFailureReason                 = hla.SaveFailureReason
+	RestoreFailureReason              = hla.RestoreFailureReason
+	SaveStatus                        = hla.SaveStatus
+	RestoreStatus                     = hla.RestoreStatus
+	FederateHandleSaveStatusPair      = hla.FederateHandleSaveStatusPair
+	FederateRestoreStatus             = hla.FederateRestoreStatus
+)
+
+const (
+	RTIUnableToSave                       = hla.RTIUnableToSave
+	FederateReportedFailureDuringSave     = hla.FederateReportedFailureDuringSave
+	FederateResignedDuringSave            = hla.FederateResignedDuringSave
+	RTIDetectedFailureDuringSave          = hla.RTIDetectedFailureDuringSave
+	SaveTimeCannotBeHonored               = hla.SaveTimeCannotBeHonored
+	SaveAborted                           = hla.SaveAborted
+	RTIUnableToRestore                    = hla.RTIUnableToRestore
+	FederateReportedFailureDuringRestore  = hla.FederateReportedFailureDuringRestore
+	FederateResignedDuringRestore         = hla.FederateResignedDuringRestore
+	RTIDetectedFailureDuringRestore       = hla.RTIDetectedFailureDuringRestore
+	RestoreAborted                        = hla.RestoreAborted
+	FederateSaveNotInitiated              = hla.FederateSaveNotInitiated
+	FederateWaitingForSaveToBegin         = hla.FederateWaitingForSaveToBegin
+	FederateSaving                        = hla.FederateSaving
+	FederateWaitingForFederationToSave    = hla.FederateWaitingForFederationToSave
+	NoRestoreInProgress                   = hla.NoRestoreInProgress
+	FederateRestoreRequestPending         = hla.FederateRestoreRequestPending
+	FederateWaitingForRestoreToBegin      = hla.FederateWaitingForRestoreToBegin
+	FederatePreparedToRestore             = hla.FederatePreparedToRestore
+	FederateRestoring                     = hla.FederateRestoring
+	FederateWaitingForFederationToRestore = hla.FederateWaitingForFederationToRestore
+)
+
 // Ownership callbacks.
 type (
 	RequestAttributeOwnershipAssumption              = hla.RequestAttributeOwnershipAssumption

@@ -135,5 +135,5 @@ func (f *Federate) publishStats() {
 // second, then every federate puts it first, then every federate drops
 // the old one (docs/dataplane.md). Config.Key is key id 0.
 func (f *Federate) SetDataKeys(keys []reliable.Key) error {
-	return f.call(func() error { return f.core.SetKeys(keys) })
+	return f.callAny(func() error { return f.core.SetKeys(keys) })
 }

@@ -110,7 +110,7 @@ func (f *Federate) GetFederateHandle(name string) (FederateHandle, error) {
 		return f.handle, nil
 	}
 	var h FederateHandle
-	err := f.call(func() error {
+	err := f.callAny(func() error {
 		if m, ok := f.core.MemberNamed(name); ok {
 			h = m.Handle
 			return nil
@@ -126,7 +126,7 @@ func (f *Federate) GetFederateName(h FederateHandle) (string, error) {
 		return f.name, nil
 	}
 	var name string
-	err := f.call(func() error {
+	err := f.callAny(func() error {
 		if m, ok := f.core.Member(h); ok {
 			name = m.Name
 			return nil
@@ -146,21 +146,21 @@ func (f *Federate) GetFederateName(h FederateHandle) (string, error) {
 // GetObjectInstanceHandle (§10.9).
 func (f *Federate) GetObjectInstanceHandle(name string) (ObjectInstanceHandle, error) {
 	var h ObjectInstanceHandle
-	err := f.call(func() (err error) { h, err = f.core.ObjectInstanceHandle(name); return err })
+	err := f.callAny(func() (err error) { h, err = f.core.ObjectInstanceHandle(name); return err })
 	return h, err
 }
 
 // GetObjectInstanceName (§10.10).
 func (f *Federate) GetObjectInstanceName(h ObjectInstanceHandle) (string, error) {
 	var name string
-	err := f.call(func() (err error) { name, err = f.core.ObjectInstanceName(h); return err })
+	err := f.callAny(func() (err error) { name, err = f.core.ObjectInstanceName(h); return err })
 	return name, err
 }
 
 // GetKnownObjectClassHandle (§10.8).
 func (f *Federate) GetKnownObjectClassHandle(h ObjectInstanceHandle) (ObjectClassHandle, error) {
 	var c ObjectClassHandle
-	err := f.call(func() (err error) { c, err = f.core.KnownObjectClass(h); return err })
+	err := f.callAny(func() (err error) { c, err = f.core.KnownObjectClass(h); return err })
 	return c, err
 }
 
@@ -169,21 +169,21 @@ func (f *Federate) GetKnownObjectClassHandle(h ObjectInstanceHandle) (ObjectClas
 // (the FOM's automaticResignAction switch at join).
 func (f *Federate) GetAutomaticResignDirective() (ResignAction, error) {
 	var a ResignAction
-	err := f.call(func() error { a = f.core.AutomaticResignDirective(); return nil })
+	err := f.callAny(func() error { a = f.core.AutomaticResignDirective(); return nil })
 	return a, err
 }
 
 // SetAutomaticResignDirective (§10.3) sets it, for every member to use.
 // Errors: ErrInvalidResignAction.
 func (f *Federate) SetAutomaticResignDirective(a ResignAction) error {
-	return f.call(func() error { return f.core.SetAutomaticResignDirective(a) })
+	return f.callAny(func() error { return f.core.SetAutomaticResignDirective(a) })
 }
 
 // GetUpdateRateValue (§10.13) returns the FOM's update rate (updates per
 // second) named designator. Errors: ErrInvalidUpdateRateDesignator.
 func (f *Federate) GetUpdateRateValue(designator string) (float64, error) {
 	var v float64
-	err := f.call(func() (err error) { v, err = f.core.UpdateRateValue(designator); return err })
+	err := f.callAny(func() (err error) { v, err = f.core.UpdateRateValue(designator); return err })
 	return v, err
 }
 
@@ -192,7 +192,7 @@ func (f *Federate) GetUpdateRateValue(designator string) (float64, error) {
 // Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
 func (f *Federate) GetUpdateRateValueForAttribute(obj ObjectInstanceHandle, attr AttributeHandle) (float64, error) {
 	var v float64
-	err := f.call(func() (err error) { v, err = f.core.UpdateRateValueForAttribute(obj, attr); return err })
+	err := f.callAny(func() (err error) { v, err = f.core.UpdateRateValueForAttribute(obj, attr); return err })
 	return v, err
 }
 

@@ -2,6 +2,7 @@ package testnet
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/meshrti/meshrti/lbts"
@@ -149,6 +150,20 @@ type logCheck struct {
 	seen      map[string]seenAt
 	prunedAt  int // len(seen) after the last pruning
 	tagged    int
+	// saves are the states at each save's initiation, by label: a
+	// restore goes back to one (what came after never happened).
+	saves map[string]*logCheck
+}
+
+// saved returns a copy of s's state for a restore to go back to.
+func (s *logCheck) saved() *logCheck {
+	c := *s
+	c.pending = slices.Clone(s.pending)
+	c.run.idx, c.run.tags = slices.Clone(s.run.idx), slices.Clone(s.run.tags)
+	c.ties = nil
+	c.seen = maps.Clone(s.seen)
+	c.saves = nil
+	return &c
 }
 
 // Check reads what the logs recorded since the last call and returns
@@ -230,6 +245,21 @@ func (s *logCheck) event(i int, name string, idx int, ev peer.Event, found, out 
 			s.lastTSO = tsoKey{gt, 0}
 		}
 		s.prune()
+		return
+	}
+	switch e := ev.(type) {
+	case peer.InitiateFederateSave:
+		if s.saves == nil {
+			s.saves = make(map[string]*logCheck)
+		}
+		s.saves[e.Label] = s.saved()
+		return
+	case peer.InitiateFederateRestore:
+		if st := s.saves[e.Label]; st != nil {
+			next, tagged, saves, ties := s.next, s.tagged, s.saves, s.ties
+			*s = *st.saved()
+			s.next, s.tagged, s.saves, s.ties = next, tagged, saves, ties
+		}
 		return
 	}
 	tag, tso, t, producer, ok := tagged(ev)

@@ -53,6 +53,9 @@ type Config struct {
 	// use: wrap a plain writer with peer.NewTraceWriter. Without it, a
 	// writer attached to Add's context with WithTrace is used.
 	Trace io.Writer
+	// SaveDir is where federation saves go (peer.Config.SaveDir); by
+	// default a temporary directory the cluster removes at Close.
+	SaveDir string
 }
 
 // Cluster is a running simulated federation: federates with an
@@ -65,9 +68,10 @@ type Cluster struct {
 	Feds       []*peer.Federate
 	Logs       []*Log
 
-	cfg Config
-	wg  sync.WaitGroup
-	sim *sim // a deterministic cluster's simulator
+	cfg     Config
+	wg      sync.WaitGroup
+	sim     *sim   // a deterministic cluster's simulator
+	tempDir string // made for SaveDir; removed at Close
 }
 
 // Start joins cfg.Federates federates, named F0, F1, ..., and starts
@@ -118,6 +122,13 @@ func newCluster(cfg Config) (*Cluster, error) {
 		cfg.UDPPort = 40000 + int(uint64(cfg.Seed)%20000)
 	}
 	c := &Cluster{Federation: cfg.Federation, Registry: peer.NewMemRegistry(), cfg: cfg}
+	if c.cfg.SaveDir == "" {
+		d, err := os.MkdirTemp("", "testnet-saves-")
+		if err != nil {
+			return nil, fmt.Errorf("testnet: %w", err)
+		}
+		c.cfg.SaveDir, c.tempDir = d, d
+	}
 	switch {
 	case cfg.Deterministic:
 		c.sim = newSim(c)
@@ -158,6 +169,7 @@ func (c *Cluster) Add(ctx context.Context, name string) (*peer.Federate, error) 
 		FOMModules: c.cfg.FOM, Create: true,
 		Control: c.Registry.Control(c.Federation), Transport: tr, Key: c.cfg.Key,
 		TickInterval: c.cfg.Tick, Trace: traceWriter(ctx, c.cfg.Trace),
+		SaveDir: c.cfg.SaveDir,
 	}
 	if c.sim != nil {
 		pc.Manual = true
@@ -239,6 +251,9 @@ func (c *Cluster) Close() {
 		f.Close()
 	}
 	c.wg.Wait()
+	if c.tempDir != "" {
+		os.RemoveAll(c.tempDir)
+	}
 }
 
 // Log is one federate's recorded events, in the order Next returned them.

@@ -727,6 +727,43 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			return nil, err
 		}
 		return fail(name, f.SynchronizationPointAchieved(label, !failed))
+	case "save":
+		label, err := a.need("label")
+		if err != nil {
+			return nil, err
+		}
+		if t, ok, err := a.float("t"); err != nil {
+			return nil, err
+		} else if ok {
+			return fail(name, f.RequestFederationSaveWithTime(label, peer.Float64Time(t)))
+		}
+		return fail(name, f.RequestFederationSave(label))
+	case "save-begun":
+		return fail(name, f.FederateSaveBegun())
+	case "save-complete":
+		if failed {
+			return fail(name, f.FederateSaveNotComplete())
+		}
+		return fail(name, f.FederateSaveComplete())
+	case "abort-save":
+		return fail(name, f.AbortFederationSave())
+	case "query-save":
+		return fail(name, f.QueryFederationSaveStatus())
+	case "restore":
+		label, err := a.need("label")
+		if err != nil {
+			return nil, err
+		}
+		return fail(name, f.RequestFederationRestore(label))
+	case "restore-complete":
+		if failed {
+			return fail(name, f.FederateRestoreNotComplete())
+		}
+		return fail(name, f.FederateRestoreComplete())
+	case "abort-restore":
+		return fail(name, f.AbortFederationRestore())
+	case "query-restore":
+		return fail(name, f.QueryFederationRestoreStatus())
 	case "region", "modify-region", "delete-region", "associate", "unassociate":
 		return s.regionCommand(cmd, name, f, a)
 	case "divest", "confirm-divestiture", "cancel-divestiture", "acquire", "cancel-acquisition", "deny-release":
@@ -1746,6 +1783,37 @@ func (s *simulation) format(ev peer.Event) string {
 			}
 			sort.Strings(names)
 			fmt.Fprintf(&b, " failed=%s", strings.Join(names, ","))
+		}
+	case peer.InitiateFederateSave:
+		fmt.Fprintf(&b, "initiate save %s", e.Label)
+		if e.HasTime {
+			fmt.Fprintf(&b, " t=%s", num(e.Time))
+		}
+	case peer.FederationSaved:
+		b.WriteString("saved")
+	case peer.FederationNotSaved:
+		fmt.Fprintf(&b, "not saved reason=%s", e.Reason)
+	case peer.FederationSaveStatusResponse:
+		b.WriteString("save status")
+		for _, p := range e.Statuses {
+			fmt.Fprintf(&b, " %s=%s", s.fed(p.Federate), p.Status)
+		}
+	case peer.RequestFederationRestoreSucceeded:
+		fmt.Fprintf(&b, "restore requested %s", e.Label)
+	case peer.RequestFederationRestoreFailed:
+		fmt.Fprintf(&b, "restore request failed %s", e.Label)
+	case peer.FederationRestoreBegun:
+		b.WriteString("restore begun")
+	case peer.InitiateFederateRestore:
+		fmt.Fprintf(&b, "initiate restore %s", e.Label)
+	case peer.FederationRestored:
+		b.WriteString("restored")
+	case peer.FederationNotRestored:
+		fmt.Fprintf(&b, "not restored reason=%s", e.Reason)
+	case peer.FederationRestoreStatusResponse:
+		b.WriteString("restore status")
+		for _, p := range e.Statuses {
+			fmt.Fprintf(&b, " %s=%s", s.fed(p.PreRestore), p.Status)
 		}
 	case peer.FederateLost:
 		fmt.Fprintf(&b, "lost %s", e.Name)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -26,6 +27,10 @@ type TraceEvent struct {
 	TS        *float64 `json:"ts,omitempty"`
 	Class     string   `json:"class,omitempty"`
 	Peer      string   `json:"peer,omitempty"`
+	// Save and restore: "save" marks a federate's save point, "restore"
+	// its return to the one of Label, on restore Branch.
+	Label  string   `json:"label,omitempty"`
+	Branch *float64 `json:"branch,omitempty"`
 	// Ownership: "owner" lines and the deliveries of updates and
 	// deletes name the instance, the attribute(s) and the epoch; Owner
 	// is nil when the attribute is unowned.
@@ -79,6 +84,19 @@ type traceFed struct {
 	tso       []string       // TSO deliveries in order
 
 	epochs map[string]float64 // instance "\x00" attribute -> the newest epoch seen
+
+	// Save points by label (the first pass's state then), and the
+	// restore branch the federate is on.
+	saves  map[string]*traceFed
+	branch float64
+}
+
+// savePoint copies the first pass's state of s for a restore.
+func (s *traceFed) savePoint() *traceFed {
+	c := *s
+	c.epochs = maps.Clone(s.epochs)
+	c.delivered, c.tso, c.saves = nil, nil, nil
+	return &c
 }
 
 func newTraceFed() *traceFed {
@@ -111,6 +129,9 @@ type traceDeliver struct {
 	// unordered: delivered by a flush queue request, or at exactly the
 	// time of an earlier Available grant; the common order need not hold.
 	unordered bool
+	// mark is "save" or "restore" for a save point or a return to one
+	// (label in msg): not a delivery.
+	mark string
 }
 
 // CheckTraceReport reads a trace, one JSON object per line (blank lines
@@ -207,6 +228,22 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 				feds[nk], names[nk], cur[e.Fed] = s, e.Fed, nk
 				handles[e.Handle] = nk
 			}
+		case "save":
+			if s.saves == nil {
+				s.saves = map[string]*traceFed{}
+			}
+			s.saves[e.Label] = s.savePoint()
+			delivers = append(delivers, traceDeliver{fed: key, name: e.Fed, line: line, msg: e.Label, mark: "save"})
+		case "restore":
+			if sp := s.saves[e.Label]; sp != nil {
+				delivered, tso, saves := s.delivered, s.tso, s.saves
+				*s = *sp.savePoint()
+				s.delivered, s.tso, s.saves = delivered, tso, saves
+			}
+			if e.Branch != nil {
+				s.branch = *e.Branch
+			}
+			delivers = append(delivers, traceDeliver{fed: key, name: e.Fed, line: line, msg: e.Label, mark: "restore"})
 		case "regulation":
 			s.regulating = true
 			if e.Lookahead != nil {
@@ -280,7 +317,7 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 			if e.Owner == nil || *e.Owner != e.Fed {
 				continue
 			}
-			hk := k + "\x00" + epochString(*e.Epoch)
+			hk := k + "\x00" + epochString(*e.Epoch) + "\x00" + fmt.Sprint(s.branch)
 			if h, ok := holders[hk]; ok && h.fed != key {
 				bad(e.Fed, line, "one holder per token and epoch", "%s of %s at epoch %s is held by %s too (line %d)",
 					e.Attr, e.Obj, epochString(*e.Epoch), h.name, h.line)
@@ -337,6 +374,9 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 	// else its last (such a trace cannot tell them apart).
 	for i := range delivers {
 		d := &delivers[i]
+		if d.mark != "" {
+			continue
+		}
 		sender, n := senderOf(d.msg), msgCounter(d.msg)
 		switch {
 		case d.src != "" && handles[d.src] != "":
@@ -350,8 +390,29 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 		}
 	}
 	kept := delivers[:0]
+	type savedDeliveries struct {
+		delivered map[string]int
+		tso       int
+	}
+	points := map[string]map[string]savedDeliveries{} // federate -> label -> what it had delivered at the save
 	for _, d := range delivers {
 		s := feds[d.fed]
+		switch d.mark {
+		case "save":
+			if points[d.fed] == nil {
+				points[d.fed] = map[string]savedDeliveries{}
+			}
+			points[d.fed][d.msg] = savedDeliveries{maps.Clone(s.delivered), len(s.tso)}
+			continue
+		case "restore":
+			// What was delivered after the save point never happened:
+			// it may be delivered again, and its order is not compared.
+			if p, ok := points[d.fed][d.msg]; ok {
+				s.delivered = maps.Clone(p.delivered)
+				s.tso = s.tso[:p.tso]
+			}
+			continue
+		}
 		if prev, ok := s.delivered[d.id]; ok {
 			bad(d.name, d.line, "no message is delivered twice", "%s delivered already (line %d)", d.msg, prev)
 			continue

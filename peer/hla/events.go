@@ -390,3 +390,208 @@ func (SynchronizationPointRegistrationSucceeded) isEvent() {}
 func (SynchronizationPointRegistrationFailed) isEvent()    {}
 func (AnnounceSynchronizationPoint) isEvent()              {}
 func (FederationSynchronized) isEvent()                    {}
+
+// SaveFailureReason says why a federation save failed (§4.20).
+type SaveFailureReason uint8
+
+const (
+	// RTIUnableToSave: the RTI could not write its state.
+	RTIUnableToSave SaveFailureReason = iota + 1
+	// FederateReportedFailureDuringSave: a federate called
+	// FederateSaveNotComplete.
+	FederateReportedFailureDuringSave
+	// FederateResignedDuringSave: a federate resigned during the save.
+	FederateResignedDuringSave
+	// RTIDetectedFailureDuringSave: a federate was lost during the save.
+	RTIDetectedFailureDuringSave
+	// SaveTimeCannotBeHonored: a federate was already past the save time.
+	SaveTimeCannotBeHonored
+	// SaveAborted: a federate called AbortFederationSave.
+	SaveAborted
+)
+
+func (r SaveFailureReason) String() string {
+	switch r {
+	case RTIUnableToSave:
+		return "RTI_UNABLE_TO_SAVE"
+	case FederateReportedFailureDuringSave:
+		return "FEDERATE_REPORTED_FAILURE_DURING_SAVE"
+	case FederateResignedDuringSave:
+		return "FEDERATE_RESIGNED_DURING_SAVE"
+	case RTIDetectedFailureDuringSave:
+		return "RTI_DETECTED_FAILURE_DURING_SAVE"
+	case SaveTimeCannotBeHonored:
+		return "SAVE_TIME_CANNOT_BE_HONORED"
+	case SaveAborted:
+		return "SAVE_ABORTED"
+	}
+	return "unknown"
+}
+
+// RestoreFailureReason says why a federation restore failed (§4.29).
+type RestoreFailureReason uint8
+
+const (
+	// RTIUnableToRestore: the RTI could not read its saved state.
+	RTIUnableToRestore RestoreFailureReason = iota + 1
+	// FederateReportedFailureDuringRestore: a federate called
+	// FederateRestoreNotComplete.
+	FederateReportedFailureDuringRestore
+	// FederateResignedDuringRestore: a federate resigned during the
+	// restore.
+	FederateResignedDuringRestore
+	// RTIDetectedFailureDuringRestore: a federate was lost during the
+	// restore.
+	RTIDetectedFailureDuringRestore
+	// RestoreAborted: a federate called AbortFederationRestore.
+	RestoreAborted
+)
+
+func (r RestoreFailureReason) String() string {
+	switch r {
+	case RTIUnableToRestore:
+		return "RTI_UNABLE_TO_RESTORE"
+	case FederateReportedFailureDuringRestore:
+		return "FEDERATE_REPORTED_FAILURE_DURING_RESTORE"
+	case FederateResignedDuringRestore:
+		return "FEDERATE_RESIGNED_DURING_RESTORE"
+	case RTIDetectedFailureDuringRestore:
+		return "RTI_DETECTED_FAILURE_DURING_RESTORE"
+	case RestoreAborted:
+		return "RESTORE_ABORTED"
+	}
+	return "unknown"
+}
+
+// SaveStatus is where one federate stands in a save (§4.23).
+type SaveStatus uint8
+
+const (
+	FederateSaveNotInitiated SaveStatus = iota + 1
+	FederateWaitingForSaveToBegin
+	FederateSaving
+	FederateWaitingForFederationToSave
+)
+
+func (s SaveStatus) String() string {
+	switch s {
+	case FederateSaveNotInitiated:
+		return "FEDERATE_SAVE_NOT_INITIATED"
+	case FederateWaitingForSaveToBegin:
+		return "FEDERATE_WAITING_FOR_SAVE_TO_BEGIN"
+	case FederateSaving:
+		return "FEDERATE_SAVING"
+	case FederateWaitingForFederationToSave:
+		return "FEDERATE_WAITING_FOR_FEDERATION_TO_SAVE"
+	}
+	return "unknown"
+}
+
+// RestoreStatus is where one federate stands in a restore (§4.32).
+type RestoreStatus uint8
+
+const (
+	NoRestoreInProgress RestoreStatus = iota + 1
+	FederateRestoreRequestPending
+	FederateWaitingForRestoreToBegin
+	FederatePreparedToRestore
+	FederateRestoring
+	FederateWaitingForFederationToRestore
+)
+
+func (s RestoreStatus) String() string {
+	switch s {
+	case NoRestoreInProgress:
+		return "NO_RESTORE_IN_PROGRESS"
+	case FederateRestoreRequestPending:
+		return "FEDERATE_RESTORE_REQUEST_PENDING"
+	case FederateWaitingForRestoreToBegin:
+		return "FEDERATE_WAITING_FOR_RESTORE_TO_BEGIN"
+	case FederatePreparedToRestore:
+		return "FEDERATE_PREPARED_TO_RESTORE"
+	case FederateRestoring:
+		return "FEDERATE_RESTORING"
+	case FederateWaitingForFederationToRestore:
+		return "FEDERATE_WAITING_FOR_FEDERATION_TO_RESTORE"
+	}
+	return "unknown"
+}
+
+// FederateHandleSaveStatusPair is one federate's save status.
+type FederateHandleSaveStatusPair struct {
+	Federate FederateHandle
+	Status   SaveStatus
+}
+
+// FederateRestoreStatus is one federate's restore status, with its
+// handle before and after the restore.
+type FederateRestoreStatus struct {
+	PreRestore, PostRestore FederateHandle
+	Status                  RestoreStatus
+}
+
+// InitiateFederateSave (§4.17): save now (HasTime false) or, for a timed
+// save, at Time (this federate's logical time has reached it). The
+// federate answers FederateSaveBegun, then FederateSaveComplete or
+// NotComplete.
+type InitiateFederateSave struct {
+	Label   string
+	Time    LogicalTime
+	HasTime bool
+}
+
+// FederationSaved (§4.20): every federate saved.
+type FederationSaved struct{}
+
+// FederationNotSaved (§4.20): the save failed, for Reason.
+type FederationNotSaved struct{ Reason SaveFailureReason }
+
+// FederationSaveStatusResponse (§4.23) answers QueryFederationSaveStatus.
+type FederationSaveStatusResponse struct {
+	Statuses []FederateHandleSaveStatusPair
+}
+
+// RequestFederationRestoreSucceeded (§4.25): this federate's restore
+// request was accepted; the restore begins.
+type RequestFederationRestoreSucceeded struct{ Label string }
+
+// RequestFederationRestoreFailed (§4.25): it was refused (no such save
+// here, or the federation does not match it, or a save or restore is
+// under way).
+type RequestFederationRestoreFailed struct{ Label string }
+
+// FederationRestoreBegun (§4.26): a restore begins; services are refused
+// until it ends.
+type FederationRestoreBegun struct{}
+
+// InitiateFederateRestore (§4.27): restore the state saved under Label;
+// Name and Handle are this federate's name and handle after the restore.
+type InitiateFederateRestore struct {
+	Label  string
+	Name   string
+	Handle FederateHandle
+}
+
+// FederationRestored (§4.29): every federate restored.
+type FederationRestored struct{}
+
+// FederationNotRestored (§4.29): the restore failed, for Reason.
+type FederationNotRestored struct{ Reason RestoreFailureReason }
+
+// FederationRestoreStatusResponse (§4.32) answers
+// QueryFederationRestoreStatus.
+type FederationRestoreStatusResponse struct {
+	Statuses []FederateRestoreStatus
+}
+
+func (InitiateFederateSave) isEvent()              {}
+func (FederationSaved) isEvent()                   {}
+func (FederationNotSaved) isEvent()                {}
+func (FederationSaveStatusResponse) isEvent()      {}
+func (RequestFederationRestoreSucceeded) isEvent() {}
+func (RequestFederationRestoreFailed) isEvent()    {}
+func (FederationRestoreBegun) isEvent()            {}
+func (InitiateFederateRestore) isEvent()           {}
+func (FederationRestored) isEvent()                {}
+func (FederationNotRestored) isEvent()             {}
+func (FederationRestoreStatusResponse) isEvent()   {}

@@ -379,3 +379,14 @@ func (e *Endpoint) tickStalls() {
 		}
 	}
 }
+
+// Sent calls fn for every group this endpoint has sent reliable messages
+// on, with the sequence number of the last (a federation save waits until
+// every receiver has what was sent before it).
+func (e *Endpoint) Sent(fn func(g transport.Group, hw uint64)) {
+	for g, st := range e.sends {
+		if st.hw > 0 {
+			fn(g, st.hw)
+		}
+	}
+}

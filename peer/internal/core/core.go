@@ -55,6 +55,10 @@ type Config struct {
 	// Regions configures the cells of routing by region (ddm.Config); the
 	// same in every federate of a federation.
 	Regions ddm.Config
+	// Saves keeps the RTI state a federation save writes and a restore
+	// reads (saverestore.go); nil: saves fail (RTIUnableToSave) and
+	// restores are refused.
+	Saves SaveStore
 }
 
 // Member is another joined federate.
@@ -85,6 +89,7 @@ type Core struct {
 	own  ownership    // attribute tokens (ownership.go)
 	reg  regionSet    // DDM regions (regions.go)
 	sync syncState    // synchronization points (syncpoints.go)
+	sr   saveRestore  // federation save and restore (saverestore.go)
 
 	alsoSeqs []uint64   // send's sequence numbers on outMsg.also, for sendAll
 	fed      federation // members, resigning, control-plane operations (federation.go)
@@ -131,6 +136,7 @@ type Stats struct {
 	Filtered  uint64 // attribute values, interactions and announcements dropped: their regions overlap no subscription region here
 	Spared    uint64 // updates and interactions with regions not sent: no other federate's subscription region overlaps them
 	Unnamed   uint64 // updates of instances with reserved names dropped because the name never came
+	Abandoned uint64 // messages dropped for coming from a restore branch this federate left
 }
 
 // Ready is what the driver must do after a call: the events to queue,
@@ -333,6 +339,9 @@ func (c *Core) process() {
 		c.actOnTime(tr)
 		c.tm.Advance(tr)
 	}
+	if c.sr.phase != saveIdle {
+		c.srProcess()
+	}
 }
 
 // maxTimeRounds bounds the time core's Ready rounds in one process: a
@@ -439,6 +448,7 @@ type outMsg struct {
 func (c *Core) send(o outMsg) (uint64, error) {
 	c.msgID++
 	o.msg.ID = c.msgID
+	o.msg.Branch = c.sr.branch
 	c.wbuf = appendMsg(c.wbuf[:0], o.msg) // Send copies it
 	var seq uint64
 	var err error

@@ -194,6 +194,7 @@ func (c *Core) forget(h FederateHandle, lost, deletes bool) {
 		c.push(hla.FederateResigned{Federate: h, Name: m.Name})
 	}
 	c.syncMembersChanged()
+	c.srMemberLeft(lost)
 }
 
 // onResign handles another federate's resign notice.
@@ -382,6 +383,7 @@ func (c *Core) StateChanged(h FederateHandle, key string, value []byte, version 
 	st[key] = stateValue{value: value, version: version}
 	c.interestChanged(h, key, value)
 	c.syncStateChanged(h, key, value)
+	c.srStateChanged(h, key, value)
 }
 
 // State returns federate h's replicated state key as this federate

@@ -113,7 +113,11 @@ type tsoPayload struct {
 // reliable delivery is reported to the time core exactly once, as
 // received (Received) or as a queued time-stamped message (ReceiveTSO),
 // so that promises covering it can count.
-func (c *Core) onData(d reliable.Delivery) {
+func (c *Core) onData(d reliable.Delivery) { c.handle(d, false) }
+
+// handle acts on one delivery; replay says it was held before (during a
+// save, or from a newer restore branch) and reported received then.
+func (c *Core) handle(d reliable.Delivery, replay bool) {
 	from := FederateHandle(d.From)
 	if from == c.self {
 		return
@@ -121,13 +125,20 @@ func (c *Core) onData(d reliable.Delivery) {
 	m := &c.rx
 	*m = wireMsg{Pairs: m.Pairs[:0]}
 	if err := decodeInto(d.Payload, m, true); err != nil {
-		c.received(d)
+		if !replay {
+			c.received(d)
+		}
 		c.stats.Malformed++
+		return
+	}
+	if (m.Branch != c.sr.branch || c.sr.phase >= saveInitiated) && !c.sr.restoring && !c.branchGate(d, m, replay) {
 		return
 	}
 	c.stats.Delivered++
 	if len(m.Regions) > 0 && (m.Kind == kindUpdate || m.Kind == kindInteraction) && c.seenRegion(m, from) {
-		c.received(d) // a copy from another cell group
+		if !replay {
+			c.received(d) // a copy from another cell group
+		}
 		return
 	}
 	if d.Reliable && m.TSO && m.HasTime && c.tm.Constrained() && m.Kind != kindTime {
@@ -140,7 +151,9 @@ func (c *Core) onData(d reliable.Delivery) {
 		}
 		return
 	}
-	c.received(d)
+	if !replay {
+		c.received(d)
+	}
 	switch m.Kind {
 	case kindTime:
 		tm, err := decodeTimeMsg(m.TimeMsg, lbts.FederateID(c.self))

@@ -154,6 +154,24 @@ func (c *Core) traceTime(ev string, tm float64) {
 	t.end()
 }
 
+// traceSave records this federate's save point (InitiateFederateSave);
+// traceRestore its return to one, on restore branch branch: what it
+// delivered since that save point may come again.
+func (c *Core) traceSave(label string) {
+	t := c.tr
+	t.begin("save")
+	t.str("label", label)
+	t.end()
+}
+
+func (c *Core) traceRestore(label string, branch uint64) {
+	t := c.tr
+	t.begin("restore")
+	t.str("label", label)
+	t.num("branch", float64(branch))
+	t.end()
+}
+
 func (c *Core) traceRequest(kind string, tm float64) {
 	t := c.tr
 	t.begin("request")

@@ -105,6 +105,12 @@ type wireMsg struct {
 	// interaction sent with regions (encodeRegions), opaque to the codec;
 	// none is the default region, which overlaps everything.
 	Regions []byte `msgpack:"rg,omitempty"`
+
+	// Branch is the sender's restore branch: how many federation
+	// restores it has gone through (savepoints.go). Receivers drop what
+	// an older branch sent and hold what a newer one sent until they
+	// restore too. Zero, before any restore, costs nothing on the wire.
+	Branch uint64 `msgpack:"b,omitempty"`
 }
 
 // valuePair is one attribute or parameter value.
@@ -149,11 +155,17 @@ func pairsOf(m *wireMsg) []valuePair {
 //	  flagRegions Regions: uvarint length, bytes
 //	flagTSO, flagHasTime and flagNamed carry no bytes.
 //
+// Version 2 is version 1 with the restore branch (Branch, uvarint)
+// right after the flags; a message of branch 0 is written as version 1.
+//
 // A field is present when it is not its zero value (Time: when its bits
 // are not all zero, so -0 and NaN survive), so one message has one
 // encoding. The decoder accepts a present field holding its zero value
 // and non-minimal uvarints; it refuses everything else that does not fit.
 const wireVersion = 1
+
+// wireVersionBranch is version 1 with a restore branch.
+const wireVersionBranch = 2
 
 const (
 	flagID uint16 = 1 << iota
@@ -195,7 +207,12 @@ func appendMsg(dst []byte, m *wireMsg) []byte {
 		panic(fmt.Sprintf("peer: appendMsg: unknown kind %d", m.Kind))
 	}
 	flags := msgFlags(m)
-	dst = append(dst, wireVersion<<4|m.Kind, byte(flags>>8), byte(flags))
+	if m.Branch != 0 {
+		dst = append(dst, wireVersionBranch<<4|m.Kind, byte(flags>>8), byte(flags))
+		dst = binary.AppendUvarint(dst, m.Branch)
+	} else {
+		dst = append(dst, wireVersion<<4|m.Kind, byte(flags>>8), byte(flags))
+	}
 	if flags&flagID != 0 {
 		dst = binary.AppendUvarint(dst, m.ID)
 	}
@@ -324,6 +341,9 @@ func msgFlags(m *wireMsg) uint16 {
 func msgSize(m *wireMsg) int {
 	flags := msgFlags(m)
 	n := 3
+	if m.Branch != 0 {
+		n += uvarintLen(m.Branch)
+	}
 	if flags&flagID != 0 {
 		n += uvarintLen(m.ID)
 	}
@@ -416,7 +436,8 @@ func decodeInto(b []byte, m *wireMsg, pairs bool) error {
 	if len(b) < 3 {
 		return fmt.Errorf("%w: %d bytes, shorter than the 3-byte header", errMalformed, len(b))
 	}
-	if v := b[0] >> 4; v != wireVersion {
+	v := b[0] >> 4
+	if v != wireVersion && v != wireVersionBranch {
 		return fmt.Errorf("%w: unknown version %d", errMalformed, v)
 	}
 	m.Kind = b[0] & 0x0f
@@ -425,6 +446,11 @@ func decodeInto(b []byte, m *wireMsg, pairs bool) error {
 	}
 	flags := uint16(b[1])<<8 | uint16(b[2]) // every flag is known (flagsKnown)
 	r := wireReader{b: b[3:], pairs: pairs}
+	if v == wireVersionBranch {
+		if m.Branch = r.uvarint("branch"); m.Branch == 0 && r.err == nil {
+			r.fail("branch 0 in a version 2 header")
+		}
+	}
 	if flags&flagID != 0 {
 		m.ID = r.uvarint("id")
 	}

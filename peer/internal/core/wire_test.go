@@ -16,7 +16,7 @@ func msgEqual(a, b *wireMsg) bool {
 	if a.Kind != b.Kind || a.ID != b.ID || a.Obj != b.Obj || a.Class != b.Class || a.Name != b.Name ||
 		!bytes.Equal(a.Tag, b.Tag) || a.TSO != b.TSO || a.HasTime != b.HasTime ||
 		math.Float64bits(a.Time) != math.Float64bits(b.Time) || !bytes.Equal(a.TimeMsg, b.TimeMsg) ||
-		a.Ref != b.Ref || a.RefSeq != b.RefSeq ||
+		a.Ref != b.Ref || a.RefSeq != b.RefSeq || a.Branch != b.Branch ||
 		len(a.Values) != len(b.Values) {
 		return false
 	}
@@ -290,7 +290,8 @@ func TestWireMalformed(t *testing.T) {
 		{"nil", nil, "shorter than the 3-byte header"},
 		{"short header", []byte{0x12, 0}, "shorter than the 3-byte header"},
 		{"version 0", []byte{0x02, 0, 0}, "unknown version 0"},
-		{"version 2", []byte{0x22, 0, 0}, "unknown version 2"},
+		{"version 3", []byte{0x32, 0, 0}, "unknown version 3"},
+		{"version 2 truncated", []byte{0x22, 0, 0}, "truncated branch"},
 		{"msgpack map", []byte{0x81, 0xa1, 'k', 0x02}, "unknown version 8"},
 		{"kind 0", hdr(0, 0), "unknown kind 0"},
 		{"kind 11", hdr(11, 0), "unknown kind 11"},
@@ -458,4 +459,23 @@ func FuzzDecodeMsg(f *testing.F) {
 			t.Fatalf("kind %d accepted", m.Kind)
 		}
 	})
+}
+
+// A message of a restore branch is version 2 with the branch after the
+// flags; branch 0 stays version 1, and a version 2 header naming branch
+// 0 is malformed.
+func TestWireBranch(t *testing.T) {
+	m := &wireMsg{Kind: kindUpdate, ID: 5, Obj: ObjectInstanceHandle{Federate: 2, Serial: 1}, Branch: 300, Values: map[uint64][]byte{1: {9}}}
+	b := roundTrip(t, m)
+	if b[0] != 0x20|kindUpdate || b[3] != 0xac || b[4] != 0x02 {
+		t.Fatalf("header %x, want version 2 and branch 300 after the flags", b[:5])
+	}
+	m.Branch = 0
+	if b := roundTrip(t, m); b[0] != 0x10|kindUpdate {
+		t.Fatalf("branch 0: header %x, want version 1", b[:3])
+	}
+	bad := []byte{0x20 | kindResign, 0, 0, 0}
+	if _, err := decodeMsg(bad); !errors.Is(err, errMalformed) {
+		t.Fatalf("version 2 with branch 0: %v, want malformed", err)
+	}
 }

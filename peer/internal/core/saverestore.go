@@ -1,0 +1,906 @@
+package core
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/hla"
+	"github.com/meshrti/meshrti/peer/reliable"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// Federation save and restore (IEEE 1516.1-2010 §4.16-§4.32), decided
+// through the control plane like synchronization points
+// (docs/saverestore.md):
+//
+//   - One save or restore at a time: the requester takes the register key
+//     "saverestore"; its version names the save or restore, and orders
+//     restores (the restore branch, below).
+//   - The requester publishes the save ("sv": version, label, time) or
+//     the restore ("rr": version, label) in its replicated state. Every
+//     federate publishes how far it got ("ss" and "rs": version, status;
+//     a save status also carries the federate's send positions). One
+//     federate decides, as for synchronization points (the requester, or
+//     the live federate with the lowest handle once it is gone), and
+//     publishes the outcome ("sd", "rd" to begin a restore, "rf").
+//   - Save: a federate is told to save (InitiateFederateSave) when it is
+//     not advancing and, for a timed save, its logical time has reached
+//     the save time. From then on services are refused (SaveInProgress)
+//     and what arrives is held, not acted on. Its RTI state is captured
+//     once it has received everything every other federate sent before
+//     it was told to save (their published send positions): no message
+//     is in flight across the cut. The capture, with the held messages,
+//     is written at FederateSaveComplete (Config.Saves).
+//   - Restore: every federate reads its saved state; when all have it,
+//     each replaces its RTI state with it and moves to the restore's
+//     branch. Every data-plane message carries its sender's branch:
+//     what an older branch sent is dropped, what a newer one sent is held
+//     until this federate restores too. Nothing sent on the abandoned
+//     branch is delivered after the restore.
+const (
+	keySR          = "saverestore" // register key
+	keySave        = "sv"          // the save (requester)
+	keySaveStatus  = "ss"          // a federate's save status
+	keySaveDone    = "sd"          // the save's outcome (decider)
+	keyRestore     = "rr"          // the restore (requester)
+	keyRestoreStat = "rs"          // a federate's restore status
+	keyRestoreGo   = "rd"          // the restore begins or is refused (decider)
+	keyRestoreDone = "rf"          // the restore's outcome (decider)
+)
+
+// Save statuses ("ss").
+const (
+	ssInitiated   = 1
+	ssBegun       = 2
+	ssComplete    = 3
+	ssNotComplete = 4 // FederateSaveNotComplete
+	ssUnable      = 5 // the RTI could not write its state
+	ssTooLate     = 6 // the federate was past the save time
+	ssAbort       = 7 // AbortFederationSave
+)
+
+// Restore statuses ("rs").
+const (
+	rsReady       = 1 // has the saved state
+	rsMissing     = 2 // does not
+	rsComplete    = 3
+	rsNotComplete = 4
+	rsAbort       = 5
+)
+
+type savePhase uint8
+
+const (
+	saveIdle      savePhase = iota
+	savePending             // announced; this federate is not told yet
+	saveInitiated           // InitiateFederateSave delivered
+	saveBegun               // FederateSaveBegun
+	saveDone                // FederateSaveComplete or NotComplete
+)
+
+type restorePhase uint8
+
+const (
+	restoreIdle    restorePhase = iota
+	restorePending              // requested; waiting for every federate's answer
+	restoreBegun                // the state is restored; the federate restores its own
+	restoreDone                 // FederateRestoreComplete or NotComplete
+)
+
+// SaveStore keeps a federate's saved RTI state by label (Config.Saves).
+type SaveStore interface {
+	WriteSave(label string, data []byte) error
+	ReadSave(label string) ([]byte, error)
+}
+
+// memberSave is another federate's save status and send positions.
+type memberSave struct {
+	status uint8
+	pos    []groupSeq
+}
+
+// saveRestore is the save and restore sub-machine.
+type saveRestore struct {
+	branch    uint64              // restores gone through (the key version of the last)
+	restoring bool                // the saved deliveries are being acted on again (applySnapshot)
+	future    []reliable.Delivery // from a newer branch, until this federate restores
+
+	// The save under way (sv 0: none).
+	sv      uint64
+	svCoord FederateHandle
+	label   string
+	hasTime bool
+	at      float64
+	phase   savePhase
+	saveSt  map[FederateHandle]memberSave
+	failed  hla.SaveFailureReason // a federate left during the save
+	held    []reliable.Delivery   // deliveries held since InitiateFederateSave
+	snap    []byte                // the RTI state captured, once every sender's messages are in
+	writeAt bool                  // FederateSaveComplete waits for the capture
+	status  uint8                 // this federate's status
+	pos     []groupSeq            // this federate's send positions at initiation
+
+	// The restore under way (rv 0: none).
+	rv       uint64
+	rvCoord  FederateHandle
+	rlabel   string
+	rphase   restorePhase
+	rsnap    *snapshot
+	restSt   map[FederateHandle]uint8
+	rfailed  hla.RestoreFailureReason
+	seenSave uint64 // the newest save version seen (a stale "sv" is ignored)
+	seenRest uint64
+}
+
+// SaveRestoreError returns the error a service of the other groups gets
+// during a save (once this federate is told to save) or a restore (once
+// it began), or nil.
+func (c *Core) SaveRestoreError() error {
+	switch {
+	case c.sr.phase >= saveInitiated:
+		return hla.ErrSaveInProgress
+	case c.sr.rphase >= restoreBegun:
+		return hla.ErrRestoreInProgress
+	}
+	return nil
+}
+
+// srDecider reports whether this federate decides the save or restore
+// coord asked for.
+func (c *Core) srDecider(coord FederateHandle) bool {
+	if coord == c.self {
+		return true
+	}
+	if _, alive := c.fed.members[coord]; alive {
+		return false
+	}
+	lowest := c.self
+	for f := range c.fed.members {
+		if f < lowest {
+			lowest = f
+		}
+	}
+	return lowest == c.self
+}
+
+// ---- Save ----
+
+// RequestFederationSave (§4.16) asks every federate to save under label:
+// now, or with hasTime when each federate's logical time reaches t.
+// Errors: ErrLogicalTimeAlreadyPassed, ErrInvalidLogicalTime,
+// ErrFederateUnableToUseTime (timed; a federate neither regulating nor
+// constrained), ErrSaveInProgress, ErrRestoreInProgress. A request that
+// meets another federate's save under way joins it.
+func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if c.sr.phase != saveIdle {
+		return hla.ErrSaveInProgress
+	}
+	if c.sr.rphase != restoreIdle {
+		return hla.ErrRestoreInProgress
+	}
+	var at float64
+	if hasTime {
+		v, err := c.tk.Value(t)
+		if err != nil {
+			return err
+		}
+		if !c.tm.Regulating() && !c.tm.Constrained() {
+			return fmt.Errorf("%w: a timed save needs time regulation or constraint", hla.ErrFederateUnableToUseTime)
+		}
+		if v < c.tm.Time() {
+			return fmt.Errorf("%w: save time %v, logical time %v", hla.ErrLogicalTimeAlreadyPassed, v, c.tm.Time())
+		}
+		at = v
+	}
+	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
+		if r.Err != nil || !r.Held {
+			// Another save or restore is under way: this federate takes
+			// part in it.
+			return
+		}
+		b := binary.AppendUvarint(nil, r.Version)
+		b = appendString(b, label)
+		b = append(b, boolByte(hasTime))
+		b = binary.BigEndian.AppendUint64(b, math.Float64bits(at))
+		c.setState(keySave, b)
+		c.saveAnnounced(c.self, r.Version, label, hasTime, at)
+	})
+	return nil
+}
+
+// saveAnnounced takes a save: this federate is told to save now or,
+// timed, once its time reaches at.
+func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string, hasTime bool, at float64) {
+	if version <= c.sr.seenSave || c.state != joined {
+		return
+	}
+	c.sr.seenSave = version
+	if c.sr.phase != saveIdle {
+		return // one at a time: the register makes this one end first
+	}
+	c.sr.sv, c.sr.svCoord, c.sr.label, c.sr.hasTime, c.sr.at = version, coord, label, hasTime, at
+	c.sr.phase = savePending
+	c.sr.saveSt = make(map[FederateHandle]memberSave)
+	c.sr.failed = 0
+	// Statuses that came before the save did.
+	for f, st := range c.fed.states {
+		if v, ok := st[keySaveStatus]; ok && v.value != nil {
+			c.noteSaveStatus(f, v.value)
+		}
+	}
+	c.saveMaybeInitiate()
+	c.saveCheck()
+}
+
+// saveMaybeInitiate tells this federate to save once it may: it is not
+// advancing and, for a timed save, its time reached the save time (a
+// federate that uses no time is told at once).
+func (c *Core) saveMaybeInitiate() {
+	if c.sr.phase != savePending || !c.tm.Quiet() {
+		return
+	}
+	usesTime := c.tm.Regulating() || c.tm.Constrained()
+	if c.sr.hasTime && usesTime {
+		switch now := c.tm.Time(); {
+		case now > c.sr.at:
+			c.sr.phase = saveDone
+			c.publishSaveStatus(ssTooLate)
+			c.saveCheck()
+			return
+		case now < c.sr.at:
+			return
+		}
+	}
+	c.sr.phase = saveInitiated
+	c.sr.pos = c.sr.pos[:0]
+	c.rel.Sent(func(g transport.Group, hw uint64) {
+		c.sr.pos = append(c.sr.pos, groupSeq{uint32(g), hw})
+	})
+	slices.SortFunc(c.sr.pos, func(a, b groupSeq) int { return int(a.group) - int(b.group) })
+	ev := hla.InitiateFederateSave{Label: c.sr.label}
+	if c.sr.hasTime {
+		ev.Time, ev.HasTime = c.tk.Make(c.sr.at), true
+	}
+	c.push(ev)
+	if c.tr != nil {
+		c.traceSave(c.sr.label)
+	}
+	c.publishSaveStatus(ssInitiated)
+	c.saveMaybeCapture()
+}
+
+// publishSaveStatus publishes this federate's save status (with its send
+// positions).
+func (c *Core) publishSaveStatus(status uint8) {
+	c.sr.status = status
+	b := binary.AppendUvarint(nil, c.sr.sv)
+	b = append(b, status)
+	b = binary.AppendUvarint(b, uint64(len(c.sr.pos)))
+	for _, p := range c.sr.pos {
+		b = binary.AppendUvarint(b, uint64(p.group))
+		b = binary.AppendUvarint(b, p.seq)
+	}
+	c.setState(keySaveStatus, b)
+}
+
+// noteSaveStatus records federate f's save status from its state value.
+func (c *Core) noteSaveStatus(f FederateHandle, value []byte) {
+	r := wireReader{b: value}
+	version := r.uvarint("version")
+	status := r.byte("status")
+	n := r.uvarint("positions")
+	if r.err != nil || n > uint64(len(r.b)) {
+		c.stats.Malformed++
+		return
+	}
+	pos := make([]groupSeq, 0, n)
+	for range n {
+		g := r.uvarint("group")
+		s := r.uvarint("seq")
+		pos = append(pos, groupSeq{uint32(g), s})
+	}
+	if r.err != nil || len(r.b) != 0 || status < ssInitiated || status > ssAbort {
+		c.stats.Malformed++
+		return
+	}
+	if version != c.sr.sv || c.sr.phase == saveIdle {
+		return
+	}
+	c.sr.saveSt[f] = memberSave{status: status, pos: pos}
+}
+
+// saveMaybeCapture captures this federate's RTI state once it has
+// received everything the others sent before they were told to save.
+func (c *Core) saveMaybeCapture() {
+	if c.sr.phase < saveInitiated || c.sr.snap != nil || c.sr.status == ssTooLate {
+		return
+	}
+	for f := range c.fed.members {
+		ms, ok := c.sr.saveSt[f]
+		if !ok {
+			return // not told yet
+		}
+		if ms.status == ssTooLate || ms.status == ssAbort {
+			return // the save fails anyway
+		}
+		for _, p := range ms.pos {
+			got, joined := c.tm.ReceivedThrough(lbts.FederateID(f), p.group)
+			if joined && got < p.seq {
+				return
+			}
+		}
+	}
+	snap, err := c.captureSnapshot()
+	if err != nil {
+		c.sr.snap = []byte{} // captured, unusable: the write reports it
+		c.sr.phase = max(c.sr.phase, saveBegun)
+		c.publishSaveStatus(ssUnable)
+		c.saveCheck()
+		return
+	}
+	c.sr.snap = snap
+	if c.sr.writeAt {
+		c.saveWrite()
+	}
+}
+
+// FederateSaveBegun (§4.18): the federate starts saving. Errors:
+// ErrSaveNotInitiated.
+func (c *Core) FederateSaveBegun() error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if c.sr.phase != saveInitiated {
+		return hla.ErrSaveNotInitiated
+	}
+	c.sr.phase = saveBegun
+	c.publishSaveStatus(ssBegun)
+	return nil
+}
+
+// FederateSaveComplete (§4.19) reports this federate's save: the RTI
+// writes its own state (once it has captured it) and reports the
+// federate saved, or, with ok false (FederateSaveNotComplete), not.
+// Errors: ErrFederateHasNotBegunSave.
+func (c *Core) FederateSaveComplete(ok bool) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if c.sr.phase != saveBegun || c.sr.writeAt {
+		return hla.ErrFederateHasNotBegunSave
+	}
+	if !ok {
+		c.sr.phase = saveDone
+		c.publishSaveStatus(ssNotComplete)
+		c.saveCheck()
+		return nil
+	}
+	c.sr.writeAt = true
+	if c.sr.snap != nil {
+		c.saveWrite()
+	}
+	return nil
+}
+
+// saveWrite writes the captured state and reports the outcome.
+func (c *Core) saveWrite() {
+	c.sr.writeAt = false
+	c.sr.phase = saveDone
+	status := uint8(ssComplete)
+	switch {
+	case c.cfg.Saves == nil, len(c.sr.snap) == 0:
+		status = ssUnable
+	default:
+		if err := c.cfg.Saves.WriteSave(c.sr.label, c.sr.snap); err != nil {
+			status = ssUnable
+		}
+	}
+	c.publishSaveStatus(status)
+	c.saveCheck()
+}
+
+// AbortFederationSave (§4.21) ends the save under way without saving.
+// Errors: ErrSaveNotInProgress.
+func (c *Core) AbortFederationSave() error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if c.sr.phase == saveIdle {
+		return hla.ErrSaveNotInProgress
+	}
+	c.publishSaveStatus(ssAbort)
+	c.saveCheck()
+	return nil
+}
+
+// QueryFederationSaveStatus (§4.22): FederationSaveStatusResponse tells
+// each federate's status.
+func (c *Core) QueryFederationSaveStatus() error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	status := func(f FederateHandle) hla.SaveStatus {
+		if c.sr.phase == saveIdle {
+			return hla.FederateSaveNotInitiated
+		}
+		st := c.sr.status
+		if f != c.self {
+			st = c.sr.saveSt[f].status
+		}
+		switch st {
+		case 0:
+			return hla.FederateSaveNotInitiated
+		case ssInitiated:
+			return hla.FederateWaitingForSaveToBegin
+		case ssBegun:
+			return hla.FederateSaving
+		}
+		return hla.FederateWaitingForFederationToSave
+	}
+	out := []hla.FederateHandleSaveStatusPair{{Federate: c.self, Status: status(c.self)}}
+	for f := range c.fed.members {
+		out = append(out, hla.FederateHandleSaveStatusPair{Federate: f, Status: status(f)})
+	}
+	slices.SortFunc(out, func(a, b hla.FederateHandleSaveStatusPair) int { return compareUint(a.Federate, b.Federate) })
+	c.push(hla.FederationSaveStatusResponse{Statuses: out})
+	return nil
+}
+
+// saveCheck decides the save when this federate decides it and every
+// live federate finished (or one aborted, or one left).
+func (c *Core) saveCheck() {
+	if c.sr.phase == saveIdle || !c.srDecider(c.sr.svCoord) {
+		return
+	}
+	reason := c.sr.failed
+	final := func(st uint8) bool { return st >= ssComplete }
+	statuses := []uint8{c.sr.status}
+	for f := range c.fed.members {
+		statuses = append(statuses, c.sr.saveSt[f].status)
+	}
+	if slices.Contains(statuses, ssAbort) {
+		reason = hla.SaveAborted
+	}
+	if reason == 0 {
+		for _, st := range statuses {
+			if !final(st) {
+				return
+			}
+		}
+		switch {
+		case slices.Contains(statuses, ssTooLate):
+			reason = hla.SaveTimeCannotBeHonored
+		case slices.Contains(statuses, ssUnable):
+			reason = hla.RTIUnableToSave
+		case slices.Contains(statuses, ssNotComplete):
+			reason = hla.FederateReportedFailureDuringSave
+		}
+	}
+	b := binary.AppendUvarint(nil, c.sr.sv)
+	b = append(b, byte(reason))
+	c.setState(keySaveDone, b)
+	c.saveDecided(c.sr.sv, reason)
+}
+
+// saveDecided ends the save: FederationSaved or NotSaved, the held
+// deliveries are acted on, the states and the key go.
+func (c *Core) saveDecided(version uint64, reason hla.SaveFailureReason) {
+	if version != c.sr.sv || c.sr.phase == saveIdle {
+		return
+	}
+	if reason == 0 {
+		c.push(hla.FederationSaved{})
+	} else {
+		c.push(hla.FederationNotSaved{Reason: reason})
+	}
+	coord := c.sr.svCoord
+	held := c.sr.held
+	c.sr.endSave()
+	c.setState(keySaveStatus, nil)
+	if coord == c.self {
+		// (A requester that is gone has its key freed with it.)
+		c.setState(keySave, nil)
+		c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+	}
+	for _, d := range held {
+		c.handle(d, true)
+	}
+}
+
+// endSave forgets the save under way.
+func (s *saveRestore) endSave() {
+	s.sv, s.svCoord, s.label, s.hasTime, s.at = 0, 0, "", false, 0
+	s.phase, s.saveSt, s.failed, s.held, s.snap, s.writeAt, s.status, s.pos = saveIdle, nil, 0, nil, nil, false, 0, nil
+}
+
+// ---- Restore ----
+
+// RequestFederationRestore (§4.24) asks the federation to go back to the
+// state saved under label: RequestFederationRestoreSucceeded or Failed
+// follows. Errors: ErrSaveInProgress, ErrRestoreInProgress.
+func (c *Core) RequestFederationRestore(label string) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if c.sr.phase != saveIdle {
+		return hla.ErrSaveInProgress
+	}
+	if c.sr.rphase != restoreIdle {
+		return hla.ErrRestoreInProgress
+	}
+	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
+		if r.Err != nil || !r.Held {
+			c.push(hla.RequestFederationRestoreFailed{Label: label})
+			return
+		}
+		b := binary.AppendUvarint(nil, r.Version)
+		b = appendString(b, label)
+		c.setState(keyRestore, b)
+		c.restoreAnnounced(c.self, r.Version, label)
+	})
+	return nil
+}
+
+// restoreAnnounced takes a restore request: this federate reads its
+// saved state and says whether it has it.
+func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label string) {
+	if version <= c.sr.seenRest || c.state != joined {
+		return
+	}
+	c.sr.seenRest = version
+	if c.sr.rphase != restoreIdle {
+		return
+	}
+	c.sr.rv, c.sr.rvCoord, c.sr.rlabel, c.sr.rphase = version, coord, label, restorePending
+	c.sr.restSt = make(map[FederateHandle]uint8)
+	c.sr.rfailed = 0
+	c.sr.rsnap = nil
+	status := uint8(rsMissing)
+	if c.cfg.Saves != nil {
+		if b, err := c.cfg.Saves.ReadSave(label); err == nil {
+			if s, err := decodeSnapshot(b); err == nil && c.snapshotFits(s, label) == nil {
+				c.sr.rsnap, status = s, rsReady
+			}
+		}
+	}
+	for f, st := range c.fed.states {
+		if v, ok := st[keyRestoreStat]; ok && v.value != nil {
+			c.noteRestoreStatus(f, v.value)
+		}
+	}
+	c.publishRestoreStatus(status)
+	c.restoreCheck()
+}
+
+func (c *Core) publishRestoreStatus(status uint8) {
+	c.sr.restSt[c.self] = status
+	b := binary.AppendUvarint(nil, c.sr.rv)
+	c.setState(keyRestoreStat, append(b, status))
+}
+
+func (c *Core) noteRestoreStatus(f FederateHandle, value []byte) {
+	r := wireReader{b: value}
+	version := r.uvarint("version")
+	status := r.byte("status")
+	if r.err != nil || len(r.b) != 0 || status < rsReady || status > rsAbort {
+		c.stats.Malformed++
+		return
+	}
+	if version != c.sr.rv || c.sr.rphase == restoreIdle {
+		return
+	}
+	c.sr.restSt[f] = status
+}
+
+// restoreCheck decides the restore when this federate decides it: to
+// begin once every federate has its state (or to refuse), then the
+// outcome once every federate restored.
+func (c *Core) restoreCheck() {
+	if c.sr.rphase == restoreIdle || !c.srDecider(c.sr.rvCoord) {
+		return
+	}
+	statuses := []uint8{c.sr.restSt[c.self]}
+	for f := range c.fed.members {
+		statuses = append(statuses, c.sr.restSt[f])
+	}
+	if c.sr.rphase == restorePending {
+		if c.sr.rfailed != 0 {
+			c.restoreGo(false)
+			return
+		}
+		for _, st := range statuses {
+			if st == 0 {
+				return
+			}
+		}
+		c.restoreGo(!slices.Contains(statuses, rsMissing))
+		return
+	}
+	reason := c.sr.rfailed
+	if slices.Contains(statuses, rsAbort) {
+		reason = hla.RestoreAborted
+	}
+	if reason == 0 {
+		for _, st := range statuses {
+			if st < rsComplete {
+				return
+			}
+		}
+		if slices.Contains(statuses, rsNotComplete) {
+			reason = hla.FederateReportedFailureDuringRestore
+		}
+	}
+	b := binary.AppendUvarint(nil, c.sr.rv)
+	c.setState(keyRestoreDone, append(b, byte(reason)))
+	c.restoreDecided(c.sr.rv, reason)
+}
+
+// restoreGo publishes the decision to begin (or refuse) the restore and
+// acts on it here.
+func (c *Core) restoreGo(ok bool) {
+	b := binary.AppendUvarint(nil, c.sr.rv)
+	c.setState(keyRestoreGo, append(b, boolByte(ok)))
+	c.restoreBegins(c.sr.rv, ok)
+}
+
+// restoreBegins begins the restore here (ok) or ends the request.
+func (c *Core) restoreBegins(version uint64, ok bool) {
+	if version != c.sr.rv || c.sr.rphase != restorePending {
+		return
+	}
+	label := c.sr.rlabel
+	if !ok {
+		if c.sr.rvCoord == c.self {
+			c.push(hla.RequestFederationRestoreFailed{Label: label})
+			c.setState(keyRestore, nil)
+			c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+		}
+		c.setState(keyRestoreStat, nil)
+		c.sr.rv, c.sr.rphase, c.sr.rsnap, c.sr.restSt = 0, restoreIdle, nil, nil
+		return
+	}
+	if c.sr.rvCoord == c.self {
+		c.push(hla.RequestFederationRestoreSucceeded{Label: label})
+	}
+	c.push(hla.FederationRestoreBegun{})
+	if c.sr.phase != saveIdle {
+		// A save still pending here (it cannot have been initiated: the
+		// register let the restore in after the save ended) ends.
+		c.sr.endSave()
+	}
+	snap := c.sr.rsnap
+	c.sr.rsnap = nil
+	c.sr.rphase = restoreBegun
+	c.applySnapshot(snap, version)
+	if c.tr != nil {
+		c.traceRestore(label, version)
+	}
+	c.push(hla.InitiateFederateRestore{Label: label, Name: c.cfg.Name, Handle: c.self})
+	// What the restored branch already sent here waited for this.
+	future := c.sr.future
+	c.sr.future = nil
+	for _, d := range future {
+		c.handle(d, true)
+	}
+}
+
+// FederateRestoreComplete (§4.28) reports this federate's restore (ok
+// false: FederateRestoreNotComplete). Errors: ErrRestoreNotRequested.
+func (c *Core) FederateRestoreComplete(ok bool) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if c.sr.rphase != restoreBegun {
+		return hla.ErrRestoreNotRequested
+	}
+	c.sr.rphase = restoreDone
+	status := uint8(rsComplete)
+	if !ok {
+		status = rsNotComplete
+	}
+	c.publishRestoreStatus(status)
+	c.restoreCheck()
+	return nil
+}
+
+// AbortFederationRestore (§4.30) ends the restore under way as not
+// restored. Errors: ErrRestoreNotInProgress.
+func (c *Core) AbortFederationRestore() error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if c.sr.rphase == restoreIdle {
+		return hla.ErrRestoreNotInProgress
+	}
+	c.publishRestoreStatus(rsAbort)
+	c.restoreCheck()
+	return nil
+}
+
+// QueryFederationRestoreStatus (§4.31): FederationRestoreStatusResponse
+// tells each federate's status.
+func (c *Core) QueryFederationRestoreStatus() error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	status := func(f FederateHandle) hla.RestoreStatus {
+		st, known := c.sr.restSt[f]
+		switch {
+		case c.sr.rphase == restoreIdle:
+			return hla.NoRestoreInProgress
+		case c.sr.rphase == restorePending && (!known || st == rsReady || st == rsMissing):
+			if known {
+				return hla.FederateWaitingForRestoreToBegin
+			}
+			return hla.FederateRestoreRequestPending
+		case st >= rsComplete:
+			return hla.FederateWaitingForFederationToRestore
+		}
+		return hla.FederateRestoring
+	}
+	out := []hla.FederateRestoreStatus{{PreRestore: c.self, PostRestore: c.self, Status: status(c.self)}}
+	for f := range c.fed.members {
+		out = append(out, hla.FederateRestoreStatus{PreRestore: f, PostRestore: f, Status: status(f)})
+	}
+	slices.SortFunc(out, func(a, b hla.FederateRestoreStatus) int { return compareUint(a.PreRestore, b.PreRestore) })
+	c.push(hla.FederationRestoreStatusResponse{Statuses: out})
+	return nil
+}
+
+// restoreDecided ends the restore: FederationRestored or NotRestored.
+func (c *Core) restoreDecided(version uint64, reason hla.RestoreFailureReason) {
+	if version != c.sr.rv || c.sr.rphase < restoreBegun {
+		return
+	}
+	if reason == 0 {
+		c.push(hla.FederationRestored{})
+	} else {
+		c.push(hla.FederationNotRestored{Reason: reason})
+	}
+	coord := c.sr.rvCoord
+	c.sr.rv, c.sr.rphase, c.sr.restSt, c.sr.rfailed = 0, restoreIdle, nil, 0
+	c.setState(keyRestoreStat, nil)
+	if coord == c.self {
+		c.setState(keyRestore, nil)
+		c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+	}
+}
+
+// ---- State and membership ----
+
+// srStateChanged folds another federate's save and restore state into
+// this federate's view.
+func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
+	if value == nil {
+		return
+	}
+	r := wireReader{b: value}
+	switch key {
+	case keySave:
+		version := r.uvarint("version")
+		label := string(r.bytes("label"))
+		hasTime := r.byte("timed") == 1
+		at := r.float64("time")
+		if r.err != nil || len(r.b) != 0 {
+			c.stats.Malformed++
+			return
+		}
+		c.saveAnnounced(h, version, label, hasTime, at)
+	case keySaveStatus:
+		c.noteSaveStatus(h, value)
+		c.saveMaybeCapture()
+		c.saveCheck()
+	case keySaveDone:
+		version := r.uvarint("version")
+		reason := r.byte("reason")
+		if r.err != nil || len(r.b) != 0 {
+			c.stats.Malformed++
+			return
+		}
+		c.saveDecided(version, hla.SaveFailureReason(reason))
+	case keyRestore:
+		version := r.uvarint("version")
+		label := string(r.bytes("label"))
+		if r.err != nil || len(r.b) != 0 {
+			c.stats.Malformed++
+			return
+		}
+		c.restoreAnnounced(h, version, label)
+	case keyRestoreStat:
+		c.noteRestoreStatus(h, value)
+		c.restoreCheck()
+	case keyRestoreGo, keyRestoreDone:
+		version := r.uvarint("version")
+		v := r.byte("outcome")
+		if r.err != nil || len(r.b) != 0 {
+			c.stats.Malformed++
+			return
+		}
+		if key == keyRestoreGo {
+			c.restoreBegins(version, v == 1)
+		} else {
+			c.restoreDecided(version, hla.RestoreFailureReason(v))
+		}
+	}
+}
+
+// srMemberLeft fails the save or restore under way when a federate
+// leaves it (resigned or lost), and re-checks: it may have been the one
+// waited for, or the decider.
+func (c *Core) srMemberLeft(lost bool) {
+	if c.sr.phase != saveIdle && c.sr.failed == 0 {
+		c.sr.failed = hla.FederateResignedDuringSave
+		if lost {
+			c.sr.failed = hla.RTIDetectedFailureDuringSave
+		}
+	}
+	if c.sr.rphase != restoreIdle && c.sr.rfailed == 0 {
+		c.sr.rfailed = hla.FederateResignedDuringRestore
+		if lost {
+			c.sr.rfailed = hla.RTIDetectedFailureDuringRestore
+		}
+	}
+	c.saveCheck()
+	c.restoreCheck()
+}
+
+// srProcess runs after each pass over the time core: a timed save may
+// now be initiated, the capture may now be complete.
+func (c *Core) srProcess() {
+	switch c.sr.phase {
+	case savePending:
+		c.saveMaybeInitiate()
+	case saveInitiated, saveBegun, saveDone:
+		c.saveMaybeCapture()
+	}
+}
+
+// branchGate decides what happens to a delivery before it is acted on:
+// an older branch's is dropped, a newer one's is held until this
+// federate restores, and during a save everything but time messages is
+// held until the save ends. It reports whether the delivery goes on.
+//
+// A replayed delivery (one held before) was reported received already.
+func (c *Core) branchGate(d reliable.Delivery, m *wireMsg, replay bool) bool {
+	switch {
+	case m.Branch < c.sr.branch:
+		c.stats.Abandoned++
+	case m.Branch > c.sr.branch:
+		c.sr.future = append(c.sr.future, rawOf(d))
+	case c.sr.phase >= saveInitiated && m.Kind != kindTime:
+		c.sr.held = append(c.sr.held, rawOf(d))
+	default:
+		return true
+	}
+	if !replay {
+		c.received(d)
+	}
+	return false
+}
+
+// rawOf copies d to act on later (its payload aliases a frame).
+func rawOf(d reliable.Delivery) reliable.Delivery {
+	d.Payload = slices.Clone(d.Payload)
+	return d
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func compareUint[T ~uint64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,467 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/hla"
+	"github.com/meshrti/meshrti/peer/reliable"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// snapshotFormat is the version of the saved RTI state's format. A
+// reader refuses any other.
+const snapshotFormat = 1
+
+// snapshot is one federate's RTI state as a federation save keeps it:
+// what the federate declared, the instances it knows and the tokens it
+// holds, its time state and the messages waiting for it. Derived state
+// (routing, the others' interest, advisories) is rebuilt from it, and
+// what is under way at the save (negotiations, reservations) is not
+// kept. msgpack-encoded.
+type snapshot struct {
+	Format     int    `msgpack:"format"`
+	Federation string `msgpack:"federation"`
+	Name       string `msgpack:"name"`
+	Self       uint64 `msgpack:"self"`
+	Label      string `msgpack:"label"`
+
+	Time snapTime `msgpack:"time"`
+	// Queue are the time-stamped messages queued; HeldRO the
+	// receive-order ones held for the time advancing state; Pending what
+	// arrived after the federate was told to save and before the capture
+	// (acted on after the save, and again after a restore).
+	Queue   []snapMsg `msgpack:"queue"`
+	HeldRO  []snapMsg `msgpack:"held"`
+	Pending []snapMsg `msgpack:"pending"`
+	Async   bool      `msgpack:"async"`
+
+	PubObj     map[uint64][]uint64 `msgpack:"pub_obj"`
+	SubObj     map[uint64][]uint64 `msgpack:"sub_obj"`
+	SubMode    map[uint64]snapSub  `msgpack:"sub_mode"`
+	PubInt     []uint64            `msgpack:"pub_int"`
+	SubInt     map[uint64]bool     `msgpack:"sub_int"` // active
+	Serial     uint64              `msgpack:"serial"`
+	Instances  []snapInstance      `msgpack:"instances"`
+	Deleted    [][2]uint64         `msgpack:"deleted"`
+	Gone       []uint64            `msgpack:"gone"`
+	Held       []snapToken         `msgpack:"held_tokens"`
+	View       []snapToken         `msgpack:"view"`
+	Ever       []snapToken         `msgpack:"ever"`
+	Left       []uint64            `msgpack:"left"`
+	Switches   [4]bool             `msgpack:"switches"` // class relevance, attribute relevance, scope, interaction relevance
+	OwnResign  uint8               `msgpack:"own_resign"`
+	IntOrder   map[uint64]uint8    `msgpack:"int_order"`
+	IntTranspt map[uint64]uint8    `msgpack:"int_transport"`
+}
+
+type snapTime struct {
+	Time        float64 `msgpack:"t"`
+	Lookahead   float64 `msgpack:"l"`
+	Regulating  bool    `msgpack:"r"`
+	Constrained bool    `msgpack:"c"`
+	Floor       float64 `msgpack:"f"`
+	FloorStrict bool    `msgpack:"fs"`
+	LastKind    uint8   `msgpack:"k"`
+	SendAbove   float64 `msgpack:"a"`
+}
+
+type snapMsg struct {
+	From     uint64  `msgpack:"from"`
+	Group    uint32  `msgpack:"g,omitempty"`
+	Seq      uint64  `msgpack:"s,omitempty"`
+	Reliable bool    `msgpack:"rel"`
+	Time     float64 `msgpack:"t,omitempty"`
+	Msg      []byte  `msgpack:"m"`
+}
+
+type snapSub struct {
+	Active bool   `msgpack:"a"`
+	Rate   string `msgpack:"r,omitempty"`
+}
+
+type snapInstance struct {
+	Federate uint64 `msgpack:"f"`
+	Serial   uint64 `msgpack:"s"`
+	Class    uint64 `msgpack:"c"`
+	Known    uint64 `msgpack:"k"`
+	Name     string `msgpack:"n"`
+	Named    bool   `msgpack:"r,omitempty"`
+}
+
+type snapToken struct {
+	Federate uint64 `msgpack:"f"`
+	Serial   uint64 `msgpack:"s"`
+	Attr     uint64 `msgpack:"a"`
+	Owner    uint64 `msgpack:"o,omitempty"`
+	Epoch    uint64 `msgpack:"e,omitempty"`
+	Via      uint64 `msgpack:"v,omitempty"`
+}
+
+// errSnapshotRegions: regions are not saved yet.
+var errSnapshotRegions = errors.New("core: a federate with DDM regions cannot be saved yet")
+
+// captureSnapshot encodes this federate's RTI state now.
+func (c *Core) captureSnapshot() ([]byte, error) {
+	if len(c.reg.regions) > 0 {
+		return nil, errSnapshotRegions
+	}
+	ts, err := c.tm.Save()
+	if err != nil {
+		return nil, err
+	}
+	s := &snapshot{
+		Format: snapshotFormat, Federation: c.cfg.Federation, Name: c.cfg.Name, Self: uint64(c.self), Label: c.sr.label,
+		Time: snapTime{Time: ts.Time, Lookahead: ts.Lookahead, Regulating: ts.Regulating, Constrained: ts.Constrained,
+			Floor: ts.Floor, FloorStrict: ts.FloorStrict, LastKind: uint8(ts.LastKind), SendAbove: ts.SendAbove},
+		Async:      c.tim.async,
+		PubObj:     map[uint64][]uint64{},
+		SubObj:     map[uint64][]uint64{},
+		SubMode:    map[uint64]snapSub{},
+		SubInt:     map[uint64]bool{},
+		Serial:     c.obj.serial,
+		Switches:   [4]bool{c.adv.classRel, c.adv.attrRel, c.adv.scope, c.adv.intRel},
+		OwnResign:  uint8(c.fed.own),
+		IntOrder:   map[uint64]uint8{},
+		IntTranspt: map[uint64]uint8{},
+	}
+	for _, q := range ts.Queue {
+		p, ok := q.Payload.(tsoPayload)
+		if !ok {
+			continue
+		}
+		s.Queue = append(s.Queue, snapMsg{From: uint64(p.from), Reliable: p.reliable, Time: q.Time, Msg: appendMsg(nil, p.msg)})
+	}
+	// The queue's order is the heap's: sort it so that a capture is
+	// deterministic (delivery order is the time core's, by time and
+	// arrival, and ties keep the order below).
+	slices.SortStableFunc(s.Queue, func(a, b snapMsg) int {
+		switch {
+		case a.Time < b.Time:
+			return -1
+		case a.Time > b.Time:
+			return 1
+		}
+		return 0
+	})
+	for _, h := range c.tim.held {
+		s.HeldRO = append(s.HeldRO, snapMsg{From: uint64(h.d.from), Reliable: h.d.reliable, Msg: appendMsg(nil, h.msg)})
+	}
+	for _, d := range c.sr.held {
+		s.Pending = append(s.Pending, snapMsg{From: uint64(d.From), Group: uint32(d.Group), Seq: d.Seq, Reliable: d.Reliable, Msg: d.Payload})
+	}
+	for cl, attrs := range c.dcl.pubObj {
+		s.PubObj[uint64(cl)] = sortedKeys(attrs)
+	}
+	for cl, attrs := range c.dcl.subObj {
+		s.SubObj[uint64(cl)] = sortedKeys(attrs)
+	}
+	for cl, m := range c.dcl.subMode {
+		s.SubMode[uint64(cl)] = snapSub{Active: m.active, Rate: m.rate}
+	}
+	for cl := range c.dcl.pubInt {
+		s.PubInt = append(s.PubInt, uint64(cl))
+	}
+	slices.Sort(s.PubInt)
+	for cl := range c.dcl.subInt {
+		s.SubInt[uint64(cl)] = c.dcl.subIntMode[cl]
+	}
+	for h, in := range c.obj.inst {
+		s.Instances = append(s.Instances, snapInstance{Federate: uint64(h.Federate), Serial: h.Serial,
+			Class: uint64(in.class.Handle), Known: uint64(in.known.Handle), Name: in.name, Named: in.named})
+	}
+	slices.SortFunc(s.Instances, func(a, b snapInstance) int {
+		if a.Federate != b.Federate {
+			return compareUint(a.Federate, b.Federate)
+		}
+		return compareUint(a.Serial, b.Serial)
+	})
+	for h := range c.obj.deleted {
+		s.Deleted = append(s.Deleted, [2]uint64{uint64(h.Federate), h.Serial})
+	}
+	for f := range c.obj.gone {
+		s.Gone = append(s.Gone, uint64(f))
+	}
+	for h, as := range c.own.held {
+		for a, e := range as {
+			s.Held = append(s.Held, snapToken{Federate: uint64(h.Federate), Serial: h.Serial, Attr: uint64(a), Epoch: e})
+		}
+	}
+	for h, as := range c.own.view {
+		for a, t := range as {
+			s.View = append(s.View, snapToken{Federate: uint64(h.Federate), Serial: h.Serial, Attr: uint64(a),
+				Owner: uint64(t.owner), Epoch: t.epoch, Via: uint64(t.via)})
+		}
+	}
+	for h, as := range c.own.ever {
+		for a := range as {
+			s.Ever = append(s.Ever, snapToken{Federate: uint64(h.Federate), Serial: h.Serial, Attr: uint64(a)})
+		}
+	}
+	for f := range c.own.left {
+		s.Left = append(s.Left, uint64(f))
+	}
+	for cl, o := range c.obj.intOrder {
+		s.IntOrder[uint64(cl)] = uint8(o)
+	}
+	for cl, t := range c.obj.intTransport {
+		s.IntTranspt[uint64(cl)] = uint8(t)
+	}
+	return msgpack.Marshal(s)
+}
+
+func sortedKeys[K ~uint64](m map[K]bool) []uint64 {
+	out := make([]uint64, 0, len(m))
+	for k := range m {
+		out = append(out, uint64(k))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// decodeSnapshot decodes a saved RTI state, refusing other formats.
+func decodeSnapshot(b []byte) (*snapshot, error) {
+	var s snapshot
+	if err := msgpack.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("core: saved state: %w", err)
+	}
+	if s.Format != snapshotFormat {
+		return nil, fmt.Errorf("core: saved state: format %d, this RTI reads %d", s.Format, snapshotFormat)
+	}
+	return &s, nil
+}
+
+// snapshotFits reports why s cannot be restored here, or nil: it must
+// be this federate's (federation, name, handle) and name only classes of
+// the FDD.
+func (c *Core) snapshotFits(s *snapshot, label string) error {
+	switch {
+	case s.Label != label:
+		return fmt.Errorf("core: saved state of label %q, not %q", s.Label, label)
+	case s.Federation != c.cfg.Federation || s.Name != c.cfg.Name || FederateHandle(s.Self) != c.self:
+		return fmt.Errorf("core: saved state of federate %q (%d) of %q", s.Name, s.Self, s.Federation)
+	}
+	for _, in := range s.Instances {
+		if _, err := c.objectClass(ObjectClassHandle(in.Class)); err != nil {
+			return err
+		}
+		if _, err := c.objectClass(ObjectClassHandle(in.Known)); err != nil {
+			return err
+		}
+	}
+	for cl := range s.PubObj {
+		if _, err := c.objectClass(ObjectClassHandle(cl)); err != nil {
+			return err
+		}
+	}
+	for cl := range s.SubObj {
+		if _, err := c.objectClass(ObjectClassHandle(cl)); err != nil {
+			return err
+		}
+	}
+	for _, cl := range s.PubInt {
+		if _, err := c.interactionClass(InteractionClassHandle(cl)); err != nil {
+			return err
+		}
+	}
+	for cl := range s.SubInt {
+		if _, err := c.interactionClass(InteractionClassHandle(cl)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applySnapshot replaces this federate's RTI state with s and moves it
+// to restore branch branch.
+func (c *Core) applySnapshot(s *snapshot, branch uint64) {
+	c.sr.branch = branch
+	c.sr.held = nil
+
+	// Declarations: leave what is declared now, take what was; the
+	// groups change by the difference.
+	var d groupDelta
+	oldSubObj := slices.Collect(maps.Keys(c.dcl.subObj))
+	oldSubInt := slices.Collect(maps.Keys(c.dcl.subInt))
+	for cl := range c.dcl.pubObj {
+		oc, _ := c.objectClass(cl)
+		d.add(c.rt.unpublishObject(oc))
+	}
+	for cl := range c.dcl.subObj {
+		oc, _ := c.objectClass(cl)
+		d.add(c.rt.unsubscribeObject(oc))
+	}
+	for cl := range c.dcl.pubInt {
+		ic, _ := c.interactionClass(cl)
+		d.add(c.rt.unpublishInteraction(ic))
+	}
+	for cl := range c.dcl.subInt {
+		ic, _ := c.interactionClass(cl)
+		d.add(c.rt.unsubscribeInteraction(ic))
+	}
+	c.dcl = newDeclarations()
+	for cl, attrs := range s.PubObj {
+		oc, _ := c.objectClass(ObjectClassHandle(cl))
+		c.dcl.pubObj[oc.Handle] = attrSet(attrs)
+		d.add(c.rt.publishObject(oc))
+	}
+	for cl, attrs := range s.SubObj {
+		oc, _ := c.objectClass(ObjectClassHandle(cl))
+		c.dcl.subObj[oc.Handle] = attrSet(attrs)
+		d.add(c.rt.subscribeObject(oc))
+		if m, ok := s.SubMode[cl]; ok {
+			c.dcl.subMode[oc.Handle] = subMode{active: m.Active, rate: m.Rate}
+		}
+	}
+	for _, cl := range s.PubInt {
+		ic, _ := c.interactionClass(InteractionClassHandle(cl))
+		c.dcl.pubInt[ic.Handle] = true
+		d.add(c.rt.publishInteraction(ic))
+	}
+	for cl, active := range s.SubInt {
+		ic, _ := c.interactionClass(InteractionClassHandle(cl))
+		c.dcl.subInt[ic.Handle] = true
+		c.dcl.subIntMode[ic.Handle] = active
+		d.add(c.rt.subscribeInteraction(ic))
+	}
+	c.applyGroups(d.net())
+	// The others learn the subscriptions again from the replicated state.
+	for _, cl := range append(oldSubObj, slices.Collect(maps.Keys(c.dcl.subObj))...) {
+		oc, _ := c.objectClass(cl)
+		c.publishInterest(oc)
+	}
+	for _, cl := range append(oldSubInt, slices.Collect(maps.Keys(c.dcl.subInt))...) {
+		c.publishInteractionInterest(cl)
+	}
+
+	// Objects and tokens.
+	c.obj = newObjects(c.self)
+	c.obj.serial = s.Serial
+	for _, in := range s.Instances {
+		h := ObjectInstanceHandle{Federate: FederateHandle(in.Federate), Serial: in.Serial}
+		class, _ := c.objectClass(ObjectClassHandle(in.Class))
+		known, _ := c.objectClass(ObjectClassHandle(in.Known))
+		c.obj.inst[h] = &instance{class: class, known: known, name: in.Name, named: in.Named}
+		c.obj.names[in.Name] = h
+	}
+	for _, h := range s.Deleted {
+		c.obj.deleted[ObjectInstanceHandle{Federate: FederateHandle(h[0]), Serial: h[1]}] = true
+	}
+	for _, f := range s.Gone {
+		c.obj.gone[FederateHandle(f)] = true
+	}
+	for cl, o := range s.IntOrder {
+		c.obj.intOrder[InteractionClassHandle(cl)] = OrderType(o)
+	}
+	for cl, t := range s.IntTranspt {
+		c.obj.intTransport[InteractionClassHandle(cl)] = hla.TransportationType(t)
+	}
+	c.own = newOwnership(c.self)
+	for _, t := range s.Held {
+		h := ObjectInstanceHandle{Federate: FederateHandle(t.Federate), Serial: t.Serial}
+		inner(c.own.held, h)[AttributeHandle(t.Attr)] = t.Epoch
+	}
+	for _, t := range s.View {
+		h := ObjectInstanceHandle{Federate: FederateHandle(t.Federate), Serial: t.Serial}
+		inner(c.own.view, h)[AttributeHandle(t.Attr)] = token{owner: FederateHandle(t.Owner), epoch: t.Epoch, via: FederateHandle(t.Via)}
+	}
+	for _, t := range s.Ever {
+		h := ObjectInstanceHandle{Federate: FederateHandle(t.Federate), Serial: t.Serial}
+		inner(c.own.ever, h)[AttributeHandle(t.Attr)] = true
+	}
+	for _, f := range s.Left {
+		c.own.left[FederateHandle(f)] = true
+	}
+	c.adv.classRel, c.adv.attrRel, c.adv.scope, c.adv.intRel = s.Switches[0], s.Switches[1], s.Switches[2], s.Switches[3]
+	if a := ResignAction(s.OwnResign); a.Valid() {
+		c.fed.own = a
+	}
+
+	// Time: the time core goes back; its queue and the held messages are
+	// the saved ones.
+	c.tim = newTiming()
+	c.tim.async = s.Async
+	st := lbts.Saved{Time: s.Time.Time, Lookahead: s.Time.Lookahead, Regulating: s.Time.Regulating,
+		Constrained: s.Time.Constrained, Floor: s.Time.Floor, FloorStrict: s.Time.FloorStrict,
+		LastKind: lbts.RequestKind(s.Time.LastKind), SendAbove: s.Time.SendAbove}
+	for _, q := range s.Queue {
+		m, err := decodeMsgPairs(q.Msg)
+		if err != nil {
+			c.stats.Malformed++
+			continue
+		}
+		st.Queue = append(st.Queue, lbts.TSO{From: lbts.FederateID(q.From), Time: q.Time,
+			Payload: tsoPayload{msg: m, from: FederateHandle(q.From), reliable: q.Reliable}})
+	}
+	if err := c.tm.Restore(st); err != nil {
+		c.stats.Malformed++
+	}
+	for _, h := range s.HeldRO {
+		m, err := decodeMsgPairs(h.Msg)
+		if err != nil {
+			c.stats.Malformed++
+			continue
+		}
+		c.tim.held = append(c.tim.held, heldMsg{msg: m, d: delivery{from: FederateHandle(h.From), received: Receive, reliable: h.Reliable}})
+	}
+	c.sr.restoring = true
+	defer func() { c.sr.restoring = false }()
+	for _, p := range s.Pending {
+		c.handle(reliable.Delivery{From: reliable.NodeID(p.From), Group: transport.Group(p.Group), Seq: p.Seq, Reliable: p.Reliable, Payload: p.Msg}, true)
+	}
+}
+
+func attrSet(attrs []uint64) map[AttributeHandle]bool {
+	m := make(map[AttributeHandle]bool, len(attrs))
+	for _, a := range attrs {
+		m[AttributeHandle(a)] = true
+	}
+	return m
+}
+
+// inner returns m[h], made when missing.
+func inner[V any](m map[ObjectInstanceHandle]map[AttributeHandle]V, h ObjectInstanceHandle) map[AttributeHandle]V {
+	in := m[h]
+	if in == nil {
+		in = make(map[AttributeHandle]V)
+		m[h] = in
+	}
+	return in
+}
+
+// add appends e's changes to d.
+func (d *groupDelta) add(e groupDelta) {
+	d.join = append(d.join, e.join...)
+	d.leave = append(d.leave, e.leave...)
+}
+
+// net cancels a leave against a join of the same group: a group left
+// and joined again in one restore stays joined.
+func (d groupDelta) net() groupDelta {
+	n := map[transport.Group]int{}
+	for _, g := range d.join {
+		n[g]++
+	}
+	for _, g := range d.leave {
+		n[g]--
+	}
+	var out groupDelta
+	for _, g := range d.leave {
+		if n[g] < 0 {
+			out.leave = append(out.leave, g)
+			n[g]++
+		}
+	}
+	for _, g := range d.join {
+		if n[g] > 0 {
+			out.join = append(out.join, g)
+			n[g]--
+		}
+	}
+	return out
+}

@@ -1,0 +1,239 @@
+package peer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+)
+
+// Federation save and restore (IEEE 1516.1-2010 §4.16-§4.32), decided
+// through the control plane; see docs/saverestore.md.
+//
+// A save writes, per federate, the RTI's state for it (time, declarations,
+// known and owned instances, tokens, queued messages) and whatever the
+// federate writes itself to SavedStateWriter, under
+// Config.SaveDir/<federation>/<label>/. A restore reads them back in every
+// federate at once; the federate reads its own from RestoredStateReader.
+
+// RequestFederationSave (§4.16) asks every federate to save now, under
+// label: each is told so (InitiateFederateSave) and answers
+// FederateSaveBegun, then FederateSaveComplete or NotComplete;
+// FederationSaved or FederationNotSaved ends it. A federate that is
+// advancing is told once it is granted. Errors: ErrSaveInProgress,
+// ErrRestoreInProgress.
+func (f *Federate) RequestFederationSave(label string) error {
+	return f.call(func() error { return f.core.RequestFederationSave(label, false, nil) })
+}
+
+// RequestFederationSaveWithTime (§4.16, the timed overload): each
+// federate is told to save when its logical time reaches t (a federate
+// that uses no time at once; one already past t fails the save,
+// SaveTimeCannotBeHonored). Errors: ErrLogicalTimeAlreadyPassed,
+// ErrInvalidLogicalTime, ErrFederateUnableToUseTime (this federate is
+// neither regulating nor constrained).
+func (f *Federate) RequestFederationSaveWithTime(label string, t LogicalTime) error {
+	return f.call(func() error { return f.core.RequestFederationSave(label, true, t) })
+}
+
+// FederateSaveBegun (§4.18) tells the RTI the federate starts saving.
+// Errors: ErrSaveNotInitiated.
+func (f *Federate) FederateSaveBegun() error {
+	return f.callAny(f.core.FederateSaveBegun)
+}
+
+// FederateSaveComplete (§4.19): the federate saved its state; the RTI
+// writes its own once everything sent before the save has arrived.
+// Errors: ErrFederateHasNotBegunSave.
+func (f *Federate) FederateSaveComplete() error {
+	return f.callAny(func() error { return f.core.FederateSaveComplete(true) })
+}
+
+// FederateSaveNotComplete (§4.19): the federate could not save; the
+// federation is not saved (FederateReportedFailureDuringSave). Errors:
+// ErrFederateHasNotBegunSave.
+func (f *Federate) FederateSaveNotComplete() error {
+	return f.callAny(func() error { return f.core.FederateSaveComplete(false) })
+}
+
+// AbortFederationSave (§4.21) ends the save under way: FederationNotSaved
+// (SaveAborted). Errors: ErrSaveNotInProgress.
+func (f *Federate) AbortFederationSave() error {
+	return f.callAny(f.core.AbortFederationSave)
+}
+
+// QueryFederationSaveStatus (§4.22): FederationSaveStatusResponse
+// answers.
+func (f *Federate) QueryFederationSaveStatus() error {
+	return f.callAny(func() error {
+		if err := f.core.SaveRestoreError(); errors.Is(err, ErrRestoreInProgress) {
+			return err
+		}
+		return f.core.QueryFederationSaveStatus()
+	})
+}
+
+// RequestFederationRestore (§4.24) asks the federation to go back to the
+// save labelled label: RequestFederationRestoreSucceeded (every federate
+// has its saved state) or Failed answers; then FederationRestoreBegun and
+// InitiateFederateRestore in every federate, each answering
+// FederateRestoreComplete or NotComplete, and FederationRestored or
+// FederationNotRestored ends it. Errors: ErrSaveInProgress,
+// ErrRestoreInProgress.
+func (f *Federate) RequestFederationRestore(label string) error {
+	return f.call(func() error { return f.core.RequestFederationRestore(label) })
+}
+
+// FederateRestoreComplete (§4.28): the federate restored its state.
+// Errors: ErrRestoreNotRequested.
+func (f *Federate) FederateRestoreComplete() error {
+	return f.callAny(func() error { return f.core.FederateRestoreComplete(true) })
+}
+
+// FederateRestoreNotComplete (§4.28): it could not; the federation is
+// not restored (FederateReportedFailureDuringRestore). Errors:
+// ErrRestoreNotRequested.
+func (f *Federate) FederateRestoreNotComplete() error {
+	return f.callAny(func() error { return f.core.FederateRestoreComplete(false) })
+}
+
+// AbortFederationRestore (§4.30) ends the restore under way:
+// FederationNotRestored (RestoreAborted). Errors: ErrRestoreNotInProgress.
+func (f *Federate) AbortFederationRestore() error {
+	return f.callAny(f.core.AbortFederationRestore)
+}
+
+// QueryFederationRestoreStatus (§4.31): FederationRestoreStatusResponse
+// answers.
+func (f *Federate) QueryFederationRestoreStatus() error {
+	return f.callAny(func() error {
+		if err := f.core.SaveRestoreError(); errors.Is(err, ErrSaveInProgress) {
+			return err
+		}
+		return f.core.QueryFederationRestoreStatus()
+	})
+}
+
+// SavedStateWriter returns where the federate writes its own state for
+// the save it was told of (InitiateFederateSave with label); close it
+// before FederateSaveComplete. The file is synced to disk at Close.
+func (f *Federate) SavedStateWriter(label string) (io.WriteCloser, error) {
+	dir, err := f.saveDir(label, true)
+	if err != nil {
+		return nil, err
+	}
+	return newSyncedFile(filepath.Join(dir, url.PathEscape(f.name)+".state"))
+}
+
+// RestoredStateReader returns the federate's own state saved under label
+// (after InitiateFederateRestore); ErrSpecifiedSaveLabelDoesNotExist when
+// it wrote none.
+func (f *Federate) RestoredStateReader(label string) (io.ReadCloser, error) {
+	dir, err := f.saveDir(label, false)
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.Open(filepath.Join(dir, url.PathEscape(f.name)+".state"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %q has no state of %q", ErrSpecifiedSaveLabelDoesNotExist, label, f.name)
+	}
+	return r, err
+}
+
+// saveDir returns the directory of label's save (made when mk).
+func (f *Federate) saveDir(label string, mk bool) (string, error) {
+	if label == "" {
+		return "", fmt.Errorf("%w: empty label", ErrSpecifiedSaveLabelDoesNotExist)
+	}
+	root := f.cfg.SaveDir
+	if root == "" {
+		root = filepath.Join(os.TempDir(), "meshrti-saves")
+	}
+	dir := filepath.Join(root, url.PathEscape(f.cfg.Federation), url.PathEscape(label))
+	if mk {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+		}
+	}
+	return dir, nil
+}
+
+// saves is the core's store of RTI state: a file per federate in the
+// label's directory, written whole, synced and renamed into place.
+func (f *Federate) saves() dirStore { return dirStore{f} }
+
+type dirStore struct{ f *Federate }
+
+func (s dirStore) path(label string, mk bool) (string, error) {
+	dir, err := s.f.saveDir(label, mk)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, url.PathEscape(s.f.name)+".rti"), nil
+}
+
+func (s dirStore) WriteSave(label string, data []byte) error {
+	p, err := s.path(label, true)
+	if err != nil {
+		return err
+	}
+	w, err := newSyncedFile(p)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(data); err != nil {
+		w.abort()
+		return err
+	}
+	return w.Close()
+}
+
+func (s dirStore) ReadSave(label string) ([]byte, error) {
+	p, err := s.path(label, false)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(p)
+}
+
+// syncedFile writes to a temporary file that Close syncs and renames to
+// its name (then syncs the directory): a reader finds the whole file or
+// none.
+type syncedFile struct {
+	*os.File
+	name string
+}
+
+func newSyncedFile(name string) (*syncedFile, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+	}
+	return &syncedFile{File: tmp, name: name}, nil
+}
+
+func (w *syncedFile) abort() {
+	w.File.Close()
+	os.Remove(w.File.Name())
+}
+
+func (w *syncedFile) Close() error {
+	err := w.File.Sync()
+	if cerr := w.File.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.File.Name(), w.name)
+	}
+	if err != nil {
+		os.Remove(w.File.Name())
+		return fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+	}
+	if d, err := os.Open(filepath.Dir(w.name)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
