@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Federation save and restore (IEEE 1516.1-2010 §4.16-§4.32), decided
@@ -118,14 +119,18 @@ func (f *Federate) QueryFederationRestoreStatus() error {
 
 // SavedStateWriter returns where the federate writes its own state for
 // the save it was told of (InitiateFederateSave with label); close it
-// before FederateSaveComplete. The file is synced to disk at Close.
+// before FederateSaveComplete. The file is synced to disk at Close, and
+// becomes the label's when the federation saved (FederationSaved).
 func (f *Federate) SavedStateWriter(label string) (io.WriteCloser, error) {
 	dir, err := f.saveDir(label, true)
 	if err != nil {
 		return nil, err
 	}
-	return newSyncedFile(filepath.Join(dir, url.PathEscape(f.name)+".state"))
+	return newSyncedFile(filepath.Join(dir, url.PathEscape(f.name)+".state"+pendingSuffix))
 }
+
+// pendingSuffix marks a save's files until the federation saved.
+const pendingSuffix = ".pending"
 
 // RestoredStateReader returns the federate's own state saved under label
 // (after InitiateFederateRestore); ErrSpecifiedSaveLabelDoesNotExist when
@@ -179,7 +184,7 @@ func (s dirStore) WriteSave(label string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	w, err := newSyncedFile(p)
+	w, err := newSyncedFile(p + pendingSuffix)
 	if err != nil {
 		return err
 	}
@@ -188,6 +193,30 @@ func (s dirStore) WriteSave(label string, data []byte) error {
 		return err
 	}
 	return w.Close()
+}
+
+// EndSave renames the pending files of label (the RTI's and the
+// federate's own) into place, or removes them.
+func (s dirStore) EndSave(label string, saved bool) {
+	p, err := s.path(label, false)
+	if err != nil {
+		return
+	}
+	own := strings.TrimSuffix(p, ".rti") + ".state"
+	for _, name := range []string{p, own} {
+		if !saved {
+			os.Remove(name + pendingSuffix)
+			continue
+		}
+		if err := os.Rename(name+pendingSuffix, name); err != nil {
+			// The federate wrote no state of its own: none may stay
+			// from an earlier save of the label.
+			if name == own && errors.Is(err, os.ErrNotExist) {
+				os.Remove(own)
+			}
+		}
+	}
+	syncDir(filepath.Dir(p))
 }
 
 func (s dirStore) ReadSave(label string) ([]byte, error) {
@@ -231,9 +260,14 @@ func (w *syncedFile) Close() error {
 		os.Remove(w.File.Name())
 		return fmt.Errorf("%w: %w", ErrRTIinternalError, err)
 	}
-	if d, err := os.Open(filepath.Dir(w.name)); err == nil {
+	syncDir(filepath.Dir(w.name))
+	return nil
+}
+
+// syncDir syncs a directory, so that a rename in it is on disk.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	return nil
 }

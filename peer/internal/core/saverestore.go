@@ -91,8 +91,16 @@ const (
 )
 
 // SaveStore keeps a federate's saved RTI state by label (Config.Saves).
+// A save is written pending and becomes the label's state only when the
+// federation saved: a failed save leaves an earlier one of the label in
+// place, and nothing to restore from otherwise.
 type SaveStore interface {
+	// WriteSave writes data, pending, for label.
 	WriteSave(label string, data []byte) error
+	// EndSave makes the pending state of label the label's (saved) or
+	// drops it.
+	EndSave(label string, saved bool)
+	// ReadSave reads label's state.
 	ReadSave(label string) ([]byte, error)
 }
 
@@ -464,8 +472,11 @@ func (c *Core) saveCheck() {
 	for f := range c.fed.members {
 		statuses = append(statuses, c.sr.saveSt[f].status)
 	}
-	if slices.Contains(statuses, ssAbort) {
+	switch {
+	case slices.Contains(statuses, ssAbort):
 		reason = hla.SaveAborted
+	case slices.Contains(statuses, ssTooLate):
+		reason = hla.SaveTimeCannotBeHonored // no need to wait for the others
 	}
 	if reason == 0 {
 		for _, st := range statuses {
@@ -493,6 +504,9 @@ func (c *Core) saveCheck() {
 func (c *Core) saveDecided(version uint64, reason hla.SaveFailureReason) {
 	if version != c.sr.sv || c.sr.phase == saveIdle {
 		return
+	}
+	if c.cfg.Saves != nil && c.sr.status != 0 {
+		c.cfg.Saves.EndSave(c.sr.label, reason == 0)
 	}
 	if reason == 0 {
 		c.push(hla.FederationSaved{})
