@@ -459,6 +459,13 @@ func (f *Federate) turn(seal bool) error {
 			return err
 		}
 		for _, op := range ops {
+			if op.Kind == core.OpSetState && !f.cfg.Manual {
+				// Writes of replicated state take effect in the order
+				// the core made them (a later status must not be
+				// overtaken by an earlier one); they do not block.
+				f.core.OpDone(op.ID, f.runOp(f.opsCtx, op))
+				continue
+			}
 			if !f.cfg.Manual {
 				f.startOp(op)
 				continue
