@@ -50,11 +50,12 @@ type memFederation struct {
 	reg  *MemRegistry
 	feds []*Federate
 	name string
+	dir  string // SaveDir
 }
 
 func newMemFederation(t testing.TB, n int, faults transport.Faults, seed int64) *memFederation {
 	t.Helper()
-	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: seed}), reg: NewMemRegistry(), name: "fed"}
+	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: seed}), reg: NewMemRegistry(), name: "fed", dir: t.TempDir()}
 	m.net.SetFaults(faults)
 	doc := testDoc(t)
 	for i := 0; i < n; i++ {
@@ -77,6 +78,7 @@ func (m *memFederation) addWith(name string, doc *fomxml.Document, tune func(*Co
 	cfg := Config{
 		Federation: m.name, FederateName: name, FOMModules: []*fomxml.Document{doc}, Create: true,
 		Control: m.reg.Control(m.name), Transport: m.net.Endpoint(name), TickInterval: 2 * time.Millisecond,
+		SaveDir: m.dir,
 	}
 	if tune != nil {
 		tune(&cfg)

@@ -288,6 +288,7 @@ func (c *Core) Tick() {
 	c.rel.Tick()
 	c.tm.Tick()
 	c.obj.tick(c)
+	c.srTick()
 }
 
 // Ready returns what to do now. It first acts on everything the reliable

@@ -141,6 +141,9 @@ type saveRestore struct {
 	rfailed  hla.RestoreFailureReason
 	seenSave uint64 // the newest save version seen (a stale "sv" is ignored)
 	seenRest uint64
+
+	ticks int64     // Ticks so far
+	retry []srRetry // requests to make again, by tick
 }
 
 // SaveRestoreError returns the error a service of the other groups gets
@@ -206,20 +209,72 @@ func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) 
 		}
 		at = v
 	}
+	c.requestSave(label, hasTime, at, 0)
+	return nil
+}
+
+// srRetries bounds how often a save or restore request asks for the
+// register key again while another save or restore holds it, and
+// srRetryTicks is the wait between asks.
+const (
+	srRetries    = 50
+	srRetryTicks = 5
+)
+
+// requestSave takes the register key for a save and announces it. While
+// another save or restore holds the key (it may just be releasing it),
+// it asks again, srRetries times; a save announced meanwhile is the one
+// this federate takes part in (the standard has a later request replace
+// a pending one; here the first wins), and a key that stays held fails
+// the request (FederationNotSaved, RTIUnableToSave).
+func (c *Core) requestSave(label string, hasTime bool, at float64, tries int) {
 	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
-		if r.Err != nil || !r.Held {
-			// Another save or restore is under way: this federate takes
-			// part in it.
+		if r.Err == nil && r.Held {
+			b := binary.AppendUvarint(nil, r.Version)
+			b = appendString(b, label)
+			b = append(b, boolByte(hasTime))
+			b = binary.BigEndian.AppendUint64(b, math.Float64bits(at))
+			c.setState(keySave, b)
+			c.saveAnnounced(c.self, r.Version, label, hasTime, at)
 			return
 		}
-		b := binary.AppendUvarint(nil, r.Version)
-		b = appendString(b, label)
-		b = append(b, boolByte(hasTime))
-		b = binary.BigEndian.AppendUint64(b, math.Float64bits(at))
-		c.setState(keySave, b)
-		c.saveAnnounced(c.self, r.Version, label, hasTime, at)
+		switch {
+		case c.sr.phase != saveIdle:
+			// Another federate's save is under way: this federate takes
+			// part in it.
+		case tries < srRetries && c.state == joined:
+			c.sr.retry = append(c.sr.retry, srRetry{at: c.sr.ticks + srRetryTicks, run: func() {
+				if c.sr.phase == saveIdle && c.sr.rphase == restoreIdle {
+					c.requestSave(label, hasTime, at, tries+1)
+				}
+			}})
+		default:
+			c.push(hla.FederationNotSaved{Reason: hla.RTIUnableToSave})
+		}
 	})
-	return nil
+}
+
+// srRetry is a request to make again at tick at.
+type srRetry struct {
+	at  int64
+	run func()
+}
+
+// srTick runs the requests due.
+func (c *Core) srTick() {
+	c.sr.ticks++
+	if len(c.sr.retry) == 0 || c.sr.retry[0].at > c.sr.ticks {
+		return
+	}
+	due := c.sr.retry
+	c.sr.retry = nil
+	for _, r := range due {
+		if r.at > c.sr.ticks {
+			c.sr.retry = append(c.sr.retry, r)
+			continue
+		}
+		r.run()
+	}
 }
 
 // saveAnnounced takes a save: this federate is told to save now or,
@@ -548,17 +603,34 @@ func (c *Core) RequestFederationRestore(label string) error {
 	if c.sr.rphase != restoreIdle {
 		return hla.ErrRestoreInProgress
 	}
+	c.requestRestore(label, 0)
+	return nil
+}
+
+// requestRestore takes the register key for a restore and announces it,
+// asking again while another save or restore holds the key, as
+// requestSave does; RequestFederationRestoreFailed when it stays held.
+func (c *Core) requestRestore(label string, tries int) {
 	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
-		if r.Err != nil || !r.Held {
-			c.push(hla.RequestFederationRestoreFailed{Label: label})
+		if r.Err == nil && r.Held {
+			b := binary.AppendUvarint(nil, r.Version)
+			b = appendString(b, label)
+			c.setState(keyRestore, b)
+			c.restoreAnnounced(c.self, r.Version, label)
 			return
 		}
-		b := binary.AppendUvarint(nil, r.Version)
-		b = appendString(b, label)
-		c.setState(keyRestore, b)
-		c.restoreAnnounced(c.self, r.Version, label)
+		if tries < srRetries && c.state == joined {
+			c.sr.retry = append(c.sr.retry, srRetry{at: c.sr.ticks + srRetryTicks, run: func() {
+				if c.sr.phase == saveIdle && c.sr.rphase == restoreIdle {
+					c.requestRestore(label, tries+1)
+				} else {
+					c.push(hla.RequestFederationRestoreFailed{Label: label})
+				}
+			}})
+			return
+		}
+		c.push(hla.RequestFederationRestoreFailed{Label: label})
 	})
-	return nil
 }
 
 // restoreAnnounced takes a restore request: this federate reads its

@@ -30,6 +30,9 @@ type snapshot struct {
 	Name       string `msgpack:"name"`
 	Self       uint64 `msgpack:"self"`
 	Label      string `msgpack:"label"`
+	// Members are the names of every federate joined at the save, this
+	// one included, sorted: a restore needs the same federation.
+	Members []string `msgpack:"members"`
 
 	Time snapTime `msgpack:"time"`
 	// Queue are the time-stamped messages queued; HeldRO the
@@ -120,6 +123,7 @@ func (c *Core) captureSnapshot() ([]byte, error) {
 		Time: snapTime{Time: ts.Time, Lookahead: ts.Lookahead, Regulating: ts.Regulating, Constrained: ts.Constrained,
 			Floor: ts.Floor, FloorStrict: ts.FloorStrict, LastKind: uint8(ts.LastKind), SendAbove: ts.SendAbove},
 		Async:      c.tim.async,
+		Members:    c.memberNames(),
 		PubObj:     map[uint64][]uint64{},
 		SubObj:     map[uint64][]uint64{},
 		SubMode:    map[uint64]snapSub{},
@@ -215,6 +219,17 @@ func (c *Core) captureSnapshot() ([]byte, error) {
 	return msgpack.Marshal(s)
 }
 
+// memberNames returns the names of the joined federates, this one
+// included, sorted.
+func (c *Core) memberNames() []string {
+	names := []string{c.cfg.Name}
+	for _, m := range c.fed.members {
+		names = append(names, m.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
 func sortedKeys[K ~uint64](m map[K]bool) []uint64 {
 	out := make([]uint64, 0, len(m))
 	for k := range m {
@@ -245,6 +260,8 @@ func (c *Core) snapshotFits(s *snapshot, label string) error {
 		return fmt.Errorf("core: saved state of label %q, not %q", s.Label, label)
 	case s.Federation != c.cfg.Federation || s.Name != c.cfg.Name || FederateHandle(s.Self) != c.self:
 		return fmt.Errorf("core: saved state of federate %q (%d) of %q", s.Name, s.Self, s.Federation)
+	case !slices.Equal(s.Members, c.memberNames()):
+		return fmt.Errorf("core: saved by federates %v, joined now %v", s.Members, c.memberNames())
 	}
 	for _, in := range s.Instances {
 		if _, err := c.objectClass(ObjectClassHandle(in.Class)); err != nil {
