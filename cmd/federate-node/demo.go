@@ -39,7 +39,9 @@ type demoFlags struct {
 // multicast sockets on lo, TTL 0). The aircraft are time-regulating and
 // publish time-stamped positions; the radar is time-constrained,
 // reflects them in time-stamp order and answers with contact reports.
-// Time advances in steps; the demo ends by itself with a summary.
+// Time advances in steps; the demo ends by itself with a summary, then
+// shows a synchronization point, a federation save and a restore
+// (demo_saverestore.go).
 func runDemo(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "ddm" {
 		return runDemoDDM(args[1:], stdout, stderr)
@@ -120,6 +122,13 @@ func demo(df demoFlags, out io.Writer) error {
 	}
 	say("meshrti demo: federation %q on this host, %d aircraft and a radar, %d time steps", federation, df.aircraft, df.steps)
 	say("each federate is its own node: a gossip member on 127.0.0.1 and multicast sockets on lo (TTL 0, port %d)", port)
+	// Federation saves go to a directory of their own, removed at the
+	// end (after the federates are closed: defers run last first).
+	saveDir, err := os.MkdirTemp("", "meshrti-demo-saves-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(saveDir)
 
 	join := func(name string, seeds []string, create bool) (*demoFederate, error) {
 		cfg := peer.Config{
@@ -128,6 +137,7 @@ func demo(df demoFlags, out io.Writer) error {
 			Gossip:    peer.GossipConfig{Seeds: seeds},
 			Multicast: transport.UDPConfig{Port: port},
 			Trace:     df.traceW,
+			SaveDir:   saveDir,
 		}
 		f, err := peer.Join(ctx, cfg)
 		if err != nil {
@@ -206,9 +216,7 @@ func demo(df demoFlags, out io.Writer) error {
 	for step := 1; step <= df.steps; step++ {
 		ts := float64(step)
 		for i, p := range planes {
-			angle := float64(i)*2*math.Pi/float64(len(planes)) + ts/4
-			pos := map[string]any{"Band": "X", "Location": []any{1000 * math.Cos(angle), 1000 * math.Sin(angle), 3000 + 100*ts}}
-			b, err := cd.Encode("Position3D", pos)
+			b, err := planePosition(cd, i, len(planes), ts)
 			if err != nil {
 				return err
 			}
@@ -301,6 +309,22 @@ func demo(df demoFlags, out io.Writer) error {
 		}
 		dcancel()
 	}
+	say("")
+	say("summary:")
+	say("  %-11s %8s %10s %13s %7s %8s", "federate", "sent", "reflected", "interactions", "grants", "time")
+	for _, f := range append([]*demoFederate{radar}, planes...) {
+		say("  %-11s %8d %10d %13d %7d %8v", f.name, f.sent, f.reflected, f.interactions, f.grants, f.reached)
+	}
+	if want := df.steps * len(planes); radar.reflected < want {
+		err = fmt.Errorf("radar reflected %d of %d position updates", radar.reflected, want)
+	} else {
+		say("every position update reached the radar in time-stamp order before its grant")
+		// Then a synchronization point, a save and a restore.
+		err = demoSaveRestore(ctx, srDemo{
+			say: say, cd: cd, radar: radar, planes: planes, objs: objs,
+			position: position, now: float64(df.steps),
+		})
+	}
 	for _, f := range append(planes, radar) {
 		rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
 		if err := f.fed.ResignFederationExecution(rctx, peer.DeleteObjects); err != nil {
@@ -308,18 +332,15 @@ func demo(df demoFlags, out io.Writer) error {
 		}
 		rcancel()
 	}
-	say("")
-	say("summary:")
-	say("  %-11s %8s %10s %13s %7s %8s", "federate", "sent", "reflected", "interactions", "grants", "time")
-	for _, f := range append([]*demoFederate{radar}, planes...) {
-		say("  %-11s %8d %10d %13d %7d %8v", f.name, f.sent, f.reflected, f.interactions, f.grants, f.reached)
-	}
-	want := df.steps * len(planes)
-	if radar.reflected < want {
-		return fmt.Errorf("radar reflected %d of %d position updates", radar.reflected, want)
-	}
-	say("every position update reached the radar in time-stamp order before its grant")
-	return nil
+	return err
+}
+
+// planePosition encodes the position of aircraft i of n at time ts: they
+// fly circles, climbing.
+func planePosition(cd *codec.Codec, i, n int, ts float64) ([]byte, error) {
+	angle := float64(i)*2*math.Pi/float64(n) + ts/4
+	pos := map[string]any{"Band": "X", "Location": []any{1000 * math.Cos(angle), 1000 * math.Sin(angle), 3000 + 100*ts}}
+	return cd.Encode("Position3D", pos)
 }
 
 func names(fs []*demoFederate) string {

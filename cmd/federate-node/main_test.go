@@ -129,14 +129,29 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
+	// The demo's saves go to a temporary directory it removes.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	code, out, errOut := runCmd(t, "demo", "-aircraft", "2", "-steps", "3")
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
 	for _, want := range []string{"joined: Aircraft-1, Aircraft-2, Radar", "radar sees Aircraft-1", "t=3    radar granted", "summary:",
-		"every position update reached the radar"} {
+		"every position update reached the radar",
+		// Then a synchronization point, a save at t=4, three more
+		// steps and a restore.
+		"sync point ready: synchronized (3 federates)",
+		"save checkpoint at t=4: saved",
+		"t=7    every federate granted; the radar reflected 2 positions stamped 7",
+		"restore checkpoint: restored, time back to t=4",
+		"Aircraft-2  t=4, own state back as saved: grants 7 -> 4, sent 7 -> 4",
+		"Radar       t=4, own state back as saved: grants 7 -> 4, reflected",
+		"after the restore the radar reflected again the 2 positions stamped 5"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("the demo left %v in the temporary directory", left)
 	}
 }
