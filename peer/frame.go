@@ -54,8 +54,8 @@ func (fr *Frame) Queue(cmds ...Command) { fr.cmds = append(fr.cmds, cmds...) }
 // A Command is a service call queued by a frame and run at the frame's
 // end, on the goroutine of RunFrames. AdvanceTo, NextMessageTo, Update
 // and Send cover the usual calls; Do wraps any other (a delete, a
-// retractable update, a flush queue request, or save and restore once
-// the federate has them), and a type of one's own with a Run method
+// retractable update, a flush queue request); Save and Restore ask for
+// a federation save or restore; a type of one's own with a Run method
 // serves as well. A command that implements fmt.Stringer is named by its
 // String in a CommandError.
 type Command interface {
@@ -160,6 +160,44 @@ func (c Send) String() string {
 	}
 	return fmt.Sprintf("Send interaction %v", c.Class)
 }
+
+// Save is the command of a federation save: RequestFederationSave, or
+// RequestFederationSaveWithTime when Time is set. The federate's part
+// (InitiateFederateSave, then FederateSaveBegun, its own state through
+// SavedStateWriter, FederateSaveComplete) runs in the frames that follow,
+// from handle.
+type Save struct {
+	Label string
+	Time  LogicalTime
+}
+
+// Run asks for the save.
+func (c Save) Run(f *Federate) error {
+	if c.Time != nil {
+		return f.RequestFederationSaveWithTime(c.Label, c.Time)
+	}
+	return f.RequestFederationSave(c.Label)
+}
+
+func (c Save) String() string {
+	if c.Time != nil {
+		return fmt.Sprintf("Save %q at %v", c.Label, c.Time)
+	}
+	return fmt.Sprintf("Save %q", c.Label)
+}
+
+// Restore is the command of a federation restore:
+// RequestFederationRestore. The federate's part (InitiateFederateRestore,
+// its own state through RestoredStateReader, FederateRestoreComplete)
+// runs in the frames that follow, from handle.
+type Restore struct {
+	Label string
+}
+
+// Run asks for the restore.
+func (c Restore) Run(f *Federate) error { return f.RequestFederationRestore(c.Label) }
+
+func (c Restore) String() string { return fmt.Sprintf("Restore %q", c.Label) }
 
 // Do is a command that calls a function with the federate: any service
 // without a command type of its own.
@@ -319,6 +357,12 @@ func (l *frameLoop) deliver(ev Event) error {
 		l.fr.Time = ev.Time
 	case TimeConstrainedEnabled:
 		l.fr.Time = ev.Time
+	case FederationRestored, FederationNotRestored:
+		// The time went back to the save's (the RTI state is the
+		// saved one even when some federate did not restore).
+		if t, err := l.f.QueryLogicalTime(); err == nil {
+			l.fr.Time = t
+		}
 	}
 	if l.handle != nil {
 		if err := l.handle(ev); err != nil {

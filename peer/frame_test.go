@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -423,5 +425,120 @@ func TestFrameStops(t *testing.T) {
 	})
 	if !errors.Is(err, ErrNotConnected) || !errors.Is(err, ErrClosed) || len(lost) != 1 {
 		t.Errorf("lost: %v, ConnectionLost handled %d times", err, len(lost))
+	}
+}
+
+// The frame loop saves and restores: F0 queues a timed save at 3 and,
+// later, a restore; each federate saves its frame counter as its own
+// state in handle and reads it back at the restore. After the restore
+// the frames go on from time 3 with the counter as saved.
+func TestFramesSaveAndRestore(t *testing.T) {
+	m := newMemFederation(t, 2, transport.Faults{}, 67)
+	for _, f := range m.feds {
+		if err := f.EnableTimeRegulation(Float64Time(1)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, f, 5*time.Second, isType[TimeRegulationEnabled])
+		if err := f.EnableTimeConstrained(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, f, 5*time.Second, isType[TimeConstrainedEnabled])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	type result struct {
+		times    []float64 // Frame.Time of each frame
+		restored int       // the counter read back
+		err      error
+	}
+	results := make([]result, len(m.feds))
+	var wg sync.WaitGroup
+	for i, f := range m.feds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := &results[i]
+			counter, restores := 0, 0
+			busy, asked := false, false // a save or restore under way; the restore asked for
+			handle := func(ev Event) error {
+				switch e := ev.(type) {
+				case FederationSaved, FederationRestored:
+					busy = false
+				case InitiateFederateSave:
+					busy = true
+					if err := f.FederateSaveBegun(); err != nil {
+						return err
+					}
+					w, err := f.SavedStateWriter(e.Label)
+					if err != nil {
+						return err
+					}
+					fmt.Fprint(w, counter)
+					if err := w.Close(); err != nil {
+						return err
+					}
+					return f.FederateSaveComplete()
+				case InitiateFederateRestore:
+					busy = true
+					rd, err := f.RestoredStateReader(e.Label)
+					if err != nil {
+						return err
+					}
+					_, err = fmt.Fscan(rd, &counter)
+					rd.Close()
+					if err != nil {
+						return err
+					}
+					r.restored = counter
+					restores++
+					return f.FederateRestoreComplete()
+				case FederationNotSaved, FederationNotRestored:
+					return fmt.Errorf("%#v", e)
+				}
+				return nil
+			}
+			r.err = f.RunFrames(ctx, handle, func(fr *Frame) error {
+				r.times = append(r.times, fr.Time.Float())
+				counter++
+				switch {
+				case busy:
+					time.Sleep(time.Millisecond) // services wait for the save or restore to end
+					return nil
+				case restores > 0 && fr.Time.Float() == 6:
+					return ErrStopFrames
+				case i == 0 && fr.Number == 1:
+					fr.Queue(Save{Label: "three", Time: Float64Time(3)})
+				case restores == 0 && fr.Time.Float() == 5:
+					if i == 0 && !asked {
+						asked = true
+						fr.Queue(Restore{Label: "three"})
+					}
+					time.Sleep(time.Millisecond) // no advance: the restore comes
+					return nil
+				}
+				fr.Queue(AdvanceTo{Time: Float64Time(fr.Time.Float() + 1)})
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.err != nil {
+			t.Fatalf("F%d: %v (frames at %v)", i, r.err, r.times)
+		}
+		// The counter at the save (taken when time reached 3, after
+		// the frames at 0, 1, 2 and 3's grant) comes back, and the
+		// frames after the restore start at 3 again.
+		if r.restored < 3 {
+			t.Errorf("F%d: counter read back %d, want at least 3", i, r.restored)
+		}
+		five := slices.Index(r.times, 5)
+		if five < 0 || !slices.Contains(r.times[five:], 3) {
+			t.Errorf("F%d: frame times %v: no return to 3 after the restore", i, r.times)
+		}
+		t.Logf("F%d: counter back %d, frame times %v", i, r.restored, slices.Compact(slices.Clone(r.times)))
+		if last := r.times[len(r.times)-1]; last != 6 {
+			t.Errorf("F%d: last frame at %v, want 6", i, last)
+		}
 	}
 }

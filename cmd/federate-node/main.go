@@ -2,7 +2,7 @@
 // federation's gossip cluster, runs built-in federates and tools, and
 // measures. Subcommands:
 //
-//	federate-node demo                       a radar and aircraft on this host
+//	federate-node demo                       a radar and aircraft on this host; a sync point, a save, a restore
 //	federate-node demo ddm                   regions: a radar's square, radios' channels
 //	federate-node node -role ping|pong ...   one built-in federate
 //	federate-node bench                      two-process round trips and update rate
@@ -33,7 +33,8 @@ func main() {
 const usage = `usage: federate-node COMMAND [ARGS]
 
 commands:
-  demo                         run the demo: a radar and aircraft federates on this host
+  demo                         run the demo: a radar and aircraft federates on this host,
+                               a synchronization point, a save and a restore
   demo ddm [flags]             run the DDM demo: a radar subscribed to a square, aircraft flying
                                through it, radios on channels; checks that each got exactly its
                                share (federate-node demo ddm -h lists the flags)
