@@ -8,6 +8,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/lbts"
 	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/reliable"
@@ -61,6 +62,38 @@ type snapshot struct {
 	OwnResign  uint8               `msgpack:"own_resign"`
 	IntOrder   map[uint64]uint8    `msgpack:"int_order"`
 	IntTranspt map[uint64]uint8    `msgpack:"int_transport"`
+
+	// DDM: this federate's regions, its subscriptions with regions and
+	// its instances' associations.
+	RegionSerial uint64            `msgpack:"region_serial"`
+	Regions      []snapRegion      `msgpack:"regions"`
+	RegionSubs   []snapRegionSub   `msgpack:"region_subs"`
+	IntRegions   []snapRegionSub   `msgpack:"int_region_subs"`
+	Assoc        []snapAssociation `msgpack:"associations"`
+}
+
+type snapRegion struct {
+	Serial    uint64     `msgpack:"s"`
+	Dims      []uint64   `msgpack:"d"`
+	Pending   ddm.Region `msgpack:"p"`
+	Committed ddm.Region `msgpack:"c"`
+	Uses      int        `msgpack:"u"`
+}
+
+// snapRegionSub is a subscription with regions: of an attribute of a
+// class, or (Attr 0) of an interaction class.
+type snapRegionSub struct {
+	Class   uint64   `msgpack:"c"`
+	Attr    uint64   `msgpack:"a,omitempty"`
+	Plain   bool     `msgpack:"p,omitempty"`
+	Regions []uint64 `msgpack:"r"` // serials of this federate's regions
+}
+
+type snapAssociation struct {
+	Federate uint64   `msgpack:"f"`
+	Serial   uint64   `msgpack:"s"`
+	Attr     uint64   `msgpack:"a"`
+	Regions  []uint64 `msgpack:"r"`
 }
 
 type snapTime struct {
@@ -106,14 +139,13 @@ type snapToken struct {
 	Via      uint64 `msgpack:"v,omitempty"`
 }
 
-// errSnapshotRegions: regions are not saved yet.
-var errSnapshotRegions = errors.New("core: a federate with DDM regions cannot be saved yet")
+// errSnapshotRegions: a region handle of another federate in this
+// federate's subscriptions or associations (regions are always the
+// creator's own; it cannot happen).
+var errSnapshotRegions = errors.New("core: a subscription or association names another federate's region")
 
 // captureSnapshot encodes this federate's RTI state now.
 func (c *Core) captureSnapshot() ([]byte, error) {
-	if len(c.reg.regions) > 0 {
-		return nil, errSnapshotRegions
-	}
 	ts, err := c.tm.Save()
 	if err != nil {
 		return nil, err
@@ -216,7 +248,97 @@ func (c *Core) captureSnapshot() ([]byte, error) {
 	for cl, t := range c.obj.intTransport {
 		s.IntTranspt[uint64(cl)] = uint8(t)
 	}
+	if err := c.captureRegions(s); err != nil {
+		return nil, err
+	}
 	return msgpack.Marshal(s)
+}
+
+// captureRegions adds the DDM state to s.
+func (c *Core) captureRegions(s *snapshot) error {
+	serials := func(hs []RegionHandle) ([]uint64, error) {
+		out := make([]uint64, 0, len(hs))
+		for _, h := range hs {
+			if h.Federate != c.self {
+				return nil, errSnapshotRegions
+			}
+			out = append(out, h.Serial)
+		}
+		return out, nil
+	}
+	s.RegionSerial = c.reg.serial
+	for h, r := range c.reg.regions {
+		dims := make([]uint64, len(r.dims))
+		for i, d := range r.dims {
+			dims[i] = uint64(d)
+		}
+		s.Regions = append(s.Regions, snapRegion{Serial: h.Serial, Dims: dims, Pending: r.pending, Committed: r.committed, Uses: r.uses})
+	}
+	slices.SortFunc(s.Regions, func(a, b snapRegion) int { return compareUint(a.Serial, b.Serial) })
+	for cl, as := range c.reg.subs {
+		for a, sub := range as {
+			rs, err := serials(sub.regions)
+			if err != nil {
+				return err
+			}
+			s.RegionSubs = append(s.RegionSubs, snapRegionSub{Class: uint64(cl), Attr: uint64(a), Plain: sub.plain, Regions: rs})
+		}
+	}
+	for cl, sub := range c.reg.intSubs {
+		rs, err := serials(sub.regions)
+		if err != nil {
+			return err
+		}
+		s.IntRegions = append(s.IntRegions, snapRegionSub{Class: uint64(cl), Plain: sub.plain, Regions: rs})
+	}
+	for h, as := range c.reg.assoc {
+		for a, hs := range as {
+			rs, err := serials(hs)
+			if err != nil {
+				return err
+			}
+			s.Assoc = append(s.Assoc, snapAssociation{Federate: uint64(h.Federate), Serial: h.Serial, Attr: uint64(a), Regions: rs})
+		}
+	}
+	return nil
+}
+
+// restoreRegions replaces the DDM state with s's (the cell groups are
+// joined again by the caller).
+func (c *Core) restoreRegions(s *snapshot) {
+	space, spaceOf := c.reg.space, c.reg.spaceOf
+	c.reg = newRegionSet()
+	c.reg.space, c.reg.spaceOf = space, spaceOf
+	c.reg.serial = s.RegionSerial
+	handles := func(serials []uint64) []RegionHandle {
+		out := make([]RegionHandle, len(serials))
+		for i, n := range serials {
+			out[i] = RegionHandle{Federate: c.self, Serial: n}
+		}
+		return out
+	}
+	for _, r := range s.Regions {
+		dims := make([]DimensionHandle, len(r.Dims))
+		for i, d := range r.Dims {
+			dims[i] = DimensionHandle(d)
+		}
+		c.reg.regions[RegionHandle{Federate: c.self, Serial: r.Serial}] = &region{dims: dims, pending: r.Pending, committed: r.Committed, uses: r.Uses}
+	}
+	for _, sub := range s.RegionSubs {
+		as := c.reg.subs[ObjectClassHandle(sub.Class)]
+		if as == nil {
+			as = make(map[AttributeHandle]*regionSub)
+			c.reg.subs[ObjectClassHandle(sub.Class)] = as
+		}
+		as[AttributeHandle(sub.Attr)] = &regionSub{plain: sub.Plain, regions: handles(sub.Regions)}
+	}
+	for _, sub := range s.IntRegions {
+		c.reg.intSubs[InteractionClassHandle(sub.Class)] = &regionSub{plain: sub.Plain, regions: handles(sub.Regions)}
+	}
+	for _, a := range s.Assoc {
+		h := ObjectInstanceHandle{Federate: FederateHandle(a.Federate), Serial: a.Serial}
+		inner(c.reg.assoc, h)[AttributeHandle(a.Attr)] = handles(a.Regions)
+	}
 }
 
 // memberNames returns the names of the joined federates, this one
@@ -299,6 +421,7 @@ func (c *Core) snapshotFits(s *snapshot, label string) error {
 func (c *Core) applySnapshot(s *snapshot, branch uint64) {
 	c.sr.branch = branch
 	c.sr.held = nil
+	c.restoreRegions(s)
 
 	// Declarations: leave what is declared now, take what was; the
 	// groups change by the difference.
@@ -347,6 +470,7 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64) {
 		d.add(c.rt.subscribeInteraction(ic))
 	}
 	c.applyGroups(d.net())
+	c.rejoinCells()
 	// The others learn the subscriptions again from the replicated state.
 	for _, cl := range append(oldSubObj, slices.Collect(maps.Keys(c.dcl.subObj))...) {
 		oc, _ := c.objectClass(cl)
@@ -394,6 +518,7 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64) {
 	for _, f := range s.Left {
 		c.own.left[FederateHandle(f)] = true
 	}
+	c.resendCells()
 	c.adv.classRel, c.adv.attrRel, c.adv.scope, c.adv.intRel = s.Switches[0], s.Switches[1], s.Switches[2], s.Switches[3]
 	if a := ResignAction(s.OwnResign); a.Valid() {
 		c.fed.own = a
