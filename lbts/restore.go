@@ -133,3 +133,34 @@ func (n *Node) heard(id FederateID) {
 func (n *Node) ReceivedThrough(from FederateID, g uint32) (seq uint64, joined bool) {
 	return n.received(streamKey{from, g}), n.joined[g]
 }
+
+// Rebase forgets what the node knew of the others' time, as Restore
+// does, but keeps its own: a federate that takes no part in a federation
+// restore (it joined after the request) follows the others to their new
+// branch. A pending enable request or time advance is made again.
+func (n *Node) Rebase() error {
+	s := Saved{
+		Time: n.time, Lookahead: n.lookahead, Regulating: n.regulating, Constrained: n.constrained,
+		Floor: n.floor, FloorStrict: n.floorStrict, LastKind: n.lastKind, SendAbove: n.sendAbove,
+		Queue: append([]TSO(nil), n.queue...),
+	}
+	req, reqT := n.request, n.requested
+	regPending, consPending, lookahead := n.regPending, n.consPending, n.lookahead
+	if err := n.Restore(s); err != nil {
+		return err
+	}
+	if regPending {
+		if err := n.EnableRegulation(lookahead); err != nil {
+			return err
+		}
+	}
+	if consPending {
+		if err := n.EnableConstrained(); err != nil {
+			return err
+		}
+	}
+	if req != NoRequest {
+		return n.Request(req, reqT)
+	}
+	return nil
+}

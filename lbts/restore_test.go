@@ -108,3 +108,40 @@ func TestRestore(t *testing.T) {
 		t.Fatalf("delivered %v after the restore, want the message at 7 again", b.delivered)
 	}
 }
+
+// A node that rebases keeps its time and its pending request, forgets
+// the others' promises, and grants only once it heard them again.
+func TestRebase(t *testing.T) {
+	c := newCluster()
+	a := c.add(1, 0, 1)
+	b := c.add(2, 0, 1)
+	for _, s := range []*simNode{a, b} {
+		if err := s.n.EnableRegulation(1); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.n.EnableConstrained(); err != nil {
+			t.Fatal(err)
+		}
+		c.stabilize()
+	}
+	if err := a.n.RequestAdvance(3); err != nil {
+		t.Fatal(err)
+	}
+	c.stabilize()
+	if a.time != 0 {
+		t.Fatalf("a granted %v with b at 0", a.time)
+	}
+	if err := a.n.Rebase(); err != nil {
+		t.Fatal(err)
+	}
+	if !a.n.Advancing() || a.n.Time() != 0 || a.n.Awaiting() != 1 {
+		t.Fatalf("after Rebase: %+v, awaiting %d", a.n.Status(), a.n.Awaiting())
+	}
+	if err := b.n.RequestAdvance(3); err != nil {
+		t.Fatal(err)
+	}
+	c.stabilize()
+	if a.time != 3 || b.time != 3 {
+		t.Fatalf("at %v and %v, want 3", a.time, b.time)
+	}
+}

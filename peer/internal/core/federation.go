@@ -194,7 +194,7 @@ func (c *Core) forget(h FederateHandle, lost, deletes bool) {
 		c.push(hla.FederateResigned{Federate: h, Name: m.Name})
 	}
 	c.syncMembersChanged()
-	c.srMemberLeft(lost)
+	c.srMemberLeft(h, lost)
 }
 
 // onResign handles another federate's resign notice.

@@ -49,6 +49,7 @@ const (
 	keyRestoreStat = "rs"          // a federate's restore status
 	keyRestoreGo   = "rd"          // the restore begins or is refused (decider)
 	keyRestoreDone = "rf"          // the restore's outcome (decider)
+	keyBranch      = "br"          // the restore branch a federate is on
 )
 
 // Save statuses ("ss").
@@ -123,6 +124,7 @@ type saveRestore struct {
 	hasTime bool
 	at      float64
 	phase   savePhase
+	parts   []FederateHandle // the federates joined at the request, sorted: those that take part
 	saveSt  map[FederateHandle]memberSave
 	failed  hla.SaveFailureReason // a federate left during the save
 	held    []reliable.Delivery   // deliveries held since InitiateFederateSave
@@ -136,6 +138,7 @@ type saveRestore struct {
 	rvCoord  FederateHandle
 	rlabel   string
 	rphase   restorePhase
+	rparts   []FederateHandle // as parts, for the restore
 	rsnap    *snapshot
 	restSt   map[FederateHandle]uint8
 	rfailed  hla.RestoreFailureReason
@@ -160,21 +163,54 @@ func (c *Core) SaveRestoreError() error {
 }
 
 // srDecider reports whether this federate decides the save or restore
-// coord asked for.
-func (c *Core) srDecider(coord FederateHandle) bool {
+// coord asked for, among the federates parts: coord, or once it is gone
+// the live one of parts with the lowest handle.
+func (c *Core) srDecider(coord FederateHandle, parts []FederateHandle) bool {
 	if coord == c.self {
 		return true
 	}
 	if _, alive := c.fed.members[coord]; alive {
 		return false
 	}
-	lowest := c.self
-	for f := range c.fed.members {
-		if f < lowest {
-			lowest = f
+	for _, f := range c.liveOthers(parts) {
+		if f < c.self {
+			return false
 		}
 	}
-	return lowest == c.self
+	return true
+}
+
+// liveOthers returns the federates of parts that are still joined, this
+// one left out.
+func (c *Core) liveOthers(parts []FederateHandle) []FederateHandle {
+	var out []FederateHandle
+	for _, f := range parts {
+		if _, ok := c.fed.members[f]; ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// participants returns this federate and the joined ones, sorted: who
+// takes part in a save or restore asked for now.
+func (c *Core) participants() []FederateHandle {
+	out := []FederateHandle{c.self}
+	for f := range c.fed.members {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// appendHandles writes a count and the handles (decodeHandles reads
+// them).
+func appendHandles(b []byte, hs []FederateHandle) []byte {
+	b = binary.AppendUvarint(b, uint64(len(hs)))
+	for _, h := range hs {
+		b = binary.AppendUvarint(b, uint64(h))
+	}
+	return b
 }
 
 // ---- Save ----
@@ -230,12 +266,14 @@ const (
 func (c *Core) requestSave(label string, hasTime bool, at float64, tries int) {
 	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
+			parts := c.participants()
 			b := binary.AppendUvarint(nil, r.Version)
 			b = appendString(b, label)
 			b = append(b, boolByte(hasTime))
 			b = binary.BigEndian.AppendUint64(b, math.Float64bits(at))
+			b = appendHandles(b, parts)
 			c.setState(keySave, b)
-			c.saveAnnounced(c.self, r.Version, label, hasTime, at)
+			c.saveAnnounced(c.self, r.Version, label, hasTime, at, parts)
 			return
 		}
 		switch {
@@ -278,16 +316,21 @@ func (c *Core) srTick() {
 }
 
 // saveAnnounced takes a save: this federate is told to save now or,
-// timed, once its time reaches at.
-func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string, hasTime bool, at float64) {
+// timed, once its time reaches at. A federate that joined after the
+// request (not in parts) takes no part in it.
+func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string, hasTime bool, at float64, parts []FederateHandle) {
 	if version <= c.sr.seenSave || c.state != joined {
 		return
 	}
 	c.sr.seenSave = version
+	if !slices.Contains(parts, c.self) {
+		return
+	}
 	if c.sr.phase != saveIdle {
 		return // one at a time: the register makes this one end first
 	}
 	c.sr.sv, c.sr.svCoord, c.sr.label, c.sr.hasTime, c.sr.at = version, coord, label, hasTime, at
+	c.sr.parts = parts
 	c.sr.phase = savePending
 	c.sr.saveSt = make(map[FederateHandle]memberSave)
 	c.sr.failed = 0
@@ -384,7 +427,7 @@ func (c *Core) saveMaybeCapture() {
 	if c.sr.phase < saveInitiated || c.sr.snap != nil || c.sr.status == ssTooLate {
 		return
 	}
-	for f := range c.fed.members {
+	for _, f := range c.liveOthers(c.sr.parts) {
 		ms, ok := c.sr.saveSt[f]
 		if !ok {
 			return // not told yet
@@ -518,13 +561,13 @@ func (c *Core) QueryFederationSaveStatus() error {
 // saveCheck decides the save when this federate decides it and every
 // live federate finished (or one aborted, or one left).
 func (c *Core) saveCheck() {
-	if c.sr.phase == saveIdle || !c.srDecider(c.sr.svCoord) {
+	if c.sr.phase == saveIdle || !c.srDecider(c.sr.svCoord, c.sr.parts) {
 		return
 	}
 	reason := c.sr.failed
 	final := func(st uint8) bool { return st >= ssComplete }
 	statuses := []uint8{c.sr.status}
-	for f := range c.fed.members {
+	for _, f := range c.liveOthers(c.sr.parts) {
 		statuses = append(statuses, c.sr.saveSt[f].status)
 	}
 	switch {
@@ -585,7 +628,7 @@ func (c *Core) saveDecided(version uint64, reason hla.SaveFailureReason) {
 // endSave forgets the save under way.
 func (s *saveRestore) endSave() {
 	s.sv, s.svCoord, s.label, s.hasTime, s.at = 0, 0, "", false, 0
-	s.phase, s.saveSt, s.failed, s.held, s.snap, s.writeAt, s.status, s.pos = saveIdle, nil, 0, nil, nil, false, 0, nil
+	s.phase, s.parts, s.saveSt, s.failed, s.held, s.snap, s.writeAt, s.status, s.pos = saveIdle, nil, nil, 0, nil, nil, false, 0, nil
 }
 
 // ---- Restore ----
@@ -613,10 +656,12 @@ func (c *Core) RequestFederationRestore(label string) error {
 func (c *Core) requestRestore(label string, tries int) {
 	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
+			parts := c.participants()
 			b := binary.AppendUvarint(nil, r.Version)
 			b = appendString(b, label)
+			b = appendHandles(b, parts)
 			c.setState(keyRestore, b)
-			c.restoreAnnounced(c.self, r.Version, label)
+			c.restoreAnnounced(c.self, r.Version, label, parts)
 			return
 		}
 		if tries < srRetries && c.state == joined {
@@ -634,16 +679,22 @@ func (c *Core) requestRestore(label string, tries int) {
 }
 
 // restoreAnnounced takes a restore request: this federate reads its
-// saved state and says whether it has it.
-func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label string) {
+// saved state and says whether it has it. A federate that joined after
+// the request takes no part in it (it was not in the federation the
+// request is about, and the saved federation's members are checked).
+func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label string, parts []FederateHandle) {
 	if version <= c.sr.seenRest || c.state != joined {
 		return
 	}
 	c.sr.seenRest = version
+	if !slices.Contains(parts, c.self) {
+		return
+	}
 	if c.sr.rphase != restoreIdle {
 		return
 	}
 	c.sr.rv, c.sr.rvCoord, c.sr.rlabel, c.sr.rphase = version, coord, label, restorePending
+	c.sr.rparts = parts
 	c.sr.restSt = make(map[FederateHandle]uint8)
 	c.sr.rfailed = 0
 	c.sr.rsnap = nil
@@ -688,11 +739,11 @@ func (c *Core) noteRestoreStatus(f FederateHandle, value []byte) {
 // begin once every federate has its state (or to refuse), then the
 // outcome once every federate restored.
 func (c *Core) restoreCheck() {
-	if c.sr.rphase == restoreIdle || !c.srDecider(c.sr.rvCoord) {
+	if c.sr.rphase == restoreIdle || !c.srDecider(c.sr.rvCoord, c.sr.rparts) {
 		return
 	}
 	statuses := []uint8{c.sr.restSt[c.self]}
-	for f := range c.fed.members {
+	for _, f := range c.liveOthers(c.sr.rparts) {
 		statuses = append(statuses, c.sr.restSt[f])
 	}
 	if c.sr.rphase == restorePending {
@@ -748,7 +799,7 @@ func (c *Core) restoreBegins(version uint64, ok bool) {
 			c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
 		}
 		c.setState(keyRestoreStat, nil)
-		c.sr.rv, c.sr.rphase, c.sr.rsnap, c.sr.restSt = 0, restoreIdle, nil, nil
+		c.sr.rv, c.sr.rphase, c.sr.rparts, c.sr.rsnap, c.sr.restSt = 0, restoreIdle, nil, nil, nil
 		return
 	}
 	if c.sr.rvCoord == c.self {
@@ -763,7 +814,16 @@ func (c *Core) restoreBegins(version uint64, ok bool) {
 	snap := c.sr.rsnap
 	c.sr.rsnap = nil
 	c.sr.rphase = restoreBegun
+	if snap == nil {
+		// Told to restore without a saved state here (a decision that
+		// contradicts this federate's answer): it cannot.
+		c.sr.rphase = restoreDone
+		c.publishRestoreStatus(rsNotComplete)
+		c.restoreCheck()
+		return
+	}
 	c.applySnapshot(snap, version)
+	c.setState(keyBranch, binary.AppendUvarint(nil, version))
 	if c.tr != nil {
 		c.traceRestore(label, version)
 	}
@@ -850,7 +910,7 @@ func (c *Core) restoreDecided(version uint64, reason hla.RestoreFailureReason) {
 		c.push(hla.FederationNotRestored{Reason: reason})
 	}
 	coord := c.sr.rvCoord
-	c.sr.rv, c.sr.rphase, c.sr.restSt, c.sr.rfailed = 0, restoreIdle, nil, 0
+	c.sr.rv, c.sr.rphase, c.sr.rparts, c.sr.restSt, c.sr.rfailed = 0, restoreIdle, nil, nil, 0
 	c.setState(keyRestoreStat, nil)
 	if coord == c.self {
 		c.setState(keyRestore, nil)
@@ -873,11 +933,12 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 		label := string(r.bytes("label"))
 		hasTime := r.byte("timed") == 1
 		at := r.float64("time")
+		parts := decodeHandles(&r)
 		if r.err != nil || len(r.b) != 0 {
 			c.stats.Malformed++
 			return
 		}
-		c.saveAnnounced(h, version, label, hasTime, at)
+		c.saveAnnounced(h, version, label, hasTime, at, parts)
 	case keySaveStatus:
 		c.noteSaveStatus(h, value)
 		c.saveMaybeCapture()
@@ -893,14 +954,24 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 	case keyRestore:
 		version := r.uvarint("version")
 		label := string(r.bytes("label"))
+		parts := decodeHandles(&r)
 		if r.err != nil || len(r.b) != 0 {
 			c.stats.Malformed++
 			return
 		}
-		c.restoreAnnounced(h, version, label)
+		c.restoreAnnounced(h, version, label, parts)
 	case keyRestoreStat:
 		c.noteRestoreStatus(h, value)
 		c.restoreCheck()
+	case keyBranch:
+		v := r.uvarint("branch")
+		if r.err != nil || len(r.b) != 0 {
+			c.stats.Malformed++
+			return
+		}
+		if v > c.sr.branch && !(c.sr.rphase != restoreIdle && c.sr.rv == v) {
+			c.followBranch(v)
+		}
 	case keyRestoreGo, keyRestoreDone:
 		version := r.uvarint("version")
 		v := r.byte("outcome")
@@ -916,17 +987,34 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 	}
 }
 
+// followBranch moves a federate that takes no part in a restore (it
+// joined after the request, or after the restore) to the federation's
+// branch: it keeps its state, forgets the others' promises (their time
+// went back), and acts on what the branch sent it already.
+func (c *Core) followBranch(v uint64) {
+	c.sr.branch = v
+	if err := c.tm.Rebase(); err != nil {
+		c.stats.Malformed++ // cannot happen: the node's own state is valid
+	}
+	c.setState(keyBranch, binary.AppendUvarint(nil, v))
+	future := c.sr.future
+	c.sr.future = nil
+	for _, d := range future {
+		c.handle(d, true)
+	}
+}
+
 // srMemberLeft fails the save or restore under way when a federate
 // leaves it (resigned or lost), and re-checks: it may have been the one
 // waited for, or the decider.
-func (c *Core) srMemberLeft(lost bool) {
-	if c.sr.phase != saveIdle && c.sr.failed == 0 {
+func (c *Core) srMemberLeft(h FederateHandle, lost bool) {
+	if c.sr.phase != saveIdle && c.sr.failed == 0 && slices.Contains(c.sr.parts, h) {
 		c.sr.failed = hla.FederateResignedDuringSave
 		if lost {
 			c.sr.failed = hla.RTIDetectedFailureDuringSave
 		}
 	}
-	if c.sr.rphase != restoreIdle && c.sr.rfailed == 0 {
+	if c.sr.rphase != restoreIdle && c.sr.rfailed == 0 && slices.Contains(c.sr.rparts, h) {
 		c.sr.rfailed = hla.FederateResignedDuringRestore
 		if lost {
 			c.sr.rfailed = hla.RTIDetectedFailureDuringRestore
