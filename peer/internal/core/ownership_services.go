@@ -386,7 +386,8 @@ func (c *Core) maybeClaim(obj ObjectInstanceHandle, a AttributeHandle) {
 // for acquisition acq.
 func (c *Core) claim(obj ObjectInstanceHandle, a AttributeHandle, acq *acquisition, expect uint64) {
 	acq.claiming = true
-	c.fed.startOp(c, Op{Kind: OpSwap, Key: ownKey(obj, a), Expect: expect}, func(r OpResult) {
+	// The value is the branch the claim is made on (saverestore.go).
+	c.fed.startOp(c, Op{Kind: OpSwap, Key: ownKey(obj, a), Expect: expect, Value: binary.AppendUvarint(nil, c.sr.branch)}, func(r OpResult) {
 		acq.claiming = false
 		if c.own.acquiring[obj][a] != acq {
 			// The instance is gone (or the acquisition began anew): a
@@ -404,6 +405,11 @@ func (c *Core) claim(obj ObjectInstanceHandle, a AttributeHandle, acq *acquisiti
 		switch {
 		case r.Err == nil && r.Held && in != nil:
 			c.secure(obj, in, []AttributeHandle{a}, termStart(r.Version), acq.tag, true)
+		case r.Err == nil && r.Version > expect && claimBranch(r.Value) < c.sr.branch:
+			// The register's newer term was claimed on a branch that a
+			// federation restore abandoned: nobody holds it now. The
+			// next term is above every epoch the restore brought back.
+			c.claim(obj, a, acq, r.Version)
 		case acq.ifAvailable && (r.Err != nil || r.Version > expect):
 			delete(c.own.acquiring[obj], a)
 			c.push(hla.AttributeOwnershipUnavailable{Object: obj, Attributes: []AttributeHandle{a}})
@@ -420,6 +426,16 @@ func (c *Core) claim(obj ObjectInstanceHandle, a AttributeHandle, acq *acquisiti
 			c.own.retryClaim(obj, a, c.obj.ticks+claimRetryTicks)
 		}
 	})
+}
+
+// claimBranch reads the branch a register term was claimed on (none:
+// the first branch).
+func claimBranch(v []byte) uint64 {
+	b, n := binary.Uvarint(v)
+	if n <= 0 {
+		return 0
+	}
+	return b
 }
 
 // claimRetryTicks is how long an acquisition whose claim the register
