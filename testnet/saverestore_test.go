@@ -91,16 +91,28 @@ func linesAfter(out, f, mark string) []string {
 // that a control run without the restore saw after its save point. Also
 // under loss, duplication and reordering. The scenario's invariants
 // (each message once per branch, time-stamp order, grants that never go
-// back within a branch) are checked as in every script.
+// back within a branch) are checked as in every script. -seeds=N runs N
+// random seeds under loss, -seed=S one.
 func TestSaveRestoreReplays(t *testing.T) {
-	for _, tc := range []struct {
+	type run struct {
 		name   string
 		seed   int64
 		faults string
-	}{
-		{"clean", 50, ""},
-		{"loss", 51, "loss=0.05 dup=0.02 reorder=0.05"},
-	} {
+	}
+	runs := []run{{"clean", 50, ""}, {"loss", 51, "loss=0.05 dup=0.02 reorder=0.05"}}
+	const lossy = "loss=0.05 dup=0.02 reorder=0.05"
+	switch {
+	case *seedFlag != 0:
+		runs = []run{{fmt.Sprintf("seed%d", *seedFlag), *seedFlag, lossy}}
+	case *seedsFlag > 0:
+		// -seeds=N: N random seeds under loss (long; not in the default run).
+		runs = nil
+		base := time.Now().UnixNano() % 1_000_000
+		for i := range *seedsFlag {
+			runs = append(runs, run{fmt.Sprintf("seed%d", base+int64(i)), base + int64(i), lossy})
+		}
+	}
+	for _, tc := range runs {
 		t.Run(tc.name, func(t *testing.T) {
 			outs := map[int]string{}
 			for _, restoreAt := range []int{0, 70} {
@@ -121,7 +133,6 @@ func TestSaveRestoreReplays(t *testing.T) {
 				if len(control) < 100 {
 					t.Fatalf("%s: %d lines after the save in the control run: too few to compare", f, len(control))
 				}
-				t.Logf("%s: %d callbacks after the save point compared", f, len(control))
 				if !slices.Equal(control, restored) {
 					t.Errorf("%s: after the restore:\n%s\ncontrol run after the save:\n%s", f, strings.Join(restored, "\n"), strings.Join(control, "\n"))
 				}
