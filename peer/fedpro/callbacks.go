@@ -1,0 +1,239 @@
+package fedpro
+
+import (
+	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/fedpro/pb"
+	"github.com/meshrti/meshrti/peer/hla"
+)
+
+// callbackOf turns one of f's events into its Federate Protocol
+// callback; nil for events the protocol has no callback for (meshrti's
+// membership notices, lost messages).
+func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
+	cb := &pb.CallbackRequest{}
+	switch e := ev.(type) {
+	case peer.ConnectionLost:
+		cb.CallbackRequest = &pb.CallbackRequest_ConnectionLost{ConnectionLost: &pb.ConnectionLost{FaultDescription: e.Reason}}
+	case peer.SynchronizationPointRegistrationSucceeded:
+		cb.CallbackRequest = &pb.CallbackRequest_SynchronizationPointRegistrationSucceeded{SynchronizationPointRegistrationSucceeded: &pb.SynchronizationPointRegistrationSucceeded{SynchronizationPointLabel: e.Label}}
+	case peer.SynchronizationPointRegistrationFailed:
+		reason := pb.SynchronizationPointFailureReason_SYNCHRONIZATION_POINT_LABEL_NOT_UNIQUE
+		if e.Reason == peer.SynchronizationSetMemberNotJoined {
+			reason = pb.SynchronizationPointFailureReason_SYNCHRONIZATION_SET_MEMBER_NOT_JOINED
+		}
+		cb.CallbackRequest = &pb.CallbackRequest_SynchronizationPointRegistrationFailed{SynchronizationPointRegistrationFailed: &pb.SynchronizationPointRegistrationFailed{SynchronizationPointLabel: e.Label, Reason: reason}}
+	case peer.AnnounceSynchronizationPoint:
+		cb.CallbackRequest = &pb.CallbackRequest_AnnounceSynchronizationPoint{AnnounceSynchronizationPoint: &pb.AnnounceSynchronizationPoint{SynchronizationPointLabel: e.Label, UserSuppliedTag: e.Tag}}
+	case peer.FederationSynchronized:
+		cb.CallbackRequest = &pb.CallbackRequest_FederationSynchronized{FederationSynchronized: &pb.FederationSynchronized{SynchronizationPointLabel: e.Label, FailedToSyncSet: pbFedSet(e.Failed)}}
+	case peer.InitiateFederateSave:
+		if e.HasTime {
+			cb.CallbackRequest = &pb.CallbackRequest_InitiateFederateSaveWithTime{InitiateFederateSaveWithTime: &pb.InitiateFederateSaveWithTime{Label: e.Label, Time: pbTime(f, e.Time)}}
+		} else {
+			cb.CallbackRequest = &pb.CallbackRequest_InitiateFederateSave{InitiateFederateSave: &pb.InitiateFederateSave{Label: e.Label}}
+		}
+	case peer.FederationSaved:
+		cb.CallbackRequest = &pb.CallbackRequest_FederationSaved{FederationSaved: &pb.FederationSaved{}}
+	case peer.FederationNotSaved:
+		cb.CallbackRequest = &pb.CallbackRequest_FederationNotSaved{FederationNotSaved: &pb.FederationNotSaved{Reason: pbSaveFailure(e.Reason)}}
+	case peer.FederationSaveStatusResponse:
+		arr := &pb.FederateHandleSaveStatusPairArray{}
+		for _, p := range e.Statuses {
+			arr.FederateHandleSaveStatusPair = append(arr.FederateHandleSaveStatusPair, &pb.FederateHandleSaveStatusPair{FederateHandle: pbFed(p.Federate), SaveStatus: pbSaveStatus(p.Status)})
+		}
+		cb.CallbackRequest = &pb.CallbackRequest_FederationSaveStatusResponse{FederationSaveStatusResponse: &pb.FederationSaveStatusResponse{Response: arr}}
+	case peer.RequestFederationRestoreSucceeded:
+		cb.CallbackRequest = &pb.CallbackRequest_RequestFederationRestoreSucceeded{RequestFederationRestoreSucceeded: &pb.RequestFederationRestoreSucceeded{Label: e.Label}}
+	case peer.RequestFederationRestoreFailed:
+		cb.CallbackRequest = &pb.CallbackRequest_RequestFederationRestoreFailed{RequestFederationRestoreFailed: &pb.RequestFederationRestoreFailed{Label: e.Label}}
+	case peer.FederationRestoreBegun:
+		cb.CallbackRequest = &pb.CallbackRequest_FederationRestoreBegun{FederationRestoreBegun: &pb.FederationRestoreBegun{}}
+	case peer.InitiateFederateRestore:
+		cb.CallbackRequest = &pb.CallbackRequest_InitiateFederateRestore{InitiateFederateRestore: &pb.InitiateFederateRestore{Label: e.Label, FederateName: e.Name, PostRestoreFederateHandle: pbFed(e.Handle)}}
+	case peer.FederationRestored:
+		cb.CallbackRequest = &pb.CallbackRequest_FederationRestored{FederationRestored: &pb.FederationRestored{}}
+	case peer.FederationNotRestored:
+		cb.CallbackRequest = &pb.CallbackRequest_FederationNotRestored{FederationNotRestored: &pb.FederationNotRestored{Reason: pbRestoreFailure(e.Reason)}}
+	case peer.FederationRestoreStatusResponse:
+		arr := &pb.FederateRestoreStatusArray{}
+		for _, p := range e.Statuses {
+			arr.FederateRestoreStatus = append(arr.FederateRestoreStatus, &pb.FederateRestoreStatus{PreRestoreHandle: pbFed(p.PreRestore), PostRestoreHandle: pbFed(p.PostRestore), RestoreStatus: pbRestoreStatus(p.Status)})
+		}
+		cb.CallbackRequest = &pb.CallbackRequest_FederationRestoreStatusResponse{FederationRestoreStatusResponse: &pb.FederationRestoreStatusResponse{Response: arr}}
+	case peer.StartRegistrationForObjectClass:
+		cb.CallbackRequest = &pb.CallbackRequest_StartRegistrationForObjectClass{StartRegistrationForObjectClass: &pb.StartRegistrationForObjectClass{ObjectClass: pbClass(e.Class)}}
+	case peer.StopRegistrationForObjectClass:
+		cb.CallbackRequest = &pb.CallbackRequest_StopRegistrationForObjectClass{StopRegistrationForObjectClass: &pb.StopRegistrationForObjectClass{ObjectClass: pbClass(e.Class)}}
+	case peer.TurnInteractionsOn:
+		cb.CallbackRequest = &pb.CallbackRequest_TurnInteractionsOn{TurnInteractionsOn: &pb.TurnInteractionsOn{InteractionClass: pbInteraction(e.Class)}}
+	case peer.TurnInteractionsOff:
+		cb.CallbackRequest = &pb.CallbackRequest_TurnInteractionsOff{TurnInteractionsOff: &pb.TurnInteractionsOff{InteractionClass: pbInteraction(e.Class)}}
+	case peer.ObjectInstanceNameReservationSucceeded:
+		cb.CallbackRequest = &pb.CallbackRequest_ObjectInstanceNameReservationSucceeded{ObjectInstanceNameReservationSucceeded: &pb.ObjectInstanceNameReservationSucceeded{ObjectInstanceName: e.Name}}
+	case peer.ObjectInstanceNameReservationFailed:
+		cb.CallbackRequest = &pb.CallbackRequest_ObjectInstanceNameReservationFailed{ObjectInstanceNameReservationFailed: &pb.ObjectInstanceNameReservationFailed{ObjectInstanceName: e.Name}}
+	case peer.MultipleObjectInstanceNameReservationSucceeded:
+		cb.CallbackRequest = &pb.CallbackRequest_MultipleObjectInstanceNameReservationSucceeded{MultipleObjectInstanceNameReservationSucceeded: &pb.MultipleObjectInstanceNameReservationSucceeded{ObjectInstanceNames: e.Names}}
+	case peer.MultipleObjectInstanceNameReservationFailed:
+		cb.CallbackRequest = &pb.CallbackRequest_MultipleObjectInstanceNameReservationFailed{MultipleObjectInstanceNameReservationFailed: &pb.MultipleObjectInstanceNameReservationFailed{ObjectInstanceNames: e.Names}}
+	case peer.DiscoverObjectInstance:
+		cb.CallbackRequest = &pb.CallbackRequest_DiscoverObjectInstance{DiscoverObjectInstance: &pb.DiscoverObjectInstance{ObjectInstance: pbObj(e.Object), ObjectClass: pbClass(e.Class), ObjectInstanceName: e.Name, ProducingFederate: pbFed(e.Producer)}}
+	case peer.ReflectAttributeValues:
+		tr := pbTransportName(e.Transportation)
+		if e.Time == nil {
+			cb.CallbackRequest = &pb.CallbackRequest_ReflectAttributeValues{ReflectAttributeValues: &pb.ReflectAttributeValues{ObjectInstance: pbObj(e.Object), AttributeValues: pbAttrValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: pbFed(e.Producer)}}
+			break
+		}
+		r := &pb.ReflectAttributeValuesWithTime{ObjectInstance: pbObj(e.Object), AttributeValues: pbAttrValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: pbFed(e.Producer),
+			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder)}
+		if e.Retraction != (peer.MessageRetractionHandle{}) {
+			r.OptionalRetraction = pbRetraction(e.Retraction)
+		}
+		cb.CallbackRequest = &pb.CallbackRequest_ReflectAttributeValuesWithTime{ReflectAttributeValuesWithTime: r}
+	case peer.ReceiveInteraction:
+		tr := pbTransportName(e.Transportation)
+		if e.Time == nil {
+			cb.CallbackRequest = &pb.CallbackRequest_ReceiveInteraction{ReceiveInteraction: &pb.ReceiveInteraction{InteractionClass: pbInteraction(e.Class), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: pbFed(e.Producer)}}
+			break
+		}
+		r := &pb.ReceiveInteractionWithTime{InteractionClass: pbInteraction(e.Class), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: pbFed(e.Producer),
+			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder)}
+		if e.Retraction != (peer.MessageRetractionHandle{}) {
+			r.OptionalRetraction = pbRetraction(e.Retraction)
+		}
+		cb.CallbackRequest = &pb.CallbackRequest_ReceiveInteractionWithTime{ReceiveInteractionWithTime: r}
+	case peer.RemoveObjectInstance:
+		if e.Time == nil {
+			cb.CallbackRequest = &pb.CallbackRequest_RemoveObjectInstance{RemoveObjectInstance: &pb.RemoveObjectInstance{ObjectInstance: pbObj(e.Object), UserSuppliedTag: e.Tag, ProducingFederate: pbFed(e.Producer)}}
+			break
+		}
+		r := &pb.RemoveObjectInstanceWithTime{ObjectInstance: pbObj(e.Object), UserSuppliedTag: e.Tag, ProducingFederate: pbFed(e.Producer),
+			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder)}
+		if e.Retraction != (peer.MessageRetractionHandle{}) {
+			r.OptionalRetraction = pbRetraction(e.Retraction)
+		}
+		cb.CallbackRequest = &pb.CallbackRequest_RemoveObjectInstanceWithTime{RemoveObjectInstanceWithTime: r}
+	case peer.AttributesInScope:
+		cb.CallbackRequest = &pb.CallbackRequest_AttributesInScope{AttributesInScope: &pb.AttributesInScope{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet(e.Attributes)}}
+	case peer.AttributesOutOfScope:
+		cb.CallbackRequest = &pb.CallbackRequest_AttributesOutOfScope{AttributesOutOfScope: &pb.AttributesOutOfScope{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet(e.Attributes)}}
+	case peer.ProvideAttributeValueUpdate:
+		cb.CallbackRequest = &pb.CallbackRequest_ProvideAttributeValueUpdate{ProvideAttributeValueUpdate: &pb.ProvideAttributeValueUpdate{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet(e.Attributes), UserSuppliedTag: e.Tag}}
+	case peer.TurnUpdatesOnForObjectInstance:
+		if e.UpdateRate != "" {
+			cb.CallbackRequest = &pb.CallbackRequest_TurnUpdatesOnForObjectInstanceWithRate{TurnUpdatesOnForObjectInstanceWithRate: &pb.TurnUpdatesOnForObjectInstanceWithRate{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet(e.Attributes), UpdateRateDesignator: e.UpdateRate}}
+			break
+		}
+		cb.CallbackRequest = &pb.CallbackRequest_TurnUpdatesOnForObjectInstance{TurnUpdatesOnForObjectInstance: &pb.TurnUpdatesOnForObjectInstance{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet(e.Attributes)}}
+	case peer.TurnUpdatesOffForObjectInstance:
+		cb.CallbackRequest = &pb.CallbackRequest_TurnUpdatesOffForObjectInstance{TurnUpdatesOffForObjectInstance: &pb.TurnUpdatesOffForObjectInstance{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet(e.Attributes)}}
+	case peer.ConfirmAttributeTransportationTypeChange:
+		cb.CallbackRequest = &pb.CallbackRequest_ConfirmAttributeTransportationTypeChange{ConfirmAttributeTransportationTypeChange: &pb.ConfirmAttributeTransportationTypeChange{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet(e.Attributes), TransportationType: pbTransport(e.Transportation)}}
+	case peer.ReportAttributeTransportationType:
+		cb.CallbackRequest = &pb.CallbackRequest_ReportAttributeTransportationType{ReportAttributeTransportationType: &pb.ReportAttributeTransportationType{ObjectInstance: pbObj(e.Object), Attribute: pbAttr(e.Attribute), TransportationType: pbTransport(e.Transportation)}}
+	case peer.ConfirmInteractionTransportationTypeChange:
+		cb.CallbackRequest = &pb.CallbackRequest_ConfirmInteractionTransportationTypeChange{ConfirmInteractionTransportationTypeChange: &pb.ConfirmInteractionTransportationTypeChange{InteractionClass: pbInteraction(e.Class), TransportationType: pbTransport(e.Transportation)}}
+	case peer.ReportInteractionTransportationType:
+		cb.CallbackRequest = &pb.CallbackRequest_ReportInteractionTransportationType{ReportInteractionTransportationType: &pb.ReportInteractionTransportationType{Federate: pbFed(e.Federate), InteractionClass: pbInteraction(e.Class), TransportationType: pbTransport(e.Transportation)}}
+	case peer.RequestAttributeOwnershipAssumption:
+		cb.CallbackRequest = &pb.CallbackRequest_RequestAttributeOwnershipAssumption{RequestAttributeOwnershipAssumption: &pb.RequestAttributeOwnershipAssumption{ObjectInstance: pbObj(e.Object), OfferedAttributes: pbAttrSet(e.Attributes), UserSuppliedTag: e.Tag}}
+	case peer.RequestDivestitureConfirmation:
+		cb.CallbackRequest = &pb.CallbackRequest_RequestDivestitureConfirmation{RequestDivestitureConfirmation: &pb.RequestDivestitureConfirmation{ObjectInstance: pbObj(e.Object), ReleasedAttributes: pbAttrSet(e.Attributes), UserSuppliedTag: e.Tag}}
+	case peer.AttributeOwnershipAcquisitionNotification:
+		cb.CallbackRequest = &pb.CallbackRequest_AttributeOwnershipAcquisitionNotification{AttributeOwnershipAcquisitionNotification: &pb.AttributeOwnershipAcquisitionNotification{ObjectInstance: pbObj(e.Object), SecuredAttributes: pbAttrSet(e.Attributes), UserSuppliedTag: e.Tag}}
+	case peer.AttributeOwnershipUnavailable:
+		cb.CallbackRequest = &pb.CallbackRequest_AttributeOwnershipUnavailable{AttributeOwnershipUnavailable: &pb.AttributeOwnershipUnavailable{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet(e.Attributes)}}
+	case peer.RequestAttributeOwnershipRelease:
+		cb.CallbackRequest = &pb.CallbackRequest_RequestAttributeOwnershipRelease{RequestAttributeOwnershipRelease: &pb.RequestAttributeOwnershipRelease{ObjectInstance: pbObj(e.Object), CandidateAttributes: pbAttrSet(e.Attributes), UserSuppliedTag: e.Tag}}
+	case peer.ConfirmAttributeOwnershipAcquisitionCancellation:
+		cb.CallbackRequest = &pb.CallbackRequest_ConfirmAttributeOwnershipAcquisitionCancellation{ConfirmAttributeOwnershipAcquisitionCancellation: &pb.ConfirmAttributeOwnershipAcquisitionCancellation{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet(e.Attributes)}}
+	case peer.InformAttributeOwnership:
+		cb.CallbackRequest = &pb.CallbackRequest_InformAttributeOwnership{InformAttributeOwnership: &pb.InformAttributeOwnership{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet([]peer.AttributeHandle{e.Attribute}), Federate: pbFed(e.Owner)}}
+	case peer.AttributeIsNotOwned:
+		cb.CallbackRequest = &pb.CallbackRequest_AttributeIsNotOwned{AttributeIsNotOwned: &pb.AttributeIsNotOwned{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet([]peer.AttributeHandle{e.Attribute})}}
+	case peer.AttributeIsOwnedByRTI:
+		cb.CallbackRequest = &pb.CallbackRequest_AttributeIsOwnedByRTI{AttributeIsOwnedByRTI: &pb.AttributeIsOwnedByRTI{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet([]peer.AttributeHandle{e.Attribute})}}
+	case peer.TimeRegulationEnabled:
+		cb.CallbackRequest = &pb.CallbackRequest_TimeRegulationEnabled{TimeRegulationEnabled: &pb.TimeRegulationEnabled{Time: pbTime(f, e.Time)}}
+	case peer.TimeConstrainedEnabled:
+		cb.CallbackRequest = &pb.CallbackRequest_TimeConstrainedEnabled{TimeConstrainedEnabled: &pb.TimeConstrainedEnabled{Time: pbTime(f, e.Time)}}
+	case peer.TimeAdvanceGrant:
+		cb.CallbackRequest = &pb.CallbackRequest_TimeAdvanceGrant{TimeAdvanceGrant: &pb.TimeAdvanceGrant{Time: pbTime(f, e.Time)}}
+	case peer.RequestRetraction:
+		cb.CallbackRequest = &pb.CallbackRequest_RequestRetraction{RequestRetraction: &pb.RequestRetraction{Retraction: pbRetraction(e.Handle)}}
+	default:
+		return nil
+	}
+	return cb
+}
+
+// Transportation types travel as handles: HLAreliable is 1,
+// HLAbestEffort 2 (GetTransportationTypeHandle).
+func pbTransport(t peer.TransportationType) *pb.TransportationTypeHandle {
+	return &pb.TransportationTypeHandle{Data: hla.EncodeHandle(uint64(t))}
+}
+
+func pbTransportName(name string) *pb.TransportationTypeHandle {
+	if name == "HLAbestEffort" {
+		return pbTransport(peer.HLAbestEffort)
+	}
+	return pbTransport(peer.HLAreliable)
+}
+
+func pbSaveFailure(r peer.SaveFailureReason) pb.SaveFailureReason {
+	switch r {
+	case peer.FederateReportedFailureDuringSave:
+		return pb.SaveFailureReason_FEDERATE_REPORTED_FAILURE_DURING_SAVE
+	case peer.FederateResignedDuringSave:
+		return pb.SaveFailureReason_FEDERATE_RESIGNED_DURING_SAVE
+	case peer.RTIDetectedFailureDuringSave:
+		return pb.SaveFailureReason_RTI_DETECTED_FAILURE_DURING_SAVE
+	case peer.SaveTimeCannotBeHonored:
+		return pb.SaveFailureReason_SAVE_TIME_CANNOT_BE_HONORED
+	case peer.SaveAborted:
+		return pb.SaveFailureReason_SAVE_ABORTED
+	}
+	return pb.SaveFailureReason_RTI_UNABLE_TO_SAVE
+}
+
+func pbRestoreFailure(r peer.RestoreFailureReason) pb.RestoreFailureReason {
+	switch r {
+	case peer.FederateReportedFailureDuringRestore:
+		return pb.RestoreFailureReason_FEDERATE_REPORTED_FAILURE_DURING_RESTORE
+	case peer.FederateResignedDuringRestore:
+		return pb.RestoreFailureReason_FEDERATE_RESIGNED_DURING_RESTORE
+	case peer.RTIDetectedFailureDuringRestore:
+		return pb.RestoreFailureReason_RTI_DETECTED_FAILURE_DURING_RESTORE
+	case peer.RestoreAborted:
+		return pb.RestoreFailureReason_RESTORE_ABORTED
+	}
+	return pb.RestoreFailureReason_RTI_UNABLE_TO_RESTORE
+}
+
+func pbSaveStatus(s peer.SaveStatus) pb.SaveStatus {
+	switch s {
+	case peer.FederateWaitingForSaveToBegin:
+		return pb.SaveStatus_FEDERATE_INSTRUCTED_TO_SAVE
+	case peer.FederateSaving:
+		return pb.SaveStatus_FEDERATE_SAVING
+	case peer.FederateWaitingForFederationToSave:
+		return pb.SaveStatus_FEDERATE_WAITING_FOR_FEDERATION_TO_SAVE
+	}
+	return pb.SaveStatus_NO_SAVE_IN_PROGRESS
+}
+
+func pbRestoreStatus(s peer.RestoreStatus) pb.RestoreStatus {
+	switch s {
+	case peer.FederateRestoreRequestPending:
+		return pb.RestoreStatus_FEDERATE_RESTORE_REQUEST_PENDING
+	case peer.FederateWaitingForRestoreToBegin:
+		return pb.RestoreStatus_FEDERATE_WAITING_FOR_RESTORE_TO_BEGIN
+	case peer.FederatePreparedToRestore:
+		return pb.RestoreStatus_FEDERATE_PREPARED_TO_RESTORE
+	case peer.FederateRestoring:
+		return pb.RestoreStatus_FEDERATE_RESTORING
+	case peer.FederateWaitingForFederationToRestore:
+		return pb.RestoreStatus_FEDERATE_WAITING_FOR_FEDERATION_TO_RESTORE
+	}
+	return pb.RestoreStatus_NO_RESTORE_IN_PROGRESS
+}

@@ -1,0 +1,365 @@
+package fedpro
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/fedpro/pb"
+	"github.com/meshrti/meshrti/peer/hla"
+)
+
+// Handles travel as the RTI encodes them (hla.EncodeHandle and the
+// Encode methods); a handle that does not decode is the call's invalid
+// handle exception.
+
+func decodeHandle[H ~uint64](b []byte, invalid error) (H, error) {
+	h, err := hla.DecodeHandle[H](b)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", invalid, err)
+	}
+	return h, nil
+}
+
+func fedHandle(h *pb.FederateHandle) (peer.FederateHandle, error) {
+	return decodeHandle[peer.FederateHandle](h.GetData(), peer.ErrInvalidFederateHandle)
+}
+
+func classHandle(h *pb.ObjectClassHandle) (peer.ObjectClassHandle, error) {
+	return decodeHandle[peer.ObjectClassHandle](h.GetData(), peer.ErrInvalidObjectClassHandle)
+}
+
+func interactionHandle(h *pb.InteractionClassHandle) (peer.InteractionClassHandle, error) {
+	return decodeHandle[peer.InteractionClassHandle](h.GetData(), peer.ErrInvalidInteractionClassHandle)
+}
+
+func attrHandle(h *pb.AttributeHandle) (peer.AttributeHandle, error) {
+	return decodeHandle[peer.AttributeHandle](h.GetData(), peer.ErrInvalidAttributeHandle)
+}
+
+func paramHandle(h *pb.ParameterHandle) (peer.ParameterHandle, error) {
+	return decodeHandle[peer.ParameterHandle](h.GetData(), peer.ErrInvalidParameterHandle)
+}
+
+func dimHandle(h *pb.DimensionHandle) (peer.DimensionHandle, error) {
+	return decodeHandle[peer.DimensionHandle](h.GetData(), peer.ErrInvalidDimensionHandle)
+}
+
+func objHandle(h *pb.ObjectInstanceHandle) (peer.ObjectInstanceHandle, error) {
+	o, err := hla.DecodeObjectInstanceHandle(h.GetData())
+	if err != nil {
+		return o, fmt.Errorf("%w: %w", peer.ErrObjectInstanceNotKnown, err)
+	}
+	return o, nil
+}
+
+func regionHandle(h *pb.RegionHandle) (peer.RegionHandle, error) {
+	r, err := hla.DecodeRegionHandle(h.GetData())
+	if err != nil {
+		return r, fmt.Errorf("%w: %w", peer.ErrInvalidRegion, err)
+	}
+	return r, nil
+}
+
+func retractionHandle(h *pb.MessageRetractionHandle) (peer.MessageRetractionHandle, error) {
+	r, err := hla.DecodeMessageRetractionHandle(h.GetData())
+	if err != nil {
+		return r, fmt.Errorf("%w: %w", peer.ErrInvalidMessageRetractionHandle, err)
+	}
+	return r, nil
+}
+
+func pbFed(h peer.FederateHandle) *pb.FederateHandle {
+	return &pb.FederateHandle{Data: hla.EncodeHandle(h)}
+}
+
+func pbClass(h peer.ObjectClassHandle) *pb.ObjectClassHandle {
+	return &pb.ObjectClassHandle{Data: hla.EncodeHandle(h)}
+}
+
+func pbInteraction(h peer.InteractionClassHandle) *pb.InteractionClassHandle {
+	return &pb.InteractionClassHandle{Data: hla.EncodeHandle(h)}
+}
+
+func pbAttr(h peer.AttributeHandle) *pb.AttributeHandle {
+	return &pb.AttributeHandle{Data: hla.EncodeHandle(h)}
+}
+
+func pbParam(h peer.ParameterHandle) *pb.ParameterHandle {
+	return &pb.ParameterHandle{Data: hla.EncodeHandle(h)}
+}
+
+func pbDim(h peer.DimensionHandle) *pb.DimensionHandle {
+	return &pb.DimensionHandle{Data: hla.EncodeHandle(h)}
+}
+
+func pbObj(h peer.ObjectInstanceHandle) *pb.ObjectInstanceHandle {
+	return &pb.ObjectInstanceHandle{Data: h.Encode()}
+}
+
+func pbRegion(h peer.RegionHandle) *pb.RegionHandle { return &pb.RegionHandle{Data: h.Encode()} }
+
+func pbRetraction(h peer.MessageRetractionHandle) *pb.MessageRetractionHandle {
+	return &pb.MessageRetractionHandle{Data: h.Encode()}
+}
+
+func attrSet(s *pb.AttributeHandleSet) ([]peer.AttributeHandle, error) {
+	out := make([]peer.AttributeHandle, 0, len(s.GetAttributeHandle()))
+	for _, h := range s.GetAttributeHandle() {
+		a, err := attrHandle(h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func pbAttrSet(hs []peer.AttributeHandle) *pb.AttributeHandleSet {
+	s := &pb.AttributeHandleSet{}
+	for _, h := range hs {
+		s.AttributeHandle = append(s.AttributeHandle, pbAttr(h))
+	}
+	return s
+}
+
+func fedSet(s *pb.FederateHandleSet) ([]peer.FederateHandle, error) {
+	out := make([]peer.FederateHandle, 0, len(s.GetFederateHandle()))
+	for _, h := range s.GetFederateHandle() {
+		f, err := fedHandle(h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func pbFedSet(hs []peer.FederateHandle) *pb.FederateHandleSet {
+	s := &pb.FederateHandleSet{}
+	for _, h := range hs {
+		s.FederateHandle = append(s.FederateHandle, pbFed(h))
+	}
+	return s
+}
+
+func attrValues(m *pb.AttributeHandleValueMap) (peer.AttributeValues, error) {
+	out := make(peer.AttributeValues, len(m.GetAttributeHandleValue()))
+	for _, v := range m.GetAttributeHandleValue() {
+		a, err := attrHandle(v.GetAttributeHandle())
+		if err != nil {
+			return nil, err
+		}
+		out[a] = v.GetValue()
+	}
+	return out, nil
+}
+
+func pbAttrValues(vs peer.AttributeValues) *pb.AttributeHandleValueMap {
+	m := &pb.AttributeHandleValueMap{}
+	for a, v := range vs {
+		m.AttributeHandleValue = append(m.AttributeHandleValue, &pb.AttributeHandleValue{AttributeHandle: pbAttr(a), Value: v})
+	}
+	return m
+}
+
+func paramValues(m *pb.ParameterHandleValueMap) (peer.ParameterValues, error) {
+	out := make(peer.ParameterValues, len(m.GetParameterHandleValue()))
+	for _, v := range m.GetParameterHandleValue() {
+		p, err := paramHandle(v.GetParameterHandle())
+		if err != nil {
+			return nil, err
+		}
+		out[p] = v.GetValue()
+	}
+	return out, nil
+}
+
+func pbParamValues(vs peer.ParameterValues) *pb.ParameterHandleValueMap {
+	m := &pb.ParameterHandleValueMap{}
+	for p, v := range vs {
+		m.ParameterHandleValue = append(m.ParameterHandleValue, &pb.ParameterHandleValue{ParameterHandle: pbParam(p), Value: v})
+	}
+	return m
+}
+
+// logicalTime decodes a logical time (or interval) of f's representation.
+func logicalTime(f *peer.Federate, data []byte) (peer.LogicalTime, error) {
+	t, err := f.GetTimeFactory().Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", peer.ErrInvalidLogicalTime, err)
+	}
+	return t, nil
+}
+
+func lookahead(f *peer.Federate, data []byte) (peer.LogicalTime, error) {
+	t, err := f.GetTimeFactory().Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", peer.ErrInvalidLookahead, err)
+	}
+	return t, nil
+}
+
+func pbTime(f *peer.Federate, t peer.LogicalTime) *pb.LogicalTime {
+	b, _ := f.GetTimeFactory().Encode(t) // the RTI's own times encode
+	return &pb.LogicalTime{Data: b}
+}
+
+func pbInterval(f *peer.Federate, t peer.LogicalTime) *pb.LogicalTimeInterval {
+	b, _ := f.GetTimeFactory().Encode(t)
+	return &pb.LogicalTimeInterval{Data: b}
+}
+
+func pbOrder(o peer.OrderType) pb.OrderType {
+	if o == peer.TimeStamp {
+		return pb.OrderType_TIMESTAMP
+	}
+	return pb.OrderType_RECEIVE
+}
+
+func resignAction(a pb.ResignAction) (peer.ResignAction, error) {
+	switch a {
+	case pb.ResignAction_UNCONDITIONALLY_DIVEST_ATTRIBUTES:
+		return peer.UnconditionallyDivestAttributes, nil
+	case pb.ResignAction_DELETE_OBJECTS:
+		return peer.DeleteObjects, nil
+	case pb.ResignAction_CANCEL_PENDING_OWNERSHIP_ACQUISITIONS:
+		return peer.CancelPendingOwnershipAcquisitions, nil
+	case pb.ResignAction_DELETE_OBJECTS_THEN_DIVEST:
+		return peer.DeleteObjectsThenDivest, nil
+	case pb.ResignAction_CANCEL_THEN_DELETE_THEN_DIVEST:
+		return peer.CancelThenDeleteThenDivest, nil
+	case pb.ResignAction_NO_ACTION:
+		return peer.NoAction, nil
+	}
+	return 0, fmt.Errorf("%w: %v", peer.ErrInvalidResignAction, a)
+}
+
+// modules reads a FOM module set: files by content, zipped modules, and
+// modules named by URL or path.
+func (s *Session) modules(ctx context.Context, set *pb.FomModuleSet) ([]*fomxml.Document, error) {
+	var out []*fomxml.Document
+	for _, m := range set.GetFomModule() {
+		d, err := s.module(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// module reads one FOM module. Errors: ErrCouldNotOpenFDD (nothing to
+// read), ErrErrorReadingFDD (it does not parse).
+func (s *Session) module(ctx context.Context, m *pb.FomModule) (*fomxml.Document, error) {
+	var name string
+	var data []byte
+	switch {
+	case m.GetFile() != nil:
+		name, data = m.GetFile().GetName(), m.GetFile().GetContent()
+	case m.GetCompressedModule() != nil:
+		var err error
+		if name, data, err = unzipModule(m.GetCompressedModule()); err != nil {
+			return nil, fmt.Errorf("%w: %w", peer.ErrCouldNotOpenFDD, err)
+		}
+	case m.GetUrl() != "":
+		var err error
+		name = m.GetUrl()
+		if data, err = s.host.cfg.ReadFOM(ctx, name); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", peer.ErrCouldNotOpenFDD, name, err)
+		}
+	default:
+		return nil, fmt.Errorf("%w: an empty FOM module", peer.ErrCouldNotOpenFDD)
+	}
+	if name == "" {
+		name = "module.xml"
+	}
+	d, err := fomxml.ParseBytes(name, data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", peer.ErrReadingFDD, err)
+	}
+	return d, nil
+}
+
+// maxModule bounds a FOM module read from a URL or unpacked from a zip.
+const maxModule = 64 << 20
+
+// unzipModule returns the one XML file of a zipped module (the first
+// when there are several).
+func unzipModule(b []byte) (string, []byte, error) {
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return "", nil, err
+	}
+	for _, f := range zr.File {
+		if f.FileInfo().IsDir() {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return "", nil, err
+		}
+		data, err := io.ReadAll(io.LimitReader(rc, maxModule+1))
+		rc.Close()
+		if err != nil {
+			return "", nil, err
+		}
+		if len(data) > maxModule {
+			return "", nil, fmt.Errorf("%s is larger than %d bytes", f.Name, maxModule)
+		}
+		return f.Name, data, nil
+	}
+	return "", nil, fmt.Errorf("the zip archive holds no file")
+}
+
+// readFOM reads a module named by a path, a file: URL, or an http(s)
+// URL.
+func readFOM(ctx context.Context, name string) ([]byte, error) {
+	u, err := url.Parse(name)
+	switch {
+	case err != nil || u.Scheme == "" || len(u.Scheme) == 1: // a path (C:\... on Windows)
+		return readLimited(os.Open(filepath.Clean(name)))
+	case u.Scheme == "file":
+		p := u.Path
+		if p == "" {
+			p = u.Opaque
+		}
+		return readLimited(os.Open(filepath.FromSlash(p)))
+	case u.Scheme == "http" || u.Scheme == "https":
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, name, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("%s", resp.Status)
+		}
+		return readLimited(resp.Body, nil)
+	}
+	return nil, fmt.Errorf("unknown URL scheme %q", strings.ToLower(u.Scheme))
+}
+
+func readLimited(r io.ReadCloser, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, maxModule+1))
+	if err == nil && len(b) > maxModule {
+		err = fmt.Errorf("larger than %d bytes", maxModule)
+	}
+	return b, err
+}

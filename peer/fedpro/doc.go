@@ -1,0 +1,19 @@
+// Package fedpro serves the HLA 4 (IEEE 1516-2025) Federate Protocol:
+// it hosts one peer federate per client session and maps the protocol's
+// calls (pb.CallRequest) onto package peer and the federate's events
+// onto its callbacks (pb.CallbackRequest). The session layer (framing,
+// sequence numbers, heartbeats, resume) is package fedpro/session; the
+// messages are package fedpro/pb; `federate-node serve` puts them
+// together (docs/fedpro.md).
+//
+// A Host makes Sessions; a Session is driven by its session layer: Call
+// for each call request, in order, and Close when the session ends. The
+// callbacks go out through the push function the session was made with,
+// from a goroutine of the Session's own (the client evokes nothing: every
+// callback is pushed).
+//
+// Calls are registered per request message type (on): each file of the
+// package registers the calls of one group of services. A call that is
+// not registered answers with the standard's exception, never a dropped
+// connection.
+package fedpro

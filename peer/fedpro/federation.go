@@ -1,0 +1,304 @@
+package fedpro
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/fedpro/pb"
+)
+
+// Federation management (1516.1 §4): connect, create, destroy, list,
+// join, resign, synchronization points, save and restore.
+
+func init() {
+	on(func(s *Session, _ *pb.ConnectRequest) (*pb.ConnectResponse, error) {
+		return &pb.ConnectResponse{ConfigurationResult: &pb.ConfigurationResult{}}, s.connect()
+	})
+	on(func(s *Session, _ *pb.ConnectWithCredentialsRequest) (*pb.ConnectWithCredentialsResponse, error) {
+		return &pb.ConnectWithCredentialsResponse{ConfigurationResult: &pb.ConfigurationResult{}}, s.connect()
+	})
+	on(func(s *Session, req *pb.ConnectWithConfigurationRequest) (*pb.ConnectWithConfigurationResponse, error) {
+		return &pb.ConnectWithConfigurationResponse{ConfigurationResult: configurationResult(req.GetRtiConfiguration())}, s.connect()
+	})
+	on(func(s *Session, req *pb.ConnectWithConfigurationAndCredentialsRequest) (*pb.ConnectWithConfigurationAndCredentialsResponse, error) {
+		return &pb.ConnectWithConfigurationAndCredentialsResponse{ConfigurationResult: configurationResult(req.GetRtiConfiguration())}, s.connect()
+	})
+	on(func(s *Session, _ *pb.DisconnectRequest) (*pb.DisconnectResponse, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.fed != nil {
+			return nil, fmt.Errorf("%w: resign first", peer.ErrFederateIsExecutionMember)
+		}
+		s.connected = false
+		return &pb.DisconnectResponse{}, nil
+	})
+	on(func(s *Session, req *pb.CreateFederationExecutionRequest) (*pb.CreateFederationExecutionResponse, error) {
+		return &pb.CreateFederationExecutionResponse{}, s.create(req.GetFederationName(), &pb.FomModuleSet{FomModule: []*pb.FomModule{req.GetFomModule()}}, "")
+	})
+	on(func(s *Session, req *pb.CreateFederationExecutionWithTimeRequest) (*pb.CreateFederationExecutionWithTimeResponse, error) {
+		return &pb.CreateFederationExecutionWithTimeResponse{}, s.create(req.GetFederationName(), &pb.FomModuleSet{FomModule: []*pb.FomModule{req.GetFomModule()}}, req.GetLogicalTimeImplementationName())
+	})
+	on(func(s *Session, req *pb.CreateFederationExecutionWithModulesRequest) (*pb.CreateFederationExecutionWithModulesResponse, error) {
+		return &pb.CreateFederationExecutionWithModulesResponse{}, s.create(req.GetFederationName(), req.GetFomModules(), "")
+	})
+	on(func(s *Session, req *pb.CreateFederationExecutionWithModulesAndTimeRequest) (*pb.CreateFederationExecutionWithModulesAndTimeResponse, error) {
+		return &pb.CreateFederationExecutionWithModulesAndTimeResponse{}, s.create(req.GetFederationName(), req.GetFomModules(), req.GetLogicalTimeImplementationName())
+	})
+	on(func(s *Session, req *pb.DestroyFederationExecutionRequest) (*pb.DestroyFederationExecutionResponse, error) {
+		if err := s.needConnected(); err != nil {
+			return nil, err
+		}
+		ctx, cancel := s.callCtx()
+		defer cancel()
+		cfg := s.host.cfg.base()
+		cfg.Federation = req.GetFederationName()
+		return &pb.DestroyFederationExecutionResponse{}, peer.DestroyFederationExecution(ctx, cfg)
+	})
+	on(func(s *Session, _ *pb.ListFederationExecutionsRequest) (*pb.ListFederationExecutionsResponse, error) {
+		return &pb.ListFederationExecutionsResponse{}, s.list()
+	})
+	on(func(s *Session, req *pb.JoinFederationExecutionRequest) (*pb.JoinFederationExecutionResponse, error) {
+		r, err := s.join("", req.GetFederateType(), req.GetFederationName(), nil)
+		return &pb.JoinFederationExecutionResponse{Result: r}, err
+	})
+	on(func(s *Session, req *pb.JoinFederationExecutionWithModulesRequest) (*pb.JoinFederationExecutionWithModulesResponse, error) {
+		r, err := s.join("", req.GetFederateType(), req.GetFederationName(), req.GetAdditionalFomModules())
+		return &pb.JoinFederationExecutionWithModulesResponse{Result: r}, err
+	})
+	on(func(s *Session, req *pb.JoinFederationExecutionWithNameRequest) (*pb.JoinFederationExecutionWithNameResponse, error) {
+		r, err := s.join(req.GetFederateName(), req.GetFederateType(), req.GetFederationName(), nil)
+		return &pb.JoinFederationExecutionWithNameResponse{Result: r}, err
+	})
+	on(func(s *Session, req *pb.JoinFederationExecutionWithNameAndModulesRequest) (*pb.JoinFederationExecutionWithNameAndModulesResponse, error) {
+		r, err := s.join(req.GetFederateName(), req.GetFederateType(), req.GetFederationName(), req.GetAdditionalFomModules())
+		return &pb.JoinFederationExecutionWithNameAndModulesResponse{Result: r}, err
+	})
+	on(func(s *Session, req *pb.ResignFederationExecutionRequest) (*pb.ResignFederationExecutionResponse, error) {
+		return &pb.ResignFederationExecutionResponse{}, s.resign(req.GetResignAction())
+	})
+
+	// Synchronization points.
+	on(func(s *Session, req *pb.RegisterFederationSynchronizationPointRequest) (*pb.RegisterFederationSynchronizationPointResponse, error) {
+		return &pb.RegisterFederationSynchronizationPointResponse{}, s.with(func(f *peer.Federate) error {
+			return f.RegisterFederationSynchronizationPoint(req.GetSynchronizationPointLabel(), req.GetUserSuppliedTag())
+		})
+	})
+	on(func(s *Session, req *pb.RegisterFederationSynchronizationPointWithSetRequest) (*pb.RegisterFederationSynchronizationPointWithSetResponse, error) {
+		return &pb.RegisterFederationSynchronizationPointWithSetResponse{}, s.with(func(f *peer.Federate) error {
+			set, err := fedSet(req.GetSynchronizationSet())
+			if err != nil {
+				return err
+			}
+			return f.RegisterFederationSynchronizationPointWithSet(req.GetSynchronizationPointLabel(), req.GetUserSuppliedTag(), set...)
+		})
+	})
+	on(func(s *Session, req *pb.SynchronizationPointAchievedRequest) (*pb.SynchronizationPointAchievedResponse, error) {
+		return &pb.SynchronizationPointAchievedResponse{}, s.with(func(f *peer.Federate) error {
+			return f.SynchronizationPointAchieved(req.GetSynchronizationPointLabel(), req.GetSuccessfully())
+		})
+	})
+
+	// Save and restore.
+	on(func(s *Session, req *pb.RequestFederationSaveRequest) (*pb.RequestFederationSaveResponse, error) {
+		return &pb.RequestFederationSaveResponse{}, s.with(func(f *peer.Federate) error { return f.RequestFederationSave(req.GetLabel()) })
+	})
+	on(func(s *Session, req *pb.RequestFederationSaveWithTimeRequest) (*pb.RequestFederationSaveWithTimeResponse, error) {
+		return &pb.RequestFederationSaveWithTimeResponse{}, s.with(func(f *peer.Federate) error {
+			t, err := logicalTime(f, req.GetTime().GetData())
+			if err != nil {
+				return err
+			}
+			return f.RequestFederationSaveWithTime(req.GetLabel(), t)
+		})
+	})
+	on(func(s *Session, _ *pb.FederateSaveBegunRequest) (*pb.FederateSaveBegunResponse, error) {
+		return &pb.FederateSaveBegunResponse{}, s.with((*peer.Federate).FederateSaveBegun)
+	})
+	on(func(s *Session, _ *pb.FederateSaveCompleteRequest) (*pb.FederateSaveCompleteResponse, error) {
+		return &pb.FederateSaveCompleteResponse{}, s.with((*peer.Federate).FederateSaveComplete)
+	})
+	on(func(s *Session, _ *pb.FederateSaveNotCompleteRequest) (*pb.FederateSaveNotCompleteResponse, error) {
+		return &pb.FederateSaveNotCompleteResponse{}, s.with((*peer.Federate).FederateSaveNotComplete)
+	})
+	on(func(s *Session, _ *pb.AbortFederationSaveRequest) (*pb.AbortFederationSaveResponse, error) {
+		return &pb.AbortFederationSaveResponse{}, s.with((*peer.Federate).AbortFederationSave)
+	})
+	on(func(s *Session, _ *pb.QueryFederationSaveStatusRequest) (*pb.QueryFederationSaveStatusResponse, error) {
+		return &pb.QueryFederationSaveStatusResponse{}, s.with((*peer.Federate).QueryFederationSaveStatus)
+	})
+	on(func(s *Session, req *pb.RequestFederationRestoreRequest) (*pb.RequestFederationRestoreResponse, error) {
+		return &pb.RequestFederationRestoreResponse{}, s.with(func(f *peer.Federate) error { return f.RequestFederationRestore(req.GetLabel()) })
+	})
+	on(func(s *Session, _ *pb.FederateRestoreCompleteRequest) (*pb.FederateRestoreCompleteResponse, error) {
+		return &pb.FederateRestoreCompleteResponse{}, s.with((*peer.Federate).FederateRestoreComplete)
+	})
+	on(func(s *Session, _ *pb.FederateRestoreNotCompleteRequest) (*pb.FederateRestoreNotCompleteResponse, error) {
+		return &pb.FederateRestoreNotCompleteResponse{}, s.with((*peer.Federate).FederateRestoreNotComplete)
+	})
+	on(func(s *Session, _ *pb.AbortFederationRestoreRequest) (*pb.AbortFederationRestoreResponse, error) {
+		return &pb.AbortFederationRestoreResponse{}, s.with((*peer.Federate).AbortFederationRestore)
+	})
+	on(func(s *Session, _ *pb.QueryFederationRestoreStatusRequest) (*pb.QueryFederationRestoreStatusResponse, error) {
+		return &pb.QueryFederationRestoreStatusResponse{}, s.with((*peer.Federate).QueryFederationRestoreStatus)
+	})
+}
+
+// with runs fn with the session's federate, or returns the exception a
+// call gets without one.
+func (s *Session) with(fn func(*peer.Federate) error) error {
+	f, err := s.federate()
+	if err != nil {
+		return err
+	}
+	return fn(f)
+}
+
+// connect marks the session connected. The daemon is the connection: the
+// configuration names nothing to connect to.
+func (s *Session) connect() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.connected {
+		return peer.ErrAlreadyConnected
+	}
+	s.connected = true
+	return nil
+}
+
+func (s *Session) needConnected() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.connected {
+		return fmt.Errorf("%w: connect first", peer.ErrNotConnected)
+	}
+	return nil
+}
+
+// configurationResult says what the daemon did with a connect's
+// configuration: it uses its own (the RTI address is the daemon).
+func configurationResult(c *pb.RtiConfiguration) *pb.ConfigurationResult {
+	r := &pb.ConfigurationResult{}
+	if c.GetAdditionalSettings() != "" {
+		r.AdditionalSettingsResultCode = pb.AdditionalSettingsResultCode_SETTINGS_IGNORED
+		r.Message = "meshrti takes its settings from the daemon's configuration"
+	}
+	return r
+}
+
+// create creates a federation execution with modules and a time
+// representation ("" for the default).
+func (s *Session) create(name string, set *pb.FomModuleSet, timeName string) error {
+	if err := s.needConnected(); err != nil {
+		return err
+	}
+	ctx, cancel := s.callCtx()
+	defer cancel()
+	docs, err := s.modules(ctx, set)
+	if err != nil {
+		return err
+	}
+	if timeName != "" && timeName != string(peer.HLAfloat64Time) && timeName != string(peer.HLAinteger64Time) {
+		return fmt.Errorf("%w: %q", peer.ErrCouldNotCreateLogicalTimeFactory, timeName)
+	}
+	cfg := s.host.cfg.base()
+	cfg.Federation, cfg.FOMModules, cfg.TimeRepresentation = name, docs, timeName
+	return peer.CreateFederationExecution(ctx, cfg)
+}
+
+// list answers with ReportFederationExecutions, as the standard does.
+func (s *Session) list() error {
+	if err := s.needConnected(); err != nil {
+		return err
+	}
+	ctx, cancel := s.callCtx()
+	defer cancel()
+	names, err := peer.ListFederationExecutions(ctx, s.host.cfg.base())
+	if err != nil {
+		return err
+	}
+	set := &pb.FederationExecutionInformationSet{}
+	for _, n := range names {
+		set.FederationExecutionInformation = append(set.FederationExecutionInformation, &pb.FederationExecutionInformation{FederationExecutionName: n, LogicalTimeImplementationName: string(peer.HLAfloat64Time)})
+	}
+	return s.pushCallback(&pb.CallbackRequest{CallbackRequest: &pb.CallbackRequest_ReportFederationExecutions{ReportFederationExecutions: &pb.ReportFederationExecutions{Report: set}}})
+}
+
+// join joins the session's federate.
+func (s *Session) join(name, typ, federation string, extra *pb.FomModuleSet) (*pb.JoinResult, error) {
+	s.mu.Lock()
+	switch {
+	case !s.connected:
+		s.mu.Unlock()
+		return nil, fmt.Errorf("%w: connect first", peer.ErrNotConnected)
+	case s.fed != nil:
+		s.mu.Unlock()
+		return nil, peer.ErrFederateAlreadyExecutionMember
+	}
+	s.mu.Unlock()
+	ctx, cancel := s.callCtx()
+	defer cancel()
+	var docs []*fomxml.Document
+	if extra != nil {
+		var err error
+		if docs, err = s.modules(ctx, extra); err != nil {
+			return nil, err
+		}
+	}
+	cfg := s.host.cfg.base()
+	cfg.Federation, cfg.FederateName, cfg.FederateType = federation, name, typ
+	cfg.FOMModules = append(cfg.FOMModules, docs...)
+	cfg.Create = false
+	cfg.Metrics = s.metrics
+	f, err := peer.Join(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.joined(f)
+	return &pb.JoinResult{FederateHandle: pbFed(f.Handle()), LogicalTimeImplementationName: f.GetTimeFactory().Name()}, nil
+}
+
+// resign resigns the session's federate and closes it; the session stays
+// connected.
+func (s *Session) resign(a pb.ResignAction) error {
+	action, err := resignAction(a)
+	if err != nil {
+		return err
+	}
+	f, err := s.federate()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.callCtx()
+	defer cancel()
+	if err := f.ResignFederationExecution(ctx, action); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.fed = nil
+	stop, done := s.stop, s.pumpDone
+	s.stop, s.pumpDone = nil, nil
+	s.mu.Unlock()
+	f.Close()
+	if done != nil {
+		<-done // the pump pushes what came before the resignation, then stops
+		stop()
+	}
+	return nil
+}
+
+// pushCallback sends one callback now (a call's answer that the standard
+// gives as a callback).
+func (s *Session) pushCallback(cb *pb.CallbackRequest) error {
+	b, err := proto.Marshal(cb)
+	if err != nil {
+		return fmt.Errorf("%w: %w", peer.ErrRTIinternalError, err)
+	}
+	s.host.stats.callbacks.Add(1)
+	if err := s.push(b); err != nil {
+		s.host.stats.pushFailed.Add(1)
+	}
+	return nil
+}

@@ -1,0 +1,258 @@
+package fedpro
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/metrics"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// Config configures a Host.
+type Config struct {
+	// Base is the configuration every session's federate starts from:
+	// the control plane (Gossip: seeds, bind address), the data plane
+	// (Multicast: interface, group range, port), the federation key,
+	// SaveDir, TickInterval. A call sets Federation, FederateName,
+	// FederateType, FOMModules and Create; Metrics is the session's own.
+	Base peer.Config
+	// CallTimeout bounds a call that waits on the federation (create,
+	// destroy, list, join, resign); default 30 s.
+	CallTimeout time.Duration
+	// ReadFOM reads a FOM module given by URL or path; nil: readFOM
+	// (files, file:// URLs, and http(s) URLs).
+	ReadFOM func(ctx context.Context, url string) ([]byte, error)
+	// NewControl and NewTransport, when set, make the control plane and
+	// the data-plane transport of each create, destroy, list and join
+	// (each takes ownership of what it is given); nil uses Base's
+	// Control and Transport, which are nil for the daemon: gossip and
+	// multicast, made per call.
+	NewControl   func() peer.ControlPlane
+	NewTransport func() transport.Transport
+}
+
+// base returns Base with a fresh control plane and transport when the
+// Config makes them.
+func (c *Config) base() peer.Config {
+	b := c.Base
+	if c.NewControl != nil {
+		b.Control = c.NewControl()
+	}
+	if c.NewTransport != nil {
+		b.Transport = c.NewTransport()
+	}
+	return b
+}
+
+// Host hosts the federates of Federate Protocol sessions: one Session,
+// and at most one federate, per client session.
+type Host struct {
+	cfg   Config
+	stats hostStats
+
+	mu       sync.Mutex
+	sessions map[*Session]struct{}
+	closed   bool
+}
+
+// hostStats counts what the Host's sessions did; the daemon's metrics.
+type hostStats struct {
+	sessions    atomic.Int64  // open now
+	opened      atomic.Uint64 // ever
+	calls       atomic.Uint64
+	exceptions  atomic.Uint64 // calls answered with an exception
+	unsupported atomic.Uint64 // calls meshrti does not serve
+	callbacks   atomic.Uint64
+	pushFailed  atomic.Uint64 // callbacks the session layer refused (session gone)
+}
+
+// Stats is a snapshot of a Host's counters.
+type Stats struct {
+	Sessions                                                  int64
+	Opened, Calls, Exceptions, Unsupported, Callbacks, Failed uint64
+}
+
+// NewHost returns a Host.
+func NewHost(cfg Config) *Host {
+	if cfg.CallTimeout == 0 {
+		cfg.CallTimeout = 30 * time.Second
+	}
+	if cfg.ReadFOM == nil {
+		cfg.ReadFOM = readFOM
+	}
+	return &Host{cfg: cfg, sessions: make(map[*Session]struct{})}
+}
+
+// Stats returns the Host's counters.
+func (h *Host) Stats() Stats {
+	return Stats{
+		Sessions: h.stats.sessions.Load(), Opened: h.stats.opened.Load(), Calls: h.stats.calls.Load(),
+		Exceptions: h.stats.exceptions.Load(), Unsupported: h.stats.unsupported.Load(),
+		Callbacks: h.stats.callbacks.Load(), Failed: h.stats.pushFailed.Load(),
+	}
+}
+
+// NewSession opens a session whose callbacks go out through push (an
+// encoded pb.CallbackRequest each; push must not block on the client).
+// After Close it returns nil.
+func (h *Host) NewSession(push func(callback []byte) error) *Session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	s := &Session{host: h, push: push, metrics: metrics.NewRegistry()}
+	h.sessions[s] = struct{}{}
+	h.stats.sessions.Add(1)
+	h.stats.opened.Add(1)
+	return s
+}
+
+// Close closes every session (their federates resign per their
+// directive) and refuses new ones.
+func (h *Host) Close() {
+	h.mu.Lock()
+	h.closed = true
+	ss := make([]*Session, 0, len(h.sessions))
+	for s := range h.sessions {
+		ss = append(ss, s)
+	}
+	h.mu.Unlock()
+	for _, s := range ss {
+		s.Close(errors.New("fedpro: the daemon stops"))
+	}
+}
+
+// Session is one client session: its connection state and its federate.
+// Call is made by the session layer, one call at a time; the callbacks go
+// out from the Session's own goroutine.
+type Session struct {
+	host    *Host
+	push    func([]byte) error
+	metrics *metrics.Registry // the federate's metrics
+
+	mu        sync.Mutex
+	connected bool
+	fed       *peer.Federate
+	stop      context.CancelFunc // stops the callback pump
+	pumpDone  chan struct{}
+	closed    bool
+}
+
+// Call serves one encoded CallRequest and returns the encoded
+// CallResponse (an exception when the call fails or is not served).
+func (s *Session) Call(payload []byte) []byte {
+	s.host.stats.calls.Add(1)
+	resp := s.dispatch(payload)
+	if resp.GetExceptionData() != nil {
+		s.host.stats.exceptions.Add(1)
+	}
+	b, err := proto.Marshal(resp)
+	if err != nil { // cannot happen: the messages are the schema's
+		b, _ = proto.Marshal(exception(fmt.Errorf("%w: encode the response: %w", peer.ErrRTIinternalError, err)))
+	}
+	return b
+}
+
+// Close ends the session: its federate resigns with its automatic resign
+// directive and closes, and the callback pump stops. Close is
+// idempotent.
+func (s *Session) Close(reason error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	f := s.fed
+	s.fed = nil
+	s.mu.Unlock()
+	if f != nil {
+		s.leave(f)
+	}
+	s.host.mu.Lock()
+	if _, ok := s.host.sessions[s]; ok {
+		delete(s.host.sessions, s)
+		s.host.stats.sessions.Add(-1)
+	}
+	s.host.mu.Unlock()
+}
+
+// leave resigns f with its automatic resign directive, closes it and
+// waits for the callback pump.
+func (s *Session) leave(f *peer.Federate) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.host.cfg.CallTimeout)
+	defer cancel()
+	if a, err := f.GetAutomaticResignDirective(); err == nil {
+		_ = f.ResignFederationExecution(ctx, a) // a lost federation is left anyway
+	}
+	f.Close()
+	s.mu.Lock()
+	stop, done := s.stop, s.pumpDone
+	s.stop, s.pumpDone = nil, nil
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+}
+
+// federate returns the session's federate, or the exception a call gets
+// when it has joined none.
+func (s *Session) federate() (*peer.Federate, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case !s.connected:
+		return nil, fmt.Errorf("%w: connect first", peer.ErrNotConnected)
+	case s.fed == nil:
+		return nil, fmt.Errorf("%w: join a federation first", peer.ErrFederateNotExecutionMember)
+	}
+	return s.fed, nil
+}
+
+// joined makes f the session's federate and starts the callback pump.
+func (s *Session) joined(f *peer.Federate) {
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.fed, s.stop, s.pumpDone = f, stop, done
+	s.mu.Unlock()
+	go s.pump(ctx, f, done)
+}
+
+// pump pushes f's events as callbacks until f is closed or the session
+// ends.
+func (s *Session) pump(ctx context.Context, f *peer.Federate, done chan struct{}) {
+	defer close(done)
+	for {
+		ev, err := f.Next(ctx)
+		if err != nil {
+			return
+		}
+		cb := callbackOf(f, ev)
+		if cb == nil {
+			continue
+		}
+		b, err := proto.Marshal(cb)
+		if err != nil {
+			continue
+		}
+		s.host.stats.callbacks.Add(1)
+		if err := s.push(b); err != nil {
+			s.host.stats.pushFailed.Add(1)
+		}
+	}
+}
+
+// callCtx is the context of a call that waits on the federation.
+func (s *Session) callCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), s.host.cfg.CallTimeout)
+}
