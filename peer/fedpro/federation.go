@@ -2,6 +2,7 @@ package fedpro
 
 import (
 	"fmt"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -53,8 +54,17 @@ func init() {
 		}
 		ctx, cancel := s.callCtx()
 		defer cancel()
-		cfg := s.host.cfg.base()
-		cfg.Federation = req.GetFederationName()
+		name := req.GetFederationName()
+		h := s.host
+		h.mu.Lock()
+		_, pending := h.created[name]
+		delete(h.created, name)
+		h.mu.Unlock()
+		if pending && h.gossipAlone(name) {
+			return &pb.DestroyFederationExecutionResponse{}, nil
+		}
+		cfg := h.base(name)
+		cfg.Federation = name
 		return &pb.DestroyFederationExecutionResponse{}, peer.DestroyFederationExecution(ctx, cfg)
 	})
 	on(func(s *Session, _ *pb.ListFederationExecutionsRequest) (*pb.ListFederationExecutionsResponse, error) {
@@ -203,7 +213,22 @@ func (s *Session) create(name string, set *pb.FomModuleSet, timeName string) err
 	if timeName != "" && timeName != string(peer.HLAfloat64Time) && timeName != string(peer.HLAinteger64Time) {
 		return fmt.Errorf("%w: %q", peer.ErrCouldNotCreateLogicalTimeFactory, timeName)
 	}
-	cfg := s.host.cfg.base()
+	h := s.host
+	if h.gossipAlone(name) {
+		// A cluster of one would vanish with the call's node: the first
+		// join creates the federation (join).
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if _, dup := h.created[name]; dup {
+			return fmt.Errorf("%w: %q", peer.ErrFederationExecutionAlreadyExists, name)
+		}
+		if _, err := fomxml.Merge(docs...); err != nil {
+			return fmt.Errorf("%w: %w", peer.ErrInconsistentFDD, err)
+		}
+		h.created[name] = peer.Config{FOMModules: docs, TimeRepresentation: timeName}
+		return nil
+	}
+	cfg := h.base(name)
 	cfg.Federation, cfg.FOMModules, cfg.TimeRepresentation = name, docs, timeName
 	return peer.CreateFederationExecution(ctx, cfg)
 }
@@ -215,10 +240,36 @@ func (s *Session) list() error {
 	}
 	ctx, cancel := s.callCtx()
 	defer cancel()
-	names, err := peer.ListFederationExecutions(ctx, s.host.cfg.base())
-	if err != nil {
-		return err
+	h := s.host
+	seen := map[string]bool{}
+	var names []string
+	add := func(ns ...string) {
+		for _, n := range ns {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
 	}
+	if h.cfg.Base.Control != nil || h.cfg.NewControl != nil || len(h.cfg.Base.Gossip.Seeds) > 0 {
+		ns, err := peer.ListFederationExecutions(ctx, h.base(""))
+		if err != nil {
+			return err
+		}
+		add(ns...)
+	}
+	h.mu.Lock()
+	for n := range h.created {
+		add(n)
+	}
+	for s := range h.sessions {
+		s.mu.Lock()
+		if s.fed != nil {
+			add(s.federation)
+		}
+		s.mu.Unlock()
+	}
+	h.mu.Unlock()
 	set := &pb.FederationExecutionInformationSet{}
 	for _, n := range names {
 		set.FederationExecutionInformation = append(set.FederationExecutionInformation, &pb.FederationExecutionInformation{FederationExecutionName: n, LogicalTimeImplementationName: string(peer.HLAfloat64Time)})
@@ -247,16 +298,32 @@ func (s *Session) join(name, typ, federation string, extra *pb.FomModuleSet) (*p
 			return nil, err
 		}
 	}
-	cfg := s.host.cfg.base()
+	h := s.host
+	cfg := h.base(federation)
 	cfg.Federation, cfg.FederateName, cfg.FederateType = federation, name, typ
 	cfg.FOMModules = append(cfg.FOMModules, docs...)
 	cfg.Create = false
 	cfg.Metrics = s.metrics
+	h.mu.Lock()
+	pending, created := h.created[federation]
+	h.mu.Unlock()
+	if created && h.gossipAlone(federation) {
+		// Created through this daemon, not yet by anybody: this join
+		// creates it, with the modules it was created with.
+		cfg.Create = true
+		cfg.FOMModules = append(slices.Clone(pending.FOMModules), docs...)
+		cfg.TimeRepresentation = pending.TimeRepresentation
+	}
 	f, err := peer.Join(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	s.joined(f)
+	if created {
+		h.mu.Lock()
+		delete(h.created, federation)
+		h.mu.Unlock()
+	}
+	s.joined(f, federation)
 	return &pb.JoinResult{FederateHandle: pbFed(f.Handle()), LogicalTimeImplementationName: f.GetTimeFactory().Name()}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,9 +39,14 @@ type Config struct {
 	NewTransport func() transport.Transport
 }
 
-// base returns Base with a fresh control plane and transport when the
-// Config makes them.
-func (c *Config) base() peer.Config {
+// base returns the configuration of a call about federation: Base with
+// a fresh control plane and transport when the Config makes them, and,
+// for the gossip control plane, the gossip addresses of the Host's
+// federates in that federation added to the seeds (with gossip a
+// federation is the cluster its federates form: a second session of
+// the daemon joins the first one's).
+func (h *Host) base(federation string) peer.Config {
+	c := &h.cfg
 	b := c.Base
 	if c.NewControl != nil {
 		b.Control = c.NewControl()
@@ -48,7 +54,36 @@ func (c *Config) base() peer.Config {
 	if c.NewTransport != nil {
 		b.Transport = c.NewTransport()
 	}
+	if b.Control == nil {
+		b.Gossip.Seeds = append(slices.Clone(b.Gossip.Seeds), h.seeds(federation)...)
+	}
 	return b
+}
+
+// seeds returns the gossip addresses of the Host's federates in
+// federation.
+func (h *Host) seeds(federation string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for s := range h.sessions {
+		s.mu.Lock()
+		f, in := s.fed, s.federation
+		s.mu.Unlock()
+		if f != nil && in == federation {
+			if a, ok := f.GossipAddr(); ok {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// gossipAlone reports whether a call about federation would open a
+// gossip cluster of its own: the gossip control plane, no seeds
+// configured, and none of the Host's federates in it.
+func (h *Host) gossipAlone(federation string) bool {
+	return h.cfg.Base.Control == nil && h.cfg.NewControl == nil && len(h.cfg.Base.Gossip.Seeds) == 0 && len(h.seeds(federation)) == 0
 }
 
 // Host hosts the federates of Federate Protocol sessions: one Session,
@@ -60,6 +95,10 @@ type Host struct {
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
 	closed   bool
+	// created are federations created through this Host while it had
+	// no cluster for them (gossipAlone): a gossip cluster of one would
+	// vanish with its node, so the first join creates them.
+	created map[string]peer.Config
 }
 
 // hostStats counts what the Host's sessions did; the daemon's metrics.
@@ -87,7 +126,7 @@ func NewHost(cfg Config) *Host {
 	if cfg.ReadFOM == nil {
 		cfg.ReadFOM = readFOM
 	}
-	return &Host{cfg: cfg, sessions: make(map[*Session]struct{})}
+	return &Host{cfg: cfg, sessions: make(map[*Session]struct{}), created: make(map[string]peer.Config)}
 }
 
 // Stats returns the Host's counters.
@@ -138,12 +177,13 @@ type Session struct {
 	push    func([]byte) error
 	metrics *metrics.Registry // the federate's metrics
 
-	mu        sync.Mutex
-	connected bool
-	fed       *peer.Federate
-	stop      context.CancelFunc // stops the callback pump
-	pumpDone  chan struct{}
-	closed    bool
+	mu         sync.Mutex
+	connected  bool
+	fed        *peer.Federate
+	federation string             // fed's
+	stop       context.CancelFunc // stops the callback pump
+	pumpDone   chan struct{}
+	closed     bool
 }
 
 // Call serves one encoded CallRequest and returns the encoded
@@ -219,11 +259,11 @@ func (s *Session) federate() (*peer.Federate, error) {
 }
 
 // joined makes f the session's federate and starts the callback pump.
-func (s *Session) joined(f *peer.Federate) {
+func (s *Session) joined(f *peer.Federate, federation string) {
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	s.mu.Lock()
-	s.fed, s.stop, s.pumpDone = f, stop, done
+	s.fed, s.federation, s.stop, s.pumpDone = f, federation, stop, done
 	s.mu.Unlock()
 	go s.pump(ctx, f, done)
 }
