@@ -1,0 +1,535 @@
+package session
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sync"
+	"time"
+)
+
+// Session is one federate's session. It outlives its transport
+// connection: a federate whose connection drops may resume the session on
+// a new one within Config.ResumeWindow. Its methods are safe for
+// concurrent use.
+type Session struct {
+	srv       *Server
+	id        uint64
+	handler   SessionHandler
+	responder CallbackResponder // handler, if it wants callback responses
+	wake      chan struct{}     // capacity 1: items queued or state changed
+
+	mu          sync.Mutex
+	conn        *connection // attached connection; nil while detached
+	detachedAt  time.Time
+	next        uint32   // sequence number of the next RTI message
+	pending     []*frame // to write on conn, in sequence order
+	retained    []*frame // HLA messages not yet acknowledged, in sequence order
+	freedTo     uint32   // newest HLA message freed by an acknowledgement, or noSequence
+	lastRecv    uint32   // newest HLA message from the federate, or noSequence
+	lastOwn     uint32   // newest call, heartbeat or terminate from the federate, or noSequence
+	lastAny     uint32   // newest sequence number from the federate
+	replayFloor uint32   // after a resume: HLA messages up to here are duplicates; or noSequence
+	items       []item   // for the session's goroutine, in order
+	calling     bool     // a Call is running
+	ended       bool
+	reason      error
+}
+
+// frame is one RTI message. Its header is encoded when it is written, with
+// the session's last received sequence number at that time.
+type frame struct {
+	typ     msgType
+	seq     uint32
+	head    []byte // fixed fields at the start of the body
+	payload []byte // protobuf bytes, not copied
+	last    bool   // close the connection once written
+}
+
+func (f *frame) appendTo(dst []byte, sessionID uint64, lastRecv uint32) []byte {
+	size := HeaderSize + len(f.head) + len(f.payload)
+	dst = appendHeader(dst, header{size: uint32(size), seq: f.seq, sessionID: sessionID, lastRecv: lastRecv, typ: f.typ})
+	dst = append(dst, f.head...)
+	return append(dst, f.payload...)
+}
+
+// maxPayload is the largest payload a message with 4 bytes of fixed
+// fields can carry in its 32-bit size.
+const maxPayload = math.MaxUint32 - HeaderSize - 4
+
+type itemKind uint8
+
+const (
+	itemCall itemKind = iota
+	itemCallbackResponse
+	itemTerminate
+)
+
+// item is work for the session's goroutine.
+type item struct {
+	kind    itemKind
+	seq     uint32 // call request, or callback answered
+	payload []byte
+}
+
+func newSession(srv *Server, id uint64, firstSeq uint32) *Session {
+	s := &Session{
+		srv:         srv,
+		id:          id,
+		wake:        make(chan struct{}, 1),
+		detachedAt:  time.Now(),
+		next:        2, // 1 is the new session status
+		freedTo:     noSequence,
+		lastRecv:    noSequence,
+		lastOwn:     noSequence,
+		lastAny:     0,
+		replayFloor: noSequence,
+	}
+	if validSeq(firstSeq) {
+		s.lastAny = firstSeq
+	}
+	return s
+}
+
+// ID returns the session id, which the federate quotes in every message.
+func (s *Session) ID() uint64 { return s.id }
+
+// PushCallback queues a callback request with payload (a protobuf
+// CallbackRequest) for the federate and returns at once: it never waits
+// for the network or for the federate's response. The session keeps
+// payload until the federate acknowledges it, to replay it after a
+// resume, so payload must not be changed afterwards. Callbacks reach the
+// federate in the order pushed. PushCallback may be called from any
+// goroutine, Call included; after the session ended it returns an error
+// wrapping ErrSessionClosed and the reason.
+func (s *Session) PushCallback(payload []byte) error {
+	if uint64(len(payload)) > maxPayload {
+		return fmt.Errorf("%w: callback of %d bytes", ErrTooLarge, len(payload))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
+	}
+	s.enqueueLocked(msgCallbackRequest, nil, payload)
+	return nil
+}
+
+// busy reports whether a call is queued or running.
+func (s *Session) busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calling || len(s.items) > 0
+}
+
+// poke wakes the session's goroutine.
+func (s *Session) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// enqueueLocked numbers an RTI message and queues it for the attached
+// connection. HLA messages are also retained for replay until
+// acknowledged; control messages are written only on the connection
+// attached now.
+func (s *Session) enqueueLocked(typ msgType, head, payload []byte) *frame {
+	f := &frame{typ: typ, seq: s.next, head: head, payload: payload}
+	s.next = nextSeq(s.next)
+	if typ.hla() {
+		s.retained = append(s.retained, f)
+	}
+	if s.conn != nil {
+		s.pending = append(s.pending, f)
+		s.conn.notify()
+	}
+	return f
+}
+
+// start attaches the connection that opened the session, queues the new
+// session status (sequence number 1) and any callbacks pushed during
+// Open, and starts the connection's writer.
+func (s *Session) start(c *connection) {
+	s.mu.Lock()
+	if !s.ended {
+		s.conn = c
+		status := &frame{typ: msgNewSessionStatus, seq: 1, head: u32s(newSessionSuccess)}
+		s.pending = append([]*frame{status}, s.retained...)
+		c.notify()
+	}
+	s.mu.Unlock()
+	go s.writeLoop(c)
+}
+
+// run is the session's goroutine: it hands calls to the handler in
+// order, ends the session when the resume window passes, and calls
+// Closed at the end.
+func (s *Session) run() {
+	defer s.srv.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		if s.ended {
+			reason := s.reason
+			s.mu.Unlock()
+			s.srv.forget(s, reason)
+			s.srv.logf("session %016x: closed: %v", s.id, reason)
+			s.handler.Closed(reason)
+			return
+		}
+		if len(s.items) > 0 {
+			it := s.items[0]
+			s.items[0] = item{}
+			s.items = s.items[1:]
+			s.mu.Unlock()
+			s.do(it)
+			continue
+		}
+		var expire <-chan time.Time
+		if s.conn == nil {
+			window := s.srv.cfg.ResumeWindow
+			left := window - time.Since(s.detachedAt)
+			if left <= 0 {
+				s.endLocked(fmt.Errorf("%w (%v)", ErrExpired, window))
+				s.mu.Unlock()
+				continue
+			}
+			timer.Reset(left)
+			expire = timer.C
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.wake:
+		case <-expire:
+		}
+	}
+}
+
+// do handles one item on the session's goroutine.
+func (s *Session) do(it item) {
+	switch it.kind {
+	case itemCall:
+		s.mu.Lock()
+		s.calling = true
+		s.mu.Unlock()
+		resp := s.handler.Call(it.payload)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.calling = false
+		if s.ended {
+			return
+		}
+		if uint64(len(resp)) > maxPayload {
+			s.endLocked(fmt.Errorf("session: call response of %d bytes does not fit a message", len(resp)))
+			return
+		}
+		s.enqueueLocked(msgCallResponse, u32s(it.seq), resp)
+	case itemCallbackResponse:
+		s.responder.CallbackResponse(it.seq, it.payload)
+	case itemTerminate:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.ended {
+			return
+		}
+		// Answer, then close the connection once the answer is written.
+		f := s.enqueueLocked(msgSessionTerminated, nil, nil)
+		f.last = true
+		s.ended, s.reason = true, ErrTerminated
+		s.items, s.retained = nil, nil
+		s.poke()
+	}
+}
+
+// writeLoop writes the session's messages on c, one write per message,
+// until c is detached or a write fails. It runs on its own goroutine.
+func (s *Session) writeLoop(c *connection) {
+	defer s.srv.wg.Done()
+	var buf []byte
+	for {
+		s.mu.Lock()
+		if s.conn != c {
+			s.mu.Unlock()
+			return
+		}
+		batch := s.pending
+		s.pending = nil
+		lastRecv := s.lastRecv
+		s.mu.Unlock()
+		if len(batch) == 0 {
+			select {
+			case <-c.wake:
+			case <-c.done:
+			}
+			continue
+		}
+		for _, f := range batch {
+			buf = f.appendTo(buf[:0], s.id, lastRecv)
+			if _, err := c.nc.Write(buf); err != nil {
+				s.connFailed(c, fmt.Errorf("write: %w", err))
+				return
+			}
+			if f.last {
+				s.mu.Lock()
+				if s.conn == c {
+					s.detachLocked()
+				}
+				s.mu.Unlock()
+				return
+			}
+		}
+		if cap(buf) > 1<<20 {
+			buf = nil
+		}
+	}
+}
+
+// detachLocked closes the attached connection and keeps the session for
+// a resume.
+func (s *Session) detachLocked() {
+	c := s.conn
+	s.conn, s.pending = nil, nil
+	s.detachedAt = time.Now()
+	close(c.done)
+	c.nc.Close()
+	s.poke()
+}
+
+// end ends the session with reason, unless it already ended.
+func (s *Session) end(reason error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.endLocked(reason)
+}
+
+func (s *Session) endLocked(reason error) {
+	if s.ended {
+		return
+	}
+	s.ended, s.reason = true, reason
+	s.items, s.retained = nil, nil
+	if s.conn != nil {
+		s.detachLocked()
+	}
+	s.poke()
+}
+
+// connFailed handles the end of reading or writing c: a protocol error or
+// a heartbeat timeout ends the session; anything else is a dropped
+// connection, which the federate may resume.
+func (s *Session) connFailed(c *connection, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != c {
+		// Already detached: replaced by a resume, ended, or terminated.
+		c.nc.Close()
+		return
+	}
+	switch {
+	case isBad(err):
+		s.srv.badMessages.Add(1)
+		s.srv.logf("session %016x: %v", s.id, err)
+		s.endLocked(err)
+	case s.ended:
+		// Terminating, and the federate closed before the answer was
+		// written.
+		s.detachLocked()
+	case errors.Is(err, os.ErrDeadlineExceeded) && s.srv.cfg.HeartbeatTimeout > 0:
+		s.endLocked(fmt.Errorf("%w (%v)", ErrHeartbeatTimeout, s.srv.cfg.HeartbeatTimeout))
+	case s.srv.cfg.ResumeWindow < 0:
+		s.endLocked(fmt.Errorf("%w: %v", ErrConnectionLost, err))
+	default:
+		s.srv.logf("session %016x: connection from %v lost (%v); resumable for %v", s.id, c.nc.RemoteAddr(), err, s.srv.cfg.ResumeWindow)
+		s.detachLocked()
+	}
+}
+
+// receive handles one message from the federate on c. An error wrapping
+// ErrBadMessage ends the session.
+func (s *Session) receive(c *connection, h header, body []byte) error {
+	if h.sessionID != s.id {
+		return fmt.Errorf("%w: %v for session %016x on the connection of session %016x", ErrBadMessage, h.typ, h.sessionID, s.id)
+	}
+	switch h.typ {
+	case msgHeartbeat, msgTerminateSession, msgCallRequest, msgCallbackResponse:
+	case msgNewSession, msgResumeRequest:
+		return fmt.Errorf("%w: %v on a connection that already carries a session", ErrBadMessage, h.typ)
+	default:
+		return fmt.Errorf("%w: %v goes from the RTI to the federate, not back", ErrBadMessage, h.typ)
+	}
+	if !validSeq(h.seq) {
+		return fmt.Errorf("%w: %v with sequence number %s", ErrBadMessage, h.typ, fmtSeq(h.seq))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != c || s.ended {
+		return nil // taken over by a resume, or ending: ignore
+	}
+	last := prevSeq(s.next)
+	if validSeq(h.lastRecv) {
+		if seqBefore(last, h.lastRecv) {
+			return fmt.Errorf("%w: %v acknowledges RTI message %d, but the last one sent is %d", ErrBadMessage, h.typ, h.lastRecv, last)
+		}
+		s.ackLocked(h.lastRecv)
+	}
+	switch h.typ {
+	case msgHeartbeat:
+		if err := s.orderLocked(h); err != nil {
+			return err
+		}
+		s.enqueueLocked(msgHeartbeatResponse, u32s(h.seq), nil)
+	case msgTerminateSession:
+		if err := s.orderLocked(h); err != nil {
+			return err
+		}
+		s.items = append(s.items, item{kind: itemTerminate})
+		s.poke()
+	case msgCallRequest:
+		if s.duplicateLocked(h) {
+			return nil
+		}
+		if err := s.orderLocked(h); err != nil {
+			return err
+		}
+		s.receivedHLALocked(h.seq)
+		s.items = append(s.items, item{kind: itemCall, seq: h.seq, payload: body})
+		s.poke()
+	case msgCallbackResponse:
+		// Pitch's clients send the callback's sequence number and then
+		// the CallbackResponse, numbering the message in their own
+		// sequence; MAK's Python client sends a bare header numbered with
+		// the callback's sequence number.
+		to, payload, bare := h.seq, []byte(nil), true
+		switch {
+		case len(body) >= 4:
+			to, payload, bare = binary.BigEndian.Uint32(body), body[4:], false
+		case len(body) > 0:
+			return fmt.Errorf("%w: %v body of %d bytes", ErrBadMessage, h.typ, len(body))
+		}
+		if !validSeq(to) || seqBefore(last, to) {
+			return fmt.Errorf("%w: %v to callback %s, but the last RTI message sent is %d", ErrBadMessage, h.typ, fmtSeq(to), last)
+		}
+		if !bare {
+			if s.duplicateLocked(h) {
+				return nil
+			}
+			s.receivedHLALocked(h.seq)
+		}
+		if s.responder != nil {
+			s.items = append(s.items, item{kind: itemCallbackResponse, seq: to, payload: payload})
+			s.poke()
+		}
+	}
+	return nil
+}
+
+// orderLocked checks that a call, heartbeat or terminate does not go back
+// in the federate's sequence. Equal numbers pass: MAK's Python client
+// numbers messages by what it received, so two may share one.
+func (s *Session) orderLocked(h header) error {
+	if validSeq(s.lastOwn) && seqBefore(h.seq, s.lastOwn) {
+		return fmt.Errorf("%w: %v with sequence number %d after %d: the federate's sequence numbers must not go back", ErrBadMessage, h.typ, h.seq, s.lastOwn)
+	}
+	s.lastOwn = h.seq
+	s.noteLocked(h.seq)
+	return nil
+}
+
+func (s *Session) noteLocked(seq uint32) {
+	if seqBefore(s.lastAny, seq) {
+		s.lastAny = seq
+	}
+}
+
+// receivedHLALocked records an HLA message from the federate.
+func (s *Session) receivedHLALocked(seq uint32) {
+	if !validSeq(s.lastRecv) || seqBefore(s.lastRecv, seq) {
+		s.lastRecv = seq
+	}
+	s.noteLocked(seq)
+	if validSeq(s.replayFloor) && seqBefore(s.replayFloor, seq) {
+		s.replayFloor = noSequence
+	}
+}
+
+// duplicateLocked reports an HLA message the federate replayed after a
+// resume although the session had it already.
+func (s *Session) duplicateLocked(h header) bool {
+	if !validSeq(s.replayFloor) || seqBefore(s.replayFloor, h.seq) {
+		return false
+	}
+	s.srv.logf("session %016x: dropped %v %d: received before the resume", s.id, h.typ, h.seq)
+	return true
+}
+
+// ackLocked frees the retained HLA messages up to ack, which the federate
+// has received.
+func (s *Session) ackLocked(ack uint32) {
+	i := 0
+	for i < len(s.retained) && !seqBefore(ack, s.retained[i].seq) {
+		i++
+	}
+	if i == 0 {
+		return
+	}
+	s.freedTo = s.retained[i-1].seq
+	clear(s.retained[:i])
+	s.retained = s.retained[i:]
+}
+
+// resume attaches c after a resume request whose federate last received
+// RTI message lastRecv and still holds its messages from oldestAvail on.
+// It answers on c, and reports whether the session was resumed; a refusal
+// of a live session ends it.
+func (s *Session) resume(c *connection, lastRecv, oldestAvail uint32) bool {
+	s.mu.Lock()
+	last := prevSeq(s.next)
+	var status uint32
+	var why error
+	switch {
+	case s.ended:
+		status, why = resumeInvalidSession, fmt.Errorf("session ended: %w", s.reason)
+	case validSeq(lastRecv) && seqBefore(last, lastRecv):
+		status, why = resumeOtherError, fmt.Errorf("%w: the federate last received RTI message %d, but the last one sent is %d", ErrResumeRefused, lastRecv, last)
+	case validSeq(s.freedTo) && (!validSeq(lastRecv) || seqBefore(lastRecv, s.freedTo)):
+		status, why = resumeNotEnoughBuffered, fmt.Errorf("%w: the federate last received RTI message %s, but messages up to %d were acknowledged and freed", ErrResumeRefused, fmtSeq(lastRecv), s.freedTo)
+	case validSeq(oldestAvail) && seqBefore(nextSeq(s.lastAny), oldestAvail):
+		status, why = resumeNotEnoughBuffered, fmt.Errorf("%w: the federate holds its messages from %d on, but the last one received is %d", ErrResumeRefused, oldestAvail, s.lastAny)
+	}
+	if status != resumeOK {
+		h := header{seq: s.next, sessionID: s.id, lastRecv: s.lastRecv, typ: msgResumeStatus}
+		s.next = nextSeq(s.next)
+		s.endLocked(why)
+		s.mu.Unlock()
+		s.srv.refusedResumes.Add(1)
+		s.srv.logf("session %016x: resume from %v refused (status %d): %v", s.id, c.nc.RemoteAddr(), status, why)
+		s.srv.writeDirect(c, h, u32s(status, noSequence))
+		return false
+	}
+	if s.conn != nil {
+		s.srv.logf("session %016x: resumed on %v while still attached to %v; closing that", s.id, c.nc.RemoteAddr(), s.conn.nc.RemoteAddr())
+		s.detachLocked()
+	}
+	if validSeq(lastRecv) {
+		s.ackLocked(lastRecv)
+	}
+	s.conn = c
+	s.enqueueLocked(msgResumeStatus, u32s(resumeOK, s.lastRecv), nil)
+	replay := len(s.retained)
+	s.pending = append(s.pending, s.retained...)
+	s.replayFloor = s.lastRecv
+	floor := s.replayFloor
+	s.srv.resumed.Add(1)
+	s.srv.wg.Add(1)
+	go s.writeLoop(c)
+	s.poke()
+	s.mu.Unlock()
+	s.srv.logf("session %016x: resumed on %v: replaying %d messages after RTI message %s; last received federate message %s",
+		s.id, c.nc.RemoteAddr(), replay, fmtSeq(lastRecv), fmtSeq(floor))
+	return true
+}

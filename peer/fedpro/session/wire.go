@@ -1,0 +1,193 @@
+package session
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Default ports of the Federate Protocol (Pitch FedProClient, common/Ports).
+const (
+	DefaultPort    = 15164 // plain TCP
+	DefaultTLSPort = 15165 // TLS
+)
+
+// HeaderSize is the size of the header that starts every message.
+const HeaderSize = 24
+
+// ProtocolVersion is the Federate Protocol version this server speaks; a
+// new session request for another version is refused.
+const ProtocolVersion = 1
+
+// Sequence numbers take 31 bits: 0 to 0x7fffffff, then 0 again. A value
+// with the top bit set is not a sequence number; noSequence is the one
+// both public clients send for "none" (Java Integer.MIN_VALUE).
+const (
+	noSequence  uint32 = 0x80000000
+	maxSequence uint32 = 0x7fffffff
+)
+
+// msgType is the last header field.
+type msgType uint32
+
+// Message types (IEEE 1516-2025 §12.13.4.5; Pitch FedProClient
+// common/session/MessageType). C: federate to RTI; R: RTI to federate.
+const (
+	msgNewSession        msgType = 1  // C: body u32 protocol version
+	msgNewSessionStatus  msgType = 2  // R: body u32 reason
+	msgHeartbeat         msgType = 3  // C: no body
+	msgHeartbeatResponse msgType = 4  // R: body u32 sequence number of the heartbeat
+	msgTerminateSession  msgType = 5  // C: no body
+	msgSessionTerminated msgType = 6  // R: no body
+	msgResumeRequest     msgType = 10 // C: body u32 last received RTI message, u32 oldest available federate message
+	msgResumeStatus      msgType = 11 // R: body u32 status, u32 last received federate message
+	msgCallRequest       msgType = 20 // C: body protobuf CallRequest
+	msgCallResponse      msgType = 21 // R: body u32 sequence number of the call request, protobuf CallResponse
+	msgCallbackRequest   msgType = 22 // R: body protobuf CallbackRequest
+	msgCallbackResponse  msgType = 23 // C: body u32 sequence number of the callback request, protobuf CallbackResponse
+)
+
+// known reports whether t is a message type of the protocol.
+func (t msgType) known() bool {
+	switch t {
+	case msgNewSession, msgNewSessionStatus, msgHeartbeat, msgHeartbeatResponse,
+		msgTerminateSession, msgSessionTerminated, msgResumeRequest, msgResumeStatus,
+		msgCallRequest, msgCallResponse, msgCallbackRequest, msgCallbackResponse:
+		return true
+	}
+	return false
+}
+
+// hla reports whether t carries an HLA service call or callback. Only
+// these count for the last received and oldest available sequence
+// numbers, and only these are kept for replay (§12.13.4.4).
+func (t msgType) hla() bool { return t >= msgCallRequest }
+
+func (t msgType) String() string {
+	switch t {
+	case msgNewSession:
+		return "CTRL_NEW_SESSION"
+	case msgNewSessionStatus:
+		return "CTRL_NEW_SESSION_STATUS"
+	case msgHeartbeat:
+		return "CTRL_HEARTBEAT"
+	case msgHeartbeatResponse:
+		return "CTRL_HEARTBEAT_RESPONSE"
+	case msgTerminateSession:
+		return "CTRL_TERMINATE_SESSION"
+	case msgSessionTerminated:
+		return "CTRL_SESSION_TERMINATED"
+	case msgResumeRequest:
+		return "CTRL_RESUME_REQUEST"
+	case msgResumeStatus:
+		return "CTRL_RESUME_STATUS"
+	case msgCallRequest:
+		return "HLA_CALL_REQUEST"
+	case msgCallResponse:
+		return "HLA_CALL_RESPONSE"
+	case msgCallbackRequest:
+		return "HLA_CALLBACK_REQUEST"
+	case msgCallbackResponse:
+		return "HLA_CALLBACK_RESPONSE"
+	}
+	return fmt.Sprintf("message type %d", uint32(t))
+}
+
+// Reasons in CTRL_NEW_SESSION_STATUS. The public clients refuse any other
+// value as a bad message.
+const (
+	newSessionSuccess             uint32 = 0
+	newSessionUnsupportedProtocol uint32 = 1
+	newSessionOutOfResources      uint32 = 2
+	newSessionOtherError          uint32 = 99
+)
+
+// Statuses in CTRL_RESUME_STATUS.
+const (
+	resumeOK                uint32 = 0
+	resumeInvalidSession    uint32 = 1
+	resumeNotEnoughBuffered uint32 = 2
+	resumeOtherError        uint32 = 99
+)
+
+// header is the 24-byte big-endian header of every message:
+//
+//	offset size field
+//	 0     4    message size in bytes, header included (unsigned)
+//	 4     4    sequence number
+//	 8     8    session id
+//	16     4    last received sequence number
+//	20     4    message type
+type header struct {
+	size      uint32
+	seq       uint32
+	sessionID uint64
+	lastRecv  uint32
+	typ       msgType
+}
+
+// parseHeader decodes the header at the start of b, which must hold at
+// least HeaderSize bytes. It refuses a size smaller than the header and
+// an unknown message type; the caller checks the size against its limit.
+func parseHeader(b []byte) (header, error) {
+	if len(b) < HeaderSize {
+		return header{}, fmt.Errorf("%w: header of %d bytes, want %d", ErrBadMessage, len(b), HeaderSize)
+	}
+	h := header{
+		size:      binary.BigEndian.Uint32(b[0:]),
+		seq:       binary.BigEndian.Uint32(b[4:]),
+		sessionID: binary.BigEndian.Uint64(b[8:]),
+		lastRecv:  binary.BigEndian.Uint32(b[16:]),
+		typ:       msgType(binary.BigEndian.Uint32(b[20:])),
+	}
+	if h.size < HeaderSize {
+		return header{}, fmt.Errorf("%w: message size %d is smaller than the %d-byte header", ErrBadMessage, h.size, HeaderSize)
+	}
+	if !h.typ.known() {
+		return header{}, fmt.Errorf("%w: unknown message type %d", ErrBadMessage, uint32(h.typ))
+	}
+	return h, nil
+}
+
+// appendHeader appends the encoding of h to dst.
+func appendHeader(dst []byte, h header) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, h.size)
+	dst = binary.BigEndian.AppendUint32(dst, h.seq)
+	dst = binary.BigEndian.AppendUint64(dst, h.sessionID)
+	dst = binary.BigEndian.AppendUint32(dst, h.lastRecv)
+	return binary.BigEndian.AppendUint32(dst, uint32(h.typ))
+}
+
+// u32s encodes the fixed fields of a message body.
+func u32s(v ...uint32) []byte {
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.BigEndian.AppendUint32(b, x)
+	}
+	return b
+}
+
+// validSeq reports whether s is a sequence number (top bit clear).
+func validSeq(s uint32) bool { return s <= maxSequence }
+
+// nextSeq returns the sequence number after s, wrapping to 0 after
+// 0x7fffffff as the public clients do.
+func nextSeq(s uint32) uint32 { return (s + 1) & maxSequence }
+
+// prevSeq returns the sequence number before s.
+func prevSeq(s uint32) uint32 { return (s - 1) & maxSequence }
+
+// seqBefore reports whether valid sequence number a comes before valid
+// sequence number b, in serial number arithmetic over 31 bits (RFC 1982):
+// b is at most 2^30-1 steps after a.
+func seqBefore(a, b uint32) bool {
+	d := (b - a) & maxSequence
+	return d != 0 && d < 1<<30
+}
+
+// fmtSeq formats a sequence number field for messages and logs.
+func fmtSeq(s uint32) string {
+	if !validSeq(s) {
+		return fmt.Sprintf("none(%#x)", s)
+	}
+	return fmt.Sprint(s)
+}
