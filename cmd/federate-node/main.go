@@ -5,6 +5,7 @@
 //	federate-node demo                       a radar and aircraft on this host; a sync point, a save, a restore
 //	federate-node demo ddm                   regions: a radar's square, radios' channels
 //	federate-node node -role ping|pong ...   one built-in federate
+//	federate-node serve [flags]              the per-host daemon: HLA 4 Federate Protocol on 127.0.0.1:15164
 //	federate-node bench                      two-process round trips and update rate
 //	federate-node fom inspect [--json] FILE  print the merged FDD
 //	federate-node fom validate [--strict] FILE...  check that modules merge (warnings are errors with --strict)
@@ -40,6 +41,8 @@ commands:
                                share (federate-node demo ddm -h lists the flags)
   fom inspect [--json] FILE... print the FDD merged from the standard MIM and FILEs
   fom validate [--strict] FILE...  exit 0 when the modules merge (warnings printed), 1 with file:line: message lines
+  serve [flags]                the per-host daemon: hosts a federate per HLA 4 Federate Protocol
+                               session (C++, Java, Python federates); 127.0.0.1:15164 (docs/fedpro.md)
   node [flags]                 run one built-in federate (ping or pong) over gossip and multicast
                                (federate-node node -h lists the flags)
   bench [throughput|latency] [-payload B -count N -duration D -frame F -json]
@@ -68,6 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runFOM(args[1:], stdout, stderr)
 	case "node":
 		return runNode(args[1:], stdout, stderr)
+	case "serve":
+		return runServe(args[1:], stdout, stderr)
 	case "bench":
 		return runBench(args[1:], stdout, stderr)
 	case "bench-raw": // the raw UDP side of bench, in a child process

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/fedpro"
+	"github.com/meshrti/meshrti/peer/fedpro/session"
+	"github.com/meshrti/meshrti/peer/transport"
+)
+
+// serveFlags configure `federate-node serve`; a -config file (JSON, the
+// same names) sets them too, and flags given on the command line win.
+type serveFlags struct {
+	Listen       string        `json:"listen"`
+	TLSListen    string        `json:"tls_listen"`
+	Cert         string        `json:"cert"`
+	Key          string        `json:"key"`
+	Metrics      string        `json:"metrics"`
+	Gossip       string        `json:"gossip"`
+	Seeds        string        `json:"seeds"`
+	McastPort    int           `json:"mcast_port"`
+	Iface        string        `json:"iface"`
+	TTL          int           `json:"ttl"`
+	FedKey       string        `json:"federation_key"`
+	SaveDir      string        `json:"save_dir"`
+	ResumeWindow time.Duration `json:"resume_window"`
+	CallTimeout  time.Duration `json:"call_timeout"`
+}
+
+func (sf *serveFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&sf.Listen, "listen", fmt.Sprintf("127.0.0.1:%d", session.DefaultPort), "Federate Protocol TCP address")
+	fs.StringVar(&sf.TLSListen, "tls-listen", fmt.Sprintf("127.0.0.1:%d", session.DefaultTLSPort), "Federate Protocol TLS address (with -cert and -key)")
+	fs.StringVar(&sf.Cert, "cert", "", "TLS certificate `FILE` (PEM); with -key, serves TLS on -tls-listen")
+	fs.StringVar(&sf.Key, "key", "", "TLS private key `FILE` (PEM)")
+	fs.StringVar(&sf.Metrics, "metrics", "127.0.0.1:9464", "Prometheus metrics HTTP address (/metrics); empty: none")
+	fs.StringVar(&sf.Gossip, "gossip", "127.0.0.1:0", "gossip bind address of the hosted federates (port 0: a free one each)")
+	fs.StringVar(&sf.Seeds, "seeds", "", "comma-separated host:port gossip addresses to join federations through (other daemons' federates)")
+	fs.IntVar(&sf.McastPort, "mcast-port", 47470, "UDP multicast port (all members must agree)")
+	fs.StringVar(&sf.Iface, "iface", transport.DefaultInterface, "multicast interface (name or one of its IPv4 addresses)")
+	fs.IntVar(&sf.TTL, "ttl", 0, "multicast TTL: 0 stays on this host, 1 reaches the local link")
+	fs.StringVar(&sf.FedKey, "federation-key", "", "federation key: authenticates frames and encrypts gossip (at least 16 bytes)")
+	fs.StringVar(&sf.SaveDir, "save-dir", "", "directory of federation saves (default: meshrti-saves in the temporary directory)")
+	fs.DurationVar(&sf.ResumeWindow, "resume-window", session.DefaultResumeWindow, "how long a session survives a dropped connection")
+	fs.DurationVar(&sf.CallTimeout, "call-timeout", 30*time.Second, "bound on calls that wait on the federation (create, join, resign)")
+}
+
+// loadConfig reads a JSON config file into sf, leaving the flags set on
+// the command line as they are.
+func (sf *serveFlags) loadConfig(path string, fs *flag.FlagSet) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var fromFile serveFlags
+	if err := json.Unmarshal(b, &fromFile); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	pick := func(flagName string, dst *string, v string) {
+		if !set[flagName] && v != "" {
+			*dst = v
+		}
+	}
+	pick("listen", &sf.Listen, fromFile.Listen)
+	pick("tls-listen", &sf.TLSListen, fromFile.TLSListen)
+	pick("cert", &sf.Cert, fromFile.Cert)
+	pick("key", &sf.Key, fromFile.Key)
+	pick("metrics", &sf.Metrics, fromFile.Metrics)
+	pick("gossip", &sf.Gossip, fromFile.Gossip)
+	pick("seeds", &sf.Seeds, fromFile.Seeds)
+	pick("iface", &sf.Iface, fromFile.Iface)
+	pick("federation-key", &sf.FedKey, fromFile.FedKey)
+	pick("save-dir", &sf.SaveDir, fromFile.SaveDir)
+	if !set["mcast-port"] && fromFile.McastPort != 0 {
+		sf.McastPort = fromFile.McastPort
+	}
+	if !set["ttl"] && fromFile.TTL != 0 {
+		sf.TTL = fromFile.TTL
+	}
+	if !set["resume-window"] && fromFile.ResumeWindow != 0 {
+		sf.ResumeWindow = fromFile.ResumeWindow
+	}
+	if !set["call-timeout"] && fromFile.CallTimeout != 0 {
+		sf.CallTimeout = fromFile.CallTimeout
+	}
+	return nil
+}
+
+// base is the peer configuration of the hosted federates.
+func (sf *serveFlags) base() (peer.Config, error) {
+	cfg := peer.Config{
+		Multicast: transport.UDPConfig{Port: sf.McastPort, Interface: sf.Iface, TTL: sf.TTL},
+		SaveDir:   sf.SaveDir,
+	}
+	host, port, err := splitHostPort(sf.Gossip)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Gossip = peer.GossipConfig{BindAddr: host, BindPort: port}
+	if sf.Seeds != "" {
+		cfg.Gossip.Seeds = strings.Split(sf.Seeds, ",")
+	}
+	if sf.FedKey != "" {
+		cfg.Key = []byte(sf.FedKey)
+	}
+	return cfg, nil
+}
+
+// hostHandler adapts a fedpro.Host to the session layer.
+type hostHandler struct{ host *fedpro.Host }
+
+func (h hostHandler) Open(s *session.Session) (session.SessionHandler, error) {
+	fs := h.host.NewSession(s.PushCallback)
+	if fs == nil {
+		return nil, fmt.Errorf("%w: the daemon is stopping", session.ErrOutOfResources)
+	}
+	return sessionHandler{fs}, nil
+}
+
+type sessionHandler struct{ s *fedpro.Session }
+
+func (h sessionHandler) Call(payload []byte) []byte { return h.s.Call(payload) }
+func (h sessionHandler) Closed(reason error)        { h.s.Close(reason) }
+
+// daemon is a running `serve`: the listeners, the session server, the
+// host of the federates and the metrics endpoint.
+type daemon struct {
+	host    *fedpro.Host
+	srv     *session.Server
+	metrics *http.Server
+	addrs   []net.Addr // the Federate Protocol listeners' addresses
+	maddr   net.Addr   // the metrics listener's, when serving
+	wg      sync.WaitGroup
+}
+
+// startDaemon starts serving as sf says.
+func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
+	base, err := sf.base()
+	if err != nil {
+		return nil, err
+	}
+	d := &daemon{host: fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout})}
+	d.srv = session.NewServer(session.Config{ResumeWindow: sf.ResumeWindow, Logf: logf}, hostHandler{d.host})
+	var ls []net.Listener
+	fail := func(err error) (*daemon, error) {
+		for _, l := range ls {
+			l.Close()
+		}
+		d.srv.Close()
+		d.host.Close()
+		return nil, err
+	}
+	l, err := net.Listen("tcp", sf.Listen)
+	if err != nil {
+		return fail(err)
+	}
+	ls = append(ls, l)
+	if sf.Cert != "" || sf.Key != "" {
+		cert, err := tls.LoadX509KeyPair(sf.Cert, sf.Key)
+		if err != nil {
+			return fail(fmt.Errorf("TLS: %w", err))
+		}
+		tl, err := tls.Listen("tcp", sf.TLSListen, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		if err != nil {
+			return fail(err)
+		}
+		ls = append(ls, tl)
+	}
+	if sf.Metrics != "" {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(d.host.Collector(), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		ml, err := net.Listen("tcp", sf.Metrics)
+		if err != nil {
+			return fail(fmt.Errorf("metrics: %w", err))
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		d.metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		d.maddr = ml.Addr()
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			_ = d.metrics.Serve(ml)
+		}()
+	}
+	for _, l := range ls {
+		d.addrs = append(d.addrs, l.Addr())
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			_ = d.srv.Serve(l)
+		}()
+	}
+	return d, nil
+}
+
+// stop ends every session (their federates resign per their directive),
+// then the listeners and the metrics endpoint, and waits for them.
+func (d *daemon) stop() {
+	d.srv.Close()
+	d.host.Close()
+	if d.metrics != nil {
+		d.metrics.Close()
+	}
+	d.wg.Wait()
+}
+
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf serveFlags
+	sf.register(fs)
+	config := fs.String("config", "", "JSON config `FILE` with the flags' settings (flag names with _ for -)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *config != "" {
+		if err := sf.loadConfig(*config, fs); err != nil {
+			fmt.Fprintf(stderr, "federate-node serve: %v\n", err)
+			return 2
+		}
+	}
+	d, err := startDaemon(&sf, func(format string, args ...any) { fmt.Fprintf(stderr, "serve: "+format+"\n", args...) })
+	if err != nil {
+		fmt.Fprintf(stderr, "federate-node serve: %v\n", err)
+		return 1
+	}
+	for _, a := range d.addrs {
+		fmt.Fprintf(stdout, "serving the Federate Protocol on %s\n", a)
+	}
+	if d.maddr != nil {
+		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", d.maddr)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	fmt.Fprintln(stdout, "stopping: sessions resign per their directive")
+	d.stop()
+	return 0
+}
