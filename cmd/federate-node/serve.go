@@ -159,7 +159,7 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{host: fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout})}
+	d := &daemon{host: fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout, Logf: logf})}
 	d.srv = session.NewServer(session.Config{ResumeWindow: sf.ResumeWindow, Logf: logf}, hostHandler{d.host})
 	var ls []net.Listener
 	fail := func(err error) (*daemon, error) {

@@ -324,6 +324,8 @@ func (s *Session) join(name, typ, federation string, extra *pb.FomModuleSet) (*p
 		h.mu.Unlock()
 	}
 	s.joined(f, federation)
+	gossip, _ := f.GossipAddr()
+	h.logf("%q joined federation %q (handle %d, gossip %s)", f.Name(), federation, f.Handle(), gossip)
 	return &pb.JoinResult{FederateHandle: pbFed(f.Handle()), LogicalTimeImplementationName: f.GetTimeFactory().Name()}, nil
 }
 
@@ -343,6 +345,7 @@ func (s *Session) resign(a pb.ResignAction) error {
 	if err := f.ResignFederationExecution(ctx, action); err != nil {
 		return err
 	}
+	s.host.logf("%q resigned from federation %q", f.Name(), s.federation)
 	s.mu.Lock()
 	s.fed = nil
 	stop, done := s.stop, s.pumpDone

@@ -37,6 +37,16 @@ type Config struct {
 	// multicast, made per call.
 	NewControl   func() peer.ControlPlane
 	NewTransport func() transport.Transport
+	// Logf, when set, is told of joins and resignations (with the hosted
+	// federate's gossip address, which other daemons and embedded
+	// federates may join through).
+	Logf func(format string, args ...any)
+}
+
+func (h *Host) logf(format string, args ...any) {
+	if h.cfg.Logf != nil {
+		h.cfg.Logf(format, args...)
+	}
 }
 
 // base returns the configuration of a call about federation: Base with
