@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -10,201 +10,53 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"google.golang.org/protobuf/proto"
 
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 )
 
-// The tests' own Federate Protocol client: its own framing (24-byte
-// big-endian header: size, sequence number, session id, last received,
-// message type) and the protobuf messages, so that they check the wire
-// as a foreign client sees it.
-
-const (
-	fpNewSession       = 1
-	fpNewSessionStatus = 2
-	fpHeartbeat        = 3
-	fpHeartbeatResp    = 4
-	fpTerminate        = 5
-	fpTerminated       = 6
-	fpCallRequest      = 20
-	fpCallResponse     = 21
-	fpCallbackRequest  = 22
-	fpCallbackResponse = 23
-)
-
+// fpClient drives a session of `serve` with fpConn (its own framing and
+// messages, so that the tests see the wire as a foreign client does),
+// failing the test on any error.
 type fpClient struct {
-	t    *testing.T
-	conn net.Conn
-
-	mu        sync.Mutex
-	seq       uint32 // own messages sent
-	session   uint64
-	lastRecv  uint32                      // the RTI's newest HLA message
-	responses map[uint32]*pb.CallResponse // by call sequence number
-	control   []uint32                    // control message types received
-	callbacks []*pb.CallbackRequest
-	lastSeq   uint32 // the RTI's newest message of any kind
-	seqErr    string
-	done      chan struct{}
+	t *testing.T
+	*fpConn
 }
 
 func dialFP(t *testing.T, addr string) *fpClient {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
+	c, err := dialFedPro(addr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &fpClient{t: t, conn: conn, responses: map[uint32]*pb.CallResponse{}, done: make(chan struct{})}
-	t.Cleanup(func() { conn.Close(); <-c.done })
-	go c.read()
-	c.send(fpNewSession, binary.BigEndian.AppendUint32(nil, 1))
-	c.waitControl(fpNewSessionStatus)
-	return c
-}
-
-// send writes one message in one write.
-func (c *fpClient) send(typ uint32, body []byte) uint32 {
-	c.mu.Lock()
-	c.seq++
-	seq := c.seq
-	h := make([]byte, 24, 24+len(body))
-	binary.BigEndian.PutUint32(h[0:], uint32(24+len(body)))
-	binary.BigEndian.PutUint32(h[4:], seq)
-	binary.BigEndian.PutUint64(h[8:], c.session)
-	binary.BigEndian.PutUint32(h[16:], c.lastRecv)
-	binary.BigEndian.PutUint32(h[20:], typ)
-	c.mu.Unlock()
-	if _, err := c.conn.Write(append(h, body...)); err != nil {
-		c.t.Errorf("write: %v", err)
-	}
-	return seq
-}
-
-func (c *fpClient) read() {
-	defer close(c.done)
-	r := bufio.NewReader(c.conn)
-	for {
-		var h [24]byte
-		if _, err := io.ReadFull(r, h[:]); err != nil {
-			return
-		}
-		size := binary.BigEndian.Uint32(h[0:])
-		seq := binary.BigEndian.Uint32(h[4:])
-		sess := binary.BigEndian.Uint64(h[8:])
-		typ := binary.BigEndian.Uint32(h[20:])
-		body := make([]byte, size-24)
-		if _, err := io.ReadFull(r, body); err != nil {
-			return
-		}
-		c.mu.Lock()
-		if seq != c.lastSeq+1 && c.seqErr == "" {
-			c.seqErr = fmt.Sprintf("message type %d numbered %d after %d", typ, seq, c.lastSeq)
-		}
-		c.lastSeq = seq
-		switch typ {
-		case fpNewSessionStatus:
-			c.session = sess
-			if st := binary.BigEndian.Uint32(body); st != 0 {
-				c.seqErr = fmt.Sprintf("new session refused: %d", st)
-			}
-			c.control = append(c.control, typ)
-		case fpCallResponse:
-			c.lastRecv = seq
-			var resp pb.CallResponse
-			if err := proto.Unmarshal(body[4:], &resp); err != nil {
-				c.seqErr = "a call response that does not decode"
-			}
-			c.responses[binary.BigEndian.Uint32(body)] = &resp
-		case fpCallbackRequest:
-			c.lastRecv = seq
-			var cb pb.CallbackRequest
-			if err := proto.Unmarshal(body, &cb); err != nil {
-				c.seqErr = "a callback that does not decode"
-			}
-			c.callbacks = append(c.callbacks, &cb)
-			c.mu.Unlock()
-			ack, _ := proto.Marshal(&pb.CallbackResponse{CallbackResponse: &pb.CallbackResponse_CallbackSucceeded{CallbackSucceeded: &pb.CallbackSucceeded{}}})
-			c.send(fpCallbackResponse, append(binary.BigEndian.AppendUint32(nil, seq), ack...))
-			continue
-		default:
-			c.control = append(c.control, typ)
-		}
-		c.mu.Unlock()
-	}
-}
-
-func (c *fpClient) waitFor(what string, cond func() bool) {
-	c.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		c.mu.Lock()
-		ok, bad := cond(), c.seqErr
-		c.mu.Unlock()
-		if bad != "" {
-			c.t.Fatalf("protocol: %s", bad)
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("no %s in 15 s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-func (c *fpClient) waitControl(typ uint32) {
-	c.t.Helper()
-	c.waitFor(fmt.Sprintf("control message %d", typ), func() bool {
-		for _, x := range c.control {
-			if x == typ {
-				return true
-			}
-		}
-		return false
-	})
-}
-
-// call makes one call and waits for its response.
-func (c *fpClient) call(req *pb.CallRequest) *pb.CallResponse {
-	c.t.Helper()
-	b, err := proto.Marshal(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	seq := c.send(fpCallRequest, b)
-	var resp *pb.CallResponse
-	c.waitFor("call response", func() bool { resp = c.responses[seq]; return resp != nil })
-	return resp
+	t.Cleanup(c.Close)
+	return &fpClient{t, c}
 }
 
 func (c *fpClient) ok(req *pb.CallRequest) *pb.CallResponse {
 	c.t.Helper()
-	resp := c.call(req)
-	if e := resp.GetExceptionData(); e != nil {
-		c.t.Fatalf("%v: %s: %s", req, e.GetExceptionName(), e.GetDetails())
+	resp, err := c.call(req)
+	if err != nil {
+		c.t.Fatalf("%v: %v", req, err)
 	}
 	return resp
 }
 
 func (c *fpClient) callback(what string, match func(*pb.CallbackRequest) bool) *pb.CallbackRequest {
 	c.t.Helper()
-	var got *pb.CallbackRequest
-	c.waitFor(what+" callback", func() bool {
-		for _, cb := range c.callbacks {
-			if match(cb) {
-				got = cb
-				return true
-			}
-		}
-		return false
-	})
-	return got
+	cb, err := c.fpConn.callback(what, 15*time.Second, match)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return cb
+}
+
+func (c *fpClient) waitControl(typ uint32) {
+	c.t.Helper()
+	if err := c.fpConn.waitControl(typ, 15*time.Second); err != nil {
+		c.t.Fatal(err)
+	}
 }
 
 const serveFOM = `<?xml version="1.0"?>
@@ -365,3 +217,18 @@ func TestServeFaults(t *testing.T) {
 }
 
 func mathFloat64bits(v float64) uint64 { return math.Float64bits(v) }
+
+// bench fedpro runs end to end and reports both round trips.
+func TestBenchFedPro(t *testing.T) {
+	var out, errb strings.Builder
+	if code := run([]string{"bench", "fedpro", "-count", "50", "-json", "-mcast-port", fmt.Sprint(20000 + (os.Getpid()+43)%20000)}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r fedproBenchResult
+	if err := json.Unmarshal([]byte(out.String()), &r); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
+	}
+	if r.RoundTrips != 50 || r.FedProP50 <= 0 || r.PeerP50 <= 0 || r.FedProP99 < r.FedProP50 {
+		t.Errorf("result %+v", r)
+	}
+}
