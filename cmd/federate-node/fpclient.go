@@ -61,6 +61,11 @@ func dialFedPro(addr string, onCallback func(*pb.CallbackRequest)) (*fpConn, err
 	if err != nil {
 		return nil, err
 	}
+	return openFedPro(conn, onCallback)
+}
+
+// openFedPro opens a session on conn (TCP, or TLS).
+func openFedPro(conn net.Conn, onCallback func(*pb.CallbackRequest)) (*fpConn, error) {
 	c := &fpConn{conn: conn, onCallback: onCallback, waiting: map[uint32]chan *pb.CallResponse{}, changed: make(chan struct{}), done: make(chan struct{})}
 	go c.read()
 	c.send(fpNewSession, binary.BigEndian.AppendUint32(nil, 1))

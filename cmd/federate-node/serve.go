@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,23 +28,13 @@ import (
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
-// serveFlags configure `federate-node serve`; a -config file (JSON, the
-// same names) sets them too, and flags given on the command line win.
+// serveFlags configure `federate-node serve`; a -config file sets them
+// too (loadConfig), and flags given on the command line win.
 type serveFlags struct {
-	Listen       string        `json:"listen"`
-	TLSListen    string        `json:"tls_listen"`
-	Cert         string        `json:"cert"`
-	Key          string        `json:"key"`
-	Metrics      string        `json:"metrics"`
-	Gossip       string        `json:"gossip"`
-	Seeds        string        `json:"seeds"`
-	McastPort    int           `json:"mcast_port"`
-	Iface        string        `json:"iface"`
-	TTL          int           `json:"ttl"`
-	FedKey       string        `json:"federation_key"`
-	SaveDir      string        `json:"save_dir"`
-	ResumeWindow time.Duration `json:"resume_window"`
-	CallTimeout  time.Duration `json:"call_timeout"`
+	Listen, TLSListen, Cert, Key, Metrics string
+	Gossip, Seeds, Iface, FedKey, SaveDir string
+	McastPort, TTL                        int
+	ResumeWindow, CallTimeout             time.Duration
 }
 
 func (sf *serveFlags) register(fs *flag.FlagSet) {
@@ -63,45 +54,41 @@ func (sf *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&sf.CallTimeout, "call-timeout", 30*time.Second, "bound on calls that wait on the federation (create, join, resign)")
 }
 
-// loadConfig reads a JSON config file into sf, leaving the flags set on
-// the command line as they are.
+// loadConfig reads a JSON config file: an object whose keys are the
+// flags' names with _ for - ("tls_listen"), whose values are strings,
+// numbers or booleans as the flags take them ("resume_window": "90s").
+// Flags set on the command line win; an unknown key is an error.
 func (sf *serveFlags) loadConfig(path string, fs *flag.FlagSet) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	var fromFile serveFlags
-	if err := json.Unmarshal(b, &fromFile); err != nil {
+	var settings map[string]json.RawMessage
+	if err := json.Unmarshal(b, &settings); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	pick := func(flagName string, dst *string, v string) {
-		if !set[flagName] && v != "" {
-			*dst = v
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		name := strings.ReplaceAll(k, "_", "-")
+		if fs.Lookup(name) == nil || name == "config" {
+			return fmt.Errorf("%s: unknown setting %q", path, k)
 		}
-	}
-	pick("listen", &sf.Listen, fromFile.Listen)
-	pick("tls-listen", &sf.TLSListen, fromFile.TLSListen)
-	pick("cert", &sf.Cert, fromFile.Cert)
-	pick("key", &sf.Key, fromFile.Key)
-	pick("metrics", &sf.Metrics, fromFile.Metrics)
-	pick("gossip", &sf.Gossip, fromFile.Gossip)
-	pick("seeds", &sf.Seeds, fromFile.Seeds)
-	pick("iface", &sf.Iface, fromFile.Iface)
-	pick("federation-key", &sf.FedKey, fromFile.FedKey)
-	pick("save-dir", &sf.SaveDir, fromFile.SaveDir)
-	if !set["mcast-port"] && fromFile.McastPort != 0 {
-		sf.McastPort = fromFile.McastPort
-	}
-	if !set["ttl"] && fromFile.TTL != 0 {
-		sf.TTL = fromFile.TTL
-	}
-	if !set["resume-window"] && fromFile.ResumeWindow != 0 {
-		sf.ResumeWindow = fromFile.ResumeWindow
-	}
-	if !set["call-timeout"] && fromFile.CallTimeout != 0 {
-		sf.CallTimeout = fromFile.CallTimeout
+		if set[name] {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(settings[k], &v); err != nil {
+			return fmt.Errorf("%s: %s: %w", path, k, err)
+		}
+		if err := fs.Set(name, fmt.Sprint(v)); err != nil {
+			return fmt.Errorf("%s: %s: %w", path, k, err)
+		}
 	}
 	return nil
 }
@@ -230,7 +217,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var sf serveFlags
 	sf.register(fs)
-	config := fs.String("config", "", "JSON config `FILE` with the flags' settings (flag names with _ for -)")
+	config := fs.String("config", "", "JSON config `FILE`: an object of the flags' settings, names with _ for - (\"resume_window\": \"90s\")")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

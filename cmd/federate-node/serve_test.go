@@ -1,14 +1,24 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/binary"
 	"encoding/json"
+	"encoding/pem"
+	"flag"
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +240,115 @@ func TestBenchFedPro(t *testing.T) {
 	}
 	if r.RoundTrips != 50 || r.FedProP50 <= 0 || r.PeerP50 <= 0 || r.FedProP99 < r.FedProP50 {
 		t.Errorf("result %+v", r)
+	}
+}
+
+// Every call case of the schema, sent through `serve` with empty
+// arguments before and after joining, is answered with its own response
+// case or with exceptionData, never a dropped connection; the session
+// stays usable after each.
+func TestServeAnswersEveryCall(t *testing.T) {
+	d := testDaemon(t, time.Minute)
+	c := dialFP(t, d.addrs[0].String())
+	oneof := (&pb.CallRequest{}).ProtoReflect().Descriptor().Oneofs().ByName("callRequest")
+	respOneof := (&pb.CallResponse{}).ProtoReflect().Descriptor().Oneofs().ByName("callResponse")
+	try := func(phase string) (answered, exceptions int) {
+		for i := 0; i < oneof.Fields().Len(); i++ {
+			fd := oneof.Fields().Get(i)
+			switch fd.Name() {
+			case "connectRequest", "connectWithCredentialsRequest", "connectWithConfigurationRequest", "connectWithConfigurationAndCredentialsRequest",
+				"disconnectRequest", "resignFederationExecutionRequest", "destroyFederationExecutionRequest":
+				continue // they change the session's state: tried apart
+			}
+			req := &pb.CallRequest{}
+			req.ProtoReflect().Set(fd, req.ProtoReflect().NewField(fd))
+			resp, err := c.call(req)
+			got := resp.ProtoReflect().WhichOneof(respOneof)
+			switch {
+			case got == nil:
+				t.Fatalf("%s %s: no response (%v)", phase, fd.Name(), err)
+			case got.Number() == 1:
+				exceptions++
+			case got.Number() != fd.Number()+1:
+				t.Errorf("%s %s: answered with %s", phase, fd.Name(), got.Name())
+			}
+			answered++
+		}
+		return answered, exceptions
+	}
+	n, e := try("before connect")
+	if e != n {
+		t.Errorf("before connect %d of %d calls answered without an exception", n-e, n)
+	}
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
+	module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "serve.xml", Content: []byte(serveFOM)}}}
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{FederationName: "every", FomModule: module}}})
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionRequest{JoinFederationExecutionRequest: &pb.JoinFederationExecutionRequest{FederateType: "t", FederationName: "every"}}})
+	n, e = try("joined")
+	if n < 170 || e == n {
+		t.Errorf("joined: %d calls tried, %d exceptions", n, e)
+	}
+	t.Logf("joined: %d calls answered, %d with an exception (empty arguments)", n, e)
+	// Still a working session.
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ResignFederationExecutionRequest{ResignFederationExecutionRequest: &pb.ResignFederationExecutionRequest{ResignAction: pb.ResignAction_NO_ACTION}}})
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_DisconnectRequest{DisconnectRequest: &pb.DisconnectRequest{}}})
+}
+
+// With a certificate, serve speaks the protocol over TLS too; a JSON
+// config file sets what the command line does not.
+func TestServeTLSAndConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "meshrti test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := x509.MarshalECPrivateKey(key)
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	cfgFile := filepath.Join(dir, "serve.json")
+	os.WriteFile(cfgFile, []byte(`{"cert": "`+certFile+`", "key": "`+keyFile+`", "tls_listen": "127.0.0.1:0", "metrics": "", "resume_window": "5s", "ttl": 0}`), 0o600)
+
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var sf serveFlags
+	sf.register(fs)
+	if err := fs.Parse([]string{"-listen", "127.0.0.1:0", "-mcast-port", fmt.Sprint(20000 + (os.Getpid()+47)%20000), "-resume-window", "7s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sf.loadConfig(cfgFile, fs); err != nil {
+		t.Fatal(err)
+	}
+	if sf.Cert != certFile || sf.Metrics != "" || sf.ResumeWindow != 7*time.Second || sf.Listen != "127.0.0.1:0" {
+		t.Fatalf("settings %+v: the file's, with the command line's winning", sf)
+	}
+	sf.SaveDir = dir
+	d, err := startDaemon(&sf, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.stop()
+	if len(d.addrs) != 2 || d.maddr != nil {
+		t.Fatalf("listening on %v, metrics %v", d.addrs, d.maddr)
+	}
+	pool := x509.NewCertPool()
+	cert, _ := x509.ParseCertificate(der)
+	pool.AddCert(cert)
+	conn, err := tls.Dial("tcp", d.addrs[1].String(), &tls.Config{RootCAs: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := openFedPro(conn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.call(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}}); err != nil {
+		t.Fatalf("connect over TLS: %v", err)
 	}
 }
