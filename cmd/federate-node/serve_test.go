@@ -352,3 +352,30 @@ func TestServeTLSAndConfigFile(t *testing.T) {
 		t.Fatalf("connect over TLS: %v", err)
 	}
 }
+
+// A federation whose last federate resigned still exists, as with a
+// central RTI, until it is destroyed: creating it again says it exists,
+// joining it again works, and destroying it succeeds (the Pitch chat
+// sample destroys the federation after the last resign).
+func TestServeEmptyFederationLingers(t *testing.T) {
+	d := testDaemon(t, time.Minute)
+	c := dialFP(t, d.addrs[0].String())
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
+	module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "serve.xml", Content: []byte(serveFOM)}}}
+	create := &pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{FederationName: "linger", FomModule: module}}}
+	join := &pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionRequest{JoinFederationExecutionRequest: &pb.JoinFederationExecutionRequest{FederateType: "t", FederationName: "linger"}}}
+	resign := &pb.CallRequest{CallRequest: &pb.CallRequest_ResignFederationExecutionRequest{ResignFederationExecutionRequest: &pb.ResignFederationExecutionRequest{ResignAction: pb.ResignAction_DELETE_OBJECTS_THEN_DIVEST}}}
+	destroy := &pb.CallRequest{CallRequest: &pb.CallRequest_DestroyFederationExecutionRequest{DestroyFederationExecutionRequest: &pb.DestroyFederationExecutionRequest{FederationName: "linger"}}}
+	c.ok(create)
+	c.ok(join)
+	c.ok(resign)
+	if _, err := c.call(create); err == nil || !strings.Contains(err.Error(), "FederationExecutionAlreadyExists") {
+		t.Errorf("create after the last resign: %v, want FederationExecutionAlreadyExists", err)
+	}
+	c.ok(join)
+	c.ok(resign)
+	c.ok(destroy)
+	if _, err := c.call(join); err == nil || !strings.Contains(err.Error(), "FederationExecutionDoesNotExist") {
+		t.Errorf("join after destroy: %v, want FederationExecutionDoesNotExist", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
+	"github.com/meshrti/meshrti/peer/metrics"
 )
 
 // Federation management (1516.1 §4): connect, create, destroy, list,
@@ -303,7 +304,8 @@ func (s *Session) join(name, typ, federation string, extra *pb.FomModuleSet) (*p
 	cfg.Federation, cfg.FederateName, cfg.FederateType = federation, name, typ
 	cfg.FOMModules = append(cfg.FOMModules, docs...)
 	cfg.Create = false
-	cfg.Metrics = s.metrics
+	reg := metrics.NewRegistry() // each federate its own: a name may come again
+	cfg.Metrics = reg
 	h.mu.Lock()
 	pending, created := h.created[federation]
 	h.mu.Unlock()
@@ -318,11 +320,13 @@ func (s *Session) join(name, typ, federation string, extra *pb.FomModuleSet) (*p
 	if err != nil {
 		return nil, err
 	}
-	if created {
-		h.mu.Lock()
-		delete(h.created, federation)
-		h.mu.Unlock()
-	}
+	h.mu.Lock()
+	delete(h.created, federation)
+	h.joinedWith[federation] = peer.Config{FOMModules: cfg.FOMModules, TimeRepresentation: f.GetTimeFactory().Name()}
+	h.mu.Unlock()
+	s.mu.Lock()
+	s.metrics = reg
+	s.mu.Unlock()
 	s.joined(f, federation)
 	gossip, _ := f.GossipAddr()
 	h.logf("%q joined federation %q (handle %d, gossip %s)", f.Name(), federation, f.Handle(), gossip)
@@ -356,6 +360,7 @@ func (s *Session) resign(a pb.ResignAction) error {
 		<-done // the pump pushes what came before the resignation, then stops
 		stop()
 	}
+	s.host.left(s.federation)
 	return nil
 }
 

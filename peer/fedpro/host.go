@@ -89,6 +89,19 @@ func (h *Host) seeds(federation string) []string {
 	return out
 }
 
+// left keeps federation, whose federate just left, as created when no
+// cluster is left for it.
+func (h *Host) left(federation string) {
+	if !h.gossipAlone(federation) {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if cfg, ok := h.joinedWith[federation]; ok {
+		h.created[federation] = cfg
+	}
+}
+
 // gossipAlone reports whether a call about federation would open a
 // gossip cluster of its own: the gossip control plane, no seeds
 // configured, and none of the Host's federates in it.
@@ -107,8 +120,13 @@ type Host struct {
 	closed   bool
 	// created are federations created through this Host while it had
 	// no cluster for them (gossipAlone): a gossip cluster of one would
-	// vanish with its node, so the first join creates them.
-	created map[string]peer.Config
+	// vanish with its node, so the first join creates them. A
+	// federation whose last federate left, with no cluster left for it,
+	// goes back here: an RTI keeps an empty federation until it is
+	// destroyed. joinedWith are the modules and time representation of
+	// the federations joined, for that.
+	created    map[string]peer.Config
+	joinedWith map[string]peer.Config
 }
 
 // hostStats counts what the Host's sessions did; the daemon's metrics.
@@ -136,7 +154,7 @@ func NewHost(cfg Config) *Host {
 	if cfg.ReadFOM == nil {
 		cfg.ReadFOM = readFOM
 	}
-	return &Host{cfg: cfg, sessions: make(map[*Session]struct{}), created: make(map[string]peer.Config)}
+	return &Host{cfg: cfg, sessions: make(map[*Session]struct{}), created: make(map[string]peer.Config), joinedWith: make(map[string]peer.Config)}
 }
 
 // Stats returns the Host's counters.
@@ -185,7 +203,7 @@ func (h *Host) Close() {
 type Session struct {
 	host    *Host
 	push    func([]byte) error
-	metrics *metrics.Registry // the federate's metrics
+	metrics *metrics.Registry // the federate's metrics (the latest's); under mu
 
 	mu         sync.Mutex
 	connected  bool
@@ -241,9 +259,12 @@ func (s *Session) leave(f *peer.Federate) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.host.cfg.CallTimeout)
 	defer cancel()
 	if a, err := f.GetAutomaticResignDirective(); err == nil {
-		_ = f.ResignFederationExecution(ctx, a) // a lost federation is left anyway
+		if err := f.ResignFederationExecution(ctx, a); err == nil { // a lost federation is left anyway
+			s.host.logf("%q resigned from federation %q (%v, its automatic resign directive)", f.Name(), s.federation, a)
+		}
 	}
 	f.Close()
+	s.host.left(s.federation)
 	s.mu.Lock()
 	stop, done := s.stop, s.pumpDone
 	s.stop, s.pumpDone = nil, nil

@@ -41,7 +41,9 @@ func (c hostCollector) Collect(ch chan<- prometheus.Metric) {
 	c.h.mu.Lock()
 	regs := make([]*metrics.Registry, 0, len(c.h.sessions))
 	for s := range c.h.sessions {
+		s.mu.Lock()
 		regs = append(regs, s.metrics)
+		s.mu.Unlock()
 	}
 	c.h.mu.Unlock()
 	for _, r := range regs {
