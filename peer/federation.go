@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -77,6 +78,28 @@ func ListFederationExecutions(ctx context.Context, cfg Config) ([]string, error)
 		return nil, fmt.Errorf("peer: list federation executions: %w", err)
 	}
 	return list, nil
+}
+
+// ListFederationExecutionMembers (the HLA 4 service; 1516e has none)
+// returns the federates joined to cfg.Federation, by handle, name and
+// type: ErrFederationExecutionDoesNotExist when it does not exist. With
+// gossip the cluster reached through cfg.Gossip.Seeds is asked; a node
+// that has just joined it may not know every member yet. The control
+// plane it opens is closed before it returns.
+func ListFederationExecutionMembers(ctx context.Context, cfg Config) ([]Member, error) {
+	ctl, err := connect(ctx, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer ctl.Close()
+	list, err := ctl.ListFederations(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("peer: list federation execution members: %w", err)
+	}
+	if !slices.Contains(list, cfg.Federation) {
+		return nil, fmt.Errorf("%w: %q", ErrFederationExecutionDoesNotExist, cfg.Federation)
+	}
+	return ctl.Members(), nil
 }
 
 // ResignFederationExecution (§4.10) leaves the federation: it applies

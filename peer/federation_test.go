@@ -48,6 +48,9 @@ func TestFederationLifecycle(t *testing.T) {
 	if _, err := Join(ctx, cfg("A")); !errors.Is(err, ErrFederateNameAlreadyInUse) {
 		t.Errorf("same name twice: %v", err)
 	}
+	if ms, err := ListFederationExecutionMembers(ctx, cfg("x")); err != nil || len(ms) != 1 || ms[0].Name != "A" || ms[0].Handle != f.Handle() {
+		t.Errorf("members: %v, %v", ms, err)
+	}
 	if err := DestroyFederationExecution(ctx, cfg("x")); !errors.Is(err, ErrFederatesCurrentlyJoined) {
 		t.Errorf("destroy while joined: %v", err)
 	}
@@ -62,6 +65,9 @@ func TestFederationLifecycle(t *testing.T) {
 	}
 	if list, _ := ListFederationExecutions(ctx, cfg("x")); len(list) != 0 {
 		t.Errorf("list after destroy: %v", list)
+	}
+	if _, err := ListFederationExecutionMembers(ctx, cfg("x")); !errors.Is(err, ErrFederationExecutionDoesNotExist) {
+		t.Errorf("members after destroy: %v", err)
 	}
 }
 

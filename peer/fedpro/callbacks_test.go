@@ -101,8 +101,8 @@ func TestEveryCallbackHasItsEvent(t *testing.T) {
 	// The callbacks no event gives, and why.
 	apart := map[string]string{
 		"reportFederationExecutions":            "pushed by listFederationExecutions itself (federation.go)",
-		"reportFederationExecutionMembers":      "listFederationExecutionMembers is not served",
-		"reportFederationExecutionDoesNotExist": "listFederationExecutionMembers is not served",
+		"reportFederationExecutionMembers":      "pushed by listFederationExecutionMembers itself",
+		"reportFederationExecutionDoesNotExist": "pushed by listFederationExecutionMembers itself",
 		"federateResigned":                      "the RTI never resigns a federate on its own",
 		"receiveDirectedInteraction":            "no directed interactions",
 		"receiveDirectedInteractionWithTime":    "no directed interactions",

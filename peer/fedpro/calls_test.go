@@ -358,3 +358,21 @@ func TestModuleForms(t *testing.T) {
 		t.Errorf("a bad zip: %v", err)
 	}
 }
+
+// listFederationExecutionMembers answers with the members' names and
+// types, or with reportFederationExecutionDoesNotExist.
+func TestListMembers(t *testing.T) {
+	n := newFPNet(t)
+	a, b := n.client(t, "A"), n.client(t, "B")
+	a.joinAs("A", true)
+	b.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
+	b.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ListFederationExecutionMembersRequest{ListFederationExecutionMembersRequest: &pb.ListFederationExecutionMembersRequest{FederationName: "fp"}}})
+	r := b.wait("members", func(cb *pb.CallbackRequest) bool { return cb.GetReportFederationExecutionMembers() != nil }).GetReportFederationExecutionMembers()
+	if ms := r.GetReport().GetFederationExecutionMemberInformation(); r.GetFederationName() != "fp" || len(ms) != 1 || ms[0].GetFederateName() != "A" || ms[0].GetFederateType() != "test" {
+		t.Errorf("members %v", r)
+	}
+	b.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ListFederationExecutionMembersRequest{ListFederationExecutionMembersRequest: &pb.ListFederationExecutionMembersRequest{FederationName: "nowhere"}}})
+	if r := b.wait("does not exist", func(cb *pb.CallbackRequest) bool { return cb.GetReportFederationExecutionDoesNotExist() != nil }); r.GetReportFederationExecutionDoesNotExist().GetFederationName() != "nowhere" {
+		t.Errorf("got %v", r)
+	}
+}

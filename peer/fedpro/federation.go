@@ -1,6 +1,7 @@
 package fedpro
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -70,6 +71,9 @@ func init() {
 	})
 	on(func(s *Session, _ *pb.ListFederationExecutionsRequest) (*pb.ListFederationExecutionsResponse, error) {
 		return &pb.ListFederationExecutionsResponse{}, s.list()
+	})
+	on(func(s *Session, req *pb.ListFederationExecutionMembersRequest) (*pb.ListFederationExecutionMembersResponse, error) {
+		return &pb.ListFederationExecutionMembersResponse{}, s.listMembers(req.GetFederationName())
 	})
 	on(func(s *Session, req *pb.JoinFederationExecutionRequest) (*pb.JoinFederationExecutionResponse, error) {
 		r, err := s.join("", req.GetFederateType(), req.GetFederationName(), nil)
@@ -276,6 +280,38 @@ func (s *Session) list() error {
 		set.FederationExecutionInformation = append(set.FederationExecutionInformation, &pb.FederationExecutionInformation{FederationExecutionName: n, LogicalTimeImplementationName: string(peer.HLAfloat64Time)})
 	}
 	return s.pushCallback(&pb.CallbackRequest{CallbackRequest: &pb.CallbackRequest_ReportFederationExecutions{ReportFederationExecutions: &pb.ReportFederationExecutions{Report: set}}})
+}
+
+// listMembers answers with reportFederationExecutionMembers, or
+// reportFederationExecutionDoesNotExist, as the standard does.
+func (s *Session) listMembers(name string) error {
+	if err := s.needConnected(); err != nil {
+		return err
+	}
+	h := s.host
+	h.mu.Lock()
+	_, pending := h.created[name]
+	h.mu.Unlock()
+	report := &pb.FederationExecutionMemberInformationSet{}
+	if !(pending && h.gossipAlone(name)) { // else: it exists, empty, in this daemon only
+		ctx, cancel := s.callCtx()
+		defer cancel()
+		cfg := h.base(name)
+		cfg.Federation = name
+		members, err := peer.ListFederationExecutionMembers(ctx, cfg)
+		if errors.Is(err, peer.ErrFederationExecutionDoesNotExist) {
+			return s.pushCallback(&pb.CallbackRequest{CallbackRequest: &pb.CallbackRequest_ReportFederationExecutionDoesNotExist{
+				ReportFederationExecutionDoesNotExist: &pb.ReportFederationExecutionDoesNotExist{FederationName: name}}})
+		}
+		if err != nil {
+			return err
+		}
+		for _, m := range members {
+			report.FederationExecutionMemberInformation = append(report.FederationExecutionMemberInformation, &pb.FederationExecutionMemberInformation{FederateName: m.Name, FederateType: m.Type})
+		}
+	}
+	return s.pushCallback(&pb.CallbackRequest{CallbackRequest: &pb.CallbackRequest_ReportFederationExecutionMembers{
+		ReportFederationExecutionMembers: &pb.ReportFederationExecutionMembers{FederationName: name, Report: report}}})
 }
 
 // join joins the session's federate.
