@@ -31,6 +31,9 @@ type FederateAmbassador interface {
 	DiscoverObjectInstance(obj ObjectInstanceHandle, class ObjectClassHandle, name string, producer FederateHandle) error
 	ReflectAttributeValues(obj ObjectInstanceHandle, values AttributeValues, tag []byte, sent OrderType, info ReflectInfo) error
 	ReceiveInteraction(class InteractionClassHandle, values ParameterValues, tag []byte, sent OrderType, info ReflectInfo) error
+	// ReceiveDirectedInteraction (HLA 4): an interaction sent to the
+	// instance obj.
+	ReceiveDirectedInteraction(class InteractionClassHandle, obj ObjectInstanceHandle, values ParameterValues, tag []byte, sent OrderType, info ReflectInfo) error
 	RemoveObjectInstance(obj ObjectInstanceHandle, tag []byte, sent OrderType, info ReflectInfo) error
 	ObjectInstanceNameReservationSucceeded(name string) error
 	ObjectInstanceNameReservationFailed(name string) error
@@ -93,6 +96,9 @@ func (NullFederateAmbassador) ReflectAttributeValues(ObjectInstanceHandle, Attri
 	return nil
 }
 func (NullFederateAmbassador) ReceiveInteraction(InteractionClassHandle, ParameterValues, []byte, OrderType, ReflectInfo) error {
+	return nil
+}
+func (NullFederateAmbassador) ReceiveDirectedInteraction(InteractionClassHandle, ObjectInstanceHandle, ParameterValues, []byte, OrderType, ReflectInfo) error {
 	return nil
 }
 func (NullFederateAmbassador) RemoveObjectInstance(ObjectInstanceHandle, []byte, OrderType, ReflectInfo) error {
@@ -229,6 +235,9 @@ func dispatchOne(amb FederateAmbassador, ev Event) error {
 			ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer, Transportation: e.Transportation, Retraction: e.Retraction})
 	case ReceiveInteraction:
 		return amb.ReceiveInteraction(e.Class, e.Values, e.Tag, e.SentOrder,
+			ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer, Transportation: e.Transportation, Retraction: e.Retraction})
+	case ReceiveDirectedInteraction:
+		return amb.ReceiveDirectedInteraction(e.Class, e.Object, e.Values, e.Tag, e.SentOrder,
 			ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer, Transportation: e.Transportation, Retraction: e.Retraction})
 	case RemoveObjectInstance:
 		return amb.RemoveObjectInstance(e.Object, e.Tag, e.SentOrder, ReflectInfo{Time: e.Time, ReceivedOrder: e.ReceivedOrder, Producer: e.Producer, Retraction: e.Retraction})

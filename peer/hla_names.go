@@ -248,6 +248,9 @@ const (
 	SynchronizationSetMemberNotJoined  = hla.SynchronizationSetMemberNotJoined
 )
 
+// ReceiveDirectedInteraction is the HLA 4 directed interaction callback.
+type ReceiveDirectedInteraction = hla.ReceiveDirectedInteraction
+
 // Save and restore callbacks, reasons and statuses.
 type (
 	InitiateFederateSave              = hla.InitiateFederateSave

@@ -515,6 +515,7 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 	passive := a.flag("passive")
 	ifAvailable := a.flag("if-available")
 	failed := a.flag("failed")
+	universally := a.flag("universally")
 	// Every other command names one federate first.
 	if len(a.pos) != 1 {
 		return nil, fmt.Errorf("%s needs one federate name", cmd)
@@ -853,6 +854,70 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 			return fail(name, err)
 		}
 		return fail(name, f.UpdateAttributeValues(o.h, vals, tag))
+	case "publish-directed", "subscribe-directed", "unpublish-directed", "unsubscribe-directed":
+		cn, err := a.need("class")
+		if err != nil {
+			return nil, err
+		}
+		oc, ok := s.fdd.ObjectClass(cn)
+		if !ok {
+			return nil, fmt.Errorf("no object class %s", cn)
+		}
+		var ics []peer.InteractionClassHandle
+		if names, ok := a.get("interactions"); ok {
+			for _, n := range strings.Split(names, ",") {
+				ic, ok := s.fdd.InteractionClass(n)
+				if !ok {
+					return nil, fmt.Errorf("no interaction class %s", n)
+				}
+				ics = append(ics, ic.Handle)
+			}
+		}
+		switch {
+		case cmd == "publish-directed":
+			return fail(name, f.PublishObjectClassDirectedInteractions(oc.Handle, ics...))
+		case cmd == "subscribe-directed" && universally:
+			return fail(name, f.SubscribeObjectClassDirectedInteractionsUniversally(oc.Handle, ics...))
+		case cmd == "subscribe-directed":
+			return fail(name, f.SubscribeObjectClassDirectedInteractions(oc.Handle, ics...))
+		case cmd == "unpublish-directed":
+			return fail(name, f.UnpublishObjectClassDirectedInteractions(oc.Handle, ics...))
+		}
+		return fail(name, f.UnsubscribeObjectClassDirectedInteractions(oc.Handle, ics...))
+	case "send-directed":
+		cn, err := a.need("class")
+		if err != nil {
+			return nil, err
+		}
+		c, ok := s.fdd.InteractionClass(cn)
+		if !ok {
+			return nil, fmt.Errorf("no interaction class %s", cn)
+		}
+		o, err := s.object(a)
+		if err != nil {
+			return nil, err
+		}
+		ts, hasTS, err := a.float("ts")
+		if err != nil {
+			return nil, err
+		}
+		tag := s.tag(name, a)
+		vals, err := scriptValues(a, "parameter", c.QualifiedName, func(k string) (peer.ParameterHandle, bool) {
+			p, ok := c.Parameter(k)
+			if !ok {
+				return 0, false
+			}
+			return p.Handle, true
+		})
+		if err != nil {
+			return nil, err
+		}
+		if hasTS {
+			h, err := f.SendDirectedInteractionWithTime(c.Handle, o.h, vals, tag, peer.Float64Time(ts))
+			s.keepHandle(tag, h)
+			return fail(name, err)
+		}
+		return fail(name, f.SendDirectedInteraction(c.Handle, o.h, vals, tag))
 	case "send":
 		cn, err := a.need("class")
 		if err != nil {
@@ -1725,6 +1790,30 @@ func (s *simulation) format(ev peer.Event) string {
 			c, name = ic, shortName(ic.QualifiedName)
 		}
 		fmt.Fprintf(&b, "interaction %s", name)
+		var kv []string
+		for h, v := range e.Values {
+			pn := fmt.Sprint(h)
+			for x := c; x != nil; x = x.Parent {
+				for _, p := range x.Parameters {
+					if p.Handle == h {
+						pn = p.Name
+					}
+				}
+			}
+			kv = append(kv, fmt.Sprintf("%s=%q", pn, v))
+		}
+		sort.Strings(kv)
+		for _, x := range kv {
+			b.WriteString(" " + x)
+		}
+		s.message(&b, e.Tag, e.SentOrder, e.ReceivedOrder, e.Time, e.Producer)
+	case peer.ReceiveDirectedInteraction:
+		name := fmt.Sprint(e.Class)
+		var c *fomxml.InteractionClass
+		if ic, ok := s.fdd.InteractionClassByHandle(e.Class); ok {
+			c, name = ic, shortName(ic.QualifiedName)
+		}
+		fmt.Fprintf(&b, "directed interaction %s to %s", name, s.obj(e.Object))
 		var kv []string
 		for h, v := range e.Values {
 			pn := fmt.Sprint(h)

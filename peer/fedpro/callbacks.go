@@ -102,6 +102,18 @@ func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
 			r.OptionalRetraction = pbRetraction(e.Retraction)
 		}
 		cb.CallbackRequest = &pb.CallbackRequest_ReceiveInteractionWithTime{ReceiveInteractionWithTime: r}
+	case peer.ReceiveDirectedInteraction:
+		tr := pbTransportName(e.Transportation)
+		if e.Time == nil {
+			cb.CallbackRequest = &pb.CallbackRequest_ReceiveDirectedInteraction{ReceiveDirectedInteraction: &pb.ReceiveDirectedInteraction{InteractionClass: pbInteraction(e.Class), ObjectInstance: pbObj(e.Object), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: pbFed(e.Producer)}}
+			break
+		}
+		r := &pb.ReceiveDirectedInteractionWithTime{InteractionClass: pbInteraction(e.Class), ObjectInstance: pbObj(e.Object), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: pbFed(e.Producer),
+			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder)}
+		if e.Retraction != (peer.MessageRetractionHandle{}) {
+			r.OptionalRetraction = pbRetraction(e.Retraction)
+		}
+		cb.CallbackRequest = &pb.CallbackRequest_ReceiveDirectedInteractionWithTime{ReceiveDirectedInteractionWithTime: r}
 	case peer.RemoveObjectInstance:
 		if e.Time == nil {
 			cb.CallbackRequest = &pb.CallbackRequest_RemoveObjectInstance{RemoveObjectInstance: &pb.RemoveObjectInstance{ObjectInstance: pbObj(e.Object), UserSuppliedTag: e.Tag, ProducingFederate: pbFed(e.Producer)}}

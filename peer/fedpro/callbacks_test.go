@@ -53,6 +53,8 @@ func TestEveryCallbackHasItsEvent(t *testing.T) {
 		peer.ReflectAttributeValues{Object: obj, Values: peer.AttributeValues{1: []byte("v")}, Time: ft, SentOrder: peer.TimeStamp, ReceivedOrder: peer.TimeStamp, Retraction: peer.MessageRetractionHandle{Federate: 1, Serial: 1}},
 		peer.ReceiveInteraction{Class: 1, Values: peer.ParameterValues{1: []byte("p")}},
 		peer.ReceiveInteraction{Class: 1, Time: ft},
+		peer.ReceiveDirectedInteraction{Class: 1, Object: obj},
+		peer.ReceiveDirectedInteraction{Class: 1, Object: obj, Time: ft},
 		peer.RemoveObjectInstance{Object: obj},
 		peer.RemoveObjectInstance{Object: obj, Time: ft},
 		peer.AttributesInScope{Object: obj, Attributes: []peer.AttributeHandle{1}},
@@ -104,8 +106,6 @@ func TestEveryCallbackHasItsEvent(t *testing.T) {
 		"reportFederationExecutionMembers":      "pushed by listFederationExecutionMembers itself",
 		"reportFederationExecutionDoesNotExist": "pushed by listFederationExecutionMembers itself",
 		"federateResigned":                      "the RTI never resigns a federate on its own",
-		"receiveDirectedInteraction":            "no directed interactions",
-		"receiveDirectedInteractionWithTime":    "no directed interactions",
 		"flushQueueGrant":                       "a flush queue request is granted with timeAdvanceGrant",
 	}
 	for i := 0; i < oneof.Fields().Len(); i++ {

@@ -50,6 +50,24 @@ type ReceiveInteraction struct {
 	Retraction MessageRetractionHandle
 }
 
+// ReceiveDirectedInteraction (HLA 4, §6.15): an interaction sent to the
+// instance Object (SendDirectedInteraction), received as Class; the
+// other fields as for ReceiveInteraction.
+type ReceiveDirectedInteraction struct {
+	Class          InteractionClassHandle
+	Object         ObjectInstanceHandle
+	Values         ParameterValues
+	Tag            []byte
+	SentOrder      OrderType
+	ReceivedOrder  OrderType
+	Time           LogicalTime
+	Producer       FederateHandle
+	Transportation string
+	Retraction     MessageRetractionHandle
+}
+
+func (ReceiveDirectedInteraction) isEvent() {}
+
 // RemoveObjectInstance (§6.15): a known instance was deleted, or its owner
 // resigned or was lost.
 type RemoveObjectInstance struct {

@@ -20,6 +20,12 @@ type declarations struct {
 	// and at which update rate.
 	subMode    map[ObjectClassHandle]subMode
 	subIntMode map[InteractionClassHandle]bool // active
+
+	// Directed interactions (HLA 4, directed.go): the interaction classes
+	// this federate sends to, and receives at, instances of each object
+	// class; a subscription's value says "universally".
+	pubDirected map[ObjectClassHandle]map[InteractionClassHandle]bool
+	subDirected map[ObjectClassHandle]map[InteractionClassHandle]bool
 }
 
 // subMode is how an object class is subscribed.
@@ -30,12 +36,14 @@ type subMode struct {
 
 func newDeclarations() declarations {
 	return declarations{
-		pubObj:     make(map[ObjectClassHandle]map[AttributeHandle]bool),
-		subObj:     make(map[ObjectClassHandle]map[AttributeHandle]bool),
-		pubInt:     make(map[InteractionClassHandle]bool),
-		subInt:     make(map[InteractionClassHandle]bool),
-		subMode:    make(map[ObjectClassHandle]subMode),
-		subIntMode: make(map[InteractionClassHandle]bool),
+		pubDirected: make(map[ObjectClassHandle]map[InteractionClassHandle]bool),
+		subDirected: make(map[ObjectClassHandle]map[InteractionClassHandle]bool),
+		pubObj:      make(map[ObjectClassHandle]map[AttributeHandle]bool),
+		subObj:      make(map[ObjectClassHandle]map[AttributeHandle]bool),
+		pubInt:      make(map[InteractionClassHandle]bool),
+		subInt:      make(map[InteractionClassHandle]bool),
+		subMode:     make(map[ObjectClassHandle]subMode),
+		subIntMode:  make(map[InteractionClassHandle]bool),
 	}
 }
 

@@ -445,6 +445,12 @@ func (c *Core) SendInteraction(class InteractionClassHandle, values ParameterVal
 // sendInteraction sends an interaction with regions (none: the default
 // region).
 func (c *Core) sendInteraction(class InteractionClassHandle, values ParameterValues, tag []byte, t LogicalTime, regions []ddm.Region) (MessageRetractionHandle, error) {
+	return c.sendInteractionTo(class, ObjectInstanceHandle{}, values, tag, t, regions)
+}
+
+// sendInteractionTo sends an interaction, directed to obj when obj is not
+// zero (directed.go: its sender checked the directed publication).
+func (c *Core) sendInteractionTo(class InteractionClassHandle, obj ObjectInstanceHandle, values ParameterValues, tag []byte, t LogicalTime, regions []ddm.Region) (MessageRetractionHandle, error) {
 	hasTime, ts, err := c.stamp(t)
 	if err != nil {
 		return MessageRetractionHandle{}, err
@@ -457,7 +463,7 @@ func (c *Core) sendInteraction(class InteractionClassHandle, values ParameterVal
 	if err != nil {
 		return MessageRetractionHandle{}, err
 	}
-	if !c.dcl.pubInt[class] {
+	if obj.IsZero() && !c.dcl.pubInt[class] {
 		return MessageRetractionHandle{}, fmt.Errorf("%w: %s", hla.ErrInteractionClassNotPublished, ic.QualifiedName)
 	}
 	vals := make([]valuePair, 0, len(values))
@@ -469,7 +475,7 @@ func (c *Core) sendInteraction(class InteractionClassHandle, values ParameterVal
 	}
 	sortPairs(vals)
 	o := outMsg{group: c.rt.interactionRoute(ic), reliable: c.interactionReliable(ic), msg: &wireMsg{
-		Kind: kindInteraction, Class: uint64(class), Pairs: vals, Tag: tag,
+		Kind: kindInteraction, Class: uint64(class), Obj: obj, Pairs: vals, Tag: tag,
 		TSO: hasTime && reg && c.interactionTSO(ic), HasTime: hasTime, Time: ts,
 	}}
 	if len(regions) > 0 {
@@ -752,6 +758,9 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		ic, ok := c.fdd.InteractionClassByHandle(InteractionClassHandle(m.Class))
 		if !ok {
 			return evs
+		}
+		if !m.Obj.IsZero() {
+			return c.applyDirected(evs, m, d, ic, sent, t, mrh)
 		}
 		as := c.dcl.interactionSubscribedAs(ic)
 		if as == nil {

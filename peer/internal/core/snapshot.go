@@ -45,23 +45,27 @@ type snapshot struct {
 	Pending []snapMsg `msgpack:"pending"`
 	Async   bool      `msgpack:"async"`
 
-	PubObj     map[uint64][]uint64 `msgpack:"pub_obj"`
-	SubObj     map[uint64][]uint64 `msgpack:"sub_obj"`
-	SubMode    map[uint64]snapSub  `msgpack:"sub_mode"`
-	PubInt     []uint64            `msgpack:"pub_int"`
-	SubInt     map[uint64]bool     `msgpack:"sub_int"` // active
-	Serial     uint64              `msgpack:"serial"`
-	Instances  []snapInstance      `msgpack:"instances"`
-	Deleted    [][2]uint64         `msgpack:"deleted"`
-	Gone       []uint64            `msgpack:"gone"`
-	Held       []snapToken         `msgpack:"held_tokens"`
-	View       []snapToken         `msgpack:"view"`
-	Ever       []snapToken         `msgpack:"ever"`
-	Left       []uint64            `msgpack:"left"`
-	Switches   [4]bool             `msgpack:"switches"` // class relevance, attribute relevance, scope, interaction relevance
-	OwnResign  uint8               `msgpack:"own_resign"`
-	IntOrder   map[uint64]uint8    `msgpack:"int_order"`
-	IntTranspt map[uint64]uint8    `msgpack:"int_transport"`
+	PubObj  map[uint64][]uint64 `msgpack:"pub_obj"`
+	SubObj  map[uint64][]uint64 `msgpack:"sub_obj"`
+	SubMode map[uint64]snapSub  `msgpack:"sub_mode"`
+	PubInt  []uint64            `msgpack:"pub_int"`
+	SubInt  map[uint64]bool     `msgpack:"sub_int"` // active
+	// Directed interactions: by object class, the interaction classes
+	// (subscriptions: universally or not).
+	PubDirected map[uint64][]uint64        `msgpack:"pub_directed"`
+	SubDirected map[uint64]map[uint64]bool `msgpack:"sub_directed"`
+	Serial      uint64                     `msgpack:"serial"`
+	Instances   []snapInstance             `msgpack:"instances"`
+	Deleted     [][2]uint64                `msgpack:"deleted"`
+	Gone        []uint64                   `msgpack:"gone"`
+	Held        []snapToken                `msgpack:"held_tokens"`
+	View        []snapToken                `msgpack:"view"`
+	Ever        []snapToken                `msgpack:"ever"`
+	Left        []uint64                   `msgpack:"left"`
+	Switches    [4]bool                    `msgpack:"switches"` // class relevance, attribute relevance, scope, interaction relevance
+	OwnResign   uint8                      `msgpack:"own_resign"`
+	IntOrder    map[uint64]uint8           `msgpack:"int_order"`
+	IntTranspt  map[uint64]uint8           `msgpack:"int_transport"`
 
 	// DDM: this federate's regions, its subscriptions with regions and
 	// its instances' associations.
@@ -196,6 +200,17 @@ func (c *Core) captureSnapshot() ([]byte, error) {
 	}
 	for cl, attrs := range c.dcl.subObj {
 		s.SubObj[uint64(cl)] = sortedKeys(attrs)
+	}
+	s.PubDirected, s.SubDirected = map[uint64][]uint64{}, map[uint64]map[uint64]bool{}
+	for cl, set := range c.dcl.pubDirected {
+		s.PubDirected[uint64(cl)] = sortedKeys(set)
+	}
+	for cl, set := range c.dcl.subDirected {
+		m := make(map[uint64]bool, len(set))
+		for ic, u := range set {
+			m[uint64(ic)] = u
+		}
+		s.SubDirected[uint64(cl)] = m
 	}
 	for cl, m := range c.dcl.subMode {
 		s.SubMode[uint64(cl)] = snapSub{Active: m.active, Rate: m.rate}
@@ -444,7 +459,39 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64) {
 		ic, _ := c.interactionClass(cl)
 		d.add(c.rt.unsubscribeInteraction(ic))
 	}
+	for _, set := range c.dcl.pubDirected {
+		for h := range set {
+			ic, _ := c.interactionClass(h)
+			d.add(c.rt.unpublishInteraction(ic))
+		}
+	}
+	for _, set := range c.dcl.subDirected {
+		for h := range set {
+			ic, _ := c.interactionClass(h)
+			d.add(c.rt.unsubscribeInteraction(ic))
+		}
+	}
 	c.dcl = newDeclarations()
+	for cl, ics := range s.PubDirected {
+		set := make(map[InteractionClassHandle]bool, len(ics))
+		for _, h := range ics {
+			if ic, err := c.interactionClass(InteractionClassHandle(h)); err == nil {
+				set[ic.Handle] = true
+				d.add(c.rt.publishInteraction(ic))
+			}
+		}
+		c.dcl.pubDirected[ObjectClassHandle(cl)] = set
+	}
+	for cl, ics := range s.SubDirected {
+		set := make(map[InteractionClassHandle]bool, len(ics))
+		for h, u := range ics {
+			if ic, err := c.interactionClass(InteractionClassHandle(h)); err == nil {
+				set[ic.Handle] = u
+				d.add(c.rt.subscribeInteraction(ic))
+			}
+		}
+		c.dcl.subDirected[ObjectClassHandle(cl)] = set
+	}
 	for cl, attrs := range s.PubObj {
 		oc, _ := c.objectClass(ObjectClassHandle(cl))
 		c.dcl.pubObj[oc.Handle] = attrSet(attrs)

@@ -1,0 +1,226 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/hla"
+)
+
+// Directed interactions (HLA 4, IEEE 1516.1-2025 §5.6-§5.7, §5.12-§5.13,
+// §6.12, §6.15): an interaction sent to one object instance.
+//
+//   - A federate publishes interaction classes for an object class; it
+//     may then send them to instances of that class or a subclass.
+//   - A federate subscribes interaction classes at an object class. It
+//     receives those sent to instances it owns (holds the instance's
+//     HLAprivilegeToDeleteObject) of that class or a subclass;
+//     "universally", those sent to every instance of them it knows.
+//   - The interaction travels like any other, on its class's group, with
+//     the instance in the message; each receiver decides by its own
+//     subscriptions and tokens (docs/peer.md, "Directed interactions").
+//
+// A subscription at an interaction class also takes its subclasses
+// (received as the subscribed class, as for interactions); the object
+// class of the instance is the one the receiver knows it as.
+
+// interactionClasses checks and returns the interaction classes hs.
+func (c *Core) interactionClasses(hs []InteractionClassHandle) ([]*fomxml.InteractionClass, error) {
+	out := make([]*fomxml.InteractionClass, 0, len(hs))
+	for _, h := range hs {
+		ic, err := c.interactionClass(h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ic)
+	}
+	return out, nil
+}
+
+// PublishObjectClassDirectedInteractions (§5.6) declares that this
+// federate may send the interaction classes ics to instances of class.
+func (c *Core) PublishObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle) error {
+	if _, err := c.objectClass(class); err != nil {
+		return err
+	}
+	classes, err := c.interactionClasses(ics)
+	if err != nil {
+		return err
+	}
+	set := c.dcl.pubDirected[class]
+	if set == nil {
+		set = make(map[InteractionClassHandle]bool)
+		c.dcl.pubDirected[class] = set
+	}
+	for _, ic := range classes {
+		if !set[ic.Handle] {
+			set[ic.Handle] = true
+			c.applyGroups(c.rt.publishInteraction(ic))
+		}
+	}
+	return nil
+}
+
+// UnpublishObjectClassDirectedInteractions (§5.7) withdraws ics (all
+// when nil) at class.
+func (c *Core) UnpublishObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle) error {
+	if _, err := c.objectClass(class); err != nil {
+		return err
+	}
+	if _, err := c.interactionClasses(ics); err != nil {
+		return err
+	}
+	set := c.dcl.pubDirected[class]
+	for _, h := range sortedDirected(set) {
+		if ics != nil && !slices.Contains(ics, h) {
+			continue
+		}
+		ic, _ := c.interactionClass(h)
+		delete(set, h)
+		c.applyGroups(c.rt.unpublishInteraction(ic))
+	}
+	if len(set) == 0 {
+		delete(c.dcl.pubDirected, class)
+	}
+	return nil
+}
+
+// SubscribeObjectClassDirectedInteractions (§5.12) asks for the
+// interaction classes ics sent to instances of class this federate owns,
+// or, universally, to every instance of class it knows.
+func (c *Core) SubscribeObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle, universally bool) error {
+	if _, err := c.objectClass(class); err != nil {
+		return err
+	}
+	classes, err := c.interactionClasses(ics)
+	if err != nil {
+		return err
+	}
+	set := c.dcl.subDirected[class]
+	if set == nil {
+		set = make(map[InteractionClassHandle]bool)
+		c.dcl.subDirected[class] = set
+	}
+	for _, ic := range classes {
+		if _, had := set[ic.Handle]; !had {
+			c.applyGroups(c.rt.subscribeInteraction(ic))
+		}
+		set[ic.Handle] = universally
+	}
+	return nil
+}
+
+// UnsubscribeObjectClassDirectedInteractions (§5.13) withdraws ics (all
+// when nil) at class.
+func (c *Core) UnsubscribeObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle) error {
+	if _, err := c.objectClass(class); err != nil {
+		return err
+	}
+	if _, err := c.interactionClasses(ics); err != nil {
+		return err
+	}
+	set := c.dcl.subDirected[class]
+	for _, h := range sortedDirected(set) {
+		if ics != nil && !slices.Contains(ics, h) {
+			continue
+		}
+		ic, _ := c.interactionClass(h)
+		delete(set, h)
+		c.applyGroups(c.rt.unsubscribeInteraction(ic))
+	}
+	if len(set) == 0 {
+		delete(c.dcl.subDirected, class)
+	}
+	return nil
+}
+
+func sortedDirected(set map[InteractionClassHandle]bool) []InteractionClassHandle {
+	out := make([]InteractionClassHandle, 0, len(set))
+	for h := range set {
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SendDirectedInteraction (§6.12) sends an interaction of class to the
+// instance obj. Errors: ErrObjectInstanceNotKnown,
+// ErrInteractionClassNotPublished (not published for obj's class or an
+// ancestor), ErrInteractionParameterNotDefined, and the time errors of
+// SendInteraction.
+func (c *Core) SendDirectedInteraction(class InteractionClassHandle, obj ObjectInstanceHandle, values ParameterValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
+	in, ok := c.obj.inst[obj]
+	if !ok {
+		return MessageRetractionHandle{}, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
+	}
+	ic, err := c.interactionClass(class)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	published := false
+	for x := in.known; x != nil && !published; x = x.Parent {
+		published = c.dcl.pubDirected[x.Handle][class]
+	}
+	if !published {
+		return MessageRetractionHandle{}, fmt.Errorf("%w: %s for %s", hla.ErrInteractionClassNotPublished, ic.QualifiedName, in.known.QualifiedName)
+	}
+	return c.sendInteractionTo(class, obj, values, tag, t, nil)
+}
+
+// directedDelivery returns the interaction class a directed interaction
+// of ic to the instance in is received as here, or nil when it is not:
+// a subscription at in's known class or an ancestor, for ic or an
+// ancestor, universal or with this federate holding the instance's
+// delete privilege.
+func (c *Core) directedDelivery(ic *fomxml.InteractionClass, obj ObjectInstanceHandle, in *instance) *fomxml.InteractionClass {
+	owner := -1 // unknown yet
+	for oc := in.known; oc != nil; oc = oc.Parent {
+		set := c.dcl.subDirected[oc.Handle]
+		if len(set) == 0 {
+			continue
+		}
+		for x := ic; x != nil; x = x.Parent {
+			universally, ok := set[x.Handle]
+			if !ok {
+				continue
+			}
+			if !universally {
+				if owner < 0 {
+					owner = 0
+					if _, held := c.own.holds(obj, privilegeToDelete(in.class)); held {
+						owner = 1
+					}
+				}
+				if owner == 0 {
+					continue
+				}
+			}
+			return x
+		}
+	}
+	return nil
+}
+
+// applyDirected turns a directed interaction into its event, or nothing.
+func (c *Core) applyDirected(evs []Event, m *wireMsg, d delivery, ic *fomxml.InteractionClass, sent OrderType, t LogicalTime, mrh MessageRetractionHandle) []Event {
+	in, ok := c.obj.inst[m.Obj]
+	if !ok {
+		return evs
+	}
+	as := c.directedDelivery(ic, m.Obj, in)
+	if as == nil {
+		return evs
+	}
+	ps := pairsOf(m)
+	vals := make(ParameterValues, len(ps))
+	for _, p := range ps {
+		if _, ok := as.ParameterByHandle(ParameterHandle(p.H)); ok {
+			vals[ParameterHandle(p.H)] = p.V
+		}
+	}
+	return append(evs, hla.ReceiveDirectedInteraction{
+		Class: as.Handle, Object: m.Obj, Values: vals, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received,
+		Time: t, Producer: d.from, Transportation: transportName(d.reliable), Retraction: mrh,
+	})
+}
