@@ -46,6 +46,10 @@ type FederationSpec struct {
 	// Modules are the creator's FOM modules, in order (duplicates by
 	// digest are dropped).
 	Modules []Module
+	// MIM, when set, replaces the standard MIM
+	// (createFederationExecutionWithMIM). Like Modules it is opaque here;
+	// it counts toward the 8 MiB limit.
+	MIM *Module
 }
 
 // JoinSpec describes a federate joining the federation execution.
@@ -77,12 +81,17 @@ type FederationInfo struct {
 	TimeRepresentation string // as given to CreateFederation
 	// Modules are the creator's modules followed by those joiners added,
 	// in order. Each Content is a copy the caller may keep.
-	Modules   []Module
+	Modules []Module
+	// MIM is the creator's MIM, nil for the standard one.
+	MIM       *Module
 	Federates []FederateInfo
 }
 
 func federationInfo(f *federationRec) FederationInfo {
 	fi := FederationInfo{Name: f.Name, Creator: f.Creator, TimeRepresentation: f.Time, Modules: modulesOf(f.Modules)}
+	if mim := modulesOf(f.MIM); len(mim) > 0 {
+		fi.MIM = &mim[0]
+	}
 	fi.Federates = federatesOf(f)
 	return fi
 }
@@ -144,11 +153,24 @@ func (c *Cluster) CreateFederation(ctx context.Context, spec FederationSpec) err
 	if spec.Name != "" && spec.Name != c.cfg.Federation {
 		return fmt.Errorf("%w: %q, not %q", ErrFederationMismatch, c.cfg.Federation, spec.Name)
 	}
+	all := spec.Modules
+	if spec.MIM != nil {
+		all = append([]Module{*spec.MIM}, all...)
+	}
+	if _, err := moduleRecs(all); err != nil {
+		return err // too large together
+	}
 	mods, err := moduleRecs(spec.Modules)
 	if err != nil {
 		return err
 	}
-	r, err := c.submit(ctx, op{Kind: opCreateFed, Name: c.cfg.Federation, Time: spec.TimeRepresentation, Modules: mods})
+	var mim []moduleRec
+	if spec.MIM != nil {
+		if mim, err = moduleRecs([]Module{*spec.MIM}); err != nil {
+			return err
+		}
+	}
+	r, err := c.submit(ctx, op{Kind: opCreateFed, Name: c.cfg.Federation, Time: spec.TimeRepresentation, Modules: mods, MIM: mim})
 	if err != nil {
 		return err
 	}

@@ -128,7 +128,7 @@ func TestFederationRecordEncoding(t *testing.T) {
 	if err := msgpack.Unmarshal(buf, &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"t", "m", "f"} {
+	for _, k := range []string{"t", "m", "f", "i"} {
 		if _, ok := m[k]; ok {
 			t.Fatalf("empty record encodes field %q: %v", k, m)
 		}
@@ -141,13 +141,17 @@ func TestFederationRecordEncoding(t *testing.T) {
 	a := nodeID{"a", 1}
 	f := newFSM("l", a, 5)
 	mod := testModule("m", []byte("<objectModel/>"))
-	f.apply(encodeBatch(batch{Proposer: a, Ops: []op{{Seq: 1, Kind: opCreateFed, Name: "fed", Time: "HLAfloat64Time", Modules: []moduleRec{mod}}}}))
+	mim := testModule("mim", []byte("<objectModel>mim</objectModel>"))
+	f.apply(encodeBatch(batch{Proposer: a, Ops: []op{{Seq: 1, Kind: opCreateFed, Name: "fed", Time: "HLAfloat64Time", Modules: []moduleRec{mod}, MIM: []moduleRec{mim}}}}))
 	g, err := decodeFSM(f.encode())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if g.Fed.Time != "HLAfloat64Time" || len(g.Fed.Modules) != 1 || !bytes.Equal(g.Fed.Modules[0].Content, mod.Content) || g.Fed.Modules[0].Digest != mod.Digest {
 		t.Fatalf("record after a snapshot: %+v", g.Fed)
+	}
+	if fi := federationInfo(g.Fed); fi.MIM == nil || fi.MIM.Digest != mim.Digest || !bytes.Equal(fi.MIM.Content, mim.Content) {
+		t.Fatalf("MIM after a snapshot: %+v", fi.MIM)
 	}
 	if !bytes.Equal(g.encode(), f.encode()) {
 		t.Fatal("a decoded snapshot encodes differently")
@@ -218,9 +222,13 @@ func TestFederationModulesAcrossCluster(t *testing.T) {
 		}
 		return Module{Name: name, Content: b}
 	}
-	fom, radar, late := module("fom.xml"), module("radar.xml"), module("late.xml")
+	fom, radar, late, mim := module("fom.xml"), module("radar.xml"), module("late.xml"), module("mim.xml")
 	const timeRep = "HLAfloat64Time"
-	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{TimeRepresentation: timeRep, Modules: []Module{fom}}); err != nil {
+	huge := Module{Name: "huge", Content: make([]byte, maxModuleBytes-len(fom.Content)+1)}
+	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{Modules: []Module{fom}, MIM: &huge}); !errors.Is(err, ErrModulesTooLarge) {
+		t.Fatalf("create with a MIM over the limit: %v", err)
+	}
+	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{TimeRepresentation: timeRep, Modules: []Module{fom}, MIM: &mim}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 5*time.Second, func() bool { _, ok := h.nodes[1].Federation(); return ok }, "n1 learns the federation")
@@ -243,6 +251,9 @@ func TestFederationModulesAcrossCluster(t *testing.T) {
 	fi, _ = n2.Federation()
 	if !bytes.Equal(fi.Modules[1].Content, radar.Content) || fi.Modules[1].Name != "radar.xml" {
 		t.Fatal("the late joiner's second module differs")
+	}
+	if fi.MIM == nil || fi.MIM.Name != "mim.xml" || !bytes.Equal(fi.MIM.Content, mim.Content) {
+		t.Fatalf("the late joiner's MIM: %+v", fi.MIM)
 	}
 	if _, err := n2.JoinFederate(ctxT(t), JoinSpec{Name: "Late", TimeRepresentation: "HLAinteger64Time"}); !errors.Is(err, ErrTimeRepresentation) {
 		t.Fatalf("join with another time representation: %v", err)

@@ -71,6 +71,9 @@ type op struct {
 	Time    string      `msgpack:"r,omitempty"`
 	Modules []moduleRec `msgpack:"m,omitempty"`
 	Known   int         `msgpack:"w,omitempty"`
+	// Create only: the MIM that replaces the standard one, none or one
+	// (createFederationExecutionWithMIM).
+	MIM []moduleRec `msgpack:"i,omitempty"`
 	// Compare-and-swap: the version Key must have for the swap.
 	Expect uint64 `msgpack:"e,omitempty"`
 }
@@ -78,7 +81,7 @@ type op struct {
 // size is roughly what o adds to an encoded log entry.
 func (o *op) size() int {
 	n := 32 + len(o.Key) + len(o.Value) + len(o.Name) + len(o.Type) + len(o.Node.Name) + len(o.Time)
-	for _, m := range o.Modules {
+	for _, m := range append(o.Modules, o.MIM...) {
 		n += 16 + len(m.Name) + len(m.Digest) + len(m.Content)
 	}
 	return n
@@ -163,6 +166,7 @@ type federationRec struct {
 	Federates  []federateRec `msgpack:"j,omitempty"` // by handle
 	Time       string        `msgpack:"t,omitempty"` // time representation
 	Modules    []moduleRec   `msgpack:"m,omitempty"` // in the order they were added
+	MIM        []moduleRec   `msgpack:"i,omitempty"` // none (the standard MIM) or the creator's
 }
 
 func (f *federationRec) clone() *federationRec {
@@ -172,6 +176,7 @@ func (f *federationRec) clone() *federationRec {
 	c := *f
 	c.Federates = append([]federateRec(nil), f.Federates...)
 	c.Modules = append([]moduleRec(nil), f.Modules...)
+	c.MIM = append([]moduleRec(nil), f.MIM...)
 	return &c
 }
 
@@ -452,7 +457,10 @@ func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
 		}
 		fed := &federationRec{Name: o.Name, Creator: p.Name, NextHandle: 1, Time: o.Time}
 		fed.Modules = fed.newModules(o.Modules)
-		if moduleBytes(fed.Modules) > maxModuleBytes {
+		if len(o.MIM) > 0 {
+			fed.MIM = o.MIM[:1:1]
+		}
+		if moduleBytes(fed.Modules)+moduleBytes(fed.MIM) > maxModuleBytes {
 			return opResult{Code: codeModulesTooLarge}
 		}
 		f.Fed = fed
@@ -497,7 +505,7 @@ func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
 			return opResult{Code: codeNameInUse}
 		}
 		if len(added) > 0 {
-			if moduleBytes(f.Fed.Modules)+moduleBytes(added) > maxModuleBytes {
+			if moduleBytes(f.Fed.Modules)+moduleBytes(f.Fed.MIM)+moduleBytes(added) > maxModuleBytes {
 				return opResult{Code: codeModulesTooLarge}
 			}
 			f.Fed.Modules = append(f.Fed.Modules, added...)

@@ -28,6 +28,9 @@ type FederateAmbassador interface {
 	FederationRestored() error
 	FederationNotRestored(reason RestoreFailureReason) error
 	FederationRestoreStatusResponse(statuses []FederateRestoreStatus) error
+	// ReportFederationExecutions (§4.8) answers
+	// Federate.ListFederationExecutions.
+	ReportFederationExecutions(list []FederationExecutionInformation) error
 	DiscoverObjectInstance(obj ObjectInstanceHandle, class ObjectClassHandle, name string, producer FederateHandle) error
 	ReflectAttributeValues(obj ObjectInstanceHandle, values AttributeValues, tag []byte, sent OrderType, info ReflectInfo) error
 	ReceiveInteraction(class InteractionClassHandle, values ParameterValues, tag []byte, sent OrderType, info ReflectInfo) error
@@ -169,6 +172,9 @@ func (NullFederateAmbassador) InitiateFederateRestore(string, string, FederateHa
 }
 func (NullFederateAmbassador) FederationRestored() error                        { return nil }
 func (NullFederateAmbassador) FederationNotRestored(RestoreFailureReason) error { return nil }
+func (NullFederateAmbassador) ReportFederationExecutions([]FederationExecutionInformation) error {
+	return nil
+}
 func (NullFederateAmbassador) FederationRestoreStatusResponse([]FederateRestoreStatus) error {
 	return nil
 }
@@ -333,6 +339,8 @@ func dispatchOne(amb FederateAmbassador, ev Event) error {
 		return amb.FederationNotRestored(e.Reason)
 	case FederationRestoreStatusResponse:
 		return amb.FederationRestoreStatusResponse(e.Statuses)
+	case ReportFederationExecutions:
+		return amb.ReportFederationExecutions(e.Executions)
 	}
 	return nil
 }

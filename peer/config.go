@@ -37,14 +37,30 @@ type Config struct {
 	FOMFiles   []string
 	FOMModules []*fomxml.Document
 
+	// MIMFile or MIMModule, one of them, replaces the standard MIM when
+	// this federate creates the federation (IEEE 1516.1 §4.5
+	// createFederationExecutionWithMIM; CreateFederationExecutionWithMIM,
+	// or Join with Create). The module must define every class,
+	// attribute and parameter of the standard MIM and may add to them.
+	// Joining a federation that exists uses the federation's MIM,
+	// whatever these say.
+	MIMFile   string
+	MIMModule *fomxml.Document
+
 	// Create creates the federation execution when it does not exist yet
 	// (an existing one is joined). Without it, joining a federation that
 	// does not exist fails with ErrFederationExecutionDoesNotExist.
 	Create bool
 
 	// TimeRepresentation is HLAfloat64Time (the default) or
-	// HLAinteger64Time.
+	// HLAinteger64Time. Joining a federation that uses the other one fails
+	// with ErrCouldNotCreateLogicalTimeFactory, unless AdoptTime.
 	TimeRepresentation string
+	// AdoptTime joins with the federation's time representation, as a
+	// 1516e or HLA 4 join (which names none) does: TimeRepresentation then
+	// only says what a federation this federate creates uses.
+	// GetTimeFactory tells which one the federate got.
+	AdoptTime bool
 
 	// Control is the control plane (membership and agreement). nil means
 	// meshrti's gossip cluster, configured by Gossip.
@@ -235,6 +251,9 @@ func (c *Config) Validate() error {
 	if c.Manual && (c.Transport == nil || c.Control == nil) {
 		return errors.New("peer: Config.Manual needs Config.Transport and Config.Control")
 	}
+	if c.MIMFile != "" && c.MIMModule != nil {
+		return errors.New("peer: Config.MIMFile and Config.MIMModule are both set")
+	}
 	if c.FederateName != "" {
 		if err := core.CheckName(c.FederateName); err != nil {
 			return fmt.Errorf("peer: federate name: %w", err)
@@ -257,23 +276,117 @@ func (c *Config) timeKind() hla.TimeKind {
 	return HLAfloat64Time
 }
 
-// loadDocs parses the configured modules, files first, and checks that
-// they merge after the standard MIM, mapping fomxml's errors onto the
-// HLA exceptions.
-func (c *Config) loadDocs() ([]*fomxml.Document, error) {
-	docs := make([]*fomxml.Document, 0, len(c.FOMFiles)+len(c.FOMModules))
+// loadDocs parses the configured modules, files first, and the MIM
+// (nil when none is configured), and checks that they merge after the
+// MIM (the standard one when none), mapping fomxml's errors onto the HLA
+// exceptions.
+func (c *Config) loadDocs() (docs []*fomxml.Document, mim *fomxml.Document, err error) {
+	if mim, err = c.loadMIM(); err != nil {
+		return nil, nil, err
+	}
+	docs = make([]*fomxml.Document, 0, len(c.FOMFiles)+len(c.FOMModules))
 	for _, p := range c.FOMFiles {
 		d, err := fomxml.ParseFile(p)
 		if err != nil {
-			return nil, fomError(err)
+			return nil, nil, fomError(err)
 		}
 		docs = append(docs, d)
 	}
 	docs = append(docs, c.FOMModules...)
-	if _, err := fomxml.Merge(docs...); err != nil {
-		return nil, fomError(err)
+	if _, err := mergeFDD(mim, docs); err != nil {
+		return nil, nil, fomError(err)
 	}
-	return docs, nil
+	return docs, mim, nil
+}
+
+// CheckModules reads c's FOM modules and MIM and merges them, as Join
+// and CreateFederationExecution do first, and returns the error they
+// would: ErrCouldNotOpenFDD, ErrReadingFDD, ErrInconsistentFDD, or the
+// MIM's (see CreateFederationExecutionWithMIM).
+func (c *Config) CheckModules() error {
+	_, _, err := c.loadDocs()
+	return err
+}
+
+// mergeFDD merges docs after mim, or after the standard MIM when mim is
+// nil.
+func mergeFDD(mim *fomxml.Document, docs []*fomxml.Document) (*fomxml.FDD, error) {
+	if mim == nil {
+		return fomxml.Merge(docs...)
+	}
+	return fomxml.MergeWithMIM(mim, docs...)
+}
+
+// loadMIM parses and checks the configured MIM; nil when there is none.
+// Errors: ErrDesignatorIsHLAstandardMIM when it designates the standard
+// MIM, ErrCouldNotOpenMIM when its file cannot be read, ErrErrorReadingMIM
+// when it does not parse or lacks part of the standard MIM.
+func (c *Config) loadMIM() (*fomxml.Document, error) {
+	d := c.MIMModule
+	switch {
+	case c.MIMFile == fomxml.MIMDesignator:
+		return nil, fmt.Errorf("%w: %s", ErrDesignatorIsHLAstandardMIM, c.MIMFile)
+	case c.MIMFile != "":
+		var err error
+		if d, err = fomxml.ParseFile(c.MIMFile); errors.Is(err, fomxml.ErrCouldNotOpen) {
+			return nil, fmt.Errorf("%w: %w", ErrCouldNotOpenMIM, err)
+		} else if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrErrorReadingMIM, err)
+		}
+	case d == nil:
+		return nil, nil
+	}
+	if file, _ := d.Source(); file == fomxml.MIMDesignator {
+		return nil, fmt.Errorf("%w: %s", ErrDesignatorIsHLAstandardMIM, file)
+	}
+	if err := checkMIM(d); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrErrorReadingMIM, err)
+	}
+	return d, nil
+}
+
+// checkMIM checks that mim, merged alone, defines every object class,
+// attribute, interaction class, parameter and transportation type of the
+// standard MIM, under the same names: the MOM needs them, and a MIM may
+// only add to them.
+func checkMIM(mim *fomxml.Document) error {
+	got, err := fomxml.MergeWithMIM(mim)
+	if err != nil {
+		return err
+	}
+	std, err := fomxml.Merge()
+	if err != nil {
+		return err
+	}
+	file, _ := mim.Source()
+	for _, oc := range std.ObjectClasses {
+		g, ok := got.ObjectClass(oc.QualifiedName)
+		if !ok {
+			return fmt.Errorf("%s lacks the object class %s of the standard MIM", file, oc.QualifiedName)
+		}
+		for _, a := range oc.Attributes {
+			if _, ok := g.Attribute(a.Name); !ok {
+				return fmt.Errorf("%s lacks the attribute %s of %s", file, a.Name, oc.QualifiedName)
+			}
+		}
+	}
+	for _, ic := range std.InteractionClasses {
+		g, ok := got.InteractionClass(ic.QualifiedName)
+		if !ok {
+			return fmt.Errorf("%s lacks the interaction class %s of the standard MIM", file, ic.QualifiedName)
+		}
+		for _, p := range ic.Parameters {
+			if _, ok := g.Parameter(p.Name); !ok {
+				return fmt.Errorf("%s lacks the parameter %s of %s", file, p.Name, ic.QualifiedName)
+			}
+		}
+	}
+	for _, t := range std.Transportations {
+		if _, ok := got.Transportation(t.Name); !ok {
+			return fmt.Errorf("%s lacks the transportation type %s of the standard MIM", file, t.Name)
+		}
+	}
+	return nil
 }
 
 func fomError(err error) error {

@@ -32,8 +32,8 @@ type ControlPlane interface {
 	// federate is joined.
 	DestroyFederation(ctx context.Context) error
 	// ListFederations names the federation executions visible from this
-	// node.
-	ListFederations(ctx context.Context) ([]string, error)
+	// node, sorted by name, with their time representations.
+	ListFederations(ctx context.Context) ([]FederationExecutionInformation, error)
 	// JoinFederate makes this node's federate a member and returns its
 	// handle, the same in every member's view, and its name. A name in
 	// use is ErrFederateNameAlreadyInUse; "" asks for a generated name.
@@ -82,9 +82,11 @@ type ControlPlane interface {
 type FederationSpec struct {
 	// TimeRepresentation is HLAfloat64Time or HLAinteger64Time.
 	TimeRepresentation string
-	// Modules are the FOM modules, in order (the standard MIM is always
-	// first and is not listed).
+	// Modules are the FOM modules, in order (the MIM is always first and
+	// is not listed).
 	Modules []Module
+	// MIM replaces the standard MIM when set.
+	MIM *Module
 }
 
 // Module is one FOM module as the control plane carries it.
@@ -434,17 +436,17 @@ func (c *memControl) DestroyFederation(context.Context) error {
 	return nil
 }
 
-func (c *memControl) ListFederations(context.Context) ([]string, error) {
+func (c *memControl) ListFederations(context.Context) ([]FederationExecutionInformation, error) {
 	c.reg.mu.Lock()
 	defer c.reg.mu.Unlock()
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	var out []string
-	for name := range c.reg.federations {
-		out = append(out, name)
+	var out []FederationExecutionInformation
+	for name, fd := range c.reg.federations {
+		out = append(out, FederationExecutionInformation{FederationExecutionName: name, LogicalTimeImplementationName: fd.spec.TimeRepresentation})
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].FederationExecutionName < out[j].FederationExecutionName })
 	return out, nil
 }
 

@@ -44,14 +44,24 @@ func (f *Federate) joinFederation(ctx context.Context) (*fomxml.FDD, error) {
 			if !cfg.Create {
 				return nil, fmt.Errorf("%w: %s", ErrFederationExecutionDoesNotExist, cfg.Federation)
 			}
-			err := f.ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: rep, Modules: f.local})
+			err := f.ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: rep, Modules: f.local, MIM: f.localMIM})
 			if err != nil && !errors.Is(err, ErrFederationExecutionAlreadyExists) {
 				return nil, err
 			}
 			continue // read what was created
 		}
+		if cfg.AdoptTime && spec.TimeRepresentation != "" && spec.TimeRepresentation != rep {
+			cfg.TimeRepresentation = spec.TimeRepresentation // cfg is f.cfg
+			rep = string(cfg.timeKind())
+		}
 		if spec.TimeRepresentation != "" && spec.TimeRepresentation != rep {
 			return nil, fmt.Errorf("%w: the federation uses %s, this federate %s", ErrCouldNotCreateLogicalTimeFactory, spec.TimeRepresentation, rep)
+		}
+		f.mim = nil
+		if spec.MIM != nil {
+			if f.mim, err = f.moduleDoc(*spec.MIM); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrErrorReadingMIM, err)
+			}
 		}
 		fdd, adds, err := f.merge(spec.Modules, true)
 		if err != nil {
@@ -96,7 +106,7 @@ func (f *Federate) merge(federation []Module, own bool) (*fomxml.FDD, []Module, 
 			}
 		}
 	}
-	fdd, err := fomxml.Merge(docs...)
+	fdd, err := mergeFDD(f.mim, docs)
 	if err != nil {
 		return nil, nil, fomError(err)
 	}
@@ -146,6 +156,18 @@ func (f *Federate) extendFDD(modules []Module) {
 
 // modulesOf returns docs as the control plane carries them: their source
 // gzip-compressed, with its digest.
+// mimModule is modulesOf for the MIM: nil for none.
+func mimModule(mim *fomxml.Document) (*Module, error) {
+	if mim == nil {
+		return nil, nil
+	}
+	ms, err := modulesOf([]*fomxml.Document{mim})
+	if err != nil {
+		return nil, err
+	}
+	return &ms[0], nil
+}
+
 func modulesOf(docs []*fomxml.Document) ([]Module, error) {
 	out := make([]Module, 0, len(docs))
 	for _, d := range docs {

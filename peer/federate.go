@@ -56,6 +56,11 @@ type Federate struct {
 	docs    []*fomxml.Document
 	local   []Module
 	modules []Module
+	// The MIM: this federate's (localMIM, for a create; nil for the
+	// standard one) and the federation's (mim, parsed; nil for the
+	// standard one).
+	localMIM *Module
+	mim      *fomxml.Document
 
 	// Guarded by mu.
 	core     *core.Core
@@ -135,7 +140,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	docs, err := cfg.loadDocs()
+	docs, mim, err := cfg.loadDocs()
 	if err != nil {
 		return nil, err
 	}
@@ -143,14 +148,19 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	if err != nil {
 		return nil, err
 	}
+	localMIM, err := mimModule(mim)
+	if err != nil {
+		return nil, err
+	}
 	f := &Federate{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		docs:   docs,
-		local:  local,
-		events: newEventQueue(),
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
+		cfg:      cfg,
+		log:      cfg.Logger,
+		docs:     docs,
+		local:    local,
+		localMIM: localMIM,
+		events:   newEventQueue(),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
 	}
 	f.opsCtx, f.opsCancel = context.WithCancel(context.Background())
 	ok := false
@@ -223,7 +233,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		Federation:  cfg.Federation,
 		Self:        f.handle,
 		Name:        f.name,
-		Time:        cfg.timeKind(),
+		Time:        f.cfg.timeKind(), // as the join settled it (AdoptTime)
 		Incarnation: incarnation,
 		Key:         cfg.Key,
 		MaxFrame:    cfg.maxFrame(),

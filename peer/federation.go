@@ -25,7 +25,8 @@ func connect(ctx context.Context, cfg *Config) (ControlPlane, error) {
 }
 
 // CreateFederationExecution (§4.5) creates the federation execution
-// cfg.Federation with cfg's FOM modules and time representation:
+// cfg.Federation with cfg's FOM modules, time representation and MIM (the
+// standard one unless cfg names one; see CreateFederationExecutionWithMIM):
 // ErrFederationExecutionAlreadyExists when it exists. The FOM modules of
 // cfg must merge (ErrCouldNotOpenFDD, ErrReadingFDD, ErrInconsistentFDD
 // otherwise). The control plane it opens (Config.Control
@@ -34,11 +35,15 @@ func CreateFederationExecution(ctx context.Context, cfg Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	docs, err := cfg.loadDocs()
+	docs, mimDoc, err := cfg.loadDocs()
 	if err != nil {
 		return err
 	}
 	modules, err := modulesOf(docs)
+	if err != nil {
+		return err
+	}
+	mim, err := mimModule(mimDoc)
 	if err != nil {
 		return err
 	}
@@ -47,7 +52,21 @@ func CreateFederationExecution(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer ctl.Close()
-	return ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: string(cfg.timeKind()), Modules: modules})
+	return ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: string(cfg.timeKind()), Modules: modules, MIM: mim})
+}
+
+// CreateFederationExecutionWithMIM (§4.5) is CreateFederationExecution
+// with the MIM of cfg.MIMFile or cfg.MIMModule in place of the standard
+// MIM. Errors, besides CreateFederationExecution's:
+// ErrCouldNotOpenMIM (no MIM given, or its file cannot be read),
+// ErrErrorReadingMIM (it does not parse, or lacks a class, attribute,
+// parameter or transportation type of the standard MIM),
+// ErrDesignatorIsHLAstandardMIM (it designates the standard MIM).
+func CreateFederationExecutionWithMIM(ctx context.Context, cfg Config) error {
+	if cfg.MIMFile == "" && cfg.MIMModule == nil {
+		return fmt.Errorf("%w: no MIM given (Config.MIMFile or Config.MIMModule)", ErrCouldNotOpenMIM)
+	}
+	return CreateFederationExecution(ctx, cfg)
 }
 
 // DestroyFederationExecution (§4.6) destroys cfg.Federation:
@@ -63,11 +82,14 @@ func DestroyFederationExecution(ctx context.Context, cfg Config) error {
 	return ctl.DestroyFederation(ctx)
 }
 
-// ListFederationExecutions (§4.7) names the federation executions visible
-// through cfg's control plane. With gossip, a cluster serves one execution
-// and there is no central directory: the list holds cfg.Federation when
-// it exists in the cluster reached through cfg.Gossip.Seeds.
-func ListFederationExecutions(ctx context.Context, cfg Config) ([]string, error) {
+// ListFederationExecutions (§4.7) lists the federation executions visible
+// through cfg's control plane, with their time representations, sorted
+// by name (what reportFederationExecutions, §4.8, carries). With gossip,
+// a cluster serves one execution and there is no central directory: the
+// list holds cfg.Federation when it exists in the cluster reached through
+// cfg.Gossip.Seeds. A member asks with the method
+// Federate.ListFederationExecutions.
+func ListFederationExecutions(ctx context.Context, cfg Config) ([]FederationExecutionInformation, error) {
 	ctl, err := connect(ctx, &cfg)
 	if err != nil {
 		return nil, err
@@ -96,10 +118,27 @@ func ListFederationExecutionMembers(ctx context.Context, cfg Config) ([]Member, 
 	if err != nil {
 		return nil, fmt.Errorf("peer: list federation execution members: %w", err)
 	}
-	if !slices.Contains(list, cfg.Federation) {
+	if !slices.ContainsFunc(list, func(i FederationExecutionInformation) bool { return i.FederationExecutionName == cfg.Federation }) {
 		return nil, fmt.Errorf("%w: %q", ErrFederationExecutionDoesNotExist, cfg.Federation)
 	}
 	return ctl.Members(), nil
+}
+
+// ListFederationExecutions (§4.7), asked by a member:
+// ReportFederationExecutions answers, in order with the federate's other
+// events, with what the package-level ListFederationExecutions returns
+// through this federate's control plane. It blocks until the control
+// plane answers or ctx ends; when the control plane cannot answer, it
+// returns the error and no report follows.
+func (f *Federate) ListFederationExecutions(ctx context.Context) error {
+	if f.closed.Load() {
+		return f.closedErr()
+	}
+	list, err := f.ctl.ListFederations(ctx)
+	if err != nil {
+		return fmt.Errorf("peer: list federation executions: %w", err)
+	}
+	return f.callAny(func() error { return f.core.ReportFederationExecutions(list) })
 }
 
 // ResignFederationExecution (§4.10) leaves the federation: it applies

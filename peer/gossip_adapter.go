@@ -199,9 +199,11 @@ func modulesFromGossip(ms []gossip.Module) []Module {
 }
 
 func (g *gossipControl) CreateFederation(ctx context.Context, spec FederationSpec) error {
-	err := g.c.CreateFederation(ctx, gossip.FederationSpec{
-		TimeRepresentation: spec.TimeRepresentation, Modules: modulesToGossip(spec.Modules),
-	})
+	gs := gossip.FederationSpec{TimeRepresentation: spec.TimeRepresentation, Modules: modulesToGossip(spec.Modules)}
+	if spec.MIM != nil {
+		gs.MIM = &modulesToGossip([]Module{*spec.MIM})[0]
+	}
+	err := g.c.CreateFederation(ctx, gs)
 	if err != nil {
 		return gossipError(err)
 	}
@@ -217,7 +219,11 @@ func (g *gossipControl) Federation(ctx context.Context) (FederationSpec, bool, e
 		return FederationSpec{}, false, nil
 	}
 	fi := list[0]
-	return FederationSpec{TimeRepresentation: fi.TimeRepresentation, Modules: modulesFromGossip(fi.Modules)}, true, nil
+	spec := FederationSpec{TimeRepresentation: fi.TimeRepresentation, Modules: modulesFromGossip(fi.Modules)}
+	if fi.MIM != nil {
+		spec.MIM = &modulesFromGossip([]gossip.Module{*fi.MIM})[0]
+	}
+	return spec, true, nil
 }
 
 func (g *gossipControl) DestroyFederation(ctx context.Context) error {
@@ -227,14 +233,14 @@ func (g *gossipControl) DestroyFederation(ctx context.Context) error {
 	return nil
 }
 
-func (g *gossipControl) ListFederations(ctx context.Context) ([]string, error) {
+func (g *gossipControl) ListFederations(ctx context.Context) ([]FederationExecutionInformation, error) {
 	list, err := g.c.ListFederations(ctx)
 	if err != nil {
 		return nil, gossipError(err)
 	}
-	var out []string
+	var out []FederationExecutionInformation
 	for _, f := range list {
-		out = append(out, f.Name)
+		out = append(out, FederationExecutionInformation{FederationExecutionName: f.Name, LogicalTimeImplementationName: f.TimeRepresentation})
 	}
 	return out, nil
 }

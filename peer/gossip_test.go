@@ -80,3 +80,41 @@ func TestGossipControlPlane(t *testing.T) {
 	}
 	t.Logf("B lost and A granted %v after B's node went away", time.Since(start).Round(time.Millisecond))
 }
+
+// Over the gossip control plane: a federation created with a MIM of its
+// creator's gives a joiner that MIM, and a member's list reports the
+// federation with its time representation.
+func TestGossipMIMAndList(t *testing.T) {
+	net := transport.NewNetwork(transport.NetworkConfig{Seed: 4})
+	federation := fmt.Sprintf("gossip-mim-%d", os.Getpid())
+	const manager = "<objectClass>\n        <name>HLAmanager</name>"
+	mim := testMIM(t, "extendedMIM.xml", manager, "<objectClass><name>MIMExtra</name><sharing>PublishSubscribe</sharing></objectClass>\n      "+manager)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	a, err := Join(ctx, Config{
+		Federation: federation, FederateName: "A", FOMModules: []*fomxml.Document{testDoc(t)}, Create: true, MIMModule: mim,
+		Transport: net.Endpoint("mim-A"), TickInterval: 2 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	seed, _ := a.GossipAddr()
+	b, err := joinGossip(t, net, federation, "B", []string{seed}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if fdd := b.FDD(); fdd.Modules[0].File != "extendedMIM.xml" {
+		t.Errorf("B's first module %q, want the federation's MIM", fdd.Modules[0].File)
+	} else if _, ok := fdd.ObjectClass("HLAobjectRoot.MIMExtra"); !ok {
+		t.Error("B's FDD lacks the MIM's class")
+	}
+	if err := b.ListFederationExecutions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ev := waitEvent[ReportFederationExecutions](t, b)
+	if len(ev.Executions) != 1 || ev.Executions[0] != fei(federation, "HLAfloat64Time") {
+		t.Errorf("report %v", ev.Executions)
+	}
+}

@@ -157,6 +157,13 @@ func waitFor(t testing.TB, f *Federate, timeout time.Duration, match func(Event)
 	}
 }
 
+// waitEvent waits up to 5 s for f's next event of type T.
+func waitEvent[T Event](t testing.TB, f *Federate) T {
+	t.Helper()
+	ev, _ := waitFor(t, f, 5*time.Second, isType[T])
+	return ev.(T)
+}
+
 func isType[T Event](ev Event) bool {
 	_, ok := ev.(T)
 	return ok

@@ -269,6 +269,8 @@ type (
 	SaveStatus                        = hla.SaveStatus
 	RestoreStatus                     = hla.RestoreStatus
 	FederateHandleSaveStatusPair      = hla.FederateHandleSaveStatusPair
+	FederationExecutionInformation    = hla.FederationExecutionInformation
+	ReportFederationExecutions        = hla.ReportFederationExecutions
 	FederateRestoreStatus             = hla.FederateRestoreStatus
 )
 

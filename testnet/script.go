@@ -473,24 +473,28 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		}
 		s.c.Net.SetLinkFaults(a.pos[0], a.pos[1], f)
 		return nil, nil
-	case "destroy", "list":
+	case "destroy", "list", "create":
+		if cmd == "list" && len(a.pos) == 1 {
+			// A member asks: the answer is its callback.
+			i, ok := s.fedIdx[a.pos[0]]
+			if !ok {
+				return nil, fmt.Errorf("unknown federate %s", a.pos[0])
+			}
+			return fail(a.pos[0], s.c.Feds[i].ListFederationExecutions(s.ctx))
+		}
 		// Federation-wide services, called as a connected non-member.
 		cfg := peer.Config{Federation: s.c.Federation, Control: s.c.Registry.Control(s.c.Federation)}
-		if cmd == "destroy" {
+		switch cmd {
+		case "destroy":
 			return fail("federation", peer.DestroyFederationExecution(s.ctx, cfg))
+		case "create":
+			return s.create(cfg, a)
 		}
 		list, err := peer.ListFederationExecutions(s.ctx, cfg)
 		if err != nil {
 			return fail("federation", err)
 		}
-		names := []string{}
-		for _, n := range list {
-			if n == s.c.Federation {
-				n = "this" // the name holds a random part
-			}
-			names = append(names, n)
-		}
-		s.lines = append(s.lines, fmt.Sprintf("federations: %v", names))
+		s.lines = append(s.lines, "federations: "+s.federations(list))
 		return nil, nil
 	}
 	if cmd == "async" {
@@ -1105,12 +1109,65 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 		s.fedName[nf.Handle()] = name
 		s.printed = append(s.printed, 0)
 		return nil, nil
+	case "modules":
+		// The FOM modules of the federate's FDD, the MIM first.
+		var files []string
+		for _, m := range f.FDD().Modules {
+			files = append(files, m.File)
+		}
+		s.lines = append(s.lines, fmt.Sprintf("%s: modules %s", name, strings.Join(files, " ")))
+		return nil, nil
 	case "query":
 		// Printed after the step's wait, so it shows the settled state.
 		s.queries = append(s.queries, name)
 		return nil, nil
 	}
 	return nil, fmt.Errorf("unknown command %q", cmd)
+}
+
+// create creates the federation as a connected non-member: with the
+// test FOM, time=integer for HLAinteger64Time, and mim=KIND for
+// createFederationExecutionWithMIM with one of the MIMs testMIM makes.
+func (s *simulation) create(cfg peer.Config, a *args) (*serviceError, error) {
+	d, err := FOM()
+	if err != nil {
+		return nil, err
+	}
+	cfg.FOMModules = []*fomxml.Document{d}
+	if v, ok := a.get("time"); ok {
+		if v != "integer" && v != "float" {
+			return nil, errors.New("create [time=integer|float] [mim=KIND]")
+		}
+		if v == "integer" {
+			cfg.TimeRepresentation = peer.HLAinteger64Time
+		}
+	}
+	kind, ok := a.get("mim")
+	if !ok {
+		return fail("federation", peer.CreateFederationExecution(s.ctx, cfg))
+	}
+	if err := testMIM(&cfg, kind); err != nil {
+		return nil, err
+	}
+	return fail("federation", peer.CreateFederationExecutionWithMIM(s.ctx, cfg))
+}
+
+// federations prints a list of federation executions: [this] when it
+// holds only this script's, whose name has a random part; the time
+// representation follows a name when it is not the default.
+func (s *simulation) federations(list []peer.FederationExecutionInformation) string {
+	names := []string{}
+	for _, i := range list {
+		n := i.FederationExecutionName
+		if n == s.c.Federation {
+			n = "this"
+		}
+		if t := i.LogicalTimeImplementationName; t != "" && t != string(peer.HLAfloat64Time) {
+			n += "(" + t + ")"
+		}
+		names = append(names, n)
+	}
+	return fmt.Sprint(names)
 }
 
 // fail turns a service's error into the step's output.
@@ -1899,6 +1956,8 @@ func (s *simulation) format(ev peer.Event) string {
 		b.WriteString("restored")
 	case peer.FederationNotRestored:
 		fmt.Fprintf(&b, "not restored reason=%s", e.Reason)
+	case peer.ReportFederationExecutions:
+		b.WriteString("federations: " + s.federations(e.Executions))
 	case peer.FederationRestoreStatusResponse:
 		b.WriteString("restore status")
 		for _, p := range e.Statuses {

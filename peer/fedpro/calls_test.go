@@ -9,12 +9,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 	"github.com/meshrti/meshrti/peer/hla"
@@ -257,7 +259,7 @@ func TestCallExceptions(t *testing.T) {
 	c.fails(&pb.CallRequest{CallRequest: &pb.CallRequest_RegisterObjectInstanceRequest{RegisterObjectInstanceRequest: &pb.RegisterObjectInstanceRequest{ObjectClass: car}}}, "ObjectClassNotPublished")
 	c.fails(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionRequest{JoinFederationExecutionRequest: &pb.JoinFederationExecutionRequest{FederateType: "x", FederationName: "fp"}}}, "FederateAlreadyExecutionMember")
 	c.fails(&pb.CallRequest{CallRequest: &pb.CallRequest_SendDirectedInteractionRequest{SendDirectedInteractionRequest: &pb.SendDirectedInteractionRequest{}}}, "InvalidInteractionClassHandle")
-	c.fails(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionWithMIMRequest{CreateFederationExecutionWithMIMRequest: &pb.CreateFederationExecutionWithMIMRequest{}}}, "RTIinternalError")
+	c.fails(&pb.CallRequest{CallRequest: &pb.CallRequest_ChangeDefaultAttributeOrderTypeRequest{ChangeDefaultAttributeOrderTypeRequest: &pb.ChangeDefaultAttributeOrderTypeRequest{}}}, "RTIinternalError")
 	c.fails(&pb.CallRequest{}, "RTIinternalError")
 	var resp pb.CallResponse
 	if err := proto.Unmarshal(c.s.Call([]byte{0xff, 0xff, 0xff}), &resp); err != nil || resp.GetExceptionData().GetExceptionName() != "RTIinternalError" {
@@ -356,6 +358,46 @@ func TestModuleForms(t *testing.T) {
 	}
 	if _, err := c.s.module(t.Context(), &pb.FomModule{FomModule: &pb.FomModule_CompressedModule{CompressedModule: []byte("not a zip")}}); !errors.Is(err, peer.ErrCouldNotOpenFDD) {
 		t.Errorf("a bad zip: %v", err)
+	}
+}
+
+// createFederationExecutionWithMIM (and with time) takes the MIM in any
+// module form, refuses a missing, standard or broken one with the MIM's
+// exceptions, and listFederationExecutions reports the time.
+func TestCreateWithMIMCalls(t *testing.T) {
+	n := newFPNet(t)
+	c := n.client(t, "A")
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
+	create := func(mim *pb.FomModule) *pb.CallRequest {
+		return &pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionWithMIMAndTimeRequest{CreateFederationExecutionWithMIMAndTimeRequest: &pb.CreateFederationExecutionWithMIMAndTimeRequest{
+			FederationName: "fp", FomModules: &pb.FomModuleSet{FomModule: []*pb.FomModule{fpModule()}}, MimModule: mim,
+			LogicalTimeImplementationName: string(peer.HLAinteger64Time)}}}
+	}
+	file := func(name, content string) *pb.FomModule {
+		return &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: name, Content: []byte(content)}}}
+	}
+	c.fails(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionWithMIMRequest{CreateFederationExecutionWithMIMRequest: &pb.CreateFederationExecutionWithMIMRequest{
+		FederationName: "fp", FomModules: &pb.FomModuleSet{FomModule: []*pb.FomModule{fpModule()}}}}}, "CouldNotOpenMIM")
+	c.fails(create(&pb.FomModule{FomModule: &pb.FomModule_Url{Url: "HLAstandardMIM"}}), "DesignatorIsHLAstandardMIM")
+	c.fails(create(&pb.FomModule{FomModule: &pb.FomModule_Url{Url: filepath.Join(t.TempDir(), "missing.xml")}}), "CouldNotOpenMIM")
+	c.fails(create(file("bad.xml", "<objectModel")), "ErrorReadingMIM")
+	std := string(fomxml.StandardMIMXML())
+	c.fails(create(file("lacking.xml", strings.Replace(std, "<name>HLAfederateHandle</name>", "<name>HLAfederateNumber</name>", 1))), "ErrorReadingMIM")
+	const manager = "<objectClass>\n        <name>HLAmanager</name>"
+	if !strings.Contains(std, manager) {
+		t.Fatal("the standard MIM changed its layout")
+	}
+	c.ok(create(file("extendedMIM.xml", strings.Replace(std, manager, "<objectClass><name>MIMExtra</name><sharing>PublishSubscribe</sharing></objectClass>\n      "+manager, 1))))
+	r := c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionWithNameRequest{JoinFederationExecutionWithNameRequest: &pb.JoinFederationExecutionWithNameRequest{
+		FederateName: "A", FederateType: "test", FederationName: "fp"}}})
+	if got := r.GetJoinFederationExecutionWithNameResponse().GetResult().GetLogicalTimeImplementationName(); got != string(peer.HLAinteger64Time) {
+		t.Errorf("joined with time %q", got)
+	}
+	c.classHandle("MIMExtra")
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ListFederationExecutionsRequest{ListFederationExecutionsRequest: &pb.ListFederationExecutionsRequest{}}})
+	rep := c.wait("report", func(cb *pb.CallbackRequest) bool { return cb.GetReportFederationExecutions() != nil }).GetReportFederationExecutions()
+	if fs := rep.GetReport().GetFederationExecutionInformation(); len(fs) != 1 || fs[0].GetFederationExecutionName() != "fp" || fs[0].GetLogicalTimeImplementationName() != string(peer.HLAinteger64Time) {
+		t.Errorf("report %v", rep)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -286,6 +287,22 @@ func (s *Session) module(ctx context.Context, m *pb.FomModule) (*fomxml.Document
 	d, err := fomxml.ParseBytes(name, data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", peer.ErrReadingFDD, err)
+	}
+	return d, nil
+}
+
+// mim reads the MIM module of a create call: module's errors, turned into
+// the MIM's (ErrCouldNotOpenMIM, ErrErrorReadingMIM).
+func (s *Session) mim(ctx context.Context, m *pb.FomModule) (*fomxml.Document, error) {
+	if m.GetUrl() == fomxml.MIMDesignator {
+		return nil, fmt.Errorf("%w: %s", peer.ErrDesignatorIsHLAstandardMIM, m.GetUrl())
+	}
+	d, err := s.module(ctx, m)
+	switch {
+	case errors.Is(err, peer.ErrCouldNotOpenFDD):
+		return nil, fmt.Errorf("%w: %w", peer.ErrCouldNotOpenMIM, err)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", peer.ErrErrorReadingMIM, err)
 	}
 	return d, nil
 }

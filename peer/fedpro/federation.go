@@ -39,16 +39,22 @@ func init() {
 		return &pb.DisconnectResponse{}, nil
 	})
 	on(func(s *Session, req *pb.CreateFederationExecutionRequest) (*pb.CreateFederationExecutionResponse, error) {
-		return &pb.CreateFederationExecutionResponse{}, s.create(req.GetFederationName(), &pb.FomModuleSet{FomModule: []*pb.FomModule{req.GetFomModule()}}, "")
+		return &pb.CreateFederationExecutionResponse{}, s.create(req.GetFederationName(), &pb.FomModuleSet{FomModule: []*pb.FomModule{req.GetFomModule()}}, nil, "")
 	})
 	on(func(s *Session, req *pb.CreateFederationExecutionWithTimeRequest) (*pb.CreateFederationExecutionWithTimeResponse, error) {
-		return &pb.CreateFederationExecutionWithTimeResponse{}, s.create(req.GetFederationName(), &pb.FomModuleSet{FomModule: []*pb.FomModule{req.GetFomModule()}}, req.GetLogicalTimeImplementationName())
+		return &pb.CreateFederationExecutionWithTimeResponse{}, s.create(req.GetFederationName(), &pb.FomModuleSet{FomModule: []*pb.FomModule{req.GetFomModule()}}, nil, req.GetLogicalTimeImplementationName())
 	})
 	on(func(s *Session, req *pb.CreateFederationExecutionWithModulesRequest) (*pb.CreateFederationExecutionWithModulesResponse, error) {
-		return &pb.CreateFederationExecutionWithModulesResponse{}, s.create(req.GetFederationName(), req.GetFomModules(), "")
+		return &pb.CreateFederationExecutionWithModulesResponse{}, s.create(req.GetFederationName(), req.GetFomModules(), nil, "")
 	})
 	on(func(s *Session, req *pb.CreateFederationExecutionWithModulesAndTimeRequest) (*pb.CreateFederationExecutionWithModulesAndTimeResponse, error) {
-		return &pb.CreateFederationExecutionWithModulesAndTimeResponse{}, s.create(req.GetFederationName(), req.GetFomModules(), req.GetLogicalTimeImplementationName())
+		return &pb.CreateFederationExecutionWithModulesAndTimeResponse{}, s.create(req.GetFederationName(), req.GetFomModules(), nil, req.GetLogicalTimeImplementationName())
+	})
+	on(func(s *Session, req *pb.CreateFederationExecutionWithMIMRequest) (*pb.CreateFederationExecutionWithMIMResponse, error) {
+		return &pb.CreateFederationExecutionWithMIMResponse{}, s.create(req.GetFederationName(), req.GetFomModules(), withMIM(req.GetMimModule()), "")
+	})
+	on(func(s *Session, req *pb.CreateFederationExecutionWithMIMAndTimeRequest) (*pb.CreateFederationExecutionWithMIMAndTimeResponse, error) {
+		return &pb.CreateFederationExecutionWithMIMAndTimeResponse{}, s.create(req.GetFederationName(), req.GetFomModules(), withMIM(req.GetMimModule()), req.GetLogicalTimeImplementationName())
 	})
 	on(func(s *Session, req *pb.DestroyFederationExecutionRequest) (*pb.DestroyFederationExecutionResponse, error) {
 		if err := s.needConnected(); err != nil {
@@ -203,14 +209,30 @@ func configurationResult(c *pb.RtiConfiguration) *pb.ConfigurationResult {
 	return r
 }
 
-// create creates a federation execution with modules and a time
-// representation ("" for the default).
-func (s *Session) create(name string, set *pb.FomModuleSet, timeName string) error {
+// withMIM makes a create call's MIM argument non-nil, so that an absent
+// one is refused (CouldNotOpenMIM) rather than taken as the standard MIM.
+func withMIM(m *pb.FomModule) *pb.FomModule {
+	if m == nil {
+		return &pb.FomModule{}
+	}
+	return m
+}
+
+// create creates a federation execution with modules, a MIM (nil for
+// the standard one) and a time representation ("" for the default).
+func (s *Session) create(name string, set *pb.FomModuleSet, mimModule *pb.FomModule, timeName string) error {
 	if err := s.needConnected(); err != nil {
 		return err
 	}
 	ctx, cancel := s.callCtx()
 	defer cancel()
+	var mim *fomxml.Document
+	if mimModule != nil {
+		var err error
+		if mim, err = s.mim(ctx, mimModule); err != nil {
+			return err
+		}
+	}
 	docs, err := s.modules(ctx, set)
 	if err != nil {
 		return err
@@ -227,14 +249,15 @@ func (s *Session) create(name string, set *pb.FomModuleSet, timeName string) err
 		if _, dup := h.created[name]; dup {
 			return fmt.Errorf("%w: %q", peer.ErrFederationExecutionAlreadyExists, name)
 		}
-		if _, err := fomxml.Merge(docs...); err != nil {
-			return fmt.Errorf("%w: %w", peer.ErrInconsistentFDD, err)
+		c := peer.Config{Federation: name, FOMModules: docs, MIMModule: mim, TimeRepresentation: timeName}
+		if err := c.CheckModules(); err != nil {
+			return err
 		}
-		h.created[name] = peer.Config{FOMModules: docs, TimeRepresentation: timeName}
+		h.created[name] = c
 		return nil
 	}
 	cfg := h.base(name)
-	cfg.Federation, cfg.FOMModules, cfg.TimeRepresentation = name, docs, timeName
+	cfg.Federation, cfg.FOMModules, cfg.MIMModule, cfg.TimeRepresentation = name, docs, mim, timeName
 	return peer.CreateFederationExecution(ctx, cfg)
 }
 
@@ -246,38 +269,49 @@ func (s *Session) list() error {
 	ctx, cancel := s.callCtx()
 	defer cancel()
 	h := s.host
-	seen := map[string]bool{}
+	times := map[string]string{}
 	var names []string
-	add := func(ns ...string) {
-		for _, n := range ns {
-			if !seen[n] {
-				seen[n] = true
-				names = append(names, n)
-			}
+	add := func(n, t string) {
+		if _, seen := times[n]; !seen {
+			names = append(names, n)
+		}
+		if times[n] == "" {
+			times[n] = t
 		}
 	}
-	if h.cfg.Base.Control != nil || h.cfg.NewControl != nil || len(h.cfg.Base.Gossip.Seeds) > 0 {
-		ns, err := peer.ListFederationExecutions(ctx, h.base(""))
+	if h.cfg.Base.Control != nil || h.cfg.NewControl != nil {
+		// A shared control plane knows every federation; the name only
+		// opens it. (A gossip cluster serves one federation and is found
+		// by its name: those of the daemon's sessions are added below.)
+		cfg := h.base("")
+		cfg.Federation = "list"
+		list, err := peer.ListFederationExecutions(ctx, cfg)
 		if err != nil {
 			return err
 		}
-		add(ns...)
+		for _, i := range list {
+			add(i.FederationExecutionName, i.LogicalTimeImplementationName)
+		}
 	}
 	h.mu.Lock()
-	for n := range h.created {
-		add(n)
+	for n, c := range h.created {
+		add(n, c.TimeRepresentation)
 	}
 	for s := range h.sessions {
 		s.mu.Lock()
 		if s.fed != nil {
-			add(s.federation)
+			add(s.federation, s.fed.GetTimeFactory().Name())
 		}
 		s.mu.Unlock()
 	}
 	h.mu.Unlock()
 	set := &pb.FederationExecutionInformationSet{}
 	for _, n := range names {
-		set.FederationExecutionInformation = append(set.FederationExecutionInformation, &pb.FederationExecutionInformation{FederationExecutionName: n, LogicalTimeImplementationName: string(peer.HLAfloat64Time)})
+		t := times[n]
+		if t == "" {
+			t = string(peer.HLAfloat64Time) // the default
+		}
+		set.FederationExecutionInformation = append(set.FederationExecutionInformation, &pb.FederationExecutionInformation{FederationExecutionName: n, LogicalTimeImplementationName: t})
 	}
 	return s.pushCallback(&pb.CallbackRequest{CallbackRequest: &pb.CallbackRequest_ReportFederationExecutions{ReportFederationExecutions: &pb.ReportFederationExecutions{Report: set}}})
 }
@@ -340,6 +374,7 @@ func (s *Session) join(name, typ, federation string, extra *pb.FomModuleSet) (*p
 	cfg.Federation, cfg.FederateName, cfg.FederateType = federation, name, typ
 	cfg.FOMModules = append(cfg.FOMModules, docs...)
 	cfg.Create = false
+	cfg.AdoptTime = true         // a join names no time: the federation's
 	reg := metrics.NewRegistry() // each federate its own: a name may come again
 	cfg.Metrics = reg
 	h.mu.Lock()
@@ -350,6 +385,7 @@ func (s *Session) join(name, typ, federation string, extra *pb.FomModuleSet) (*p
 		// creates it, with the modules it was created with.
 		cfg.Create = true
 		cfg.FOMModules = append(slices.Clone(pending.FOMModules), docs...)
+		cfg.MIMModule = pending.MIMModule
 		cfg.TimeRepresentation = pending.TimeRepresentation
 	}
 	f, err := peer.Join(ctx, cfg)
@@ -358,7 +394,7 @@ func (s *Session) join(name, typ, federation string, extra *pb.FomModuleSet) (*p
 	}
 	h.mu.Lock()
 	delete(h.created, federation)
-	h.joinedWith[federation] = peer.Config{FOMModules: cfg.FOMModules, TimeRepresentation: f.GetTimeFactory().Name()}
+	h.joinedWith[federation] = peer.Config{FOMModules: cfg.FOMModules, MIMModule: cfg.MIMModule, TimeRepresentation: f.GetTimeFactory().Name()}
 	h.mu.Unlock()
 	s.mu.Lock()
 	s.metrics = reg

@@ -535,6 +535,21 @@ func (s RestoreStatus) String() string {
 	return "unknown"
 }
 
+// FederationExecutionInformation names one federation execution and its
+// logical time implementation (HLAfloat64Time or HLAinteger64Time).
+type FederationExecutionInformation struct {
+	FederationExecutionName       string
+	LogicalTimeImplementationName string
+}
+
+// ReportFederationExecutions (§4.8) answers a member's
+// ListFederationExecutions.
+type ReportFederationExecutions struct {
+	Executions []FederationExecutionInformation
+}
+
+func (ReportFederationExecutions) isEvent() {}
+
 // FederateHandleSaveStatusPair is one federate's save status.
 type FederateHandleSaveStatusPair struct {
 	Federate FederateHandle
