@@ -6,6 +6,7 @@ import (
 	"github.com/meshrti/meshrti/ddm"
 	"io"
 	"math/rand/v2"
+	"os"
 	"time"
 
 	"github.com/meshrti/meshrti/peer/updatecond"
@@ -46,6 +47,13 @@ type Config struct {
 	// whatever these say.
 	MIMFile   string
 	MIMModule *fomxml.Document
+
+	// NoMOM leaves this federate out of the Management Object Model: no
+	// HLAobjectRoot.HLAmanager.HLAfederate instance describes it
+	// (docs/mom.md). Host is what that instance reports as
+	// HLAfederateHost; empty means os.Hostname.
+	NoMOM bool
+	Host  string
 
 	// Create creates the federation execution when it does not exist yet
 	// (an existing one is joined). Without it, joining a federation that
@@ -267,6 +275,15 @@ func (c *Config) tick() time.Duration {
 		return defaultTick
 	}
 	return c.TickInterval
+}
+
+// host is the host the MOM reports.
+func (c *Config) host() string {
+	if c.Host != "" {
+		return c.Host
+	}
+	h, _ := os.Hostname()
+	return h
 }
 
 func (c *Config) timeKind() hla.TimeKind {

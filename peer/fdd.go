@@ -156,6 +156,29 @@ func (f *Federate) extendFDD(modules []Module) {
 
 // modulesOf returns docs as the control plane carries them: their source
 // gzip-compressed, with its digest.
+// moduleText returns the text of the federation's FOM module i (from 0),
+// for the MOM. Under mu (the core calls it).
+func (f *Federate) moduleText(i int) (string, error) {
+	if i < 0 || i >= len(f.modules) {
+		return "", fmt.Errorf("no FOM module %d of %d", i, len(f.modules))
+	}
+	d, err := f.moduleDoc(f.modules[i])
+	if err != nil {
+		return "", err
+	}
+	_, src := d.Source()
+	return string(src), nil
+}
+
+// mimText returns the text of the federation's MIM, for the MOM.
+func (f *Federate) mimText() string {
+	if f.mim == nil {
+		return string(fomxml.StandardMIMXML())
+	}
+	_, src := f.mim.Source()
+	return string(src)
+}
+
 // mimModule is modulesOf for the MIM: nil for none.
 func mimModule(mim *fomxml.Document) (*Module, error) {
 	if mim == nil {

@@ -249,6 +249,11 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		Rand:            cfg.Rand,
 		Regions:         cfg.Regions,
 		Saves:           f.saves(),
+		MOM:             !cfg.NoMOM,
+		Type:            cfg.FederateType,
+		Host:            cfg.host(),
+		ModuleText:      f.moduleText,
+		MIMText:         f.mimText,
 	})
 	if err != nil {
 		return nil, err

@@ -16,10 +16,18 @@ import (
 // tagged returns the tag and time-stamp-order facts of an event that
 // carries a message, or ok false.
 func tagged(ev peer.Event) (tag string, tso bool, t float64, producer peer.FederateHandle, ok bool) {
+	// Untagged messages are not the script's (the MOM's, for one): the
+	// script tags every message it sends, and the tag is its identity.
 	switch e := ev.(type) {
 	case peer.ReflectAttributeValues:
+		if len(e.Tag) == 0 {
+			return "", false, 0, 0, false
+		}
 		return kindTag("reflect", e.Tag), e.ReceivedOrder == peer.TimeStamp, timeOf(e.Time), e.Producer, true
 	case peer.ReceiveInteraction:
+		if len(e.Tag) == 0 {
+			return "", false, 0, 0, false
+		}
 		return kindTag("interaction", e.Tag), e.ReceivedOrder == peer.TimeStamp, timeOf(e.Time), e.Producer, true
 	case peer.RemoveObjectInstance:
 		if len(e.Tag) == 0 {

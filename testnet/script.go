@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/fomxml/codec"
 	"github.com/meshrti/meshrti/lbts"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/transport"
@@ -56,7 +57,8 @@ func RunScript(ctx context.Context, r io.Reader, w io.Writer, rewrite bool) (*Sc
 		ctx: ctx, quiet: DefaultQuiet,
 		fedIdx: make(map[string]int), fedName: make(map[peer.FederateHandle]string),
 		objs: make(map[string]*simObject), objLabel: make(map[peer.ObjectInstanceHandle]string),
-		msgs: make(map[string]int), userTags: make(map[string]bool), crashed: make(map[string]bool),
+		momObjs: make(map[peer.ObjectInstanceHandle]string),
+		msgs:    make(map[string]int), userTags: make(map[string]bool), crashed: make(map[string]bool),
 		handles: make(map[string]peer.MessageRetractionHandle), handleTag: make(map[peer.MessageRetractionHandle]string),
 		regions: make(map[string]peer.RegionHandle),
 	}
@@ -263,6 +265,9 @@ type simulation struct {
 	lines       []string // extra output of the step (list)
 	queries     []string // federates whose time state this step prints
 	litsQueries []string // federates whose LITS this step prints
+	// The MOM (mom.go): its instances known, by name, and the codec.
+	momObjs map[peer.ObjectInstanceHandle]string
+	momEnc  *codec.Codec
 }
 
 // query returns "NAME: time=T galt=G" (galt=none when no regulator
@@ -531,6 +536,8 @@ func (s *simulation) exec(cmd string, a *args, quiet *time.Duration) (*serviceEr
 	}
 	f := s.c.Feds[i]
 	switch cmd {
+	case "mom-subscribe", "mom-request", "mom-send":
+		return s.momCommand(cmd, name, f, a)
 	case "publish", "subscribe":
 		class, attrs, err := s.classAttrs(a)
 		if err != nil {
@@ -1767,8 +1774,20 @@ func (s *simulation) collect(quiet time.Duration) []string {
 	for _, n := range names {
 		i := s.fedIdx[n]
 		evs := s.c.Logs[i].Events()
+		// The MOM instances a step discovers come from several nodes at
+		// once, in no fixed order: one line, sorted, after the others.
+		var mom []string
 		for _, ev := range evs[s.printed[i]:] {
-			out = append(out, n+": "+s.format(ev))
+			line := s.format(ev)
+			if d, ok := strings.CutPrefix(line, "mom discover "); ok {
+				mom = append(mom, d)
+				continue
+			}
+			out = append(out, n+": "+line)
+		}
+		if len(mom) > 0 {
+			sort.Strings(mom)
+			out = append(out, n+": mom discover "+strings.Join(mom, " "))
 		}
 		s.printed[i] = len(evs)
 	}
@@ -1818,6 +1837,9 @@ func (s *simulation) message(b *strings.Builder, tag []byte, sent, recv peer.Ord
 }
 
 func (s *simulation) format(ev peer.Event) string {
+	if line, ok := s.momFormat(ev); ok {
+		return line
+	}
 	var b strings.Builder
 	switch e := ev.(type) {
 	case peer.DiscoverObjectInstance:

@@ -55,6 +55,16 @@ type Config struct {
 	// Regions configures the cells of routing by region (ddm.Config); the
 	// same in every federate of a federation.
 	Regions ddm.Config
+	// MOM gives this federate its MOM instance (mom.go) when the FDD has
+	// the class HLAobjectRoot.HLAmanager.HLAfederate; Type and Host are
+	// two of its attributes.
+	MOM        bool
+	Type, Host string
+	// ModuleText returns the text of FOM module i (from 0, in the FDD's
+	// order after the MIM), and MIMText the MIM's, for the MOM's reports;
+	// nil: not reported.
+	ModuleText func(i int) (string, error)
+	MIMText    func() string
 	// Saves keeps the RTI state a federation save writes and a restore
 	// reads (saverestore.go); nil: saves fail (RTIUnableToSave) and
 	// restores are refused.
@@ -90,6 +100,7 @@ type Core struct {
 	reg  regionSet    // DDM regions (regions.go)
 	sync syncState    // synchronization points (syncpoints.go)
 	sr   saveRestore  // federation save and restore (saverestore.go)
+	mom  momState     // the Management Object Model (mom.go)
 
 	alsoSeqs []uint64   // send's sequence numbers on outMsg.also, for sendAll
 	fed      federation // members, resigning, control-plane operations (federation.go)
@@ -247,6 +258,7 @@ func New(cfg Config) (*Core, error) {
 	// stream of its own.
 	c.out.Groups = append(c.out.Groups, GroupChange{Group: inboxGroup(c.self), Join: true})
 	c.joinGroup(controlGroup)
+	c.momStart()
 	return c, nil
 }
 
@@ -289,6 +301,7 @@ func (c *Core) Tick() {
 	c.tm.Tick()
 	c.obj.tick(c)
 	c.srTick()
+	c.momTick()
 }
 
 // Ready returns what to do now. It first acts on everything the reliable
@@ -311,6 +324,7 @@ func (c *Core) Ready(seal bool) Ready {
 
 // Advance tells the core that rd, returned by Ready, has been acted on.
 func (c *Core) Advance(rd Ready) {
+	c.momCount(c.out.Events)
 	clear(c.out.Events) // drop the references; keep the room
 	c.out.Events = c.out.Events[:0]
 	clear(c.out.Frames)

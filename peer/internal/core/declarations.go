@@ -263,6 +263,8 @@ func (c *Core) subscribeObject(oc *fomxml.ObjectClass, attrs []AttributeHandle, 
 			return err
 		}
 	}
+	c.momSelfDiscover()
+	c.momFederationDiscover()
 	return nil
 }
 

@@ -190,6 +190,7 @@ func (c *Core) forget(h FederateHandle, lost, deletes bool) {
 	c.removeFederate(h, deletes)
 	if lost {
 		c.push(hla.FederateLost{Federate: h, Name: m.Name})
+		c.momLost(h, m.Name)
 	} else {
 		c.push(hla.FederateResigned{Federate: h, Name: m.Name})
 	}

@@ -77,6 +77,11 @@ type objects struct {
 	updPairs [updKinds][]valuePair
 	updMsgs  [updKinds]wireMsg
 	updOut   []outMsg
+	updIn    *instance // the instance of the last update
+
+	// The MOM's update and reflection counts of instances forgotten, by
+	// registered class (instance.momUpd, momRefl).
+	goneUpd, goneRefl map[uint64][2]uint64
 }
 
 // instance is an object instance this federate knows.
@@ -85,6 +90,14 @@ type instance struct {
 	known *fomxml.ObjectClass // the class this federate knows it as
 	name  string
 	named bool // the name was reserved, not derived from the handle
+	// momSeen says whether this federate updated (momUpdated) or
+	// reflected (momReflected) the instance yet, and momUpd and momRefl
+	// count its updates sent and reflections received, reliable [0] and
+	// best effort [1], for the MOM's counts (kept per class once the
+	// instance is forgotten: objects.gone...).
+	momSeen uint8
+	momUpd  [2]uint32
+	momRefl [2]uint32
 }
 
 // unnamedUpdates are updates waiting for their instance's name.
@@ -216,6 +229,7 @@ func (c *Core) register(class ObjectClassHandle, name string, pairs []AttributeR
 	}
 	_, err = c.send(outMsg{group: c.rt.objectRoute(oc), reliable: true, msg: c.registerMsg(h, in)})
 	c.attrRelevance(h)
+	c.mom.registered++
 	return h, err
 }
 
@@ -285,7 +299,22 @@ func (c *Core) UpdateAttributeValues(obj ObjectInstanceHandle, values AttributeV
 	if c.blocked(outs) {
 		return MessageRetractionHandle{}, ErrBlocked
 	}
-	return c.sendAll(outs, ts)
+	mrh, err := c.sendAll(outs, ts)
+	if err == nil && c.mom.class != nil {
+		c.mom.updatesSent++
+		in := c.obj.updIn
+		if in.momSeen&momUpdated == 0 {
+			c.momSeen(in, momUpdated)
+		}
+		for _, o := range outs {
+			if o.reliable {
+				in.momUpd[0]++
+			} else {
+				in.momUpd[1]++
+			}
+		}
+	}
+	return mrh, err
 }
 
 // UpdateClass checks an update as UpdateAttributeValues does (a known
@@ -295,6 +324,9 @@ func (c *Core) UpdateClass(h ObjectInstanceHandle, values AttributeValues) (Obje
 	in, ok := c.obj.inst[h]
 	if !ok {
 		return 0, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
+	}
+	if err := momGuard(h, hla.ErrAttributeNotOwned); err != nil {
+		return 0, err
 	}
 	return in.class.Handle, c.checkOwned(h, in, values)
 }
@@ -333,6 +365,10 @@ func (c *Core) update(h ObjectInstanceHandle, values AttributeValues, tag []byte
 	if !ok {
 		return nil, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
 	}
+	if err := momGuard(h, hla.ErrAttributeNotOwned); err != nil {
+		return nil, err
+	}
+	o.updIn = in
 	// Values split by how they travel, in a deterministic order:
 	// reliable before best effort, receive order before time stamp.
 	const (
@@ -490,7 +526,15 @@ func (c *Core) sendInteractionTo(class InteractionClassHandle, obj ObjectInstanc
 	if c.blocked(outs) {
 		return MessageRetractionHandle{}, ErrBlocked
 	}
-	return c.sendAll(outs, ts)
+	mrh, err := c.sendAll(outs, ts)
+	if err == nil && c.mom.class != nil {
+		c.mom.interactionsSent++
+		c.mom.count(c.mom.intSent, class, o.reliable)
+		if ic.IsMOM() {
+			c.momInteraction(ic, vals, c.self)
+		}
+	}
+	return mrh, err
 }
 
 // DeleteObjectInstance (§6.14) deletes an instance whose delete privilege
@@ -507,11 +551,18 @@ func (c *Core) DeleteObjectInstance(obj ObjectInstanceHandle, tag []byte, t Logi
 	if err != nil {
 		return MessageRetractionHandle{}, err
 	}
+	if err := momGuard(obj, hla.ErrDeletePrivilegeNotHeld); err != nil {
+		return MessageRetractionHandle{}, err
+	}
 	o, err := c.deleteMsg(obj, tag, hasTime, ts, reg)
 	if err != nil {
 		return MessageRetractionHandle{}, err
 	}
-	return c.sendAll([]outMsg{o}, ts)
+	mrh, err := c.sendAll([]outMsg{o}, ts)
+	if err == nil {
+		c.mom.deleted++
+	}
+	return mrh, err
 }
 
 // deleteMsg removes an instance whose delete privilege this federate
@@ -538,6 +589,10 @@ func (c *Core) deleteMsg(h ObjectInstanceHandle, tag []byte, hasTime bool, t flo
 
 // forget removes instance h (known as in) from the tables.
 func (o *objects) forget(h ObjectInstanceHandle, in *instance) {
+	if in.momUpd != [2]uint32{} || in.momRefl != [2]uint32{} {
+		addCounts(&o.goneUpd, uint64(in.class.Handle), in.momUpd)
+		addCounts(&o.goneRefl, uint64(in.class.Handle), in.momRefl)
+	}
 	delete(o.inst, h)
 	if o.names[in.name] == h {
 		delete(o.names, in.name)
@@ -588,12 +643,17 @@ func (c *Core) answerQuery(class uint64, obj ObjectInstanceHandle) {
 	if !obj.IsZero() {
 		if in, ok := c.obj.inst[obj]; ok && c.own.holdsAny(obj) {
 			c.sendAnnouncement(obj, in)
+		} else if obj == c.momHandle() && c.mom.class != nil {
+			c.sendAnnouncement(obj, c.mom.in)
 		}
 		return
 	}
 	oc, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(class))
 	if !ok {
 		return
+	}
+	if oc == c.mom.class && c.mom.class != nil {
+		c.sendAnnouncement(c.momHandle(), c.mom.in)
 	}
 	hs := c.obj.answerBuf[:0]
 	for h, in := range c.obj.inst {
@@ -734,6 +794,14 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		if rate := c.dcl.subMode[in.known.Handle].rate; rate != "" && !m.TSO && c.rateHold(ev, rate) {
 			return evs
 		}
+		if in.momSeen&momReflected == 0 {
+			c.momSeen(in, momReflected)
+		}
+		if d.reliable {
+			in.momRefl[0]++
+		} else {
+			in.momRefl[1]++
+		}
 		return append(evs, ev)
 	case kindDelete:
 		in := o.inst[m.Obj]
@@ -762,9 +830,15 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		if !m.Obj.IsZero() {
 			return c.applyDirected(evs, m, d, ic, sent, t, mrh)
 		}
+		if ic.IsMOM() && d.from != c.self {
+			c.momInteraction(ic, m.Pairs, d.from)
+		}
 		as := c.dcl.interactionSubscribedAs(ic)
 		if as == nil {
 			return evs
+		}
+		if c.mom.class != nil {
+			c.mom.count(c.mom.intReceived, ic.Handle, d.reliable)
 		}
 		if len(m.Regions) > 0 && !c.regionsPass(m.Regions, c.reg.intSubs[as.Handle], c.dimsOf(ic.Dimensions)) {
 			c.stats.Filtered++
@@ -801,7 +875,7 @@ func (c *Core) discover(evs []Event, h ObjectInstanceHandle, class uint64, name 
 	if _, ok := o.inst[h]; ok {
 		return evs, true
 	}
-	if h.IsZero() || h.Federate == c.self || name == "" {
+	if h.IsZero() || h.Federate == c.self && !isMOM(h) || name == "" {
 		return evs, false
 	}
 	if o.deleted[h] || o.gone[h.Federate] {
@@ -882,6 +956,13 @@ func (o *objects) tick(c *Core) {
 // remove events come in handle order.
 func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 	o := &c.obj
+	if h := (ObjectInstanceHandle{Federate: f, Serial: momSerial}); o.inst[h] != nil {
+		// Its MOM instance goes with it, whatever the action.
+		o.forget(h, o.inst[h])
+		c.own.forget(h)
+		c.rescope(h, true)
+		c.push(hla.RemoveObjectInstance{Object: h, SentOrder: Receive, ReceivedOrder: Receive, Producer: f})
+	}
 	if !deletes {
 		c.own.ownerLeft(f)
 		c.rescopeOwner(f)

@@ -265,6 +265,9 @@ func (c *Core) checkAcquire(obj ObjectInstanceHandle, attrs []AttributeHandle) (
 	if err != nil {
 		return nil, err
 	}
+	if err := momGuard(obj, hla.ErrAttributeNotPublished); err != nil {
+		return nil, err
+	}
 	pub := c.dcl.pubObj[in.class.Handle]
 	if pub == nil {
 		return nil, fmt.Errorf("%w: %s", hla.ErrObjectClassNotPublished, in.class.QualifiedName)

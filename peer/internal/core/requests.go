@@ -29,6 +29,14 @@ func (c *Core) RequestAttributeValueUpdate(obj ObjectInstanceHandle, attrs []Att
 		return err
 	}
 	m := &wireMsg{Kind: kindRequestUpdate, Obj: obj, Class: uint64(in.class.Handle), Pairs: handlePairs(attrs), Tag: tag}
+	switch obj {
+	case c.momHandle():
+		c.momRequested(obj, 0, m.Pairs, tag) // its RTI is here
+		return nil
+	case federationMOM:
+		c.momFederationValues(attrs, tag) // every node has it
+		return nil
+	}
 	_, err := c.send(outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: m})
 	return err
 }
@@ -49,6 +57,12 @@ func (c *Core) RequestClassAttributeValueUpdate(class ObjectClassHandle, attrs [
 		m := &wireMsg{Kind: kindRequestUpdate, Class: uint64(r.class), Pairs: handlePairs(attrs), Tag: tag}
 		if _, err := c.send(outMsg{group: r.group, reliable: true, msg: m}); err != nil {
 			return err
+		}
+		if _, known := c.obj.inst[c.momHandle()]; known {
+			c.momRequested(ObjectInstanceHandle{}, r.class, m.Pairs, tag) // this federate's own
+		}
+		if _, known := c.obj.inst[federationMOM]; known && c.mom.fedn != nil && r.class == c.mom.fedn.Handle {
+			c.momFederationValues(attrs, tag)
 		}
 	}
 	return nil
@@ -71,6 +85,9 @@ func handlePairs(attrs []AttributeHandle) []valuePair {
 // ProvideAttributeValueUpdate per instance this federate owns requested
 // attributes of.
 func (c *Core) onRequestUpdate(m *wireMsg, from FederateHandle) {
+	if c.momRequested(m.Obj, ObjectClassHandle(m.Class), m.Pairs, m.Tag) {
+		return
+	}
 	if !m.Obj.IsZero() {
 		c.provide(m.Obj, m.Pairs, m.Tag)
 		return

@@ -25,6 +25,20 @@ import (
 
 const controlGroup transport.Group = 1
 
+// momGroup carries every interaction of the MOM (the classes under
+// HLAinteractionRoot.HLAmanager): every federate's node listens there
+// for the requests about its federate (mom.go), and one group for them
+// all keeps that to one membership.
+const momGroup transport.Group = 2
+
+// intGroup is the group of interaction class c.
+func intGroup(c *fomxml.InteractionClass) transport.Group {
+	if c.IsMOM() {
+		return momGroup
+	}
+	return interactionGroup(c.Handle)
+}
+
 func objectGroup(c ObjectClassHandle) transport.Group {
 	return transport.Group(0x01000000 | uint32(uint64(c)%0x00ffffff))
 }
@@ -132,25 +146,25 @@ func (r *routing) unsubscribeObject(c *fomxml.ObjectClass) (d groupDelta) {
 }
 
 func (r *routing) publishInteraction(c *fomxml.InteractionClass) (d groupDelta) {
-	r.ref(interactionGroup(c.Handle), &d)
+	r.ref(intGroup(c), &d)
 	return d
 }
 
 func (r *routing) unpublishInteraction(c *fomxml.InteractionClass) (d groupDelta) {
-	r.unref(interactionGroup(c.Handle), &d)
+	r.unref(intGroup(c), &d)
 	return d
 }
 
 func (r *routing) subscribeInteraction(c *fomxml.InteractionClass) (d groupDelta) {
 	for _, x := range interactionSubtree(c) {
-		r.ref(interactionGroup(x.Handle), &d)
+		r.ref(intGroup(x), &d)
 	}
 	return d
 }
 
 func (r *routing) unsubscribeInteraction(c *fomxml.InteractionClass) (d groupDelta) {
 	for _, x := range interactionSubtree(c) {
-		r.unref(interactionGroup(x.Handle), &d)
+		r.unref(intGroup(x), &d)
 	}
 	return d
 }
@@ -164,7 +178,7 @@ func (r *routing) objectRoute(c *fomxml.ObjectClass) transport.Group {
 
 // interactionRoute is the group an interaction of class c travels on.
 func (r *routing) interactionRoute(c *fomxml.InteractionClass) transport.Group {
-	return interactionGroup(c.Handle)
+	return intGroup(c)
 }
 
 // subtree lists c and its descendants.

@@ -608,6 +608,7 @@ func (c *Core) saveDecided(version uint64, reason hla.SaveFailureReason) {
 	}
 	if reason == 0 {
 		c.push(hla.FederationSaved{})
+		c.mom.lastSave, c.mom.lastSaveAt, c.mom.lastSaveTimed = c.sr.label, c.sr.at, c.sr.hasTime
 	} else {
 		c.push(hla.FederationNotSaved{Reason: reason})
 	}

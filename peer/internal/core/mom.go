@@ -1,0 +1,444 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/fomxml/codec"
+	"github.com/meshrti/meshrti/peer/hla"
+)
+
+// The Management Object Model (IEEE 1516.1-2010 §11), the part about
+// each federate: its HLAobjectRoot.HLAmanager.HLAfederate instance.
+//
+// With no central RTI, the truth about a federate lives in its own node,
+// so that node is the RTI for its MOM instance. The instance's handle is
+// (federate, 0): serial 0 is never given to a registration, so every
+// node knows a MOM instance by its handle. The node announces the
+// instance when it joins and to every discovery query for the class, as
+// owners do; it answers requests for its values (by instance or by
+// class) with an update carrying the current values, encoded as the
+// federation's MIM declares them; and it is the only one that can: it
+// holds no token a federate could give away, and the services that
+// would update, delete or transfer a MOM instance refuse
+// (momGuard). The instance goes when its federate resigns or is lost,
+// whatever the resign action (removeFederate). A federate that
+// subscribes to the class discovers its own federate's instance too, and
+// gets its updates, as it would from a central RTI.
+//
+// Values are sent only when asked for: RequestAttributeValueUpdate or
+// RequestClassAttributeValueUpdate.
+
+// momSerial is the serial of every federate's MOM instance.
+const momSerial = 0
+
+// isMOM reports whether h is a federate's MOM instance.
+func isMOM(h ObjectInstanceHandle) bool {
+	return h.Serial == momSerial && h.Federate != 0 || h == federationMOM
+}
+
+// momState is the MOM's part of the core.
+type momState struct {
+	// class is HLAobjectRoot.HLAmanager.HLAfederate; nil when the MOM is
+	// off or the FDD lacks it.
+	class *fomxml.ObjectClass
+	in    *instance // this federate's MOM instance, as it announces it
+	enc   *codec.Codec
+	encOf *fomxml.FDD // the FDD enc was built for
+
+	// Counts for the attributes.
+	updatesSent, reflectionsReceived       uint64
+	interactionsSent, interactionsReceived uint64
+	registered, discovered                 uint64
+	deleted, removed                       uint64
+	// Instances this federate updated, and reflected, at least once
+	// (instance.momSeen).
+	updatedInstances, reflectedInstances uint64
+	// Ticks spent granted and advancing since the last report.
+	grantedTicks, advancingTicks int64
+	// Interactions sent and received, by class: reliable [0], best
+	// effort [1].
+	intSent, intReceived map[uint64][2]uint64
+	// HLAsetTiming: values every periodTicks (0: only when asked).
+	periodTicks, sinceReport int64
+
+	// The federation's MOM instance (mom_interactions.go): its class,
+	// and the last save, for its attributes.
+	fedn          *fomxml.ObjectClass
+	lastSave      string
+	lastSaveAt    float64
+	lastSaveTimed bool
+}
+
+// count counts one interaction of class.
+func (m *momState) count(mp map[uint64][2]uint64, class InteractionClassHandle, reliable bool) {
+	v := mp[uint64(class)]
+	if reliable {
+		v[0]++
+	} else {
+		v[1]++
+	}
+	mp[uint64(class)] = v
+}
+
+// addCounts adds v to (*m)[k], making the map when needed.
+func addCounts(m *map[uint64][2]uint64, k uint64, v [2]uint32) {
+	if *m == nil {
+		*m = make(map[uint64][2]uint64)
+	}
+	x := (*m)[k]
+	x[0] += uint64(v[0])
+	x[1] += uint64(v[1])
+	(*m)[k] = x
+}
+
+// momObjectCounts sums the updates sent (upd) or reflections received of
+// every instance, by registered class: those known now and those gone.
+func (c *Core) momObjectCounts(upd bool) map[uint64][2]uint64 {
+	out := make(map[uint64][2]uint64)
+	gone := c.obj.goneRefl
+	if upd {
+		gone = c.obj.goneUpd
+	}
+	for k, v := range gone {
+		out[k] = v
+	}
+	for _, in := range c.obj.inst {
+		v := in.momRefl
+		if upd {
+			v = in.momUpd
+		}
+		if v != [2]uint32{} {
+			addCounts(&out, uint64(in.class.Handle), v)
+		}
+	}
+	return out
+}
+
+// codecFor compiles the codec of fdd's data types.
+func codecFor(fdd *fomxml.FDD) (*codec.Codec, error) { return codec.New(fdd) }
+
+// momName is the name of federate name's MOM instance: it starts with
+// HLA, so no federate can reserve it, and federate names are unique.
+func momName(name string) string { return "HLAfederate." + name }
+
+// momStart sets the MOM up: this federate's instance exists from its
+// join, announced on its class's group, where this node listens for the
+// queries and requests about it.
+func (c *Core) momStart() {
+	oc, ok := c.fdd.ObjectClass("HLAobjectRoot.HLAmanager.HLAfederate")
+	if !ok || !c.cfg.MOM {
+		return
+	}
+	c.mom.class = oc
+	c.mom.in = &instance{class: oc, known: oc, name: momName(c.cfg.Name), named: true}
+	c.mom.intSent = make(map[uint64][2]uint64)
+	c.mom.intReceived = make(map[uint64][2]uint64)
+	c.mom.fedn, _ = c.fdd.ObjectClass("HLAobjectRoot.HLAmanager.HLAfederation")
+	c.applyGroups(c.rt.publishObject(oc))
+	var d groupDelta
+	c.rt.ref(momGroup, &d) // the requests about this federate
+	c.applyGroups(d)
+	c.sendAnnouncement(c.momHandle(), c.mom.in)
+}
+
+func (c *Core) momHandle() ObjectInstanceHandle {
+	return ObjectInstanceHandle{Federate: c.self, Serial: momSerial}
+}
+
+// momGuard refuses a service that would change MOM instance h: the RTI
+// owns its attributes.
+func momGuard(h ObjectInstanceHandle, err error) error {
+	if !isMOM(h) {
+		return nil
+	}
+	return fmt.Errorf("%w: MOM instance %v is the RTI's", err, h)
+}
+
+// momSelfDiscover lets this federate discover its own MOM instance once
+// it subscribes to its class (or an ancestor) with attributes.
+func (c *Core) momSelfDiscover() {
+	if c.mom.class == nil || c.state != joined {
+		return
+	}
+	h := c.momHandle()
+	if _, known := c.obj.inst[h]; known {
+		return
+	}
+	evs, found := c.discover(nil, h, uint64(c.mom.class.Handle), c.mom.in.name, c.self)
+	if found {
+		evs = c.rescopeTo(evs, h, false)
+	}
+	c.push(evs...)
+}
+
+// momRequested answers a request for the values of this federate's MOM
+// instance: for the instance (obj) or for its class, the attributes of
+// ps (all when ps is empty).
+func (c *Core) momRequested(obj ObjectInstanceHandle, class ObjectClassHandle, ps []valuePair, tag []byte) bool {
+	if c.mom.class == nil {
+		return false
+	}
+	if obj.IsZero() {
+		if class != c.mom.class.Handle {
+			return false
+		}
+	} else if obj != c.momHandle() {
+		return false
+	}
+	attrs := make([]AttributeHandle, 0, len(ps))
+	for _, p := range ps {
+		attrs = append(attrs, AttributeHandle(p.H))
+	}
+	c.momProvide(attrs, tag)
+	return true
+}
+
+// momProvide sends the current values of attrs of this federate's MOM
+// instance (every attribute when attrs is empty) to the class's
+// subscribers, this federate among them.
+func (c *Core) momProvide(attrs []AttributeHandle, tag []byte) {
+	vals := c.momValues(attrs)
+	if len(vals) == 0 {
+		return
+	}
+	h := c.momHandle()
+	ps := make([]valuePair, 0, len(vals))
+	for a, v := range vals {
+		ps = append(ps, valuePair{H: uint64(a), V: v})
+	}
+	sortPairs(ps)
+	m := &wireMsg{Kind: kindUpdate, Obj: h, Class: uint64(c.mom.class.Handle), Pairs: ps, Tag: slices.Clone(tag), Named: true}
+	if c.rel.NewReceiverWithin(c.rt.objectRoute(c.mom.class), nameWindowTicks) {
+		m.Name = c.mom.in.name
+	}
+	if _, err := c.send(outMsg{group: c.rt.objectRoute(c.mom.class), reliable: true, msg: m}); err != nil {
+		c.stats.Blocked++
+	} else if c.tr != nil {
+		c.traceSend(m)
+	}
+	// This federate, when it subscribes, gets the update as the others
+	// do (discovering the instance again after a local delete).
+	// It may come from within apply (a request): evBuf is in use.
+	m.Name = c.mom.in.name
+	d := delivery{from: c.self, received: Receive, reliable: true}
+	if c.holdsRO() {
+		c.tim.held = append(c.tim.held, heldMsg{m, d})
+		return
+	}
+	c.push(c.apply(nil, m, d)...)
+}
+
+// momValues encodes the MOM instance's attributes attrs (all when
+// empty), as the MIM declares their types; an attribute the FDD's MIM
+// gives a type the codec cannot encode the value as is left out.
+func (c *Core) momValues(attrs []AttributeHandle) AttributeValues {
+	if !c.momCodec() {
+		return nil
+	}
+	want := func(a AttributeHandle) bool { return len(attrs) == 0 || slices.Contains(attrs, a) }
+	out := make(AttributeValues)
+	for _, a := range c.mom.class.AllAttributes() {
+		if !want(a.Handle) {
+			continue
+		}
+		v, ok := c.momValue(a.Name)
+		if !ok {
+			continue
+		}
+		b, err := c.mom.enc.Encode(a.DataType, v)
+		if err != nil {
+			continue
+		}
+		out[a.Handle] = b
+	}
+	if want(attrHandleOf(c.mom.class, "HLAtimeGrantedTime")) || want(attrHandleOf(c.mom.class, "HLAtimeAdvancingTime")) {
+		c.mom.grantedTicks, c.mom.advancingTicks = 0, 0 // "since the last update"
+	}
+	return out
+}
+
+func attrHandleOf(oc *fomxml.ObjectClass, name string) AttributeHandle {
+	if a, ok := oc.Attribute(name); ok {
+		return a.Handle
+	}
+	return 0
+}
+
+// momValue is the value of the MOM attribute name, as the codec takes
+// it; false for an attribute this MOM does not know.
+func (c *Core) momValue(name string) (any, bool) {
+	m := &c.mom
+	count := func(n uint64) any { return int64(min(n, math.MaxInt32)) }
+	timeBytes := func(v float64) any {
+		b, err := c.tk.Factory().Encode(c.tk.Make(v))
+		if err != nil {
+			return []byte{}
+		}
+		return b
+	}
+	ms := func(ticks int64) any {
+		return int64(min(float64(ticks)*c.cfg.TickSeconds*1000, math.MaxInt32))
+	}
+	onOff := func(b bool) any {
+		if b {
+			return "HLAtrue"
+		}
+		return "HLAfalse"
+	}
+	switch name {
+	case "HLAfederateHandle":
+		return hla.EncodeHandle(c.self), true
+	case "HLAfederateName":
+		return c.cfg.Name, true
+	case "HLAfederateType":
+		return c.cfg.Type, true
+	case "HLAfederateHost":
+		return c.cfg.Host, true
+	case "HLARTIversion":
+		return RTIVersion, true
+	case "HLAFOMmoduleDesignatorList":
+		var ds []any
+		for _, mod := range c.fdd.Modules[1:] { // the MIM is not a FOM module
+			ds = append(ds, mod.File)
+		}
+		return ds, true
+	case "HLAtimeConstrained":
+		return onOff(c.tm.Constrained()), true
+	case "HLAtimeRegulating":
+		return onOff(c.tm.Regulating()), true
+	case "HLAasynchronousDelivery":
+		return onOff(c.tim.async), true
+	case "HLAfederateState":
+		switch {
+		case c.sr.phase >= saveInitiated:
+			return "FederateSaveInProgress", true
+		case c.sr.rphase >= restoreBegun:
+			return "FederateRestoreInProgress", true
+		}
+		return "ActiveFederate", true
+	case "HLAtimeManagerState":
+		if c.tm.Advancing() {
+			return "TimeAdvancing", true
+		}
+		return "TimeGranted", true
+	case "HLAlogicalTime":
+		return timeBytes(c.tm.Time()), true
+	case "HLAlookahead":
+		return timeBytes(c.tm.Lookahead()), true
+	case "HLAGALT":
+		galt, ok := c.tm.GALT()
+		if !ok {
+			return []byte{}, true // undefined: no regulating federate
+		}
+		return timeBytes(galt), true
+	case "HLALITS":
+		lits, ok := c.tm.LITS()
+		if !ok {
+			return []byte{}, true
+		}
+		return timeBytes(lits), true
+	case "HLAROlength":
+		return count(uint64(len(c.tim.held))), true
+	case "HLATSOlength":
+		return count(uint64(c.tm.Status().Queued)), true
+	case "HLAreflectionsReceived":
+		return count(m.reflectionsReceived), true
+	case "HLAupdatesSent":
+		return count(m.updatesSent), true
+	case "HLAinteractionsReceived":
+		return count(m.interactionsReceived), true
+	case "HLAinteractionsSent":
+		return count(m.interactionsSent), true
+	case "HLAobjectInstancesThatCanBeDeleted":
+		n := 0
+		for h, in := range c.obj.inst {
+			if _, ok := c.own.holds(h, privilegeToDelete(in.class)); ok {
+				n++
+			}
+		}
+		return count(uint64(n)), true
+	case "HLAobjectInstancesUpdated":
+		return count(m.updatedInstances), true
+	case "HLAobjectInstancesReflected":
+		return count(m.reflectedInstances), true
+	case "HLAobjectInstancesDeleted":
+		return count(m.deleted), true
+	case "HLAobjectInstancesRemoved":
+		return count(m.removed), true
+	case "HLAobjectInstancesRegistered":
+		return count(m.registered), true
+	case "HLAobjectInstancesDiscovered":
+		return count(m.discovered), true
+	case "HLAtimeGrantedTime":
+		return ms(m.grantedTicks), true
+	case "HLAtimeAdvancingTime":
+		return ms(m.advancingTicks), true
+	case "HLAconveyRegionDesignatorSets", "HLAconveyProducingFederate":
+		return "Disabled", true // meshrti's fixed switches
+	}
+	return nil, false
+}
+
+// momTick counts the time spent granted and advancing, and sends the
+// values every HLAsetTiming period.
+func (c *Core) momTick() {
+	if c.mom.class == nil {
+		return
+	}
+	if c.tm.Advancing() {
+		c.mom.advancingTicks++
+	} else {
+		c.mom.grantedTicks++
+	}
+	if c.mom.periodTicks > 0 && c.state == joined {
+		if c.mom.sinceReport++; c.mom.sinceReport >= c.mom.periodTicks {
+			c.mom.sinceReport = 0
+			c.momProvide(nil, nil)
+		}
+	}
+}
+
+// Bits of instance.momSeen.
+const (
+	momUpdated uint8 = 1 << iota
+	momReflected
+)
+
+// momSeen counts in's first update (bit momUpdated) or first reflection
+// (momReflected) here.
+func (c *Core) momSeen(in *instance, bit uint8) {
+	if in.momSeen&bit != 0 || c.mom.class == nil {
+		return
+	}
+	in.momSeen |= bit
+	if bit == momUpdated {
+		c.mom.updatedInstances++
+	} else {
+		c.mom.reflectedInstances++
+	}
+}
+
+// RTIVersion is what the MOM reports as HLARTIversion.
+const RTIVersion = "meshrti (IEEE 1516-2010)"
+
+// momCount counts the events of one Ready for the MOM's counters.
+func (c *Core) momCount(evs []Event) {
+	if c.mom.class == nil {
+		return
+	}
+	for _, ev := range evs {
+		switch ev.(type) {
+		case hla.ReflectAttributeValues:
+			c.mom.reflectionsReceived++
+		case hla.ReceiveInteraction, hla.ReceiveDirectedInteraction:
+			c.mom.interactionsReceived++
+		case hla.DiscoverObjectInstance:
+			c.mom.discovered++
+		case hla.RemoveObjectInstance:
+			c.mom.removed++
+		}
+	}
+}

@@ -1,0 +1,536 @@
+package core
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/hla"
+)
+
+// The MOM's interactions (IEEE 1516.1-2010 §11.3) and the federation's
+// MOM instance.
+//
+// Every MOM interaction travels on one group (momGroup), where every
+// node listens. A request about a federate
+// (HLAmanager.HLAfederate.HLArequest.*, HLAadjust.*, HLAservice.*, whose
+// HLAfederate parameter names it) is answered by that federate's node,
+// the one that knows: the reports it sends are interactions like any
+// other, for every subscriber. A request about the federation
+// (HLAmanager.HLAfederation.HLArequest.*) is answered by every node for
+// its own federate alone, from the state every node shares (the
+// synchronization points, the FDD): each subscriber gets one report, and
+// nothing more crosses the network. HLAreportFederateLost is made the
+// same way, by every node when it takes a federate for lost.
+//
+// The federation's HLAobjectRoot.HLAmanager.HLAfederation instance is
+// made the same way too: every node has it, with the handle (0, 1), and
+// its federate discovers it when it subscribes to its class; its values
+// come, locally, when asked for.
+//
+// What this MOM does not do is answered with HLAreportMOMexception: the
+// HLAservice interactions (invoking a service on a federate's behalf),
+// service and exception reporting, HLAsetSwitches and
+// HLAmodifyAttributeState.
+
+// federationMOM is the handle of the federation's MOM instance.
+var federationMOM = ObjectInstanceHandle{Federate: 0, Serial: 1}
+
+// momReq is a MOM request to act on: its class's name under
+// HLAinteractionRoot.HLAmanager, and its parameters by name.
+type momReq struct {
+	name string // e.g. "HLAfederate.HLArequest.HLArequestPublications"
+	args map[string][]byte
+}
+
+// momInteraction acts on a MOM interaction this node received, or its
+// federate sent (from is then this federate).
+func (c *Core) momInteraction(ic *fomxml.InteractionClass, ps []valuePair, from FederateHandle) {
+	if c.mom.class == nil || !c.momCodec() {
+		return
+	}
+	name := strings.TrimPrefix(ic.QualifiedName, "HLAinteractionRoot.HLAmanager.")
+	r := momReq{name: name, args: make(map[string][]byte, len(ps))}
+	for _, p := range ps {
+		if pp, ok := ic.ParameterByHandle(ParameterHandle(p.H)); ok {
+			r.args[pp.Name] = p.V
+		}
+	}
+	switch {
+	case strings.HasPrefix(name, "HLAfederation.HLArequest."):
+		c.momFederationRequest(r)
+	case strings.HasPrefix(name, "HLAfederate.HLArequest."),
+		strings.HasPrefix(name, "HLAfederate.HLAadjust."),
+		strings.HasPrefix(name, "HLAfederate.HLAservice."):
+		if c.momAddressed(r) {
+			c.momFederateRequest(r)
+		}
+	}
+}
+
+// momAddressed reports whether request r names this federate.
+func (c *Core) momAddressed(r momReq) bool {
+	v, err := c.mom.enc.Decode("HLAhandle", r.args["HLAfederate"])
+	if err != nil {
+		return false
+	}
+	b, _ := v.([]byte)
+	h, err := hla.DecodeHandle[FederateHandle](b)
+	return err == nil && h == c.self
+}
+
+// momCodec builds the codec for the current FDD when needed; false when
+// the FDD's types do not compile.
+func (c *Core) momCodec() bool {
+	if c.mom.encOf != c.fdd {
+		enc, err := codecFor(c.fdd)
+		if err != nil {
+			return false
+		}
+		c.mom.enc, c.mom.encOf = enc, c.fdd
+	}
+	return true
+}
+
+// momFederateRequest answers a request about this federate.
+func (c *Core) momFederateRequest(r momReq) {
+	leaf := r.name[strings.LastIndexByte(r.name, '.')+1:]
+	switch leaf {
+	case "HLArequestPublications":
+		c.momReportPublications()
+	case "HLArequestSubscriptions":
+		c.momReportSubscriptions()
+	case "HLArequestObjectInstancesThatCanBeDeleted":
+		c.momReportCounts("HLAreportObjectInstancesThatCanBeDeleted", "HLAobjectInstanceCounts", "", c.momInstanceCounts(func(h ObjectInstanceHandle, in *instance) bool {
+			_, ok := c.own.holds(h, privilegeToDelete(in.class))
+			return ok
+		}))
+	case "HLArequestObjectInstancesUpdated":
+		c.momReportCounts("HLAreportObjectInstancesUpdated", "HLAobjectInstanceCounts", "", c.momInstanceCounts(func(_ ObjectInstanceHandle, in *instance) bool {
+			return in.momSeen&momUpdated != 0
+		}))
+	case "HLArequestObjectInstancesReflected":
+		c.momReportCounts("HLAreportObjectInstancesReflected", "HLAobjectInstanceCounts", "", c.momInstanceCounts(func(_ ObjectInstanceHandle, in *instance) bool {
+			return in.momSeen&momReflected != 0
+		}))
+	case "HLArequestUpdatesSent":
+		for t := range 2 {
+			c.momReportCounts("HLAreportUpdatesSent", "HLAupdateCounts", transportName(t == 0), c.momClassCounts(c.momObjectCounts(true), t))
+		}
+	case "HLArequestReflectionsReceived":
+		for t := range 2 {
+			c.momReportCounts("HLAreportReflectionsReceived", "HLAreflectCounts", transportName(t == 0), c.momClassCounts(c.momObjectCounts(false), t))
+		}
+	case "HLArequestInteractionsSent":
+		for t := range 2 {
+			c.momReportInteractionCounts("HLAreportInteractionsSent", c.mom.intSent, t)
+		}
+	case "HLArequestInteractionsReceived":
+		for t := range 2 {
+			c.momReportInteractionCounts("HLAreportInteractionsReceived", c.mom.intReceived, t)
+		}
+	case "HLArequestObjectInstanceInformation":
+		c.momReportInstance(r)
+	case "HLArequestFOMmoduleData":
+		c.momReportModule("HLAfederate.HLAreport.HLAreportFOMmoduleData", r, true)
+	case "HLAsetTiming":
+		v, err := c.mom.enc.Decode("HLAseconds", r.args["HLAreportPeriod"])
+		secs, _ := v.(int64)
+		if err != nil || secs < 0 {
+			c.momException(r, "HLAreportPeriod is not a number of seconds, 0 or more", true)
+			return
+		}
+		c.mom.periodTicks = 0
+		if secs > 0 && c.cfg.TickSeconds > 0 {
+			c.mom.periodTicks = max(1, int64(float64(secs)/c.cfg.TickSeconds))
+		}
+		c.mom.sinceReport = 0
+	default:
+		c.momException(r, "not supported by meshrti", false)
+	}
+}
+
+// momSend sends the MOM interaction HLAinteractionRoot.HLAmanager.<name>
+// with the parameters args (encoded as the MIM declares them), to every
+// subscriber, this federate among them; with local, to this federate
+// alone.
+func (c *Core) momSend(name string, args map[string]any, local bool) {
+	ic, ok := c.fdd.InteractionClass("HLAinteractionRoot.HLAmanager." + name)
+	if !ok {
+		return
+	}
+	var ps []valuePair
+	for n, v := range args {
+		p, ok := ic.Parameter(n)
+		if !ok {
+			continue
+		}
+		b, err := c.mom.enc.Encode(p.DataType, v)
+		if err != nil {
+			c.stats.Malformed++ // a MIM that types the parameter otherwise
+			continue
+		}
+		ps = append(ps, valuePair{H: uint64(p.Handle), V: b})
+	}
+	sortPairs(ps)
+	m := &wireMsg{Kind: kindInteraction, Class: uint64(ic.Handle), Pairs: ps}
+	if !local {
+		if _, err := c.send(outMsg{group: momGroup, reliable: true, msg: m}); err != nil {
+			c.stats.Blocked++
+		} else if c.tr != nil {
+			c.traceSend(m)
+		}
+		c.mom.count(c.mom.intSent, ic.Handle, true)
+	}
+	d := delivery{from: c.self, received: Receive, reliable: true}
+	if c.holdsRO() {
+		c.tim.held = append(c.tim.held, heldMsg{m, d})
+		return
+	}
+	c.push(c.apply(nil, m, d)...)
+}
+
+// momReport sends the report leaf (under HLAmanager.HLAfederate.HLAreport)
+// about this federate.
+func (c *Core) momReport(leaf string, args map[string]any) {
+	args["HLAfederate"] = hla.EncodeHandle(c.self)
+	c.momSend("HLAfederate.HLAreport."+leaf, args, false)
+}
+
+func (c *Core) momException(r momReq, what string, paramErr bool) {
+	c.momReport("HLAreportMOMexception", map[string]any{
+		"HLAservice": r.name, "HLAexception": what, "HLAparameterError": paramErr,
+	})
+}
+
+func handleList[H ~uint64](hs []H) []any {
+	slices.Sort(hs)
+	out := make([]any, len(hs))
+	for i, h := range hs {
+		out[i] = hla.EncodeHandle(h)
+	}
+	return out
+}
+
+func (c *Core) momReportPublications() {
+	classes := keysOf(c.dcl.pubObj)
+	for _, oc := range classes {
+		c.momReport("HLAreportObjectClassPublication", map[string]any{
+			"HLAnumberOfClasses": len(classes), "HLAobjectClass": hla.EncodeHandle(oc),
+			"HLAattributeList": handleList(keysOf(c.dcl.pubObj[oc])),
+		})
+	}
+	if len(classes) == 0 {
+		c.momReport("HLAreportObjectClassPublication", map[string]any{"HLAnumberOfClasses": 0, "HLAattributeList": []any{}})
+	}
+	var ics []InteractionClassHandle
+	for ic, ok := range c.dcl.pubInt {
+		if ok {
+			ics = append(ics, ic)
+		}
+	}
+	c.momReport("HLAreportInteractionPublication", map[string]any{"HLAinteractionClassList": handleList(ics)})
+}
+
+func (c *Core) momReportSubscriptions() {
+	var classes []ObjectClassHandle
+	for oc, attrs := range c.dcl.subObj {
+		if len(attrs) > 0 {
+			classes = append(classes, oc)
+		}
+	}
+	slices.Sort(classes)
+	for _, oc := range classes {
+		mode := c.dcl.subMode[oc]
+		c.momReport("HLAreportObjectClassSubscription", map[string]any{
+			"HLAnumberOfClasses": len(classes), "HLAobjectClass": hla.EncodeHandle(oc), "HLAactive": mode.active,
+			"HLAmaxUpdateRate": mode.rate, "HLAattributeList": handleList(keysOf(c.dcl.subObj[oc])),
+		})
+	}
+	if len(classes) == 0 {
+		c.momReport("HLAreportObjectClassSubscription", map[string]any{"HLAnumberOfClasses": 0, "HLAactive": false, "HLAmaxUpdateRate": "", "HLAattributeList": []any{}})
+	}
+	var subs []any
+	for _, ic := range keysOf(c.dcl.subInt) {
+		if c.dcl.subInt[ic] {
+			subs = append(subs, map[string]any{"HLAinteractionClass": hla.EncodeHandle(ic), "HLAactive": c.dcl.subIntMode[ic]})
+		}
+	}
+	c.momReport("HLAreportInteractionSubscription", map[string]any{"HLAinteractionClassList": append([]any{}, subs...)})
+}
+
+// momInstanceCounts counts the known instances that pass keep, by
+// registered class.
+func (c *Core) momInstanceCounts(keep func(ObjectInstanceHandle, *instance) bool) map[ObjectClassHandle]uint64 {
+	out := make(map[ObjectClassHandle]uint64)
+	for h, in := range c.obj.inst {
+		if !isMOM(h) && h != federationMOM && keep(h, in) {
+			out[in.class.Handle]++
+		}
+	}
+	return out
+}
+
+// momClassCounts picks transportation t (0 reliable, 1 best effort) of
+// per-class counts.
+func (c *Core) momClassCounts(m map[uint64][2]uint64, t int) map[ObjectClassHandle]uint64 {
+	out := make(map[ObjectClassHandle]uint64)
+	for k, v := range m {
+		if v[t] > 0 {
+			out[ObjectClassHandle(k)] = v[t]
+		}
+	}
+	return out
+}
+
+// momReportCounts sends report leaf with per-class counts in the
+// parameter param (and the transportation, when named).
+func (c *Core) momReportCounts(leaf, param, transport string, counts map[ObjectClassHandle]uint64) {
+	list := []any{}
+	for _, oc := range keysOf(counts) {
+		list = append(list, map[string]any{"HLAobjectClass": hla.EncodeHandle(oc), "HLAcount": min(counts[oc], 1<<31-1)})
+	}
+	args := map[string]any{param: list}
+	if transport != "" {
+		args["HLAtransportation"] = transport
+	}
+	c.momReport(leaf, args)
+}
+
+func (c *Core) momReportInteractionCounts(leaf string, m map[uint64][2]uint64, t int) {
+	list := []any{}
+	keys := make([]uint64, 0, len(m))
+	for k, v := range m {
+		if v[t] > 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		list = append(list, map[string]any{"HLAinteractionClass": hla.EncodeHandle(k), "HLAinteractionCount": min(m[k][t], 1<<31-1)})
+	}
+	c.momReport(leaf, map[string]any{"HLAtransportation": transportName(t == 0), "HLAinteractionCounts": list})
+}
+
+func (c *Core) momReportInstance(r momReq) {
+	v, err := c.mom.enc.Decode("HLAhandle", r.args["HLAobjectInstance"])
+	b, _ := v.([]byte)
+	h, derr := hla.DecodeObjectInstanceHandle(b)
+	in, known := c.obj.inst[h]
+	if err != nil || derr != nil || !known {
+		c.momException(r, "HLAobjectInstance names no instance this federate knows", true)
+		return
+	}
+	var owned []AttributeHandle
+	for a := range c.own.heldOf(h) {
+		owned = append(owned, a)
+	}
+	c.momReport("HLAreportObjectInstanceInformation", map[string]any{
+		"HLAobjectInstance": h.Encode(), "HLAownedInstanceAttributeList": handleList(owned),
+		"HLAregisteredClass": hla.EncodeHandle(in.class.Handle), "HLAknownClass": hla.EncodeHandle(in.known.Handle),
+	})
+}
+
+// momReportModule answers a request for the text of a FOM module (its
+// HLAFOMmoduleIndicator counts from 0, in the FDD's order after the
+// MIM); about the federation, with federate false.
+func (c *Core) momReportModule(name string, r momReq, federate bool) {
+	v, err := c.mom.enc.Decode("HLAindex", r.args["HLAFOMmoduleIndicator"])
+	i, _ := v.(int64)
+	var text string
+	if err == nil && c.cfg.ModuleText != nil {
+		text, err = c.cfg.ModuleText(int(i))
+	}
+	switch {
+	case err != nil || c.cfg.ModuleText == nil:
+		if federate {
+			c.momException(r, "HLAFOMmoduleIndicator names no FOM module", true)
+		}
+		return
+	case federate:
+		c.momReport("HLAreportFOMmoduleData", map[string]any{"HLAFOMmoduleIndicator": i, "HLAFOMmoduleData": text})
+	default:
+		c.momSend(name, map[string]any{"HLAFOMmoduleIndicator": i, "HLAFOMmoduleData": text}, true)
+	}
+}
+
+// momFederationRequest answers a request about the federation, for this
+// federate alone (every node does the same for its own).
+func (c *Core) momFederationRequest(r momReq) {
+	switch r.name {
+	case "HLAfederation.HLArequest.HLArequestSynchronizationPoints":
+		labels := []any{}
+		for _, l := range keysOf(c.sync.points) {
+			if !c.sync.points[l].done {
+				labels = append(labels, l)
+			}
+		}
+		c.momSend("HLAfederation.HLAreport.HLAreportSynchronizationPoints", map[string]any{"HLAsyncPoints": labels}, true)
+	case "HLAfederation.HLArequest.HLArequestSynchronizationPointStatus":
+		for _, l := range keysOf(c.sync.points) {
+			p := c.sync.points[l]
+			if p.done {
+				continue
+			}
+			feds := []any{}
+			for _, f := range c.memberHandles() {
+				if !p.member(f) {
+					continue
+				}
+				st := "MovingToSynchPoint"
+				if p.achieved[f] {
+					st = "WaitingForRestOfFederation"
+				}
+				feds = append(feds, map[string]any{"HLAfederate": hla.EncodeHandle(f), "HLAfederateSynchStatus": st})
+			}
+			c.momSend("HLAfederation.HLAreport.HLAreportSynchronizationPointStatus", map[string]any{"HLAsyncPointName": l, "HLAsyncPointFederates": feds}, true)
+		}
+	case "HLAfederation.HLArequest.HLArequestMIMdata":
+		text := ""
+		if c.cfg.MIMText != nil {
+			text = c.cfg.MIMText()
+		}
+		c.momSend("HLAfederation.HLAreport.HLAreportMIMdata", map[string]any{"HLAMIMdata": text}, true)
+	case "HLAfederation.HLArequest.HLArequestFOMmoduleData":
+		c.momReportModule("HLAfederation.HLAreport.HLAreportFOMmoduleData", r, false)
+	}
+}
+
+// memberHandles lists every joined federate, this one included, sorted.
+func (c *Core) memberHandles() []FederateHandle {
+	hs := []FederateHandle{c.self}
+	for h := range c.fed.members {
+		hs = append(hs, h)
+	}
+	slices.Sort(hs)
+	return hs
+}
+
+// momLost reports federate h lost (HLAreportFederateLost), to this
+// federate alone: every node reports it to its own.
+func (c *Core) momLost(h FederateHandle, name string) {
+	if c.mom.class == nil || !c.momCodec() {
+		return
+	}
+	c.momSend("HLAfederate.HLAreport.HLAreportFederateLost", map[string]any{
+		"HLAfederate": hla.EncodeHandle(h), "HLAfederateName": name,
+		"HLAtimeStamp":        timeOrEmpty(c, c.tm.Time(), true),
+		"HLAfaultDescription": "the control plane took it for lost (no contact within the failure detection time)",
+	}, true)
+}
+
+func timeOrEmpty(c *Core, v float64, ok bool) []byte {
+	if !ok {
+		return []byte{}
+	}
+	b, err := c.tk.Factory().Encode(c.tk.Make(v))
+	if err != nil {
+		return []byte{}
+	}
+	return b
+}
+
+// ---- The federation's MOM instance ----
+
+// momFederationDiscover lets this federate discover the federation's MOM
+// instance once it subscribes to its class (or an ancestor).
+func (c *Core) momFederationDiscover() {
+	oc := c.mom.fedn
+	if oc == nil || c.state != joined {
+		return
+	}
+	if _, known := c.obj.inst[federationMOM]; known {
+		return
+	}
+	evs, found := c.discover(nil, federationMOM, uint64(oc.Handle), "HLAfederation."+c.cfg.Federation, 0)
+	if found {
+		evs = c.rescopeTo(evs, federationMOM, false)
+	}
+	c.push(evs...)
+}
+
+// momFederationValues reflects the federation's MOM instance's attrs (all
+// when empty) to this federate.
+func (c *Core) momFederationValues(attrs []AttributeHandle, tag []byte) {
+	oc := c.mom.fedn
+	if oc == nil || !c.momCodec() {
+		return
+	}
+	var ps []valuePair
+	for _, a := range oc.AllAttributes() {
+		if len(attrs) > 0 && !slices.Contains(attrs, a.Handle) {
+			continue
+		}
+		v, ok := c.momFederationValue(a.Name)
+		if !ok {
+			continue
+		}
+		b, err := c.mom.enc.Encode(a.DataType, v)
+		if err != nil {
+			continue
+		}
+		ps = append(ps, valuePair{H: uint64(a.Handle), V: b})
+	}
+	sortPairs(ps)
+	m := &wireMsg{Kind: kindUpdate, Obj: federationMOM, Class: uint64(oc.Handle), Pairs: ps, Tag: slices.Clone(tag), Named: true, Name: "HLAfederation." + c.cfg.Federation}
+	d := delivery{from: 0, received: Receive, reliable: true}
+	if c.holdsRO() {
+		c.tim.held = append(c.tim.held, heldMsg{m, d})
+		return
+	}
+	c.push(c.apply(nil, m, d)...)
+}
+
+func (c *Core) momFederationValue(name string) (any, bool) {
+	switch name {
+	case "HLAfederationName":
+		return c.cfg.Federation, true
+	case "HLAfederatesInFederation":
+		return handleList(c.memberHandles()), true
+	case "HLARTIversion":
+		return RTIVersion, true
+	case "HLAMIMdesignator":
+		return c.fdd.Modules[0].File, true
+	case "HLAFOMmoduleDesignatorList":
+		var ds []any
+		for _, mod := range c.fdd.Modules[1:] {
+			ds = append(ds, mod.File)
+		}
+		return append([]any{}, ds...), true
+	case "HLAcurrentFDD":
+		var ds []string
+		for _, mod := range c.fdd.Modules {
+			ds = append(ds, mod.File)
+		}
+		return strings.Join(ds, "\n"), true
+	case "HLAtimeImplementationName":
+		return string(c.tk), true
+	case "HLAlastSaveName":
+		return c.mom.lastSave, true
+	case "HLAlastSaveTime":
+		return timeOrEmpty(c, c.mom.lastSaveAt, c.mom.lastSaveTimed), true
+	case "HLAnextSaveName":
+		if c.sr.phase == saveIdle {
+			return "", true
+		}
+		return c.sr.label, true
+	case "HLAnextSaveTime":
+		return timeOrEmpty(c, c.sr.at, c.sr.phase != saveIdle && c.sr.hasTime), true
+	case "HLAautoProvide":
+		if c.fdd.Switches.AutoProvide {
+			return "Enabled", true
+		}
+		return "Disabled", true
+	}
+	return nil, false
+}
+
+// keysOf lists m's keys, sorted.
+func keysOf[K ~uint64 | ~string, V any](m map[K]V) []K {
+	ks := make([]K, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
