@@ -449,6 +449,29 @@ func TestMOMInteractions(t *testing.T) {
 		t.Errorf("exception %v", ex)
 	}
 
+	// Services on a federate's behalf: C is made constrained and
+	// subscribed; a service that fails, or lacks a parameter, is reported.
+	toC := map[string]any{"HLAfederate": handleBytes(c.Handle())}
+	mc.send("HLAfederate.HLAservice.HLAenableTimeConstrained", toC)
+	waitFor(t, c, 5*time.Second, isType[TimeConstrainedEnabled])
+	mc.send("HLAfederate.HLAservice.HLAsubscribeInteractionClass", map[string]any{"HLAfederate": handleBytes(c.Handle()), "HLAinteractionClass": handleBytes(h.longHonk), "HLAactive": false})
+	mc.send("HLAfederate.HLArequest.HLArequestSubscriptions", toC)
+	is = mc.wait("HLAfederate.HLAreport.HLAreportInteractionSubscription", 1)[0].args["HLAinteractionClassList"].([]any)
+	if len(is) != 1 || !bytes.Equal(is[0].(map[string]any)["HLAinteractionClass"].([]byte), handleBytes(h.longHonk)) || is[0].(map[string]any)["HLAactive"] != false {
+		t.Errorf("C's interaction subscriptions after the service %v", is)
+	}
+	mc.wait("HLAfederate.HLAreport.HLAreportObjectClassSubscription", 1)
+	mc.send("HLAfederate.HLAservice.HLApublishInteractionClass", map[string]any{"HLAfederate": handleBytes(c.Handle()), "HLAinteractionClass": handleBytes(InteractionClassHandle(12345))})
+	ex = mc.wait("HLAfederate.HLAreport.HLAreportMOMexception", 1)[0].args
+	if !strings.Contains(ex["HLAexception"].(string), "not defined") || ex["HLAparameterError"] != false {
+		t.Errorf("a service that fails: %v", ex)
+	}
+	mc.send("HLAfederate.HLAservice.HLAtimeAdvanceRequest", toC)
+	ex = mc.wait("HLAfederate.HLAreport.HLAreportMOMexception", 1)[0].args
+	if ex["HLAparameterError"] != true {
+		t.Errorf("a service without its parameter: %v", ex)
+	}
+
 	// HLAsetTiming: B's values come every second without a request.
 	v := newMOMView(t, a)
 	if err := a.EnableAsynchronousDelivery(); err != nil {

@@ -21,7 +21,7 @@ import (
 //	mom-request NAME [of=F|federation] attrs=A,B
 //	    asks for attributes of F's HLAfederate instance (of=federation:
 //	    the federation's instance; no of: every federate's).
-//	mom-send NAME class=HLAfederate.HLArequest.HLArequestPublications [to=F] [object=OBJ] [period=S] [index=I] [action=A]
+//	mom-send NAME class=HLAfederate.HLArequest.HLArequestPublications [to=F] [object=OBJ] [period=S] [index=I] [action=A] [label=L]
 //	    sends a MOM interaction (the class under HLAinteractionRoot.HLAmanager),
 //	    about federate F.
 //
@@ -174,9 +174,11 @@ func (s *simulation) momArgs(ic *fomxml.InteractionClass, a *args) (peer.Paramet
 			}
 		}
 	}
-	if v, ok := a.get("action"); ok {
-		if err := set("HLAresignAction", v); err != nil {
-			return nil, err
+	for _, p := range []struct{ arg, param string }{{"action", "HLAresignAction"}, {"label", "HLAlabel"}} {
+		if v, ok := a.get(p.arg); ok {
+			if err := set(p.param, v); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return vals, nil

@@ -357,6 +357,10 @@ func (c *Core) process() {
 	if c.sr.phase != saveIdle {
 		c.srProcess()
 	}
+	if len(c.mom.pending) > 0 {
+		c.momRunPending()
+		c.process() // what the services did
+	}
 }
 
 // maxTimeRounds bounds the time core's Ready rounds in one process: a

@@ -63,6 +63,8 @@ type momState struct {
 	intSent, intReceived map[uint64][2]uint64
 	// HLAsetTiming: values every periodTicks (0: only when asked).
 	periodTicks, sinceReport int64
+	// HLAservice requests to carry out (momRunPending).
+	pending []momReq
 
 	// The federation's MOM instance (mom_interactions.go): its class,
 	// and the last save, for its attributes.

@@ -1,10 +1,13 @@
 package core
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/lbts"
 	"github.com/meshrti/meshrti/peer/hla"
 )
 
@@ -28,10 +31,12 @@ import (
 // its federate discovers it when it subscribes to its class; its values
 // come, locally, when asked for.
 //
-// What this MOM does not do is answered with HLAreportMOMexception: the
-// HLAservice interactions (invoking a service on a federate's behalf),
-// service and exception reporting, HLAsetSwitches and
-// HLAmodifyAttributeState.
+// The HLAservice interactions invoke a service on the named federate's
+// behalf: its node queues them and carries them out between steps
+// (momRunPending), reporting a failure with HLAreportMOMexception.
+// What this MOM does not do is answered with HLAreportMOMexception too:
+// resigning, saving or restoring on a federate's behalf, service and
+// exception reporting, HLAsetSwitches and HLAmodifyAttributeState.
 
 // federationMOM is the handle of the federation's MOM instance.
 var federationMOM = ObjectInstanceHandle{Federate: 0, Serial: 1}
@@ -39,6 +44,7 @@ var federationMOM = ObjectInstanceHandle{Federate: 0, Serial: 1}
 // momReq is a MOM request to act on: its class's name under
 // HLAinteractionRoot.HLAmanager, and its parameters by name.
 type momReq struct {
+	ic   *fomxml.InteractionClass
 	name string // e.g. "HLAfederate.HLArequest.HLArequestPublications"
 	args map[string][]byte
 }
@@ -50,7 +56,7 @@ func (c *Core) momInteraction(ic *fomxml.InteractionClass, ps []valuePair, from 
 		return
 	}
 	name := strings.TrimPrefix(ic.QualifiedName, "HLAinteractionRoot.HLAmanager.")
-	r := momReq{name: name, args: make(map[string][]byte, len(ps))}
+	r := momReq{ic: ic, name: name, args: make(map[string][]byte, len(ps))}
 	for _, p := range ps {
 		if pp, ok := ic.ParameterByHandle(ParameterHandle(p.H)); ok {
 			r.args[pp.Name] = p.V
@@ -58,13 +64,30 @@ func (c *Core) momInteraction(ic *fomxml.InteractionClass, ps []valuePair, from 
 	}
 	switch {
 	case strings.HasPrefix(name, "HLAfederation.HLArequest."):
-		c.momFederationRequest(r)
 	case strings.HasPrefix(name, "HLAfederate.HLArequest."),
 		strings.HasPrefix(name, "HLAfederate.HLAadjust."),
 		strings.HasPrefix(name, "HLAfederate.HLAservice."):
-		if c.momAddressed(r) {
-			c.momFederateRequest(r)
+		if !c.momAddressed(r) {
+			return
 		}
+	default:
+		return // a report
+	}
+	// Acted on between steps, in the order they came (momRunPending).
+	for k, v := range r.args {
+		r.args[k] = slices.Clone(v) // the message's buffer is reused
+	}
+	c.mom.pending = append(c.mom.pending, r)
+}
+
+// momArrived acts on a MOM interaction from another federate as it
+// arrives.
+func (c *Core) momArrived(m *wireMsg, from FederateHandle) {
+	if c.mom.class == nil {
+		return
+	}
+	if ic, ok := c.fdd.InteractionClassByHandle(InteractionClassHandle(m.Class)); ok && ic.IsMOM() {
+		c.momInteraction(ic, m.Pairs, from)
 	}
 }
 
@@ -533,4 +556,311 @@ func keysOf[K ~uint64 | ~string, V any](m map[K]V) []K {
 	}
 	slices.Sort(ks)
 	return ks
+}
+
+// ---- HLAservice: services invoked on a federate's behalf ----
+
+// errMOMParam marks a request parameter that is missing or does not
+// decode (HLAreportMOMexception's HLAparameterError).
+var errMOMParam = errors.New("parameter error")
+
+// momRunPending acts on the MOM requests received since the last time,
+// in order: between steps, as the federate's own calls are, never from
+// within the delivery of a message. A service that fails is reported
+// with HLAreportMOMexception.
+func (c *Core) momRunPending() {
+	for len(c.mom.pending) > 0 {
+		r := c.mom.pending[0]
+		c.mom.pending = c.mom.pending[1:]
+		if c.state != joined {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(r.name, "HLAfederation."):
+			c.momFederationRequest(r)
+		case strings.HasPrefix(r.name, "HLAfederate.HLAservice."):
+			if err := c.momInvoke(r); err != nil {
+				c.momException(r, err.Error(), errors.Is(err, errMOMParam))
+			}
+		default:
+			c.momFederateRequest(r)
+		}
+	}
+	c.mom.pending = nil
+}
+
+// momArg decodes parameter name of r as its type in r's class.
+func (c *Core) momArg(r momReq, name string) (any, error) {
+	b, ok := r.args[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s is missing", errMOMParam, name)
+	}
+	for _, p := range r.ic.AllParameters() {
+		if p.Name == name {
+			v, err := c.mom.enc.Decode(p.DataType, b)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", errMOMParam, name, err)
+			}
+			return v, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s is not a parameter of %s", errMOMParam, name, r.ic.QualifiedName)
+}
+
+func (c *Core) momHandleArg(r momReq, name string) (uint64, error) {
+	v, err := c.momArg(r, name)
+	if err != nil {
+		return 0, err
+	}
+	b, _ := v.([]byte)
+	h, err := hla.DecodeHandle[FederateHandle](b)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s: %w", errMOMParam, name, err)
+	}
+	return uint64(h), nil
+}
+
+func (c *Core) momInstanceArg(r momReq) (ObjectInstanceHandle, error) {
+	v, err := c.momArg(r, "HLAobjectInstance")
+	if err != nil {
+		return ObjectInstanceHandle{}, err
+	}
+	b, _ := v.([]byte)
+	h, err := hla.DecodeObjectInstanceHandle(b)
+	if err != nil {
+		return ObjectInstanceHandle{}, fmt.Errorf("%w: HLAobjectInstance: %w", errMOMParam, err)
+	}
+	return h, nil
+}
+
+func (c *Core) momAttrsArg(r momReq) ([]AttributeHandle, error) {
+	v, err := c.momArg(r, "HLAattributeList")
+	if err != nil {
+		return nil, err
+	}
+	list, _ := v.([]any)
+	out := make([]AttributeHandle, 0, len(list))
+	for _, e := range list {
+		b, _ := e.([]byte)
+		h, err := hla.DecodeHandle[AttributeHandle](b)
+		if err != nil {
+			return nil, fmt.Errorf("%w: HLAattributeList: %w", errMOMParam, err)
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// momTimeArg decodes a logical time or interval; ok false when the value
+// is empty (no time).
+func (c *Core) momTimeArg(r momReq, name string) (LogicalTime, bool, error) {
+	v, err := c.momArg(r, name)
+	if err != nil {
+		return nil, false, err
+	}
+	b, _ := v.([]byte)
+	if len(b) == 0 {
+		return nil, false, nil
+	}
+	t, err := c.tk.Factory().Decode(b)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %s: %w", errMOMParam, name, err)
+	}
+	return t, true, nil
+}
+
+func (c *Core) momBoolArg(r momReq, name string) (bool, error) {
+	v, err := c.momArg(r, name)
+	if err != nil {
+		return false, err
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("%w: %s is not a boolean", errMOMParam, name)
+	}
+	return b, nil
+}
+
+func (c *Core) momOrderArg(r momReq) (OrderType, error) {
+	v, err := c.momArg(r, "HLAsendOrder")
+	if err != nil {
+		return 0, err
+	}
+	switch v {
+	case "Receive":
+		return hla.Receive, nil
+	case "TimeStamp":
+		return hla.TimeStamp, nil
+	}
+	return 0, fmt.Errorf("%w: HLAsendOrder %v", errMOMParam, v)
+}
+
+func (c *Core) momTransportArg(r momReq) (hla.TransportationType, error) {
+	v, err := c.momArg(r, "HLAtransportation")
+	if err != nil {
+		return 0, err
+	}
+	switch v {
+	case "HLAreliable":
+		return hla.HLAreliable, nil
+	case "HLAbestEffort":
+		return hla.HLAbestEffort, nil
+	}
+	return 0, fmt.Errorf("%w: HLAtransportation %v", errMOMParam, v)
+}
+
+// momInvoke carries out one HLAservice request.
+func (c *Core) momInvoke(r momReq) error {
+	if err := c.SaveRestoreError(); err != nil {
+		return err
+	}
+	leaf := r.name[strings.LastIndexByte(r.name, '.')+1:]
+	switch leaf {
+	case "HLAsynchronizationPointAchieved":
+		v, err := c.momArg(r, "HLAlabel")
+		if err != nil {
+			return err
+		}
+		label, _ := v.(string)
+		return c.SynchronizationPointAchieved(label, true)
+	case "HLAenableTimeRegulation", "HLAmodifyLookahead":
+		l, ok, err := c.momTimeArg(r, "HLAlookahead")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: HLAlookahead is empty", errMOMParam)
+		}
+		if leaf == "HLAmodifyLookahead" {
+			return c.ModifyLookahead(l)
+		}
+		return c.EnableTimeRegulation(l)
+	case "HLAdisableTimeRegulation":
+		return c.DisableTimeRegulation()
+	case "HLAenableTimeConstrained":
+		return c.EnableTimeConstrained()
+	case "HLAdisableTimeConstrained":
+		return c.DisableTimeConstrained()
+	case "HLAenableAsynchronousDelivery":
+		return c.EnableAsynchronousDelivery()
+	case "HLAdisableAsynchronousDelivery":
+		return c.DisableAsynchronousDelivery()
+	case "HLAtimeAdvanceRequest", "HLAtimeAdvanceRequestAvailable", "HLAnextMessageRequest", "HLAnextMessageRequestAvailable", "HLAflushQueueRequest":
+		t, ok, err := c.momTimeArg(r, "HLAtimeStamp")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: HLAtimeStamp is empty", errMOMParam)
+		}
+		kind := map[string]lbts.RequestKind{
+			"HLAtimeAdvanceRequest": lbts.TimeAdvanceRequest, "HLAtimeAdvanceRequestAvailable": lbts.TimeAdvanceRequestAvailable,
+			"HLAnextMessageRequest": lbts.NextMessageRequest, "HLAnextMessageRequestAvailable": lbts.NextMessageRequestAvailable,
+			"HLAflushQueueRequest": lbts.FlushQueueRequest,
+		}[leaf]
+		return c.TimeAdvance(kind, t)
+	case "HLApublishObjectClassAttributes", "HLAunpublishObjectClassAttributes", "HLAsubscribeObjectClassAttributes", "HLAunsubscribeObjectClassAttributes":
+		class, err := c.momHandleArg(r, "HLAobjectClass")
+		if err != nil {
+			return err
+		}
+		attrs, err := c.momAttrsArg(r)
+		if err != nil {
+			return err
+		}
+		switch leaf {
+		case "HLApublishObjectClassAttributes":
+			return c.PublishObjectClassAttributes(ObjectClassHandle(class), attrs)
+		case "HLAunpublishObjectClassAttributes":
+			return c.UnpublishObjectClassAttributes(ObjectClassHandle(class), attrs)
+		case "HLAunsubscribeObjectClassAttributes":
+			return c.UnsubscribeObjectClassAttributes(ObjectClassHandle(class), attrs)
+		}
+		active, err := c.momBoolArg(r, "HLAactive")
+		if err != nil {
+			return err
+		}
+		return c.SubscribeObjectClassAttributes(ObjectClassHandle(class), attrs, active, "")
+	case "HLApublishInteractionClass", "HLAunpublishInteractionClass", "HLAsubscribeInteractionClass", "HLAunsubscribeInteractionClass", "HLAchangeInteractionOrderType", "HLArequestInteractionTransportationTypeChange":
+		h, err := c.momHandleArg(r, "HLAinteractionClass")
+		if err != nil {
+			return err
+		}
+		class := InteractionClassHandle(h)
+		switch leaf {
+		case "HLApublishInteractionClass":
+			return c.PublishInteractionClass(class)
+		case "HLAunpublishInteractionClass":
+			return c.UnpublishInteractionClass(class)
+		case "HLAunsubscribeInteractionClass":
+			return c.UnsubscribeInteractionClass(class)
+		case "HLAchangeInteractionOrderType":
+			order, err := c.momOrderArg(r)
+			if err != nil {
+				return err
+			}
+			return c.ChangeInteractionOrderType(class, order)
+		case "HLArequestInteractionTransportationTypeChange":
+			t, err := c.momTransportArg(r)
+			if err != nil {
+				return err
+			}
+			return c.RequestInteractionTransportationTypeChange(class, t)
+		}
+		active, err := c.momBoolArg(r, "HLAactive")
+		if err != nil {
+			return err
+		}
+		return c.SubscribeInteractionClass(class, active)
+	case "HLAdeleteObjectInstance", "HLAlocalDeleteObjectInstance":
+		obj, err := c.momInstanceArg(r)
+		if err != nil {
+			return err
+		}
+		if leaf == "HLAlocalDeleteObjectInstance" {
+			return c.LocalDeleteObjectInstance(obj)
+		}
+		var tag []byte
+		if v, err := c.momArg(r, "HLAtag"); err == nil {
+			tag, _ = v.([]byte)
+		}
+		var t LogicalTime
+		if _, present := r.args["HLAtimeStamp"]; present {
+			var ok bool
+			if t, ok, err = c.momTimeArg(r, "HLAtimeStamp"); err != nil {
+				return err
+			} else if !ok {
+				t = nil
+			}
+		}
+		_, err = c.DeleteObjectInstance(obj, tag, t)
+		return err
+	case "HLAchangeAttributeOrderType", "HLAunconditionalAttributeOwnershipDivestiture", "HLArequestAttributeTransportationTypeChange":
+		obj, err := c.momInstanceArg(r)
+		if err != nil {
+			return err
+		}
+		attrs, err := c.momAttrsArg(r)
+		if err != nil {
+			return err
+		}
+		switch leaf {
+		case "HLAchangeAttributeOrderType":
+			order, err := c.momOrderArg(r)
+			if err != nil {
+				return err
+			}
+			return c.ChangeAttributeOrderType(obj, order, attrs)
+		case "HLArequestAttributeTransportationTypeChange":
+			t, err := c.momTransportArg(r)
+			if err != nil {
+				return err
+			}
+			return c.RequestAttributeTransportationTypeChange(obj, attrs, t)
+		}
+		return c.UnconditionalAttributeOwnershipDivestiture(obj, attrs)
+	case "HLAresignFederationExecution", "HLAfederateSaveBegun", "HLAfederateSaveComplete", "HLAfederateRestoreComplete":
+		return errors.New("not invoked on a federate's behalf by meshrti: the federate itself resigns, saves and restores (its own state goes with them)")
+	}
+	return errors.New("not supported by meshrti")
 }

@@ -830,9 +830,6 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		if !m.Obj.IsZero() {
 			return c.applyDirected(evs, m, d, ic, sent, t, mrh)
 		}
-		if ic.IsMOM() && d.from != c.self {
-			c.momInteraction(ic, m.Pairs, d.from)
-		}
 		as := c.dcl.interactionSubscribedAs(ic)
 		if as == nil {
 			return evs

@@ -179,6 +179,12 @@ func (c *Core) handle(d reliable.Delivery, replay bool) {
 	case kindOwnership:
 		c.onOwnership(m, from)
 	default:
+		if d.Group == momGroup && m.Kind == kindInteraction {
+			// The MOM acts on its requests as they arrive: they are for
+			// the RTI, not held with the federate's receive-order
+			// messages.
+			c.momArrived(m, from)
+		}
 		c.deliverRO(m, delivery{from: from, received: Receive, reliable: d.Reliable})
 	}
 }
