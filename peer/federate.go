@@ -6,9 +6,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/meshrti/meshrti/peer/updatecond"
 
@@ -408,6 +411,25 @@ func (f *Federate) callAny(fn func() error) error {
 	return f.callGated(false, fn)
 }
 
+// serviceName is the name of the exported Federate method that called
+// call or callAny, for the MOM's service reports.
+func serviceName() string {
+	var pcs [8]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
+	for {
+		fr, more := frames.Next()
+		const recv = "(*Federate)."
+		if i := strings.LastIndex(fr.Function, recv); i >= 0 {
+			if name := fr.Function[i+len(recv):]; name != "" && unicode.IsUpper(rune(name[0])) {
+				return name
+			}
+		}
+		if !more {
+			return "unknown"
+		}
+	}
+}
+
 func (f *Federate) callGated(gate bool, fn func() error) error {
 	if f.closed.Load() {
 		return f.closedErr()
@@ -424,6 +446,9 @@ func (f *Federate) callGated(gate bool, fn func() error) error {
 		}
 	}
 	err := fn()
+	if f.core.ReportsServices() {
+		f.core.ReportService(serviceName(), err)
+	}
 	if terr := f.endTurn(); err == nil {
 		err = terr
 	}

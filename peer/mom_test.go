@@ -472,6 +472,34 @@ func TestMOMInteractions(t *testing.T) {
 		t.Errorf("a service without its parameter: %v", ex)
 	}
 
+	// Service reporting: C's calls are reported while it is on, and C
+	// may not subscribe to the reports meanwhile.
+	mc.send("HLAfederate.HLAadjust.HLAsetServiceReporting", map[string]any{"HLAfederate": handleBytes(c.Handle()), "HLAreportingState": true})
+	mc.send("HLAfederate.HLArequest.HLArequestPublications", toC) // after the switch, at C
+	mc.wait("HLAfederate.HLAreport.HLAreportInteractionPublication", 1)
+	mc.wait("HLAfederate.HLAreport.HLAreportObjectClassPublication", 1)
+	if err := c.PublishInteractionClass(h.honk); err != nil {
+		t.Fatal(err)
+	}
+	report, _ := c.FDD().InteractionClass("HLAinteractionRoot.HLAmanager.HLAfederate.HLAreport.HLAreportServiceInvocation")
+	if err := c.SubscribeInteractionClass(report.Handle); !errors.Is(err, ErrFederateServiceInvocationsAreBeingReportedViaMOM) {
+		t.Errorf("subscribing to the reports of its own services: %v", err)
+	}
+	inv := mc.wait("HLAfederate.HLAreport.HLAreportServiceInvocation", 2)
+	if inv[0].args["HLAservice"] != "PublishInteractionClass" || inv[0].args["HLAsuccessIndicator"] != true || inv[0].args["HLAserialNumber"] != int64(1) {
+		t.Errorf("first service report %v", inv[0].args)
+	}
+	if inv[1].args["HLAservice"] != "SubscribeInteractionClass" || inv[1].args["HLAsuccessIndicator"] != false || !strings.Contains(inv[1].args["HLAexception"].(string), "reported via MOM") {
+		t.Errorf("second service report %v", inv[1].args)
+	}
+	mc.send("HLAfederate.HLAadjust.HLAsetServiceReporting", map[string]any{"HLAfederate": handleBytes(c.Handle()), "HLAreportingState": false})
+	mc.send("HLAfederate.HLArequest.HLArequestPublications", toC)
+	mc.wait("HLAfederate.HLAreport.HLAreportInteractionPublication", 1)
+	mc.wait("HLAfederate.HLAreport.HLAreportObjectClassPublication", 1)
+	if err := c.UnpublishInteractionClass(h.honk); err != nil {
+		t.Fatal(err)
+	}
+
 	// HLAsetTiming: B's values come every second without a request.
 	v := newMOMView(t, a)
 	if err := a.EnableAsynchronousDelivery(); err != nil {

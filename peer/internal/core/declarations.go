@@ -297,6 +297,9 @@ func (c *Core) SubscribeInteractionClass(class InteractionClassHandle, active bo
 	if err != nil {
 		return err
 	}
+	if c.mom.reportServices && ic.QualifiedName == momServiceReport {
+		return fmt.Errorf("%w: %s", hla.ErrFederateServiceInvocationsAreBeingReportedViaMOM, ic.QualifiedName)
+	}
 	c.reg.intSub(class).plain = true
 	c.subscribeInteraction(ic, active)
 	return nil

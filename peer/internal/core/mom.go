@@ -65,6 +65,10 @@ type momState struct {
 	periodTicks, sinceReport int64
 	// HLAservice requests to carry out (momRunPending).
 	pending []momReq
+	// HLAsetServiceReporting: every service this federate invokes is
+	// reported (ReportService), numbered by serial.
+	reportServices bool
+	serial         uint64
 
 	// The federation's MOM instance (mom_interactions.go): its class,
 	// and the last save, for its attributes.
@@ -443,4 +447,30 @@ func (c *Core) momCount(evs []Event) {
 			c.mom.removed++
 		}
 	}
+}
+
+// momServiceReport is the interaction that reports service invocations.
+const momServiceReport = "HLAinteractionRoot.HLAmanager.HLAfederate.HLAreport.HLAreportServiceInvocation"
+
+// ReportsServices reports whether this federate's service invocations
+// are reported through the MOM (HLAsetServiceReporting); the driver then
+// calls ReportService after each.
+func (c *Core) ReportsServices() bool { return c.mom.reportServices }
+
+// ReportService reports one service this federate invoked, by name,
+// with its outcome (HLAreportServiceInvocation). The arguments are not
+// reported.
+func (c *Core) ReportService(name string, err error) {
+	if !c.mom.reportServices || c.state != joined || !c.momCodec() {
+		return
+	}
+	c.mom.serial++
+	exc := ""
+	if err != nil {
+		exc = err.Error()
+	}
+	c.momReport("HLAreportServiceInvocation", map[string]any{
+		"HLAservice": name, "HLAsuccessIndicator": err == nil, "HLAsuppliedArguments": []any{},
+		"HLAreturnedArguments": []any{}, "HLAexception": exc, "HLAserialNumber": int64(min(c.mom.serial, math.MaxInt32)),
+	})
 }

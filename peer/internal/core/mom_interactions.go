@@ -34,9 +34,11 @@ import (
 // The HLAservice interactions invoke a service on the named federate's
 // behalf: its node queues them and carries them out between steps
 // (momRunPending), reporting a failure with HLAreportMOMexception.
-// What this MOM does not do is answered with HLAreportMOMexception too:
-// resigning, saving or restoring on a federate's behalf, service and
-// exception reporting, HLAsetSwitches and HLAmodifyAttributeState.
+// HLAsetServiceReporting turns on the reports of the federate's own
+// service calls (ReportService). What this MOM does not do is answered
+// with HLAreportMOMexception too: resigning, saving or restoring on a
+// federate's behalf, exception reporting, HLAsetSwitches and
+// HLAmodifyAttributeState.
 
 // federationMOM is the handle of the federation's MOM instance.
 var federationMOM = ObjectInstanceHandle{Federate: 0, Serial: 1}
@@ -156,6 +158,18 @@ func (c *Core) momFederateRequest(r momReq) {
 		c.momReportInstance(r)
 	case "HLArequestFOMmoduleData":
 		c.momReportModule("HLAfederate.HLAreport.HLAreportFOMmoduleData", r, true)
+	case "HLAsetServiceReporting":
+		v, err := c.mom.enc.Decode("HLAboolean", r.args["HLAreportingState"])
+		on, ok := v.(bool)
+		if err != nil || !ok {
+			c.momException(r, "HLAreportingState is not a boolean", true)
+			return
+		}
+		if ic, found := c.fdd.InteractionClass(momServiceReport); on && found && c.dcl.subInt[ic.Handle] {
+			c.momException(r, "the federate subscribes to HLAreportServiceInvocation", false)
+			return
+		}
+		c.mom.reportServices = on
 	case "HLAsetTiming":
 		v, err := c.mom.enc.Decode("HLAseconds", r.args["HLAreportPeriod"])
 		secs, _ := v.(int64)
