@@ -509,6 +509,17 @@ func TestMOMInteractions(t *testing.T) {
 	v.until("discovery", func() bool { return !v.handleOf(b.Name()).IsZero() })
 	mc.send("HLAfederate.HLAadjust.HLAsetTiming", map[string]any{"HLAfederate": handleBytes(b.Handle()), "HLAreportPeriod": 1})
 	v.until("a periodic report of B", func() bool { return v.of(b.Name())["HLAfederateName"] == b.Name() })
+	// C, constrained and not advancing, holds its receive-order messages;
+	// its node answers for its MOM instance all the same.
+	hc := v.handleOf(c.Name())
+	delete(v.values, hc)
+	if err := a.RequestAttributeValueUpdate(hc, nil, v.attrs()...); err != nil {
+		t.Fatal(err)
+	}
+	v.until("the values of constrained C", func() bool { return v.values[hc] != nil })
+	if v.values[hc]["HLAtimeConstrained"] != true {
+		t.Errorf("C's values: %v", v.values[hc])
+	}
 
 	// About the federation: one report, from this federate's own node.
 	if err := b.RegisterFederationSynchronizationPoint("p", nil); err != nil {

@@ -324,6 +324,17 @@ func demo(df demoFlags, out io.Writer) error {
 			say: say, cd: cd, radar: radar, planes: planes, objs: objs,
 			position: position, now: float64(df.steps),
 		})
+		if err == nil {
+			// Then the MOM, read by a federate that joins now.
+			var mon *demoFederate
+			if mon, err = join("Monitor", []string{seed}, false); err == nil {
+				feds = append(feds, mon)
+				err = demoMOM(ctx, say, mon.fed, len(feds))
+				rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
+				mon.fed.ResignFederationExecution(rctx, peer.DeleteObjects)
+				rcancel()
+			}
+		}
 	}
 	for _, f := range append(planes, radar) {
 		rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)

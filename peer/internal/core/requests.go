@@ -85,9 +85,6 @@ func handlePairs(attrs []AttributeHandle) []valuePair {
 // ProvideAttributeValueUpdate per instance this federate owns requested
 // attributes of.
 func (c *Core) onRequestUpdate(m *wireMsg, from FederateHandle) {
-	if c.momRequested(m.Obj, ObjectClassHandle(m.Class), m.Pairs, m.Tag) {
-		return
-	}
 	if !m.Obj.IsZero() {
 		c.provide(m.Obj, m.Pairs, m.Tag)
 		return

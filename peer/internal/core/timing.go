@@ -179,11 +179,14 @@ func (c *Core) handle(d reliable.Delivery, replay bool) {
 	case kindOwnership:
 		c.onOwnership(m, from)
 	default:
+		// The MOM acts on the requests for it as they arrive: they are
+		// for the RTI, not held with the federate's receive-order
+		// messages while it waits for a grant.
 		if d.Group == momGroup && m.Kind == kindInteraction {
-			// The MOM acts on its requests as they arrive: they are for
-			// the RTI, not held with the federate's receive-order
-			// messages.
 			c.momArrived(m, from)
+		}
+		if m.Kind == kindRequestUpdate && c.momRequested(m.Obj, ObjectClassHandle(m.Class), m.Pairs, m.Tag) && !m.Obj.IsZero() {
+			return // for this federate's MOM instance alone
 		}
 		c.deliverRO(m, delivery{from: from, received: Receive, reliable: d.Reliable})
 	}
