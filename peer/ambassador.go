@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // FederateAmbassador is the push-style callback interface of the 1516e
@@ -227,6 +228,9 @@ func Dispatch(ctx context.Context, fed eventSource, amb FederateAmbassador) erro
 			return err
 		}
 		if err := dispatchOne(amb, ev); err != nil {
+			if f, ok := fed.(*Federate); ok {
+				f.reportException(ev, err)
+			}
 			return fmt.Errorf("%w: %T: %w", ErrFederateInternalError, ev, err)
 		}
 	}
@@ -343,4 +347,15 @@ func dispatchOne(amb FederateAmbassador, ev Event) error {
 		return amb.ReportFederationExecutions(e.Executions)
 	}
 	return nil
+}
+
+// reportException reports the error a callback returned through the MOM,
+// when its exception reporting is on (HLAsetExceptionReporting).
+func (f *Federate) reportException(ev Event, err error) {
+	name := fmt.Sprintf("%T", ev)
+	name = name[strings.LastIndexByte(name, '.')+1:]
+	f.callAny(func() error {
+		f.core.ReportException(name, err)
+		return nil
+	})
 }

@@ -500,6 +500,27 @@ func TestMOMInteractions(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Exception reporting: an error B's callback returns is reported.
+	mc.send("HLAfederate.HLAadjust.HLAsetExceptionReporting", map[string]any{"HLAfederate": handleBytes(b.Handle()), "HLAreportingState": true})
+	mc.send("HLAfederate.HLArequest.HLArequestPublications", toB) // after the switch, at B
+	mc.wait("HLAfederate.HLAreport.HLAreportInteractionPublication", 1)
+	mc.wait("HLAfederate.HLAreport.HLAreportObjectClassPublication", 1)
+	if err := a.PublishInteractionClass(h.honk); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SendInteraction(h.honk, ParameterValues{h.loudness: []byte("9")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	dctx, dcancel := context.WithTimeout(t.Context(), 5*time.Second)
+	if err := Dispatch(dctx, b, failingAmbassador{}); !errors.Is(err, ErrFederateInternalError) {
+		t.Errorf("dispatch to a failing callback: %v", err)
+	}
+	dcancel()
+	rep := mc.wait("HLAfederate.HLAreport.HLAreportException", 1)[0].args
+	if rep["HLAservice"] != "ReceiveInteraction" || rep["HLAexception"] != "the callback failed" {
+		t.Errorf("exception report %v", rep)
+	}
+
 	// HLAsetTiming: B's values come every second without a request.
 	v := newMOMView(t, a)
 	if err := a.EnableAsynchronousDelivery(); err != nil {
@@ -641,4 +662,11 @@ func TestMOMSaveRestore(t *testing.T) {
 	if got, err := v.enc.Decode("HLAunicodeString", ev.(ReflectAttributeValues).Values[last.Handle]); err != nil || got != "mom" {
 		t.Errorf("HLAlastSaveName %v, %v", got, err)
 	}
+}
+
+// failingAmbassador fails every interaction it is given.
+type failingAmbassador struct{ NullFederateAmbassador }
+
+func (failingAmbassador) ReceiveInteraction(InteractionClassHandle, ParameterValues, []byte, OrderType, ReflectInfo) error {
+	return errors.New("the callback failed")
 }

@@ -69,6 +69,9 @@ type momState struct {
 	// reported (ReportService), numbered by serial.
 	reportServices bool
 	serial         uint64
+	// HLAsetExceptionReporting: the errors the federate's callbacks
+	// return are reported (ReportException).
+	reportExceptions bool
 
 	// The federation's MOM instance (mom_interactions.go): its class,
 	// and the last save, for its attributes.
@@ -473,4 +476,14 @@ func (c *Core) ReportService(name string, err error) {
 		"HLAservice": name, "HLAsuccessIndicator": err == nil, "HLAsuppliedArguments": []any{},
 		"HLAreturnedArguments": []any{}, "HLAexception": exc, "HLAserialNumber": int64(min(c.mom.serial, math.MaxInt32)),
 	})
+}
+
+// ReportException reports an error the federate's callback (the event
+// callback names) returned, with HLAreportException, when exception
+// reporting is on (HLAsetExceptionReporting).
+func (c *Core) ReportException(callback string, err error) {
+	if !c.mom.reportExceptions || c.state != joined || !c.momCodec() {
+		return
+	}
+	c.momReport("HLAreportException", map[string]any{"HLAservice": callback, "HLAexception": err.Error()})
 }

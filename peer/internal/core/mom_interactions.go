@@ -35,9 +35,10 @@ import (
 // behalf: its node queues them and carries them out between steps
 // (momRunPending), reporting a failure with HLAreportMOMexception.
 // HLAsetServiceReporting turns on the reports of the federate's own
-// service calls (ReportService). What this MOM does not do is answered
-// with HLAreportMOMexception too: resigning, saving or restoring on a
-// federate's behalf, exception reporting, HLAsetSwitches and
+// service calls (ReportService), HLAsetExceptionReporting those of the
+// errors its callbacks return (ReportException). What this MOM does not
+// do is answered with HLAreportMOMexception too: resigning, saving or
+// restoring on a federate's behalf, HLAsetSwitches and
 // HLAmodifyAttributeState.
 
 // federationMOM is the handle of the federation's MOM instance.
@@ -170,6 +171,14 @@ func (c *Core) momFederateRequest(r momReq) {
 			return
 		}
 		c.mom.reportServices = on
+	case "HLAsetExceptionReporting":
+		v, err := c.mom.enc.Decode("HLAboolean", r.args["HLAreportingState"])
+		on, ok := v.(bool)
+		if err != nil || !ok {
+			c.momException(r, "HLAreportingState is not a boolean", true)
+			return
+		}
+		c.mom.reportExceptions = on
 	case "HLAsetTiming":
 		v, err := c.mom.enc.Decode("HLAseconds", r.args["HLAreportPeriod"])
 		secs, _ := v.(int64)
