@@ -259,6 +259,73 @@ func (f *Federate) setAdvisory(which core.Advisory, on bool) error {
 	return f.call(func() error { return f.core.SetAdvisory(which, on) })
 }
 
+func (f *Federate) advisoryOn(which core.Advisory) (bool, error) {
+	var on bool
+	err := f.callAny(func() error {
+		on = f.core.AdvisoryOn(which)
+		return nil
+	})
+	return on, err
+}
+
+// GetObjectClassRelevanceAdvisorySwitch (HLA 4; 1516e has no getter)
+// reports whether the object class relevance advisory switch is on.
+func (f *Federate) GetObjectClassRelevanceAdvisorySwitch() (bool, error) {
+	return f.advisoryOn(core.ObjectClassRelevance)
+}
+
+// GetAttributeRelevanceAdvisorySwitch (HLA 4) reports whether the
+// attribute relevance advisory switch is on.
+func (f *Federate) GetAttributeRelevanceAdvisorySwitch() (bool, error) {
+	return f.advisoryOn(core.AttributeRelevance)
+}
+
+// GetAttributeScopeAdvisorySwitch (HLA 4) reports whether the attribute
+// scope advisory switch is on.
+func (f *Federate) GetAttributeScopeAdvisorySwitch() (bool, error) {
+	return f.advisoryOn(core.AttributeScope)
+}
+
+// GetInteractionRelevanceAdvisorySwitch (HLA 4) reports whether the
+// interaction relevance advisory switch is on.
+func (f *Federate) GetInteractionRelevanceAdvisorySwitch() (bool, error) {
+	return f.advisoryOn(core.InteractionRelevance)
+}
+
+// SetServiceReportingSwitch (HLA 4; in 1516e the MOM's
+// HLAsetServiceReporting) turns on or off the MOM's report of every
+// service this federate calls (HLAreportServiceInvocation, docs/mom.md).
+// Turning it on is refused while the federate subscribes to that report
+// (ErrFederateServiceInvocationsAreBeingReportedViaMOM), and for a
+// federate without the MOM (Config.NoMOM).
+func (f *Federate) SetServiceReportingSwitch(on bool) error {
+	return f.callAny(func() error { return f.core.SetServiceReporting(on) })
+}
+
+// GetServiceReportingSwitch (HLA 4) reports whether service reporting is
+// on.
+func (f *Federate) GetServiceReportingSwitch() (bool, error) {
+	var on bool
+	err := f.callAny(func() error { on = f.core.ReportsServices(); return nil })
+	return on, err
+}
+
+// SetExceptionReportingSwitch (HLA 4; in 1516e the MOM's
+// HLAsetExceptionReporting) turns on or off the MOM's report of every
+// error this federate's callbacks return through Dispatch
+// (HLAreportException).
+func (f *Federate) SetExceptionReportingSwitch(on bool) error {
+	return f.callAny(func() error { return f.core.SetExceptionReporting(on) })
+}
+
+// GetExceptionReportingSwitch (HLA 4) reports whether exception
+// reporting is on.
+func (f *Federate) GetExceptionReportingSwitch() (bool, error) {
+	var on bool
+	err := f.callAny(func() error { on = f.core.ReportsExceptions(); return nil })
+	return on, err
+}
+
 // EnableObjectClassRelevanceAdvisorySwitch (§10.33): StartRegistration
 // and StopRegistrationForObjectClass come. ErrObjectClassRelevanceAdvisorySwitchIsOn.
 func (f *Federate) EnableObjectClassRelevanceAdvisorySwitch() error {

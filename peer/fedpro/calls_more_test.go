@@ -823,8 +823,6 @@ func TestCallsSwitches(t *testing.T) {
 	}
 	for _, f := range []fixed{
 		{"convey region designator sets", &pb.GetConveyRegionDesignatorSetsSwitchRequest{}, &pb.SetConveyRegionDesignatorSetsSwitchRequest{Value: true}, &pb.SetConveyRegionDesignatorSetsSwitchRequest{}},
-		{"service reporting", &pb.GetServiceReportingSwitchRequest{}, &pb.SetServiceReportingSwitchRequest{Value: true}, &pb.SetServiceReportingSwitchRequest{}},
-		{"exception reporting", &pb.GetExceptionReportingSwitchRequest{}, &pb.SetExceptionReportingSwitchRequest{Value: true}, &pb.SetExceptionReportingSwitchRequest{}},
 		{"send service reports to file", &pb.GetSendServiceReportsToFileSwitchRequest{}, &pb.SetSendServiceReportsToFileSwitchRequest{Value: true}, &pb.SetSendServiceReportsToFileSwitchRequest{}},
 		{"auto provide", &pb.GetAutoProvideSwitchRequest{}, nil, nil},
 		{"delay subscription evaluation", &pb.GetDelaySubscriptionEvaluationSwitchRequest{}, nil, nil},
@@ -843,6 +841,38 @@ func TestCallsSwitches(t *testing.T) {
 		e := a.fails("turn on "+f.name, f.set, "RTIinternalError")
 		if !strings.Contains(e.GetDetails(), "meshrti does not support") {
 			t.Errorf("%s: details %q do not say meshrti does not support it", f.name, e.GetDetails())
+		}
+	}
+
+	// The MOM's reporting switches, both ways: on, A's service calls are
+	// reported; A may not subscribe to those reports meanwhile.
+	for _, sw := range []struct {
+		name    string
+		get     proto.Message
+		on, off proto.Message
+	}{
+		{"service reporting", &pb.GetServiceReportingSwitchRequest{}, &pb.SetServiceReportingSwitchRequest{Value: true}, &pb.SetServiceReportingSwitchRequest{}},
+		{"exception reporting", &pb.GetExceptionReportingSwitchRequest{}, &pb.SetExceptionReportingSwitchRequest{Value: true}, &pb.SetExceptionReportingSwitchRequest{}},
+	} {
+		get := func() bool {
+			r := a.ok(sw.get)
+			return r.ProtoReflect().Get(r.ProtoReflect().Descriptor().Fields().ByName("result")).Bool()
+		}
+		if get() {
+			t.Errorf("%s is on at join", sw.name)
+		}
+		a.ok(sw.on)
+		if !get() {
+			t.Errorf("%s: set on, reads off", sw.name)
+		}
+		if sw.name == "service reporting" {
+			fed, _ := a.s.federate()
+			report, _ := fed.FDD().InteractionClass("HLAinteractionRoot.HLAmanager.HLAfederate.HLAreport.HLAreportServiceInvocation")
+			a.fails("subscribe to its own service reports", &pb.SubscribeInteractionClassRequest{InteractionClass: &pb.InteractionClassHandle{Data: peer.EncodeHandle(report.Handle)}}, "FederateServiceInvocationsAreBeingReportedViaMOM")
+		}
+		a.ok(sw.off)
+		if get() {
+			t.Errorf("%s: set off, reads on", sw.name)
 		}
 	}
 

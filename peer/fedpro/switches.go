@@ -3,11 +3,7 @@ package fedpro
 import (
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
-	"weak"
 
-	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 )
@@ -18,15 +14,11 @@ import (
 // The four advisory switches map onto peer's Enable/Disable services. The
 // protocol's Set is idempotent: setting a switch to the value it has
 // succeeds (peer's "switch is on/off" error is dropped, nothing else
-// is). peer has no getter for them, so the value is kept here per
-// federate: the FOM's setting at join, then what Set made it. A federation
-// restore that brings back other settings is not seen here: Get answers
-// the last setting made through this package until the next Set (which
-// is right either way).
+// is); Get reads peer's getters. The service and exception reporting
+// switches are the MOM's (docs/mom.md).
 //
 // The other switches answer meshrti's fixed behaviour: it conveys no
-// region designator sets, reports no service invocations or exceptions
-// through the MOM, writes no service report file, does not provide
+// region designator sets, writes no service report file, does not provide
 // values automatically, evaluates subscriptions at once, bases its
 // advisories on the registered class, checks region contexts strictly
 // and grants no time advances by the non-regulated rule: all false. A Set
@@ -46,70 +38,33 @@ const (
 
 // advisorySwitch is how one advisory switch is read and set.
 type advisorySwitch struct {
-	name        string
-	fom         func(fomxml.Switches) bool
+	get         func(*peer.Federate) (bool, error)
 	enable      func(*peer.Federate) error
 	disable     func(*peer.Federate) error
 	isOn, isOff error
 }
 
 var advisorySwitches = [advisories]advisorySwitch{
-	objectClassRelevance: {"object class relevance advisory",
-		func(s fomxml.Switches) bool { return s.ObjectClassRelevanceAdvisory },
+	objectClassRelevance: {(*peer.Federate).GetObjectClassRelevanceAdvisorySwitch,
 		(*peer.Federate).EnableObjectClassRelevanceAdvisorySwitch, (*peer.Federate).DisableObjectClassRelevanceAdvisorySwitch,
 		peer.ErrObjectClassRelevanceAdvisorySwitchIsOn, peer.ErrObjectClassRelevanceAdvisorySwitchIsOff},
-	attributeRelevance: {"attribute relevance advisory",
-		func(s fomxml.Switches) bool { return s.AttributeRelevanceAdvisory },
+	attributeRelevance: {(*peer.Federate).GetAttributeRelevanceAdvisorySwitch,
 		(*peer.Federate).EnableAttributeRelevanceAdvisorySwitch, (*peer.Federate).DisableAttributeRelevanceAdvisorySwitch,
 		peer.ErrAttributeRelevanceAdvisorySwitchIsOn, peer.ErrAttributeRelevanceAdvisorySwitchIsOff},
-	attributeScope: {"attribute scope advisory",
-		func(s fomxml.Switches) bool { return s.AttributeScopeAdvisory },
+	attributeScope: {(*peer.Federate).GetAttributeScopeAdvisorySwitch,
 		(*peer.Federate).EnableAttributeScopeAdvisorySwitch, (*peer.Federate).DisableAttributeScopeAdvisorySwitch,
 		peer.ErrAttributeScopeAdvisorySwitchIsOn, peer.ErrAttributeScopeAdvisorySwitchIsOff},
-	interactionRelevance: {"interaction relevance advisory",
-		func(s fomxml.Switches) bool { return s.InteractionRelevanceAdvisory },
+	interactionRelevance: {(*peer.Federate).GetInteractionRelevanceAdvisorySwitch,
 		(*peer.Federate).EnableInteractionRelevanceAdvisorySwitch, (*peer.Federate).DisableInteractionRelevanceAdvisorySwitch,
 		peer.ErrInteractionRelevanceAdvisorySwitchIsOn, peer.ErrInteractionRelevanceAdvisorySwitchIsOff},
-}
-
-// advisoryValues holds each federate's advisory switch values, by a weak
-// pointer: an entry goes when its federate is collected.
-var advisoryValues struct {
-	mu sync.Mutex
-	m  map[weak.Pointer[peer.Federate]]*[advisories]bool
-}
-
-// advisoryOf returns f's advisory switch values (the FOM's at first);
-// the caller holds advisoryValues.mu.
-func advisoryOf(f *peer.Federate) *[advisories]bool {
-	k := weak.Make(f)
-	if v, ok := advisoryValues.m[k]; ok {
-		return v
-	}
-	if advisoryValues.m == nil {
-		advisoryValues.m = make(map[weak.Pointer[peer.Federate]]*[advisories]bool)
-	}
-	v := new([advisories]bool)
-	sw := f.FDD().Switches
-	for i, a := range advisorySwitches {
-		v[i] = a.fom(sw)
-	}
-	advisoryValues.m[k] = v
-	runtime.AddCleanup(f, func(k weak.Pointer[peer.Federate]) {
-		advisoryValues.mu.Lock()
-		delete(advisoryValues.m, k)
-		advisoryValues.mu.Unlock()
-	}, k)
-	return v
 }
 
 func getAdvisory(s *Session, which advisory) (bool, error) {
 	var on bool
 	err := s.with(func(f *peer.Federate) error {
-		advisoryValues.mu.Lock()
-		on = advisoryOf(f)[which]
-		advisoryValues.mu.Unlock()
-		return nil
+		var err error
+		on, err = advisorySwitches[which].get(f)
+		return err
 	})
 	return on, err
 }
@@ -127,13 +82,7 @@ func setAdvisory(s *Session, which advisory, on bool) error {
 				err = nil
 			}
 		}
-		if err != nil {
-			return err
-		}
-		advisoryValues.mu.Lock()
-		advisoryOf(f)[which] = on
-		advisoryValues.mu.Unlock()
-		return nil
+		return err
 	})
 }
 
@@ -226,18 +175,26 @@ func init() {
 		return &pb.SetConveyRegionDesignatorSetsSwitchResponse{}, setFixedSwitch(s, "convey region designator sets", req.GetValue())
 	})
 	on(func(s *Session, _ *pb.GetServiceReportingSwitchRequest) (*pb.GetServiceReportingSwitchResponse, error) {
-		v, err := fixedSwitch(s)
+		var v bool
+		err := s.with(func(f *peer.Federate) (err error) {
+			v, err = f.GetServiceReportingSwitch()
+			return err
+		})
 		return &pb.GetServiceReportingSwitchResponse{Result: v}, err
 	})
 	on(func(s *Session, req *pb.SetServiceReportingSwitchRequest) (*pb.SetServiceReportingSwitchResponse, error) {
-		return &pb.SetServiceReportingSwitchResponse{}, setFixedSwitch(s, "service reporting", req.GetValue())
+		return &pb.SetServiceReportingSwitchResponse{}, s.with(func(f *peer.Federate) error { return f.SetServiceReportingSwitch(req.GetValue()) })
 	})
 	on(func(s *Session, _ *pb.GetExceptionReportingSwitchRequest) (*pb.GetExceptionReportingSwitchResponse, error) {
-		v, err := fixedSwitch(s)
+		var v bool
+		err := s.with(func(f *peer.Federate) (err error) {
+			v, err = f.GetExceptionReportingSwitch()
+			return err
+		})
 		return &pb.GetExceptionReportingSwitchResponse{Result: v}, err
 	})
 	on(func(s *Session, req *pb.SetExceptionReportingSwitchRequest) (*pb.SetExceptionReportingSwitchResponse, error) {
-		return &pb.SetExceptionReportingSwitchResponse{}, setFixedSwitch(s, "exception reporting", req.GetValue())
+		return &pb.SetExceptionReportingSwitchResponse{}, s.with(func(f *peer.Federate) error { return f.SetExceptionReportingSwitch(req.GetValue()) })
 	})
 	on(func(s *Session, _ *pb.GetSendServiceReportsToFileSwitchRequest) (*pb.GetSendServiceReportsToFileSwitchResponse, error) {
 		v, err := fixedSwitch(s)

@@ -604,6 +604,12 @@ func diffSorted(was, now []AttributeHandle) (added, removed []AttributeHandle) {
 
 // ---- The advisory switches (§10.33-§10.40) ----
 
+// AdvisoryOn reports whether one advisory switch is on.
+func (c *Core) AdvisoryOn(which Advisory) bool {
+	sw, _, _ := c.adv.switchOf(which)
+	return sw != nil && *sw
+}
+
 // SetAdvisory turns one advisory switch on or off. It returns the error
 // the standard gives when the switch already is so; turning one on
 // gives the advisories now due.

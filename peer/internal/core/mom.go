@@ -487,3 +487,33 @@ func (c *Core) ReportException(callback string, err error) {
 	}
 	c.momReport("HLAreportException", map[string]any{"HLAservice": callback, "HLAexception": err.Error()})
 }
+
+// SetServiceReporting turns the reports of this federate's service calls
+// on or off, as HLAsetServiceReporting does (the HLA 4 switch). On is
+// refused while the federate subscribes to HLAreportServiceInvocation,
+// and without the MOM.
+func (c *Core) SetServiceReporting(on bool) error {
+	if on {
+		if c.mom.class == nil {
+			return fmt.Errorf("%w: this federate takes no part in the MOM", hla.ErrRTIinternalError)
+		}
+		if ic, ok := c.fdd.InteractionClass(momServiceReport); ok && c.dcl.subInt[ic.Handle] {
+			return fmt.Errorf("%w: the federate subscribes to HLAreportServiceInvocation", hla.ErrFederateServiceInvocationsAreBeingReportedViaMOM)
+		}
+	}
+	c.mom.reportServices = on
+	return nil
+}
+
+// SetExceptionReporting turns the reports of the errors this federate's
+// callbacks return on or off, as HLAsetExceptionReporting does.
+func (c *Core) SetExceptionReporting(on bool) error {
+	if on && c.mom.class == nil {
+		return fmt.Errorf("%w: this federate takes no part in the MOM", hla.ErrRTIinternalError)
+	}
+	c.mom.reportExceptions = on
+	return nil
+}
+
+// ReportsExceptions reports whether exception reporting is on.
+func (c *Core) ReportsExceptions() bool { return c.mom.reportExceptions }

@@ -166,11 +166,9 @@ func (c *Core) momFederateRequest(r momReq) {
 			c.momException(r, "HLAreportingState is not a boolean", true)
 			return
 		}
-		if ic, found := c.fdd.InteractionClass(momServiceReport); on && found && c.dcl.subInt[ic.Handle] {
-			c.momException(r, "the federate subscribes to HLAreportServiceInvocation", false)
-			return
+		if err := c.SetServiceReporting(on); err != nil {
+			c.momException(r, err.Error(), false)
 		}
-		c.mom.reportServices = on
 	case "HLAsetExceptionReporting":
 		v, err := c.mom.enc.Decode("HLAboolean", r.args["HLAreportingState"])
 		on, ok := v.(bool)
