@@ -565,6 +565,13 @@ func TestMOMInteractions(t *testing.T) {
 		t.Errorf("FOM module data %.80q", fom)
 	}
 
+	// A federation-wide switch: refused, to the sender, by its node.
+	mc.send("HLAfederation.HLAadjust.HLAsetSwitches", map[string]any{"HLAautoProvide": "Enabled"})
+	ex = mc.wait("HLAfederate.HLAreport.HLAreportMOMexception", 1)[0].args
+	if ex["HLAservice"] != "HLAfederation.HLAadjust.HLAsetSwitches" || !bytes.Equal(ex["HLAfederate"].([]byte), handleBytes(a.Handle())) {
+		t.Errorf("federation switches: %v", ex)
+	}
+
 	// The federation's own MOM instance.
 	fedClass, err := a.GetObjectClassHandle("HLAobjectRoot.HLAmanager.HLAfederation")
 	if err != nil {

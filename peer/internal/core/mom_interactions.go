@@ -67,6 +67,10 @@ func (c *Core) momInteraction(ic *fomxml.InteractionClass, ps []valuePair, from 
 	}
 	switch {
 	case strings.HasPrefix(name, "HLAfederation.HLArequest."):
+	case strings.HasPrefix(name, "HLAfederation.HLAadjust."):
+		if from != c.self {
+			return // its sender's node says it is refused
+		}
 	case strings.HasPrefix(name, "HLAfederate.HLArequest."),
 		strings.HasPrefix(name, "HLAfederate.HLAadjust."),
 		strings.HasPrefix(name, "HLAfederate.HLAservice."):
@@ -597,6 +601,8 @@ func (c *Core) momRunPending() {
 			continue
 		}
 		switch {
+		case strings.HasPrefix(r.name, "HLAfederation.HLAadjust."):
+			c.momException(r, "not supported by meshrti: the federation's switches are its FDD's", false)
 		case strings.HasPrefix(r.name, "HLAfederation."):
 			c.momFederationRequest(r)
 		case strings.HasPrefix(r.name, "HLAfederate.HLAservice."):
