@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -676,4 +677,55 @@ type failingAmbassador struct{ NullFederateAmbassador }
 
 func (failingAmbassador) ReceiveInteraction(InteractionClassHandle, ParameterValues, []byte, OrderType, ReflectInfo) error {
 	return errors.New("the callback failed")
+}
+
+// Every MOM request, with its parameters garbled, addressed to a
+// federate: its node answers what it can, reports the rest, and panics
+// at nothing; the federation goes on.
+func TestMOMBadInput(t *testing.T) {
+	m := newMemFederation(t, 2, transport.Faults{}, 53)
+	a, b := m.feds[0], m.feds[1]
+	mc := newMOMClient(t, a)
+	rng := rand.New(rand.NewPCG(53, 1))
+	garble := func() []byte {
+		bs := make([]byte, rng.IntN(24))
+		for i := range bs {
+			bs[i] = byte(rng.Uint32())
+		}
+		return bs
+	}
+	sent := 0
+	for round := 0; round < 20; round++ {
+		for _, ic := range a.FDD().InteractionClasses {
+			if !ic.IsMOM() || len(ic.Children) > 0 || strings.Contains(ic.QualifiedName, ".HLAreport.") {
+				continue
+			}
+			if err := a.PublishInteractionClass(ic.Handle); err != nil {
+				t.Fatal(err)
+			}
+			vals := ParameterValues{}
+			for _, p := range ic.AllParameters() {
+				switch {
+				case p.Name == "HLAfederate" && round%2 == 0:
+					b8, _ := mc.enc.Encode("HLAhandle", handleBytes(b.Handle()))
+					vals[p.Handle] = b8 // addressed to B, the rest garbled
+				case rng.IntN(4) > 0:
+					vals[p.Handle] = garble()
+				}
+			}
+			if err := a.SendInteraction(ic.Handle, vals, nil); err != nil {
+				t.Fatal(err)
+			}
+			sent++
+		}
+	}
+	// B refused many of them, saying so; B still answers, and still works.
+	mc.wait("HLAfederate.HLAreport.HLAreportMOMexception", 50)
+	mc.got = nil
+	mc.send("HLAfederate.HLArequest.HLArequestPublications", map[string]any{"HLAfederate": handleBytes(b.Handle())})
+	mc.wait("HLAfederate.HLAreport.HLAreportInteractionPublication", 1)
+	if _, err := b.QueryLogicalTime(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d garbled MOM requests sent", sent)
 }
