@@ -1,9 +1,10 @@
 package fedpro
 
 import (
+	"encoding/binary"
+
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
-	"github.com/meshrti/meshrti/peer/hla"
 )
 
 // callbackOf turns one of f's events into its Federate Protocol
@@ -180,9 +181,11 @@ func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
 }
 
 // Transportation types travel as handles: HLAreliable is 1,
-// HLAbestEffort 2 (GetTransportationTypeHandle).
+// HLAbestEffort 2 (GetTransportationTypeHandle), in 4 bytes, big-endian:
+// the public clients make these two handles themselves in that form
+// (their getHLAdefaultReliable) and refuse any other in a callback.
 func pbTransport(t peer.TransportationType) *pb.TransportationTypeHandle {
-	return &pb.TransportationTypeHandle{Data: hla.EncodeHandle(uint64(t))}
+	return &pb.TransportationTypeHandle{Data: binary.BigEndian.AppendUint32(nil, uint32(t))}
 }
 
 func pbTransportName(name string) *pb.TransportationTypeHandle {

@@ -689,8 +689,13 @@ func TestCallsTransportation(t *testing.T) {
 	h := mtHandlesOf(a)
 	best := a.ok(&pb.GetTransportationTypeHandleRequest{TransportationTypeName: "HLAbestEffort"}).(*pb.GetTransportationTypeHandleResponse).GetResult()
 	reliable := a.ok(&pb.GetTransportationTypeHandleRequest{TransportationTypeName: "HLAreliable"}).(*pb.GetTransportationTypeHandleResponse).GetResult()
-	if !bytes.Equal(best.GetData(), hla.EncodeHandle(uint64(2))) || !bytes.Equal(reliable.GetData(), hla.EncodeHandle(uint64(1))) {
-		t.Errorf("HLAbestEffort is %x, HLAreliable %x; want handles 2 and 1", best.GetData(), reliable.GetData())
+	// The form the public clients make themselves: 4 bytes, big-endian.
+	if !bytes.Equal(best.GetData(), []byte{0, 0, 0, 2}) || !bytes.Equal(reliable.GetData(), []byte{0, 0, 0, 1}) {
+		t.Errorf("HLAbestEffort is %x, HLAreliable %x; want handles 2 and 1 in 4 bytes", best.GetData(), reliable.GetData())
+	}
+	// The 8-byte form is accepted too.
+	if n := a.ok(&pb.GetTransportationTypeNameRequest{TransportationType: &pb.TransportationTypeHandle{Data: hla.EncodeHandle(uint64(1))}}).(*pb.GetTransportationTypeNameResponse).GetResult(); n != "HLAreliable" {
+		t.Errorf("name of the 8-byte handle 1: %q, want HLAreliable", n)
 	}
 	if n := a.ok(&pb.GetTransportationTypeNameRequest{TransportationType: best}).(*pb.GetTransportationTypeNameResponse).GetResult(); n != "HLAbestEffort" {
 		t.Errorf("name %q, want HLAbestEffort", n)

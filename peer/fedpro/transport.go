@@ -1,6 +1,7 @@
 package fedpro
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -9,8 +10,9 @@ import (
 )
 
 // Transportation types (1516.1 §6.23-§6.29, §10.21-§10.22). They travel
-// as handles (pbTransport): HLAreliable is 1, HLAbestEffort 2; any other
-// handle is HLA 4's InvalidTransportationTypeHandle. Change Default
+// as handles (pbTransport): HLAreliable is 1, HLAbestEffort 2, in 4
+// bytes (8 are accepted too); any other handle is HLA 4's
+// InvalidTransportationTypeHandle. Change Default
 // Attribute Transportation Type is not served: meshrti has no such
 // service.
 
@@ -19,7 +21,13 @@ import (
 var errInvalidTransportationTypeHandle = errors.New("hla: invalid transportation type handle")
 
 func transportHandle(h *pb.TransportationTypeHandle) (peer.TransportationType, error) {
-	v, err := decodeHandle[uint64](h.GetData(), peer.ErrInvalidTransportationType)
+	var v uint64
+	var err error
+	if b := h.GetData(); len(b) == 4 {
+		v = uint64(binary.BigEndian.Uint32(b)) // the form the clients make
+	} else {
+		v, err = decodeHandle[uint64](b, peer.ErrInvalidTransportationType)
+	}
 	if err == nil && v != uint64(peer.HLAreliable) && v != uint64(peer.HLAbestEffort) {
 		err = fmt.Errorf("%w: %d", peer.ErrInvalidTransportationType, v)
 	}
