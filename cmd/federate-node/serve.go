@@ -35,6 +35,7 @@ type serveFlags struct {
 	Gossip, Seeds, Iface, FedKey, SaveDir string
 	McastPort, TTL                        int
 	ResumeWindow, CallTimeout             time.Duration
+	MaxBacklog                            int64
 }
 
 func (sf *serveFlags) register(fs *flag.FlagSet) {
@@ -52,6 +53,7 @@ func (sf *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.SaveDir, "save-dir", "", "directory of federation saves (default: meshrti-saves in the temporary directory)")
 	fs.DurationVar(&sf.ResumeWindow, "resume-window", session.DefaultResumeWindow, "how long a session survives a dropped connection")
 	fs.DurationVar(&sf.CallTimeout, "call-timeout", 30*time.Second, "bound on calls that wait on the federation (create, join, resign)")
+	fs.Int64Var(&sf.MaxBacklog, "max-backlog", session.DefaultMaxBacklog, "bytes of callbacks a session keeps unacknowledged before it ends (ErrBacklog); negative: no bound")
 }
 
 // loadConfig reads a JSON config file: an object whose keys are the
@@ -147,7 +149,7 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 		return nil, err
 	}
 	d := &daemon{host: fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout, Logf: logf})}
-	d.srv = session.NewServer(session.Config{ResumeWindow: sf.ResumeWindow, Logf: logf}, hostHandler{d.host})
+	d.srv = session.NewServer(session.Config{ResumeWindow: sf.ResumeWindow, MaxBacklog: sf.MaxBacklog, Logf: logf}, hostHandler{d.host})
 	var ls []net.Listener
 	fail := func(err error) (*daemon, error) {
 		for _, l := range ls {

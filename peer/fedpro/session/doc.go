@@ -94,8 +94,10 @@
 //   - Heartbeats are answered by the reader, even while a Call runs.
 //   - Messages are written in sequence order, each in one Write. Pushing a
 //     callback never waits for the network or for the federate's
-//     response: messages queue without bound while the federate is slow
-//     or away, and are freed when acknowledged or when the session ends.
+//     response: messages queue while the federate is slow or away, and
+//     are freed when acknowledged or when the session ends; past
+//     Config.MaxBacklog bytes unacknowledged the session ends instead
+//     (ErrBacklog).
 //   - CTRL_TERMINATE_SESSION is answered after the calls received before
 //     it; the connection closes once the answer is written.
 //   - Server.Close returns after every goroutine the Server started has

@@ -36,6 +36,9 @@ var (
 	// to refuse a session with reason "out of resources" instead of
 	// "other error".
 	ErrOutOfResources = errors.New("session: out of resources")
+	// ErrBacklog: the federate left more than Config.MaxBacklog bytes of
+	// messages unacknowledged; the session ended rather than keep more.
+	ErrBacklog = errors.New("session: too many messages unacknowledged by the federate")
 	// ErrSessionClosed is returned by PushCallback after the session
 	// ended; it wraps the reason too.
 	ErrSessionClosed = errors.New("session: session closed")

@@ -33,6 +33,12 @@ type Config struct {
 	// no first message within it. Zero means never. Set it well above the
 	// federates' heartbeat interval (60 s by default in Pitch's client).
 	HeartbeatTimeout time.Duration
+	// MaxBacklog bounds the bytes of messages a session keeps for its
+	// federate until acknowledged (to replay after a resume): a callback
+	// that would pass it ends the session (ErrBacklog), so a federate that
+	// stops acknowledging cannot grow the daemon's memory without end.
+	// Zero means DefaultMaxBacklog; negative means no bound.
+	MaxBacklog int64
 	// Logf, if set, receives one line per session event and per refused
 	// message. It may be called from any goroutine.
 	Logf func(format string, args ...any)
@@ -42,6 +48,7 @@ type Config struct {
 const (
 	DefaultResumeWindow = 60 * time.Second
 	DefaultMaxMessage   = 64 << 20
+	DefaultMaxBacklog   = 512 << 20
 )
 
 // minMaxMessage is the smallest MaxMessage that lets a session start.
@@ -64,6 +71,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxMessage == 0 {
 		c.MaxMessage = DefaultMaxMessage
+	}
+	if c.MaxBacklog == 0 {
+		c.MaxBacklog = DefaultMaxBacklog
 	}
 	return c
 }

@@ -27,6 +27,7 @@ type Session struct {
 	next        uint32   // sequence number of the next RTI message
 	pending     []*frame // to write on conn, in sequence order
 	retained    []*frame // HLA messages not yet acknowledged, in sequence order
+	backlog     int64    // their bytes (Config.MaxBacklog)
 	freedTo     uint32   // newest HLA message freed by an acknowledgement, or noSequence
 	lastRecv    uint32   // newest HLA message from the federate, or noSequence
 	lastOwn     uint32   // newest call, heartbeat or terminate from the federate, or noSequence
@@ -113,6 +114,11 @@ func (s *Session) PushCallback(payload []byte) error {
 	if s.ended {
 		return fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
 	}
+	if max := s.srv.cfg.MaxBacklog; max > 0 && s.backlog+int64(len(payload)) > max {
+		s.srv.logf("session %016x: ended: %d bytes unacknowledged, over %d", s.id, s.backlog, max)
+		s.endLocked(fmt.Errorf("%w: %d bytes, over %d", ErrBacklog, s.backlog+int64(len(payload)), max))
+		return fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
+	}
 	s.enqueueLocked(msgCallbackRequest, nil, payload)
 	return nil
 }
@@ -141,6 +147,7 @@ func (s *Session) enqueueLocked(typ msgType, head, payload []byte) *frame {
 	s.next = nextSeq(s.next)
 	if typ.hla() {
 		s.retained = append(s.retained, f)
+		s.backlog += int64(HeaderSize + len(head) + len(payload))
 	}
 	if s.conn != nil {
 		s.pending = append(s.pending, f)
@@ -241,7 +248,7 @@ func (s *Session) do(it item) {
 		f := s.enqueueLocked(msgSessionTerminated, nil, nil)
 		f.last = true
 		s.ended, s.reason = true, ErrTerminated
-		s.items, s.retained = nil, nil
+		s.items, s.retained, s.backlog = nil, nil, 0
 		s.poke()
 	}
 }
@@ -312,7 +319,7 @@ func (s *Session) endLocked(reason error) {
 		return
 	}
 	s.ended, s.reason = true, reason
-	s.items, s.retained = nil, nil
+	s.items, s.retained, s.backlog = nil, nil, 0
 	if s.conn != nil {
 		s.detachLocked()
 	}
@@ -478,6 +485,9 @@ func (s *Session) ackLocked(ack uint32) {
 		return
 	}
 	s.freedTo = s.retained[i-1].seq
+	for _, f := range s.retained[:i] {
+		s.backlog -= int64(HeaderSize + len(f.head) + len(f.payload))
+	}
 	clear(s.retained[:i])
 	s.retained = s.retained[i:]
 }

@@ -807,6 +807,48 @@ func TestHeartbeatTimeout(t *testing.T) {
 	g.expectClosed()
 }
 
+// A federate that acknowledges nothing while callbacks pile up: past
+// MaxBacklog bytes its session ends with ErrBacklog, and the server
+// serves the next session; acknowledged callbacks are freed and do not
+// count.
+func TestBacklogBound(t *testing.T) {
+	h := newTestHandler()
+	srv := startServer(t, Config{MaxBacklog: 64 << 10}, h)
+	f := dialFed(t, srv.addr)
+	f.mustOpen()
+	ts := h.next(t)
+	payload := bytes.Repeat([]byte("x"), 1000)
+	// Acknowledged as they come, far more than the bound passes.
+	for i := range 200 {
+		if err := ts.s.PushCallback(payload); err != nil {
+			t.Fatalf("callback %d: %v", i, err)
+		}
+		f.mustRead()
+		if i%10 == 9 {
+			f.mustSend(tHeartbeat, nil) // carries the last received number
+			f.mustRead()
+		}
+	}
+	// Unacknowledged: the session ends at the bound.
+	var err error
+	n := 0
+	for ; n < 1000 && err == nil; n++ {
+		err = ts.s.PushCallback(payload)
+	}
+	if !errors.Is(err, ErrSessionClosed) || !errors.Is(err, ErrBacklog) {
+		t.Fatalf("after %d unacknowledged callbacks: %v, want ErrBacklog", n, err)
+	}
+	if n > 70 {
+		t.Errorf("%d callbacks of 1000 bytes passed a 64 KiB bound", n)
+	}
+	if err := ts.waitClosed(t); !errors.Is(err, ErrBacklog) {
+		t.Errorf("Closed(%v), want ErrBacklog", err)
+	}
+	g := dialFed(t, srv.addr)
+	g.mustOpen()
+	h.next(t)
+}
+
 func TestManyConcurrentSessions(t *testing.T) {
 	h := newTestHandler()
 	h.call = func(ts *testSession, p []byte) []byte {
