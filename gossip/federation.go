@@ -153,13 +153,6 @@ func (c *Cluster) CreateFederation(ctx context.Context, spec FederationSpec) err
 	if spec.Name != "" && spec.Name != c.cfg.Federation {
 		return fmt.Errorf("%w: %q, not %q", ErrFederationMismatch, c.cfg.Federation, spec.Name)
 	}
-	all := spec.Modules
-	if spec.MIM != nil {
-		all = append([]Module{*spec.MIM}, all...)
-	}
-	if _, err := moduleRecs(all); err != nil {
-		return err // too large together
-	}
 	mods, err := moduleRecs(spec.Modules)
 	if err != nil {
 		return err
@@ -169,6 +162,9 @@ func (c *Cluster) CreateFederation(ctx context.Context, spec FederationSpec) err
 		if mim, err = moduleRecs([]Module{*spec.MIM}); err != nil {
 			return err
 		}
+	}
+	if total := moduleBytes(mods) + moduleBytes(mim); total > maxModuleBytes {
+		return fmt.Errorf("%w: %d bytes with the MIM, limit %d", ErrModulesTooLarge, total, maxModuleBytes)
 	}
 	r, err := c.submit(ctx, op{Kind: opCreateFed, Name: c.cfg.Federation, Time: spec.TimeRepresentation, Modules: mods, MIM: mim})
 	if err != nil {

@@ -131,11 +131,8 @@ func (s *simulation) momArgs(ic *fomxml.InteractionClass, a *args) (peer.Paramet
 	}
 	vals := peer.ParameterValues{}
 	set := func(param string, v any) error {
-		var p *fomxml.Parameter
-		for x := ic; x != nil && p == nil; x = x.Parent {
-			p, _ = x.Parameter(param)
-		}
-		if p == nil {
+		p, ok := ic.Parameter(param) // its own or an ancestor's
+		if !ok {
 			return fmt.Errorf("%s has no parameter %s", ic.QualifiedName, param)
 		}
 		b, err := enc.Encode(p.DataType, v)
@@ -223,11 +220,9 @@ func (s *simulation) momFormat(ev peer.Event) (string, bool) {
 			return "", false
 		}
 		var kv []string
-		for x := ic; x != nil; x = x.Parent {
-			for _, p := range x.Parameters {
-				if b, ok := e.Values[p.Handle]; ok {
-					kv = append(kv, p.Name+"="+s.momValue(p.Name, p.DataType, b))
-				}
+		for _, p := range ic.AllParameters() {
+			if b, ok := e.Values[p.Handle]; ok {
+				kv = append(kv, p.Name+"="+s.momValue(p.Name, p.DataType, b))
 			}
 		}
 		sort.Strings(kv)

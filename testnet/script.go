@@ -1821,6 +1821,32 @@ func shortName(q string) string {
 	return q
 }
 
+// interaction formats an interaction's class, then after (" to OBJ" for
+// a directed one), then its parameters by name, sorted.
+func (s *simulation) interaction(b *strings.Builder, class peer.InteractionClassHandle, after string, values peer.ParameterValues) {
+	ic, known := s.fdd.InteractionClassByHandle(class)
+	if known {
+		b.WriteString(shortName(ic.QualifiedName))
+	} else {
+		fmt.Fprint(b, class)
+	}
+	b.WriteString(after)
+	var kv []string
+	for h, v := range values {
+		pn := fmt.Sprint(h)
+		if known {
+			if p, ok := ic.ParameterByHandle(h); ok {
+				pn = p.Name
+			}
+		}
+		kv = append(kv, fmt.Sprintf("%s=%q", pn, v))
+	}
+	sort.Strings(kv)
+	for _, x := range kv {
+		b.WriteString(" " + x)
+	}
+}
+
 // message formats the common tail of reflect, interaction and remove.
 func (s *simulation) message(b *strings.Builder, tag []byte, sent, recv peer.OrderType, t peer.LogicalTime, producer peer.FederateHandle) {
 	if s.userTags[string(tag)] {
@@ -1863,52 +1889,12 @@ func (s *simulation) format(ev peer.Event) string {
 		}
 		s.message(&b, e.Tag, e.SentOrder, e.ReceivedOrder, e.Time, e.Producer)
 	case peer.ReceiveInteraction:
-		name := fmt.Sprint(e.Class)
-		var c *fomxml.InteractionClass
-		if ic, ok := s.fdd.InteractionClassByHandle(e.Class); ok {
-			c, name = ic, shortName(ic.QualifiedName)
-		}
-		fmt.Fprintf(&b, "interaction %s", name)
-		var kv []string
-		for h, v := range e.Values {
-			pn := fmt.Sprint(h)
-			for x := c; x != nil; x = x.Parent {
-				for _, p := range x.Parameters {
-					if p.Handle == h {
-						pn = p.Name
-					}
-				}
-			}
-			kv = append(kv, fmt.Sprintf("%s=%q", pn, v))
-		}
-		sort.Strings(kv)
-		for _, x := range kv {
-			b.WriteString(" " + x)
-		}
+		b.WriteString("interaction ")
+		s.interaction(&b, e.Class, "", e.Values)
 		s.message(&b, e.Tag, e.SentOrder, e.ReceivedOrder, e.Time, e.Producer)
 	case peer.ReceiveDirectedInteraction:
-		name := fmt.Sprint(e.Class)
-		var c *fomxml.InteractionClass
-		if ic, ok := s.fdd.InteractionClassByHandle(e.Class); ok {
-			c, name = ic, shortName(ic.QualifiedName)
-		}
-		fmt.Fprintf(&b, "directed interaction %s to %s", name, s.obj(e.Object))
-		var kv []string
-		for h, v := range e.Values {
-			pn := fmt.Sprint(h)
-			for x := c; x != nil; x = x.Parent {
-				for _, p := range x.Parameters {
-					if p.Handle == h {
-						pn = p.Name
-					}
-				}
-			}
-			kv = append(kv, fmt.Sprintf("%s=%q", pn, v))
-		}
-		sort.Strings(kv)
-		for _, x := range kv {
-			b.WriteString(" " + x)
-		}
+		b.WriteString("directed interaction ")
+		s.interaction(&b, e.Class, " to "+s.obj(e.Object), e.Values)
 		s.message(&b, e.Tag, e.SentOrder, e.ReceivedOrder, e.Time, e.Producer)
 	case peer.RemoveObjectInstance:
 		fmt.Fprintf(&b, "remove %s", s.obj(e.Object))

@@ -49,9 +49,11 @@ type frame struct {
 	last    bool   // close the connection once written
 }
 
+// size is the frame's size on the wire, header included.
+func (f *frame) size() int { return HeaderSize + len(f.head) + len(f.payload) }
+
 func (f *frame) appendTo(dst []byte, sessionID uint64, lastRecv uint32) []byte {
-	size := HeaderSize + len(f.head) + len(f.payload)
-	dst = appendHeader(dst, header{size: uint32(size), seq: f.seq, sessionID: sessionID, lastRecv: lastRecv, typ: f.typ})
+	dst = appendHeader(dst, header{size: uint32(f.size()), seq: f.seq, sessionID: sessionID, lastRecv: lastRecv, typ: f.typ})
 	dst = append(dst, f.head...)
 	return append(dst, f.payload...)
 }
@@ -147,7 +149,7 @@ func (s *Session) enqueueLocked(typ msgType, head, payload []byte) *frame {
 	s.next = nextSeq(s.next)
 	if typ.hla() {
 		s.retained = append(s.retained, f)
-		s.backlog += int64(HeaderSize + len(head) + len(payload))
+		s.backlog += int64(f.size())
 	}
 	if s.conn != nil {
 		s.pending = append(s.pending, f)
@@ -486,7 +488,7 @@ func (s *Session) ackLocked(ack uint32) {
 	}
 	s.freedTo = s.retained[i-1].seq
 	for _, f := range s.retained[:i] {
-		s.backlog -= int64(HeaderSize + len(f.head) + len(f.payload))
+		s.backlog -= int64(f.size())
 	}
 	clear(s.retained[:i])
 	s.retained = s.retained[i:]

@@ -112,19 +112,7 @@ func (c *Core) wantedCells() map[transport.Group]bool {
 // part in its handshakes; their receivers' ACKs come to their inboxes).
 func (c *Core) rejoinCells() {
 	want := c.wantedCells()
-	var add, drop []transport.Group
-	for g := range want {
-		if !c.reg.cells[g] {
-			add = append(add, g)
-		}
-	}
-	for g := range c.reg.cells {
-		if !want[g] {
-			drop = append(drop, g)
-		}
-	}
-	slices.Sort(add)
-	slices.Sort(drop)
+	add, drop := groupChanges(c.reg.cells, want)
 	for _, g := range add {
 		c.rel.AimedAcks(g)
 		if c.reg.sendCells[g] { // joined to send already: now to hear too
@@ -207,19 +195,7 @@ func (c *Core) resendCells() {
 			}
 		}
 	}
-	var add, drop []transport.Group
-	for g := range want {
-		if !c.reg.sendCells[g] {
-			add = append(add, g)
-		}
-	}
-	for g := range c.reg.sendCells {
-		if !want[g] {
-			drop = append(drop, g)
-		}
-	}
-	slices.Sort(add)
-	slices.Sort(drop)
+	add, drop := groupChanges(c.reg.sendCells, want)
 	for _, g := range add {
 		if !c.reg.cells[g] {
 			c.rel.AimedAcks(g)
@@ -233,6 +209,24 @@ func (c *Core) resendCells() {
 	}
 	c.reg.sendCells = want
 	c.reg.members = members
+}
+
+// groupChanges returns the groups of want that have lacks (add) and
+// those of have that want lacks (drop), each sorted.
+func groupChanges(have, want map[transport.Group]bool) (add, drop []transport.Group) {
+	for g := range want {
+		if !have[g] {
+			add = append(add, g)
+		}
+	}
+	for g := range have {
+		if !want[g] {
+			drop = append(drop, g)
+		}
+	}
+	slices.Sort(add)
+	slices.Sort(drop)
+	return add, drop
 }
 
 // appendOnce appends f to fs unless it is there.

@@ -402,3 +402,13 @@ type stateValue struct {
 	value   []byte
 	version uint64
 }
+
+// ReportFederationExecutions pushes the answer to the member's
+// listFederationExecutions (§4.8): list, as the control plane gave it.
+func (c *Core) ReportFederationExecutions(list []hla.FederationExecutionInformation) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	c.push(hla.ReportFederationExecutions{Executions: list})
+	return nil
+}

@@ -126,9 +126,6 @@ func (c *Core) momObjectCounts(upd bool) map[uint64][2]uint64 {
 	return out
 }
 
-// codecFor compiles the codec of fdd's data types.
-func codecFor(fdd *fomxml.FDD) (*codec.Codec, error) { return codec.New(fdd) }
-
 // momName is the name of federate name's MOM instance: it starts with
 // HLA, so no federate can reserve it, and federate names are unique.
 func momName(name string) string { return "HLAfederate." + name }
@@ -209,17 +206,17 @@ func (c *Core) momRequested(obj ObjectInstanceHandle, class ObjectClassHandle, p
 // instance (every attribute when attrs is empty) to the class's
 // subscribers, this federate among them.
 func (c *Core) momProvide(attrs []AttributeHandle, tag []byte) {
-	vals := c.momValues(attrs)
-	if len(vals) == 0 {
+	ps := c.momEncode(c.mom.class, attrs, c.momValue)
+	if len(ps) == 0 {
 		return
 	}
-	h := c.momHandle()
-	ps := make([]valuePair, 0, len(vals))
-	for a, v := range vals {
-		ps = append(ps, valuePair{H: uint64(a), V: v})
+	for _, p := range ps {
+		if a, _ := c.mom.class.AttributeByHandle(AttributeHandle(p.H)); a.Name == "HLAtimeGrantedTime" || a.Name == "HLAtimeAdvancingTime" {
+			c.mom.grantedTicks, c.mom.advancingTicks = 0, 0 // "since the last update"
+			break
+		}
 	}
-	sortPairs(ps)
-	m := &wireMsg{Kind: kindUpdate, Obj: h, Class: uint64(c.mom.class.Handle), Pairs: ps, Tag: slices.Clone(tag), Named: true}
+	m := &wireMsg{Kind: kindUpdate, Obj: c.momHandle(), Class: uint64(c.mom.class.Handle), Pairs: ps, Tag: slices.Clone(tag), Named: true}
 	if c.rel.NewReceiverWithin(c.rt.objectRoute(c.mom.class), nameWindowTicks) {
 		m.Name = c.mom.in.name
 	}
@@ -230,30 +227,24 @@ func (c *Core) momProvide(attrs []AttributeHandle, tag []byte) {
 	}
 	// This federate, when it subscribes, gets the update as the others
 	// do (discovering the instance again after a local delete).
-	// It may come from within apply (a request): evBuf is in use.
 	m.Name = c.mom.in.name
-	d := delivery{from: c.self, received: Receive, reliable: true}
-	if c.holdsRO() {
-		c.tim.held = append(c.tim.held, heldMsg{m, d})
-		return
-	}
-	c.push(c.apply(nil, m, d)...)
+	c.momDeliverLocal(m, c.self)
 }
 
-// momValues encodes the MOM instance's attributes attrs (all when
-// empty), as the MIM declares their types; an attribute the FDD's MIM
-// gives a type the codec cannot encode the value as is left out.
-func (c *Core) momValues(attrs []AttributeHandle) AttributeValues {
+// momEncode encodes the attributes attrs of MOM class oc (all when
+// empty) that value knows, as the MIM declares their types, sorted; an
+// attribute whose value the codec cannot encode as the FDD's MIM types it
+// is left out.
+func (c *Core) momEncode(oc *fomxml.ObjectClass, attrs []AttributeHandle, value func(name string) (any, bool)) []valuePair {
 	if !c.momCodec() {
 		return nil
 	}
-	want := func(a AttributeHandle) bool { return len(attrs) == 0 || slices.Contains(attrs, a) }
-	out := make(AttributeValues)
-	for _, a := range c.mom.class.AllAttributes() {
-		if !want(a.Handle) {
+	var ps []valuePair
+	for _, a := range oc.AllAttributes() {
+		if len(attrs) > 0 && !slices.Contains(attrs, a.Handle) {
 			continue
 		}
-		v, ok := c.momValue(a.Name)
+		v, ok := value(a.Name)
 		if !ok {
 			continue
 		}
@@ -261,19 +252,23 @@ func (c *Core) momValues(attrs []AttributeHandle) AttributeValues {
 		if err != nil {
 			continue
 		}
-		out[a.Handle] = b
+		ps = append(ps, valuePair{H: uint64(a.Handle), V: b})
 	}
-	if want(attrHandleOf(c.mom.class, "HLAtimeGrantedTime")) || want(attrHandleOf(c.mom.class, "HLAtimeAdvancingTime")) {
-		c.mom.grantedTicks, c.mom.advancingTicks = 0, 0 // "since the last update"
-	}
-	return out
+	sortPairs(ps)
+	return ps
 }
 
-func attrHandleOf(oc *fomxml.ObjectClass, name string) AttributeHandle {
-	if a, ok := oc.Attribute(name); ok {
-		return a.Handle
+// momDeliverLocal hands m, a MOM message made here, to this federate as
+// if received from from: held with its receive-order messages while it
+// waits for a grant, as theirs are. It may run from within apply (a
+// request), where evBuf is in use, so it takes a buffer of its own.
+func (c *Core) momDeliverLocal(m *wireMsg, from FederateHandle) {
+	d := delivery{from: from, received: Receive, reliable: true}
+	if c.holdsRO() {
+		c.tim.held = append(c.tim.held, heldMsg{m, d})
+		return
 	}
-	return 0
+	c.push(c.apply(nil, m, d)...)
 }
 
 // momValue is the value of the MOM attribute name, as the codec takes
@@ -281,13 +276,7 @@ func attrHandleOf(oc *fomxml.ObjectClass, name string) AttributeHandle {
 func (c *Core) momValue(name string) (any, bool) {
 	m := &c.mom
 	count := func(n uint64) any { return int64(min(n, math.MaxInt32)) }
-	timeBytes := func(v float64) any {
-		b, err := c.tk.Factory().Encode(c.tk.Make(v))
-		if err != nil {
-			return []byte{}
-		}
-		return b
-	}
+	timeBytes := func(v float64) any { return timeOrEmpty(c, v, true) }
 	ms := func(ticks int64) any {
 		return int64(min(float64(ticks)*c.cfg.TickSeconds*1000, math.MaxInt32))
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/fomxml/codec"
 	"github.com/meshrti/meshrti/lbts"
 	"github.com/meshrti/meshrti/peer/hla"
 )
@@ -100,20 +101,15 @@ func (c *Core) momArrived(m *wireMsg, from FederateHandle) {
 
 // momAddressed reports whether request r names this federate.
 func (c *Core) momAddressed(r momReq) bool {
-	v, err := c.mom.enc.Decode("HLAhandle", r.args["HLAfederate"])
-	if err != nil {
-		return false
-	}
-	b, _ := v.([]byte)
-	h, err := hla.DecodeHandle[FederateHandle](b)
-	return err == nil && h == c.self
+	h, err := c.momHandleArg(r, "HLAfederate")
+	return err == nil && FederateHandle(h) == c.self
 }
 
 // momCodec builds the codec for the current FDD when needed; false when
 // the FDD's types do not compile.
 func (c *Core) momCodec() bool {
 	if c.mom.encOf != c.fdd {
-		enc, err := codecFor(c.fdd)
+		enc, err := codec.New(c.fdd)
 		if err != nil {
 			return false
 		}
@@ -163,26 +159,21 @@ func (c *Core) momFederateRequest(r momReq) {
 		c.momReportInstance(r)
 	case "HLArequestFOMmoduleData":
 		c.momReportModule("HLAfederate.HLAreport.HLAreportFOMmoduleData", r, true)
-	case "HLAsetServiceReporting":
-		v, err := c.mom.enc.Decode("HLAboolean", r.args["HLAreportingState"])
-		on, ok := v.(bool)
-		if err != nil || !ok {
+	case "HLAsetServiceReporting", "HLAsetExceptionReporting":
+		on, err := c.momBoolArg(r, "HLAreportingState")
+		if err != nil {
 			c.momException(r, "HLAreportingState is not a boolean", true)
 			return
 		}
-		if err := c.SetServiceReporting(on); err != nil {
+		set := c.SetServiceReporting
+		if leaf == "HLAsetExceptionReporting" {
+			set = c.SetExceptionReporting
+		}
+		if err := set(on); err != nil {
 			c.momException(r, err.Error(), false)
 		}
-	case "HLAsetExceptionReporting":
-		v, err := c.mom.enc.Decode("HLAboolean", r.args["HLAreportingState"])
-		on, ok := v.(bool)
-		if err != nil || !ok {
-			c.momException(r, "HLAreportingState is not a boolean", true)
-			return
-		}
-		c.mom.reportExceptions = on
 	case "HLAsetTiming":
-		v, err := c.mom.enc.Decode("HLAseconds", r.args["HLAreportPeriod"])
+		v, err := c.momArg(r, "HLAreportPeriod")
 		secs, _ := v.(int64)
 		if err != nil || secs < 0 {
 			c.momException(r, "HLAreportPeriod is not a number of seconds, 0 or more", true)
@@ -230,12 +221,7 @@ func (c *Core) momSend(name string, args map[string]any, local bool) {
 		}
 		c.mom.count(c.mom.intSent, ic.Handle, true)
 	}
-	d := delivery{from: c.self, received: Receive, reliable: true}
-	if c.holdsRO() {
-		c.tim.held = append(c.tim.held, heldMsg{m, d})
-		return
-	}
-	c.push(c.apply(nil, m, d)...)
+	c.momDeliverLocal(m, c.self)
 }
 
 // momReport sends the report leaf (under HLAmanager.HLAfederate.HLAreport)
@@ -361,11 +347,9 @@ func (c *Core) momReportInteractionCounts(leaf string, m map[uint64][2]uint64, t
 }
 
 func (c *Core) momReportInstance(r momReq) {
-	v, err := c.mom.enc.Decode("HLAhandle", r.args["HLAobjectInstance"])
-	b, _ := v.([]byte)
-	h, derr := hla.DecodeObjectInstanceHandle(b)
+	h, err := c.momInstanceArg(r)
 	in, known := c.obj.inst[h]
-	if err != nil || derr != nil || !known {
+	if err != nil || !known {
 		c.momException(r, "HLAobjectInstance names no instance this federate knows", true)
 		return
 	}
@@ -383,7 +367,7 @@ func (c *Core) momReportInstance(r momReq) {
 // HLAFOMmoduleIndicator counts from 0, in the FDD's order after the
 // MIM); about the federation, with federate false.
 func (c *Core) momReportModule(name string, r momReq, federate bool) {
-	v, err := c.mom.enc.Decode("HLAindex", r.args["HLAFOMmoduleIndicator"])
+	v, err := c.momArg(r, "HLAFOMmoduleIndicator")
 	i, _ := v.(int64)
 	var text string
 	if err == nil && c.cfg.ModuleText != nil {
@@ -501,32 +485,12 @@ func (c *Core) momFederationDiscover() {
 // when empty) to this federate.
 func (c *Core) momFederationValues(attrs []AttributeHandle, tag []byte) {
 	oc := c.mom.fedn
-	if oc == nil || !c.momCodec() {
+	if oc == nil {
 		return
 	}
-	var ps []valuePair
-	for _, a := range oc.AllAttributes() {
-		if len(attrs) > 0 && !slices.Contains(attrs, a.Handle) {
-			continue
-		}
-		v, ok := c.momFederationValue(a.Name)
-		if !ok {
-			continue
-		}
-		b, err := c.mom.enc.Encode(a.DataType, v)
-		if err != nil {
-			continue
-		}
-		ps = append(ps, valuePair{H: uint64(a.Handle), V: b})
-	}
-	sortPairs(ps)
+	ps := c.momEncode(oc, attrs, c.momFederationValue)
 	m := &wireMsg{Kind: kindUpdate, Obj: federationMOM, Class: uint64(oc.Handle), Pairs: ps, Tag: slices.Clone(tag), Named: true, Name: "HLAfederation." + c.cfg.Federation}
-	d := delivery{from: 0, received: Receive, reliable: true}
-	if c.holdsRO() {
-		c.tim.held = append(c.tim.held, heldMsg{m, d})
-		return
-	}
-	c.push(c.apply(nil, m, d)...)
+	c.momDeliverLocal(m, 0)
 }
 
 func (c *Core) momFederationValue(name string) (any, bool) {
@@ -622,16 +586,15 @@ func (c *Core) momArg(r momReq, name string) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s is missing", errMOMParam, name)
 	}
-	for _, p := range r.ic.AllParameters() {
-		if p.Name == name {
-			v, err := c.mom.enc.Decode(p.DataType, b)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s: %w", errMOMParam, name, err)
-			}
-			return v, nil
-		}
+	p, ok := r.ic.Parameter(name)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s is not a parameter of %s", errMOMParam, name, r.ic.QualifiedName)
 	}
-	return nil, fmt.Errorf("%w: %s is not a parameter of %s", errMOMParam, name, r.ic.QualifiedName)
+	v, err := c.mom.enc.Decode(p.DataType, b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", errMOMParam, name, err)
+	}
+	return v, nil
 }
 
 func (c *Core) momHandleArg(r momReq, name string) (uint64, error) {
@@ -640,11 +603,11 @@ func (c *Core) momHandleArg(r momReq, name string) (uint64, error) {
 		return 0, err
 	}
 	b, _ := v.([]byte)
-	h, err := hla.DecodeHandle[FederateHandle](b)
+	h, err := hla.DecodeHandle[uint64](b)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s: %w", errMOMParam, name, err)
 	}
-	return uint64(h), nil
+	return h, nil
 }
 
 func (c *Core) momInstanceArg(r momReq) (ObjectInstanceHandle, error) {

@@ -870,16 +870,6 @@ func (c *Core) AbortFederationRestore() error {
 	return nil
 }
 
-// ReportFederationExecutions pushes the answer to the member's
-// listFederationExecutions (§4.8): list, as the control plane gave it.
-func (c *Core) ReportFederationExecutions(list []hla.FederationExecutionInformation) error {
-	if err := c.check(); err != nil {
-		return err
-	}
-	c.push(hla.ReportFederationExecutions{Executions: list})
-	return nil
-}
-
 // QueryFederationRestoreStatus (§4.31): FederationRestoreStatusResponse
 // tells each federate's status.
 func (c *Core) QueryFederationRestoreStatus() error {
