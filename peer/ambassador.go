@@ -354,7 +354,7 @@ func dispatchOne(amb FederateAmbassador, ev Event) error {
 func (f *Federate) reportException(ev Event, err error) {
 	name := fmt.Sprintf("%T", ev)
 	name = name[strings.LastIndexByte(name, '.')+1:]
-	f.callAny(func() error {
+	f.callDriver(func() error {
 		f.core.ReportException(name, err)
 		return nil
 	})

@@ -401,14 +401,21 @@ func (f *Federate) closedErr() error {
 // update costs no switch to another goroutine; when the writer is idle,
 // the caller sends the frames itself (see lead).
 func (f *Federate) call(fn func() error) error {
-	return f.callGated(true, fn)
+	return f.callGated(true, true, fn)
 }
 
 // callAny is call for the services a save or restore under way does not
 // refuse (the support services, resigning, the save and restore services
 // themselves).
 func (f *Federate) callAny(fn func() error) error {
-	return f.callGated(false, fn)
+	return f.callGated(false, true, fn)
+}
+
+// callDriver is callAny for what is not a service of the federate's: the
+// driver's own steps (a manual Tick or Deliver), diagnostics, reports.
+// The MOM does not report them as service invocations.
+func (f *Federate) callDriver(fn func() error) error {
+	return f.callGated(false, false, fn)
 }
 
 // serviceName is the name of the exported Federate method that called
@@ -430,7 +437,7 @@ func serviceName() string {
 	}
 }
 
-func (f *Federate) callGated(gate bool, fn func() error) error {
+func (f *Federate) callGated(gate, service bool, fn func() error) error {
 	if f.closed.Load() {
 		return f.closedErr()
 	}
@@ -446,7 +453,7 @@ func (f *Federate) callGated(gate bool, fn func() error) error {
 		}
 	}
 	err := fn()
-	if f.core.ReportsServices() {
+	if service && f.core.ReportsServices() {
 		f.core.ReportService(serviceName(), err)
 	}
 	if terr := f.endTurn(); err == nil {
@@ -899,6 +906,6 @@ func resignActionOf(name string) ResignAction {
 // RunFrames uses to decide whether to wait.
 func (f *Federate) TimeStatus() (lbts.Status, error) {
 	var s lbts.Status
-	err := f.callAny(func() error { s = f.core.TimeStatus(); return nil })
+	err := f.callDriver(func() error { s = f.core.TimeStatus(); return nil })
 	return s, err
 }

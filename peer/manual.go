@@ -25,7 +25,7 @@ func (f *Federate) Deliver(p transport.Packet) error {
 	if !f.cfg.Manual {
 		return errNotManual
 	}
-	return f.callAny(func() error {
+	return f.callDriver(func() error {
 		f.step(p)
 		return nil
 	})
@@ -40,7 +40,7 @@ func (f *Federate) Tick() error {
 		return errNotManual
 	}
 	f.manualTicks.Add(1)
-	return f.callAny(func() error {
+	return f.callDriver(func() error {
 		f.takeControl()
 		f.tick()
 		return nil

@@ -769,3 +769,44 @@ func TestMOMBadInput(t *testing.T) {
 	}
 	t.Logf("%d garbled MOM requests sent", sent)
 }
+
+// The HLA 4 switch getters follow the switches; the MOM's reporting
+// switches refuse a federate without the MOM, and a closed federate
+// answers nothing.
+func TestSwitchGettersAndReporting(t *testing.T) {
+	m := newMemFederation(t, 1, transport.Faults{}, 59)
+	a := m.feds[0]
+	quiet := m.addWith("Quiet", testDoc(t), func(c *Config) { c.NoMOM = true })
+	if on, err := a.GetObjectClassRelevanceAdvisorySwitch(); err != nil || on {
+		t.Fatalf("relevance at join: %v, %v", on, err)
+	}
+	if err := a.EnableObjectClassRelevanceAdvisorySwitch(); err != nil {
+		t.Fatal(err)
+	}
+	if on, err := a.GetObjectClassRelevanceAdvisorySwitch(); err != nil || !on {
+		t.Errorf("relevance after Enable: %v, %v", on, err)
+	}
+	for _, set := range []func(bool) error{a.SetServiceReportingSwitch, a.SetExceptionReportingSwitch} {
+		if err := set(true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if on, err := a.GetExceptionReportingSwitch(); err != nil || !on {
+		t.Errorf("exception reporting: %v, %v", on, err)
+	}
+	if err := quiet.SetServiceReportingSwitch(true); !errors.Is(err, ErrRTIinternalError) {
+		t.Errorf("service reporting without the MOM: %v", err)
+	}
+	if err := quiet.SetExceptionReportingSwitch(true); !errors.Is(err, ErrRTIinternalError) {
+		t.Errorf("exception reporting without the MOM: %v", err)
+	}
+	if err := quiet.ResignFederationExecution(t.Context(), NoAction); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := quiet.GetServiceReportingSwitch(); !errors.Is(err, ErrFederateNotExecutionMember) {
+		t.Errorf("a resigned federate's switch: %v", err)
+	}
+	if err := quiet.ListFederationExecutions(t.Context()); !errors.Is(err, ErrFederateNotExecutionMember) {
+		t.Errorf("a resigned federate lists: %v", err)
+	}
+}

@@ -1500,8 +1500,8 @@ func (s *simulation) switches(cmd string, a *args) (*serviceError, error) {
 	if cmd == "callbacks" {
 		want = 2
 	}
-	if len(a.pos) != want || (a.pos[want-1] != "on" && a.pos[want-1] != "off") {
-		return nil, errors.New("switch NAME relevance|attribute-relevance|scope|interaction-relevance on|off, or callbacks NAME on|off")
+	if len(a.pos) != want || (a.pos[want-1] != "on" && a.pos[want-1] != "off" && (cmd == "callbacks" || a.pos[want-1] != "get")) {
+		return nil, errors.New("switch NAME relevance|attribute-relevance|scope|interaction-relevance|service-reporting|exception-reporting on|off|get, or callbacks NAME on|off")
 	}
 	name := a.pos[0]
 	i, ok := s.fedIdx[name]
@@ -1515,18 +1515,36 @@ func (s *simulation) switches(cmd string, a *args) (*serviceError, error) {
 		}
 		return fail(name, f.DisableCallbacks())
 	}
-	type pair struct{ on, off func() error }
-	sw := map[string]pair{
-		"relevance":             {f.EnableObjectClassRelevanceAdvisorySwitch, f.DisableObjectClassRelevanceAdvisorySwitch},
-		"attribute-relevance":   {f.EnableAttributeRelevanceAdvisorySwitch, f.DisableAttributeRelevanceAdvisorySwitch},
-		"scope":                 {f.EnableAttributeScopeAdvisorySwitch, f.DisableAttributeScopeAdvisorySwitch},
-		"interaction-relevance": {f.EnableInteractionRelevanceAdvisorySwitch, f.DisableInteractionRelevanceAdvisorySwitch},
+	set := func(sw func(bool) error) func() error { return func() error { return sw(on) } }
+	type ops struct {
+		on, off func() error
+		get     func() (bool, error)
+	}
+	sw := map[string]ops{
+		"relevance":             {f.EnableObjectClassRelevanceAdvisorySwitch, f.DisableObjectClassRelevanceAdvisorySwitch, f.GetObjectClassRelevanceAdvisorySwitch},
+		"attribute-relevance":   {f.EnableAttributeRelevanceAdvisorySwitch, f.DisableAttributeRelevanceAdvisorySwitch, f.GetAttributeRelevanceAdvisorySwitch},
+		"scope":                 {f.EnableAttributeScopeAdvisorySwitch, f.DisableAttributeScopeAdvisorySwitch, f.GetAttributeScopeAdvisorySwitch},
+		"interaction-relevance": {f.EnableInteractionRelevanceAdvisorySwitch, f.DisableInteractionRelevanceAdvisorySwitch, f.GetInteractionRelevanceAdvisorySwitch},
+		"service-reporting":     {set(f.SetServiceReportingSwitch), set(f.SetServiceReportingSwitch), f.GetServiceReportingSwitch},
+		"exception-reporting":   {set(f.SetExceptionReportingSwitch), set(f.SetExceptionReportingSwitch), f.GetExceptionReportingSwitch},
 	}
 	p, ok := sw[a.pos[1]]
 	if !ok {
 		return nil, fmt.Errorf("no switch %s", a.pos[1])
 	}
-	if on {
+	switch {
+	case a.pos[2] == "get":
+		v, err := p.get()
+		if err != nil {
+			return fail(name, err)
+		}
+		state := "off"
+		if v {
+			state = "on"
+		}
+		s.lines = append(s.lines, fmt.Sprintf("%s: switch %s %s", name, a.pos[1], state))
+		return nil, nil
+	case on:
 		return fail(name, p.on())
 	}
 	return fail(name, p.off())
