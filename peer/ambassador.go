@@ -81,6 +81,8 @@ type FederateAmbassador interface {
 // received in, the producing federate, the transportation, and the
 // sender's retraction handle for a message sent in time-stamp order (the
 // handle a later RequestRetraction names; the zero handle otherwise).
+// Dispatch leaves Producer zero while the HLAconveyProducingFederate
+// switch is off.
 type ReflectInfo struct {
 	Time           LogicalTime
 	ReceivedOrder  OrderType
@@ -218,6 +220,10 @@ type eventSource interface {
 // a callback fails (its error is returned wrapped in
 // ErrFederateInternalError). Events without a FederateAmbassador method
 // (the meshrti extensions) are skipped. Callbacks may call back into fed.
+// While the federation's HLAconveyProducingFederate switch is off (the
+// default: GetConveyProducingFederateSwitch), the producing federate of
+// a discover, reflect, receive or remove is the zero handle, as the
+// standard conveys none (§6.9).
 func Dispatch(ctx context.Context, fed eventSource, amb FederateAmbassador) error {
 	for {
 		ev, err := fed.Next(ctx)
@@ -227,6 +233,9 @@ func Dispatch(ctx context.Context, fed eventSource, amb FederateAmbassador) erro
 		if err != nil {
 			return err
 		}
+		if f, ok := fed.(*Federate); ok && !f.conveysProducer() {
+			ev = withoutProducer(ev)
+		}
 		if err := dispatchOne(amb, ev); err != nil {
 			if f, ok := fed.(*Federate); ok {
 				f.reportException(ev, err)
@@ -234,6 +243,30 @@ func Dispatch(ctx context.Context, fed eventSource, amb FederateAmbassador) erro
 			return fmt.Errorf("%w: %T: %w", ErrFederateInternalError, ev, err)
 		}
 	}
+}
+
+// withoutProducer is ev as the callbacks convey it while the
+// HLAconveyProducingFederate switch is off (§6.9): with the zero
+// producing federate.
+func withoutProducer(ev Event) Event {
+	switch e := ev.(type) {
+	case DiscoverObjectInstance:
+		e.Producer = 0
+		return e
+	case ReflectAttributeValues:
+		e.Producer = 0
+		return e
+	case ReceiveInteraction:
+		e.Producer = 0
+		return e
+	case ReceiveDirectedInteraction:
+		e.Producer = 0
+		return e
+	case RemoveObjectInstance:
+		e.Producer = 0
+		return e
+	}
+	return ev
 }
 
 func dispatchOne(amb FederateAmbassador, ev Event) error {

@@ -326,6 +326,33 @@ func (f *Federate) GetExceptionReportingSwitch() (bool, error) {
 	return on, err
 }
 
+// GetConveyProducingFederateSwitch (HLA 4) reports the federation's
+// HLAconveyProducingFederate switch, as its FDD sets it (<switches>
+// <conveyProducingFederate isEnabled="true"/>; off by default; meshrti
+// does not change it at run time). While it is off the callbacks convey
+// no producing federate (§6.9): Dispatch passes the zero handle, and the
+// Federate Protocol leaves the field out.
+func (f *Federate) GetConveyProducingFederateSwitch() (bool, error) {
+	var on bool
+	err := f.callAny(func() error { on = f.conveysProducer(); return nil })
+	return on, err
+}
+
+// GetConveyRegionDesignatorSetsSwitch (HLA 4) reports the federation's
+// HLAconveyRegionDesignatorSets switch, as its FDD sets it (off by
+// default). meshrti conveys no sent regions even when it is on.
+func (f *Federate) GetConveyRegionDesignatorSetsSwitch() (bool, error) {
+	var on bool
+	err := f.callAny(func() error { on = f.FDD().Switches.ConveyRegionDesignatorSets; return nil })
+	return on, err
+}
+
+// conveysProducer reports the HLAconveyProducingFederate switch.
+func (f *Federate) conveysProducer() bool {
+	d := f.FDD()
+	return d != nil && d.Switches.ConveyProducingFederate
+}
+
 // EnableObjectClassRelevanceAdvisorySwitch (§10.33): StartRegistration
 // and StopRegistrationForObjectClass come. ErrObjectClassRelevanceAdvisorySwitchIsOn.
 func (f *Federate) EnableObjectClassRelevanceAdvisorySwitch() error {

@@ -10,8 +10,20 @@ import (
 // callbackOf turns one of f's events into its Federate Protocol
 // callback; nil for events the protocol has no callback for (meshrti's
 // membership notices, lost messages).
+//
+// The producing federate of a discover, reflect, receive or remove is
+// conveyed only while the federation's HLAconveyProducingFederate switch
+// is on (1516.1 §6.9): the public clients choose the callback form (the
+// 1516e discover with or without the producer, the supplemental infos)
+// by whether the field is there. Sent regions are never conveyed.
 func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
 	cb := &pb.CallbackRequest{}
+	producer := func(h peer.FederateHandle) *pb.FederateHandle {
+		if d := f.FDD(); d == nil || !d.Switches.ConveyProducingFederate {
+			return nil // (read directly: the getter is a service the MOM reports)
+		}
+		return pbFed(h)
+	}
 	switch e := ev.(type) {
 	case peer.ConnectionLost:
 		cb.CallbackRequest = &pb.CallbackRequest_ConnectionLost{ConnectionLost: &pb.ConnectionLost{FaultDescription: e.Reason}}
@@ -78,14 +90,14 @@ func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
 	case peer.MultipleObjectInstanceNameReservationFailed:
 		cb.CallbackRequest = &pb.CallbackRequest_MultipleObjectInstanceNameReservationFailed{MultipleObjectInstanceNameReservationFailed: &pb.MultipleObjectInstanceNameReservationFailed{ObjectInstanceNames: e.Names}}
 	case peer.DiscoverObjectInstance:
-		cb.CallbackRequest = &pb.CallbackRequest_DiscoverObjectInstance{DiscoverObjectInstance: &pb.DiscoverObjectInstance{ObjectInstance: pbObj(e.Object), ObjectClass: pbClass(e.Class), ObjectInstanceName: e.Name, ProducingFederate: pbFed(e.Producer)}}
+		cb.CallbackRequest = &pb.CallbackRequest_DiscoverObjectInstance{DiscoverObjectInstance: &pb.DiscoverObjectInstance{ObjectInstance: pbObj(e.Object), ObjectClass: pbClass(e.Class), ObjectInstanceName: e.Name, ProducingFederate: producer(e.Producer)}}
 	case peer.ReflectAttributeValues:
 		tr := pbTransportName(e.Transportation)
 		if e.Time == nil {
-			cb.CallbackRequest = &pb.CallbackRequest_ReflectAttributeValues{ReflectAttributeValues: &pb.ReflectAttributeValues{ObjectInstance: pbObj(e.Object), AttributeValues: pbAttrValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: pbFed(e.Producer)}}
+			cb.CallbackRequest = &pb.CallbackRequest_ReflectAttributeValues{ReflectAttributeValues: &pb.ReflectAttributeValues{ObjectInstance: pbObj(e.Object), AttributeValues: pbAttrValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: producer(e.Producer)}}
 			break
 		}
-		r := &pb.ReflectAttributeValuesWithTime{ObjectInstance: pbObj(e.Object), AttributeValues: pbAttrValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: pbFed(e.Producer),
+		r := &pb.ReflectAttributeValuesWithTime{ObjectInstance: pbObj(e.Object), AttributeValues: pbAttrValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: producer(e.Producer),
 			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder)}
 		if e.Retraction != (peer.MessageRetractionHandle{}) {
 			r.OptionalRetraction = pbRetraction(e.Retraction)
@@ -94,10 +106,10 @@ func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
 	case peer.ReceiveInteraction:
 		tr := pbTransportName(e.Transportation)
 		if e.Time == nil {
-			cb.CallbackRequest = &pb.CallbackRequest_ReceiveInteraction{ReceiveInteraction: &pb.ReceiveInteraction{InteractionClass: pbInteraction(e.Class), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: pbFed(e.Producer)}}
+			cb.CallbackRequest = &pb.CallbackRequest_ReceiveInteraction{ReceiveInteraction: &pb.ReceiveInteraction{InteractionClass: pbInteraction(e.Class), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: producer(e.Producer)}}
 			break
 		}
-		r := &pb.ReceiveInteractionWithTime{InteractionClass: pbInteraction(e.Class), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: pbFed(e.Producer),
+		r := &pb.ReceiveInteractionWithTime{InteractionClass: pbInteraction(e.Class), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: producer(e.Producer),
 			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder)}
 		if e.Retraction != (peer.MessageRetractionHandle{}) {
 			r.OptionalRetraction = pbRetraction(e.Retraction)
@@ -106,10 +118,10 @@ func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
 	case peer.ReceiveDirectedInteraction:
 		tr := pbTransportName(e.Transportation)
 		if e.Time == nil {
-			cb.CallbackRequest = &pb.CallbackRequest_ReceiveDirectedInteraction{ReceiveDirectedInteraction: &pb.ReceiveDirectedInteraction{InteractionClass: pbInteraction(e.Class), ObjectInstance: pbObj(e.Object), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: pbFed(e.Producer)}}
+			cb.CallbackRequest = &pb.CallbackRequest_ReceiveDirectedInteraction{ReceiveDirectedInteraction: &pb.ReceiveDirectedInteraction{InteractionClass: pbInteraction(e.Class), ObjectInstance: pbObj(e.Object), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: producer(e.Producer)}}
 			break
 		}
-		r := &pb.ReceiveDirectedInteractionWithTime{InteractionClass: pbInteraction(e.Class), ObjectInstance: pbObj(e.Object), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: pbFed(e.Producer),
+		r := &pb.ReceiveDirectedInteractionWithTime{InteractionClass: pbInteraction(e.Class), ObjectInstance: pbObj(e.Object), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: producer(e.Producer),
 			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder)}
 		if e.Retraction != (peer.MessageRetractionHandle{}) {
 			r.OptionalRetraction = pbRetraction(e.Retraction)
@@ -117,10 +129,10 @@ func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
 		cb.CallbackRequest = &pb.CallbackRequest_ReceiveDirectedInteractionWithTime{ReceiveDirectedInteractionWithTime: r}
 	case peer.RemoveObjectInstance:
 		if e.Time == nil {
-			cb.CallbackRequest = &pb.CallbackRequest_RemoveObjectInstance{RemoveObjectInstance: &pb.RemoveObjectInstance{ObjectInstance: pbObj(e.Object), UserSuppliedTag: e.Tag, ProducingFederate: pbFed(e.Producer)}}
+			cb.CallbackRequest = &pb.CallbackRequest_RemoveObjectInstance{RemoveObjectInstance: &pb.RemoveObjectInstance{ObjectInstance: pbObj(e.Object), UserSuppliedTag: e.Tag, ProducingFederate: producer(e.Producer)}}
 			break
 		}
-		r := &pb.RemoveObjectInstanceWithTime{ObjectInstance: pbObj(e.Object), UserSuppliedTag: e.Tag, ProducingFederate: pbFed(e.Producer),
+		r := &pb.RemoveObjectInstanceWithTime{ObjectInstance: pbObj(e.Object), UserSuppliedTag: e.Tag, ProducingFederate: producer(e.Producer),
 			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder)}
 		if e.Retraction != (peer.MessageRetractionHandle{}) {
 			r.OptionalRetraction = pbRetraction(e.Retraction)

@@ -62,6 +62,12 @@ type mtFederation struct {
 // control does not survive, so the creating Host cannot join after.
 func mtNewFederation(t *testing.T) *mtFederation {
 	t.Helper()
+	return mtNewFederationFOM(t, mtFOM)
+}
+
+// mtNewFederationFOM is mtNewFederation with the FOM module fom.
+func mtNewFederationFOM(t *testing.T, fom string) *mtFederation {
+	t.Helper()
 	mtNoLeaks(t)
 	m := &mtFederation{t: t, name: "fp", reg: peer.NewMemRegistry(), net: transport.NewNetwork(transport.NetworkConfig{Seed: 1}), dir: t.TempDir()}
 	h := NewHost(Config{Base: peer.Config{Control: m.reg.Control(m.name)}})
@@ -69,7 +75,7 @@ func mtNewFederation(t *testing.T) *mtFederation {
 	c := &mtFed{t: t, name: "creator", s: h.NewSession(func([]byte) error { return nil })}
 	c.ok(&pb.ConnectRequest{})
 	c.ok(&pb.CreateFederationExecutionWithModulesRequest{FederationName: m.name, FomModules: &pb.FomModuleSet{FomModule: []*pb.FomModule{
-		{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "fedpro.xml", Content: []byte(mtFOM)}}},
+		{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "fedpro.xml", Content: []byte(fom)}}},
 	}}})
 	return m
 }

@@ -17,8 +17,10 @@ import (
 // is); Get reads peer's getters. The service and exception reporting
 // switches are the MOM's (docs/mom.md).
 //
-// The other switches answer meshrti's fixed behaviour: it conveys no
-// region designator sets, writes no service report file, does not provide
+// The convey region designator sets switch reads the FDD's setting
+// (meshrti conveys no sent regions either way); a Set to another value
+// is refused. The other switches answer meshrti's fixed behaviour: it
+// writes no service report file, does not provide
 // values automatically, evaluates subscriptions at once, bases its
 // advisories on the registered class, checks region contexts strictly
 // and grants no time advances by the non-regulated rule: all false. A Set
@@ -166,14 +168,27 @@ func init() {
 		return &pb.SetInteractionRelevanceAdvisorySwitchResponse{}, setAdvisory(s, interactionRelevance, req.GetValue())
 	})
 
-	// The switches meshrti keeps off.
+	// The convey region designator sets switch is the FDD's; a Set to
+	// another value is refused (meshrti does not change it at run time).
 	on(func(s *Session, _ *pb.GetConveyRegionDesignatorSetsSwitchRequest) (*pb.GetConveyRegionDesignatorSetsSwitchResponse, error) {
-		v, err := fixedSwitch(s)
+		var v bool
+		err := s.with(func(f *peer.Federate) (err error) {
+			v, err = f.GetConveyRegionDesignatorSetsSwitch()
+			return err
+		})
 		return &pb.GetConveyRegionDesignatorSetsSwitchResponse{Result: v}, err
 	})
 	on(func(s *Session, req *pb.SetConveyRegionDesignatorSetsSwitchRequest) (*pb.SetConveyRegionDesignatorSetsSwitchResponse, error) {
-		return &pb.SetConveyRegionDesignatorSetsSwitchResponse{}, setFixedSwitch(s, "convey region designator sets", req.GetValue())
+		return &pb.SetConveyRegionDesignatorSetsSwitchResponse{}, s.with(func(f *peer.Federate) error {
+			v, err := f.GetConveyRegionDesignatorSetsSwitch()
+			if err == nil && v != req.GetValue() {
+				err = fmt.Errorf("%w: the convey region designator sets switch stays %v, as the FDD sets it: meshrti does not change it at run time", peer.ErrRTIinternalError, v)
+			}
+			return err
+		})
 	})
+
+	// The switches meshrti keeps off.
 	on(func(s *Session, _ *pb.GetServiceReportingSwitchRequest) (*pb.GetServiceReportingSwitchResponse, error) {
 		var v bool
 		err := s.with(func(f *peer.Federate) (err error) {

@@ -11,9 +11,15 @@ type Event interface{ isEvent() }
 // registered class or, when the federate subscribes only to an ancestor,
 // that ancestor (class-hierarchy promotion).
 type DiscoverObjectInstance struct {
-	Object   ObjectInstanceHandle
-	Class    ObjectClassHandle
-	Name     string
+	Object ObjectInstanceHandle
+	Class  ObjectClassHandle
+	Name   string
+	// Producer is the federate that registered the instance. Next always
+	// gives it (a meshrti extension, for diagnostics); the standard
+	// conveys it only while the HLAconveyProducingFederate switch is on
+	// (§6.9), so Dispatch and the Federate Protocol convey the zero
+	// handle (the protocol: no field) while it is off. Likewise for the
+	// Producer of the reflect, receive and remove events.
 	Producer FederateHandle
 }
 

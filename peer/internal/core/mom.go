@@ -374,10 +374,20 @@ func (c *Core) momValue(name string) (any, bool) {
 		return ms(m.grantedTicks), true
 	case "HLAtimeAdvancingTime":
 		return ms(m.advancingTicks), true
-	case "HLAconveyRegionDesignatorSets", "HLAconveyProducingFederate":
-		return "Disabled", true // meshrti's fixed switches
+	case "HLAconveyRegionDesignatorSets":
+		return momSwitch(c.fdd.Switches.ConveyRegionDesignatorSets), true // as the FDD sets it
+	case "HLAconveyProducingFederate":
+		return momSwitch(c.fdd.Switches.ConveyProducingFederate), true
 	}
 	return nil, false
+}
+
+// momSwitch is an HLAswitch value.
+func momSwitch(on bool) string {
+	if on {
+		return "Enabled"
+	}
+	return "Disabled"
 }
 
 // momTick counts the time spent granted and advancing, and sends the
