@@ -310,3 +310,10 @@ type (
 	AttributeIsNotOwned                              = hla.AttributeIsNotOwned
 	AttributeIsOwnedByRTI                            = hla.AttributeIsOwnedByRTI
 )
+
+// The HLA 4 names of the FOM exceptions (see package hla).
+var (
+	ErrCouldNotOpenFOM = hla.ErrCouldNotOpenFOM
+	ErrErrorReadingFOM = hla.ErrErrorReadingFOM
+	ErrInconsistentFOM = hla.ErrInconsistentFOM
+)

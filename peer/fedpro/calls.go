@@ -3,8 +3,6 @@ package fedpro
 import (
 	"errors"
 	"fmt"
-	"strings"
-	"unicode"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -81,55 +79,11 @@ func (s *Session) dispatch(payload []byte) *pb.CallResponse {
 }
 
 // exception turns err into the response's exceptionData: the name of the
-// HLA exception it wraps (RTIinternalError when none) and the error's
-// text.
+// HLA exception it wraps (exceptionName: RTIinternalError when none) and
+// the error's text.
 func exception(err error) *pb.CallResponse {
 	return &pb.CallResponse{CallResponse: &pb.CallResponse_ExceptionData{ExceptionData: &pb.ExceptionData{
 		ExceptionName: exceptionName(err),
 		Details:       err.Error(),
 	}}}
-}
-
-// exceptionName finds the HLA exception err wraps: the sentinels of
-// package hla read "hla: <the exception's name in words>".
-func exceptionName(err error) string {
-	name := ""
-	var walk func(error)
-	walk = func(e error) {
-		if e == nil || name != "" {
-			return
-		}
-		switch u := e.(type) {
-		case interface{ Unwrap() []error }:
-			for _, w := range u.Unwrap() {
-				walk(w)
-			}
-		case interface{ Unwrap() error }:
-			walk(u.Unwrap())
-		}
-		if name == "" {
-			if text, ok := strings.CutPrefix(e.Error(), "hla: "); ok && !strings.Contains(text, ": ") {
-				name = camel(text)
-			}
-		}
-	}
-	walk(err)
-	switch {
-	case name == "":
-		return "RTIinternalError"
-	case name == "RTIInternalError":
-		return "RTIinternalError"
-	}
-	return name
-}
-
-// camel writes "attribute not owned" as AttributeNotOwned.
-func camel(words string) string {
-	var b strings.Builder
-	for _, w := range strings.Fields(words) {
-		r := []rune(w)
-		r[0] = unicode.ToUpper(r[0])
-		b.WriteString(string(r))
-	}
-	return b.String()
 }

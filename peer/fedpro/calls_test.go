@@ -249,9 +249,9 @@ func TestCallExceptions(t *testing.T) {
 	c.fails(getName, "FederateNotExecutionMember")
 	c.fails(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionRequest{JoinFederationExecutionRequest: &pb.JoinFederationExecutionRequest{FederateType: "x", FederationName: "nowhere"}}}, "FederationExecutionDoesNotExist")
 	c.fails(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{
-		FederationName: "bad", FomModule: &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "bad.xml", Content: []byte("<objectModel")}}}}}}, "ErrorReadingFDD")
+		FederationName: "bad", FomModule: &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "bad.xml", Content: []byte("<objectModel")}}}}}}, "ErrorReadingFOM")
 	c.fails(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{
-		FederationName: "bad", FomModule: &pb.FomModule{FomModule: &pb.FomModule_Url{Url: filepath.Join(t.TempDir(), "missing.xml")}}}}}, "CouldNotOpenFDD")
+		FederationName: "bad", FomModule: &pb.FomModule{FomModule: &pb.FomModule_Url{Url: filepath.Join(t.TempDir(), "missing.xml")}}}}}, "CouldNotOpenFOM")
 	c.joinConnected("A", true)
 	c.fails(getName, "InvalidObjectClassHandle")
 	c.fails(&pb.CallRequest{CallRequest: &pb.CallRequest_GetObjectClassHandleRequest{GetObjectClassHandleRequest: &pb.GetObjectClassHandleRequest{ObjectClassName: "NoSuchClass"}}}, "NameNotFound")
@@ -307,7 +307,7 @@ func TestExceptionName(t *testing.T) {
 		{fmt.Errorf("ctx: %w", peer.ErrObjectClassNotPublished), "ObjectClassNotPublished"},
 		{fmt.Errorf("%w: %w", peer.ErrInvalidLogicalTime, errors.New("x")), "InvalidLogicalTime"},
 		{peer.ErrRTIinternalError, "RTIinternalError"},
-		{peer.ErrReadingFDD, "ErrorReadingFDD"},
+		{peer.ErrReadingFDD, "ErrorReadingFOM"},
 		{errors.New("something else"), "RTIinternalError"},
 	} {
 		if got := exceptionName(tc.err); got != tc.want {

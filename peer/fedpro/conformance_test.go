@@ -3,11 +3,17 @@ package fedpro
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
+	"github.com/meshrti/meshrti/peer/hla"
 )
 
 // Through the protocol, the producing federate of a discover, reflect,
@@ -73,4 +79,209 @@ func TestConformanceProducingFederate(t *testing.T) {
 			check("remove", rm.ProducingFederate)
 		})
 	}
+}
+
+// hla4Exceptions are the exception names of HLA 4 (IEEE 1516.1-2025):
+// the Java API's hla.rti1516_2025.exceptions, and the advisory switch
+// and InternalError exceptions its C++ Exception.h keeps.
+var hla4Exceptions = strings.Fields(`
+AlreadyConnected AsynchronousDeliveryAlreadyDisabled AsynchronousDeliveryAlreadyEnabled
+AttributeAcquisitionWasNotRequested AttributeAlreadyBeingAcquired AttributeAlreadyBeingChanged
+AttributeAlreadyBeingDivested AttributeAlreadyOwned AttributeDivestitureWasNotRequested
+AttributeNotDefined AttributeNotOwned AttributeNotPublished CallNotAllowedFromWithinCallback
+ConnectionFailed CouldNotCreateLogicalTimeFactory CouldNotDecode CouldNotEncode CouldNotOpenFOM
+CouldNotOpenMIM DeletePrivilegeNotHeld DesignatorIsHLAstandardMIM ErrorReadingFOM ErrorReadingMIM
+FederateAlreadyExecutionMember FederateHandleNotKnown FederateHasNotBegunSave FederateInternalError
+FederateIsExecutionMember FederateNameAlreadyInUse FederateNotExecutionMember FederateOwnsAttributes
+FederatesCurrentlyJoined FederateServiceInvocationsAreBeingReportedViaMOM FederateUnableToUseTime
+FederationExecutionAlreadyExists FederationExecutionDoesNotExist IllegalName IllegalTimeArithmetic
+InconsistentFOM InteractionClassAlreadyBeingChanged InteractionClassNotDefined
+InteractionClassNotPublished InteractionParameterNotDefined InTimeAdvancingState
+InvalidAttributeHandle InvalidCredentials InvalidDimensionHandle InvalidFederateHandle InvalidFOM
+InvalidInteractionClassHandle InvalidLogicalTime InvalidLogicalTimeInterval InvalidLookahead
+InvalidMessageRetractionHandle InvalidMIM InvalidObjectClassHandle InvalidObjectInstanceHandle
+InvalidOrderName InvalidOrderType InvalidParameterHandle InvalidRangeBound InvalidRegion
+InvalidRegionContext InvalidResignAction InvalidServiceGroup InvalidTransportationName
+InvalidTransportationTypeHandle InvalidUpdateRateDesignator LogicalTimeAlreadyPassed
+MessageCanNoLongerBeRetracted NameNotFound NameSetWasEmpty NoAcquisitionPending NotConnected
+ObjectClassNotDefined ObjectClassNotPublished ObjectInstanceNameInUse ObjectInstanceNameNotReserved
+ObjectInstanceNotKnown OwnershipAcquisitionPending RegionDoesNotContainSpecifiedDimension
+RegionInUseForUpdateOrSubscription RegionNotCreatedByThisFederate
+ReportServiceInvocationsAreSubscribed RequestForTimeConstrainedPending
+RequestForTimeRegulationPending RestoreInProgress RestoreNotInProgress RestoreNotRequested
+RTIinternalError SaveInProgress SaveNotInitiated SaveNotInProgress
+SynchronizationPointLabelNotAnnounced TimeConstrainedAlreadyEnabled TimeConstrainedIsNotEnabled
+TimeRegulationAlreadyEnabled TimeRegulationIsNotEnabled Unauthorized UnsupportedCallbackModel
+AttributeRelevanceAdvisorySwitchIsOff AttributeRelevanceAdvisorySwitchIsOn
+AttributeScopeAdvisorySwitchIsOff AttributeScopeAdvisorySwitchIsOn
+InteractionRelevanceAdvisorySwitchIsOff InteractionRelevanceAdvisorySwitchIsOn
+ObjectClassRelevanceAdvisorySwitchIsOff ObjectClassRelevanceAdvisorySwitchIsOn InternalError
+`)
+
+// only1516e are the exceptions of 1516e's Exception.h that HLA 4 has no
+// longer: package hla keeps their sentinels, reported by their 1516e
+// names. No call of the protocol returns one (why, for each).
+var only1516e = map[string]string{
+	"AttributeAcquisitionWasNotCanceled":         "in no 1516e signature either",
+	"AttributeNotRecognized":                     "in no 1516e signature either",
+	"AttributeNotSubscribed":                     "in no 1516e signature either",
+	"BadInitializationParameter":                 "in no 1516e signature either",
+	"CouldNotDiscover":                           "in no 1516e signature either",
+	"CouldNotInitiateRestore":                    "in no 1516e signature either",
+	"InteractionClassNotRecognized":              "in no 1516e signature either",
+	"InteractionClassNotSubscribed":              "in no 1516e signature either",
+	"InteractionParameterNotRecognized":          "in no 1516e signature either",
+	"JoinedFederateIsNotInTimeAdvancingState":    "in no 1516e signature either",
+	"NoFederateWillingToAcquireAttribute":        "in no 1516e signature either",
+	"NoRequestToEnableTimeConstrainedWasPending": "in no 1516e signature either",
+	"NoRequestToEnableTimeRegulationWasPending":  "in no 1516e signature either",
+	"ObjectClassNotKnown":                        "in no 1516e signature either",
+	"SpecifiedSaveLabelDoesNotExist":             "only peer's RestoredStateReader, no call, returns it",
+	"UnableToPerformSave":                        "in no 1516e signature either",
+	"UnknownName":                                "in no 1516e signature either",
+	"InvalidLocalSettingsDesignator":             "connect takes the daemon's settings and refuses none",
+}
+
+// sentinelTexts parses the non-test Go files matching pattern and
+// returns the text of every top-level Err... = errors.New("...") var,
+// by its name.
+func sentinelTexts(t *testing.T, pattern string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no files %s: %v", pattern, err)
+	}
+	out := map[string]string{}
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if !n.IsExported() || !strings.HasPrefix(n.Name, "Err") || i >= len(vs.Values) {
+						continue
+					}
+					call, ok := vs.Values[i].(*ast.CallExpr)
+					if !ok || len(call.Args) != 1 {
+						continue
+					}
+					if sel, ok := call.Fun.(*ast.SelectorExpr); !ok || sel.Sel.Name != "New" {
+						continue
+					}
+					lit, ok := call.Args[0].(*ast.BasicLit)
+					if !ok {
+						t.Fatalf("%s: %s is not made from a literal", path, n.Name)
+					}
+					text, err := strconv.Unquote(lit.Value)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out[n.Name] = text
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Every sentinel error of packages hla and peer (read from their
+// source, so that a new one without a name fails here) has an
+// exception name, and it is one of the standard's: HLA 4's, or for
+// the few HLA 4 dropped, 1516e's. The name comes from the error's type,
+// not its text: typed errors and wrapped ones get their sentinel's name.
+func TestConformanceExceptionNames(t *testing.T) {
+	std := map[string]bool{}
+	for _, n := range hla4Exceptions {
+		std[n] = true
+	}
+	named := map[string]string{} // by the sentinel's text
+	for _, x := range exceptionNames {
+		if _, dup := named[x.err.Error()]; dup {
+			t.Errorf("%q is named twice", x.err.Error())
+		}
+		named[x.err.Error()] = x.name
+		if !std[x.name] && only1516e[x.name] == "" {
+			t.Errorf("%v is reported as %s, which is no exception of the standard", x.err, x.name)
+		}
+		if got := exceptionName(x.err); got != x.name {
+			t.Errorf("exceptionName(%v) = %s, want %s", x.err, got, x.name)
+		}
+		if got := exceptionName(fmt.Errorf("context: %w", x.err)); got != x.name {
+			t.Errorf("exceptionName(wrapped %v) = %s, want %s", x.err, got, x.name)
+		}
+	}
+	n := 0
+	for _, pattern := range []string{"../hla/*.go", "../*.go"} {
+		for name, text := range sentinelTexts(t, pattern) {
+			n++
+			if _, ok := named[text]; !ok {
+				t.Errorf("sentinel %s (%q, %s) has no exception name in exceptionNames", name, text, pattern)
+			}
+		}
+	}
+	if n != len(exceptionNames) {
+		t.Errorf("%d sentinels in the source, %d named", n, len(exceptionNames))
+	}
+	for name := range only1516e {
+		if std[name] {
+			t.Errorf("%s is listed as 1516e only, but HLA 4 has it", name)
+		}
+	}
+
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{peer.ErrCouldNotOpenFDD, "CouldNotOpenFOM"},
+		{peer.ErrReadingFDD, "ErrorReadingFOM"},
+		{peer.ErrInconsistentFDD, "InconsistentFOM"},
+		{peer.ErrInvalidTransportationType, "InvalidTransportationTypeHandle"},
+		{&hla.InvalidLogicalTimeError{Given: peer.Float64Time(10), Earliest: peer.Float64Time(25)}, "InvalidLogicalTime"},
+		{fmt.Errorf("ctx: %w", &hla.InvalidLogicalTimeError{Given: peer.Float64Time(10), Earliest: peer.Float64Time(25), After: true}), "InvalidLogicalTime"},
+		{fmt.Errorf("%w: %w", peer.ErrObjectClassNotDefined, peer.ErrInvalidObjectClassHandle), "ObjectClassNotDefined"},
+		{fmt.Errorf("%w: %w", peer.ErrNotConnected, peer.ErrClosed), "NotConnected"},
+		{fmt.Errorf("%w: %w", peer.ErrFederateNotExecutionMember, peer.ErrClosed), "FederateNotExecutionMember"},
+		{fmt.Errorf("%w: %w", peer.ErrRTIinternalError, peer.ErrWouldBlock), "RTIinternalError"},
+		{fmt.Errorf("hla: attribute not owned"), "RTIinternalError"}, // a sentinel's text is not the sentinel
+		{nil, "RTIinternalError"},
+	} {
+		if got := exceptionName(tc.err); got != tc.want {
+			t.Errorf("exceptionName(%v) = %s, want %s", tc.err, got, tc.want)
+		}
+	}
+}
+
+// The typed InvalidLogicalTimeError reaches the client as
+// InvalidLogicalTime (its text once made it RTIinternalError): a
+// regulating federate at 20 with lookahead 5 sends an interaction at 10
+// ("hla: invalid logical time 10: earliest allowed is 25"). A Time
+// Advance Request below the federate's time is LogicalTimeAlreadyPassed
+// (1516.1 §8.8), and one whose time does not decode InvalidLogicalTime.
+func TestConformanceExceptionNamesInvalidLogicalTime(t *testing.T) {
+	m := mtNewFederation(t)
+	a := m.join("A")
+	h := mtHandlesOf(a)
+	a.ok(&pb.PublishInteractionClassRequest{InteractionClass: pbInteraction(h.horn)})
+	a.ok(&pb.EnableTimeRegulationRequest{Lookahead: &pb.LogicalTimeInterval{Data: f64(5)}})
+	mtWaitFor[*pb.TimeRegulationEnabled](a, nil)
+	a.ok(&pb.TimeAdvanceRequestRequest{Time: &pb.LogicalTime{Data: f64(20)}})
+	mtWaitFor(a, func(g *pb.TimeAdvanceGrant) bool { return bytes.Equal(g.GetTime().GetData(), f64(20)) })
+	e := a.fails("an interaction below time plus lookahead", &pb.SendInteractionWithTimeRequest{InteractionClass: pbInteraction(h.horn),
+		ParameterValues: pbParamValues(peer.ParameterValues{h.volume: []byte("v")}), Time: &pb.LogicalTime{Data: f64(10)}}, "InvalidLogicalTime")
+	if !strings.Contains(e.GetDetails(), "earliest allowed is 25") {
+		t.Errorf("the details %q do not say the earliest time allowed", e.GetDetails())
+	}
+	a.fails("a time advance request below the federate's time", &pb.TimeAdvanceRequestRequest{Time: &pb.LogicalTime{Data: f64(10)}}, "LogicalTimeAlreadyPassed")
+	a.fails("a time advance request that does not decode", &pb.TimeAdvanceRequestRequest{Time: &pb.LogicalTime{Data: []byte{1}}}, "InvalidLogicalTime")
 }

@@ -2,7 +2,6 @@ package fedpro
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/meshrti/meshrti/peer"
@@ -16,10 +15,6 @@ import (
 // Attribute Transportation Type is not served: meshrti has no such
 // service.
 
-// errInvalidTransportationTypeHandle is HLA 4's name for what peer calls
-// ErrInvalidTransportationType (which the errors wrap too).
-var errInvalidTransportationTypeHandle = errors.New("hla: invalid transportation type handle")
-
 func transportHandle(h *pb.TransportationTypeHandle) (peer.TransportationType, error) {
 	var v uint64
 	var err error
@@ -32,7 +27,7 @@ func transportHandle(h *pb.TransportationTypeHandle) (peer.TransportationType, e
 		err = fmt.Errorf("%w: %d", peer.ErrInvalidTransportationType, v)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%w: %w", errInvalidTransportationTypeHandle, err)
+		return 0, err // reported as HLA 4's InvalidTransportationTypeHandle
 	}
 	return peer.TransportationType(v), nil
 }

@@ -133,3 +133,12 @@ var (
 	ErrUnknownName                                      = errors.New("hla: unknown name")
 	ErrUnsupportedCallbackModel                         = errors.New("hla: unsupported callback model")
 )
+
+// The HLA 4 (IEEE 1516.1-2025) names of the FOM exceptions: the same
+// errors as their 1516e names above. The Federate Protocol reports them
+// by these names.
+var (
+	ErrCouldNotOpenFOM = ErrCouldNotOpenFDD
+	ErrErrorReadingFOM = ErrReadingFDD
+	ErrInconsistentFOM = ErrInconsistentFDD
+)
