@@ -166,7 +166,7 @@ func BenchmarkEventQueue(b *testing.B) {
 			q.push(ev)
 		}
 		for range 100 {
-			if _, err := q.next(ctx); err != nil {
+			if _, _, err := q.next(ctx, true); err != nil {
 				b.Fatal(err)
 			}
 		}

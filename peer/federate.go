@@ -344,7 +344,17 @@ func (f *Federate) FDD() *fomxml.FDD { return f.fdd.Load() }
 // ended: Next with an ended context takes what is queued without waiting
 // (RunFrames relies on it). Any goroutine may call it; events come out in
 // order.
-func (f *Federate) Next(ctx context.Context) (Event, error) { return f.events.next(ctx) }
+//
+// A state the federate waits in ends when Next returns the callback
+// that ends it, not when the RTI queues it: until Next has returned the
+// TimeAdvanceGrant, the federate is still in the time advancing state
+// (QueryLogicalTime says the time before, and another time advance is
+// ErrInTimeAdvancingState), and likewise for TimeRegulationEnabled and
+// TimeConstrainedEnabled.
+func (f *Federate) Next(ctx context.Context) (Event, error) {
+	ev, _, err := f.events.next(ctx, true)
+	return ev, err
+}
 
 // Pending returns how many events are queued.
 func (f *Federate) Pending() int { return f.events.len() }
@@ -446,6 +456,7 @@ func (f *Federate) callGated(gate, service bool, fn func() error) error {
 		f.mu.Unlock()
 		return f.closedErr()
 	}
+	f.core.HandedOver(f.events.handed.Load())
 	if gate {
 		if err := f.core.SaveRestoreError(); err != nil {
 			f.mu.Unlock()

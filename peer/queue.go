@@ -3,6 +3,9 @@ package peer
 import (
 	"context"
 	"sync"
+	"sync/atomic"
+
+	"github.com/meshrti/meshrti/peer/internal/core"
 )
 
 // eventQueue is the ordered, unbounded callback queue between the
@@ -22,6 +25,13 @@ type eventQueue struct {
 	// (see below).
 	low  int
 	lowc chan struct{}
+	// ending counts the events taken out that end a pending state
+	// (core.EndsPending); handed, how many of them the federate has
+	// been handed (at once by Next, or by Federate.HandedOver for
+	// NextForwarded). The federate's core reads handed before each
+	// service (core.HandedOver).
+	ending uint64
+	handed atomic.Uint64
 }
 
 // maxIdleQueue is the largest array an empty queue keeps for the next
@@ -94,8 +104,10 @@ func (q *eventQueue) hold(on bool) {
 }
 
 // next blocks until an event is queued (and callbacks are not held),
-// the queue is closed and drained (ErrClosed), or ctx ends.
-func (q *eventQueue) next(ctx context.Context) (Event, error) {
+// the queue is closed and drained (ErrClosed), or ctx ends. An event
+// that ends a pending state gets a receipt, the number of such events
+// taken out so far, else 0; with handOver it is handed over at once.
+func (q *eventQueue) next(ctx context.Context, handOver bool) (Event, uint64, error) {
 	for {
 		q.mu.Lock()
 		if q.head < len(q.items) && (!q.held || q.closed) {
@@ -120,12 +132,20 @@ func (q *eventQueue) next(ctx context.Context) (Event, error) {
 				close(q.lowc)
 				q.lowc = nil
 			}
+			var receipt uint64
+			if core.EndsPending(ev) {
+				q.ending++
+				receipt = q.ending
+				if handOver {
+					q.handOver(receipt)
+				}
+			}
 			q.mu.Unlock()
-			return ev, nil
+			return ev, receipt, nil
 		}
 		if q.closed {
 			q.mu.Unlock()
-			return nil, ErrClosed
+			return nil, 0, ErrClosed
 		}
 		wait := q.notify
 		q.waiting++
@@ -133,7 +153,17 @@ func (q *eventQueue) next(ctx context.Context) (Event, error) {
 		select {
 		case <-wait:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, 0, ctx.Err()
+		}
+	}
+}
+
+// handOver records that the events up to receipt r were handed over.
+func (q *eventQueue) handOver(r uint64) {
+	for {
+		old := q.handed.Load()
+		if r <= old || q.handed.CompareAndSwap(old, r) {
+			return
 		}
 	}
 }

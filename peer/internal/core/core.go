@@ -106,6 +106,7 @@ type Core struct {
 	fed      federation // members, resigning, control-plane operations (federation.go)
 	adv      advisories // the others' subscriptions and the advisories (advisories.go)
 	tim      timing     // retraction and delivery bookkeeping (timing.go)
+	ho       handover   // callbacks that end a pending state, until handed over (handover.go)
 	tr       *tracer    // nil unless Config.Trace
 
 	rx   wireMsg // what onData decodes into; kept messages are copied (keep)
@@ -346,6 +347,7 @@ func (c *Core) Advance(rd Ready) {
 // between the two.
 func (c *Core) process() {
 	c.relPass(false)
+	c.seeTime()
 	for i := 0; c.tm.HasReady(); i++ {
 		if i == maxTimeRounds {
 			panic("core: the time core keeps having work ready after acting on it")

@@ -575,6 +575,7 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64) {
 	// the saved ones.
 	c.tim = newTiming()
 	c.tim.async = s.Async
+	c.forgetUnseen()
 	st := lbts.Saved{Time: s.Time.Time, Lookahead: s.Time.Lookahead, Regulating: s.Time.Regulating,
 		Constrained: s.Time.Constrained, Floor: s.Time.Floor, FloorStrict: s.Time.FloorStrict,
 		LastKind: lbts.RequestKind(s.Time.LastKind), SendAbove: s.Time.SendAbove}

@@ -312,19 +312,19 @@ func (c *Core) actOnTime(rd lbts.Ready) {
 		if c.tr != nil {
 			c.traceTime("regulation", *rd.RegulationEnabled)
 		}
-		c.push(hla.TimeRegulationEnabled{Time: c.tk.Make(*rd.RegulationEnabled)})
+		c.queueEnding(hla.TimeRegulationEnabled{Time: c.tk.Make(*rd.RegulationEnabled)}, unseenRegulation, *rd.RegulationEnabled)
 	}
 	if rd.ConstrainedEnabled != nil {
 		if c.tr != nil {
 			c.traceTime("constrained", *rd.ConstrainedEnabled)
 		}
-		c.push(hla.TimeConstrainedEnabled{Time: c.tk.Make(*rd.ConstrainedEnabled)})
+		c.queueEnding(hla.TimeConstrainedEnabled{Time: c.tk.Make(*rd.ConstrainedEnabled)}, unseenConstrained, *rd.ConstrainedEnabled)
 	}
 	if rd.Grant != nil {
 		if c.tr != nil {
 			c.traceTime("grant", *rd.Grant)
 		}
-		c.push(hla.TimeAdvanceGrant{Time: c.tk.Make(*rd.Grant), Request: rd.GrantKind})
+		c.queueEnding(hla.TimeAdvanceGrant{Time: c.tk.Make(*rd.Grant), Request: rd.GrantKind}, unseenGrant, *rd.Grant)
 	}
 }
 
@@ -443,6 +443,9 @@ func (c *Core) EnableTimeRegulation(lookahead LogicalTime) error {
 	if err != nil {
 		return err
 	}
+	if err := c.pendingError(true, true, false); err != nil {
+		return err
+	}
 	if err := c.tm.EnableRegulation(l); err != nil {
 		return c.timeError(err)
 	}
@@ -451,6 +454,9 @@ func (c *Core) EnableTimeRegulation(lookahead LogicalTime) error {
 
 // DisableTimeRegulation (§8.4).
 func (c *Core) DisableTimeRegulation() error {
+	if c.unseenHas(unseenRegulation) {
+		return notYetEnabled(hla.ErrTimeRegulationIsNotEnabled, "TimeRegulationEnabled")
+	}
 	if err := c.tm.DisableRegulation(); err != nil {
 		return c.timeError(err)
 	}
@@ -459,6 +465,9 @@ func (c *Core) DisableTimeRegulation() error {
 
 // EnableTimeConstrained (§8.5). TimeConstrainedEnabled follows.
 func (c *Core) EnableTimeConstrained() error {
+	if err := c.pendingError(true, false, true); err != nil {
+		return err
+	}
 	if err := c.tm.EnableConstrained(); err != nil {
 		return c.timeError(err)
 	}
@@ -469,6 +478,9 @@ func (c *Core) EnableTimeConstrained() error {
 // are delivered at once, in receive order, and receive-order messages
 // held for the time advancing state follow.
 func (c *Core) DisableTimeConstrained() error {
+	if c.unseenHas(unseenConstrained) {
+		return notYetEnabled(hla.ErrTimeConstrainedIsNotEnabled, "TimeConstrainedEnabled")
+	}
 	if err := c.tm.DisableConstrained(); err != nil {
 		return c.timeError(err)
 	}
@@ -483,6 +495,9 @@ func (c *Core) DisableTimeConstrained() error {
 func (c *Core) TimeAdvance(kind lbts.RequestKind, t LogicalTime) error {
 	ts, err := c.tk.Value(t)
 	if err != nil {
+		return err
+	}
+	if err := c.pendingError(true, true, true); err != nil {
 		return err
 	}
 	if err := c.tm.Request(kind, ts); err != nil {
@@ -519,7 +534,7 @@ func (c *Core) DisableAsynchronousDelivery() error {
 // Retract (§8.21) withdraws a time-stamp-order message this federate
 // sent. See peer.Federate.Retract for the errors.
 func (c *Core) Retract(h MessageRetractionHandle) error {
-	if !c.tm.Regulating() {
+	if !c.tm.Regulating() || c.unseenHas(unseenRegulation) {
 		return hla.ErrTimeRegulationIsNotEnabled
 	}
 	if h.Federate != c.self || h.Serial == 0 || h.Serial > c.msgID {
@@ -573,6 +588,12 @@ func (c *Core) ModifyLookahead(lookahead LogicalTime) error {
 	if err != nil {
 		return err
 	}
+	if c.unseenHas(unseenRegulation) {
+		return notYetEnabled(hla.ErrTimeRegulationIsNotEnabled, "TimeRegulationEnabled")
+	}
+	if err := c.pendingError(true, false, false); err != nil {
+		return err
+	}
 	if err := c.tm.ModifyLookahead(l); err != nil {
 		return c.timeError(err)
 	}
@@ -582,12 +603,13 @@ func (c *Core) ModifyLookahead(lookahead LogicalTime) error {
 	return nil
 }
 
-// QueryLogicalTime (§8.17).
-func (c *Core) QueryLogicalTime() LogicalTime { return c.tk.Make(c.tm.Time()) }
+// QueryLogicalTime (§8.17): the time of the last grant (or enable)
+// handed over to the federate.
+func (c *Core) QueryLogicalTime() LogicalTime { return c.tk.Make(c.shownTime()) }
 
 // QueryLookahead (§8.20).
 func (c *Core) QueryLookahead() (LogicalTime, error) {
-	if !c.tm.Regulating() {
+	if !c.tm.Regulating() || c.unseenHas(unseenRegulation) {
 		return nil, hla.ErrTimeRegulationIsNotEnabled
 	}
 	return c.tk.Make(c.tm.Lookahead()), nil
