@@ -107,3 +107,64 @@ func TestConformanceRestoreAfterCrash(t *testing.T) {
 		}
 	}
 }
+
+// A save request while an earlier one is requested but not yet
+// initiated (a timed save whose time is not reached) replaces it
+// (§4.16): every federate is told to save under the new label, and the
+// replaced save is never initiated, not even once its time is passed.
+func TestConformanceSaveReplacesPending(t *testing.T) {
+	m := newMemFederation(t, 2, transport.Faults{}, 71)
+	a, b := m.feds[0], m.feds[1]
+	for _, f := range m.feds {
+		if err := f.EnableTimeConstrained(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, f, 5*time.Second, isType[TimeConstrainedEnabled])
+	}
+	if err := a.RequestFederationSaveWithTime("later", Float64Time(100)); err != nil {
+		t.Fatal(err)
+	}
+	// b hears of the pending save before it replaces it.
+	deadline := time.Now().Add(5 * time.Second)
+	for label := ""; label != "later"; {
+		if time.Now().After(deadline) {
+			t.Fatal("b never heard of the save requested")
+		}
+		time.Sleep(time.Millisecond)
+		b.callDriver(func() error { label = b.core.SaveUnderWay(); return nil })
+	}
+	if err := b.RequestFederationSave("now"); err != nil {
+		t.Fatalf("a save request while a timed save is pending: %v, want it to replace it", err)
+	}
+	for _, f := range m.feds {
+		ev, skipped := waitFor(t, f, 5*time.Second, isType[InitiateFederateSave])
+		if in := ev.(InitiateFederateSave); in.Label != "now" || in.HasTime {
+			t.Errorf("%s: %+v, want the untimed save now", f.Name(), in)
+		}
+		for _, e := range skipped {
+			if n, ok := e.(FederationNotSaved); ok {
+				t.Errorf("%s: the replaced save ended with %v", f.Name(), n)
+			}
+		}
+		if err := f.FederateSaveBegun(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.FederateSaveComplete(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range m.feds {
+		waitFor(t, f, 5*time.Second, isType[FederationSaved])
+	}
+	for _, f := range m.feds {
+		if err := f.TimeAdvanceRequest(Float64Time(150)); err != nil {
+			t.Fatal(err)
+		}
+		_, skipped := waitFor(t, f, 5*time.Second, isType[TimeAdvanceGrant])
+		for _, e := range skipped {
+			if in, ok := e.(InitiateFederateSave); ok {
+				t.Errorf("%s: the replaced save was initiated: %+v", f.Name(), in)
+			}
+		}
+	}
+}

@@ -231,13 +231,16 @@ func appendHandles(b []byte, hs []FederateHandle) []byte {
 // now, or with hasTime when each federate's logical time reaches t.
 // Errors: ErrLogicalTimeAlreadyPassed, ErrInvalidLogicalTime,
 // ErrFederateUnableToUseTime (timed; a federate neither regulating nor
-// constrained), ErrSaveInProgress, ErrRestoreInProgress. A request that
-// meets another federate's save under way joins it.
+// constrained), ErrSaveInProgress (a save initiated already),
+// ErrRestoreInProgress. A request while a save is requested but not yet
+// initiated (no federate was told to save: a timed save not reached
+// yet) replaces it. A request that meets another federate's save under
+// way joins it.
 func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.phase != saveIdle {
+	if c.sr.phase != saveIdle && !c.saveReplaceable() {
 		return hla.ErrSaveInProgress
 	}
 	if c.sr.rphase != restoreIdle {
@@ -257,8 +260,70 @@ func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) 
 		}
 		at = v
 	}
+	if c.sr.phase != saveIdle {
+		c.replaceSave(label, hasTime, at, 0)
+		return nil
+	}
 	c.requestSave(label, hasTime, at, 0)
 	return nil
+}
+
+// SaveUnderWay returns the label of the save this federate takes part
+// in, requested or initiated, or "".
+func (c *Core) SaveUnderWay() string { return c.sr.label }
+
+// saveReplaceable reports whether the save under way is requested but
+// not initiated anywhere, as far as this federate knows: a new request
+// replaces it (§4.16).
+func (c *Core) saveReplaceable() bool {
+	return c.sr.phase == savePending && len(c.sr.saveSt) == 0
+}
+
+// replaceSave replaces the pending save with a new one: it takes the
+// register key from the pending save's version to the next (a
+// compare-and-set, so that of racing replacements one wins) and
+// announces the new save; every federate drops the pending one for it
+// (saveAnnounced). When the key moved on meanwhile it asks again while
+// the save stays replaceable, or makes an ordinary request once no save
+// is under way; otherwise the request fails (FederationNotSaved,
+// RTIUnableToSave).
+func (c *Core) replaceSave(label string, hasTime bool, at float64, tries int) {
+	c.fed.startOp(c, Op{Kind: OpSwap, Key: keySR, Expect: c.sr.sv, Value: []byte(label)}, func(r OpResult) {
+		if r.Err == nil && r.Held {
+			c.announceSave(r.Version, label, hasTime, at)
+			return
+		}
+		if tries < srRetries && c.state == joined {
+			c.sr.retry = append(c.sr.retry, srRetry{at: c.sr.ticks + srRetryTicks, run: func() {
+				switch {
+				case c.sr.phase == saveIdle && c.sr.rphase == restoreIdle:
+					c.requestSave(label, hasTime, at, tries+1)
+				case c.saveReplaceable():
+					c.replaceSave(label, hasTime, at, tries+1)
+				default:
+					c.push(hla.FederationNotSaved{Reason: hla.RTIUnableToSave})
+				}
+			}})
+			return
+		}
+		c.push(hla.FederationNotSaved{Reason: hla.RTIUnableToSave})
+	})
+}
+
+// announceSave publishes the save this federate took the register key
+// for, at version, and takes part in it.
+func (c *Core) announceSave(version uint64, label string, hasTime bool, at float64) {
+	if c.sr.phase != saveIdle && version > c.sr.sv {
+		c.saveReplaced() // before the announcement: it clears this federate's own
+	}
+	parts := c.participants()
+	b := binary.AppendUvarint(nil, version)
+	b = appendString(b, label)
+	b = append(b, boolByte(hasTime))
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(at))
+	b = appendHandles(b, parts)
+	c.setState(keySave, b)
+	c.saveAnnounced(c.self, version, label, hasTime, at, parts)
 }
 
 // srRetries bounds how often a save or restore request asks for the
@@ -272,20 +337,13 @@ const (
 // requestSave takes the register key for a save and announces it. While
 // another save or restore holds the key (it may just be releasing it),
 // it asks again, srRetries times; a save announced meanwhile is the one
-// this federate takes part in (the standard has a later request replace
-// a pending one; here the first wins), and a key that stays held fails
-// the request (FederationNotSaved, RTIUnableToSave).
+// this federate takes part in (it raced with this request, which the
+// register ordered after it), and a key that stays held fails the
+// request (FederationNotSaved, RTIUnableToSave).
 func (c *Core) requestSave(label string, hasTime bool, at float64, tries int) {
 	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
-			parts := c.participants()
-			b := binary.AppendUvarint(nil, r.Version)
-			b = appendString(b, label)
-			b = append(b, boolByte(hasTime))
-			b = binary.BigEndian.AppendUint64(b, math.Float64bits(at))
-			b = appendHandles(b, parts)
-			c.setState(keySave, b)
-			c.saveAnnounced(c.self, r.Version, label, hasTime, at, parts)
+			c.announceSave(r.Version, label, hasTime, at)
 			return
 		}
 		switch {
@@ -339,7 +397,9 @@ func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string,
 		return
 	}
 	if c.sr.phase != saveIdle {
-		return // one at a time: the register makes this one end first
+		// A newer save replaces the one under way: the register let it
+		// in only by replacing the key's version (replaceSave).
+		c.saveReplaced()
 	}
 	c.sr.sv, c.sr.svCoord, c.sr.label, c.sr.hasTime, c.sr.at = version, coord, label, hasTime, at
 	c.sr.parts = parts
@@ -354,6 +414,30 @@ func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string,
 	}
 	c.saveMaybeInitiate()
 	c.saveCheck()
+}
+
+// saveReplaced drops the save under way for a newer one. A federate
+// still waiting to be told (the common case: the save was replaced
+// because nobody was told yet) hears nothing of it. One that was told
+// already (it raced with the replacement) ends it as not saved
+// (SaveAborted), and acts on what it held.
+func (c *Core) saveReplaced() {
+	initiated := c.sr.phase >= saveInitiated
+	if c.cfg.Saves != nil && c.sr.status != 0 {
+		c.cfg.Saves.EndSave(c.sr.label, false)
+	}
+	if initiated {
+		c.push(hla.FederationNotSaved{Reason: hla.SaveAborted})
+	}
+	if c.sr.svCoord == c.self {
+		c.setState(keySave, nil) // its key went to the newer save
+	}
+	held := c.sr.held
+	c.sr.endSave()
+	c.setState(keySaveStatus, nil)
+	for _, d := range held {
+		c.handle(d, true)
+	}
 }
 
 // saveMaybeInitiate tells this federate to save once it may: it is not
