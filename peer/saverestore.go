@@ -133,16 +133,20 @@ func (f *Federate) SavedStateWriter(label string) (io.WriteCloser, error) {
 const pendingSuffix = ".pending"
 
 // RestoredStateReader returns the federate's own state saved under label
-// (after InitiateFederateRestore); ErrSpecifiedSaveLabelDoesNotExist when
-// it wrote none.
+// (after InitiateFederateRestore): the state of the saved federate it
+// restores as, which InitiateFederateRestore names (its own, or, for a
+// federate that joined in place of a crashed one, the crashed one's);
+// ErrSpecifiedSaveLabelDoesNotExist when that one wrote none.
 func (f *Federate) RestoredStateReader(label string) (io.ReadCloser, error) {
 	dir, err := f.saveDir(label, false)
 	if err != nil {
 		return nil, err
 	}
-	r, err := os.Open(filepath.Join(dir, url.PathEscape(f.name)+".state"))
+	name := f.name
+	f.callDriver(func() error { name = f.core.RestoredName(); return nil })
+	r, err := os.Open(filepath.Join(dir, url.PathEscape(name)+".state"))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %q has no state of %q", ErrSpecifiedSaveLabelDoesNotExist, label, f.name)
+		return nil, fmt.Errorf("%w: %q has no state of %q", ErrSpecifiedSaveLabelDoesNotExist, label, name)
 	}
 	return r, err
 }
@@ -171,39 +175,55 @@ func (f *Federate) saves() dirStore { return dirStore{f} }
 
 type dirStore struct{ f *Federate }
 
-func (s dirStore) path(label string, mk bool) (string, error) {
+// setFile is the name of a label's saved set: every federate of the
+// save writes the same, and a federate that joined in place of a crashed
+// one learns from it whom it may restore as. (A federate's files end in
+// .rti and .state.)
+const setFile = "federates.set"
+
+func (s dirStore) path(label, name string, mk bool) (string, error) {
 	dir, err := s.f.saveDir(label, mk)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, url.PathEscape(s.f.name)+".rti"), nil
+	return filepath.Join(dir, url.PathEscape(name)+".rti"), nil
 }
 
-func (s dirStore) WriteSave(label string, data []byte) error {
-	p, err := s.path(label, true)
+func (s dirStore) WriteSave(label string, data, set []byte) error {
+	p, err := s.path(label, s.f.name, true)
 	if err != nil {
 		return err
 	}
-	w, err := newSyncedFile(p + pendingSuffix)
-	if err != nil {
-		return err
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{p, data}, {filepath.Join(filepath.Dir(p), setFile), set}} {
+		w, err := newSyncedFile(f.name + pendingSuffix)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(f.data); err != nil {
+			w.abort()
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
 	}
-	if _, err := w.Write(data); err != nil {
-		w.abort()
-		return err
-	}
-	return w.Close()
+	return nil
 }
 
 // EndSave renames the pending files of label (the RTI's and the
 // federate's own) into place, or removes them.
 func (s dirStore) EndSave(label string, saved bool) {
-	p, err := s.path(label, false)
+	p, err := s.path(label, s.f.name, false)
 	if err != nil {
 		return
 	}
 	own := strings.TrimSuffix(p, ".rti") + ".state"
-	for _, name := range []string{p, own} {
+	// The set is the same in every federate's: the first to end the save
+	// renames it, the others find it renamed already.
+	for _, name := range []string{p, own, filepath.Join(filepath.Dir(p), setFile)} {
 		if !saved {
 			os.Remove(name + pendingSuffix)
 			continue
@@ -219,12 +239,20 @@ func (s dirStore) EndSave(label string, saved bool) {
 	syncDir(filepath.Dir(p))
 }
 
-func (s dirStore) ReadSave(label string) ([]byte, error) {
-	p, err := s.path(label, false)
+func (s dirStore) ReadSave(label, name string) ([]byte, error) {
+	p, err := s.path(label, name, false)
 	if err != nil {
 		return nil, err
 	}
 	return os.ReadFile(p)
+}
+
+func (s dirStore) ReadSet(label string) ([]byte, error) {
+	dir, err := s.f.saveDir(label, false)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(filepath.Join(dir, setFile))
 }
 
 // syncedFile writes to a temporary file that Close syncs and renames to

@@ -243,7 +243,7 @@ func (c *Core) registerMsg(h ObjectInstanceHandle, in *instance) *wireMsg {
 	*m = wireMsg{Kind: kindRegister, Obj: h, Class: uint64(in.class.Handle), Name: in.name, Pairs: m.Pairs[:0]}
 	c.regBuf = c.regBuf[:0]
 	for a, e := range c.own.heldOf(h) {
-		if e == 0 && h.Federate == c.self {
+		if e == 0 && c.own.registrar(h) == c.self {
 			continue // the registrar's first token: every receiver assumes it
 		}
 		start := len(c.regBuf)
@@ -872,7 +872,7 @@ func (c *Core) discover(evs []Event, h ObjectInstanceHandle, class uint64, name 
 	if _, ok := o.inst[h]; ok {
 		return evs, true
 	}
-	if h.IsZero() || h.Federate == c.self && !isMOM(h) || name == "" {
+	if h.IsZero() || c.own.registrar(h) == c.self && !isMOM(h) || name == "" {
 		return evs, false
 	}
 	if o.deleted[h] || o.gone[h.Federate] {

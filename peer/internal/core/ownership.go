@@ -29,6 +29,11 @@ type ownership struct {
 	// left are federates that resigned or were lost (queries call their
 	// tokens unowned).
 	left map[FederateHandle]bool
+	// alias are the registrars restored as other federates (a federate
+	// that joined after a crash restores as the saved one): registrar
+	// part of an instance handle -> the federate that acts as it
+	// (docs/saverestore.md). Nil: none.
+	alias map[FederateHandle]FederateHandle
 
 	// ever are, for instances registered here, the attributes this
 	// federate has held: one it never held, that no register term has
@@ -313,7 +318,24 @@ func (o *ownership) current(h ObjectInstanceHandle, a AttributeHandle) token {
 	if t, ok := o.view[h][a]; ok {
 		return t
 	}
-	return token{owner: h.Federate, epoch: 0}
+	return token{owner: o.registrar(h), epoch: 0}
+}
+
+// registrar returns the federate that registered h, or acts as its
+// registrar since a restore.
+func (o *ownership) registrar(h ObjectInstanceHandle) FederateHandle {
+	if f, ok := o.alias[h.Federate]; ok {
+		return f
+	}
+	return h.Federate
+}
+
+// setAlias makes f act as registrar x.
+func (o *ownership) setAlias(x, f FederateHandle) {
+	if o.alias == nil {
+		o.alias = make(map[FederateHandle]FederateHandle)
+	}
+	o.alias[x] = f
 }
 
 // ownerOf returns who holds (h, a) as far as this federate knows: 0 when

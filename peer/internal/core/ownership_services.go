@@ -989,7 +989,7 @@ func (c *Core) onAcquireRequest(m *wireMsg, in *instance, attrs []AttributeHandl
 	var release, confirm, take, unavailable, never []AttributeHandle
 	for _, a := range attrs {
 		if _, mine := c.own.holds(m.Obj, a); !mine {
-			if m.Obj.Federate == c.self && !c.own.ever[m.Obj][a] && termOf(c.own.current(m.Obj, a).epoch) == 0 {
+			if c.own.registrar(m.Obj) == c.self && !c.own.ever[m.Obj][a] && termOf(c.own.current(m.Obj, a).epoch) == 0 {
 				never = append(never, a)
 			} else if e, ok := pairEpoch(m.Pairs, a); ok && e > c.own.current(m.Obj, a).epoch {
 				// The requester knows a newer holder than this federate

@@ -96,13 +96,23 @@ const (
 // federation saved: a failed save leaves an earlier one of the label in
 // place, and nothing to restore from otherwise.
 type SaveStore interface {
-	// WriteSave writes data, pending, for label.
-	WriteSave(label string, data []byte) error
+	// WriteSave writes data, this federate's state, pending, for label,
+	// and set, the saved set (the same in every federate of the save).
+	WriteSave(label string, data, set []byte) error
 	// EndSave makes the pending state of label the label's (saved) or
 	// drops it.
 	EndSave(label string, saved bool)
-	// ReadSave reads label's state.
-	ReadSave(label string) ([]byte, error)
+	// ReadSave reads the state saved under label by the federate named
+	// name (this one's, or the one it restores as).
+	ReadSave(label, name string) ([]byte, error)
+	// ReadSet reads the saved set of label.
+	ReadSet(label string) ([]byte, error)
+}
+
+// restoreAs is the saved federate a federate restores as.
+type restoreAs struct {
+	name   string
+	handle FederateHandle
 }
 
 // memberSave is another federate's save status and send positions.
@@ -140,6 +150,8 @@ type saveRestore struct {
 	rphase   restorePhase
 	rparts   []FederateHandle // as parts, for the restore
 	rsnap    *snapshot
+	ras      map[FederateHandle]restoreAs // the restore's assignment: joined federate -> saved federate
+	rname    string                       // the saved name this federate restored as last (RestoredName)
 	restSt   map[FederateHandle]uint8
 	rfailed  hla.RestoreFailureReason
 	seenSave uint64 // the newest save version seen (a stale "sv" is ignored)
@@ -219,13 +231,16 @@ func appendHandles(b []byte, hs []FederateHandle) []byte {
 // now, or with hasTime when each federate's logical time reaches t.
 // Errors: ErrLogicalTimeAlreadyPassed, ErrInvalidLogicalTime,
 // ErrFederateUnableToUseTime (timed; a federate neither regulating nor
-// constrained), ErrSaveInProgress, ErrRestoreInProgress. A request that
-// meets another federate's save under way joins it.
+// constrained), ErrSaveInProgress (a save initiated already),
+// ErrRestoreInProgress. A request while a save is requested but not yet
+// initiated (no federate was told to save: a timed save not reached
+// yet) replaces it. A request that meets another federate's save under
+// way joins it.
 func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.phase != saveIdle {
+	if c.sr.phase != saveIdle && !c.saveReplaceable() {
 		return hla.ErrSaveInProgress
 	}
 	if c.sr.rphase != restoreIdle {
@@ -245,8 +260,70 @@ func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) 
 		}
 		at = v
 	}
+	if c.sr.phase != saveIdle {
+		c.replaceSave(label, hasTime, at, 0)
+		return nil
+	}
 	c.requestSave(label, hasTime, at, 0)
 	return nil
+}
+
+// SaveUnderWay returns the label of the save this federate takes part
+// in, requested or initiated, or "".
+func (c *Core) SaveUnderWay() string { return c.sr.label }
+
+// saveReplaceable reports whether the save under way is requested but
+// not initiated anywhere, as far as this federate knows: a new request
+// replaces it (§4.16).
+func (c *Core) saveReplaceable() bool {
+	return c.sr.phase == savePending && len(c.sr.saveSt) == 0
+}
+
+// replaceSave replaces the pending save with a new one: it takes the
+// register key from the pending save's version to the next (a
+// compare-and-set, so that of racing replacements one wins) and
+// announces the new save; every federate drops the pending one for it
+// (saveAnnounced). When the key moved on meanwhile it asks again while
+// the save stays replaceable, or makes an ordinary request once no save
+// is under way; otherwise the request fails (FederationNotSaved,
+// RTIUnableToSave).
+func (c *Core) replaceSave(label string, hasTime bool, at float64, tries int) {
+	c.fed.startOp(c, Op{Kind: OpSwap, Key: keySR, Expect: c.sr.sv, Value: []byte(label)}, func(r OpResult) {
+		if r.Err == nil && r.Held {
+			c.announceSave(r.Version, label, hasTime, at)
+			return
+		}
+		if tries < srRetries && c.state == joined {
+			c.sr.retry = append(c.sr.retry, srRetry{at: c.sr.ticks + srRetryTicks, run: func() {
+				switch {
+				case c.sr.phase == saveIdle && c.sr.rphase == restoreIdle:
+					c.requestSave(label, hasTime, at, tries+1)
+				case c.saveReplaceable():
+					c.replaceSave(label, hasTime, at, tries+1)
+				default:
+					c.push(hla.FederationNotSaved{Reason: hla.RTIUnableToSave})
+				}
+			}})
+			return
+		}
+		c.push(hla.FederationNotSaved{Reason: hla.RTIUnableToSave})
+	})
+}
+
+// announceSave publishes the save this federate took the register key
+// for, at version, and takes part in it.
+func (c *Core) announceSave(version uint64, label string, hasTime bool, at float64) {
+	if c.sr.phase != saveIdle && version > c.sr.sv {
+		c.saveReplaced() // before the announcement: it clears this federate's own
+	}
+	parts := c.participants()
+	b := binary.AppendUvarint(nil, version)
+	b = appendString(b, label)
+	b = append(b, boolByte(hasTime))
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(at))
+	b = appendHandles(b, parts)
+	c.setState(keySave, b)
+	c.saveAnnounced(c.self, version, label, hasTime, at, parts)
 }
 
 // srRetries bounds how often a save or restore request asks for the
@@ -260,20 +337,13 @@ const (
 // requestSave takes the register key for a save and announces it. While
 // another save or restore holds the key (it may just be releasing it),
 // it asks again, srRetries times; a save announced meanwhile is the one
-// this federate takes part in (the standard has a later request replace
-// a pending one; here the first wins), and a key that stays held fails
-// the request (FederationNotSaved, RTIUnableToSave).
+// this federate takes part in (it raced with this request, which the
+// register ordered after it), and a key that stays held fails the
+// request (FederationNotSaved, RTIUnableToSave).
 func (c *Core) requestSave(label string, hasTime bool, at float64, tries int) {
 	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
-			parts := c.participants()
-			b := binary.AppendUvarint(nil, r.Version)
-			b = appendString(b, label)
-			b = append(b, boolByte(hasTime))
-			b = binary.BigEndian.AppendUint64(b, math.Float64bits(at))
-			b = appendHandles(b, parts)
-			c.setState(keySave, b)
-			c.saveAnnounced(c.self, r.Version, label, hasTime, at, parts)
+			c.announceSave(r.Version, label, hasTime, at)
 			return
 		}
 		switch {
@@ -327,7 +397,9 @@ func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string,
 		return
 	}
 	if c.sr.phase != saveIdle {
-		return // one at a time: the register makes this one end first
+		// A newer save replaces the one under way: the register let it
+		// in only by replacing the key's version (replaceSave).
+		c.saveReplaced()
 	}
 	c.sr.sv, c.sr.svCoord, c.sr.label, c.sr.hasTime, c.sr.at = version, coord, label, hasTime, at
 	c.sr.parts = parts
@@ -342,6 +414,30 @@ func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string,
 	}
 	c.saveMaybeInitiate()
 	c.saveCheck()
+}
+
+// saveReplaced drops the save under way for a newer one. A federate
+// still waiting to be told (the common case: the save was replaced
+// because nobody was told yet) hears nothing of it. One that was told
+// already (it raced with the replacement) ends it as not saved
+// (SaveAborted), and acts on what it held.
+func (c *Core) saveReplaced() {
+	initiated := c.sr.phase >= saveInitiated
+	if c.cfg.Saves != nil && c.sr.status != 0 {
+		c.cfg.Saves.EndSave(c.sr.label, false)
+	}
+	if initiated {
+		c.push(hla.FederationNotSaved{Reason: hla.SaveAborted})
+	}
+	if c.sr.svCoord == c.self {
+		c.setState(keySave, nil) // its key went to the newer save
+	}
+	held := c.sr.held
+	c.sr.endSave()
+	c.setState(keySaveStatus, nil)
+	for _, d := range held {
+		c.handle(d, true)
+	}
 }
 
 // saveMaybeInitiate tells this federate to save once it may: it is not
@@ -503,7 +599,7 @@ func (c *Core) saveWrite() {
 	case c.cfg.Saves == nil, len(c.sr.snap) == 0:
 		status = ssUnable
 	default:
-		if err := c.cfg.Saves.WriteSave(c.sr.label, c.sr.snap); err != nil {
+		if err := c.cfg.Saves.WriteSave(c.sr.label, c.sr.snap, c.encodeSavedSet()); err != nil {
 			status = ssUnable
 		}
 	}
@@ -654,15 +750,28 @@ func (c *Core) RequestFederationRestore(label string) error {
 // requestRestore takes the register key for a restore and announces it,
 // asking again while another save or restore holds the key, as
 // requestSave does; RequestFederationRestoreFailed when it stays held.
+// The announcement assigns every joined federate the saved federate it
+// restores as (restoreAssign); when the joined federates' types do not
+// match the saved set's, or there is no saved set, the request fails.
 func (c *Core) requestRestore(label string, tries int) {
 	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			parts := c.participants()
+			as, err := c.restoreAssign(label, parts)
+			if err != nil {
+				c.push(hla.RequestFederationRestoreFailed{Label: label})
+				c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+				return
+			}
 			b := binary.AppendUvarint(nil, r.Version)
 			b = appendString(b, label)
 			b = appendHandles(b, parts)
+			for _, f := range parts {
+				b = binary.AppendUvarint(b, uint64(as[f].handle))
+				b = appendString(b, as[f].name)
+			}
 			c.setState(keyRestore, b)
-			c.restoreAnnounced(c.self, r.Version, label, parts)
+			c.restoreAnnounced(c.self, r.Version, label, parts, as)
 			return
 		}
 		if tries < srRetries && c.state == joined {
@@ -683,7 +792,7 @@ func (c *Core) requestRestore(label string, tries int) {
 // saved state and says whether it has it. A federate that joined after
 // the request takes no part in it (it was not in the federation the
 // request is about, and the saved federation's members are checked).
-func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label string, parts []FederateHandle) {
+func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label string, parts []FederateHandle, as map[FederateHandle]restoreAs) {
 	if version <= c.sr.seenRest || c.state != joined {
 		return
 	}
@@ -699,10 +808,16 @@ func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label stri
 	c.sr.restSt = make(map[FederateHandle]uint8)
 	c.sr.rfailed = 0
 	c.sr.rsnap = nil
+	c.sr.ras = as
+	var saved []FederateHandle
+	for _, a := range as {
+		saved = append(saved, a.handle)
+	}
+	slices.Sort(saved)
 	status := uint8(rsMissing)
-	if c.cfg.Saves != nil {
-		if b, err := c.cfg.Saves.ReadSave(label); err == nil {
-			if s, err := decodeSnapshot(b); err == nil && c.snapshotFits(s, label) == nil {
+	if me, ok := as[c.self]; ok && c.cfg.Saves != nil {
+		if b, err := c.cfg.Saves.ReadSave(label, me.name); err == nil {
+			if s, err := decodeSnapshot(b); err == nil && c.snapshotFits(s, label, me, saved) == nil {
 				c.sr.rsnap, status = s, rsReady
 			}
 		}
@@ -800,7 +915,7 @@ func (c *Core) restoreBegins(version uint64, ok bool) {
 			c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
 		}
 		c.setState(keyRestoreStat, nil)
-		c.sr.rv, c.sr.rphase, c.sr.rparts, c.sr.rsnap, c.sr.restSt = 0, restoreIdle, nil, nil, nil
+		c.sr.rv, c.sr.rphase, c.sr.rparts, c.sr.rsnap, c.sr.restSt, c.sr.ras = 0, restoreIdle, nil, nil, nil, nil
 		return
 	}
 	if c.sr.rvCoord == c.self {
@@ -823,18 +938,91 @@ func (c *Core) restoreBegins(version uint64, ok bool) {
 		c.restoreCheck()
 		return
 	}
-	c.applySnapshot(snap, version)
+	remap := make(map[FederateHandle]FederateHandle, len(c.sr.ras))
+	for f, a := range c.sr.ras {
+		remap[a.handle] = f
+	}
+	me := c.sr.ras[c.self]
+	c.sr.rname = me.name
+	c.applySnapshot(snap, version, remap)
 	c.setState(keyBranch, binary.AppendUvarint(nil, version))
 	if c.tr != nil {
 		c.traceRestore(label, version)
 	}
-	c.push(hla.InitiateFederateRestore{Label: label, Name: c.cfg.Name, Handle: c.self})
+	c.push(hla.InitiateFederateRestore{Label: label, Name: me.name, Handle: me.handle})
 	// What the restored branch already sent here waited for this.
 	future := c.sr.future
 	c.sr.future = nil
 	for _, d := range future {
 		c.handle(d, true)
 	}
+}
+
+// RestoredName returns the name of the saved federate this federate
+// restored as in its last restore (its own name when it restored its own
+// state, or before any restore): the name its own saved state is filed
+// under.
+func (c *Core) RestoredName() string {
+	if c.sr.rname == "" {
+		return c.cfg.Name
+	}
+	return c.sr.rname
+}
+
+// restoreAssign assigns every federate of parts (those joined now) the
+// saved federate of label's saved set it restores as: the one it is
+// (same handle: it took part in the save), else, type by type, the
+// unclaimed saved federates to the other joined federates, both in
+// handle order. It fails when there is no saved set, or when the joined
+// federates' types do not match the saved set's (the same number of
+// federates of each type, §4.24).
+func (c *Core) restoreAssign(label string, parts []FederateHandle) (map[FederateHandle]restoreAs, error) {
+	if c.cfg.Saves == nil {
+		return nil, errNoSaves
+	}
+	b, err := c.cfg.Saves.ReadSet(label)
+	if err != nil {
+		return nil, err
+	}
+	saved, err := decodeSavedSet(b)
+	if err != nil {
+		return nil, err
+	}
+	typeOf := func(f FederateHandle) string {
+		if f == c.self {
+			return c.cfg.Type
+		}
+		return c.fed.members[f].Type
+	}
+	if len(saved) != len(parts) {
+		return nil, fmt.Errorf("%w: %d federates saved, %d joined", errRestoreTypes, len(saved), len(parts))
+	}
+	as := make(map[FederateHandle]restoreAs, len(parts))
+	claimed := make(map[FederateHandle]bool, len(saved))
+	for _, m := range saved {
+		f := FederateHandle(m.Handle)
+		if slices.Contains(parts, f) && typeOf(f) == m.Type {
+			as[f] = restoreAs{name: m.Name, handle: f}
+			claimed[f] = true
+		}
+	}
+	slices.SortFunc(saved, func(a, b snapMember) int { return compareUint(a.Handle, b.Handle) })
+	for _, f := range parts { // sorted
+		if _, ok := as[f]; ok {
+			continue
+		}
+		for _, m := range saved {
+			if !claimed[FederateHandle(m.Handle)] && m.Type == typeOf(f) {
+				as[f] = restoreAs{name: m.Name, handle: FederateHandle(m.Handle)}
+				claimed[FederateHandle(m.Handle)] = true
+				break
+			}
+		}
+		if _, ok := as[f]; !ok {
+			return nil, fmt.Errorf("%w: no saved federate of type %q for %d", errRestoreTypes, typeOf(f), f)
+		}
+	}
+	return as, nil
 }
 
 // FederateRestoreComplete (§4.28) reports this federate's restore (ok
@@ -891,9 +1079,18 @@ func (c *Core) QueryFederationRestoreStatus() error {
 		}
 		return hla.FederateRestoring
 	}
-	out := []hla.FederateRestoreStatus{{PreRestore: c.self, PostRestore: c.self, Status: status(c.self)}}
+	// The pre-restore handle is the saved federate's, which the restore
+	// brings back; the post-restore one the federate's own, which it
+	// keeps (docs/saverestore.md).
+	pre := func(f FederateHandle) FederateHandle {
+		if a, ok := c.sr.ras[f]; ok {
+			return a.handle
+		}
+		return f
+	}
+	out := []hla.FederateRestoreStatus{{PreRestore: pre(c.self), PostRestore: c.self, Status: status(c.self)}}
 	for f := range c.fed.members {
-		out = append(out, hla.FederateRestoreStatus{PreRestore: f, PostRestore: f, Status: status(f)})
+		out = append(out, hla.FederateRestoreStatus{PreRestore: pre(f), PostRestore: f, Status: status(f)})
 	}
 	slices.SortFunc(out, func(a, b hla.FederateRestoreStatus) int { return compareUint(a.PreRestore, b.PreRestore) })
 	c.push(hla.FederationRestoreStatusResponse{Statuses: out})
@@ -911,7 +1108,7 @@ func (c *Core) restoreDecided(version uint64, reason hla.RestoreFailureReason) {
 		c.push(hla.FederationNotRestored{Reason: reason})
 	}
 	coord := c.sr.rvCoord
-	c.sr.rv, c.sr.rphase, c.sr.rparts, c.sr.restSt, c.sr.rfailed = 0, restoreIdle, nil, nil, 0
+	c.sr.rv, c.sr.rphase, c.sr.rparts, c.sr.restSt, c.sr.rfailed, c.sr.ras = 0, restoreIdle, nil, nil, 0, nil
 	c.setState(keyRestoreStat, nil)
 	if coord == c.self {
 		c.setState(keyRestore, nil)
@@ -956,11 +1153,20 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 		version := r.uvarint("version")
 		label := string(r.bytes("label"))
 		parts := decodeHandles(&r)
-		if r.err != nil || len(r.b) != 0 {
+		as := make(map[FederateHandle]restoreAs, len(parts))
+		for _, f := range parts {
+			if r.err != nil {
+				break
+			}
+			a := restoreAs{handle: FederateHandle(r.uvarint("saved handle"))}
+			a.name = string(r.bytes("saved name"))
+			as[f] = a
+		}
+		if r.err != nil || len(r.b) != 0 || len(as) != len(parts) {
 			c.stats.Malformed++
 			return
 		}
-		c.restoreAnnounced(h, version, label, parts)
+		c.restoreAnnounced(h, version, label, parts, as)
 	case keyRestoreStat:
 		c.noteRestoreStatus(h, value)
 		c.restoreCheck()

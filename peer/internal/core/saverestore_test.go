@@ -53,11 +53,11 @@ func TestSaveRestoreBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.snapshotFits(s, ""); err != nil {
+	me := restoreAs{name: s.Name, handle: FederateHandle(s.Self)}
+	if err := c.snapshotFits(s, "", me, nil); err != nil {
 		t.Errorf("this federate's own state does not fit: %v", err)
 	}
-	s.Name = "someone else"
-	if err := c.snapshotFits(s, ""); err == nil {
+	if err := c.snapshotFits(s, "", restoreAs{name: "someone else", handle: me.handle}, nil); err == nil {
 		t.Error("another federate's state fits")
 	}
 	for n := range len(good) {

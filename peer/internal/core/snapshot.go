@@ -17,7 +17,7 @@ import (
 
 // snapshotFormat is the version of the saved RTI state's format. A
 // reader refuses any other.
-const snapshotFormat = 1
+const snapshotFormat = 2
 
 // snapshot is one federate's RTI state as a federation save keeps it:
 // what the federate declared, the instances it knows and the tokens it
@@ -31,9 +31,16 @@ type snapshot struct {
 	Name       string `msgpack:"name"`
 	Self       uint64 `msgpack:"self"`
 	Label      string `msgpack:"label"`
-	// Members are the names of every federate joined at the save, this
-	// one included, sorted: a restore needs the same federation.
-	Members []string `msgpack:"members"`
+	// Saved is the saved set: every federate that took part in the
+	// save, this one included, by handle, with its name and federate
+	// type. A restore needs joined federates of the same types
+	// (restoreAssign).
+	Saved []snapMember `msgpack:"saved"`
+	// Alias are the registrars of instances whose registrar was
+	// restored as another federate by an earlier restore: registrar
+	// part of the instance handle -> the federate that acts as it
+	// (ownership.alias).
+	Alias map[uint64]uint64 `msgpack:"alias,omitempty"`
 
 	Time snapTime `msgpack:"time"`
 	// Queue are the time-stamped messages queued; HeldRO the
@@ -74,6 +81,13 @@ type snapshot struct {
 	RegionSubs   []snapRegionSub   `msgpack:"region_subs"`
 	IntRegions   []snapRegionSub   `msgpack:"int_region_subs"`
 	Assoc        []snapAssociation `msgpack:"associations"`
+}
+
+// snapMember is one federate of a saved set.
+type snapMember struct {
+	Handle uint64 `msgpack:"h"`
+	Name   string `msgpack:"n"`
+	Type   string `msgpack:"t"`
 }
 
 type snapRegion struct {
@@ -159,7 +173,7 @@ func (c *Core) captureSnapshot() ([]byte, error) {
 		Time: snapTime{Time: ts.Time, Lookahead: ts.Lookahead, Regulating: ts.Regulating, Constrained: ts.Constrained,
 			Floor: ts.Floor, FloorStrict: ts.FloorStrict, LastKind: uint8(ts.LastKind), SendAbove: ts.SendAbove},
 		Async:      c.tim.async,
-		Members:    c.memberNames(),
+		Saved:      c.savedSet(),
 		PubObj:     map[uint64][]uint64{},
 		SubObj:     map[uint64][]uint64{},
 		SubMode:    map[uint64]snapSub{},
@@ -169,6 +183,12 @@ func (c *Core) captureSnapshot() ([]byte, error) {
 		OwnResign:  uint8(c.fed.own),
 		IntOrder:   map[uint64]uint8{},
 		IntTranspt: map[uint64]uint8{},
+	}
+	for x, f := range c.own.alias {
+		if s.Alias == nil {
+			s.Alias = map[uint64]uint64{}
+		}
+		s.Alias[uint64(x)] = uint64(f)
 	}
 	for _, q := range ts.Queue {
 		p, ok := q.Payload.(tsoPayload)
@@ -356,15 +376,19 @@ func (c *Core) restoreRegions(s *snapshot) {
 	}
 }
 
-// memberNames returns the names of the joined federates, this one
-// included, sorted.
-func (c *Core) memberNames() []string {
-	names := []string{c.cfg.Name}
-	for _, m := range c.fed.members {
-		names = append(names, m.Name)
+// savedSet returns the federates that take part in the save under
+// way, this one included, in handle order: the saved set. One that left
+// since is left out (the save fails).
+func (c *Core) savedSet() []snapMember {
+	var out []snapMember
+	for _, f := range c.sr.parts {
+		if f == c.self {
+			out = append(out, snapMember{Handle: uint64(f), Name: c.cfg.Name, Type: c.cfg.Type})
+		} else if m, ok := c.fed.members[f]; ok {
+			out = append(out, snapMember{Handle: uint64(f), Name: m.Name, Type: m.Type})
+		}
 	}
-	slices.Sort(names)
-	return names
+	return out
 }
 
 func sortedKeys[K ~uint64](m map[K]bool) []uint64 {
@@ -374,6 +398,31 @@ func sortedKeys[K ~uint64](m map[K]bool) []uint64 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Why a restore request fails before it is announced.
+var (
+	errNoSaves      = errors.New("core: no save store")
+	errRestoreTypes = errors.New("core: the joined federates' types do not match the saved set's")
+)
+
+// encodeSavedSet encodes the saved set of the save under way
+// (SaveStore.WriteSave).
+func (c *Core) encodeSavedSet() []byte {
+	b, err := msgpack.Marshal(c.savedSet())
+	if err != nil {
+		panic("core: encoding the saved set: " + err.Error()) // plain data: cannot happen
+	}
+	return b
+}
+
+// decodeSavedSet decodes a saved set.
+func decodeSavedSet(b []byte) ([]snapMember, error) {
+	var set []snapMember
+	if err := msgpack.Unmarshal(b, &set); err != nil {
+		return nil, fmt.Errorf("core: saved set: %w", err)
+	}
+	return set, nil
 }
 
 // decodeSnapshot decodes a saved RTI state, refusing other formats.
@@ -389,16 +438,22 @@ func decodeSnapshot(b []byte) (*snapshot, error) {
 }
 
 // snapshotFits reports why s cannot be restored here, or nil: it must
-// be this federate's (federation, name, handle) and name only classes of
-// the FDD.
-func (c *Core) snapshotFits(s *snapshot, label string) error {
+// be the state of the saved federate as that this federate restores (of
+// this federation), saved with the saved set the restore's assignment
+// maps (saved: its saved handles), and name only classes of the FDD.
+func (c *Core) snapshotFits(s *snapshot, label string, as restoreAs, saved []FederateHandle) error {
+	var set []FederateHandle
+	for _, m := range s.Saved {
+		set = append(set, FederateHandle(m.Handle))
+	}
+	slices.Sort(set)
 	switch {
 	case s.Label != label:
 		return fmt.Errorf("core: saved state of label %q, not %q", s.Label, label)
-	case s.Federation != c.cfg.Federation || s.Name != c.cfg.Name || FederateHandle(s.Self) != c.self:
+	case s.Federation != c.cfg.Federation || s.Name != as.name || FederateHandle(s.Self) != as.handle:
 		return fmt.Errorf("core: saved state of federate %q (%d) of %q", s.Name, s.Self, s.Federation)
-	case !slices.Equal(s.Members, c.memberNames()):
-		return fmt.Errorf("core: saved by federates %v, joined now %v", s.Members, c.memberNames())
+	case !slices.Equal(set, saved):
+		return fmt.Errorf("core: saved by federates %v, the restore assigns %v", set, saved)
 	}
 	for _, in := range s.Instances {
 		if _, err := c.objectClass(ObjectClassHandle(in.Class)); err != nil {
@@ -432,8 +487,25 @@ func (c *Core) snapshotFits(s *snapshot, label string) error {
 }
 
 // applySnapshot replaces this federate's RTI state with s and moves it
-// to restore branch branch.
-func (c *Core) applySnapshot(s *snapshot, branch uint64) {
+// to restore branch branch. remap maps the saved federates' handles to
+// the handles of the federates that restore as them (restoreAssign):
+// every federate handle of the saved state (owners of tokens, senders of
+// queued messages, federates gone) is remapped, and the registrar part
+// of instance handles is kept, the restored federate acting as the saved
+// registrar (ownership.alias). The MOM instances are the live
+// federates', not the saved ones.
+func (c *Core) applySnapshot(s *snapshot, branch uint64, remap map[FederateHandle]FederateHandle) {
+	rf := func(f uint64) FederateHandle {
+		if to, ok := remap[FederateHandle(f)]; ok {
+			return to
+		}
+		return FederateHandle(f)
+	}
+	live := func(f FederateHandle) bool {
+		_, ok := c.fed.members[f]
+		return ok || f == c.self
+	}
+	oldObj, oldOwn := c.obj, c.own
 	c.sr.branch = branch
 	c.sr.held = nil
 	c.restoreRegions(s)
@@ -532,6 +604,9 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64) {
 	c.obj.serial = s.Serial
 	for _, in := range s.Instances {
 		h := ObjectInstanceHandle{Federate: FederateHandle(in.Federate), Serial: in.Serial}
+		if isMOM(h) && h.Federate != 0 && h != federationMOM {
+			continue // the live federates' are kept, below
+		}
 		class, _ := c.objectClass(ObjectClassHandle(in.Class))
 		known, _ := c.objectClass(ObjectClassHandle(in.Known))
 		c.obj.inst[h] = &instance{class: class, known: known, name: in.Name, named: in.Named}
@@ -541,7 +616,7 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64) {
 		c.obj.deleted[ObjectInstanceHandle{Federate: FederateHandle(h[0]), Serial: h[1]}] = true
 	}
 	for _, f := range s.Gone {
-		c.obj.gone[FederateHandle(f)] = true
+		c.obj.gone[rf(f)] = true
 	}
 	for cl, o := range s.IntOrder {
 		c.obj.intOrder[InteractionClassHandle(cl)] = OrderType(o)
@@ -556,14 +631,49 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64) {
 	}
 	for _, t := range s.View {
 		h := ObjectInstanceHandle{Federate: FederateHandle(t.Federate), Serial: t.Serial}
-		inner(c.own.view, h)[AttributeHandle(t.Attr)] = token{owner: FederateHandle(t.Owner), epoch: t.Epoch, via: FederateHandle(t.Via)}
+		owner, via := FederateHandle(0), FederateHandle(0)
+		if t.Owner != 0 {
+			owner = rf(t.Owner)
+		}
+		if t.Via != 0 {
+			via = rf(t.Via)
+		}
+		inner(c.own.view, h)[AttributeHandle(t.Attr)] = token{owner: owner, epoch: t.Epoch, via: via}
 	}
 	for _, t := range s.Ever {
 		h := ObjectInstanceHandle{Federate: FederateHandle(t.Federate), Serial: t.Serial}
 		inner(c.own.ever, h)[AttributeHandle(t.Attr)] = true
 	}
 	for _, f := range s.Left {
-		c.own.left[FederateHandle(f)] = true
+		c.own.left[rf(f)] = true
+	}
+	for x, f := range s.Alias {
+		if to := rf(f); to != FederateHandle(x) {
+			c.own.setAlias(FederateHandle(x), to)
+		}
+	}
+	for from, to := range remap {
+		if from != to {
+			c.own.setAlias(from, to)
+		}
+	}
+	// The MOM instances are the live federates' (a saved federate
+	// restored as another has none; the one acting as it has its own).
+	for h, in := range oldObj.inst {
+		if !isMOM(h) || h.Federate == 0 || h == federationMOM || !live(h.Federate) {
+			continue
+		}
+		c.obj.inst[h] = in
+		c.obj.names[in.name] = h
+		if m := oldOwn.held[h]; m != nil {
+			c.own.held[h] = m
+		}
+		if m := oldOwn.view[h]; m != nil {
+			c.own.view[h] = m
+		}
+		if m := oldOwn.ever[h]; m != nil {
+			c.own.ever[h] = m
+		}
 	}
 	c.resendCells()
 	c.adv.classRel, c.adv.attrRel, c.adv.scope, c.adv.intRel = s.Switches[0], s.Switches[1], s.Switches[2], s.Switches[3]
@@ -585,8 +695,8 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64) {
 			c.stats.Malformed++
 			continue
 		}
-		st.Queue = append(st.Queue, lbts.TSO{From: lbts.FederateID(q.From), Time: q.Time,
-			Payload: tsoPayload{msg: m, from: FederateHandle(q.From), reliable: q.Reliable}})
+		st.Queue = append(st.Queue, lbts.TSO{From: lbts.FederateID(rf(q.From)), Time: q.Time,
+			Payload: tsoPayload{msg: m, from: rf(q.From), reliable: q.Reliable}})
 	}
 	if err := c.tm.Restore(st); err != nil {
 		c.stats.Malformed++
@@ -597,12 +707,12 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64) {
 			c.stats.Malformed++
 			continue
 		}
-		c.tim.held = append(c.tim.held, heldMsg{msg: m, d: delivery{from: FederateHandle(h.From), received: Receive, reliable: h.Reliable}})
+		c.tim.held = append(c.tim.held, heldMsg{msg: m, d: delivery{from: rf(h.From), received: Receive, reliable: h.Reliable}})
 	}
 	c.sr.restoring = true
 	defer func() { c.sr.restoring = false }()
 	for _, p := range s.Pending {
-		c.handle(reliable.Delivery{From: reliable.NodeID(p.From), Group: transport.Group(p.Group), Seq: p.Seq, Reliable: p.Reliable, Payload: p.Msg}, true)
+		c.handle(reliable.Delivery{From: reliable.NodeID(rf(p.From)), Group: transport.Group(p.Group), Seq: p.Seq, Reliable: p.Reliable, Payload: p.Msg}, true)
 	}
 }
 
