@@ -17,7 +17,14 @@
 // are an ErrInconsistent error that names both places. Only structure is
 // compared: prose such as semantics or a basic type's interpretation may
 // differ. After merging, every reference (to data types, dimensions and
-// transportations) is checked across the whole. Load does both for files.
+// transportations, and the interaction classes of HLA 4
+// <directedInteraction> declarations) is checked across the whole. Load
+// does both for files.
+//
+// An object class's <directedInteraction>s (IEEE 1516.2-2025) combine
+// across modules, are inherited by its subclasses, and each covers its
+// interaction class only, not that class's subclasses; see
+// DirectedInteraction and docs/fom.md.
 //
 // # Leniencies and warnings
 //

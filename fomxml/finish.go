@@ -46,6 +46,7 @@ func (m *merger) finish() *FDD {
 	m.checkDataTypes()
 	m.assignHandles()
 	m.checkClasses()
+	m.resolveDirected()
 	return f
 }
 

@@ -277,6 +277,7 @@ func (m *merger) mergeObject(def *classDef, parent *ObjectClass, mod string) {
 			m.errs.conflict(def.pos, c.Pos, "object class %s is defined differently: %s", qn, why)
 		}
 	}
+	m.mergeDirected(c, def, mod)
 	for _, ch := range def.children {
 		m.mergeObject(ch, c, mod)
 	}

@@ -97,6 +97,12 @@ type ObjectClass struct {
 	// Attributes are the ones this class declares, sorted by name.
 	// Inherited attributes are on the ancestors; see AllAttributes.
 	Attributes []*Attribute
+	// DirectedInteractions are the interaction classes this class
+	// declares may be directed to its instances (HLA 4), from every
+	// module that declares any, sorted by the interaction class's
+	// qualified name. Inherited ones are on the ancestors; see
+	// DirectedInteraction.
+	DirectedInteractions []*DirectedInteraction
 	// Module is the module that defined the class fully (with its
 	// attributes); Pos is where.
 	Module string
@@ -104,7 +110,27 @@ type ObjectClass struct {
 
 	attrByName   map[string]*Attribute // including inherited
 	attrByHandle map[AttributeHandle]*Attribute
-	defined      bool // some module gave its attributes
+	directedByH  map[InteractionClassHandle]*DirectedInteraction // including inherited
+	defined      bool                                            // some module gave its attributes
+}
+
+// DirectedInteraction is one <directedInteraction> of an object class
+// (IEEE 1516.2-2025 objectClassType: after <sharing>, any number of
+// them, each a <name> and an optional <sharing>): an interaction class
+// that may be directed to instances of the class and of its subclasses.
+// It covers that interaction class only, not its subclasses: the schema
+// names one class and says nothing of its subclasses, so a FOM declares
+// each one it means.
+type DirectedInteraction struct {
+	// Interaction is the interaction class Name resolves to.
+	Interaction *InteractionClass
+	// Name is as written: qualified ("HLAinteractionRoot.A.B") or not,
+	// resolved as FDD.InteractionClass resolves names.
+	Name    string
+	Sharing string       // as written; "" when absent (the schema's default is Neither)
+	Class   *ObjectClass // the declaring class
+	Module  string
+	Pos     Pos
 }
 
 // Attribute is a class attribute.

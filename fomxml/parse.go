@@ -48,6 +48,7 @@ type classDef struct {
 	transportation string // interactions only
 	order          string // interactions only
 	attrs          []*Attribute
+	directed       []*DirectedInteraction // objects only
 	params         []*Parameter
 	children       []*classDef
 	pos            Pos
@@ -295,6 +296,17 @@ func (p *parser) class(e *element, object bool) *classDef {
 	if object {
 		for _, a := range e.all("attribute") {
 			c.attrs = append(c.attrs, p.attribute(a, c.name))
+		}
+		// HLA 4: <directedInteraction><name>I</name><sharing>S</sharing>
+		// </directedInteraction>; the name is resolved by Merge, since
+		// the interaction class may come from another module.
+		for _, di := range e.all("directedInteraction") {
+			c.directed = append(c.directed, &DirectedInteraction{
+				Name:    p.name(di, "directed interaction of "+c.name),
+				Sharing: di.str("sharing"),
+				Module:  p.file,
+				Pos:     p.pos(di),
+			})
 		}
 	} else {
 		c.transportation = e.str("transportation")

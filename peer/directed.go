@@ -7,12 +7,18 @@ package peer
 // instance's class (or an ancestor) receives them
 // (ReceiveDirectedInteraction) when it owns the instance (holds its
 // HLAprivilegeToDeleteObject), or, subscribed universally, for every
-// instance it knows. See docs/peer.md, "Directed interactions".
+// instance it knows. Only the interaction classes the FDD declares
+// directed at the object class or an ancestor (HLA 4
+// <directedInteraction>, each covering its interaction class, not its
+// subclasses) may be used there: any other is
+// ErrInteractionClassNotDefined. See docs/peer.md, "Directed
+// interactions".
 
 // PublishObjectClassDirectedInteractions declares that this federate
 // may send the interaction classes ics to instances of class and its
 // subclasses. Errors: ErrObjectClassNotDefined,
-// ErrInteractionClassNotDefined.
+// ErrInteractionClassNotDefined (not an interaction class, or not
+// declared directed at class or an ancestor).
 func (f *Federate) PublishObjectClassDirectedInteractions(class ObjectClassHandle, ics ...InteractionClassHandle) error {
 	return f.call(func() error { return f.core.PublishObjectClassDirectedInteractions(class, ics) })
 }
@@ -49,9 +55,10 @@ func (f *Federate) UnsubscribeObjectClassDirectedInteractions(class ObjectClassH
 }
 
 // SendDirectedInteraction sends an interaction of class to the instance
-// obj. Errors: ErrObjectInstanceNotKnown, ErrInteractionClassNotPublished
-// (not published for obj's class or an ancestor),
-// ErrInteractionParameterNotDefined.
+// obj. Errors: ErrObjectInstanceNotKnown, ErrInteractionClassNotDefined
+// (not declared directed at the class obj is known as, or an ancestor),
+// ErrInteractionClassNotPublished (not published for that class or an
+// ancestor), ErrInteractionParameterNotDefined.
 func (f *Federate) SendDirectedInteraction(class InteractionClassHandle, obj ObjectInstanceHandle, values ParameterValues, tag []byte) error {
 	_, err := f.SendDirectedInteractionWithTime(class, obj, values, tag, nil)
 	return err

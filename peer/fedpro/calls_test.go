@@ -28,6 +28,7 @@ const fpFOM = `<?xml version="1.0"?>
   <modelIdentification><name>fedpro test</name><type>FOM</type><version>1</version></modelIdentification>
   <objects><objectClass><name>HLAobjectRoot</name>
     <objectClass><name>Car</name><sharing>PublishSubscribe</sharing>
+      <directedInteraction><name>HLAinteractionRoot.Horn</name><sharing>PublishSubscribe</sharing></directedInteraction>
       <attribute><name>Speed</name><dataType>HLAopaqueData</dataType><updateType>Conditional</updateType><updateCondition>NA</updateCondition><ownership>DivestAcquire</ownership><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>TimeStamp</order></attribute>
     </objectClass>
   </objectClass></objects>
@@ -35,6 +36,7 @@ const fpFOM = `<?xml version="1.0"?>
     <interactionClass><name>Horn</name><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>Receive</order>
       <parameter><name>Loud</name><dataType>HLAopaqueData</dataType></parameter>
     </interactionClass>
+    <interactionClass><name>Wave</name><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>Receive</order></interactionClass>
   </interactionClass></interactions>
 </objectModel>`
 

@@ -24,13 +24,25 @@ import (
 // A subscription at an interaction class also takes its subclasses
 // (received as the subscribed class, as for interactions); the object
 // class of the instance is the one the receiver knows it as.
+//
+// Only what the FDD declares may be directed: an object class's
+// <directedInteraction>s and its ancestors' (fomxml.DirectedInteraction;
+// each covers its interaction class, not that class's subclasses).
+// Publish, subscribe, their withdrawals and send refuse any other
+// interaction class with ErrInteractionClassNotDefined, the exception
+// the HLA 4 API gives these services for an interaction class that is
+// not defined for the use (there is no more specific one).
 
-// interactionClasses checks and returns the interaction classes hs.
-func (c *Core) interactionClasses(hs []InteractionClassHandle) ([]*fomxml.InteractionClass, error) {
+// directedClasses checks and returns the interaction classes hs, each
+// declared in the FDD as directed at oc or an ancestor.
+func (c *Core) directedClasses(oc *fomxml.ObjectClass, hs []InteractionClassHandle) ([]*fomxml.InteractionClass, error) {
 	out := make([]*fomxml.InteractionClass, 0, len(hs))
 	for _, h := range hs {
 		ic, err := c.interactionClass(h)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkDirected(oc, ic); err != nil {
 			return nil, err
 		}
 		out = append(out, ic)
@@ -38,13 +50,23 @@ func (c *Core) interactionClasses(hs []InteractionClassHandle) ([]*fomxml.Intera
 	return out, nil
 }
 
+// checkDirected refuses an interaction class the FDD does not declare as
+// directed at oc or an ancestor.
+func checkDirected(oc *fomxml.ObjectClass, ic *fomxml.InteractionClass) error {
+	if _, ok := oc.DirectedInteraction(ic.Handle); !ok {
+		return fmt.Errorf("%w: %s is not a directed interaction of %s in the FDD", hla.ErrInteractionClassNotDefined, ic.QualifiedName, oc.QualifiedName)
+	}
+	return nil
+}
+
 // PublishObjectClassDirectedInteractions (§5.6) declares that this
 // federate may send the interaction classes ics to instances of class.
 func (c *Core) PublishObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle) error {
-	if _, err := c.objectClass(class); err != nil {
+	oc, err := c.objectClass(class)
+	if err != nil {
 		return err
 	}
-	classes, err := c.interactionClasses(ics)
+	classes, err := c.directedClasses(oc, ics)
 	if err != nil {
 		return err
 	}
@@ -65,10 +87,11 @@ func (c *Core) PublishObjectClassDirectedInteractions(class ObjectClassHandle, i
 // UnpublishObjectClassDirectedInteractions (§5.7) withdraws ics (all
 // when nil) at class.
 func (c *Core) UnpublishObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle) error {
-	if _, err := c.objectClass(class); err != nil {
+	oc, err := c.objectClass(class)
+	if err != nil {
 		return err
 	}
-	if _, err := c.interactionClasses(ics); err != nil {
+	if _, err := c.directedClasses(oc, ics); err != nil {
 		return err
 	}
 	set := c.dcl.pubDirected[class]
@@ -90,10 +113,11 @@ func (c *Core) UnpublishObjectClassDirectedInteractions(class ObjectClassHandle,
 // interaction classes ics sent to instances of class this federate owns,
 // or, universally, to every instance of class it knows.
 func (c *Core) SubscribeObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle, universally bool) error {
-	if _, err := c.objectClass(class); err != nil {
+	oc, err := c.objectClass(class)
+	if err != nil {
 		return err
 	}
-	classes, err := c.interactionClasses(ics)
+	classes, err := c.directedClasses(oc, ics)
 	if err != nil {
 		return err
 	}
@@ -114,10 +138,11 @@ func (c *Core) SubscribeObjectClassDirectedInteractions(class ObjectClassHandle,
 // UnsubscribeObjectClassDirectedInteractions (§5.13) withdraws ics (all
 // when nil) at class.
 func (c *Core) UnsubscribeObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle) error {
-	if _, err := c.objectClass(class); err != nil {
+	oc, err := c.objectClass(class)
+	if err != nil {
 		return err
 	}
-	if _, err := c.interactionClasses(ics); err != nil {
+	if _, err := c.directedClasses(oc, ics); err != nil {
 		return err
 	}
 	set := c.dcl.subDirected[class]
@@ -146,8 +171,10 @@ func sortedDirected(set map[InteractionClassHandle]bool) []InteractionClassHandl
 
 // SendDirectedInteraction (§6.12) sends an interaction of class to the
 // instance obj. Errors: ErrObjectInstanceNotKnown,
-// ErrInteractionClassNotPublished (not published for obj's class or an
-// ancestor), ErrInteractionParameterNotDefined, and the time errors of
+// ErrInteractionClassNotDefined (not declared directed at the class this
+// federate knows obj as, or an ancestor), ErrInteractionClassNotPublished
+// (not published for that class or an ancestor),
+// ErrInteractionParameterNotDefined, and the time errors of
 // SendInteraction.
 func (c *Core) SendDirectedInteraction(class InteractionClassHandle, obj ObjectInstanceHandle, values ParameterValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
 	in, ok := c.obj.inst[obj]
@@ -156,6 +183,15 @@ func (c *Core) SendDirectedInteraction(class InteractionClassHandle, obj ObjectI
 	}
 	ic, err := c.interactionClass(class)
 	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	// By handle, from the current FDD: in.known may be from the one before
+	// a joining federate's modules (SetFDD), which may add declarations.
+	known, err := c.objectClass(in.known.Handle)
+	if err != nil {
+		return MessageRetractionHandle{}, err
+	}
+	if err := checkDirected(known, ic); err != nil {
 		return MessageRetractionHandle{}, err
 	}
 	published := false
