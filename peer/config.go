@@ -294,9 +294,10 @@ func (c *Config) timeKind() hla.TimeKind {
 }
 
 // loadDocs parses the configured modules, files first, and the MIM
-// (nil when none is configured), and checks that they merge after the
-// MIM (the standard one when none), mapping fomxml's errors onto the HLA
-// exceptions.
+// (nil when none is configured), mapping fomxml's errors onto the HLA
+// exceptions. It does not merge them: a creator's must merge alone
+// (checkDocs), a joiner's with the federation's (IEEE 1516.1-2010 §4.9:
+// a join module may use what a creation module defines).
 func (c *Config) loadDocs() (docs []*fomxml.Document, mim *fomxml.Document, err error) {
 	if mim, err = c.loadMIM(); err != nil {
 		return nil, nil, err
@@ -310,18 +311,36 @@ func (c *Config) loadDocs() (docs []*fomxml.Document, mim *fomxml.Document, err 
 		docs = append(docs, d)
 	}
 	docs = append(docs, c.FOMModules...)
-	if _, err := mergeFDD(mim, docs); err != nil {
-		return nil, nil, fomError(err)
-	}
 	return docs, mim, nil
 }
 
-// CheckModules reads c's FOM modules and MIM and merges them, as Join
-// and CreateFederationExecution do first, and returns the error they
-// would: ErrCouldNotOpenFDD, ErrReadingFDD, ErrInconsistentFDD, or the
-// MIM's (see CreateFederationExecutionWithMIM).
+// checkDocs merges a creator's modules after its MIM (the standard one
+// when nil), as the federation's FDD will be, and checks that the cells
+// of c.Regions fit its dimensions.
+func (c *Config) checkDocs(mim *fomxml.Document, docs []*fomxml.Document) (*fomxml.FDD, error) {
+	fdd, err := mergeFDD(mim, docs)
+	if err != nil {
+		return nil, fomError(err)
+	}
+	if _, err := ddm.NewSpace(fdd, c.Regions); err != nil {
+		return nil, fmt.Errorf("peer: Config.Regions: %w", err)
+	}
+	return fdd, nil
+}
+
+// CheckModules reads c's FOM modules and MIM and merges them, as
+// CreateFederationExecution (and Join, when it creates the federation)
+// does first, and returns the error it would: ErrCouldNotOpenFDD,
+// ErrReadingFDD, ErrInconsistentFDD, or the MIM's (see
+// CreateFederationExecutionWithMIM). The modules of a federate that
+// joins a federation that exists are checked against the federation's
+// instead, and may use what its modules define.
 func (c *Config) CheckModules() error {
-	_, _, err := c.loadDocs()
+	docs, mim, err := c.loadDocs()
+	if err != nil {
+		return err
+	}
+	_, err = c.checkDocs(mim, docs)
 	return err
 }
 

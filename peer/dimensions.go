@@ -3,6 +3,8 @@ package peer
 import (
 	"fmt"
 	"slices"
+
+	"github.com/meshrti/meshrti/fomxml"
 )
 
 // Support services for dimensions (IEEE 1516.1-2010 §10.23-§10.27):
@@ -10,7 +12,7 @@ import (
 
 // GetDimensionHandle (§10.25).
 func (f *Federate) GetDimensionHandle(name string) (DimensionHandle, error) {
-	d, ok := f.FDD().Dimension(name)
+	d, ok := lookup(f, (*fomxml.FDD).Dimension, name)
 	if !ok {
 		return 0, fmt.Errorf("%w: dimension %q", ErrNameNotFound, name)
 	}
@@ -19,7 +21,7 @@ func (f *Federate) GetDimensionHandle(name string) (DimensionHandle, error) {
 
 // GetDimensionName (§10.26).
 func (f *Federate) GetDimensionName(h DimensionHandle) (string, error) {
-	d, ok := f.FDD().DimensionByHandle(h)
+	d, ok := lookup(f, (*fomxml.FDD).DimensionByHandle, h)
 	if !ok {
 		return "", fmt.Errorf("%w: %d", ErrInvalidDimensionHandle, h)
 	}
@@ -29,7 +31,7 @@ func (f *Federate) GetDimensionName(h DimensionHandle) (string, error) {
 // GetDimensionUpperBound (§10.27): a range on the dimension lies within
 // [0, upper bound).
 func (f *Federate) GetDimensionUpperBound(h DimensionHandle) (uint64, error) {
-	d, ok := f.FDD().DimensionByHandle(h)
+	d, ok := lookup(f, (*fomxml.FDD).DimensionByHandle, h)
 	if !ok {
 		return 0, fmt.Errorf("%w: %d", ErrInvalidDimensionHandle, h)
 	}
@@ -40,7 +42,7 @@ func (f *Federate) GetDimensionUpperBound(h DimensionHandle) (uint64, error) {
 // FOM binds attribute attr of class to, sorted by handle (none: the
 // attribute uses the default region only).
 func (f *Federate) GetAvailableDimensionsForClassAttribute(class ObjectClassHandle, attr AttributeHandle) ([]DimensionHandle, error) {
-	c, ok := f.FDD().ObjectClassByHandle(class)
+	c, ok := lookup(f, (*fomxml.FDD).ObjectClassByHandle, class)
 	if !ok {
 		return nil, fmt.Errorf("%w: %d", ErrInvalidObjectClassHandle, class)
 	}
@@ -53,7 +55,7 @@ func (f *Federate) GetAvailableDimensionsForClassAttribute(class ObjectClassHand
 
 // GetAvailableDimensionsForInteractionClass (§10.24).
 func (f *Federate) GetAvailableDimensionsForInteractionClass(class InteractionClassHandle) ([]DimensionHandle, error) {
-	c, ok := f.FDD().InteractionClassByHandle(class)
+	c, ok := lookup(f, (*fomxml.FDD).InteractionClassByHandle, class)
 	if !ok {
 		return nil, fmt.Errorf("%w: %d", ErrInvalidInteractionClassHandle, class)
 	}

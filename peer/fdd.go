@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/meshrti/meshrti/fomxml"
 )
@@ -43,6 +44,16 @@ func (f *Federate) joinFederation(ctx context.Context) (*fomxml.FDD, error) {
 		if !exists {
 			if !cfg.Create {
 				return nil, fmt.Errorf("%w: %s", ErrFederationExecutionDoesNotExist, cfg.Federation)
+			}
+			// A creator's modules make the FDD alone.
+			var mimDoc *fomxml.Document
+			if f.localMIM != nil {
+				if mimDoc, err = f.moduleDoc(*f.localMIM); err != nil {
+					return nil, fmt.Errorf("%w: %w", ErrErrorReadingMIM, err)
+				}
+			}
+			if _, err := cfg.checkDocs(mimDoc, f.docs); err != nil {
+				return nil, err
 			}
 			err := f.ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: rep, Modules: f.local, MIM: f.localMIM})
 			if err != nil && !errors.Is(err, ErrFederationExecutionAlreadyExists) {
@@ -152,6 +163,45 @@ func (f *Federate) extendFDD(modules []Module) {
 	f.modules = modules
 	f.fdd.Store(fdd)
 	f.core.SetFDD(fdd)
+}
+
+// catchUpTimeout bounds how long a lookup that missed waits for the
+// control plane to tell the federation's modules.
+const catchUpTimeout = 5 * time.Second
+
+// lookup looks k up in the FDD with find. When find misses, k may be a
+// joiner's (a class or dimension of a module it added): the joiner's Join
+// returned once its modules were agreed, but this federate hears of them
+// only when it takes the ModulesChanged event that follows. The lookup
+// then reads the agreed module list (catchUp) and tries again, so that
+// every member knows a joiner's classes as soon as its Join returns.
+func lookup[K, V any](f *Federate, find func(*fomxml.FDD, K) (V, bool), k K) (V, bool) {
+	v, ok := find(f.FDD(), k)
+	if !ok && f.catchUp() {
+		v, ok = find(f.FDD(), k)
+	}
+	return v, ok
+}
+
+// catchUp extends the FDD with the modules the control plane holds that
+// this federate has not taken yet, and reports whether there were any.
+// A control plane that cannot answer (closed, no quorum within
+// catchUpTimeout) leaves the FDD as it is.
+func (f *Federate) catchUp() bool {
+	if f.closed.Load() || f.ctl == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(f.opsCtx, catchUpTimeout)
+	defer cancel()
+	spec, ok, err := f.ctl.Federation(ctx)
+	if err != nil || !ok {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := len(f.modules)
+	f.extendFDD(spec.Modules)
+	return len(f.modules) > n
 }
 
 // modulesOf returns docs as the control plane carries them: their source

@@ -39,6 +39,9 @@ func CreateFederationExecution(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if _, err := cfg.checkDocs(mimDoc, docs); err != nil {
+		return err
+	}
 	modules, err := modulesOf(docs)
 	if err != nil {
 		return err

@@ -7,18 +7,22 @@ import (
 	"math"
 	"time"
 
+	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/internal/core"
 )
 
 // Support services (IEEE 1516.1-2010 §10): names and handles. Class,
 // attribute, interaction and parameter handles are the FDD's (hashes of
-// names, the same in every process) and need no lock.
+// names, the same in every process) and need no lock. A class or
+// dimension the FDD lacks may be a joiner's that this federate has not
+// heard of yet: the lookup then reads the federation's agreed modules
+// first (lookup).
 
 // GetObjectClassHandle (§10.6) accepts a fully qualified name, a name
 // without the root, or a unique bare name.
 func (f *Federate) GetObjectClassHandle(name string) (ObjectClassHandle, error) {
-	c, ok := f.FDD().ObjectClass(name)
+	c, ok := lookup(f, (*fomxml.FDD).ObjectClass, name)
 	if !ok {
 		return 0, fmt.Errorf("%w: object class %q", ErrNameNotFound, name)
 	}
@@ -27,7 +31,7 @@ func (f *Federate) GetObjectClassHandle(name string) (ObjectClassHandle, error) 
 
 // GetObjectClassName (§10.7) returns the fully qualified name.
 func (f *Federate) GetObjectClassName(h ObjectClassHandle) (string, error) {
-	c, ok := f.FDD().ObjectClassByHandle(h)
+	c, ok := lookup(f, (*fomxml.FDD).ObjectClassByHandle, h)
 	if !ok {
 		return "", fmt.Errorf("%w: %d", ErrInvalidObjectClassHandle, h)
 	}
@@ -36,7 +40,7 @@ func (f *Federate) GetObjectClassName(h ObjectClassHandle) (string, error) {
 
 // GetAttributeHandle (§10.11).
 func (f *Federate) GetAttributeHandle(class ObjectClassHandle, name string) (AttributeHandle, error) {
-	c, ok := f.FDD().ObjectClassByHandle(class)
+	c, ok := lookup(f, (*fomxml.FDD).ObjectClassByHandle, class)
 	if !ok {
 		return 0, fmt.Errorf("%w: %d", ErrInvalidObjectClassHandle, class)
 	}
@@ -49,7 +53,7 @@ func (f *Federate) GetAttributeHandle(class ObjectClassHandle, name string) (Att
 
 // GetAttributeName (§10.12).
 func (f *Federate) GetAttributeName(class ObjectClassHandle, h AttributeHandle) (string, error) {
-	c, ok := f.FDD().ObjectClassByHandle(class)
+	c, ok := lookup(f, (*fomxml.FDD).ObjectClassByHandle, class)
 	if !ok {
 		return "", fmt.Errorf("%w: %d", ErrInvalidObjectClassHandle, class)
 	}
@@ -62,7 +66,7 @@ func (f *Federate) GetAttributeName(class ObjectClassHandle, h AttributeHandle) 
 
 // GetInteractionClassHandle (§10.15).
 func (f *Federate) GetInteractionClassHandle(name string) (InteractionClassHandle, error) {
-	c, ok := f.FDD().InteractionClass(name)
+	c, ok := lookup(f, (*fomxml.FDD).InteractionClass, name)
 	if !ok {
 		return 0, fmt.Errorf("%w: interaction class %q", ErrNameNotFound, name)
 	}
@@ -71,7 +75,7 @@ func (f *Federate) GetInteractionClassHandle(name string) (InteractionClassHandl
 
 // GetInteractionClassName (§10.16).
 func (f *Federate) GetInteractionClassName(h InteractionClassHandle) (string, error) {
-	c, ok := f.FDD().InteractionClassByHandle(h)
+	c, ok := lookup(f, (*fomxml.FDD).InteractionClassByHandle, h)
 	if !ok {
 		return "", fmt.Errorf("%w: %d", ErrInvalidInteractionClassHandle, h)
 	}
@@ -80,7 +84,7 @@ func (f *Federate) GetInteractionClassName(h InteractionClassHandle) (string, er
 
 // GetParameterHandle (§10.17).
 func (f *Federate) GetParameterHandle(class InteractionClassHandle, name string) (ParameterHandle, error) {
-	c, ok := f.FDD().InteractionClassByHandle(class)
+	c, ok := lookup(f, (*fomxml.FDD).InteractionClassByHandle, class)
 	if !ok {
 		return 0, fmt.Errorf("%w: %d", ErrInvalidInteractionClassHandle, class)
 	}
@@ -93,7 +97,7 @@ func (f *Federate) GetParameterHandle(class InteractionClassHandle, name string)
 
 // GetParameterName (§10.18).
 func (f *Federate) GetParameterName(class InteractionClassHandle, h ParameterHandle) (string, error) {
-	c, ok := f.FDD().InteractionClassByHandle(class)
+	c, ok := lookup(f, (*fomxml.FDD).InteractionClassByHandle, class)
 	if !ok {
 		return "", fmt.Errorf("%w: %d", ErrInvalidInteractionClassHandle, class)
 	}
