@@ -720,3 +720,59 @@ func (c *Core) discoveryPasses(enc []byte, class uint64) bool {
 	}
 	return false
 }
+
+// arrivalFilter is what a message's regions kept out when it arrived
+// (delivery.outside): its attributes (an update), or all of it.
+type arrivalFilter struct {
+	all   bool
+	attrs []AttributeHandle
+}
+
+func (f arrivalFilter) has(a AttributeHandle) bool { return f.all || slices.Contains(f.attrs, a) }
+
+// arrivalOutside tests a message with regions that is going to wait
+// (held in receive order, queued in time-stamp order) against this
+// federate's regions as they are now, as apply would. A message waits
+// only for the regions it overlapped when it arrived: one that moves
+// over it while it waits must not let in what was sent before it did
+// (docs/ddm.md, "History"); the test at delivery still keeps out what
+// a region moved away from.
+func (c *Core) arrivalOutside(m *wireMsg) arrivalFilter {
+	var f arrivalFilter
+	if len(m.Regions) == 0 {
+		return f
+	}
+	switch m.Kind {
+	case kindInteraction:
+		ic, ok := c.fdd.InteractionClassByHandle(InteractionClassHandle(m.Class))
+		if !ok || !m.Obj.IsZero() {
+			return f
+		}
+		if as := c.dcl.interactionSubscribedAs(ic); as != nil {
+			f.all = !c.regionsPass(m.Regions, c.reg.intSubs[as.Handle], c.dimsOf(ic.Dimensions))
+		}
+	case kindUpdate:
+		var known *fomxml.ObjectClass
+		if in := c.obj.inst[m.Obj]; in != nil {
+			known = in.known
+		} else if oc, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class)); ok {
+			known = c.dcl.subscribedAs(oc)
+		}
+		if known == nil {
+			return f
+		}
+		all := true
+		for _, p := range pairsOf(m) {
+			a := AttributeHandle(p.H)
+			if c.attrPasses(m.Regions, known, a) {
+				if c.dcl.subObj[known.Handle][a] {
+					all = false
+				}
+				continue
+			}
+			f.attrs = append(f.attrs, a)
+		}
+		f.all = all && c.obj.inst[m.Obj] == nil
+	}
+	return f
+}

@@ -680,6 +680,11 @@ type delivery struct {
 	from     FederateHandle
 	received OrderType
 	reliable bool
+	// outside, for a message with regions that waited (a held
+	// receive-order message, a queued time-stamped one), is what its
+	// regions did not let through when it arrived (arrivalOutside): a
+	// region that moves over it while it waits does not let it in.
+	outside arrivalFilter
 }
 
 // apply turns one delivered message into events, appended to evs (a
@@ -731,7 +736,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		if in == nil {
 			if len(m.Regions) > 0 {
 				as := c.dcl.subscribedAs(oc)
-				if as == nil || !c.anyAttrPasses(m.Regions, as, pairsOf(m)) {
+				if as == nil || d.outside.all || !c.anyAttrPasses(m.Regions, as, pairsOf(m)) {
 					c.stats.Filtered++
 					return evs
 				}
@@ -770,7 +775,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 				continue
 			}
 			if sub[a] {
-				if len(m.Regions) > 0 && !c.attrPasses(m.Regions, in.known, a) {
+				if len(m.Regions) > 0 && (d.outside.has(a) || !c.attrPasses(m.Regions, in.known, a)) {
 					c.stats.Filtered++
 					continue
 				}
@@ -837,7 +842,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		if c.mom.class != nil {
 			c.mom.count(c.mom.intReceived, ic.Handle, d.reliable)
 		}
-		if len(m.Regions) > 0 && !c.regionsPass(m.Regions, c.reg.intSubs[as.Handle], c.dimsOf(ic.Dimensions)) {
+		if len(m.Regions) > 0 && (d.outside.all || !c.regionsPass(m.Regions, c.reg.intSubs[as.Handle], c.dimsOf(ic.Dimensions))) {
 			c.stats.Filtered++
 			return evs
 		}

@@ -105,6 +105,7 @@ type tsoPayload struct {
 	msg      *wireMsg
 	from     FederateHandle
 	reliable bool
+	outside  arrivalFilter // what its regions kept out when it arrived
 }
 
 // ---- Receiving ----
@@ -144,7 +145,7 @@ func (c *Core) handle(d reliable.Delivery, replay bool) {
 	if d.Reliable && m.TSO && m.HasTime && c.tm.Constrained() && m.Kind != kindTime {
 		err := c.tm.ReceiveTSO(lbts.TSO{
 			From: lbts.FederateID(from), Group: uint32(d.Group), Seq: d.Seq, Time: m.Time,
-			Payload: tsoPayload{msg: keep(m), from: from, reliable: d.Reliable},
+			Payload: tsoPayload{msg: keep(m), from: from, reliable: d.Reliable, outside: c.arrivalOutside(m)},
 		})
 		if err != nil {
 			c.stats.LateTSO++
@@ -223,6 +224,7 @@ func (c *Core) received(d reliable.Delivery) {
 // held: they are not receive-order messages of the standard.
 func (c *Core) deliverRO(m *wireMsg, d delivery) {
 	if m.Kind != kindRegister && c.holdsRO() {
+		d.outside = c.arrivalOutside(m)
 		c.tim.held = append(c.tim.held, heldMsg{keep(m), d})
 		return
 	}
@@ -306,7 +308,7 @@ func (c *Core) actOnTime(rd lbts.Ready) {
 		if !ok {
 			continue
 		}
-		c.applyDelivered(p.msg, delivery{from: p.from, received: received, reliable: p.reliable})
+		c.applyDelivered(p.msg, delivery{from: p.from, received: received, reliable: p.reliable, outside: p.outside})
 	}
 	if rd.RegulationEnabled != nil {
 		if c.tr != nil {
