@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 	"github.com/meshrti/meshrti/peer/hla"
@@ -284,4 +286,105 @@ func TestConformanceExceptionNamesInvalidLogicalTime(t *testing.T) {
 	}
 	a.fails("a time advance request below the federate's time", &pb.TimeAdvanceRequestRequest{Time: &pb.LogicalTime{Data: f64(10)}}, "LogicalTimeAlreadyPassed")
 	a.fails("a time advance request that does not decode", &pb.TimeAdvanceRequestRequest{Time: &pb.LogicalTime{Data: []byte{1}}}, "InvalidLogicalTime")
+}
+
+// Calls with empty or garbled names and handles answer the standard's
+// exception for that argument, never RTIinternalError. The one left as
+// RTIinternalError is listed with why.
+func TestConformanceBadArguments(t *testing.T) {
+	m := mtNewFederation(t)
+	a := m.join("A")
+	h := mtHandlesOf(a)
+
+	// Federation management, before and outside a join.
+	host := NewHost(Config{Base: peer.Config{Control: m.reg.Control(m.name)}})
+	defer host.Close()
+	c := &mtFed{t: t, name: "outsider", s: host.NewSession(func([]byte) error { return nil })}
+	c.ok(&pb.ConnectRequest{})
+	bad := []byte{1, 2, 3}
+	fm := &pb.FomModuleSet{FomModule: []*pb.FomModule{{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "m.xml", Content: []byte(mtFOM)}}}}}
+	outside := []struct {
+		what string
+		req  proto.Message
+		want string
+	}{
+		{"join, empty federation name", &pb.JoinFederationExecutionRequest{FederateType: "t"}, "FederationExecutionDoesNotExist"},
+		{"join named, empty federation name", &pb.JoinFederationExecutionWithNameRequest{FederateName: "x", FederateType: "t"}, "FederationExecutionDoesNotExist"},
+		{"join with modules, empty federation name", &pb.JoinFederationExecutionWithModulesRequest{FederateType: "t", AdditionalFomModules: fm}, "FederationExecutionDoesNotExist"},
+		{"join, empty module", &pb.JoinFederationExecutionWithModulesRequest{FederateType: "t", FederationName: m.name, AdditionalFomModules: &pb.FomModuleSet{FomModule: []*pb.FomModule{{}}}}, "CouldNotOpenFOM"},
+		{"destroy, empty federation name", &pb.DestroyFederationExecutionRequest{}, "FederationExecutionDoesNotExist"},
+		{"create, empty module", &pb.CreateFederationExecutionRequest{FederationName: "x", FomModule: &pb.FomModule{}}, "CouldNotOpenFOM"},
+		{"create, garbled module", &pb.CreateFederationExecutionRequest{FederationName: "x", FomModule: &pb.FomModule{FomModule: &pb.FomModule_CompressedModule{CompressedModule: bad}}}, "CouldNotOpenFOM"},
+		{"create, unknown time", &pb.CreateFederationExecutionWithTimeRequest{FederationName: "x", FomModule: fm.FomModule[0], LogicalTimeImplementationName: "x"}, "CouldNotCreateLogicalTimeFactory"},
+		{"create with MIM, empty MIM", &pb.CreateFederationExecutionWithMIMRequest{FederationName: "x", FomModules: fm, MimModule: &pb.FomModule{}}, "CouldNotOpenMIM"},
+	}
+	for _, tc := range outside {
+		c.fails(tc.what, tc.req, tc.want)
+	}
+
+	obj := func(b []byte) *pb.ObjectInstanceHandle { return &pb.ObjectInstanceHandle{Data: b} }
+	class := &pb.ObjectClassHandle{Data: bad}
+	ic := &pb.InteractionClassHandle{Data: bad}
+	inside := []struct {
+		what string
+		req  proto.Message
+		want string
+	}{
+		{"class handle, empty name", &pb.GetObjectClassHandleRequest{}, "NameNotFound"},
+		{"class name, garbled handle", &pb.GetObjectClassNameRequest{ObjectClass: class}, "InvalidObjectClassHandle"},
+		{"class name, no handle", &pb.GetObjectClassNameRequest{}, "InvalidObjectClassHandle"},
+		{"attribute handle, garbled class", &pb.GetAttributeHandleRequest{ObjectClass: class, AttributeName: "Pos"}, "InvalidObjectClassHandle"},
+		{"attribute handle, empty name", &pb.GetAttributeHandleRequest{ObjectClass: pbClass(h.ship)}, "NameNotFound"},
+		{"attribute name, garbled attribute", &pb.GetAttributeNameRequest{ObjectClass: pbClass(h.ship), Attribute: &pb.AttributeHandle{Data: bad}}, "InvalidAttributeHandle"},
+		{"interaction handle, empty name", &pb.GetInteractionClassHandleRequest{}, "NameNotFound"},
+		{"interaction name, garbled handle", &pb.GetInteractionClassNameRequest{InteractionClass: ic}, "InvalidInteractionClassHandle"},
+		{"parameter handle, empty name", &pb.GetParameterHandleRequest{InteractionClass: pbInteraction(h.horn)}, "NameNotFound"},
+		{"parameter name, garbled parameter", &pb.GetParameterNameRequest{InteractionClass: pbInteraction(h.horn), Parameter: &pb.ParameterHandle{Data: bad}}, "InvalidParameterHandle"},
+		{"instance handle, empty name", &pb.GetObjectInstanceHandleRequest{}, "ObjectInstanceNotKnown"},
+		{"instance name, garbled handle", &pb.GetObjectInstanceNameRequest{ObjectInstance: obj(bad)}, "ObjectInstanceNotKnown"},
+		{"federate handle, empty name", &pb.GetFederateHandleRequest{}, "NameNotFound"},
+		{"federate name, garbled handle", &pb.GetFederateNameRequest{Federate: &pb.FederateHandle{Data: bad}}, "InvalidFederateHandle"},
+		{"dimension handle, empty name", &pb.GetDimensionHandleRequest{}, "NameNotFound"},
+		{"dimension name, garbled handle", &pb.GetDimensionNameRequest{Dimension: &pb.DimensionHandle{Data: bad}}, "InvalidDimensionHandle"},
+		{"dimensions of a garbled region", &pb.GetDimensionHandleSetRequest{Region: &pb.RegionHandle{Data: bad}}, "InvalidRegion"},
+		{"update rate, empty designator", &pb.GetUpdateRateValueRequest{}, "InvalidUpdateRateDesignator"},
+		{"order type, empty name", &pb.GetOrderTypeRequest{}, "InvalidOrderName"},
+		{"transportation handle, empty name", &pb.GetTransportationTypeHandleRequest{}, "InvalidTransportationName"},
+		{"transportation name, garbled handle", &pb.GetTransportationTypeNameRequest{TransportationType: &pb.TransportationTypeHandle{Data: bad}}, "InvalidTransportationTypeHandle"},
+		{"range bounds, garbled region", &pb.GetRangeBoundsRequest{Region: &pb.RegionHandle{Data: bad}, Dimension: pbDim(h.lane)}, "InvalidRegion"},
+		{"delete a garbled region", &pb.DeleteRegionRequest{Region: &pb.RegionHandle{Data: bad}}, "InvalidRegion"},
+		{"publish, garbled class", &pb.PublishObjectClassAttributesRequest{ObjectClass: class}, "InvalidObjectClassHandle"},
+		{"publish, garbled attribute", &pb.PublishObjectClassAttributesRequest{ObjectClass: pbClass(h.ship), Attributes: &pb.AttributeHandleSet{AttributeHandle: []*pb.AttributeHandle{{Data: bad}}}}, "InvalidAttributeHandle"},
+		{"publish, garbled interaction", &pb.PublishInteractionClassRequest{InteractionClass: ic}, "InvalidInteractionClassHandle"},
+		{"subscribe, garbled class", &pb.SubscribeObjectClassAttributesRequest{ObjectClass: class}, "InvalidObjectClassHandle"},
+		{"subscribe, garbled interaction", &pb.SubscribeInteractionClassRequest{InteractionClass: ic}, "InvalidInteractionClassHandle"},
+		{"reserve, empty name", &pb.ReserveObjectInstanceNameRequest{}, "IllegalName"},
+		{"release, empty name", &pb.ReleaseObjectInstanceNameRequest{}, "ObjectInstanceNameNotReserved"},
+		{"reserve several, none", &pb.ReserveMultipleObjectInstanceNamesRequest{}, "NameSetWasEmpty"},
+		{"register, garbled class", &pb.RegisterObjectInstanceRequest{ObjectClass: class}, "InvalidObjectClassHandle"},
+		{"update, garbled instance", &pb.UpdateAttributeValuesRequest{ObjectInstance: obj(bad)}, "ObjectInstanceNotKnown"},
+		{"update, unknown instance", &pb.UpdateAttributeValuesRequest{ObjectInstance: pbObj(peer.ObjectInstanceHandle{Federate: 9, Serial: 9})}, "ObjectInstanceNotKnown"},
+		{"send, garbled interaction", &pb.SendInteractionRequest{InteractionClass: ic}, "InvalidInteractionClassHandle"},
+		{"send, garbled parameter", &pb.SendInteractionRequest{InteractionClass: pbInteraction(h.horn), ParameterValues: &pb.ParameterHandleValueMap{ParameterHandleValue: []*pb.ParameterHandleValue{{ParameterHandle: &pb.ParameterHandle{Data: bad}}}}}, "InvalidParameterHandle"},
+		{"delete, garbled instance", &pb.DeleteObjectInstanceRequest{ObjectInstance: obj(bad)}, "ObjectInstanceNotKnown"},
+		{"ownership query, garbled instance", &pb.QueryAttributeOwnershipRequest{ObjectInstance: obj(bad)}, "ObjectInstanceNotKnown"},
+		{"regulation, garbled lookahead", &pb.EnableTimeRegulationRequest{Lookahead: &pb.LogicalTimeInterval{Data: bad}}, "InvalidLookahead"},
+		{"retract, garbled handle", &pb.RetractRequest{Retraction: &pb.MessageRetractionHandle{Data: bad}}, "InvalidMessageRetractionHandle"},
+		{"time advance, garbled time", &pb.TimeAdvanceRequestRequest{Time: &pb.LogicalTime{Data: bad}}, "InvalidLogicalTime"},
+		{"flush queue, no time", &pb.FlushQueueRequestRequest{}, "InvalidLogicalTime"},
+		{"normalize, garbled federate", &pb.NormalizeFederateHandleRequest{Federate: &pb.FederateHandle{Data: bad}}, "InvalidFederateHandle"},
+		{"sync point set, garbled federate", &pb.RegisterFederationSynchronizationPointWithSetRequest{SynchronizationPointLabel: "s", SynchronizationSet: &pb.FederateHandleSet{FederateHandle: []*pb.FederateHandle{{Data: bad}}}}, "InvalidFederateHandle"},
+		{"achieved, empty label", &pb.SynchronizationPointAchievedRequest{}, "SynchronizationPointLabelNotAnnounced"},
+		{"directed, garbled interaction", &pb.SendDirectedInteractionRequest{InteractionClass: ic}, "InvalidInteractionClassHandle"},
+		{"resign, unknown action", &pb.ResignFederationExecutionRequest{ResignAction: 99}, "InvalidResignAction"},
+	}
+	for _, tc := range inside {
+		if e := a.fails(tc.what, tc.req, tc.want); e.GetExceptionName() == "RTIinternalError" {
+			t.Errorf("%s: RTIinternalError", tc.what)
+		}
+	}
+	// Left as RTIinternalError, as the standard has no better one:
+	// creating a federation with an empty name (create names no
+	// exception for its name argument).
+	c.fails("create, empty federation name", &pb.CreateFederationExecutionRequest{FomModule: fm.FomModule[0]}, "RTIinternalError")
 }

@@ -63,6 +63,9 @@ func init() {
 		ctx, cancel := s.callCtx()
 		defer cancel()
 		name := req.GetFederationName()
+		if name == "" {
+			return nil, fmt.Errorf("%w: an empty federation name", peer.ErrFederationExecutionDoesNotExist)
+		}
 		h := s.host
 		h.mu.Lock()
 		_, pending := h.created[name]
@@ -360,6 +363,9 @@ func (s *Session) join(name, typ, federation string, extra *pb.FomModuleSet) (*p
 		return nil, peer.ErrFederateAlreadyExecutionMember
 	}
 	s.mu.Unlock()
+	if federation == "" {
+		return nil, fmt.Errorf("%w: an empty federation name", peer.ErrFederationExecutionDoesNotExist)
+	}
 	ctx, cancel := s.callCtx()
 	defer cancel()
 	var docs []*fomxml.Document

@@ -182,7 +182,7 @@ func init() {
 		return &pb.SetConveyRegionDesignatorSetsSwitchResponse{}, s.with(func(f *peer.Federate) error {
 			v, err := f.GetConveyRegionDesignatorSetsSwitch()
 			if err == nil && v != req.GetValue() {
-				err = fmt.Errorf("%w: the convey region designator sets switch stays %v, as the FDD sets it: meshrti does not change it at run time", peer.ErrRTIinternalError, v)
+				err = fmt.Errorf("%w: the convey region designator sets switch stays %v, as the FDD sets it: meshrti does not support changing it at run time", peer.ErrRTIinternalError, v)
 			}
 			return err
 		})
