@@ -173,35 +173,37 @@ const catchUpTimeout = 5 * time.Second
 // joiner's (a class or dimension of a module it added): the joiner's Join
 // returned once its modules were agreed, but this federate hears of them
 // only when it takes the ModulesChanged event that follows. The lookup
-// then reads the agreed module list (catchUp) and tries again, so that
-// every member knows a joiner's classes as soon as its Join returns.
+// then reads the agreed module list (catchUp) and, if the FDD grew
+// meanwhile (by that read or by the event), tries again, so that every
+// member knows a joiner's classes as soon as its Join returns.
 func lookup[K, V any](f *Federate, find func(*fomxml.FDD, K) (V, bool), k K) (V, bool) {
-	v, ok := find(f.FDD(), k)
-	if !ok && f.catchUp() {
-		v, ok = find(f.FDD(), k)
+	fdd := f.FDD()
+	v, ok := find(fdd, k)
+	if !ok {
+		f.catchUp()
+		if now := f.FDD(); now != fdd {
+			v, ok = find(now, k)
+		}
 	}
 	return v, ok
 }
 
 // catchUp extends the FDD with the modules the control plane holds that
-// this federate has not taken yet, and reports whether there were any.
-// A control plane that cannot answer (closed, no quorum within
-// catchUpTimeout) leaves the FDD as it is.
-func (f *Federate) catchUp() bool {
+// this federate has not taken yet. A control plane that cannot answer
+// (closed, no quorum within catchUpTimeout) leaves the FDD as it is.
+func (f *Federate) catchUp() {
 	if f.closed.Load() || f.ctl == nil {
-		return false
+		return
 	}
 	ctx, cancel := context.WithTimeout(f.opsCtx, catchUpTimeout)
 	defer cancel()
 	spec, ok, err := f.ctl.Federation(ctx)
 	if err != nil || !ok {
-		return false
+		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n := len(f.modules)
 	f.extendFDD(spec.Modules)
-	return len(f.modules) > n
 }
 
 // modulesOf returns docs as the control plane carries them: their source
