@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/fomxml"
 )
 
@@ -55,7 +56,8 @@ func (f *Federate) joinFederation(ctx context.Context) (*fomxml.FDD, error) {
 			if _, err := cfg.checkDocs(mimDoc, f.docs); err != nil {
 				return nil, err
 			}
-			err := f.ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: rep, Modules: f.local, MIM: f.localMIM})
+			cells := cfg.Regions.Normalized()
+			err := f.ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: rep, Modules: f.local, MIM: f.localMIM, Regions: &cells})
 			if err != nil && !errors.Is(err, ErrFederationExecutionAlreadyExists) {
 				return nil, err
 			}
@@ -78,6 +80,9 @@ func (f *Federate) joinFederation(ctx context.Context) (*fomxml.FDD, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := f.adoptCells(spec.Regions, fdd); err != nil {
+			return nil, err
+		}
 		f.handle, f.name, err = f.ctl.JoinFederate(ctx, JoinRequest{
 			Name: cfg.FederateName, Type: cfg.FederateType, TimeRepresentation: rep,
 			Modules: adds, KnownModules: len(spec.Modules),
@@ -91,6 +96,34 @@ func (f *Federate) joinFederation(ctx context.Context) (*fomxml.FDD, error) {
 		f.modules = append(spec.Modules, adds...)
 		return fdd, nil
 	}
+}
+
+// adoptCells makes the federation's DDM cell configuration (nil: the
+// record predates it) this federate's, and checks that it fits fdd.
+// Senders and receivers compute cells independently, so a federate with
+// other cells would send into groups nobody joined and join groups
+// nobody sends into: a joiner configured otherwise adopts the
+// federation's, as it adopts the FDD, and says so in the log.
+func (f *Federate) adoptCells(agreed *ddm.Config, fdd *fomxml.FDD) error {
+	cfg := &f.cfg
+	if agreed != nil && !agreed.Equal(cfg.Regions) {
+		ev := f.log.Warn()
+		if cfg.Regions.Equal(ddm.Config{}) {
+			ev = f.log.Info() // it asked for nothing in particular
+		}
+		ev.Str("federation", cfg.Federation).
+			Int("defaultCells", agreed.DefaultCells).Int("maxJoins", agreed.MaxJoins).Interface("cells", agreed.Cells).
+			Int("configuredDefaultCells", cfg.Regions.DefaultCells).Int("configuredMaxJoins", cfg.Regions.MaxJoins).Interface("configuredCells", cfg.Regions.Cells).
+			Msg("using the federation's DDM cells (agreed at its creation) instead of Config.Regions")
+		cfg.Regions = agreed.Normalized()
+	}
+	if _, err := ddm.NewSpace(fdd, cfg.Regions); err != nil {
+		if agreed != nil {
+			return fmt.Errorf("%w: the federation's DDM cells: %w", ErrRTIinternalError, err)
+		}
+		return fmt.Errorf("peer: Config.Regions: %w", err)
+	}
+	return nil
 }
 
 // merge returns the FDD of the federation's modules and, with own, this
