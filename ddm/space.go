@@ -3,6 +3,7 @@ package ddm
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -109,7 +110,8 @@ const (
 // Config sets how a Space cuts dimensions into cells. The zero Config is
 // the default. Every federate of a federation must use the same Config
 // (and the same FDD): the sender and the receivers compute cells, and so
-// multicast groups, independently.
+// multicast groups, independently. (package peer agrees on it when the
+// federation is created: joiners adopt the creator's.)
 type Config struct {
 	// Cells per dimension by name; a dimension not listed gets
 	// DefaultCells. A count above the dimension's upper bound is lowered
@@ -122,6 +124,32 @@ type Config struct {
 	// per class; Level picks coarser levels for regions that would touch
 	// more. 0 means DefaultMaxJoins.
 	MaxJoins int
+}
+
+// Normalized returns c with its defaults spelled out (DefaultCells and
+// MaxJoins as NewSpace reads 0) and a copy of Cells, nil when empty: two
+// Configs cut every FDD alike when their Normalized forms are Equal. It
+// does not check c (NewSpace does).
+func (c Config) Normalized() Config {
+	if c.DefaultCells == 0 {
+		c.DefaultCells = DefaultCellsPerDimension
+	}
+	if c.MaxJoins == 0 {
+		c.MaxJoins = DefaultMaxJoins
+	}
+	if len(c.Cells) == 0 {
+		c.Cells = nil
+	} else {
+		c.Cells = maps.Clone(c.Cells)
+	}
+	return c
+}
+
+// Equal reports whether c and o cut every FDD alike: whether their
+// Normalized forms are the same.
+func (c Config) Equal(o Config) bool {
+	c, o = c.Normalized(), o.Normalized()
+	return c.DefaultCells == o.DefaultCells && c.MaxJoins == o.MaxJoins && maps.Equal(c.Cells, o.Cells)
 }
 
 // Space is the federation's dimensions with their upper bounds, default

@@ -399,3 +399,33 @@ func TestIntersect(t *testing.T) {
 		t.Errorf("Intersect with unsorted dims = %v, want %v", got, want)
 	}
 }
+
+// Configs that cut alike are Equal: the zero Config is the defaults
+// spelled out, and an empty Cells map is none. Normalized copies Cells.
+func TestConfigEqual(t *testing.T) {
+	zero := Config{}
+	if n := zero.Normalized(); n.DefaultCells != DefaultCellsPerDimension || n.MaxJoins != DefaultMaxJoins || n.Cells != nil {
+		t.Errorf("Normalized zero Config: %+v", n)
+	}
+	for _, c := range []struct {
+		a, b Config
+		want bool
+	}{
+		{Config{}, Config{DefaultCells: DefaultCellsPerDimension, MaxJoins: DefaultMaxJoins, Cells: map[string]int{}}, true},
+		{Config{Cells: map[string]int{"X": 4}}, Config{Cells: map[string]int{"X": 4}}, true},
+		{Config{Cells: map[string]int{"X": 4}}, Config{Cells: map[string]int{"X": 5}}, false},
+		{Config{Cells: map[string]int{"X": 4}}, Config{}, false},
+		{Config{DefaultCells: 4}, Config{}, false},
+		{Config{MaxJoins: 9}, Config{}, false},
+	} {
+		if got := c.a.Equal(c.b); got != c.want || c.b.Equal(c.a) != c.want {
+			t.Errorf("%+v.Equal(%+v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+	orig := Config{Cells: map[string]int{"X": 4}}
+	n := orig.Normalized()
+	n.Cells["X"] = 8
+	if orig.Cells["X"] != 4 {
+		t.Error("Normalized shares Cells with its receiver")
+	}
+}

@@ -50,6 +50,10 @@ type FederationSpec struct {
 	// (createFederationExecutionWithMIM). Like Modules it is opaque here;
 	// it counts toward the 8 MiB limit.
 	MIM *Module
+	// Cells, when set, is the federation's DDM cell configuration, for
+	// joiners to adopt (FederationInfo.Cells). It is opaque here, counts
+	// toward the 8 MiB limit and never changes.
+	Cells []byte
 }
 
 // JoinSpec describes a federate joining the federation execution.
@@ -83,12 +87,15 @@ type FederationInfo struct {
 	// in order. Each Content is a copy the caller may keep.
 	Modules []Module
 	// MIM is the creator's MIM, nil for the standard one.
-	MIM       *Module
+	MIM *Module
+	// Cells is FederationSpec.Cells as created (a copy), nil when the
+	// creator gave none or the record predates it.
+	Cells     []byte
 	Federates []FederateInfo
 }
 
 func federationInfo(f *federationRec) FederationInfo {
-	fi := FederationInfo{Name: f.Name, Creator: f.Creator, TimeRepresentation: f.Time, Modules: modulesOf(f.Modules)}
+	fi := FederationInfo{Name: f.Name, Creator: f.Creator, TimeRepresentation: f.Time, Modules: modulesOf(f.Modules), Cells: bytes.Clone(f.Cells)}
 	if mim := modulesOf(f.MIM); len(mim) > 0 {
 		fi.MIM = &mim[0]
 	}
@@ -163,10 +170,10 @@ func (c *Cluster) CreateFederation(ctx context.Context, spec FederationSpec) err
 			return err
 		}
 	}
-	if total := moduleBytes(mods) + moduleBytes(mim); total > maxModuleBytes {
-		return fmt.Errorf("%w: %d bytes with the MIM, limit %d", ErrModulesTooLarge, total, maxModuleBytes)
+	if total := moduleBytes(mods) + moduleBytes(mim) + len(spec.Cells); total > maxModuleBytes {
+		return fmt.Errorf("%w: %d bytes with the MIM and cells, limit %d", ErrModulesTooLarge, total, maxModuleBytes)
 	}
-	r, err := c.submit(ctx, op{Kind: opCreateFed, Name: c.cfg.Federation, Time: spec.TimeRepresentation, Modules: mods, MIM: mim})
+	r, err := c.submit(ctx, op{Kind: opCreateFed, Name: c.cfg.Federation, Time: spec.TimeRepresentation, Modules: mods, MIM: mim, Cells: bytes.Clone(spec.Cells)})
 	if err != nil {
 		return err
 	}

@@ -316,3 +316,43 @@ func TestFederationModulesAcrossCluster(t *testing.T) {
 		t.Fatalf("input dropped: %+v", st)
 	}
 }
+
+// TestFederationRecordCells: the DDM cell configuration a creator gives
+// is kept in the record, survives a snapshot and is reported; a record
+// without one (an earlier version's, or a creator's that gave none)
+// encodes and decodes without it.
+func TestFederationRecordCells(t *testing.T) {
+	a := nodeID{"a", 1}
+	cells := []byte(`{"DefaultCells":4}`)
+	f := newFSM("l", a, 5)
+	if _, res, _ := f.apply(encodeBatch(batch{Proposer: a, Ops: []op{{Seq: 1, Kind: opCreateFed, Name: "fed", Cells: cells}}})); len(res) != 1 || res[0].Code != codeOK {
+		t.Fatalf("create: %+v", res)
+	}
+	g, err := decodeFSM(f.encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi := federationInfo(g.Fed); !bytes.Equal(fi.Cells, cells) {
+		t.Fatalf("cells after a snapshot: %q, want %q", fi.Cells, cells)
+	}
+
+	h := newFSM("l", a, 5)
+	h.apply(encodeBatch(batch{Proposer: a, Ops: []op{{Seq: 1, Kind: opCreateFed, Name: "fed"}}}))
+	var m map[string]any
+	if err := msgpack.Unmarshal(h.encode(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["f"].(map[string]any)["d"]; ok {
+		t.Fatalf("a record without cells encodes them: %v", m["f"])
+	}
+	type oldRec struct {
+		Name       string `msgpack:"n"`
+		NextHandle uint64 `msgpack:"x"`
+	}
+	snap := map[string]any{"l": "l", "x": 1, "m": 5, "r": []nodeID{a}, "k": map[string]keyEntry{}, "s": map[string]session{},
+		"f": oldRec{Name: "fed", NextHandle: 1}}
+	buf, _ := msgpack.Marshal(snap)
+	if g, err := decodeFSM(buf); err != nil || g.Fed == nil || federationInfo(g.Fed).Cells != nil {
+		t.Fatalf("earlier snapshot: %+v %v", g, err)
+	}
+}

@@ -74,13 +74,16 @@ type op struct {
 	// Create only: the MIM that replaces the standard one, none or one
 	// (createFederationExecutionWithMIM).
 	MIM []moduleRec `msgpack:"i,omitempty"`
+	// Create only: the federation's DDM cell configuration, opaque here
+	// (FederationSpec.Cells); earlier versions sent none.
+	Cells []byte `msgpack:"d,omitempty"`
 	// Compare-and-swap: the version Key must have for the swap.
 	Expect uint64 `msgpack:"e,omitempty"`
 }
 
 // size is roughly what o adds to an encoded log entry.
 func (o *op) size() int {
-	n := 32 + len(o.Key) + len(o.Value) + len(o.Name) + len(o.Type) + len(o.Node.Name) + len(o.Time)
+	n := 32 + len(o.Key) + len(o.Value) + len(o.Name) + len(o.Type) + len(o.Node.Name) + len(o.Time) + len(o.Cells)
 	for _, m := range append(o.Modules, o.MIM...) {
 		n += 16 + len(m.Name) + len(m.Digest) + len(m.Content)
 	}
@@ -167,6 +170,10 @@ type federationRec struct {
 	Time       string        `msgpack:"t,omitempty"` // time representation
 	Modules    []moduleRec   `msgpack:"m,omitempty"` // in the order they were added
 	MIM        []moduleRec   `msgpack:"i,omitempty"` // none (the standard MIM) or the creator's
+	// Cells is the creator's DDM cell configuration, opaque here; empty
+	// in records of earlier versions (and of creators that gave none).
+	// Like a module it never changes, so copies may share it.
+	Cells []byte `msgpack:"d,omitempty"`
 }
 
 func (f *federationRec) clone() *federationRec {
@@ -455,12 +462,12 @@ func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
 		if f.Fed != nil {
 			return opResult{Code: codeExists, Name: f.Fed.Name}
 		}
-		fed := &federationRec{Name: o.Name, Creator: p.Name, NextHandle: 1, Time: o.Time}
+		fed := &federationRec{Name: o.Name, Creator: p.Name, NextHandle: 1, Time: o.Time, Cells: o.Cells}
 		fed.Modules = fed.newModules(o.Modules)
 		if len(o.MIM) > 0 {
 			fed.MIM = o.MIM[:1:1]
 		}
-		if moduleBytes(fed.Modules)+moduleBytes(fed.MIM) > maxModuleBytes {
+		if moduleBytes(fed.Modules)+moduleBytes(fed.MIM)+len(fed.Cells) > maxModuleBytes {
 			return opResult{Code: codeModulesTooLarge}
 		}
 		f.Fed = fed
@@ -505,7 +512,7 @@ func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
 			return opResult{Code: codeNameInUse}
 		}
 		if len(added) > 0 {
-			if moduleBytes(f.Fed.Modules)+moduleBytes(f.Fed.MIM)+moduleBytes(added) > maxModuleBytes {
+			if moduleBytes(f.Fed.Modules)+moduleBytes(f.Fed.MIM)+len(f.Fed.Cells)+moduleBytes(added) > maxModuleBytes {
 				return opResult{Code: codeModulesTooLarge}
 			}
 			f.Fed.Modules = append(f.Fed.Modules, added...)

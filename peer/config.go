@@ -121,8 +121,12 @@ type Config struct {
 	// region (docs/ddm.md): cells per dimension by name, a default count,
 	// and the most cell groups one subscription region joins. The zero
 	// value is the default (16 cells per dimension, 16 joins). Senders and
-	// receivers compute cells independently: every federate of a
-	// federation must use the same value.
+	// receivers compute cells independently, so the federation agrees on
+	// one value: its creator's is recorded with the federation (like the
+	// FDD and the time representation), and a joiner configured
+	// otherwise uses the federation's instead, saying so in its log. (A
+	// federation created by an earlier version records none: its joiners
+	// use their own, which must then be the same.)
 	Regions ddm.Config
 
 	// SaveDir is where federation saves go: a directory per federation

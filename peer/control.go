@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/peer/internal/core"
 )
 
@@ -87,6 +88,22 @@ type FederationSpec struct {
 	Modules []Module
 	// MIM replaces the standard MIM when set.
 	MIM *Module
+	// Regions is the DDM cell configuration (Config.Regions, normalized)
+	// the federation was created with, which every joiner adopts: senders
+	// and receivers compute cells independently. nil in a record that
+	// predates it; joiners then use their own.
+	Regions *ddm.Config
+}
+
+// clone returns a copy of s that shares nothing mutable with it but the
+// modules' contents, which never change.
+func (s FederationSpec) clone() FederationSpec {
+	s.Modules = slices.Clone(s.Modules)
+	if s.Regions != nil {
+		r := s.Regions.Normalized()
+		s.Regions = &r
+	}
+	return s
 }
 
 // Module is one FOM module as the control plane carries it.
@@ -383,6 +400,7 @@ func (c *memControl) CreateFederation(_ context.Context, spec FederationSpec) er
 	if c.reg.federations[c.fed] != nil {
 		return fmt.Errorf("%w: %s", ErrFederationExecutionAlreadyExists, c.fed)
 	}
+	spec = spec.clone()
 	spec.Modules = dedupModules(nil, spec.Modules)
 	c.reg.federations[c.fed] = &memExecution{
 		spec:    spec,
@@ -414,9 +432,7 @@ func (c *memControl) Federation(context.Context) (FederationSpec, bool, error) {
 	if fd == nil {
 		return FederationSpec{}, false, nil
 	}
-	spec := fd.spec
-	spec.Modules = slices.Clone(spec.Modules)
-	return spec, true, nil
+	return fd.spec.clone(), true, nil
 }
 
 func (c *memControl) DestroyFederation(context.Context) error {

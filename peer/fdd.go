@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/fomxml"
 )
 
@@ -55,7 +56,8 @@ func (f *Federate) joinFederation(ctx context.Context) (*fomxml.FDD, error) {
 			if _, err := cfg.checkDocs(mimDoc, f.docs); err != nil {
 				return nil, err
 			}
-			err := f.ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: rep, Modules: f.local, MIM: f.localMIM})
+			cells := cfg.Regions.Normalized()
+			err := f.ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: rep, Modules: f.local, MIM: f.localMIM, Regions: &cells})
 			if err != nil && !errors.Is(err, ErrFederationExecutionAlreadyExists) {
 				return nil, err
 			}
@@ -78,6 +80,9 @@ func (f *Federate) joinFederation(ctx context.Context) (*fomxml.FDD, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := f.adoptCells(spec.Regions, fdd); err != nil {
+			return nil, err
+		}
 		f.handle, f.name, err = f.ctl.JoinFederate(ctx, JoinRequest{
 			Name: cfg.FederateName, Type: cfg.FederateType, TimeRepresentation: rep,
 			Modules: adds, KnownModules: len(spec.Modules),
@@ -91,6 +96,34 @@ func (f *Federate) joinFederation(ctx context.Context) (*fomxml.FDD, error) {
 		f.modules = append(spec.Modules, adds...)
 		return fdd, nil
 	}
+}
+
+// adoptCells makes the federation's DDM cell configuration (nil: the
+// record predates it) this federate's, and checks that it fits fdd.
+// Senders and receivers compute cells independently, so a federate with
+// other cells would send into groups nobody joined and join groups
+// nobody sends into: a joiner configured otherwise adopts the
+// federation's, as it adopts the FDD, and says so in the log.
+func (f *Federate) adoptCells(agreed *ddm.Config, fdd *fomxml.FDD) error {
+	cfg := &f.cfg
+	if agreed != nil && !agreed.Equal(cfg.Regions) {
+		ev := f.log.Warn()
+		if cfg.Regions.Equal(ddm.Config{}) {
+			ev = f.log.Info() // it asked for nothing in particular
+		}
+		ev.Str("federation", cfg.Federation).
+			Int("defaultCells", agreed.DefaultCells).Int("maxJoins", agreed.MaxJoins).Interface("cells", agreed.Cells).
+			Int("configuredDefaultCells", cfg.Regions.DefaultCells).Int("configuredMaxJoins", cfg.Regions.MaxJoins).Interface("configuredCells", cfg.Regions.Cells).
+			Msg("using the federation's DDM cells (agreed at its creation) instead of Config.Regions")
+		cfg.Regions = agreed.Normalized()
+	}
+	if _, err := ddm.NewSpace(fdd, cfg.Regions); err != nil {
+		if agreed != nil {
+			return fmt.Errorf("%w: the federation's DDM cells: %w", ErrRTIinternalError, err)
+		}
+		return fmt.Errorf("peer: Config.Regions: %w", err)
+	}
+	return nil
 }
 
 // merge returns the FDD of the federation's modules and, with own, this
@@ -173,35 +206,37 @@ const catchUpTimeout = 5 * time.Second
 // joiner's (a class or dimension of a module it added): the joiner's Join
 // returned once its modules were agreed, but this federate hears of them
 // only when it takes the ModulesChanged event that follows. The lookup
-// then reads the agreed module list (catchUp) and tries again, so that
-// every member knows a joiner's classes as soon as its Join returns.
+// then reads the agreed module list (catchUp) and, if the FDD grew
+// meanwhile (by that read or by the event), tries again, so that every
+// member knows a joiner's classes as soon as its Join returns.
 func lookup[K, V any](f *Federate, find func(*fomxml.FDD, K) (V, bool), k K) (V, bool) {
-	v, ok := find(f.FDD(), k)
-	if !ok && f.catchUp() {
-		v, ok = find(f.FDD(), k)
+	fdd := f.FDD()
+	v, ok := find(fdd, k)
+	if !ok {
+		f.catchUp()
+		if now := f.FDD(); now != fdd {
+			v, ok = find(now, k)
+		}
 	}
 	return v, ok
 }
 
 // catchUp extends the FDD with the modules the control plane holds that
-// this federate has not taken yet, and reports whether there were any.
-// A control plane that cannot answer (closed, no quorum within
-// catchUpTimeout) leaves the FDD as it is.
-func (f *Federate) catchUp() bool {
+// this federate has not taken yet. A control plane that cannot answer
+// (closed, no quorum within catchUpTimeout) leaves the FDD as it is.
+func (f *Federate) catchUp() {
 	if f.closed.Load() || f.ctl == nil {
-		return false
+		return
 	}
 	ctx, cancel := context.WithTimeout(f.opsCtx, catchUpTimeout)
 	defer cancel()
 	spec, ok, err := f.ctl.Federation(ctx)
 	if err != nil || !ok {
-		return false
+		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n := len(f.modules)
 	f.extendFDD(spec.Modules)
-	return len(f.modules) > n
 }
 
 // modulesOf returns docs as the control plane carries them: their source

@@ -250,7 +250,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		Members:         members,
 		Trace:           cfg.Trace != nil,
 		Rand:            cfg.Rand,
-		Regions:         cfg.Regions,
+		Regions:         f.cfg.Regions, // as the join settled it (the federation's)
 		Saves:           f.saves(),
 		MOM:             !cfg.NoMOM,
 		Type:            cfg.FederateType,

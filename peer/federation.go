@@ -25,7 +25,8 @@ func connect(ctx context.Context, cfg *Config) (ControlPlane, error) {
 }
 
 // CreateFederationExecution (§4.5) creates the federation execution
-// cfg.Federation with cfg's FOM modules, time representation and MIM (the
+// cfg.Federation with cfg's FOM modules, time representation, DDM cells
+// (Config.Regions, which every joiner adopts) and MIM (the
 // standard one unless cfg names one; see CreateFederationExecutionWithMIM):
 // ErrFederationExecutionAlreadyExists when it exists. The FOM modules of
 // cfg must merge (ErrCouldNotOpenFDD, ErrReadingFDD, ErrInconsistentFDD
@@ -55,7 +56,8 @@ func CreateFederationExecution(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer ctl.Close()
-	return ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: string(cfg.timeKind()), Modules: modules, MIM: mim})
+	cells := cfg.Regions.Normalized()
+	return ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: string(cfg.timeKind()), Modules: modules, MIM: mim, Regions: &cells})
 }
 
 // CreateFederationExecutionWithMIM (§4.5) is CreateFederationExecution

@@ -2,12 +2,14 @@ package peer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"sync"
 
+	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/gossip"
 )
 
@@ -203,6 +205,13 @@ func (g *gossipControl) CreateFederation(ctx context.Context, spec FederationSpe
 	if spec.MIM != nil {
 		gs.MIM = &modulesToGossip([]Module{*spec.MIM})[0]
 	}
+	if spec.Regions != nil {
+		b, err := encodeCells(*spec.Regions)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+		}
+		gs.Cells = b
+	}
 	err := g.c.CreateFederation(ctx, gs)
 	if err != nil {
 		return gossipError(err)
@@ -223,7 +232,27 @@ func (g *gossipControl) Federation(ctx context.Context) (FederationSpec, bool, e
 	if fi.MIM != nil {
 		spec.MIM = &modulesFromGossip([]gossip.Module{*fi.MIM})[0]
 	}
+	if fi.Cells != nil {
+		r, err := decodeCells(fi.Cells)
+		if err != nil {
+			return FederationSpec{}, false, fmt.Errorf("%w: the federation's DDM cell configuration: %w", ErrRTIinternalError, err)
+		}
+		spec.Regions = &r
+	}
 	return spec, true, nil
+}
+
+// encodeCells and decodeCells are the form of the federation's DDM cell
+// configuration in the gossip record: JSON, normalized (encoding/json
+// sorts the map's keys, so equal configurations encode alike).
+func encodeCells(c ddm.Config) ([]byte, error) { return json.Marshal(c.Normalized()) }
+
+func decodeCells(b []byte) (ddm.Config, error) {
+	var c ddm.Config
+	if err := json.Unmarshal(b, &c); err != nil {
+		return ddm.Config{}, err
+	}
+	return c.Normalized(), nil
 }
 
 func (g *gossipControl) DestroyFederation(ctx context.Context) error {
