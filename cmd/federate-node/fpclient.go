@@ -26,6 +26,10 @@ type fpConn struct {
 	// onCallback, when set before the first callback, gets each callback
 	// on the reader goroutine (it may send calls with callAsync).
 	onCallback func(*pb.CallbackRequest)
+	// holdAcks, when set before the first callback, leaves the
+	// callbacks unanswered until ackCallback (the tests of the
+	// hand-over); otherwise each is answered as it comes.
+	holdAcks bool
 
 	mu        sync.Mutex
 	wmu       sync.Mutex // one message per write, in sequence order
@@ -36,7 +40,8 @@ type fpConn struct {
 	waiting   map[uint32]chan *pb.CallResponse
 	control   []uint32
 	callbacks []*pb.CallbackRequest
-	err       error // the first protocol error seen
+	cbSeqs    []uint32 // the sequence numbers of callbacks
+	err       error    // the first protocol error seen
 	changed   chan struct{}
 	done      chan struct{}
 }
@@ -182,12 +187,18 @@ func (c *fpConn) read() {
 				break
 			}
 			c.callbacks = append(c.callbacks, cb)
+			c.cbSeqs = append(c.cbSeqs, seq)
 		default:
 			c.control = append(c.control, typ)
 		}
 		handler := c.onCallback
+		hold := c.holdAcks
 		c.mu.Unlock()
-		if cb != nil {
+		if cb != nil && hold {
+			if handler != nil {
+				handler(cb)
+			}
+		} else if cb != nil {
 			ack, _ := proto.Marshal(&pb.CallbackResponse{CallbackResponse: &pb.CallbackResponse_CallbackSucceeded{CallbackSucceeded: &pb.CallbackSucceeded{}}})
 			c.send(fpCallbackResponse, append(binary.BigEndian.AppendUint32(nil, seq), ack...))
 			if handler != nil {
@@ -281,4 +292,41 @@ func (c *fpConn) callback(what string, d time.Duration, match func(*pb.CallbackR
 		return false
 	})
 	return got, err
+}
+
+// callbackSeq returns the sequence number of a kept callback.
+func (c *fpConn) callbackSeq(cb *pb.CallbackRequest) uint32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, x := range c.callbacks {
+		if x == cb {
+			return c.cbSeqs[i]
+		}
+	}
+	return 0
+}
+
+// ackCallback answers the callback numbered seq (holdAcks): as Pitch's
+// clients do, a HLA_CALLBACK_RESPONSE carrying seq and a
+// CallbackResponse, or with bare as MAK's client does, a bare header
+// numbered seq.
+func (c *fpConn) ackCallback(seq uint32, bare bool) {
+	if !bare {
+		ack, _ := proto.Marshal(&pb.CallbackResponse{CallbackResponse: &pb.CallbackResponse_CallbackSucceeded{CallbackSucceeded: &pb.CallbackSucceeded{}}})
+		c.send(fpCallbackResponse, append(binary.BigEndian.AppendUint32(nil, seq), ack...))
+		return
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.mu.Lock()
+	h := make([]byte, 24)
+	binary.BigEndian.PutUint32(h[0:], 24)
+	binary.BigEndian.PutUint32(h[4:], seq)
+	binary.BigEndian.PutUint64(h[8:], c.session)
+	binary.BigEndian.PutUint32(h[16:], c.lastRecv)
+	binary.BigEndian.PutUint32(h[20:], fpCallbackResponse)
+	c.mu.Unlock()
+	if _, err := c.conn.Write(h); err != nil {
+		c.fail(fmt.Errorf("write: %w", err))
+	}
 }

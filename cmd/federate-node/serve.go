@@ -119,7 +119,7 @@ func (sf *serveFlags) base() (peer.Config, error) {
 type hostHandler struct{ host *fedpro.Host }
 
 func (h hostHandler) Open(s *session.Session) (session.SessionHandler, error) {
-	fs := h.host.NewSession(s.PushCallback)
+	fs := h.host.NewAcknowledgedSession(s.PushCallbackNumbered)
 	if fs == nil {
 		return nil, fmt.Errorf("%w: the daemon is stopping", session.ErrOutOfResources)
 	}
@@ -130,6 +130,12 @@ type sessionHandler struct{ s *fedpro.Session }
 
 func (h sessionHandler) Call(payload []byte) []byte { return h.s.Call(payload) }
 func (h sessionHandler) Closed(reason error)        { h.s.Close(reason) }
+
+// CallbackResponse (session.CallbackResponder) ends the pending states
+// of the callbacks the client has answered.
+func (h sessionHandler) CallbackResponse(seq uint32, payload []byte) {
+	h.s.CallbackResponse(seq, payload)
+}
 
 // daemon is a running `serve`: the listeners, the session server, the
 // host of the federates and the metrics endpoint.

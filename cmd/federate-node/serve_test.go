@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -377,5 +378,49 @@ func TestServeEmptyFederationLingers(t *testing.T) {
 	c.ok(destroy)
 	if _, err := c.call(join); err == nil || !strings.Contains(err.Error(), "FederationExecutionDoesNotExist") {
 		t.Errorf("join after destroy: %v, want FederationExecutionDoesNotExist", err)
+	}
+}
+
+// Through serve, a time advance ends when the client answers the
+// grant's callback, in either form the public clients send (Pitch's
+// CallbackResponse, MAK's bare acknowledgement): before that, another
+// TimeAdvanceRequest answers InTimeAdvancingState.
+func TestConformancePendingUntilHandedOverServe(t *testing.T) {
+	d := testDaemon(t, time.Minute)
+	conn, err := net.Dial("tcp", d.addrs[0].String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := &fpConn{conn: conn, holdAcks: true, waiting: map[uint32]chan *pb.CallResponse{}, changed: make(chan struct{}), done: make(chan struct{})}
+	go fc.read()
+	fc.send(fpNewSession, binary.BigEndian.AppendUint32(nil, 1))
+	c := &fpClient{t, fc}
+	t.Cleanup(fc.Close)
+	c.waitControl(fpNewSessionStatus)
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
+	module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "serve.xml", Content: []byte(serveFOM)}}}
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{FederationName: "handover", FomModule: module}}})
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionWithNameRequest{JoinFederationExecutionWithNameRequest: &pb.JoinFederationExecutionWithNameRequest{
+		FederateName: "A", FederateType: "test", FederationName: "handover"}}})
+	tar := func(v float64) *pb.CallRequest {
+		return &pb.CallRequest{CallRequest: &pb.CallRequest_TimeAdvanceRequestRequest{TimeAdvanceRequestRequest: &pb.TimeAdvanceRequestRequest{Time: &pb.LogicalTime{Data: f64(v)}}}}
+	}
+	for i, bare := range []bool{false, true} {
+		to := float64(i + 1)
+		c.ok(tar(to))
+		g := c.callback("grant", func(cb *pb.CallbackRequest) bool {
+			return bytes.Equal(cb.GetTimeAdvanceGrant().GetTime().GetData(), f64(to))
+		})
+		if _, err := c.call(tar(to + 1)); err == nil || !strings.HasPrefix(err.Error(), "InTimeAdvancingState:") {
+			t.Fatalf("bare %v: TimeAdvanceRequest before the grant was acknowledged: %v, want InTimeAdvancingState", bare, err)
+		}
+		c.ackCallback(c.callbackSeq(g), bare)
+		if _, err := c.call(tar(to + 0.5)); err != nil {
+			t.Fatalf("bare %v: TimeAdvanceRequest after the grant was acknowledged: %v", bare, err)
+		}
+		g = c.callback("grant", func(cb *pb.CallbackRequest) bool {
+			return bytes.Equal(cb.GetTimeAdvanceGrant().GetTime().GetData(), f64(to+0.5))
+		})
+		c.ackCallback(c.callbackSeq(g), bare)
 	}
 }

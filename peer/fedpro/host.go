@@ -175,7 +175,32 @@ func (h *Host) NewSession(push func(callback []byte) error) *Session {
 	if h.closed {
 		return nil
 	}
-	s := &Session{host: h, push: push, metrics: metrics.NewRegistry()}
+	return h.newSession(&Session{host: h, push: push})
+}
+
+// NewAcknowledgedSession is NewSession for a session layer that tells
+// the Session of the client's callback responses (CallbackResponse):
+// push returns the sequence number of the callback it queued. A
+// callback that ends a pending state of the federate's (a
+// TimeAdvanceGrant ends the time advancing state, TimeRegulationEnabled
+// and TimeConstrainedEnabled the pending enable) ends it only when the
+// client has responded to it, or to a later callback: until then the
+// federate is still in that state (a TimeAdvanceRequest answers
+// InTimeAdvancingState). With NewSession it ends as the callback is
+// pushed.
+func (h *Host) NewAcknowledgedSession(push func(callback []byte) (uint32, error)) *Session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	plain := func(b []byte) error { _, err := push(b); return err } // callbacks that end no state
+	return h.newSession(&Session{host: h, push: plain, pushSeq: push})
+}
+
+// newSession registers s. Under h.mu.
+func (h *Host) newSession(s *Session) *Session {
+	s.metrics = metrics.NewRegistry()
 	h.sessions[s] = struct{}{}
 	h.stats.sessions.Add(1)
 	h.stats.opened.Add(1)
@@ -203,7 +228,15 @@ func (h *Host) Close() {
 type Session struct {
 	host    *Host
 	push    func([]byte) error
-	metrics *metrics.Registry // the federate's metrics (the latest's); under mu
+	pushSeq func([]byte) (uint32, error) // instead of push: NewAcknowledgedSession
+	metrics *metrics.Registry            // the federate's metrics (the latest's); under mu
+
+	// The callbacks pushed that end a pending state, until the client
+	// responds to them (NewAcknowledgedSession). ackMu is held across
+	// pushing one and recording it, so that its response cannot come
+	// first.
+	ackMu   sync.Mutex
+	unacked []unacked
 
 	mu         sync.Mutex
 	connected  bool
@@ -304,23 +337,86 @@ func (s *Session) joined(f *peer.Federate, federation string) {
 func (s *Session) pump(ctx context.Context, f *peer.Federate, done chan struct{}) {
 	defer close(done)
 	for {
-		ev, err := f.Next(ctx)
+		var ev peer.Event
+		var r peer.Receipt
+		var err error
+		if s.pushSeq != nil {
+			ev, r, err = f.NextForwarded(ctx)
+		} else {
+			ev, err = f.Next(ctx)
+		}
 		if err != nil {
 			return
 		}
 		cb := callbackOf(f, ev)
-		if cb == nil {
-			continue
+		var b []byte
+		if cb != nil {
+			b, err = proto.Marshal(cb)
 		}
-		b, err := proto.Marshal(cb)
-		if err != nil {
+		if cb == nil || err != nil {
+			f.HandedOver(r) // nothing for the client to answer
 			continue
 		}
 		s.host.stats.callbacks.Add(1)
-		if err := s.push(b); err != nil {
-			s.host.stats.pushFailed.Add(1)
+		if s.pushSeq == nil {
+			if err := s.push(b); err != nil {
+				s.host.stats.pushFailed.Add(1)
+			}
+			continue
 		}
+		s.ackMu.Lock()
+		seq, err := s.pushSeq(b)
+		switch {
+		case err != nil:
+			s.host.stats.pushFailed.Add(1)
+			f.HandedOver(r) // the session is gone: no answer comes
+		case r != 0:
+			s.unacked = append(s.unacked, unacked{seq: seq, r: r, f: f})
+		}
+		s.ackMu.Unlock()
 	}
+}
+
+// unacked is a callback pushed that ends a pending state of f's, with
+// its sequence number in the session.
+type unacked struct {
+	seq uint32
+	r   peer.Receipt
+	f   *peer.Federate
+}
+
+// CallbackResponse tells the Session that the client responded to the
+// callback numbered seq (either form of response: a CallbackResponse,
+// succeeded or failed, or a bare acknowledgement): the client has been
+// handed it, and every callback before it, so the pending states they
+// end are over. Only for a NewAcknowledgedSession; the payload is not
+// needed.
+func (s *Session) CallbackResponse(seq uint32, payload []byte) {
+	s.ackMu.Lock()
+	var last *unacked
+	i := 0
+	for i < len(s.unacked) && !seqAfter(s.unacked[i].seq, seq) {
+		last = &s.unacked[i]
+		i++
+	}
+	var done unacked
+	if last != nil {
+		done = *last
+	}
+	k := copy(s.unacked, s.unacked[i:])
+	clear(s.unacked[k:])
+	s.unacked = s.unacked[:k]
+	s.ackMu.Unlock()
+	if done.f != nil {
+		done.f.HandedOver(done.r)
+	}
+}
+
+// seqAfter reports whether session sequence number a comes after b
+// (31 bits, wrapping from 0x7fffffff to 0).
+func seqAfter(a, b uint32) bool {
+	d := (a - b) & 0x7fffffff
+	return d != 0 && d < 1<<30
 }
 
 // callCtx is the context of a call that waits on the federation.

@@ -108,21 +108,29 @@ func (s *Session) ID() uint64 { return s.id }
 // goroutine, Call included; after the session ended it returns an error
 // wrapping ErrSessionClosed and the reason.
 func (s *Session) PushCallback(payload []byte) error {
+	_, err := s.PushCallbackNumbered(payload)
+	return err
+}
+
+// PushCallbackNumbered is PushCallback, and returns the callback's
+// sequence number: the number the federate's callback response names
+// (CallbackResponder), so that the handler knows which callback the
+// federate has been handed.
+func (s *Session) PushCallbackNumbered(payload []byte) (uint32, error) {
 	if uint64(len(payload)) > maxPayload {
-		return fmt.Errorf("%w: callback of %d bytes", ErrTooLarge, len(payload))
+		return 0, fmt.Errorf("%w: callback of %d bytes", ErrTooLarge, len(payload))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
-		return fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
+		return 0, fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
 	}
 	if max := s.srv.cfg.MaxBacklog; max > 0 && s.backlog+int64(len(payload)) > max {
 		s.srv.logf("session %016x: ended: %d bytes unacknowledged, over %d", s.id, s.backlog, max)
 		s.endLocked(fmt.Errorf("%w: %d bytes, over %d", ErrBacklog, s.backlog+int64(len(payload)), max))
-		return fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
+		return 0, fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
 	}
-	s.enqueueLocked(msgCallbackRequest, nil, payload)
-	return nil
+	return s.enqueueLocked(msgCallbackRequest, nil, payload).seq, nil
 }
 
 // busy reports whether a call is queued or running.
