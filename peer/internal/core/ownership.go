@@ -146,6 +146,20 @@ type holderQuery struct {
 	gone    FederateHandle // the federate whose departure the answers follow (0: none)
 	waiting map[FederateHandle]bool
 	notHeld map[AttributeHandle][]FederateHandle // who answered that it does not hold the token
+
+	// inform marks a query made for QueryAttributeOwnership (§7.17):
+	// it moves no acquisition on; its answers, kept in views, decide
+	// the callback (informOwner).
+	inform bool
+	views  map[AttributeHandle][]holderView
+}
+
+// holderView is one member's answer to a who-holds query about one
+// attribute: its view of the token, and whether it holds it.
+type holderView struct {
+	from FederateHandle
+	t    token
+	held bool
 }
 
 // deferredQuery is another federate's who-holds query about attributes

@@ -582,6 +582,9 @@ func (c *Core) onHolderReply(m *wireMsg, from FederateHandle) {
 		if !slices.Contains(q.attrs, a) {
 			continue
 		}
+		if q.inform {
+			q.views[a] = append(q.views[a], holderView{from: from, t: token{owner: FederateHandle(owner), epoch: e}, held: held != 0})
+		}
 		if held == 0 {
 			if q.notHeld == nil {
 				q.notHeld = make(map[AttributeHandle][]FederateHandle)
@@ -607,6 +610,10 @@ func (c *Core) onHolderReply(m *wireMsg, from FederateHandle) {
 // is claimed through the register.
 func (c *Core) holdersKnown(id uint64, q *holderQuery) {
 	delete(c.own.queries, id)
+	if q.inform {
+		c.informOwner(q)
+		return
+	}
 	in := c.obj.inst[q.obj]
 	var reask []AttributeHandle
 	for _, a := range q.attrs {
@@ -819,23 +826,86 @@ func (c *Core) cancelled(obj ObjectInstanceHandle, attrs []AttributeHandle) {
 // ---- Queries (§7.17, §7.19) ----
 
 // QueryAttributeOwnership (§7.17): InformAttributeOwnership,
-// AttributeIsNotOwned or AttributeIsOwnedByRTI follows, from this
-// federate's view. Errors: ErrObjectInstanceNotKnown,
-// ErrAttributeNotDefined.
+// AttributeIsNotOwned or AttributeIsOwnedByRTI follows. A federate
+// answers at once for the MOM's classes and for what it holds; for the
+// rest it asks every member who holds the attribute (a who-holds query
+// on the control group, as an acquisition of a lost owner's token does)
+// and answers once all have: its own view may be behind, since it hears
+// the ownership steps of a class only while it publishes or subscribes
+// it, and a late discoverer cannot tell a registrar's first token from
+// one it never held (docs/ownership.md, "Queries"). Errors:
+// ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
 func (c *Core) QueryAttributeOwnership(obj ObjectInstanceHandle, attr AttributeHandle) error {
 	in, err := c.ownedInstance(obj, []AttributeHandle{attr})
 	if err != nil {
 		return err
 	}
-	switch owner := c.own.ownerOf(obj, attr); {
-	case in.class.IsMOM():
+	if in.class.IsMOM() {
 		c.push(hla.AttributeIsOwnedByRTI{Object: obj, Attribute: attr})
-	case owner == 0:
-		c.push(hla.AttributeIsNotOwned{Object: obj, Attribute: attr})
-	default:
-		c.push(hla.InformAttributeOwnership{Object: obj, Attribute: attr, Owner: owner})
+		return nil
 	}
+	if _, mine := c.own.holds(obj, attr); mine {
+		c.push(hla.InformAttributeOwnership{Object: obj, Attribute: attr, Owner: c.self})
+		return nil
+	}
+	c.own.lastQuery++
+	id := c.own.lastQuery
+	q := &holderQuery{obj: obj, attrs: []AttributeHandle{attr}, inform: true, waiting: make(map[FederateHandle]bool, len(c.fed.members)), views: make(map[AttributeHandle][]holderView)}
+	for h := range c.fed.members {
+		q.waiting[h] = true
+	}
+	c.own.queries[id] = q
+	if len(q.waiting) > 0 {
+		m := &wireMsg{Kind: kindOwnership, Action: ownHolderQuery, Obj: obj, Class: uint64(in.class.Handle), Pairs: epochPairs(q.attrs, nil), RefSeq: id}
+		if _, err := c.send(outMsg{group: controlGroup, reliable: true, msg: m}); err != nil {
+			c.stats.Malformed++ // cannot happen: a query fits any frame
+		}
+		return nil
+	}
+	c.holdersKnown(id, q)
 	return nil
+}
+
+// informOwner answers QueryAttributeOwnership query q from the members'
+// views and this federate's: the member that holds the token; else the
+// owner of the newest view (a transfer to it on its way), unless that
+// owner is gone or said, knowing that epoch, that it does not hold it
+// (a registrar's attribute it never held, say); else nobody.
+func (c *Core) informOwner(q *holderQuery) {
+	if c.obj.inst[q.obj] == nil {
+		return // deleted (or forgotten) meanwhile: nothing to answer about
+	}
+	for _, a := range q.attrs {
+		views := append(q.views[a], holderView{from: c.self, t: c.own.current(q.obj, a)})
+		var holder FederateHandle
+		var held uint64
+		best := views[len(views)-1].t
+		for _, v := range views {
+			if v.held && !c.own.left[v.from] && (holder == 0 || v.t.epoch > held) {
+				holder, held = v.from, v.t.epoch
+			}
+			if v.t.epoch > best.epoch {
+				best = v.t
+			}
+		}
+		owner := holder
+		if owner == 0 {
+			owner = best.owner
+			if owner == c.self || c.own.left[owner] {
+				owner = 0
+			}
+			for _, v := range views {
+				if v.from == owner && !v.held && v.t.epoch >= best.epoch {
+					owner = 0 // it knows that epoch, and does not hold it
+				}
+			}
+		}
+		if owner == 0 {
+			c.push(hla.AttributeIsNotOwned{Object: q.obj, Attribute: a})
+		} else {
+			c.push(hla.InformAttributeOwnership{Object: q.obj, Attribute: a, Owner: owner})
+		}
+	}
 }
 
 // IsAttributeOwnedByFederate (§7.19) reports whether this federate owns
