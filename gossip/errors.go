@@ -31,6 +31,9 @@ var (
 	ErrAlreadyJoined = errors.New("gossip: this node's federate is already joined")
 	// ErrNotJoined: ResignFederate when this node has no joined federate.
 	ErrNotJoined = errors.New("gossip: this node has no joined federate")
+	// ErrFederateNotJoined: AcquireIfJoined named a federate that is not
+	// joined where the acquisition is decided.
+	ErrFederateNotJoined = errors.New("gossip: federate not joined")
 	// ErrNotHolder: Release of a key another node holds.
 	ErrNotHolder = errors.New("gossip: key held by another node")
 	// ErrMetaTooLarge: metadata over memberlist's 512-byte limit.

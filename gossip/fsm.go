@@ -79,11 +79,14 @@ type op struct {
 	Cells []byte `msgpack:"d,omitempty"`
 	// Compare-and-swap: the version Key must have for the swap.
 	Expect uint64 `msgpack:"e,omitempty"`
+	// Acquire only: federate handles that must all be joined where the
+	// op lands (a synchronization set); none: no condition.
+	Joined []uint64 `msgpack:"j,omitempty"`
 }
 
 // size is roughly what o adds to an encoded log entry.
 func (o *op) size() int {
-	n := 32 + len(o.Key) + len(o.Value) + len(o.Name) + len(o.Type) + len(o.Node.Name) + len(o.Time) + len(o.Cells)
+	n := 32 + 8*len(o.Joined) + len(o.Key) + len(o.Value) + len(o.Name) + len(o.Type) + len(o.Node.Name) + len(o.Time) + len(o.Cells)
 	for _, m := range append(o.Modules, o.MIM...) {
 		n += 16 + len(m.Name) + len(m.Digest) + len(m.Content)
 	}
@@ -123,6 +126,7 @@ const (
 	codeModulesChanged
 	codeModulesTooLarge
 	codeVersionMismatch // compare-and-swap: the key's version was not the expected one
+	codeNotMember       // acquire: a federate of Joined is not joined (Handle names it)
 )
 
 // opResult is what applying an op produced, for its proposer.
@@ -423,6 +427,9 @@ func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
 	switch o.Kind {
 	case opAcquire:
 		e := f.Keys[o.Key]
+		if h, ok := f.notJoined(o.Joined); ok {
+			return opResult{Code: codeNotMember, Entry: e, Handle: h}
+		}
 		if e.Holder.isZero() {
 			e.Version++
 			e.Holder = p
@@ -605,6 +612,16 @@ func (f *fsm) dropNode(t nodeID, changes *[]change) {
 		*changes = append(*changes, change{Kind: chKey, Key: k, Entry: e})
 	}
 	delete(f.Sessions, t.key())
+}
+
+// notJoined returns the first handle of hs that no joined federate has.
+func (f *fsm) notJoined(hs []uint64) (uint64, bool) {
+	for _, h := range hs {
+		if f.Fed == nil || !slices.ContainsFunc(f.Fed.Federates, func(fr federateRec) bool { return fr.Handle == h }) {
+			return h, true
+		}
+	}
+	return 0, false
 }
 
 func (fr *federationRec) nameInUse(name string) bool {

@@ -296,6 +296,8 @@ func errorFor(code resultCode) error {
 		return ErrModulesChanged
 	case codeModulesTooLarge:
 		return ErrModulesTooLarge
+	case codeNotMember:
+		return ErrFederateNotJoined
 	}
 	return ErrOutcomeUnknown
 }

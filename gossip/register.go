@@ -3,6 +3,8 @@ package gossip
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -38,6 +40,27 @@ func (c *Cluster) Acquire(ctx context.Context, key string, value []byte) (Entry,
 	r, err := c.submit(ctx, op{Kind: opAcquire, Key: key, Value: value})
 	if err != nil {
 		return Entry{}, false, err
+	}
+	if err := errorFor(r.Code); err != nil {
+		return Entry{}, false, err
+	}
+	return entryOf(key, r.Entry), r.Entry.Holder == c.id, nil
+}
+
+// AcquireIfJoined is Acquire on the condition that every federate of
+// handles is joined where the acquisition lands in the log: otherwise
+// nothing changes and it returns ErrFederateNotJoined, naming the first
+// one missing. The condition is decided with the acquisition, against the
+// federate list the log keeps, so a federate whose JoinFederate returned
+// before this call counts as joined, whatever this node's view shows yet.
+// It blocks like Acquire.
+func (c *Cluster) AcquireIfJoined(ctx context.Context, key string, value []byte, handles []uint64) (Entry, bool, error) {
+	r, err := c.submit(ctx, op{Kind: opAcquire, Key: key, Value: value, Joined: slices.Clone(handles)})
+	if err != nil {
+		return Entry{}, false, err
+	}
+	if r.Code == codeNotMember {
+		return entryOf(key, r.Entry), false, fmt.Errorf("%w: handle %d", ErrFederateNotJoined, r.Handle)
 	}
 	if err := errorFor(r.Code); err != nil {
 		return Entry{}, false, err

@@ -51,6 +51,12 @@ type ControlPlane interface {
 	// value, if nobody holds it, and returns the key's entry after the
 	// decision and whether this federate holds it.
 	Acquire(ctx context.Context, key string, value []byte) (Entry, bool, error)
+	// AcquireIfJoined is Acquire on the condition, decided with the
+	// acquisition where federates are allotted handles, that every
+	// federate of set is joined: otherwise nothing changes and the error
+	// is ErrSetMemberNotJoined. A federate whose join returned before the
+	// call counts as joined, whatever this federate has been told yet.
+	AcquireIfJoined(ctx context.Context, key string, value []byte, set []FederateHandle) (Entry, bool, error)
 	// Release frees a key this federate holds (a free key stays free).
 	Release(ctx context.Context, key string) (Entry, error)
 	// CompareAndSwap takes key for this federate with value, advancing
@@ -132,6 +138,10 @@ type JoinRequest struct {
 // modules changed since the joiner read them: it reads them again and
 // retries.
 var ErrModulesChanged = errors.New("peer: the federation's FOM modules changed; read them again")
+
+// ErrSetMemberNotJoined is what ControlPlane.AcquireIfJoined returns
+// when a federate of the set is not joined.
+var ErrSetMemberNotJoined = errors.New("peer: a federate of the set is not joined")
 
 // Entry is one key of the federation's register.
 type Entry struct {
@@ -542,6 +552,11 @@ func (c *memControl) Acquire(_ context.Context, key string, value []byte) (Entry
 	if err != nil {
 		return Entry{}, false, err
 	}
+	return c.acquireLocked(fd, key, value)
+}
+
+// acquireLocked takes key for this federate if it is free. Under reg.mu.
+func (c *memControl) acquireLocked(fd *memExecution, key string, value []byte) (Entry, bool, error) {
 	k := fd.keys[key]
 	if k == nil || k.holder == 0 {
 		v := uint64(1)
@@ -552,6 +567,21 @@ func (c *memControl) Acquire(_ context.Context, key string, value []byte) (Entry
 	}
 	e := c.entry(fd, key)
 	return e, e.Holder == c.self, nil
+}
+
+func (c *memControl) AcquireIfJoined(_ context.Context, key string, value []byte, set []FederateHandle) (Entry, bool, error) {
+	c.reg.mu.Lock()
+	defer c.reg.mu.Unlock()
+	fd, err := c.member()
+	if err != nil {
+		return Entry{}, false, err
+	}
+	for _, h := range set {
+		if fd.members[h] == nil {
+			return c.entry(fd, key), false, fmt.Errorf("%w: federate %d", ErrSetMemberNotJoined, h)
+		}
+	}
+	return c.acquireLocked(fd, key, value)
 }
 
 func (c *memControl) CompareAndSwap(_ context.Context, key string, expect uint64, value []byte) (Entry, bool, error) {

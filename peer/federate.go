@@ -583,6 +583,13 @@ func (f *Federate) runOp(ctx context.Context, op core.Op) core.OpResult {
 	var err error
 	switch op.Kind {
 	case core.OpAcquire:
+		if op.Joined != nil {
+			e, held, err = f.ctl.AcquireIfJoined(ctx, op.Key, op.Value, op.Joined)
+			if errors.Is(err, ErrSetMemberNotJoined) {
+				return core.OpResult{NotJoined: true, Holder: e.Holder, Value: e.Value, Version: e.Version}
+			}
+			break
+		}
 		e, held, err = f.ctl.Acquire(ctx, op.Key, op.Value)
 	case core.OpRelease:
 		e, err = f.ctl.Release(ctx, op.Key)

@@ -320,6 +320,21 @@ func (g *gossipControl) Acquire(ctx context.Context, key string, value []byte) (
 	return g.entry(e), ok, nil
 }
 
+func (g *gossipControl) AcquireIfJoined(ctx context.Context, key string, value []byte, set []FederateHandle) (Entry, bool, error) {
+	hs := make([]uint64, len(set))
+	for i, h := range set {
+		hs[i] = uint64(h)
+	}
+	e, ok, err := g.c.AcquireIfJoined(ctx, key, value, hs)
+	if errors.Is(err, gossip.ErrFederateNotJoined) {
+		return g.entry(e), false, fmt.Errorf("%w: %w", ErrSetMemberNotJoined, err)
+	}
+	if err != nil {
+		return Entry{}, false, gossipError(err)
+	}
+	return g.entry(e), ok, nil
+}
+
 func (g *gossipControl) CompareAndSwap(ctx context.Context, key string, expect uint64, value []byte) (Entry, bool, error) {
 	e, ok, err := g.c.CompareAndSwap(ctx, key, expect, value)
 	if err != nil {

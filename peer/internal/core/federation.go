@@ -73,6 +73,10 @@ type Op struct {
 	Key    string
 	Value  []byte
 	Expect uint64 // OpSwap
+	// Joined, for OpAcquire: federates that must all be joined where the
+	// acquisition is decided (a synchronization set); the answer has
+	// NotJoined otherwise, and nothing changed.
+	Joined []FederateHandle
 }
 
 // OpResult is the control plane's answer to an Op.
@@ -84,6 +88,8 @@ type OpResult struct {
 	// Value and Version are the key's value and version after it.
 	Value   []byte
 	Version uint64
+	// NotJoined: a federate of Op.Joined was not joined; nothing changed.
+	NotJoined bool
 	// Err is set when the operation could not be decided.
 	Err error
 }
@@ -118,6 +124,7 @@ func (c *Core) MemberJoined(m Member) {
 	c.fed.members[m.Handle] = m
 	c.tm.AddFederate(lbts.FederateID(m.Handle))
 	c.push(hla.FederateJoined{Federate: m.Handle, Name: m.Name, Type: m.Type})
+	c.syncMembersChanged(m.Handle, false)
 }
 
 // MemberLeft tells the core another federate resigned with action or,
@@ -127,6 +134,7 @@ func (c *Core) MemberJoined(m Member) {
 // automatic resign directive says. Nothing happens when the federate's
 // own resign notice came first.
 func (c *Core) MemberLeft(h FederateHandle, lost bool, action ResignAction) {
+	c.sync.gone[h] = true
 	deletes := true
 	switch {
 	case lost:
@@ -194,7 +202,7 @@ func (c *Core) forget(h FederateHandle, lost, deletes bool) {
 	} else {
 		c.push(hla.FederateResigned{Federate: h, Name: m.Name})
 	}
-	c.syncMembersChanged()
+	c.syncMembersChanged(h, true)
 	c.srMemberLeft(h, lost)
 }
 

@@ -48,13 +48,28 @@ type syncPoint struct {
 // syncState is the synchronization sub-machine.
 type syncState struct {
 	points map[string]*syncPoint
-	// registering are the labels this federate asked to register, with
-	// their sets, until the register answers.
+	// registering are the labels this federate asked to register, until
+	// the register answers.
 	registering map[string]bool
+	// releasing are the labels whose register key this federate is
+	// freeing after they synchronized, each with the registration asked
+	// for meanwhile (nil: none), which starts once the key is free: until
+	// then the key is still this federate's, and acquiring it would look
+	// like a fresh registration.
+	releasing map[string]func()
+	// gone are the federates that resigned or were lost: a set member
+	// not known here is waited for unless it is gone (it was joined when
+	// the point was registered; its join may not have reached us yet).
+	gone map[FederateHandle]bool
 }
 
 func newSyncState() syncState {
-	return syncState{points: make(map[string]*syncPoint), registering: make(map[string]bool)}
+	return syncState{
+		points:      make(map[string]*syncPoint),
+		registering: make(map[string]bool),
+		releasing:   make(map[string]func()),
+		gone:        make(map[FederateHandle]bool),
+	}
 }
 
 // members reports whether f takes part in p.
@@ -78,24 +93,43 @@ func (c *Core) RegisterFederationSynchronizationPoint(label string, tag []byte, 
 		set = slices.Clone(set)
 		slices.Sort(set)
 		set = slices.Compact(set)
-		for _, f := range set {
-			if _, ok := c.fed.members[f]; !ok && f != c.self {
-				c.push(hla.SynchronizationPointRegistrationFailed{Label: label, Reason: hla.SynchronizationSetMemberNotJoined})
-				return nil
-			}
-		}
 		if len(set) == 0 {
 			set = nil
 		}
 	}
-	if c.sync.registering[label] {
+	// A label is unique while its point is pending: re-registering one's
+	// own fails like anyone else's (the register would only say this
+	// federate holds the key already).
+	if p := c.sync.points[label]; c.sync.registering[label] || (p != nil && p.registrar == c.self && !p.done) {
 		c.push(hla.SynchronizationPointRegistrationFailed{Label: label, Reason: hla.SynchronizationPointLabelNotUnique})
 		return nil
 	}
 	c.sync.registering[label] = true
 	tag = slices.Clone(tag)
-	c.fed.startOp(c, Op{Kind: OpAcquire, Key: syncKeyPrefix + label, Value: tag}, func(r OpResult) {
+	start := func() { c.registerSync(label, tag, set) }
+	if _, busy := c.sync.releasing[label]; busy {
+		c.sync.releasing[label] = start
+		return nil
+	}
+	start()
+	return nil
+}
+
+// registerSync asks the register for label's key; with a set, on the
+// condition that every federate of it is joined where the acquisition
+// is decided, which is where joins are decided too: a federate whose
+// join returned counts, whatever this federate was told of it yet.
+func (c *Core) registerSync(label string, tag []byte, set []FederateHandle) {
+	op := Op{Kind: OpAcquire, Key: syncKeyPrefix + label, Value: tag}
+	if set != nil {
+		op.Joined = set
+	}
+	c.fed.startOp(c, op, func(r OpResult) {
 		delete(c.sync.registering, label)
+		if r.NotJoined {
+			c.push(hla.SynchronizationPointRegistrationFailed{Label: label, Reason: hla.SynchronizationSetMemberNotJoined})
+			return
+		}
 		if r.Err != nil || !r.Held {
 			c.push(hla.SynchronizationPointRegistrationFailed{Label: label, Reason: hla.SynchronizationPointLabelNotUnique})
 			return
@@ -110,7 +144,6 @@ func (c *Core) RegisterFederationSynchronizationPoint(label string, tag []byte, 
 		}
 		c.syncCheck(label)
 	})
-	return nil
 }
 
 // SynchronizationPointAchieved (§4.14) tells the federation this
@@ -270,6 +303,11 @@ func (c *Core) syncCheck(label string) {
 	for f := range c.fed.members {
 		live = append(live, f)
 	}
+	for _, f := range p.set {
+		if _, known := c.fed.members[f]; !known && f != c.self && !c.sync.gone[f] {
+			return // joined when the point was registered; not seen here yet
+		}
+	}
 	var failed []FederateHandle
 	for _, f := range live {
 		if !p.member(f) {
@@ -309,13 +347,24 @@ func (c *Core) synchronized(label string, p *syncPoint, failed []FederateHandle)
 	}
 	if p.registrar == c.self {
 		c.setState(keySyncPoint+label, nil)
-		c.fed.startOp(c, Op{Kind: OpRelease, Key: syncKeyPrefix + label}, func(OpResult) {})
+		c.sync.releasing[label] = nil
+		c.fed.startOp(c, Op{Kind: OpRelease, Key: syncKeyPrefix + label}, func(OpResult) {
+			next := c.sync.releasing[label]
+			delete(c.sync.releasing, label)
+			if next != nil {
+				next()
+			}
+		})
 	}
 }
 
-// syncMembersChanged re-checks every point after a federate left (it is
-// waited for no more; it may have been the decider).
-func (c *Core) syncMembersChanged() {
+// syncMembersChanged re-checks every point after federate h left (it is
+// waited for no more; it may have been the decider) or joined (a set
+// member the decider was waiting to hear of).
+func (c *Core) syncMembersChanged(h FederateHandle, left bool) {
+	if left {
+		c.sync.gone[h] = true
+	}
 	labels := make([]string, 0, len(c.sync.points))
 	for l := range c.sync.points {
 		labels = append(labels, l)
