@@ -139,10 +139,11 @@ var exceptionNames = []struct {
 	{hla.ErrUnknownName, "UnknownName"},
 	{hla.ErrUnsupportedCallbackModel, "UnsupportedCallbackModel"},
 
-	{peer.ErrClosed, "NotConnected"},             // a closed federate (its services wrap their own exception too)
-	{peer.ErrWouldBlock, "RTIinternalError"},     // back pressure: the standard has no exception for it
-	{peer.ErrModulesChanged, "RTIinternalError"}, // the join is retried; it is internal if it ever surfaces
-	{peer.ErrStopFrames, "RTIinternalError"},     // RunFrames' own control value
+	{peer.ErrClosed, "NotConnected"},                 // a closed federate (its services wrap their own exception too)
+	{peer.ErrWouldBlock, "RTIinternalError"},         // back pressure: the standard has no exception for it
+	{peer.ErrModulesChanged, "RTIinternalError"},     // the join is retried; it is internal if it ever surfaces
+	{peer.ErrStopFrames, "RTIinternalError"},         // RunFrames' own control value
+	{peer.ErrSetMemberNotJoined, "RTIinternalError"}, // the registration fails with a reason instead; internal if it ever surfaces
 }
 
 // exceptionName is the name of the HLA exception err is: that of the
