@@ -94,6 +94,7 @@ type reader struct {
 	id   uint64
 	fill func(*fsm) // runs on the loop when the barrier passes
 	ch   chan struct{}
+	err  error // set before ch closes when the read cannot pass
 }
 
 // Start creates this node's memberlist, joins Config.Seeds (none: this
@@ -192,18 +193,34 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	if _, err := ml.Join(cfg.Seeds); err != nil {
 		c.abort()
-		return nil, fmt.Errorf("gossip: joining through %v: %w", cfg.Seeds, err)
+		return nil, fmt.Errorf("%w: joining through %v: %w", ErrSeedsUnreachable, cfg.Seeds, err)
 	}
 	wait := time.NewTimer(tm.syncWait)
 	defer wait.Stop()
-	select {
-	case <-c.synced:
-	case <-ctx.Done():
-		c.abort()
-		return nil, fmt.Errorf("gossip: waiting for the agreement log: %w", ctx.Err())
-	case <-wait.C:
-		c.abort()
-		return nil, fmt.Errorf("%w: no member sent the agreement log within %v", ErrNotSynced, tm.syncWait)
+	poll := time.NewTicker(tm.tick)
+	defer poll.Stop()
+	sawOthers := false
+	for synced := false; !synced; {
+		select {
+		case <-c.synced:
+			synced = true
+		case <-ctx.Done():
+			c.abort()
+			return nil, fmt.Errorf("gossip: waiting for the agreement log: %w", ctx.Err())
+		case <-wait.C:
+			c.abort()
+			return nil, fmt.Errorf("%w: no member sent the agreement log within %v", ErrNotSynced, tm.syncWait)
+		case <-poll.C:
+			// The members this node joined through may leave before
+			// sending the log (the last federates resigning): nobody
+			// will send it then.
+			n := c.alive.Load()
+			sawOthers = sawOthers || n > 1
+			if sawOthers && n <= 1 {
+				c.abort()
+				return nil, fmt.Errorf("%w: every member left before sending the agreement log", ErrClusterGone)
+			}
+		}
 	}
 	c.log.Info().Str("addr", c.LocalNode().Addr).Strs("seeds", cfg.Seeds).Msg("joined the federation's cluster")
 	return c, nil
@@ -273,14 +290,25 @@ func (c *Cluster) shutdown(graceful bool) error {
 	c.closeOnce.Do(func() {
 		if graceful {
 			c.leaving.Store(true)
-			holds := false
+			holds, seated := false, false
 			c.onLoop(func() {
 				if f := c.core.State(); f != nil {
 					holds = slices.Contains(f.identities(), c.id)
+					seated = f.inRoster(c.id)
 				}
 			})
 			if holds {
-				ctx, cancel := context.WithTimeout(context.Background(), c.tm.leaveTimeout)
+				// An acceptor that left with its seat would count against
+				// every quorum until the others remove it, which they can
+				// only do while a majority of the roster answers: when
+				// several leave at once, that majority may be gone for
+				// good. So an acceptor waits for its removal as long as
+				// for any operation.
+				budget := c.tm.leaveTimeout
+				if seated {
+					budget = max(budget, c.tm.opTimeout)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), budget)
 				if _, err := c.submit(ctx, op{Kind: opLost, Node: c.id}); err != nil {
 					c.log.Warn().Err(err).Msg("could not release this node's holdings before leaving; others will after failure detection")
 				}

@@ -16,6 +16,13 @@ var (
 	ErrOutcomeUnknown = errors.New("gossip: operation decided but its outcome is unknown here")
 	// ErrNotSynced: joining members never sent this node the agreement log.
 	ErrNotSynced = errors.New("gossip: agreement log not received from the cluster")
+	// ErrClusterGone: every acceptor of the agreement log left or died
+	// and this node is none: nothing can be decided in this cluster any
+	// more (its federation execution ended with its members), or, from
+	// Start, every member left before sending the log.
+	ErrClusterGone = errors.New("gossip: the agreement log's members are all gone")
+	// ErrSeedsUnreachable: Start reached none of Config.Seeds.
+	ErrSeedsUnreachable = errors.New("gossip: no seed answered")
 	// ErrFederationExists: CreateFederation found the execution created.
 	ErrFederationExists = errors.New("gossip: federation execution already exists")
 	// ErrFederationNotFound: the federation execution was not created (or

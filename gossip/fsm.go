@@ -94,11 +94,23 @@ func (o *op) size() int {
 }
 
 // batch is the value of one log entry: the ops of one proposer, in the
-// order it submitted them.
+// order it submitted them, and, when a leader proposed for others (More),
+// their batches after it, each applied as its own proposer's.
 type batch struct {
-	Proposer nodeID `msgpack:"p"`
-	Ops      []op   `msgpack:"o"`
+	Proposer nodeID  `msgpack:"p"`
+	Ops      []op    `msgpack:"o"`
+	More     []batch `msgpack:"m,omitempty"`
+	// Forwarded batches only: 1 + the entries the origin had applied when
+	// it forwarded the batch. A forwarded batch is not bound to one
+	// instance as a proposer's own value is, so a stale copy could be
+	// chosen late; applyBatch skips one older than fwdWindow entries, or
+	// from a proposer that departed meanwhile (fsm.Gone).
+	Base uint64 `msgpack:"b,omitempty"`
 }
+
+// fwdWindow is how many entries after its Base a forwarded batch may
+// still take effect; fsm.Gone keeps a departed proposer as long.
+const fwdWindow = 1024
 
 func encodeBatch(b batch) []byte {
 	buf, err := msgpack.Marshal(&b)
@@ -127,6 +139,7 @@ const (
 	codeModulesTooLarge
 	codeVersionMismatch // compare-and-swap: the key's version was not the expected one
 	codeNotMember       // acquire: a federate of Joined is not joined (Handle names it)
+	codeClusterGone     // not decided, and never will be: every acceptor is gone (local, never in the log)
 )
 
 // opResult is what applying an op produced, for its proposer.
@@ -235,6 +248,10 @@ type fsm struct {
 	Keys         keyMap         `msgpack:"k"`
 	Fed          *federationRec `msgpack:"f,omitempty"`
 	Sessions     sessionMap     `msgpack:"s"`
+	// Gone: proposers whose session a departure removed, with the entry
+	// count then, kept fwdWindow entries, so that a stale forwarded batch
+	// of theirs is not applied as a new session's.
+	Gone goneMap `msgpack:"g,omitempty"`
 }
 
 // newFSM returns the genesis state of a log founded by founder.
@@ -256,10 +273,12 @@ func newFSM(log string, founder nodeID, maxAcceptors int) *fsm {
 type (
 	keyMap     map[string]keyEntry
 	sessionMap map[string]session
+	goneMap    map[string]uint64
 )
 
 func (m keyMap) EncodeMsgpack(e *msgpack.Encoder) error     { return encodeSorted(e, m) }
 func (m sessionMap) EncodeMsgpack(e *msgpack.Encoder) error { return encodeSorted(e, m) }
+func (m goneMap) EncodeMsgpack(e *msgpack.Encoder) error    { return encodeSorted(e, m) }
 
 func encodeSorted[V any](e *msgpack.Encoder, m map[string]V) error {
 	if m == nil {
@@ -387,28 +406,76 @@ type change struct {
 }
 
 // apply applies one chosen entry and advances Index. It returns the
-// proposer, the results of its ops that took effect (duplicates are
-// skipped) and what changed. An entry that does not decode is an empty
-// entry on every node alike.
+// entry's first proposer, the results of that proposer's ops that took
+// effect, and what changed (applyAll has every proposer's results).
 func (f *fsm) apply(value []byte) (nodeID, []opResult, []change) {
+	ps, changes := f.applyAll(value)
+	if len(ps) == 0 {
+		return nodeID{}, nil, changes
+	}
+	return ps[0].proposer, ps[0].results, changes
+}
+
+// applied is what one proposer's batch of an entry produced.
+type applied struct {
+	proposer nodeID
+	results  []opResult
+	last     uint64 // the highest op sequence number in its batch
+}
+
+// applyAll applies one chosen entry and advances Index. It returns, per
+// batch in the entry, the proposer and the results of its ops that took
+// effect (duplicates are skipped), and what changed. An entry that does
+// not decode is an empty entry on every node alike.
+func (f *fsm) applyAll(value []byte) ([]applied, []change) {
 	f.Index++
 	var b batch
 	if err := decode(value, &b); err != nil {
-		return nodeID{}, nil, nil
+		return nil, nil
 	}
+	var (
+		out     []applied
+		changes []change
+	)
+	more := b.More
+	b.More = nil
+	for _, sb := range append([]batch{b}, more...) {
+		if sb.Proposer.isZero() {
+			continue
+		}
+		a := applied{proposer: sb.Proposer, results: f.applyBatch(sb, &changes)}
+		if n := len(sb.Ops); n > 0 {
+			a.last = sb.Ops[n-1].Seq
+		}
+		out = append(out, a)
+	}
+	for k, at := range f.Gone {
+		if f.Index > at+fwdWindow {
+			delete(f.Gone, k)
+		}
+	}
+	return out, changes
+}
+
+// applyBatch applies one proposer's ops.
+func (f *fsm) applyBatch(b batch, changes *[]change) []opResult {
 	sk := b.Proposer.key()
+	if b.Base != 0 {
+		if _, gone := f.Gone[sk]; gone || f.Index > b.Base+fwdWindow {
+			return nil // a stale forwarded copy: its origin sends again
+		}
+	}
 	s := f.Sessions[sk]
 	s.ID = b.Proposer
 	var (
 		res      []opResult
-		changes  []change
 		departed bool
 	)
 	for _, o := range b.Ops {
 		if o.Seq <= s.Seq {
 			continue // applied before
 		}
-		r := f.applyOp(b.Proposer, o, &changes)
+		r := f.applyOp(b.Proposer, o, changes)
 		r.Seq = o.Seq
 		res = append(res, r)
 		s.Seq = o.Seq
@@ -420,7 +487,7 @@ func (f *fsm) apply(value []byte) (nodeID, []opResult, []change) {
 		s.Results = res
 		f.Sessions[sk] = s
 	}
-	return b.Proposer, res, changes
+	return res
 }
 
 func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
@@ -612,6 +679,10 @@ func (f *fsm) dropNode(t nodeID, changes *[]change) {
 		*changes = append(*changes, change{Kind: chKey, Key: k, Entry: e})
 	}
 	delete(f.Sessions, t.key())
+	if f.Gone == nil {
+		f.Gone = goneMap{}
+	}
+	f.Gone[t.key()] = f.Index
 }
 
 // notJoined returns the first handle of hs that no joined federate has.

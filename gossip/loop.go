@@ -298,6 +298,8 @@ func errorFor(code resultCode) error {
 		return ErrModulesTooLarge
 	case codeNotMember:
 		return ErrFederateNotJoined
+	case codeClusterGone:
+		return ErrClusterGone
 	}
 	return ErrOutcomeUnknown
 }
@@ -347,7 +349,7 @@ func (c *Cluster) barrier(ctx context.Context, fill func(*fsm)) error {
 	})
 	select {
 	case <-r.ch:
-		return nil
+		return r.err
 	case <-c.done:
 		return ErrClosed
 	case <-octx.Done():
@@ -414,6 +416,10 @@ func (c *Cluster) housekeep(now time.Time) {
 	c.memMu.Unlock()
 	sort.Strings(aliveNames)
 	rank := sort.SearchStrings(aliveNames, c.cfg.NodeName)
+	c.core.SetLeader(c.leaderOf(f), !c.leaving.Load())
+	if c.rosterGone(f) {
+		c.failAll()
+	}
 
 	ids := f.identities()
 	present := map[nodeID]bool{}
@@ -471,6 +477,57 @@ func (c *Cluster) housekeep(now time.Time) {
 			}
 		}
 	}
+}
+
+// rosterGone reports whether every acceptor of f's roster is another
+// process that failure detection reports dead or gone: then no quorum
+// will ever answer, and nobody can add or remove an acceptor either.
+func (c *Cluster) rosterGone(f *fsm) bool {
+	for _, a := range f.Roster {
+		if a == c.id || c.status(a) != statusGone {
+			return false
+		}
+	}
+	return true
+}
+
+// failAll answers every operation and read waiting here with
+// ErrClusterGone, instead of letting each wait for its timeout.
+func (c *Cluster) failAll() {
+	for seq, w := range c.waiters {
+		delete(c.waiters, seq)
+		c.core.Cancel(seq)
+		if w.fn != nil {
+			w.fn(opResult{Seq: seq, Code: codeClusterGone})
+		} else {
+			w.ch <- opResult{Seq: seq, Code: codeClusterGone}
+		}
+	}
+	for id, r := range c.readers {
+		delete(c.readers, id)
+		c.core.CancelRead(id)
+		r.err = ErrClusterGone
+		close(r.ch)
+	}
+}
+
+// leaderOf returns the replica to forward ops to: the first acceptor of
+// f's roster that failure detection reports alive (this node when it is
+// one and not leaving), or zero when none is: then every node proposes
+// its own ops. Nodes may disagree for a moment; that costs only duels.
+func (c *Cluster) leaderOf(f *fsm) nodeID {
+	for _, a := range f.Roster {
+		if a == c.id {
+			if !c.leaving.Load() {
+				return a
+			}
+			continue
+		}
+		if c.status(a) == statusAlive {
+			return a
+		}
+	}
+	return nodeID{}
 }
 
 func rosterHasName(r []nodeID, name string) bool {

@@ -107,6 +107,7 @@ const (
 	msgCommit                      // anyone -> everyone (gossip): instance Inst chose Value
 	msgSyncReq                     // learner -> peer: send me what follows Index
 	msgSyncResp                    // peer -> learner: entries from Inst, or a snapshot
+	msgForward                     // proposer -> leader: propose my batch (Value) for me
 )
 
 func (t msgType) String() string {
@@ -127,6 +128,8 @@ func (t msgType) String() string {
 		return "sync-req"
 	case msgSyncResp:
 		return "sync-resp"
+	case msgForward:
+		return "forward"
 	}
 	return "unknown"
 }

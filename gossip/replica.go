@@ -2,6 +2,7 @@ package gossip
 
 import (
 	"math/rand/v2"
+	"slices"
 )
 
 // This file holds the replica: one process's view of the agreement log.
@@ -28,6 +29,10 @@ type replicaConfig struct {
 	TailLen      int // chosen values kept to answer "decided" and catch-up
 	MaxBatch     int // ops per log entry
 	MaxFuture    int // commits buffered ahead of a gap
+	// ForwardTimeout: a batch forwarded to the leader and not decided in
+	// this many ticks comes back to be forwarded again (or, after two
+	// such timeouts in a row, proposed by this replica itself).
+	ForwardTimeout int
 }
 
 func (c *replicaConfig) fill() {
@@ -52,6 +57,9 @@ func (c *replicaConfig) fill() {
 	if c.MaxFuture <= 0 {
 		c.MaxFuture = 1024
 	}
+	if c.ForwardTimeout <= 0 {
+		c.ForwardTimeout = 4 * c.RoundTimeout
+	}
 	if c.Rand == nil {
 		panic("gossip: replicaConfig.Rand is nil")
 	}
@@ -72,10 +80,11 @@ type round struct {
 	phase    int // 1: collecting promises; 2: collecting accepts
 	promises map[nodeID]promise
 	accepts  map[nodeID]bool
-	value    []byte   // phase 2: the value proposed
-	ops      []op     // our ops in this round's batch
-	batch    []byte   // their encoding
-	reads    []uint64 // reads registered before this round started
+	value    []byte     // phase 2: the value proposed
+	ops      []op       // our ops in this round's batch
+	batch    []byte     // their encoding
+	reads    []uint64   // reads registered before this round started
+	fwd      []*fwdItem // the forwarded batches this round proposes, if any
 	ticks    int
 	timeout  int // ticks; doubles with each failed attempt (up to 8x)
 }
@@ -87,6 +96,16 @@ func (rd *round) member(id nodeID) bool {
 		}
 	}
 	return false
+}
+
+// fwdItem is a batch another replica forwarded to this one, the leader,
+// to propose on its behalf.
+type fwdItem struct {
+	origin nodeID
+	b      batch
+	size   int
+	maxSeq uint64 // the highest op sequence number in it
+	ttl    int    // ticks left before it is dropped
 }
 
 // opDone is the result of one submitted op.
@@ -135,6 +154,17 @@ type replica struct {
 	mismatch  int    // messages from another log, dropped
 	rejected  uint64 // messages refused as invalid (mismatch included)
 
+	// Forwarding (liveness only; see docs/agreement.md): a replica
+	// whose leader is another forwards its ops there instead of
+	// proposing them, so that many proposers do not duel.
+	leader   nodeID     // zero: propose everything itself
+	serve    bool       // take forwarded batches (the owner is not leaving)
+	fwd      []op       // our ops forwarded, waiting for their decision
+	fwdTo    nodeID     // where fwd went
+	fwdWait  int        // ticks before fwd counts as lost
+	fwdFails int        // forwards lost in a row
+	fwdq     []*fwdItem // batches forwarded to us, in arrival order
+
 	out   ready
 	selfq []message
 
@@ -157,6 +187,39 @@ func newReplica(cfg replicaConfig, genesis *fsm) *replica {
 		r.tailBase = genesis.Index
 	}
 	return r
+}
+
+// SetLeader names the replica to forward ops to (zero, or this replica:
+// propose them here), and whether this replica takes batches others
+// forward (serve). A batch in flight to another leader comes back, to be
+// forwarded to the new one.
+func (r *replica) SetLeader(leader nodeID, serve bool) {
+	r.serve = serve
+	if !serve {
+		r.fwdq = nil
+	}
+	if leader == r.leader {
+		return
+	}
+	r.leader = leader
+	if len(r.fwd) > 0 && r.fwdTo != leader {
+		r.unforward(false)
+	}
+	r.flush()
+}
+
+// unforward takes the forwarded ops back, to the front of the queue.
+func (r *replica) unforward(lost bool) {
+	r.pending = append(r.fwd, r.pending...)
+	r.fwd, r.fwdTo, r.fwdWait = nil, nodeID{}, 0
+	if lost {
+		r.fwdFails++
+	}
+}
+
+// forwarding reports whether new ops go to the leader.
+func (r *replica) forwarding() bool {
+	return !r.leader.isZero() && r.leader != r.id && r.fwdFails < 2
 }
 
 // Synced reports whether the replica has a log (genesis or a sync).
@@ -238,6 +301,19 @@ func (r *replica) Tick() {
 	} else if r.backoff > 0 {
 		r.backoff--
 	}
+	if r.fwdWait > 0 {
+		r.fwdWait--
+		if r.fwdWait == 0 {
+			r.unforward(true)
+		}
+	}
+	kept := r.fwdq[:0]
+	for _, it := range r.fwdq {
+		if it.ttl--; it.ttl > 0 {
+			kept = append(kept, it)
+		}
+	}
+	r.fwdq = kept
 	if r.syncWait > 0 {
 		r.syncWait--
 		if r.syncWait == 0 {
@@ -291,7 +367,7 @@ func (r *replica) send(m message) {
 }
 
 func (r *replica) step(m message) {
-	if m.Type < msgPrepare || m.Type > msgSyncResp || m.From.Name == "" {
+	if m.Type < msgPrepare || m.Type > msgForward || m.From.Name == "" {
 		r.rejected++
 		return
 	}
@@ -393,7 +469,48 @@ func (r *replica) step(m message) {
 
 	case msgSyncResp:
 		r.handleSyncResp(m)
+
+	case msgForward:
+		r.handleForward(m)
 	}
+}
+
+// handleForward queues a batch another replica asks this one, its
+// leader, to propose. The batch is the origin's own (its ops, its
+// sequence numbers): whoever proposes it, it takes effect as the
+// origin's, at most once.
+func (r *replica) handleForward(m message) {
+	if !r.serve || m.To != r.id {
+		return
+	}
+	var b batch
+	if err := decode(m.Value, &b); err != nil || b.Proposer != m.From || len(b.Ops) == 0 {
+		r.rejected++
+		return
+	}
+	b.More = nil
+	it := &fwdItem{origin: b.Proposer, b: b, size: len(m.Value), maxSeq: b.Ops[len(b.Ops)-1].Seq, ttl: 4 * r.cfg.ForwardTimeout}
+	if r.fwdDone(it) {
+		return
+	}
+	for i, x := range r.fwdq {
+		if x.origin == it.origin {
+			r.fwdq[i] = it // a retry replaces the earlier one, in its place
+			return
+		}
+	}
+	if len(r.fwdq) < r.cfg.MaxFuture {
+		r.fwdq = append(r.fwdq, it)
+	}
+}
+
+// fwdDone reports whether every op of a forwarded batch was applied.
+func (r *replica) fwdDone(it *fwdItem) bool {
+	if _, gone := r.fsm.Gone[it.origin.key()]; gone {
+		return true // it would be skipped (applyBatch)
+	}
+	s, ok := r.fsm.Sessions[it.origin.key()]
+	return ok && s.Seq >= it.maxSeq
 }
 
 func (r *replica) noteRefusal(m message) {
@@ -411,11 +528,23 @@ func (r *replica) sendDecided(to nodeID, inst uint64) {
 }
 
 // maybeStart starts a round when there is work and nothing stops it.
+// Ops go to the leader when there is one; a round here proposes our own
+// ops (unless some are forwarded: they come first, and a batch must
+// start with our oldest op not yet applied), else a forwarded batch,
+// and confirms the reads waiting.
 func (r *replica) maybeStart() {
 	if r.round != nil || r.fsm == nil || r.backoff > 0 {
 		return
 	}
-	if len(r.pending) == 0 && len(r.reads) == 0 && !r.recover {
+	if len(r.fwd) == 0 && len(r.pending) > 0 && r.forwarding() {
+		n := r.batchLen()
+		r.fwd = append([]op(nil), r.pending[:n]...)
+		r.pending = append([]op(nil), r.pending[n:]...)
+		r.fwdTo, r.fwdWait = r.leader, r.cfg.ForwardTimeout
+		r.send(message{Type: msgForward, To: r.leader, Value: encodeBatch(batch{Proposer: r.id, Ops: r.fwd, Base: r.fsm.Index + 1})})
+	}
+	own := len(r.pending) > 0 && len(r.fwd) == 0
+	if !own && len(r.reads) == 0 && !r.recover && len(r.fwdq) == 0 {
 		return
 	}
 	r.recover = false
@@ -431,10 +560,49 @@ func (r *replica) maybeStart() {
 		timeout:  r.cfg.RoundTimeout << min(r.attempt, 3),
 	}
 	r.reads = nil
-	if n := r.batchLen(); n > 0 {
+	// One entry carries our own batch and, after it, batches forwarded
+	// to us, acceptors' first (one that is leaving must see its seat
+	// given up before it goes, or the roster keeps a seat nobody answers
+	// for), up to the entry's size limit.
+	var top batch
+	size := 0
+	if own {
+		n := r.batchLen()
 		rd.ops = append([]op(nil), r.pending[:n]...)
 		r.pending = append([]op(nil), r.pending[n:]...)
-		rd.batch = encodeBatch(batch{Proposer: r.id, Ops: rd.ops})
+		top = batch{Proposer: r.id, Ops: rd.ops}
+		for _, o := range rd.ops {
+			size += o.size()
+		}
+	}
+	if len(r.fwdq) > 0 {
+		slices.SortStableFunc(r.fwdq, func(a, b *fwdItem) int {
+			ia, ib := r.fsm.inRoster(a.origin), r.fsm.inRoster(b.origin)
+			switch {
+			case ia && !ib:
+				return -1
+			case ib && !ia:
+				return 1
+			}
+			return 0
+		})
+		n := 0
+		for n < len(r.fwdq) && n < r.cfg.MaxBatch && (n == 0 && !own || size+r.fwdq[n].size <= maxBatchBytes) {
+			size += r.fwdq[n].size
+			n++
+		}
+		rd.fwd = append([]*fwdItem(nil), r.fwdq[:n]...)
+		r.fwdq = append([]*fwdItem(nil), r.fwdq[n:]...)
+		for _, it := range rd.fwd {
+			if top.Proposer.isZero() {
+				top = it.b
+			} else {
+				top.More = append(top.More, it.b)
+			}
+		}
+	}
+	if !top.Proposer.isZero() {
+		rd.batch = encodeBatch(top)
 	}
 	r.round = rd
 	for _, a := range rd.roster {
@@ -477,7 +645,7 @@ func (r *replica) phase2() {
 		// registered before the round may answer from the applied state.
 		r.out.Reads = append(r.out.Reads, rd.reads...)
 		rd.reads = nil
-		if len(rd.ops) == 0 {
+		if rd.batch == nil {
 			r.round = nil
 			r.attempt = 0
 			return
@@ -503,6 +671,15 @@ func (r *replica) endRound(failed bool) {
 	r.round = nil
 	r.pending = append(rd.ops, r.pending...)
 	r.reads = append(rd.reads, r.reads...)
+	if r.serve {
+		var back []*fwdItem
+		for _, it := range rd.fwd {
+			if !r.fwdDone(it) {
+				back = append(back, it)
+			}
+		}
+		r.fwdq = append(back, r.fwdq...)
+	}
 	if failed {
 		r.attempt++
 		limit := min(r.cfg.MaxBackoff, 1<<min(r.attempt, 16))
@@ -541,7 +718,8 @@ func (r *replica) drainFuture() {
 
 func (r *replica) applyEntry(value []byte, gossip bool) {
 	inst := r.fsm.Index
-	proposer, res, changes := r.fsm.apply(value)
+	forOther := gossip && r.round != nil && r.round.inst == inst && r.round.fwd != nil && r.round.phase == 2
+	ps, changes := r.fsm.applyAll(value)
 	r.tail = append(r.tail, value)
 	if len(r.tail) > r.cfg.TailLen {
 		r.tail = r.tail[1:]
@@ -551,11 +729,33 @@ func (r *replica) applyEntry(value []byte, gossip bool) {
 	delete(r.future, inst)
 	r.stall = 0
 	r.out.Changes = append(r.out.Changes, changes...)
-	if proposer == r.id {
-		r.resolve(res)
+	for _, p := range ps {
+		if p.proposer == r.id {
+			r.resolve(p.results)
+		}
 	}
 	if gossip {
 		r.send(message{Type: msgCommit, Inst: inst, Value: value, HasValue: true})
+		if forOther {
+			// Batches proposed for their origins: tell them straight away.
+			for _, p := range ps {
+				if p.proposer != r.id {
+					r.send(message{Type: msgCommit, To: p.proposer, Inst: inst, Value: value, HasValue: true})
+				}
+			}
+		}
+	}
+	// Forwarded batches this entry carried are done, also when their
+	// origin departed in it (its session, which fwdDone reads, is gone
+	// then, and proposing the batch again would apply it again).
+	inEntry := func(it *fwdItem) bool {
+		return slices.ContainsFunc(ps, func(p applied) bool { return p.proposer == it.origin && p.last >= it.maxSeq })
+	}
+	if r.round != nil {
+		r.round.fwd = slices.DeleteFunc(r.round.fwd, inEntry)
+	}
+	if len(r.fwdq) > 0 {
+		r.fwdq = slices.DeleteFunc(r.fwdq, func(it *fwdItem) bool { return inEntry(it) || r.fwdDone(it) })
 	}
 	if r.round != nil && r.round.inst < r.fsm.Index {
 		r.endRound(false)
@@ -564,6 +764,9 @@ func (r *replica) applyEntry(value []byte, gossip bool) {
 
 // resolve reports results of our own ops and removes them from the queues.
 func (r *replica) resolve(res []opResult) {
+	if len(res) > 0 {
+		r.fwdFails = 0
+	}
 	for _, x := range res {
 		r.out.Done = append(r.out.Done, opDone{Seq: x.Seq, Result: x})
 		r.dropOp(x.Seq)
@@ -582,6 +785,15 @@ func (r *replica) dropOp(seq uint64) {
 	for i, o := range r.pending {
 		if o.Seq == seq {
 			r.pending = append(r.pending[:i:i], r.pending[i+1:]...)
+			break
+		}
+	}
+	for i, o := range r.fwd {
+		if o.Seq == seq {
+			r.fwd = append(r.fwd[:i:i], r.fwd[i+1:]...)
+			if len(r.fwd) == 0 {
+				r.fwdTo, r.fwdWait, r.fwdFails = nodeID{}, 0, 0
+			}
 			break
 		}
 	}
@@ -698,6 +910,7 @@ func (r *replica) install(f *fsm) {
 		if r.round != nil {
 			collect(r.round.ops)
 		}
+		collect(r.fwd)
 		collect(r.pending)
 		r.resolve(done)
 	}

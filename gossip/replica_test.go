@@ -759,3 +759,64 @@ func TestSizeLimits(t *testing.T) {
 		t.Fatalf("b at %d after %d answers", b.fsm.Index, answers)
 	}
 }
+
+// TestFSMForwardedBatches: an entry carrying batches forwarded to its
+// proposer applies each as its own proposer's, once, and a stale copy of
+// a forwarded batch takes no effect after its origin departed or once it
+// is older than fwdWindow entries (a forwarded batch is not bound to one
+// instance, so a late copy must not open a new session).
+func TestFSMForwardedBatches(t *testing.T) {
+	lead, x, y := nodeID{"lead", 1}, nodeID{"x", 1}, nodeID{"y", 1}
+	f := newFSM("l", lead, 5)
+	entry := func(top batch, more ...batch) []applied {
+		t.Helper()
+		top.More = more
+		ps, _ := f.applyAll(encodeBatch(top))
+		return ps
+	}
+	entry(batch{Proposer: lead, Ops: []op{{Kind: opCreateFed, Name: "fed", Seq: 1}}})
+	xJoin := batch{Proposer: x, Base: f.Index + 1, Ops: []op{{Kind: opJoinFed, Name: "x", Seq: 1}}}
+	yJoin := batch{Proposer: y, Base: f.Index + 1, Ops: []op{{Kind: opJoinFed, Name: "y", Seq: 1}, {Kind: opAcquire, Key: "k", Seq: 2}}}
+	ps := entry(batch{Proposer: lead, Ops: []op{{Kind: opAcquire, Key: "lead", Seq: 2}}}, xJoin, yJoin)
+	if len(ps) != 3 || ps[1].proposer != x || len(ps[1].results) != 1 || ps[2].proposer != y || len(ps[2].results) != 2 || ps[2].last != 2 {
+		t.Fatalf("applied %+v", ps)
+	}
+	if f.Keys["k"].Holder != y || f.Keys["lead"].Holder != lead || len(f.Fed.Federates) != 2 {
+		t.Fatalf("keys %+v, federates %+v", f.Keys, f.Fed.Federates)
+	}
+	// The same batch again (a retry chosen later): skipped by sequence.
+	if ps := entry(yJoin); len(ps) != 1 || len(ps[0].results) != 0 {
+		t.Fatalf("retry applied: %+v", ps)
+	}
+	// y departs (resign, then its own removal); a stale copy of its join
+	// arrives after: no new federate, no key.
+	entry(batch{Proposer: y, Ops: []op{{Kind: opResignFed, Seq: 3}, {Kind: opLost, Node: y, Seq: 4}}})
+	if _, ok := f.Sessions[y.key()]; ok {
+		t.Fatal("y's session outlived its departure")
+	}
+	if ps := entry(yJoin); len(ps) != 1 || len(ps[0].results) != 0 || len(f.Fed.Federates) != 1 || f.Keys["k"].Holder == y {
+		t.Fatalf("stale forwarded batch of a departed node applied: %+v, federates %+v, k %+v", ps, f.Fed.Federates, f.Keys["k"])
+	}
+	// y's own (not forwarded) batch is bound to its instance and applies
+	// as before: a node that comes back as y is not refused here.
+	if ps := entry(batch{Proposer: y, Ops: []op{{Kind: opAcquire, Key: "own", Seq: 1}}}); len(ps[0].results) != 1 {
+		t.Fatalf("y's own batch: %+v", ps)
+	}
+	// A forwarded batch older than fwdWindow entries is skipped, and the
+	// tombstone of a departure goes after as many.
+	entry(batch{Proposer: x, Ops: []op{{Kind: opLost, Node: x, Seq: 2}}})
+	old := batch{Proposer: nodeID{"z", 1}, Base: f.Index + 1, Ops: []op{{Kind: opAcquire, Key: "z", Seq: 1}}}
+	for range fwdWindow + 1 {
+		entry(batch{})
+	}
+	if _, ok := f.Gone[x.key()]; ok {
+		t.Fatalf("x's tombstone kept past the window: %v", f.Gone)
+	}
+	if ps := entry(old); len(ps[0].results) != 0 || f.Keys["z"].Holder != (nodeID{}) {
+		t.Fatalf("a forwarded batch older than the window applied: %+v", ps)
+	}
+	old.Base = f.Index + 1
+	if ps := entry(old); len(ps[0].results) != 1 {
+		t.Fatalf("the batch forwarded again: %+v", ps)
+	}
+}

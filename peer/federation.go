@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/meshrti/meshrti/gossip"
 )
 
 // connect opens the control plane cfg describes, without joining: what the
@@ -78,9 +80,19 @@ func CreateFederationExecutionWithMIM(ctx context.Context, cfg Config) error {
 // ErrFederatesCurrentlyJoined while any federate is joined,
 // ErrFederationExecutionDoesNotExist when there is none. The control
 // plane it opens is closed before it returns.
+//
+// With gossip, a federation execution lives in the cluster its federates
+// form: when no member answers at the seeds, or every member leaves
+// before this node reads the agreement log, or every acceptor of the log
+// is gone before the destruction is decided (the last federates resigned
+// and left meanwhile), the execution no longer exists, and that is the
+// answer, at once, rather than a connection failure after a timeout.
 func DestroyFederationExecution(ctx context.Context, cfg Config) error {
 	ctl, err := connect(ctx, &cfg)
 	if err != nil {
+		if errors.Is(err, gossip.ErrClusterGone) || errors.Is(err, gossip.ErrSeedsUnreachable) {
+			return fmt.Errorf("%w: %q: %s", ErrFederationExecutionDoesNotExist, cfg.Federation, err.Error())
+		}
 		return err
 	}
 	defer ctl.Close()

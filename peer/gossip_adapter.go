@@ -256,7 +256,13 @@ func decodeCells(b []byte) (ddm.Config, error) {
 }
 
 func (g *gossipControl) DestroyFederation(ctx context.Context) error {
-	if err := g.c.DestroyFederation(ctx); err != nil {
+	err := g.c.DestroyFederation(ctx)
+	if errors.Is(err, gossip.ErrClusterGone) {
+		// Every acceptor left (the last federates resigned meanwhile):
+		// the execution ended with its cluster.
+		return fmt.Errorf("%w: %w", ErrFederationExecutionDoesNotExist, err)
+	}
+	if err != nil {
 		return gossipError(err)
 	}
 	return nil
