@@ -179,7 +179,7 @@ func lifecycleSizes(ctx context.Context, bf lifecycleFlags, registrar peer.Feder
 			FOMModules: []*fomxml.Document{doc}, Control: registry.Control(federation), Transport: tr,
 		})
 	}
-	tap := &entryTap{Transport: network.Endpoint("A"), entries: map[transport.Group]map[uint64]int{}}
+	tap := &entryTap{Transport: network.Endpoint("A"), entries: map[transport.Group]map[uint64]tapEntry{}}
 	a, err := join("A", tap)
 	if err != nil {
 		return 0, 0, err
@@ -233,21 +233,21 @@ func lifecycleSizes(ctx context.Context, bf lifecycleFlags, registrar peer.Feder
 	for _, name := range names {
 		realLen += len(name)
 	}
-	// The last bundle leaves within a tick or two.
+	// The last bundle leaves within a tick or two. Other messages may
+	// share the group (an answer to a repeated discovery query, say):
+	// only the instances' registrations and updates are summed.
 	deadline := time.Now().Add(5 * time.Second)
-	var sizes []int
-	for len(sizes) < 2*k {
+	var sumReg, sumUpd int
+	for {
+		var regs, upds int
+		sumReg, sumUpd, regs, upds = lifecycleSums(tap.since(before), a.Handle(), k)
+		if regs == k && upds == k {
+			break
+		}
 		if time.Now().After(deadline) {
-			return 0, 0, fmt.Errorf("%d message entries seen for %d instances", len(sizes), k)
+			return 0, 0, fmt.Errorf("%d registrations and %d updates seen for %d instances", regs, upds, k)
 		}
 		time.Sleep(5 * time.Millisecond)
-		sizes = tap.since(before)
-	}
-	sizes = sizes[:2*k] // registration, update, registration ...
-	var sumReg, sumUpd int
-	for i := range k {
-		sumReg += sizes[2*i]
-		sumUpd += sizes[2*i+1]
 	}
 	var tmp [binary.MaxVarintLen64]byte
 	handle := binary.PutUvarint(tmp[:], uint64(registrar)) - binary.PutUvarint(tmp[:], uint64(a.Handle()))
@@ -260,24 +260,63 @@ func lifecycleSizes(ctx context.Context, bf lifecycleFlags, registrar peer.Feder
 	return reg, upd, nil
 }
 
-// entryTap is a transport that records the sizes of the entries of the
-// reliable data frames sent through it, by group and sequence number.
+// lifecycleSums returns the sizes summed of the registrations and of
+// the updates among entries of the k instances fed registered after its
+// warm-up instance (serials 2 to k+1), the first of each per instance,
+// and how many of each it found. Entries of other kinds or instances
+// are skipped.
+func lifecycleSums(entries []tapEntry, fed peer.FederateHandle, k int) (sumReg, sumUpd, regs, upds int) {
+	seen := map[tapEntry]bool{}
+	for _, e := range entries {
+		if e.obj.Federate != fed || e.obj.Serial < 2 || e.obj.Serial > uint64(k)+1 {
+			continue
+		}
+		key := tapEntry{kind: e.kind, obj: e.obj}
+		if seen[key] {
+			continue
+		}
+		switch e.kind {
+		case wireKindRegister:
+			sumReg += e.size
+			regs++
+		case wireKindUpdate:
+			sumUpd += e.size
+			upds++
+		default:
+			continue
+		}
+		seen[key] = true
+	}
+	return sumReg, sumUpd, regs, upds
+}
+
+// entryTap is a transport that records the entries of the reliable
+// data frames sent through it, by group and sequence number.
 type entryTap struct {
 	transport.Transport
 	mu      sync.Mutex
-	entries map[transport.Group]map[uint64]int
+	entries map[transport.Group]map[uint64]tapEntry
+}
+
+// tapEntry is one entry of a bundle: its size (flags, length and
+// payload) and, when its payload begins a data-plane message, the
+// message's kind and object instance (zero when it has none).
+type tapEntry struct {
+	size int
+	kind uint8
+	obj  peer.ObjectInstanceHandle
 }
 
 func (t *entryTap) Send(g transport.Group, b []byte) error {
-	if seq, sizes, ok := bundleEntries(b); ok {
+	if seq, entries, ok := bundleEntries(b); ok {
 		t.mu.Lock()
 		m := t.entries[g]
 		if m == nil {
-			m = map[uint64]int{}
+			m = map[uint64]tapEntry{}
 			t.entries[g] = m
 		}
-		for i, size := range sizes {
-			m[seq+uint64(i)] = size
+		for i, e := range entries {
+			m[seq+uint64(i)] = e
 		}
 		t.mu.Unlock()
 	}
@@ -298,13 +337,13 @@ func (t *entryTap) highest() map[transport.Group]uint64 {
 }
 
 // since returns, of the group that carried the most entries above the
-// sequence numbers of before, their sizes in sequence order (frames may
-// reach the transport out of order).
-func (t *entryTap) since(before map[transport.Group]uint64) []int {
+// sequence numbers of before, those entries in sequence order (frames
+// may reach the transport out of order).
+func (t *entryTap) since(before map[transport.Group]uint64) []tapEntry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var most []uint64
-	var from map[uint64]int
+	var from map[uint64]tapEntry
 	for g, m := range t.entries {
 		var seqs []uint64
 		for seq := range m {
@@ -317,34 +356,91 @@ func (t *entryTap) since(before map[transport.Group]uint64) []int {
 		}
 	}
 	slices.Sort(most)
-	sizes := make([]int, len(most))
+	entries := make([]tapEntry, len(most))
 	for i, seq := range most {
-		sizes[i] = from[seq]
+		entries[i] = from[seq]
 	}
-	return sizes
+	return entries
 }
 
+// The data-plane message kinds the sizes are about, as the federate
+// core encodes them (peer/internal/core/wire.go): the low four bits of a
+// message's first byte.
+const (
+	wireKindRegister = 1
+	wireKindUpdate   = 2
+)
+
 // bundleEntries returns the sequence number of the first entry and the
-// sizes of the entries (flags, length and payload) of b when it is an
-// unkeyed reliable data frame.
-func bundleEntries(b []byte) (uint64, []int, bool) {
+// entries of b when it is an unkeyed reliable data frame.
+func bundleEntries(b []byte) (uint64, []tapEntry, bool) {
 	const (
-		magic    = 0x6d72
-		kindData = 1
-		crcLen   = 4
+		magic     = 0x6d72
+		kindData  = 1
+		crcLen    = 4
+		continues = 0x02 // the entry's flag: it continues a message
 	)
 	if len(b) < reliable.HeaderLen+crcLen || binary.BigEndian.Uint16(b) != magic || b[3]&0x80 != 0 || b[3]&0x3f != kindData {
 		return 0, nil, false
 	}
-	var sizes []int
+	var entries []tapEntry
 	for body := b[reliable.HeaderLen : len(b)-crcLen]; len(body) > 0; {
 		l, n := binary.Uvarint(body[1:])
 		size := 1 + n + int(l)
 		if n <= 0 || l > uint64(len(body)) || size > len(body) {
 			return 0, nil, false
 		}
-		sizes = append(sizes, size)
+		e := tapEntry{size: size}
+		if body[0]&continues == 0 {
+			e.kind, e.obj = messageHead(body[1+n : size])
+		}
+		entries = append(entries, e)
 		body = body[size:]
 	}
-	return binary.BigEndian.Uint64(b[32:]), sizes, true
+	return binary.BigEndian.Uint64(b[32:]), entries, true
+}
+
+// messageHead returns the kind and the object instance of the data-plane
+// message that msg begins (peer/internal/core/wire.go: a byte of version
+// and kind, two of presence flags, the restore branch in version 2, then
+// the counter and the object when their flags are set), or zeros when
+// msg is too short to say.
+func messageHead(msg []byte) (uint8, peer.ObjectInstanceHandle) {
+	const (
+		version       = 1
+		versionBranch = 2
+		flagID        = 1 << 0
+		flagObj       = 1 << 1
+	)
+	if len(msg) < 3 || msg[0]>>4 != version && msg[0]>>4 != versionBranch {
+		return 0, peer.ObjectInstanceHandle{}
+	}
+	kind, flags, rest := msg[0]&0x0f, uint16(msg[1])<<8|uint16(msg[2]), msg[3:]
+	next := func() (uint64, bool) {
+		v, n := binary.Uvarint(rest)
+		if n <= 0 {
+			return 0, false
+		}
+		rest = rest[n:]
+		return v, true
+	}
+	if msg[0]>>4 == versionBranch {
+		if _, ok := next(); !ok {
+			return kind, peer.ObjectInstanceHandle{}
+		}
+	}
+	if flags&flagID != 0 {
+		if _, ok := next(); !ok {
+			return kind, peer.ObjectInstanceHandle{}
+		}
+	}
+	if flags&flagObj == 0 {
+		return kind, peer.ObjectInstanceHandle{}
+	}
+	fed, ok1 := next()
+	serial, ok2 := next()
+	if !ok1 || !ok2 {
+		return kind, peer.ObjectInstanceHandle{}
+	}
+	return kind, peer.ObjectInstanceHandle{Federate: peer.FederateHandle(fed), Serial: serial}
 }

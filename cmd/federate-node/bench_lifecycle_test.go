@@ -146,8 +146,8 @@ func TestLifecycleSizes(t *testing.T) {
 	frame = append(frame, 0, 3, 'a', 'b', 'c', 0, 5, 1, 2, 3, 4, 5)
 	frame = append(frame, 0, 0, 0, 0) // the checksum
 	binary.BigEndian.PutUint64(frame[32:], 9)
-	if seq, sizes, ok := bundleEntries(frame); !ok || seq != 9 || !slices.Equal(sizes, []int{5, 7}) {
-		t.Errorf("entries %v from %d, %v; want [5 7] from 9", sizes, seq, ok)
+	if seq, entries, ok := bundleEntries(frame); !ok || seq != 9 || !slices.Equal(entries, []tapEntry{{size: 5}, {size: 7}}) {
+		t.Errorf("entries %v from %d, %v; want sizes [5 7] from 9 and no messages", entries, seq, ok)
 	}
 	for _, bad := range []func([]byte){
 		func(b []byte) { b[3] = 3 },                       // a heartbeat
@@ -158,9 +158,46 @@ func TestLifecycleSizes(t *testing.T) {
 	} {
 		b := slices.Clone(frame)
 		bad(b)
-		if _, sizes, ok := bundleEntries(b); ok {
-			t.Errorf("%x: entries %v", b, sizes)
+		if _, entries, ok := bundleEntries(b); ok {
+			t.Errorf("%x: entries %v", b, entries)
 		}
+	}
+	// An entry's message kind and instance: a registration of 12.3, an
+	// update of 12.3 of restore branch 1 with a counter, its second
+	// fragment, and a time message (no instance).
+	msgs := slices.Clone(frame[:reliable.HeaderLen])
+	msgs = append(msgs, 0, 5, 1<<4|1, 0, 2, 12, 3)
+	msgs = append(msgs, 1, 7, 2<<4|2, 0, 3, 1, 40, 12, 3)
+	msgs = append(msgs, 2, 2, 1<<4|1, 0)
+	msgs = append(msgs, 0, 3, 1<<4|6, 0, 0)
+	msgs = append(msgs, 0, 0, 0, 0)
+	want := []tapEntry{
+		{size: 7, kind: 1, obj: peer.ObjectInstanceHandle{Federate: 12, Serial: 3}},
+		{size: 9, kind: 2, obj: peer.ObjectInstanceHandle{Federate: 12, Serial: 3}},
+		{size: 4},
+		{size: 5, kind: 6},
+	}
+	if _, entries, ok := bundleEntries(msgs); !ok || !slices.Equal(entries, want) {
+		t.Errorf("entries %+v, %v; want %+v", entries, ok, want)
+	}
+	// Only the instances' registrations and updates are summed, once
+	// each, whatever else shares the group: here an answer to a query
+	// about the warm-up instance (a registration of 12.1), another
+	// federate's registration, a time message, a repeated registration
+	// and an update of an instance beyond the k measured.
+	regOf := func(f peer.FederateHandle, s uint64, size int) tapEntry {
+		return tapEntry{size: size, kind: wireKindRegister, obj: peer.ObjectInstanceHandle{Federate: f, Serial: s}}
+	}
+	updOf := func(f peer.FederateHandle, s uint64, size int) tapEntry {
+		return tapEntry{size: size, kind: wireKindUpdate, obj: peer.ObjectInstanceHandle{Federate: f, Serial: s}}
+	}
+	mixed := []tapEntry{regOf(12, 1, 1000), regOf(12, 2, 30), updOf(12, 2, 50), regOf(13, 3, 1000), {size: 1000, kind: 6},
+		regOf(12, 3, 32), regOf(12, 2, 1000), updOf(12, 3, 52), updOf(12, 4, 1000)}
+	if sumReg, sumUpd, regs, upds := lifecycleSums(mixed, 12, 2); sumReg != 62 || sumUpd != 102 || regs != 2 || upds != 2 {
+		t.Errorf("sums %d and %d of %d registrations and %d updates, want 62 and 102 of 2 and 2", sumReg, sumUpd, regs, upds)
+	}
+	if _, _, regs, upds := lifecycleSums(mixed[:4], 12, 2); regs != 1 || upds != 1 {
+		t.Errorf("%d registrations and %d updates of the first four entries, want 1 and 1", regs, upds)
 	}
 	// Measured over the in-memory network: plausible sizes, larger
 	// with a longer name.

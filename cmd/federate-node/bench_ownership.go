@@ -705,8 +705,8 @@ func ownershipBoth(ctx context.Context, a, b *peer.Federate, attr peer.Attribute
 func ownershipHopBytes(ctx context.Context, frame int) (int, error) {
 	network := transport.NewNetwork(transport.NetworkConfig{Seed: 1})
 	taps := []*entryTap{
-		{Transport: network.Endpoint("A"), entries: map[transport.Group]map[uint64]int{}},
-		{Transport: network.Endpoint("B"), entries: map[transport.Group]map[uint64]int{}},
+		{Transport: network.Endpoint("A"), entries: map[transport.Group]map[uint64]tapEntry{}},
+		{Transport: network.Endpoint("B"), entries: map[transport.Group]map[uint64]tapEntry{}},
 	}
 	a, b, attr, objs, err := ownershipPair(ctx, frame, 1, taps[0], taps[1])
 	if err != nil {
@@ -726,8 +726,8 @@ func ownershipHopBytes(ctx context.Context, frame int) (int, error) {
 	sum := func() int {
 		n := 0
 		for i, t := range taps {
-			for _, size := range t.since(before[i]) {
-				n += size
+			for _, e := range t.since(before[i]) {
+				n += e.size
 			}
 		}
 		return n
