@@ -147,6 +147,7 @@ type replica struct {
 	maxN    uint64
 	recover bool
 	stall   int
+	srtt8   int // smoothed ticks a decided round took, times 8 (0: none yet)
 
 	known     uint64 // highest index a peer reported
 	knownFrom nodeID
@@ -163,6 +164,8 @@ type replica struct {
 	fwdTo    nodeID     // where fwd went
 	fwdWait  int        // ticks before fwd counts as lost
 	fwdFails int        // forwards lost in a row
+	fwdIndex uint64     // the applied index when fwd was last sent
+	fwdSent  int        // times fwd was sent again to the same leader
 	fwdq     []*fwdItem // batches forwarded to us, in arrival order
 
 	out   ready
@@ -211,10 +214,39 @@ func (r *replica) SetLeader(leader nodeID, serve bool) {
 // unforward takes the forwarded ops back, to the front of the queue.
 func (r *replica) unforward(lost bool) {
 	r.pending = append(r.fwd, r.pending...)
-	r.fwd, r.fwdTo, r.fwdWait = nil, nodeID{}, 0
+	r.fwd, r.fwdTo, r.fwdWait, r.fwdSent = nil, nodeID{}, 0, 0
 	if lost {
 		r.fwdFails++
 	}
+}
+
+// maxResends bounds how often a forwarded batch is sent again to the
+// same leader, while the log moves, before it counts as lost.
+const maxResends = 4
+
+// forwardExpired runs when a forwarded batch was not decided within
+// ForwardTimeout. When the log moved meanwhile, the leader is deciding
+// entries, ours among those queued behind a slow round (a loaded machine
+// makes every round slow): the batch is sent to it again, which replaces
+// the queued copy or restores one it dropped, instead of counting as
+// lost. Counting it lost would, after two, make this replica propose
+// its own ops, and many replicas doing so at once duel each other and
+// the leader, so that nothing is decided at all (32 federates resigning
+// at once on a loaded machine saw ops wait out their 5 s). When the log
+// stood still, or after maxResends, the forward is lost as before.
+func (r *replica) forwardExpired() {
+	if r.fsm != nil && r.fsm.Index > r.fwdIndex && r.fwdSent < maxResends && r.fwdTo == r.leader {
+		r.fwdSent++
+		r.sendForward()
+		return
+	}
+	r.unforward(true)
+}
+
+// sendForward sends the forwarded ops to the leader and starts waiting.
+func (r *replica) sendForward() {
+	r.fwdTo, r.fwdWait, r.fwdIndex = r.leader, r.cfg.ForwardTimeout, r.fsm.Index
+	r.send(message{Type: msgForward, To: r.leader, Value: encodeBatch(batch{Proposer: r.id, Ops: r.fwd, Base: r.fsm.Index + 1})})
 }
 
 // forwarding reports whether new ops go to the leader.
@@ -304,7 +336,7 @@ func (r *replica) Tick() {
 	if r.fwdWait > 0 {
 		r.fwdWait--
 		if r.fwdWait == 0 {
-			r.unforward(true)
+			r.forwardExpired()
 		}
 	}
 	kept := r.fwdq[:0]
@@ -449,6 +481,7 @@ func (r *replica) step(m message) {
 		}
 		rd.accepts[m.From] = true
 		if len(rd.accepts) >= quorum(len(rd.roster)) {
+			r.sampleRound(rd.ticks)
 			r.learn(rd.inst, rd.value, true)
 		}
 
@@ -540,8 +573,8 @@ func (r *replica) maybeStart() {
 		n := r.batchLen()
 		r.fwd = append([]op(nil), r.pending[:n]...)
 		r.pending = append([]op(nil), r.pending[n:]...)
-		r.fwdTo, r.fwdWait = r.leader, r.cfg.ForwardTimeout
-		r.send(message{Type: msgForward, To: r.leader, Value: encodeBatch(batch{Proposer: r.id, Ops: r.fwd, Base: r.fsm.Index + 1})})
+		r.fwdSent = 0
+		r.sendForward()
 	}
 	own := len(r.pending) > 0 && len(r.fwd) == 0
 	if !own && len(r.reads) == 0 && !r.recover && len(r.fwdq) == 0 {
@@ -557,7 +590,7 @@ func (r *replica) maybeStart() {
 		promises: map[nodeID]promise{},
 		accepts:  map[nodeID]bool{},
 		reads:    r.reads,
-		timeout:  r.cfg.RoundTimeout << min(r.attempt, 3),
+		timeout:  r.roundTimeout() << min(r.attempt, 3),
 	}
 	r.reads = nil
 	// One entry carries our own batch and, after it, batches forwarded
@@ -610,6 +643,29 @@ func (r *replica) maybeStart() {
 	}
 }
 
+// roundTimeout is how long a round waits for a quorum before it is
+// abandoned (before doubling for failures): the configured RoundTimeout,
+// or twice the smoothed time decided rounds took, whichever is longer.
+// On a loaded machine a round can take longer than RoundTimeout; with
+// a fixed timeout every round would then fail once, and the success
+// that follows would reset it, so that each entry costs a failure and a
+// backoff, and proposers waiting for each other's timeouts duel. The
+// smoothing is TCP's (RFC 6298): srtt moves an eighth toward each sample.
+func (r *replica) roundTimeout() int {
+	return max(r.cfg.RoundTimeout, r.srtt8/4+1)
+}
+
+// sampleRound records that a decided round took ticks ticks.
+func (r *replica) sampleRound(ticks int) {
+	const maxSample = 1 << 16
+	ticks = min(ticks, maxSample)
+	if r.srtt8 == 0 {
+		r.srtt8 = 8 * ticks
+		return
+	}
+	r.srtt8 += ticks - r.srtt8/8
+}
+
 // batchLen is how many pending ops the next entry takes: up to MaxBatch
 // and about maxBatchBytes, at least one.
 func (r *replica) batchLen() int {
@@ -646,6 +702,7 @@ func (r *replica) phase2() {
 		r.out.Reads = append(r.out.Reads, rd.reads...)
 		rd.reads = nil
 		if rd.batch == nil {
+			r.sampleRound(2 * rd.ticks) // one exchange of the two
 			r.round = nil
 			r.attempt = 0
 			return
@@ -792,7 +849,7 @@ func (r *replica) dropOp(seq uint64) {
 		if o.Seq == seq {
 			r.fwd = append(r.fwd[:i:i], r.fwd[i+1:]...)
 			if len(r.fwd) == 0 {
-				r.fwdTo, r.fwdWait, r.fwdFails = nodeID{}, 0, 0
+				r.fwdTo, r.fwdWait, r.fwdFails, r.fwdSent = nodeID{}, 0, 0, 0
 			}
 			break
 		}
