@@ -38,6 +38,7 @@ type Cluster struct {
 	readers   map[uint64]*reader
 	senders   map[string]*sender
 	lostSince map[nodeID]time.Time
+	goneSince time.Time         // when every acceptor was first seen gone (zero: not all are)
 	lostBusy  map[nodeID]uint64 // node -> seq of the pending "node is gone" op
 	addBusy   bool
 	nextAdd   time.Time

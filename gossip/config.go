@@ -150,6 +150,8 @@ type timings struct {
 	housekeep    time.Duration // loss cleanup and roster growth period
 	stagger      time.Duration // per-rank delay before cleaning up a lost node
 	unknownGrace time.Duration // a holder memberlist never heard of counts as lost after this
+	deadGrace    time.Duration // a roster all dead (not left) fails operations after this
+	lostGrace    time.Duration // a member declared dead counts as lost after this (see housekeep)
 }
 
 func profileTimings(p Profile) timings {
@@ -158,14 +160,14 @@ func profileTimings(p Profile) timings {
 			tick: 50 * time.Millisecond, roundTimeout: 20, maxBackoff: 10, syncTimeout: 20, recoverAfter: 40,
 			opTimeout: 15 * time.Second, syncWait: 15 * time.Second, leaveTimeout: 5 * time.Second,
 			metaTimeout: time.Second, housekeep: 500 * time.Millisecond, stagger: time.Second,
-			unknownGrace: time.Minute,
+			unknownGrace: time.Minute, deadGrace: 5 * time.Second, lostGrace: 2 * time.Second,
 		}
 	}
 	return timings{
 		tick: 20 * time.Millisecond, roundTimeout: 15, maxBackoff: 8, syncTimeout: 15, recoverAfter: 25,
 		opTimeout: 5 * time.Second, syncWait: 5 * time.Second, leaveTimeout: time.Second,
 		metaTimeout: 200 * time.Millisecond, housekeep: 100 * time.Millisecond, stagger: 200 * time.Millisecond,
-		unknownGrace: 10 * time.Second,
+		unknownGrace: 10 * time.Second, deadGrace: time.Second, lostGrace: time.Second,
 	}
 }
 
@@ -181,7 +183,7 @@ func (c *Cluster) memberlistConfig() (*memberlist.Config, error) {
 		mc.PushPullInterval = 2 * time.Second
 		mc.ProbeInterval = 200 * time.Millisecond
 		mc.ProbeTimeout = 100 * time.Millisecond
-		mc.AwarenessMaxMultiplier = 2
+		mc.AwarenessMaxMultiplier = 8
 		mc.GossipInterval = 50 * time.Millisecond
 		mc.GossipNodes = 3
 		mc.GossipToTheDeadTime = 2 * time.Second

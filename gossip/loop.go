@@ -417,9 +417,7 @@ func (c *Cluster) housekeep(now time.Time) {
 	sort.Strings(aliveNames)
 	rank := sort.SearchStrings(aliveNames, c.cfg.NodeName)
 	c.core.SetLeader(c.leaderOf(f), !c.leaving.Load())
-	if c.rosterGone(f) {
-		c.failAll()
-	}
+	c.checkRosterGone(f, now)
 
 	ids := f.identities()
 	present := map[nodeID]bool{}
@@ -443,7 +441,12 @@ func (c *Cluster) housekeep(now time.Time) {
 			first = now
 			c.lostSince[id] = now
 		}
-		wait := time.Duration(rank) * c.tm.stagger
+		// A member memberlist declared dead may be alive and starved of
+		// CPU: on a loaded machine probes time out, and the member
+		// refutes its death when it hears of it. Releasing at once would
+		// make a slow federate a lost one; lostGrace lets it refute
+		// first (its status is alive again, and lostSince is cleared).
+		wait := c.tm.lostGrace + time.Duration(rank)*c.tm.stagger
 		if st == statusUnknown {
 			wait += c.tm.unknownGrace
 		}
@@ -482,13 +485,39 @@ func (c *Cluster) housekeep(now time.Time) {
 // rosterGone reports whether every acceptor of f's roster is another
 // process that failure detection reports dead or gone: then no quorum
 // will ever answer, and nobody can add or remove an acceptor either.
-func (c *Cluster) rosterGone(f *fsm) bool {
+// left says every one of them said goodbye (or was replaced by a newer
+// process), which is final; a member declared dead may still refute it.
+func (c *Cluster) rosterGone(f *fsm) (gone, left bool) {
+	left = true
 	for _, a := range f.Roster {
 		if a == c.id || c.status(a) != statusGone {
-			return false
+			return false, false
+		}
+		if m, ok := c.member(a.Name); ok && m.inc == a.Inc && m.State != MemberLeft {
+			left = false
 		}
 	}
-	return true
+	return true, left
+}
+
+// checkRosterGone fails every waiting operation once the roster is
+// gone: at once when its acceptors left, after deadGrace when some were
+// declared dead. A loaded machine makes memberlist's probes time out and
+// declare live members dead, which they refute when they hear it; an
+// operation failed on such a false alarm would be an error the caller
+// never had to see.
+func (c *Cluster) checkRosterGone(f *fsm, now time.Time) {
+	gone, left := c.rosterGone(f)
+	switch {
+	case !gone:
+		c.goneSince = time.Time{}
+	case left:
+		c.failAll()
+	case c.goneSince.IsZero():
+		c.goneSince = now
+	case now.Sub(c.goneSince) >= c.tm.deadGrace:
+		c.failAll()
+	}
 }
 
 // failAll answers every operation and read waiting here with

@@ -59,7 +59,9 @@ func TestConformanceMassResign(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				name := fmt.Sprintf("w%d-%d", wave, i)
-				c, err := Start(ctx, Config{Federation: h.fed, NodeName: name, Seeds: seed})
+				cfg := h.config(0, nil)
+				cfg.NodeName, cfg.Seeds = name, seed
+				c, err := Start(ctx, cfg)
 				if err != nil {
 					errs <- fmt.Errorf("%s: start: %w", name, err)
 					return
@@ -69,6 +71,7 @@ func TestConformanceMassResign(t *testing.T) {
 					}
 				}()
 				nodes[i] = c
+				t.Cleanup(func() { _ = c.Halt() }) // after a failure; no-op after Close
 				if _, err := c.JoinFederate(ctx, JoinSpec{Name: name, Type: "t"}); err != nil {
 					errs <- fmt.Errorf("%s: join: %w", name, err)
 				}
