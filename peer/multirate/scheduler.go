@@ -288,11 +288,8 @@ func (s *Scheduler) begin(j *job, m int) error {
 		s: s, j: j, first: m,
 		snap: make(map[string]peer.AttributeValues),
 	}
-	for _, in := range s.live {
-		narrow, named := j.uses[in.name]
-		if (j.uses != nil && !named) || (j.uses == nil && !s.unbound(in.name)) {
-			continue
-		}
+	for _, in := range s.viewOf(j) {
+		narrow := j.uses[in.name]
 		vals := in.vals
 		if narrow != nil {
 			allowed, err := s.attributes(in, narrow)
@@ -320,6 +317,46 @@ func (s *Scheduler) begin(j *job, m int) error {
 		j.cur = nil
 		return fmt.Errorf("multirate: %w", s.ctx.Err())
 	}
+}
+
+// viewOf returns the instances job j sees: those it names that the
+// federate knows, or, when it names none, every instance known here
+// that no job of another cycle names.
+func (s *Scheduler) viewOf(j *job) []*instance {
+	var out []*instance
+	if j.uses == nil {
+		for _, in := range s.live {
+			if s.unbound(in.name) {
+				out = append(out, in)
+			}
+		}
+		return out
+	}
+	for _, u := range j.cfg.Uses {
+		if in := s.lookup(u.Object); in != nil {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// lookup finds a known instance by name, learning it when the federate
+// knew it before the scheduler did (discovered before Run, or its own).
+func (s *Scheduler) lookup(name string) *instance {
+	if h, ok := s.names[name]; ok {
+		return s.live[h]
+	}
+	h, err := s.f.GetObjectInstanceHandle(name)
+	if err != nil {
+		return nil
+	}
+	class, err := s.f.GetKnownObjectClassHandle(h)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.learn(h, name, class)
 }
 
 // unbound reports whether a job that names no instances may use the
@@ -350,6 +387,11 @@ func (s *Scheduler) finish(j *job) (*Cycle, error) {
 	select {
 	case err = <-j.done:
 	default:
+		// Counted before the wait, so that Stats tells of it while it
+		// lasts.
+		s.mu.Lock()
+		s.stats.Jobs[j.index].Held++
+		s.mu.Unlock()
 		began := time.Now()
 		select {
 		case err = <-j.done:
@@ -357,7 +399,6 @@ func (s *Scheduler) finish(j *job) (*Cycle, error) {
 			return nil, fmt.Errorf("multirate: waiting for job %q: %w", j.cfg.Name, s.ctx.Err())
 		}
 		s.mu.Lock()
-		s.stats.Jobs[j.index].Held++
 		s.stats.Jobs[j.index].HeldFor += time.Since(began)
 		s.mu.Unlock()
 	}
