@@ -429,8 +429,31 @@ func (s *Scheduler) runCycle(ctx context.Context, j *job, c *Cycle) (err error) 
 	return j.cfg.Run(ctx, c)
 }
 
+// Record hands the scheduler a callback read from the federate before
+// Run: set-up code that reads events itself (to wait for a discovery,
+// say) passes on what it read, so that the instances discovered and
+// the values reflected are in the first snapshots. It is not
+// Config.Handle's business: Record does not call it. Record may not be
+// called while Run runs.
+func (s *Scheduler) Record(ev peer.Event) error {
+	if s.running.Load() {
+		return errors.New("multirate: Record while Run runs")
+	}
+	s.record(ev)
+	return nil
+}
+
 // handle records a callback in the live state, then hands it on.
 func (s *Scheduler) handle(ev peer.Event) error {
+	s.record(ev)
+	if s.cfg.Handle != nil {
+		return s.cfg.Handle(ev)
+	}
+	return nil
+}
+
+// record keeps what a callback tells of instances and their values.
+func (s *Scheduler) record(ev peer.Event) {
 	switch ev := ev.(type) {
 	case peer.DiscoverObjectInstance:
 		s.mu.Lock()
@@ -462,10 +485,6 @@ func (s *Scheduler) handle(ev peer.Event) error {
 		}
 		s.mu.Unlock()
 	}
-	if s.cfg.Handle != nil {
-		return s.cfg.Handle(ev)
-	}
-	return nil
 }
 
 // learn adds an instance to the live state; s.mu is held.
