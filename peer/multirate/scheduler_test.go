@@ -454,3 +454,66 @@ func TestUndeclared(t *testing.T) {
 		t.Errorf("updates %+v, want 4 of each", st.Jobs)
 	}
 }
+
+// TestCancel: ending ctx ends Run, which waits for the jobs (that give
+// up with ctx) before it returns.
+func TestCancel(t *testing.T) {
+	fd := newFederation(t, transport.Faults{}, 3)
+	f := fd.join("solo")
+	started := make(chan struct{})
+	var ended bool
+	s, err := New(f, Config{MainCycle: peer.Float64Time(1), Jobs: []Job{{
+		Name: "stuck", Cycle: peer.Float64Time(4), Uses: Objects("X"),
+		Run: func(ctx context.Context, c *Cycle) error {
+			close(started)
+			<-ctx.Done()
+			ended = true
+			return ctx.Err()
+		},
+	}}})
+	must(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	err = s.Run(ctx, 8)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	if !ended {
+		t.Error("Run returned before the job did")
+	}
+}
+
+// TestIntegerTime: with HLAinteger64Time the boundaries and stamps are
+// integers: main cycle 2, a job every 6, over 12 main cycles.
+func TestIntegerTime(t *testing.T) {
+	fd := newFederation(t, transport.Faults{}, 4)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	f, err := peer.Join(ctx, peer.Config{
+		Federation: fd.name, FederateName: "ints", FOMModules: []*fomxml.Document{fd.doc}, Create: true,
+		Control: fd.reg.Control(fd.name), Transport: fd.net.Endpoint("ints"), TickInterval: 2 * time.Millisecond,
+		TimeRepresentation: peer.HLAinteger64Time,
+	})
+	must(t, err)
+	defer f.Close()
+	var got []string
+	s, err := New(f, Config{MainCycle: peer.Integer64Time(2), Jobs: []Job{{
+		Name: "every3", Cycle: peer.Integer64Time(6), Uses: Objects("X"),
+		Run: func(_ context.Context, c *Cycle) error {
+			got = append(got, fmt.Sprintf("%d:%T(%v)->%v", c.Number, c.Boundary, c.Boundary, c.Next))
+			return nil
+		},
+	}}})
+	must(t, err)
+	must(t, s.Run(ctx, 12))
+	want := []string{"0:hla.Integer64Time(0)->6", "1:hla.Integer64Time(6)->12", "2:hla.Integer64Time(12)->18", "3:hla.Integer64Time(18)->24"}
+	if !slices.Equal(got, want) {
+		t.Errorf("cycles %q, want %q", got, want)
+	}
+	if _, err := New(f, Config{MainCycle: peer.Float64Time(1), Jobs: []Job{{Name: "a", Run: noop}}}); err == nil {
+		t.Error("a float main cycle in an integer federation was accepted")
+	}
+}
