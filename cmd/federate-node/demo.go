@@ -46,6 +46,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "ddm" {
 		return runDemoDDM(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "multirate" {
+		return runDemoMultirate(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var df demoFlags

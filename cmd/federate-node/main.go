@@ -4,6 +4,7 @@
 //
 //	federate-node demo                       a radar and aircraft on this host; a sync point, a save, a restore
 //	federate-node demo ddm                   regions: a radar's square, radios' channels
+//	federate-node demo multirate [-json]     jobs at 1x, 2x and 5x the main cycle, each on one snapshot a cycle
 //	federate-node node -role ping|pong ...   one built-in federate
 //	federate-node serve [flags]              the per-host daemon: HLA 4 Federate Protocol on 127.0.0.1:15164
 //	federate-node bench                      two-process round trips and update rate
@@ -39,6 +40,10 @@ commands:
   demo ddm [flags]             run the DDM demo: a radar subscribed to a square, aircraft flying
                                through it, radios on channels; checks that each got exactly its
                                share (federate-node demo ddm -h lists the flags)
+  demo multirate [-steps N -loss P -json]
+                               a producer and a consumer whose jobs run at 1x, 2x and 5x the main
+                               cycle (peer/multirate), each reading one coherent snapshot a cycle;
+                               checks every read against the updates sent (docs/multirate.md)
   fom inspect [--json] FILE... print the FDD merged from the standard MIM and FILEs
   fom validate [--strict] FILE...  exit 0 when the modules merge (warnings printed), 1 with file:line: message lines
   serve [flags]                the per-host daemon: hosts a federate per HLA 4 Federate Protocol
