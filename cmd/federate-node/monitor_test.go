@@ -140,18 +140,30 @@ func (f *monFed) fly(fed *peer.Federate, delay time.Duration) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	t0, err := fed.QueryLogicalTime() // a later regulator starts where the federation is
+	if err != nil {
+		f.t.Fatal(err)
+	}
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
-		for step := 1.0; ; step++ {
+		fail := func(err error) {
+			if f.ctx.Err() == nil && !errors.Is(err, peer.ErrClosed) {
+				f.t.Logf("%s: %v", fed.Name(), err)
+			}
+		}
+		for step := t0.Float() + 1; ; step++ {
 			b, _ := cd.Encode("Position3D", map[string]any{"Band": "X", "Location": []any{step, 2 * step, 1000.0}})
-			if fed.UpdateAttributeValuesWithTime(obj, peer.AttributeValues{position: b}, nil, peer.Float64Time(step)) != nil {
+			if err := fed.UpdateAttributeValuesWithTime(obj, peer.AttributeValues{position: b}, nil, peer.Float64Time(step)); err != nil {
+				fail(err)
 				return
 			}
-			if fed.TimeAdvanceRequest(peer.Float64Time(step)) != nil {
+			if err := fed.TimeAdvanceRequest(peer.Float64Time(step)); err != nil {
+				fail(err)
 				return
 			}
-			if until(f.ctx, fed, is(peer.TimeAdvanceGrant{})) != nil {
+			if err := until(f.ctx, fed, is(peer.TimeAdvanceGrant{})); err != nil {
+				fail(err)
 				return
 			}
 			select {

@@ -53,7 +53,7 @@ type Monitor struct {
 
 	mu       sync.Mutex
 	rows     map[peer.FederateHandle]*row
-	gone     map[peer.FederateHandle]time.Time // resigned: removed from rows then
+	gone     map[peer.FederateHandle]*row // removed from rows (resigned, or lost with its report to come)
 	fedn     FederationValues
 	counts   map[peer.FederateHandle]map[peer.ObjectClassHandle]int64
 	syncs    map[string]*syncPoint
@@ -74,12 +74,17 @@ type row struct {
 	v         FederateValues
 	heard     time.Time // last values
 	lost      bool
-	prevAt    time.Time
-	prevUpd   int64
-	prevRefl  int64
+	goneAt    time.Time // when its instance was removed
+	counts    []countAt // recent counts, for the rates
 	updRate   float64
 	reflRate  float64
 	hasValues bool
+}
+
+// countAt is a federate's counts at one moment.
+type countAt struct {
+	at        time.Time
+	upd, refl int64
 }
 
 type syncPoint struct {
@@ -133,7 +138,7 @@ func Start(cfg Config) (*Monitor, error) {
 	}
 	m := &Monitor{
 		cfg: cfg, fed: cfg.Federate, rd: rd, privilege: priv.Handle, federation: cfg.Federation,
-		rows: map[peer.FederateHandle]*row{}, gone: map[peer.FederateHandle]time.Time{},
+		rows: map[peer.FederateHandle]*row{}, gone: map[peer.FederateHandle]*row{},
 		counts: map[peer.FederateHandle]map[peer.ObjectClassHandle]int64{},
 		syncs:  map[string]*syncPoint{}, inst: map[peer.ObjectInstanceHandle]string{},
 		owners: map[peer.AttributeHandle]peer.FederateHandle{}, subs: map[chan struct{}]struct{}{},
@@ -297,7 +302,8 @@ func (m *Monitor) handle(ev peer.Event, now time.Time) {
 				// gone from the page now; the report brings it back.
 				delete(m.rows, h)
 				delete(m.counts, h)
-				m.gone[h] = now
+				r.goneAt = now
+				m.gone[h] = r
 			}
 			return
 		}
@@ -321,20 +327,25 @@ func (m *Monitor) handle(ev peer.Event, now time.Time) {
 	}
 }
 
-// rates updates r's rates from its counts since the last values at
-// least half a period old.
+// rateWindow is how far back the rates look: long enough that the
+// moments values are sent and read at do not make them jump.
+func (m *Monitor) rateWindow() time.Duration { return max(2*time.Second, 2*m.cfg.Period) }
+
+// rates updates r's rates: the counts' growth over the last rateWindow.
 func (m *Monitor) rates(r *row, now time.Time) {
-	if r.prevAt.IsZero() {
-		r.prevAt, r.prevUpd, r.prevRefl = now, r.v.UpdatesSent, r.v.ReflectionsReceived
-		return
+	r.counts = append(r.counts, countAt{now, r.v.UpdatesSent, r.v.ReflectionsReceived})
+	cut := 0
+	for cut < len(r.counts)-2 && now.Sub(r.counts[cut+1].at) >= m.rateWindow() {
+		cut++
 	}
-	dt := now.Sub(r.prevAt).Seconds()
+	r.counts = r.counts[cut:]
+	first := r.counts[0]
+	dt := now.Sub(first.at).Seconds()
 	if dt < m.cfg.Period.Seconds()/2 {
 		return
 	}
-	r.updRate = max(0, float64(r.v.UpdatesSent-r.prevUpd)/dt)
-	r.reflRate = max(0, float64(r.v.ReflectionsReceived-r.prevRefl)/dt)
-	r.prevAt, r.prevUpd, r.prevRefl = now, r.v.UpdatesSent, r.v.ReflectionsReceived
+	r.updRate = max(0, float64(r.v.UpdatesSent-first.upd)/dt)
+	r.reflRate = max(0, float64(r.v.ReflectionsReceived-first.refl)/dt)
 }
 
 // report applies a decoded report. Under mu.
@@ -359,6 +370,9 @@ func (m *Monitor) report(rep Report, now time.Time) {
 	case FederateLost:
 		r, ok := m.rows[rep.Federate]
 		if !ok {
+			r, ok = m.gone[rep.Federate] // its last values
+		}
+		if !ok {
 			r = &row{}
 			r.v.Handle, r.v.Name = rep.Federate, rep.Name
 			r.v.Time, r.v.Lookahead, r.v.GALT, r.v.LITS = math.NaN(), math.NaN(), math.NaN(), math.NaN()
@@ -368,6 +382,7 @@ func (m *Monitor) report(rep Report, now time.Time) {
 			return
 		}
 		r.lost, r.updRate, r.reflRate = true, 0, 0
+		m.rows[rep.Federate] = r
 		delete(m.gone, rep.Federate)
 		delete(m.counts, rep.Federate)
 		m.lost = append(m.lost, Lost{Name: rep.Name, Handle: uint64(rep.Federate), Time: num(rep.Time), Reason: rep.Reason, At: now.UnixMilli()})
@@ -418,8 +433,8 @@ func (m *Monitor) sample(now time.Time) {
 		cut++
 	}
 	m.hist = m.hist[cut:]
-	for h, at := range m.gone {
-		if now.Sub(at) > keepDone {
+	for h, r := range m.gone {
+		if now.Sub(r.goneAt) > keepDone {
 			delete(m.gone, h)
 		}
 	}

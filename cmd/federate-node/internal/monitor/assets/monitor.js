@@ -72,7 +72,7 @@ function render(s) {
 
   setRows("#syncpoints", s.sync_points.map(p => el("tr", { "data-label": p.label },
     el("td", {}, p.label), el("td", {}, p.synchronized ? "synchronized" : "in progress"),
-    el("td", {}, Object.entries(p.federates).map(([k, v]) => k + ": " + (v === "WaitingForRestOfFederation" ? "achieved" : "moving")).join(", ")))),
+    el("td", { class: "wrap" }, Object.entries(p.federates).map(([k, v]) => k + ": " + (v === "WaitingForRestOfFederation" ? "achieved" : "moving")).join(", ")))),
     "none in progress");
 
   const sv = s.save, dl = document.getElementById("save");
@@ -85,7 +85,7 @@ function render(s) {
 
   setRows("#lost", s.lost.slice().reverse().map(l => el("tr", { "data-lost": l.name },
     el("td", {}, l.name), el("td", { class: "num" }, l.handle), el("td", { class: "num" }, fmt(l.time)),
-    el("td", {}, new Date(l.at).toLocaleTimeString()), el("td", {}, l.reason))), "nobody lost");
+    el("td", {}, new Date(l.at).toLocaleTimeString()), el("td", { class: "wrap" }, l.reason))), "nobody lost");
 
   renderOwnership(s.ownership);
 }
