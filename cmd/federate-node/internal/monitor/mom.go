@@ -167,13 +167,13 @@ func (r *Reader) DecodeFederate(ev peer.ReflectAttributeValues, v *FederateValue
 		case "HLAtimeConstrained":
 			v.Constrained, _ = val.(bool)
 		case "HLAlogicalTime":
-			v.Time = val.(float64)
+			v.Time = asFloat(val)
 		case "HLAlookahead":
-			v.Lookahead = val.(float64)
+			v.Lookahead = asFloat(val)
 		case "HLAGALT":
-			v.GALT = val.(float64)
+			v.GALT = asFloat(val)
 		case "HLALITS":
-			v.LITS = val.(float64)
+			v.LITS = asFloat(val)
 		case "HLAupdatesSent":
 			v.UpdatesSent = asInt(val)
 		case "HLAreflectionsReceived":
@@ -228,9 +228,9 @@ func (r *Reader) DecodeFederation(ev peer.ReflectAttributeValues, v *FederationV
 		case "HLAnextSaveName":
 			v.NextSaveName, _ = val.(string)
 		case "HLAlastSaveTime":
-			v.LastSaveTime = val.(float64)
+			v.LastSaveTime = asFloat(val)
 		case "HLAnextSaveTime":
-			v.NextSaveTime = val.(float64)
+			v.NextSaveTime = asFloat(val)
 		}
 	}
 	return errors.Join(errs...)
@@ -264,6 +264,15 @@ func (r *Reader) decodeType(typ string, b []byte) (any, error) {
 		return nil, err
 	}
 	return t.Float(), nil
+}
+
+// asFloat is a decoded time as float64; NaN for any other value (a MIM
+// that declares the attribute with another type).
+func asFloat(v any) float64 {
+	if f, ok := v.(float64); ok {
+		return f
+	}
+	return math.NaN()
 }
 
 func asInt(v any) int64 {
