@@ -162,7 +162,7 @@ func TestMonitorBrowser(t *testing.T) {
 		"the owner of Aircraft-2's Position": "Aircraft-2", "the Aircraft count": "3", "the sync point": "in progress",
 		"the lost federate": "Tower", "the time chart's lines": "true", "the rate chart's lines": "true", // one per federate, the lost one's past included
 	}
-	deadline = time.Now().Add(15 * time.Second)
+	deadline = time.Now().Add(30 * time.Second)
 	for {
 		bad := map[string]string{}
 		for what, js := range checks {

@@ -48,6 +48,10 @@ type Monitor struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// chooseMu serializes Choose: a pick of an instance must not be
+	// undone by an earlier pick of its class still subscribing.
+	chooseMu sync.Mutex
+
 	// Counts of the monitor's own work, for /metrics.
 	reflections, reportsRead, failures atomic.Uint64
 
@@ -458,6 +462,8 @@ func (m *Monitor) sample(now time.Time) {
 // handles; the owners come from each federate's node
 // (HLArequestObjectInstanceInformation).
 func (m *Monitor) Choose(class, instance string) error {
+	m.chooseMu.Lock()
+	defer m.chooseMu.Unlock()
 	var oc peer.ObjectClassHandle
 	if class != "" {
 		c, ok := m.fed.FDD().ObjectClass(class)
