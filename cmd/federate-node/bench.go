@@ -232,7 +232,7 @@ func startBenchPair(ctx context.Context, bf benchFlags, stderr io.Writer) (*peer
 		return nil, nil, errors.New("the pong process printed no gossip address")
 	}
 	go io.Copy(io.Discard, out)
-	nf := nodeFlags{federation: federation, name: "ping", role: "ping", gossip: "127.0.0.1:0", seeds: seed, mcastPort: bf.port, frame: bf.frame}
+	nf := nodeFlags{joinFlags: joinFlags{federation: federation, name: "ping", gossip: "127.0.0.1:0", seeds: seed, mcastPort: bf.port, frame: bf.frame}, role: "ping"}
 	cfg, err := nf.config()
 	if err != nil {
 		child.Process.Kill()

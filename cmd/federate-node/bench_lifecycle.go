@@ -260,8 +260,7 @@ func benchLifecycle(ctx context.Context, bf lifecycleFlags, stderr io.Writer) (*
 	if err != nil {
 		return nil, err
 	}
-	nf := nodeFlags{federation: bf.federation, name: lifecycleSubName, role: "bench", gossip: "127.0.0.1:0",
-		seeds: seed, mcastPort: bf.port, frame: bf.frame}
+	nf := nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: lifecycleSubName, gossip: "127.0.0.1:0", seeds: seed, mcastPort: bf.port, frame: bf.frame}, role: "bench"}
 	sub, err := joinLifecycle(ctx, nf)
 	if err != nil {
 		return nil, err
@@ -712,8 +711,7 @@ func lifecycleRegistrar(ctx context.Context, bf lifecycleFlags, in io.Reader, st
 		}
 		defer stop()
 	}
-	nf := nodeFlags{federation: bf.federation, name: lifecycleRegistrarName, role: "bench", gossip: "127.0.0.1:0",
-		mcastPort: bf.port, frame: bf.frame, create: true}
+	nf := nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: lifecycleRegistrarName, gossip: "127.0.0.1:0", mcastPort: bf.port, frame: bf.frame}, role: "bench", create: true}
 	cfg, err := nf.config()
 	if err != nil {
 		return err

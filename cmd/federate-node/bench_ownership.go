@@ -317,8 +317,7 @@ func benchOwnership(ctx context.Context, bf ownershipFlags, stderr io.Writer) (*
 	if err != nil {
 		return nil, err
 	}
-	sub, err := joinLifecycle(ctx, nodeFlags{federation: bf.federation, name: ownershipAcquirerName, role: "bench",
-		gossip: "127.0.0.1:0", seeds: seed, mcastPort: bf.port, frame: bf.frame})
+	sub, err := joinLifecycle(ctx, nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: ownershipAcquirerName, gossip: "127.0.0.1:0", seeds: seed, mcastPort: bf.port, frame: bf.frame}, role: "bench"})
 	if err != nil {
 		return nil, err
 	}
@@ -572,8 +571,7 @@ func ownershipRegistrar(ctx context.Context, bf ownershipFlags, in io.Reader, st
 		}
 		defer stop()
 	}
-	sub, err := joinLifecycle(ctx, nodeFlags{federation: bf.federation, name: ownershipRegistrarName, role: "bench",
-		gossip: "127.0.0.1:0", mcastPort: bf.port, frame: bf.frame, create: true})
+	sub, err := joinLifecycle(ctx, nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: ownershipRegistrarName, gossip: "127.0.0.1:0", mcastPort: bf.port, frame: bf.frame}, role: "bench", create: true})
 	if err != nil {
 		return err
 	}

@@ -451,10 +451,7 @@ func timeProcesses(ctx context.Context, bf timeBenchFlags, stderr io.Writer) ([]
 // is, and starts stepping once it has discovered the objects of every
 // other federate (so every federate holds time back by then).
 func timeChild(ctx context.Context, bf timeBenchFlags, stdout io.Writer) (timeChildResult, error) {
-	nf := nodeFlags{
-		federation: bf.federation, name: bf.name, role: "bench", gossip: "127.0.0.1:0",
-		seeds: bf.seeds, mcastPort: bf.port, create: bf.create, iface: transport.DefaultInterface,
-	}
+	nf := nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: bf.name, gossip: "127.0.0.1:0", seeds: bf.seeds, mcastPort: bf.port, iface: transport.DefaultInterface}, role: "bench", create: bf.create}
 	cfg, err := nf.config()
 	if err != nil {
 		return timeChildResult{}, err

@@ -6,33 +6,21 @@ import (
 	"slices"
 	"time"
 
-	"github.com/meshrti/meshrti/fomxml/codec"
+	"github.com/meshrti/meshrti/cmd/federate-node/internal/monitor"
 	"github.com/meshrti/meshrti/peer"
 )
 
 // demoMOM has a monitor join and read every federate's MOM instance
-// (docs/mom.md): each federate's node answers for its own.
+// (docs/mom.md): each federate's node answers for its own. It reads
+// them with the monitor's Reader, as `federate-node monitor` does.
 func demoMOM(ctx context.Context, say func(string, ...any), mon *peer.Federate, want int) error {
 	say("")
 	say("the Management Object Model, as a monitor federate that just joined sees it:")
-	oc, ok := mon.FDD().ObjectClass("HLAobjectRoot.HLAmanager.HLAfederate")
-	if !ok {
-		return fmt.Errorf("the FDD has no HLAfederate class")
-	}
-	cd, err := codec.New(mon.FDD())
+	rd, err := monitor.NewReader(mon)
 	if err != nil {
 		return err
 	}
-	fields := []string{"HLAfederateName", "HLAfederateType", "HLAtimeRegulating", "HLAtimeConstrained", "HLAlogicalTime", "HLAupdatesSent", "HLAreflectionsReceived"}
-	var attrs []peer.AttributeHandle
-	for _, n := range fields {
-		a, ok := oc.Attribute(n)
-		if !ok {
-			return fmt.Errorf("HLAfederate has no %s", n)
-		}
-		attrs = append(attrs, a.Handle)
-	}
-	if err := mon.SubscribeObjectClassAttributes(oc.Handle, attrs...); err != nil {
+	if err := rd.SubscribeFederates(); err != nil {
 		return err
 	}
 	// Wait until every federate's instance is discovered, then ask for
@@ -45,14 +33,14 @@ func demoMOM(ctx context.Context, say func(string, ...any), mon *peer.Federate, 
 		if err != nil {
 			return fmt.Errorf("monitor: %d of %d MOM instances discovered: %w", len(seen), want, err)
 		}
-		if d, ok := ev.(peer.DiscoverObjectInstance); ok && d.Class == oc.Handle {
+		if d, ok := ev.(peer.DiscoverObjectInstance); ok && d.Class == rd.FederateClass() {
 			seen[d.Object] = true
 		}
 	}
-	if err := mon.RequestAttributeValueUpdateForClass(oc.Handle, nil, attrs...); err != nil {
+	if err := rd.RequestFederates(); err != nil {
 		return err
 	}
-	rows := map[peer.ObjectInstanceHandle]map[string]any{}
+	rows := map[peer.ObjectInstanceHandle]*monitor.FederateValues{}
 	for len(rows) < want {
 		ev, err := mon.Next(wctx)
 		if err != nil {
@@ -69,23 +57,11 @@ func demoMOM(ctx context.Context, say func(string, ...any), mon *peer.Federate, 
 		if !ok || !seen[r.Object] {
 			continue
 		}
-		row := map[string]any{}
-		for h, b := range r.Values {
-			a, _ := oc.AttributeByHandle(h)
-			v, err := cd.Decode(a.DataType, b)
-			if err != nil {
-				return fmt.Errorf("%s: %w", a.Name, err)
-			}
-			if a.DataType == "HLAlogicalTime" {
-				t, err := mon.GetTimeFactory().Decode(v.([]byte))
-				if err != nil {
-					return err
-				}
-				v = t.Float()
-			}
-			row[a.Name] = v
+		var v monitor.FederateValues
+		if err := rd.DecodeFederate(r, &v); err != nil {
+			return err
 		}
-		rows[r.Object] = row
+		rows[r.Object] = &v
 	}
 	say("  %-11s %-6s %10s %11s %5s %12s %10s", "federate", "type", "regulating", "constrained", "time", "updates sent", "reflected")
 	hs := make([]peer.ObjectInstanceHandle, 0, len(rows))
@@ -95,7 +71,7 @@ func demoMOM(ctx context.Context, say func(string, ...any), mon *peer.Federate, 
 	slices.SortFunc(hs, func(a, b peer.ObjectInstanceHandle) int { return int(a.Federate) - int(b.Federate) })
 	for _, h := range hs {
 		r := rows[h]
-		say("  %-11v %-6v %10v %11v %5v %12v %10v", r["HLAfederateName"], r["HLAfederateType"], r["HLAtimeRegulating"], r["HLAtimeConstrained"], r["HLAlogicalTime"], r["HLAupdatesSent"], r["HLAreflectionsReceived"])
+		say("  %-11v %-6v %10v %11v %5v %12v %10v", r.Name, r.Type, r.Regulating, r.Constrained, r.Time, r.UpdatesSent, r.ReflectionsReceived)
 	}
 	say("each row came from that federate's own node, in answer to one request for the class")
 	return nil

@@ -7,6 +7,7 @@
 //	federate-node demo multirate [-json]     jobs at 1x, 2x and 5x the main cycle, each on one snapshot a cycle
 //	federate-node node -role ping|pong ...   one built-in federate
 //	federate-node serve [flags]              the per-host daemon: HLA 4 Federate Protocol on 127.0.0.1:15164
+//	federate-node monitor -federation NAME   a live page of the federation, read from the MOM
 //	federate-node bench                      two-process round trips and update rate
 //	federate-node fom inspect [--json] FILE  print the merged FDD
 //	federate-node fom validate [--strict] FILE...  check that modules merge (warnings are errors with --strict)
@@ -48,6 +49,10 @@ commands:
   fom validate [--strict] FILE...  exit 0 when the modules merge (warnings printed), 1 with file:line: message lines
   serve [flags]                the per-host daemon: hosts a federate per HLA 4 Federate Protocol
                                session (C++, Java, Python federates); 127.0.0.1:15164 (docs/fedpro.md)
+  monitor -federation NAME [join flags] -http 127.0.0.1:8080
+                               join as a federate that reads the MOM and serve a live page of the
+                               federation (/), its JSON (/api/federation) and metrics (/metrics);
+                               the join flags are node's (federate-node monitor -h lists them)
   node [flags]                 run one built-in federate (ping or pong) over gossip and multicast
                                (federate-node node -h lists the flags)
   bench [throughput|latency] [-payload B -count N -duration D -frame F -json]
@@ -76,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runFOM(args[1:], stdout, stderr)
 	case "node":
 		return runNode(args[1:], stdout, stderr)
+	case "monitor":
+		return runMonitor(args[1:], stdout, stderr)
 	case "serve":
 		return runServe(args[1:], stdout, stderr)
 	case "bench":

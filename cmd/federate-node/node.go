@@ -21,9 +21,11 @@ import (
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
-// nodeFlags are the flags of "federate-node node": one federate in this
-// process, joined to a federation over gossip and UDP multicast.
-type nodeFlags struct {
+// joinFlags are the flags that say how a federate of this process joins
+// its federation: the federation, the federate's name and FOM modules,
+// the control plane (gossip, seeds, key) and the data plane (multicast
+// port, interface, TTL, frame size). `node` and `monitor` share them.
+type joinFlags struct {
 	federation string
 	name       string
 	foms       []string
@@ -31,71 +33,93 @@ type nodeFlags struct {
 	seeds      string
 	mcastPort  int
 	key        string
+	iface      string
+	ttl        int
+	frame      int
+}
+
+func (j *joinFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&j.federation, "federation", "demo", "federation execution name")
+	fs.StringVar(&j.name, "name", "", "federate name (default: generated)")
+	fs.Func("fom", "FOM module file (repeatable; node without it: the bundled demo FOM)", func(s string) error {
+		j.foms = append(j.foms, s)
+		return nil
+	})
+	fs.StringVar(&j.gossip, "gossip", "127.0.0.1:0", "gossip bind address (host:port; port 0 picks a free one)")
+	fs.StringVar(&j.seeds, "seeds", "", "comma-separated host:port gossip addresses of members to join through")
+	fs.IntVar(&j.mcastPort, "mcast-port", 47470, "UDP multicast port (all members must agree)")
+	fs.StringVar(&j.key, "key", "", "federation key: authenticates frames and encrypts gossip (at least 16 bytes)")
+	fs.StringVar(&j.iface, "iface", transport.DefaultInterface, "multicast interface (name or one of its IPv4 addresses)")
+	fs.IntVar(&j.ttl, "ttl", 0, "multicast TTL: 0 stays on this host, 1 reaches the local link")
+	fs.IntVar(&j.frame, "frame", 0, "data-plane frame size in bytes (default 1400; up to 65000 on loopback)")
+}
+
+// config builds the configuration of a federate of type typ joining as
+// the flags say; with no -fom it brings no modules of its own.
+func (j *joinFlags) config(typ string) (peer.Config, error) {
+	cfg := peer.Config{
+		Federation: j.federation, FederateName: j.name, FederateType: typ,
+		FOMFiles: j.foms, MaxFrame: j.frame,
+		Multicast: transport.UDPConfig{Port: j.mcastPort, Interface: j.iface, TTL: j.ttl},
+	}
+	host, port, err := splitHostPort(j.gossip)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Gossip = peer.GossipConfig{BindAddr: host, BindPort: port}
+	if j.seeds != "" {
+		cfg.Gossip.Seeds = strings.Split(j.seeds, ",")
+	}
+	if j.key != "" {
+		cfg.Key = []byte(j.key)
+	}
+	return cfg, nil
+}
+
+// nodeFlags are the flags of "federate-node node": one federate in this
+// process, joined to a federation over gossip and UDP multicast.
+type nodeFlags struct {
+	joinFlags
 	create     bool
 	role       string
 	count      int
 	size       int
 	timeout    time.Duration
 	trace      string
-	iface      string
-	ttl        int
 	peers      int
 	steps      int
 	stepDelay  time.Duration
-	frame      int
 	cpuprofile string
 }
 
 func (n *nodeFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&n.federation, "federation", "demo", "federation execution name")
-	fs.StringVar(&n.name, "name", "", "federate name (default: generated)")
-	fs.Func("fom", "FOM module file (repeatable; default: the bundled demo FOM)", func(s string) error {
-		n.foms = append(n.foms, s)
-		return nil
-	})
-	fs.StringVar(&n.gossip, "gossip", "127.0.0.1:0", "gossip bind address (host:port; port 0 picks a free one)")
-	fs.StringVar(&n.seeds, "seeds", "", "comma-separated host:port gossip addresses of members to join through")
-	fs.IntVar(&n.mcastPort, "mcast-port", 47470, "UDP multicast port (all members must agree)")
-	fs.StringVar(&n.key, "key", "", "federation key: authenticates frames and encrypts gossip (at least 16 bytes)")
+	n.joinFlags.register(fs)
 	fs.BoolVar(&n.create, "create", false, "create the federation execution if it does not exist")
 	fs.StringVar(&n.role, "role", "pong", "built-in federate: pong (answers pings, counts updates), ping (measures and loads) or tick (time-stepped updates)")
 	fs.IntVar(&n.count, "count", 1000, "ping: updates to send")
 	fs.IntVar(&n.size, "size", 100, "ping: payload bytes per update")
 	fs.DurationVar(&n.timeout, "timeout", 60*time.Second, "give up after this long")
 	fs.StringVar(&n.trace, "trace", "", "write a JSON-lines trace (docs/trace.md) of this federate to `FILE`")
-	fs.StringVar(&n.iface, "iface", transport.DefaultInterface, "multicast interface (name or one of its IPv4 addresses)")
-	fs.IntVar(&n.ttl, "ttl", 0, "multicast TTL: 0 stays on this host, 1 reaches the local link")
 	fs.IntVar(&n.peers, "peers", 2, "tick: federates (this one included) to wait for before stepping")
 	fs.IntVar(&n.steps, "steps", 10, "tick: time steps to advance")
 	fs.DurationVar(&n.stepDelay, "step-delay", 0, "tick: pause before each step")
 	fs.StringVar(&n.cpuprofile, "cpuprofile", "", "write a CPU profile of this process to `FILE`")
-	fs.IntVar(&n.frame, "frame", 0, "data-plane frame size in bytes (default 1400; up to 65000 on loopback)")
 }
 
-// config builds the federate's configuration.
+// config builds the federate's configuration: the join flags', the
+// bundled demo FOM when no -fom is given.
 func (n *nodeFlags) config() (peer.Config, error) {
-	cfg := peer.Config{
-		Federation: n.federation, FederateName: n.name, FederateType: "federate-node/" + n.role,
-		FOMFiles: n.foms, Create: n.create, MaxFrame: n.frame,
-		Multicast: transport.UDPConfig{Port: n.mcastPort, Interface: n.iface, TTL: n.ttl},
+	cfg, err := n.joinFlags.config("federate-node/" + n.role)
+	if err != nil {
+		return cfg, err
 	}
+	cfg.Create = n.create
 	if len(n.foms) == 0 {
 		doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
 		if err != nil {
 			return cfg, err
 		}
 		cfg.FOMModules = []*fomxml.Document{doc}
-	}
-	host, port, err := splitHostPort(n.gossip)
-	if err != nil {
-		return cfg, err
-	}
-	cfg.Gossip = peer.GossipConfig{BindAddr: host, BindPort: port}
-	if n.seeds != "" {
-		cfg.Gossip.Seeds = strings.Split(n.seeds, ",")
-	}
-	if n.key != "" {
-		cfg.Key = []byte(n.key)
 	}
 	return cfg, nil
 }

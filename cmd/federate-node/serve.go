@@ -32,6 +32,7 @@ import (
 // too (loadConfig), and flags given on the command line win.
 type serveFlags struct {
 	Listen, TLSListen, Cert, Key, Metrics string
+	HTTP                                  string
 	Gossip, Seeds, Iface, FedKey, SaveDir string
 	McastPort, TTL                        int
 	ResumeWindow, CallTimeout             time.Duration
@@ -44,6 +45,7 @@ func (sf *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.Cert, "cert", "", "TLS certificate `FILE` (PEM); with -key, serves TLS on -tls-listen")
 	fs.StringVar(&sf.Key, "key", "", "TLS private key `FILE` (PEM)")
 	fs.StringVar(&sf.Metrics, "metrics", "127.0.0.1:9464", "Prometheus metrics HTTP address (/metrics); empty: none")
+	fs.StringVar(&sf.HTTP, "http", "", "HTTP address of the monitor's page of each federation of the daemon's federates (docs/monitor.md); empty: none")
 	fs.StringVar(&sf.Gossip, "gossip", "127.0.0.1:0", "gossip bind address of the hosted federates (port 0: a free one each)")
 	fs.StringVar(&sf.Seeds, "seeds", "", "comma-separated host:port gossip addresses to join federations through (other daemons' federates)")
 	fs.IntVar(&sf.McastPort, "mcast-port", 47470, "UDP multicast port (all members must agree)")
@@ -145,6 +147,9 @@ type daemon struct {
 	metrics *http.Server
 	addrs   []net.Addr // the Federate Protocol listeners' addresses
 	maddr   net.Addr   // the metrics listener's, when serving
+	web     *serveWeb  // serve -http: the federations' pages
+	webSrv  *http.Server
+	waddr   net.Addr
 	wg      sync.WaitGroup
 }
 
@@ -161,6 +166,10 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 		for _, l := range ls {
 			l.Close()
 		}
+		if d.metrics != nil {
+			d.metrics.Close()
+		}
+		d.wg.Wait()
 		d.srv.Close()
 		d.host.Close()
 		return nil, err
@@ -198,6 +207,20 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 			_ = d.metrics.Serve(ml)
 		}()
 	}
+	if sf.HTTP != "" {
+		wl, err := net.Listen("tcp", sf.HTTP)
+		if err != nil {
+			return fail(fmt.Errorf("http: %w", err))
+		}
+		d.web = newServeWeb(d.host, logf)
+		d.webSrv = &http.Server{Handler: d.web, ReadHeaderTimeout: 10 * time.Second}
+		d.waddr = wl.Addr()
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			_ = d.webSrv.Serve(wl)
+		}()
+	}
 	for _, l := range ls {
 		d.addrs = append(d.addrs, l.Addr())
 		d.wg.Add(1)
@@ -212,6 +235,10 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 // stop ends every session (their federates resign per their directive),
 // then the listeners and the metrics endpoint, and waits for them.
 func (d *daemon) stop() {
+	if d.web != nil {
+		d.web.close() // the monitors resign first: nothing waits on them
+		d.webSrv.Close()
+	}
 	d.srv.Close()
 	d.host.Close()
 	if d.metrics != nil {
@@ -248,6 +275,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	if d.maddr != nil {
 		fmt.Fprintf(stdout, "metrics on http://%s/metrics\n", d.maddr)
+	}
+	if d.waddr != nil {
+		fmt.Fprintf(stdout, "federations' pages on http://%s/\n", d.waddr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -89,6 +89,34 @@ func (h *Host) seeds(federation string) []string {
 	return out
 }
 
+// Federations lists, sorted, the federations the Host's federates are
+// joined to.
+func (h *Host) Federations() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for s := range h.sessions {
+		s.mu.Lock()
+		f, in := s.fed, s.federation
+		s.mu.Unlock()
+		if f != nil && !slices.Contains(out, in) {
+			out = append(out, in)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// JoinConfig is the configuration for another federate of this process
+// to join federation beside the Host's (serve's monitor): Base, with a
+// control plane and transport of its own when the Config makes them and
+// the gossip addresses of the Host's federates in federation as seeds.
+func (h *Host) JoinConfig(federation string) peer.Config {
+	cfg := h.base(federation)
+	cfg.Federation = federation
+	return cfg
+}
+
 // left keeps federation, whose federate just left, as created when no
 // cluster is left for it.
 func (h *Host) left(federation string) {
