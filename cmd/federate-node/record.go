@@ -197,6 +197,11 @@ func (r *recorder) run(ctx context.Context, out io.Writer, ready func(*peer.Fede
 	if err != nil {
 		return 0, fmt.Errorf("reading the federation's FOM modules through the MOM: %w", err)
 	}
+	// Receive-order messages are recorded as they come, also while no
+	// time advance is pending (none is while no federate regulates).
+	if err := r.fed.EnableAsynchronousDelivery(); err != nil {
+		return 0, err
+	}
 	if err := r.fed.EnableTimeConstrained(); err != nil {
 		return 0, err
 	}

@@ -118,7 +118,7 @@ func replayFile(ctx context.Context, cfg peer.Config, path string, opt replayOpt
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
 	action := peer.NoAction
-	if err != nil {
+	if len(p.objects) > 0 {
 		action = peer.DeleteObjects // instances may be left
 	}
 	if rerr := fed.ResignFederationExecution(rctx, action); err == nil && rerr != nil {
@@ -250,13 +250,16 @@ func (p *player) run(ctx context.Context, path string, plan *replayPlan, ready f
 	if !plan.hasFirst {
 		first = p.now
 	}
+	var damage error
 	for {
 		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return replayResult{events: rd.Events(), time: p.now}, fmt.Errorf("replayed up to the damage: %w", err)
+			// Played up to the damage: end as at the end of a file.
+			damage = fmt.Errorf("replayed up to the damage: %w", err)
+			break
 		}
 		if err := p.play(ctx, ev, first); err != nil {
 			return replayResult{events: rd.Events() - 1, time: p.now}, fmt.Errorf("event %d (%s %s %s): %w", rd.Events(), ev.Kind, ev.Class, ev.Object, err)
@@ -268,8 +271,9 @@ func (p *player) run(ctx context.Context, path string, plan *replayPlan, ready f
 		if err := p.fed.DeleteObjectInstanceWithTime(h, nil, makeTime(p.tf, p.now)); err != nil {
 			return replayResult{events: rd.Events(), time: p.now}, fmt.Errorf("deleting %s: %w", name, err)
 		}
+		delete(p.objects, name)
 	}
-	return replayResult{events: rd.Events(), time: p.now}, nil
+	return replayResult{events: rd.Events(), time: p.now}, damage
 }
 
 // declare publishes every class, attribute and interaction class the
