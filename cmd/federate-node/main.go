@@ -52,6 +52,8 @@ commands:
   bench timeadvance|lifecycle|ownership [flags]
                                time advance grants/s, instances registered and discovered/s,
                                ownership transfers/s (federate-node bench KIND -h lists the flags)
+  bench record [flags]         the recorder's sustained rate under load against the throughput
+                               bench in the same run
   record -federation NAME [join flags] -o FILE [-classes A,B] [-interactions X,Y] [-until T]
                                record a federation's discoveries, updates, interactions and removals
                                in time-stamp order, until interrupted (docs/record.md)

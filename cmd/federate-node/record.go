@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,7 +24,7 @@ import (
 
 // joinFlagNames are the flags of "node" that say how to join a
 // federation; record and replay take the same ones.
-var joinFlagNames = []string{"federation", "name", "fom", "gossip", "seeds", "mcast-port", "key", "create", "iface", "ttl", "frame"}
+var joinFlagNames = []string{"federation", "name", "fom", "gossip", "seeds", "mcast-port", "key", "create", "iface", "ttl", "frame", "cpuprofile"}
 
 // registerJoinFlags registers node's join flags on fs, parsed into nf by
 // node's own flag code.
@@ -65,6 +66,7 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 	classes := fs.String("classes", "", "comma-separated object classes to record (default: every class but the MOM's)")
 	interactions := fs.String("interactions", "", "comma-separated interaction classes to record (default: every class but the MOM's)")
 	until := fs.String("until", "", "stop once granted this logical time (default: run until interrupted)")
+	stats := fs.Bool("stats", false, "print a line \"stats {JSON}\" at the end: events, updates, their rate, bytes")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -91,9 +93,17 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		cfg.FOMModules = nil // join with the federation's FDD
 	}
 	cfg.AdoptTime = true
+	if nf.cpuprofile != "" {
+		stopProfile, err := startCPUProfile(nf.cpuprofile)
+		if err != nil {
+			fmt.Fprintln(stderr, "federate-node record:", err)
+			return 1
+		}
+		defer stopProfile()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	n, err := recordToFile(ctx, cfg, *out, opt, func(fed *peer.Federate) {
+	st, err := recordToFile(ctx, cfg, *out, opt, func(fed *peer.Federate) {
 		if a, ok := fed.GossipAddr(); ok {
 			fmt.Fprintf(stdout, "gossip %s\n", a)
 		}
@@ -103,7 +113,11 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "federate-node record:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "recorded %d events to %s\n", n, *out)
+	fmt.Fprintf(stdout, "recorded %d events to %s\n", st.Events, *out)
+	if *stats {
+		b, _ := json.Marshal(st)
+		fmt.Fprintf(stdout, "stats %s\n", b)
+	}
 	return 0
 }
 
@@ -135,22 +149,30 @@ type recordOptions struct {
 // recordToFile joins with cfg and records into a new file at path until
 // ctx ends or the time reaches opt.until; the file is closed cleanly
 // either way. ready runs once the recorder is subscribed and
-// time-constrained. It returns how many events were written.
-func recordToFile(ctx context.Context, cfg peer.Config, path string, opt recordOptions, ready func(*peer.Federate)) (int64, error) {
+// time-constrained. It returns what was written.
+func recordToFile(ctx context.Context, cfg peer.Config, path string, opt recordOptions, ready func(*peer.Federate)) (recordStats, error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return 0, err
+		return recordStats{}, err
 	}
 	jctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	fed, err := peer.Join(jctx, cfg)
 	cancel()
 	if err != nil {
 		f.Close()
-		return 0, fmt.Errorf("join: %w", err)
+		return recordStats{}, fmt.Errorf("join: %w", err)
 	}
 	defer fed.Close()
 	rec := &recorder{fed: fed, federation: cfg.Federation, opt: opt}
 	n, err := rec.run(ctx, f, ready)
+	st := rec.stats
+	st.Events = n
+	if fi, serr := f.Stat(); serr == nil {
+		st.Bytes = fi.Size()
+	}
+	if d := st.last.Sub(st.first).Seconds(); st.Updates > 1 && d > 0 {
+		st.UpdatesPerS = float64(st.Updates-1) / d
+	}
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -159,7 +181,18 @@ func recordToFile(ctx context.Context, cfg peer.Config, path string, opt recordO
 	if rerr := fed.ResignFederationExecution(rctx, peer.DeleteObjects); err == nil && rerr != nil && !errors.Is(rerr, peer.ErrClosed) {
 		err = fmt.Errorf("resign: %w", rerr)
 	}
-	return n, err
+	return st, err
+}
+
+// recordStats is what a recording run wrote ("record -stats").
+type recordStats struct {
+	Events  int64 `json:"events"`
+	Updates int64 `json:"updates"`
+	// UpdatesPerS is the updates' rate from the first to the last one
+	// recorded: the sustained rate while updates kept coming.
+	UpdatesPerS float64 `json:"updates_per_s"`
+	Bytes       int64   `json:"bytes"`
+	first, last time.Time
 }
 
 // recorder is a time-constrained federate that subscribes to the
@@ -175,6 +208,7 @@ type recorder struct {
 	final      peer.LogicalTime
 	tf         peer.TimeFactory
 	ev         record.Event // reused for every event
+	stats      recordStats
 }
 
 type recObject struct {
@@ -281,9 +315,15 @@ func (r *recorder) subscribe() error {
 	return nil
 }
 
-// flushEvery bounds how long recorded events wait in memory while events
-// keep coming; when none are queued they are written at once.
-const flushEvery = 200 * time.Millisecond
+// flushDelay bounds how long a recorded event waits in memory: the
+// frame it is in goes to the file at most this long after the frame's
+// first event, so a crash loses at most that much. Frames fill to
+// record.FrameSize under load, and go out sooner when events are few.
+const flushDelay = 10 * time.Millisecond
+
+// galtPoll is how often a recorder with no request pending (no federate
+// regulates) looks at GALT again.
+const galtPoll = 20 * time.Millisecond
 
 // loop records events and keeps a Next Message Request pending, so that
 // time-stamp-order messages are delivered in order as soon as GALT
@@ -291,7 +331,10 @@ const flushEvery = 200 * time.Millisecond
 // a request then would be granted at once, at the end of time.
 func (r *recorder) loop(ctx context.Context) error {
 	requested := false
-	lastFlush := time.Now()
+	var wake waker
+	defer wake.stop()
+	var frameStart time.Time // when the first event of the open frame came
+	var pollAt time.Time     // when to look at GALT again
 	for {
 		if !requested {
 			if _, ok, err := r.fed.QueryGALT(); err != nil {
@@ -303,20 +346,34 @@ func (r *recorder) loop(ctx context.Context) error {
 				requested = true
 			}
 		}
-		if r.fed.Pending() == 0 || time.Since(lastFlush) > flushEvery {
+		if r.w.Buffered() == 0 {
+			frameStart = time.Time{}
+		} else if frameStart.IsZero() {
+			frameStart = time.Now()
+		} else if time.Since(frameStart) >= flushDelay {
 			if err := r.w.Flush(); err != nil {
 				return err
 			}
-			lastFlush = time.Now()
+			frameStart = time.Time{}
 		}
-		wctx, cancel := ctx, context.CancelFunc(func() {})
+		// Wake up to flush the open frame, and while no request is
+		// pending, to ask for GALT again.
+		var at time.Time
+		if !frameStart.IsZero() {
+			at = frameStart.Add(flushDelay)
+		}
 		if !requested {
-			wctx, cancel = context.WithTimeout(ctx, 20*time.Millisecond)
+			if now := time.Now(); !now.Before(pollAt) {
+				pollAt = now.Add(galtPoll)
+			}
+			if at.IsZero() || pollAt.Before(at) {
+				at = pollAt
+			}
 		}
+		wctx := wake.at(ctx, at)
 		ev, err := r.fed.Next(wctx)
-		cancel()
 		if err != nil {
-			if ctx.Err() == nil && !requested && errors.Is(err, context.DeadlineExceeded) {
+			if ctx.Err() == nil && wctx != ctx && errors.Is(err, context.DeadlineExceeded) {
 				continue
 			}
 			return err
@@ -336,6 +393,36 @@ func (r *recorder) loop(ctx context.Context) error {
 				return err
 			}
 		}
+	}
+}
+
+// waker hands out a context that ends at a given moment, keeping it
+// while that moment stays the same, so that waiting costs one timer per
+// deadline rather than one per event.
+type waker struct {
+	when   time.Time
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// at returns ctx itself when when is zero, else a context derived from
+// ctx that ends at when.
+func (w *waker) at(ctx context.Context, when time.Time) context.Context {
+	if when.IsZero() {
+		return ctx
+	}
+	if w.ctx == nil || !w.when.Equal(when) {
+		w.stop()
+		w.when = when
+		w.ctx, w.cancel = context.WithDeadline(ctx, when)
+	}
+	return w.ctx
+}
+
+func (w *waker) stop() {
+	if w.cancel != nil {
+		w.cancel()
+		w.ctx, w.cancel = nil, nil
 	}
 }
 
@@ -366,6 +453,11 @@ func (r *recorder) write(ev peer.Event) error {
 			}
 		}
 		sortValues(e.Values)
+		r.stats.Updates++
+		r.stats.last = time.Now()
+		if r.stats.Updates == 1 {
+			r.stats.first = r.stats.last
+		}
 	case peer.ReceiveInteraction:
 		c, ok := r.fdd.InteractionClassByHandle(ev.Class)
 		if !ok {
