@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -22,6 +23,8 @@ type recordBenchResult struct {
 	Bench   string `json:"bench"`
 	Payload int    `json:"payload"`
 	Frame   int    `json:"frame"`
+	// Random: the recorder got random payloads (they do not compress).
+	Random bool `json:"random"`
 	// Throughput: ping to pong alone, as "bench throughput" measures it.
 	Updates     int64   `json:"updates"`
 	UpdatesPerS float64 `json:"updates_per_s"`
@@ -53,6 +56,7 @@ func runBenchRecord(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&bf.port, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
 	fs.DurationVar(&bf.timeout, "timeout", 3*time.Minute, "give up after this long")
 	fs.StringVar(&bf.profile, "cpuprofile", "", "write a CPU profile of the recorder to `FILE`")
+	random := fs.Bool("random", false, "send random payloads to the recorder (incompressible), not zeros and a counter")
 	dir := fs.String("dir", "", "directory for the recording (default: a temporary one, removed after)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -64,7 +68,7 @@ func runBenchRecord(args []string, stdout, stderr io.Writer) int {
 	if bf.port == 0 {
 		bf.port = 43000 + os.Getpid()%8000
 	}
-	res, err := benchRecord(bf, *dir, stderr)
+	res, err := benchRecord(bf, *dir, *random, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "federate-node bench record:", err)
 		return 1
@@ -82,7 +86,7 @@ func runBenchRecord(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func benchRecord(bf benchFlags, dir string, stderr io.Writer) (*recordBenchResult, error) {
+func benchRecord(bf benchFlags, dir string, random bool, stderr io.Writer) (*recordBenchResult, error) {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "bench-record-")
 		if err != nil {
@@ -107,7 +111,7 @@ func benchRecord(bf benchFlags, dir string, stderr io.Writer) (*recordBenchResul
 	if err != nil {
 		return nil, err
 	}
-	res := &recordBenchResult{Bench: "record", Payload: bf.payload, Frame: bf.frame, GOMAXPROCS: procs}
+	res := &recordBenchResult{Bench: "record", Payload: bf.payload, Frame: bf.frame, Random: random, GOMAXPROCS: procs}
 	if _, _, _, err := p.updates(ctx, min(bf.count/10, 50000), bf.payload, 0); err != nil { // warm up
 		return nil, err
 	}
@@ -151,9 +155,19 @@ func benchRecord(bf benchFlags, dir string, stderr io.Writer) (*recordBenchResul
 	// Let the recorder discover the instance (a discovery query answers
 	// it), then load it.
 	time.Sleep(time.Second)
-	payload := make([]byte, bf.payload)
+	// Random payloads are windows into one random megabyte, so making
+	// them costs the sender nothing.
+	pool := make([]byte, 1<<20+bf.payload)
+	if random {
+		rand.Read(pool)
+	}
 	start := time.Now()
 	for i := 0; i < bf.count; i++ {
+		off := 0
+		if random {
+			off = (i * 977) % (len(pool) - bf.payload)
+		}
+		payload := pool[off : off+bf.payload]
 		if err := fed.UpdateAttributeValues(p.obj, peer.AttributeValues{p.h.blob: payload}, nil); err != nil {
 			return nil, err
 		}

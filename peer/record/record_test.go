@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +163,37 @@ func TestFramesCompress(t *testing.T) {
 	}
 	if frames < 3 {
 		t.Fatalf("%d frames; want the events cut into several", frames)
+	}
+}
+
+// TestIncompressible: frames of random values are stored as they are
+// (after one try at compressing them) and read back.
+func TestIncompressible(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var evs []Event
+	raw := 0
+	for i := 0; i < 3000; i++ {
+		v := make([]byte, 100)
+		for j := range v {
+			v[j] = byte(rnd.Uint32())
+		}
+		raw += len(v)
+		evs = append(evs, Event{Kind: KindUpdate, Federate: "F", Class: "C", Object: "o", Values: []Value{{Name: "V", Data: v}}})
+	}
+	b := write(t, evs, 0, true)
+	_, got, err := readAll(b)
+	if !errors.Is(err, io.EOF) || len(got) != len(evs) {
+		t.Fatalf("read %d of %d events: %v", len(got), len(evs), err)
+	}
+	checkPrefix(t, got, evs)
+	stored := 0
+	for off := preambleLen; off < len(b); off += frameHeaderLen + int(binary.BigEndian.Uint32(b[off:])) {
+		if b[off+8] == encStored {
+			stored++
+		}
+	}
+	if stored < 3 || len(b) > raw+12*len(evs) {
+		t.Fatalf("%d stored frames, %d bytes for %d of values", stored, len(b), raw)
 	}
 }
 

@@ -16,6 +16,10 @@ import (
 // process dies between flushes.
 const FrameSize = 64 << 10
 
+// skipFrames is how many frames are stored uncompressed after one of at
+// least 4 KiB that DEFLATE shrank by less than an eighth.
+const skipFrames = 8
+
 // Writer writes a recording. Events are buffered into a frame; a frame
 // goes to the underlying writer in one Write call when it reaches
 // FrameSize, on Flush and on Close.
@@ -27,6 +31,7 @@ type Writer struct {
 	zbuf   bytes.Buffer
 	zw     *flate.Writer
 	frame  []byte // header and stored body of the frame being written
+	skip   int    // frames to store without trying to compress them
 	events int64
 	closed bool
 	err    error // sticky: after a failed write the file's tail is unknown
@@ -175,18 +180,28 @@ func (w *Writer) Flush() error {
 	if len(w.body) == 0 {
 		return nil
 	}
-	enc := byte(encDeflate)
-	w.zbuf.Reset()
-	w.zw.Reset(&w.zbuf)
-	if _, err := w.zw.Write(w.body); err != nil {
-		return w.fail(err)
-	}
-	if err := w.zw.Close(); err != nil {
-		return w.fail(err)
-	}
-	stored := w.zbuf.Bytes()
-	if len(stored) >= len(w.body) {
-		enc, stored = encStored, w.body
+	enc, stored := byte(encStored), w.body
+	if w.skip > 0 {
+		w.skip--
+	} else {
+		w.zbuf.Reset()
+		w.zw.Reset(&w.zbuf)
+		if _, err := w.zw.Write(w.body); err != nil {
+			return w.fail(err)
+		}
+		if err := w.zw.Close(); err != nil {
+			return w.fail(err)
+		}
+		if z := w.zbuf.Bytes(); len(z) < len(w.body) {
+			enc, stored = encDeflate, z
+		}
+		if len(w.body) >= 4<<10 && len(stored) > len(w.body)*7/8 {
+			// Values that do not compress (encrypted, already
+			// compressed, noise) would cost the compressor's time for
+			// nothing: store the next frames as they are, and try
+			// again after them.
+			w.skip = skipFrames
+		}
 	}
 	f := w.frame[:0]
 	f = binary.BigEndian.AppendUint32(f, uint32(len(stored)))
