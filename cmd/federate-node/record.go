@@ -204,11 +204,13 @@ type recorder struct {
 	opt        recordOptions
 	w          *record.Writer
 	objects    map[peer.ObjectInstanceHandle]recObject
-	feds       map[peer.FederateHandle]string
-	final      peer.LogicalTime
-	tf         peer.TimeFactory
-	ev         record.Event // reused for every event
-	stats      recordStats
+	// interactions are the classes subscribed to, the only ones recorded.
+	interactions map[peer.InteractionClassHandle]bool
+	feds         map[peer.FederateHandle]string
+	final        peer.LogicalTime
+	tf           peer.TimeFactory
+	ev           record.Event // reused for every event
+	stats        recordStats
 }
 
 type recObject struct {
@@ -307,10 +309,12 @@ func (r *recorder) subscribe() error {
 		}
 		ics = append(ics, c)
 	}
+	r.interactions = map[peer.InteractionClassHandle]bool{}
 	for _, c := range ics {
 		if err := r.fed.SubscribeInteractionClass(c.Handle); err != nil {
 			return fmt.Errorf("subscribing to %s: %w", c.QualifiedName, err)
 		}
+		r.interactions[c.Handle] = true
 	}
 	return nil
 }
@@ -460,8 +464,8 @@ func (r *recorder) write(ev peer.Event) error {
 		}
 	case peer.ReceiveInteraction:
 		c, ok := r.fdd.InteractionClassByHandle(ev.Class)
-		if !ok {
-			return nil
+		if !ok || !r.interactions[ev.Class] {
+			return nil // a MOM report still on its way after fetchModules
 		}
 		e.Kind, e.Class, e.Tag, e.Transportation = record.KindInteraction, c.QualifiedName, ev.Tag, ev.Transportation
 		r.setOrder(e, ev.Time, ev.SentOrder, ev.ReceivedOrder)
@@ -580,6 +584,12 @@ func fetchModules(ctx context.Context, fed *peer.Federate) (record.Module, []rec
 		fed.SubscribeInteractionClass(repMod.Handle), fed.SubscribeInteractionClass(repMIM.Handle)); err != nil {
 		return record.Module{}, nil, err
 	}
+	// Then stop listening: the node answers every federate's request
+	// about the federation to its own federate too.
+	defer func() {
+		_ = errors.Join(fed.UnsubscribeInteractionClass(repMod.Handle), fed.UnsubscribeInteractionClass(repMIM.Handle),
+			fed.UnpublishInteractionClass(reqMod.Handle), fed.UnpublishInteractionClass(reqMIM.Handle))
+	}()
 	n := len(fdd.Modules) - 1
 	mods := make([]record.Module, n)
 	got := make([]bool, n)

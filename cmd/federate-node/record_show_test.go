@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -294,5 +295,67 @@ func TestBenchRecord(t *testing.T) {
 	if res.Bench != "record" || res.Payload != 100 || res.Updates != 20000 || res.Recorded != 20000 ||
 		res.UpdatesPerS <= 0 || res.RecordedPerS <= 0 || res.FileBytes <= 0 || res.Ratio != res.RecordedPerS/res.UpdatesPerS {
 		t.Fatalf("result %+v", res)
+	}
+}
+
+// TestRecordUntilAndSubsets: a recorder with -until 10 stops by itself
+// once granted 10, closing its file cleanly; one limited to
+// -interactions Ping records no Aircraft, one limited to -classes
+// Aircraft no interaction.
+func TestRecordUntilAndSubsets(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	path := demoRecording(t, 40)
+	m := newMemNet(t)
+	dir := t.TempDir()
+	until, pings, aircraft := filepath.Join(dir, "until.rec"), filepath.Join(dir, "pings.rec"), filepath.Join(dir, "aircraft.rec")
+	var stops []func() error
+	_, err := replayFile(ctx, m.config("subsets", "player", false), path, replayOptions{}, func(*peer.Federate) {
+		stops = append(stops,
+			startRecorderWith(t, ctx, m.config("subsets", "R1", false), until, recordOptions{until: 10, hasUntil: true}),
+			startRecorderWith(t, ctx, m.config("subsets", "R2", false), pings, recordOptions{interactions: []string{"Ping"}, classes: []string{"Jet"}}),
+			startRecorderWith(t, ctx, m.config("subsets", "R3", false), aircraft, recordOptions{classes: []string{"HLAobjectRoot.Aircraft"}, interactions: []string{"Pong"}}))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRecorded(t, pings, 1, 20*time.Second)
+	waitRecorded(t, aircraft, 43, 20*time.Second)
+	for i, stop := range stops {
+		if err := stop(); err != nil {
+			t.Fatalf("recorder %d: %v", i+1, err)
+		}
+	}
+	// R1 ended at its grant of 10: the discovery, the callsign and the
+	// positions at 1..10, and the ping if it came before (it is in
+	// receive order, sent after the position at 40: it overtakes the
+	// positions that R1 holds until its grants).
+	_, evs, err := readRecording(t, until)
+	evs = slices.DeleteFunc(evs, func(ev record.Event) bool { return ev.Class == "HLAinteractionRoot.Ping" })
+	if !errors.Is(err, io.EOF) || len(evs) != 12 || evs[11].Time != 10 {
+		for _, ev := range evs {
+			t.Logf("%s %v %v %s", ev.Kind, ev.TSO, ev.Time, ev.Class)
+		}
+		t.Fatalf("-until 10: %d events besides the ping (%v)", len(evs), err)
+	}
+	_, evs, err = readRecording(t, pings)
+	if !errors.Is(err, io.EOF) || len(evs) != 1 || evs[0].Class != "HLAinteractionRoot.Ping" {
+		t.Fatalf("-interactions Ping -classes Jet: %d events (%v)", len(evs), err)
+	}
+	_, evs, err = readRecording(t, aircraft)
+	if !errors.Is(err, io.EOF) || len(evs) != 43 {
+		t.Fatalf("-classes Aircraft: %d events (%v)", len(evs), err)
+	}
+	for _, ev := range evs {
+		if ev.Class != "HLAobjectRoot.Aircraft" {
+			t.Fatalf("-classes Aircraft recorded %s %s", ev.Kind, ev.Class)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"record", "-o", until, "-classes"}, &out, &errOut); code != 2 {
+		t.Fatalf("a flag without its value: exit %d", code)
+	}
+	if code := run([]string{"record", "-federation", "x"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "usage: federate-node record") {
+		t.Fatalf("no -o: exit %d, %s", code, errOut.String())
 	}
 }

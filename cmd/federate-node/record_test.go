@@ -199,11 +199,18 @@ func waitRecorded(t *testing.T, path string, n int, timeout time.Duration) {
 // called; it returns once the recorder is subscribed.
 func startRecorder(t *testing.T, ctx context.Context, cfg peer.Config, path string) (stop func() error) {
 	t.Helper()
+	return startRecorderWith(t, ctx, cfg, path, recordOptions{})
+}
+
+// startRecorderWith is startRecorder with options; stop also returns
+// when the recorder ended by itself (-until).
+func startRecorderWith(t *testing.T, ctx context.Context, cfg peer.Config, path string, opt recordOptions) (stop func() error) {
+	t.Helper()
 	rctx, cancel := context.WithCancel(ctx)
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := recordToFile(rctx, cfg, path, recordOptions{}, func(*peer.Federate) { close(ready) })
+		_, err := recordToFile(rctx, cfg, path, opt, func(*peer.Federate) { close(ready) })
 		done <- err
 	}()
 	select {
