@@ -66,7 +66,7 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 	classes := fs.String("classes", "", "comma-separated object classes to record (default: every class but the MOM's)")
 	interactions := fs.String("interactions", "", "comma-separated interaction classes to record (default: every class but the MOM's)")
 	until := fs.String("until", "", "stop once granted this logical time (default: run until interrupted)")
-	stats := fs.Bool("stats", false, "print a line \"stats {JSON}\" at the end: events, updates, their rate, bytes")
+	stats := fs.Bool("stats", false, "print a line \"stats {JSON}\" at the end: events, updates, their sustained rate, bytes")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -170,8 +170,9 @@ func recordToFile(ctx context.Context, cfg peer.Config, path string, opt recordO
 	if fi, serr := f.Stat(); serr == nil {
 		st.Bytes = fi.Size()
 	}
-	if d := st.last.Sub(st.first).Seconds(); st.Updates > 1 && d > 0 {
-		st.UpdatesPerS = float64(st.Updates-1) / d
+	if d := st.last.Sub(st.first).Seconds(); st.burst > 1 && d > 0 {
+		st.UpdatesPerS = float64(st.burst-1) / d
+		st.BurstUpdates = st.burst
 	}
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -188,12 +189,18 @@ func recordToFile(ctx context.Context, cfg peer.Config, path string, opt recordO
 type recordStats struct {
 	Events  int64 `json:"events"`
 	Updates int64 `json:"updates"`
-	// UpdatesPerS is the updates' rate from the first to the last one
-	// recorded: the sustained rate while updates kept coming.
-	UpdatesPerS float64 `json:"updates_per_s"`
-	Bytes       int64   `json:"bytes"`
-	first, last time.Time
+	// UpdatesPerS is the sustained rate of the last run of updates
+	// without a pause of statsPause or more (BurstUpdates of them), from
+	// its first update to its last.
+	UpdatesPerS  float64 `json:"updates_per_s"`
+	BurstUpdates int64   `json:"burst_updates"`
+	Bytes        int64   `json:"bytes"`
+	first, last  time.Time
+	burst        int64
 }
+
+// statsPause ends a run of updates for the rate "record -stats" prints.
+const statsPause = 100 * time.Millisecond
 
 // recorder is a time-constrained federate that subscribes to the
 // federation's classes and writes what it receives.
@@ -457,11 +464,14 @@ func (r *recorder) write(ev peer.Event) error {
 			}
 		}
 		sortValues(e.Values)
-		r.stats.Updates++
-		r.stats.last = time.Now()
-		if r.stats.Updates == 1 {
-			r.stats.first = r.stats.last
+		st := &r.stats
+		now := time.Now()
+		if st.burst == 0 || now.Sub(st.last) >= statsPause {
+			st.first, st.burst = now, 0
 		}
+		st.Updates++
+		st.burst++
+		st.last = now
 	case peer.ReceiveInteraction:
 		c, ok := r.fdd.InteractionClassByHandle(ev.Class)
 		if !ok || !r.interactions[ev.Class] {
