@@ -27,13 +27,18 @@ import (
 var joinFlagNames = []string{"federation", "name", "fom", "gossip", "seeds", "mcast-port", "key", "create", "iface", "ttl", "frame", "cpuprofile"}
 
 // registerJoinFlags registers node's join flags on fs, parsed into nf by
-// node's own flag code.
-func registerJoinFlags(fs *flag.FlagSet, nf *nodeFlags) {
+// node's own flag code; fomUsage says where the modules come from when
+// -fom is not given.
+func registerJoinFlags(fs *flag.FlagSet, nf *nodeFlags, fomUsage string) {
 	all := flag.NewFlagSet("node", flag.ContinueOnError)
 	nf.register(all)
 	for _, name := range joinFlagNames {
 		f := all.Lookup(name)
-		fs.Var(f.Value, f.Name, f.Usage)
+		usage := f.Usage
+		if name == "fom" {
+			usage = fomUsage
+		}
+		fs.Var(f.Value, f.Name, usage)
 	}
 }
 
@@ -61,7 +66,7 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var nf nodeFlags
-	registerJoinFlags(fs, &nf)
+	registerJoinFlags(fs, &nf, "FOM module file (repeatable; default: the federation's modules, or the demo FOM with -create)")
 	out := fs.String("o", "", "write the recording to `FILE` (required)")
 	classes := fs.String("classes", "", "comma-separated object classes to record (default: every class but the MOM's)")
 	interactions := fs.String("interactions", "", "comma-separated interaction classes to record (default: every class but the MOM's)")
@@ -160,6 +165,7 @@ func recordToFile(ctx context.Context, cfg peer.Config, path string, opt recordO
 	cancel()
 	if err != nil {
 		f.Close()
+		os.Remove(path) // nothing was recorded
 		return recordStats{}, fmt.Errorf("join: %w", err)
 	}
 	defer fed.Close()

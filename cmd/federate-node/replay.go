@@ -21,7 +21,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var nf nodeFlags
-	registerJoinFlags(fs, &nf)
+	registerJoinFlags(fs, &nf, "FOM module file (repeatable; default: the recording's modules)")
 	speed := fs.Float64("speed", 1, "play X units of logical time per wall-clock second")
 	fast := fs.Bool("fast", false, "advance as fast as the federation allows")
 	pos, err := parseInterspersed(fs, args)
