@@ -71,6 +71,9 @@ type replayOptions struct {
 type replayResult struct {
 	events int64
 	time   float64
+	// played is the wall-clock time from the first event played to
+	// the last.
+	played time.Duration
 }
 
 // replayFile joins with cfg (the recording's FOM modules unless cfg names
@@ -273,7 +276,7 @@ func (p *player) run(ctx context.Context, path string, plan *replayPlan, ready f
 		}
 		delete(p.objects, name)
 	}
-	return replayResult{events: rd.Events(), time: p.now}, damage
+	return replayResult{events: rd.Events(), time: p.now, played: time.Since(p.start)}, damage
 }
 
 // declare publishes every class, attribute and interaction class the
