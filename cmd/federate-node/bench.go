@@ -97,8 +97,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if what == "fedpro" {
 		return runBenchFedPro(args, stdout, stderr)
 	}
+	if what == "record" {
+		return runBenchRecord(args, stdout, stderr)
+	}
 	if what != "all" && what != "throughput" && what != "latency" {
-		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want throughput, latency, timeadvance, lifecycle, ownership, fedpro, or none for throughput and latency)\n", what)
+		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want throughput, latency, timeadvance, lifecycle, ownership, fedpro, record, or none for throughput and latency)\n", what)
 		return 2
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)

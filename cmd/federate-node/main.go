@@ -11,6 +11,7 @@
 //	federate-node bench                      two-process round trips and update rate
 //	federate-node fom inspect [--json] FILE  print the merged FDD
 //	federate-node fom validate [--strict] FILE...  check that modules merge (warnings are errors with --strict)
+//	federate-node record -o FILE ...         record a federation; replay FILE plays it back
 //	federate-node sim [-rewrite] FILE...     run scenario scripts
 //
 // Run "federate-node help" for the full list.
@@ -61,6 +62,14 @@ commands:
   bench timeadvance|lifecycle|ownership [flags]
                                time advance grants/s, instances registered and discovered/s,
                                ownership transfers/s (federate-node bench KIND -h lists the flags)
+  bench record [flags]         the recorder's sustained rate under load against the throughput
+                               bench in the same run
+  record -federation NAME [join flags] -o FILE [-classes A,B] [-interactions X,Y] [-until T]
+                               record a federation's discoveries, updates, interactions and removals
+                               in time-stamp order, until interrupted (docs/record.md)
+  record show FILE [-json]     print a recording, values decoded through its FOM
+  replay FILE -federation NAME [join flags] [-speed X | -fast]
+                               play a recording back into a federation in logical time
   sim [-rewrite] FILE...       run scenario scripts in a simulated federation (docs/testing.md);
                                exit 1 with a diff when an expectation fails
   trace-check FILE...          check JSON-lines traces written with --trace (docs/trace.md)
@@ -89,6 +98,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBench(args[1:], stdout, stderr)
 	case "bench-raw": // the raw UDP side of bench, in a child process
 		return runBenchRaw(args[1:], stdout, stderr)
+	case "record":
+		return runRecord(args[1:], stdout, stderr)
+	case "replay":
+		return runReplay(args[1:], stdout, stderr)
 	case "sim":
 		return runSim(args[1:], stdout, stderr)
 	case "trace-check":
