@@ -3,6 +3,7 @@ package peer
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -190,4 +191,59 @@ func TestConformancePendingUntilHandedOverForwarded(t *testing.T) {
 	if err := f.TimeAdvanceRequest(Float64Time(2)); err != nil {
 		t.Fatalf("TimeAdvanceRequest after the hand-over: %v", err)
 	}
+}
+
+// untilQueued calls service until it answers want with the note that
+// the callback is queued and not yet handed over (a refused call changes
+// nothing), and fails after 10 s.
+func untilQueued(t *testing.T, what string, want error, service func() error) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := service()
+		if errors.Is(err, want) && strings.Contains(err.Error(), "not yet handed") {
+			return
+		}
+		if err != nil && !errors.Is(err, want) {
+			t.Fatalf("%s: %v, want %v", what, err, want)
+		}
+		if err == nil {
+			t.Fatalf("%s succeeded before the federate had the callback", what)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the callback was not queued in 10 s (last answer %v)", what, err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A federate is in a save or a restore once it has InitiateFederateSave
+// or InitiateFederateRestore (1516.1 §4.2's state chart), not when the
+// RTI queues it: until Next returns it, FederateSaveBegun answers
+// SaveNotInitiated and FederateRestoreComplete RestoreNotRequested.
+func TestConformanceSaveRestorePendingUntilHandedOver(t *testing.T) {
+	m := newMemFederation(t, 1, transport.Faults{}, 41)
+	f := m.feds[0]
+	if err := f.RequestFederationSave("s"); err != nil {
+		t.Fatal(err)
+	}
+	untilQueued(t, "FederateSaveBegun", ErrSaveNotInitiated, f.FederateSaveBegun)
+	waitFor(t, f, 5*time.Second, isType[InitiateFederateSave])
+	if err := f.FederateSaveBegun(); err != nil {
+		t.Fatalf("FederateSaveBegun once the federate has InitiateFederateSave: %v", err)
+	}
+	if err := f.FederateSaveComplete(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, f, 5*time.Second, isType[FederationSaved])
+
+	if err := f.RequestFederationRestore("s"); err != nil {
+		t.Fatal(err)
+	}
+	untilQueued(t, "FederateRestoreComplete", ErrRestoreNotRequested, f.FederateRestoreComplete)
+	waitFor(t, f, 5*time.Second, isType[InitiateFederateRestore])
+	if err := f.FederateRestoreComplete(); err != nil {
+		t.Fatalf("FederateRestoreComplete once the federate has InitiateFederateRestore: %v", err)
+	}
+	waitFor(t, f, 5*time.Second, isType[FederationRestored])
 }

@@ -8,7 +8,9 @@ import (
 
 // The hand-over of the callbacks that end a pending state (1516.1 §8's
 // state charts): a time advance ends with TimeAdvanceGrant, an enable
-// with TimeRegulationEnabled or TimeConstrainedEnabled. The time core
+// with TimeRegulationEnabled or TimeConstrainedEnabled; a federate is
+// in a save or a restore (§4.2's state chart) once it has
+// InitiateFederateSave or InitiateFederateRestore. The time core
 // decides when each may be issued, and the core queues it then; but the
 // federate leaves the pending state only when it has the callback: when
 // Next returns it, or when a Federate Protocol client acknowledges it.
@@ -26,7 +28,8 @@ import (
 // of the federate's when it is handed over.
 func EndsPending(ev Event) bool {
 	switch ev.(type) {
-	case hla.TimeAdvanceGrant, hla.TimeRegulationEnabled, hla.TimeConstrainedEnabled:
+	case hla.TimeAdvanceGrant, hla.TimeRegulationEnabled, hla.TimeConstrainedEnabled,
+		hla.InitiateFederateSave, hla.InitiateFederateRestore:
 		return true
 	}
 	return false
@@ -39,6 +42,8 @@ const (
 	unseenGrant unseenKind = iota
 	unseenRegulation
 	unseenConstrained
+	unseenSave    // InitiateFederateSave: the save is not initiated for the federate yet
+	unseenRestore // InitiateFederateRestore: likewise the restore
 )
 
 // unseen is a callback that ends a pending state, queued and not yet
@@ -89,6 +94,19 @@ func (c *Core) queueEnding(ev Event, kind unseenKind, t float64) {
 		return // cannot happen: the driver counts only what was queued
 	}
 	h.pend = append(h.pend, unseen{n: h.queued, kind: kind, t: t})
+}
+
+// queueEndingAt queues ev, which ends a pending state of kind and leaves
+// the federate's time as it is: the time it will have seen once the
+// callbacks before ev are handed over.
+func (c *Core) queueEndingAt(ev Event, kind unseenKind) {
+	t := c.tm.Time()
+	if n := len(c.ho.pend); n > 0 {
+		t = c.ho.pend[n-1].t
+	} else {
+		c.ho.time = t
+	}
+	c.queueEnding(ev, kind, t)
 }
 
 // seeTime notes the federate's logical time while nothing is pending: a

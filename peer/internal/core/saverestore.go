@@ -469,7 +469,7 @@ func (c *Core) saveMaybeInitiate() {
 	if c.sr.hasTime {
 		ev.Time, ev.HasTime = c.tk.Make(c.sr.at), true
 	}
-	c.push(ev)
+	c.queueEndingAt(ev, unseenSave)
 	if c.tr != nil {
 		c.traceSave(c.sr.label)
 	}
@@ -560,6 +560,9 @@ func (c *Core) FederateSaveBegun() error {
 	}
 	if c.sr.phase != saveInitiated {
 		return hla.ErrSaveNotInitiated
+	}
+	if c.unseenHas(unseenSave) {
+		return notYetEnabled(hla.ErrSaveNotInitiated, "InitiateFederateSave")
 	}
 	c.sr.phase = saveBegun
 	c.publishSaveStatus(ssBegun)
@@ -949,7 +952,7 @@ func (c *Core) restoreBegins(version uint64, ok bool) {
 	if c.tr != nil {
 		c.traceRestore(label, version)
 	}
-	c.push(hla.InitiateFederateRestore{Label: label, Name: me.name, Handle: me.handle})
+	c.queueEndingAt(hla.InitiateFederateRestore{Label: label, Name: me.name, Handle: me.handle}, unseenRestore)
 	// What the restored branch already sent here waited for this.
 	future := c.sr.future
 	c.sr.future = nil
@@ -1033,6 +1036,9 @@ func (c *Core) FederateRestoreComplete(ok bool) error {
 	}
 	if c.sr.rphase != restoreBegun {
 		return hla.ErrRestoreNotRequested
+	}
+	if c.unseenHas(unseenRestore) {
+		return notYetEnabled(hla.ErrRestoreNotRequested, "InitiateFederateRestore")
 	}
 	c.sr.rphase = restoreDone
 	status := uint8(rsComplete)
