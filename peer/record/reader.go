@@ -301,15 +301,7 @@ func (c *cursor) uvarint() uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(c.b[c.pos:])
-	if n < 0 {
-		c.err = errors.New("a number overflows 64 bits")
-	}
-	if n <= 0 {
-		c.short("a number")
-		return 0
-	}
-	c.pos += n
-	return v
+	return c.advance(v, n)
 }
 
 func (c *cursor) varint() int64 {
@@ -317,6 +309,12 @@ func (c *cursor) varint() int64 {
 		return 0
 	}
 	v, n := binary.Varint(c.b[c.pos:])
+	return int64(c.advance(uint64(v), n))
+}
+
+// advance moves past a varint of n bytes (binary.Uvarint's n: 0 for too
+// few bytes, negative for an overflow) and returns v, or 0 on an error.
+func (c *cursor) advance(v uint64, n int) uint64 {
 	if n < 0 {
 		c.err = errors.New("a number overflows 64 bits")
 	}

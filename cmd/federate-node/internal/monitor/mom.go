@@ -140,18 +140,8 @@ func (r *Reader) IsFederate(obj peer.ObjectInstanceHandle) bool {
 // the attribute; the others are still merged.
 func (r *Reader) DecodeFederate(ev peer.ReflectAttributeValues, v *FederateValues) error {
 	v.Handle = ev.Object.Federate
-	var errs []error
-	for h, b := range ev.Values {
-		a, ok := r.federate.AttributeByHandle(h)
-		if !ok {
-			continue
-		}
-		val, err := r.decode(a, b)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		switch a.Name {
+	return r.eachValue(r.federate, ev, func(name string, val any) {
+		switch name {
 		case "HLAfederateName":
 			v.Name, _ = val.(string)
 		case "HLAfederateType":
@@ -189,8 +179,7 @@ func (r *Reader) DecodeFederate(ev peer.ReflectAttributeValues, v *FederateValue
 		case "HLAROlength":
 			v.ROQueue = asInt(val)
 		}
-	}
-	return errors.Join(errs...)
+	})
 }
 
 // SubscribeFederation subscribes to the HLAfederation instance, which
@@ -207,18 +196,8 @@ func (r *Reader) RequestFederation() error {
 // DecodeFederation merges a reflection of the HLAfederation instance
 // into v.
 func (r *Reader) DecodeFederation(ev peer.ReflectAttributeValues, v *FederationValues) error {
-	var errs []error
-	for h, b := range ev.Values {
-		a, ok := r.federation.AttributeByHandle(h)
-		if !ok {
-			continue
-		}
-		val, err := r.decode(a, b)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		switch a.Name {
+	return r.eachValue(r.federation, ev, func(name string, val any) {
+		switch name {
 		case "HLAfederationName":
 			v.Name, _ = val.(string)
 		case "HLAtimeImplementationName":
@@ -232,6 +211,25 @@ func (r *Reader) DecodeFederation(ev peer.ReflectAttributeValues, v *FederationV
 		case "HLAnextSaveTime":
 			v.NextSaveTime = asFloat(val)
 		}
+	})
+}
+
+// eachValue decodes each value of a reflection of class's instance and
+// hands it to set by attribute name. A value that does not decode is an
+// error naming the attribute; the others are still handed over.
+func (r *Reader) eachValue(class *fomxml.ObjectClass, ev peer.ReflectAttributeValues, set func(name string, val any)) error {
+	var errs []error
+	for h, b := range ev.Values {
+		a, ok := class.AttributeByHandle(h)
+		if !ok {
+			continue
+		}
+		val, err := r.decode(a, b)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		set(a.Name, val)
 	}
 	return errors.Join(errs...)
 }
