@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -192,9 +193,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		c.log.Info().Str("addr", c.LocalNode().Addr).Msg("founded the federation's cluster")
 		return c, nil
 	}
-	if _, err := ml.Join(cfg.Seeds); err != nil {
+	if err := c.joinSeeds(ctx, ml, tm.syncWait); err != nil {
 		c.abort()
-		return nil, fmt.Errorf("%w: joining through %v: %w", ErrSeedsUnreachable, cfg.Seeds, err)
+		return nil, err
 	}
 	wait := time.NewTimer(tm.syncWait)
 	defer wait.Stop()
@@ -225,6 +226,38 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	c.log.Info().Str("addr", c.LocalNode().Addr).Strs("seeds", cfg.Seeds).Msg("joined the federation's cluster")
 	return c, nil
+}
+
+// joinSeeds joins the cluster through the seeds. A seed that does not
+// answer within memberlist's TCP timeout (a loaded machine: the
+// push-pull exchange of the join carries the replicated state) is tried
+// again, at growing intervals, until budget passes or ctx ends.
+func (c *Cluster) joinSeeds(ctx context.Context, ml *memberlist.Memberlist, budget time.Duration) error {
+	end := time.Now().Add(budget)
+	pause := c.tm.tick
+	for {
+		_, err := ml.Join(c.cfg.Seeds)
+		if err == nil {
+			return nil
+		}
+		// Only a seed that timed out is tried again: one that refused
+		// the connection is not there (a federation whose last members
+		// left), and that answer must come at once (Destroy).
+		// memberlist's errors (multierror, and its codec's) do not all
+		// wrap the net.Error, so the text is what tells.
+		timedOut := strings.Contains(err.Error(), "timeout")
+		err = fmt.Errorf("%w: joining through %v: %w", ErrSeedsUnreachable, c.cfg.Seeds, err)
+		if !timedOut || time.Now().Add(pause).After(end) {
+			return err
+		}
+		c.log.Debug().Err(err).Dur("again_in", pause).Msg("no seed answered; trying again")
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (%w)", err, ctx.Err())
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, time.Second)
+	}
 }
 
 // newCore returns the replica of process id with the profile's timings.

@@ -304,34 +304,38 @@ func errorFor(code resultCode) error {
 	return ErrOutcomeUnknown
 }
 
-// submit proposes one op and waits for its result. It gives up when ctx
-// ends or the profile's operation timeout passes, with ErrNoQuorum; the
-// op may still be decided later.
+// submit proposes one op and waits for its result. It gives up with
+// ErrNoQuorum when ctx ends, or when an operation timeout passes while
+// too few acceptors are alive to decide (see opWait); the op may still
+// be decided later.
 func (c *Cluster) submit(ctx context.Context, o op) (opResult, error) {
 	if c.closing.Load() {
 		return opResult{}, ErrClosed
 	}
-	octx, cancel := context.WithTimeout(ctx, c.tm.opTimeout)
-	defer cancel()
 	w := &waiter{ch: make(chan opResult, 1)}
 	c.post(func() {
 		w.seq = c.core.Submit(o)
 		c.waiters[w.seq] = w
 	})
-	select {
-	case r := <-w.ch:
-		return r, nil
-	case <-c.done:
-		return opResult{}, ErrClosed
-	case <-octx.Done():
+	var r opResult
+	err := c.opWait(ctx, func(timeout, done <-chan struct{}) bool {
+		select {
+		case r = <-w.ch:
+			return true
+		case <-timeout:
+		case <-done:
+		}
+		return false
+	})
+	if err != nil && err != ErrClosed {
 		c.post(func() {
 			if w.seq != 0 && c.waiters[w.seq] == w {
 				delete(c.waiters, w.seq)
 				c.core.Cancel(w.seq)
 			}
 		})
-		return opResult{}, c.noQuorum(ctx)
 	}
+	return r, err
 }
 
 // barrier waits until a quorum confirms this node's applied state is
@@ -340,26 +344,70 @@ func (c *Cluster) barrier(ctx context.Context, fill func(*fsm)) error {
 	if c.closing.Load() {
 		return ErrClosed
 	}
-	octx, cancel := context.WithTimeout(ctx, c.tm.opTimeout)
-	defer cancel()
 	r := &reader{fill: fill, ch: make(chan struct{})}
 	c.post(func() {
 		r.id = c.core.Read()
 		c.readers[r.id] = r
 	})
-	select {
-	case <-r.ch:
+	err := c.opWait(ctx, func(timeout, done <-chan struct{}) bool {
+		select {
+		case <-r.ch:
+			return true
+		case <-timeout:
+		case <-done:
+		}
+		return false
+	})
+	if err == nil {
 		return r.err
-	case <-c.done:
-		return ErrClosed
-	case <-octx.Done():
+	}
+	if err != ErrClosed {
 		c.post(func() {
 			if r.id != 0 && c.readers[r.id] == r {
 				delete(c.readers, r.id)
 				c.core.CancelRead(r.id)
 			}
 		})
-		return c.noQuorum(ctx)
+	}
+	return err
+}
+
+// opWait waits for an agreement operation: wait returns true when it is
+// done, false when timeout or done (the cluster's) closes first. The operation gives up with
+// ErrNoQuorum when ctx ends. It also gives up when the operation timeout
+// (Config.Timeout) passes, unless ctx has a deadline and a quorum of the
+// acceptors is alive: then it waits one more timeout, and so on until
+// ctx's deadline. A federation with no quorum answers within the
+// timeout; one whose acceptors are all alive but slow (32 joins or
+// resigns at once on a loaded machine, each a few rounds behind the
+// others) gets as long as its caller gave.
+func (c *Cluster) opWait(ctx context.Context, wait func(timeout, done <-chan struct{}) bool) error {
+	_, deadline := ctx.Deadline()
+	for {
+		octx, cancel := context.WithTimeout(ctx, c.tm.opTimeout)
+		ok := wait(octx.Done(), c.done)
+		cancel()
+		switch {
+		case ok:
+			return nil
+		case c.isDone():
+			return ErrClosed
+		case ctx.Err() != nil || !deadline:
+			return c.noQuorum(ctx)
+		}
+		if reachable, need := c.acceptorsAlive(); reachable < need {
+			return c.noQuorum(ctx)
+		}
+	}
+}
+
+// isDone reports whether the cluster stopped.
+func (c *Cluster) isDone() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -368,10 +416,24 @@ func (c *Cluster) noQuorum(ctx context.Context) error {
 	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
+	reachable, need := c.acceptorsAlive()
+	c.viewMu.RLock()
+	n := len(c.view.roster)
+	c.viewMu.RUnlock()
+	err := fmt.Errorf("%w: no decision in time (%d of %d acceptors alive, %d needed)",
+		ErrNoQuorum, reachable, n, need)
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", err, ctx.Err())
+	}
+	return err
+}
+
+// acceptorsAlive counts the acceptors of the roster this node sees
+// alive (itself included), and how many a decision needs.
+func (c *Cluster) acceptorsAlive() (reachable, need int) {
 	c.viewMu.RLock()
 	roster := append([]nodeID(nil), c.view.roster...)
 	c.viewMu.RUnlock()
-	reachable := 0
 	for _, a := range roster {
 		if a == c.id {
 			reachable++
@@ -381,12 +443,7 @@ func (c *Cluster) noQuorum(ctx context.Context) error {
 			reachable++
 		}
 	}
-	err := fmt.Errorf("%w: no decision in time (%d of %d acceptors alive, %d needed)",
-		ErrNoQuorum, reachable, len(roster), quorum(len(roster)))
-	if ctx.Err() != nil {
-		return fmt.Errorf("%w: %w", err, ctx.Err())
-	}
-	return err
+	return reachable, quorum(len(roster))
 }
 
 // submitInternal proposes an op on the loop's behalf and returns its
