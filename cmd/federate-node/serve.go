@@ -127,6 +127,7 @@ func (h hostHandler) Open(s *session.Session) (session.SessionHandler, error) {
 	if fs == nil {
 		return nil, fmt.Errorf("%w: the daemon is stopping", session.ErrOutOfResources)
 	}
+	fs.SetLogName(fmt.Sprintf("session %016x", s.ID()))
 	return sessionHandler{fs}, nil
 }
 
@@ -164,7 +165,7 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 	if err := sf.checkExposure(sf.Cert != "" || sf.Key != "", logf); err != nil {
 		return nil, err
 	}
-	auth, err := sf.authenticator(logf)
+	auth, err := sf.authenticator()
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func (af *serveAuthFlags) registerAuth(fs *flag.FlagSet) {
 
 // authenticator returns the check of each Connect: nil without
 // -credentials.
-func (af *serveAuthFlags) authenticator(logf func(string, ...any)) (fedpro.Authenticator, error) {
+func (af *serveAuthFlags) authenticator() (fedpro.Authenticator, error) {
 	if af.Credentials == "" {
 		return nil, nil
 	}
@@ -40,7 +40,6 @@ func (af *serveAuthFlags) authenticator(logf func(string, ...any)) (fedpro.Authe
 	if err != nil {
 		return nil, fmt.Errorf("-credentials: %w", err)
 	}
-	p.SetLogf(logf)
 	return p.Authenticate, nil
 }
 

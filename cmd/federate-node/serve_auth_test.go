@@ -346,10 +346,10 @@ func TestServePasswdAndConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Authenticate(fedpro.PlainTextPassword("open sesame")); err != nil {
-		t.Errorf("the printed line does not accept its password: %v", err)
+	if who, err := p.Authenticate(fedpro.PlainTextPassword("open sesame")); err != nil || who != "carol" {
+		t.Errorf("the printed line does not accept its password: %q, %v", who, err)
 	}
-	if err := p.Authenticate(fedpro.PlainTextPassword("open sesame\r")); err == nil {
+	if _, err := p.Authenticate(fedpro.PlainTextPassword("open sesame\r")); err == nil {
 		t.Error("the line ending became part of the password")
 	}
 	for _, tc := range []struct {

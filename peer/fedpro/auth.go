@@ -28,11 +28,12 @@ const (
 )
 
 // An Authenticator checks the credentials of a Connect: creds is nil for
-// a connect without them. It returns nil to let the connect go on, or an
-// error wrapping the exception to answer (hla.ErrUnauthorized,
+// a connect without them. It returns nil to let the connect go on, with
+// who naming the credentials for the log (may be empty), or an error
+// wrapping the exception to answer (hla.ErrUnauthorized,
 // hla.ErrInvalidCredentials). It may be called from several sessions at
 // once.
-type Authenticator func(creds *pb.Credentials) error
+type Authenticator func(creds *pb.Credentials) (who string, err error)
 
 // authenticate checks a connect's credentials with Config.Authenticate.
 func (s *Session) authenticate(creds *pb.Credentials) error {
@@ -40,14 +41,27 @@ func (s *Session) authenticate(creds *pb.Credentials) error {
 	if auth == nil {
 		return nil
 	}
-	err := auth(creds)
+	who, err := auth(creds)
 	if err != nil {
-		s.host.logf("connect refused: %v", err)
+		s.host.logf("%sconnect refused: %v", s.logName, err)
 		if !errors.Is(err, hla.ErrUnauthorized) && !errors.Is(err, hla.ErrInvalidCredentials) {
 			err = fmt.Errorf("%w: %w", hla.ErrUnauthorized, err)
 		}
+		return err
 	}
-	return err
+	if who != "" {
+		who = " as " + who
+	}
+	s.host.logf("%sconnect accepted%s", s.logName, who)
+	return nil
+}
+
+// SetLogName names the session in the log lines of its connects (the
+// refusals): name, then ": ". Call it before the first Call.
+func (s *Session) SetLogName(name string) {
+	if name != "" {
+		s.logName = name + ": "
+	}
 }
 
 // PlainTextPassword returns HLA 4 plain-text password credentials, as
@@ -92,7 +106,6 @@ func DecodePlainTextPassword(c *pb.Credentials) (string, error) {
 type Passwords struct {
 	entries []passwordEntry
 	sem     chan struct{} // bounds the checks running at once
-	logf    func(format string, args ...any)
 }
 
 type passwordEntry struct {
@@ -178,33 +191,26 @@ func ParsePasswords(r io.Reader) (*Passwords, error) {
 // Len returns the number of entries.
 func (p *Passwords) Len() int { return len(p.entries) }
 
-// SetLogf makes Authenticate tell logf which entry each accepted
-// connect matched. Call it before the first Authenticate.
-func (p *Passwords) SetLogf(logf func(format string, args ...any)) { p.logf = logf }
-
 // Authenticate accepts HLAplainTextPassword credentials whose password
-// matches an entry. Other credentials, or none, are refused with
+// matches an entry, and returns the entry's name. Other credentials, or none, are refused with
 // hla.ErrUnauthorized, and data that does not decode with
 // hla.ErrInvalidCredentials. At most GOMAXPROCS checks run at once: each
 // costs bcrypt's time per entry, so that a flood of connects queues
 // instead of taking every core.
-func (p *Passwords) Authenticate(creds *pb.Credentials) error {
+func (p *Passwords) Authenticate(creds *pb.Credentials) (string, error) {
 	if creds == nil || creds.GetType() == NoCredentialsType {
-		return fmt.Errorf("%w: the daemon wants %s credentials; the connect carried none", hla.ErrUnauthorized, PlainTextPasswordType)
+		return "", fmt.Errorf("%w: the daemon wants %s credentials; the connect carried none", hla.ErrUnauthorized, PlainTextPasswordType)
 	}
 	password, err := DecodePlainTextPassword(creds)
 	if err != nil {
-		return err
+		return "", err
 	}
 	p.sem <- struct{}{}
 	defer func() { <-p.sem }()
 	for _, e := range p.entries {
 		if bcrypt.CompareHashAndPassword(e.hash, []byte(password)) == nil {
-			if p.logf != nil {
-				p.logf("connect accepted with the password of %s", e.name)
-			}
-			return nil
+			return e.name, nil
 		}
 	}
-	return fmt.Errorf("%w: wrong password", hla.ErrUnauthorized)
+	return "", fmt.Errorf("%w: wrong password", hla.ErrUnauthorized)
 }

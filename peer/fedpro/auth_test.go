@@ -65,7 +65,6 @@ func TestPasswordsFile(t *testing.T) {
 	}
 	var matched []string
 	p := testPasswords(t, "# site A", "", alice, "  "+bob+"  ")
-	p.SetLogf(func(format string, args ...any) { matched = append(matched, args[0].(string)) })
 	if p.Len() != 2 {
 		t.Fatalf("%d entries, want 2", p.Len())
 	}
@@ -82,9 +81,12 @@ func TestPasswordsFile(t *testing.T) {
 		{&pb.Credentials{Type: "HLAkerberos", Data: []byte("s3cret")}, hla.ErrUnauthorized},
 		{&pb.Credentials{Type: PlainTextPasswordType, Data: []byte("s3cret")}, hla.ErrInvalidCredentials},
 	} {
-		err := p.Authenticate(tc.creds)
+		who, err := p.Authenticate(tc.creds)
 		if (tc.want == nil) != (err == nil) || (tc.want != nil && !errors.Is(err, tc.want)) {
 			t.Errorf("Authenticate(%v) = %v, want %v", tc.creds, err, tc.want)
+		}
+		if who != "" {
+			matched = append(matched, who)
 		}
 	}
 	if strings.Join(matched, ",") != "alice,bob" {
@@ -162,7 +164,7 @@ func TestConnectAuthenticated(t *testing.T) {
 // An Authenticator's error that wraps no exception is Unauthorized: a
 // broken check never lets a connect through.
 func TestConnectAuthenticatorError(t *testing.T) {
-	h := NewHost(Config{Authenticate: func(*pb.Credentials) error { return errors.New("the check failed") }})
+	h := NewHost(Config{Authenticate: func(*pb.Credentials) (string, error) { return "", errors.New("the check failed") }})
 	defer h.Close()
 	s := h.NewSession(func([]byte) error { return nil })
 	defer s.Close(nil)

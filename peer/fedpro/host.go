@@ -279,6 +279,8 @@ type Session struct {
 	stop       context.CancelFunc // stops the callback pump
 	pumpDone   chan struct{}
 	closed     bool
+
+	logName string // SetLogName's: names the session in auth.go's log lines
 }
 
 // Call serves one encoded CallRequest and returns the encoded
