@@ -50,6 +50,7 @@ commands:
   fom validate [--strict] FILE...  exit 0 when the modules merge (warnings printed), 1 with file:line: message lines
   serve [flags]                the per-host daemon: hosts a federate per HLA 4 Federate Protocol
                                session (C++, Java, Python federates); 127.0.0.1:15164 (docs/fedpro.md)
+  serve passwd NAME            read a password from stdin, print its line for serve -credentials
   monitor -federation NAME [join flags] -http 127.0.0.1:8080
                                join as a federate that reads the MOM and serve a live page of the
                                federation (/), its JSON (/api/federation) and metrics (/metrics);

@@ -37,10 +37,11 @@ type serveFlags struct {
 	McastPort, TTL                        int
 	ResumeWindow, CallTimeout             time.Duration
 	MaxBacklog                            int64
+	serveAuthFlags                        // -credentials, -client-ca, -insecure (serve_auth.go)
 }
 
 func (sf *serveFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&sf.Listen, "listen", fmt.Sprintf("127.0.0.1:%d", session.DefaultPort), "Federate Protocol TCP address")
+	fs.StringVar(&sf.Listen, "listen", fmt.Sprintf("127.0.0.1:%d", session.DefaultPort), "Federate Protocol TCP address; empty: none (TLS only)")
 	fs.StringVar(&sf.TLSListen, "tls-listen", fmt.Sprintf("127.0.0.1:%d", session.DefaultTLSPort), "Federate Protocol TLS address (with -cert and -key)")
 	fs.StringVar(&sf.Cert, "cert", "", "TLS certificate `FILE` (PEM); with -key, serves TLS on -tls-listen")
 	fs.StringVar(&sf.Key, "key", "", "TLS private key `FILE` (PEM)")
@@ -56,6 +57,7 @@ func (sf *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&sf.ResumeWindow, "resume-window", session.DefaultResumeWindow, "how long a session survives a dropped connection")
 	fs.DurationVar(&sf.CallTimeout, "call-timeout", 30*time.Second, "bound on calls that wait on the federation (create, join, resign)")
 	fs.Int64Var(&sf.MaxBacklog, "max-backlog", session.DefaultMaxBacklog, "bytes of callbacks a session keeps unacknowledged before it ends (ErrBacklog); negative: no bound")
+	sf.registerAuth(fs)
 }
 
 // loadConfig reads a JSON config file: an object whose keys are the
@@ -125,6 +127,7 @@ func (h hostHandler) Open(s *session.Session) (session.SessionHandler, error) {
 	if fs == nil {
 		return nil, fmt.Errorf("%w: the daemon is stopping", session.ErrOutOfResources)
 	}
+	fs.SetLogName(fmt.Sprintf("session %016x", s.ID()))
 	return sessionHandler{fs}, nil
 }
 
@@ -159,7 +162,14 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{host: fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout, Logf: logf})}
+	if err := sf.checkExposure(sf.Cert != "" || sf.Key != "", logf); err != nil {
+		return nil, err
+	}
+	auth, err := sf.authenticator()
+	if err != nil {
+		return nil, err
+	}
+	d := &daemon{host: fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout, Logf: logf, Authenticate: auth})}
 	d.srv = session.NewServer(session.Config{ResumeWindow: sf.ResumeWindow, MaxBacklog: sf.MaxBacklog, Logf: logf}, hostHandler{d.host})
 	var ls []net.Listener
 	fail := func(err error) (*daemon, error) {
@@ -174,21 +184,32 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 		d.host.Close()
 		return nil, err
 	}
-	l, err := net.Listen("tcp", sf.Listen)
-	if err != nil {
-		return fail(err)
+	if sf.Listen != "" {
+		l, err := net.Listen("tcp", sf.Listen)
+		if err != nil {
+			return fail(err)
+		}
+		ls = append(ls, l)
 	}
-	ls = append(ls, l)
 	if sf.Cert != "" || sf.Key != "" {
 		cert, err := tls.LoadX509KeyPair(sf.Cert, sf.Key)
 		if err != nil {
 			return fail(fmt.Errorf("TLS: %w", err))
 		}
-		tl, err := tls.Listen("tcp", sf.TLSListen, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		if err := sf.clientAuth(cfg); err != nil {
+			return fail(err)
+		}
+		tl, err := tls.Listen("tcp", sf.TLSListen, cfg)
 		if err != nil {
 			return fail(err)
 		}
 		ls = append(ls, tl)
+	} else if sf.ClientCA != "" {
+		return fail(errors.New("-client-ca applies to the TLS listener: give -cert and -key too"))
+	}
+	if len(ls) == 0 {
+		return fail(errors.New("no Federate Protocol listener: give -listen, or -cert and -key for -tls-listen"))
 	}
 	if sf.Metrics != "" {
 		reg := prometheus.NewRegistry()
@@ -248,6 +269,9 @@ func (d *daemon) stop() {
 }
 
 func runServe(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "passwd" {
+		return runServePasswd(args[1:], os.Stdin, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf serveFlags

@@ -12,6 +12,11 @@
 // from a goroutine of the Session's own (the client evokes nothing: every
 // callback is pushed).
 //
+// With Config.Authenticate, each Connect's credentials are checked once,
+// when it is called (auth.go): Passwords checks HLA 4 plain-text
+// passwords against a file of bcrypt hashes; a refusal answers
+// Unauthorized or InvalidCredentials and the session stays unconnected.
+//
 // Calls are registered per request message type (on): each file of the
 // package registers the calls of one group of services. A call that is
 // not registered answers with the standard's exception, never a dropped

@@ -138,6 +138,8 @@ var exceptionNames = []struct {
 	{hla.ErrUnableToPerformSave, "UnableToPerformSave"},
 	{hla.ErrUnknownName, "UnknownName"},
 	{hla.ErrUnsupportedCallbackModel, "UnsupportedCallbackModel"},
+	{hla.ErrUnauthorized, "Unauthorized"},             // HLA 4's: a connect's credentials refused (auth.go)
+	{hla.ErrInvalidCredentials, "InvalidCredentials"}, // HLA 4's: credentials that do not decode
 
 	{peer.ErrClosed, "NotConnected"},                 // a closed federate (its services wrap their own exception too)
 	{peer.ErrWouldBlock, "RTIinternalError"},         // back pressure: the standard has no exception for it

@@ -18,16 +18,16 @@ import (
 
 func init() {
 	on(func(s *Session, _ *pb.ConnectRequest) (*pb.ConnectResponse, error) {
-		return &pb.ConnectResponse{ConfigurationResult: &pb.ConfigurationResult{}}, s.connect()
+		return &pb.ConnectResponse{ConfigurationResult: &pb.ConfigurationResult{}}, s.connect(nil)
 	})
-	on(func(s *Session, _ *pb.ConnectWithCredentialsRequest) (*pb.ConnectWithCredentialsResponse, error) {
-		return &pb.ConnectWithCredentialsResponse{ConfigurationResult: &pb.ConfigurationResult{}}, s.connect()
+	on(func(s *Session, req *pb.ConnectWithCredentialsRequest) (*pb.ConnectWithCredentialsResponse, error) {
+		return &pb.ConnectWithCredentialsResponse{ConfigurationResult: &pb.ConfigurationResult{}}, s.connect(req.GetCredentials())
 	})
 	on(func(s *Session, req *pb.ConnectWithConfigurationRequest) (*pb.ConnectWithConfigurationResponse, error) {
-		return &pb.ConnectWithConfigurationResponse{ConfigurationResult: configurationResult(req.GetRtiConfiguration())}, s.connect()
+		return &pb.ConnectWithConfigurationResponse{ConfigurationResult: configurationResult(req.GetRtiConfiguration())}, s.connect(nil)
 	})
 	on(func(s *Session, req *pb.ConnectWithConfigurationAndCredentialsRequest) (*pb.ConnectWithConfigurationAndCredentialsResponse, error) {
-		return &pb.ConnectWithConfigurationAndCredentialsResponse{ConfigurationResult: configurationResult(req.GetRtiConfiguration())}, s.connect()
+		return &pb.ConnectWithConfigurationAndCredentialsResponse{ConfigurationResult: configurationResult(req.GetRtiConfiguration())}, s.connect(req.GetCredentials())
 	})
 	on(func(s *Session, _ *pb.DisconnectRequest) (*pb.DisconnectResponse, error) {
 		s.mu.Lock()
@@ -180,9 +180,19 @@ func (s *Session) with(fn func(*peer.Federate) error) error {
 	return fn(f)
 }
 
-// connect marks the session connected. The daemon is the connection: the
-// configuration names nothing to connect to.
-func (s *Session) connect() error {
+// connect marks the session connected, once Config.Authenticate (when
+// set) accepted creds (nil: a connect without credentials). The daemon
+// is the connection: the configuration names nothing to connect to.
+func (s *Session) connect(creds *pb.Credentials) error {
+	s.mu.Lock()
+	connected := s.connected
+	s.mu.Unlock()
+	if connected {
+		return peer.ErrAlreadyConnected
+	}
+	if err := s.authenticate(creds); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.connected {

@@ -41,6 +41,12 @@ type Config struct {
 	// federate's gossip address, which other daemons and embedded
 	// federates may join through).
 	Logf func(format string, args ...any)
+	// Authenticate, when set, checks the credentials of every Connect
+	// (auth.go): nil for a connect without them. An error refuses the
+	// connect with the exception it wraps (hla.ErrUnauthorized,
+	// hla.ErrInvalidCredentials); nil lets it go on. It may be called
+	// from several sessions at once. Nil: every connect is accepted.
+	Authenticate Authenticator
 }
 
 func (h *Host) logf(format string, args ...any) {
@@ -273,6 +279,8 @@ type Session struct {
 	stop       context.CancelFunc // stops the callback pump
 	pumpDone   chan struct{}
 	closed     bool
+
+	logName string // SetLogName's: names the session in auth.go's log lines
 }
 
 // Call serves one encoded CallRequest and returns the encoded
