@@ -422,6 +422,12 @@ func (c *Cluster) noQuorum(ctx context.Context) error {
 	c.viewMu.RUnlock()
 	err := fmt.Errorf("%w: no decision in time (%d of %d acceptors alive, %d needed)",
 		ErrNoQuorum, reachable, n, need)
+	if reachable == 0 && n > 0 {
+		// None alive for a whole operation timeout, longer than
+		// deadGrace: the roster is gone, as checkRosterGone would have
+		// said had the loop got to it first.
+		err = fmt.Errorf("%w (%w)", ErrClusterGone, err)
+	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w: %w", err, ctx.Err())
 	}

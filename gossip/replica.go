@@ -87,6 +87,8 @@ type round struct {
 	fwd      []*fwdItem // the forwarded batches this round proposes, if any
 	ticks    int
 	timeout  int // ticks; doubles with each failed attempt (up to 8x)
+
+	preempter nodeID // the proposer whose higher ballot refused this round, if one did
 }
 
 func (rd *round) member(id nodeID) bool {
@@ -198,8 +200,8 @@ func newReplica(cfg replicaConfig, genesis *fsm) *replica {
 // forwarded to the new one.
 func (r *replica) SetLeader(leader nodeID, serve bool) {
 	r.serve = serve
-	if !serve || !leader.isZero() && leader != r.id {
-		r.fwdq = nil // their origins send them again (handleForward)
+	if !serve {
+		r.fwdq = nil
 	}
 	if leader == r.leader {
 		return
@@ -516,12 +518,6 @@ func (r *replica) handleForward(m message) {
 	if !r.serve || m.To != r.id {
 		return
 	}
-	if !r.leader.isZero() && r.leader != r.id {
-		// We forward to another leader ourselves: proposing this batch
-		// would duel with that leader's rounds. The origin sends it
-		// again, to the leader it names then.
-		return
-	}
 	var b batch
 	if err := decode(m.Value, &b); err != nil || b.Proposer != m.From || len(b.Ops) == 0 {
 		r.rejected++
@@ -555,6 +551,9 @@ func (r *replica) fwdDone(it *fwdItem) bool {
 func (r *replica) noteRefusal(m message) {
 	if !m.OK && m.AccBallot.N > r.maxN {
 		r.maxN = m.AccBallot.N
+	}
+	if !m.OK && r.round != nil && m.Inst == r.round.inst && m.Ballot == r.round.ballot {
+		r.round.preempter = m.AccBallot.Node
 	}
 }
 
@@ -750,13 +749,13 @@ func (r *replica) endRound(failed bool) {
 		// round only preempt each other again.
 		limit := min(r.cfg.MaxBackoff, 1<<min(r.attempt, 16)) * max(1, r.srtt8/8)
 		r.backoff = 1 + r.cfg.Rand.IntN(limit)
-		if len(rd.ops) > 0 && r.fwdFails >= 2 {
-			// Our own ops failed where forwarding them had failed
-			// before: some other proposer is active, most likely the
-			// leader, late rather than gone. Forward again: replicas
-			// that keep proposing their own ops duel each other and the
-			// leader, and nothing is decided (32 federates joining at
-			// once on a loaded machine: over 900 rounds, 7 decided).
+		if len(rd.ops) > 0 && r.fwdFails >= 2 && !r.leader.isZero() && rd.preempter == r.leader {
+			// Our own ops lost to the leader's round where forwarding
+			// them had failed before: the leader is proposing, late
+			// rather than gone. Forward again: replicas that keep
+			// proposing their own ops duel each other and the leader,
+			// and nothing is decided (32 federates joining at once on a
+			// loaded machine: over 900 rounds, 7 decided).
 			r.fwdFails = 0
 		}
 	} else {

@@ -301,8 +301,16 @@ func (g *gossipControl) JoinFederate(ctx context.Context, req JoinRequest) (Fede
 // ResignFederate resigns through the register. The gossip record does
 // not carry the resign action: the others learn it from the federate's
 // resign notice on the data plane, which comes first.
+//
+// When every acceptor of the log is gone (the other members resigned and
+// left meanwhile), the federation execution ended with its cluster and
+// nothing holds this federate any more: the resign is done.
 func (g *gossipControl) ResignFederate(ctx context.Context, _ ResignAction) error {
-	if err := g.c.ResignFederate(ctx); err != nil {
+	err := g.c.ResignFederate(ctx)
+	if errors.Is(err, gossip.ErrClusterGone) {
+		return nil
+	}
+	if err != nil {
 		return gossipError(err)
 	}
 	return nil
