@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"sort"
 	"sync"
@@ -192,9 +193,19 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		c.log.Info().Str("addr", c.LocalNode().Addr).Msg("founded the federation's cluster")
 		return c, nil
 	}
-	if _, err := ml.Join(cfg.Seeds); err != nil {
+	self := ml.LocalNode()
+	selfAddr, _ := netip.AddrFromSlice(self.Addr)
+	seeds, err := resolveSeeds(ctx, cfg.Seeds, cfg.LookupHost, netip.AddrPortFrom(selfAddr.Unmap(), self.Port))
+	if err == nil && len(seeds) == 0 {
+		err = fmt.Errorf("%w: %v resolve to this node only", ErrSeedsUnreachable, cfg.Seeds)
+	}
+	if err != nil {
 		c.abort()
-		return nil, fmt.Errorf("%w: joining through %v: %w", ErrSeedsUnreachable, cfg.Seeds, err)
+		return nil, err
+	}
+	if _, err := ml.Join(seeds); err != nil {
+		c.abort()
+		return nil, fmt.Errorf("%w: joining through %v (%v): %w", ErrSeedsUnreachable, cfg.Seeds, seeds, err)
 	}
 	wait := time.NewTimer(tm.syncWait)
 	defer wait.Stop()
