@@ -36,6 +36,8 @@ type joinFlags struct {
 	iface      string
 	ttl        int
 	frame      int
+	transport  string
+	advertise  string
 }
 
 func (j *joinFlags) register(fs *flag.FlagSet) {
@@ -52,6 +54,24 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.iface, "iface", transport.DefaultInterface, "multicast interface (name or one of its IPv4 addresses)")
 	fs.IntVar(&j.ttl, "ttl", 0, "multicast TTL: 0 stays on this host, 1 reaches the local link")
 	fs.IntVar(&j.frame, "frame", 0, "data-plane frame size in bytes (default 1400; up to 65000 on loopback)")
+	registerDataPlane(fs, &j.transport, &j.advertise)
+}
+
+// registerDataPlane registers -transport and -advertise (node, monitor,
+// serve).
+func registerDataPlane(fs *flag.FlagSet, mode, advertise *string) {
+	fs.StringVar(mode, "transport", "multicast", "data plane: multicast (one LAN), unicast (routed subnets, clouds, Kubernetes) or auto (the federation's; probes multicast when it has none); all members agree")
+	fs.StringVar(advertise, "advertise", "", "unicast: the `HOST:PORT` other members send to, when not the bound one (NAT, containers); port 0: the bound port; a port also fixes the bound one")
+}
+
+// dataPlane sets cfg's transport mode and advertised address.
+func dataPlane(cfg *peer.Config, mode, advertise string) error {
+	m, err := peer.ParseTransportMode(mode)
+	if err != nil {
+		return err
+	}
+	cfg.TransportMode, cfg.Advertise = m, advertise
+	return nil
 }
 
 // config builds the configuration of a federate of type typ joining as
@@ -73,7 +93,7 @@ func (j *joinFlags) config(typ string) (peer.Config, error) {
 	if j.key != "" {
 		cfg.Key = []byte(j.key)
 	}
-	return cfg, nil
+	return cfg, dataPlane(&cfg, j.transport, j.advertise)
 }
 
 // nodeFlags are the flags of "federate-node node": one federate in this
