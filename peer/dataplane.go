@@ -182,6 +182,10 @@ func (f *Federate) settleTransport(ctx context.Context, recorded string) (Transp
 	return decided, probe, nil
 }
 
+// TransportMode returns the data-plane mode the federate uses, as its
+// join settled it (never auto).
+func (f *Federate) TransportMode() TransportMode { return f.mode }
+
 // modeOfMembers returns the mode another member says it uses.
 func (f *Federate) modeOfMembers() (TransportMode, bool) {
 	for _, e := range f.ctl.States() {

@@ -214,3 +214,47 @@ func TestAutoProbesMulticast(t *testing.T) {
 	}
 	exchange(t, feds[0], feds[1], c)
 }
+
+// TestAutoFallsBackToUnicast: in a federation created with auto, two
+// federates whose multicast cannot reach each other (here: different
+// multicast ports, as across a router) settle on unicast, and still
+// exchange updates.
+func TestAutoFallsBackToUnicast(t *testing.T) {
+	doc := testDoc(t)
+	reg := NewMemRegistry()
+	federation := fmt.Sprintf("auto-uni-%d", os.Getpid())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out := make(chan *Federate, 2)
+	errs := make(chan error, 2)
+	for i, name := range []string{"A", "B"} {
+		go func() {
+			f, err := Join(ctx, Config{
+				Federation: federation, FederateName: name, FOMModules: []*fomxml.Document{doc}, Create: true,
+				Control: reg.Control(federation), TransportMode: TransportAuto, TickInterval: 2 * time.Millisecond,
+				Multicast: transport.UDPConfig{Port: 46000 + os.Getpid()%1000 + i},
+			})
+			if err != nil {
+				errs <- err
+				return
+			}
+			out <- f
+		}()
+	}
+	var feds []*Federate
+	for range 2 {
+		select {
+		case f := <-out:
+			feds = append(feds, f)
+			t.Cleanup(func() { f.Close() })
+		case err := <-errs:
+			t.Fatal(err)
+		}
+	}
+	for _, f := range feds {
+		if f.TransportMode() != TransportUnicast {
+			t.Errorf("%s settled on %s, want unicast", f.Name(), f.TransportMode())
+		}
+	}
+	exchange(t, feds[0], feds[1])
+}

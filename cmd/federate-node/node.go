@@ -120,7 +120,7 @@ func (n *nodeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&n.size, "size", 100, "ping: payload bytes per update")
 	fs.DurationVar(&n.timeout, "timeout", 60*time.Second, "give up after this long")
 	fs.StringVar(&n.trace, "trace", "", "write a JSON-lines trace (docs/trace.md) of this federate to `FILE`")
-	fs.IntVar(&n.peers, "peers", 2, "tick: federates (this one included) to wait for before stepping")
+	fs.IntVar(&n.peers, "peers", 2, "tick: federates (this one included) to wait for before stepping (and, with -transport auto, to probe multicast with)")
 	fs.IntVar(&n.steps, "steps", 10, "tick: time steps to advance")
 	fs.DurationVar(&n.stepDelay, "step-delay", 0, "tick: pause before each step")
 	fs.StringVar(&n.cpuprofile, "cpuprofile", "", "write a CPU profile of this process to `FILE`")
@@ -134,6 +134,11 @@ func (n *nodeFlags) config() (peer.Config, error) {
 		return cfg, err
 	}
 	cfg.Create = n.create
+	if n.role == "tick" {
+		// -transport auto probes multicast once the federates that
+		// step together have joined.
+		cfg.ProbeMembers = n.peers
+	}
 	if len(n.foms) == 0 {
 		doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
 		if err != nil {
@@ -206,6 +211,7 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "gossip %s\n", a)
 	}
 	fmt.Fprintf(stdout, "joined %s as %s (handle %d)\n", nf.federation, fed.Name(), fed.Handle())
+	fmt.Fprintf(stdout, "transport %s\n", fed.TransportMode())
 	var res any
 	switch nf.role {
 	case "pong":
