@@ -247,7 +247,7 @@ func (f *Federate) probeMulticast(ctx context.Context) (TransportMode, *transpor
 			timedOut = true
 		}
 		if m, ok := f.modeOfMembers(); ok {
-			u.Leave(probeGroup)
+			leaveProbe(u)
 			return m, u, nil
 		}
 		var others []FederateHandle
@@ -263,7 +263,7 @@ func (f *Federate) probeMulticast(ctx context.Context) (TransportMode, *transpor
 		if !timedOut && (enough.IsZero() || time.Since(enough) < probeWindow) {
 			continue
 		}
-		u.Leave(probeGroup)
+		leaveProbe(u)
 		lg := f.log.Info().Int("members", len(others)+1).Int("heard", len(heard))
 		if allHeard {
 			lg.Msg("transport auto: multicast reaches every member; using multicast")
@@ -277,6 +277,19 @@ func (f *Federate) probeMulticast(ctx context.Context) (TransportMode, *transpor
 				Msg("transport auto: multicast does not reach every member; falling back to unicast")
 		}
 		return TransportUnicast, nil, nil
+	}
+}
+
+// leaveProbe leaves the probe group and drops the beacons still queued,
+// so that the data plane does not see them.
+func leaveProbe(u *transport.UDP) {
+	_ = u.Leave(probeGroup)
+	for {
+		select {
+		case <-u.Recv():
+		default:
+			return
+		}
 	}
 }
 

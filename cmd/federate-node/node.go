@@ -366,11 +366,20 @@ type pinger struct {
 	fed *peer.Federate
 	h   demoHandles
 	obj peer.ObjectInstanceHandle
+	// receivers is how many pong federates answer each ping (0 means
+	// 1): a ping is done when that many distinct ones answered.
+	receivers int
 }
 
 // newPinger publishes and subscribes what the ping side needs and waits
 // for the first answered ping, which proves the pong side subscribed.
 func newPinger(ctx context.Context, fed *peer.Federate) (*pinger, error) {
+	return newPingerOf(ctx, fed, 1)
+}
+
+// newPingerOf is newPinger for receivers pong federates: it waits for
+// every one's answer to the first ping.
+func newPingerOf(ctx context.Context, fed *peer.Federate, receivers int) (*pinger, error) {
 	h, err := lookupDemo(fed)
 	if err != nil {
 		return nil, err
@@ -383,7 +392,7 @@ func newPinger(ctx context.Context, fed *peer.Federate) (*pinger, error) {
 			return nil, e
 		}
 	}
-	p := &pinger{fed: fed, h: h}
+	p := &pinger{fed: fed, h: h, receivers: receivers}
 	if _, err := p.ping(ctx, 0, nil, 200*time.Millisecond); err != nil {
 		return nil, fmt.Errorf("no answer to the first ping: %w", err)
 	}
@@ -393,6 +402,18 @@ func newPinger(ctx context.Context, fed *peer.Federate) (*pinger, error) {
 // ping sends one ping and waits for its pong, resending after retry (the
 // other side may not have subscribed yet); it returns the pong's payload.
 func (p *pinger) ping(ctx context.Context, seq int64, payload []byte, retry time.Duration) ([]byte, error) {
+	all, err := p.pingAll(ctx, seq, payload, retry)
+	if err != nil {
+		return nil, err
+	}
+	return all[0], nil
+}
+
+// pingAll is ping for every pong federate: it returns once each of
+// p.receivers distinct ones answered, with their payloads.
+func (p *pinger) pingAll(ctx context.Context, seq int64, payload []byte, retry time.Duration) ([][]byte, error) {
+	answers := map[peer.FederateHandle][]byte{}
+	want := max(p.receivers, 1)
 	for {
 		if err := p.fed.SendInteraction(p.h.ping, peer.ParameterValues{p.h.pingSeq: i64(seq), p.h.pingData: payload}, nil); err != nil {
 			return nil, err
@@ -409,8 +430,15 @@ func (p *pinger) ping(ctx context.Context, seq int64, payload []byte, retry time
 			}
 			if ri, ok := ev.(peer.ReceiveInteraction); ok {
 				if got, ok := readI64(ri.Values[p.h.pongSeq]); ok && got == seq {
-					cancel()
-					return ri.Values[p.h.pongData], nil
+					answers[ri.Producer] = ri.Values[p.h.pongData]
+					if len(answers) >= want {
+						cancel()
+						out := make([][]byte, 0, len(answers))
+						for _, a := range answers {
+							out = append(out, a)
+						}
+						return out, nil
+					}
 				}
 			}
 		}
@@ -485,14 +513,20 @@ func (p *pinger) updates(ctx context.Context, count, size int, duration time.Dur
 	return sent, reflected, elapsed, nil
 }
 
-// reflected asks the pong side how many updates it has reflected.
+// reflected asks the pong side how many updates it has reflected: the
+// fewest any pong federate reflected.
 func (p *pinger) reflected(ctx context.Context) (int64, error) {
-	b, err := p.ping(ctx, seqReport, nil, time.Second)
+	all, err := p.pingAll(ctx, seqReport, nil, time.Second)
 	if err != nil {
 		return 0, fmt.Errorf("asking for the update count: %w", err)
 	}
-	n, _ := readI64(b)
-	return n, nil
+	least := int64(-1)
+	for _, b := range all {
+		if n, _ := readI64(b); least < 0 || n < least {
+			least = n
+		}
+	}
+	return least, nil
 }
 
 // stop asks the pong side to stop. It answers and exits at once, so its
