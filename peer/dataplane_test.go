@@ -164,6 +164,15 @@ func TestUnicastOverGossip(t *testing.T) {
 	if st := a.tr.(*transport.Unicast).Stats(); st.Sent == 0 || st.Received == 0 {
 		t.Errorf("A's unicast transport: %+v", st)
 	}
+	// The record travels through the gossip register: a multicast
+	// joiner is refused.
+	_, err := Join(ctx, Config{
+		Federation: federation, FederateName: "M", FOMModules: []*fomxml.Document{doc},
+		Gossip: GossipConfig{Seeds: []string{seed}}, TickInterval: 2 * time.Millisecond,
+	})
+	if !errors.Is(err, ErrTransportMismatch) {
+		t.Errorf("multicast joiner of a unicast federation over gossip: %v, want ErrTransportMismatch", err)
+	}
 }
 
 // TestAutoProbesMulticast: two federates with auto in a federation
