@@ -138,8 +138,8 @@ func runRouted(t *testing.T, bin string, nss, addrs []string, mode string) {
 	} else {
 		// auto probes once the four have joined: the first node is
 		// in its join until then, so the others start without waiting
-		// for its "gossip" line, once its gossip member is up.
-		time.Sleep(time.Second)
+		// for its "gossip" line, once its gossip member listens.
+		waitListening(t, nss[0], 7946, 20*time.Second)
 	}
 	for k := 1; k < nodes; k++ {
 		procs = append(procs, start(t, ctx, "ip", routedArgs(bin, nss, addrs, k, federation, mode, steps, 40*time.Second)...))
@@ -235,5 +235,26 @@ func runRoutedMulticast(t *testing.T, bin string, nss, addrs []string) {
 				t.Errorf("N%d reflected updates of N%d across the router", k+1, j+1)
 			}
 		}
+	}
+}
+
+// waitListening waits until something listens on TCP port in namespace
+// ns (ss(8) asked through ip netns exec); without ss it waits a second.
+func waitListening(t *testing.T, ns string, port int, timeout time.Duration) {
+	t.Helper()
+	if _, err := exec.LookPath("ss"); err != nil {
+		time.Sleep(time.Second)
+		return
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		out, err := exec.Command("ip", "netns", "exec", ns, "ss", "-Htln", fmt.Sprintf("sport = :%d", port)).Output()
+		if err == nil && strings.TrimSpace(string(out)) != "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing listens on port %d in %s after %v", port, ns, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
