@@ -213,14 +213,14 @@ func parseAdvertise(s string, port uint16) (netip.AddrPort, error) {
 }
 
 // parseMember parses an announced address: an IPv4 host:port, neither
-// the wildcard nor a multicast address, nor port 0.
+// the wildcard, the broadcast nor a multicast address, nor port 0.
 func parseMember(s string) (netip.AddrPort, error) {
 	ap, err := netip.ParseAddrPort(s)
 	if err != nil {
 		return netip.AddrPort{}, err
 	}
 	a := ap.Addr().Unmap()
-	if !a.Is4() || a.IsUnspecified() || a.IsMulticast() || ap.Port() == 0 {
+	if !a.Is4() || a.IsUnspecified() || a.IsMulticast() || a == netip.AddrFrom4([4]byte{255, 255, 255, 255}) || ap.Port() == 0 {
 		return netip.AddrPort{}, errors.New("not a unicast IPv4 host:port")
 	}
 	return netip.AddrPortFrom(a, ap.Port()), nil

@@ -3,6 +3,7 @@ package transport
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"runtime"
 	"slices"
 	"sync"
@@ -261,6 +262,7 @@ func TestUnicastBadAnnouncements(t *testing.T) {
 		nil, {0xff}, good[:3],
 		Announcement{Addr: "0.0.0.0:9", Groups: []Group{4}}.Encode(),
 		Announcement{Addr: "239.1.2.3:9", Groups: []Group{4}}.Encode(),
+		Announcement{Addr: "255.255.255.255:9", Groups: []Group{4}}.Encode(),
 		Announcement{Addr: "127.0.0.1:0", Groups: []Group{4}}.Encode(),
 		Announcement{Addr: "[::1]:9", Groups: []Group{4}}.Encode(),
 		Announcement{Addr: "host-name:9", Groups: []Group{4}}.Encode(),
@@ -375,5 +377,33 @@ func TestMemUnicast(t *testing.T) {
 	}
 	if err := a.Update("d", []byte("junk")); !errors.Is(err, ErrBadAnnouncement) {
 		t.Errorf("junk announcement: %v", err)
+	}
+}
+
+// TestUnicastRefusedCopySkipped: a copy the kernel refuses for its
+// destination is counted and skipped, and the other members still get
+// theirs. The refused destination is port 0 of loopback, which the
+// kernel will not send to (EINVAL); announcements cannot name it, so the
+// test puts it in the route table itself.
+func TestUnicastRefusedCopySkipped(t *testing.T) {
+	us := newUnicasts(t, 2)
+	a, b := us[0], us[1]
+	mustJoin(t, b, 1)
+	bad := netip.MustParseAddrPort("127.0.0.1:0")
+	r := map[Group][]netip.AddrPort{1: {bad, b.Addr(), bad}}
+	a.dir.routes.Store(&r)
+	var pkts []Packet
+	for i := range 5 {
+		pkts = append(pkts, Packet{Group: 1, Data: seqPacket(i)})
+	}
+	sent, err := a.SendBatch(pkts)
+	if sent != len(pkts) || err != nil {
+		t.Fatalf("SendBatch = %d, %v; want all packets tried", sent, err)
+	}
+	if got := collectUnicast(b, len(pkts)); len(got) != len(pkts) {
+		t.Fatalf("b got %d datagrams, want %d", len(got), len(pkts))
+	}
+	if st := a.Stats(); st.SendErrors != 2*uint64(len(pkts)) || st.Sent != uint64(len(pkts)) {
+		t.Errorf("stats %+v: want %d send errors and %d sent", st, 2*len(pkts), len(pkts))
 	}
 }
