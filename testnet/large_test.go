@@ -97,6 +97,17 @@ func TestLargeClusterUnicast(t *testing.T) {
 	}
 }
 
+// TestLargeClusterUnicastConcurrent is TestLargeClusterUnicast on
+// goroutines in real time (smaller, for the race detector): directory
+// updates then come from the control plane while frames are sent.
+func TestLargeClusterUnicastConcurrent(t *testing.T) {
+	seed := int64(42)
+	if *seedFlag != 0 {
+		seed = *seedFlag
+	}
+	runLarge(t, largeRun{seed: seed, n: 8, steps: 20, unicast: true})
+}
+
 // TestLargeClusterConcurrent is the same run with every federate on its
 // own goroutines (a federate's loop, writer and callers, as in a real
 // process): it exercises the concurrency that a deterministic run
