@@ -151,6 +151,7 @@ type directory[A comparable] struct {
 	annMu    sync.Mutex // held while announcing, outside mu
 	mu       sync.Mutex
 	nodes    map[string]dirNode[A]
+	byGroup  map[Group]map[string]bool // node names by group
 	joined   map[Group]bool
 	addr     string // this node's announced address
 	announce func([]byte)
@@ -170,7 +171,7 @@ type dirNode[A comparable] struct {
 }
 
 func newDirectory[A comparable](addr string, parse func(string) (A, error), self func(A) bool) *directory[A] {
-	d := &directory[A]{parse: parse, self: self, addr: addr, nodes: map[string]dirNode[A]{}, joined: map[Group]bool{}}
+	d := &directory[A]{parse: parse, self: self, addr: addr, nodes: map[string]dirNode[A]{}, byGroup: map[Group]map[string]bool{}, joined: map[Group]bool{}}
 	d.routes.Store(&map[Group][]A{})
 	d.joinedView.Store(&map[Group]bool{})
 	return d
@@ -190,8 +191,14 @@ func (d *directory[A]) Update(node string, b []byte) error {
 		return err
 	}
 	d.mu.Lock()
+	old, had := d.nodes[node]
 	d.nodes[node] = dirNode[A]{addr: addr, groups: a.Groups}
-	d.publishLocked()
+	changed := a.Groups
+	if had {
+		changed = changedGroups(old.groups, a.Groups, old.addr != addr)
+	}
+	d.indexLocked(node, old.groups, a.Groups)
+	d.publishLocked(changed)
 	d.mu.Unlock()
 	d.updates.Add(1)
 	return nil
@@ -201,27 +208,81 @@ func (d *directory[A]) Update(node string, b []byte) error {
 func (d *directory[A]) Remove(node string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if _, ok := d.nodes[node]; !ok {
+	old, ok := d.nodes[node]
+	if !ok {
 		return
 	}
 	delete(d.nodes, node)
-	d.publishLocked()
+	d.indexLocked(node, old.groups, nil)
+	d.publishLocked(old.groups)
 	d.removes.Add(1)
 }
 
-// publishLocked rebuilds the route table.
-func (d *directory[A]) publishLocked() {
-	names := slices.Sorted(maps.Keys(d.nodes))
-	r := make(map[Group][]A)
-	for _, name := range names {
-		n := d.nodes[name]
-		if d.self(n.addr) {
-			continue
+// changedGroups returns the groups whose members change when a node's
+// sorted groups go from old to new: those in one and not the other, or
+// all of both when its address changed.
+func changedGroups(old, new []Group, addrChanged bool) []Group {
+	if addrChanged {
+		return append(slices.Clone(old), new...)
+	}
+	var out []Group
+	i, j := 0, 0
+	for i < len(old) || j < len(new) {
+		switch {
+		case j == len(new) || (i < len(old) && old[i] < new[j]):
+			out = append(out, old[i])
+			i++
+		case i == len(old) || new[j] < old[i]:
+			out = append(out, new[j])
+			j++
+		default:
+			i++
+			j++
 		}
-		for _, g := range n.groups {
-			if !slices.Contains(r[g], n.addr) {
-				r[g] = append(r[g], n.addr)
+	}
+	return out
+}
+
+// indexLocked moves node from the groups of old to those of new in the
+// index of members by group.
+func (d *directory[A]) indexLocked(node string, old, new []Group) {
+	for _, g := range old {
+		if m := d.byGroup[g]; m != nil {
+			delete(m, node)
+			if len(m) == 0 {
+				delete(d.byGroup, g)
 			}
+		}
+	}
+	for _, g := range new {
+		m := d.byGroup[g]
+		if m == nil {
+			m = map[string]bool{}
+			d.byGroup[g] = m
+		}
+		m[node] = true
+	}
+}
+
+// publishLocked replaces the route table with a copy in which the
+// members of the changed groups are recomputed (by node name, this
+// node's own address left out, each address once); the other groups'
+// slices are shared with the previous table, which is never modified.
+func (d *directory[A]) publishLocked(changed []Group) {
+	r := maps.Clone(*d.routes.Load())
+	for _, g := range changed {
+		names := slices.Sorted(maps.Keys(d.byGroup[g]))
+		var addrs []A
+		for _, name := range names {
+			a := d.nodes[name].addr
+			if !d.self(a) && !slices.Contains(addrs, a) {
+				addrs = append(addrs, a)
+			}
+		}
+		if len(addrs) == 0 {
+			delete(r, g)
+		} else {
+			r[g] = addrs
 		}
 	}
 	d.routes.Store(&r)

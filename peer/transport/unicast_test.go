@@ -3,6 +3,8 @@ package transport
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"net/netip"
 	"runtime"
 	"slices"
@@ -405,5 +407,55 @@ func TestUnicastRefusedCopySkipped(t *testing.T) {
 	}
 	if st := a.Stats(); st.SendErrors != 2*uint64(len(pkts)) || st.Sent != uint64(len(pkts)) {
 		t.Errorf("stats %+v: want %d send errors and %d sent", st, 2*len(pkts), len(pkts))
+	}
+}
+
+// TestDirectoryIncremental: after any sequence of updates and removes,
+// the route table the directory keeps up to date piece by piece is the
+// one computed from scratch: for each group, the addresses of the nodes
+// announcing it, by node name, this node's own left out, each once.
+func TestDirectoryIncremental(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	d := newDirectory("self", parseName, func(a string) bool { return a == "self" })
+	type ann struct {
+		addr   string
+		groups []Group
+	}
+	nodes := map[string]ann{}
+	for step := range 3000 {
+		name := fmt.Sprint("n", rng.IntN(12))
+		if rng.IntN(5) == 0 {
+			d.Remove(name)
+			delete(nodes, name)
+		} else {
+			a := ann{addr: []string{"a", "b", "c", "self", name}[rng.IntN(5)]}
+			for g := range Group(10) {
+				if rng.IntN(3) == 0 {
+					a.groups = append(a.groups, g)
+				}
+			}
+			if err := d.Update(name, Announcement{Addr: a.addr, Groups: a.groups}.Encode()); err != nil {
+				t.Fatal(err)
+			}
+			nodes[name] = a
+		}
+		want := map[Group][]string{}
+		for _, name := range slices.Sorted(maps.Keys(nodes)) {
+			a := nodes[name]
+			for _, g := range a.groups {
+				if a.addr != "self" && !slices.Contains(want[g], a.addr) {
+					want[g] = append(want[g], a.addr)
+				}
+			}
+		}
+		got := *d.routes.Load()
+		if len(got) != len(want) {
+			t.Fatalf("step %d: %d groups routed, want %d: %v, want %v", step, len(got), len(want), got, want)
+		}
+		for g, w := range want {
+			if !slices.Equal(got[g], w) {
+				t.Fatalf("step %d: group %d goes to %v, want %v", step, g, got[g], w)
+			}
+		}
 	}
 }
