@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"sort"
 	"strings"
@@ -193,7 +194,16 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		c.log.Info().Str("addr", c.LocalNode().Addr).Msg("founded the federation's cluster")
 		return c, nil
 	}
-	if err := c.joinSeeds(ctx, ml, tm.syncWait); err != nil {
+	self := ml.LocalNode()
+	selfAddr, _ := netip.AddrFromSlice(self.Addr)
+	seeds, err := resolveSeeds(ctx, cfg.Seeds, cfg.LookupHost, netip.AddrPortFrom(selfAddr.Unmap(), self.Port))
+	if err == nil && len(seeds) == 0 {
+		err = fmt.Errorf("%w: %v resolve to this node only", ErrSeedsUnreachable, cfg.Seeds)
+	}
+	if err == nil {
+		err = c.joinSeeds(ctx, ml, seeds, tm.syncWait)
+	}
+	if err != nil {
 		c.abort()
 		return nil, err
 	}
@@ -232,11 +242,11 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 // answer within memberlist's TCP timeout (a loaded machine: the
 // push-pull exchange of the join carries the replicated state) is tried
 // again, at growing intervals, until budget passes or ctx ends.
-func (c *Cluster) joinSeeds(ctx context.Context, ml *memberlist.Memberlist, budget time.Duration) error {
+func (c *Cluster) joinSeeds(ctx context.Context, ml *memberlist.Memberlist, seeds []string, budget time.Duration) error {
 	end := time.Now().Add(budget)
 	pause := c.tm.tick
 	for {
-		_, err := ml.Join(c.cfg.Seeds)
+		_, err := ml.Join(seeds)
 		if err == nil {
 			return nil
 		}
@@ -246,7 +256,7 @@ func (c *Cluster) joinSeeds(ctx context.Context, ml *memberlist.Memberlist, budg
 		// memberlist's errors (multierror, and its codec's) do not all
 		// wrap the net.Error, so the text is what tells.
 		timedOut := strings.Contains(err.Error(), "timeout")
-		err = fmt.Errorf("%w: joining through %v: %w", ErrSeedsUnreachable, c.cfg.Seeds, err)
+		err = fmt.Errorf("%w: joining through %v (%v): %w", ErrSeedsUnreachable, c.cfg.Seeds, seeds, err)
 		if !timedOut || time.Now().Add(pause).After(end) {
 			return err
 		}

@@ -1,6 +1,7 @@
 package gossip
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -53,8 +54,13 @@ type Config struct {
 	// Seeds are host:port addresses of members to join through. None
 	// means this node is the first one: it founds the federation's
 	// agreement log. Exactly one node of a federation starts without
-	// seeds; see docs/agreement.md.
+	// seeds; see docs/agreement.md. A host may be a DNS name: every
+	// address it resolves to is a seed (a Kubernetes headless service
+	// resolves to each ready pod), this node's own address excepted.
 	Seeds []string
+	// LookupHost resolves the DNS names of Seeds; nil means
+	// net.DefaultResolver.LookupHost. Tests set it.
+	LookupHost func(ctx context.Context, host string) ([]string, error)
 
 	// Key, when set, is the federation key. SHA-256 of it (with a domain
 	// prefix) becomes the memberlist keyring: gossip is encrypted and

@@ -54,6 +54,11 @@ type FederationSpec struct {
 	// joiners to adopt (FederationInfo.Cells). It is opaque here, counts
 	// toward the 8 MiB limit and never changes.
 	Cells []byte
+	// DataPlane, when set, names the federation's data-plane mode (for
+	// meshrti's peer layer "multicast", "unicast" or "auto"), for
+	// joiners to agree with (FederationInfo.DataPlane). It is opaque
+	// here, at most 64 bytes, and never changes.
+	DataPlane string
 }
 
 // JoinSpec describes a federate joining the federation execution.
@@ -90,12 +95,15 @@ type FederationInfo struct {
 	MIM *Module
 	// Cells is FederationSpec.Cells as created (a copy), nil when the
 	// creator gave none or the record predates it.
-	Cells     []byte
+	Cells []byte
+	// DataPlane is FederationSpec.DataPlane as created, empty when the
+	// creator gave none or the record predates it.
+	DataPlane string
 	Federates []FederateInfo
 }
 
 func federationInfo(f *federationRec) FederationInfo {
-	fi := FederationInfo{Name: f.Name, Creator: f.Creator, TimeRepresentation: f.Time, Modules: modulesOf(f.Modules), Cells: bytes.Clone(f.Cells)}
+	fi := FederationInfo{Name: f.Name, Creator: f.Creator, TimeRepresentation: f.Time, Modules: modulesOf(f.Modules), Cells: bytes.Clone(f.Cells), DataPlane: f.DataPlane}
 	if mim := modulesOf(f.MIM); len(mim) > 0 {
 		fi.MIM = &mim[0]
 	}
@@ -170,10 +178,13 @@ func (c *Cluster) CreateFederation(ctx context.Context, spec FederationSpec) err
 			return err
 		}
 	}
+	if len(spec.DataPlane) > maxDataPlaneName {
+		return fmt.Errorf("gossip: FederationSpec.DataPlane longer than %d bytes", maxDataPlaneName)
+	}
 	if total := moduleBytes(mods) + moduleBytes(mim) + len(spec.Cells); total > maxModuleBytes {
 		return fmt.Errorf("%w: %d bytes with the MIM and cells, limit %d", ErrModulesTooLarge, total, maxModuleBytes)
 	}
-	r, err := c.submit(ctx, op{Kind: opCreateFed, Name: c.cfg.Federation, Time: spec.TimeRepresentation, Modules: mods, MIM: mim, Cells: bytes.Clone(spec.Cells)})
+	r, err := c.submit(ctx, op{Kind: opCreateFed, Name: c.cfg.Federation, Time: spec.TimeRepresentation, Modules: mods, MIM: mim, Cells: bytes.Clone(spec.Cells), DataPlane: spec.DataPlane})
 	if err != nil {
 		return err
 	}

@@ -356,3 +356,26 @@ func TestFederationRecordCells(t *testing.T) {
 		t.Fatalf("earlier snapshot: %+v %v", g, err)
 	}
 }
+
+// TestFederationRecordDataPlane: the data-plane mode a creator gives is
+// kept in the record and survives a snapshot; a record without one
+// reports none.
+func TestFederationRecordDataPlane(t *testing.T) {
+	a := nodeID{"a", 1}
+	f := newFSM("l", a, 5)
+	if _, res, _ := f.apply(encodeBatch(batch{Proposer: a, Ops: []op{{Seq: 1, Kind: opCreateFed, Name: "fed", DataPlane: "unicast"}}})); len(res) != 1 || res[0].Code != codeOK {
+		t.Fatalf("create: %+v", res)
+	}
+	g, err := decodeFSM(f.encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi := federationInfo(g.Fed); fi.DataPlane != "unicast" {
+		t.Fatalf("data plane after a snapshot: %q, want unicast", fi.DataPlane)
+	}
+	h := newFSM("l", a, 5)
+	h.apply(encodeBatch(batch{Proposer: a, Ops: []op{{Seq: 1, Kind: opCreateFed, Name: "fed"}}}))
+	if fi := federationInfo(h.Fed); fi.DataPlane != "" {
+		t.Fatalf("a record created without a data plane reports %q", fi.DataPlane)
+	}
+}

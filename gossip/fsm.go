@@ -77,6 +77,9 @@ type op struct {
 	// Create only: the federation's DDM cell configuration, opaque here
 	// (FederationSpec.Cells); earlier versions sent none.
 	Cells []byte `msgpack:"d,omitempty"`
+	// Create only: the federation's data-plane mode, opaque here
+	// (FederationSpec.DataPlane); earlier versions sent none.
+	DataPlane string `msgpack:"p,omitempty"`
 	// Compare-and-swap: the version Key must have for the swap.
 	Expect uint64 `msgpack:"e,omitempty"`
 	// Acquire only: federate handles that must all be joined where the
@@ -86,7 +89,7 @@ type op struct {
 
 // size is roughly what o adds to an encoded log entry.
 func (o *op) size() int {
-	n := 32 + 8*len(o.Joined) + len(o.Key) + len(o.Value) + len(o.Name) + len(o.Type) + len(o.Node.Name) + len(o.Time) + len(o.Cells)
+	n := 32 + 8*len(o.Joined) + len(o.Key) + len(o.Value) + len(o.Name) + len(o.Type) + len(o.Node.Name) + len(o.Time) + len(o.Cells) + len(o.DataPlane)
 	for _, m := range append(o.Modules, o.MIM...) {
 		n += 16 + len(m.Name) + len(m.Digest) + len(m.Content)
 	}
@@ -191,6 +194,9 @@ type federationRec struct {
 	// in records of earlier versions (and of creators that gave none).
 	// Like a module it never changes, so copies may share it.
 	Cells []byte `msgpack:"d,omitempty"`
+	// DataPlane is the creator's data-plane mode, opaque here; empty in
+	// records of earlier versions.
+	DataPlane string `msgpack:"p,omitempty"`
 }
 
 func (f *federationRec) clone() *federationRec {
@@ -536,7 +542,7 @@ func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
 		if f.Fed != nil {
 			return opResult{Code: codeExists, Name: f.Fed.Name}
 		}
-		fed := &federationRec{Name: o.Name, Creator: p.Name, NextHandle: 1, Time: o.Time, Cells: o.Cells}
+		fed := &federationRec{Name: o.Name, Creator: p.Name, NextHandle: 1, Time: o.Time, Cells: o.Cells, DataPlane: o.DataPlane}
 		fed.Modules = fed.newModules(o.Modules)
 		if len(o.MIM) > 0 {
 			fed.MIM = o.MIM[:1:1]

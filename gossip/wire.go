@@ -37,6 +37,8 @@ const (
 	// maxSyncBytes bounds the entries of one catch-up answer; an answer
 	// holds at least one entry whatever its size.
 	maxSyncBytes = 4 << 20
+	// maxDataPlaneName bounds FederationSpec.DataPlane.
+	maxDataPlaneName = 64
 )
 
 func encodeWire(tag byte, v any) []byte {

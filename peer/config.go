@@ -82,6 +82,38 @@ type Config struct {
 	// Multicast configures the default transport.
 	Multicast transport.UDPConfig
 
+	// TransportMode is how a group's datagrams reach its members:
+	// TransportMulticast ("" means it: one LAN; the default keeps every
+	// datagram on loopback, see Multicast), TransportUnicast (one
+	// datagram per member, members learned from the control plane:
+	// routed subnets, clouds, Kubernetes) or TransportAuto. All members
+	// of a federation use one mode: its creator's is recorded with it
+	// (like the FDD and the time representation), a joiner asking for
+	// another gets ErrTransportMismatch, and auto adopts the
+	// federation's (docs/deploy.md). With Config.Transport set, it says
+	// what that transport is: unicast for a transport.Directory.
+	TransportMode TransportMode
+	// Unicast configures the default unicast transport. Its Bind
+	// defaults to Gossip.BindAddr with a free port (loopback when that
+	// is unset too).
+	Unicast transport.UnicastConfig
+	// Advertise is the host:port other members send this federate's
+	// unicast datagrams to, when it differs from the bound address (NAT,
+	// container networks); a port of 0 means the bound port. It fills
+	// Unicast.Advertise when that is empty; when it names a port and
+	// Unicast.Bind is empty, the transport binds that port (on the
+	// gossip bind address, or the wildcard).
+	Advertise string
+	// ProbeMembers and ProbeWait tune auto's probe in a federation
+	// created with auto whose mode its members have not settled yet:
+	// auto waits up to ProbeWait (default 5 s) for ProbeMembers
+	// federates (default 2) to be joined, exchanges multicast beacons
+	// with them, and settles on multicast if every one heard every other,
+	// on unicast otherwise. Federates that join later adopt what was
+	// settled.
+	ProbeMembers int
+	ProbeWait    time.Duration
+
 	// Key, when set, authenticates every data-plane frame and encrypts
 	// the gossip cluster; federates with another key cannot take part.
 	Key []byte
@@ -262,6 +294,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Manual && (c.Transport == nil || c.Control == nil) {
 		return errors.New("peer: Config.Manual needs Config.Transport and Config.Control")
+	}
+	if err := c.validateTransport(); err != nil {
+		return err
 	}
 	if c.MIMFile != "" && c.MIMModule != nil {
 		return errors.New("peer: Config.MIMFile and Config.MIMModule are both set")

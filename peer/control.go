@@ -99,6 +99,10 @@ type FederationSpec struct {
 	// and receivers compute cells independently. nil in a record that
 	// predates it; joiners then use their own.
 	Regions *ddm.Config
+	// DataPlane is the creator's TransportMode ("multicast", "unicast"
+	// or "auto"), which joiners agree with; "" in a record that predates
+	// it (multicast).
+	DataPlane string
 }
 
 // clone returns a copy of s that shares nothing mutable with it but the

@@ -57,7 +57,7 @@ func (f *Federate) joinFederation(ctx context.Context) (*fomxml.FDD, error) {
 				return nil, err
 			}
 			cells := cfg.Regions.Normalized()
-			err := f.ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: rep, Modules: f.local, MIM: f.localMIM, Regions: &cells})
+			err := f.ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: rep, Modules: f.local, MIM: f.localMIM, Regions: &cells, DataPlane: string(cfg.transportMode())})
 			if err != nil && !errors.Is(err, ErrFederationExecutionAlreadyExists) {
 				return nil, err
 			}
@@ -94,6 +94,7 @@ func (f *Federate) joinFederation(ctx context.Context) (*fomxml.FDD, error) {
 			return nil, err
 		}
 		f.modules = append(spec.Modules, adds...)
+		f.fedDataPlane = spec.DataPlane
 		return fdd, nil
 	}
 }

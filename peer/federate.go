@@ -46,6 +46,15 @@ type Federate struct {
 	ctl ControlPlane
 	cev *ControlEvents
 	tr  transport.Transport
+	// The data plane's mode as the join settled it, the mode in the
+	// federation's record, and, for unicast, the group directory the
+	// control plane feeds (dirGone: members gone, whose late
+	// announcements are ignored; under mu).
+	mode         TransportMode
+	fedDataPlane string
+	dir          transport.Directory
+	dirGone      map[FederateHandle]bool
+	dirVersion   map[FederateHandle]uint64 // newest announcement applied, per member
 
 	// Update conditions (Config.UpdateConditions), under condMu; wall
 	// time counts from started (manualTicks for a manual federate).
@@ -200,27 +209,40 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	}
 	f.started = time.Now()
 
-	if f.tr == nil {
-		mc := cfg.Multicast
-		if mc.Federation == "" {
-			mc.Federation = cfg.Federation
-		}
-		if mc.MaxPacket == 0 {
-			mc.MaxPacket = max(transport.DefaultMaxPacket, cfg.maxFrame()+64)
-		}
-		// Room for a full flow-control window in the kernel, so that a
-		// burst is held rather than dropped and repaired (Linux caps
-		// these at net.core.rmem_max and wmem_max).
-		if mc.ReadBuffer == 0 {
-			mc.ReadBuffer = 4 << 20
-		}
-		if mc.WriteBuffer == 0 {
-			mc.WriteBuffer = 4 << 20
-		}
-		if f.tr, err = transport.NewUDP(mc); err != nil {
-			return nil, fmt.Errorf("%w: data plane: %w", ErrRTIinternalError, err)
+	mode, probed, err := f.settleTransport(ctx, f.fedDataPlane)
+	if err != nil {
+		return nil, err
+	}
+	f.mode = mode
+	if TransportMode(f.fedDataPlane) == TransportAuto {
+		// Say which mode this member uses, for later joiners (the
+		// register's key is freed when its holder leaves).
+		if err := f.ctl.SetState(keyModeDecided, []byte(mode)); err != nil {
+			f.log.Warn().Err(err).Msg("publishing the data-plane mode failed")
 		}
 	}
+	switch {
+	case f.tr != nil:
+		if probed != nil {
+			probed.Close()
+		}
+	case probed != nil:
+		f.tr = probed
+	case mode == TransportUnicast:
+		u, err := f.newUnicast()
+		if err != nil {
+			return nil, fmt.Errorf("%w: data plane: %w", ErrRTIinternalError, err)
+		}
+		f.tr = u
+		f.log.Info().Str("transport", u.String()).Msg("data plane: unicast")
+	default:
+		u, err := f.newMulticast()
+		if err != nil {
+			return nil, fmt.Errorf("%w: data plane: %w", ErrRTIinternalError, err)
+		}
+		f.tr = u
+	}
+	f.wireDirectory()
 	incarnation := cfg.Incarnation
 	if incarnation == 0 {
 		if incarnation, err = randomUint64(cfg); err != nil {
@@ -268,7 +290,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	// synchronization points...): later changes come as events, and the
 	// versions keep one that also comes as an event from counting twice.
 	for _, e := range f.ctl.States() {
-		if e.Federate != f.handle {
+		if e.Federate != f.handle && e.Key != keyDataPlane && e.Key != keyModeDecided {
 			f.core.StateChanged(e.Federate, e.Key, e.Value, e.Version)
 		}
 	}
@@ -611,6 +633,9 @@ func (f *Federate) runOp(ctx context.Context, op core.Op) core.OpResult {
 
 // control hands one control-plane event to the core. Under mu.
 func (f *Federate) control(ev ControlEvent) {
+	if f.directoryEvent(ev) {
+		return
+	}
 	m := core.Member{Handle: ev.Member.Handle, Name: ev.Member.Name, Type: ev.Member.Type}
 	switch ev.Kind {
 	case MemberJoined:

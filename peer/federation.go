@@ -59,7 +59,7 @@ func CreateFederationExecution(ctx context.Context, cfg Config) error {
 	}
 	defer ctl.Close()
 	cells := cfg.Regions.Normalized()
-	return ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: string(cfg.timeKind()), Modules: modules, MIM: mim, Regions: &cells})
+	return ctl.CreateFederation(ctx, FederationSpec{TimeRepresentation: string(cfg.timeKind()), Modules: modules, MIM: mim, Regions: &cells, DataPlane: string(cfg.transportMode())})
 }
 
 // CreateFederationExecutionWithMIM (§4.5) is CreateFederationExecution

@@ -201,7 +201,7 @@ func modulesFromGossip(ms []gossip.Module) []Module {
 }
 
 func (g *gossipControl) CreateFederation(ctx context.Context, spec FederationSpec) error {
-	gs := gossip.FederationSpec{TimeRepresentation: spec.TimeRepresentation, Modules: modulesToGossip(spec.Modules)}
+	gs := gossip.FederationSpec{TimeRepresentation: spec.TimeRepresentation, Modules: modulesToGossip(spec.Modules), DataPlane: spec.DataPlane}
 	if spec.MIM != nil {
 		gs.MIM = &modulesToGossip([]Module{*spec.MIM})[0]
 	}
@@ -228,7 +228,7 @@ func (g *gossipControl) Federation(ctx context.Context) (FederationSpec, bool, e
 		return FederationSpec{}, false, nil
 	}
 	fi := list[0]
-	spec := FederationSpec{TimeRepresentation: fi.TimeRepresentation, Modules: modulesFromGossip(fi.Modules)}
+	spec := FederationSpec{TimeRepresentation: fi.TimeRepresentation, Modules: modulesFromGossip(fi.Modules), DataPlane: fi.DataPlane}
 	if fi.MIM != nil {
 		spec.MIM = &modulesFromGossip([]gossip.Module{*fi.MIM})[0]
 	}

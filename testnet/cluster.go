@@ -31,6 +31,12 @@ type Config struct {
 	// in-memory network, with UDPPort (default: one derived from Seed).
 	UDP     bool
 	UDPPort int
+	// Unicast runs the data plane with unicast fan-out over the
+	// in-memory network (transport.MemUnicast, peer.TransportUnicast):
+	// each federate sends a group's datagrams to the members its
+	// directory learned from the control plane, one copy per member,
+	// through the same faults. Not with UDP.
+	Unicast bool
 	// Key authenticates data-plane frames when set.
 	Key []byte
 	// NetBuffer is each endpoint's receive queue length on the in-memory
@@ -68,10 +74,12 @@ type Cluster struct {
 	Feds       []*peer.Federate
 	Logs       []*Log
 
-	cfg     Config
-	wg      sync.WaitGroup
-	sim     *sim   // a deterministic cluster's simulator
-	tempDir string // made for SaveDir; removed at Close
+	cfg Config
+	wg  sync.WaitGroup
+	sim *sim // a deterministic cluster's simulator
+	// unicasts are the federates' transports with Config.Unicast.
+	unicasts []*transport.MemUnicast
+	tempDir  string // made for SaveDir; removed at Close
 }
 
 // Start joins cfg.Federates federates, named F0, F1, ..., and starts
@@ -98,6 +106,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 func newCluster(cfg Config) (*Cluster, error) {
 	if cfg.Deterministic && cfg.UDP {
 		return nil, errors.New("testnet: a deterministic cluster runs on the in-memory network, not UDP")
+	}
+	if cfg.Unicast && cfg.UDP {
+		return nil, errors.New("testnet: unicast fan-out runs on the in-memory network, not UDP")
 	}
 	if cfg.Federation == "" {
 		cfg.Federation = uniqueName("testnet", cfg.Seed)
@@ -155,6 +166,7 @@ func uniqueName(prefix string, seed int64) string {
 // Add joins one more federate and records its events.
 func (c *Cluster) Add(ctx context.Context, name string) (*peer.Federate, error) {
 	var tr transport.Transport
+	var ep *transport.MemEndpoint
 	if c.cfg.UDP {
 		u, err := transport.NewUDP(transport.UDPConfig{Federation: c.Federation, Port: c.cfg.UDPPort})
 		if err != nil {
@@ -162,7 +174,13 @@ func (c *Cluster) Add(ctx context.Context, name string) (*peer.Federate, error) 
 		}
 		tr = u
 	} else {
-		tr = c.Net.Endpoint(name)
+		ep = c.Net.Endpoint(name)
+		tr = ep
+		if c.cfg.Unicast {
+			u := transport.NewMemUnicast(ep)
+			c.unicasts = append(c.unicasts, u)
+			tr = u
+		}
 	}
 	pc := peer.Config{
 		Federation: c.Federation, FederateName: name, FederateType: "testnet",
@@ -170,6 +188,9 @@ func (c *Cluster) Add(ctx context.Context, name string) (*peer.Federate, error) 
 		Control: c.Registry.Control(c.Federation), Transport: tr, Key: c.cfg.Key,
 		TickInterval: c.cfg.Tick, Trace: traceWriter(ctx, c.cfg.Trace),
 		SaveDir: c.cfg.SaveDir,
+	}
+	if c.cfg.Unicast {
+		pc.TransportMode = peer.TransportUnicast
 	}
 	if c.sim != nil {
 		pc.Manual = true
@@ -185,7 +206,7 @@ func (c *Cluster) Add(ctx context.Context, name string) (*peer.Federate, error) 
 	c.Feds = append(c.Feds, f)
 	c.Logs = append(c.Logs, l)
 	if c.sim != nil {
-		c.sim.add(len(c.Feds)-1, tr.(*transport.MemEndpoint))
+		c.sim.add(len(c.Feds)-1, ep)
 		return f, nil
 	}
 	c.wg.Add(1)

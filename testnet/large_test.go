@@ -67,6 +67,47 @@ func TestLargeClusterWithPartition(t *testing.T) {
 	runLarge(t, largeRun{seed: seed, n: n, steps: steps, deterministic: true})
 }
 
+// TestLargeClusterUnicast is TestLargeClusterWithPartition over the
+// unicast transport's group membership: every datagram goes to the
+// members the sender's directory learned from the control plane (one
+// copy each, through the same loss, duplication, reordering and
+// partition), and the directory lags, since a manual federate takes
+// control-plane events only at its ticks. A few seeds, deterministic;
+// -seeds=N with -run TestLargeClusterUnicast runs N random ones, -seed=N
+// replays one.
+func TestLargeClusterUnicast(t *testing.T) {
+	n, steps := largeSize()
+	seeds := []int64{42, 7, 2026}
+	switch {
+	case *seedFlag != 0:
+		seeds = []int64{*seedFlag}
+	case *seedsFlag > 0:
+		seeds = nil
+		for range *seedsFlag {
+			seeds = append(seeds, rand.Int63n(1<<30))
+		}
+	}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			runLarge(t, largeRun{seed: seed, n: n, steps: steps, deterministic: true, unicast: true})
+		})
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// TestLargeClusterUnicastConcurrent is TestLargeClusterUnicast on
+// goroutines in real time (smaller, for the race detector): directory
+// updates then come from the control plane while frames are sent.
+func TestLargeClusterUnicastConcurrent(t *testing.T) {
+	seed := int64(42)
+	if *seedFlag != 0 {
+		seed = *seedFlag
+	}
+	runLarge(t, largeRun{seed: seed, n: 8, steps: 20, unicast: true})
+}
+
 // TestLargeClusterConcurrent is the same run with every federate on its
 // own goroutines (a federate's loop, writer and callers, as in a real
 // process): it exercises the concurrency that a deterministic run
@@ -118,6 +159,7 @@ type largeRun struct {
 	seed          int64
 	n, steps      int
 	deterministic bool
+	unicast       bool      // unicast fan-out (Config.Unicast)
 	trace         io.Writer // every federate's trace, when set
 }
 
@@ -160,7 +202,8 @@ func runLarge(t *testing.T, r largeRun) string {
 	start := time.Now()
 	cfg := Config{
 		Federates: n, Seed: seed, Tick: 5 * time.Millisecond, NetBuffer: largeNetBuffer(n),
-		Faults: transport.Faults{Loss: 0.05, Duplicate: 0.02, Reorder: 0.05},
+		Faults:  transport.Faults{Loss: 0.05, Duplicate: 0.02, Reorder: 0.05},
+		Unicast: r.unicast,
 	}
 	if r.deterministic {
 		// Virtual time: each packet takes 50 to 150 us.
@@ -307,6 +350,18 @@ func runLarge(t *testing.T, r largeRun) string {
 			c.Now(), c.sim.events, q(0.5), q(0.9), q(1))
 	}
 	t.Logf("frames sent by all federates: %s", frameCounts(c))
+	if r.unicast {
+		// Every federate sent by its directory, which knew the others
+		// (the one cut off for a while included).
+		if len(c.unicasts) != n {
+			t.Fatalf("%d unicast transports, want %d", len(c.unicasts), n)
+		}
+		for i, u := range c.unicasts {
+			if st := u.DirectoryStats(); st.Members != n-1 || st.Malformed != 0 {
+				t.Errorf("F%d's directory: %+v, want %d members", i, st, n-1)
+			}
+		}
+	}
 	return fmt.Sprintf("network %+v; virtual time %v; frames %s", st, c.Now(), frameCounts(c))
 }
 

@@ -28,6 +28,9 @@ type benchFlags struct {
 	port     int
 	timeout  time.Duration
 	profile  string
+	// mode is the data plane (-transport); receivers the pong processes.
+	mode      string
+	receivers int
 }
 
 // throughputResult and latencyResult are the lines "bench -json" prints.
@@ -50,6 +53,10 @@ type throughputResult struct {
 	Blocked uint64 `json:"blocked"`
 	// GOMAXPROCS of each process (see shareCores).
 	GOMAXPROCS int `json:"gomaxprocs"`
+	// The data plane and the number of receiving processes; Updates
+	// counts what the slowest receiver reflected.
+	Transport string `json:"transport"`
+	Receivers int    `json:"receivers"`
 }
 
 type latencyResult struct {
@@ -69,6 +76,8 @@ type latencyResult struct {
 	RawInProcRTTP50 float64 `json:"raw_inprocess_rtt_p50_us"`
 	RawInProcRTTP99 float64 `json:"raw_inprocess_rtt_p99_us"`
 	GOMAXPROCS      int     `json:"gomaxprocs"`
+	// Receivers answer each ping; a round trip ends with the last answer.
+	Receivers int `json:"receivers"`
 }
 
 // runBench measures the data plane between two federates in two
@@ -115,11 +124,17 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&bf.port, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
 	fs.DurationVar(&bf.timeout, "timeout", 3*time.Minute, "give up after this long")
 	fs.StringVar(&bf.profile, "cpuprofile", "", "write CPU profiles of both processes to `PREFIX`.ping and PREFIX.pong")
+	fs.StringVar(&bf.mode, "transport", "multicast", "data plane: multicast or unicast (one datagram per receiver)")
+	fs.IntVar(&bf.receivers, "receivers", 1, "receiving (pong) processes: updates and pings go to all of them; a round trip waits for every answer")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if bf.payload < 0 || bf.count < 0 || bf.duration < 0 {
 		fmt.Fprintln(stderr, "federate-node bench: negative -payload, -count or -duration")
+		return 2
+	}
+	if m, err := peer.ParseTransportMode(bf.mode); err != nil || m == peer.TransportAuto || bf.receivers < 1 {
+		fmt.Fprintln(stderr, "federate-node bench: -transport multicast or unicast, and -receivers of at least 1")
 		return 2
 	}
 	if bf.port == 0 {
@@ -145,11 +160,15 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	defer stopChild()
 	defer fed.Close()
-	p, err := newPinger(ctx, fed)
+	p, err := newPingerOf(ctx, fed, bf.receivers)
 	if err != nil {
 		return fail(err)
 	}
 	defer p.stop(ctx)
+	over := "two processes over loopback " + bf.mode
+	if bf.receivers > 1 {
+		over = fmt.Sprintf("one sender and %d receiving processes over loopback %s", bf.receivers, bf.mode)
+	}
 	emit := func(v any, text string) {
 		if bf.jsonOut {
 			b, _ := json.Marshal(v)
@@ -164,11 +183,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		res.GOMAXPROCS = procs
-		emit(res, fmt.Sprintf("latency, %d-byte interactions, two processes over loopback multicast:\n"+
+		emit(res, fmt.Sprintf("latency, %d-byte interactions, %s:\n"+
 			"  round trip p50 %.0f us, p90 %.0f us, p99 %.0f us (%d round trips)\n"+
 			"  raw UDP round trip between two processes p50 %.0f us, p99 %.0f us: ratio %.2f (p99 %.2f)\n"+
 			"  raw UDP round trip within one process p50 %.0f us, p99 %.0f us\n",
-			res.Payload, res.RTTP50, res.RTTP90, res.RTTP99, res.Pings, res.RawRTTP50, res.RawRTTP99, res.Ratio, res.RatioP99,
+			res.Payload, over, res.RTTP50, res.RTTP90, res.RTTP99, res.Pings, res.RawRTTP50, res.RawRTTP99, res.Ratio, res.RatioP99,
 			res.RawInProcRTTP50, res.RawInProcRTTP99))
 	}
 	if what == "all" || what == "throughput" {
@@ -177,11 +196,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		res.GOMAXPROCS = procs
-		emit(res, fmt.Sprintf("throughput, %d-byte attribute updates in frames of %d bytes, two processes over loopback multicast:\n"+
+		emit(res, fmt.Sprintf("throughput, %d-byte attribute updates in frames of %d bytes, %s:\n"+
 			"  %d updates reflected in %.2f s: %.0f updates/s\n"+
 			"  raw UDP between two processes: %d of %d datagrams: %.0f datagrams/s: ratio %.2f\n"+
 			"  raw UDP within one process: %.0f datagrams/s\n",
-			res.Payload, res.Frame, res.Updates, res.Seconds, res.UpdatesPerS, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio,
+			res.Payload, res.Frame, over, res.Updates, res.Seconds, res.UpdatesPerS, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio,
 			res.RawInProcPerS))
 	}
 	return 0
@@ -195,57 +214,81 @@ func startBenchPair(ctx context.Context, bf benchFlags, stderr io.Writer) (*peer
 		return nil, nil, err
 	}
 	federation := fmt.Sprintf("bench-%d", os.Getpid())
-	args := []string{"node", "-role", "pong", "-name", "pong", "-create",
-		"-federation", federation, "-mcast-port", fmt.Sprint(bf.port), "-frame", fmt.Sprint(bf.frame),
-		"-timeout", bf.timeout.String()}
-	if bf.profile != "" {
-		args = append(args, "-cpuprofile", bf.profile+".pong")
-	}
-	child := exec.CommandContext(ctx, self, args...)
-	child.Stderr = stderr
-	out, err := child.StdoutPipe()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := child.Start(); err != nil {
-		return nil, nil, err
-	}
+	var children []*exec.Cmd
 	stop := func() {
 		// The pong side exits on the stop ping; give it a moment.
-		done := make(chan struct{})
-		go func() { child.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
+		for _, child := range children {
+			done := make(chan struct{})
+			go func() { child.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				child.Process.Kill()
+				<-done
+			}
+		}
+	}
+	kill := func() {
+		for _, child := range children {
 			child.Process.Kill()
-			<-done
 		}
-	}
-	lines := bufio.NewScanner(out)
-	var seed string
-	for lines.Scan() {
-		if rest, ok := strings.CutPrefix(lines.Text(), "gossip "); ok {
-			seed = strings.TrimSpace(rest)
-			break
-		}
-	}
-	if seed == "" {
-		child.Process.Kill()
 		stop()
-		return nil, nil, errors.New("the pong process printed no gossip address")
 	}
-	go io.Copy(io.Discard, out)
-	nf := nodeFlags{joinFlags: joinFlags{federation: federation, name: "ping", gossip: "127.0.0.1:0", seeds: seed, mcastPort: bf.port, frame: bf.frame}, role: "ping"}
+	var seed string
+	for i := range max(bf.receivers, 1) {
+		name := "pong"
+		if i > 0 {
+			name = fmt.Sprintf("pong%d", i+1)
+		}
+		args := []string{"node", "-role", "pong", "-name", name,
+			"-federation", federation, "-mcast-port", fmt.Sprint(bf.port), "-frame", fmt.Sprint(bf.frame),
+			"-timeout", bf.timeout.String(), "-transport", bf.mode}
+		if i == 0 {
+			args = append(args, "-create")
+		} else {
+			args = append(args, "-seeds", seed)
+		}
+		if bf.profile != "" && i == 0 {
+			args = append(args, "-cpuprofile", bf.profile+".pong")
+		}
+		child := exec.CommandContext(ctx, self, args...)
+		child.Stderr = stderr
+		out, err := child.StdoutPipe()
+		if err != nil {
+			kill()
+			return nil, nil, err
+		}
+		if err := child.Start(); err != nil {
+			kill()
+			return nil, nil, err
+		}
+		children = append(children, child)
+		lines := bufio.NewScanner(out)
+		got := ""
+		for lines.Scan() {
+			if rest, ok := strings.CutPrefix(lines.Text(), "gossip "); ok {
+				got = strings.TrimSpace(rest)
+				break
+			}
+		}
+		if got == "" {
+			kill()
+			return nil, nil, errors.New("a pong process printed no gossip address")
+		}
+		if seed == "" {
+			seed = got
+		}
+		go io.Copy(io.Discard, out)
+	}
+	nf := nodeFlags{joinFlags: joinFlags{federation: federation, name: "ping", gossip: "127.0.0.1:0", seeds: seed, mcastPort: bf.port, frame: bf.frame, transport: bf.mode}, role: "ping"}
 	cfg, err := nf.config()
 	if err != nil {
-		child.Process.Kill()
-		stop()
+		kill()
 		return nil, nil, err
 	}
 	fed, err := peer.Join(ctx, cfg)
 	if err != nil {
-		child.Process.Kill()
-		stop()
+		kill()
 		return nil, nil, fmt.Errorf("join: %w", err)
 	}
 	return fed, stop, nil
@@ -276,7 +319,7 @@ func benchLatency(ctx context.Context, p *pinger, bf benchFlags) (*latencyResult
 		RTTP50: quantileMicros(rtts, 0.5), RTTP90: quantileMicros(rtts, 0.9), RTTP99: quantileMicros(rtts, 0.99),
 		RawRTTP50: quantileMicros(raw, 0.5), RawRTTP99: quantileMicros(raw, 0.99),
 		RawInProcRTTP50: quantileMicros(rawIn, 0.5), RawInProcRTTP99: quantileMicros(rawIn, 0.99),
-		Transports: "loopback multicast, TTL 0",
+		Transports: "loopback " + bf.mode, Receivers: bf.receivers,
 	}
 	if res.RawRTTP50 > 0 {
 		res.Ratio = res.RTTP50 / res.RawRTTP50
@@ -317,6 +360,7 @@ func benchThroughput(ctx context.Context, p *pinger, bf benchFlags) (*throughput
 		Bench: "throughput", Payload: bf.payload, Frame: bf.frame, Updates: reflected, Seconds: elapsed.Seconds(),
 		UpdatesPerS: float64(reflected) / elapsed.Seconds(), RawSent: rawSent, RawReceived: rawGot,
 		Frames: after.Frames - before.Frames, Batches: after.Batches - before.Batches, Blocked: after.Blocked - before.Blocked,
+		Transport: bf.mode, Receivers: bf.receivers,
 	}
 	if rawElapsed > 0 {
 		res.RawPerS = float64(rawGot) / rawElapsed.Seconds()

@@ -36,6 +36,8 @@ type joinFlags struct {
 	iface      string
 	ttl        int
 	frame      int
+	transport  string
+	advertise  string
 }
 
 func (j *joinFlags) register(fs *flag.FlagSet) {
@@ -52,6 +54,24 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.iface, "iface", transport.DefaultInterface, "multicast interface (name or one of its IPv4 addresses)")
 	fs.IntVar(&j.ttl, "ttl", 0, "multicast TTL: 0 stays on this host, 1 reaches the local link")
 	fs.IntVar(&j.frame, "frame", 0, "data-plane frame size in bytes (default 1400; up to 65000 on loopback)")
+	registerDataPlane(fs, &j.transport, &j.advertise)
+}
+
+// registerDataPlane registers -transport and -advertise (node, monitor,
+// serve).
+func registerDataPlane(fs *flag.FlagSet, mode, advertise *string) {
+	fs.StringVar(mode, "transport", "multicast", "data plane: multicast (one LAN), unicast (routed subnets, clouds, Kubernetes) or auto (the federation's; probes multicast when it has none); all members agree")
+	fs.StringVar(advertise, "advertise", "", "unicast: the `HOST:PORT` other members send to, when not the bound one (NAT, containers); port 0: the bound port; a port also fixes the bound one")
+}
+
+// dataPlane sets cfg's transport mode and advertised address.
+func dataPlane(cfg *peer.Config, mode, advertise string) error {
+	m, err := peer.ParseTransportMode(mode)
+	if err != nil {
+		return err
+	}
+	cfg.TransportMode, cfg.Advertise = m, advertise
+	return nil
 }
 
 // config builds the configuration of a federate of type typ joining as
@@ -73,7 +93,7 @@ func (j *joinFlags) config(typ string) (peer.Config, error) {
 	if j.key != "" {
 		cfg.Key = []byte(j.key)
 	}
-	return cfg, nil
+	return cfg, dataPlane(&cfg, j.transport, j.advertise)
 }
 
 // nodeFlags are the flags of "federate-node node": one federate in this
@@ -100,7 +120,7 @@ func (n *nodeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&n.size, "size", 100, "ping: payload bytes per update")
 	fs.DurationVar(&n.timeout, "timeout", 60*time.Second, "give up after this long")
 	fs.StringVar(&n.trace, "trace", "", "write a JSON-lines trace (docs/trace.md) of this federate to `FILE`")
-	fs.IntVar(&n.peers, "peers", 2, "tick: federates (this one included) to wait for before stepping")
+	fs.IntVar(&n.peers, "peers", 2, "tick: federates (this one included) to wait for before stepping (and, with -transport auto, to probe multicast with)")
 	fs.IntVar(&n.steps, "steps", 10, "tick: time steps to advance")
 	fs.DurationVar(&n.stepDelay, "step-delay", 0, "tick: pause before each step")
 	fs.StringVar(&n.cpuprofile, "cpuprofile", "", "write a CPU profile of this process to `FILE`")
@@ -114,6 +134,11 @@ func (n *nodeFlags) config() (peer.Config, error) {
 		return cfg, err
 	}
 	cfg.Create = n.create
+	if n.role == "tick" {
+		// -transport auto probes multicast once the federates that
+		// step together have joined.
+		cfg.ProbeMembers = n.peers
+	}
 	if len(n.foms) == 0 {
 		doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
 		if err != nil {
@@ -186,6 +211,7 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "gossip %s\n", a)
 	}
 	fmt.Fprintf(stdout, "joined %s as %s (handle %d)\n", nf.federation, fed.Name(), fed.Handle())
+	fmt.Fprintf(stdout, "transport %s\n", fed.TransportMode())
 	var res any
 	switch nf.role {
 	case "pong":
@@ -340,11 +366,20 @@ type pinger struct {
 	fed *peer.Federate
 	h   demoHandles
 	obj peer.ObjectInstanceHandle
+	// receivers is how many pong federates answer each ping (0 means
+	// 1): a ping is done when that many distinct ones answered.
+	receivers int
 }
 
 // newPinger publishes and subscribes what the ping side needs and waits
 // for the first answered ping, which proves the pong side subscribed.
 func newPinger(ctx context.Context, fed *peer.Federate) (*pinger, error) {
+	return newPingerOf(ctx, fed, 1)
+}
+
+// newPingerOf is newPinger for receivers pong federates: it waits for
+// every one's answer to the first ping.
+func newPingerOf(ctx context.Context, fed *peer.Federate, receivers int) (*pinger, error) {
 	h, err := lookupDemo(fed)
 	if err != nil {
 		return nil, err
@@ -357,7 +392,7 @@ func newPinger(ctx context.Context, fed *peer.Federate) (*pinger, error) {
 			return nil, e
 		}
 	}
-	p := &pinger{fed: fed, h: h}
+	p := &pinger{fed: fed, h: h, receivers: receivers}
 	if _, err := p.ping(ctx, 0, nil, 200*time.Millisecond); err != nil {
 		return nil, fmt.Errorf("no answer to the first ping: %w", err)
 	}
@@ -367,6 +402,18 @@ func newPinger(ctx context.Context, fed *peer.Federate) (*pinger, error) {
 // ping sends one ping and waits for its pong, resending after retry (the
 // other side may not have subscribed yet); it returns the pong's payload.
 func (p *pinger) ping(ctx context.Context, seq int64, payload []byte, retry time.Duration) ([]byte, error) {
+	all, err := p.pingAll(ctx, seq, payload, retry)
+	if err != nil {
+		return nil, err
+	}
+	return all[0], nil
+}
+
+// pingAll is ping for every pong federate: it returns once each of
+// p.receivers distinct ones answered, with their payloads.
+func (p *pinger) pingAll(ctx context.Context, seq int64, payload []byte, retry time.Duration) ([][]byte, error) {
+	answers := map[peer.FederateHandle][]byte{}
+	want := max(p.receivers, 1)
 	for {
 		if err := p.fed.SendInteraction(p.h.ping, peer.ParameterValues{p.h.pingSeq: i64(seq), p.h.pingData: payload}, nil); err != nil {
 			return nil, err
@@ -383,8 +430,15 @@ func (p *pinger) ping(ctx context.Context, seq int64, payload []byte, retry time
 			}
 			if ri, ok := ev.(peer.ReceiveInteraction); ok {
 				if got, ok := readI64(ri.Values[p.h.pongSeq]); ok && got == seq {
-					cancel()
-					return ri.Values[p.h.pongData], nil
+					answers[ri.Producer] = ri.Values[p.h.pongData]
+					if len(answers) >= want {
+						cancel()
+						out := make([][]byte, 0, len(answers))
+						for _, a := range answers {
+							out = append(out, a)
+						}
+						return out, nil
+					}
 				}
 			}
 		}
@@ -459,14 +513,20 @@ func (p *pinger) updates(ctx context.Context, count, size int, duration time.Dur
 	return sent, reflected, elapsed, nil
 }
 
-// reflected asks the pong side how many updates it has reflected.
+// reflected asks the pong side how many updates it has reflected: the
+// fewest any pong federate reflected.
 func (p *pinger) reflected(ctx context.Context) (int64, error) {
-	b, err := p.ping(ctx, seqReport, nil, time.Second)
+	all, err := p.pingAll(ctx, seqReport, nil, time.Second)
 	if err != nil {
 		return 0, fmt.Errorf("asking for the update count: %w", err)
 	}
-	n, _ := readI64(b)
-	return n, nil
+	least := int64(-1)
+	for _, b := range all {
+		if n, _ := readI64(b); least < 0 || n < least {
+			least = n
+		}
+	}
+	return least, nil
 }
 
 // stop asks the pong side to stop. It answers and exits at once, so its

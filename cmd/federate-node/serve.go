@@ -37,6 +37,7 @@ type serveFlags struct {
 	McastPort, TTL                        int
 	ResumeWindow, CallTimeout             time.Duration
 	MaxBacklog                            int64
+	Transport, Advertise                  string
 	serveAuthFlags                        // -credentials, -client-ca, -insecure (serve_auth.go)
 }
 
@@ -57,6 +58,7 @@ func (sf *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&sf.ResumeWindow, "resume-window", session.DefaultResumeWindow, "how long a session survives a dropped connection")
 	fs.DurationVar(&sf.CallTimeout, "call-timeout", 30*time.Second, "bound on calls that wait on the federation (create, join, resign)")
 	fs.Int64Var(&sf.MaxBacklog, "max-backlog", session.DefaultMaxBacklog, "bytes of callbacks a session keeps unacknowledged before it ends (ErrBacklog); negative: no bound")
+	registerDataPlane(fs, &sf.Transport, &sf.Advertise)
 	sf.registerAuth(fs)
 }
 
@@ -116,7 +118,7 @@ func (sf *serveFlags) base() (peer.Config, error) {
 	if sf.FedKey != "" {
 		cfg.Key = []byte(sf.FedKey)
 	}
-	return cfg, nil
+	return cfg, dataPlane(&cfg, sf.Transport, sf.Advertise)
 }
 
 // hostHandler adapts a fedpro.Host to the session layer.

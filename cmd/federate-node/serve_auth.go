@@ -90,7 +90,7 @@ func (sf *serveFlags) checkExposure(tls bool, logf func(string, ...any)) error {
 	return fmt.Errorf("refusing to listen beyond loopback on %s with no client authentication: "+
 		"give -credentials FILE (HLA 4 plain-text passwords; best over TLS: -tls-listen with -cert and -key), "+
 		"or -client-ca FILE (TLS client certificates, on -tls-listen with -cert and -key), "+
-		"or bind -listen and -tls-listen to 127.0.0.1; -insecure allows it anyway (docs/deploy-serve.md)", strings.Join(open, " and "))
+		"or bind -listen and -tls-listen to 127.0.0.1; -insecure allows it anyway (docs/deploy.md)", strings.Join(open, " and "))
 }
 
 // isLoopback reports whether a listen address (host:port) binds loopback

@@ -146,6 +146,7 @@ var exceptionNames = []struct {
 	{peer.ErrModulesChanged, "RTIinternalError"},     // the join is retried; it is internal if it ever surfaces
 	{peer.ErrStopFrames, "RTIinternalError"},         // RunFrames' own control value
 	{peer.ErrSetMemberNotJoined, "RTIinternalError"}, // the registration fails with a reason instead; internal if it ever surfaces
+	{peer.ErrTransportMismatch, "RTIinternalError"},  // a joiner's data-plane mode is not the federation's; the standard has no exception for it
 }
 
 // exceptionName is the name of the HLA exception err is: that of the

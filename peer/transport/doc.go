@@ -1,4 +1,5 @@
-// Package transport moves opaque datagrams on numbered multicast groups.
+// Package transport moves opaque datagrams on numbered groups, by IP
+// multicast or by unicast fan-out.
 // It is the bottom of meshrti's data plane; package reliable builds
 // ordered, repaired streams on top of it.
 //
@@ -22,6 +23,10 @@
 //     only its own groups; a transport can join any number of groups.
 //     Datagrams may be up to 65507 bytes (MaxPacket), which loopback
 //     carries unfragmented.
+//   - Unicast is UDP unicast for networks without multicast: a group's
+//     datagram goes to each member the control plane announced, one copy
+//     each (Directory, Announcement; see Unicast). MemUnicast does the
+//     same over the in-memory network, for simulations.
 //   - Network and MemEndpoint are an in-memory network for tests and
 //     testnet, with per-link loss, duplication, reordering, delay,
 //     jitter and bit corruption, partitions and crashes. A MemEndpoint does not receive its

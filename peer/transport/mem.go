@@ -398,45 +398,53 @@ func (ep *MemEndpoint) sendLocked(g Group, b []byte) {
 		if to == ep {
 			continue
 		}
-		if n.partitioned && n.side[ep.name] != n.side[to.name] {
-			n.stats.Partitioned++
+		ep.carryLocked(to, g, b, &shared)
+	}
+}
+
+// carryLocked takes one datagram from ep to one receiver, through the
+// link's partition, crash and faults. *shared is the copy of b that the
+// receivers share, made on first need.
+func (ep *MemEndpoint) carryLocked(to *MemEndpoint, g Group, b []byte, shared *[]byte) {
+	n := ep.net
+	if n.partitioned && n.side[ep.name] != n.side[to.name] {
+		n.stats.Partitioned++
+		return
+	}
+	if n.crashed[to.name] {
+		n.stats.Crashed++
+		return
+	}
+	f := n.faultsLocked(ep.name, to.name)
+	if f.Loss > 0 && n.rng.Float64() < f.Loss {
+		n.stats.Lost++
+		return
+	}
+	copies := 1
+	if f.Duplicate > 0 && n.rng.Float64() < f.Duplicate {
+		copies = 2
+		n.stats.Duplicated++
+	}
+	for range copies {
+		d := f.Delay
+		if f.Jitter > 0 {
+			d += time.Duration(n.rng.Int64N(int64(f.Jitter)))
+		}
+		reorder := f.Reorder > 0 && n.rng.Float64() < f.Reorder
+		if *shared == nil {
+			*shared = append(make([]byte, 0, len(b)), b...)
+		}
+		pkt := Packet{Group: g, Data: (*shared)[:len(*shared):len(*shared)]}
+		if f.Corrupt > 0 && len(b) > 0 && n.rng.Float64() < f.Corrupt {
+			pkt.Data = append([]byte(nil), b...)
+			flipBits(n.rng, pkt.Data)
+			n.stats.Corrupted++
+		}
+		if d > 0 {
+			to.scheduleLocked(&memTimer{from: ep.name, pkt: pkt, reorder: reorder}, d)
 			continue
 		}
-		if n.crashed[to.name] {
-			n.stats.Crashed++
-			continue
-		}
-		f := n.faultsLocked(ep.name, to.name)
-		if f.Loss > 0 && n.rng.Float64() < f.Loss {
-			n.stats.Lost++
-			continue
-		}
-		copies := 1
-		if f.Duplicate > 0 && n.rng.Float64() < f.Duplicate {
-			copies = 2
-			n.stats.Duplicated++
-		}
-		for range copies {
-			d := f.Delay
-			if f.Jitter > 0 {
-				d += time.Duration(n.rng.Int64N(int64(f.Jitter)))
-			}
-			reorder := f.Reorder > 0 && n.rng.Float64() < f.Reorder
-			if shared == nil {
-				shared = append(make([]byte, 0, len(b)), b...)
-			}
-			pkt := Packet{Group: g, Data: shared[:len(shared):len(shared)]}
-			if f.Corrupt > 0 && len(b) > 0 && n.rng.Float64() < f.Corrupt {
-				pkt.Data = append([]byte(nil), b...)
-				flipBits(n.rng, pkt.Data)
-				n.stats.Corrupted++
-			}
-			if d > 0 {
-				to.scheduleLocked(&memTimer{from: ep.name, pkt: pkt, reorder: reorder}, d)
-				continue
-			}
-			to.arriveLocked(ep.name, pkt, reorder, f)
-		}
+		to.arriveLocked(ep.name, pkt, reorder, f)
 	}
 }
 
