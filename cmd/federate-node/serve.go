@@ -253,6 +253,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	var sf serveFlags
 	sf.register(fs)
 	config := fs.String("config", "", "JSON config `FILE`: an object of the flags' settings, names with _ for - (\"resume_window\": \"90s\")")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the daemon to `FILE` until it stops (bench fedpro -cpuprofile)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -264,6 +265,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "federate-node serve: %v\n", err)
 			return 2
 		}
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "federate-node serve: %v\n", err)
+			return 1
+		}
+		defer stop()
 	}
 	d, err := startDaemon(&sf, func(format string, args ...any) { fmt.Fprintf(stderr, "serve: "+format+"\n", args...) })
 	if err != nil {
