@@ -121,7 +121,7 @@ func (sf *serveFlags) base() (peer.Config, error) {
 type hostHandler struct{ host *fedpro.Host }
 
 func (h hostHandler) Open(s *session.Session) (session.SessionHandler, error) {
-	fs := h.host.NewAcknowledgedSession(s.PushCallbackNumbered)
+	fs := h.host.NewQueuedSession(s)
 	if fs == nil {
 		return nil, fmt.Errorf("%w: the daemon is stopping", session.ErrOutOfResources)
 	}
@@ -132,6 +132,10 @@ type sessionHandler struct{ s *fedpro.Session }
 
 func (h sessionHandler) Call(payload []byte) []byte { return h.s.Call(payload) }
 func (h sessionHandler) Closed(reason error)        { h.s.Close(reason) }
+
+// Quick (session.QuickCaller): updates and interactions run on the
+// connection's reader.
+func (h sessionHandler) Quick(payload []byte) bool { return h.s.Quick(payload) }
 
 // CallbackResponse (session.CallbackResponder) ends the pending states
 // of the callbacks the client has answered.
