@@ -619,12 +619,15 @@ func rawBlastChild(ctx context.Context, n, size int) (sent, got int, elapsed tim
 // last). Both print "port P" first.
 func runBenchRaw(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "federate-node bench-raw: want echo, sink or steps")
+		fmt.Fprintln(stderr, "federate-node bench-raw: want echo, sink, steps or relay")
 		return 2
 	}
 	mode := args[0]
 	if mode == "steps" {
 		return runRawSteps(args[1:], stdout, stderr)
+	}
+	if mode == "relay" {
+		return runRawRelay(stdout, stderr)
 	}
 	fs := flag.NewFlagSet("bench-raw", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -7,7 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,27 +43,72 @@ type fedproBenchResult struct {
 	PeerP50    float64 `json:"peer_rtt_p50_us"`
 	PeerP90    float64 `json:"peer_rtt_p90_us"`
 	PeerP99    float64 `json:"peer_rtt_p99_us"`
+	// The floor: the same route over raw TCP and UDP (fedproFloor).
+	FloorP50 float64 `json:"floor_rtt_p50_us"`
+	FloorP99 float64 `json:"floor_rtt_p99_us"`
+	// Ratio is FedProP50 over FloorP50.
+	Ratio float64 `json:"ratio"`
 }
 
-// runBenchFedPro times the round trip of one update through the
-// Federate Protocol: client A updates, the daemon's federate sends it
-// over the network to the daemon's federate of client B, B is called
-// back and updates in turn, and A is called back: against the same
-// exchange between two peer federates directly. Everything runs in this
-// process, over gossip and multicast on loopback.
+// fedproThroughputResult is the line of bench fedpro -mode throughput.
+type fedproThroughputResult struct {
+	Mode        string  `json:"mode"`
+	Size        int     `json:"size_bytes"`
+	Updates     int     `json:"updates"`
+	Seconds     float64 `json:"seconds"`
+	UpdatesPerS float64 `json:"updates_per_s"`
+	// The time of one call, request written to response read.
+	CallP50 float64 `json:"call_p50_us"`
+	CallP99 float64 `json:"call_p99_us"`
+	// What the daemon (a child process `serve`) used per update over the
+	// timed run, both sessions' work included (the call in, the callback
+	// out, the callback response in): CPU from /proc/PID/stat (utime +
+	// stime; -1 where there is no /proc), heap allocations from its Go
+	// collector, and its threads' context switches (/proc/PID/task/*/status;
+	// -1 without /proc), a count of its threads parking and waking.
+	DaemonCPUPerUpdate    float64 `json:"daemon_cpu_us_per_update"`
+	DaemonAllocsPerUpdate float64 `json:"daemon_allocs_per_update"`
+	DaemonCtxSwPerUpdate  float64 `json:"daemon_ctxsw_per_update"`
+	DaemonGOMAXPROCS      int     `json:"daemon_gomaxprocs"`
+	// The floor: the same exchange through a relay process with no
+	// protobuf and no RTI (fedproFloorThroughput), its rate and its CPU
+	// per update; Ratio is UpdatesPerS over FloorUpdatesPerS.
+	FloorUpdatesPerS  float64 `json:"floor_updates_per_s"`
+	FloorCPUPerUpdate float64 `json:"floor_daemon_cpu_us_per_update"`
+	Ratio             float64 `json:"ratio"`
+	// Plain bench throughput in the same run, for scale; 0 with -peer=false.
+	PeerUpdatesPerS float64 `json:"peer_updates_per_s"`
+}
+
+// runBenchFedPro times the Federate Protocol path. The default mode,
+// latency, times the round trip of one update: client A updates, the
+// daemon's federate sends it over the network to the daemon's federate
+// of client B, B is called back and updates in turn, and A is called
+// back; against the same exchange between two peer federates directly,
+// and against the floor, the same route over raw TCP and UDP sockets.
+// Everything runs in this process, over gossip and multicast on
+// loopback. Mode throughput runs the daemon as a child process `serve`
+// and has client A make its update calls one at a time, as the public
+// clients do, to receiving client B, with the daemon's CPU per update.
 func runBenchFedPro(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench fedpro", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	count := fs.Int("count", 2000, "round trips")
-	payload := fs.Int("payload", 100, "payload bytes per update")
-	port := fs.Int("mcast-port", 0, "UDP multicast port; the direct run uses this port + 1 (default: derived from the process id)")
+	mode := fs.String("mode", "latency", "latency (round trips, in one process) or throughput (calls one at a time, the daemon a child process)")
+	count := fs.Int("count", 0, "round trips (latency; default 2000) or update calls (throughput; default 20000)")
+	payload := fs.Int("payload", 100, "bytes per value")
+	fs.IntVar(payload, "size", 100, "bytes per value (the same as -payload)")
+	port := fs.Int("mcast-port", 0, "UDP multicast port; the peer run uses this port + 1 (default: derived from the process id)")
 	jsonOut := fs.Bool("json", false, "print the result as one JSON object")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
+	withPeer := fs.Bool("peer", true, "throughput: also run plain bench throughput, for scale")
+	daemonProcs := fs.Int("daemon-procs", 0, "throughput: GOMAXPROCS of the daemon (0: the runtime's default, as serve runs)")
+	profile := fs.String("cpuprofile", "", "throughput: write a CPU profile of the daemon to `FILE`")
+	daemonBin := fs.String("daemon", "", "throughput: the federate-node `BINARY` whose serve to run (default: this one), to compare two builds' daemons under one client")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *count < 1 || *payload < 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "federate-node bench fedpro: need -count >= 1, -payload >= 0 and no arguments")
+	if *count < 0 || *payload < 0 || fs.NArg() > 0 || (*mode != "latency" && *mode != "throughput") {
+		fmt.Fprintln(stderr, "federate-node bench fedpro: need -mode latency or throughput, -count >= 0, -payload >= 0 and no arguments")
 		return 2
 	}
 	if *port == 0 {
@@ -72,6 +120,36 @@ func runBenchFedPro(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
+	if *mode == "throughput" {
+		n := *count
+		if n == 0 {
+			n = 20000
+		}
+		r, err := benchFedProThroughput(ctx, fedproThroughputFlags{count: n, size: *payload, port: *port, peer: *withPeer,
+			daemonProcs: *daemonProcs, profile: *profile, daemon: *daemonBin, timeout: *timeout}, stderr)
+		if err != nil {
+			return fail(err)
+		}
+		if *jsonOut {
+			b, _ := json.Marshal(r)
+			fmt.Fprintln(stdout, string(b))
+			return 0
+		}
+		fmt.Fprintf(stdout, "update calls one at a time, %d-byte values, client, serve (a child process, GOMAXPROCS %d), network, serve, client:\n"+
+			"  %d updates reflected in %.2f s: %.0f updates/s; a call p50 %.0f us, p99 %.0f us\n"+
+			"  the daemon per update: %.1f us of CPU, %.1f allocations, %.2f context switches\n"+
+			"  the floor, a relay with no protobuf and no RTI: %.0f updates/s (ratio %.2f), %.1f us of CPU per update\n",
+			r.Size, r.DaemonGOMAXPROCS, r.Updates, r.Seconds, r.UpdatesPerS, r.CallP50, r.CallP99,
+			r.DaemonCPUPerUpdate, r.DaemonAllocsPerUpdate, r.DaemonCtxSwPerUpdate,
+			r.FloorUpdatesPerS, r.Ratio, r.FloorCPUPerUpdate)
+		if r.PeerUpdatesPerS > 0 {
+			fmt.Fprintf(stdout, "  plain bench throughput between two peer federates: %.0f updates/s\n", r.PeerUpdatesPerS)
+		}
+		return 0
+	}
+	if *count == 0 {
+		*count = 2000
+	}
 	r := fedproBenchResult{RoundTrips: *count, Payload: *payload}
 	fp, err := benchThroughServe(ctx, *port, *count, *payload)
 	if err != nil {
@@ -81,8 +159,16 @@ func runBenchFedPro(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fmt.Errorf("peer directly: %w", err))
 	}
+	floor, err := fedproFloor(ctx, *count, *payload)
+	if err != nil {
+		return fail(fmt.Errorf("floor: %w", err))
+	}
 	r.FedProP50, r.FedProP90, r.FedProP99 = quantileMicros(fp, 0.5), quantileMicros(fp, 0.9), quantileMicros(fp, 0.99)
 	r.PeerP50, r.PeerP90, r.PeerP99 = quantileMicros(direct, 0.5), quantileMicros(direct, 0.9), quantileMicros(direct, 0.99)
+	r.FloorP50, r.FloorP99 = quantileMicros(floor, 0.5), quantileMicros(floor, 0.99)
+	if r.FloorP50 > 0 {
+		r.Ratio = r.FedProP50 / r.FloorP50
+	}
 	if *jsonOut {
 		b, _ := json.Marshal(r)
 		fmt.Fprintln(stdout, string(b))
@@ -91,48 +177,44 @@ func runBenchFedPro(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "update round trip, %d-byte values, one process, gossip and multicast on loopback:\n"+
 		"  through the Federate Protocol (client, serve, network, serve, client): p50 %.0f us, p90 %.0f us, p99 %.0f us (%d round trips)\n"+
 		"  between two peer federates directly:                                   p50 %.0f us, p90 %.0f us, p99 %.0f us\n"+
-		"  the protocol adds p50 %.0f us (ratio %.2f)\n",
-		r.Payload, r.FedProP50, r.FedProP90, r.FedProP99, r.RoundTrips, r.PeerP50, r.PeerP90, r.PeerP99, r.FedProP50-r.PeerP50, r.FedProP50/r.PeerP50)
+		"  the floor, the same route over raw TCP and UDP (no protobuf, no RTI):   p50 %.0f us, p99 %.0f us\n"+
+		"  the protocol adds p50 %.0f us to the peer's (ratio %.2f); ratio to the floor %.2f\n",
+		r.Payload, r.FedProP50, r.FedProP90, r.FedProP99, r.RoundTrips, r.PeerP50, r.PeerP90, r.PeerP99, r.FloorP50, r.FloorP99,
+		r.FedProP50-r.PeerP50, r.FedProP50/r.PeerP50, r.Ratio)
 	return 0
 }
 
-// benchThroughServe runs a daemon and two Federate Protocol clients, and
-// times count update round trips between them.
-func benchThroughServe(ctx context.Context, port, count, payload int) ([]time.Duration, error) {
-	d, err := startDaemon(&serveFlags{Listen: "127.0.0.1:0", Gossip: "127.0.0.1:0", McastPort: port, Iface: transport.DefaultInterface,
-		SaveDir: os.TempDir(), ResumeWindow: time.Second, CallTimeout: 30 * time.Second}, func(string, ...any) {})
-	if err != nil {
-		return nil, err
+// fedproPair is two Federate Protocol clients joined to one federation
+// through a daemon: A publishes Ping and subscribes to Pong, B the other
+// way round, each has registered its instance and discovered the
+// other's.
+type fedproPair struct {
+	a, b               *fpConn
+	pingObj, pongObj   *pb.ObjectInstanceHandle
+	pingAttr, pongAttr *pb.AttributeHandle
+}
+
+func (p *fedproPair) close() {
+	if p.a != nil {
+		p.a.Close()
 	}
-	defer d.stop()
-	addr := d.addrs[0].String()
-	pongs := make(chan struct{}, 1)
-	var armed atomic.Bool
-	var pingObj, pongObj *pb.ObjectInstanceHandle
-	var pongAttr *pb.AttributeHandle
-	var b *fpConn
-	value := make([]byte, payload)
-	a, err := dialFedPro(addr, func(cb *pb.CallbackRequest) {
-		if armed.Load() && cb.GetReflectAttributeValues() != nil {
-			select {
-			case pongs <- struct{}{}:
-			default:
-			}
-		}
-	})
-	if err != nil {
-		return nil, err
+	if p.b != nil {
+		p.b.Close()
 	}
-	defer a.Close()
-	b, err = dialFedPro(addr, func(cb *pb.CallbackRequest) {
-		if armed.Load() && cb.GetReflectAttributeValues() != nil {
-			_, _ = b.callAsync(updateCall(pongObj, pongAttr, value))
-		}
-	})
-	if err != nil {
-		return nil, err
+}
+
+// openFedProPair connects A and B to the daemon at addr and sets them up;
+// onA and onB get each client's callbacks on its reader goroutine. They
+// may use p once the caller has seen openFedProPair return.
+func openFedProPair(addr string, p *fedproPair, onA, onB func(*pb.CallbackRequest)) error {
+	var err error
+	if p.a, err = dialFedPro(addr, onA); err != nil {
+		return err
 	}
-	defer b.Close()
+	if p.b, err = dialFedPro(addr, onB); err != nil {
+		return err
+	}
+	a, b := p.a, p.b
 	must := func(c *fpConn, req *pb.CallRequest) *pb.CallResponse {
 		if err != nil {
 			return nil
@@ -155,8 +237,7 @@ func benchThroughServe(ctx context.Context, port, count, payload int) ([]time.Du
 		return cl, at
 	}
 	pingClass, pingAttr := classOf(a, "Ping")
-	pongClass, pa := classOf(b, "Pong")
-	pongAttr = pa
+	pongClass, pongAttr := classOf(b, "Pong")
 	set := func(at *pb.AttributeHandle) *pb.AttributeHandleSet {
 		return &pb.AttributeHandleSet{AttributeHandle: []*pb.AttributeHandle{at}}
 	}
@@ -164,23 +245,56 @@ func benchThroughServe(ctx context.Context, port, count, payload int) ([]time.Du
 	must(b, &pb.CallRequest{CallRequest: &pb.CallRequest_SubscribeObjectClassAttributesRequest{SubscribeObjectClassAttributesRequest: &pb.SubscribeObjectClassAttributesRequest{ObjectClass: pingClass, Attributes: set(pingAttr)}}})
 	must(a, &pb.CallRequest{CallRequest: &pb.CallRequest_PublishObjectClassAttributesRequest{PublishObjectClassAttributesRequest: &pb.PublishObjectClassAttributesRequest{ObjectClass: pingClass, Attributes: set(pingAttr)}}})
 	must(b, &pb.CallRequest{CallRequest: &pb.CallRequest_PublishObjectClassAttributesRequest{PublishObjectClassAttributesRequest: &pb.PublishObjectClassAttributesRequest{ObjectClass: pongClass, Attributes: set(pongAttr)}}})
-	pingObj = must(a, &pb.CallRequest{CallRequest: &pb.CallRequest_RegisterObjectInstanceRequest{RegisterObjectInstanceRequest: &pb.RegisterObjectInstanceRequest{ObjectClass: pingClass}}}).GetRegisterObjectInstanceResponse().GetResult()
-	pongObj = must(b, &pb.CallRequest{CallRequest: &pb.CallRequest_RegisterObjectInstanceRequest{RegisterObjectInstanceRequest: &pb.RegisterObjectInstanceRequest{ObjectClass: pongClass}}}).GetRegisterObjectInstanceResponse().GetResult()
+	pingObj := must(a, &pb.CallRequest{CallRequest: &pb.CallRequest_RegisterObjectInstanceRequest{RegisterObjectInstanceRequest: &pb.RegisterObjectInstanceRequest{ObjectClass: pingClass}}}).GetRegisterObjectInstanceResponse().GetResult()
+	pongObj := must(b, &pb.CallRequest{CallRequest: &pb.CallRequest_RegisterObjectInstanceRequest{RegisterObjectInstanceRequest: &pb.RegisterObjectInstanceRequest{ObjectClass: pongClass}}}).GetRegisterObjectInstanceResponse().GetResult()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	discovered := func(cb *pb.CallbackRequest) bool { return cb.GetDiscoverObjectInstance() != nil }
 	if _, err := a.callback("discover", 30*time.Second, discovered); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := b.callback("discover", 30*time.Second, discovered); err != nil {
+		return err
+	}
+	p.pingObj, p.pongObj, p.pingAttr, p.pongAttr = pingObj, pongObj, pingAttr, pongAttr
+	return nil
+}
+
+// benchThroughServe runs a daemon and two Federate Protocol clients, and
+// times count update round trips between them.
+func benchThroughServe(ctx context.Context, port, count, payload int) ([]time.Duration, error) {
+	d, err := startDaemon(&serveFlags{Listen: "127.0.0.1:0", Gossip: "127.0.0.1:0", McastPort: port, Iface: transport.DefaultInterface,
+		SaveDir: os.TempDir(), ResumeWindow: time.Second, CallTimeout: 30 * time.Second}, func(string, ...any) {})
+	if err != nil {
+		return nil, err
+	}
+	defer d.stop()
+	pongs := make(chan struct{}, 1)
+	var armed atomic.Bool
+	value := make([]byte, payload)
+	p := &fedproPair{}
+	defer p.close()
+	err = openFedProPair(d.addrs[0].String(), p, func(cb *pb.CallbackRequest) {
+		if armed.Load() && cb.GetReflectAttributeValues() != nil {
+			select {
+			case pongs <- struct{}{}:
+			default:
+			}
+		}
+	}, func(cb *pb.CallbackRequest) {
+		if armed.Load() && cb.GetReflectAttributeValues() != nil {
+			_, _ = p.b.callAsync(updateCall(p.pongObj, p.pongAttr, value))
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
 	armed.Store(true)
 	rtts := make([]time.Duration, 0, count)
 	for range count {
 		t0 := time.Now()
-		if _, err := a.callAsync(updateCall(pingObj, pingAttr, value)); err != nil {
+		if _, err := p.a.callAsync(updateCall(p.pingObj, p.pingAttr, value)); err != nil {
 			return nil, err
 		}
 		select {
@@ -189,6 +303,116 @@ func benchThroughServe(ctx context.Context, port, count, payload int) ([]time.Du
 			return nil, ctx.Err()
 		}
 		rtts = append(rtts, time.Since(t0))
+	}
+	return rtts, nil
+}
+
+// fedproFloor times count round trips of size-byte messages over the
+// route of the Federate Protocol round trip with no protobuf and no RTI:
+// a client writes the message over TCP to a relay (the daemon), which
+// sends it over loopback UDP to a second relay, which writes it over TCP
+// to the receiving client; that client writes it back, and it returns the
+// same way. One process, like the round trip through serve; n/10 more
+// round trips warm up first.
+func fedproFloor(ctx context.Context, count, size int) ([]time.Duration, error) {
+	size = max(size, 1)
+	var closers []io.Closer
+	var wg sync.WaitGroup
+	defer func() {
+		for _, c := range closers {
+			c.Close()
+		}
+		wg.Wait()
+	}()
+	ua, ub, err := rawPair()
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, ua, ub)
+	// tcpPair returns both ends of a loopback TCP connection: the client's
+	// and the relay's.
+	tcpPair := func() (client, relay net.Conn, err error) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, nil, err
+		}
+		defer l.Close()
+		if client, err = net.Dial("tcp", l.Addr().String()); err != nil {
+			return nil, nil, err
+		}
+		closers = append(closers, client)
+		if relay, err = l.Accept(); err != nil {
+			return nil, nil, err
+		}
+		closers = append(closers, relay)
+		return client, relay, nil
+	}
+	ca, ra, err := tcpPair()
+	if err != nil {
+		return nil, err
+	}
+	cb, rb, err := tcpPair()
+	if err != nil {
+		return nil, err
+	}
+	toUDP := func(from net.Conn, u *net.UDPConn, to netip.AddrPort) {
+		defer wg.Done()
+		buf := make([]byte, size)
+		for {
+			if _, err := io.ReadFull(from, buf); err != nil {
+				return
+			}
+			if _, err := u.WriteToUDPAddrPort(buf, to); err != nil {
+				return
+			}
+		}
+	}
+	toTCP := func(u *net.UDPConn, to net.Conn) {
+		defer wg.Done()
+		buf := make([]byte, 65536)
+		for {
+			n, _, err := u.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			if _, err := to.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+	}
+	wg.Add(5)
+	go toUDP(ra, ua, ub.LocalAddr().(*net.UDPAddr).AddrPort())
+	go toTCP(ua, ra)
+	go toUDP(rb, ub, ua.LocalAddr().(*net.UDPAddr).AddrPort())
+	go toTCP(ub, rb)
+	go func() { // client B answers every message
+		defer wg.Done()
+		buf := make([]byte, size)
+		for {
+			if _, err := io.ReadFull(cb, buf); err != nil {
+				return
+			}
+			if _, err := cb.Write(buf); err != nil {
+				return
+			}
+		}
+	}()
+	if dl, ok := ctx.Deadline(); ok {
+		ca.SetReadDeadline(dl) // a datagram lost on loopback ends the run
+	}
+	msg, buf := make([]byte, size), make([]byte, size)
+	rtts := make([]time.Duration, 0, count)
+	for i := range count + count/10 {
+		t0 := time.Now()
+		if _, err := ca.Write(msg); err != nil {
+			return nil, err
+		}
+		if _, err := io.ReadFull(ca, buf); err != nil {
+			return nil, err
+		}
+		if i >= count/10 {
+			rtts = append(rtts, time.Since(t0))
+		}
 	}
 	return rtts, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -252,6 +253,32 @@ func (c *fpConn) callAsync(req *pb.CallRequest) (<-chan *pb.CallResponse, error)
 	ch := make(chan *pb.CallResponse, 1)
 	c.sendThen(fpCallRequest, b, func(seq uint32) { c.waiting[seq] = ch })
 	return ch, nil
+}
+
+// callWait makes one call and waits for its response, with no timer:
+// one call in flight, as the public clients make them (bench fedpro
+// -mode throughput). An exception is returned as the response.
+func (c *fpConn) callWait(ctx context.Context, req *pb.CallRequest) (*pb.CallResponse, error) {
+	ch, err := c.callAsync(req)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case resp := <-ch:
+		return resp, nil
+	case <-c.done:
+		select {
+		case resp := <-ch:
+			return resp, nil
+		default:
+		}
+		c.mu.Lock()
+		err := c.err
+		c.mu.Unlock()
+		return nil, fmt.Errorf("connection closed: %w", err)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // call makes one call and returns its response: an exception is an

@@ -125,7 +125,7 @@ func (sf *serveFlags) base() (peer.Config, error) {
 type hostHandler struct{ host *fedpro.Host }
 
 func (h hostHandler) Open(s *session.Session) (session.SessionHandler, error) {
-	fs := h.host.NewAcknowledgedSession(s.PushCallbackNumbered)
+	fs := h.host.NewQueuedSession(s)
 	if fs == nil {
 		return nil, fmt.Errorf("%w: the daemon is stopping", session.ErrOutOfResources)
 	}
@@ -137,6 +137,10 @@ type sessionHandler struct{ s *fedpro.Session }
 
 func (h sessionHandler) Call(payload []byte) []byte { return h.s.Call(payload) }
 func (h sessionHandler) Closed(reason error)        { h.s.Close(reason) }
+
+// Quick (session.QuickCaller): updates and interactions run on the
+// connection's reader.
+func (h sessionHandler) Quick(payload []byte) bool { return h.s.Quick(payload) }
 
 // CallbackResponse (session.CallbackResponder) ends the pending states
 // of the callbacks the client has answered.
@@ -279,6 +283,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	var sf serveFlags
 	sf.register(fs)
 	config := fs.String("config", "", "JSON config `FILE`: an object of the flags' settings, names with _ for - (\"resume_window\": \"90s\")")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the daemon to `FILE` until it stops (bench fedpro -cpuprofile)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -290,6 +295,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "federate-node serve: %v\n", err)
 			return 2
 		}
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "federate-node serve: %v\n", err)
+			return 1
+		}
+		defer stop()
 	}
 	d, err := startDaemon(&sf, func(format string, args ...any) { fmt.Fprintf(stderr, "serve: "+format+"\n", args...) })
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -241,6 +242,39 @@ func TestBenchFedPro(t *testing.T) {
 	}
 	if r.RoundTrips != 50 || r.FedProP50 <= 0 || r.PeerP50 <= 0 || r.FedProP99 < r.FedProP50 {
 		t.Errorf("result %+v", r)
+	}
+	if r.FloorP50 <= 0 || r.FloorP99 < r.FloorP50 || r.Ratio != r.FedProP50/r.FloorP50 {
+		t.Errorf("floor p50 %v, p99 %v, ratio %v", r.FloorP50, r.FloorP99, r.Ratio)
+	}
+	for _, k := range []string{`"floor_rtt_p50_us"`, `"ratio"`} { // the keys the issue names
+		if !strings.Contains(out.String(), k) {
+			t.Errorf("the line lacks %s", k)
+		}
+	}
+}
+
+// bench fedpro -mode throughput runs serve in a child process, the relay
+// floor in another and plain bench throughput, and reports them. It
+// measures nothing: the figures come from running bench by hand.
+func TestBenchFedProThroughput(t *testing.T) {
+	out := benchOutput(t, 61, "bench", "fedpro", "-mode", "throughput", "-json", "-count", "2000", "-size", "1000")
+	var r fedproThroughputResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	if r.Mode != "throughput" || r.Size != 1000 || r.Updates != 2000 || r.UpdatesPerS <= 0 || r.CallP50 <= 0 || r.CallP99 < r.CallP50 {
+		t.Errorf("result %+v", r)
+	}
+	if r.DaemonAllocsPerUpdate <= 0 || r.DaemonGOMAXPROCS < 1 || r.PeerUpdatesPerS <= 0 || r.FloorUpdatesPerS <= 0 || r.Ratio <= 0 {
+		t.Errorf("result %+v", r)
+	}
+	if runtime.GOOS == "linux" && (r.DaemonCPUPerUpdate <= 0 || r.DaemonCtxSwPerUpdate <= 0 || r.FloorCPUPerUpdate <= 0) {
+		t.Errorf("no CPU or context switches read from /proc: %+v", r)
+	}
+	for _, k := range []string{`"updates_per_s"`, `"daemon_cpu_us_per_update"`, `"peer_updates_per_s"`} { // the keys the issue names
+		if !strings.Contains(string(out), k) {
+			t.Errorf("the line lacks %s", k)
+		}
 	}
 }
 

@@ -232,6 +232,40 @@ func (h *Host) NewAcknowledgedSession(push func(callback []byte) (uint32, error)
 	return h.newSession(&Session{host: h, push: plain, pushSeq: push})
 }
 
+// CallbackQueue is a session layer that writes callbacks in batches
+// (package session's Session is one). Neither method may wait for the
+// client.
+type CallbackQueue interface {
+	// QueueCallback numbers and queues an encoded pb.CallbackRequest,
+	// without writing it, and returns its sequence number.
+	QueueCallback(callback []byte) (uint32, error)
+	// Flush writes what is queued.
+	Flush()
+}
+
+// NewQueuedSession is NewAcknowledgedSession for a session layer that
+// writes callbacks in batches: the Session queues the callback of every
+// event its federate has ready and flushes when none is left (or after
+// flushBytes), so that a burst of callbacks shares its writes; a
+// callback that answers a call goes out with the call's response.
+func (h *Host) NewQueuedSession(q CallbackQueue) *Session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	plain := func(b []byte) error {
+		_, err := q.QueueCallback(b)
+		q.Flush()
+		return err
+	}
+	return h.newSession(&Session{host: h, push: plain, pushSeq: q.QueueCallback, flush: q.Flush})
+}
+
+// flushBytes is how many bytes of callbacks the pump queues, at most,
+// before it flushes (NewQueuedSession).
+const flushBytes = 64 << 10
+
 // newSession registers s. Under h.mu.
 func (h *Host) newSession(s *Session) *Session {
 	s.metrics = metrics.NewRegistry()
@@ -263,6 +297,7 @@ type Session struct {
 	host    *Host
 	push    func([]byte) error
 	pushSeq func([]byte) (uint32, error) // instead of push: NewAcknowledgedSession
+	flush   func()                       // writes what pushSeq queued: NewQueuedSession
 	metrics *metrics.Registry            // the federate's metrics (the latest's); under mu
 
 	// The callbacks pushed that end a pending state, until the client
@@ -287,7 +322,10 @@ type Session struct {
 // CallResponse (an exception when the call fails or is not served).
 func (s *Session) Call(payload []byte) []byte {
 	s.host.stats.calls.Add(1)
-	resp := s.dispatch(payload)
+	resp, encoded := s.dispatch(payload)
+	if encoded != nil {
+		return encoded
+	}
 	if resp.GetExceptionData() != nil {
 		s.host.stats.exceptions.Add(1)
 	}
@@ -369,19 +407,42 @@ func (s *Session) joined(f *peer.Federate, federation string) {
 }
 
 // pump pushes f's events as callbacks until f is closed or the session
-// ends.
+// ends. With a flush (NewQueuedSession) it queues the callbacks of the
+// events ready and flushes before it waits for more.
 func (s *Session) pump(ctx context.Context, f *peer.Federate, done chan struct{}) {
 	defer close(done)
+	next := func(ctx context.Context) (peer.Event, peer.Receipt, error) {
+		if s.pushSeq != nil {
+			return f.NextForwarded(ctx)
+		}
+		ev, err := f.Next(ctx)
+		return ev, 0, err
+	}
+	// now is an ended context: next(now) takes an event only if one is
+	// ready.
+	now, cancel := context.WithCancel(context.Background())
+	cancel()
+	queued := 0 // bytes queued since the last flush
 	for {
 		var ev peer.Event
 		var r peer.Receipt
 		var err error
-		if s.pushSeq != nil {
-			ev, r, err = f.NextForwarded(ctx)
-		} else {
-			ev, err = f.Next(ctx)
+		ready := false
+		if queued > 0 && queued < flushBytes {
+			ev, r, err = next(now)
+			ready = err == nil || !errors.Is(err, context.Canceled)
+		}
+		if !ready {
+			if queued > 0 {
+				s.flush()
+				queued = 0
+			}
+			ev, r, err = next(ctx)
 		}
 		if err != nil {
+			if queued > 0 {
+				s.flush()
+			}
 			return
 		}
 		cb := callbackOf(f, ev)
@@ -399,6 +460,9 @@ func (s *Session) pump(ctx context.Context, f *peer.Federate, done chan struct{}
 				s.host.stats.pushFailed.Add(1)
 			}
 			continue
+		}
+		if s.flush != nil {
+			queued += len(b)
 		}
 		s.ackMu.Lock()
 		seq, err := s.pushSeq(b)

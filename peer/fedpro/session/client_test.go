@@ -245,6 +245,7 @@ type testHandler struct {
 	opened  chan *testSession
 	openErr error
 	call    func(ts *testSession, p []byte) []byte // nil: answer "re:"+p
+	quick   func(p []byte) bool                    // non-nil: the sessions are QuickCallers
 }
 
 func newTestHandler() *testHandler {
@@ -257,8 +258,16 @@ func (h *testHandler) Open(s *Session) (SessionHandler, error) {
 	}
 	ts := &testSession{h: h, s: s, closed: make(chan error, 2), cbs: make(chan cbResp, 1024)}
 	h.opened <- ts
+	if h.quick != nil {
+		return quickSession{ts}, nil
+	}
 	return ts, nil
 }
+
+// quickSession is a testSession that is a QuickCaller.
+type quickSession struct{ *testSession }
+
+func (q quickSession) Quick(p []byte) bool { return q.h.quick(p) }
 
 // next returns the next session opened.
 func (h *testHandler) next(t testing.TB) *testSession {

@@ -90,9 +90,18 @@
 //   - Each connection has a reader goroutine and, once it carries a
 //     session, a writer goroutine. Each session has one goroutine that
 //     calls its SessionHandler: Call, CallbackResponse and Closed never run
-//     concurrently, and calls run in the order the federate sent them.
-//   - Heartbeats are answered by the reader, even while a Call runs.
-//   - Messages are written in sequence order, each in one Write. Pushing a
+//     concurrently, and calls run in the order the federate sent them. A
+//     SessionHandler that is a QuickCaller has its quick calls (updates,
+//     interactions) and its callback responses run by the reader instead,
+//     when nothing else of the session's is queued or running: the same
+//     guarantees, without the switch between goroutines.
+//   - Heartbeats are answered by the reader, even while a Call runs (but
+//     for a quick call the reader runs: after it).
+//   - Messages are written in sequence order, whole: those queued together
+//     share one Write (up to 64 KiB). A call's response, and the callbacks
+//     a handler queues and flushes (QueueCallback, Flush), are written by
+//     the goroutine that has them, at once, when the TCP socket takes them
+//     without waiting; otherwise, and for TLS, by the writer. Pushing a
 //     callback never waits for the network or for the federate's
 //     response: messages queue while the federate is slow or away, and
 //     are freed when acknowledged or when the session ends; past

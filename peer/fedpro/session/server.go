@@ -89,7 +89,8 @@ type Handler interface {
 }
 
 // SessionHandler handles the calls of one session. Its methods are called
-// from one goroutine, the session's, one at a time: never two at once.
+// one at a time, never two at once: from the session's goroutine, or, for
+// a QuickCaller, some from the connection's reader.
 type SessionHandler interface {
 	// Call handles one call request payload (a protobuf CallRequest) and
 	// returns the call response payload (a protobuf CallResponse). Calls
@@ -106,6 +107,22 @@ type SessionHandler interface {
 	Closed(reason error)
 }
 
+// QuickCaller may be implemented by a SessionHandler with calls that
+// return at once, never waiting on the network or on other federates (an
+// update, an interaction). A call Quick accepts, arriving while nothing
+// else of the session's is queued or running, is run by the
+// connection's reader instead of the session's goroutine, and so are
+// the callback responses (CallbackResponse, which must then return at
+// once too): the order and the one-at-a-time guarantee hold, and the
+// switch between goroutines is spared. Heartbeats that arrive during
+// such a call are answered after it.
+type QuickCaller interface {
+	// Quick reports whether the call request payload is such a call. It
+	// is called on the reader, with the session locked: it must only
+	// look at payload.
+	Quick(payload []byte) bool
+}
+
 // CallbackResponder may be implemented by a SessionHandler that wants the
 // federate's callback responses. It is optional: callbacks are delivered
 // without waiting for responses, and responses are dropped if nobody
@@ -114,8 +131,10 @@ type CallbackResponder interface {
 	// CallbackResponse reports the federate's response to the callback
 	// request with sequence number callback. Payload is the protobuf
 	// CallbackResponse; it is empty when the federate acknowledged with a
-	// bare header (as MAK's Python client does). It is called on the
-	// session's goroutine, in order with Call.
+	// bare header (as MAK's Python client does). It is called in order
+	// with Call, one at a time with it (for a QuickCaller, on the
+	// connection's reader when the session is idle: it must return at
+	// once).
 	CallbackResponse(callback uint32, payload []byte)
 }
 
@@ -306,10 +325,18 @@ type connection struct {
 	nc   net.Conn
 	wake chan struct{} // capacity 1: the session has frames for the writer
 	done chan struct{} // closed when detached from its session
+	// raw writes without waiting (Flush); nil where it cannot (TLS, or
+	// not a Unix socket), and then the writer writes everything.
+	raw func([]byte) (int, error)
+
+	// Under the session's mu:
+	writing   bool   // the writer or a Flush is writing on the connection
+	unwritten []byte // what a Flush could not write at once: the writer's first
+	wbuf      []byte // Flush's buffer, kept between writes
 }
 
 func newConnection(nc net.Conn) *connection {
-	return &connection{nc: nc, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	return &connection{nc: nc, wake: make(chan struct{}, 1), done: make(chan struct{}), raw: rawWriter(nc)}
 }
 
 func (c *connection) notify() {
@@ -361,7 +388,11 @@ func (s *Server) serveConn(c *connection) {
 			continue
 		}
 		if err == nil {
-			err = sess.receive(c, h, body)
+			var it item
+			var quick bool
+			if it, quick, err = sess.receive(c, h, body); quick {
+				sess.runQuick(it)
+			}
 		}
 		if err != nil {
 			sess.connFailed(c, err)

@@ -19,6 +19,7 @@ type Session struct {
 	id        uint64
 	handler   SessionHandler
 	responder CallbackResponder // handler, if it wants callback responses
+	quick     QuickCaller       // handler, if some of its calls may run on the reader
 	wake      chan struct{}     // capacity 1: items queued or state changed
 
 	mu          sync.Mutex
@@ -34,7 +35,7 @@ type Session struct {
 	lastAny     uint32   // newest sequence number from the federate
 	replayFloor uint32   // after a resume: HLA messages up to here are duplicates; or noSequence
 	items       []item   // for the session's goroutine, in order
-	calling     bool     // a Call is running
+	running     bool     // a Call or CallbackResponse runs (on the session's goroutine or the reader)
 	ended       bool
 	reason      error
 }
@@ -47,6 +48,7 @@ type frame struct {
 	head    []byte // fixed fields at the start of the body
 	payload []byte // protobuf bytes, not copied
 	last    bool   // close the connection once written
+	fixed   [8]byte
 }
 
 // size is the frame's size on the wire, header included.
@@ -133,11 +135,87 @@ func (s *Session) PushCallbackNumbered(payload []byte) (uint32, error) {
 	return s.enqueueLocked(msgCallbackRequest, nil, payload).seq, nil
 }
 
+// QueueCallback is PushCallbackNumbered without the write: the callback
+// is numbered and queued, and goes out with the next Flush (or with
+// anything written on the session after it: a call response, a pushed
+// callback). A handler that has several callbacks ready queues them all
+// and flushes once, so that they share one write. Call Flush when
+// nothing more is ready; QueueCallback never writes.
+func (s *Session) QueueCallback(payload []byte) (uint32, error) {
+	if uint64(len(payload)) > maxPayload {
+		return 0, fmt.Errorf("%w: callback of %d bytes", ErrTooLarge, len(payload))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return 0, fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
+	}
+	if max := s.srv.cfg.MaxBacklog; max > 0 && s.backlog+int64(len(payload)) > max {
+		s.srv.logf("session %016x: ended: %d bytes unacknowledged, over %d", s.id, s.backlog, max)
+		s.endLocked(fmt.Errorf("%w: %d bytes, over %d", ErrBacklog, s.backlog+int64(len(payload)), max))
+		return 0, fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
+	}
+	return s.queueLocked(msgCallbackRequest, nil, payload).seq, nil
+}
+
+// Flush writes the messages queued for the federate (QueueCallback). It
+// never waits for the network: on a TCP connection whose socket buffer
+// has room it writes them at once, in one write, on the calling
+// goroutine; otherwise (a full buffer, TLS, a write under way) it leaves
+// them to the connection's writer. Any goroutine may call it.
+func (s *Session) Flush() {
+	s.mu.Lock()
+	c := s.conn
+	if c == nil || len(s.pending) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	if c.raw == nil || c.writing || c.unwritten != nil || s.pending[len(s.pending)-1].last {
+		c.notify()
+		s.mu.Unlock()
+		return
+	}
+	c.writing = true
+	batch := s.pending
+	s.pending = nil
+	lastRecv := s.lastRecv
+	buf := c.wbuf
+	c.wbuf = nil
+	s.mu.Unlock()
+	for _, f := range batch {
+		buf = f.appendTo(buf, s.id, lastRecv)
+	}
+	n, err := c.raw(buf)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.writing = false
+	switch {
+	case err != nil || n < len(buf):
+		// The writer writes the rest, waiting as it may, and meets the
+		// error again if there was one.
+		c.unwritten = append([]byte(nil), buf[max(n, 0):]...)
+		c.notify()
+	case len(s.pending) > 0:
+		c.notify() // queued meanwhile: the writer takes it
+	}
+	if cap(buf) <= maxKeptBuffer {
+		c.wbuf = buf[:0]
+	}
+}
+
+// maxKeptBuffer bounds the write buffer a connection keeps between
+// writes; maxWrite is how many bytes of messages the writer gathers into
+// one write.
+const (
+	maxKeptBuffer = 64 << 10
+	maxWrite      = 64 << 10
+)
+
 // busy reports whether a call is queued or running.
 func (s *Session) busy() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.calling || len(s.items) > 0
+	return s.running || len(s.items) > 0
 }
 
 // poke wakes the session's goroutine.
@@ -149,11 +227,22 @@ func (s *Session) poke() {
 }
 
 // enqueueLocked numbers an RTI message and queues it for the attached
-// connection. HLA messages are also retained for replay until
+// connection's writer. HLA messages are also retained for replay until
 // acknowledged; control messages are written only on the connection
 // attached now.
 func (s *Session) enqueueLocked(typ msgType, head, payload []byte) *frame {
-	f := &frame{typ: typ, seq: s.next, head: head, payload: payload}
+	f := s.queueLocked(typ, head, payload)
+	if s.conn != nil {
+		s.conn.notify()
+	}
+	return f
+}
+
+// queueLocked is enqueueLocked without waking the writer: the caller
+// calls Flush once it has unlocked.
+func (s *Session) queueLocked(typ msgType, head, payload []byte) *frame {
+	f := &frame{typ: typ, seq: s.next, payload: payload}
+	f.head = append(f.fixed[:0], head...) // in the frame: one allocation, not two
 	s.next = nextSeq(s.next)
 	if typ.hla() {
 		s.retained = append(s.retained, f)
@@ -161,7 +250,6 @@ func (s *Session) enqueueLocked(typ msgType, head, payload []byte) *frame {
 	}
 	if s.conn != nil {
 		s.pending = append(s.pending, f)
-		s.conn.notify()
 	}
 	return f
 }
@@ -170,6 +258,7 @@ func (s *Session) enqueueLocked(typ msgType, head, payload []byte) *frame {
 // session status (sequence number 1) and any callbacks pushed during
 // Open, and starts the connection's writer.
 func (s *Session) start(c *connection) {
+	s.quick, _ = s.handler.(QuickCaller)
 	s.mu.Lock()
 	if !s.ended {
 		s.conn = c
@@ -191,7 +280,7 @@ func (s *Session) run() {
 	defer timer.Stop()
 	for {
 		s.mu.Lock()
-		if s.ended {
+		if s.ended && !s.running { // an item the reader runs finishes first
 			reason := s.reason
 			s.mu.Unlock()
 			s.srv.forget(s, reason)
@@ -199,16 +288,18 @@ func (s *Session) run() {
 			s.handler.Closed(reason)
 			return
 		}
-		if len(s.items) > 0 {
+		if len(s.items) > 0 && !s.running && !s.ended {
 			it := s.items[0]
 			s.items[0] = item{}
 			s.items = s.items[1:]
+			s.running = true
 			s.mu.Unlock()
 			s.do(it)
+			s.done()
 			continue
 		}
 		var expire <-chan time.Time
-		if s.conn == nil {
+		if s.conn == nil && !s.ended {
 			window := s.srv.cfg.ResumeWindow
 			left := window - time.Since(s.detachedAt)
 			if left <= 0 {
@@ -227,17 +318,14 @@ func (s *Session) run() {
 	}
 }
 
-// do handles one item on the session's goroutine.
+// do handles one item, with s.running set: on the session's goroutine,
+// or on the reader (runQuick).
 func (s *Session) do(it item) {
 	switch it.kind {
 	case itemCall:
-		s.mu.Lock()
-		s.calling = true
-		s.mu.Unlock()
 		resp := s.handler.Call(it.payload)
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		s.calling = false
 		if s.ended {
 			return
 		}
@@ -245,7 +333,9 @@ func (s *Session) do(it item) {
 			s.endLocked(fmt.Errorf("session: call response of %d bytes does not fit a message", len(resp)))
 			return
 		}
-		s.enqueueLocked(msgCallResponse, u32s(it.seq), resp)
+		var head [4]byte
+		binary.BigEndian.PutUint32(head[:], it.seq)
+		s.queueLocked(msgCallResponse, head[:], resp)
 	case itemCallbackResponse:
 		s.responder.CallbackResponse(it.seq, it.payload)
 	case itemTerminate:
@@ -263,8 +353,30 @@ func (s *Session) do(it item) {
 	}
 }
 
-// writeLoop writes the session's messages on c, one write per message,
-// until c is detached or a write fails. It runs on its own goroutine.
+// done ends the item that do ran: it writes what the item queued (a
+// call response), and wakes the session's goroutine if items wait or the
+// session ended meanwhile.
+func (s *Session) done() {
+	s.mu.Lock()
+	s.running = false
+	if len(s.items) > 0 || s.ended {
+		s.poke()
+	}
+	s.mu.Unlock()
+	s.Flush()
+}
+
+// runQuick runs it on the reader's goroutine, which receive gave it to
+// with s.running set, sparing the switch to the session's goroutine.
+func (s *Session) runQuick(it item) {
+	s.do(it)
+	s.done()
+}
+
+// writeLoop writes the session's messages on c, in sequence order, those
+// queued together in one write (up to maxWrite bytes), until c is
+// detached or a write fails. It runs on its own goroutine, and writes
+// what Flush cannot write at once.
 func (s *Session) writeLoop(c *connection) {
 	defer s.srv.wg.Done()
 	var buf []byte
@@ -274,24 +386,38 @@ func (s *Session) writeLoop(c *connection) {
 			s.mu.Unlock()
 			return
 		}
-		batch := s.pending
-		s.pending = nil
-		lastRecv := s.lastRecv
-		s.mu.Unlock()
-		if len(batch) == 0 {
+		if c.writing || (len(s.pending) == 0 && c.unwritten == nil) {
+			s.mu.Unlock()
 			select {
 			case <-c.wake:
 			case <-c.done:
 			}
 			continue
 		}
-		for _, f := range batch {
-			buf = f.appendTo(buf[:0], s.id, lastRecv)
+		c.writing = true
+		batch, left := s.pending, c.unwritten
+		s.pending, c.unwritten = nil, nil
+		lastRecv := s.lastRecv
+		s.mu.Unlock()
+		if len(left) > 0 {
+			if _, err := c.nc.Write(left); err != nil {
+				s.connFailed(c, fmt.Errorf("write: %w", err))
+				return
+			}
+		}
+		for i := 0; i < len(batch); {
+			buf = buf[:0]
+			last := false
+			for i < len(batch) && !last && (len(buf) == 0 || len(buf)+batch[i].size() <= maxWrite) {
+				buf = batch[i].appendTo(buf, s.id, lastRecv)
+				last = batch[i].last
+				i++
+			}
 			if _, err := c.nc.Write(buf); err != nil {
 				s.connFailed(c, fmt.Errorf("write: %w", err))
 				return
 			}
-			if f.last {
+			if last {
 				s.mu.Lock()
 				if s.conn == c {
 					s.detachLocked()
@@ -303,6 +429,9 @@ func (s *Session) writeLoop(c *connection) {
 		if cap(buf) > 1<<20 {
 			buf = nil
 		}
+		s.mu.Lock()
+		c.writing = false
+		s.mu.Unlock()
 	}
 }
 
@@ -367,54 +496,62 @@ func (s *Session) connFailed(c *connection, err error) {
 }
 
 // receive handles one message from the federate on c. An error wrapping
-// ErrBadMessage ends the session.
-func (s *Session) receive(c *connection, h header, body []byte) error {
+// ErrBadMessage ends the session. With quick, the reader runs it
+// (runQuick): a quick call or a callback response the session's
+// goroutine would otherwise have been woken for, while nothing else of
+// the session's is queued or running.
+func (s *Session) receive(c *connection, h header, body []byte) (it item, quick bool, err error) {
 	if h.sessionID != s.id {
-		return fmt.Errorf("%w: %v for session %016x on the connection of session %016x", ErrBadMessage, h.typ, h.sessionID, s.id)
+		return item{}, false, fmt.Errorf("%w: %v for session %016x on the connection of session %016x", ErrBadMessage, h.typ, h.sessionID, s.id)
 	}
 	switch h.typ {
 	case msgHeartbeat, msgTerminateSession, msgCallRequest, msgCallbackResponse:
 	case msgNewSession, msgResumeRequest:
-		return fmt.Errorf("%w: %v on a connection that already carries a session", ErrBadMessage, h.typ)
+		return item{}, false, fmt.Errorf("%w: %v on a connection that already carries a session", ErrBadMessage, h.typ)
 	default:
-		return fmt.Errorf("%w: %v goes from the RTI to the federate, not back", ErrBadMessage, h.typ)
+		return item{}, false, fmt.Errorf("%w: %v goes from the RTI to the federate, not back", ErrBadMessage, h.typ)
 	}
 	if !validSeq(h.seq) {
-		return fmt.Errorf("%w: %v with sequence number %s", ErrBadMessage, h.typ, fmtSeq(h.seq))
+		return item{}, false, fmt.Errorf("%w: %v with sequence number %s", ErrBadMessage, h.typ, fmtSeq(h.seq))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn != c || s.ended {
-		return nil // taken over by a resume, or ending: ignore
+		return item{}, false, nil // taken over by a resume, or ending: ignore
 	}
 	last := prevSeq(s.next)
 	if validSeq(h.lastRecv) {
 		if seqBefore(last, h.lastRecv) {
-			return fmt.Errorf("%w: %v acknowledges RTI message %d, but the last one sent is %d", ErrBadMessage, h.typ, h.lastRecv, last)
+			return item{}, false, fmt.Errorf("%w: %v acknowledges RTI message %d, but the last one sent is %d", ErrBadMessage, h.typ, h.lastRecv, last)
 		}
 		s.ackLocked(h.lastRecv)
 	}
 	switch h.typ {
 	case msgHeartbeat:
 		if err := s.orderLocked(h); err != nil {
-			return err
+			return item{}, false, err
 		}
 		s.enqueueLocked(msgHeartbeatResponse, u32s(h.seq), nil)
 	case msgTerminateSession:
 		if err := s.orderLocked(h); err != nil {
-			return err
+			return item{}, false, err
 		}
 		s.items = append(s.items, item{kind: itemTerminate})
 		s.poke()
 	case msgCallRequest:
 		if s.duplicateLocked(h) {
-			return nil
+			return item{}, false, nil
 		}
 		if err := s.orderLocked(h); err != nil {
-			return err
+			return item{}, false, err
 		}
 		s.receivedHLALocked(h.seq)
-		s.items = append(s.items, item{kind: itemCall, seq: h.seq, payload: body})
+		it := item{kind: itemCall, seq: h.seq, payload: body}
+		if s.quick != nil && s.idleLocked() && s.quick.Quick(body) {
+			s.running = true
+			return it, true, nil
+		}
+		s.items = append(s.items, it)
 		s.poke()
 	case msgCallbackResponse:
 		// Pitch's clients send the callback's sequence number and then
@@ -426,24 +563,33 @@ func (s *Session) receive(c *connection, h header, body []byte) error {
 		case len(body) >= 4:
 			to, payload, bare = binary.BigEndian.Uint32(body), body[4:], false
 		case len(body) > 0:
-			return fmt.Errorf("%w: %v body of %d bytes", ErrBadMessage, h.typ, len(body))
+			return item{}, false, fmt.Errorf("%w: %v body of %d bytes", ErrBadMessage, h.typ, len(body))
 		}
 		if !validSeq(to) || seqBefore(last, to) {
-			return fmt.Errorf("%w: %v to callback %s, but the last RTI message sent is %d", ErrBadMessage, h.typ, fmtSeq(to), last)
+			return item{}, false, fmt.Errorf("%w: %v to callback %s, but the last RTI message sent is %d", ErrBadMessage, h.typ, fmtSeq(to), last)
 		}
 		if !bare {
 			if s.duplicateLocked(h) {
-				return nil
+				return item{}, false, nil
 			}
 			s.receivedHLALocked(h.seq)
 		}
 		if s.responder != nil {
-			s.items = append(s.items, item{kind: itemCallbackResponse, seq: to, payload: payload})
+			it := item{kind: itemCallbackResponse, seq: to, payload: payload}
+			if s.quick != nil && s.idleLocked() {
+				s.running = true
+				return it, true, nil
+			}
+			s.items = append(s.items, it)
 			s.poke()
 		}
 	}
-	return nil
+	return item{}, false, nil
 }
+
+// idleLocked reports whether nothing of the session's is queued or
+// running: an item may run on the reader.
+func (s *Session) idleLocked() bool { return !s.running && len(s.items) == 0 }
 
 // orderLocked checks that a call, heartbeat or terminate does not go back
 // in the federate's sequence. Equal numbers pass: MAK's Python client

@@ -211,16 +211,28 @@ func TestCallRoundTrip(t *testing.T) {
 		t.Error("calls ran concurrently")
 	}
 
-	// Every Write carried exactly one whole message.
+	// Every Write carried whole messages (those queued together share
+	// one), and the writes carried every message once, in sequence order.
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
-	if len(cl.writes) != int(next) {
-		t.Errorf("%d writes for %d messages", len(cl.writes), next)
-	}
+	want1 := uint32(1)
 	for i, w := range cl.writes {
-		if len(w) < 24 || binary.BigEndian.Uint32(w) != uint32(len(w)) {
-			t.Errorf("write %d of %d bytes is not one message", i, len(w))
+		if len(w) == 0 {
+			t.Errorf("write %d is empty", i)
 		}
+		for len(w) > 0 {
+			if len(w) < 24 || binary.BigEndian.Uint32(w) < 24 || int(binary.BigEndian.Uint32(w)) > len(w) {
+				t.Fatalf("write %d splits a message: %d bytes left, % x", i, len(w), w[:min(len(w), 24)])
+			}
+			if seq := binary.BigEndian.Uint32(w[4:]); seq != want1 {
+				t.Errorf("write %d: message %d, want %d", i, seq, want1)
+			}
+			want1++
+			w = w[binary.BigEndian.Uint32(w):]
+		}
+	}
+	if want1-1 != next { // next: the empty call's response
+		t.Errorf("the writes carried %d messages, want %d", want1-1, next)
 	}
 }
 
