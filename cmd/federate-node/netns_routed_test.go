@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -150,45 +148,7 @@ func runRouted(t *testing.T, bin string, nss, addrs []string, mode string) {
 			t.Fatalf("%s uses transport %q, want unicast", name(k), got)
 		}
 	}
-	for _, p := range procs {
-		p.line(t, fmt.Sprintf("granted %d", killStep), 30*time.Second)
-	}
-	victim := nodes - 1 // in the second subnet
-	if err := procs[victim].cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	procs[victim].wait()
-	for k := 0; k < victim; k++ {
-		var res tickResult
-		if err := json.Unmarshal([]byte(procs[k].line(t, "result ", 30*time.Second)), &res); err != nil {
-			t.Fatalf("%s: %v", name(k), err)
-		}
-		if err := procs[k].wait(); err != nil {
-			t.Errorf("%s: %v", name(k), err)
-		}
-		t.Logf("%s: %+v", name(k), res)
-		if res.Time != steps || res.Grants != steps || res.Sent != steps {
-			t.Errorf("%s reached time %v with %d grants, %d sent; want %d each", name(k), res.Time, res.Grants, res.Sent, steps)
-		}
-		if !slices.Equal(res.Lost, []string{name(victim)}) {
-			t.Errorf("%s lost %v, want [%s]", name(k), res.Lost, name(victim))
-		}
-		if res.OutOfOrder != 0 {
-			t.Errorf("%s: %d reflections out of time-stamp order", name(k), res.OutOfOrder)
-		}
-		for j := 0; j < nodes; j++ {
-			if j == k {
-				continue
-			}
-			n, last := res.Reflections[name(j)], res.LastTime[name(j)]
-			switch {
-			case j != victim && (n != steps || last != steps):
-				t.Errorf("%s reflected %d updates of %s (last at %v), want %d exactly once each", name(k), n, name(j), last, steps)
-			case j == victim && (n < killStep || float64(n) != last):
-				t.Errorf("%s reflected %d updates of the killed %s (last at %v), want 1..m with m >= %d", name(k), n, name(j), last, killStep)
-			}
-		}
-	}
+	killLastAndCheck(t, procs, steps, killStep, name, 30*time.Second)
 	t.Logf("%s across a router: %d nodes, %d steps, one killed at step %d: %v", mode, nodes, steps, killStep, time.Since(startAt).Round(time.Millisecond))
 }
 

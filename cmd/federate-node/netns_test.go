@@ -163,8 +163,20 @@ func TestMultiHostNetns(t *testing.T) {
 	}
 	// Every node has reached killStep: everything up to it was delivered
 	// everywhere. Then the last node dies without a word.
+	killLastAndCheck(t, procs, steps, killStep, name, 25*time.Second)
+	t.Logf("%d namespaces, %d steps, one node killed at step %d: %v", nodes, steps, killStep, time.Since(startAt).Round(time.Millisecond))
+}
+
+// killLastAndCheck waits until every node was granted killStep, kills
+// the last one without a word, and checks what each survivor reports:
+// all steps granted and sent, the victim lost, every update of a
+// survivor reflected exactly once in time-stamp order, and the victim's
+// updates 1..m with m >= killStep.
+func killLastAndCheck(t *testing.T, procs []*proc, steps, killStep int, name func(int) string, wait time.Duration) {
+	t.Helper()
+	nodes := len(procs)
 	for _, p := range procs {
-		p.line(t, fmt.Sprintf("granted %d", killStep), 25*time.Second)
+		p.line(t, fmt.Sprintf("granted %d", killStep), wait)
 	}
 	victim := nodes - 1
 	if err := procs[victim].cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -173,14 +185,14 @@ func TestMultiHostNetns(t *testing.T) {
 	procs[victim].wait()
 	for k := 0; k < victim; k++ {
 		var res tickResult
-		if err := json.Unmarshal([]byte(procs[k].line(t, "result ", 25*time.Second)), &res); err != nil {
+		if err := json.Unmarshal([]byte(procs[k].line(t, "result ", wait)), &res); err != nil {
 			t.Fatalf("%s: %v", name(k), err)
 		}
 		if err := procs[k].wait(); err != nil {
 			t.Errorf("%s: %v", name(k), err)
 		}
 		t.Logf("%s: %+v", name(k), res)
-		if res.Time != steps || res.Grants != steps || res.Sent != steps {
+		if res.Time != float64(steps) || res.Grants != steps || res.Sent != steps {
 			t.Errorf("%s reached time %v with %d grants, %d sent; want %d each", name(k), res.Time, res.Grants, res.Sent, steps)
 		}
 		if !slices.Equal(res.Lost, []string{name(victim)}) {
@@ -195,12 +207,11 @@ func TestMultiHostNetns(t *testing.T) {
 			}
 			n, last := res.Reflections[name(j)], res.LastTime[name(j)]
 			switch {
-			case j != victim && (n != steps || last != steps):
-				t.Errorf("%s reflected %d updates of %s (last at %v), want %d", name(k), n, name(j), last, steps)
+			case j != victim && (n != steps || last != float64(steps)):
+				t.Errorf("%s reflected %d updates of %s (last at %v), want %d exactly once each", name(k), n, name(j), last, steps)
 			case j == victim && (n < killStep || float64(n) != last):
 				t.Errorf("%s reflected %d updates of the killed %s (last at %v), want 1..m with m >= %d", name(k), n, name(j), last, killStep)
 			}
 		}
 	}
-	t.Logf("%d namespaces, %d steps, one node killed at step %d: %v", nodes, steps, killStep, time.Since(startAt).Round(time.Millisecond))
 }
