@@ -124,15 +124,25 @@ func (s *Session) PushCallbackNumbered(payload []byte) (uint32, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ended {
-		return 0, fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
-	}
-	if max := s.srv.cfg.MaxBacklog; max > 0 && s.backlog+int64(len(payload)) > max {
-		s.srv.logf("session %016x: ended: %d bytes unacknowledged, over %d", s.id, s.backlog, max)
-		s.endLocked(fmt.Errorf("%w: %d bytes, over %d", ErrBacklog, s.backlog+int64(len(payload)), max))
-		return 0, fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
+	if err := s.admitCallbackLocked(len(payload)); err != nil {
+		return 0, err
 	}
 	return s.enqueueLocked(msgCallbackRequest, nil, payload).seq, nil
+}
+
+// admitCallbackLocked checks that a callback of n bytes may be queued:
+// the session has not ended, and the backlog stays within MaxBacklog
+// (else the session ends with ErrBacklog). s.mu is held.
+func (s *Session) admitCallbackLocked(n int) error {
+	if s.ended {
+		return fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
+	}
+	if max := s.srv.cfg.MaxBacklog; max > 0 && s.backlog+int64(n) > max {
+		s.srv.logf("session %016x: ended: %d bytes unacknowledged, over %d", s.id, s.backlog, max)
+		s.endLocked(fmt.Errorf("%w: %d bytes, over %d", ErrBacklog, s.backlog+int64(n), max))
+		return fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
+	}
+	return nil
 }
 
 // QueueCallback is PushCallbackNumbered without the write: the callback
@@ -147,13 +157,8 @@ func (s *Session) QueueCallback(payload []byte) (uint32, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ended {
-		return 0, fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
-	}
-	if max := s.srv.cfg.MaxBacklog; max > 0 && s.backlog+int64(len(payload)) > max {
-		s.srv.logf("session %016x: ended: %d bytes unacknowledged, over %d", s.id, s.backlog, max)
-		s.endLocked(fmt.Errorf("%w: %d bytes, over %d", ErrBacklog, s.backlog+int64(len(payload)), max))
-		return 0, fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
+	if err := s.admitCallbackLocked(len(payload)); err != nil {
+		return 0, err
 	}
 	return s.queueLocked(msgCallbackRequest, nil, payload).seq, nil
 }
