@@ -88,7 +88,8 @@ type Federate struct {
 	wq       chan []transport.Packet
 	wdone    chan struct{}      // closed when the writer exits
 	writing  bool               // a batch is being sent
-	lastSend time.Time          // when the last batch was taken
+	lastSend time.Time          // when the last batch was sent
+	waiter   bool               // the call under way waits for an answer to what it sends (see takeLead)
 	pending  []transport.Packet // frames for the next batch
 
 	// Back-pressure: callers refused because a group was blocked wait on
@@ -116,7 +117,7 @@ type Federate struct {
 
 // counters are the driver's own traffic counters.
 type counters struct {
-	sendErrors, frames, batches, paused atomic.Uint64
+	sendErrors, frames, batches, led, paused atomic.Uint64
 }
 
 // Stats is a snapshot of a federate's counters.
@@ -129,6 +130,7 @@ type Stats struct {
 	SendError uint64 // transport send failures
 	Frames    uint64 // data-plane frames handed to the transport
 	Batches   uint64 // batches of frames handed to the transport (one system call each with batch I/O)
+	Led       uint64 // of Batches, those sent by the goroutine whose call or read made them, without a switch to the writer goroutine
 	Blocked   uint64 // sends held by back-pressure (a full backlog on a group)
 	Paused    uint64 // times reading stopped because MaxQueuedEvents callbacks were waiting
 	Stale     uint64 // updates and deletes dropped for an ownership epoch older than one known
@@ -385,7 +387,7 @@ func (f *Federate) Pending() int { return f.events.len() }
 func (f *Federate) Stats() Stats {
 	s := Stats{
 		SendError: f.stats.sendErrors.Load(), Frames: f.stats.frames.Load(),
-		Batches: f.stats.batches.Load(), Paused: f.stats.paused.Load(),
+		Batches: f.stats.batches.Load(), Led: f.stats.led.Load(), Paused: f.stats.paused.Load(),
 	}
 	f.mu.Lock()
 	cs := f.core.Stats()
@@ -667,21 +669,35 @@ func (f *Federate) takeControl() {
 
 // takeLead makes the caller the writer of the pending frames when no one
 // is writing and returns them, if the data plane was quiet for
-// leadQuiet: a lone message then leaves without waking another
-// goroutine. In a stream of messages, the frames go to the writer
-// goroutine instead, and the caller goes on while they are sent, so that
-// the next ones bundle up. Returns nil when there is nothing for the
-// caller to send. Under mu.
+// leadQuiet since the last batch went out: a lone message then leaves
+// without waking another goroutine. In a stream of messages, the frames
+// go to the writer goroutine instead, and the caller goes on while they
+// are sent, so that the next ones bundle up. Returns nil when there is
+// nothing for the caller to send. Under mu.
+//
+// Quiet counts from the end of the last send, not its start: a federate
+// in lockstep (a time step, a round trip, an ownership hand-off) sends
+// once per exchange, and the exchange, which includes its own send, is
+// often shorter than leadQuiet from start to start; counted so, every
+// such send went through the writer goroutine, one goroutine switch more
+// per step. A stream of calls still goes to the writer: the next call
+// comes within a microsecond or two of the writer going idle.
+//
+// A call that waits for an answer to what it sends (a time advance
+// request: the grant needs the other federates' answers to its promise)
+// leads whenever the writer is idle, quiet or not: nothing of its
+// caller's can bundle up behind it, and in lockstep the federates send
+// at about the same moment, so the data plane is rarely quiet then.
 func (f *Federate) takeLead() []transport.Packet {
+	waiter := f.waiter
+	f.waiter = false
 	if f.writing || f.halted || len(f.pending) == 0 {
 		return nil
 	}
 	b := f.pending
 	f.pending = nil
 	f.writing = true
-	now := time.Now()
-	quiet := now.Sub(f.lastSend) >= leadQuiet
-	f.lastSend = now
+	quiet := waiter || time.Since(f.lastSend) >= leadQuiet
 	if !quiet {
 		f.wq <- b // the writer goroutine is idle: no one was writing
 		return nil
@@ -689,9 +705,9 @@ func (f *Federate) takeLead() []transport.Packet {
 	return b
 }
 
-// leadQuiet is how long the data plane must have been quiet for a caller
-// to send its frames itself.
-const leadQuiet = 50 * time.Microsecond
+// leadQuiet is how long the data plane must have been quiet, from the
+// end of the last send, for a caller to send its frames itself.
+const leadQuiet = 20 * time.Microsecond
 
 // lead sends batch, taken by takeLead, on the caller's goroutine, without
 // mu: a frame goes out without waking another goroutine. What bundled up
@@ -702,6 +718,7 @@ func (f *Federate) lead(batch []transport.Packet) {
 		return
 	}
 	f.sendBatch(batch)
+	f.stats.led.Add(1)
 	f.mu.Lock()
 	if next := f.nextBatch(); next != nil {
 		f.wq <- next // the writer goroutine is idle: we were writing
@@ -875,8 +892,10 @@ func (f *Federate) sendBatch(batch []transport.Packet) {
 }
 
 // nextBatch seals what waits and returns it as the writer's next batch,
-// or nil, leaving the writer idle. Under mu.
+// or nil, leaving the writer idle. It is called when a batch has just
+// been sent. Under mu.
 func (f *Federate) nextBatch() []transport.Packet {
+	f.lastSend = time.Now()
 	if f.halted {
 		f.writing = false
 		return nil
@@ -886,9 +905,6 @@ func (f *Federate) nextBatch() []transport.Packet {
 	b := f.pending
 	f.pending = nil
 	f.writing = len(b) > 0
-	if f.writing {
-		f.lastSend = time.Now()
-	}
 	return b
 }
 

@@ -82,9 +82,15 @@ func (f *Federate) FlushQueueRequest(t LogicalTime) error {
 	return f.advance(lbts.FlushQueueRequest, t)
 }
 
-// advance starts a time advance of the given kind.
+// advance starts a time advance of the given kind. Its caller waits for
+// the grant, so it sends its promise itself when the writer is idle
+// (see takeLead).
 func (f *Federate) advance(kind lbts.RequestKind, t LogicalTime) error {
-	return f.call(func() error { return f.core.TimeAdvance(kind, t) })
+	return f.call(func() error {
+		err := f.core.TimeAdvance(kind, t)
+		f.waiter = err == nil
+		return err
+	})
 }
 
 // EnableAsynchronousDelivery (§8.14): receive-order messages are

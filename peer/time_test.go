@@ -2,7 +2,9 @@ package peer
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -285,5 +287,73 @@ func TestInteger64Time(t *testing.T) {
 	}
 	if _, err := Join(t.Context(), Config{Federation: "x", TimeRepresentation: "HLAdecimalTime"}); !errors.Is(err, ErrCouldNotCreateLogicalTimeFactory) {
 		t.Errorf("unknown time representation: %v", err)
+	}
+}
+
+// TestTimeAdvanceSendsItself: in lockstep, each federate's time advance
+// request sends its promise on the caller's goroutine when the writer is
+// idle (Stats.Led), rather than through a switch to the writer goroutine:
+// the caller waits for the grant, so nothing of its could bundle up.
+func TestTimeAdvanceSendsItself(t *testing.T) {
+	m := newMemFederation(t, 2, transport.Faults{}, 1)
+	feds := m.feds
+	for _, f := range feds {
+		if err := f.EnableTimeRegulation(Float64Time(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range feds {
+		waitFor(t, f, 5*time.Second, isType[TimeRegulationEnabled])
+		if err := f.EnableTimeConstrained(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, f, 5*time.Second, isType[TimeConstrainedEnabled])
+	}
+	const steps = 200
+	before := make([]Stats, len(feds))
+	for i, f := range feds {
+		before[i] = f.Stats()
+	}
+	errs := make(chan error, len(feds))
+	for _, f := range feds {
+		go func() {
+			for s := 1; s <= steps; s++ {
+				if err := f.TimeAdvanceRequest(Float64Time(float64(s))); err != nil {
+					errs <- err
+					return
+				}
+				for {
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					ev, err := f.Next(ctx)
+					cancel()
+					if err != nil {
+						errs <- fmt.Errorf("%s: step %d: %w", f.Name(), s, err)
+						return
+					}
+					if g, ok := ev.(TimeAdvanceGrant); ok {
+						if g.Time.Float() != float64(s) {
+							errs <- fmt.Errorf("%s: granted %v, want %d", f.Name(), g.Time, s)
+							return
+						}
+						break
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range feds {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, f := range feds {
+		st := f.Stats()
+		led, batches := st.Led-before[i].Led, st.Batches-before[i].Batches
+		// A promise goes through the writer only when it is busy with
+		// another batch (a tick's heartbeat): rare, not every step.
+		if led < steps*3/4 || led > batches {
+			t.Errorf("%s: %d of %d batches sent by their caller in %d steps, want at least %d", f.Name(), led, batches, steps, steps*3/4)
+		}
 	}
 }

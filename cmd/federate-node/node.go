@@ -38,6 +38,7 @@ type joinFlags struct {
 	frame      int
 	transport  string
 	advertise  string
+	poll       time.Duration // see pollFor
 }
 
 func (j *joinFlags) register(fs *flag.FlagSet) {
@@ -54,6 +55,7 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.iface, "iface", transport.DefaultInterface, "multicast interface (name or one of its IPv4 addresses)")
 	fs.IntVar(&j.ttl, "ttl", 0, "multicast TTL: 0 stays on this host, 1 reaches the local link")
 	fs.IntVar(&j.frame, "frame", 0, "data-plane frame size in bytes (default 1400; up to 65000 on loopback)")
+	fs.DurationVar(&j.poll, "poll", 0, "Linux: keep reading an empty socket this long before parking (lower latency for up to a core; default $"+pollEnv+" or 0, off)")
 	registerDataPlane(fs, &j.transport, &j.advertise)
 }
 
@@ -74,6 +76,23 @@ func dataPlane(cfg *peer.Config, mode, advertise string) error {
 	return nil
 }
 
+// pollEnv names the environment variable that sets -poll when the flag
+// is not given, also for the processes a bench starts.
+const pollEnv = "MESHRTI_POLL"
+
+// pollFor is the data plane's poll time (transport.UDPConfig.PollFor):
+// poll if set, else $MESHRTI_POLL, else 0.
+func pollFor(poll time.Duration) time.Duration {
+	if poll != 0 {
+		return poll
+	}
+	d, err := time.ParseDuration(os.Getenv(pollEnv))
+	if err != nil {
+		return 0
+	}
+	return d
+}
+
 // config builds the configuration of a federate of type typ joining as
 // the flags say; with no -fom it brings no modules of its own.
 func (j *joinFlags) config(typ string) (peer.Config, error) {
@@ -82,6 +101,7 @@ func (j *joinFlags) config(typ string) (peer.Config, error) {
 		FOMFiles: j.foms, MaxFrame: j.frame,
 		Multicast: transport.UDPConfig{Port: j.mcastPort, Interface: j.iface, TTL: j.ttl},
 	}
+	cfg.Multicast.PollFor = pollFor(j.poll)
 	host, port, err := splitHostPort(j.gossip)
 	if err != nil {
 		return cfg, err

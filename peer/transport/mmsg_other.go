@@ -4,6 +4,7 @@ package transport
 
 import (
 	"net"
+	"time"
 
 	"golang.org/x/net/ipv4"
 )
@@ -15,6 +16,9 @@ type mmsg struct{ pc *ipv4.PacketConn }
 func newMMsg(c *net.UDPConn, n, iovPer int) (*mmsg, error) {
 	return &mmsg{pc: ipv4.NewPacketConn(c)}, nil
 }
+
+// setPoll does nothing here: only Linux polls (UDPConfig.PollFor).
+func (m *mmsg) setPoll(time.Duration) {}
 
 // write sends the datagrams of ms without waiting where the system
 // allows it (dontWait).

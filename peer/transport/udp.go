@@ -104,6 +104,15 @@ type UDPConfig struct {
 	// anyway, the transport opens another socket. Other systems open one
 	// socket per group address and ignore GroupsPerSocket.
 	GroupsPerSocket int
+	// PollFor, on Linux, makes each receiving socket's reader keep trying
+	// its socket for up to this long after it emptied it, yielding to
+	// other goroutines between tries, before it parks until the system
+	// says a datagram came. A datagram that arrives within the window is
+	// read at once, without the wake-up of a parked thread: lower round
+	// trips and faster time steps, for up to a core kept busy while the
+	// federate waits. Zero, the default: no polling. Other systems ignore
+	// it. See docs/dataplane.md, Polling.
+	PollFor time.Duration
 }
 
 func (c *UDPConfig) normalize() error {
@@ -546,6 +555,7 @@ func (u *UDP) listen(addr netip.Addr) (*udpSocket, error) {
 		conn.Close()
 		return nil, err
 	}
+	mm.setPoll(u.cfg.PollFor)
 	return &udpSocket{
 		conn:  conn,
 		pc:    pc,

@@ -26,10 +26,19 @@ func freePort(t testing.TB) int {
 // skips the test when multicast over lo does not work here.
 func newUDPPair(t testing.TB) (a, b *UDP) {
 	t.Helper()
+	return newUDPPairWith(t, nil)
+}
+
+// newUDPPairWith is newUDPPair with a configuration tune may change.
+func newUDPPairWith(t testing.TB, tune func(*UDPConfig)) (a, b *UDP) {
+	t.Helper()
 	cfg := UDPConfig{
 		Federation: fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano()),
 		Port:       freePort(t),
 		ReadBuffer: 1 << 20,
+	}
+	if tune != nil {
+		tune(&cfg)
 	}
 	var err error
 	if a, err = NewUDP(cfg); err != nil {
