@@ -610,11 +610,21 @@ func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
 			total += len(b) - udpHeaderLen
 		}
 	}
-	data := make([]byte, total)
 	if s.pkts == nil {
 		s.pkts = make([]Packet, readBatch) // the reader's, reused
 	}
-	pkts := s.pkts[:readBatch]
+	handOn(ms, &keep, total, s.pkts[:readBatch], u.direct.Load(), u.recv, &u.received, &u.overflow)
+}
+
+// handOn copies the payloads of the kept datagrams of a read (after
+// their transport header; total bytes in all) into one allocation, split
+// between packets without overlap, and hands the packets on in order:
+// to take (SetDirect) as many as it takes, the rest to recv, counted in
+// overflow when it is full; received counts what went. pkts is the
+// reader's scratch space, cleared after, so that it keeps no datagram.
+// UDP and Unicast share it.
+func handOn(ms []ipv4.Message, keep *[readBatch]bool, total int, pkts []Packet, take *func([]Packet) int, recv chan Packet, received, overflow *atomic.Uint64) {
+	data := make([]byte, total)
 	kept := 0
 	for i := range ms[:min(len(ms), readBatch)] {
 		if !keep[i] {
@@ -627,17 +637,17 @@ func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
 		data = data[n:]
 	}
 	rest := pkts[:kept]
-	if take := u.direct.Load(); take != nil && kept > 0 {
+	if take != nil && kept > 0 {
 		k := min(max((*take)(rest), 0), kept)
-		u.received.Add(uint64(k))
+		received.Add(uint64(k))
 		rest = rest[k:]
 	}
 	for _, pkt := range rest {
 		select {
-		case u.recv <- pkt:
-			u.received.Add(1)
+		case recv <- pkt:
+			received.Add(1)
 		default:
-			u.overflow.Add(1)
+			overflow.Add(1)
 		}
 	}
 	clear(pkts[:kept]) // do not keep the datagrams

@@ -326,33 +326,7 @@ func (u *Unicast) dispatch(ms []ipv4.Message, pkts []Packet) {
 			total += len(b) - udpHeaderLen
 		}
 	}
-	data := make([]byte, total)
-	kept := 0
-	for i := range ms {
-		if !keep[i] {
-			continue
-		}
-		b := ms[i].Buffers[0][:ms[i].N]
-		n := copy(data, b[udpHeaderLen:])
-		pkts[kept] = Packet{Group: Group(binary.BigEndian.Uint32(b[4:])), Data: data[:n:n]}
-		kept++
-		data = data[n:]
-	}
-	rest := pkts[:kept]
-	if take := u.direct.Load(); take != nil && kept > 0 {
-		k := min(max((*take)(rest), 0), kept)
-		u.received.Add(uint64(k))
-		rest = rest[k:]
-	}
-	for _, p := range rest {
-		select {
-		case u.recv <- p:
-			u.received.Add(1)
-		default:
-			u.overflow.Add(1)
-		}
-	}
-	clear(pkts[:kept])
+	handOn(ms, &keep, total, pkts, u.direct.Load(), u.recv, &u.received, &u.overflow)
 }
 
 // Send implements Transport: one datagram to each member of g but this
