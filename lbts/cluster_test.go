@@ -387,19 +387,6 @@ func (c *cluster) checkSameOrder(all []*simNode) {
 	}
 }
 
-// quiet reports whether nothing is in flight and no node has work.
-func (c *cluster) quiet() bool {
-	if len(c.inflight) > 0 {
-		return false
-	}
-	for _, s := range c.nodes {
-		if s.n.HasReady() {
-			return false
-		}
-	}
-	return true
-}
-
 // stabilize delivers everything in flight, first in first out, until the
 // cluster is quiet.
 func (c *cluster) stabilize() {

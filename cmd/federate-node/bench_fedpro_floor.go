@@ -189,9 +189,9 @@ func fedproFloorThroughput(ctx context.Context, count, size int, env []string) (
 		select {
 		case <-all:
 		case <-bdone:
-			return 0, errors.New("B's connection ended")
+			return 0, errors.New("the receiving client's connection ended")
 		case <-ctx.Done():
-			return 0, fmt.Errorf("B received %d of %d: %w", got.Load(), n, ctx.Err())
+			return 0, fmt.Errorf("the receiving client got %d of %d: %w", got.Load(), n, ctx.Err())
 		}
 		return time.Since(start), nil
 	}

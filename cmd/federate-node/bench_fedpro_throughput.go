@@ -79,7 +79,7 @@ func benchFedProThroughput(ctx context.Context, tf fedproThroughputFlags, stderr
 		select {
 		case <-all:
 		case <-ctx.Done():
-			return nil, 0, fmt.Errorf("B received %d of %d updates: %w", got.Load(), n, ctx.Err())
+			return nil, 0, fmt.Errorf("the receiving client got %d of %d updates: %w", got.Load(), n, ctx.Err())
 		}
 		return calls, time.Since(start), nil
 	}

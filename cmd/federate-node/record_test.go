@@ -58,7 +58,6 @@ type stepper struct {
 	fed      *peer.Federate
 	cd       *codec.Codec
 	name     string
-	obj      peer.ObjectInstanceHandle
 	aircraft peer.ObjectClassHandle
 	position peer.AttributeHandle
 	callsign peer.AttributeHandle

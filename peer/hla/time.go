@@ -116,6 +116,7 @@ func (e *InvalidLogicalTimeError) Is(target error) bool { return target == ErrIn
 // order (the standard's MessageRetractionReturn with
 // retractionHandleIsValid false).
 type MessageRetractionHandle struct {
+	//lint:ignore U1000 msgpack reads it: the struct tag encodes the handle as an array
 	_msgpack struct{} `msgpack:",as_array"`
 	Federate FederateHandle
 	Serial   uint64

@@ -24,6 +24,7 @@ type FederateHandle uint64
 // ObjectInstanceHandle identifies an object instance: the federate that
 // registered it and a serial number of that federate's.
 type ObjectInstanceHandle struct {
+	//lint:ignore U1000 msgpack reads it: the struct tag encodes the handle as an array
 	_msgpack struct{} `msgpack:",as_array"`
 	Federate FederateHandle
 	Serial   uint64

@@ -143,13 +143,13 @@ type sent struct {
 
 // read is one read a consumer job made.
 type read struct {
-	job             string
-	n, cycle        int
-	boundary        float64
-	obj             string
-	value           float64
-	ok              bool
-	mainAt, readIdx int
+	job      string
+	n, cycle int
+	boundary float64
+	obj      string
+	value    float64
+	ok       bool
+	readIdx  int
 }
 
 // log collects what the jobs did, from their goroutines.

@@ -509,11 +509,11 @@ func (s *Server) newSession(c *connection, h header, body []byte) *Session {
 		if errors.Is(err, ErrOutOfResources) {
 			reason = newSessionOutOfResources
 		}
-		s.refuseNew(c, reason, fmt.Errorf("Open: %w", err))
+		s.refuseNew(c, reason, fmt.Errorf("opening the session: %w", err))
 		return nil
 	}
 	if sh == nil {
-		s.refuseNew(c, newSessionOtherError, errors.New("Open returned no SessionHandler"))
+		s.refuseNew(c, newSessionOtherError, errors.New("the handler's Open returned no SessionHandler"))
 		return nil
 	}
 	sess.handler = sh
