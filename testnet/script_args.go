@@ -141,6 +141,22 @@ func (a *args) needFloat(k string) (float64, error) {
 	return v, err
 }
 
+// choose returns the value of the word v of k=, vals[i] for words[i], or
+// an error that names the words it wants.
+func choose[T any](k, v string, words []string, vals ...T) (T, error) {
+	for i, w := range words {
+		if v == w {
+			return vals[i], nil
+		}
+	}
+	var zero T
+	want := words[len(words)-1]
+	if len(words) > 1 {
+		want = strings.Join(words[:len(words)-1], ", ") + " or " + want
+	}
+	return zero, fmt.Errorf("%s=%s: want %s", k, v, want)
+}
+
 // rest returns the key=value pairs not read yet, in order.
 func (a *args) rest() []string {
 	var ks []string
@@ -206,6 +222,27 @@ func (s *simulation) attrsOrDimensioned(a *args, c *fomxml.ObjectClass) ([]peer.
 		}
 	}
 	return hs, nil
+}
+
+// classAttrsRegions reads class=C attrs=A,B [regions=R1,R2]; withRegions
+// is false when regions= is absent.
+func (s *simulation) classAttrsRegions(a *args) (class peer.ObjectClassHandle, attrs []peer.AttributeHandle, rs []peer.RegionHandle, withRegions bool, err error) {
+	if class, attrs, err = s.classAttrs(a); err != nil {
+		return 0, nil, nil, false, err
+	}
+	rs, withRegions, err = s.regionsArg(a)
+	return class, attrs, rs, withRegions, err
+}
+
+// objectAndAttrs reads obj=O attrs=A,B: an instance and attributes of
+// its class.
+func (s *simulation) objectAndAttrs(a *args) (*simObject, []peer.AttributeHandle, error) {
+	o, err := s.object(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	attrs, err := s.attrsOf(a, o.class)
+	return o, attrs, err
 }
 
 // objectAttr reads obj=O attr=A: the instance, the attribute's handle

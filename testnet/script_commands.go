@@ -3,6 +3,8 @@ package testnet
 import (
 	"fmt"
 	"strings"
+
+	"github.com/meshrti/meshrti/peer"
 )
 
 // A command is one entry of the scenario language: its name, the
@@ -14,7 +16,27 @@ type command struct {
 	usage string // the arguments after the name; "" for none
 	help  string
 	form  form
-	run   func(s *simulation, c *call) (*serviceError, error)
+	run   handler
+}
+
+// handler carries out a command.
+type handler = func(s *simulation, c *call) (*serviceError, error)
+
+// service is the handler of a command that calls one service of the
+// federate it names, without arguments.
+func service(svc func(*peer.Federate) error) handler {
+	return func(s *simulation, c *call) (*serviceError, error) { return fail(c.name, svc(c.f)) }
+}
+
+// completion is the handler of a command that reports the federate's
+// part done, or with the flag failed not done.
+func completion(done, notDone func(*peer.Federate) error) handler {
+	return func(s *simulation, c *call) (*serviceError, error) {
+		if c.failed {
+			return fail(c.name, notDone(c.f))
+		}
+		return fail(c.name, done(c.f))
+	}
 }
 
 // form says how a command's positional words are read.
@@ -98,13 +120,13 @@ var commands = []command{
 		help: "unsubscribes from directed interactions of an object class"},
 
 	// Object management.
-	{name: "reserve", usage: "NAME name=N", run: (*simulation).reserve,
+	{name: "reserve", usage: "NAME name=N", run: (*simulation).names,
 		help: "reserves an object instance name (the answer is an event)"},
-	{name: "reserve-names", usage: "NAME names=N,M", run: (*simulation).reserveNames,
+	{name: "reserve-names", usage: "NAME names=N,M", run: (*simulation).names,
 		help: "reserves several object instance names at once"},
-	{name: "release-name", usage: "NAME name=N", run: (*simulation).releaseName,
+	{name: "release-name", usage: "NAME name=N", run: (*simulation).names,
 		help: "releases a reserved object instance name"},
-	{name: "release-names", usage: "NAME names=N,M", run: (*simulation).releaseNames,
+	{name: "release-names", usage: "NAME names=N,M", run: (*simulation).names,
 		help: "releases several reserved object instance names"},
 	{name: "register", usage: "NAME class=C [as=LABEL] [name=N] [attrs=A,B regions=R1,R2]", run: (*simulation).register,
 		help: "registers an instance; later commands and output call it LABEL, else N, else its RTI-chosen name"},
@@ -130,13 +152,13 @@ var commands = []command{
 		help: "divests attributes; if-wanted prints `NAME: divested OBJ attrs=...`"},
 	{name: "confirm-divestiture", usage: "NAME obj=LABEL attrs=A,B [tag=X]", run: (*simulation).confirmDivestiture,
 		help: "confirms a negotiated divestiture"},
-	{name: "cancel-divestiture", usage: "NAME obj=LABEL attrs=A,B", run: (*simulation).cancelDivestiture,
+	{name: "cancel-divestiture", usage: "NAME obj=LABEL attrs=A,B", run: (*simulation).ownershipService,
 		help: "cancels a negotiated divestiture"},
 	{name: "acquire", usage: "NAME obj=LABEL attrs=A,B [if-available] [tag=X]", run: (*simulation).acquire,
 		help: "acquires attributes"},
-	{name: "cancel-acquisition", usage: "NAME obj=LABEL attrs=A,B", run: (*simulation).cancelAcquisition,
+	{name: "cancel-acquisition", usage: "NAME obj=LABEL attrs=A,B", run: (*simulation).ownershipService,
 		help: "cancels an acquisition"},
-	{name: "deny-release", usage: "NAME obj=LABEL attrs=A,B", run: (*simulation).denyRelease,
+	{name: "deny-release", usage: "NAME obj=LABEL attrs=A,B", run: (*simulation).ownershipService,
 		help: "denies a request to release attributes"},
 	{name: "query-owner", usage: "NAME obj=LABEL attr=A", run: (*simulation).queryOwner,
 		help: "queries an attribute's owner (the answer is an event)"},
@@ -148,13 +170,13 @@ var commands = []command{
 	// Time management.
 	{name: "enable-regulation", usage: "NAME lookahead=L", run: (*simulation).enableRegulation,
 		help: "enables time regulation"},
-	{name: "disable-regulation", usage: "NAME", run: (*simulation).disableRegulation,
+	{name: "disable-regulation", usage: "NAME", run: service((*peer.Federate).DisableTimeRegulation),
 		help: "disables time regulation"},
 	{name: "modify-lookahead", usage: "NAME lookahead=L", run: (*simulation).modifyLookahead,
 		help: "changes the lookahead (a lower one takes effect as time advances)"},
-	{name: "enable-constrained", usage: "NAME", run: (*simulation).enableConstrained,
+	{name: "enable-constrained", usage: "NAME", run: service((*peer.Federate).EnableTimeConstrained),
 		help: "enables time constrained"},
-	{name: "disable-constrained", usage: "NAME", run: (*simulation).disableConstrained,
+	{name: "disable-constrained", usage: "NAME", run: service((*peer.Federate).DisableTimeConstrained),
 		help: "disables time constrained"},
 	{name: "advance", usage: "NAME t=T", run: (*simulation).advance,
 		help: "time advance request (TAR)"},
@@ -196,21 +218,21 @@ var commands = []command{
 		help: "achieves a synchronization point (failed: unsuccessfully)"},
 	{name: "save", usage: "NAME label=L [t=T]", run: (*simulation).save,
 		help: "requests a federation save, at time T when given"},
-	{name: "save-begun", usage: "NAME", run: (*simulation).saveBegun,
+	{name: "save-begun", usage: "NAME", run: service((*peer.Federate).FederateSaveBegun),
 		help: "the federate's save has begun"},
-	{name: "save-complete", usage: "NAME [failed]", run: (*simulation).saveComplete,
+	{name: "save-complete", usage: "NAME [failed]", run: completion((*peer.Federate).FederateSaveComplete, (*peer.Federate).FederateSaveNotComplete),
 		help: "the federate's save is complete (failed: not complete)"},
-	{name: "abort-save", usage: "NAME", run: (*simulation).abortSave,
+	{name: "abort-save", usage: "NAME", run: service((*peer.Federate).AbortFederationSave),
 		help: "aborts the federation save"},
-	{name: "query-save", usage: "NAME", run: (*simulation).querySave,
+	{name: "query-save", usage: "NAME", run: service((*peer.Federate).QueryFederationSaveStatus),
 		help: "queries the federation save status (the answer is an event)"},
 	{name: "restore", usage: "NAME label=L", run: (*simulation).restore,
 		help: "requests a federation restore"},
-	{name: "restore-complete", usage: "NAME [failed]", run: (*simulation).restoreComplete,
+	{name: "restore-complete", usage: "NAME [failed]", run: completion((*peer.Federate).FederateRestoreComplete, (*peer.Federate).FederateRestoreNotComplete),
 		help: "the federate's restore is complete (failed: not complete)"},
-	{name: "abort-restore", usage: "NAME", run: (*simulation).abortRestore,
+	{name: "abort-restore", usage: "NAME", run: service((*peer.Federate).AbortFederationRestore),
 		help: "aborts the federation restore"},
-	{name: "query-restore", usage: "NAME", run: (*simulation).queryRestore,
+	{name: "query-restore", usage: "NAME", run: service((*peer.Federate).QueryFederationRestoreStatus),
 		help: "queries the federation restore status (the answer is an event)"},
 
 	// Support services: switches and callbacks.

@@ -108,11 +108,7 @@ func (s *simulation) deleteRegion(c *call) (*serviceError, error) {
 
 // associate runs associate and unassociate (regions for updates).
 func (s *simulation) associate(c *call) (*serviceError, error) {
-	o, err := s.object(c.a)
-	if err != nil {
-		return nil, err
-	}
-	attrs, err := s.attrsOf(c.a, o.class)
+	o, attrs, err := s.objectAndAttrs(c.a)
 	if err != nil {
 		return nil, err
 	}

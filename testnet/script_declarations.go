@@ -20,13 +20,11 @@ func (s *simulation) publish(c *call) (*serviceError, error) {
 
 func (s *simulation) subscribe(c *call) (*serviceError, error) {
 	a, f, name := c.a, c.f, c.name
-	class, attrs, err := s.classAttrs(a)
+	class, attrs, rs, withRegions, err := s.classAttrsRegions(a)
 	if err != nil {
 		return nil, err
 	}
-	if rs, ok, err := s.regionsArg(a); err != nil {
-		return nil, err
-	} else if ok {
+	if withRegions {
 		rate, _ := a.get("rate")
 		pair := peer.AttributeRegions{Attributes: attrs, Regions: rs}
 		if c.passive || rate != "" {

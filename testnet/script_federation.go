@@ -77,14 +77,9 @@ func (s *simulation) join(c *call) (*serviceError, error) {
 func (s *simulation) resign(c *call) (*serviceError, error) {
 	action := peer.DeleteObjects
 	if v, ok := c.a.get("action"); ok {
-		switch v {
-		case "delete":
-		case "divest":
-			action = peer.UnconditionallyDivestAttributes
-		case "none":
-			action = peer.NoAction
-		default:
-			return nil, fmt.Errorf("action=%s: want delete, divest or none", v)
+		var err error
+		if action, err = choose("action", v, []string{"delete", "divest", "none"}, peer.DeleteObjects, peer.UnconditionallyDivestAttributes, peer.NoAction); err != nil {
+			return nil, err
 		}
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)

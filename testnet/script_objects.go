@@ -9,36 +9,29 @@ import (
 // Object management: names, instances, updates, interactions, deletes,
 // update requests and transportation types.
 
-func (s *simulation) reserve(c *call) (*serviceError, error) {
-	n, err := c.a.need("name")
-	if err != nil {
-		return nil, err
+// names runs reserve and release-name (name=N), reserve-names and
+// release-names (names=N,M).
+func (s *simulation) names(c *call) (*serviceError, error) {
+	f := c.f
+	if one, ok := map[string]func(string) error{
+		"reserve":      f.ReserveObjectInstanceName,
+		"release-name": f.ReleaseObjectInstanceName,
+	}[c.cmd.name]; ok {
+		n, err := c.a.need("name")
+		if err != nil {
+			return nil, err
+		}
+		return fail(c.name, one(n))
 	}
-	return fail(c.name, c.f.ReserveObjectInstanceName(n))
-}
-
-func (s *simulation) reserveNames(c *call) (*serviceError, error) {
 	ns, err := c.a.list("names")
 	if err != nil {
 		return nil, err
 	}
-	return fail(c.name, c.f.ReserveMultipleObjectInstanceName(ns...))
-}
-
-func (s *simulation) releaseName(c *call) (*serviceError, error) {
-	n, err := c.a.need("name")
-	if err != nil {
-		return nil, err
-	}
-	return fail(c.name, c.f.ReleaseObjectInstanceName(n))
-}
-
-func (s *simulation) releaseNames(c *call) (*serviceError, error) {
-	ns, err := c.a.list("names")
-	if err != nil {
-		return nil, err
-	}
-	return fail(c.name, c.f.ReleaseMultipleObjectInstanceName(ns...))
+	many := map[string]func(...string) error{
+		"reserve-names": f.ReserveMultipleObjectInstanceName,
+		"release-names": f.ReleaseMultipleObjectInstanceName,
+	}[c.cmd.name]
+	return fail(c.name, many(ns...))
 }
 
 // register registers an instance and remembers it by its label: as=,
@@ -82,6 +75,15 @@ func (s *simulation) register(c *call) (*serviceError, error) {
 	return nil, nil
 }
 
+// stamp reads a message's ts=T, hasTS false when it is absent, and its
+// tag (see tag).
+func (s *simulation) stamp(fed string, a *args) (ts float64, hasTS bool, tag []byte, err error) {
+	if ts, hasTS, err = a.float("ts"); err != nil {
+		return 0, false, nil, err
+	}
+	return ts, hasTS, s.tag(fed, a), nil
+}
+
 // retractable keeps the retraction handle of a time-stamped message sent
 // with tag and returns the service's error.
 func (s *simulation) retractable(name string, tag []byte, h peer.MessageRetractionHandle, err error) (*serviceError, error) {
@@ -95,11 +97,10 @@ func (s *simulation) update(c *call) (*serviceError, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, hasTS, err := a.float("ts")
+	ts, hasTS, tag, err := s.stamp(name, a)
 	if err != nil {
 		return nil, err
 	}
-	tag := s.tag(name, a)
 	oc, _ := s.fdd.ObjectClassByHandle(o.class)
 	vals, err := attrValues(a, oc)
 	if err != nil {
@@ -122,11 +123,10 @@ func (s *simulation) sendDirected(c *call) (*serviceError, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, hasTS, err := a.float("ts")
+	ts, hasTS, tag, err := s.stamp(name, a)
 	if err != nil {
 		return nil, err
 	}
-	tag := s.tag(name, a)
 	vals, err := paramValues(a, ic)
 	if err != nil {
 		return nil, err
@@ -144,11 +144,10 @@ func (s *simulation) send(c *call) (*serviceError, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, hasTS, err := a.float("ts")
+	ts, hasTS, tag, err := s.stamp(name, a)
 	if err != nil {
 		return nil, err
 	}
-	tag := s.tag(name, a)
 	rs, withRegions, err := s.regionsArg(a)
 	if err != nil {
 		return nil, err
@@ -176,11 +175,10 @@ func (s *simulation) delete(c *call) (*serviceError, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, hasTS, err := a.float("ts")
+	ts, hasTS, tag, err := s.stamp(name, a)
 	if err != nil {
 		return nil, err
 	}
-	tag := s.tag(name, a)
 	if hasTS {
 		h, err := f.DeleteObjectInstanceWithTimeRetractable(o.h, tag, peer.Float64Time(ts))
 		return s.retractable(name, tag, h, err)
@@ -202,10 +200,7 @@ func (s *simulation) objectAttrs(a *args) (o *simObject, attrs []peer.AttributeH
 	if _, ok := a.vals["obj"]; !ok {
 		return nil, nil, false, nil
 	}
-	if o, err = s.object(a); err != nil {
-		return nil, nil, true, err
-	}
-	attrs, err = s.attrsOf(a, o.class)
+	o, attrs, err = s.objectAndAttrs(a)
 	return o, attrs, true, err
 }
 
@@ -217,13 +212,11 @@ func (s *simulation) requestUpdate(c *call) (*serviceError, error) {
 	} else if ok {
 		return fail(name, f.RequestAttributeValueUpdate(o.h, tag, attrs...))
 	}
-	class, attrs, err := s.classAttrs(a)
+	class, attrs, rs, withRegions, err := s.classAttrsRegions(a)
 	if err != nil {
 		return nil, err
 	}
-	if rs, ok, err := s.regionsArg(a); err != nil {
-		return nil, err
-	} else if ok {
+	if withRegions {
 		return fail(name, f.RequestAttributeValueUpdateWithRegions(class, []peer.AttributeRegions{{Attributes: attrs, Regions: rs}}, tag))
 	}
 	return fail(name, f.RequestAttributeValueUpdateForClass(class, tag, attrs...))

@@ -16,11 +16,7 @@ import (
 // ownershipArgs reads obj=O attrs=A,B [tag=X] of every ownership
 // command.
 func (s *simulation) ownershipArgs(a *args) (*simObject, []peer.AttributeHandle, []byte, error) {
-	o, err := s.object(a)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	attrs, err := s.attrsOf(a, o.class)
+	o, attrs, err := s.objectAndAttrs(a)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -63,14 +59,6 @@ func (s *simulation) confirmDivestiture(c *call) (*serviceError, error) {
 	return fail(c.name, c.f.ConfirmDivestiture(o.h, tag, attrs...))
 }
 
-func (s *simulation) cancelDivestiture(c *call) (*serviceError, error) {
-	o, attrs, _, err := s.ownershipArgs(c.a)
-	if err != nil {
-		return nil, err
-	}
-	return fail(c.name, c.f.CancelNegotiatedAttributeOwnershipDivestiture(o.h, attrs...))
-}
-
 func (s *simulation) acquire(c *call) (*serviceError, error) {
 	o, attrs, tag, err := s.ownershipArgs(c.a)
 	if err != nil {
@@ -82,20 +70,19 @@ func (s *simulation) acquire(c *call) (*serviceError, error) {
 	return fail(c.name, c.f.AttributeOwnershipAcquisition(o.h, tag, attrs...))
 }
 
-func (s *simulation) cancelAcquisition(c *call) (*serviceError, error) {
+// ownershipService runs cancel-divestiture, cancel-acquisition and
+// deny-release: a service of the instance and attributes alone.
+func (s *simulation) ownershipService(c *call) (*serviceError, error) {
 	o, attrs, _, err := s.ownershipArgs(c.a)
 	if err != nil {
 		return nil, err
 	}
-	return fail(c.name, c.f.CancelAttributeOwnershipAcquisition(o.h, attrs...))
-}
-
-func (s *simulation) denyRelease(c *call) (*serviceError, error) {
-	o, attrs, _, err := s.ownershipArgs(c.a)
-	if err != nil {
-		return nil, err
-	}
-	return fail(c.name, c.f.AttributeOwnershipReleaseDenied(o.h, attrs...))
+	svc := map[string]func(peer.ObjectInstanceHandle, ...peer.AttributeHandle) error{
+		"cancel-divestiture": c.f.CancelNegotiatedAttributeOwnershipDivestiture,
+		"cancel-acquisition": c.f.CancelAttributeOwnershipAcquisition,
+		"deny-release":       c.f.AttributeOwnershipReleaseDenied,
+	}[c.cmd.name]
+	return fail(c.name, svc(o.h, attrs...))
 }
 
 func (s *simulation) queryOwner(c *call) (*serviceError, error) {
@@ -144,11 +131,7 @@ func (s *simulation) handoff(c *call) (*serviceError, error) {
 		}
 		idx[k] = i
 	}
-	o, err := s.object(a)
-	if err != nil {
-		return nil, err
-	}
-	attrs, err := s.attrsOf(a, o.class)
+	o, attrs, err := s.objectAndAttrs(a)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package testnet
 
 import (
 	"fmt"
+
+	"github.com/meshrti/meshrti/peer"
 )
 
 // Support services: the advisory and reporting switches, and callbacks
@@ -56,6 +58,11 @@ func (s *simulation) switchCommand(c *call) (*serviceError, error) {
 
 // callbacks runs "callbacks NAME on|off".
 func (s *simulation) callbacks(c *call) (*serviceError, error) {
+	return s.onOff(c, (*peer.Federate).EnableCallbacks, (*peer.Federate).DisableCallbacks)
+}
+
+// onOff runs "CMD NAME on|off": on or off calls the federate's service.
+func (s *simulation) onOff(c *call, on, off func(*peer.Federate) error) (*serviceError, error) {
 	a := c.a
 	if len(a.pos) != 2 || (a.pos[1] != "on" && a.pos[1] != "off") {
 		return nil, c.usageError()
@@ -65,7 +72,7 @@ func (s *simulation) callbacks(c *call) (*serviceError, error) {
 		return nil, err
 	}
 	if a.pos[1] == "on" {
-		return fail(a.pos[0], s.c.Feds[i].EnableCallbacks())
+		return fail(a.pos[0], on(s.c.Feds[i]))
 	}
-	return fail(a.pos[0], s.c.Feds[i].DisableCallbacks())
+	return fail(a.pos[0], off(s.c.Feds[i]))
 }

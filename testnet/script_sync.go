@@ -49,44 +49,10 @@ func (s *simulation) save(c *call) (*serviceError, error) {
 	return fail(c.name, c.f.RequestFederationSave(label))
 }
 
-func (s *simulation) saveBegun(c *call) (*serviceError, error) {
-	return fail(c.name, c.f.FederateSaveBegun())
-}
-
-func (s *simulation) saveComplete(c *call) (*serviceError, error) {
-	if c.failed {
-		return fail(c.name, c.f.FederateSaveNotComplete())
-	}
-	return fail(c.name, c.f.FederateSaveComplete())
-}
-
-func (s *simulation) abortSave(c *call) (*serviceError, error) {
-	return fail(c.name, c.f.AbortFederationSave())
-}
-
-func (s *simulation) querySave(c *call) (*serviceError, error) {
-	return fail(c.name, c.f.QueryFederationSaveStatus())
-}
-
 func (s *simulation) restore(c *call) (*serviceError, error) {
 	label, err := c.a.need("label")
 	if err != nil {
 		return nil, err
 	}
 	return fail(c.name, c.f.RequestFederationRestore(label))
-}
-
-func (s *simulation) restoreComplete(c *call) (*serviceError, error) {
-	if c.failed {
-		return fail(c.name, c.f.FederateRestoreNotComplete())
-	}
-	return fail(c.name, c.f.FederateRestoreComplete())
-}
-
-func (s *simulation) abortRestore(c *call) (*serviceError, error) {
-	return fail(c.name, c.f.AbortFederationRestore())
-}
-
-func (s *simulation) queryRestore(c *call) (*serviceError, error) {
-	return fail(c.name, c.f.QueryFederationRestoreStatus())
 }

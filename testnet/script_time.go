@@ -26,18 +26,6 @@ func (s *simulation) modifyLookahead(c *call) (*serviceError, error) {
 	return fail(c.name, c.f.ModifyLookahead(peer.Float64Time(l)))
 }
 
-func (s *simulation) disableRegulation(c *call) (*serviceError, error) {
-	return fail(c.name, c.f.DisableTimeRegulation())
-}
-
-func (s *simulation) enableConstrained(c *call) (*serviceError, error) {
-	return fail(c.name, c.f.EnableTimeConstrained())
-}
-
-func (s *simulation) disableConstrained(c *call) (*serviceError, error) {
-	return fail(c.name, c.f.DisableTimeConstrained())
-}
-
 // advance runs the five requests to advance: advance, advance-available,
 // next-message, next-message-available and flush-queue.
 func (s *simulation) advance(c *call) (*serviceError, error) {
@@ -74,14 +62,9 @@ func (s *simulation) changeOrder(c *call) (*serviceError, error) {
 	if err != nil {
 		return nil, err
 	}
-	var order peer.OrderType
-	switch ov {
-	case "receive":
-		order = peer.Receive
-	case "timestamp":
-		order = peer.TimeStamp
-	default:
-		return nil, fmt.Errorf("order=%s: want receive or timestamp", ov)
+	order, err := choose("order", ov, []string{"receive", "timestamp"}, peer.Receive, peer.TimeStamp)
+	if err != nil {
+		return nil, err
 	}
 	if _, isObj := a.vals["obj"]; !isObj {
 		cn, err := a.need("class")
@@ -94,11 +77,7 @@ func (s *simulation) changeOrder(c *call) (*serviceError, error) {
 		}
 		return fail(name, f.ChangeInteractionOrderType(ic.Handle, order))
 	}
-	o, err := s.object(a)
-	if err != nil {
-		return nil, err
-	}
-	hs, err := s.attrsOf(a, o.class)
+	o, hs, err := s.objectAndAttrs(a)
 	if err != nil {
 		return nil, err
 	}
@@ -106,18 +85,7 @@ func (s *simulation) changeOrder(c *call) (*serviceError, error) {
 }
 
 func (s *simulation) async(c *call) (*serviceError, error) {
-	a := c.a
-	if len(a.pos) != 2 || (a.pos[1] != "on" && a.pos[1] != "off") {
-		return nil, c.usageError()
-	}
-	i, err := s.federate(a.pos[0])
-	if err != nil {
-		return nil, err
-	}
-	if a.pos[1] == "on" {
-		return fail(a.pos[0], s.c.Feds[i].EnableAsynchronousDelivery())
-	}
-	return fail(a.pos[0], s.c.Feds[i].DisableAsynchronousDelivery())
+	return s.onOff(c, (*peer.Federate).EnableAsynchronousDelivery, (*peer.Federate).DisableAsynchronousDelivery)
 }
 
 // query prints the federate's time and GALT after the step's wait, so
