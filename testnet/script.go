@@ -226,8 +226,6 @@ func (s *simulation) step(line string) ([]string, error) {
 }
 
 // serviceError is an error a federate's service returned.
-
-// serviceError is an error a federate's service returned.
 type serviceError struct {
 	fed string
 	err error
