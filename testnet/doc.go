@@ -29,7 +29,8 @@
 // order, with names instead of handles. TestScripts runs every
 // testdata/*.txt script (go test -run TestScripts -rewrite regenerates
 // the expected outputs) and `federate-node sim FILE...` runs scripts from
-// the command line. docs/testing.md describes the language. Package
+// the command line. docs/testing.md describes the language; ScriptHelp
+// lists its commands from the one table they are defined in. Package
 // testnet/scenario reads, compares and rewrites the scripts; the lbts
 // scenarios share it.
 //

@@ -44,83 +44,91 @@ func (s *simulation) momCodec() (*codec.Codec, error) {
 	return s.momEnc, nil
 }
 
-func (s *simulation) momCommand(cmd, name string, f *peer.Federate, a *args) (*serviceError, error) {
-	switch cmd {
-	case "mom-subscribe":
-		for _, cn := range []string{"HLAobjectRoot.HLAmanager.HLAfederate", "HLAobjectRoot.HLAmanager.HLAfederation"} {
-			oc, ok := s.fdd.ObjectClass(cn)
-			if !ok {
-				return nil, fmt.Errorf("no %s", cn)
-			}
-			var attrs []peer.AttributeHandle
-			for _, at := range oc.AllAttributes() {
-				attrs = append(attrs, at.Handle)
-			}
-			if err := f.SubscribeObjectClassAttributes(oc.Handle, attrs...); err != nil {
-				return fail(name, err)
-			}
-		}
-		for _, ic := range s.fdd.InteractionClasses {
-			if ic.IsMOM() && len(ic.Children) == 0 && strings.Contains(ic.QualifiedName, ".HLAreport.") {
-				if err := f.SubscribeInteractionClass(ic.Handle); err != nil {
-					return fail(name, err)
-				}
-			}
-		}
-		return nil, nil
-	case "mom-request":
-		cn := "HLAobjectRoot.HLAmanager.HLAfederate"
-		of, hasOf := a.get("of")
-		if of == "federation" {
-			cn = "HLAobjectRoot.HLAmanager.HLAfederation"
-		}
+// momSubscribe subscribes to every attribute of HLAfederate and
+// HLAfederation and to every MOM report interaction.
+func (s *simulation) momSubscribe(c *call) (*serviceError, error) {
+	f, name := c.f, c.name
+	for _, cn := range []string{"HLAobjectRoot.HLAmanager.HLAfederate", "HLAobjectRoot.HLAmanager.HLAfederation"} {
 		oc, ok := s.fdd.ObjectClass(cn)
 		if !ok {
 			return nil, fmt.Errorf("no %s", cn)
 		}
-		names, err := a.list("attrs")
-		if err != nil {
-			return nil, err
-		}
 		var attrs []peer.AttributeHandle
-		for _, n := range names {
-			at, ok := oc.Attribute(n)
-			if !ok {
-				return nil, fmt.Errorf("no attribute %s of %s", n, cn)
-			}
+		for _, at := range oc.AllAttributes() {
 			attrs = append(attrs, at.Handle)
 		}
-		if !hasOf {
-			return fail(name, f.RequestAttributeValueUpdateForClass(oc.Handle, nil, attrs...))
-		}
-		inst := "HLAfederation." + s.c.Federation
-		if of != "federation" {
-			inst = "HLAfederate." + of
-		}
-		h, err := f.GetObjectInstanceHandle(inst)
-		if err != nil {
+		if err := f.SubscribeObjectClassAttributes(oc.Handle, attrs...); err != nil {
 			return fail(name, err)
 		}
-		return fail(name, f.RequestAttributeValueUpdate(h, nil, attrs...))
-	case "mom-send":
-		cn, err := a.need("class")
-		if err != nil {
-			return nil, err
-		}
-		ic, ok := s.fdd.InteractionClass("HLAinteractionRoot.HLAmanager." + cn)
-		if !ok {
-			return nil, fmt.Errorf("no MOM interaction %s", cn)
-		}
-		vals, err := s.momArgs(ic, a)
-		if err != nil {
-			return nil, err
-		}
-		if err := f.PublishInteractionClass(ic.Handle); err != nil {
-			return fail(name, err)
-		}
-		return fail(name, f.SendInteraction(ic.Handle, vals, nil))
 	}
-	return nil, fmt.Errorf("unknown command %q", cmd)
+	for _, ic := range s.fdd.InteractionClasses {
+		if ic.IsMOM() && len(ic.Children) == 0 && strings.Contains(ic.QualifiedName, ".HLAreport.") {
+			if err := f.SubscribeInteractionClass(ic.Handle); err != nil {
+				return fail(name, err)
+			}
+		}
+	}
+	return nil, nil
+}
+
+// momRequest asks for attributes of a federate's instance, the
+// federation's, or every federate's.
+func (s *simulation) momRequest(c *call) (*serviceError, error) {
+	a, f, name := c.a, c.f, c.name
+	cn := "HLAobjectRoot.HLAmanager.HLAfederate"
+	of, hasOf := a.get("of")
+	if of == "federation" {
+		cn = "HLAobjectRoot.HLAmanager.HLAfederation"
+	}
+	oc, ok := s.fdd.ObjectClass(cn)
+	if !ok {
+		return nil, fmt.Errorf("no %s", cn)
+	}
+	names, err := a.list("attrs")
+	if err != nil {
+		return nil, err
+	}
+	var attrs []peer.AttributeHandle
+	for _, n := range names {
+		at, ok := oc.Attribute(n)
+		if !ok {
+			return nil, fmt.Errorf("no attribute %s of %s", n, cn)
+		}
+		attrs = append(attrs, at.Handle)
+	}
+	if !hasOf {
+		return fail(name, f.RequestAttributeValueUpdateForClass(oc.Handle, nil, attrs...))
+	}
+	inst := "HLAfederation." + s.c.Federation
+	if of != "federation" {
+		inst = "HLAfederate." + of
+	}
+	h, err := f.GetObjectInstanceHandle(inst)
+	if err != nil {
+		return fail(name, err)
+	}
+	return fail(name, f.RequestAttributeValueUpdate(h, nil, attrs...))
+}
+
+// momSend publishes and sends a MOM interaction.
+func (s *simulation) momSend(c *call) (*serviceError, error) {
+	a, f, name := c.a, c.f, c.name
+	cn, err := a.need("class")
+	if err != nil {
+		return nil, err
+	}
+	ic, ok := s.fdd.InteractionClass("HLAinteractionRoot.HLAmanager." + cn)
+	if !ok {
+		return nil, fmt.Errorf("no MOM interaction %s", cn)
+	}
+	vals, err := s.momArgs(ic, a)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.PublishInteractionClass(ic.Handle); err != nil {
+		return fail(name, err)
+	}
+	return fail(name, f.SendInteraction(ic.Handle, vals, nil))
 }
 
 // momArgs encodes the parameters mom-send names.
