@@ -12,7 +12,6 @@ import (
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
 	"github.com/meshrti/meshrti/peer"
-	"github.com/meshrti/meshrti/peer/transport"
 	"github.com/meshrti/meshrti/testnet/scenario"
 )
 
@@ -96,12 +95,10 @@ type simObject struct {
 }
 
 type simulation struct {
-	ctx    context.Context
-	c      *Cluster
-	fdd    *fomxml.FDD
-	quiet  time.Duration
-	seed   int64
-	faults transport.Faults
+	ctx   context.Context
+	c     *Cluster
+	fdd   *fomxml.FDD
+	quiet time.Duration
 
 	fedIdx   map[string]int
 	crashed  map[string]bool // crashed and not restarted
