@@ -25,11 +25,16 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up on a script after this long")
 	trace := fs.String("trace", "", "write a JSON-lines trace (docs/trace.md) to `FILE` and check it; with several scripts, FILE.SCRIPT for each")
 	realTime := fs.Bool("realtime", false, "run the federates on goroutines in real time instead of deterministically in virtual time")
+	commands := fs.Bool("commands", false, "list the script commands, their arguments and what each does, and exit")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if *commands {
+		fmt.Fprint(stdout, testnet.ScriptHelp())
+		return 0
+	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: federate-node sim [-rewrite] [-realtime] [-timeout D] [-trace FILE] FILE...")
+		fmt.Fprintln(stderr, "usage: federate-node sim [-rewrite] [-realtime] [-timeout D] [-trace FILE] FILE... | sim -commands")
 		return 2
 	}
 	code := 0

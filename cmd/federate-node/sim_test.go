@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/meshrti/meshrti/testnet"
 )
 
 func TestSimScript(t *testing.T) {
@@ -55,5 +57,22 @@ func TestSimUsage(t *testing.T) {
 	}
 	if code, _, errOut := runCmd(t, "sim", filepath.Join(t.TempDir(), "missing.txt")); code != 1 || errOut == "" {
 		t.Errorf("missing file: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestSimCommands: sim -commands lists the script commands from
+// testnet's table, each with its help line.
+func TestSimCommands(t *testing.T) {
+	code, out, _ := runCmd(t, "sim", "-commands")
+	if code != 0 {
+		t.Fatalf("sim -commands: exit %d", code)
+	}
+	if out != testnet.ScriptHelp() {
+		t.Errorf("sim -commands printed %q, want testnet.ScriptHelp()", out)
+	}
+	for _, cmd := range []string{"federation", "join", "advance", "save"} {
+		if !strings.Contains(out, "\n"+cmd+" ") && !strings.HasPrefix(out, cmd+" ") {
+			t.Errorf("sim -commands does not list %q", cmd)
+		}
 	}
 }
