@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -127,6 +128,58 @@ func TestCoreImports(t *testing.T) {
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestCoreImportGraph checks the pure cores by their whole import graph
+// (go list -deps), not only by their own files: nothing they import,
+// however indirectly, may be the socket code (net, peer/transport,
+// golang.org/x/net, golang.org/x/sys), and no package outside the
+// standard library among them may import net, syscall or os, except
+// fomxml, whose ParseFile reads FOM files (the cores parse documents
+// handed to them). os and syscall themselves do reach the cores, through
+// the standard library (fmt, time, crypto), which is not ours to police:
+// docs/limits.md.
+func TestCoreImportGraph(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH: cannot list the import graph")
+	}
+	args := []string{"list", "-deps", "-f", "{{.ImportPath}}\t{{.Standard}}\t{{join .Imports \" \"}}"}
+	for _, c := range pureCores {
+		args = append(args, "./"+c)
+	}
+	out, err := exec.Command("go", args...).Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const module = "github.com/meshrti/meshrti/"
+	socket := func(p string) bool {
+		return p == "net" || strings.HasPrefix(p, "net/") && p != "net/netip" ||
+			p == module+"peer/transport" || strings.HasPrefix(p, "golang.org/x/net/") || strings.HasPrefix(p, "golang.org/x/sys/")
+	}
+	osAllowed := map[string]bool{module + "fomxml": true}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) != 3 {
+			t.Fatalf("go list line %q", line)
+		}
+		pkg, std, imports := f[0], f[1] == "true", strings.Fields(f[2])
+		n++
+		if socket(pkg) {
+			t.Errorf("the pure cores import %s, through their import graph", pkg)
+		}
+		if std {
+			continue
+		}
+		for _, imp := range imports {
+			if imp == "net" || imp == "syscall" || imp == "os" && !osAllowed[pkg] {
+				t.Errorf("%s, in the pure cores' import graph, imports %s", pkg, imp)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("go list listed only %d packages", n)
 	}
 }
 

@@ -3,7 +3,7 @@ package reliable
 import (
 	"errors"
 	"fmt"
-	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/peer/dgram"
 	"math/rand/v2"
 )
 
@@ -136,7 +136,7 @@ type Config struct {
 	// not theirs). Frames arriving on a group not their own are accepted
 	// only for these two kinds on the node's own inbox. Nil: everything
 	// goes on the stream's group.
-	Inbox func(id NodeID) transport.Group
+	Inbox func(id NodeID) dgram.Group
 	// Rand drives the NAK and SYNC request delays. Nil means a source
 	// seeded from Self and Incarnation, so a run replays exactly.
 	Rand *rand.Rand

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/peer/dgram"
 )
 
 // Outgoing is a frame to send on a group, best effort.
 type Outgoing struct {
-	Group transport.Group
+	Group dgram.Group
 	Frame []byte
 }
 
@@ -19,7 +19,7 @@ type Outgoing struct {
 type Delivery struct {
 	From        NodeID
 	Incarnation uint64
-	Group       transport.Group
+	Group       dgram.Group
 	// Seq is the message's sequence number: in the reliable sequence of
 	// (From, Incarnation, Group) when Reliable, else in its best-effort
 	// sequence.
@@ -35,7 +35,7 @@ type Delivery struct {
 type Gap struct {
 	From        NodeID
 	Incarnation uint64
-	Group       transport.Group
+	Group       dgram.Group
 	FromSeq     uint64
 	ToSeq       uint64
 }
@@ -50,7 +50,7 @@ type Gap struct {
 type Start struct {
 	From        NodeID
 	Incarnation uint64
-	Group       transport.Group
+	Group       dgram.Group
 	Seq         uint64
 }
 
@@ -151,10 +151,10 @@ type Endpoint struct {
 	ackList []*stream // the streams with ackDue set, in the order asked
 	// askedOnly holds the groups whose streams are acknowledged only when
 	// their sender asks (see WithoutFlowControl).
-	askedOnly map[transport.Group]bool
+	askedOnly map[dgram.Group]bool
 	// aimedAcks holds the groups whose ACKs always go to each sender's
 	// inbox (AimedAcks).
-	aimedAcks map[transport.Group]bool
+	aimedAcks map[dgram.Group]bool
 	// armed lists the streams with a timer set (nakAt or reqAt), in the
 	// order they were armed: what Tick visits. armedSpare is the last
 	// tick's list, reused.
@@ -165,10 +165,10 @@ type Endpoint struct {
 
 	now int64 // ticks so far
 
-	groups    map[transport.Group]*groupState // joined groups
-	groupList []*groupState                   // in join order, for deterministic ticks
-	joins     uint64                          // joins so far: the last join nonce
-	sends     map[transport.Group]*sendState
+	groups    map[dgram.Group]*groupState // joined groups
+	groupList []*groupState               // in join order, for deterministic ticks
+	joins     uint64                      // joins so far: the last join nonce
+	sends     map[dgram.Group]*sendState
 	sendList  []*sendState // in creation order, for deterministic ticks
 	peers     map[NodeID]*peer
 	streams   map[streamKey]*stream
@@ -194,12 +194,12 @@ type peer struct {
 	// sequence we had from it there: a stream of a later join starts
 	// from it, so that a late copy of a message delivered before is not
 	// delivered again. Reset with the incarnation.
-	beLeft map[transport.Group]uint64
+	beLeft map[dgram.Group]uint64
 }
 
 type streamKey struct {
 	from  NodeID
-	group transport.Group
+	group dgram.Group
 }
 
 // stream is the incoming stream of one (sender, group).
@@ -268,8 +268,8 @@ func New(cfg Config) (*Endpoint, error) {
 	e := &Endpoint{
 		cfg:       cfg,
 		fed:       FederationID(cfg.Federation),
-		groups:    make(map[transport.Group]*groupState),
-		sends:     make(map[transport.Group]*sendState),
+		groups:    make(map[dgram.Group]*groupState),
+		sends:     make(map[dgram.Group]*sendState),
 		peers:     make(map[NodeID]*peer),
 		streams:   make(map[streamKey]*stream),
 		forgotten: make(map[NodeID]uint64),
@@ -312,7 +312,7 @@ func (e *Endpoint) SetKeys(keys []Key) error {
 // Leave stops receiving on g and discards the incoming streams of g,
 // without reporting gaps, and the receivers recorded for g (see Join).
 // The outgoing stream of g is kept. A later Join is a new join.
-func (e *Endpoint) Leave(g transport.Group) {
+func (e *Endpoint) Leave(g dgram.Group) {
 	if gs := e.groups[g]; gs != nil {
 		// Tell the senders of g we no longer hold their window.
 		f, _ := e.newFrame(kindLeave, g, gs.nonce, 0)
@@ -325,7 +325,7 @@ func (e *Endpoint) Leave(g transport.Group) {
 		if s := e.stream[i]; s.key.group == g {
 			if s.beHigh > 0 {
 				if s.p.beLeft == nil {
-					s.p.beLeft = make(map[transport.Group]uint64)
+					s.p.beLeft = make(map[dgram.Group]uint64)
 				}
 				s.p.beLeft[g] = s.beHigh
 			}
@@ -469,7 +469,7 @@ func (e *Endpoint) heartbeat(st *sendState, ask bool) {
 
 // newFrame allocates a frame of kind k with a body of n bytes, fills in
 // the header and returns the frame and its body.
-func (e *Endpoint) newFrame(k kind, g transport.Group, seq uint64, n int) (frame, body []byte) {
+func (e *Endpoint) newFrame(k kind, g dgram.Group, seq uint64, n int) (frame, body []byte) {
 	f := make([]byte, HeaderLen+n+e.seal.trailerLen())
 	putHeader(f, header{
 		kind:   k,
@@ -485,7 +485,7 @@ func (e *Endpoint) newFrame(k kind, g transport.Group, seq uint64, n int) (frame
 
 // to returns the group to send a frame of group g addressed to node id
 // alone on: its inbox when Config.Inbox is set, else g.
-func (e *Endpoint) to(id NodeID, g transport.Group) transport.Group {
+func (e *Endpoint) to(id NodeID, g dgram.Group) dgram.Group {
 	if e.cfg.Inbox != nil {
 		return e.cfg.Inbox(id)
 	}
@@ -494,7 +494,7 @@ func (e *Endpoint) to(id NodeID, g transport.Group) transport.Group {
 
 // emit seals f (checksum, or encryption and tag when keyed) and queues it
 // for sending.
-func (e *Endpoint) emit(g transport.Group, f []byte) {
+func (e *Endpoint) emit(g dgram.Group, f []byte) {
 	e.seal.seal(f)
 	e.out = append(e.out, Outgoing{Group: g, Frame: f})
 }
@@ -505,7 +505,7 @@ func (e *Endpoint) emit(g transport.Group, f []byte) {
 // or on a group not joined. Duplicates are not errors. Step keeps
 // references to frame (delivered payloads alias it): the caller must not
 // modify frame afterwards. Step never panics on any input.
-func (e *Endpoint) Step(g transport.Group, frame []byte) error {
+func (e *Endpoint) Step(g dgram.Group, frame []byte) error {
 	inboxed := false
 	h, err := parseHeader(frame)
 	if err != nil {
@@ -765,7 +765,7 @@ func (e *Endpoint) newIncarnation(p *peer, inc uint64) {
 }
 
 // streamOf returns the stream of (p, g), creating it.
-func (e *Endpoint) streamOf(p *peer, g transport.Group) *stream {
+func (e *Endpoint) streamOf(p *peer, g dgram.Group) *stream {
 	k := streamKey{p.id, g}
 	s := e.streams[k]
 	if s == nil {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/peer/dgram"
 )
 
 // Flow control.
@@ -88,7 +88,7 @@ func (st *sendState) cumThrough(seq uint64) uint64 {
 // Backlog returns the reliable messages, and their payload bytes, sent on
 // g that some live receiver has not acknowledged yet. Messages still in an
 // open bundle count.
-func (e *Endpoint) Backlog(g transport.Group) (msgs, bytes uint64) {
+func (e *Endpoint) Backlog(g dgram.Group) (msgs, bytes uint64) {
 	st := e.sends[g]
 	if st == nil {
 		return 0, 0
@@ -108,10 +108,10 @@ func (e *Endpoint) Backlog(g transport.Group) (msgs, bytes uint64) {
 // acknowledged only when their sender asks (a data frame or heartbeat
 // with the ACK request), not every ackEvery messages unasked. A sender
 // that does flow-control its stream on g asks, and is answered.
-func (e *Endpoint) WithoutFlowControl(g transport.Group) {
+func (e *Endpoint) WithoutFlowControl(g dgram.Group) {
 	e.sendStateOf(g).noFlow = true
 	if e.askedOnly == nil {
-		e.askedOnly = make(map[transport.Group]bool)
+		e.askedOnly = make(map[dgram.Group]bool)
 	}
 	e.askedOnly[g] = true
 }
@@ -122,16 +122,16 @@ func (e *Endpoint) WithoutFlowControl(g transport.Group) {
 // receiving on them (they join the group in the endpoint only, and hear
 // nothing multicast on it), such as the cell groups of region-based
 // routing. Without inboxes it changes nothing.
-func (e *Endpoint) AimedAcks(g transport.Group) {
+func (e *Endpoint) AimedAcks(g dgram.Group) {
 	if e.aimedAcks == nil {
-		e.aimedAcks = make(map[transport.Group]bool)
+		e.aimedAcks = make(map[dgram.Group]bool)
 	}
 	e.aimedAcks[g] = true
 }
 
 // Receivers returns the nodes this endpoint knows as receivers of its
 // stream on g that hold its window (not stalled, not left), in no order.
-func (e *Endpoint) Receivers(g transport.Group) []NodeID {
+func (e *Endpoint) Receivers(g dgram.Group) []NodeID {
 	gs := e.groups[g]
 	if gs == nil {
 		return nil
@@ -153,7 +153,7 @@ func (e *Endpoint) Receivers(g transport.Group) []NodeID {
 // When blocked, it also asks the receivers where they are: it sends a
 // heartbeat on g, at most one per NakDelayTicks, which every receiver
 // answers with an ACK.
-func (e *Endpoint) Blocked(g transport.Group) bool {
+func (e *Endpoint) Blocked(g dgram.Group) bool {
 	st := e.sends[g]
 	if st == nil {
 		return false
@@ -178,7 +178,7 @@ func (e *Endpoint) Blocked(g transport.Group) bool {
 }
 
 // stepAck handles an ACK frame from p on g.
-func (e *Endpoint) stepAck(g transport.Group, p *peer, body []byte) error {
+func (e *Endpoint) stepAck(g dgram.Group, p *peer, body []byte) error {
 	if len(body) < 2 {
 		e.stats.Malformed++
 		return fmt.Errorf("%w: ACK body of %d bytes", ErrMalformed, len(body))
@@ -311,7 +311,7 @@ const maxAimedAcks = 4
 // sendAcks sends ACK frames on g for the streams ss: one per sender to
 // its inbox when they are few and inboxes are set, else frames of as many
 // entries as fit, multicast on g (every sender reads its own entries).
-func (e *Endpoint) sendAcks(g transport.Group, ss []*stream) {
+func (e *Endpoint) sendAcks(g dgram.Group, ss []*stream) {
 	if e.cfg.Inbox != nil && (len(ss) <= maxAimedAcks || e.aimedAcks[g]) {
 		for i, s := range ss {
 			e.sendAcksTo(g, e.to(s.key.from, g), ss[i:i+1])
@@ -322,7 +322,7 @@ func (e *Endpoint) sendAcks(g transport.Group, ss []*stream) {
 }
 
 // sendAcksTo sends ACK frames of group g for the streams ss on to.
-func (e *Endpoint) sendAcksTo(g, to transport.Group, ss []*stream) {
+func (e *Endpoint) sendAcksTo(g, to dgram.Group, ss []*stream) {
 	per := max(1, min((e.bodyMax-2)/ackEntryLen, 0xffff))
 	for len(ss) > 0 {
 		k := min(len(ss), per)
@@ -383,7 +383,7 @@ func (e *Endpoint) tickStalls() {
 // Sent calls fn for every group this endpoint has sent reliable messages
 // on, with the sequence number of the last (a federation save waits until
 // every receiver has what was sent before it).
-func (e *Endpoint) Sent(fn func(g transport.Group, hw uint64)) {
+func (e *Endpoint) Sent(fn func(g dgram.Group, hw uint64)) {
 	for g, st := range e.sends {
 		if st.hw > 0 {
 			fn(g, st.hw)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
-	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/peer/dgram"
 )
 
 // Frame layout constants. All integers are big-endian.
@@ -149,7 +149,7 @@ type header struct {
 	kind   kind
 	auth   bool
 	ackReq bool // the sender asks its receivers for an ACK
-	group  transport.Group
+	group  dgram.Group
 	fed    uint64
 	sender NodeID
 	inc    uint64
@@ -188,7 +188,7 @@ func parseHeader(b []byte) (header, error) {
 		kind:   kind(b[3] &^ (authBit | ackReqBit)),
 		auth:   b[3]&authBit != 0,
 		ackReq: b[3]&ackReqBit != 0,
-		group:  transport.Group(binary.BigEndian.Uint32(b[4:])),
+		group:  dgram.Group(binary.BigEndian.Uint32(b[4:])),
 		fed:    binary.BigEndian.Uint64(b[8:]),
 		sender: NodeID(binary.BigEndian.Uint64(b[16:])),
 		inc:    binary.BigEndian.Uint64(b[24:]),

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"slices"
 
-	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/peer/dgram"
 )
 
 // Join handshake.
@@ -81,7 +81,7 @@ const (
 // groupState is this endpoint's membership of a joined group: its join
 // and the receivers it knows of for its own stream on the group.
 type groupState struct {
-	g          transport.Group
+	g          dgram.Group
 	nonce      uint64 // this join's nonce
 	joinHW     uint64 // our highest reliable seq on g at Join: the join position
 	announced  int64  // tick until which receivers we learn of are owed everything after joinHW
@@ -158,7 +158,7 @@ func parseSync(b []byte) syncBody {
 // started start it there, and receivers it learns of in the next
 // 30×NakDelayTicks are owed everything after it (see the package
 // documentation). Joining a group already joined does nothing.
-func (e *Endpoint) Join(g transport.Group) {
+func (e *Endpoint) Join(g dgram.Group) {
 	if e.groups[g] != nil {
 		return
 	}
@@ -336,7 +336,7 @@ func (e *Endpoint) learn(gs *groupState, p *peer, nonce, start uint64) (*receive
 // this node that starts at a message sent in that span, and know nothing
 // of what was sent before. Package peer uses it to repeat in messages
 // what such a receiver could not know yet.
-func (e *Endpoint) NewReceiverWithin(g transport.Group, ticks int) bool {
+func (e *Endpoint) NewReceiverWithin(g dgram.Group, ticks int) bool {
 	gs := e.groups[g]
 	if gs == nil {
 		return false
@@ -385,7 +385,7 @@ func (e *Endpoint) sendSync(gs *groupState, r *receiver, echo uint64, force bool
 
 // hwOf returns our highest reliable seq on g (0 when none), sealing the
 // open frame of g first: a position is always one of messages sent.
-func (e *Endpoint) hwOf(g transport.Group) uint64 {
+func (e *Endpoint) hwOf(g dgram.Group) uint64 {
 	if st := e.sealGroup(g); st != nil {
 		return st.hw
 	}

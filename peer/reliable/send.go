@@ -4,12 +4,12 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/peer/dgram"
 )
 
 // sendState is the outgoing stream of one group.
 type sendState struct {
-	group transport.Group
+	group dgram.Group
 	hw    uint64 // highest reliable seq assigned (sent, or in rel)
 	be    uint64 // highest best-effort seq assigned
 
@@ -86,7 +86,7 @@ func (b *bundle) add(seq uint64, flags byte, payload []byte) {
 	b.bytes += uint64(len(payload))
 }
 
-func (e *Endpoint) sendStateOf(g transport.Group) *sendState {
+func (e *Endpoint) sendStateOf(g dgram.Group) *sendState {
 	st := e.sends[g]
 	if st == nil {
 		st = &sendState{
@@ -116,7 +116,7 @@ func (e *Endpoint) sendStateOf(g transport.Group) *sendState {
 // Flush, Tick, or the frame fills up; without, its frame is in the next
 // Ready. Send never refuses a message because receivers lag behind: the
 // driver asks Blocked first when it wants back-pressure.
-func (e *Endpoint) Send(g transport.Group, payload []byte, reliable bool) (uint64, error) {
+func (e *Endpoint) Send(g dgram.Group, payload []byte, reliable bool) (uint64, error) {
 	if len(payload) > e.cfg.MaxMessage {
 		return 0, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(payload), e.cfg.MaxMessage)
 	}
@@ -180,7 +180,7 @@ func (e *Endpoint) Flush() {
 
 // sealGroup seals the open reliable frame of g, so that st.hw counts
 // only messages sent: every frame that tells a position calls it first.
-func (e *Endpoint) sealGroup(g transport.Group) *sendState {
+func (e *Endpoint) sealGroup(g dgram.Group) *sendState {
 	st := e.sends[g]
 	if st != nil {
 		e.sealBundle(st, &st.rel)
@@ -220,7 +220,7 @@ func (e *Endpoint) sealBundle(st *sendState, b *bundle) {
 
 // bundleFrame copies the open bundle b into a frame of its own, with the
 // header filled in and room for the trailer.
-func (e *Endpoint) bundleFrame(g transport.Group, b *bundle, ackReq bool) []byte {
+func (e *Endpoint) bundleFrame(g dgram.Group, b *bundle, ackReq bool) []byte {
 	f := make([]byte, len(b.buf)+e.seal.trailerLen())
 	copy(f, b.buf)
 	putHeader(f, header{
@@ -231,7 +231,7 @@ func (e *Endpoint) bundleFrame(g transport.Group, b *bundle, ackReq bool) []byte
 }
 
 // emitBundle empties b, whose frame f is ready, and queues f.
-func (e *Endpoint) emitBundle(g transport.Group, b *bundle, f []byte) {
+func (e *Endpoint) emitBundle(g dgram.Group, b *bundle, f []byte) {
 	b.pos = b.pos[:0]
 	b.bytes = 0
 	b.buf = b.buf[:HeaderLen]
@@ -251,7 +251,7 @@ const aimedTargetLen = 8
 // other members drop it (NotMine). It takes a sequence number of g's
 // best-effort space, is never repaired, and must fit one frame
 // (ErrTooLarge otherwise).
-func (e *Endpoint) SendAimed(g transport.Group, to NodeID, payload []byte) error {
+func (e *Endpoint) SendAimed(g dgram.Group, to NodeID, payload []byte) error {
 	n := aimedTargetLen + entryOverhead(len(payload)) + len(payload)
 	if n > e.bodyMax {
 		return fmt.Errorf("%w: aimed message of %d bytes, at most %d", ErrTooLarge, len(payload), e.bodyMax-aimedTargetLen-entryOverhead(e.bodyMax))
@@ -326,7 +326,7 @@ func (e *Endpoint) release(st *sendState) {
 // unless maxAimed receivers got it there in this holdoff already: then it
 // is multicast once on g, and further asks in the holdoff get nothing (the
 // multicast serves them).
-func (e *Endpoint) repair(g transport.Group, from NodeID, rs []byte, n int) {
+func (e *Endpoint) repair(g dgram.Group, from NodeID, rs []byte, n int) {
 	st := e.sealGroup(g)
 	if st == nil || st.hw == 0 {
 		return
@@ -396,7 +396,7 @@ func (e *Endpoint) repair(g transport.Group, from NodeID, rs []byte, n int) {
 
 // sealRetransmit queues the retransmission bundle rb as a frame of group
 // g sent on to: g, or a receiver's inbox.
-func (e *Endpoint) sealRetransmit(g, to transport.Group, rb *bundle) {
+func (e *Endpoint) sealRetransmit(g, to dgram.Group, rb *bundle) {
 	if len(rb.pos) == 0 {
 		return
 	}

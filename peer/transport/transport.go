@@ -1,24 +1,23 @@
 package transport
 
-import "errors"
+import (
+	"errors"
 
-// Group numbers a multicast group of a federation. The mapping from a Group
-// to a network address belongs to the Transport implementation (see
-// GroupAddr for the UDP one).
-type Group uint32
+	"github.com/meshrti/meshrti/peer/dgram"
+)
 
-// Packet is one datagram received on a group.
-type Packet struct {
-	// Group is the group the datagram was sent on.
-	Group Group
-	// Data is the datagram. The transport does not touch it after handing
-	// the Packet over, and the receiver must not modify it: packets
-	// received together may share one allocation (each Data a separate
-	// slice of it whose capacity ends where it does, so appending to one
-	// never changes another), and the in-memory network hands the same
-	// bytes to every receiver of a datagram.
-	Data []byte
-}
+// Group numbers a group of a federation (an alias of dgram.Group, which
+// the protocol cores name without importing the socket code). The
+// mapping from a Group to a network address belongs to the Transport
+// implementation (see GroupAddr for the multicast one).
+type Group = dgram.Group
+
+// Packet is one datagram received on a group (an alias of dgram.Packet).
+// The transport does not touch Data after handing the Packet over, and
+// the receiver must not modify it: packets received together may share
+// one allocation, and the in-memory network hands the same bytes to
+// every receiver of a datagram.
+type Packet = dgram.Packet
 
 // Transport moves opaque datagrams on numbered groups. Delivery is best
 // effort: datagrams may be lost, delayed, duplicated or reordered.

@@ -9,9 +9,9 @@ import (
 
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/dgram"
 	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/reliable"
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // Config configures a Core. Required: FDD, Federation, Self, Name.
@@ -119,7 +119,7 @@ type Core struct {
 	msgID  uint64
 	evBuf  []Event // apply's reused event buffer
 
-	blockedOn map[transport.Group]bool // groups a refused send met (ErrBlocked)
+	blockedOn map[dgram.Group]bool // groups a refused send met (ErrBlocked)
 
 	out   Ready
 	stats Stats
@@ -162,7 +162,7 @@ type Ready struct {
 	// Events are callbacks for the federate, in order.
 	Events []Event
 	// Frames are sealed data-plane frames, to send in order.
-	Frames []transport.Packet
+	Frames []dgram.Packet
 	// Groups are transport group memberships to change, in order.
 	Groups []GroupChange
 	// Ops are control-plane operations to start; each answer comes back
@@ -174,7 +174,7 @@ type Ready struct {
 
 // GroupChange is a transport group to join (Join) or leave.
 type GroupChange struct {
-	Group transport.Group
+	Group dgram.Group
 	Join  bool
 }
 
@@ -206,7 +206,7 @@ func New(cfg Config) (*Core, error) {
 		fdd:       cfg.FDD,
 		tk:        cfg.Time,
 		self:      cfg.Self,
-		blockedOn: make(map[transport.Group]bool),
+		blockedOn: make(map[dgram.Group]bool),
 	}
 	c.rel, err = reliable.New(reliable.Config{
 		Self:            reliable.NodeID(cfg.Self),
@@ -218,7 +218,7 @@ func New(cfg Config) (*Core, error) {
 		MaxFrame:        cfg.MaxFrame,
 		MaxMessage:      cfg.MaxMessage,
 		Window:          cfg.Window,
-		Inbox:           func(id reliable.NodeID) transport.Group { return inboxGroup(FederateHandle(id)) },
+		Inbox:           func(id reliable.NodeID) dgram.Group { return inboxGroup(FederateHandle(id)) },
 		Rand:            cfg.Rand,
 	})
 	if err != nil {
@@ -290,7 +290,7 @@ func (c *Core) SetKeys(keys []reliable.Key) error {
 
 // Step hands the core a frame received on group g. Bad frames are
 // dropped and counted by the reliable endpoint.
-func (c *Core) Step(g transport.Group, frame []byte) {
+func (c *Core) Step(g dgram.Group, frame []byte) {
 	c.rel.Step(g, frame)
 	c.stats.Stepped++
 }
@@ -383,7 +383,7 @@ func (c *Core) relPass(sealing bool) {
 		}
 		rd := c.rel.Ready()
 		for _, o := range rd.Out {
-			c.out.Frames = append(c.out.Frames, transport.Packet{Group: o.Group, Data: o.Frame})
+			c.out.Frames = append(c.out.Frames, dgram.Packet{Group: o.Group, Data: o.Frame})
 		}
 		if sealing && (len(rd.Deliver) > 0 || len(rd.Gaps) > 0) {
 			panic("core: the reliable endpoint delivered in the sealing pass")
@@ -455,13 +455,13 @@ func (c *Core) check() error {
 
 // outMsg is a message the core wants sent.
 type outMsg struct {
-	group    transport.Group
+	group    dgram.Group
 	reliable bool
 	to       FederateHandle // when set, best effort to that federate alone (reliable.SendAimed)
 	msg      *wireMsg
 	// also are more groups the same message (one id) goes to: the cell
 	// groups of an update or interaction sent with regions.
-	also []transport.Group
+	also []dgram.Group
 }
 
 // send hands one message to the reliable layer and returns its sequence
@@ -495,13 +495,13 @@ func (c *Core) send(o outMsg) (uint64, error) {
 
 // joinGroup and leaveGroup change a group's membership in the reliable
 // endpoint and the time core now, and on the transport through Ready.
-func (c *Core) joinGroup(g transport.Group) {
+func (c *Core) joinGroup(g dgram.Group) {
 	c.out.Groups = append(c.out.Groups, GroupChange{Group: g, Join: true})
 	c.rel.Join(g)
 	c.tm.Joined(uint32(g))
 }
 
-func (c *Core) leaveGroup(g transport.Group) {
+func (c *Core) leaveGroup(g dgram.Group) {
 	c.rel.Leave(g)
 	c.tm.Left(uint32(g))
 	c.out.Groups = append(c.out.Groups, GroupChange{Group: g})
@@ -528,4 +528,4 @@ func keep(m *wireMsg) *wireMsg {
 
 // Receivers returns the receivers the reliable endpoint knows on group g
 // (for tests and diagnostics).
-func (c *Core) Receivers(g transport.Group) []reliable.NodeID { return c.rel.Receivers(g) }
+func (c *Core) Receivers(g dgram.Group) []reliable.NodeID { return c.rel.Receivers(g) }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/fomxml"
-	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/peer/dgram"
 )
 
 // Routing by region (docs/ddm.md). Each dimension is cut into cells
@@ -31,17 +31,17 @@ const (
 // privateGroup is federate h's own group for updates and interactions
 // with regions: a sender sends there instead of into a cell when the
 // cell's other members do not need the message (route).
-func privateGroup(h FederateHandle) transport.Group {
-	return transport.Group(privateKind | uint32(uint64(h)%0x00ffffff))
+func privateGroup(h FederateHandle) dgram.Group {
+	return dgram.Group(privateKind | uint32(uint64(h)%0x00ffffff))
 }
 
 // cellGroup is the group of (class, cell) for kind.
-func cellGroup(kind uint32, class uint64, cell ddm.Cell) transport.Group {
+func cellGroup(kind uint32, class uint64, cell ddm.Cell) dgram.Group {
 	x := class*0x9e3779b97f4a7c15 ^ uint64(cell.Level)<<56 ^ cell.Index*0xc2b2ae3d27d4eb4f
 	x ^= x >> 31
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 29
-	return transport.Group(kind | uint32(x%0x00ffffff))
+	return dgram.Group(kind | uint32(x%0x00ffffff))
 }
 
 // regionCells lists the cells region r touches over dims at the level
@@ -52,8 +52,8 @@ func regionCells(s *ddm.Space, dims []DimensionHandle, r ddm.Region) []ddm.Cell 
 
 // wantedCells returns the cell groups this federate's subscriptions with
 // regions need.
-func (c *Core) wantedCells() map[transport.Group]bool {
-	want := make(map[transport.Group]bool)
+func (c *Core) wantedCells() map[dgram.Group]bool {
+	want := make(map[dgram.Group]bool)
 	s, err := c.space()
 	if err != nil {
 		return want
@@ -138,8 +138,8 @@ func (c *Core) rejoinCells() {
 // this federate's publications change, so that the handshakes on a cell
 // group are done before the first update goes there.
 func (c *Core) resendCells() {
-	want := make(map[transport.Group]bool)
-	members := make(map[transport.Group][]FederateHandle)
+	want := make(map[dgram.Group]bool)
+	members := make(map[dgram.Group][]FederateHandle)
 	if s, err := c.space(); err == nil {
 		for class := range c.dcl.pubObj {
 			oc, ok := c.fdd.ObjectClassByHandle(class)
@@ -213,7 +213,7 @@ func (c *Core) resendCells() {
 
 // groupChanges returns the groups of want that have lacks (add) and
 // those of have that want lacks (drop), each sorted.
-func groupChanges(have, want map[transport.Group]bool) (add, drop []transport.Group) {
+func groupChanges(have, want map[dgram.Group]bool) (add, drop []dgram.Group) {
 	for g := range want {
 		if !have[g] {
 			add = append(add, g)
@@ -241,7 +241,7 @@ func appendOnce(fs []FederateHandle, f FederateHandle) []FederateHandle {
 // sent with update regions us must go: the cell groups where us overlaps
 // another federate's subscription region for one of attrs, and whether
 // some subscriber takes them without regions (the class's group).
-func (c *Core) objectTargets(oc *fomxml.ObjectClass, attrs []valuePair, us []ddm.Region) (groups []transport.Group, plain bool) {
+func (c *Core) objectTargets(oc *fomxml.ObjectClass, attrs []valuePair, us []ddm.Region) (groups []dgram.Group, plain bool) {
 	s, err := c.space()
 	if err != nil {
 		return nil, true
@@ -282,7 +282,7 @@ func (c *Core) objectTargets(oc *fomxml.ObjectClass, attrs []valuePair, us []ddm
 }
 
 // targetCells collects the cell groups a message goes into.
-type targetCells struct{ cells []transport.Group }
+type targetCells struct{ cells []dgram.Group }
 
 // add adds the cells where the message's regions us overlap the
 // subscription regions srs over dims, each at its region's level, as
@@ -321,7 +321,7 @@ const irrelevantWeight = 3
 // message on its own group (privateGroup): whichever costs less, as
 // datagrams sent plus deliveries, the needless ones weighted by
 // irrelevantWeight. Ties go to the cells.
-func (c *Core) cheaper(cells []transport.Group, need []FederateHandle) []transport.Group {
+func (c *Core) cheaper(cells []dgram.Group, need []FederateHandle) []dgram.Group {
 	slices.Sort(cells)
 	if len(need) == 0 {
 		return cells
@@ -337,7 +337,7 @@ func (c *Core) cheaper(cells []transport.Group, need []FederateHandle) []transpo
 	if 2*len(need) >= cost {
 		return cells
 	}
-	own := make([]transport.Group, 0, len(need))
+	own := make([]dgram.Group, 0, len(need))
 	for _, f := range need {
 		own = append(own, privateGroup(f))
 	}
@@ -346,7 +346,7 @@ func (c *Core) cheaper(cells []transport.Group, need []FederateHandle) []transpo
 }
 
 // interactionTargets is objectTargets for an interaction of class ic.
-func (c *Core) interactionTargets(ic *fomxml.InteractionClass, us []ddm.Region) (groups []transport.Group, plain bool) {
+func (c *Core) interactionTargets(ic *fomxml.InteractionClass, us []ddm.Region) (groups []dgram.Group, plain bool) {
 	s, err := c.space()
 	if err != nil {
 		return nil, true
@@ -377,7 +377,7 @@ func (c *Core) interactionTargets(ic *fomxml.InteractionClass, us []ddm.Region) 
 // route sets where o, an update or interaction with regions, goes: its
 // groups (o.group the first, o.also the rest); ok is false when nobody
 // needs it.
-func route(o *outMsg, cells []transport.Group, plain bool) bool {
+func route(o *outMsg, cells []dgram.Group, plain bool) bool {
 	if plain {
 		o.also = cells
 		return true

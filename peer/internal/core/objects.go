@@ -10,8 +10,8 @@ import (
 
 	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/dgram"
 	"github.com/meshrti/meshrti/peer/hla"
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // objects is the object-management sub-machine: the instances this
@@ -442,7 +442,7 @@ func (c *Core) update(h ObjectInstanceHandle, values AttributeValues, tag []byte
 // splitEpochs appends one message per ownership epoch among m's values
 // (attributes whose tokens moved a different number of times), so that
 // every message carries the epoch of all its values.
-func splitEpochs(out []outMsg, m *wireMsg, held map[AttributeHandle]uint64, route transport.Group, reliable bool) []outMsg {
+func splitEpochs(out []outMsg, m *wireMsg, held map[AttributeHandle]uint64, route dgram.Group, reliable bool) []outMsg {
 	var epochs []uint64
 	for _, p := range m.Pairs {
 		e := held[AttributeHandle(p.H)]

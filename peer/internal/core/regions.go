@@ -6,8 +6,8 @@ import (
 
 	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/peer/dgram"
 	"github.com/meshrti/meshrti/peer/hla"
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // Regions (IEEE 1516.1-2010 §9.2-§9.4, §10.28-§10.30): a federate's
@@ -40,9 +40,9 @@ type regionSet struct {
 	// Routing by region (ddm_routing.go): the cell groups joined, the
 	// messages with regions delivered lately (a copy may come on another
 	// cell group), and the retractions of such messages acted on.
-	cells     map[transport.Group]bool
-	sendCells map[transport.Group]bool
-	members   map[transport.Group][]FederateHandle // the other federates on each send cell
+	cells     map[dgram.Group]bool
+	sendCells map[dgram.Group]bool
+	members   map[dgram.Group][]FederateHandle // the other federates on each send cell
 	// lastRegions are the regions the last update of each attribute of
 	// another federate's instance came with (encoded; none: the default
 	// region), for the scope advisories.
@@ -65,8 +65,8 @@ func newRegionSet() regionSet {
 		subs:      make(map[ObjectClassHandle]map[AttributeHandle]*regionSub),
 		intSubs:   make(map[InteractionClassHandle]*regionSub),
 		assoc:     make(map[ObjectInstanceHandle]map[AttributeHandle][]RegionHandle),
-		cells:     make(map[transport.Group]bool),
-		sendCells: make(map[transport.Group]bool),
+		cells:     make(map[dgram.Group]bool),
+		sendCells: make(map[dgram.Group]bool),
 	}
 }
 

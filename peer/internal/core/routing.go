@@ -2,7 +2,7 @@ package core
 
 import (
 	"github.com/meshrti/meshrti/fomxml"
-	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/peer/dgram"
 )
 
 // Routing: where messages travel, in one place. A route maps (class,
@@ -23,45 +23,45 @@ import (
 // group is joined while anything needs it: routing keeps the reference
 // counts.
 
-const controlGroup transport.Group = 1
+const controlGroup dgram.Group = 1
 
 // momGroup carries every interaction of the MOM (the classes under
 // HLAinteractionRoot.HLAmanager): every federate's node listens there
 // for the requests about its federate (mom.go), and one group for them
 // all keeps that to one membership.
-const momGroup transport.Group = 2
+const momGroup dgram.Group = 2
 
 // intGroup is the group of interaction class c.
-func intGroup(c *fomxml.InteractionClass) transport.Group {
+func intGroup(c *fomxml.InteractionClass) dgram.Group {
 	if c.IsMOM() {
 		return momGroup
 	}
 	return interactionGroup(c.Handle)
 }
 
-func objectGroup(c ObjectClassHandle) transport.Group {
-	return transport.Group(0x01000000 | uint32(uint64(c)%0x00ffffff))
+func objectGroup(c ObjectClassHandle) dgram.Group {
+	return dgram.Group(0x01000000 | uint32(uint64(c)%0x00ffffff))
 }
 
-func interactionGroup(c InteractionClassHandle) transport.Group {
-	return transport.Group(0x02000000 | uint32(uint64(c)%0x00ffffff))
+func interactionGroup(c InteractionClassHandle) dgram.Group {
+	return dgram.Group(0x02000000 | uint32(uint64(c)%0x00ffffff))
 }
 
 // inboxGroup is where federate h receives the data-plane frames meant for
 // it alone: the SYNC answering its join of a group and its receivers'
 // NAKs (reliable.Config.Inbox). Federates whose handles land on one group
 // share it and ignore each other's.
-func inboxGroup(h FederateHandle) transport.Group {
-	return transport.Group(0x03000000 | uint32(uint64(h)%0x00ffffff))
+func inboxGroup(h FederateHandle) dgram.Group {
+	return dgram.Group(0x03000000 | uint32(uint64(h)%0x00ffffff))
 }
 
 // ObjectGroup is the group of object class c in the default routing
 // space (for tests that watch the network).
-func ObjectGroup(c ObjectClassHandle) transport.Group { return objectGroup(c) }
+func ObjectGroup(c ObjectClassHandle) dgram.Group { return objectGroup(c) }
 
 // InteractionGroup is the group of interaction class c in the default
 // routing space.
-func InteractionGroup(c InteractionClassHandle) transport.Group { return interactionGroup(c) }
+func InteractionGroup(c InteractionClassHandle) dgram.Group { return interactionGroup(c) }
 
 // ControlGroup is the group every federate joins.
 const ControlGroup = controlGroup
@@ -70,27 +70,27 @@ const ControlGroup = controlGroup
 // memberships (reference-counted) and messages into the group they
 // travel on.
 type routing struct {
-	refs map[transport.Group]int
+	refs map[dgram.Group]int
 }
 
 // groupDelta is what a routing change asks of the transport and the
 // reliable endpoint: groups now needed, and groups no longer needed.
 type groupDelta struct {
-	join, leave []transport.Group
+	join, leave []dgram.Group
 }
 
 func newRouting() routing {
-	return routing{refs: make(map[transport.Group]int)}
+	return routing{refs: make(map[dgram.Group]int)}
 }
 
-func (r *routing) ref(g transport.Group, d *groupDelta) {
+func (r *routing) ref(g dgram.Group, d *groupDelta) {
 	r.refs[g]++
 	if r.refs[g] == 1 {
 		d.join = append(d.join, g)
 	}
 }
 
-func (r *routing) unref(g transport.Group, d *groupDelta) {
+func (r *routing) unref(g dgram.Group, d *groupDelta) {
 	if r.refs[g] == 0 {
 		return
 	}
@@ -125,7 +125,7 @@ func (r *routing) subscribeObject(c *fomxml.ObjectClass) (d groupDelta) {
 // classRoute is where the instances of one class travel.
 type classRoute struct {
 	class ObjectClassHandle
-	group transport.Group
+	group dgram.Group
 }
 
 // subscriptionRoutes lists the classes a subscription to c covers and
@@ -172,12 +172,12 @@ func (r *routing) unsubscribeInteraction(c *fomxml.InteractionClass) (d groupDel
 // objectRoute is the group a message about an instance of registered
 // class c travels on: everything about one instance takes one group, so
 // one sender's messages about it arrive in the order sent.
-func (r *routing) objectRoute(c *fomxml.ObjectClass) transport.Group {
+func (r *routing) objectRoute(c *fomxml.ObjectClass) dgram.Group {
 	return objectGroup(c.Handle)
 }
 
 // interactionRoute is the group an interaction of class c travels on.
-func (r *routing) interactionRoute(c *fomxml.InteractionClass) transport.Group {
+func (r *routing) interactionRoute(c *fomxml.InteractionClass) dgram.Group {
 	return intGroup(c)
 }
 

@@ -7,9 +7,9 @@ import (
 	"slices"
 
 	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/dgram"
 	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/reliable"
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // Federation save and restore (IEEE 1516.1-2010 §4.16-§4.32), decided
@@ -461,7 +461,7 @@ func (c *Core) saveMaybeInitiate() {
 	}
 	c.sr.phase = saveInitiated
 	c.sr.pos = c.sr.pos[:0]
-	c.rel.Sent(func(g transport.Group, hw uint64) {
+	c.rel.Sent(func(g dgram.Group, hw uint64) {
 		c.sr.pos = append(c.sr.pos, groupSeq{uint32(g), hw})
 	})
 	slices.SortFunc(c.sr.pos, func(a, b groupSeq) int { return int(a.group) - int(b.group) })

@@ -10,9 +10,9 @@ import (
 
 	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/dgram"
 	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/reliable"
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // snapshotFormat is the version of the saved RTI state's format. A
@@ -712,7 +712,7 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64, remap map[FederateHandl
 	c.sr.restoring = true
 	defer func() { c.sr.restoring = false }()
 	for _, p := range s.Pending {
-		c.handle(reliable.Delivery{From: reliable.NodeID(rf(p.From)), Group: transport.Group(p.Group), Seq: p.Seq, Reliable: p.Reliable, Payload: p.Msg}, true)
+		c.handle(reliable.Delivery{From: reliable.NodeID(rf(p.From)), Group: dgram.Group(p.Group), Seq: p.Seq, Reliable: p.Reliable, Payload: p.Msg}, true)
 	}
 }
 
@@ -743,7 +743,7 @@ func (d *groupDelta) add(e groupDelta) {
 // net cancels a leave against a join of the same group: a group left
 // and joined again in one restore stays joined.
 func (d groupDelta) net() groupDelta {
-	n := map[transport.Group]int{}
+	n := map[dgram.Group]int{}
 	for _, g := range d.join {
 		n[g]++
 	}

@@ -7,9 +7,9 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/dgram"
 	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/reliable"
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // timing is the bookkeeping between the data plane and the time core
@@ -561,7 +561,7 @@ func (c *Core) Retract(h MessageRetractionHandle) error {
 	copies := append([]groupSeq{{group: s.group, seq: s.seq}}, s.also...)
 	outs := make([]outMsg, len(copies))
 	for i, cp := range copies {
-		outs[i] = outMsg{group: transport.Group(cp.group), reliable: true, msg: &wireMsg{Kind: kindRetract, Ref: h.Serial, RefSeq: cp.seq}}
+		outs[i] = outMsg{group: dgram.Group(cp.group), reliable: true, msg: &wireMsg{Kind: kindRetract, Ref: h.Serial, RefSeq: cp.seq}}
 	}
 	if c.blocked(outs) {
 		return ErrBlocked
