@@ -226,7 +226,11 @@ func benchOutput(t *testing.T, salt int, args ...string) []byte {
 	args = append(args, "-mcast-port", fmt.Sprint(20000+(os.Getpid()+salt)%20000))
 	out, err := exec.CommandContext(ctx, bin, args...).Output()
 	if err != nil {
-		t.Fatalf("%v: %v\n%s", args, err, out)
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr // Output keeps it for the error
+		}
+		t.Fatalf("%v: %v\n%s\nstderr:\n%s", args, err, out, stderr)
 	}
 	return out
 }
