@@ -47,7 +47,8 @@ func on[Req, Resp proto.Message](fn func(*Session, Req) (Resp, error)) {
 
 // act registers fn as the service of the call whose request is Req and
 // whose response is empty: fn runs with the session's federate (without
-// one the call fails as Session.with says).
+// one the call answers NotConnected or FederateNotExecutionMember,
+// before its arguments are decoded).
 func act[Req proto.Message](fn func(*peer.Federate, Req) error) {
 	register[Req](func(s *Session, req Req) (proto.Message, error) {
 		f, err := s.federate()
@@ -60,9 +61,9 @@ func act[Req proto.Message](fn func(*peer.Federate, Req) error) {
 
 // ask registers fn as the service of the call whose request is Req and
 // whose response carries fn's value in its result field: fn runs with
-// the session's federate (without one the call fails as Session.with
-// says). T is the result field's Go type: a message pointer, an enum, or
-// a scalar.
+// the session's federate (without one the call answers as act says).
+// T is the result field's Go type: a message pointer, an enum, or a
+// scalar.
 func ask[Req proto.Message, T any](fn func(*peer.Federate, Req) (T, error)) {
 	rd := responseOf[Req]()
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(rd.FullName())

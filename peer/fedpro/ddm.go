@@ -222,11 +222,7 @@ func init() {
 
 	// §9.12 Send Interaction With Regions.
 	interaction := func(c *pb.InteractionClassHandle, vs *pb.ParameterHandleValueMap, rs *pb.RegionHandleSet) (peer.InteractionClassHandle, peer.ParameterValues, []peer.RegionHandle, error) {
-		ic, err := interactionHandle(c)
-		if err != nil {
-			return 0, nil, nil, err
-		}
-		values, err := paramValues(vs)
+		ic, values, err := interactionValues(c, vs)
 		if err != nil {
 			return 0, nil, nil, err
 		}

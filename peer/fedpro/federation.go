@@ -146,16 +146,6 @@ func init() {
 	})
 }
 
-// with runs fn with the session's federate, or returns the exception a
-// call gets without one.
-func (s *Session) with(fn func(*peer.Federate) error) error {
-	f, err := s.federate()
-	if err != nil {
-		return err
-	}
-	return fn(f)
-}
-
 // connect marks the session connected, once Config.Authenticate (when
 // set) accepted creds (nil: a connect without credentials). The daemon
 // is the connection: the configuration names nothing to connect to.

@@ -43,6 +43,26 @@ func objAttr(o *pb.ObjectInstanceHandle, a *pb.AttributeHandle) (peer.ObjectInst
 	return obj, attr, err
 }
 
+// objValues decodes an instance and attribute values.
+func objValues(o *pb.ObjectInstanceHandle, m *pb.AttributeHandleValueMap) (peer.ObjectInstanceHandle, peer.AttributeValues, error) {
+	obj, err := objHandle(o)
+	if err != nil {
+		return obj, nil, err
+	}
+	vs, err := attrValues(m)
+	return obj, vs, err
+}
+
+// interactionValues decodes an interaction class and parameter values.
+func interactionValues(c *pb.InteractionClassHandle, m *pb.ParameterHandleValueMap) (peer.InteractionClassHandle, peer.ParameterValues, error) {
+	ic, err := interactionHandle(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	vs, err := paramValues(m)
+	return ic, vs, err
+}
+
 // withClass decodes a class and calls fn with it.
 func withClass(f *peer.Federate, c *pb.ObjectClassHandle, fn func(*peer.Federate, peer.ObjectClassHandle) error) error {
 	class, err := classHandle(c)
@@ -168,22 +188,14 @@ func init() {
 		return register(f, req.GetObjectClass(), req.GetObjectInstanceName())
 	})
 	act(func(f *peer.Federate, req *pb.UpdateAttributeValuesRequest) error {
-		obj, err := objHandle(req.GetObjectInstance())
-		if err != nil {
-			return err
-		}
-		vs, err := attrValues(req.GetAttributeValues())
+		obj, vs, err := objValues(req.GetObjectInstance(), req.GetAttributeValues())
 		if err != nil {
 			return err
 		}
 		return f.UpdateAttributeValues(obj, vs, req.GetUserSuppliedTag())
 	})
 	ask(func(f *peer.Federate, req *pb.UpdateAttributeValuesWithTimeRequest) (*pb.MessageRetractionReturn, error) {
-		obj, err := objHandle(req.GetObjectInstance())
-		if err != nil {
-			return nil, err
-		}
-		vs, err := attrValues(req.GetAttributeValues())
+		obj, vs, err := objValues(req.GetObjectInstance(), req.GetAttributeValues())
 		if err != nil {
 			return nil, err
 		}
@@ -192,22 +204,14 @@ func init() {
 		})
 	})
 	act(func(f *peer.Federate, req *pb.SendInteractionRequest) error {
-		ic, err := interactionHandle(req.GetInteractionClass())
-		if err != nil {
-			return err
-		}
-		vs, err := paramValues(req.GetParameterValues())
+		ic, vs, err := interactionValues(req.GetInteractionClass(), req.GetParameterValues())
 		if err != nil {
 			return err
 		}
 		return f.SendInteraction(ic, vs, req.GetUserSuppliedTag())
 	})
 	ask(func(f *peer.Federate, req *pb.SendInteractionWithTimeRequest) (*pb.MessageRetractionReturn, error) {
-		ic, err := interactionHandle(req.GetInteractionClass())
-		if err != nil {
-			return nil, err
-		}
-		vs, err := paramValues(req.GetParameterValues())
+		ic, vs, err := interactionValues(req.GetInteractionClass(), req.GetParameterValues())
 		if err != nil {
 			return nil, err
 		}
