@@ -7,13 +7,15 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 )
 
 // handler serves one call: the request's payload message in, the
-// response's payload message out.
+// response's payload message out. A nil response with a nil error is
+// the call's empty response (act).
 type handler struct {
 	resp protoreflect.FullName // the response message the call answers with
 	fn   func(s *Session, req protoreflect.Message) (proto.Message, error)
@@ -22,22 +24,139 @@ type handler struct {
 // handlers are the registered calls, by request message.
 var handlers = map[protoreflect.FullName]handler{}
 
+// Each call is registered by one of three helpers, by what it needs:
+//
+//   - act: the session's federate, and an empty response (most calls);
+//   - ask: the session's federate, and a response that carries one
+//     value, its result field (the queries);
+//   - on: the session itself, and a response it makes (connecting,
+//     creating, joining and the other calls that need no federate).
+//
+// A request registered twice, or whose response does not fit, panics
+// at init (a test catches it).
+
 // on registers fn as the service of the call whose request is Req,
-// answered with Resp. Registering a request twice panics (at init: a
-// test catches it).
+// answered with Resp.
 func on[Req, Resp proto.Message](fn func(*Session, Req) (Resp, error)) {
-	var req Req
 	var resp Resp
+	if responseOf[Req]().FullName() != resp.ProtoReflect().Descriptor().FullName() {
+		panic(fmt.Sprintf("fedpro: %T is not the response of %T", resp, *new(Req)))
+	}
+	register[Req](func(s *Session, req Req) (proto.Message, error) { return fn(s, req) })
+}
+
+// act registers fn as the service of the call whose request is Req and
+// whose response is empty: fn runs with the session's federate (without
+// one the call answers NotConnected or FederateNotExecutionMember,
+// before its arguments are decoded).
+func act[Req proto.Message](fn func(*peer.Federate, Req) error) {
+	register[Req](func(s *Session, req Req) (proto.Message, error) {
+		f, err := s.federate()
+		if err != nil {
+			return nil, err
+		}
+		return nil, fn(f, req)
+	})
+}
+
+// ask registers fn as the service of the call whose request is Req and
+// whose response carries fn's value in its result field: fn runs with
+// the session's federate (without one the call answers as act says).
+// T is the result field's Go type: a message pointer, an enum, or a
+// scalar.
+func ask[Req proto.Message, T any](fn func(*peer.Federate, Req) (T, error)) {
+	rd := responseOf[Req]()
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(rd.FullName())
+	if err != nil {
+		panic("fedpro: " + err.Error())
+	}
+	result := rd.Fields().ByName("result")
+	if result == nil {
+		panic(fmt.Sprintf("fedpro: %s has no result", rd.FullName()))
+	}
+	var zero T
+	checkResult(mt.New(), result, zero)
+	register[Req](func(s *Session, req Req) (proto.Message, error) {
+		f, err := s.federate()
+		if err != nil {
+			return nil, err
+		}
+		v, err := fn(f, req)
+		if err != nil {
+			return nil, err
+		}
+		m := mt.New()
+		if rv := resultValue(v); rv.IsValid() {
+			m.Set(result, rv)
+		}
+		return m.Interface(), nil
+	})
+}
+
+// resultValue is v as the value of a result field; invalid for a nil
+// message (the field is left unset).
+func resultValue(v any) protoreflect.Value {
+	switch v := v.(type) {
+	case proto.Message:
+		if m := v.ProtoReflect(); m.IsValid() {
+			return protoreflect.ValueOfMessage(m)
+		}
+		return protoreflect.Value{}
+	case protoreflect.Enum:
+		return protoreflect.ValueOfEnum(v.Number())
+	}
+	return protoreflect.ValueOf(v)
+}
+
+// checkResult panics unless a T (zero, its zero value) fits the result
+// field of m.
+func checkResult(m protoreflect.Message, result protoreflect.FieldDescriptor, zero any) {
+	switch z := zero.(type) {
+	case proto.Message:
+		if result.Message() == nil || z.ProtoReflect().Descriptor().FullName() != result.Message().FullName() {
+			panic(fmt.Sprintf("fedpro: %T does not fit %s", zero, result.FullName()))
+		}
+	case protoreflect.Enum:
+		if result.Enum() == nil || z.Descriptor().FullName() != result.Enum().FullName() {
+			panic(fmt.Sprintf("fedpro: %T does not fit %s", zero, result.FullName()))
+		}
+	default:
+		m.Set(result, protoreflect.ValueOf(zero)) // panics when the kind differs
+	}
+}
+
+// register adds fn as the service of the call whose request is Req.
+func register[Req proto.Message](fn func(*Session, Req) (proto.Message, error)) {
+	var req Req
 	name := req.ProtoReflect().Descriptor().FullName()
 	if _, dup := handlers[name]; dup {
 		panic("fedpro: call registered twice: " + string(name))
 	}
 	handlers[name] = handler{
-		resp: resp.ProtoReflect().Descriptor().FullName(),
+		resp: responseOf[Req]().FullName(),
 		fn: func(s *Session, m protoreflect.Message) (proto.Message, error) {
 			return fn(s, m.Interface().(Req))
 		},
 	}
+}
+
+// responseOf is the response message of the call whose request is Req:
+// the message of the CallResponse case numbered one above the request's
+// CallRequest case.
+func responseOf[Req proto.Message]() protoreflect.MessageDescriptor {
+	var req Req
+	name := req.ProtoReflect().Descriptor().FullName()
+	fields := callOneof.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Message() == nil || fd.Message().FullName() != name {
+			continue
+		}
+		if rfd := responseOneof.Fields().ByNumber(fd.Number() + 1); rfd != nil && rfd.Message() != nil {
+			return rfd.Message()
+		}
+	}
+	panic("fedpro: no call request and response for " + string(name))
 }
 
 var (
@@ -105,6 +224,15 @@ func (s *Session) dispatch(payload []byte) (*pb.CallResponse, []byte) {
 		return exception(err), nil
 	}
 	rfd := responseOneof.Fields().ByNumber(fd.Number() + 1)
+	if out == nil {
+		// The call's empty response (act): its encoding is fixed.
+		if rfd != nil {
+			if b := emptyResponses[rfd.Number()]; b != nil {
+				return nil, b
+			}
+		}
+		return exception(fmt.Errorf("%w: %s answered with nothing", peer.ErrRTIinternalError, fd.Name())), nil
+	}
 	if rfd == nil || rfd.Message() == nil || rfd.Message().FullName() != out.ProtoReflect().Descriptor().FullName() {
 		return exception(fmt.Errorf("%w: %s answered with %s", peer.ErrRTIinternalError, fd.Name(), out.ProtoReflect().Descriptor().FullName())), nil
 	}

@@ -21,80 +21,73 @@ func interactionSet(s *pb.InteractionClassHandleSet) ([]peer.InteractionClassHan
 }
 
 // directed decodes a class and an interaction class set and calls fn.
-func directed(s *Session, c *pb.ObjectClassHandle, set *pb.InteractionClassHandleSet, all bool, fn func(*peer.Federate, peer.ObjectClassHandle, ...peer.InteractionClassHandle) error) error {
-	return s.with(func(f *peer.Federate) error {
-		class, err := classHandle(c)
-		if err != nil {
-			return err
-		}
-		if all {
-			return fn(f, class)
-		}
-		ics, err := interactionSet(set)
-		if err != nil {
-			return err
-		}
-		if len(ics) == 0 {
-			return nil // an empty set names nothing (the Set overloads)
-		}
-		return fn(f, class, ics...)
-	})
+func directed(f *peer.Federate, c *pb.ObjectClassHandle, set *pb.InteractionClassHandleSet, all bool, fn func(*peer.Federate, peer.ObjectClassHandle, ...peer.InteractionClassHandle) error) error {
+	class, err := classHandle(c)
+	if err != nil {
+		return err
+	}
+	if all {
+		return fn(f, class)
+	}
+	ics, err := interactionSet(set)
+	if err != nil {
+		return err
+	}
+	if len(ics) == 0 {
+		return nil // an empty set names nothing (the Set overloads)
+	}
+	return fn(f, class, ics...)
 }
 
 func init() {
-	on(func(s *Session, req *pb.PublishObjectClassDirectedInteractionsRequest) (*pb.PublishObjectClassDirectedInteractionsResponse, error) {
-		return &pb.PublishObjectClassDirectedInteractionsResponse{}, directed(s, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).PublishObjectClassDirectedInteractions)
+	act(func(f *peer.Federate, req *pb.PublishObjectClassDirectedInteractionsRequest) error {
+		return directed(f, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).PublishObjectClassDirectedInteractions)
 	})
-	on(func(s *Session, req *pb.UnpublishObjectClassDirectedInteractionsRequest) (*pb.UnpublishObjectClassDirectedInteractionsResponse, error) {
-		return &pb.UnpublishObjectClassDirectedInteractionsResponse{}, directed(s, req.GetObjectClass(), nil, true, (*peer.Federate).UnpublishObjectClassDirectedInteractions)
+	act(func(f *peer.Federate, req *pb.UnpublishObjectClassDirectedInteractionsRequest) error {
+		return directed(f, req.GetObjectClass(), nil, true, (*peer.Federate).UnpublishObjectClassDirectedInteractions)
 	})
-	on(func(s *Session, req *pb.UnpublishObjectClassDirectedInteractionsWithSetRequest) (*pb.UnpublishObjectClassDirectedInteractionsWithSetResponse, error) {
-		return &pb.UnpublishObjectClassDirectedInteractionsWithSetResponse{}, directed(s, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).UnpublishObjectClassDirectedInteractions)
+	act(func(f *peer.Federate, req *pb.UnpublishObjectClassDirectedInteractionsWithSetRequest) error {
+		return directed(f, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).UnpublishObjectClassDirectedInteractions)
 	})
-	on(func(s *Session, req *pb.SubscribeObjectClassDirectedInteractionsRequest) (*pb.SubscribeObjectClassDirectedInteractionsResponse, error) {
-		return &pb.SubscribeObjectClassDirectedInteractionsResponse{}, directed(s, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).SubscribeObjectClassDirectedInteractions)
+	act(func(f *peer.Federate, req *pb.SubscribeObjectClassDirectedInteractionsRequest) error {
+		return directed(f, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).SubscribeObjectClassDirectedInteractions)
 	})
-	on(func(s *Session, req *pb.SubscribeObjectClassDirectedInteractionsUniversallyRequest) (*pb.SubscribeObjectClassDirectedInteractionsUniversallyResponse, error) {
-		return &pb.SubscribeObjectClassDirectedInteractionsUniversallyResponse{}, directed(s, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).SubscribeObjectClassDirectedInteractionsUniversally)
+	act(func(f *peer.Federate, req *pb.SubscribeObjectClassDirectedInteractionsUniversallyRequest) error {
+		return directed(f, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).SubscribeObjectClassDirectedInteractionsUniversally)
 	})
-	on(func(s *Session, req *pb.UnsubscribeObjectClassDirectedInteractionsRequest) (*pb.UnsubscribeObjectClassDirectedInteractionsResponse, error) {
-		return &pb.UnsubscribeObjectClassDirectedInteractionsResponse{}, directed(s, req.GetObjectClass(), nil, true, (*peer.Federate).UnsubscribeObjectClassDirectedInteractions)
+	act(func(f *peer.Federate, req *pb.UnsubscribeObjectClassDirectedInteractionsRequest) error {
+		return directed(f, req.GetObjectClass(), nil, true, (*peer.Federate).UnsubscribeObjectClassDirectedInteractions)
 	})
-	on(func(s *Session, req *pb.UnsubscribeObjectClassDirectedInteractionsWithSetRequest) (*pb.UnsubscribeObjectClassDirectedInteractionsWithSetResponse, error) {
-		return &pb.UnsubscribeObjectClassDirectedInteractionsWithSetResponse{}, directed(s, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).UnsubscribeObjectClassDirectedInteractions)
+	act(func(f *peer.Federate, req *pb.UnsubscribeObjectClassDirectedInteractionsWithSetRequest) error {
+		return directed(f, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).UnsubscribeObjectClassDirectedInteractions)
 	})
-	send := func(s *Session, ic *pb.InteractionClassHandle, o *pb.ObjectInstanceHandle, pv *pb.ParameterHandleValueMap, tag []byte, t *pb.LogicalTime) (peer.MessageRetractionHandle, error) {
-		var h peer.MessageRetractionHandle
-		err := s.with(func(f *peer.Federate) error {
-			class, err := interactionHandle(ic)
-			if err != nil {
-				return err
+	// send sends a directed interaction, timestamped when t is not nil.
+	send := func(f *peer.Federate, ic *pb.InteractionClassHandle, o *pb.ObjectInstanceHandle, pv *pb.ParameterHandleValueMap, tag []byte, t *pb.LogicalTime) (peer.MessageRetractionHandle, error) {
+		class, err := interactionHandle(ic)
+		if err != nil {
+			return peer.MessageRetractionHandle{}, err
+		}
+		obj, err := objHandle(o)
+		if err != nil {
+			return peer.MessageRetractionHandle{}, err
+		}
+		vals, err := paramValues(pv)
+		if err != nil {
+			return peer.MessageRetractionHandle{}, err
+		}
+		var lt peer.LogicalTime
+		if t != nil {
+			if lt, err = logicalTime(f, t.GetData()); err != nil {
+				return peer.MessageRetractionHandle{}, err
 			}
-			obj, err := objHandle(o)
-			if err != nil {
-				return err
-			}
-			vals, err := paramValues(pv)
-			if err != nil {
-				return err
-			}
-			var lt peer.LogicalTime
-			if t != nil {
-				if lt, err = logicalTime(f, t.GetData()); err != nil {
-					return err
-				}
-			}
-			h, err = f.SendDirectedInteractionWithTime(class, obj, vals, tag, lt)
-			return err
-		})
-		return h, err
+		}
+		return f.SendDirectedInteractionWithTime(class, obj, vals, tag, lt)
 	}
-	on(func(s *Session, req *pb.SendDirectedInteractionRequest) (*pb.SendDirectedInteractionResponse, error) {
-		_, err := send(s, req.GetInteractionClass(), req.GetObjectInstance(), req.GetParameterValues(), req.GetUserSuppliedTag(), nil)
-		return &pb.SendDirectedInteractionResponse{}, err
+	act(func(f *peer.Federate, req *pb.SendDirectedInteractionRequest) error {
+		_, err := send(f, req.GetInteractionClass(), req.GetObjectInstance(), req.GetParameterValues(), req.GetUserSuppliedTag(), nil)
+		return err
 	})
-	on(func(s *Session, req *pb.SendDirectedInteractionWithTimeRequest) (*pb.SendDirectedInteractionWithTimeResponse, error) {
-		h, err := send(s, req.GetInteractionClass(), req.GetObjectInstance(), req.GetParameterValues(), req.GetUserSuppliedTag(), req.GetTime())
-		return &pb.SendDirectedInteractionWithTimeResponse{Result: retractionReturn(h)}, err
+	ask(func(f *peer.Federate, req *pb.SendDirectedInteractionWithTimeRequest) (*pb.MessageRetractionReturn, error) {
+		return retraction(send(f, req.GetInteractionClass(), req.GetObjectInstance(), req.GetParameterValues(), req.GetUserSuppliedTag(), req.GetTime()))
 	})
 }

@@ -105,79 +105,45 @@ func init() {
 	})
 
 	// Synchronization points.
-	on(func(s *Session, req *pb.RegisterFederationSynchronizationPointRequest) (*pb.RegisterFederationSynchronizationPointResponse, error) {
-		return &pb.RegisterFederationSynchronizationPointResponse{}, s.with(func(f *peer.Federate) error {
-			return f.RegisterFederationSynchronizationPoint(req.GetSynchronizationPointLabel(), req.GetUserSuppliedTag())
-		})
+	act(func(f *peer.Federate, req *pb.RegisterFederationSynchronizationPointRequest) error {
+		return f.RegisterFederationSynchronizationPoint(req.GetSynchronizationPointLabel(), req.GetUserSuppliedTag())
 	})
-	on(func(s *Session, req *pb.RegisterFederationSynchronizationPointWithSetRequest) (*pb.RegisterFederationSynchronizationPointWithSetResponse, error) {
-		return &pb.RegisterFederationSynchronizationPointWithSetResponse{}, s.with(func(f *peer.Federate) error {
-			set, err := fedSet(req.GetSynchronizationSet())
-			if err != nil {
-				return err
-			}
-			return f.RegisterFederationSynchronizationPointWithSet(req.GetSynchronizationPointLabel(), req.GetUserSuppliedTag(), set...)
-		})
+	act(func(f *peer.Federate, req *pb.RegisterFederationSynchronizationPointWithSetRequest) error {
+		set, err := fedSet(req.GetSynchronizationSet())
+		if err != nil {
+			return err
+		}
+		return f.RegisterFederationSynchronizationPointWithSet(req.GetSynchronizationPointLabel(), req.GetUserSuppliedTag(), set...)
 	})
-	on(func(s *Session, req *pb.SynchronizationPointAchievedRequest) (*pb.SynchronizationPointAchievedResponse, error) {
-		return &pb.SynchronizationPointAchievedResponse{}, s.with(func(f *peer.Federate) error {
-			return f.SynchronizationPointAchieved(req.GetSynchronizationPointLabel(), req.GetSuccessfully())
-		})
+	act(func(f *peer.Federate, req *pb.SynchronizationPointAchievedRequest) error {
+		return f.SynchronizationPointAchieved(req.GetSynchronizationPointLabel(), req.GetSuccessfully())
 	})
 
 	// Save and restore.
-	on(func(s *Session, req *pb.RequestFederationSaveRequest) (*pb.RequestFederationSaveResponse, error) {
-		return &pb.RequestFederationSaveResponse{}, s.with(func(f *peer.Federate) error { return f.RequestFederationSave(req.GetLabel()) })
+	act(func(f *peer.Federate, req *pb.RequestFederationSaveRequest) error {
+		return f.RequestFederationSave(req.GetLabel())
 	})
-	on(func(s *Session, req *pb.RequestFederationSaveWithTimeRequest) (*pb.RequestFederationSaveWithTimeResponse, error) {
-		return &pb.RequestFederationSaveWithTimeResponse{}, s.with(func(f *peer.Federate) error {
-			t, err := logicalTime(f, req.GetTime().GetData())
-			if err != nil {
-				return err
-			}
-			return f.RequestFederationSaveWithTime(req.GetLabel(), t)
-		})
+	act(func(f *peer.Federate, req *pb.RequestFederationSaveWithTimeRequest) error {
+		return withTime(f, req.GetTime(), func(t peer.LogicalTime) error { return f.RequestFederationSaveWithTime(req.GetLabel(), t) })
 	})
-	on(func(s *Session, _ *pb.FederateSaveBegunRequest) (*pb.FederateSaveBegunResponse, error) {
-		return &pb.FederateSaveBegunResponse{}, s.with((*peer.Federate).FederateSaveBegun)
+	act(func(f *peer.Federate, _ *pb.FederateSaveBegunRequest) error { return f.FederateSaveBegun() })
+	act(func(f *peer.Federate, _ *pb.FederateSaveCompleteRequest) error { return f.FederateSaveComplete() })
+	act(func(f *peer.Federate, _ *pb.FederateSaveNotCompleteRequest) error { return f.FederateSaveNotComplete() })
+	act(func(f *peer.Federate, _ *pb.AbortFederationSaveRequest) error { return f.AbortFederationSave() })
+	act(func(f *peer.Federate, _ *pb.QueryFederationSaveStatusRequest) error {
+		return f.QueryFederationSaveStatus()
 	})
-	on(func(s *Session, _ *pb.FederateSaveCompleteRequest) (*pb.FederateSaveCompleteResponse, error) {
-		return &pb.FederateSaveCompleteResponse{}, s.with((*peer.Federate).FederateSaveComplete)
+	act(func(f *peer.Federate, req *pb.RequestFederationRestoreRequest) error {
+		return f.RequestFederationRestore(req.GetLabel())
 	})
-	on(func(s *Session, _ *pb.FederateSaveNotCompleteRequest) (*pb.FederateSaveNotCompleteResponse, error) {
-		return &pb.FederateSaveNotCompleteResponse{}, s.with((*peer.Federate).FederateSaveNotComplete)
+	act(func(f *peer.Federate, _ *pb.FederateRestoreCompleteRequest) error { return f.FederateRestoreComplete() })
+	act(func(f *peer.Federate, _ *pb.FederateRestoreNotCompleteRequest) error {
+		return f.FederateRestoreNotComplete()
 	})
-	on(func(s *Session, _ *pb.AbortFederationSaveRequest) (*pb.AbortFederationSaveResponse, error) {
-		return &pb.AbortFederationSaveResponse{}, s.with((*peer.Federate).AbortFederationSave)
+	act(func(f *peer.Federate, _ *pb.AbortFederationRestoreRequest) error { return f.AbortFederationRestore() })
+	act(func(f *peer.Federate, _ *pb.QueryFederationRestoreStatusRequest) error {
+		return f.QueryFederationRestoreStatus()
 	})
-	on(func(s *Session, _ *pb.QueryFederationSaveStatusRequest) (*pb.QueryFederationSaveStatusResponse, error) {
-		return &pb.QueryFederationSaveStatusResponse{}, s.with((*peer.Federate).QueryFederationSaveStatus)
-	})
-	on(func(s *Session, req *pb.RequestFederationRestoreRequest) (*pb.RequestFederationRestoreResponse, error) {
-		return &pb.RequestFederationRestoreResponse{}, s.with(func(f *peer.Federate) error { return f.RequestFederationRestore(req.GetLabel()) })
-	})
-	on(func(s *Session, _ *pb.FederateRestoreCompleteRequest) (*pb.FederateRestoreCompleteResponse, error) {
-		return &pb.FederateRestoreCompleteResponse{}, s.with((*peer.Federate).FederateRestoreComplete)
-	})
-	on(func(s *Session, _ *pb.FederateRestoreNotCompleteRequest) (*pb.FederateRestoreNotCompleteResponse, error) {
-		return &pb.FederateRestoreNotCompleteResponse{}, s.with((*peer.Federate).FederateRestoreNotComplete)
-	})
-	on(func(s *Session, _ *pb.AbortFederationRestoreRequest) (*pb.AbortFederationRestoreResponse, error) {
-		return &pb.AbortFederationRestoreResponse{}, s.with((*peer.Federate).AbortFederationRestore)
-	})
-	on(func(s *Session, _ *pb.QueryFederationRestoreStatusRequest) (*pb.QueryFederationRestoreStatusResponse, error) {
-		return &pb.QueryFederationRestoreStatusResponse{}, s.with((*peer.Federate).QueryFederationRestoreStatus)
-	})
-}
-
-// with runs fn with the session's federate, or returns the exception a
-// call gets without one.
-func (s *Session) with(fn func(*peer.Federate) error) error {
-	f, err := s.federate()
-	if err != nil {
-		return err
-	}
-	return fn(f)
 }
 
 // connect marks the session connected, once Config.Authenticate (when

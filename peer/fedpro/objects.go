@@ -17,6 +17,15 @@ func classAttrs(c *pb.ObjectClassHandle, as *pb.AttributeHandleSet) (peer.Object
 	return class, attrs, err
 }
 
+// retraction is the answer of a timestamped call: its retraction handle
+// (none when it was sent receive order), or its error.
+func retraction(h peer.MessageRetractionHandle, err error) (*pb.MessageRetractionReturn, error) {
+	if err != nil {
+		return nil, err
+	}
+	return retractionReturn(h), nil
+}
+
 func retractionReturn(h peer.MessageRetractionHandle) *pb.MessageRetractionReturn {
 	if h == (peer.MessageRetractionHandle{}) {
 		return &pb.MessageRetractionReturn{}
@@ -24,280 +33,218 @@ func retractionReturn(h peer.MessageRetractionHandle) *pb.MessageRetractionRetur
 	return &pb.MessageRetractionReturn{RetractionHandleIsValid: true, MessageRetractionHandle: pbRetraction(h)}
 }
 
+// objAttr decodes an instance and an attribute.
+func objAttr(o *pb.ObjectInstanceHandle, a *pb.AttributeHandle) (peer.ObjectInstanceHandle, peer.AttributeHandle, error) {
+	obj, err := objHandle(o)
+	if err != nil {
+		return obj, 0, err
+	}
+	attr, err := attrHandle(a)
+	return obj, attr, err
+}
+
+// objValues decodes an instance and attribute values.
+func objValues(o *pb.ObjectInstanceHandle, m *pb.AttributeHandleValueMap) (peer.ObjectInstanceHandle, peer.AttributeValues, error) {
+	obj, err := objHandle(o)
+	if err != nil {
+		return obj, nil, err
+	}
+	vs, err := attrValues(m)
+	return obj, vs, err
+}
+
+// interactionValues decodes an interaction class and parameter values.
+func interactionValues(c *pb.InteractionClassHandle, m *pb.ParameterHandleValueMap) (peer.InteractionClassHandle, peer.ParameterValues, error) {
+	ic, err := interactionHandle(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	vs, err := paramValues(m)
+	return ic, vs, err
+}
+
+// withClass decodes a class and calls fn with it.
+func withClass(f *peer.Federate, c *pb.ObjectClassHandle, fn func(*peer.Federate, peer.ObjectClassHandle) error) error {
+	class, err := classHandle(c)
+	if err != nil {
+		return err
+	}
+	return fn(f, class)
+}
+
+// withInteraction decodes an interaction class and calls fn with it.
+func withInteraction(f *peer.Federate, c *pb.InteractionClassHandle, fn func(*peer.Federate, peer.InteractionClassHandle) error) error {
+	ic, err := interactionHandle(c)
+	if err != nil {
+		return err
+	}
+	return fn(f, ic)
+}
+
+// withClassAttrs decodes a class and an attribute set and calls fn with
+// them.
+func withClassAttrs(f *peer.Federate, c *pb.ObjectClassHandle, as *pb.AttributeHandleSet, fn func(*peer.Federate, peer.ObjectClassHandle, ...peer.AttributeHandle) error) error {
+	class, attrs, err := classAttrs(c, as)
+	if err != nil {
+		return err
+	}
+	return fn(f, class, attrs...)
+}
+
+// withObj decodes an instance and calls fn with it.
+func withObj(o *pb.ObjectInstanceHandle, fn func(peer.ObjectInstanceHandle) error) error {
+	obj, err := objHandle(o)
+	if err != nil {
+		return err
+	}
+	return fn(obj)
+}
+
+// timed decodes a logical time and calls fn with it.
+func timed[T any](f *peer.Federate, t *pb.LogicalTime, fn func(peer.LogicalTime) (T, error)) (T, error) {
+	lt, err := logicalTime(f, t.GetData())
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return fn(lt)
+}
+
 func init() {
 	// §5 Declaration management.
-	on(func(s *Session, req *pb.PublishObjectClassAttributesRequest) (*pb.PublishObjectClassAttributesResponse, error) {
-		return &pb.PublishObjectClassAttributesResponse{}, s.with(func(f *peer.Federate) error {
-			class, attrs, err := classAttrs(req.GetObjectClass(), req.GetAttributes())
-			if err != nil {
-				return err
-			}
-			return f.PublishObjectClassAttributes(class, attrs...)
-		})
+	act(func(f *peer.Federate, req *pb.PublishObjectClassAttributesRequest) error {
+		return withClassAttrs(f, req.GetObjectClass(), req.GetAttributes(), (*peer.Federate).PublishObjectClassAttributes)
 	})
-	on(func(s *Session, req *pb.UnpublishObjectClassRequest) (*pb.UnpublishObjectClassResponse, error) {
-		return &pb.UnpublishObjectClassResponse{}, s.with(func(f *peer.Federate) error {
-			class, err := classHandle(req.GetObjectClass())
-			if err != nil {
-				return err
-			}
-			return f.UnpublishObjectClass(class)
-		})
+	act(func(f *peer.Federate, req *pb.UnpublishObjectClassRequest) error {
+		return withClass(f, req.GetObjectClass(), (*peer.Federate).UnpublishObjectClass)
 	})
-	on(func(s *Session, req *pb.UnpublishObjectClassAttributesRequest) (*pb.UnpublishObjectClassAttributesResponse, error) {
-		return &pb.UnpublishObjectClassAttributesResponse{}, s.with(func(f *peer.Federate) error {
-			class, attrs, err := classAttrs(req.GetObjectClass(), req.GetAttributes())
-			if err != nil {
-				return err
-			}
-			return f.UnpublishObjectClassAttributes(class, attrs...)
-		})
+	act(func(f *peer.Federate, req *pb.UnpublishObjectClassAttributesRequest) error {
+		return withClassAttrs(f, req.GetObjectClass(), req.GetAttributes(), (*peer.Federate).UnpublishObjectClassAttributes)
 	})
-	on(func(s *Session, req *pb.PublishInteractionClassRequest) (*pb.PublishInteractionClassResponse, error) {
-		return &pb.PublishInteractionClassResponse{}, s.with(func(f *peer.Federate) error {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return err
-			}
-			return f.PublishInteractionClass(ic)
-		})
+	act(func(f *peer.Federate, req *pb.PublishInteractionClassRequest) error {
+		return withInteraction(f, req.GetInteractionClass(), (*peer.Federate).PublishInteractionClass)
 	})
-	on(func(s *Session, req *pb.UnpublishInteractionClassRequest) (*pb.UnpublishInteractionClassResponse, error) {
-		return &pb.UnpublishInteractionClassResponse{}, s.with(func(f *peer.Federate) error {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return err
-			}
-			return f.UnpublishInteractionClass(ic)
-		})
+	act(func(f *peer.Federate, req *pb.UnpublishInteractionClassRequest) error {
+		return withInteraction(f, req.GetInteractionClass(), (*peer.Federate).UnpublishInteractionClass)
 	})
-	subscribe := func(s *Session, c *pb.ObjectClassHandle, as *pb.AttributeHandleSet, rate string, active bool) error {
-		return s.with(func(f *peer.Federate) error {
-			class, attrs, err := classAttrs(c, as)
-			if err != nil {
-				return err
-			}
+	subscribe := func(f *peer.Federate, c *pb.ObjectClassHandle, as *pb.AttributeHandleSet, rate string, active bool) error {
+		return withClassAttrs(f, c, as, func(f *peer.Federate, class peer.ObjectClassHandle, attrs ...peer.AttributeHandle) error {
 			return f.SubscribeObjectClassAttributesWithRate(class, rate, active, attrs...)
 		})
 	}
-	on(func(s *Session, req *pb.SubscribeObjectClassAttributesRequest) (*pb.SubscribeObjectClassAttributesResponse, error) {
-		return &pb.SubscribeObjectClassAttributesResponse{}, subscribe(s, req.GetObjectClass(), req.GetAttributes(), "", true)
+	act(func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesRequest) error {
+		return subscribe(f, req.GetObjectClass(), req.GetAttributes(), "", true)
 	})
-	on(func(s *Session, req *pb.SubscribeObjectClassAttributesWithRateRequest) (*pb.SubscribeObjectClassAttributesWithRateResponse, error) {
-		return &pb.SubscribeObjectClassAttributesWithRateResponse{}, subscribe(s, req.GetObjectClass(), req.GetAttributes(), req.GetUpdateRateDesignator(), true)
+	act(func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesWithRateRequest) error {
+		return subscribe(f, req.GetObjectClass(), req.GetAttributes(), req.GetUpdateRateDesignator(), true)
 	})
-	on(func(s *Session, req *pb.SubscribeObjectClassAttributesPassivelyRequest) (*pb.SubscribeObjectClassAttributesPassivelyResponse, error) {
-		return &pb.SubscribeObjectClassAttributesPassivelyResponse{}, subscribe(s, req.GetObjectClass(), req.GetAttributes(), "", false)
+	act(func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesPassivelyRequest) error {
+		return subscribe(f, req.GetObjectClass(), req.GetAttributes(), "", false)
 	})
-	on(func(s *Session, req *pb.SubscribeObjectClassAttributesPassivelyWithRateRequest) (*pb.SubscribeObjectClassAttributesPassivelyWithRateResponse, error) {
-		return &pb.SubscribeObjectClassAttributesPassivelyWithRateResponse{}, subscribe(s, req.GetObjectClass(), req.GetAttributes(), req.GetUpdateRateDesignator(), false)
+	act(func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesPassivelyWithRateRequest) error {
+		return subscribe(f, req.GetObjectClass(), req.GetAttributes(), req.GetUpdateRateDesignator(), false)
 	})
-	on(func(s *Session, req *pb.UnsubscribeObjectClassRequest) (*pb.UnsubscribeObjectClassResponse, error) {
-		return &pb.UnsubscribeObjectClassResponse{}, s.with(func(f *peer.Federate) error {
-			class, err := classHandle(req.GetObjectClass())
-			if err != nil {
-				return err
-			}
-			return f.UnsubscribeObjectClass(class)
-		})
+	act(func(f *peer.Federate, req *pb.UnsubscribeObjectClassRequest) error {
+		return withClass(f, req.GetObjectClass(), (*peer.Federate).UnsubscribeObjectClass)
 	})
-	on(func(s *Session, req *pb.UnsubscribeObjectClassAttributesRequest) (*pb.UnsubscribeObjectClassAttributesResponse, error) {
-		return &pb.UnsubscribeObjectClassAttributesResponse{}, s.with(func(f *peer.Federate) error {
-			class, attrs, err := classAttrs(req.GetObjectClass(), req.GetAttributes())
-			if err != nil {
-				return err
-			}
-			return f.UnsubscribeObjectClassAttributes(class, attrs...)
-		})
+	act(func(f *peer.Federate, req *pb.UnsubscribeObjectClassAttributesRequest) error {
+		return withClassAttrs(f, req.GetObjectClass(), req.GetAttributes(), (*peer.Federate).UnsubscribeObjectClassAttributes)
 	})
-	on(func(s *Session, req *pb.SubscribeInteractionClassRequest) (*pb.SubscribeInteractionClassResponse, error) {
-		return &pb.SubscribeInteractionClassResponse{}, s.with(func(f *peer.Federate) error {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return err
-			}
-			return f.SubscribeInteractionClass(ic)
-		})
+	act(func(f *peer.Federate, req *pb.SubscribeInteractionClassRequest) error {
+		return withInteraction(f, req.GetInteractionClass(), (*peer.Federate).SubscribeInteractionClass)
 	})
-	on(func(s *Session, req *pb.SubscribeInteractionClassPassivelyRequest) (*pb.SubscribeInteractionClassPassivelyResponse, error) {
-		return &pb.SubscribeInteractionClassPassivelyResponse{}, s.with(func(f *peer.Federate) error {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return err
-			}
-			return f.SubscribeInteractionClassPassively(ic)
-		})
+	act(func(f *peer.Federate, req *pb.SubscribeInteractionClassPassivelyRequest) error {
+		return withInteraction(f, req.GetInteractionClass(), (*peer.Federate).SubscribeInteractionClassPassively)
 	})
-	on(func(s *Session, req *pb.UnsubscribeInteractionClassRequest) (*pb.UnsubscribeInteractionClassResponse, error) {
-		return &pb.UnsubscribeInteractionClassResponse{}, s.with(func(f *peer.Federate) error {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return err
-			}
-			return f.UnsubscribeInteractionClass(ic)
-		})
+	act(func(f *peer.Federate, req *pb.UnsubscribeInteractionClassRequest) error {
+		return withInteraction(f, req.GetInteractionClass(), (*peer.Federate).UnsubscribeInteractionClass)
 	})
 
 	// §6 Object management.
-	on(func(s *Session, req *pb.ReserveObjectInstanceNameRequest) (*pb.ReserveObjectInstanceNameResponse, error) {
-		return &pb.ReserveObjectInstanceNameResponse{}, s.with(func(f *peer.Federate) error {
-			return f.ReserveObjectInstanceName(req.GetObjectInstanceName())
-		})
+	act(func(f *peer.Federate, req *pb.ReserveObjectInstanceNameRequest) error {
+		return f.ReserveObjectInstanceName(req.GetObjectInstanceName())
 	})
-	on(func(s *Session, req *pb.ReleaseObjectInstanceNameRequest) (*pb.ReleaseObjectInstanceNameResponse, error) {
-		return &pb.ReleaseObjectInstanceNameResponse{}, s.with(func(f *peer.Federate) error {
-			return f.ReleaseObjectInstanceName(req.GetObjectInstanceName())
-		})
+	act(func(f *peer.Federate, req *pb.ReleaseObjectInstanceNameRequest) error {
+		return f.ReleaseObjectInstanceName(req.GetObjectInstanceName())
 	})
-	on(func(s *Session, req *pb.ReserveMultipleObjectInstanceNamesRequest) (*pb.ReserveMultipleObjectInstanceNamesResponse, error) {
-		return &pb.ReserveMultipleObjectInstanceNamesResponse{}, s.with(func(f *peer.Federate) error {
-			return f.ReserveMultipleObjectInstanceName(req.GetObjectInstanceNames()...)
-		})
+	act(func(f *peer.Federate, req *pb.ReserveMultipleObjectInstanceNamesRequest) error {
+		return f.ReserveMultipleObjectInstanceName(req.GetObjectInstanceNames()...)
 	})
-	on(func(s *Session, req *pb.ReleaseMultipleObjectInstanceNamesRequest) (*pb.ReleaseMultipleObjectInstanceNamesResponse, error) {
-		return &pb.ReleaseMultipleObjectInstanceNamesResponse{}, s.with(func(f *peer.Federate) error {
-			return f.ReleaseMultipleObjectInstanceName(req.GetObjectInstanceNames()...)
-		})
+	act(func(f *peer.Federate, req *pb.ReleaseMultipleObjectInstanceNamesRequest) error {
+		return f.ReleaseMultipleObjectInstanceName(req.GetObjectInstanceNames()...)
 	})
-	register := func(s *Session, c *pb.ObjectClassHandle, name string) (*pb.ObjectInstanceHandle, error) {
-		var h peer.ObjectInstanceHandle
-		err := s.with(func(f *peer.Federate) error {
-			class, err := classHandle(c)
-			if err != nil {
-				return err
-			}
-			h, err = f.RegisterObjectInstance(class, name)
-			return err
-		})
+	register := func(f *peer.Federate, c *pb.ObjectClassHandle, name string) (*pb.ObjectInstanceHandle, error) {
+		class, err := classHandle(c)
+		if err != nil {
+			return nil, err
+		}
+		h, err := f.RegisterObjectInstance(class, name)
 		return pbObj(h), err
 	}
-	on(func(s *Session, req *pb.RegisterObjectInstanceRequest) (*pb.RegisterObjectInstanceResponse, error) {
-		h, err := register(s, req.GetObjectClass(), "")
-		return &pb.RegisterObjectInstanceResponse{Result: h}, err
+	ask(func(f *peer.Federate, req *pb.RegisterObjectInstanceRequest) (*pb.ObjectInstanceHandle, error) {
+		return register(f, req.GetObjectClass(), "")
 	})
-	on(func(s *Session, req *pb.RegisterObjectInstanceWithNameRequest) (*pb.RegisterObjectInstanceWithNameResponse, error) {
-		h, err := register(s, req.GetObjectClass(), req.GetObjectInstanceName())
-		return &pb.RegisterObjectInstanceWithNameResponse{Result: h}, err
+	ask(func(f *peer.Federate, req *pb.RegisterObjectInstanceWithNameRequest) (*pb.ObjectInstanceHandle, error) {
+		return register(f, req.GetObjectClass(), req.GetObjectInstanceName())
 	})
-	on(func(s *Session, req *pb.UpdateAttributeValuesRequest) (*pb.UpdateAttributeValuesResponse, error) {
-		return &pb.UpdateAttributeValuesResponse{}, s.with(func(f *peer.Federate) error {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return err
-			}
-			vs, err := attrValues(req.GetAttributeValues())
-			if err != nil {
-				return err
-			}
-			return f.UpdateAttributeValues(obj, vs, req.GetUserSuppliedTag())
-		})
-	})
-	on(func(s *Session, req *pb.UpdateAttributeValuesWithTimeRequest) (*pb.UpdateAttributeValuesWithTimeResponse, error) {
-		var h peer.MessageRetractionHandle
-		err := s.with(func(f *peer.Federate) error {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return err
-			}
-			vs, err := attrValues(req.GetAttributeValues())
-			if err != nil {
-				return err
-			}
-			t, err := logicalTime(f, req.GetTime().GetData())
-			if err != nil {
-				return err
-			}
-			h, err = f.UpdateAttributeValuesWithTimeRetractable(obj, vs, req.GetUserSuppliedTag(), t)
+	act(func(f *peer.Federate, req *pb.UpdateAttributeValuesRequest) error {
+		obj, vs, err := objValues(req.GetObjectInstance(), req.GetAttributeValues())
+		if err != nil {
 			return err
-		})
-		return &pb.UpdateAttributeValuesWithTimeResponse{Result: retractionReturn(h)}, err
+		}
+		return f.UpdateAttributeValues(obj, vs, req.GetUserSuppliedTag())
 	})
-	on(func(s *Session, req *pb.SendInteractionRequest) (*pb.SendInteractionResponse, error) {
-		return &pb.SendInteractionResponse{}, s.with(func(f *peer.Federate) error {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return err
-			}
-			vs, err := paramValues(req.GetParameterValues())
-			if err != nil {
-				return err
-			}
-			return f.SendInteraction(ic, vs, req.GetUserSuppliedTag())
+	ask(func(f *peer.Federate, req *pb.UpdateAttributeValuesWithTimeRequest) (*pb.MessageRetractionReturn, error) {
+		obj, vs, err := objValues(req.GetObjectInstance(), req.GetAttributeValues())
+		if err != nil {
+			return nil, err
+		}
+		return timed(f, req.GetTime(), func(t peer.LogicalTime) (*pb.MessageRetractionReturn, error) {
+			return retraction(f.UpdateAttributeValuesWithTimeRetractable(obj, vs, req.GetUserSuppliedTag(), t))
 		})
 	})
-	on(func(s *Session, req *pb.SendInteractionWithTimeRequest) (*pb.SendInteractionWithTimeResponse, error) {
-		var h peer.MessageRetractionHandle
-		err := s.with(func(f *peer.Federate) error {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return err
-			}
-			vs, err := paramValues(req.GetParameterValues())
-			if err != nil {
-				return err
-			}
-			t, err := logicalTime(f, req.GetTime().GetData())
-			if err != nil {
-				return err
-			}
-			h, err = f.SendInteractionWithTimeRetractable(ic, vs, req.GetUserSuppliedTag(), t)
+	act(func(f *peer.Federate, req *pb.SendInteractionRequest) error {
+		ic, vs, err := interactionValues(req.GetInteractionClass(), req.GetParameterValues())
+		if err != nil {
 			return err
-		})
-		return &pb.SendInteractionWithTimeResponse{Result: retractionReturn(h)}, err
+		}
+		return f.SendInteraction(ic, vs, req.GetUserSuppliedTag())
 	})
-	on(func(s *Session, req *pb.DeleteObjectInstanceRequest) (*pb.DeleteObjectInstanceResponse, error) {
-		return &pb.DeleteObjectInstanceResponse{}, s.with(func(f *peer.Federate) error {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return err
-			}
+	ask(func(f *peer.Federate, req *pb.SendInteractionWithTimeRequest) (*pb.MessageRetractionReturn, error) {
+		ic, vs, err := interactionValues(req.GetInteractionClass(), req.GetParameterValues())
+		if err != nil {
+			return nil, err
+		}
+		return timed(f, req.GetTime(), func(t peer.LogicalTime) (*pb.MessageRetractionReturn, error) {
+			return retraction(f.SendInteractionWithTimeRetractable(ic, vs, req.GetUserSuppliedTag(), t))
+		})
+	})
+	act(func(f *peer.Federate, req *pb.DeleteObjectInstanceRequest) error {
+		return withObj(req.GetObjectInstance(), func(obj peer.ObjectInstanceHandle) error {
 			return f.DeleteObjectInstance(obj, req.GetUserSuppliedTag())
 		})
 	})
-	on(func(s *Session, req *pb.DeleteObjectInstanceWithTimeRequest) (*pb.DeleteObjectInstanceWithTimeResponse, error) {
-		var h peer.MessageRetractionHandle
-		err := s.with(func(f *peer.Federate) error {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return err
-			}
-			t, err := logicalTime(f, req.GetTime().GetData())
-			if err != nil {
-				return err
-			}
-			h, err = f.DeleteObjectInstanceWithTimeRetractable(obj, req.GetUserSuppliedTag(), t)
+	ask(func(f *peer.Federate, req *pb.DeleteObjectInstanceWithTimeRequest) (*pb.MessageRetractionReturn, error) {
+		obj, err := objHandle(req.GetObjectInstance())
+		if err != nil {
+			return nil, err
+		}
+		return timed(f, req.GetTime(), func(t peer.LogicalTime) (*pb.MessageRetractionReturn, error) {
+			return retraction(f.DeleteObjectInstanceWithTimeRetractable(obj, req.GetUserSuppliedTag(), t))
+		})
+	})
+	act(func(f *peer.Federate, req *pb.LocalDeleteObjectInstanceRequest) error {
+		return withObj(req.GetObjectInstance(), f.LocalDeleteObjectInstance)
+	})
+	act(func(f *peer.Federate, req *pb.RequestInstanceAttributeValueUpdateRequest) error {
+		obj, attrs, err := objAttrs(req.GetObjectInstance(), req.GetAttributes())
+		if err != nil {
 			return err
-		})
-		return &pb.DeleteObjectInstanceWithTimeResponse{Result: retractionReturn(h)}, err
+		}
+		return f.RequestAttributeValueUpdate(obj, req.GetUserSuppliedTag(), attrs...)
 	})
-	on(func(s *Session, req *pb.LocalDeleteObjectInstanceRequest) (*pb.LocalDeleteObjectInstanceResponse, error) {
-		return &pb.LocalDeleteObjectInstanceResponse{}, s.with(func(f *peer.Federate) error {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return err
-			}
-			return f.LocalDeleteObjectInstance(obj)
-		})
-	})
-	on(func(s *Session, req *pb.RequestInstanceAttributeValueUpdateRequest) (*pb.RequestInstanceAttributeValueUpdateResponse, error) {
-		return &pb.RequestInstanceAttributeValueUpdateResponse{}, s.with(func(f *peer.Federate) error {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return err
-			}
-			attrs, err := attrSet(req.GetAttributes())
-			if err != nil {
-				return err
-			}
-			return f.RequestAttributeValueUpdate(obj, req.GetUserSuppliedTag(), attrs...)
-		})
-	})
-	on(func(s *Session, req *pb.RequestClassAttributeValueUpdateRequest) (*pb.RequestClassAttributeValueUpdateResponse, error) {
-		return &pb.RequestClassAttributeValueUpdateResponse{}, s.with(func(f *peer.Federate) error {
-			class, attrs, err := classAttrs(req.GetObjectClass(), req.GetAttributes())
-			if err != nil {
-				return err
-			}
+	act(func(f *peer.Federate, req *pb.RequestClassAttributeValueUpdateRequest) error {
+		return withClassAttrs(f, req.GetObjectClass(), req.GetAttributes(), func(f *peer.Federate, class peer.ObjectClassHandle, attrs ...peer.AttributeHandle) error {
 			return f.RequestAttributeValueUpdateForClass(class, req.GetUserSuppliedTag(), attrs...)
 		})
 	})

@@ -23,108 +23,78 @@ func objAttrs(o *pb.ObjectInstanceHandle, as *pb.AttributeHandleSet) (peer.Objec
 	return obj, attrs, err
 }
 
-// withObjAttrs runs fn on the session's federate with the decoded
-// instance and attribute set.
-func withObjAttrs(s *Session, o *pb.ObjectInstanceHandle, as *pb.AttributeHandleSet, fn func(*peer.Federate, peer.ObjectInstanceHandle, []peer.AttributeHandle) error) error {
-	return s.with(func(f *peer.Federate) error {
-		obj, attrs, err := objAttrs(o, as)
-		if err != nil {
-			return err
-		}
-		return fn(f, obj, attrs)
+// withObjAttrs decodes an instance and an attribute set and calls fn
+// with them.
+func withObjAttrs(o *pb.ObjectInstanceHandle, as *pb.AttributeHandleSet, fn func(peer.ObjectInstanceHandle, ...peer.AttributeHandle) error) error {
+	obj, attrs, err := objAttrs(o, as)
+	if err != nil {
+		return err
+	}
+	return fn(obj, attrs...)
+}
+
+// withObjTagAttrs is withObjAttrs for a service that takes a tag.
+func withObjTagAttrs(o *pb.ObjectInstanceHandle, tag []byte, as *pb.AttributeHandleSet, fn func(peer.ObjectInstanceHandle, []byte, ...peer.AttributeHandle) error) error {
+	return withObjAttrs(o, as, func(obj peer.ObjectInstanceHandle, attrs ...peer.AttributeHandle) error {
+		return fn(obj, tag, attrs...)
 	})
 }
 
 func init() {
-	on(func(s *Session, req *pb.UnconditionalAttributeOwnershipDivestitureRequest) (*pb.UnconditionalAttributeOwnershipDivestitureResponse, error) {
-		return &pb.UnconditionalAttributeOwnershipDivestitureResponse{}, withObjAttrs(s, req.GetObjectInstance(), req.GetAttributes(),
-			func(f *peer.Federate, obj peer.ObjectInstanceHandle, attrs []peer.AttributeHandle) error {
-				return f.UnconditionalAttributeOwnershipDivestiture(obj, attrs...)
-			})
+	act(func(f *peer.Federate, req *pb.UnconditionalAttributeOwnershipDivestitureRequest) error {
+		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), f.UnconditionalAttributeOwnershipDivestiture)
 	})
-	on(func(s *Session, req *pb.NegotiatedAttributeOwnershipDivestitureRequest) (*pb.NegotiatedAttributeOwnershipDivestitureResponse, error) {
-		return &pb.NegotiatedAttributeOwnershipDivestitureResponse{}, withObjAttrs(s, req.GetObjectInstance(), req.GetAttributes(),
-			func(f *peer.Federate, obj peer.ObjectInstanceHandle, attrs []peer.AttributeHandle) error {
-				return f.NegotiatedAttributeOwnershipDivestiture(obj, req.GetUserSuppliedTag(), attrs...)
-			})
+	act(func(f *peer.Federate, req *pb.NegotiatedAttributeOwnershipDivestitureRequest) error {
+		return withObjTagAttrs(req.GetObjectInstance(), req.GetUserSuppliedTag(), req.GetAttributes(), f.NegotiatedAttributeOwnershipDivestiture)
 	})
-	on(func(s *Session, req *pb.ConfirmDivestitureRequest) (*pb.ConfirmDivestitureResponse, error) {
-		return &pb.ConfirmDivestitureResponse{}, withObjAttrs(s, req.GetObjectInstance(), req.GetConfirmedAttributes(),
-			func(f *peer.Federate, obj peer.ObjectInstanceHandle, attrs []peer.AttributeHandle) error {
-				return f.ConfirmDivestiture(obj, req.GetUserSuppliedTag(), attrs...)
-			})
+	act(func(f *peer.Federate, req *pb.ConfirmDivestitureRequest) error {
+		return withObjTagAttrs(req.GetObjectInstance(), req.GetUserSuppliedTag(), req.GetConfirmedAttributes(), f.ConfirmDivestiture)
 	})
-	on(func(s *Session, req *pb.AttributeOwnershipAcquisitionRequest) (*pb.AttributeOwnershipAcquisitionResponse, error) {
-		return &pb.AttributeOwnershipAcquisitionResponse{}, withObjAttrs(s, req.GetObjectInstance(), req.GetDesiredAttributes(),
-			func(f *peer.Federate, obj peer.ObjectInstanceHandle, attrs []peer.AttributeHandle) error {
-				return f.AttributeOwnershipAcquisition(obj, req.GetUserSuppliedTag(), attrs...)
-			})
+	act(func(f *peer.Federate, req *pb.AttributeOwnershipAcquisitionRequest) error {
+		return withObjTagAttrs(req.GetObjectInstance(), req.GetUserSuppliedTag(), req.GetDesiredAttributes(), f.AttributeOwnershipAcquisition)
 	})
-	on(func(s *Session, req *pb.AttributeOwnershipAcquisitionIfAvailableRequest) (*pb.AttributeOwnershipAcquisitionIfAvailableResponse, error) {
-		return &pb.AttributeOwnershipAcquisitionIfAvailableResponse{}, withObjAttrs(s, req.GetObjectInstance(), req.GetDesiredAttributes(),
-			func(f *peer.Federate, obj peer.ObjectInstanceHandle, attrs []peer.AttributeHandle) error {
-				return f.AttributeOwnershipAcquisitionIfAvailable(obj, attrs...)
-			})
+	act(func(f *peer.Federate, req *pb.AttributeOwnershipAcquisitionIfAvailableRequest) error {
+		return withObjAttrs(req.GetObjectInstance(), req.GetDesiredAttributes(), f.AttributeOwnershipAcquisitionIfAvailable)
 	})
-	on(func(s *Session, req *pb.AttributeOwnershipReleaseDeniedRequest) (*pb.AttributeOwnershipReleaseDeniedResponse, error) {
-		return &pb.AttributeOwnershipReleaseDeniedResponse{}, withObjAttrs(s, req.GetObjectInstance(), req.GetAttributes(),
-			func(f *peer.Federate, obj peer.ObjectInstanceHandle, attrs []peer.AttributeHandle) error {
-				return f.AttributeOwnershipReleaseDenied(obj, attrs...)
-			})
+	act(func(f *peer.Federate, req *pb.AttributeOwnershipReleaseDeniedRequest) error {
+		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), f.AttributeOwnershipReleaseDenied)
 	})
-	on(func(s *Session, req *pb.AttributeOwnershipDivestitureIfWantedRequest) (*pb.AttributeOwnershipDivestitureIfWantedResponse, error) {
-		var divested []peer.AttributeHandle
-		err := withObjAttrs(s, req.GetObjectInstance(), req.GetAttributes(),
-			func(f *peer.Federate, obj peer.ObjectInstanceHandle, attrs []peer.AttributeHandle) (err error) {
-				divested, err = f.AttributeOwnershipDivestitureIfWanted(obj, attrs...)
-				return err
-			})
-		return &pb.AttributeOwnershipDivestitureIfWantedResponse{Result: pbAttrSet(divested)}, err
+	ask(func(f *peer.Federate, req *pb.AttributeOwnershipDivestitureIfWantedRequest) (*pb.AttributeHandleSet, error) {
+		obj, attrs, err := objAttrs(req.GetObjectInstance(), req.GetAttributes())
+		if err != nil {
+			return nil, err
+		}
+		divested, err := f.AttributeOwnershipDivestitureIfWanted(obj, attrs...)
+		return pbAttrSet(divested), err
 	})
-	on(func(s *Session, req *pb.CancelNegotiatedAttributeOwnershipDivestitureRequest) (*pb.CancelNegotiatedAttributeOwnershipDivestitureResponse, error) {
-		return &pb.CancelNegotiatedAttributeOwnershipDivestitureResponse{}, withObjAttrs(s, req.GetObjectInstance(), req.GetAttributes(),
-			func(f *peer.Federate, obj peer.ObjectInstanceHandle, attrs []peer.AttributeHandle) error {
-				return f.CancelNegotiatedAttributeOwnershipDivestiture(obj, attrs...)
-			})
+	act(func(f *peer.Federate, req *pb.CancelNegotiatedAttributeOwnershipDivestitureRequest) error {
+		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), f.CancelNegotiatedAttributeOwnershipDivestiture)
 	})
-	on(func(s *Session, req *pb.CancelAttributeOwnershipAcquisitionRequest) (*pb.CancelAttributeOwnershipAcquisitionResponse, error) {
-		return &pb.CancelAttributeOwnershipAcquisitionResponse{}, withObjAttrs(s, req.GetObjectInstance(), req.GetAttributes(),
-			func(f *peer.Federate, obj peer.ObjectInstanceHandle, attrs []peer.AttributeHandle) error {
-				return f.CancelAttributeOwnershipAcquisition(obj, attrs...)
-			})
+	act(func(f *peer.Federate, req *pb.CancelAttributeOwnershipAcquisitionRequest) error {
+		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), f.CancelAttributeOwnershipAcquisition)
 	})
 	// HLA 4 queries a set of attributes: one query (and one answering
 	// callback) per attribute, all of them checked before any is asked.
-	on(func(s *Session, req *pb.QueryAttributeOwnershipRequest) (*pb.QueryAttributeOwnershipResponse, error) {
-		return &pb.QueryAttributeOwnershipResponse{}, withObjAttrs(s, req.GetObjectInstance(), req.GetAttributes(),
-			func(f *peer.Federate, obj peer.ObjectInstanceHandle, attrs []peer.AttributeHandle) error {
-				for _, a := range attrs {
-					if _, err := f.IsAttributeOwnedByFederate(obj, a); err != nil {
-						return err
-					}
+	act(func(f *peer.Federate, req *pb.QueryAttributeOwnershipRequest) error {
+		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), func(obj peer.ObjectInstanceHandle, attrs ...peer.AttributeHandle) error {
+			for _, a := range attrs {
+				if _, err := f.IsAttributeOwnedByFederate(obj, a); err != nil {
+					return err
 				}
-				for _, a := range attrs {
-					if err := f.QueryAttributeOwnership(obj, a); err != nil {
-						return err
-					}
+			}
+			for _, a := range attrs {
+				if err := f.QueryAttributeOwnership(obj, a); err != nil {
+					return err
 				}
-				return nil
-			})
-	})
-	on(func(s *Session, req *pb.IsAttributeOwnedByFederateRequest) (*pb.IsAttributeOwnedByFederateResponse, error) {
-		var owned bool
-		err := s.with(func(f *peer.Federate) error {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return err
 			}
-			a, err := attrHandle(req.GetAttribute())
-			if err != nil {
-				return err
-			}
-			owned, err = f.IsAttributeOwnedByFederate(obj, a)
-			return err
+			return nil
 		})
-		return &pb.IsAttributeOwnedByFederateResponse{Result: owned}, err
+	})
+	ask(func(f *peer.Federate, req *pb.IsAttributeOwnedByFederateRequest) (bool, error) {
+		obj, a, err := objAttr(req.GetObjectInstance(), req.GetAttribute())
+		if err != nil {
+			return false, err
+		}
+		return f.IsAttributeOwnedByFederate(obj, a)
 	})
 }

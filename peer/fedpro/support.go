@@ -11,169 +11,101 @@ import (
 // types. (Dimensions and regions are in ddm.go, transportation types in
 // transport.go, switches and normalization in switches.go.)
 
-// lookup runs fn with the session's federate and returns its result.
-func lookup[T any](s *Session, fn func(*peer.Federate) (T, error)) (T, error) {
-	var out T
-	err := s.with(func(f *peer.Federate) error {
-		var err error
-		out, err = fn(f)
-		return err
-	})
-	return out, err
+// then calls fn with what a decoder returned, unless it failed:
+// then(fn)(decode(x)).
+func then[H, T any](fn func(H) (T, error)) func(H, error) (T, error) {
+	return func(h H, err error) (T, error) {
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return fn(h)
+	}
+}
+
+// encode encodes with enc what a service returned, unless it failed:
+// encode(enc)(service(x)).
+func encode[H, P any](enc func(H) P) func(H, error) (P, error) {
+	return func(h H, err error) (P, error) {
+		if err != nil {
+			var zero P
+			return zero, err
+		}
+		return enc(h), nil
+	}
 }
 
 func init() {
-	on(func(s *Session, req *pb.GetFederateHandleRequest) (*pb.GetFederateHandleResponse, error) {
-		h, err := lookup(s, func(f *peer.Federate) (peer.FederateHandle, error) { return f.GetFederateHandle(req.GetFederateName()) })
-		return &pb.GetFederateHandleResponse{Result: pbFed(h)}, err
+	ask(func(f *peer.Federate, req *pb.GetFederateHandleRequest) (*pb.FederateHandle, error) {
+		return encode(pbFed)(f.GetFederateHandle(req.GetFederateName()))
 	})
-	on(func(s *Session, req *pb.GetFederateNameRequest) (*pb.GetFederateNameResponse, error) {
-		n, err := lookup(s, func(f *peer.Federate) (string, error) {
-			h, err := fedHandle(req.GetFederate())
-			if err != nil {
-				return "", err
-			}
-			return f.GetFederateName(h)
-		})
-		return &pb.GetFederateNameResponse{Result: n}, err
+	ask(func(f *peer.Federate, req *pb.GetFederateNameRequest) (string, error) {
+		return then(f.GetFederateName)(fedHandle(req.GetFederate()))
 	})
-	on(func(s *Session, req *pb.GetObjectClassHandleRequest) (*pb.GetObjectClassHandleResponse, error) {
-		h, err := lookup(s, func(f *peer.Federate) (peer.ObjectClassHandle, error) {
-			return f.GetObjectClassHandle(req.GetObjectClassName())
-		})
-		return &pb.GetObjectClassHandleResponse{Result: pbClass(h)}, err
+	ask(func(f *peer.Federate, req *pb.GetObjectClassHandleRequest) (*pb.ObjectClassHandle, error) {
+		return encode(pbClass)(f.GetObjectClassHandle(req.GetObjectClassName()))
 	})
-	on(func(s *Session, req *pb.GetObjectClassNameRequest) (*pb.GetObjectClassNameResponse, error) {
-		n, err := lookup(s, func(f *peer.Federate) (string, error) {
-			h, err := classHandle(req.GetObjectClass())
-			if err != nil {
-				return "", err
-			}
-			return f.GetObjectClassName(h)
-		})
-		return &pb.GetObjectClassNameResponse{Result: n}, err
+	ask(func(f *peer.Federate, req *pb.GetObjectClassNameRequest) (string, error) {
+		return then(f.GetObjectClassName)(classHandle(req.GetObjectClass()))
 	})
-	on(func(s *Session, req *pb.GetKnownObjectClassHandleRequest) (*pb.GetKnownObjectClassHandleResponse, error) {
-		h, err := lookup(s, func(f *peer.Federate) (peer.ObjectClassHandle, error) {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return 0, err
-			}
-			return f.GetKnownObjectClassHandle(obj)
-		})
-		return &pb.GetKnownObjectClassHandleResponse{Result: pbClass(h)}, err
+	ask(func(f *peer.Federate, req *pb.GetKnownObjectClassHandleRequest) (*pb.ObjectClassHandle, error) {
+		return encode(pbClass)(then(f.GetKnownObjectClassHandle)(objHandle(req.GetObjectInstance())))
 	})
-	on(func(s *Session, req *pb.GetObjectInstanceHandleRequest) (*pb.GetObjectInstanceHandleResponse, error) {
-		h, err := lookup(s, func(f *peer.Federate) (peer.ObjectInstanceHandle, error) {
-			return f.GetObjectInstanceHandle(req.GetObjectInstanceName())
-		})
-		return &pb.GetObjectInstanceHandleResponse{Result: pbObj(h)}, err
+	ask(func(f *peer.Federate, req *pb.GetObjectInstanceHandleRequest) (*pb.ObjectInstanceHandle, error) {
+		return encode(pbObj)(f.GetObjectInstanceHandle(req.GetObjectInstanceName()))
 	})
-	on(func(s *Session, req *pb.GetObjectInstanceNameRequest) (*pb.GetObjectInstanceNameResponse, error) {
-		n, err := lookup(s, func(f *peer.Federate) (string, error) {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return "", err
-			}
-			return f.GetObjectInstanceName(obj)
-		})
-		return &pb.GetObjectInstanceNameResponse{Result: n}, err
+	ask(func(f *peer.Federate, req *pb.GetObjectInstanceNameRequest) (string, error) {
+		return then(f.GetObjectInstanceName)(objHandle(req.GetObjectInstance()))
 	})
-	on(func(s *Session, req *pb.GetAttributeHandleRequest) (*pb.GetAttributeHandleResponse, error) {
-		h, err := lookup(s, func(f *peer.Federate) (peer.AttributeHandle, error) {
-			class, err := classHandle(req.GetObjectClass())
-			if err != nil {
-				return 0, err
-			}
+	ask(func(f *peer.Federate, req *pb.GetAttributeHandleRequest) (*pb.AttributeHandle, error) {
+		return encode(pbAttr)(then(func(class peer.ObjectClassHandle) (peer.AttributeHandle, error) {
 			return f.GetAttributeHandle(class, req.GetAttributeName())
-		})
-		return &pb.GetAttributeHandleResponse{Result: pbAttr(h)}, err
+		})(classHandle(req.GetObjectClass())))
 	})
-	on(func(s *Session, req *pb.GetAttributeNameRequest) (*pb.GetAttributeNameResponse, error) {
-		n, err := lookup(s, func(f *peer.Federate) (string, error) {
-			class, err := classHandle(req.GetObjectClass())
-			if err != nil {
-				return "", err
-			}
-			a, err := attrHandle(req.GetAttribute())
-			if err != nil {
-				return "", err
-			}
-			return f.GetAttributeName(class, a)
-		})
-		return &pb.GetAttributeNameResponse{Result: n}, err
+	ask(func(f *peer.Federate, req *pb.GetAttributeNameRequest) (string, error) {
+		class, err := classHandle(req.GetObjectClass())
+		if err != nil {
+			return "", err
+		}
+		return then(func(a peer.AttributeHandle) (string, error) { return f.GetAttributeName(class, a) })(attrHandle(req.GetAttribute()))
 	})
-	on(func(s *Session, req *pb.GetUpdateRateValueRequest) (*pb.GetUpdateRateValueResponse, error) {
-		v, err := lookup(s, func(f *peer.Federate) (float64, error) { return f.GetUpdateRateValue(req.GetUpdateRateDesignator()) })
-		return &pb.GetUpdateRateValueResponse{Result: v}, err
+	ask(func(f *peer.Federate, req *pb.GetUpdateRateValueRequest) (float64, error) {
+		return f.GetUpdateRateValue(req.GetUpdateRateDesignator())
 	})
-	on(func(s *Session, req *pb.GetUpdateRateValueForAttributeRequest) (*pb.GetUpdateRateValueForAttributeResponse, error) {
-		v, err := lookup(s, func(f *peer.Federate) (float64, error) {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return 0, err
-			}
-			a, err := attrHandle(req.GetAttribute())
-			if err != nil {
-				return 0, err
-			}
-			return f.GetUpdateRateValueForAttribute(obj, a)
-		})
-		return &pb.GetUpdateRateValueForAttributeResponse{Result: v}, err
+	ask(func(f *peer.Federate, req *pb.GetUpdateRateValueForAttributeRequest) (float64, error) {
+		obj, a, err := objAttr(req.GetObjectInstance(), req.GetAttribute())
+		if err != nil {
+			return 0, err
+		}
+		return f.GetUpdateRateValueForAttribute(obj, a)
 	})
-	on(func(s *Session, req *pb.GetInteractionClassHandleRequest) (*pb.GetInteractionClassHandleResponse, error) {
-		h, err := lookup(s, func(f *peer.Federate) (peer.InteractionClassHandle, error) {
-			return f.GetInteractionClassHandle(req.GetInteractionClassName())
-		})
-		return &pb.GetInteractionClassHandleResponse{Result: pbInteraction(h)}, err
+	ask(func(f *peer.Federate, req *pb.GetInteractionClassHandleRequest) (*pb.InteractionClassHandle, error) {
+		return encode(pbInteraction)(f.GetInteractionClassHandle(req.GetInteractionClassName()))
 	})
-	on(func(s *Session, req *pb.GetInteractionClassNameRequest) (*pb.GetInteractionClassNameResponse, error) {
-		n, err := lookup(s, func(f *peer.Federate) (string, error) {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return "", err
-			}
-			return f.GetInteractionClassName(ic)
-		})
-		return &pb.GetInteractionClassNameResponse{Result: n}, err
+	ask(func(f *peer.Federate, req *pb.GetInteractionClassNameRequest) (string, error) {
+		return then(f.GetInteractionClassName)(interactionHandle(req.GetInteractionClass()))
 	})
-	on(func(s *Session, req *pb.GetParameterHandleRequest) (*pb.GetParameterHandleResponse, error) {
-		h, err := lookup(s, func(f *peer.Federate) (peer.ParameterHandle, error) {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return 0, err
-			}
+	ask(func(f *peer.Federate, req *pb.GetParameterHandleRequest) (*pb.ParameterHandle, error) {
+		return encode(pbParam)(then(func(ic peer.InteractionClassHandle) (peer.ParameterHandle, error) {
 			return f.GetParameterHandle(ic, req.GetParameterName())
-		})
-		return &pb.GetParameterHandleResponse{Result: pbParam(h)}, err
+		})(interactionHandle(req.GetInteractionClass())))
 	})
-	on(func(s *Session, req *pb.GetParameterNameRequest) (*pb.GetParameterNameResponse, error) {
-		n, err := lookup(s, func(f *peer.Federate) (string, error) {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return "", err
-			}
-			p, err := paramHandle(req.GetParameter())
-			if err != nil {
-				return "", err
-			}
-			return f.GetParameterName(ic, p)
-		})
-		return &pb.GetParameterNameResponse{Result: n}, err
+	ask(func(f *peer.Federate, req *pb.GetParameterNameRequest) (string, error) {
+		ic, err := interactionHandle(req.GetInteractionClass())
+		if err != nil {
+			return "", err
+		}
+		return then(func(p peer.ParameterHandle) (string, error) { return f.GetParameterName(ic, p) })(paramHandle(req.GetParameter()))
 	})
-	on(func(s *Session, req *pb.GetOrderTypeRequest) (*pb.GetOrderTypeResponse, error) {
-		o, err := lookup(s, func(f *peer.Federate) (peer.OrderType, error) { return f.GetOrderType(req.GetOrderTypeName()) })
-		return &pb.GetOrderTypeResponse{Result: pbOrder(o)}, err
+	ask(func(f *peer.Federate, req *pb.GetOrderTypeRequest) (pb.OrderType, error) {
+		return encode(pbOrder)(f.GetOrderType(req.GetOrderTypeName()))
 	})
-	on(func(s *Session, req *pb.GetOrderNameRequest) (*pb.GetOrderNameResponse, error) {
-		n, err := lookup(s, func(f *peer.Federate) (string, error) {
-			switch req.GetOrderType() {
-			case pb.OrderType_RECEIVE, pb.OrderType_TIMESTAMP:
-			default:
-				return "", fmt.Errorf("%w: %v", peer.ErrInvalidOrderType, req.GetOrderType())
-			}
-			return f.GetOrderName(orderOf(req.GetOrderType()))
-		})
-		return &pb.GetOrderNameResponse{Result: n}, err
+	ask(func(f *peer.Federate, req *pb.GetOrderNameRequest) (string, error) {
+		switch req.GetOrderType() {
+		case pb.OrderType_RECEIVE, pb.OrderType_TIMESTAMP:
+		default:
+			return "", fmt.Errorf("%w: %v", peer.ErrInvalidOrderType, req.GetOrderType())
+		}
+		return f.GetOrderName(orderOf(req.GetOrderType()))
 	})
 }

@@ -61,49 +61,32 @@ var advisorySwitches = [advisories]advisorySwitch{
 		peer.ErrInteractionRelevanceAdvisorySwitchIsOn, peer.ErrInteractionRelevanceAdvisorySwitchIsOff},
 }
 
-func getAdvisory(s *Session, which advisory) (bool, error) {
-	var on bool
-	err := s.with(func(f *peer.Federate) error {
-		var err error
-		on, err = advisorySwitches[which].get(f)
-		return err
-	})
-	return on, err
-}
-
-func setAdvisory(s *Session, which advisory, on bool) error {
-	return s.with(func(f *peer.Federate) error {
-		a := advisorySwitches[which]
-		var err error
-		if on {
-			if err = a.enable(f); errors.Is(err, a.isOn) {
-				err = nil
-			}
-		} else {
-			if err = a.disable(f); errors.Is(err, a.isOff) {
-				err = nil
-			}
+// set sets the switch to on; setting it to the value it has succeeds.
+func (a advisorySwitch) set(f *peer.Federate, on bool) error {
+	if on {
+		if err := a.enable(f); !errors.Is(err, a.isOn) {
+			return err
 		}
+		return nil
+	}
+	if err := a.disable(f); !errors.Is(err, a.isOff) {
 		return err
-	})
-}
-
-// fixedSwitch answers a switch meshrti does not let change: its value
-// (false: meshrti does not do what it turns on).
-func fixedSwitch(s *Session) (bool, error) {
-	return false, s.with(func(*peer.Federate) error { return nil })
+	}
+	return nil
 }
 
 // setFixedSwitch accepts value false for the switch named name and
 // refuses true.
-func setFixedSwitch(s *Session, name string, value bool) error {
-	return s.with(func(*peer.Federate) error {
-		if value {
-			return fmt.Errorf("%w: the %s switch stays off: meshrti does not support turning it on", peer.ErrRTIinternalError, name)
-		}
-		return nil
-	})
+func setFixedSwitch(name string, value bool) error {
+	if value {
+		return fmt.Errorf("%w: the %s switch stays off: meshrti does not support turning it on", peer.ErrRTIinternalError, name)
+	}
+	return nil
 }
+
+// fixedSwitch answers a switch meshrti does not let change: its value
+// (false: meshrti does not do what it turns on).
+func fixedSwitch(*peer.Federate) (bool, error) { return false, nil }
 
 func pbResignAction(a peer.ResignAction) pb.ResignAction {
 	switch a {
@@ -137,200 +120,133 @@ func normalizeObjectInstance(h peer.ObjectInstanceHandle) uint32 {
 	return uint32(h.Federate&0xfff)<<20 | uint32(h.Serial&0xfffff)
 }
 
+// normalized checks that the handle decoded and names something (known
+// answers its error), then answers the handle's normalized value.
+func normalized[H any](h H, err error, known func(H) error, norm func(H) uint32) (uint32, error) {
+	if err != nil {
+		return 0, err
+	}
+	if err := known(h); err != nil {
+		return 0, err
+	}
+	return norm(h), nil
+}
+
 func init() {
 	// The advisory switches.
-	on(func(s *Session, _ *pb.GetObjectClassRelevanceAdvisorySwitchRequest) (*pb.GetObjectClassRelevanceAdvisorySwitchResponse, error) {
-		v, err := getAdvisory(s, objectClassRelevance)
-		return &pb.GetObjectClassRelevanceAdvisorySwitchResponse{Result: v}, err
+	sw := advisorySwitches
+	ask(func(f *peer.Federate, _ *pb.GetObjectClassRelevanceAdvisorySwitchRequest) (bool, error) {
+		return sw[objectClassRelevance].get(f)
 	})
-	on(func(s *Session, req *pb.SetObjectClassRelevanceAdvisorySwitchRequest) (*pb.SetObjectClassRelevanceAdvisorySwitchResponse, error) {
-		return &pb.SetObjectClassRelevanceAdvisorySwitchResponse{}, setAdvisory(s, objectClassRelevance, req.GetValue())
+	act(func(f *peer.Federate, req *pb.SetObjectClassRelevanceAdvisorySwitchRequest) error {
+		return sw[objectClassRelevance].set(f, req.GetValue())
 	})
-	on(func(s *Session, _ *pb.GetAttributeRelevanceAdvisorySwitchRequest) (*pb.GetAttributeRelevanceAdvisorySwitchResponse, error) {
-		v, err := getAdvisory(s, attributeRelevance)
-		return &pb.GetAttributeRelevanceAdvisorySwitchResponse{Result: v}, err
+	ask(func(f *peer.Federate, _ *pb.GetAttributeRelevanceAdvisorySwitchRequest) (bool, error) {
+		return sw[attributeRelevance].get(f)
 	})
-	on(func(s *Session, req *pb.SetAttributeRelevanceAdvisorySwitchRequest) (*pb.SetAttributeRelevanceAdvisorySwitchResponse, error) {
-		return &pb.SetAttributeRelevanceAdvisorySwitchResponse{}, setAdvisory(s, attributeRelevance, req.GetValue())
+	act(func(f *peer.Federate, req *pb.SetAttributeRelevanceAdvisorySwitchRequest) error {
+		return sw[attributeRelevance].set(f, req.GetValue())
 	})
-	on(func(s *Session, _ *pb.GetAttributeScopeAdvisorySwitchRequest) (*pb.GetAttributeScopeAdvisorySwitchResponse, error) {
-		v, err := getAdvisory(s, attributeScope)
-		return &pb.GetAttributeScopeAdvisorySwitchResponse{Result: v}, err
+	ask(func(f *peer.Federate, _ *pb.GetAttributeScopeAdvisorySwitchRequest) (bool, error) {
+		return sw[attributeScope].get(f)
 	})
-	on(func(s *Session, req *pb.SetAttributeScopeAdvisorySwitchRequest) (*pb.SetAttributeScopeAdvisorySwitchResponse, error) {
-		return &pb.SetAttributeScopeAdvisorySwitchResponse{}, setAdvisory(s, attributeScope, req.GetValue())
+	act(func(f *peer.Federate, req *pb.SetAttributeScopeAdvisorySwitchRequest) error {
+		return sw[attributeScope].set(f, req.GetValue())
 	})
-	on(func(s *Session, _ *pb.GetInteractionRelevanceAdvisorySwitchRequest) (*pb.GetInteractionRelevanceAdvisorySwitchResponse, error) {
-		v, err := getAdvisory(s, interactionRelevance)
-		return &pb.GetInteractionRelevanceAdvisorySwitchResponse{Result: v}, err
+	ask(func(f *peer.Federate, _ *pb.GetInteractionRelevanceAdvisorySwitchRequest) (bool, error) {
+		return sw[interactionRelevance].get(f)
 	})
-	on(func(s *Session, req *pb.SetInteractionRelevanceAdvisorySwitchRequest) (*pb.SetInteractionRelevanceAdvisorySwitchResponse, error) {
-		return &pb.SetInteractionRelevanceAdvisorySwitchResponse{}, setAdvisory(s, interactionRelevance, req.GetValue())
+	act(func(f *peer.Federate, req *pb.SetInteractionRelevanceAdvisorySwitchRequest) error {
+		return sw[interactionRelevance].set(f, req.GetValue())
 	})
 
 	// The convey region designator sets switch is the FDD's; a Set to
 	// another value is refused (meshrti does not change it at run time).
-	on(func(s *Session, _ *pb.GetConveyRegionDesignatorSetsSwitchRequest) (*pb.GetConveyRegionDesignatorSetsSwitchResponse, error) {
-		var v bool
-		err := s.with(func(f *peer.Federate) (err error) {
-			v, err = f.GetConveyRegionDesignatorSetsSwitch()
-			return err
-		})
-		return &pb.GetConveyRegionDesignatorSetsSwitchResponse{Result: v}, err
+	ask(func(f *peer.Federate, _ *pb.GetConveyRegionDesignatorSetsSwitchRequest) (bool, error) {
+		return f.GetConveyRegionDesignatorSetsSwitch()
 	})
-	on(func(s *Session, req *pb.SetConveyRegionDesignatorSetsSwitchRequest) (*pb.SetConveyRegionDesignatorSetsSwitchResponse, error) {
-		return &pb.SetConveyRegionDesignatorSetsSwitchResponse{}, s.with(func(f *peer.Federate) error {
-			v, err := f.GetConveyRegionDesignatorSetsSwitch()
-			if err == nil && v != req.GetValue() {
-				err = fmt.Errorf("%w: the convey region designator sets switch stays %v, as the FDD sets it: meshrti does not support changing it at run time", peer.ErrRTIinternalError, v)
-			}
-			return err
-		})
+	act(func(f *peer.Federate, req *pb.SetConveyRegionDesignatorSetsSwitchRequest) error {
+		v, err := f.GetConveyRegionDesignatorSetsSwitch()
+		if err == nil && v != req.GetValue() {
+			err = fmt.Errorf("%w: the convey region designator sets switch stays %v, as the FDD sets it: meshrti does not support changing it at run time", peer.ErrRTIinternalError, v)
+		}
+		return err
 	})
 
 	// The switches meshrti keeps off.
-	on(func(s *Session, _ *pb.GetServiceReportingSwitchRequest) (*pb.GetServiceReportingSwitchResponse, error) {
-		var v bool
-		err := s.with(func(f *peer.Federate) (err error) {
-			v, err = f.GetServiceReportingSwitch()
-			return err
-		})
-		return &pb.GetServiceReportingSwitchResponse{Result: v}, err
+	ask(func(f *peer.Federate, _ *pb.GetServiceReportingSwitchRequest) (bool, error) {
+		return f.GetServiceReportingSwitch()
 	})
-	on(func(s *Session, req *pb.SetServiceReportingSwitchRequest) (*pb.SetServiceReportingSwitchResponse, error) {
-		return &pb.SetServiceReportingSwitchResponse{}, s.with(func(f *peer.Federate) error { return f.SetServiceReportingSwitch(req.GetValue()) })
+	act(func(f *peer.Federate, req *pb.SetServiceReportingSwitchRequest) error {
+		return f.SetServiceReportingSwitch(req.GetValue())
 	})
-	on(func(s *Session, _ *pb.GetExceptionReportingSwitchRequest) (*pb.GetExceptionReportingSwitchResponse, error) {
-		var v bool
-		err := s.with(func(f *peer.Federate) (err error) {
-			v, err = f.GetExceptionReportingSwitch()
-			return err
-		})
-		return &pb.GetExceptionReportingSwitchResponse{Result: v}, err
+	ask(func(f *peer.Federate, _ *pb.GetExceptionReportingSwitchRequest) (bool, error) {
+		return f.GetExceptionReportingSwitch()
 	})
-	on(func(s *Session, req *pb.SetExceptionReportingSwitchRequest) (*pb.SetExceptionReportingSwitchResponse, error) {
-		return &pb.SetExceptionReportingSwitchResponse{}, s.with(func(f *peer.Federate) error { return f.SetExceptionReportingSwitch(req.GetValue()) })
+	act(func(f *peer.Federate, req *pb.SetExceptionReportingSwitchRequest) error {
+		return f.SetExceptionReportingSwitch(req.GetValue())
 	})
-	on(func(s *Session, _ *pb.GetSendServiceReportsToFileSwitchRequest) (*pb.GetSendServiceReportsToFileSwitchResponse, error) {
-		v, err := fixedSwitch(s)
-		return &pb.GetSendServiceReportsToFileSwitchResponse{Result: v}, err
+	ask(func(f *peer.Federate, _ *pb.GetSendServiceReportsToFileSwitchRequest) (bool, error) {
+		return fixedSwitch(f)
 	})
-	on(func(s *Session, req *pb.SetSendServiceReportsToFileSwitchRequest) (*pb.SetSendServiceReportsToFileSwitchResponse, error) {
-		return &pb.SetSendServiceReportsToFileSwitchResponse{}, setFixedSwitch(s, "send service reports to file", req.GetValue())
+	act(func(_ *peer.Federate, req *pb.SetSendServiceReportsToFileSwitchRequest) error {
+		return setFixedSwitch("send service reports to file", req.GetValue())
 	})
-	on(func(s *Session, _ *pb.GetAutoProvideSwitchRequest) (*pb.GetAutoProvideSwitchResponse, error) {
-		v, err := fixedSwitch(s)
-		return &pb.GetAutoProvideSwitchResponse{Result: v}, err
+	ask(func(f *peer.Federate, _ *pb.GetAutoProvideSwitchRequest) (bool, error) { return fixedSwitch(f) })
+	ask(func(f *peer.Federate, _ *pb.GetDelaySubscriptionEvaluationSwitchRequest) (bool, error) {
+		return fixedSwitch(f)
 	})
-	on(func(s *Session, _ *pb.GetDelaySubscriptionEvaluationSwitchRequest) (*pb.GetDelaySubscriptionEvaluationSwitchResponse, error) {
-		v, err := fixedSwitch(s)
-		return &pb.GetDelaySubscriptionEvaluationSwitchResponse{Result: v}, err
+	ask(func(f *peer.Federate, _ *pb.GetAdvisoriesUseKnownClassSwitchRequest) (bool, error) {
+		return fixedSwitch(f)
 	})
-	on(func(s *Session, _ *pb.GetAdvisoriesUseKnownClassSwitchRequest) (*pb.GetAdvisoriesUseKnownClassSwitchResponse, error) {
-		v, err := fixedSwitch(s)
-		return &pb.GetAdvisoriesUseKnownClassSwitchResponse{Result: v}, err
-	})
-	on(func(s *Session, _ *pb.GetAllowRelaxedDDMSwitchRequest) (*pb.GetAllowRelaxedDDMSwitchResponse, error) {
-		v, err := fixedSwitch(s)
-		return &pb.GetAllowRelaxedDDMSwitchResponse{Result: v}, err
-	})
-	on(func(s *Session, _ *pb.GetNonRegulatedGrantSwitchRequest) (*pb.GetNonRegulatedGrantSwitchResponse, error) {
-		v, err := fixedSwitch(s)
-		return &pb.GetNonRegulatedGrantSwitchResponse{Result: v}, err
-	})
+	ask(func(f *peer.Federate, _ *pb.GetAllowRelaxedDDMSwitchRequest) (bool, error) { return fixedSwitch(f) })
+	ask(func(f *peer.Federate, _ *pb.GetNonRegulatedGrantSwitchRequest) (bool, error) { return fixedSwitch(f) })
 
 	// §10.2-§10.3 The automatic resign directive.
-	on(func(s *Session, _ *pb.GetAutomaticResignDirectiveRequest) (*pb.GetAutomaticResignDirectiveResponse, error) {
-		var a peer.ResignAction
-		err := s.with(func(f *peer.Federate) (err error) {
-			a, err = f.GetAutomaticResignDirective()
-			return err
-		})
-		return &pb.GetAutomaticResignDirectiveResponse{Result: pbResignAction(a)}, err
+	ask(func(f *peer.Federate, _ *pb.GetAutomaticResignDirectiveRequest) (pb.ResignAction, error) {
+		return encode(pbResignAction)(f.GetAutomaticResignDirective())
 	})
-	on(func(s *Session, req *pb.SetAutomaticResignDirectiveRequest) (*pb.SetAutomaticResignDirectiveResponse, error) {
-		return &pb.SetAutomaticResignDirectiveResponse{}, s.with(func(f *peer.Federate) error {
-			a, err := resignAction(req.GetValue())
-			if err != nil {
-				return err
-			}
-			return f.SetAutomaticResignDirective(a)
-		})
+	act(func(f *peer.Federate, req *pb.SetAutomaticResignDirectiveRequest) error {
+		a, err := resignAction(req.GetValue())
+		if err != nil {
+			return err
+		}
+		return f.SetAutomaticResignDirective(a)
 	})
 
 	// §10.31-§10.32 and HLA 4's normalization services: the values the
 	// handles have on the MOM's dimensions.
-	on(func(s *Session, req *pb.NormalizeServiceGroupRequest) (*pb.NormalizeServiceGroupResponse, error) {
-		var v uint32
-		err := s.with(func(f *peer.Federate) error {
-			n, err := f.NormalizeServiceGroup(peer.ServiceGroup(req.GetServiceGroup()))
-			if err != nil {
-				return err
-			}
-			v, err = uint32Of(n, "the normalized service group")
-			return err
-		})
-		return &pb.NormalizeServiceGroupResponse{Result: v}, err
+	ask(func(f *peer.Federate, req *pb.NormalizeServiceGroupRequest) (uint32, error) {
+		n, err := f.NormalizeServiceGroup(peer.ServiceGroup(req.GetServiceGroup()))
+		if err != nil {
+			return 0, err
+		}
+		return uint32Of(n, "the normalized service group")
 	})
-	on(func(s *Session, req *pb.NormalizeFederateHandleRequest) (*pb.NormalizeFederateHandleResponse, error) {
-		var v uint32
-		err := s.with(func(f *peer.Federate) error {
-			h, err := fedHandle(req.GetFederate())
-			if err != nil {
-				return err
-			}
-			n, err := f.NormalizeFederateHandle(h)
-			if err != nil {
-				return err
-			}
-			v, err = uint32Of(n, "the normalized federate handle")
-			return err
-		})
-		return &pb.NormalizeFederateHandleResponse{Result: v}, err
+	ask(func(f *peer.Federate, req *pb.NormalizeFederateHandleRequest) (uint32, error) {
+		h, err := fedHandle(req.GetFederate())
+		if err != nil {
+			return 0, err
+		}
+		n, err := f.NormalizeFederateHandle(h)
+		if err != nil {
+			return 0, err
+		}
+		return uint32Of(n, "the normalized federate handle")
 	})
-	on(func(s *Session, req *pb.NormalizeObjectClassHandleRequest) (*pb.NormalizeObjectClassHandleResponse, error) {
-		var v uint32
-		err := s.with(func(f *peer.Federate) error {
-			class, err := classHandle(req.GetObjectClass())
-			if err != nil {
-				return err
-			}
-			if _, err := f.GetObjectClassName(class); err != nil {
-				return err
-			}
-			v = uint32(class)
-			return nil
-		})
-		return &pb.NormalizeObjectClassHandleResponse{Result: v}, err
+	ask(func(f *peer.Federate, req *pb.NormalizeObjectClassHandleRequest) (uint32, error) {
+		class, err := classHandle(req.GetObjectClass())
+		return normalized(class, err, func(c peer.ObjectClassHandle) error { _, err := f.GetObjectClassName(c); return err },
+			func(c peer.ObjectClassHandle) uint32 { return uint32(c) })
 	})
-	on(func(s *Session, req *pb.NormalizeInteractionClassHandleRequest) (*pb.NormalizeInteractionClassHandleResponse, error) {
-		var v uint32
-		err := s.with(func(f *peer.Federate) error {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return err
-			}
-			if _, err := f.GetInteractionClassName(ic); err != nil {
-				return err
-			}
-			v = uint32(ic)
-			return nil
-		})
-		return &pb.NormalizeInteractionClassHandleResponse{Result: v}, err
+	ask(func(f *peer.Federate, req *pb.NormalizeInteractionClassHandleRequest) (uint32, error) {
+		ic, err := interactionHandle(req.GetInteractionClass())
+		return normalized(ic, err, func(ic peer.InteractionClassHandle) error { _, err := f.GetInteractionClassName(ic); return err },
+			func(ic peer.InteractionClassHandle) uint32 { return uint32(ic) })
 	})
-	on(func(s *Session, req *pb.NormalizeObjectInstanceHandleRequest) (*pb.NormalizeObjectInstanceHandleResponse, error) {
-		var v uint32
-		err := s.with(func(f *peer.Federate) error {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return err
-			}
-			if _, err := f.GetKnownObjectClassHandle(obj); err != nil {
-				return err
-			}
-			v = normalizeObjectInstance(obj)
-			return nil
-		})
-		return &pb.NormalizeObjectInstanceHandleResponse{Result: v}, err
+	ask(func(f *peer.Federate, req *pb.NormalizeObjectInstanceHandleRequest) (uint32, error) {
+		obj, err := objHandle(req.GetObjectInstance())
+		return normalized(obj, err, func(o peer.ObjectInstanceHandle) error { _, err := f.GetKnownObjectClassHandle(o); return err },
+			normalizeObjectInstance)
 	})
 }

@@ -7,136 +7,99 @@ import (
 
 // Time management (1516.1 §8).
 
+// withTime decodes a logical time and calls fn with it.
+func withTime(f *peer.Federate, t *pb.LogicalTime, fn func(peer.LogicalTime) error) error {
+	_, err := timed(f, t, func(lt peer.LogicalTime) (struct{}, error) { return struct{}{}, fn(lt) })
+	return err
+}
+
+// withLookahead decodes a lookahead and calls fn with it.
+func withLookahead(f *peer.Federate, l *pb.LogicalTimeInterval, fn func(peer.LogicalTime) error) error {
+	lt, err := lookahead(f, l.GetData())
+	if err != nil {
+		return err
+	}
+	return fn(lt)
+}
+
+// timeQuery answers Query GALT and Query LITS.
+func timeQuery(f *peer.Federate, fn func(*peer.Federate) (peer.LogicalTime, bool, error)) (*pb.TimeQueryReturn, error) {
+	t, ok, err := fn(f)
+	if err != nil {
+		return nil, err
+	}
+	r := &pb.TimeQueryReturn{}
+	if ok {
+		r.LogicalTimeIsValid, r.LogicalTime = true, pbTime(f, t)
+	}
+	return r, nil
+}
+
 func init() {
-	on(func(s *Session, req *pb.EnableTimeRegulationRequest) (*pb.EnableTimeRegulationResponse, error) {
-		return &pb.EnableTimeRegulationResponse{}, s.with(func(f *peer.Federate) error {
-			l, err := lookahead(f, req.GetLookahead().GetData())
-			if err != nil {
-				return err
-			}
-			return f.EnableTimeRegulation(l)
-		})
+	act(func(f *peer.Federate, req *pb.EnableTimeRegulationRequest) error {
+		return withLookahead(f, req.GetLookahead(), f.EnableTimeRegulation)
 	})
-	on(func(s *Session, _ *pb.DisableTimeRegulationRequest) (*pb.DisableTimeRegulationResponse, error) {
-		return &pb.DisableTimeRegulationResponse{}, s.with((*peer.Federate).DisableTimeRegulation)
+	act(func(f *peer.Federate, _ *pb.DisableTimeRegulationRequest) error { return f.DisableTimeRegulation() })
+	act(func(f *peer.Federate, _ *pb.EnableTimeConstrainedRequest) error { return f.EnableTimeConstrained() })
+	act(func(f *peer.Federate, _ *pb.DisableTimeConstrainedRequest) error { return f.DisableTimeConstrained() })
+	act(func(f *peer.Federate, req *pb.TimeAdvanceRequestRequest) error {
+		return withTime(f, req.GetTime(), f.TimeAdvanceRequest)
 	})
-	on(func(s *Session, _ *pb.EnableTimeConstrainedRequest) (*pb.EnableTimeConstrainedResponse, error) {
-		return &pb.EnableTimeConstrainedResponse{}, s.with((*peer.Federate).EnableTimeConstrained)
+	act(func(f *peer.Federate, req *pb.TimeAdvanceRequestAvailableRequest) error {
+		return withTime(f, req.GetTime(), f.TimeAdvanceRequestAvailable)
 	})
-	on(func(s *Session, _ *pb.DisableTimeConstrainedRequest) (*pb.DisableTimeConstrainedResponse, error) {
-		return &pb.DisableTimeConstrainedResponse{}, s.with((*peer.Federate).DisableTimeConstrained)
+	act(func(f *peer.Federate, req *pb.NextMessageRequestRequest) error {
+		return withTime(f, req.GetTime(), f.NextMessageRequest)
 	})
-	advance := func(s *Session, t *pb.LogicalTime, fn func(*peer.Federate, peer.LogicalTime) error) error {
-		return s.with(func(f *peer.Federate) error {
-			lt, err := logicalTime(f, t.GetData())
-			if err != nil {
-				return err
-			}
-			return fn(f, lt)
-		})
-	}
-	on(func(s *Session, req *pb.TimeAdvanceRequestRequest) (*pb.TimeAdvanceRequestResponse, error) {
-		return &pb.TimeAdvanceRequestResponse{}, advance(s, req.GetTime(), (*peer.Federate).TimeAdvanceRequest)
+	act(func(f *peer.Federate, req *pb.NextMessageRequestAvailableRequest) error {
+		return withTime(f, req.GetTime(), f.NextMessageRequestAvailable)
 	})
-	on(func(s *Session, req *pb.TimeAdvanceRequestAvailableRequest) (*pb.TimeAdvanceRequestAvailableResponse, error) {
-		return &pb.TimeAdvanceRequestAvailableResponse{}, advance(s, req.GetTime(), (*peer.Federate).TimeAdvanceRequestAvailable)
+	act(func(f *peer.Federate, req *pb.FlushQueueRequestRequest) error {
+		return withTime(f, req.GetTime(), f.FlushQueueRequest)
 	})
-	on(func(s *Session, req *pb.NextMessageRequestRequest) (*pb.NextMessageRequestResponse, error) {
-		return &pb.NextMessageRequestResponse{}, advance(s, req.GetTime(), (*peer.Federate).NextMessageRequest)
+	act(func(f *peer.Federate, _ *pb.EnableAsynchronousDeliveryRequest) error {
+		return f.EnableAsynchronousDelivery()
 	})
-	on(func(s *Session, req *pb.NextMessageRequestAvailableRequest) (*pb.NextMessageRequestAvailableResponse, error) {
-		return &pb.NextMessageRequestAvailableResponse{}, advance(s, req.GetTime(), (*peer.Federate).NextMessageRequestAvailable)
+	act(func(f *peer.Federate, _ *pb.DisableAsynchronousDeliveryRequest) error {
+		return f.DisableAsynchronousDelivery()
 	})
-	on(func(s *Session, req *pb.FlushQueueRequestRequest) (*pb.FlushQueueRequestResponse, error) {
-		return &pb.FlushQueueRequestResponse{}, advance(s, req.GetTime(), (*peer.Federate).FlushQueueRequest)
+	ask(func(f *peer.Federate, _ *pb.QueryGALTRequest) (*pb.TimeQueryReturn, error) {
+		return timeQuery(f, (*peer.Federate).QueryGALT)
 	})
-	on(func(s *Session, _ *pb.EnableAsynchronousDeliveryRequest) (*pb.EnableAsynchronousDeliveryResponse, error) {
-		return &pb.EnableAsynchronousDeliveryResponse{}, s.with((*peer.Federate).EnableAsynchronousDelivery)
+	ask(func(f *peer.Federate, _ *pb.QueryLITSRequest) (*pb.TimeQueryReturn, error) {
+		return timeQuery(f, (*peer.Federate).QueryLITS)
 	})
-	on(func(s *Session, _ *pb.DisableAsynchronousDeliveryRequest) (*pb.DisableAsynchronousDeliveryResponse, error) {
-		return &pb.DisableAsynchronousDeliveryResponse{}, s.with((*peer.Federate).DisableAsynchronousDelivery)
+	ask(func(f *peer.Federate, _ *pb.QueryLogicalTimeRequest) (*pb.LogicalTime, error) {
+		t, err := f.QueryLogicalTime()
+		if err != nil {
+			return nil, err
+		}
+		return pbTime(f, t), nil
 	})
-	query := func(s *Session, fn func(*peer.Federate) (peer.LogicalTime, bool, error)) (*pb.TimeQueryReturn, error) {
-		r := &pb.TimeQueryReturn{}
-		err := s.with(func(f *peer.Federate) error {
-			t, ok, err := fn(f)
-			if err != nil {
-				return err
-			}
-			if ok {
-				r.LogicalTimeIsValid, r.LogicalTime = true, pbTime(f, t)
-			}
-			return nil
-		})
-		return r, err
-	}
-	on(func(s *Session, _ *pb.QueryGALTRequest) (*pb.QueryGALTResponse, error) {
-		r, err := query(s, (*peer.Federate).QueryGALT)
-		return &pb.QueryGALTResponse{Result: r}, err
+	ask(func(f *peer.Federate, _ *pb.QueryLookaheadRequest) (*pb.LogicalTimeInterval, error) {
+		l, err := f.QueryLookahead()
+		if err != nil {
+			return nil, err
+		}
+		return pbInterval(f, l), nil
 	})
-	on(func(s *Session, _ *pb.QueryLITSRequest) (*pb.QueryLITSResponse, error) {
-		r, err := query(s, (*peer.Federate).QueryLITS)
-		return &pb.QueryLITSResponse{Result: r}, err
+	act(func(f *peer.Federate, req *pb.ModifyLookaheadRequest) error {
+		return withLookahead(f, req.GetLookahead(), f.ModifyLookahead)
 	})
-	on(func(s *Session, _ *pb.QueryLogicalTimeRequest) (*pb.QueryLogicalTimeResponse, error) {
-		var r *pb.LogicalTime
-		err := s.with(func(f *peer.Federate) error {
-			t, err := f.QueryLogicalTime()
-			if err == nil {
-				r = pbTime(f, t)
-			}
+	act(func(f *peer.Federate, req *pb.RetractRequest) error {
+		h, err := retractionHandle(req.GetRetraction())
+		if err != nil {
 			return err
-		})
-		return &pb.QueryLogicalTimeResponse{Result: r}, err
+		}
+		return f.Retract(h)
 	})
-	on(func(s *Session, _ *pb.QueryLookaheadRequest) (*pb.QueryLookaheadResponse, error) {
-		var r *pb.LogicalTimeInterval
-		err := s.with(func(f *peer.Federate) error {
-			l, err := f.QueryLookahead()
-			if err == nil {
-				r = pbInterval(f, l)
-			}
-			return err
-		})
-		return &pb.QueryLookaheadResponse{Result: r}, err
-	})
-	on(func(s *Session, req *pb.ModifyLookaheadRequest) (*pb.ModifyLookaheadResponse, error) {
-		return &pb.ModifyLookaheadResponse{}, s.with(func(f *peer.Federate) error {
-			l, err := lookahead(f, req.GetLookahead().GetData())
-			if err != nil {
-				return err
-			}
-			return f.ModifyLookahead(l)
-		})
-	})
-	on(func(s *Session, req *pb.RetractRequest) (*pb.RetractResponse, error) {
-		return &pb.RetractResponse{}, s.with(func(f *peer.Federate) error {
-			h, err := retractionHandle(req.GetRetraction())
-			if err != nil {
-				return err
-			}
-			return f.Retract(h)
-		})
-	})
-	on(func(s *Session, req *pb.ChangeAttributeOrderTypeRequest) (*pb.ChangeAttributeOrderTypeResponse, error) {
-		return &pb.ChangeAttributeOrderTypeResponse{}, s.with(func(f *peer.Federate) error {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return err
-			}
-			attrs, err := attrSet(req.GetAttributes())
-			if err != nil {
-				return err
-			}
+	act(func(f *peer.Federate, req *pb.ChangeAttributeOrderTypeRequest) error {
+		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), func(obj peer.ObjectInstanceHandle, attrs ...peer.AttributeHandle) error {
 			return f.ChangeAttributeOrderType(obj, orderOf(req.GetOrderType()), attrs...)
 		})
 	})
-	on(func(s *Session, req *pb.ChangeInteractionOrderTypeRequest) (*pb.ChangeInteractionOrderTypeResponse, error) {
-		return &pb.ChangeInteractionOrderTypeResponse{}, s.with(func(f *peer.Federate) error {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return err
-			}
+	act(func(f *peer.Federate, req *pb.ChangeInteractionOrderTypeRequest) error {
+		return withInteraction(f, req.GetInteractionClass(), func(f *peer.Federate, ic peer.InteractionClassHandle) error {
 			return f.ChangeInteractionOrderType(ic, orderOf(req.GetOrderType()))
 		})
 	})

@@ -33,79 +33,48 @@ func transportHandle(h *pb.TransportationTypeHandle) (peer.TransportationType, e
 }
 
 func init() {
-	on(func(s *Session, req *pb.RequestAttributeTransportationTypeChangeRequest) (*pb.RequestAttributeTransportationTypeChangeResponse, error) {
-		return &pb.RequestAttributeTransportationTypeChangeResponse{}, s.with(func(f *peer.Federate) error {
-			obj, attrs, err := objAttrs(req.GetObjectInstance(), req.GetAttributes())
-			if err != nil {
-				return err
-			}
-			t, err := transportHandle(req.GetTransportationType())
-			if err != nil {
-				return err
-			}
-			return f.RequestAttributeTransportationTypeChange(obj, t, attrs...)
-		})
+	act(func(f *peer.Federate, req *pb.RequestAttributeTransportationTypeChangeRequest) error {
+		obj, attrs, err := objAttrs(req.GetObjectInstance(), req.GetAttributes())
+		if err != nil {
+			return err
+		}
+		t, err := transportHandle(req.GetTransportationType())
+		if err != nil {
+			return err
+		}
+		return f.RequestAttributeTransportationTypeChange(obj, t, attrs...)
 	})
-	on(func(s *Session, req *pb.QueryAttributeTransportationTypeRequest) (*pb.QueryAttributeTransportationTypeResponse, error) {
-		return &pb.QueryAttributeTransportationTypeResponse{}, s.with(func(f *peer.Federate) error {
-			obj, err := objHandle(req.GetObjectInstance())
-			if err != nil {
-				return err
-			}
-			a, err := attrHandle(req.GetAttribute())
-			if err != nil {
-				return err
-			}
-			return f.QueryAttributeTransportationType(obj, a)
-		})
+	act(func(f *peer.Federate, req *pb.QueryAttributeTransportationTypeRequest) error {
+		obj, a, err := objAttr(req.GetObjectInstance(), req.GetAttribute())
+		if err != nil {
+			return err
+		}
+		return f.QueryAttributeTransportationType(obj, a)
 	})
-	on(func(s *Session, req *pb.RequestInteractionTransportationTypeChangeRequest) (*pb.RequestInteractionTransportationTypeChangeResponse, error) {
-		return &pb.RequestInteractionTransportationTypeChangeResponse{}, s.with(func(f *peer.Federate) error {
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return err
-			}
-			t, err := transportHandle(req.GetTransportationType())
-			if err != nil {
-				return err
-			}
-			return f.RequestInteractionTransportationTypeChange(ic, t)
-		})
+	act(func(f *peer.Federate, req *pb.RequestInteractionTransportationTypeChangeRequest) error {
+		ic, err := interactionHandle(req.GetInteractionClass())
+		if err != nil {
+			return err
+		}
+		t, err := transportHandle(req.GetTransportationType())
+		if err != nil {
+			return err
+		}
+		return f.RequestInteractionTransportationTypeChange(ic, t)
 	})
-	on(func(s *Session, req *pb.QueryInteractionTransportationTypeRequest) (*pb.QueryInteractionTransportationTypeResponse, error) {
-		return &pb.QueryInteractionTransportationTypeResponse{}, s.with(func(f *peer.Federate) error {
-			fed, err := fedHandle(req.GetFederate())
-			if err != nil {
-				return err
-			}
-			ic, err := interactionHandle(req.GetInteractionClass())
-			if err != nil {
-				return err
-			}
+	act(func(f *peer.Federate, req *pb.QueryInteractionTransportationTypeRequest) error {
+		fed, err := fedHandle(req.GetFederate())
+		if err != nil {
+			return err
+		}
+		return withInteraction(f, req.GetInteractionClass(), func(f *peer.Federate, ic peer.InteractionClassHandle) error {
 			return f.QueryInteractionTransportationType(fed, ic)
 		})
 	})
-	on(func(s *Session, req *pb.GetTransportationTypeHandleRequest) (*pb.GetTransportationTypeHandleResponse, error) {
-		var t peer.TransportationType
-		err := s.with(func(f *peer.Federate) (err error) {
-			t, err = f.GetTransportationType(req.GetTransportationTypeName())
-			return err
-		})
-		if err != nil {
-			return &pb.GetTransportationTypeHandleResponse{}, err
-		}
-		return &pb.GetTransportationTypeHandleResponse{Result: pbTransport(t)}, nil
+	ask(func(f *peer.Federate, req *pb.GetTransportationTypeHandleRequest) (*pb.TransportationTypeHandle, error) {
+		return encode(pbTransport)(f.GetTransportationType(req.GetTransportationTypeName()))
 	})
-	on(func(s *Session, req *pb.GetTransportationTypeNameRequest) (*pb.GetTransportationTypeNameResponse, error) {
-		var name string
-		err := s.with(func(f *peer.Federate) error {
-			t, err := transportHandle(req.GetTransportationType())
-			if err != nil {
-				return err
-			}
-			name, err = f.GetTransportationName(t)
-			return err
-		})
-		return &pb.GetTransportationTypeNameResponse{Result: name}, err
+	ask(func(f *peer.Federate, req *pb.GetTransportationTypeNameRequest) (string, error) {
+		return then(f.GetTransportationName)(transportHandle(req.GetTransportationType()))
 	})
 }
