@@ -234,18 +234,6 @@ func mtWaitFor[T proto.Message](c *mtFed, match func(T) bool) T {
 	}
 }
 
-// mtSeen reports whether any callback of type T so far matches.
-func mtSeen[T proto.Message](c *mtFed, match func(T) bool) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, m := range c.all {
-		if v, ok := m.(T); ok && match(v) {
-			return true
-		}
-	}
-	return false
-}
-
 // mtNoLeaks fails the test if goroutines of meshrti's peer packages
 // outlive it (it runs after every other cleanup of the test).
 func mtNoLeaks(t *testing.T) {

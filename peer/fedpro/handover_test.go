@@ -3,7 +3,6 @@ package fedpro
 import (
 	"bytes"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +18,6 @@ import (
 // (CallbackResponse) when it chooses.
 type ackClient struct {
 	*fpClient
-	mu   sync.Mutex
 	next uint32
 	seqs []uint32 // of c.cbs, in order
 }

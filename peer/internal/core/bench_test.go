@@ -43,7 +43,7 @@ func BenchmarkTimeStep(b *testing.B) {
 					}
 				}
 				for _, p := range rd.Frames {
-					frames = append(frames, transport.Packet{Group: p.Group, Data: p.Data})
+					frames = append(frames, p)
 					_ = i
 				}
 				c.Advance(rd)
