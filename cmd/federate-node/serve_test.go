@@ -14,13 +14,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/big"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,6 +176,7 @@ func TestServeTwoClients(t *testing.T) {
 			t.Errorf("metrics lack %q", want)
 		}
 	}
+	checkMetricShapes(t, string(body))
 	for _, c := range []*fpClient{b, a} {
 		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ResignFederationExecutionRequest{ResignFederationExecutionRequest: &pb.ResignFederationExecutionRequest{ResignAction: pb.ResignAction_DELETE_OBJECTS_THEN_DIVEST}}})
 		c.send(fpTerminate, nil)
@@ -458,3 +462,81 @@ func TestConformancePendingUntilHandedOverServe(t *testing.T) {
 		c.ackCallback(c.callbackSeq(g), bare)
 	}
 }
+
+// metricShapes reduces a Prometheus text exposition to its shapes, one a
+// line, sorted and without repeats: "family type label=value,...". The
+// federation's and the federate's names become "*" (they vary per run),
+// a histogram's samples count for its family and its "le" is left out;
+// only the meshrti_ families are kept (the Go and process collectors vary
+// with the Go version).
+func metricShapes(t *testing.T, body string) []string {
+	t.Helper()
+	types := map[string]string{}
+	seen := map[string]bool{}
+	labelRE := regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"`)
+	for _, line := range strings.Split(body, "\n") {
+		if rest, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			name, typ, _ := strings.Cut(rest, " ")
+			types[name] = typ
+			continue
+		}
+		if line == "" || line[0] == '#' || !strings.HasPrefix(line, "meshrti_") {
+			continue
+		}
+		name, labels := line, ""
+		if i := strings.IndexAny(line, "{ "); i >= 0 {
+			name = line[:i]
+			if line[i] == '{' {
+				labels = line[i+1 : strings.LastIndexByte(line, '}')]
+			}
+		}
+		fam := name
+		if _, ok := types[fam]; !ok {
+			for _, suf := range []string{"_bucket", "_sum", "_count"} {
+				if stem, ok := strings.CutSuffix(name, suf); ok && types[stem] == "histogram" {
+					fam = stem
+				}
+			}
+		}
+		typ, ok := types[fam]
+		if !ok {
+			t.Fatalf("sample %q has no TYPE line", line)
+		}
+		var ls []string
+		for _, m := range labelRE.FindAllStringSubmatch(labels, -1) {
+			switch m[1] {
+			case "le":
+				continue
+			case "federation", "federate":
+				m[2] = "*"
+			}
+			ls = append(ls, m[1]+"="+m[2])
+		}
+		slices.Sort(ls)
+		seen[fam+" "+typ+" "+strings.Join(ls, ",")] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// checkMetricShapes compares the shapes of what /metrics serves with
+// testdata/metrics.golden (dashboards read these names, types and
+// labels); -update-metrics rewrites the file.
+func checkMetricShapes(t *testing.T, body string) {
+	t.Helper()
+	got := strings.Join(metricShapes(t, body), "\n") + "\n"
+	const golden = "testdata/metrics.golden"
+	if *updateMetrics {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("/metrics shapes differ from %s:\n got:\n%s\nwant:\n%s", golden, got, want)
+	}
+}
+
+var updateMetrics = flag.Bool("update-metrics", false, "rewrite testdata/metrics.golden from what serve's /metrics shows")

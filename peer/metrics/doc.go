@@ -1,6 +1,7 @@
 // Package metrics counts what the data plane does (frames, bytes,
-// repairs, drops, queue depths, latencies) and writes it out for a node's
-// status page, in the Prometheus text format or as JSON.
+// repairs, drops, queue depths, latencies) and hands it to Prometheus: a
+// Registry is a prometheus.Collector (client_golang), so it is exposed
+// the way the rest of the process's metrics are, in one format.
 //
 // It has no global state: a node makes a Registry and passes it down in
 // its Config. A nil *Registry hands out nil metrics, and nil metrics
@@ -17,7 +18,7 @@
 //   - Histogram: a distribution of uint64 values (latencies in
 //     nanoseconds, frame sizes in bytes, depths), kept in fixed
 //     log-linear buckets. A HistogramSnapshot reports Count, Sum, Min,
-//     Max and quantiles, and snapshots merge.
+//     Max and quantiles.
 //
 // A Registry names metrics. A metric is identified by its name and its
 // constant labels; registering the same name and labels again returns the
@@ -32,7 +33,7 @@
 //
 // State that is already counted elsewhere, such as a Stats struct, is
 // exposed with CounterFunc and GaugeFunc, which read a callback when the
-// registry is written out; nothing is counted twice. A state machine that
+// registry is collected; nothing is counted twice. A state machine that
 // is not safe for concurrent use should not be read from the callback
 // directly; let its driver loop publish a copy, for example:
 //
@@ -52,14 +53,11 @@
 //
 // # Exposition
 //
-// Registry.WriteText writes the Prometheus text exposition format 0.0.4
-// (serve it with Content-Type TextContentType), sorted by name and then
-// labels, so equal registries write equal bytes. Histograms appear as
-// cumulative _bucket series with "le" at powers of two, plus _sum and
-// _count. Registry.WriteJSON (and MarshalJSON) writes the same metrics
-// as JSON, with count, sum, min, max, mean, p50, p90, p99 and p999 for
-// each histogram. JSON numbers are exact integers; JavaScript reads those
-// above 2^53 approximately.
+// Registry.Collect sends every series as a constant metric: register
+// the Registry in a prometheus.Registry and serve that with promhttp.
+// Histograms appear as cumulative buckets with "le" at powers of two,
+// plus the sum and the count; HistogramSnapshot.Quantile is far more
+// precise than interpolating in those buckets.
 //
 // # Histogram accuracy
 //
@@ -75,14 +73,14 @@
 // Every method of Counter, Gauge, Histogram, HistogramSnapshot and
 // Registry may be called from any goroutine. Updates (Inc, Add, Set,
 // Observe) are lock-free, allocate nothing and never block.
-// Registration and exposition take a lock on the registry, but
-// exposition calls no callback and reads no metric while holding it, so
-// a callback may use the registry. Exposition blocks only as long as its
-// writer and the callbacks do.
+// Registration and collection take a lock on the registry, but
+// collection calls no callback and reads no metric while holding it, so
+// a callback may use the registry. Collection blocks only as long as
+// the callbacks do.
 //
 // Each value is read atomically, but a snapshot of several values is not
 // taken at one instant: while observations are in flight, a histogram's
 // Sum may lag or lead its Count by those observations, and two metrics
-// written out together may reflect different moments. Min and Max always
+// collected together may reflect different moments. Min and Max always
 // cover every observation that Count includes.
 package metrics

@@ -5,6 +5,9 @@ import (
 	"os"
 	"sync/atomic"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+
 	"github.com/meshrti/meshrti/peer/metrics"
 )
 
@@ -36,8 +39,18 @@ func Example() {
 		return 0
 	})
 
-	if err := reg.WriteText(os.Stdout); err != nil {
+	// The registry is a Prometheus collector: serve it with promhttp, or
+	// gather it as here.
+	preg := prometheus.NewRegistry()
+	preg.MustRegister(reg)
+	families, err := preg.Gather()
+	if err != nil {
 		fmt.Println(err)
+	}
+	for _, mf := range families {
+		if _, err := expfmt.MetricFamilyToText(os.Stdout, mf); err != nil {
+			fmt.Println(err)
+		}
 	}
 	// Output:
 	// # HELP frame_bytes Size of frames sent.
@@ -62,13 +75,13 @@ func Example() {
 }
 
 func ExampleHistogramSnapshot_Quantile() {
-	var local, remote metrics.Histogram
+	var h metrics.Histogram
 	for i := range uint64(1000) {
-		local.Observe(1000 + i) // 1000 .. 1999 ns
+		h.Observe(1000 + i) // 1000 .. 1999 ns
 	}
-	remote.Observe(1_000_000)
+	h.Observe(1_000_000)
 
-	s := local.Snapshot().Merge(remote.Snapshot())
+	s := h.Snapshot()
 	fmt.Println(s.Count, s.Min, s.Max)
 	// The exact quantiles are 1500, 1990 and 1000000; estimates are
 	// within 1/64.

@@ -11,7 +11,7 @@ import (
 // that, u's top subBits+1 bits select one of subBuckets buckets within
 // its power of two. Shifting by one makes every bucket's upper bound an
 // integer that is a power of two times a sub-bucket number, so the
-// octave boundaries that WriteText uses as "le" are exact powers of two.
+// octave boundaries that Collect uses as "le" are exact powers of two.
 const (
 	subBits    = 5
 	subBuckets = 1 << subBits // per power of two
@@ -172,53 +172,4 @@ func (s HistogramSnapshot) Mean() float64 {
 		return 0
 	}
 	return float64(s.Sum) / float64(s.Count)
-}
-
-// Merge returns the snapshot of all observations in s and o, as if they
-// had been made on one Histogram. Neither s nor o is changed.
-func (s HistogramSnapshot) Merge(o HistogramSnapshot) HistogramSnapshot {
-	if o.Count == 0 {
-		return s
-	}
-	if s.Count == 0 {
-		return o
-	}
-	first := min(s.first, o.first)
-	last := max(s.first+len(s.counts), o.first+len(o.counts))
-	m := HistogramSnapshot{
-		Count:  s.Count + o.Count,
-		Sum:    s.Sum + o.Sum,
-		Min:    min(s.Min, o.Min),
-		Max:    max(s.Max, o.Max),
-		first:  first,
-		counts: make([]uint64, last-first),
-	}
-	for i, n := range s.counts {
-		m.counts[s.first-first+i] += n
-	}
-	for i, n := range o.counts {
-		m.counts[o.first-first+i] += n
-	}
-	return m
-}
-
-// Bucket is one non-empty bucket of a HistogramSnapshot: Count
-// observations v with Lo <= v <= Hi.
-type Bucket struct {
-	Lo, Hi uint64
-	Count  uint64
-}
-
-// Buckets returns the non-empty buckets of s in increasing order, for
-// drawing the distribution.
-func (s HistogramSnapshot) Buckets() []Bucket {
-	var bs []Bucket
-	for i, n := range s.counts {
-		if n == 0 {
-			continue
-		}
-		lo, hi := bucketBounds(s.first + i)
-		bs = append(bs, Bucket{Lo: lo, Hi: hi, Count: n})
-	}
-	return bs
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -35,7 +36,7 @@ var (
 // A label with an empty value is the same as no label, as in Prometheus.
 type Labels map[string]string
 
-// kind is the type of a metric family, as written out.
+// kind is the type of a metric family.
 type kind uint8
 
 const (
@@ -83,7 +84,7 @@ type family struct {
 // series is one metric: a name and a set of label values.
 type series struct {
 	labels    []label // sorted by name; no empty values
-	labelText string  // labels as written out, without braces: a="x",b="y"
+	labelText string  // labels as a key and in errors: a="x",b="y"
 
 	// Exactly one of these is set.
 	counter   *Counter
@@ -158,7 +159,7 @@ func (r *Registry) GaugeFunc(name, help string, labels Labels, f func() int64) e
 
 // Unregister removes the metric registered under name and labels, and
 // reports whether there was one. Metrics handed out for it keep working
-// but are no longer written out; registering it again makes a new one.
+// but are no longer collected; registering it again makes a new one.
 func (r *Registry) Unregister(name string, labels Labels) bool {
 	if r == nil {
 		return false
@@ -257,7 +258,7 @@ func (r *Registry) checkClash(name string, k kind) error {
 }
 
 // canonLabels checks labels and returns them sorted by name, without
-// empty values, and as written out.
+// empty values, and as one string (the series' key).
 func canonLabels(labels Labels) ([]label, string, error) {
 	var ls []label
 	for n, v := range labels {
@@ -278,9 +279,8 @@ func canonLabels(labels Labels) ([]label, string, error) {
 			b = append(b, ',')
 		}
 		b = append(b, l.name...)
-		b = append(b, `="`...)
-		b = appendEscaped(b, l.value, true)
-		b = append(b, '"')
+		b = append(b, '=')
+		b = strconv.AppendQuote(b, l.value)
 	}
 	return ls, string(b), nil
 }

@@ -86,14 +86,14 @@ func TestRegisterErrors(t *testing.T) {
 	}
 	// Nothing failed registration left anything behind.
 	var b bytes.Buffer
-	if err := r.WriteText(&b); err != nil {
+	if err := writeText(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	want := "# TYPE c2_sum counter\nc2_sum 0\n" +
-		"# TYPE c_total counter\nc_total 0\n" +
-		"# TYPE cf_total counter\ncf_total 1\n" +
-		"# TYPE g gauge\ng{a=\"1\"} 0\n" +
-		"# TYPE h histogram\nh_bucket{le=\"+Inf\"} 0\nh_sum 0\nh_count 0\n"
+	want := "# HELP c2_sum \n# TYPE c2_sum counter\nc2_sum 0\n" +
+		"# HELP c_total \n# TYPE c_total counter\nc_total 0\n" +
+		"# HELP cf_total \n# TYPE cf_total counter\ncf_total 1\n" +
+		"# HELP g \n# TYPE g gauge\ng{a=\"1\"} 0\n" +
+		"# HELP h \n# TYPE h histogram\nh_bucket{le=\"+Inf\"} 0\nh_sum 0\nh_count 0\n"
 	if b.String() != want {
 		t.Errorf("after failed registrations:\n%s\nwant\n%s", b.String(), want)
 	}
@@ -103,7 +103,7 @@ func TestHelpNotUTF8(t *testing.T) {
 	r := NewRegistry()
 	must(t)(r.Gauge("g", "bad \xff byte", nil))
 	var b bytes.Buffer
-	must(t)(0, r.WriteText(&b))
+	must(t)(0, writeText(&b, r))
 	if want := "# HELP g bad \uFFFD byte\n# TYPE g gauge\ng 0\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
@@ -121,8 +121,8 @@ func TestMixedFamily(t *testing.T) {
 	}
 	c.Add(2)
 	var b bytes.Buffer
-	must(t)(0, r.WriteText(&b))
-	want := "# TYPE x_total counter\nx_total{src=\"live\"} 2\nx_total{src=\"stats\"} 5\n"
+	must(t)(0, writeText(&b, r))
+	want := "# HELP x_total \n# TYPE x_total counter\nx_total{src=\"live\"} 2\nx_total{src=\"stats\"} 5\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
@@ -180,11 +180,8 @@ func TestNilRegistry(t *testing.T) {
 		t.Errorf("nil registry accepted a bad name: %v", err)
 	}
 	var b bytes.Buffer
-	if err := r.WriteText(&b); err != nil || b.Len() != 0 {
-		t.Errorf("WriteText = %q, %v", b.String(), err)
-	}
-	if err := r.WriteJSON(&b); err != nil || b.String() != "{\"metrics\":[]}\n" {
-		t.Errorf("WriteJSON = %q, %v", b.String(), err)
+	if err := writeText(&b, r); err != nil || b.Len() != 0 {
+		t.Errorf("collected %q, %v", b.String(), err)
 	}
 }
 
@@ -225,10 +222,7 @@ func TestRegistryConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for range 50 {
 				var b bytes.Buffer
-				if err := r.WriteText(&b); err != nil {
-					t.Error(err)
-				}
-				if err := r.WriteJSON(&b); err != nil {
+				if err := writeText(&b, r); err != nil {
 					t.Error(err)
 				}
 			}

@@ -14,9 +14,8 @@ type Sample struct {
 }
 
 // Visit calls fn for every registered series, families sorted by name
-// and series by labels, reading each value as WriteText does: for
-// handing the metrics to another exposition (a Prometheus client
-// library's collector, say). fn must not register metrics.
+// and series by labels, reading each value as Collect does. fn must not
+// register metrics.
 func (r *Registry) Visit(fn func(Sample)) {
 	for _, f := range r.collect() {
 		for _, s := range f.series {
@@ -41,7 +40,7 @@ func (r *Registry) Visit(fn func(Sample)) {
 	}
 }
 
-// Cumulative yields the cumulative buckets WriteText writes for the
+// Cumulative yields the cumulative buckets Collect sends for the
 // histogram: each upper bound ("le") and the observations at or below
 // it; "+Inf" is Count.
 func (s HistogramSnapshot) Cumulative() iter.Seq2[uint64, uint64] { return s.octaves() }

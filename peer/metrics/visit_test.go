@@ -2,8 +2,8 @@ package metrics
 
 import "testing"
 
-// Visit reads every series with its labels and value, as WriteText
-// writes them.
+// Visit reads every series with its labels and value, as Collect
+// sends them.
 func TestVisit(t *testing.T) {
 	r := NewRegistry()
 	c, _ := r.Counter("frames_total", "frames", Labels{"dir": "out"})
