@@ -1,8 +1,6 @@
 package fedpro
 
 import (
-	"slices"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/meshrti/meshrti/peer/metrics"
@@ -47,46 +45,6 @@ func (c hostCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	c.h.mu.Unlock()
 	for _, r := range regs {
-		r.Visit(func(s metrics.Sample) {
-			if m := promMetric(s); m != nil {
-				ch <- m
-			}
-		})
+		r.Collect(ch)
 	}
-}
-
-// promMetric turns one series of package metrics into a Prometheus
-// constant metric; nil when it does not fit (cannot happen for the
-// names package metrics accepts).
-func promMetric(s metrics.Sample) prometheus.Metric {
-	names := make([]string, 0, len(s.Labels))
-	for k := range s.Labels {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	values := make([]string, len(names))
-	for i, k := range names {
-		values[i] = s.Labels[k]
-	}
-	d := prometheus.NewDesc(s.Name, s.Help, names, nil)
-	var m prometheus.Metric
-	var err error
-	switch s.Kind {
-	case "counter":
-		m, err = prometheus.NewConstMetric(d, prometheus.CounterValue, s.Value, values...)
-	case "gauge":
-		m, err = prometheus.NewConstMetric(d, prometheus.GaugeValue, s.Value, values...)
-	case "histogram":
-		buckets := make(map[float64]uint64)
-		for le, cum := range s.Histogram.Cumulative() {
-			buckets[float64(le)] = cum
-		}
-		m, err = prometheus.NewConstHistogram(d, s.Histogram.Count, float64(s.Histogram.Sum), buckets, values...)
-	default:
-		return nil
-	}
-	if err != nil {
-		return nil
-	}
-	return m
 }
