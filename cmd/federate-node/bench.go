@@ -90,29 +90,50 @@ type latencyResult struct {
 // processes like the federates (the ratio is against this floor), and in
 // one process for reference.
 func runBench(args []string, stdout, stderr io.Writer) int {
-	what := "all"
+	what := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		what, args = args[0], args[1:]
 	}
-	if what == "timeadvance" {
-		return runBenchTime(args, stdout, stderr)
+	kind := what
+	if kind == "all" { // "bench all" is the default spelled out
+		kind = ""
 	}
-	if what == "lifecycle" {
-		return runBenchLifecycle(args, stdout, stderr)
-	}
-	if what == "ownership" {
-		return runBenchOwnership(args, stdout, stderr)
-	}
-	if what == "fedpro" {
-		return runBenchFedPro(args, stdout, stderr)
-	}
-	if what == "record" {
-		return runBenchRecord(args, stdout, stderr)
-	}
-	if what != "all" && what != "throughput" && what != "latency" {
-		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want throughput, latency, timeadvance, lifecycle, ownership, fedpro, record, or none for throughput and latency)\n", what)
+	k, ok := lookup(benchKinds(), kind)
+	if !ok {
+		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want %s, or none for throughput and latency)\n", what, strings.Join(tableNames(benchKinds()), ", "))
 		return 2
 	}
+	return k.run(args, stdout, stderr)
+}
+
+// benchKinds is the table of "federate-node bench KIND"; the default,
+// the row named "" (or "all"), runs latency then throughput.
+func benchKinds() []subcommand {
+	pair := func(what string) func(args []string, stdout, stderr io.Writer) int {
+		return func(args []string, stdout, stderr io.Writer) int { return runBenchPair(what, args, stdout, stderr) }
+	}
+	return []subcommand{
+		{name: "throughput", help: []helpLine{{"bench [throughput|latency] [-payload B -count N -duration D -frame F -json]",
+			"measure updates/s and round trips between two processes,\n" +
+				"against raw UDP in the same run"}}, run: pair("throughput")},
+		{name: "latency", run: pair("latency")},
+		{name: "timeadvance", help: []helpLine{{"bench timeadvance|lifecycle|ownership [flags]",
+			"time advance grants/s, instances registered and discovered/s,\n" +
+				"ownership transfers/s (federate-node bench KIND -h lists the flags)"}}, run: runBenchTime},
+		{name: "lifecycle", run: runBenchLifecycle},
+		{name: "ownership", run: runBenchOwnership},
+		{name: "fedpro", help: []helpLine{{"bench fedpro [-mode latency|throughput] [flags]",
+			"the Federate Protocol path: update round trips through serve against\n" +
+				"raw sockets (latency), or update calls/s into a serve child (throughput)"}}, run: runBenchFedPro},
+		{name: "record", help: []helpLine{{"bench record [flags]",
+			"the recorder's sustained rate under load against the throughput\n" +
+				"bench in the same run"}}, run: runBenchRecord},
+		{name: "", run: pair("all")},
+	}
+}
+
+// runBenchPair runs "bench", "bench latency" and "bench throughput".
+func runBenchPair(what string, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var bf benchFlags

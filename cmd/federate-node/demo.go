@@ -34,7 +34,37 @@ type demoFlags struct {
 	traceW    io.Writer // where federates write the trace, when trace is set
 }
 
-// runDemo starts a small federation on this host: a radar and some
+// demoKinds is the table of "federate-node demo KIND"; the plain demo
+// is the row named "".
+func demoKinds() []subcommand {
+	return []subcommand{
+		{name: "", help: []helpLine{{"demo", "run the demo: a radar and aircraft federates on this host,\n" +
+			"a synchronization point, a save and a restore"}}, run: runDemoPlain},
+		{name: "ddm", help: []helpLine{{"demo ddm [flags]", "run the DDM demo: a radar subscribed to a square, aircraft flying\n" +
+			"through it, radios on channels; checks that each got exactly its\n" +
+			"share (federate-node demo ddm -h lists the flags)"}}, run: runDemoDDM},
+		{name: "multirate", help: []helpLine{{"demo multirate [-steps N -loss P -json]", "a producer and a consumer whose jobs run at 1x, 2x and 5x the main\n" +
+			"cycle (peer/multirate), each reading one coherent snapshot a cycle;\n" +
+			"checks every read against the updates sent (docs/multirate.md)"}}, run: runDemoMultirate},
+	}
+}
+
+// runDemo runs the demo KIND named by the first argument, or the plain
+// demo when there is none (or the first argument is a flag).
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	kind := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		kind, args = args[0], args[1:]
+	}
+	k, ok := lookup(demoKinds(), kind)
+	if !ok {
+		fmt.Fprintf(stderr, "federate-node demo: unknown demo %q (want %s, or none for the plain demo)\n", kind, strings.Join(tableNames(demoKinds()), ", "))
+		return 2
+	}
+	return k.run(args, stdout, stderr)
+}
+
+// runDemoPlain starts a small federation on this host: a radar and some
 // aircraft, each federate in its own node (its own gossip member and
 // multicast sockets on lo, TTL 0). The aircraft are time-regulating and
 // publish time-stamped positions; the radar is time-constrained,
@@ -42,13 +72,7 @@ type demoFlags struct {
 // Time advances in steps; the demo ends by itself with a summary, then
 // shows a synchronization point, a federation save and a restore
 // (demo_saverestore.go).
-func runDemo(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "ddm" {
-		return runDemoDDM(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "multirate" {
-		return runDemoMultirate(args[1:], stdout, stderr)
-	}
+func runDemoPlain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var df demoFlags
