@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -134,8 +133,8 @@ func benchKinds() []subcommand {
 
 // runBenchPair runs "bench", "bench latency" and "bench throughput".
 func runBenchPair(what string, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	b := newBenchRun("bench", stdout, stderr)
+	fs := b.fs
 	var bf benchFlags
 	fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update or interaction")
 	fs.IntVar(&bf.count, "count", 0, "updates to send (throughput; default 500000) or round trips (latency; default 5000)")
@@ -147,31 +146,22 @@ func runBenchPair(what string, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&bf.profile, "cpuprofile", "", "write CPU profiles of both processes to `PREFIX`.ping and PREFIX.pong")
 	fs.StringVar(&bf.mode, "transport", "multicast", "data plane: multicast or unicast (one datagram per receiver)")
 	fs.IntVar(&bf.receivers, "receivers", 1, "receiving (pong) processes: updates and pings go to all of them; a round trip waits for every answer")
-	if err := fs.Parse(args); err != nil {
+	if !b.parse(args) {
 		return 2
 	}
 	if bf.payload < 0 || bf.count < 0 || bf.duration < 0 {
-		fmt.Fprintln(stderr, "federate-node bench: negative -payload, -count or -duration")
-		return 2
+		return b.usageError("negative -payload, -count or -duration")
 	}
 	if m, err := peer.ParseTransportMode(bf.mode); err != nil || m == peer.TransportAuto || bf.receivers < 1 {
-		fmt.Fprintln(stderr, "federate-node bench: -transport multicast or unicast, and -receivers of at least 1")
-		return 2
+		return b.usageError("-transport multicast or unicast, and -receivers of at least 1")
 	}
-	if bf.port == 0 {
-		bf.port = 43000 + os.Getpid()%8000
+	defaultPort(&bf.port, 0)
+	fail := b.fail
+	stopProfile, err := startProfile(profilePath(bf.profile, ".ping"))
+	if err != nil {
+		return fail(err)
 	}
-	fail := func(err error) int {
-		fmt.Fprintln(stderr, "federate-node bench:", err)
-		return 1
-	}
-	if bf.profile != "" {
-		stop, err := startCPUProfile(bf.profile + ".ping")
-		if err != nil {
-			return fail(err)
-		}
-		defer stop()
-	}
+	defer stopProfile()
 	procs := shareCores(2)
 	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
 	defer cancel()
@@ -191,12 +181,7 @@ func runBenchPair(what string, args []string, stdout, stderr io.Writer) int {
 		over = fmt.Sprintf("one sender and %d receiving processes over loopback %s", bf.receivers, bf.mode)
 	}
 	emit := func(v any, text string) {
-		if bf.jsonOut {
-			b, _ := json.Marshal(v)
-			fmt.Fprintf(stdout, "%s\n", b)
-		} else {
-			fmt.Fprint(stdout, text)
-		}
+		b.emit(bf.jsonOut, v, func(w io.Writer) { fmt.Fprint(w, text) })
 	}
 	if what == "all" || what == "latency" {
 		res, err := benchLatency(ctx, p, bf)
