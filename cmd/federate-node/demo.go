@@ -89,22 +89,10 @@ func runDemoPlain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "federate-node demo: need at least one aircraft and one step")
 		return 2
 	}
-	var tf *traceFile
-	if df.trace != "" {
-		var err error
-		if tf, err = createTrace(df.trace); err != nil {
-			fmt.Fprintln(stderr, "federate-node demo:", err)
-			return 1
-		}
-		df.traceW = tf.w
-	}
-	err := demo(df, stdout)
-	if tf != nil {
-		// demo closed every federate: the trace is complete.
-		if cerr := tf.close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}
+	err := withTrace(df.trace, func(w io.Writer) error {
+		df.traceW = w
+		return demo(df, stdout)
+	})
 	if err != nil {
 		fmt.Fprintln(stderr, "federate-node demo:", err)
 		return 1
@@ -402,4 +390,24 @@ func next[T peer.Event](ctx context.Context, f *peer.Federate) (T, error) {
 			return t, nil
 		}
 	}
+}
+
+// withTrace runs a demo with the trace (-trace) written to path: run
+// gets the writer its federates trace to, nil when path is empty, and
+// must have closed every federate when it returns, so that the trace is
+// complete when the file is closed. The error is the first of creating
+// the file, run and closing the file.
+func withTrace(path string, run func(w io.Writer) error) error {
+	if path == "" {
+		return run(nil)
+	}
+	tf, err := createTrace(path)
+	if err != nil {
+		return err
+	}
+	err = run(tf.w)
+	if cerr := tf.close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	return err
 }
