@@ -666,24 +666,7 @@ func runBenchRaw(args []string, stdout, stderr io.Writer) int {
 			rio.write(buf[:n], from)
 		}
 	case "sink":
-		var got int
-		var first, last time.Time
-		for got < *count {
-			wait := 300 * time.Millisecond
-			if got == 0 {
-				wait = 10 * time.Second
-			}
-			c.SetReadDeadline(time.Now().Add(wait))
-			if _, _, err := rio.read(buf); err != nil {
-				break
-			}
-			last = time.Now()
-			if got == 0 {
-				first = last
-			}
-			got++
-		}
-		fmt.Fprintf(stdout, "got %d in %d\n", got, last.Sub(first).Nanoseconds())
+		rawSink(c, rio, buf, *count, stdout)
 		return 0
 	}
 	fmt.Fprintf(stderr, "federate-node bench-raw: unknown mode %q\n", mode)

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"time"
 )
 
 // A benchRun is what every bench kind does around its measurement: its
@@ -88,4 +90,28 @@ func profilePath(prefix, suffix string) string {
 		return ""
 	}
 	return prefix + suffix
+}
+
+// rawSink is the receiving end of a raw floor: it counts datagrams on c
+// until want arrived, or none came for 300 ms (10 s for the first), then
+// prints "got M in NS", NS the nanoseconds from the first to the last.
+func rawSink(c *net.UDPConn, rio *rawIO, buf []byte, want int, stdout io.Writer) {
+	var got int
+	var first, last time.Time
+	for got < want {
+		wait := 300 * time.Millisecond
+		if got == 0 {
+			wait = 10 * time.Second
+		}
+		c.SetReadDeadline(time.Now().Add(wait))
+		if _, _, err := rio.read(buf); err != nil {
+			break
+		}
+		last = time.Now()
+		if got == 0 {
+			first = last
+		}
+		got++
+	}
+	fmt.Fprintf(stdout, "got %d in %d\n", got, last.Sub(first).Nanoseconds())
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -92,5 +94,33 @@ func TestWithTrace(t *testing.T) {
 	err = withTrace(filepath.Join(t.TempDir(), "no", "such", "dir", "t.jsonl"), func(io.Writer) error { ran = true; return nil })
 	if err == nil || ran {
 		t.Errorf("unwritable path: err %v, ran %v; want an error and no run", err, ran)
+	}
+}
+
+// rawSink counts what arrived and stops at the count asked for.
+func TestRawSink(t *testing.T) {
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Skipf("no loopback UDP: %v", err)
+	}
+	defer c.Close()
+	rio, err := newRawIO(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := net.DialUDP("udp4", nil, c.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for range 4 {
+		if _, err := s.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	rawSink(c, rio, make([]byte, 64), 3, &out)
+	if !strings.HasPrefix(out.String(), "got 3 in ") {
+		t.Errorf("output %q, want got 3 in NS", out.String())
 	}
 }
