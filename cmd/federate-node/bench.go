@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -90,31 +89,52 @@ type latencyResult struct {
 // processes like the federates (the ratio is against this floor), and in
 // one process for reference.
 func runBench(args []string, stdout, stderr io.Writer) int {
-	what := "all"
+	what := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		what, args = args[0], args[1:]
 	}
-	if what == "timeadvance" {
-		return runBenchTime(args, stdout, stderr)
+	kind := what
+	if kind == "all" { // "bench all" is the default spelled out
+		kind = ""
 	}
-	if what == "lifecycle" {
-		return runBenchLifecycle(args, stdout, stderr)
-	}
-	if what == "ownership" {
-		return runBenchOwnership(args, stdout, stderr)
-	}
-	if what == "fedpro" {
-		return runBenchFedPro(args, stdout, stderr)
-	}
-	if what == "record" {
-		return runBenchRecord(args, stdout, stderr)
-	}
-	if what != "all" && what != "throughput" && what != "latency" {
-		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want throughput, latency, timeadvance, lifecycle, ownership, fedpro, record, or none for throughput and latency)\n", what)
+	k, ok := lookup(benchKinds(), kind)
+	if !ok {
+		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want %s, or none for throughput and latency)\n", what, strings.Join(tableNames(benchKinds()), ", "))
 		return 2
 	}
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	return k.run(args, stdout, stderr)
+}
+
+// benchKinds is the table of "federate-node bench KIND"; the default,
+// the row named "" (or "all"), runs latency then throughput.
+func benchKinds() []subcommand {
+	pair := func(what string) func(args []string, stdout, stderr io.Writer) int {
+		return func(args []string, stdout, stderr io.Writer) int { return runBenchPair(what, args, stdout, stderr) }
+	}
+	return []subcommand{
+		{name: "throughput", help: []helpLine{{"bench [throughput|latency] [-payload B -count N -duration D -frame F -json]",
+			"measure updates/s and round trips between two processes,\n" +
+				"against raw UDP in the same run"}}, run: pair("throughput")},
+		{name: "latency", run: pair("latency")},
+		{name: "timeadvance", help: []helpLine{{"bench timeadvance|lifecycle|ownership [flags]",
+			"time advance grants/s, instances registered and discovered/s,\n" +
+				"ownership transfers/s (federate-node bench KIND -h lists the flags)"}}, run: runBenchTime},
+		{name: "lifecycle", run: runBenchLifecycle},
+		{name: "ownership", run: runBenchOwnership},
+		{name: "fedpro", help: []helpLine{{"bench fedpro [-mode latency|throughput] [flags]",
+			"the Federate Protocol path: update round trips through serve against\n" +
+				"raw sockets (latency), or update calls/s into a serve child (throughput)"}}, run: runBenchFedPro},
+		{name: "record", help: []helpLine{{"bench record [flags]",
+			"the recorder's sustained rate under load against the throughput\n" +
+				"bench in the same run"}}, run: runBenchRecord},
+		{name: "", run: pair("all")},
+	}
+}
+
+// runBenchPair runs "bench", "bench latency" and "bench throughput".
+func runBenchPair(what string, args []string, stdout, stderr io.Writer) int {
+	b := newBenchRun("bench", stdout, stderr)
+	fs := b.fs
 	var bf benchFlags
 	fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update or interaction")
 	fs.IntVar(&bf.count, "count", 0, "updates to send (throughput; default 500000) or round trips (latency; default 5000)")
@@ -126,31 +146,22 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&bf.profile, "cpuprofile", "", "write CPU profiles of both processes to `PREFIX`.ping and PREFIX.pong")
 	fs.StringVar(&bf.mode, "transport", "multicast", "data plane: multicast or unicast (one datagram per receiver)")
 	fs.IntVar(&bf.receivers, "receivers", 1, "receiving (pong) processes: updates and pings go to all of them; a round trip waits for every answer")
-	if err := fs.Parse(args); err != nil {
+	if !b.parse(args) {
 		return 2
 	}
 	if bf.payload < 0 || bf.count < 0 || bf.duration < 0 {
-		fmt.Fprintln(stderr, "federate-node bench: negative -payload, -count or -duration")
-		return 2
+		return b.usageError("negative -payload, -count or -duration")
 	}
 	if m, err := peer.ParseTransportMode(bf.mode); err != nil || m == peer.TransportAuto || bf.receivers < 1 {
-		fmt.Fprintln(stderr, "federate-node bench: -transport multicast or unicast, and -receivers of at least 1")
-		return 2
+		return b.usageError("-transport multicast or unicast, and -receivers of at least 1")
 	}
-	if bf.port == 0 {
-		bf.port = 43000 + os.Getpid()%8000
+	defaultPort(&bf.port, 0)
+	fail := b.fail
+	stopProfile, err := startProfile(profilePath(bf.profile, ".ping"))
+	if err != nil {
+		return fail(err)
 	}
-	fail := func(err error) int {
-		fmt.Fprintln(stderr, "federate-node bench:", err)
-		return 1
-	}
-	if bf.profile != "" {
-		stop, err := startCPUProfile(bf.profile + ".ping")
-		if err != nil {
-			return fail(err)
-		}
-		defer stop()
-	}
+	defer stopProfile()
 	procs := shareCores(2)
 	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
 	defer cancel()
@@ -170,12 +181,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		over = fmt.Sprintf("one sender and %d receiving processes over loopback %s", bf.receivers, bf.mode)
 	}
 	emit := func(v any, text string) {
-		if bf.jsonOut {
-			b, _ := json.Marshal(v)
-			fmt.Fprintf(stdout, "%s\n", b)
-		} else {
-			fmt.Fprint(stdout, text)
-		}
+		b.emit(bf.jsonOut, v, func(w io.Writer) { fmt.Fprint(w, text) })
 	}
 	if what == "all" || what == "latency" {
 		res, err := benchLatency(ctx, p, bf)
@@ -660,24 +666,7 @@ func runBenchRaw(args []string, stdout, stderr io.Writer) int {
 			rio.write(buf[:n], from)
 		}
 	case "sink":
-		var got int
-		var first, last time.Time
-		for got < *count {
-			wait := 300 * time.Millisecond
-			if got == 0 {
-				wait = 10 * time.Second
-			}
-			c.SetReadDeadline(time.Now().Add(wait))
-			if _, _, err := rio.read(buf); err != nil {
-				break
-			}
-			last = time.Now()
-			if got == 0 {
-				first = last
-			}
-			got++
-		}
-		fmt.Fprintf(stdout, "got %d in %d\n", got, last.Sub(first).Nanoseconds())
+		rawSink(c, rio, buf, *count, stdout)
 		return 0
 	}
 	fmt.Fprintf(stderr, "federate-node bench-raw: unknown mode %q\n", mode)

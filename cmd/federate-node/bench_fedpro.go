@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -91,8 +89,8 @@ type fedproThroughputResult struct {
 // and has client A make its update calls one at a time, as the public
 // clients do, to receiving client B, with the daemon's CPU per update.
 func runBenchFedPro(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench fedpro", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	b := newBenchRun("bench fedpro", stdout, stderr)
+	fs := b.fs
 	mode := fs.String("mode", "latency", "latency (round trips, in one process) or throughput (calls one at a time, the daemon a child process)")
 	count := fs.Int("count", 0, "round trips (latency; default 2000) or update calls (throughput; default 20000)")
 	payload := fs.Int("payload", 100, "bytes per value")
@@ -104,20 +102,14 @@ func runBenchFedPro(args []string, stdout, stderr io.Writer) int {
 	daemonProcs := fs.Int("daemon-procs", 0, "throughput: GOMAXPROCS of the daemon (0: the runtime's default, as serve runs)")
 	profile := fs.String("cpuprofile", "", "throughput: write a CPU profile of the daemon to `FILE`")
 	daemonBin := fs.String("daemon", "", "throughput: the federate-node `BINARY` whose serve to run (default: this one), to compare two builds' daemons under one client")
-	if err := fs.Parse(args); err != nil {
+	if !b.parse(args) {
 		return 2
 	}
 	if *count < 0 || *payload < 0 || fs.NArg() > 0 || (*mode != "latency" && *mode != "throughput") {
-		fmt.Fprintln(stderr, "federate-node bench fedpro: need -mode latency or throughput, -count >= 0, -payload >= 0 and no arguments")
-		return 2
+		return b.usageError("need -mode latency or throughput, -count >= 0, -payload >= 0 and no arguments")
 	}
-	if *port == 0 {
-		*port = 43000 + (os.Getpid()+57)%8000
-	}
-	fail := func(err error) int {
-		fmt.Fprintln(stderr, "federate-node bench fedpro:", err)
-		return 1
-	}
+	defaultPort(port, 57)
+	fail := b.fail
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	if *mode == "throughput" {
@@ -131,8 +123,7 @@ func runBenchFedPro(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		if *jsonOut {
-			b, _ := json.Marshal(r)
-			fmt.Fprintln(stdout, string(b))
+			printJSON(stdout, r)
 			return 0
 		}
 		fmt.Fprintf(stdout, "update calls one at a time, %d-byte values, client, serve (a child process, GOMAXPROCS %d), network, serve, client:\n"+
@@ -170,8 +161,7 @@ func runBenchFedPro(args []string, stdout, stderr io.Writer) int {
 		r.Ratio = r.FedProP50 / r.FloorP50
 	}
 	if *jsonOut {
-		b, _ := json.Marshal(r)
-		fmt.Fprintln(stdout, string(b))
+		printJSON(stdout, r)
 		return 0
 	}
 	fmt.Fprintf(stdout, "update round trip, %d-byte values, one process, gossip and multicast on loopback:\n"+

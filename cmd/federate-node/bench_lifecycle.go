@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -157,8 +156,8 @@ const (
 func lifecycleName(i int) string { return fmt.Sprintf("lc-%d", i) }
 
 func runBenchLifecycle(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench lifecycle", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	b := newBenchRun("bench lifecycle", stdout, stderr)
+	fs := b.fs
 	var bf lifecycleFlags
 	fs.IntVar(&bf.count, "count", 10000, "object instances to register")
 	fs.IntVar(&bf.payload, "payload", 32, "bytes of the update that follows each registration")
@@ -171,20 +170,14 @@ func runBenchLifecycle(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&bf.cpuprofile, "cpuprofile", "", "write CPU profiles of both processes to `PREFIX`.sub and PREFIX.registrar")
 	fs.StringVar(&bf.role, "role", "", "internal: run the registrar or the floor's sink for the parent process")
 	fs.StringVar(&bf.federation, "federation", "", "internal (registrar): federation name")
-	if err := fs.Parse(args); err != nil {
+	if !b.parse(args) {
 		return 2
 	}
 	if bf.count < 1 || bf.payload < 0 || bf.frame < 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "federate-node bench lifecycle: need -count >= 1, -payload >= 0, -frame >= 0 and no arguments")
-		return 2
+		return b.usageError("need -count >= 1, -payload >= 0, -frame >= 0 and no arguments")
 	}
-	if bf.port == 0 {
-		bf.port = 43000 + os.Getpid()%8000
-	}
-	fail := func(err error) int {
-		fmt.Fprintln(stderr, "federate-node bench lifecycle:", err)
-		return 1
-	}
+	defaultPort(&bf.port, 0)
+	fail := b.fail
 	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
 	defer cancel()
 	switch bf.role {
@@ -200,16 +193,13 @@ func runBenchLifecycle(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	default:
-		fmt.Fprintf(stderr, "federate-node bench lifecycle: unknown -role %q\n", bf.role)
-		return 2
+		return b.usageError(fmt.Sprintf("unknown -role %q", bf.role))
 	}
-	if bf.cpuprofile != "" {
-		stop, err := startCPUProfile(bf.cpuprofile + ".sub")
-		if err != nil {
-			return fail(err)
-		}
-		defer stop()
+	stop, err := startProfile(profilePath(bf.cpuprofile, ".sub"))
+	if err != nil {
+		return fail(err)
 	}
+	defer stop()
 	procs := shareCores(2)
 	res, err := benchLifecycle(ctx, bf, stderr)
 	if err != nil {
@@ -217,8 +207,7 @@ func runBenchLifecycle(args []string, stdout, stderr io.Writer) int {
 	}
 	res.GOMAXPROCS = procs
 	if bf.jsonOut {
-		b, _ := json.Marshal(res)
-		fmt.Fprintf(stdout, "%s\n", b)
+		printJSON(stdout, res)
 	} else {
 		names := "RTI-chosen"
 		if res.ReservedNames {
@@ -704,13 +693,11 @@ func (c *lifecycleChild) stop() {
 // read from in: "clear" deletes the warm-up instance, "go" runs the
 // measured registrations, "stop" (or the end of in) resigns.
 func lifecycleRegistrar(ctx context.Context, bf lifecycleFlags, in io.Reader, stdout io.Writer) error {
-	if bf.cpuprofile != "" {
-		stop, err := startCPUProfile(bf.cpuprofile + ".registrar")
-		if err != nil {
-			return err
-		}
-		defer stop()
+	stop, err := startProfile(profilePath(bf.cpuprofile, ".registrar"))
+	if err != nil {
+		return err
 	}
+	defer stop()
 	nf := nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: lifecycleRegistrarName, gossip: "127.0.0.1:0", mcastPort: bf.port, frame: bf.frame}, role: "bench", create: true}
 	cfg, err := nf.config()
 	if err != nil {
@@ -767,8 +754,7 @@ func lifecycleRegistrar(ctx context.Context, bf lifecycleFlags, in io.Reader, st
 		stopDrain()
 		drained.Wait()
 	}()
-	b, _ := json.Marshal(ready)
-	fmt.Fprintf(stdout, "ready %s\n", b)
+	printTagged(stdout, "ready", ready)
 
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
@@ -782,8 +768,7 @@ func lifecycleRegistrar(ctx context.Context, bf lifecycleFlags, in io.Reader, st
 			if err != nil {
 				return err
 			}
-			b, _ := json.Marshal(r)
-			fmt.Fprintf(stdout, "registered %s\n", b)
+			printTagged(stdout, "registered", r)
 		case "stop":
 			stopDrain()
 			drained.Wait()

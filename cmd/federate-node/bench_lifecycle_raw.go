@@ -128,25 +128,7 @@ func lifecycleSink(bf lifecycleFlags, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout, "ready")
 	buf := make([]byte, 65536)
-	want := 2 * bf.count
-	var got int
-	var first, last time.Time
-	for got < want {
-		wait := 300 * time.Millisecond
-		if got == 0 {
-			wait = 10 * time.Second
-		}
-		c.SetReadDeadline(time.Now().Add(wait))
-		if _, _, err := rio.read(buf); err != nil {
-			break
-		}
-		last = time.Now()
-		if got == 0 {
-			first = last
-		}
-		got++
-	}
-	fmt.Fprintf(stdout, "got %d in %d\n", got, last.Sub(first).Nanoseconds())
+	rawSink(c, rio, buf, 2*bf.count, stdout)
 	return nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -207,8 +206,8 @@ const (
 var ownershipRawGroup = netip.AddrFrom4([4]byte{239, 255, 77, 79})
 
 func runBenchOwnership(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench ownership", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	b := newBenchRun("bench ownership", stdout, stderr)
+	fs := b.fs
 	var bf ownershipFlags
 	fs.IntVar(&bf.count, "count", 20000, "transfers per run (even: hand-offs and take-backs)")
 	fs.IntVar(&bf.objects, "objects", 16, "instances of the pipelined run, each passed back and forth (1: the serial run only)")
@@ -219,20 +218,14 @@ func runBenchOwnership(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&bf.cpuprofile, "cpuprofile", "", "write CPU profiles of both processes to `PREFIX`.acquirer and PREFIX.registrar")
 	fs.StringVar(&bf.role, "role", "", "internal: run the registrar for the parent process")
 	fs.StringVar(&bf.federation, "federation", "", "internal (registrar): federation name")
-	if err := fs.Parse(args); err != nil {
+	if !b.parse(args) {
 		return 2
 	}
 	if bf.count < 2 || bf.count%2 != 0 || bf.objects < 1 || bf.objects > bf.count/2 || bf.frame < 0 || bf.timeout <= 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "federate-node bench ownership: need an even -count >= 2, 1 <= -objects <= count/2, -frame >= 0, -timeout > 0 and no arguments")
-		return 2
+		return b.usageError("need an even -count >= 2, 1 <= -objects <= count/2, -frame >= 0, -timeout > 0 and no arguments")
 	}
-	if bf.port == 0 {
-		bf.port = 43000 + os.Getpid()%8000
-	}
-	fail := func(err error) int {
-		fmt.Fprintln(stderr, "federate-node bench ownership:", err)
-		return 1
-	}
+	defaultPort(&bf.port, 0)
+	fail := b.fail
 	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
 	defer cancel()
 	switch bf.role {
@@ -243,16 +236,13 @@ func runBenchOwnership(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	default:
-		fmt.Fprintf(stderr, "federate-node bench ownership: unknown -role %q\n", bf.role)
-		return 2
+		return b.usageError(fmt.Sprintf("unknown -role %q", bf.role))
 	}
-	if bf.cpuprofile != "" {
-		stop, err := startCPUProfile(bf.cpuprofile + ".acquirer")
-		if err != nil {
-			return fail(err)
-		}
-		defer stop()
+	stop, err := startProfile(profilePath(bf.cpuprofile, ".acquirer"))
+	if err != nil {
+		return fail(err)
 	}
+	defer stop()
 	procs := shareCores(2)
 	res, err := benchOwnership(ctx, bf, stderr)
 	if err != nil {
@@ -260,8 +250,7 @@ func runBenchOwnership(args []string, stdout, stderr io.Writer) int {
 	}
 	res.GOMAXPROCS = procs
 	if bf.jsonOut {
-		b, _ := json.Marshal(res)
-		fmt.Fprintf(stdout, "%s\n", b)
+		printJSON(stdout, res)
 	} else {
 		fmt.Fprintf(stdout, "ownership, hand-off and take-back of one attribute between two processes over loopback multicast:\n"+
 			"  serial, 1 instance: transfers=%d in %.3f s = %.0f transfers/s, %.2f frames per transfer\n",
@@ -564,13 +553,11 @@ func ownershipLoop(ctx context.Context, fed *peer.Federate, attr peer.AttributeH
 // side of every phase, printing a "phase" line after each, and resigns
 // on "stop" (or the end of in).
 func ownershipRegistrar(ctx context.Context, bf ownershipFlags, in io.Reader, stdout io.Writer) error {
-	if bf.cpuprofile != "" {
-		stop, err := startCPUProfile(bf.cpuprofile + ".registrar")
-		if err != nil {
-			return err
-		}
-		defer stop()
+	stop, err := startProfile(profilePath(bf.cpuprofile, ".registrar"))
+	if err != nil {
+		return err
 	}
+	defer stop()
 	sub, err := joinLifecycle(ctx, nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: ownershipRegistrarName, gossip: "127.0.0.1:0", mcastPort: bf.port, frame: bf.frame}, role: "bench", create: true})
 	if err != nil {
 		return err
@@ -594,8 +581,7 @@ func ownershipRegistrar(ctx context.Context, bf ownershipFlags, in io.Reader, st
 		if err != nil {
 			return fmt.Errorf("%s run: %w", ph.Name, err)
 		}
-		b, _ := json.Marshal(t)
-		fmt.Fprintf(stdout, "phase %s\n", b)
+		printTagged(stdout, "phase", t)
 	}
 	sc := bufio.NewScanner(in)
 	if !sc.Scan() {

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -46,8 +45,8 @@ type recordBenchResult struct {
 // its place, and ping sends as many updates again. Both receivers thus
 // run beside the same sender on the same cores.
 func runBenchRecord(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench record", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	b := newBenchRun("bench record", stdout, stderr)
+	fs := b.fs
 	var bf benchFlags
 	fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update")
 	fs.IntVar(&bf.count, "count", 300000, "updates to send in each phase")
@@ -58,24 +57,19 @@ func runBenchRecord(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&bf.profile, "cpuprofile", "", "write a CPU profile of the recorder to `FILE`")
 	random := fs.Bool("random", false, "send random payloads to the recorder (incompressible), not zeros and a counter")
 	dir := fs.String("dir", "", "directory for the recording (default: a temporary one, removed after)")
-	if err := fs.Parse(args); err != nil {
+	if !b.parse(args) {
 		return 2
 	}
 	if bf.payload < 0 || bf.count <= 0 {
-		fmt.Fprintln(stderr, "federate-node bench record: negative -payload or -count")
-		return 2
+		return b.usageError("negative -payload or -count")
 	}
-	if bf.port == 0 {
-		bf.port = 43000 + os.Getpid()%8000
-	}
+	defaultPort(&bf.port, 0)
 	res, err := benchRecord(bf, *dir, *random, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node bench record:", err)
-		return 1
+		return b.fail(err)
 	}
 	if bf.jsonOut {
-		b, _ := json.Marshal(res)
-		fmt.Fprintf(stdout, "%s\n", b)
+		printJSON(stdout, res)
 	} else {
 		fmt.Fprintf(stdout, "recorder under load, %d-byte attribute updates in frames of %d bytes, over loopback multicast:\n"+
 			"  throughput ping to pong: %d updates: %.0f updates/s\n"+

@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -86,8 +84,8 @@ type timeChildResult struct {
 // this binary over loopback multicast and gossip, or, with -inprocess, in
 // this process over the in-memory network.
 func runBenchTime(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench timeadvance", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	b := newBenchRun("bench timeadvance", stdout, stderr)
+	fs := b.fs
 	var bf timeBenchFlags
 	fs.IntVar(&bf.federates, "federates", 8, "federates (at least 1)")
 	fs.IntVar(&bf.steps, "steps", 10000, "measured time steps per federate (short runs measure start-up: 2,000 give 5-8% less)")
@@ -104,49 +102,33 @@ func runBenchTime(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&bf.federation, "federation", "", "internal (child): federation name")
 	fs.StringVar(&bf.name, "name", "", "internal (child): federate name")
 	fs.StringVar(&bf.seeds, "seeds", "", "internal (child): gossip seed address")
-	if err := fs.Parse(args); err != nil {
+	if !b.parse(args) {
 		return 2
 	}
 	if bf.federates < 1 || bf.steps < 1 || bf.warmup < 0 || bf.lookahead <= 0 {
-		fmt.Fprintln(stderr, "federate-node bench timeadvance: need -federates >= 1, -steps >= 1, -warmup >= 0, -lookahead > 0")
-		return 2
+		return b.usageError("need -federates >= 1, -steps >= 1, -warmup >= 0, -lookahead > 0")
 	}
 	if bf.warmup == 0 {
 		bf.warmup = bf.steps / 10
 	}
-	if bf.port == 0 {
-		bf.port = 43000 + os.Getpid()%8000
+	defaultPort(&bf.port, 0)
+	fail := b.fail
+	stopProfile, err := startProfile(bf.cpuprofile)
+	if err != nil {
+		return fail(err)
 	}
-	if bf.cpuprofile != "" {
-		pf, err := os.Create(bf.cpuprofile)
-		if err != nil {
-			fmt.Fprintln(stderr, "federate-node bench timeadvance:", err)
-			return 1
-		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			fmt.Fprintln(stderr, "federate-node bench timeadvance:", err)
-			return 1
-		}
-		defer pprof.StopCPUProfile()
-	}
+	defer stopProfile()
 	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
 	defer cancel()
-	fail := func(err error) int {
-		fmt.Fprintln(stderr, "federate-node bench timeadvance:", err)
-		return 1
-	}
 	if bf.child {
 		res, err := timeChild(ctx, bf, stdout)
 		if err != nil {
 			return fail(err)
 		}
-		b, _ := json.Marshal(res)
-		fmt.Fprintf(stdout, "result %s\n", b)
+		printTagged(stdout, "result", res)
 		return 0
 	}
 	var results []timeChildResult
-	var err error
 	procs := runtime.GOMAXPROCS(0)
 	if !bf.inprocess {
 		procs = shareCores(bf.federates)
@@ -186,8 +168,7 @@ func runBenchTime(args []string, stdout, stderr io.Writer) int {
 		res.RawStepsPerS, res.Ratio = raw, res.GrantsPerS/raw
 	}
 	if bf.jsonOut {
-		b, _ := json.Marshal(res)
-		fmt.Fprintf(stdout, "%s\n", b)
+		printJSON(stdout, res)
 		return 0
 	}
 	where := "separate processes over loopback multicast"
@@ -335,8 +316,7 @@ func timeInProcess(ctx context.Context, bf timeBenchFlags) ([]timeChildResult, e
 	wg.Wait()
 	if bf.stats {
 		for _, f := range feds {
-			b, _ := json.Marshal(f.Stats())
-			fmt.Fprintf(os.Stderr, "%s stats %s\n", f.Name(), b)
+			printTagged(os.Stderr, f.Name()+" stats", f.Stats())
 		}
 	}
 	return results, errors.Join(errs...)
@@ -509,8 +489,7 @@ func timeChild(ctx context.Context, bf timeBenchFlags, stdout io.Writer) (timeCh
 		return res, err
 	}
 	if bf.stats {
-		b, _ := json.Marshal(fed.Stats())
-		fmt.Fprintf(os.Stderr, "%s stats %s\n", fed.Name(), b)
+		printTagged(os.Stderr, fed.Name()+" stats", fed.Stats())
 	}
 	// Stay until the others are done: they need this federate's last
 	// promise, and a resignation would remove it from their time anyway.

@@ -34,7 +34,37 @@ type demoFlags struct {
 	traceW    io.Writer // where federates write the trace, when trace is set
 }
 
-// runDemo starts a small federation on this host: a radar and some
+// demoKinds is the table of "federate-node demo KIND"; the plain demo
+// is the row named "".
+func demoKinds() []subcommand {
+	return []subcommand{
+		{name: "", help: []helpLine{{"demo", "run the demo: a radar and aircraft federates on this host,\n" +
+			"a synchronization point, a save and a restore"}}, run: runDemoPlain},
+		{name: "ddm", help: []helpLine{{"demo ddm [flags]", "run the DDM demo: a radar subscribed to a square, aircraft flying\n" +
+			"through it, radios on channels; checks that each got exactly its\n" +
+			"share (federate-node demo ddm -h lists the flags)"}}, run: runDemoDDM},
+		{name: "multirate", help: []helpLine{{"demo multirate [-steps N -loss P -json]", "a producer and a consumer whose jobs run at 1x, 2x and 5x the main\n" +
+			"cycle (peer/multirate), each reading one coherent snapshot a cycle;\n" +
+			"checks every read against the updates sent (docs/multirate.md)"}}, run: runDemoMultirate},
+	}
+}
+
+// runDemo runs the demo KIND named by the first argument, or the plain
+// demo when there is none (or the first argument is a flag).
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	kind := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		kind, args = args[0], args[1:]
+	}
+	k, ok := lookup(demoKinds(), kind)
+	if !ok {
+		fmt.Fprintf(stderr, "federate-node demo: unknown demo %q (want %s, or none for the plain demo)\n", kind, strings.Join(tableNames(demoKinds()), ", "))
+		return 2
+	}
+	return k.run(args, stdout, stderr)
+}
+
+// runDemoPlain starts a small federation on this host: a radar and some
 // aircraft, each federate in its own node (its own gossip member and
 // multicast sockets on lo, TTL 0). The aircraft are time-regulating and
 // publish time-stamped positions; the radar is time-constrained,
@@ -42,13 +72,7 @@ type demoFlags struct {
 // Time advances in steps; the demo ends by itself with a summary, then
 // shows a synchronization point, a federation save and a restore
 // (demo_saverestore.go).
-func runDemo(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "ddm" {
-		return runDemoDDM(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "multirate" {
-		return runDemoMultirate(args[1:], stdout, stderr)
-	}
+func runDemoPlain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var df demoFlags
@@ -65,22 +89,10 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "federate-node demo: need at least one aircraft and one step")
 		return 2
 	}
-	var tf *traceFile
-	if df.trace != "" {
-		var err error
-		if tf, err = createTrace(df.trace); err != nil {
-			fmt.Fprintln(stderr, "federate-node demo:", err)
-			return 1
-		}
-		df.traceW = tf.w
-	}
-	err := demo(df, stdout)
-	if tf != nil {
-		// demo closed every federate: the trace is complete.
-		if cerr := tf.close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}
+	err := withTrace(df.trace, func(w io.Writer) error {
+		df.traceW = w
+		return demo(df, stdout)
+	})
 	if err != nil {
 		fmt.Fprintln(stderr, "federate-node demo:", err)
 		return 1
@@ -378,4 +390,24 @@ func next[T peer.Event](ctx context.Context, f *peer.Federate) (T, error) {
 			return t, nil
 		}
 	}
+}
+
+// withTrace runs a demo with the trace (-trace) written to path: run
+// gets the writer its federates trace to, nil when path is empty, and
+// must have closed every federate when it returns, so that the trace is
+// complete when the file is closed. The error is the first of creating
+// the file, run and closing the file.
+func withTrace(path string, run func(w io.Writer) error) error {
+	if path == "" {
+		return run(nil)
+	}
+	tf, err := createTrace(path)
+	if err != nil {
+		return err
+	}
+	err = run(tf.w)
+	if cerr := tf.close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	return err
 }

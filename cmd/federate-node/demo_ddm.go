@@ -103,22 +103,11 @@ func runDemoDDM(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "federate-node demo ddm: need at least one aircraft and one step, no negative counts, no arguments")
 		return 2
 	}
-	var tf *traceFile
-	if df.trace != "" {
-		var err error
-		if tf, err = createTrace(df.trace); err != nil {
-			fmt.Fprintln(stderr, "federate-node demo ddm:", err)
-			return 1
-		}
-		df.traceW = tf.w
-	}
-	_, err := demoDDM(df, stdout)
-	if tf != nil {
-		// demoDDM closed every federate: the trace is complete.
-		if cerr := tf.close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}
+	err := withTrace(df.trace, func(w io.Writer) error {
+		df.traceW = w
+		_, err := demoDDM(df, stdout)
+		return err
+	})
 	if err != nil {
 		fmt.Fprintln(stderr, "federate-node demo ddm:", err)
 		return 1

@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 )
 
 func main() {
@@ -34,83 +35,79 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: federate-node COMMAND [ARGS]
+// commands is the table of subcommands; the usage text is generated
+// from it (a function, not a variable, because "help" prints the table).
+func commands() []subcommand {
+	return []subcommand{
+		{name: "demo", help: helpOf(demoKinds()), run: runDemo},
+		{name: "fom", help: []helpLine{
+			{"fom inspect [--json] FILE...", "print the FDD merged from the standard MIM and FILEs"},
+			{"fom validate [--strict] FILE...", "exit 0 when the modules merge (warnings printed), 1 with file:line: message lines"},
+		}, run: runFOM},
+		{name: "serve", help: []helpLine{
+			{"serve [flags]", "the per-host daemon: hosts a federate per HLA 4 Federate Protocol\n" +
+				"session (C++, Java, Python federates); 127.0.0.1:15164 (docs/fedpro.md)"},
+			{"serve passwd NAME", "read a password from stdin, print its line for serve -credentials"},
+		}, run: runServe},
+		{name: "monitor", help: []helpLine{
+			{"monitor -federation NAME [join flags] -http 127.0.0.1:8080", "join as a federate that reads the MOM and serve a live page of the\n" +
+				"federation (/), its JSON (/api/federation) and metrics (/metrics);\n" +
+				"the join flags are node's (federate-node monitor -h lists them)"},
+		}, run: runMonitor},
+		{name: "node", help: []helpLine{
+			{"node [flags]", "run one built-in federate (ping or pong) over gossip and multicast\n" +
+				"(federate-node node -h lists the flags)"},
+		}, run: runNode},
+		{name: "bench", help: helpOf(benchKinds()), run: runBench},
+		// The raw UDP side of bench, in a child process.
+		{name: "bench-raw", run: runBenchRaw},
+		{name: "record", help: []helpLine{
+			{"record -federation NAME [join flags] -o FILE [-classes A,B] [-interactions X,Y] [-until T]",
+				"record a federation's discoveries, updates, interactions and removals\n" +
+					"in time-stamp order, until interrupted (docs/record.md)"},
+			{"record show FILE [-json]", "print a recording, values decoded through its FOM"},
+		}, run: runRecord},
+		{name: "replay", help: []helpLine{
+			{"replay FILE -federation NAME [join flags] [-speed X | -fast]", "play a recording back into a federation in logical time"},
+		}, run: runReplay},
+		{name: "sim", help: []helpLine{
+			{"sim [-rewrite] FILE...", "run scenario scripts in a simulated federation (docs/testing.md);\n" +
+				"exit 1 with a diff when an expectation fails"},
+		}, run: runSim},
+		{name: "trace-check", help: []helpLine{
+			{"trace-check FILE...", "check JSON-lines traces written with --trace (docs/trace.md)"},
+		}, run: runTraceCheck},
+		{name: "help", help: []helpLine{{"help", "print this text"}}, run: runHelp},
+	}
+}
 
-commands:
-  demo                         run the demo: a radar and aircraft federates on this host,
-                               a synchronization point, a save and a restore
-  demo ddm [flags]             run the DDM demo: a radar subscribed to a square, aircraft flying
-                               through it, radios on channels; checks that each got exactly its
-                               share (federate-node demo ddm -h lists the flags)
-  demo multirate [-steps N -loss P -json]
-                               a producer and a consumer whose jobs run at 1x, 2x and 5x the main
-                               cycle (peer/multirate), each reading one coherent snapshot a cycle;
-                               checks every read against the updates sent (docs/multirate.md)
-  fom inspect [--json] FILE... print the FDD merged from the standard MIM and FILEs
-  fom validate [--strict] FILE...  exit 0 when the modules merge (warnings printed), 1 with file:line: message lines
-  serve [flags]                the per-host daemon: hosts a federate per HLA 4 Federate Protocol
-                               session (C++, Java, Python federates); 127.0.0.1:15164 (docs/fedpro.md)
-  serve passwd NAME            read a password from stdin, print its line for serve -credentials
-  monitor -federation NAME [join flags] -http 127.0.0.1:8080
-                               join as a federate that reads the MOM and serve a live page of the
-                               federation (/), its JSON (/api/federation) and metrics (/metrics);
-                               the join flags are node's (federate-node monitor -h lists them)
-  node [flags]                 run one built-in federate (ping or pong) over gossip and multicast
-                               (federate-node node -h lists the flags)
-  bench [throughput|latency] [-payload B -count N -duration D -frame F -json]
-                               measure updates/s and round trips between two processes,
-                               against raw UDP in the same run
-  bench timeadvance|lifecycle|ownership [flags]
-                               time advance grants/s, instances registered and discovered/s,
-                               ownership transfers/s (federate-node bench KIND -h lists the flags)
-  bench record [flags]         the recorder's sustained rate under load against the throughput
-                               bench in the same run
-  record -federation NAME [join flags] -o FILE [-classes A,B] [-interactions X,Y] [-until T]
-                               record a federation's discoveries, updates, interactions and removals
-                               in time-stamp order, until interrupted (docs/record.md)
-  record show FILE [-json]     print a recording, values decoded through its FOM
-  replay FILE -federation NAME [join flags] [-speed X | -fast]
-                               play a recording back into a federation in logical time
-  sim [-rewrite] FILE...       run scenario scripts in a simulated federation (docs/testing.md);
-                               exit 1 with a diff when an expectation fails
-  trace-check FILE...          check JSON-lines traces written with --trace (docs/trace.md)
-  help                         print this text
-`
+// usage returns the text "federate-node help" prints.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: federate-node COMMAND [ARGS]\n\ncommands:\n")
+	writeHelp(&b, commands())
+	return b.String()
+}
+
+func runHelp(_ []string, stdout, _ io.Writer) int {
+	fmt.Fprint(stdout, usage())
+	return 0
+}
 
 // run executes one command line and returns the process exit code: 0 on
 // success, 1 when the command ran and failed, 2 on a usage error.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
 	}
 	switch args[0] {
-	case "demo":
-		return runDemo(args[1:], stdout, stderr)
-	case "fom":
-		return runFOM(args[1:], stdout, stderr)
-	case "node":
-		return runNode(args[1:], stdout, stderr)
-	case "monitor":
-		return runMonitor(args[1:], stdout, stderr)
-	case "serve":
-		return runServe(args[1:], stdout, stderr)
-	case "bench":
-		return runBench(args[1:], stdout, stderr)
-	case "bench-raw": // the raw UDP side of bench, in a child process
-		return runBenchRaw(args[1:], stdout, stderr)
-	case "record":
-		return runRecord(args[1:], stdout, stderr)
-	case "replay":
-		return runReplay(args[1:], stdout, stderr)
-	case "sim":
-		return runSim(args[1:], stdout, stderr)
-	case "trace-check":
-		return runTraceCheck(args[1:], stdout, stderr)
-	case "help", "-h", "--help", "-help":
-		fmt.Fprint(stdout, usage)
-		return 0
+	case "-h", "--help", "-help":
+		return runHelp(nil, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "federate-node: unknown command %q\n\n%s", args[0], usage)
+	if c, ok := lookup(commands(), args[0]); ok {
+		return c.run(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "federate-node: unknown command %q\n\n%s", args[0], usage())
 	return 2
 }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// A subcommand is one row of a dispatch table: the argument that names
+// it, the lines "help" prints for it, and the function that runs it with
+// the arguments after the name. The top-level commands, the bench kinds
+// and the demo kinds each have such a table; help is generated from the
+// table, so a subcommand cannot be dispatched without being listed.
+type subcommand struct {
+	name string
+	// help holds the usage lines; none for a subcommand that is internal
+	// (run by this binary in a child process) or whose synopsis another
+	// row of the table shares (as "bench [throughput|latency]").
+	help []helpLine
+	run  func(args []string, stdout, stderr io.Writer) int
+}
+
+// A helpLine is one entry of a usage text: a synopsis such as
+// "demo ddm [flags]" and what it does, lines after the first indented
+// under the first.
+type helpLine struct {
+	synopsis string
+	text     string
+}
+
+// helpColumn is where the text of a help line starts; a longer
+// synopsis takes a line of its own.
+const helpColumn = 31
+
+// writeHelp prints the help lines of every row of table.
+func writeHelp(w io.Writer, table []subcommand) {
+	indent := strings.Repeat(" ", helpColumn)
+	for _, c := range table {
+		for _, h := range c.help {
+			head := "  " + h.synopsis
+			if len(head) < helpColumn {
+				head += strings.Repeat(" ", helpColumn-len(head))
+			} else {
+				head += "\n" + indent
+			}
+			fmt.Fprintf(w, "%s%s\n", head, strings.ReplaceAll(h.text, "\n", "\n"+indent))
+		}
+	}
+}
+
+// helpOf returns the help lines of every row of table, in order.
+func helpOf(table []subcommand) []helpLine {
+	var hs []helpLine
+	for _, c := range table {
+		hs = append(hs, c.help...)
+	}
+	return hs
+}
+
+// lookup returns the row of table named name.
+func lookup(table []subcommand, name string) (subcommand, bool) {
+	for _, c := range table {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return subcommand{}, false
+}
+
+// tableNames lists the names of the rows of table, the default row
+// (named "") left out.
+func tableNames(table []subcommand) []string {
+	var ns []string
+	for _, c := range table {
+		if c.name != "" {
+			ns = append(ns, c.name)
+		}
+	}
+	return ns
+}

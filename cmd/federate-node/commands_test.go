@@ -1,0 +1,112 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every command of the table is listed by help, and only the internal
+// ones (run in child processes) are left out.
+func TestHelpListsEveryCommand(t *testing.T) {
+	code, out, _ := runCmd(t, "help")
+	if code != 0 {
+		t.Fatalf("help: exit %d", code)
+	}
+	for _, c := range commands() {
+		if c.name == "bench-raw" {
+			if strings.Contains(out, "bench-raw") {
+				t.Error("help lists the internal bench-raw")
+			}
+			continue
+		}
+		if len(c.help) == 0 {
+			t.Errorf("command %q has no help line", c.name)
+		}
+		if !strings.Contains(out, "\n  "+c.name) {
+			t.Errorf("help does not list %q:\n%s", c.name, out)
+		}
+	}
+	for _, h := range []string{"-h", "--help", "-help"} {
+		if code, o, _ := runCmd(t, h); code != 0 || o != out {
+			t.Errorf("%s: exit %d, output differs from help's", h, code)
+		}
+	}
+	// No arguments: the usage on stderr, a usage error.
+	if code, _, e := runCmd(t); code != 2 || e != out {
+		t.Errorf("no arguments: exit %d, stderr %q", code, e)
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	code, out, errOut := runCmd(t, "frobnicate")
+	if code != 2 || out != "" {
+		t.Fatalf("exit %d, stdout %q; want 2 and nothing", code, out)
+	}
+	if !strings.HasPrefix(errOut, "federate-node: unknown command \"frobnicate\"\n") || !strings.Contains(errOut, "commands:") {
+		t.Errorf("stderr %q", errOut)
+	}
+}
+
+// kindsInHelp checks a table of kinds (bench's, demo's): every kind is
+// named in a synopsis of the help the table generates, and dispatching
+// it reaches its own flags (-h prints them, exit 2) rather than the
+// unknown-kind error.
+func kindsInHelp(t *testing.T, cmd string, table []subcommand, unknown string) {
+	t.Helper()
+	var synopses []string
+	for _, h := range helpOf(table) {
+		synopses = append(synopses, h.synopsis)
+	}
+	all := strings.Join(synopses, "\n")
+	_, usageOut, _ := runCmd(t, "help")
+	for _, h := range helpOf(table) {
+		if !strings.Contains(usageOut, "  "+h.synopsis) {
+			t.Errorf("help does not print %q", h.synopsis)
+		}
+	}
+	for _, k := range table {
+		if k.name != "" && !strings.Contains(all, k.name) {
+			t.Errorf("%s %s: in no synopsis of help:\n%s", cmd, k.name, all)
+		}
+		args := []string{cmd}
+		if k.name != "" {
+			args = append(args, k.name)
+		}
+		code, _, errOut := runCmd(t, append(args, "-h")...)
+		if code != 2 || strings.Contains(errOut, unknown) || !strings.Contains(errOut, "Usage of") {
+			t.Errorf("%q -h: exit %d, stderr %q; want its flags and exit 2", args, code, errOut)
+		}
+	}
+	code, _, errOut := runCmd(t, cmd, "no-such-kind")
+	if code != 2 || !strings.Contains(errOut, unknown+` "no-such-kind"`) {
+		t.Errorf("%s no-such-kind: exit %d, stderr %q", cmd, code, errOut)
+	}
+}
+
+func TestBenchKindsInHelp(t *testing.T) {
+	kindsInHelp(t, "bench", benchKinds(), "unknown benchmark")
+	// The message keeps its wording: scripts match it.
+	_, _, errOut := runCmd(t, "bench", "x")
+	if want := "federate-node bench: unknown benchmark \"x\" (want throughput, latency, timeadvance, lifecycle, ownership, fedpro, record, or none for throughput and latency)\n"; errOut != want {
+		t.Errorf("stderr %q\nwant   %q", errOut, want)
+	}
+}
+
+func TestDemoKindsInHelp(t *testing.T) {
+	kindsInHelp(t, "demo", demoKinds(), "unknown demo")
+}
+
+func TestWriteHelpColumns(t *testing.T) {
+	var b strings.Builder
+	writeHelp(&b, []subcommand{{name: "a", help: []helpLine{
+		{"short", "one\ntwo"},
+		{strings.Repeat("x", 29), "long"},
+	}}})
+	want := "  short                        one\n" +
+		"                               two\n" +
+		"  " + strings.Repeat("x", 29) + "\n" +
+		"                               long\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
