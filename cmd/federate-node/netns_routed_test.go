@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -23,30 +22,8 @@ import (
 // root namespace. It skips where namespaces cannot be made.
 func netnsRoutedLab(t *testing.T, perSubnet int) (nss, addrs []string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("routed multi-host test needs root to create network namespaces")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("routed multi-host test needs the ip binary (iproute2)")
-	}
-	removeStaleNetns()
-	prefix := fmt.Sprintf("mrt%d-", os.Getpid())
+	prefix, keep, must := netnsSetup(t, "routed multi-host test", "rt")
 	rt := prefix + "rt"
-	if _, err := ipCmd("netns", "add", rt); err != nil {
-		t.Skipf("cannot create network namespaces here: %v", err)
-	}
-	created := []string{rt}
-	t.Cleanup(func() {
-		for _, ns := range created {
-			removeNetns(ns)
-		}
-	})
-	must := func(args ...string) {
-		t.Helper()
-		if _, err := ipCmd(args...); err != nil {
-			t.Fatal(err)
-		}
-	}
 	must("-n", rt, "link", "set", "lo", "up")
 	for s := 1; s <= 2; s++ {
 		br := fmt.Sprintf("br%d", s)
@@ -64,7 +41,7 @@ func netnsRoutedLab(t *testing.T, perSubnet int) (nss, addrs []string) {
 			ns := fmt.Sprintf("%ss%dn%d", prefix, s, k)
 			addr := fmt.Sprintf("10.214.%d.%d", s, 10+k)
 			must("netns", "add", ns)
-			created = append(created, ns)
+			keep(ns)
 			port := fmt.Sprintf("s%dp%d", s, k)
 			if _, err := ipCmd("-n", ns, "link", "add", "veth0", "type", "veth", "peer", "name", port, "netns", rt); err != nil {
 				t.Skipf("cannot create veth pairs here: %v", err)

@@ -73,30 +73,8 @@ func removeStaleNetns() {
 // the root namespace. It skips where namespaces cannot be made.
 func netnsLab(t *testing.T, n int) (nss, addrs []string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("multi-host test needs root to create network namespaces")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("multi-host test needs the ip binary (iproute2)")
-	}
-	removeStaleNetns()
-	prefix := fmt.Sprintf("mrt%d-", os.Getpid())
+	prefix, keep, must := netnsSetup(t, "multi-host test", "br")
 	br := prefix + "br"
-	if _, err := ipCmd("netns", "add", br); err != nil {
-		t.Skipf("cannot create network namespaces here: %v", err)
-	}
-	created := []string{br}
-	t.Cleanup(func() {
-		for _, ns := range created {
-			removeNetns(ns)
-		}
-	})
-	must := func(args ...string) {
-		t.Helper()
-		if _, err := ipCmd(args...); err != nil {
-			t.Fatal(err)
-		}
-	}
 	must("-n", br, "link", "set", "lo", "up")
 	if _, err := ipCmd("-n", br, "link", "add", "br0", "type", "bridge", "mcast_snooping", "0"); err != nil {
 		t.Skipf("cannot create a bridge here: %v", err)
@@ -106,7 +84,7 @@ func netnsLab(t *testing.T, n int) (nss, addrs []string) {
 		ns := fmt.Sprintf("%sn%d", prefix, k)
 		addr := fmt.Sprintf("10.213.1.%d", 10+k)
 		must("netns", "add", ns)
-		created = append(created, ns)
+		keep(ns)
 		port := fmt.Sprintf("p%d", k)
 		if _, err := ipCmd("-n", ns, "link", "add", "veth0", "type", "veth", "peer", "name", port, "netns", br); err != nil {
 			t.Skipf("cannot create veth pairs here: %v", err)
@@ -214,4 +192,39 @@ func killLastAndCheck(t *testing.T, procs []*proc, steps, killStep int, name fun
 			}
 		}
 	}
+}
+
+// netnsSetup skips (naming what is missing) unless namespaces can be made
+// here, removes stale ones of earlier runs, and creates the first
+// namespace, prefix+first. It returns the prefix of this run's
+// namespaces, keep, which has a namespace removed when the test ends (the
+// first one is kept so already), and must, which runs ip and fails the
+// test on an error.
+func netnsSetup(t *testing.T, what, first string) (prefix string, keep func(ns string), must func(args ...string)) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip(what + " needs root to create network namespaces")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip(what + " needs the ip binary (iproute2)")
+	}
+	removeStaleNetns()
+	prefix = fmt.Sprintf("mrt%d-", os.Getpid())
+	if _, err := ipCmd("netns", "add", prefix+first); err != nil {
+		t.Skipf("cannot create network namespaces here: %v", err)
+	}
+	created := []string{prefix + first}
+	t.Cleanup(func() {
+		for _, ns := range created {
+			removeNetns(ns)
+		}
+	})
+	keep = func(ns string) { created = append(created, ns) }
+	must = func(args ...string) {
+		t.Helper()
+		if _, err := ipCmd(args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return prefix, keep, must
 }
