@@ -119,9 +119,6 @@ func (s *Session) PushCallback(payload []byte) error {
 // (CallbackResponder), so that the handler knows which callback the
 // federate has been handed.
 func (s *Session) PushCallbackNumbered(payload []byte) (uint32, error) {
-	if uint64(len(payload)) > maxPayload {
-		return 0, fmt.Errorf("%w: callback of %d bytes", ErrTooLarge, len(payload))
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.admitCallbackLocked(len(payload)); err != nil {
@@ -131,9 +128,12 @@ func (s *Session) PushCallbackNumbered(payload []byte) (uint32, error) {
 }
 
 // admitCallbackLocked checks that a callback of n bytes may be queued:
-// the session has not ended, and the backlog stays within MaxBacklog
-// (else the session ends with ErrBacklog). s.mu is held.
+// it fits in a message, the session has not ended, and the backlog stays
+// within MaxBacklog (else the session ends with ErrBacklog). s.mu is held.
 func (s *Session) admitCallbackLocked(n int) error {
+	if uint64(n) > maxPayload {
+		return fmt.Errorf("%w: callback of %d bytes", ErrTooLarge, n)
+	}
 	if s.ended {
 		return fmt.Errorf("%w: %w", ErrSessionClosed, s.reason)
 	}
@@ -152,9 +152,6 @@ func (s *Session) admitCallbackLocked(n int) error {
 // and flushes once, so that they share one write. Call Flush when
 // nothing more is ready; QueueCallback never writes.
 func (s *Session) QueueCallback(payload []byte) (uint32, error) {
-	if uint64(len(payload)) > maxPayload {
-		return 0, fmt.Errorf("%w: callback of %d bytes", ErrTooLarge, len(payload))
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.admitCallbackLocked(len(payload)); err != nil {
