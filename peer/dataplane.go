@@ -293,6 +293,22 @@ func leaveProbe(u *transport.UDP) {
 	}
 }
 
+// socketDefaults fills the data-plane socket settings left zero: packets
+// a full frame fits in, and room for a full flow-control window in the
+// kernel, so that a burst is held rather than dropped and repaired
+// (Linux caps the buffers at net.core.rmem_max and wmem_max).
+func (c *Config) socketDefaults(maxPacket, readBuffer, writeBuffer *int) {
+	if *maxPacket == 0 {
+		*maxPacket = max(transport.DefaultMaxPacket, c.maxFrame()+64)
+	}
+	if *readBuffer == 0 {
+		*readBuffer = 4 << 20
+	}
+	if *writeBuffer == 0 {
+		*writeBuffer = 4 << 20
+	}
+}
+
 // newMulticast opens the default multicast transport of f.cfg.
 func (f *Federate) newMulticast() (*transport.UDP, error) {
 	cfg := f.cfg
@@ -300,18 +316,7 @@ func (f *Federate) newMulticast() (*transport.UDP, error) {
 	if mc.Federation == "" {
 		mc.Federation = cfg.Federation
 	}
-	if mc.MaxPacket == 0 {
-		mc.MaxPacket = max(transport.DefaultMaxPacket, cfg.maxFrame()+64)
-	}
-	// Room for a full flow-control window in the kernel, so that a
-	// burst is held rather than dropped and repaired (Linux caps these
-	// at net.core.rmem_max and wmem_max).
-	if mc.ReadBuffer == 0 {
-		mc.ReadBuffer = 4 << 20
-	}
-	if mc.WriteBuffer == 0 {
-		mc.WriteBuffer = 4 << 20
-	}
+	cfg.socketDefaults(&mc.MaxPacket, &mc.ReadBuffer, &mc.WriteBuffer)
 	return transport.NewUDP(mc)
 }
 
@@ -338,15 +343,7 @@ func (f *Federate) newUnicast() (*transport.Unicast, error) {
 			uc.Bind = net.JoinHostPort(cfg.Gossip.BindAddr, port)
 		}
 	}
-	if uc.MaxPacket == 0 {
-		uc.MaxPacket = max(transport.DefaultMaxPacket, cfg.maxFrame()+64)
-	}
-	if uc.ReadBuffer == 0 {
-		uc.ReadBuffer = 4 << 20
-	}
-	if uc.WriteBuffer == 0 {
-		uc.WriteBuffer = 4 << 20
-	}
+	cfg.socketDefaults(&uc.MaxPacket, &uc.ReadBuffer, &uc.WriteBuffer)
 	return transport.NewUnicast(uc)
 }
 

@@ -61,11 +61,11 @@ type fpClient struct {
 	cbs []*pb.CallbackRequest
 }
 
-// client opens a session on a Host of its own (each federate needs its
-// own endpoint of the in-process network).
-func (n *fpNet) client(t *testing.T, name string) *fpClient {
+// host is a Host of its own for one client (each federate needs its own
+// endpoint of the in-process network).
+func (n *fpNet) host(name string) *Host {
 	var endpoints int
-	h := NewHost(Config{
+	return NewHost(Config{
 		Base:        peer.Config{TickInterval: 2 * time.Millisecond, SaveDir: n.dir},
 		CallTimeout: 10 * time.Second,
 		NewControl:  func() peer.ControlPlane { return n.reg.Control("fp") },
@@ -74,6 +74,12 @@ func (n *fpNet) client(t *testing.T, name string) *fpClient {
 			return n.net.Endpoint(fmt.Sprintf("%s-%d", name, endpoints))
 		},
 	})
+}
+
+// client opens a session on a Host of its own (each federate needs its
+// own endpoint of the in-process network).
+func (n *fpNet) client(t *testing.T, name string) *fpClient {
+	h := n.host(name)
 	c := &fpClient{t: t, host: h}
 	c.s = h.NewSession(func(b []byte) error {
 		var cb pb.CallbackRequest

@@ -2,15 +2,12 @@ package fedpro
 
 import (
 	"bytes"
-	"fmt"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // ackClient is a session of NewAcknowledgedSession: its push numbers
@@ -23,16 +20,7 @@ type ackClient struct {
 }
 
 func (n *fpNet) ackClient(t *testing.T, name string) *ackClient {
-	var endpoints int
-	h := NewHost(Config{
-		Base:        peer.Config{TickInterval: 2 * time.Millisecond, SaveDir: n.dir},
-		CallTimeout: 10 * time.Second,
-		NewControl:  func() peer.ControlPlane { return n.reg.Control("fp") },
-		NewTransport: func() transport.Transport {
-			endpoints++
-			return n.net.Endpoint(fmt.Sprintf("%s-%d", name, endpoints))
-		},
-	})
+	h := n.host(name)
 	c := &ackClient{fpClient: &fpClient{t: t, host: h}, next: 1}
 	c.s = h.NewAcknowledgedSession(func(b []byte) (uint32, error) {
 		var cb pb.CallbackRequest

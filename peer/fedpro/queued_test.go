@@ -9,9 +9,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // fakeQueue is a CallbackQueue: what it queues reaches the client (the
@@ -54,16 +52,7 @@ func (q *fakeQueue) Flush() {
 
 // queuedClient is a client of NewQueuedSession over a fakeQueue.
 func (n *fpNet) queuedClient(t *testing.T, name string) (*fpClient, *fakeQueue) {
-	var endpoints int
-	h := NewHost(Config{
-		Base:        peer.Config{TickInterval: 2 * time.Millisecond, SaveDir: n.dir},
-		CallTimeout: 10 * time.Second,
-		NewControl:  func() peer.ControlPlane { return n.reg.Control("fp") },
-		NewTransport: func() transport.Transport {
-			endpoints++
-			return n.net.Endpoint(fmt.Sprintf("%s-%d", name, endpoints))
-		},
-	})
+	h := n.host(name)
 	c := &fpClient{t: t, host: h}
 	q := &fakeQueue{c: c}
 	c.s = h.NewQueuedSession(q)
