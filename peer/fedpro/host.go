@@ -322,7 +322,10 @@ type Session struct {
 // CallResponse (an exception when the call fails or is not served).
 func (s *Session) Call(payload []byte) []byte {
 	s.host.stats.calls.Add(1)
-	resp, encoded := s.dispatch(payload)
+	resp, encoded := s.fastUpdate(payload)
+	if resp == nil && encoded == nil {
+		resp, encoded = s.dispatch(payload)
+	}
 	if encoded != nil {
 		return encoded
 	}
