@@ -451,7 +451,7 @@ func (s *Session) pump(ctx context.Context, f *peer.Federate, done chan struct{}
 		cb := callbackOf(f, ev)
 		var b []byte
 		if cb != nil {
-			b, err = proto.Marshal(cb)
+			b, err = marshalCallback(cb)
 		}
 		if cb == nil || err != nil {
 			f.HandedOver(r) // nothing for the client to answer
