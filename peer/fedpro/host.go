@@ -322,7 +322,10 @@ type Session struct {
 // CallResponse (an exception when the call fails or is not served).
 func (s *Session) Call(payload []byte) []byte {
 	s.host.stats.calls.Add(1)
-	resp, encoded := s.dispatch(payload)
+	resp, encoded := s.fastUpdate(payload)
+	if resp == nil && encoded == nil {
+		resp, encoded = s.dispatch(payload)
+	}
 	if encoded != nil {
 		return encoded
 	}
@@ -448,7 +451,7 @@ func (s *Session) pump(ctx context.Context, f *peer.Federate, done chan struct{}
 		cb := callbackOf(f, ev)
 		var b []byte
 		if cb != nil {
-			b, err = proto.Marshal(cb)
+			b, err = marshalCallback(cb)
 		}
 		if cb == nil || err != nil {
 			f.HandedOver(r) // nothing for the client to answer

@@ -1,0 +1,139 @@
+package fedpro
+
+import (
+	"bytes"
+	"maps"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/fedpro/pb"
+	"github.com/meshrti/meshrti/peer/hla"
+)
+
+// An update the hand decoder accepts decodes as proto.Unmarshal reads
+// it; every other payload is left to the generic path.
+func TestFastUpdateDecode(t *testing.T) {
+	obj := pbObj(peer.ObjectInstanceHandle{})
+	if b := pbObj(peer.ObjectInstanceHandle{}).GetData(); len(b) == 0 {
+		t.Fatal("an object handle encodes to nothing")
+	}
+	attr := func(h uint64) *pb.AttributeHandle { return pbAttr(peer.AttributeHandle(h)) }
+	update := func(r *pb.UpdateAttributeValuesRequest) []byte {
+		b, err := proto.Marshal(&pb.CallRequest{CallRequest: &pb.CallRequest_UpdateAttributeValuesRequest{UpdateAttributeValuesRequest: r}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	values := func(vs ...*pb.AttributeHandleValue) *pb.AttributeHandleValueMap {
+		return &pb.AttributeHandleValueMap{AttributeHandleValue: vs}
+	}
+	plain := update(&pb.UpdateAttributeValuesRequest{ObjectInstance: obj, AttributeValues: values(&pb.AttributeHandleValue{AttributeHandle: attr(3), Value: []byte("v")})})
+	accepted := map[string][]byte{
+		"one value": plain,
+		"tag": update(&pb.UpdateAttributeValuesRequest{ObjectInstance: obj, UserSuppliedTag: []byte("tag"),
+			AttributeValues: values(&pb.AttributeHandleValue{AttributeHandle: attr(3), Value: []byte("v")}, &pb.AttributeHandleValue{AttributeHandle: attr(4), Value: bytes.Repeat([]byte{7}, 1000)})}),
+		"no values":      update(&pb.UpdateAttributeValuesRequest{ObjectInstance: obj, AttributeValues: values()}),
+		"empty value":    update(&pb.UpdateAttributeValuesRequest{ObjectInstance: obj, AttributeValues: values(&pb.AttributeHandleValue{AttributeHandle: attr(1)})}),
+		"a handle twice": update(&pb.UpdateAttributeValuesRequest{ObjectInstance: obj, AttributeValues: values(&pb.AttributeHandleValue{AttributeHandle: attr(1), Value: []byte("a")}, &pb.AttributeHandleValue{AttributeHandle: attr(1), Value: []byte("b")})}),
+	}
+	// A tag present but empty: field 3 of the request, length 0.
+	{
+		var r pb.UpdateAttributeValuesRequest
+		r.ObjectInstance, r.AttributeValues = obj, values(&pb.AttributeHandleValue{AttributeHandle: attr(2), Value: []byte("x")})
+		inner, _ := proto.Marshal(&r)
+		inner = protowire.AppendBytes(protowire.AppendTag(inner, 3, protowire.BytesType), nil)
+		accepted["empty tag, given"] = protowire.AppendBytes(protowire.AppendTag(nil, fastUpdateField, protowire.BytesType), inner)
+	}
+	for name, payload := range accepted {
+		o, vs, tag, ok := decodeFastUpdate(payload)
+		if !ok {
+			t.Errorf("%s: not accepted", name)
+			continue
+		}
+		var req pb.CallRequest
+		if err := proto.Unmarshal(payload, &req); err != nil {
+			t.Fatal(err)
+		}
+		u := req.GetUpdateAttributeValuesRequest()
+		wantObj, err := hla.DecodeObjectInstanceHandle(u.GetObjectInstance().GetData())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := peer.AttributeValues{}
+		for _, v := range u.GetAttributeValues().GetAttributeHandleValue() {
+			a, err := hla.DecodeHandle[peer.AttributeHandle](v.GetAttributeHandle().GetData())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[a] = v.GetValue()
+		}
+		if o != wantObj || !maps.EqualFunc(vs, want, bytes.Equal) || !bytes.Equal(tag, u.GetUserSuppliedTag()) || (tag == nil) != (u.GetUserSuppliedTag() == nil) {
+			t.Errorf("%s: decoded %v %v %q, want %v %v %q", name, o, vs, tag, wantObj, want, u.GetUserSuppliedTag())
+		}
+		for a, v := range vs {
+			if (v == nil) != (want[a] == nil) {
+				t.Errorf("%s: value of %v nil %v, want nil %v", name, a, v == nil, want[a] == nil)
+			}
+		}
+	}
+	refused := map[string][]byte{
+		"no object":      update(&pb.UpdateAttributeValuesRequest{AttributeValues: values()}),
+		"no values":      update(&pb.UpdateAttributeValuesRequest{ObjectInstance: obj}),
+		"bad object":     update(&pb.UpdateAttributeValuesRequest{ObjectInstance: &pb.ObjectInstanceHandle{Data: []byte{1}}, AttributeValues: values()}),
+		"no handle":      update(&pb.UpdateAttributeValuesRequest{ObjectInstance: obj, AttributeValues: values(&pb.AttributeHandleValue{Value: []byte("v")})}),
+		"bad handle":     update(&pb.UpdateAttributeValuesRequest{ObjectInstance: obj, AttributeValues: values(&pb.AttributeHandleValue{AttributeHandle: &pb.AttributeHandle{Data: []byte{1, 2, 3}}})}),
+		"field twice":    append(plain[:len(plain):len(plain)], plain...),
+		"unknown field":  protowire.AppendBytes(protowire.AppendTag(plain[:len(plain):len(plain)], 1, protowire.BytesType), nil),
+		"cut short":      plain[:len(plain)-1],
+		"another call":   mustMarshal(t, &pb.CallRequest{CallRequest: &pb.CallRequest_SendInteractionRequest{SendInteractionRequest: &pb.SendInteractionRequest{}}}),
+		"timed update":   mustMarshal(t, &pb.CallRequest{CallRequest: &pb.CallRequest_UpdateAttributeValuesWithTimeRequest{UpdateAttributeValuesWithTimeRequest: &pb.UpdateAttributeValuesWithTimeRequest{ObjectInstance: obj, AttributeValues: values()}}}),
+		"empty":          nil,
+		"garbage":        {0xff, 0xff, 0xff},
+		"varint in body": protowire.AppendBytes(protowire.AppendTag(nil, fastUpdateField, protowire.BytesType), protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 1)),
+	}
+	for name, payload := range refused {
+		if _, _, _, ok := decodeFastUpdate(payload); ok {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	want, _ := proto.Marshal(&pb.CallResponse{CallResponse: &pb.CallResponse_UpdateAttributeValuesResponse{UpdateAttributeValuesResponse: &pb.UpdateAttributeValuesResponse{}}})
+	if !bytes.Equal(fastUpdateResponse, want) {
+		t.Errorf("the update's response % x, want % x", fastUpdateResponse, want)
+	}
+}
+
+func mustMarshal(t *testing.T, m proto.Message) []byte {
+	t.Helper()
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// An update through the hand decoder is answered as through the
+// generic path: the empty response, or the exception, counted.
+func TestFastUpdateCall(t *testing.T) {
+	h := NewHost(Config{})
+	s := h.NewSession(func([]byte) error { return nil })
+	defer s.Close(nil)
+	payload := mustMarshal(t, &pb.CallRequest{CallRequest: &pb.CallRequest_UpdateAttributeValuesRequest{UpdateAttributeValuesRequest: &pb.UpdateAttributeValuesRequest{
+		ObjectInstance: pbObj(peer.ObjectInstanceHandle{}), AttributeValues: &pb.AttributeHandleValueMap{}}}})
+	if _, _, _, ok := decodeFastUpdate(payload); !ok {
+		t.Fatal("the update is not decoded by hand")
+	}
+	var resp pb.CallResponse
+	if err := proto.Unmarshal(s.Call(payload), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.GetExceptionData().GetExceptionName(); got != "NotConnected" {
+		t.Errorf("an update before connecting answered %v, want NotConnected", &resp)
+	}
+	if st := h.Stats(); st.Calls != 1 || st.Exceptions != 1 {
+		t.Errorf("stats %+v, want one call, one exception", st)
+	}
+}
