@@ -59,12 +59,7 @@ func checkCellsAgreed(t *testing.T, a, b *Federate) {
 	if !b.cfg.Regions.Equal(a.cfg.Regions) || !a.cfg.Regions.Equal(ddm.Config{DefaultCells: 4}) {
 		t.Errorf("cells: creator %+v, joiner %+v; want the creator's, 4 per dimension", a.cfg.Regions, b.cfg.Regions)
 	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	craft, err := a.GetObjectClassHandle("Craft")
 	must(err)
 	where, err := a.GetAttributeHandle(craft, "Where")

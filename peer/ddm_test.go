@@ -57,12 +57,7 @@ func newDDMFederation(t *testing.T, n int) (*memFederation, ddmHandles) {
 	}
 	f := m.feds[0]
 	var h ddmHandles
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	h.craft, err = f.GetObjectClassHandle("Craft")
 	must(err)
 	h.where, err = f.GetAttributeHandle(h.craft, "Where")
@@ -87,12 +82,7 @@ func newDDMFederation(t *testing.T, n int) (*memFederation, ddmHandles) {
 func TestDDMServiceErrors(t *testing.T) {
 	m, h := newDDMFederation(t, 2)
 	a, b := m.feds[0], m.feds[1]
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(a.PublishObjectClassAttributes(h.craft, h.where, h.name))
 	must(a.PublishInteractionClass(h.call))
 	obj, err := a.RegisterObjectInstance(h.craft, "")
@@ -247,12 +237,7 @@ func TestDDMServiceErrors(t *testing.T) {
 func TestDDMFiltering(t *testing.T) {
 	m, h := newDDMFederation(t, 2)
 	a, b := m.feds[0], m.feds[1]
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	sub, err := b.CreateRegion(h.east, h.north)
 	must(err)
 	must(b.SetRangeBounds(sub, h.east, RangeBounds{Lower: 0, Upper: 100}))

@@ -34,15 +34,9 @@ func float64Bytes(v float64) []byte {
 // steps; and the subscriber's frame at time T has handled the updates
 // stamped up to T, and none later.
 func TestFramesAdvanceAndReflect(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 61)
+	m, h := cleanFederation(t, 2, 61)
 	pub, sub := m.feds[0], m.feds[1]
-	h := handles(t, pub)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(sub.SubscribeObjectClassAttributes(h.vehicle, h.position))
 	must(pub.PublishObjectClassAttributes(h.vehicle, h.position))
 	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
@@ -173,9 +167,8 @@ func TestFramesAdvanceAndReflect(t *testing.T) {
 // step runs is handled at the next frame's start, before its step; all
 // of it on the caller's goroutine, and RunFrames starts no goroutine.
 func TestFrameCallbacksWaitForFrameStart(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 62)
+	m, h := cleanFederation(t, 2, 62)
 	pub, sub := m.feds[0], m.feds[1]
-	h := handles(t, pub)
 	obj := labelFlow(t, pub, sub, h, 5*time.Second)
 	for sub.Pending() > 0 { // the joins and whatever else came first
 		waitFor(t, sub, time.Second, func(Event) bool { return true })
@@ -249,9 +242,8 @@ func TestFrameCallbacksWaitForFrameStart(t *testing.T) {
 // error; the frame's later commands do not run. Step and handler errors
 // come back wrapped with the frame.
 func TestFrameCommandErrors(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 63)
+	m, h := cleanFederation(t, 1, 63)
 	f := m.feds[0]
-	h := handles(t, f)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
@@ -339,7 +331,7 @@ func (a *grantAmbassador) TimeAdvanceGrant(t LogicalTime) error {
 // FederateAmbassador; NextMessageTo and a Do that advances are waited
 // for like AdvanceTo.
 func TestFrameStops(t *testing.T) {
-	m := newMemFederation(t, 3, transport.Faults{}, 64)
+	m, _ := cleanFederation(t, 3, 64)
 	f := m.feds[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/lbts"
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // waitStatus waits up to 10 s until the federate's core state (its
@@ -44,7 +43,7 @@ func takeUntil[T Event](t *testing.T, f *Federate) T {
 // TimeRegulationEnabled or TimeConstrainedEnabled queued, the enable is
 // still pending.
 func TestConformancePendingUntilHandedOver(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 41)
+	m, _ := cleanFederation(t, 1, 41)
 	f := m.feds[0]
 
 	t.Run("TimeAdvanceGrant", func(t *testing.T) {
@@ -150,7 +149,7 @@ func TestConformancePendingUntilHandedOver(t *testing.T) {
 // NextForwarded leaves the state pending until HandedOver is told the
 // callback's Receipt.
 func TestConformancePendingUntilHandedOverForwarded(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 43)
+	m, _ := cleanFederation(t, 1, 43)
 	f := m.feds[0]
 	if err := f.TimeAdvanceRequest(Float64Time(1)); err != nil {
 		t.Fatal(err)
@@ -222,7 +221,7 @@ func untilQueued(t *testing.T, what string, want error, service func() error) {
 // RTI queues it: until Next returns it, FederateSaveBegun answers
 // SaveNotInitiated and FederateRestoreComplete RestoreNotRequested.
 func TestConformanceSaveRestorePendingUntilHandedOver(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 41)
+	m, _ := cleanFederation(t, 1, 41)
 	f := m.feds[0]
 	if err := f.RequestFederationSave("s"); err != nil {
 		t.Fatal(err)

@@ -36,11 +36,7 @@ const testFOM = `<?xml version="1.0"?>
 
 func testDoc(t testing.TB) *fomxml.Document {
 	t.Helper()
-	d, err := fomxml.ParseBytes("test.xml", []byte(testFOM))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return parseDoc(t, "test.xml", testFOM)
 }
 
 // memFederation is n federates over one in-memory network and registry.
@@ -63,6 +59,14 @@ func newMemFederation(t testing.TB, n int, faults transport.Faults, seed int64) 
 	}
 	t.Cleanup(m.close)
 	return m
+}
+
+// cleanFederation is n federates (n > 0) on an in-memory network without
+// faults, and the test FOM's handles.
+func cleanFederation(t testing.TB, n int, seed int64) (*memFederation, testHandles) {
+	t.Helper()
+	m := newMemFederation(t, n, transport.Faults{}, seed)
+	return m, handles(t, m.feds[0])
 }
 
 func (m *memFederation) add(name string, doc *fomxml.Document) *Federate {
@@ -97,6 +101,17 @@ func (m *memFederation) close() {
 	}
 }
 
+// mustOK is a test's must: it fails t at once on an error of a call
+// the test needs to succeed.
+func mustOK(t testing.TB) func(error) {
+	return func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // handles of the test FOM.
 type testHandles struct {
 	vehicle, car           ObjectClassHandle
@@ -108,11 +123,7 @@ type testHandles struct {
 
 func handles(t testing.TB, f *Federate) testHandles {
 	t.Helper()
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	var h testHandles
 	var err error
 	h.vehicle, err = f.GetObjectClassHandle("Vehicle")

@@ -15,12 +15,7 @@ func TestMessagesLostReported(t *testing.T) {
 	doc := testDoc(t)
 	pub, sub := m.add("pub", doc), m.add("sub", doc)
 	h := handles(t, pub)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	obj := labelFlow(t, pub, sub, h, 5*time.Second)
 	must(pub.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("1")}, nil))
 	waitFor(t, sub, 5*time.Second, isType[ReflectAttributeValues])

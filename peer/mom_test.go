@@ -135,7 +135,7 @@ func (v *momView) handleOf(name string) ObjectInstanceHandle {
 }
 
 func TestMOMFederateInstances(t *testing.T) {
-	m := newMemFederation(t, 3, transport.Faults{}, 41)
+	m, _ := cleanFederation(t, 3, 41)
 	a, b, c := m.feds[0], m.feds[1], m.feds[2]
 	quiet := m.addWith("Quiet", testDoc(t), func(c *Config) { c.NoMOM = true })
 	v := newMOMView(t, a)
@@ -657,7 +657,7 @@ func testMOMInteractions(t *testing.T, faults transport.Faults) {
 // are known after the restore, their values still come when asked for,
 // and the federation's instance names the last save.
 func TestMOMSaveRestore(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 47)
+	m, _ := cleanFederation(t, 2, 47)
 	a, b := m.feds[0], m.feds[1]
 	if err := a.EnableAsynchronousDelivery(); err != nil {
 		t.Fatal(err)
@@ -723,7 +723,7 @@ func (failingAmbassador) ReceiveInteraction(InteractionClassHandle, ParameterVal
 // federate: its node answers what it can, reports the rest, and panics
 // at nothing; the federation goes on.
 func TestMOMBadInput(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 53)
+	m, _ := cleanFederation(t, 2, 53)
 	a, b := m.feds[0], m.feds[1]
 	mc := newMOMClient(t, a)
 	rng := rand.New(rand.NewPCG(53, 1))
@@ -774,7 +774,7 @@ func TestMOMBadInput(t *testing.T) {
 // switches refuse a federate without the MOM, and a closed federate
 // answers nothing.
 func TestSwitchGettersAndReporting(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 59)
+	m, _ := cleanFederation(t, 1, 59)
 	a := m.feds[0]
 	quiet := m.addWith("Quiet", testDoc(t), func(c *Config) { c.NoMOM = true })
 	if on, err := a.GetObjectClassRelevanceAdvisorySwitch(); err != nil || on {

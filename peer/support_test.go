@@ -7,15 +7,13 @@ import (
 	"math"
 	"testing"
 	"time"
-
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // The support services that need no other federate: names of orders and
 // transportation types, normalization, the time factory, handle
 // decoding, and their errors.
 func TestSupportServices(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 70)
+	m, _ := cleanFederation(t, 1, 70)
 	f := m.feds[0]
 	for name, want := range map[string]OrderType{"Receive": Receive, "TimeStamp": TimeStamp} {
 		if got, err := f.GetOrderType(name); err != nil || got != want {
@@ -147,9 +145,8 @@ func TestSupportServices(t *testing.T) {
 // A federate whose node is lost is handled by its own automatic resign
 // directive: one that divests leaves its instances, unowned.
 func TestLostFederatesDirective(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 71)
+	m, h := cleanFederation(t, 2, 71)
 	pub, sub := m.feds[0], m.feds[1]
-	h := handles(t, pub)
 	obj := labelFlow(t, pub, sub, h, 5*time.Second)
 	if err := pub.SetAutomaticResignDirective(UnconditionallyDivestAttributes); err != nil {
 		t.Fatal(err)
@@ -172,15 +169,9 @@ func TestLostFederatesDirective(t *testing.T) {
 // in order. EvokeCallback and EvokeMultipleCallbacks hand them to an
 // ambassador.
 func TestCallbacksAndEvoke(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 72)
+	m, h := cleanFederation(t, 2, 72)
 	a, b := m.feds[0], m.feds[1]
-	h := handles(t, a)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(b.SubscribeInteractionClass(h.honk))
 	must(a.PublishInteractionClass(h.honk))
 	time.Sleep(20 * time.Millisecond)

@@ -30,7 +30,7 @@ var advanceServices = []struct {
 // 8.8-8.12, and an unconstrained federate is granted each at once, with
 // the grant naming the request.
 func TestAdvanceServiceErrors(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 31)
+	m, _ := cleanFederation(t, 2, 31)
 	a, b := m.feds[0], m.feds[1]
 	for _, s := range advanceServices {
 		t.Run(s.kind.String(), func(t *testing.T) {
@@ -376,12 +376,7 @@ func TestChangeOrderType(t *testing.T) {
 	}
 	// Position (TimeStamp in the FOM) now goes receive order; Label
 	// (Receive) time-stamp order; Honk receive order.
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(reg.ChangeAttributeOrderType(obj, Receive, h.position))
 	must(reg.ChangeAttributeOrderType(obj, TimeStamp, h.label))
 	must(reg.ChangeInteractionOrderType(h.honk, Receive))

@@ -62,7 +62,7 @@ func noGrantYet(t *testing.T, con *Federate, wantGALT float64) {
 }
 
 func TestConstrainedWaitsForRegulator(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 10)
+	m, _ := cleanFederation(t, 2, 10)
 	reg, con := m.feds[0], m.feds[1]
 	enable(t, reg, con, 1)
 
@@ -91,9 +91,8 @@ func TestConstrainedWaitsForRegulator(t *testing.T) {
 // A time-stamped update at 10 is delivered before the grant to 10, and
 // not before the constrained federate may see it.
 func TestTSOBeforeGrant(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 11)
+	m, h := cleanFederation(t, 2, 11)
 	reg, con := m.feds[0], m.feds[1]
-	h := handles(t, reg)
 	if err := con.SubscribeObjectClassAttributes(h.vehicle, h.position); err != nil {
 		t.Fatal(err)
 	}
@@ -131,9 +130,8 @@ func TestTSOBeforeGrant(t *testing.T) {
 }
 
 func TestTimeServiceErrors(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 12)
+	m, h := cleanFederation(t, 2, 12)
 	reg, con := m.feds[0], m.feds[1]
-	h := handles(t, reg)
 	if err := reg.PublishObjectClassAttributes(h.vehicle, h.position); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +203,7 @@ func TestTimeServiceErrors(t *testing.T) {
 func TestLostRegulatorReleasesOthers(t *testing.T) {
 	for _, how := range []string{"crash", "resign"} {
 		t.Run(how, func(t *testing.T) {
-			m := newMemFederation(t, 2, transport.Faults{}, 13)
+			m, _ := cleanFederation(t, 2, 13)
 			reg, con := m.feds[0], m.feds[1]
 			enable(t, reg, con, 1)
 			if err := con.TimeAdvanceRequest(Float64Time(50)); err != nil {

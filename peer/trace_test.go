@@ -99,12 +99,7 @@ func TestTrace(t *testing.T) {
 	}
 	a, b, c := join("A"), join("B"), join("C")
 	h := handles(t, a)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(b.SubscribeObjectClassAttributes(h.vehicle, h.position, h.label))
 	must(b.SubscribeInteractionClass(h.honk))
 	must(a.PublishObjectClassAttributes(h.vehicle, h.position, h.label))
