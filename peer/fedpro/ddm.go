@@ -20,35 +20,15 @@ import (
 // 64 in meshrti: a value that does not fit is refused, not cut.
 
 func regionSet(s *pb.RegionHandleSet) ([]peer.RegionHandle, error) {
-	out := make([]peer.RegionHandle, 0, len(s.GetRegionHandle()))
-	for _, h := range s.GetRegionHandle() {
-		r, err := regionHandle(h)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return decodeAll(s.GetRegionHandle(), regionHandle)
 }
 
 func dimSet(s *pb.DimensionHandleSet) ([]peer.DimensionHandle, error) {
-	out := make([]peer.DimensionHandle, 0, len(s.GetDimensionHandle()))
-	for _, h := range s.GetDimensionHandle() {
-		d, err := dimHandle(h)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, nil
+	return decodeAll(s.GetDimensionHandle(), dimHandle)
 }
 
 func pbDimSet(ds []peer.DimensionHandle) *pb.DimensionHandleSet {
-	s := &pb.DimensionHandleSet{}
-	for _, d := range ds {
-		s.DimensionHandle = append(s.DimensionHandle, pbDim(d))
-	}
-	return s
+	return &pb.DimensionHandleSet{DimensionHandle: encodeAll(ds, pbDim)}
 }
 
 // attrRegions decodes an attribute-set/region-set pair list.

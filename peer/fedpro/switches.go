@@ -88,22 +88,6 @@ func setFixedSwitch(name string, value bool) error {
 // (false: meshrti does not do what it turns on).
 func fixedSwitch(*peer.Federate) (bool, error) { return false, nil }
 
-func pbResignAction(a peer.ResignAction) pb.ResignAction {
-	switch a {
-	case peer.UnconditionallyDivestAttributes:
-		return pb.ResignAction_UNCONDITIONALLY_DIVEST_ATTRIBUTES
-	case peer.DeleteObjects:
-		return pb.ResignAction_DELETE_OBJECTS
-	case peer.CancelPendingOwnershipAcquisitions:
-		return pb.ResignAction_CANCEL_PENDING_OWNERSHIP_ACQUISITIONS
-	case peer.DeleteObjectsThenDivest:
-		return pb.ResignAction_DELETE_OBJECTS_THEN_DIVEST
-	case peer.NoAction:
-		return pb.ResignAction_NO_ACTION
-	}
-	return pb.ResignAction_CANCEL_THEN_DELETE_THEN_DIVEST
-}
-
 // Normalize Object Class Handle and Normalize Interaction Class Handle
 // answer the low 32 bits of the class handle: meshrti's class handles
 // are 64-bit digests of the class's name, the same in every federate,
