@@ -111,16 +111,10 @@ func TestJoinChecksTheFederationsFDD(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []*Federate{first, bare, adder} {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			if _, ok := f.FDD().ObjectClass("Boat"); ok {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s never learned the added module's class", f.Name())
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
+		pollUntil(t, 5*time.Second, func() (bool, string) {
+			_, ok := f.FDD().ObjectClass("Boat")
+			return ok, f.Name() + " never learned the added module's class"
+		})
 	}
 	// The added class works between an old member and the adder.
 	boat, err := first.GetObjectClassHandle("Boat")
@@ -313,12 +307,5 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 		}
 		f.Close()
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines before, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitGoroutines(t, before, "Close")
 }

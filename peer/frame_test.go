@@ -37,11 +37,7 @@ func TestFramesAdvanceAndReflect(t *testing.T) {
 	m, h := cleanFederation(t, 2, 61)
 	pub, sub := m.feds[0], m.feds[1]
 	must := mustOK(t)
-	must(sub.SubscribeObjectClassAttributes(h.vehicle, h.position))
-	must(pub.PublishObjectClassAttributes(h.vehicle, h.position))
-	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
-	must(err)
-	waitFor(t, sub, 5*time.Second, isType[DiscoverObjectInstance])
+	obj := vehicleFlow(t, pub, sub, h, 5*time.Second, h.position)
 	must(pub.EnableTimeRegulation(Float64Time(1)))
 	waitFor(t, pub, 5*time.Second, isType[TimeRegulationEnabled])
 	must(pub.EnableTimeConstrained())
@@ -123,7 +119,7 @@ func TestFramesAdvanceAndReflect(t *testing.T) {
 
 	var sl loop
 	var reflected []float64 // time stamps of the reflections handled, in order
-	err = sub.RunFrames(ctx, handler(&sl, func(ev Event) {
+	err := sub.RunFrames(ctx, handler(&sl, func(ev Event) {
 		if r, ok := ev.(ReflectAttributeValues); ok {
 			if r.Time == nil || r.Time.Float() != math.Float64frombits(binary.BigEndian.Uint64(r.Values[h.position])) {
 				sl.problems = append(sl.problems, fmt.Sprintf("reflection %+v", r))
@@ -227,14 +223,7 @@ func TestFrameCallbacksWaitForFrameStart(t *testing.T) {
 	if peak > before {
 		t.Errorf("%d goroutines before RunFrames, %d while it ran", before, peak)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines before, %d after RunFrames:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitGoroutines(t, before, "RunFrames")
 }
 
 // TestFrameCommandErrors: the first failing command ends the loop with a

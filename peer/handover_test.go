@@ -3,6 +3,7 @@ package peer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -15,20 +16,13 @@ import (
 // without taking any event.
 func waitStatus(t *testing.T, f *Federate, what string, cond func(lbts.Status) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	pollUntil(t, 10*time.Second, func() (bool, string) {
 		st, err := f.TimeStatus()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cond(st) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not in 10 s (status %+v)", what, st)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return cond(st), fmt.Sprintf("%s: not in 10 s (status %+v)", what, st)
+	})
 }
 
 // takeUntil takes f's events until one of type T, which it returns.

@@ -3,6 +3,7 @@ package peer
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -67,6 +68,13 @@ func cleanFederation(t testing.TB, n int, seed int64) (*memFederation, testHandl
 	t.Helper()
 	m := newMemFederation(t, n, transport.Faults{}, seed)
 	return m, handles(t, m.feds[0])
+}
+
+// emptyFederation is an in-memory network without faults and no
+// federate yet, and the test FOM for the federates the test adds.
+func emptyFederation(t testing.TB, seed int64) (*memFederation, *fomxml.Document) {
+	t.Helper()
+	return newMemFederation(t, 0, transport.Faults{}, seed), testDoc(t)
 }
 
 func (m *memFederation) add(name string, doc *fomxml.Document) *Federate {
@@ -168,6 +176,39 @@ func waitFor(t testing.TB, f *Federate, timeout time.Duration, match func(Event)
 	}
 }
 
+// pollUntil calls check about every millisecond until it answers done,
+// failing t with check's last status when timeout passes first. check
+// may fail t itself on an error that ends the wait.
+func pollUntil(t testing.TB, timeout time.Duration, check func() (done bool, status string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		done, status := check()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(status)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// waitGoroutines waits up to 5 s until no more goroutines run than
+// before, failing t with every goroutine's stack when some stay; after
+// names what should have ended them.
+func waitGoroutines(t testing.TB, before int, after string) {
+	t.Helper()
+	pollUntil(t, 5*time.Second, func() (bool, string) {
+		n := runtime.NumGoroutine()
+		if n <= before {
+			return true, ""
+		}
+		buf := make([]byte, 1<<16)
+		return false, fmt.Sprintf("%d goroutines before, %d after %s:\n%s", before, n, after, buf[:runtime.Stack(buf, true)])
+	})
+}
+
 // waitEvent waits up to 5 s for f's next event of type T.
 func waitEvent[T Event](t testing.TB, f *Federate) T {
 	t.Helper()
@@ -185,10 +226,16 @@ func isType[T Event](ev Event) bool {
 // it: the object most data-plane tests update.
 func labelFlow(t testing.TB, pub, sub *Federate, h testHandles, wait time.Duration) ObjectInstanceHandle {
 	t.Helper()
-	if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
+	return vehicleFlow(t, pub, sub, h, wait, h.label)
+}
+
+// vehicleFlow is labelFlow for the Vehicle attributes attrs.
+func vehicleFlow(t testing.TB, pub, sub *Federate, h testHandles, wait time.Duration, attrs ...AttributeHandle) ObjectInstanceHandle {
+	t.Helper()
+	if err := sub.SubscribeObjectClassAttributes(h.vehicle, attrs...); err != nil {
 		t.Fatal(err)
 	}
-	if err := pub.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
+	if err := pub.PublishObjectClassAttributes(h.vehicle, attrs...); err != nil {
 		t.Fatal(err)
 	}
 	obj, err := pub.RegisterObjectInstance(h.vehicle, "")

@@ -11,8 +11,7 @@ import (
 // publisher is gone before it can repair it: the loss is reported as a
 // MessagesLost event (and counted), never skipped in silence.
 func TestMessagesLostReported(t *testing.T) {
-	m := newMemFederation(t, 0, transport.Faults{}, 21)
-	doc := testDoc(t)
+	m, doc := emptyFederation(t, 21)
 	pub, sub := m.add("pub", doc), m.add("sub", doc)
 	h := handles(t, pub)
 	must := mustOK(t)

@@ -160,14 +160,7 @@ func TestMOMFederateInstances(t *testing.T) {
 	}
 	waitFor(t, b, 5*time.Second, isType[TimeAdvanceGrant])
 	h := handles(t, b)
-	obj := labelFlow(t, b, c, h, 5*time.Second)
-	for i := 0; i < 2; i++ {
-		if err := b.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("x")}, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitFor(t, c, 5*time.Second, isType[ReflectAttributeValues])
-	waitFor(t, c, 5*time.Second, isType[ReflectAttributeValues])
+	updateTwice(t, b, c, h)
 
 	if err := a.RequestAttributeValueUpdateForClass(v.class, nil, v.attrs()...); err != nil {
 		t.Fatal(err)
@@ -410,14 +403,11 @@ func TestMOMInteractions(t *testing.T) {
 	}
 }
 
-func testMOMInteractions(t *testing.T, faults transport.Faults) {
-	m := newMemFederation(t, 3, faults, 43)
-	a, b, c := m.feds[0], m.feds[1], m.feds[2]
-	mc := newMOMClient(t, a)
-	h := handles(t, b)
-	if err := b.SubscribeInteractionClass(h.honk); err != nil {
-		t.Fatal(err)
-	}
+// updateTwice has b register a Vehicle that c discovers and update its
+// label twice, and waits until c has reflected both updates: the counts
+// the MOM tests read. It returns the instance.
+func updateTwice(t *testing.T, b, c *Federate, h testHandles) ObjectInstanceHandle {
+	t.Helper()
 	obj := labelFlow(t, b, c, h, 5*time.Second)
 	for i := 0; i < 2; i++ {
 		if err := b.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("x")}, nil); err != nil {
@@ -426,6 +416,18 @@ func testMOMInteractions(t *testing.T, faults transport.Faults) {
 	}
 	waitFor(t, c, 5*time.Second, isType[ReflectAttributeValues])
 	waitFor(t, c, 5*time.Second, isType[ReflectAttributeValues])
+	return obj
+}
+
+func testMOMInteractions(t *testing.T, faults transport.Faults) {
+	m := newMemFederation(t, 3, faults, 43)
+	a, b, c := m.feds[0], m.feds[1], m.feds[2]
+	mc := newMOMClient(t, a)
+	h := handles(t, b)
+	if err := b.SubscribeInteractionClass(h.honk); err != nil {
+		t.Fatal(err)
+	}
+	obj := updateTwice(t, b, c, h)
 	toB := map[string]any{"HLAfederate": handleBytes(b.Handle())}
 
 	mc.send("HLAfederate.HLArequest.HLArequestPublications", toB)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"testing"
 	"time"
-
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // The errors of the object management services added with the
@@ -137,8 +135,7 @@ func TestLateJoinerTenThousand(t *testing.T) {
 	if testing.Short() {
 		n = 1000
 	}
-	m := newMemFederation(t, 0, transport.Faults{}, 83)
-	doc := testDoc(t)
+	m, doc := emptyFederation(t, 83)
 	pub := m.addWith("pub", doc, func(c *Config) { c.MaxQueuedEvents = 4 * n })
 	h := handles(t, pub)
 	must := mustOK(t)

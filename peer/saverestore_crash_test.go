@@ -4,8 +4,6 @@ import (
 	"io"
 	"testing"
 	"time"
-
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // A federation of federates of types A, B, B saves; one B federate
@@ -16,8 +14,7 @@ import (
 // updates of the crashed federate's instance and see it own it. A
 // restore while the joined types do not match the saved set's fails.
 func TestConformanceRestoreAfterCrash(t *testing.T) {
-	m := newMemFederation(t, 0, transport.Faults{}, 67)
-	doc := testDoc(t)
+	m, doc := emptyFederation(t, 67)
 	typed := func(typ string) func(*Config) { return func(c *Config) { c.FederateType = typ } }
 	a := m.addWith("A0", doc, typed("A"))
 	b1 := m.addWith("B1", doc, typed("B"))

@@ -124,39 +124,19 @@ func timedPair(t *testing.T, seed int64, lookahead float64) (reg, con *Federate,
 // waitLITS waits until con's LITS is want.
 func waitLITS(t *testing.T, con *Federate, want float64) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	pollUntil(t, 5*time.Second, func() (bool, string) {
 		l, ok, err := con.QueryLITS()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok && l.Float() == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("LITS never became %v (is %v, %v)", want, l, ok)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return ok && l.Float() == want, fmt.Sprintf("LITS never became %v (is %v, %v)", want, l, ok)
+	})
 }
 
 // waitQueued waits until con holds n time-stamp-order messages queued.
 func waitQueued(t *testing.T, con *Federate, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		st, err := con.TimeStatus()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Queued == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d messages queued, want %d", st.Queued, n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitStatus(t, con, fmt.Sprintf("%d messages queued", n), func(st lbts.Status) bool { return st.Queued == n })
 }
 
 // NMR(10) with a message queued at 5 delivers it and grants 5; then
@@ -453,22 +433,10 @@ func TestCrashedRegulatorReleasesNMR(t *testing.T) {
 	}
 	net := transport.NewNetwork(transport.NetworkConfig{Seed: 39})
 	federation := fmt.Sprintf("nmr-crash-%d", os.Getpid())
-	a, err := joinGossip(t, net, federation, "A", nil, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := gossipMember(t, net, federation, "A", "")
 	seed, _ := a.GossipAddr()
-	b, err := joinGossip(t, net, federation, "B", []string{seed}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	c, err := joinGossip(t, net, federation, "C", []string{seed}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	b := gossipMember(t, net, federation, "B", seed)
+	c := gossipMember(t, net, federation, "C", seed)
 	for _, f := range []*Federate{a, b} {
 		waitFor(t, f, 10*time.Second, func(ev Event) bool {
 			j, ok := ev.(FederateJoined)

@@ -39,20 +39,13 @@ func enable(t *testing.T, reg, con *Federate, l float64) {
 // the grant decision is made as soon as GALT is known.
 func noGrantYet(t *testing.T, con *Federate, wantGALT float64) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	pollUntil(t, 5*time.Second, func() (bool, string) {
 		g, ok, err := con.QueryGALT()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok && g.Float() == wantGALT {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GALT never became %v (is %v, %v)", wantGALT, g, ok)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return ok && g.Float() == wantGALT, fmt.Sprintf("GALT never became %v (is %v, %v)", wantGALT, g, ok)
+	})
 	for con.Pending() > 0 {
 		ev, _ := waitFor(t, con, time.Second, func(Event) bool { return true })
 		if _, ok := ev.(TimeAdvanceGrant); ok {
