@@ -356,6 +356,18 @@ func (c *momClient) wait(class string, n int) []momReport {
 
 // waitOne takes the next event, if one comes within 10 ms, keeping a
 // report.
+// setReporting sends the HLAadjust interaction name (a reporting
+// switch) for f with state on, and waits until f has taken it: f answers
+// a publication request sent after it.
+func (c *momClient) setReporting(name string, f *Federate, on bool) {
+	c.t.Helper()
+	to := map[string]any{"HLAfederate": handleBytes(f.Handle())}
+	c.send("HLAfederate.HLAadjust."+name, map[string]any{"HLAfederate": to["HLAfederate"], "HLAreportingState": on})
+	c.send("HLAfederate.HLArequest.HLArequestPublications", to)
+	c.wait("HLAfederate.HLAreport.HLAreportInteractionPublication", 1)
+	c.wait("HLAfederate.HLAreport.HLAreportObjectClassPublication", 1)
+}
+
 func (c *momClient) waitOne() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	ev, err := c.f.Next(ctx)
@@ -512,10 +524,7 @@ func testMOMInteractions(t *testing.T, faults transport.Faults) {
 
 	// Service reporting: C's calls are reported while it is on, and C
 	// may not subscribe to the reports meanwhile.
-	mc.send("HLAfederate.HLAadjust.HLAsetServiceReporting", map[string]any{"HLAfederate": handleBytes(c.Handle()), "HLAreportingState": true})
-	mc.send("HLAfederate.HLArequest.HLArequestPublications", toC) // after the switch, at C
-	mc.wait("HLAfederate.HLAreport.HLAreportInteractionPublication", 1)
-	mc.wait("HLAfederate.HLAreport.HLAreportObjectClassPublication", 1)
+	mc.setReporting("HLAsetServiceReporting", c, true)
 	if err := c.PublishInteractionClass(h.honk); err != nil {
 		t.Fatal(err)
 	}
@@ -530,19 +539,13 @@ func testMOMInteractions(t *testing.T, faults transport.Faults) {
 	if inv[1].args["HLAservice"] != "SubscribeInteractionClass" || inv[1].args["HLAsuccessIndicator"] != false || !strings.Contains(inv[1].args["HLAexception"].(string), "reported via MOM") {
 		t.Errorf("second service report %v", inv[1].args)
 	}
-	mc.send("HLAfederate.HLAadjust.HLAsetServiceReporting", map[string]any{"HLAfederate": handleBytes(c.Handle()), "HLAreportingState": false})
-	mc.send("HLAfederate.HLArequest.HLArequestPublications", toC)
-	mc.wait("HLAfederate.HLAreport.HLAreportInteractionPublication", 1)
-	mc.wait("HLAfederate.HLAreport.HLAreportObjectClassPublication", 1)
+	mc.setReporting("HLAsetServiceReporting", c, false)
 	if err := c.UnpublishInteractionClass(h.honk); err != nil {
 		t.Fatal(err)
 	}
 
 	// Exception reporting: an error B's callback returns is reported.
-	mc.send("HLAfederate.HLAadjust.HLAsetExceptionReporting", map[string]any{"HLAfederate": handleBytes(b.Handle()), "HLAreportingState": true})
-	mc.send("HLAfederate.HLArequest.HLArequestPublications", toB) // after the switch, at B
-	mc.wait("HLAfederate.HLAreport.HLAreportInteractionPublication", 1)
-	mc.wait("HLAfederate.HLAreport.HLAreportObjectClassPublication", 1)
+	mc.setReporting("HLAsetExceptionReporting", b, true)
 	if err := a.PublishInteractionClass(h.honk); err != nil {
 		t.Fatal(err)
 	}

@@ -121,16 +121,21 @@ func timedPair(t *testing.T, seed int64, lookahead float64) (reg, con *Federate,
 	return reg, con, h, obj
 }
 
+// waitGrant waits for con's grant, fails t unless it is to want and
+// answers a request of kind, and returns the events delivered before it.
+func waitGrant(t *testing.T, con *Federate, want float64, kind lbts.RequestKind) []Event {
+	t.Helper()
+	ev, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+	if g := ev.(TimeAdvanceGrant); g.Time.Float() != want || g.Request != kind {
+		t.Fatalf("grant %v, want %v (%v)", g, want, kind)
+	}
+	return before
+}
+
 // waitLITS waits until con's LITS is want.
 func waitLITS(t *testing.T, con *Federate, want float64) {
 	t.Helper()
-	pollUntil(t, 5*time.Second, func() (bool, string) {
-		l, ok, err := con.QueryLITS()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ok && l.Float() == want, fmt.Sprintf("LITS never became %v (is %v, %v)", want, l, ok)
-	})
+	waitQueried(t, "LITS", con.QueryLITS, want)
 }
 
 // waitQueued waits until con holds n time-stamp-order messages queued.
@@ -157,10 +162,7 @@ func TestNextMessageRequest(t *testing.T) {
 	if err := con.NextMessageRequest(Float64Time(10)); err != nil {
 		t.Fatal(err)
 	}
-	ev, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
-	if g := ev.(TimeAdvanceGrant); g.Time.Float() != 5 || g.Request != lbts.NextMessageRequest {
-		t.Fatalf("grant %v, want 5 (NMR)", g)
-	}
+	before := waitGrant(t, con, 5, lbts.NextMessageRequest)
 	if len(before) != 1 {
 		t.Fatalf("before the grant: %v", before)
 	}
@@ -170,7 +172,7 @@ func TestNextMessageRequest(t *testing.T) {
 	if err := con.NextMessageRequest(Float64Time(7)); err != nil {
 		t.Fatal(err)
 	}
-	ev, before = waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+	ev, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
 	if g := grantOf(t, ev); g != 7 || len(before) != 0 {
 		t.Fatalf("grant %v after %v, want 7 after nothing", g, before)
 	}
@@ -193,10 +195,7 @@ func TestFlushQueueRequest(t *testing.T) {
 	if err := con.FlushQueueRequest(Float64Time(6)); err != nil {
 		t.Fatal(err)
 	}
-	ev, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
-	if g := ev.(TimeAdvanceGrant); g.Time.Float() != 4 || g.Request != lbts.FlushQueueRequest {
-		t.Errorf("grant %v, want 4 (FQR)", g)
-	}
+	before := waitGrant(t, con, 4, lbts.FlushQueueRequest)
 	if len(before) != 2 {
 		t.Fatalf("delivered %v, want both messages", before)
 	}

@@ -35,17 +35,24 @@ func enable(t *testing.T, reg, con *Federate, l float64) {
 	waitFor(t, con, 5*time.Second, isType[TimeConstrainedEnabled])
 }
 
+// waitQueried waits until query (QueryGALT or QueryLITS, named what)
+// answers want.
+func waitQueried(t *testing.T, what string, query func() (LogicalTime, bool, error), want float64) {
+	t.Helper()
+	pollUntil(t, 5*time.Second, func() (bool, string) {
+		v, ok, err := query()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok && v.Float() == want, fmt.Sprintf("%s never became %v (is %v, %v)", what, want, v, ok)
+	})
+}
+
 // noGrantYet checks that con holds no grant once its GALT reflects want:
 // the grant decision is made as soon as GALT is known.
 func noGrantYet(t *testing.T, con *Federate, wantGALT float64) {
 	t.Helper()
-	pollUntil(t, 5*time.Second, func() (bool, string) {
-		g, ok, err := con.QueryGALT()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ok && g.Float() == wantGALT, fmt.Sprintf("GALT never became %v (is %v, %v)", wantGALT, g, ok)
-	})
+	waitQueried(t, "GALT", con.QueryGALT, wantGALT)
 	for con.Pending() > 0 {
 		ev, _ := waitFor(t, con, time.Second, func(Event) bool { return true })
 		if _, ok := ev.(TimeAdvanceGrant); ok {
@@ -54,20 +61,27 @@ func noGrantYet(t *testing.T, con *Federate, wantGALT float64) {
 	}
 }
 
+// advanceAfterRegulator has con ask to advance to to, checks that it is
+// granted nothing while its GALT is galt, and then has reg ask too.
+func advanceAfterRegulator(t *testing.T, reg, con *Federate, to, galt float64) {
+	t.Helper()
+	if err := con.TimeAdvanceRequest(Float64Time(to)); err != nil {
+		t.Fatal(err)
+	}
+	noGrantYet(t, con, galt)
+	if err := reg.TimeAdvanceRequest(Float64Time(to)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestConstrainedWaitsForRegulator(t *testing.T) {
 	m, _ := cleanFederation(t, 2, 10)
 	reg, con := m.feds[0], m.feds[1]
 	enable(t, reg, con, 1)
 
-	if err := con.TimeAdvanceRequest(Float64Time(5)); err != nil {
-		t.Fatal(err)
-	}
 	// The regulator is at 0 with lookahead 1: nothing may be granted at
 	// or beyond 1.
-	noGrantYet(t, con, 1)
-	if err := reg.TimeAdvanceRequest(Float64Time(5)); err != nil {
-		t.Fatal(err)
-	}
+	advanceAfterRegulator(t, reg, con, 5, 1)
 	ev, _ := waitFor(t, reg, 5*time.Second, isType[TimeAdvanceGrant])
 	if g := grantOf(t, ev); g != 5 {
 		t.Errorf("regulator granted %v", g)
@@ -101,13 +115,7 @@ func TestTSOBeforeGrant(t *testing.T) {
 	if err := reg.UpdateAttributeValuesWithTime(obj, AttributeValues{h.position: []byte("p10")}, nil, Float64Time(10)); err != nil {
 		t.Fatal(err)
 	}
-	if err := con.TimeAdvanceRequest(Float64Time(10)); err != nil {
-		t.Fatal(err)
-	}
-	noGrantYet(t, con, 1)
-	if err := reg.TimeAdvanceRequest(Float64Time(10)); err != nil {
-		t.Fatal(err)
-	}
+	advanceAfterRegulator(t, reg, con, 10, 1)
 	ev, skipped := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
 	if g := grantOf(t, ev); g != 10 {
 		t.Fatalf("granted %v", g)
