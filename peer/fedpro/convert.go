@@ -129,6 +129,18 @@ func pbFedSet(hs []peer.FederateHandle) *pb.FederateHandleSet {
 	return &pb.FederateHandleSet{FederateHandle: encodeAll(hs, pbFed)}
 }
 
+// decodeBoth decodes p with decodeP and q with decodeQ, failing at the
+// first that does not decode.
+func decodeBoth[P, Q, A, B any](p P, decodeP func(P) (A, error), q Q, decodeQ func(Q) (B, error)) (A, B, error) {
+	a, err := decodeP(p)
+	if err != nil {
+		var b B
+		return a, b, err
+	}
+	b, err := decodeQ(q)
+	return a, b, err
+}
+
 // decodeAll decodes each of a set's handles with decode, failing at the
 // first that does not decode.
 func decodeAll[P, H any](in []P, decode func(P) (H, error)) ([]H, error) {

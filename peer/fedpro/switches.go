@@ -191,32 +191,16 @@ func init() {
 		return encode(pbResignAction)(f.GetAutomaticResignDirective())
 	})
 	act(func(f *peer.Federate, req *pb.SetAutomaticResignDirectiveRequest) error {
-		a, err := resignAction(req.GetValue())
-		if err != nil {
-			return err
-		}
-		return f.SetAutomaticResignDirective(a)
+		return do(f.SetAutomaticResignDirective)(resignAction(req.GetValue()))
 	})
 
 	// §10.31-§10.32 and HLA 4's normalization services: the values the
 	// handles have on the MOM's dimensions.
 	ask(func(f *peer.Federate, req *pb.NormalizeServiceGroupRequest) (uint32, error) {
-		n, err := f.NormalizeServiceGroup(peer.ServiceGroup(req.GetServiceGroup()))
-		if err != nil {
-			return 0, err
-		}
-		return uint32Of(n, "the normalized service group")
+		return fits32("the normalized service group")(f.NormalizeServiceGroup(peer.ServiceGroup(req.GetServiceGroup())))
 	})
 	ask(func(f *peer.Federate, req *pb.NormalizeFederateHandleRequest) (uint32, error) {
-		h, err := fedHandle(req.GetFederate())
-		if err != nil {
-			return 0, err
-		}
-		n, err := f.NormalizeFederateHandle(h)
-		if err != nil {
-			return 0, err
-		}
-		return uint32Of(n, "the normalized federate handle")
+		return fits32("the normalized federate handle")(then(f.NormalizeFederateHandle)(fedHandle(req.GetFederate())))
 	})
 	ask(func(f *peer.Federate, req *pb.NormalizeObjectClassHandleRequest) (uint32, error) {
 		class, err := classHandle(req.GetObjectClass())
