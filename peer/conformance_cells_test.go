@@ -60,20 +60,8 @@ func checkCellsAgreed(t *testing.T, a, b *Federate) {
 		t.Errorf("cells: creator %+v, joiner %+v; want the creator's, 4 per dimension", a.cfg.Regions, b.cfg.Regions)
 	}
 	must := mustOK(t)
-	craft, err := a.GetObjectClassHandle("Craft")
-	must(err)
-	where, err := a.GetAttributeHandle(craft, "Where")
-	must(err)
-	call, err := a.GetInteractionClassHandle("Call")
-	must(err)
-	text, err := a.GetParameterHandle(call, "Text")
-	must(err)
-	east, err := a.GetDimensionHandle("East")
-	must(err)
-	north, err := a.GetDimensionHandle("North")
-	must(err)
-	band, err := a.GetDimensionHandle("Band")
-	must(err)
+	h := ddmHandlesOf(t, a)
+	craft, where, call, text, east, north, band := h.craft, h.where, h.call, h.text, h.east, h.north, h.band
 	region := func(f *Federate, bounds map[DimensionHandle]RangeBounds) RegionHandle {
 		t.Helper()
 		var dims []DimensionHandle

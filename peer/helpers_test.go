@@ -131,30 +131,50 @@ type testHandles struct {
 
 func handles(t testing.TB, f *Federate) testHandles {
 	t.Helper()
-	must := mustOK(t)
-	var h testHandles
-	var err error
-	h.vehicle, err = f.GetObjectClassHandle("Vehicle")
-	must(err)
-	h.car, err = f.GetObjectClassHandle("Vehicle.Car")
-	must(err)
-	h.position, err = f.GetAttributeHandle(h.vehicle, "Position")
-	must(err)
-	h.label, err = f.GetAttributeHandle(h.vehicle, "Label")
-	must(err)
-	h.noise, err = f.GetAttributeHandle(h.vehicle, "Noise")
-	must(err)
-	h.doors, err = f.GetAttributeHandle(h.car, "Doors")
-	must(err)
-	h.honk, err = f.GetInteractionClassHandle("Honk")
-	must(err)
-	h.longHonk, err = f.GetInteractionClassHandle("Honk.LongHonk")
-	must(err)
-	h.loudness, err = f.GetParameterHandle(h.honk, "Loudness")
-	must(err)
-	h.seconds, err = f.GetParameterHandle(h.longHonk, "Seconds")
-	must(err)
+	l := nameLookup{t, f}
+	h := testHandles{vehicle: l.class("Vehicle"), car: l.class("Vehicle.Car"), honk: l.interaction("Honk"), longHonk: l.interaction("Honk.LongHonk")}
+	h.position, h.label, h.noise = l.attr(h.vehicle, "Position"), l.attr(h.vehicle, "Label"), l.attr(h.vehicle, "Noise")
+	h.doors = l.attr(h.car, "Doors")
+	h.loudness, h.seconds = l.param(h.honk, "Loudness"), l.param(h.longHonk, "Seconds")
 	return h
+}
+
+// found is a lookup's value, failing t on its error.
+func found[T any](t testing.TB) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+// nameLookup looks handles up by name at f, failing t on a name f does not
+// know.
+type nameLookup struct {
+	t testing.TB
+	f *Federate
+}
+
+func (l nameLookup) class(name string) ObjectClassHandle {
+	return found[ObjectClassHandle](l.t)(l.f.GetObjectClassHandle(name))
+}
+
+func (l nameLookup) attr(c ObjectClassHandle, name string) AttributeHandle {
+	return found[AttributeHandle](l.t)(l.f.GetAttributeHandle(c, name))
+}
+
+func (l nameLookup) interaction(name string) InteractionClassHandle {
+	return found[InteractionClassHandle](l.t)(l.f.GetInteractionClassHandle(name))
+}
+
+func (l nameLookup) param(ic InteractionClassHandle, name string) ParameterHandle {
+	return found[ParameterHandle](l.t)(l.f.GetParameterHandle(ic, name))
+}
+
+func (l nameLookup) dim(name string) DimensionHandle {
+	return found[DimensionHandle](l.t)(l.f.GetDimensionHandle(name))
 }
 
 // waitFor reads events until match accepts one, failing after timeout.

@@ -121,6 +121,20 @@ func timedPair(t *testing.T, seed int64, lookahead float64) (reg, con *Federate,
 	return reg, con, h, obj
 }
 
+// advanceBoth has reg advance to to, then con, and returns con's grant
+// and the events delivered before it.
+func advanceBoth(t *testing.T, reg, con *Federate, to float64) (Event, []Event) {
+	t.Helper()
+	if err := reg.TimeAdvanceRequest(Float64Time(to)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, reg, 5*time.Second, isType[TimeAdvanceGrant])
+	if err := con.TimeAdvanceRequest(Float64Time(to)); err != nil {
+		t.Fatal(err)
+	}
+	return waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+}
+
 // waitGrant waits for con's grant, fails t unless it is to want and
 // answers a request of kind, and returns the events delivered before it.
 func waitGrant(t *testing.T, con *Federate, want float64, kind lbts.RequestKind) []Event {
@@ -245,14 +259,7 @@ func TestRetract(t *testing.T) {
 	waitQueued(t, con, 2)
 	// h6 and h7 are delivered by a grant to 6.5; the regulator, still at
 	// 0, may retract h6 afterwards: the receiver is asked to.
-	if err := reg.TimeAdvanceRequest(Float64Time(6.5)); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, reg, 5*time.Second, isType[TimeAdvanceGrant])
-	if err := con.TimeAdvanceRequest(Float64Time(6.5)); err != nil {
-		t.Fatal(err)
-	}
-	ev, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+	ev, before := advanceBoth(t, reg, con, 6.5)
 	// Before the grant: the receive-order label (held until now) and h6.
 	if grantOf(t, ev) != 6.5 || len(before) != 2 {
 		t.Fatalf("before the grant to 6.5: %v", before)
@@ -497,14 +504,7 @@ func TestHeldAndQueuedKeepTheirValues(t *testing.T) {
 	// The receive-order halves travel first on the same stream: once the
 	// time-stamped ones are queued, the others are held.
 	waitQueued(t, con, n)
-	if err := reg.TimeAdvanceRequest(Float64Time(10)); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, reg, 5*time.Second, isType[TimeAdvanceGrant])
-	if err := con.TimeAdvanceRequest(Float64Time(10)); err != nil {
-		t.Fatal(err)
-	}
-	_, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+	_, before := advanceBoth(t, reg, con, 10)
 	var got []string
 	for _, ev := range before {
 		r, ok := ev.(ReflectAttributeValues)
