@@ -5,8 +5,6 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // recordingAmbassador records the callbacks it gets and stops after the
@@ -35,9 +33,8 @@ func (r *recordingAmbassador) ReflectAttributeValues(obj ObjectInstanceHandle, v
 }
 
 func TestDispatch(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 20)
+	m, h := cleanFederation(t, 2, 20)
 	pub, sub := m.feds[0], m.feds[1]
-	h := handles(t, pub)
 	if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
 		t.Fatal(err)
 	}

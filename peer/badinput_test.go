@@ -46,12 +46,7 @@ func TestBadFramesAreDroppedAndCounted(t *testing.T) {
 	net, feds := keyedFederation(t, key)
 	a, b := feds[0], feds[1]
 	h := handles(t, a)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(b.SubscribeInteractionClass(h.honk))
 	must(a.PublishInteractionClass(h.honk))
 

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meshrti/meshrti/peer/transport"
 	"github.com/meshrti/meshrti/peer/updatecond"
 )
 
@@ -14,23 +13,12 @@ import (
 // what changed enough goes on the wire: the subscriber reflects exactly
 // what the conditions let through.
 func TestUpdateConditions(t *testing.T) {
-	m := newMemFederation(t, 0, transport.Faults{}, 60)
-	doc := testDoc(t)
+	m, doc := emptyFederation(t, 60)
 	cfg := updatecond.Config{Default: updatecond.Policy{Threshold: updatecond.Threshold{Kind: updatecond.Absolute, Value: 1}}}
 	pub := m.addWith("pub", doc, func(c *Config) { c.UpdateConditions = &cfg })
 	sub := m.add("sub", doc)
 	h := handles(t, pub)
-	if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.position); err != nil {
-		t.Fatal(err)
-	}
-	if err := pub.PublishObjectClassAttributes(h.vehicle, h.position); err != nil {
-		t.Fatal(err)
-	}
-	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, sub, 5*time.Second, isType[DiscoverObjectInstance])
+	obj := vehicleFlow(t, pub, sub, h, 5*time.Second, h.position)
 	// A ramp of 0.25 a frame: a value passes every fourth frame (it moved
 	// by at least 1 since the last one sent), 25 of 100 plus the first.
 	const frames = 100

@@ -59,26 +59,9 @@ func checkCellsAgreed(t *testing.T, a, b *Federate) {
 	if !b.cfg.Regions.Equal(a.cfg.Regions) || !a.cfg.Regions.Equal(ddm.Config{DefaultCells: 4}) {
 		t.Errorf("cells: creator %+v, joiner %+v; want the creator's, 4 per dimension", a.cfg.Regions, b.cfg.Regions)
 	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	craft, err := a.GetObjectClassHandle("Craft")
-	must(err)
-	where, err := a.GetAttributeHandle(craft, "Where")
-	must(err)
-	call, err := a.GetInteractionClassHandle("Call")
-	must(err)
-	text, err := a.GetParameterHandle(call, "Text")
-	must(err)
-	east, err := a.GetDimensionHandle("East")
-	must(err)
-	north, err := a.GetDimensionHandle("North")
-	must(err)
-	band, err := a.GetDimensionHandle("Band")
-	must(err)
+	must := mustOK(t)
+	h := ddmHandlesOf(t, a)
+	craft, where, call, text, east, north, band := h.craft, h.where, h.call, h.text, h.east, h.north, h.band
 	region := func(f *Federate, bounds map[DimensionHandle]RangeBounds) RegionHandle {
 		t.Helper()
 		var dims []DimensionHandle

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,44 +14,28 @@ import (
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
-// joinBaseFOM is a creation module that defines a dimension and a
-// simple data type, and uses neither itself.
-const joinBaseFOM = `<?xml version="1.0"?>
-<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
-  <modelIdentification><name>join test base</name><type>FOM</type><version>1</version></modelIdentification>
-  <objects><objectClass><name>HLAobjectRoot</name>
-    <objectClass><name>Site</name><sharing>PublishSubscribe</sharing>
-      <attribute><name>Label</name><dataType>HLAunicodeString</dataType><updateType>Static</updateType><updateCondition>NA</updateCondition><ownership>DivestAcquire</ownership><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>Receive</order></attribute>
-    </objectClass>
-  </objectClass></objects>
-  <dimensions>
-    <dimension><name>Zone</name><dataType>HLAinteger32BE</dataType><upperBound>100</upperBound><normalization>linear (Zone, 0, 100)</normalization><value>[0..1)</value></dimension>
-  </dimensions>
-  <dataTypes><simpleDataTypes>
-    <simpleData><name>Meters</name><representation>HLAfloat64BE</representation><units>m</units><resolution>NA</resolution><accuracy>NA</accuracy></simpleData>
-  </simpleDataTypes></dataTypes>
-</objectModel>`
+// readTestdata reads a file of testdata/, shared with package fedpro's
+// tests: join_base.xml is a creation module that defines a dimension and
+// a simple data type and uses neither itself; join_sensor.xml is a join
+// module that uses them (TYPE and DIM are replaced to make it use
+// undefined ones).
+func readTestdata(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
-// joinSensorFOM is a join module that uses the base module's dimension
-// and data type (TYPE and DIM are replaced to make it use undefined ones).
-const joinSensorFOM = `<?xml version="1.0"?>
-<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
-  <modelIdentification><name>join test sensor</name><type>FOM</type><version>1</version></modelIdentification>
-  <objects><objectClass><name>HLAobjectRoot</name>
-    <objectClass><name>Sensor</name><sharing>PublishSubscribe</sharing>
-      <attribute><name>Reach</name><dataType>TYPE</dataType><updateType>Conditional</updateType><updateCondition>NA</updateCondition><ownership>DivestAcquire</ownership><sharing>PublishSubscribe</sharing><dimensions><dimension>DIM</dimension></dimensions><transportation>HLAreliable</transportation><order>Receive</order></attribute>
-    </objectClass>
-  </objectClass></objects>
-  <interactions><interactionClass><name>HLAinteractionRoot</name>
-    <interactionClass><name>Ping</name><sharing>PublishSubscribe</sharing><dimensions><dimension>DIM</dimension></dimensions><transportation>HLAreliable</transportation><order>Receive</order>
-      <parameter><name>Distance</name><dataType>TYPE</dataType></parameter>
-    </interactionClass>
-  </interactionClass></interactions>
-</objectModel>`
+func joinBaseDoc(t testing.TB) *fomxml.Document {
+	t.Helper()
+	return parseDoc(t, "base.xml", readTestdata(t, "join_base.xml"))
+}
 
 func sensorDoc(t testing.TB, name, typ, dim string) *fomxml.Document {
 	t.Helper()
-	return parseDoc(t, name, strings.NewReplacer("TYPE", typ, "DIM", dim).Replace(joinSensorFOM))
+	return parseDoc(t, name, strings.NewReplacer("TYPE", typ, "DIM", dim).Replace(readTestdata(t, "join_sensor.xml")))
 }
 
 // lookupSensor has f look up the sensor module's classes, attribute,
@@ -96,7 +81,7 @@ func lookupSensor(t testing.TB, who string, f *Federate) {
 // ticked).
 func TestConformanceJoinModules(t *testing.T) {
 	m := newManualNet(t, 1, transport.Faults{})
-	base := parseDoc(t, "base.xml", joinBaseFOM)
+	base := joinBaseDoc(t)
 	a := m.join("A", func(c *Config) { c.FOMModules = []*fomxml.Document{base} })
 	m.run(3)
 	join := func(name string, doc *fomxml.Document) (*Federate, error) {
@@ -150,7 +135,7 @@ func TestConformanceJoinModulesGossip(t *testing.T) {
 			Gossip: GossipConfig{Seeds: seeds}, Transport: net.Endpoint(name), TickInterval: 2 * time.Millisecond,
 		})
 	}
-	a, err := join("A", parseDoc(t, "base.xml", joinBaseFOM), nil)
+	a, err := join("A", joinBaseDoc(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

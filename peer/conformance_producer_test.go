@@ -81,12 +81,7 @@ func TestConformanceProducingFederate(t *testing.T) {
 			}
 
 			h := handles(t, a)
-			must := func(err error) {
-				t.Helper()
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
+			must := mustOK(t)
 			must(b.SubscribeObjectClassAttributes(h.vehicle, h.label))
 			must(b.SubscribeInteractionClass(h.honk))
 			must(a.PublishObjectClassAttributes(h.vehicle, h.label))

@@ -189,19 +189,11 @@ func TestConformanceSyncPoints(t *testing.T) {
 	t.Run("Gossip", func(t *testing.T) {
 		net := transport.NewNetwork(transport.NetworkConfig{Seed: 43})
 		federation := fmt.Sprintf("conf-sync-%d", os.Getpid())
-		a, err := joinGossip(t, net, federation, "A", nil, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
+		a := gossipMember(t, net, federation, "A", "")
 		seed, _ := a.GossipAddr()
 		var joined []*Federate
 		for i := range 3 {
-			b, err := joinGossip(t, net, federation, fmt.Sprintf("B%d", i), []string{seed}, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer b.Close()
+			b := gossipMember(t, net, federation, fmt.Sprintf("B%d", i), seed)
 			joined = append(joined, b)
 			// At once, before A may have heard of the join.
 			label := fmt.Sprintf("set%d", i)

@@ -179,43 +179,9 @@ func TestUnicastOverGossip(t *testing.T) {
 // created with auto probe multicast on loopback, where it works, and
 // settle on it; a third adopts it.
 func TestAutoProbesMulticast(t *testing.T) {
-	doc := testDoc(t)
-	reg := NewMemRegistry()
-	federation := fmt.Sprintf("auto-%d", os.Getpid())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cfg := func(name string) Config {
-		return Config{
-			Federation: federation, FederateName: name, FOMModules: []*fomxml.Document{doc}, Create: true,
-			Control: reg.Control(federation), TransportMode: TransportAuto, TickInterval: 2 * time.Millisecond,
-			Multicast: transport.UDPConfig{Port: 47000 + os.Getpid()%1000},
-		}
-	}
-	type res struct {
-		f   *Federate
-		err error
-	}
-	out := make(chan res, 2)
-	for _, name := range []string{"A", "B"} {
-		go func() {
-			f, err := Join(ctx, cfg(name))
-			out <- res{f, err}
-		}()
-	}
-	var feds []*Federate
-	for range 2 {
-		r := <-out
-		if r.err != nil {
-			t.Fatal(r.err)
-		}
-		feds = append(feds, r.f)
-		t.Cleanup(func() { r.f.Close() })
-	}
-	c, err := Join(ctx, cfg("C"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	auto, port := newAutoFederation(t, "auto"), 47000+os.Getpid()%1000
+	feds := joinAtOnce(t, auto.config("A", port), auto.config("B", port))
+	c := joinAtOnce(t, auto.config("C", port))[0]
 	for _, f := range append(feds, c) {
 		if _, ok := f.tr.(*transport.UDP); !ok || f.mode != TransportMulticast {
 			t.Errorf("%s uses %T (%s), want multicast", f.Name(), f.tr, f.mode)
@@ -224,42 +190,71 @@ func TestAutoProbesMulticast(t *testing.T) {
 	exchange(t, feds[0], feds[1], c)
 }
 
+// autoFederation is a federation over a registry of its own whose
+// federates ask for TransportAuto.
+type autoFederation struct {
+	reg        *MemRegistry
+	doc        *fomxml.Document
+	federation string
+}
+
+// newAutoFederation names the federation prefix and this process's id.
+func newAutoFederation(t *testing.T, prefix string) autoFederation {
+	return autoFederation{reg: NewMemRegistry(), doc: testDoc(t), federation: fmt.Sprintf("%s-%d", prefix, os.Getpid())}
+}
+
+// config is the Config of federate name, creating the federation if need
+// be, multicast on port.
+func (a autoFederation) config(name string, port int) Config {
+	return Config{
+		Federation: a.federation, FederateName: name, FOMModules: []*fomxml.Document{a.doc}, Create: true,
+		Control: a.reg.Control(a.federation), TransportMode: TransportAuto, TickInterval: 2 * time.Millisecond,
+		Multicast: transport.UDPConfig{Port: port},
+	}
+}
+
+// joinAtOnce joins a federate of each of cfgs, all at once, failing t
+// on an error or after 30 s; they close when the test ends. It returns
+// them in the order their joins ended.
+func joinAtOnce(t *testing.T, cfgs ...Config) []*Federate {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	type res struct {
+		f   *Federate
+		err error
+	}
+	out := make(chan res, len(cfgs))
+	for _, cfg := range cfgs {
+		go func() {
+			f, err := Join(ctx, cfg)
+			out <- res{f, err}
+		}()
+	}
+	var feds []*Federate
+	var errs []error
+	for range cfgs {
+		r := <-out
+		if r.err != nil {
+			errs = append(errs, r.err)
+			continue
+		}
+		feds = append(feds, r.f)
+		t.Cleanup(func() { r.f.Close() })
+	}
+	if len(errs) > 0 {
+		t.Fatal(errors.Join(errs...))
+	}
+	return feds
+}
+
 // TestAutoFallsBackToUnicast: in a federation created with auto, two
 // federates whose multicast cannot reach each other (here: different
 // multicast ports, as across a router) settle on unicast, and still
 // exchange updates.
 func TestAutoFallsBackToUnicast(t *testing.T) {
-	doc := testDoc(t)
-	reg := NewMemRegistry()
-	federation := fmt.Sprintf("auto-uni-%d", os.Getpid())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out := make(chan *Federate, 2)
-	errs := make(chan error, 2)
-	for i, name := range []string{"A", "B"} {
-		go func() {
-			f, err := Join(ctx, Config{
-				Federation: federation, FederateName: name, FOMModules: []*fomxml.Document{doc}, Create: true,
-				Control: reg.Control(federation), TransportMode: TransportAuto, TickInterval: 2 * time.Millisecond,
-				Multicast: transport.UDPConfig{Port: 46000 + os.Getpid()%1000 + i},
-			})
-			if err != nil {
-				errs <- err
-				return
-			}
-			out <- f
-		}()
-	}
-	var feds []*Federate
-	for range 2 {
-		select {
-		case f := <-out:
-			feds = append(feds, f)
-			t.Cleanup(func() { f.Close() })
-		case err := <-errs:
-			t.Fatal(err)
-		}
-	}
+	auto, port := newAutoFederation(t, "auto-uni"), 46000+os.Getpid()%1000
+	feds := joinAtOnce(t, auto.config("A", port), auto.config("B", port+1))
 	for _, f := range feds {
 		if f.TransportMode() != TransportUnicast {
 			t.Errorf("%s settled on %s, want unicast", f.Name(), f.TransportMode())

@@ -26,12 +26,7 @@ func TestConformanceDDMHistory(t *testing.T) {
 			m, h := newDDMFederation(t, 3)
 			a, b, c := m.feds[0], m.feds[1], m.feds[2]
 			const wait = 20 * time.Second
-			must := func(err error) {
-				t.Helper()
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
+			must := mustOK(t)
 			band := func(f *Federate, r RegionHandle, lo uint64) {
 				t.Helper()
 				must(f.SetRangeBounds(r, h.band, RangeBounds{Lower: lo, Upper: lo + 1}))

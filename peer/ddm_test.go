@@ -46,40 +46,23 @@ type ddmHandles struct {
 
 func newDDMFederation(t *testing.T, n int) (*memFederation, ddmHandles) {
 	t.Helper()
-	doc, err := fomxml.ParseBytes("ddm.xml", []byte(ddmFOM))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := parseDoc(t, "ddm.xml", ddmFOM)
 	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: 95}), reg: NewMemRegistry(), name: "ddm"}
 	t.Cleanup(m.close)
 	for _, name := range []string{"A", "B", "C"}[:n] {
 		m.add(name, doc)
 	}
-	f := m.feds[0]
-	var h ddmHandles
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	h.craft, err = f.GetObjectClassHandle("Craft")
-	must(err)
-	h.where, err = f.GetAttributeHandle(h.craft, "Where")
-	must(err)
-	h.name, err = f.GetAttributeHandle(h.craft, "Name")
-	must(err)
-	h.call, err = f.GetInteractionClassHandle("Call")
-	must(err)
-	h.text, err = f.GetParameterHandle(h.call, "Text")
-	must(err)
-	h.east, err = f.GetDimensionHandle("East")
-	must(err)
-	h.north, err = f.GetDimensionHandle("North")
-	must(err)
-	h.band, err = f.GetDimensionHandle("Band")
-	must(err)
-	return m, h
+	return m, ddmHandlesOf(t, m.feds[0])
+}
+
+// ddmHandlesOf looks ddmFOM's handles up at f.
+func ddmHandlesOf(t testing.TB, f *Federate) ddmHandles {
+	t.Helper()
+	l := nameLookup{t, f}
+	h := ddmHandles{craft: l.class("Craft"), call: l.interaction("Call"), east: l.dim("East"), north: l.dim("North"), band: l.dim("Band")}
+	h.where, h.name = l.attr(h.craft, "Where"), l.attr(h.craft, "Name")
+	h.text = l.param(h.call, "Text")
+	return h
 }
 
 // Every DDM service and dimension support service refuses what IEEE
@@ -87,12 +70,7 @@ func newDDMFederation(t *testing.T, n int) (*memFederation, ddmHandles) {
 func TestDDMServiceErrors(t *testing.T) {
 	m, h := newDDMFederation(t, 2)
 	a, b := m.feds[0], m.feds[1]
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(a.PublishObjectClassAttributes(h.craft, h.where, h.name))
 	must(a.PublishInteractionClass(h.call))
 	obj, err := a.RegisterObjectInstance(h.craft, "")
@@ -247,12 +225,7 @@ func TestDDMServiceErrors(t *testing.T) {
 func TestDDMFiltering(t *testing.T) {
 	m, h := newDDMFederation(t, 2)
 	a, b := m.feds[0], m.feds[1]
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	sub, err := b.CreateRegion(h.east, h.north)
 	must(err)
 	must(b.SetRangeBounds(sub, h.east, RangeBounds{Lower: 0, Upper: 100}))
@@ -332,15 +305,12 @@ func TestDDMFiltering(t *testing.T) {
 // A cell configuration the FOM's dimensions do not fit is refused at
 // join, with the reason.
 func TestDDMBadRegionsConfig(t *testing.T) {
-	doc, err := fomxml.ParseBytes("ddm.xml", []byte(ddmFOM))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := parseDoc(t, "ddm.xml", ddmFOM)
 	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: 96}), reg: NewMemRegistry(), name: "ddm-bad"}
 	t.Cleanup(m.close)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, err = Join(ctx, Config{
+	_, err := Join(ctx, Config{
 		Federation: m.name, FederateName: "A", FOMModules: []*fomxml.Document{doc}, Create: true,
 		Control: m.reg.Control(m.name), Transport: m.net.Endpoint("A"),
 		Regions: ddm.Config{Cells: map[string]int{"East": -4}},

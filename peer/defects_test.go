@@ -26,12 +26,7 @@ func TestLateSubscriberLearnsReservedName(t *testing.T) {
 	pub, sub := m.join("pub", nil), m.join("sub", nil)
 	m.run(5)
 	h := handles(t, pub)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(pub.PublishObjectClassAttributes(h.vehicle, h.label))
 	must(pub.ReserveObjectInstanceName("tank"))
 	obj, err := pub.RegisterObjectInstance(h.vehicle, "tank")
@@ -75,7 +70,7 @@ func TestLateSubscriberLearnsReservedName(t *testing.T) {
 // conflict with the federation's cannot either (InconsistentFDD); one
 // that adds a module extends every member's FDD.
 func TestJoinChecksTheFederationsFDD(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 50)
+	m, _ := cleanFederation(t, 1, 50)
 	first := m.feds[0]
 	join := func(name string, docs []*fomxml.Document, tune func(*Config)) (*Federate, error) {
 		cfg := Config{
@@ -116,16 +111,10 @@ func TestJoinChecksTheFederationsFDD(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []*Federate{first, bare, adder} {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			if _, ok := f.FDD().ObjectClass("Boat"); ok {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s never learned the added module's class", f.Name())
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
+		pollUntil(t, 5*time.Second, func() (bool, string) {
+			_, ok := f.FDD().ObjectClass("Boat")
+			return ok, f.Name() + " never learned the added module's class"
+		})
 	}
 	// The added class works between an old member and the adder.
 	boat, err := first.GetObjectClassHandle("Boat")
@@ -170,9 +159,8 @@ func parseDoc(t testing.TB, name, src string) *fomxml.Document {
 // Resigning with UnconditionallyDivestAttributes leaves the federate's
 // instances in the federation, unowned: the others keep them.
 func TestResignDivestKeepsInstances(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 51)
+	m, h := cleanFederation(t, 2, 51)
 	pub, sub := m.feds[0], m.feds[1]
-	h := handles(t, pub)
 	obj := labelFlow(t, pub, sub, h, 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -249,7 +237,7 @@ func (r *infoAmbassador) RemoveObjectInstance(_ ObjectInstanceHandle, _ []byte, 
 // A federate the control plane drops (declared dead in a partition) gets
 // ConnectionLost, and its services then fail with NotConnected.
 func TestConnectionLostFromControlPlane(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 53)
+	m, _ := cleanFederation(t, 2, 53)
 	a, b := m.feds[0], m.feds[1]
 	m.reg.Expel(m.name, a.Handle())
 	ev, _ := waitFor(t, a, 5*time.Second, isType[ConnectionLost])
@@ -267,9 +255,8 @@ func TestConnectionLostFromControlPlane(t *testing.T) {
 // After Close, services fail with NotConnected; after resigning, with
 // FederateNotExecutionMember. Both wrap ErrClosed.
 func TestServicesAfterCloseAndResign(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 54)
+	m, h := cleanFederation(t, 2, 54)
 	a, b := m.feds[0], m.feds[1]
-	h := handles(t, a)
 	a.Close()
 	if err := a.PublishObjectClassAttributes(h.vehicle, h.label); !errors.Is(err, ErrNotConnected) || !errors.Is(err, ErrClosed) {
 		t.Errorf("after Close: %v, want ErrNotConnected", err)
@@ -320,12 +307,5 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 		}
 		f.Close()
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines before, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitGoroutines(t, before, "Close")
 }

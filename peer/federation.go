@@ -107,16 +107,28 @@ func DestroyFederationExecution(ctx context.Context, cfg Config) error {
 // cfg.Gossip.Seeds. A member asks with the method
 // Federate.ListFederationExecutions.
 func ListFederationExecutions(ctx context.Context, cfg Config) ([]FederationExecutionInformation, error) {
-	ctl, err := connect(ctx, &cfg)
+	ctl, list, err := connectAndList(ctx, &cfg, "list federation executions")
 	if err != nil {
 		return nil, err
 	}
-	defer ctl.Close()
+	ctl.Close()
+	return list, nil
+}
+
+// connectAndList opens cfg's control plane and lists the federation
+// executions it knows; what names the service in an error. On success
+// the caller closes the control plane; on an error it is closed.
+func connectAndList(ctx context.Context, cfg *Config, what string) (ControlPlane, []FederationExecutionInformation, error) {
+	ctl, err := connect(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
 	list, err := ctl.ListFederations(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("peer: list federation executions: %w", err)
+		ctl.Close()
+		return nil, nil, fmt.Errorf("peer: %s: %w", what, err)
 	}
-	return list, nil
+	return ctl, list, nil
 }
 
 // ListFederationExecutionMembers (the HLA 4 service; 1516e has none)
@@ -126,15 +138,11 @@ func ListFederationExecutions(ctx context.Context, cfg Config) ([]FederationExec
 // that has just joined it may not know every member yet. The control
 // plane it opens is closed before it returns.
 func ListFederationExecutionMembers(ctx context.Context, cfg Config) ([]Member, error) {
-	ctl, err := connect(ctx, &cfg)
+	ctl, list, err := connectAndList(ctx, &cfg, "list federation execution members")
 	if err != nil {
 		return nil, err
 	}
 	defer ctl.Close()
-	list, err := ctl.ListFederations(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("peer: list federation execution members: %w", err)
-	}
 	if !slices.ContainsFunc(list, func(i FederationExecutionInformation) bool { return i.FederationExecutionName == cfg.Federation }) {
 		return nil, fmt.Errorf("%w: %q", ErrFederationExecutionDoesNotExist, cfg.Federation)
 	}

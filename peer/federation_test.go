@@ -235,9 +235,8 @@ func TestCreateWithMIM(t *testing.T) {
 }
 
 func TestResignWithOwnedObjects(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 30)
+	m, h := cleanFederation(t, 2, 30)
 	a, b := m.feds[0], m.feds[1]
-	h := handles(t, a)
 	obj := labelFlow(t, a, b, h, 5*time.Second)
 	if err := a.ResignFederationExecution(t.Context(), NoAction); !errors.Is(err, ErrFederateOwnsAttributes) {
 		t.Errorf("resign with NoAction while owning: %v", err)

@@ -80,12 +80,7 @@ func (c AdvanceTo) Run(f *Federate) error {
 	return f.TimeAdvanceRequest(c.Time)
 }
 
-func (c AdvanceTo) String() string {
-	if c.Available {
-		return fmt.Sprintf("AdvanceTo %v (available)", c.Time)
-	}
-	return fmt.Sprintf("AdvanceTo %v", c.Time)
-}
+func (c AdvanceTo) String() string { return advanceString("AdvanceTo", c.Time, c.Available) }
 
 // NextMessageTo asks to advance to the next time-stamp-order message's
 // time, or to Time if none comes before: NextMessageRequest, or
@@ -104,11 +99,22 @@ func (c NextMessageTo) Run(f *Federate) error {
 	return f.NextMessageRequest(c.Time)
 }
 
-func (c NextMessageTo) String() string {
-	if c.Available {
-		return fmt.Sprintf("NextMessageTo %v (available)", c.Time)
+func (c NextMessageTo) String() string { return advanceString("NextMessageTo", c.Time, c.Available) }
+
+// advanceString is the String of a time advance command called name.
+func advanceString(name string, t LogicalTime, available bool) string {
+	if available {
+		return fmt.Sprintf("%s %v (available)", name, t)
 	}
-	return fmt.Sprintf("NextMessageTo %v", c.Time)
+	return fmt.Sprintf("%s %v", name, t)
+}
+
+// atTime is a command's String s, followed by its time when it has one.
+func atTime(s string, t LogicalTime) string {
+	if t != nil {
+		return fmt.Sprintf("%s at %v", s, t)
+	}
+	return s
 }
 
 // Update updates attributes of an object instance:
@@ -130,12 +136,7 @@ func (c Update) Run(f *Federate) error {
 	return f.UpdateAttributeValues(c.Object, c.Values, c.Tag)
 }
 
-func (c Update) String() string {
-	if c.Time != nil {
-		return fmt.Sprintf("Update object %v at %v", c.Object, c.Time)
-	}
-	return fmt.Sprintf("Update object %v", c.Object)
-}
+func (c Update) String() string { return atTime(fmt.Sprintf("Update object %v", c.Object), c.Time) }
 
 // Send sends an interaction: SendInteractionWithTime when Time is set,
 // else SendInteraction. Values and Tag are read when the command runs.
@@ -154,12 +155,7 @@ func (c Send) Run(f *Federate) error {
 	return f.SendInteraction(c.Class, c.Values, c.Tag)
 }
 
-func (c Send) String() string {
-	if c.Time != nil {
-		return fmt.Sprintf("Send interaction %v at %v", c.Class, c.Time)
-	}
-	return fmt.Sprintf("Send interaction %v", c.Class)
-}
+func (c Send) String() string { return atTime(fmt.Sprintf("Send interaction %v", c.Class), c.Time) }
 
 // Save is the command of a federation save: RequestFederationSave, or
 // RequestFederationSaveWithTime when Time is set. The federate's part
@@ -179,12 +175,7 @@ func (c Save) Run(f *Federate) error {
 	return f.RequestFederationSave(c.Label)
 }
 
-func (c Save) String() string {
-	if c.Time != nil {
-		return fmt.Sprintf("Save %q at %v", c.Label, c.Time)
-	}
-	return fmt.Sprintf("Save %q", c.Label)
-}
+func (c Save) String() string { return atTime(fmt.Sprintf("Save %q", c.Label), c.Time) }
 
 // Restore is the command of a federation restore:
 // RequestFederationRestore. The federate's part (InitiateFederateRestore,

@@ -34,20 +34,10 @@ func float64Bytes(v float64) []byte {
 // steps; and the subscriber's frame at time T has handled the updates
 // stamped up to T, and none later.
 func TestFramesAdvanceAndReflect(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 61)
+	m, h := cleanFederation(t, 2, 61)
 	pub, sub := m.feds[0], m.feds[1]
-	h := handles(t, pub)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(sub.SubscribeObjectClassAttributes(h.vehicle, h.position))
-	must(pub.PublishObjectClassAttributes(h.vehicle, h.position))
-	obj, err := pub.RegisterObjectInstance(h.vehicle, "")
-	must(err)
-	waitFor(t, sub, 5*time.Second, isType[DiscoverObjectInstance])
+	must := mustOK(t)
+	obj := vehicleFlow(t, pub, sub, h, 5*time.Second, h.position)
 	must(pub.EnableTimeRegulation(Float64Time(1)))
 	waitFor(t, pub, 5*time.Second, isType[TimeRegulationEnabled])
 	must(pub.EnableTimeConstrained())
@@ -129,7 +119,7 @@ func TestFramesAdvanceAndReflect(t *testing.T) {
 
 	var sl loop
 	var reflected []float64 // time stamps of the reflections handled, in order
-	err = sub.RunFrames(ctx, handler(&sl, func(ev Event) {
+	err := sub.RunFrames(ctx, handler(&sl, func(ev Event) {
 		if r, ok := ev.(ReflectAttributeValues); ok {
 			if r.Time == nil || r.Time.Float() != math.Float64frombits(binary.BigEndian.Uint64(r.Values[h.position])) {
 				sl.problems = append(sl.problems, fmt.Sprintf("reflection %+v", r))
@@ -173,9 +163,8 @@ func TestFramesAdvanceAndReflect(t *testing.T) {
 // step runs is handled at the next frame's start, before its step; all
 // of it on the caller's goroutine, and RunFrames starts no goroutine.
 func TestFrameCallbacksWaitForFrameStart(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 62)
+	m, h := cleanFederation(t, 2, 62)
 	pub, sub := m.feds[0], m.feds[1]
-	h := handles(t, pub)
 	obj := labelFlow(t, pub, sub, h, 5*time.Second)
 	for sub.Pending() > 0 { // the joins and whatever else came first
 		waitFor(t, sub, time.Second, func(Event) bool { return true })
@@ -234,14 +223,7 @@ func TestFrameCallbacksWaitForFrameStart(t *testing.T) {
 	if peak > before {
 		t.Errorf("%d goroutines before RunFrames, %d while it ran", before, peak)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines before, %d after RunFrames:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitGoroutines(t, before, "RunFrames")
 }
 
 // TestFrameCommandErrors: the first failing command ends the loop with a
@@ -249,9 +231,8 @@ func TestFrameCallbacksWaitForFrameStart(t *testing.T) {
 // error; the frame's later commands do not run. Step and handler errors
 // come back wrapped with the frame.
 func TestFrameCommandErrors(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 63)
+	m, h := cleanFederation(t, 1, 63)
 	f := m.feds[0]
-	h := handles(t, f)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
@@ -339,7 +320,7 @@ func (a *grantAmbassador) TimeAdvanceGrant(t LogicalTime) error {
 // FederateAmbassador; NextMessageTo and a Do that advances are waited
 // for like AdvanceTo.
 func TestFrameStops(t *testing.T) {
-	m := newMemFederation(t, 3, transport.Faults{}, 64)
+	m, _ := cleanFederation(t, 3, 64)
 	f := m.feds[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

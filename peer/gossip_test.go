@@ -24,6 +24,23 @@ func joinGossip(t *testing.T, net *transport.Network, federation, name string, s
 	})
 }
 
+// gossipMember joins name as joinGossip does, failing t on an error: the
+// federation's first member, which creates it, when seed is empty, else
+// through seed. It closes when the test ends.
+func gossipMember(t *testing.T, net *transport.Network, federation, name, seed string) *Federate {
+	t.Helper()
+	var seeds []string
+	if seed != "" {
+		seeds = []string{seed}
+	}
+	f, err := joinGossip(t, net, federation, name, seeds, seed == "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
 // Over the gossip control plane: names are unique, a federation that
 // does not exist cannot be joined, handles agree, and a federate whose
 // node goes away is reported lost and no longer holds back time.
@@ -33,20 +50,12 @@ func TestGossipControlPlane(t *testing.T) {
 	if _, err := joinGossip(t, net, federation, "nobody", nil, false); !errors.Is(err, ErrFederationExecutionDoesNotExist) {
 		t.Fatalf("join without create: %v", err)
 	}
-	a, err := joinGossip(t, net, federation, "A", nil, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := gossipMember(t, net, federation, "A", "")
 	seed, ok := a.GossipAddr()
 	if !ok {
 		t.Fatal("no gossip address")
 	}
-	b, err := joinGossip(t, net, federation, "B", []string{seed}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := gossipMember(t, net, federation, "B", seed)
 	if _, err := joinGossip(t, net, federation, "B", []string{seed}, false); !errors.Is(err, ErrFederateNameAlreadyInUse) {
 		t.Errorf("second B: %v", err)
 	}
@@ -100,11 +109,7 @@ func TestGossipMIMAndList(t *testing.T) {
 	}
 	defer a.Close()
 	seed, _ := a.GossipAddr()
-	b, err := joinGossip(t, net, federation, "B", []string{seed}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := gossipMember(t, net, federation, "B", seed)
 	if fdd := b.FDD(); fdd.Modules[0].File != "extendedMIM.xml" {
 		t.Errorf("B's first module %q, want the federation's MIM", fdd.Modules[0].File)
 	} else if _, ok := fdd.ObjectClass("HLAobjectRoot.MIMExtra"); !ok {

@@ -3,12 +3,12 @@ package peer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/meshrti/meshrti/lbts"
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // waitStatus waits up to 10 s until the federate's core state (its
@@ -16,20 +16,13 @@ import (
 // without taking any event.
 func waitStatus(t *testing.T, f *Federate, what string, cond func(lbts.Status) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	pollUntil(t, 10*time.Second, func() (bool, string) {
 		st, err := f.TimeStatus()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cond(st) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not in 10 s (status %+v)", what, st)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return cond(st), fmt.Sprintf("%s: not in 10 s (status %+v)", what, st)
+	})
 }
 
 // takeUntil takes f's events until one of type T, which it returns.
@@ -44,7 +37,7 @@ func takeUntil[T Event](t *testing.T, f *Federate) T {
 // TimeRegulationEnabled or TimeConstrainedEnabled queued, the enable is
 // still pending.
 func TestConformancePendingUntilHandedOver(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 41)
+	m, _ := cleanFederation(t, 1, 41)
 	f := m.feds[0]
 
 	t.Run("TimeAdvanceGrant", func(t *testing.T) {
@@ -150,7 +143,7 @@ func TestConformancePendingUntilHandedOver(t *testing.T) {
 // NextForwarded leaves the state pending until HandedOver is told the
 // callback's Receipt.
 func TestConformancePendingUntilHandedOverForwarded(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 43)
+	m, _ := cleanFederation(t, 1, 43)
 	f := m.feds[0]
 	if err := f.TimeAdvanceRequest(Float64Time(1)); err != nil {
 		t.Fatal(err)
@@ -222,7 +215,7 @@ func untilQueued(t *testing.T, what string, want error, service func() error) {
 // RTI queues it: until Next returns it, FederateSaveBegun answers
 // SaveNotInitiated and FederateRestoreComplete RestoreNotRequested.
 func TestConformanceSaveRestorePendingUntilHandedOver(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 41)
+	m, _ := cleanFederation(t, 1, 41)
 	f := m.feds[0]
 	if err := f.RequestFederationSave("s"); err != nil {
 		t.Fatal(err)

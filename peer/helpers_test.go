@@ -3,6 +3,7 @@ package peer
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -36,11 +37,7 @@ const testFOM = `<?xml version="1.0"?>
 
 func testDoc(t testing.TB) *fomxml.Document {
 	t.Helper()
-	d, err := fomxml.ParseBytes("test.xml", []byte(testFOM))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return parseDoc(t, "test.xml", testFOM)
 }
 
 // memFederation is n federates over one in-memory network and registry.
@@ -63,6 +60,21 @@ func newMemFederation(t testing.TB, n int, faults transport.Faults, seed int64) 
 	}
 	t.Cleanup(m.close)
 	return m
+}
+
+// cleanFederation is n federates (n > 0) on an in-memory network without
+// faults, and the test FOM's handles.
+func cleanFederation(t testing.TB, n int, seed int64) (*memFederation, testHandles) {
+	t.Helper()
+	m := newMemFederation(t, n, transport.Faults{}, seed)
+	return m, handles(t, m.feds[0])
+}
+
+// emptyFederation is an in-memory network without faults and no
+// federate yet, and the test FOM for the federates the test adds.
+func emptyFederation(t testing.TB, seed int64) (*memFederation, *fomxml.Document) {
+	t.Helper()
+	return newMemFederation(t, 0, transport.Faults{}, seed), testDoc(t)
 }
 
 func (m *memFederation) add(name string, doc *fomxml.Document) *Federate {
@@ -97,6 +109,17 @@ func (m *memFederation) close() {
 	}
 }
 
+// mustOK is a test's must: it fails t at once on an error of a call
+// the test needs to succeed.
+func mustOK(t testing.TB) func(error) {
+	return func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // handles of the test FOM.
 type testHandles struct {
 	vehicle, car           ObjectClassHandle
@@ -108,34 +131,50 @@ type testHandles struct {
 
 func handles(t testing.TB, f *Federate) testHandles {
 	t.Helper()
-	must := func(err error) {
+	l := nameLookup{t, f}
+	h := testHandles{vehicle: l.class("Vehicle"), car: l.class("Vehicle.Car"), honk: l.interaction("Honk"), longHonk: l.interaction("Honk.LongHonk")}
+	h.position, h.label, h.noise = l.attr(h.vehicle, "Position"), l.attr(h.vehicle, "Label"), l.attr(h.vehicle, "Noise")
+	h.doors = l.attr(h.car, "Doors")
+	h.loudness, h.seconds = l.param(h.honk, "Loudness"), l.param(h.longHonk, "Seconds")
+	return h
+}
+
+// found is a lookup's value, failing t on its error.
+func found[T any](t testing.TB) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
+		return v
 	}
-	var h testHandles
-	var err error
-	h.vehicle, err = f.GetObjectClassHandle("Vehicle")
-	must(err)
-	h.car, err = f.GetObjectClassHandle("Vehicle.Car")
-	must(err)
-	h.position, err = f.GetAttributeHandle(h.vehicle, "Position")
-	must(err)
-	h.label, err = f.GetAttributeHandle(h.vehicle, "Label")
-	must(err)
-	h.noise, err = f.GetAttributeHandle(h.vehicle, "Noise")
-	must(err)
-	h.doors, err = f.GetAttributeHandle(h.car, "Doors")
-	must(err)
-	h.honk, err = f.GetInteractionClassHandle("Honk")
-	must(err)
-	h.longHonk, err = f.GetInteractionClassHandle("Honk.LongHonk")
-	must(err)
-	h.loudness, err = f.GetParameterHandle(h.honk, "Loudness")
-	must(err)
-	h.seconds, err = f.GetParameterHandle(h.longHonk, "Seconds")
-	must(err)
-	return h
+}
+
+// nameLookup looks handles up by name at f, failing t on a name f does not
+// know.
+type nameLookup struct {
+	t testing.TB
+	f *Federate
+}
+
+func (l nameLookup) class(name string) ObjectClassHandle {
+	return found[ObjectClassHandle](l.t)(l.f.GetObjectClassHandle(name))
+}
+
+func (l nameLookup) attr(c ObjectClassHandle, name string) AttributeHandle {
+	return found[AttributeHandle](l.t)(l.f.GetAttributeHandle(c, name))
+}
+
+func (l nameLookup) interaction(name string) InteractionClassHandle {
+	return found[InteractionClassHandle](l.t)(l.f.GetInteractionClassHandle(name))
+}
+
+func (l nameLookup) param(ic InteractionClassHandle, name string) ParameterHandle {
+	return found[ParameterHandle](l.t)(l.f.GetParameterHandle(ic, name))
+}
+
+func (l nameLookup) dim(name string) DimensionHandle {
+	return found[DimensionHandle](l.t)(l.f.GetDimensionHandle(name))
 }
 
 // waitFor reads events until match accepts one, failing after timeout.
@@ -157,6 +196,39 @@ func waitFor(t testing.TB, f *Federate, timeout time.Duration, match func(Event)
 	}
 }
 
+// pollUntil calls check about every millisecond until it answers done,
+// failing t with check's last status when timeout passes first. check
+// may fail t itself on an error that ends the wait.
+func pollUntil(t testing.TB, timeout time.Duration, check func() (done bool, status string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		done, status := check()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(status)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// waitGoroutines waits up to 5 s until no more goroutines run than
+// before, failing t with every goroutine's stack when some stay; after
+// names what should have ended them.
+func waitGoroutines(t testing.TB, before int, after string) {
+	t.Helper()
+	pollUntil(t, 5*time.Second, func() (bool, string) {
+		n := runtime.NumGoroutine()
+		if n <= before {
+			return true, ""
+		}
+		buf := make([]byte, 1<<16)
+		return false, fmt.Sprintf("%d goroutines before, %d after %s:\n%s", before, n, after, buf[:runtime.Stack(buf, true)])
+	})
+}
+
 // waitEvent waits up to 5 s for f's next event of type T.
 func waitEvent[T Event](t testing.TB, f *Federate) T {
 	t.Helper()
@@ -174,10 +246,16 @@ func isType[T Event](ev Event) bool {
 // it: the object most data-plane tests update.
 func labelFlow(t testing.TB, pub, sub *Federate, h testHandles, wait time.Duration) ObjectInstanceHandle {
 	t.Helper()
-	if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.label); err != nil {
+	return vehicleFlow(t, pub, sub, h, wait, h.label)
+}
+
+// vehicleFlow is labelFlow for the Vehicle attributes attrs.
+func vehicleFlow(t testing.TB, pub, sub *Federate, h testHandles, wait time.Duration, attrs ...AttributeHandle) ObjectInstanceHandle {
+	t.Helper()
+	if err := sub.SubscribeObjectClassAttributes(h.vehicle, attrs...); err != nil {
 		t.Fatal(err)
 	}
-	if err := pub.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
+	if err := pub.PublishObjectClassAttributes(h.vehicle, attrs...); err != nil {
 		t.Fatal(err)
 	}
 	obj, err := pub.RegisterObjectInstance(h.vehicle, "")

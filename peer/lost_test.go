@@ -11,16 +11,10 @@ import (
 // publisher is gone before it can repair it: the loss is reported as a
 // MessagesLost event (and counted), never skipped in silence.
 func TestMessagesLostReported(t *testing.T) {
-	m := newMemFederation(t, 0, transport.Faults{}, 21)
-	doc := testDoc(t)
+	m, doc := emptyFederation(t, 21)
 	pub, sub := m.add("pub", doc), m.add("sub", doc)
 	h := handles(t, pub)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	obj := labelFlow(t, pub, sub, h, 5*time.Second)
 	must(pub.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("1")}, nil))
 	waitFor(t, sub, 5*time.Second, isType[ReflectAttributeValues])

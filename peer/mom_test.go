@@ -135,7 +135,7 @@ func (v *momView) handleOf(name string) ObjectInstanceHandle {
 }
 
 func TestMOMFederateInstances(t *testing.T) {
-	m := newMemFederation(t, 3, transport.Faults{}, 41)
+	m, _ := cleanFederation(t, 3, 41)
 	a, b, c := m.feds[0], m.feds[1], m.feds[2]
 	quiet := m.addWith("Quiet", testDoc(t), func(c *Config) { c.NoMOM = true })
 	v := newMOMView(t, a)
@@ -160,14 +160,7 @@ func TestMOMFederateInstances(t *testing.T) {
 	}
 	waitFor(t, b, 5*time.Second, isType[TimeAdvanceGrant])
 	h := handles(t, b)
-	obj := labelFlow(t, b, c, h, 5*time.Second)
-	for i := 0; i < 2; i++ {
-		if err := b.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("x")}, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitFor(t, c, 5*time.Second, isType[ReflectAttributeValues])
-	waitFor(t, c, 5*time.Second, isType[ReflectAttributeValues])
+	updateTwice(t, b, c, h)
 
 	if err := a.RequestAttributeValueUpdateForClass(v.class, nil, v.attrs()...); err != nil {
 		t.Fatal(err)
@@ -363,6 +356,18 @@ func (c *momClient) wait(class string, n int) []momReport {
 
 // waitOne takes the next event, if one comes within 10 ms, keeping a
 // report.
+// setReporting sends the HLAadjust interaction name (a reporting
+// switch) for f with state on, and waits until f has taken it: f answers
+// a publication request sent after it.
+func (c *momClient) setReporting(name string, f *Federate, on bool) {
+	c.t.Helper()
+	to := map[string]any{"HLAfederate": handleBytes(f.Handle())}
+	c.send("HLAfederate.HLAadjust."+name, map[string]any{"HLAfederate": to["HLAfederate"], "HLAreportingState": on})
+	c.send("HLAfederate.HLArequest.HLArequestPublications", to)
+	c.wait("HLAfederate.HLAreport.HLAreportInteractionPublication", 1)
+	c.wait("HLAfederate.HLAreport.HLAreportObjectClassPublication", 1)
+}
+
 func (c *momClient) waitOne() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	ev, err := c.f.Next(ctx)
@@ -410,14 +415,11 @@ func TestMOMInteractions(t *testing.T) {
 	}
 }
 
-func testMOMInteractions(t *testing.T, faults transport.Faults) {
-	m := newMemFederation(t, 3, faults, 43)
-	a, b, c := m.feds[0], m.feds[1], m.feds[2]
-	mc := newMOMClient(t, a)
-	h := handles(t, b)
-	if err := b.SubscribeInteractionClass(h.honk); err != nil {
-		t.Fatal(err)
-	}
+// updateTwice has b register a Vehicle that c discovers and update its
+// label twice, and waits until c has reflected both updates: the counts
+// the MOM tests read. It returns the instance.
+func updateTwice(t *testing.T, b, c *Federate, h testHandles) ObjectInstanceHandle {
+	t.Helper()
 	obj := labelFlow(t, b, c, h, 5*time.Second)
 	for i := 0; i < 2; i++ {
 		if err := b.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("x")}, nil); err != nil {
@@ -426,6 +428,18 @@ func testMOMInteractions(t *testing.T, faults transport.Faults) {
 	}
 	waitFor(t, c, 5*time.Second, isType[ReflectAttributeValues])
 	waitFor(t, c, 5*time.Second, isType[ReflectAttributeValues])
+	return obj
+}
+
+func testMOMInteractions(t *testing.T, faults transport.Faults) {
+	m := newMemFederation(t, 3, faults, 43)
+	a, b, c := m.feds[0], m.feds[1], m.feds[2]
+	mc := newMOMClient(t, a)
+	h := handles(t, b)
+	if err := b.SubscribeInteractionClass(h.honk); err != nil {
+		t.Fatal(err)
+	}
+	obj := updateTwice(t, b, c, h)
 	toB := map[string]any{"HLAfederate": handleBytes(b.Handle())}
 
 	mc.send("HLAfederate.HLArequest.HLArequestPublications", toB)
@@ -510,10 +524,7 @@ func testMOMInteractions(t *testing.T, faults transport.Faults) {
 
 	// Service reporting: C's calls are reported while it is on, and C
 	// may not subscribe to the reports meanwhile.
-	mc.send("HLAfederate.HLAadjust.HLAsetServiceReporting", map[string]any{"HLAfederate": handleBytes(c.Handle()), "HLAreportingState": true})
-	mc.send("HLAfederate.HLArequest.HLArequestPublications", toC) // after the switch, at C
-	mc.wait("HLAfederate.HLAreport.HLAreportInteractionPublication", 1)
-	mc.wait("HLAfederate.HLAreport.HLAreportObjectClassPublication", 1)
+	mc.setReporting("HLAsetServiceReporting", c, true)
 	if err := c.PublishInteractionClass(h.honk); err != nil {
 		t.Fatal(err)
 	}
@@ -528,19 +539,13 @@ func testMOMInteractions(t *testing.T, faults transport.Faults) {
 	if inv[1].args["HLAservice"] != "SubscribeInteractionClass" || inv[1].args["HLAsuccessIndicator"] != false || !strings.Contains(inv[1].args["HLAexception"].(string), "reported via MOM") {
 		t.Errorf("second service report %v", inv[1].args)
 	}
-	mc.send("HLAfederate.HLAadjust.HLAsetServiceReporting", map[string]any{"HLAfederate": handleBytes(c.Handle()), "HLAreportingState": false})
-	mc.send("HLAfederate.HLArequest.HLArequestPublications", toC)
-	mc.wait("HLAfederate.HLAreport.HLAreportInteractionPublication", 1)
-	mc.wait("HLAfederate.HLAreport.HLAreportObjectClassPublication", 1)
+	mc.setReporting("HLAsetServiceReporting", c, false)
 	if err := c.UnpublishInteractionClass(h.honk); err != nil {
 		t.Fatal(err)
 	}
 
 	// Exception reporting: an error B's callback returns is reported.
-	mc.send("HLAfederate.HLAadjust.HLAsetExceptionReporting", map[string]any{"HLAfederate": handleBytes(b.Handle()), "HLAreportingState": true})
-	mc.send("HLAfederate.HLArequest.HLArequestPublications", toB) // after the switch, at B
-	mc.wait("HLAfederate.HLAreport.HLAreportInteractionPublication", 1)
-	mc.wait("HLAfederate.HLAreport.HLAreportObjectClassPublication", 1)
+	mc.setReporting("HLAsetExceptionReporting", b, true)
 	if err := a.PublishInteractionClass(h.honk); err != nil {
 		t.Fatal(err)
 	}
@@ -657,7 +662,7 @@ func testMOMInteractions(t *testing.T, faults transport.Faults) {
 // are known after the restore, their values still come when asked for,
 // and the federation's instance names the last save.
 func TestMOMSaveRestore(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 47)
+	m, _ := cleanFederation(t, 2, 47)
 	a, b := m.feds[0], m.feds[1]
 	if err := a.EnableAsynchronousDelivery(); err != nil {
 		t.Fatal(err)
@@ -723,7 +728,7 @@ func (failingAmbassador) ReceiveInteraction(InteractionClassHandle, ParameterVal
 // federate: its node answers what it can, reports the rest, and panics
 // at nothing; the federation goes on.
 func TestMOMBadInput(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 53)
+	m, _ := cleanFederation(t, 2, 53)
 	a, b := m.feds[0], m.feds[1]
 	mc := newMOMClient(t, a)
 	rng := rand.New(rand.NewPCG(53, 1))
@@ -774,7 +779,7 @@ func TestMOMBadInput(t *testing.T) {
 // switches refuse a federate without the MOM, and a closed federate
 // answers nothing.
 func TestSwitchGettersAndReporting(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 59)
+	m, _ := cleanFederation(t, 1, 59)
 	a := m.feds[0]
 	quiet := m.addWith("Quiet", testDoc(t), func(c *Config) { c.NoMOM = true })
 	if on, err := a.GetObjectClassRelevanceAdvisorySwitch(); err != nil || on {

@@ -5,14 +5,11 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 func TestPublishSubscribeRegisterReflect(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 1)
+	m, h := cleanFederation(t, 2, 1)
 	pub, sub := m.feds[0], m.feds[1]
-	h := handles(t, pub)
 
 	if err := sub.SubscribeObjectClassAttributes(h.vehicle, h.position, h.label); err != nil {
 		t.Fatal(err)
@@ -68,9 +65,8 @@ func TestPublishSubscribeRegisterReflect(t *testing.T) {
 // discovery query goes out once the subscription has attributes).
 func TestLateSubscriberDiscovers(t *testing.T) {
 	for _, emptyFirst := range []bool{false, true} {
-		m := newMemFederation(t, 2, transport.Faults{}, 2)
+		m, h := cleanFederation(t, 2, 2)
 		pub, sub := m.feds[0], m.feds[1]
-		h := handles(t, pub)
 		if err := pub.PublishObjectClassAttributes(h.vehicle, h.label); err != nil {
 			t.Fatal(err)
 		}
@@ -96,9 +92,8 @@ func TestLateSubscriberDiscovers(t *testing.T) {
 }
 
 func TestInteractionsWithPromotion(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 3)
+	m, h := cleanFederation(t, 2, 3)
 	a, b := m.feds[0], m.feds[1]
-	h := handles(t, a)
 	if err := b.SubscribeInteractionClass(h.honk); err != nil {
 		t.Fatal(err)
 	}
@@ -116,9 +111,8 @@ func TestInteractionsWithPromotion(t *testing.T) {
 }
 
 func TestObjectServiceErrors(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 4)
+	m, h := cleanFederation(t, 2, 4)
 	a, b := m.feds[0], m.feds[1]
-	h := handles(t, a)
 	check := func(what string, err, want error) {
 		t.Helper()
 		if !errors.Is(err, want) {
@@ -176,9 +170,8 @@ func TestObjectServiceErrors(t *testing.T) {
 }
 
 func TestNameReservation(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 5)
+	m, h := cleanFederation(t, 2, 5)
 	a, b := m.feds[0], m.feds[1]
-	h := handles(t, a)
 	if err := a.ReserveObjectInstanceName("Tank1"); err != nil {
 		t.Fatal(err)
 	}
@@ -213,15 +206,9 @@ func TestNameReservation(t *testing.T) {
 }
 
 func TestUnpublishUnsubscribe(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 6)
+	m, h := cleanFederation(t, 2, 6)
 	a, b := m.feds[0], m.feds[1]
-	h := handles(t, a)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(b.SubscribeObjectClassAttributes(h.vehicle, h.label, h.position))
 	must(b.SubscribeInteractionClass(h.honk))
 	must(a.PublishObjectClassAttributes(h.vehicle, h.label, h.position))

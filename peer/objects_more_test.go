@@ -6,16 +6,13 @@ import (
 	"fmt"
 	"testing"
 	"time"
-
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // The errors of the object management services added with the
 // federation's advisories, with two federates.
 func TestObjectServiceErrorsMore(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 80)
+	m, h := cleanFederation(t, 2, 80)
 	a, b := m.feds[0], m.feds[1]
-	h := handles(t, a)
 	obj := labelFlow(t, a, b, h, 5*time.Second)
 	unknown := ObjectInstanceHandle{Federate: 99, Serial: 1}
 	for _, tc := range []struct {
@@ -47,12 +44,7 @@ func TestObjectServiceErrorsMore(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, tc.err, tc.want)
 		}
 	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(a.PublishInteractionClass(h.honk))
 	must(a.RequestInteractionTransportationTypeChange(h.honk, HLAbestEffort))
 	waitFor(t, a, 5*time.Second, isType[ConfirmInteractionTransportationTypeChange])
@@ -65,7 +57,7 @@ func TestObjectServiceErrorsMore(t *testing.T) {
 
 // The advisory switches refuse to be set to what they are.
 func TestAdvisorySwitchErrors(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 81)
+	m, _ := cleanFederation(t, 1, 81)
 	f := m.feds[0]
 	for _, sw := range []struct {
 		on, off    func() error
@@ -92,7 +84,7 @@ func TestAdvisorySwitchErrors(t *testing.T) {
 // Two federates racing for overlapping name sets: never both succeed,
 // and a failed reservation leaves none of its names taken.
 func TestMultipleReservationRace(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 82)
+	m, _ := cleanFederation(t, 2, 82)
 	a, b := m.feds[0], m.feds[1]
 	for round := range 20 {
 		x, y, z := fmt.Sprintf("x%d", round), fmt.Sprintf("y%d", round), fmt.Sprintf("z%d", round)
@@ -143,16 +135,10 @@ func TestLateJoinerTenThousand(t *testing.T) {
 	if testing.Short() {
 		n = 1000
 	}
-	m := newMemFederation(t, 0, transport.Faults{}, 83)
-	doc := testDoc(t)
+	m, doc := emptyFederation(t, 83)
 	pub := m.addWith("pub", doc, func(c *Config) { c.MaxQueuedEvents = 4 * n })
 	h := handles(t, pub)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(pub.PublishObjectClassAttributes(h.vehicle, h.label))
 	names := make([]string, n)
 	for i := range names {

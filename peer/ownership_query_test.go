@@ -36,12 +36,7 @@ func conformanceOwnershipQuery(t *testing.T, faults transport.Faults, seed int64
 	a, b, c1, c2 := m.feds[0], m.feds[1], m.feds[2], m.feds[3]
 	h := handles(t, a)
 	const wait = 20 * time.Second
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(b.SubscribeObjectClassAttributes(h.vehicle, h.label))
 	must(b.PublishObjectClassAttributes(h.vehicle, h.label))
 	must(c1.SubscribeObjectClassAttributes(h.vehicle, h.label))

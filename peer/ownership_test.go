@@ -4,22 +4,14 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // Every ownership service refuses what IEEE 1516.1-2010 §7 says it must,
 // with the standard's exception as the error.
 func TestOwnershipServiceErrors(t *testing.T) {
-	m := newMemFederation(t, 3, transport.Faults{}, 90)
+	m, h := cleanFederation(t, 3, 90)
 	a, b, c := m.feds[0], m.feds[1], m.feds[2]
-	h := handles(t, a)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	// A registers a Vehicle and holds Label; B publishes Label and
 	// discovers it; C knows it but publishes nothing.
 	must(c.SubscribeObjectClassAttributes(h.vehicle, h.label))
@@ -134,15 +126,9 @@ func TestOwnershipServiceErrors(t *testing.T) {
 // asks every live member who holds them and, once all say nobody alive
 // does, takes them through the register.
 func TestOwnershipOfLostOwner(t *testing.T) {
-	m := newMemFederation(t, 3, transport.Faults{}, 91)
+	m, h := cleanFederation(t, 3, 91)
 	a, b, c := m.feds[0], m.feds[1], m.feds[2]
-	h := handles(t, a)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(b.PublishObjectClassAttributes(h.vehicle, h.label))
 	must(c.PublishObjectClassAttributes(h.vehicle, h.label))
 	must(c.SubscribeObjectClassAttributes(h.vehicle, h.label))

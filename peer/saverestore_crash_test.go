@@ -4,8 +4,6 @@ import (
 	"io"
 	"testing"
 	"time"
-
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // A federation of federates of types A, B, B saves; one B federate
@@ -16,19 +14,13 @@ import (
 // updates of the crashed federate's instance and see it own it. A
 // restore while the joined types do not match the saved set's fails.
 func TestConformanceRestoreAfterCrash(t *testing.T) {
-	m := newMemFederation(t, 0, transport.Faults{}, 67)
-	doc := testDoc(t)
+	m, doc := emptyFederation(t, 67)
 	typed := func(typ string) func(*Config) { return func(c *Config) { c.FederateType = typ } }
 	a := m.addWith("A0", doc, typed("A"))
 	b1 := m.addWith("B1", doc, typed("B"))
 	b2 := m.addWith("B2", doc, typed("B"))
 	h := handles(t, a)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(a.SubscribeObjectClassAttributes(h.vehicle, h.label))
 	must(b2.SubscribeObjectClassAttributes(h.vehicle, h.label))
 	must(b1.PublishObjectClassAttributes(h.vehicle, h.label))
@@ -113,7 +105,7 @@ func TestConformanceRestoreAfterCrash(t *testing.T) {
 // (§4.16): every federate is told to save under the new label, and the
 // replaced save is never initiated, not even once its time is passed.
 func TestConformanceSaveReplacesPending(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 71)
+	m, _ := cleanFederation(t, 2, 71)
 	a, b := m.feds[0], m.feds[1]
 	for _, f := range m.feds {
 		if err := f.EnableTimeConstrained(); err != nil {

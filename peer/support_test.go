@@ -7,44 +7,38 @@ import (
 	"math"
 	"testing"
 	"time"
-
-	"github.com/meshrti/meshrti/peer/transport"
 )
+
+// checkNames checks that byName and nameOf turn each name of want into
+// its value and back, and refuse badName and badValue with their errors.
+func checkNames[T comparable](t *testing.T, kind string, want map[string]T, byName func(string) (T, error), nameOf func(T) (string, error), badName string, errName error, badValue T, errValue error) {
+	t.Helper()
+	for name, v := range want {
+		if got, err := byName(name); err != nil || got != v {
+			t.Errorf("%s of %q = %v, %v", kind, name, got, err)
+		}
+		if got, err := nameOf(v); err != nil || got != name {
+			t.Errorf("name of %s %v = %q, %v", kind, v, got, err)
+		}
+	}
+	if _, err := byName(badName); !errors.Is(err, errName) {
+		t.Errorf("%s of a bad name %q: %v", kind, badName, err)
+	}
+	if _, err := nameOf(badValue); !errors.Is(err, errValue) {
+		t.Errorf("name of a bad %s %v: %v", kind, badValue, err)
+	}
+}
 
 // The support services that need no other federate: names of orders and
 // transportation types, normalization, the time factory, handle
 // decoding, and their errors.
 func TestSupportServices(t *testing.T) {
-	m := newMemFederation(t, 1, transport.Faults{}, 70)
+	m, _ := cleanFederation(t, 1, 70)
 	f := m.feds[0]
-	for name, want := range map[string]OrderType{"Receive": Receive, "TimeStamp": TimeStamp} {
-		if got, err := f.GetOrderType(name); err != nil || got != want {
-			t.Errorf("GetOrderType(%q) = %v, %v", name, got, err)
-		}
-		if got, err := f.GetOrderName(want); err != nil || got != name {
-			t.Errorf("GetOrderName(%v) = %q, %v", want, got, err)
-		}
-	}
-	if _, err := f.GetOrderType("Sometimes"); !errors.Is(err, ErrInvalidOrderName) {
-		t.Errorf("GetOrderType of a bad name: %v", err)
-	}
-	if _, err := f.GetOrderName(7); !errors.Is(err, ErrInvalidOrderType) {
-		t.Errorf("GetOrderName of a bad type: %v", err)
-	}
-	for name, want := range map[string]TransportationType{"HLAreliable": HLAreliable, "HLAbestEffort": HLAbestEffort} {
-		if got, err := f.GetTransportationType(name); err != nil || got != want {
-			t.Errorf("GetTransportationType(%q) = %v, %v", name, got, err)
-		}
-		if got, err := f.GetTransportationName(want); err != nil || got != name {
-			t.Errorf("GetTransportationName(%v) = %q, %v", want, got, err)
-		}
-	}
-	if _, err := f.GetTransportationType("HLAcarrierPigeon"); !errors.Is(err, ErrInvalidTransportationName) {
-		t.Errorf("GetTransportationType of a bad name: %v", err)
-	}
-	if _, err := f.GetTransportationName(0); !errors.Is(err, ErrInvalidTransportationType) {
-		t.Errorf("GetTransportationName(0): %v", err)
-	}
+	checkNames(t, "order type", map[string]OrderType{"Receive": Receive, "TimeStamp": TimeStamp},
+		f.GetOrderType, f.GetOrderName, "Sometimes", ErrInvalidOrderName, 7, ErrInvalidOrderType)
+	checkNames(t, "transportation type", map[string]TransportationType{"HLAreliable": HLAreliable, "HLAbestEffort": HLAbestEffort},
+		f.GetTransportationType, f.GetTransportationName, "HLAcarrierPigeon", ErrInvalidTransportationName, 0, ErrInvalidTransportationType)
 	if v, err := f.NormalizeFederateHandle(f.Handle()); err != nil || v != uint64(f.Handle()) {
 		t.Errorf("NormalizeFederateHandle = %d, %v", v, err)
 	}
@@ -147,9 +141,8 @@ func TestSupportServices(t *testing.T) {
 // A federate whose node is lost is handled by its own automatic resign
 // directive: one that divests leaves its instances, unowned.
 func TestLostFederatesDirective(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 71)
+	m, h := cleanFederation(t, 2, 71)
 	pub, sub := m.feds[0], m.feds[1]
-	h := handles(t, pub)
 	obj := labelFlow(t, pub, sub, h, 5*time.Second)
 	if err := pub.SetAutomaticResignDirective(UnconditionallyDivestAttributes); err != nil {
 		t.Fatal(err)
@@ -172,15 +165,9 @@ func TestLostFederatesDirective(t *testing.T) {
 // in order. EvokeCallback and EvokeMultipleCallbacks hand them to an
 // ambassador.
 func TestCallbacksAndEvoke(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 72)
+	m, h := cleanFederation(t, 2, 72)
 	a, b := m.feds[0], m.feds[1]
-	h := handles(t, a)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(b.SubscribeInteractionClass(h.honk))
 	must(a.PublishInteractionClass(h.honk))
 	time.Sleep(20 * time.Millisecond)

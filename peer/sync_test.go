@@ -4,14 +4,12 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // Synchronization points refuse what §4.11-§4.14 say, and two federates
 // that race to register one label never both succeed.
 func TestSyncPointErrorsAndRace(t *testing.T) {
-	m := newMemFederation(t, 3, transport.Faults{}, 97)
+	m, _ := cleanFederation(t, 3, 97)
 	a, b, c := m.feds[0], m.feds[1], m.feds[2]
 	if err := a.RegisterFederationSynchronizationPointWithSet("x", nil, 0); !errors.Is(err, ErrInvalidFederateHandle) {
 		t.Errorf("set with handle 0: %v", err)
@@ -78,7 +76,7 @@ func TestSyncPointErrorsAndRace(t *testing.T) {
 
 // A point is synchronized when its last missing member resigns.
 func TestSyncPointReleasedByResign(t *testing.T) {
-	m := newMemFederation(t, 3, transport.Faults{}, 98)
+	m, _ := cleanFederation(t, 3, 98)
 	a, b, c := m.feds[0], m.feds[1], m.feds[2]
 	if err := a.RegisterFederationSynchronizationPoint("last", nil); err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ var advanceServices = []struct {
 // 8.8-8.12, and an unconstrained federate is granted each at once, with
 // the grant naming the request.
 func TestAdvanceServiceErrors(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 31)
+	m, _ := cleanFederation(t, 2, 31)
 	a, b := m.feds[0], m.feds[1]
 	for _, s := range advanceServices {
 		t.Run(s.kind.String(), func(t *testing.T) {
@@ -121,42 +121,41 @@ func timedPair(t *testing.T, seed int64, lookahead float64) (reg, con *Federate,
 	return reg, con, h, obj
 }
 
+// advanceBoth has reg advance to to, then con, and returns con's grant
+// and the events delivered before it.
+func advanceBoth(t *testing.T, reg, con *Federate, to float64) (Event, []Event) {
+	t.Helper()
+	if err := reg.TimeAdvanceRequest(Float64Time(to)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, reg, 5*time.Second, isType[TimeAdvanceGrant])
+	if err := con.TimeAdvanceRequest(Float64Time(to)); err != nil {
+		t.Fatal(err)
+	}
+	return waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+}
+
+// waitGrant waits for con's grant, fails t unless it is to want and
+// answers a request of kind, and returns the events delivered before it.
+func waitGrant(t *testing.T, con *Federate, want float64, kind lbts.RequestKind) []Event {
+	t.Helper()
+	ev, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+	if g := ev.(TimeAdvanceGrant); g.Time.Float() != want || g.Request != kind {
+		t.Fatalf("grant %v, want %v (%v)", g, want, kind)
+	}
+	return before
+}
+
 // waitLITS waits until con's LITS is want.
 func waitLITS(t *testing.T, con *Federate, want float64) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		l, ok, err := con.QueryLITS()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok && l.Float() == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("LITS never became %v (is %v, %v)", want, l, ok)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitQueried(t, "LITS", con.QueryLITS, want)
 }
 
 // waitQueued waits until con holds n time-stamp-order messages queued.
 func waitQueued(t *testing.T, con *Federate, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		st, err := con.TimeStatus()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Queued == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d messages queued, want %d", st.Queued, n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitStatus(t, con, fmt.Sprintf("%d messages queued", n), func(st lbts.Status) bool { return st.Queued == n })
 }
 
 // NMR(10) with a message queued at 5 delivers it and grants 5; then
@@ -177,10 +176,7 @@ func TestNextMessageRequest(t *testing.T) {
 	if err := con.NextMessageRequest(Float64Time(10)); err != nil {
 		t.Fatal(err)
 	}
-	ev, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
-	if g := ev.(TimeAdvanceGrant); g.Time.Float() != 5 || g.Request != lbts.NextMessageRequest {
-		t.Fatalf("grant %v, want 5 (NMR)", g)
-	}
+	before := waitGrant(t, con, 5, lbts.NextMessageRequest)
 	if len(before) != 1 {
 		t.Fatalf("before the grant: %v", before)
 	}
@@ -190,7 +186,7 @@ func TestNextMessageRequest(t *testing.T) {
 	if err := con.NextMessageRequest(Float64Time(7)); err != nil {
 		t.Fatal(err)
 	}
-	ev, before = waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+	ev, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
 	if g := grantOf(t, ev); g != 7 || len(before) != 0 {
 		t.Fatalf("grant %v after %v, want 7 after nothing", g, before)
 	}
@@ -213,10 +209,7 @@ func TestFlushQueueRequest(t *testing.T) {
 	if err := con.FlushQueueRequest(Float64Time(6)); err != nil {
 		t.Fatal(err)
 	}
-	ev, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
-	if g := ev.(TimeAdvanceGrant); g.Time.Float() != 4 || g.Request != lbts.FlushQueueRequest {
-		t.Errorf("grant %v, want 4 (FQR)", g)
-	}
+	before := waitGrant(t, con, 4, lbts.FlushQueueRequest)
 	if len(before) != 2 {
 		t.Fatalf("delivered %v, want both messages", before)
 	}
@@ -266,14 +259,7 @@ func TestRetract(t *testing.T) {
 	waitQueued(t, con, 2)
 	// h6 and h7 are delivered by a grant to 6.5; the regulator, still at
 	// 0, may retract h6 afterwards: the receiver is asked to.
-	if err := reg.TimeAdvanceRequest(Float64Time(6.5)); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, reg, 5*time.Second, isType[TimeAdvanceGrant])
-	if err := con.TimeAdvanceRequest(Float64Time(6.5)); err != nil {
-		t.Fatal(err)
-	}
-	ev, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+	ev, before := advanceBoth(t, reg, con, 6.5)
 	// Before the grant: the receive-order label (held until now) and h6.
 	if grantOf(t, ev) != 6.5 || len(before) != 2 {
 		t.Fatalf("before the grant to 6.5: %v", before)
@@ -376,12 +362,7 @@ func TestChangeOrderType(t *testing.T) {
 	}
 	// Position (TimeStamp in the FOM) now goes receive order; Label
 	// (Receive) time-stamp order; Honk receive order.
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(reg.ChangeAttributeOrderType(obj, Receive, h.position))
 	must(reg.ChangeAttributeOrderType(obj, TimeStamp, h.label))
 	must(reg.ChangeInteractionOrderType(h.honk, Receive))
@@ -458,22 +439,10 @@ func TestCrashedRegulatorReleasesNMR(t *testing.T) {
 	}
 	net := transport.NewNetwork(transport.NetworkConfig{Seed: 39})
 	federation := fmt.Sprintf("nmr-crash-%d", os.Getpid())
-	a, err := joinGossip(t, net, federation, "A", nil, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := gossipMember(t, net, federation, "A", "")
 	seed, _ := a.GossipAddr()
-	b, err := joinGossip(t, net, federation, "B", []string{seed}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	c, err := joinGossip(t, net, federation, "C", []string{seed}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	b := gossipMember(t, net, federation, "B", seed)
+	c := gossipMember(t, net, federation, "C", seed)
 	for _, f := range []*Federate{a, b} {
 		waitFor(t, f, 10*time.Second, func(ev Event) bool {
 			j, ok := ev.(FederateJoined)
@@ -535,14 +504,7 @@ func TestHeldAndQueuedKeepTheirValues(t *testing.T) {
 	// The receive-order halves travel first on the same stream: once the
 	// time-stamped ones are queued, the others are held.
 	waitQueued(t, con, n)
-	if err := reg.TimeAdvanceRequest(Float64Time(10)); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, reg, 5*time.Second, isType[TimeAdvanceGrant])
-	if err := con.TimeAdvanceRequest(Float64Time(10)); err != nil {
-		t.Fatal(err)
-	}
-	_, before := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
+	_, before := advanceBoth(t, reg, con, 10)
 	var got []string
 	for _, ev := range before {
 		r, ok := ev.(ReflectAttributeValues)

@@ -35,24 +35,24 @@ func enable(t *testing.T, reg, con *Federate, l float64) {
 	waitFor(t, con, 5*time.Second, isType[TimeConstrainedEnabled])
 }
 
+// waitQueried waits until query (QueryGALT or QueryLITS, named what)
+// answers want.
+func waitQueried(t *testing.T, what string, query func() (LogicalTime, bool, error), want float64) {
+	t.Helper()
+	pollUntil(t, 5*time.Second, func() (bool, string) {
+		v, ok, err := query()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok && v.Float() == want, fmt.Sprintf("%s never became %v (is %v, %v)", what, want, v, ok)
+	})
+}
+
 // noGrantYet checks that con holds no grant once its GALT reflects want:
 // the grant decision is made as soon as GALT is known.
 func noGrantYet(t *testing.T, con *Federate, wantGALT float64) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		g, ok, err := con.QueryGALT()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok && g.Float() == wantGALT {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GALT never became %v (is %v, %v)", wantGALT, g, ok)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitQueried(t, "GALT", con.QueryGALT, wantGALT)
 	for con.Pending() > 0 {
 		ev, _ := waitFor(t, con, time.Second, func(Event) bool { return true })
 		if _, ok := ev.(TimeAdvanceGrant); ok {
@@ -61,20 +61,27 @@ func noGrantYet(t *testing.T, con *Federate, wantGALT float64) {
 	}
 }
 
+// advanceAfterRegulator has con ask to advance to to, checks that it is
+// granted nothing while its GALT is galt, and then has reg ask too.
+func advanceAfterRegulator(t *testing.T, reg, con *Federate, to, galt float64) {
+	t.Helper()
+	if err := con.TimeAdvanceRequest(Float64Time(to)); err != nil {
+		t.Fatal(err)
+	}
+	noGrantYet(t, con, galt)
+	if err := reg.TimeAdvanceRequest(Float64Time(to)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestConstrainedWaitsForRegulator(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 10)
+	m, _ := cleanFederation(t, 2, 10)
 	reg, con := m.feds[0], m.feds[1]
 	enable(t, reg, con, 1)
 
-	if err := con.TimeAdvanceRequest(Float64Time(5)); err != nil {
-		t.Fatal(err)
-	}
 	// The regulator is at 0 with lookahead 1: nothing may be granted at
 	// or beyond 1.
-	noGrantYet(t, con, 1)
-	if err := reg.TimeAdvanceRequest(Float64Time(5)); err != nil {
-		t.Fatal(err)
-	}
+	advanceAfterRegulator(t, reg, con, 5, 1)
 	ev, _ := waitFor(t, reg, 5*time.Second, isType[TimeAdvanceGrant])
 	if g := grantOf(t, ev); g != 5 {
 		t.Errorf("regulator granted %v", g)
@@ -91,9 +98,8 @@ func TestConstrainedWaitsForRegulator(t *testing.T) {
 // A time-stamped update at 10 is delivered before the grant to 10, and
 // not before the constrained federate may see it.
 func TestTSOBeforeGrant(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 11)
+	m, h := cleanFederation(t, 2, 11)
 	reg, con := m.feds[0], m.feds[1]
-	h := handles(t, reg)
 	if err := con.SubscribeObjectClassAttributes(h.vehicle, h.position); err != nil {
 		t.Fatal(err)
 	}
@@ -109,13 +115,7 @@ func TestTSOBeforeGrant(t *testing.T) {
 	if err := reg.UpdateAttributeValuesWithTime(obj, AttributeValues{h.position: []byte("p10")}, nil, Float64Time(10)); err != nil {
 		t.Fatal(err)
 	}
-	if err := con.TimeAdvanceRequest(Float64Time(10)); err != nil {
-		t.Fatal(err)
-	}
-	noGrantYet(t, con, 1)
-	if err := reg.TimeAdvanceRequest(Float64Time(10)); err != nil {
-		t.Fatal(err)
-	}
+	advanceAfterRegulator(t, reg, con, 10, 1)
 	ev, skipped := waitFor(t, con, 5*time.Second, isType[TimeAdvanceGrant])
 	if g := grantOf(t, ev); g != 10 {
 		t.Fatalf("granted %v", g)
@@ -131,9 +131,8 @@ func TestTSOBeforeGrant(t *testing.T) {
 }
 
 func TestTimeServiceErrors(t *testing.T) {
-	m := newMemFederation(t, 2, transport.Faults{}, 12)
+	m, h := cleanFederation(t, 2, 12)
 	reg, con := m.feds[0], m.feds[1]
-	h := handles(t, reg)
 	if err := reg.PublishObjectClassAttributes(h.vehicle, h.position); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +204,7 @@ func TestTimeServiceErrors(t *testing.T) {
 func TestLostRegulatorReleasesOthers(t *testing.T) {
 	for _, how := range []string{"crash", "resign"} {
 		t.Run(how, func(t *testing.T) {
-			m := newMemFederation(t, 2, transport.Faults{}, 13)
+			m, _ := cleanFederation(t, 2, 13)
 			reg, con := m.feds[0], m.feds[1]
 			enable(t, reg, con, 1)
 			if err := con.TimeAdvanceRequest(Float64Time(50)); err != nil {

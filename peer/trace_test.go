@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,16 +14,16 @@ import (
 )
 
 // syncBuffer is a bytes.Buffer safe for the test's reads while
-// federates write.
+// federates write: it writes as the trace writer does, under its lock.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	lockedWriter
+	b bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+func newSyncBuffer() *syncBuffer {
+	s := &syncBuffer{}
+	s.w = &s.b
+	return s
 }
 
 func (s *syncBuffer) String() string {
@@ -72,8 +71,8 @@ func parseTrace(t *testing.T, s string) []traceLine {
 // network write one trace; it holds every expected event, and a message's
 // id is the same at its sender and its receiver.
 func TestTrace(t *testing.T) {
-	var buf syncBuffer
-	w := NewTraceWriter(&buf)
+	buf := newSyncBuffer()
+	w := NewTraceWriter(buf)
 	net := transport.NewNetwork(transport.NetworkConfig{Seed: 21})
 	reg := NewMemRegistry()
 	doc := testDoc(t)
@@ -99,12 +98,7 @@ func TestTrace(t *testing.T) {
 	}
 	a, b, c := join("A"), join("B"), join("C")
 	h := handles(t, a)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(b.SubscribeObjectClassAttributes(h.vehicle, h.position, h.label))
 	must(b.SubscribeInteractionClass(h.honk))
 	must(a.PublishObjectClassAttributes(h.vehicle, h.position, h.label))

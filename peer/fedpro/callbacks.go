@@ -98,10 +98,7 @@ func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
 			break
 		}
 		r := &pb.ReflectAttributeValuesWithTime{ObjectInstance: pbObj(e.Object), AttributeValues: pbAttrValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: producer(e.Producer),
-			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder)}
-		if e.Retraction != (peer.MessageRetractionHandle{}) {
-			r.OptionalRetraction = pbRetraction(e.Retraction)
-		}
+			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder), OptionalRetraction: optRetraction(e.Retraction)}
 		cb.CallbackRequest = &pb.CallbackRequest_ReflectAttributeValuesWithTime{ReflectAttributeValuesWithTime: r}
 	case peer.ReceiveInteraction:
 		tr := pbTransportName(e.Transportation)
@@ -110,10 +107,7 @@ func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
 			break
 		}
 		r := &pb.ReceiveInteractionWithTime{InteractionClass: pbInteraction(e.Class), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: producer(e.Producer),
-			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder)}
-		if e.Retraction != (peer.MessageRetractionHandle{}) {
-			r.OptionalRetraction = pbRetraction(e.Retraction)
-		}
+			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder), OptionalRetraction: optRetraction(e.Retraction)}
 		cb.CallbackRequest = &pb.CallbackRequest_ReceiveInteractionWithTime{ReceiveInteractionWithTime: r}
 	case peer.ReceiveDirectedInteraction:
 		tr := pbTransportName(e.Transportation)
@@ -122,10 +116,7 @@ func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
 			break
 		}
 		r := &pb.ReceiveDirectedInteractionWithTime{InteractionClass: pbInteraction(e.Class), ObjectInstance: pbObj(e.Object), ParameterValues: pbParamValues(e.Values), UserSuppliedTag: e.Tag, TransportationType: tr, ProducingFederate: producer(e.Producer),
-			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder)}
-		if e.Retraction != (peer.MessageRetractionHandle{}) {
-			r.OptionalRetraction = pbRetraction(e.Retraction)
-		}
+			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder), OptionalRetraction: optRetraction(e.Retraction)}
 		cb.CallbackRequest = &pb.CallbackRequest_ReceiveDirectedInteractionWithTime{ReceiveDirectedInteractionWithTime: r}
 	case peer.RemoveObjectInstance:
 		if e.Time == nil {
@@ -133,10 +124,7 @@ func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
 			break
 		}
 		r := &pb.RemoveObjectInstanceWithTime{ObjectInstance: pbObj(e.Object), UserSuppliedTag: e.Tag, ProducingFederate: producer(e.Producer),
-			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder)}
-		if e.Retraction != (peer.MessageRetractionHandle{}) {
-			r.OptionalRetraction = pbRetraction(e.Retraction)
-		}
+			Time: pbTime(f, e.Time), SentOrderType: pbOrder(e.SentOrder), ReceivedOrderType: pbOrder(e.ReceivedOrder), OptionalRetraction: optRetraction(e.Retraction)}
 		cb.CallbackRequest = &pb.CallbackRequest_RemoveObjectInstanceWithTime{RemoveObjectInstanceWithTime: r}
 	case peer.AttributesInScope:
 		cb.CallbackRequest = &pb.CallbackRequest_AttributesInScope{AttributesInScope: &pb.AttributesInScope{ObjectInstance: pbObj(e.Object), Attributes: pbAttrSet(e.Attributes)}}
@@ -200,6 +188,14 @@ func pbTransport(t peer.TransportationType) *pb.TransportationTypeHandle {
 	return &pb.TransportationTypeHandle{Data: binary.BigEndian.AppendUint32(nil, uint32(t))}
 }
 
+// optRetraction is a callback's optional retraction handle: nil for none.
+func optRetraction(h peer.MessageRetractionHandle) *pb.MessageRetractionHandle {
+	if h == (peer.MessageRetractionHandle{}) {
+		return nil
+	}
+	return pbRetraction(h)
+}
+
 func pbTransportName(name string) *pb.TransportationTypeHandle {
 	if name == "HLAbestEffort" {
 		return pbTransport(peer.HLAbestEffort)
@@ -207,60 +203,56 @@ func pbTransportName(name string) *pb.TransportationTypeHandle {
 	return pbTransport(peer.HLAreliable)
 }
 
-func pbSaveFailure(r peer.SaveFailureReason) pb.SaveFailureReason {
-	switch r {
-	case peer.FederateReportedFailureDuringSave:
-		return pb.SaveFailureReason_FEDERATE_REPORTED_FAILURE_DURING_SAVE
-	case peer.FederateResignedDuringSave:
-		return pb.SaveFailureReason_FEDERATE_RESIGNED_DURING_SAVE
-	case peer.RTIDetectedFailureDuringSave:
-		return pb.SaveFailureReason_RTI_DETECTED_FAILURE_DURING_SAVE
-	case peer.SaveTimeCannotBeHonored:
-		return pb.SaveFailureReason_SAVE_TIME_CANNOT_BE_HONORED
-	case peer.SaveAborted:
-		return pb.SaveFailureReason_SAVE_ABORTED
+// The protocol's names of the save and restore outcomes and states; a
+// value a table lacks is the protocol's catch-all (see the functions).
+var (
+	pbSaveFailures = map[peer.SaveFailureReason]pb.SaveFailureReason{
+		peer.FederateReportedFailureDuringSave: pb.SaveFailureReason_FEDERATE_REPORTED_FAILURE_DURING_SAVE,
+		peer.FederateResignedDuringSave:        pb.SaveFailureReason_FEDERATE_RESIGNED_DURING_SAVE,
+		peer.RTIDetectedFailureDuringSave:      pb.SaveFailureReason_RTI_DETECTED_FAILURE_DURING_SAVE,
+		peer.SaveTimeCannotBeHonored:           pb.SaveFailureReason_SAVE_TIME_CANNOT_BE_HONORED,
+		peer.SaveAborted:                       pb.SaveFailureReason_SAVE_ABORTED,
 	}
-	return pb.SaveFailureReason_RTI_UNABLE_TO_SAVE
+	pbRestoreFailures = map[peer.RestoreFailureReason]pb.RestoreFailureReason{
+		peer.FederateReportedFailureDuringRestore: pb.RestoreFailureReason_FEDERATE_REPORTED_FAILURE_DURING_RESTORE,
+		peer.FederateResignedDuringRestore:        pb.RestoreFailureReason_FEDERATE_RESIGNED_DURING_RESTORE,
+		peer.RTIDetectedFailureDuringRestore:      pb.RestoreFailureReason_RTI_DETECTED_FAILURE_DURING_RESTORE,
+		peer.RestoreAborted:                       pb.RestoreFailureReason_RESTORE_ABORTED,
+	}
+	pbSaveStatuses = map[peer.SaveStatus]pb.SaveStatus{
+		peer.FederateWaitingForSaveToBegin:      pb.SaveStatus_FEDERATE_INSTRUCTED_TO_SAVE,
+		peer.FederateSaving:                     pb.SaveStatus_FEDERATE_SAVING,
+		peer.FederateWaitingForFederationToSave: pb.SaveStatus_FEDERATE_WAITING_FOR_FEDERATION_TO_SAVE,
+	}
+	pbRestoreStatuses = map[peer.RestoreStatus]pb.RestoreStatus{
+		peer.FederateRestoreRequestPending:         pb.RestoreStatus_FEDERATE_RESTORE_REQUEST_PENDING,
+		peer.FederateWaitingForRestoreToBegin:      pb.RestoreStatus_FEDERATE_WAITING_FOR_RESTORE_TO_BEGIN,
+		peer.FederatePreparedToRestore:             pb.RestoreStatus_FEDERATE_PREPARED_TO_RESTORE,
+		peer.FederateRestoring:                     pb.RestoreStatus_FEDERATE_RESTORING,
+		peer.FederateWaitingForFederationToRestore: pb.RestoreStatus_FEDERATE_WAITING_FOR_FEDERATION_TO_RESTORE,
+	}
+)
+
+// lookupOr is table's value for k, or def when the table lacks k.
+func lookupOr[K comparable, V any](table map[K]V, k K, def V) V {
+	if v, ok := table[k]; ok {
+		return v
+	}
+	return def
+}
+
+func pbSaveFailure(r peer.SaveFailureReason) pb.SaveFailureReason {
+	return lookupOr(pbSaveFailures, r, pb.SaveFailureReason_RTI_UNABLE_TO_SAVE)
 }
 
 func pbRestoreFailure(r peer.RestoreFailureReason) pb.RestoreFailureReason {
-	switch r {
-	case peer.FederateReportedFailureDuringRestore:
-		return pb.RestoreFailureReason_FEDERATE_REPORTED_FAILURE_DURING_RESTORE
-	case peer.FederateResignedDuringRestore:
-		return pb.RestoreFailureReason_FEDERATE_RESIGNED_DURING_RESTORE
-	case peer.RTIDetectedFailureDuringRestore:
-		return pb.RestoreFailureReason_RTI_DETECTED_FAILURE_DURING_RESTORE
-	case peer.RestoreAborted:
-		return pb.RestoreFailureReason_RESTORE_ABORTED
-	}
-	return pb.RestoreFailureReason_RTI_UNABLE_TO_RESTORE
+	return lookupOr(pbRestoreFailures, r, pb.RestoreFailureReason_RTI_UNABLE_TO_RESTORE)
 }
 
 func pbSaveStatus(s peer.SaveStatus) pb.SaveStatus {
-	switch s {
-	case peer.FederateWaitingForSaveToBegin:
-		return pb.SaveStatus_FEDERATE_INSTRUCTED_TO_SAVE
-	case peer.FederateSaving:
-		return pb.SaveStatus_FEDERATE_SAVING
-	case peer.FederateWaitingForFederationToSave:
-		return pb.SaveStatus_FEDERATE_WAITING_FOR_FEDERATION_TO_SAVE
-	}
-	return pb.SaveStatus_NO_SAVE_IN_PROGRESS
+	return lookupOr(pbSaveStatuses, s, pb.SaveStatus_NO_SAVE_IN_PROGRESS)
 }
 
 func pbRestoreStatus(s peer.RestoreStatus) pb.RestoreStatus {
-	switch s {
-	case peer.FederateRestoreRequestPending:
-		return pb.RestoreStatus_FEDERATE_RESTORE_REQUEST_PENDING
-	case peer.FederateWaitingForRestoreToBegin:
-		return pb.RestoreStatus_FEDERATE_WAITING_FOR_RESTORE_TO_BEGIN
-	case peer.FederatePreparedToRestore:
-		return pb.RestoreStatus_FEDERATE_PREPARED_TO_RESTORE
-	case peer.FederateRestoring:
-		return pb.RestoreStatus_FEDERATE_RESTORING
-	case peer.FederateWaitingForFederationToRestore:
-		return pb.RestoreStatus_FEDERATE_WAITING_FOR_FEDERATION_TO_RESTORE
-	}
-	return pb.RestoreStatus_NO_RESTORE_IN_PROGRESS
+	return lookupOr(pbRestoreStatuses, s, pb.RestoreStatus_NO_RESTORE_IN_PROGRESS)
 }

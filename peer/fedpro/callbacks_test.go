@@ -13,9 +13,7 @@ import (
 // event it comes from, and each event becomes its callback, which
 // encodes. The cases no event gives are named, with why.
 func TestEveryCallbackHasItsEvent(t *testing.T) {
-	n := newFPNet(t)
-	c := n.client(t, "A")
-	c.joinAs("A", true)
+	c := newFPNet(t).soloJoined(t)
 	f, err := c.s.federate()
 	if err != nil {
 		t.Fatal(err)

@@ -176,6 +176,29 @@ func (c *fpClient) classHandle(name string) *pb.ObjectClassHandle {
 	return c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_GetObjectClassHandleRequest{GetObjectClassHandleRequest: &pb.GetObjectClassHandleRequest{ObjectClassName: name}}}).GetGetObjectClassHandleResponse().GetResult()
 }
 
+func (c *fpClient) interactionHandle(name string) *pb.InteractionClassHandle {
+	c.t.Helper()
+	return c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_GetInteractionClassHandleRequest{GetInteractionClassHandleRequest: &pb.GetInteractionClassHandleRequest{InteractionClassName: name}}}).GetGetInteractionClassHandleResponse().GetResult()
+}
+
+// soloJoined is client A, joined to the federation it creates.
+func (n *fpNet) soloJoined(t *testing.T) *fpClient {
+	t.Helper()
+	a := n.client(t, "A")
+	a.joinAs("A", true)
+	return a
+}
+
+// pairJoined is clients A, which creates the federation, and B, joined,
+// and A's handles of the class Car and its attribute Speed.
+func (n *fpNet) pairJoined(t *testing.T) (a, b *fpClient, car *pb.ObjectClassHandle, speed *pb.AttributeHandle) {
+	t.Helper()
+	a, b = n.soloJoined(t), n.client(t, "B")
+	b.joinAs("B", false)
+	car = a.classHandle("Car")
+	return a, b, car, a.attrHandle(car, "Speed")
+}
+
 func (c *fpClient) attrHandle(class *pb.ObjectClassHandle, name string) *pb.AttributeHandle {
 	c.t.Helper()
 	return c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_GetAttributeHandleRequest{GetAttributeHandleRequest: &pb.GetAttributeHandleRequest{ObjectClass: class, AttributeName: name}}}).GetGetAttributeHandleResponse().GetResult()
@@ -430,13 +453,8 @@ func TestListMembers(t *testing.T) {
 // A directed interaction reaches the owner of the instance it is sent
 // to, through its session's callback.
 func TestDirectedInteractionCalls(t *testing.T) {
-	n := newFPNet(t)
-	a, b := n.client(t, "A"), n.client(t, "B")
-	a.joinAs("A", true)
-	b.joinAs("B", false)
-	car := a.classHandle("Car")
-	speed := a.attrHandle(car, "Speed")
-	horn := a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_GetInteractionClassHandleRequest{GetInteractionClassHandleRequest: &pb.GetInteractionClassHandleRequest{InteractionClassName: "Horn"}}}).GetGetInteractionClassHandleResponse().GetResult()
+	a, b, car, speed := newFPNet(t).pairJoined(t)
+	horn := a.interactionHandle("Horn")
 	set := &pb.AttributeHandleSet{AttributeHandle: []*pb.AttributeHandle{speed}}
 	horns := &pb.InteractionClassHandleSet{InteractionClassHandle: []*pb.InteractionClassHandle{horn}}
 	a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_PublishObjectClassAttributesRequest{PublishObjectClassAttributesRequest: &pb.PublishObjectClassAttributesRequest{ObjectClass: car, Attributes: set}}})

@@ -1,39 +1,26 @@
 package fedpro
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 )
 
-// fpBaseFOM defines a dimension and a simple data type it does not use.
-const fpBaseFOM = `<?xml version="1.0"?>
-<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
-  <modelIdentification><name>fedpro join base</name><type>FOM</type><version>1</version></modelIdentification>
-  <objects><objectClass><name>HLAobjectRoot</name>
-    <objectClass><name>Site</name><sharing>PublishSubscribe</sharing>
-      <attribute><name>Label</name><dataType>HLAunicodeString</dataType><updateType>Static</updateType><updateCondition>NA</updateCondition><ownership>DivestAcquire</ownership><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>Receive</order></attribute>
-    </objectClass>
-  </objectClass></objects>
-  <dimensions>
-    <dimension><name>Zone</name><dataType>HLAinteger32BE</dataType><upperBound>100</upperBound><normalization>linear (Zone, 0, 100)</normalization><value>[0..1)</value></dimension>
-  </dimensions>
-  <dataTypes><simpleDataTypes>
-    <simpleData><name>Meters</name><representation>HLAfloat64BE</representation><units>m</units><resolution>NA</resolution><accuracy>NA</accuracy></simpleData>
-  </simpleDataTypes></dataTypes>
-</objectModel>`
-
-// fpSensorFOM uses data type TYPE and dimension DIM.
-const fpSensorFOM = `<?xml version="1.0"?>
-<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
-  <modelIdentification><name>fedpro join sensor</name><type>FOM</type><version>1</version></modelIdentification>
-  <objects><objectClass><name>HLAobjectRoot</name>
-    <objectClass><name>Sensor</name><sharing>PublishSubscribe</sharing>
-      <attribute><name>Reach</name><dataType>TYPE</dataType><updateType>Conditional</updateType><updateCondition>NA</updateCondition><ownership>DivestAcquire</ownership><sharing>PublishSubscribe</sharing><dimensions><dimension>DIM</dimension></dimensions><transportation>HLAreliable</transportation><order>Receive</order></attribute>
-    </objectClass>
-  </objectClass></objects>
-</objectModel>`
+// fpJoinFOM reads a FOM module of the join conformance tests, shared
+// with package peer's: join_base.xml defines a dimension and a simple
+// data type it does not use; join_sensor.xml uses data type TYPE and
+// dimension DIM.
+func fpJoinFOM(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 func fpFile(name, content string) *pb.FomModule {
 	return &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: name, Content: []byte(content)}}}
@@ -50,7 +37,7 @@ func TestConformanceJoinModulesFedPro(t *testing.T) {
 	a, b := n.client(t, "A"), n.client(t, "B")
 	a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
 	a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionWithModulesRequest{CreateFederationExecutionWithModulesRequest: &pb.CreateFederationExecutionWithModulesRequest{
-		FederationName: "fp", FomModules: &pb.FomModuleSet{FomModule: []*pb.FomModule{fpFile("base.xml", fpBaseFOM)}}}}})
+		FederationName: "fp", FomModules: &pb.FomModuleSet{FomModule: []*pb.FomModule{fpFile("base.xml", fpJoinFOM(t, "join_base.xml"))}}}}})
 	a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionWithNameRequest{JoinFederationExecutionWithNameRequest: &pb.JoinFederationExecutionWithNameRequest{
 		FederateName: "A", FederateType: "test", FederationName: "fp"}}})
 
@@ -59,11 +46,12 @@ func TestConformanceJoinModulesFedPro(t *testing.T) {
 		return b.call(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionWithNameAndModulesRequest{JoinFederationExecutionWithNameAndModulesRequest: &pb.JoinFederationExecutionWithNameAndModulesRequest{
 			FederateName: "B", FederateType: "test", FederationName: "fp", AdditionalFomModules: &pb.FomModuleSet{FomModule: []*pb.FomModule{doc}}}}})
 	}
-	bad := strings.NewReplacer("TYPE", "Furlongs", "DIM", "Zone").Replace(fpSensorFOM)
+	sensor := fpJoinFOM(t, "join_sensor.xml")
+	bad := strings.NewReplacer("TYPE", "Furlongs", "DIM", "Zone").Replace(sensor)
 	if e := join(fpFile("bad.xml", bad)).GetExceptionData(); e.GetExceptionName() != "ErrorReadingFDD" && e.GetExceptionName() != "ErrorReadingFOM" {
 		t.Errorf("joining with an undefined data type: %q (%s), want ErrorReadingFDD", e.GetExceptionName(), e.GetDetails())
 	}
-	good := strings.NewReplacer("TYPE", "Meters", "DIM", "Zone").Replace(fpSensorFOM)
+	good := strings.NewReplacer("TYPE", "Meters", "DIM", "Zone").Replace(sensor)
 	if e := join(fpFile("sensor.xml", good)).GetExceptionData(); e != nil {
 		t.Fatalf("joining with a module that uses the creation module's dimension and data type: %s: %s", e.GetExceptionName(), e.GetDetails())
 	}

@@ -114,83 +114,103 @@ func pbRetraction(h peer.MessageRetractionHandle) *pb.MessageRetractionHandle {
 }
 
 func attrSet(s *pb.AttributeHandleSet) ([]peer.AttributeHandle, error) {
-	out := make([]peer.AttributeHandle, 0, len(s.GetAttributeHandle()))
-	for _, h := range s.GetAttributeHandle() {
-		a, err := attrHandle(h)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, nil
+	return decodeAll(s.GetAttributeHandle(), attrHandle)
 }
 
 func pbAttrSet(hs []peer.AttributeHandle) *pb.AttributeHandleSet {
-	s := &pb.AttributeHandleSet{}
-	for _, h := range hs {
-		s.AttributeHandle = append(s.AttributeHandle, pbAttr(h))
-	}
-	return s
+	return &pb.AttributeHandleSet{AttributeHandle: encodeAll(hs, pbAttr)}
 }
 
 func fedSet(s *pb.FederateHandleSet) ([]peer.FederateHandle, error) {
-	out := make([]peer.FederateHandle, 0, len(s.GetFederateHandle()))
-	for _, h := range s.GetFederateHandle() {
-		f, err := fedHandle(h)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, nil
+	return decodeAll(s.GetFederateHandle(), fedHandle)
 }
 
 func pbFedSet(hs []peer.FederateHandle) *pb.FederateHandleSet {
-	s := &pb.FederateHandleSet{}
-	for _, h := range hs {
-		s.FederateHandle = append(s.FederateHandle, pbFed(h))
+	return &pb.FederateHandleSet{FederateHandle: encodeAll(hs, pbFed)}
+}
+
+// decodeBoth decodes p with decodeP and q with decodeQ, failing at the
+// first that does not decode.
+func decodeBoth[P, Q, A, B any](p P, decodeP func(P) (A, error), q Q, decodeQ func(Q) (B, error)) (A, B, error) {
+	a, err := decodeP(p)
+	if err != nil {
+		var b B
+		return a, b, err
 	}
-	return s
+	b, err := decodeQ(q)
+	return a, b, err
+}
+
+// decodeAll decodes each of a set's handles with decode, failing at the
+// first that does not decode.
+func decodeAll[P, H any](in []P, decode func(P) (H, error)) ([]H, error) {
+	out := make([]H, 0, len(in))
+	for _, p := range in {
+		h, err := decode(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// encodeAll encodes each handle of hs with encode (nil for none).
+func encodeAll[H, P any](hs []H, encode func(H) P) []P {
+	var out []P
+	for _, h := range hs {
+		out = append(out, encode(h))
+	}
+	return out
 }
 
 func attrValues(m *pb.AttributeHandleValueMap) (peer.AttributeValues, error) {
-	out := make(peer.AttributeValues, len(m.GetAttributeHandleValue()))
-	for _, v := range m.GetAttributeHandleValue() {
+	return decodeValues(m.GetAttributeHandleValue(), func(v *pb.AttributeHandleValue) (peer.AttributeHandle, []byte, error) {
 		a, err := attrHandle(v.GetAttributeHandle())
-		if err != nil {
-			return nil, err
-		}
-		out[a] = v.GetValue()
-	}
-	return out, nil
+		return a, v.GetValue(), err
+	})
 }
 
 func pbAttrValues(vs peer.AttributeValues) *pb.AttributeHandleValueMap {
-	m := &pb.AttributeHandleValueMap{}
-	for a, v := range vs {
-		m.AttributeHandleValue = append(m.AttributeHandleValue, &pb.AttributeHandleValue{AttributeHandle: pbAttr(a), Value: v})
-	}
-	return m
+	return &pb.AttributeHandleValueMap{AttributeHandleValue: encodeValues(vs, func(a peer.AttributeHandle, v []byte) *pb.AttributeHandleValue {
+		return &pb.AttributeHandleValue{AttributeHandle: pbAttr(a), Value: v}
+	})}
 }
 
 func paramValues(m *pb.ParameterHandleValueMap) (peer.ParameterValues, error) {
-	out := make(peer.ParameterValues, len(m.GetParameterHandleValue()))
-	for _, v := range m.GetParameterHandleValue() {
+	return decodeValues(m.GetParameterHandleValue(), func(v *pb.ParameterHandleValue) (peer.ParameterHandle, []byte, error) {
 		p, err := paramHandle(v.GetParameterHandle())
+		return p, v.GetValue(), err
+	})
+}
+
+func pbParamValues(vs peer.ParameterValues) *pb.ParameterHandleValueMap {
+	return &pb.ParameterHandleValueMap{ParameterHandleValue: encodeValues(vs, func(p peer.ParameterHandle, v []byte) *pb.ParameterHandleValue {
+		return &pb.ParameterHandleValue{ParameterHandle: pbParam(p), Value: v}
+	})}
+}
+
+// decodeValues decodes a handle-value map's entries with decode, failing
+// at the first whose handle does not decode.
+func decodeValues[E any, H comparable](in []E, decode func(E) (H, []byte, error)) (map[H][]byte, error) {
+	out := make(map[H][]byte, len(in))
+	for _, e := range in {
+		h, v, err := decode(e)
 		if err != nil {
 			return nil, err
 		}
-		out[p] = v.GetValue()
+		out[h] = v
 	}
 	return out, nil
 }
 
-func pbParamValues(vs peer.ParameterValues) *pb.ParameterHandleValueMap {
-	m := &pb.ParameterHandleValueMap{}
-	for p, v := range vs {
-		m.ParameterHandleValue = append(m.ParameterHandleValue, &pb.ParameterHandleValue{ParameterHandle: pbParam(p), Value: v})
+// encodeValues makes a handle-value map's entries with entry (nil for none).
+func encodeValues[M ~map[H][]byte, H comparable, E any](vs M, entry func(H, []byte) E) []E {
+	var out []E
+	for h, v := range vs {
+		out = append(out, entry(h, v))
 	}
-	return m
+	return out
 }
 
 // logicalTime decodes a logical time (or interval) of f's representation.
@@ -227,22 +247,28 @@ func pbOrder(o peer.OrderType) pb.OrderType {
 	return pb.OrderType_RECEIVE
 }
 
+// resignActions pairs the resign actions with the protocol's:
+// resignAction reads it one way, pbResignAction the other.
+var resignActions = map[peer.ResignAction]pb.ResignAction{
+	peer.UnconditionallyDivestAttributes:    pb.ResignAction_UNCONDITIONALLY_DIVEST_ATTRIBUTES,
+	peer.DeleteObjects:                      pb.ResignAction_DELETE_OBJECTS,
+	peer.CancelPendingOwnershipAcquisitions: pb.ResignAction_CANCEL_PENDING_OWNERSHIP_ACQUISITIONS,
+	peer.DeleteObjectsThenDivest:            pb.ResignAction_DELETE_OBJECTS_THEN_DIVEST,
+	peer.CancelThenDeleteThenDivest:         pb.ResignAction_CANCEL_THEN_DELETE_THEN_DIVEST,
+	peer.NoAction:                           pb.ResignAction_NO_ACTION,
+}
+
 func resignAction(a pb.ResignAction) (peer.ResignAction, error) {
-	switch a {
-	case pb.ResignAction_UNCONDITIONALLY_DIVEST_ATTRIBUTES:
-		return peer.UnconditionallyDivestAttributes, nil
-	case pb.ResignAction_DELETE_OBJECTS:
-		return peer.DeleteObjects, nil
-	case pb.ResignAction_CANCEL_PENDING_OWNERSHIP_ACQUISITIONS:
-		return peer.CancelPendingOwnershipAcquisitions, nil
-	case pb.ResignAction_DELETE_OBJECTS_THEN_DIVEST:
-		return peer.DeleteObjectsThenDivest, nil
-	case pb.ResignAction_CANCEL_THEN_DELETE_THEN_DIVEST:
-		return peer.CancelThenDeleteThenDivest, nil
-	case pb.ResignAction_NO_ACTION:
-		return peer.NoAction, nil
+	for p, q := range resignActions {
+		if q == a {
+			return p, nil
+		}
 	}
 	return 0, fmt.Errorf("%w: %v", peer.ErrInvalidResignAction, a)
+}
+
+func pbResignAction(a peer.ResignAction) pb.ResignAction {
+	return lookupOr(resignActions, a, pb.ResignAction_CANCEL_THEN_DELETE_THEN_DIVEST)
 }
 
 // modules reads a FOM module set: files by content, zipped modules, and

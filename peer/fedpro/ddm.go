@@ -20,35 +20,15 @@ import (
 // 64 in meshrti: a value that does not fit is refused, not cut.
 
 func regionSet(s *pb.RegionHandleSet) ([]peer.RegionHandle, error) {
-	out := make([]peer.RegionHandle, 0, len(s.GetRegionHandle()))
-	for _, h := range s.GetRegionHandle() {
-		r, err := regionHandle(h)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return decodeAll(s.GetRegionHandle(), regionHandle)
 }
 
 func dimSet(s *pb.DimensionHandleSet) ([]peer.DimensionHandle, error) {
-	out := make([]peer.DimensionHandle, 0, len(s.GetDimensionHandle()))
-	for _, h := range s.GetDimensionHandle() {
-		d, err := dimHandle(h)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, nil
+	return decodeAll(s.GetDimensionHandle(), dimHandle)
 }
 
 func pbDimSet(ds []peer.DimensionHandle) *pb.DimensionHandleSet {
-	s := &pb.DimensionHandleSet{}
-	for _, d := range ds {
-		s.DimensionHandle = append(s.DimensionHandle, pbDim(d))
-	}
-	return s
+	return &pb.DimensionHandleSet{DimensionHandle: encodeAll(ds, pbDim)}
 }
 
 // attrRegions decodes an attribute-set/region-set pair list.
@@ -70,12 +50,7 @@ func attrRegions(l *pb.AttributeSetRegionSetPairList) ([]peer.AttributeRegions, 
 
 // classPairs decodes a class and a pair list.
 func classPairs(c *pb.ObjectClassHandle, l *pb.AttributeSetRegionSetPairList) (peer.ObjectClassHandle, []peer.AttributeRegions, error) {
-	class, err := classHandle(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	pairs, err := attrRegions(l)
-	return class, pairs, err
+	return decodeBoth(c, classHandle, l, attrRegions)
 }
 
 // uint32Of is v for a 32-bit field of the protocol, or an
@@ -87,24 +62,25 @@ func uint32Of(v uint64, what string) (uint32, error) {
 	return uint32(v), nil
 }
 
+// fits32 is uint32Of(v, what) for the v a service returned, unless it
+// failed: fits32(what)(service(x)).
+func fits32(what string) func(uint64, error) (uint32, error) {
+	return func(v uint64, err error) (uint32, error) {
+		if err != nil {
+			return 0, err
+		}
+		return uint32Of(v, what)
+	}
+}
+
 // regionDim decodes a region and a dimension.
 func regionDim(r *pb.RegionHandle, d *pb.DimensionHandle) (peer.RegionHandle, peer.DimensionHandle, error) {
-	region, err := regionHandle(r)
-	if err != nil {
-		return region, 0, err
-	}
-	dim, err := dimHandle(d)
-	return region, dim, err
+	return decodeBoth(r, regionHandle, d, dimHandle)
 }
 
 // interactionRegions decodes an interaction class and a region set.
 func interactionRegions(c *pb.InteractionClassHandle, rs *pb.RegionHandleSet) (peer.InteractionClassHandle, []peer.RegionHandle, error) {
-	ic, err := interactionHandle(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	regions, err := regionSet(rs)
-	return ic, regions, err
+	return decodeBoth(c, interactionHandle, rs, regionSet)
 }
 
 func init() {
@@ -128,11 +104,7 @@ func init() {
 		return f.CommitRegionModifications(regions...)
 	})
 	act(func(f *peer.Federate, req *pb.DeleteRegionRequest) error {
-		r, err := regionHandle(req.GetRegion())
-		if err != nil {
-			return err
-		}
-		return f.DeleteRegion(r)
+		return do(f.DeleteRegion)(regionHandle(req.GetRegion()))
 	})
 
 	// §9.5 Register Object Instance With Regions.
@@ -279,45 +251,19 @@ func init() {
 		return pbDimSet(slices.Compact(dims)), nil
 	})
 	ask(func(f *peer.Federate, req *pb.GetAvailableDimensionsForInteractionClassRequest) (*pb.DimensionHandleSet, error) {
-		ic, err := interactionHandle(req.GetInteractionClass())
-		if err != nil {
-			return nil, err
-		}
-		dims, err := f.GetAvailableDimensionsForInteractionClass(ic)
-		return pbDimSet(dims), err
+		return encode(pbDimSet)(then(f.GetAvailableDimensionsForInteractionClass)(interactionHandle(req.GetInteractionClass())))
 	})
 	ask(func(f *peer.Federate, req *pb.GetDimensionHandleRequest) (*pb.DimensionHandle, error) {
-		d, err := f.GetDimensionHandle(req.GetDimensionName())
-		if err != nil {
-			return nil, err
-		}
-		return pbDim(d), nil
+		return encode(pbDim)(f.GetDimensionHandle(req.GetDimensionName()))
 	})
 	ask(func(f *peer.Federate, req *pb.GetDimensionNameRequest) (string, error) {
-		d, err := dimHandle(req.GetDimension())
-		if err != nil {
-			return "", err
-		}
-		return f.GetDimensionName(d)
+		return then(f.GetDimensionName)(dimHandle(req.GetDimension()))
 	})
 	ask(func(f *peer.Federate, req *pb.GetDimensionUpperBoundRequest) (uint32, error) {
-		d, err := dimHandle(req.GetDimension())
-		if err != nil {
-			return 0, err
-		}
-		b, err := f.GetDimensionUpperBound(d)
-		if err != nil {
-			return 0, err
-		}
-		return uint32Of(b, "the dimension's upper bound")
+		return fits32("the dimension's upper bound")(then(f.GetDimensionUpperBound)(dimHandle(req.GetDimension())))
 	})
 	ask(func(f *peer.Federate, req *pb.GetDimensionHandleSetRequest) (*pb.DimensionHandleSet, error) {
-		r, err := regionHandle(req.GetRegion())
-		if err != nil {
-			return nil, err
-		}
-		dims, err := f.GetDimensionHandleSet(r)
-		return pbDimSet(dims), err
+		return encode(pbDimSet)(then(f.GetDimensionHandleSet)(regionHandle(req.GetRegion())))
 	})
 	ask(func(f *peer.Federate, req *pb.GetRangeBoundsRequest) (*pb.RangeBounds, error) {
 		r, d, err := regionDim(req.GetRegion(), req.GetDimension())

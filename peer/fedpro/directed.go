@@ -9,15 +9,7 @@ import (
 // callbacks.go.
 
 func interactionSet(s *pb.InteractionClassHandleSet) ([]peer.InteractionClassHandle, error) {
-	out := make([]peer.InteractionClassHandle, 0, len(s.GetInteractionClassHandle()))
-	for _, h := range s.GetInteractionClassHandle() {
-		ic, err := interactionHandle(h)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ic)
-	}
-	return out, nil
+	return decodeAll(s.GetInteractionClassHandle(), interactionHandle)
 }
 
 // directed decodes a class and an interaction class set and calls fn.

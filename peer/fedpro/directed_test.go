@@ -12,16 +12,8 @@ import (
 // is refused with InteractionClassNotDefined by publish, subscribe (both
 // kinds) and send.
 func TestConformanceDirectedInteractionsDeclared(t *testing.T) {
-	n := newFPNet(t)
-	a, b := n.client(t, "A"), n.client(t, "B")
-	a.joinAs("A", true)
-	b.joinAs("B", false)
-	car := a.classHandle("Car")
-	speed := a.attrHandle(car, "Speed")
-	icHandle := func(name string) *pb.InteractionClassHandle {
-		return a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_GetInteractionClassHandleRequest{GetInteractionClassHandleRequest: &pb.GetInteractionClassHandleRequest{InteractionClassName: name}}}).GetGetInteractionClassHandleResponse().GetResult()
-	}
-	horn, wave := icHandle("Horn"), icHandle("Wave")
+	a, b, car, speed := newFPNet(t).pairJoined(t)
+	horn, wave := a.interactionHandle("Horn"), a.interactionHandle("Wave")
 	set := func(hs ...*pb.InteractionClassHandle) *pb.InteractionClassHandleSet {
 		return &pb.InteractionClassHandleSet{InteractionClassHandle: hs}
 	}

@@ -10,9 +10,7 @@ import (
 // federate's own metrics, labelled by federate, through the Prometheus
 // client library.
 func TestCollector(t *testing.T) {
-	n := newFPNet(t)
-	c := n.client(t, "A")
-	c.joinAs("A", true)
+	c := newFPNet(t).soloJoined(t)
 	c.classHandle("Car")
 	reg := prometheus.NewRegistry()
 	if err := reg.Register(c.host.Collector()); err != nil {

@@ -9,12 +9,7 @@ import (
 
 // classAttrs decodes a class and an attribute set.
 func classAttrs(c *pb.ObjectClassHandle, as *pb.AttributeHandleSet) (peer.ObjectClassHandle, []peer.AttributeHandle, error) {
-	class, err := classHandle(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	attrs, err := attrSet(as)
-	return class, attrs, err
+	return decodeBoth(c, classHandle, as, attrSet)
 }
 
 // retraction is the answer of a timestamped call: its retraction handle
@@ -35,32 +30,17 @@ func retractionReturn(h peer.MessageRetractionHandle) *pb.MessageRetractionRetur
 
 // objAttr decodes an instance and an attribute.
 func objAttr(o *pb.ObjectInstanceHandle, a *pb.AttributeHandle) (peer.ObjectInstanceHandle, peer.AttributeHandle, error) {
-	obj, err := objHandle(o)
-	if err != nil {
-		return obj, 0, err
-	}
-	attr, err := attrHandle(a)
-	return obj, attr, err
+	return decodeBoth(o, objHandle, a, attrHandle)
 }
 
 // objValues decodes an instance and attribute values.
 func objValues(o *pb.ObjectInstanceHandle, m *pb.AttributeHandleValueMap) (peer.ObjectInstanceHandle, peer.AttributeValues, error) {
-	obj, err := objHandle(o)
-	if err != nil {
-		return obj, nil, err
-	}
-	vs, err := attrValues(m)
-	return obj, vs, err
+	return decodeBoth(o, objHandle, m, attrValues)
 }
 
 // interactionValues decodes an interaction class and parameter values.
 func interactionValues(c *pb.InteractionClassHandle, m *pb.ParameterHandleValueMap) (peer.InteractionClassHandle, peer.ParameterValues, error) {
-	ic, err := interactionHandle(c)
-	if err != nil {
-		return 0, nil, err
-	}
-	vs, err := paramValues(m)
-	return ic, vs, err
+	return decodeBoth(c, interactionHandle, m, paramValues)
 }
 
 // withClass decodes a class and calls fn with it.

@@ -15,12 +15,7 @@ import (
 
 // objAttrs decodes an instance and an attribute set.
 func objAttrs(o *pb.ObjectInstanceHandle, as *pb.AttributeHandleSet) (peer.ObjectInstanceHandle, []peer.AttributeHandle, error) {
-	obj, err := objHandle(o)
-	if err != nil {
-		return obj, nil, err
-	}
-	attrs, err := attrSet(as)
-	return obj, attrs, err
+	return decodeBoth(o, objHandle, as, attrSet)
 }
 
 // withObjAttrs decodes an instance and an attribute set and calls fn

@@ -70,7 +70,7 @@ func TestQueuedSessionFlushes(t *testing.T) {
 	b := n.client(t, "B")
 	a.joinAs("A", true)
 	b.joinAs("B", false)
-	wave := a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_GetInteractionClassHandleRequest{GetInteractionClassHandleRequest: &pb.GetInteractionClassHandleRequest{InteractionClassName: "Wave"}}}).GetGetInteractionClassHandleResponse().GetResult()
+	wave := a.interactionHandle("Wave")
 	a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_SubscribeInteractionClassRequest{SubscribeInteractionClassRequest: &pb.SubscribeInteractionClassRequest{InteractionClass: wave}}})
 	b.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_PublishInteractionClassRequest{PublishInteractionClassRequest: &pb.PublishInteractionClassRequest{InteractionClass: wave}}})
 	send := func(tag string) {
@@ -174,10 +174,8 @@ func TestEmptyResponses(t *testing.T) {
 	if checked < 100 {
 		t.Errorf("checked %d responses", checked)
 	}
-	n := newFPNet(t)
-	a := n.client(t, "A")
-	a.joinAs("A", true)
-	wave := a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_GetInteractionClassHandleRequest{GetInteractionClassHandleRequest: &pb.GetInteractionClassHandleRequest{InteractionClassName: "Wave"}}}).GetGetInteractionClassHandleResponse().GetResult()
+	a := newFPNet(t).soloJoined(t)
+	wave := a.interactionHandle("Wave")
 	a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_PublishInteractionClassRequest{PublishInteractionClassRequest: &pb.PublishInteractionClassRequest{InteractionClass: wave}}})
 	resp := a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_SendInteractionRequest{SendInteractionRequest: &pb.SendInteractionRequest{InteractionClass: wave, ParameterValues: &pb.ParameterHandleValueMap{}}}})
 	if resp.GetSendInteractionResponse() == nil {

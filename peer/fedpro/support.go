@@ -23,6 +23,17 @@ func then[H, T any](fn func(H) (T, error)) func(H, error) (T, error) {
 	}
 }
 
+// do calls fn with what a decoder returned, unless it failed:
+// do(fn)(decode(x)).
+func do[H any](fn func(H) error) func(H, error) error {
+	return func(h H, err error) error {
+		if err != nil {
+			return err
+		}
+		return fn(h)
+	}
+}
+
 // encode encodes with enc what a service returned, unless it failed:
 // encode(enc)(service(x)).
 func encode[H, P any](enc func(H) P) func(H, error) (P, error) {

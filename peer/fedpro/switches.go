@@ -88,22 +88,6 @@ func setFixedSwitch(name string, value bool) error {
 // (false: meshrti does not do what it turns on).
 func fixedSwitch(*peer.Federate) (bool, error) { return false, nil }
 
-func pbResignAction(a peer.ResignAction) pb.ResignAction {
-	switch a {
-	case peer.UnconditionallyDivestAttributes:
-		return pb.ResignAction_UNCONDITIONALLY_DIVEST_ATTRIBUTES
-	case peer.DeleteObjects:
-		return pb.ResignAction_DELETE_OBJECTS
-	case peer.CancelPendingOwnershipAcquisitions:
-		return pb.ResignAction_CANCEL_PENDING_OWNERSHIP_ACQUISITIONS
-	case peer.DeleteObjectsThenDivest:
-		return pb.ResignAction_DELETE_OBJECTS_THEN_DIVEST
-	case peer.NoAction:
-		return pb.ResignAction_NO_ACTION
-	}
-	return pb.ResignAction_CANCEL_THEN_DELETE_THEN_DIVEST
-}
-
 // Normalize Object Class Handle and Normalize Interaction Class Handle
 // answer the low 32 bits of the class handle: meshrti's class handles
 // are 64-bit digests of the class's name, the same in every federate,
@@ -207,32 +191,16 @@ func init() {
 		return encode(pbResignAction)(f.GetAutomaticResignDirective())
 	})
 	act(func(f *peer.Federate, req *pb.SetAutomaticResignDirectiveRequest) error {
-		a, err := resignAction(req.GetValue())
-		if err != nil {
-			return err
-		}
-		return f.SetAutomaticResignDirective(a)
+		return do(f.SetAutomaticResignDirective)(resignAction(req.GetValue()))
 	})
 
 	// §10.31-§10.32 and HLA 4's normalization services: the values the
 	// handles have on the MOM's dimensions.
 	ask(func(f *peer.Federate, req *pb.NormalizeServiceGroupRequest) (uint32, error) {
-		n, err := f.NormalizeServiceGroup(peer.ServiceGroup(req.GetServiceGroup()))
-		if err != nil {
-			return 0, err
-		}
-		return uint32Of(n, "the normalized service group")
+		return fits32("the normalized service group")(f.NormalizeServiceGroup(peer.ServiceGroup(req.GetServiceGroup())))
 	})
 	ask(func(f *peer.Federate, req *pb.NormalizeFederateHandleRequest) (uint32, error) {
-		h, err := fedHandle(req.GetFederate())
-		if err != nil {
-			return 0, err
-		}
-		n, err := f.NormalizeFederateHandle(h)
-		if err != nil {
-			return 0, err
-		}
-		return uint32Of(n, "the normalized federate handle")
+		return fits32("the normalized federate handle")(then(f.NormalizeFederateHandle)(fedHandle(req.GetFederate())))
 	})
 	ask(func(f *peer.Federate, req *pb.NormalizeObjectClassHandleRequest) (uint32, error) {
 		class, err := classHandle(req.GetObjectClass())

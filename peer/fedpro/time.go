@@ -87,11 +87,7 @@ func init() {
 		return withLookahead(f, req.GetLookahead(), f.ModifyLookahead)
 	})
 	act(func(f *peer.Federate, req *pb.RetractRequest) error {
-		h, err := retractionHandle(req.GetRetraction())
-		if err != nil {
-			return err
-		}
-		return f.Retract(h)
+		return do(f.Retract)(retractionHandle(req.GetRetraction()))
 	})
 	act(func(f *peer.Federate, req *pb.ChangeAttributeOrderTypeRequest) error {
 		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), func(obj peer.ObjectInstanceHandle, attrs ...peer.AttributeHandle) error {
