@@ -439,9 +439,8 @@ func (c *Cluster) LocalNode() Member {
 // Name returns this node's name.
 func (c *Cluster) Name() string { return c.cfg.NodeName }
 
-// Members returns the members alive (this node included), sorted by
-// name. The view comes from memberlist's notifications.
-func (c *Cluster) Members() []Member {
+// aliveMembers returns the members alive (this node included), in no order.
+func (c *Cluster) aliveMembers() []Member {
 	c.memMu.Lock()
 	var out []Member
 	for _, m := range c.members {
@@ -450,6 +449,13 @@ func (c *Cluster) Members() []Member {
 		}
 	}
 	c.memMu.Unlock()
+	return out
+}
+
+// Members returns the members alive (this node included), sorted by
+// name. The view comes from memberlist's notifications.
+func (c *Cluster) Members() []Member {
+	out := c.aliveMembers()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
