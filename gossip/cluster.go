@@ -100,6 +100,32 @@ type reader struct {
 	err  error // set before ch closes when the read cannot pass
 }
 
+// newCluster returns the Cluster of process id configured by cfg and tm,
+// its tables and queues made, nothing started.
+func newCluster(cfg Config, tm timings, id nodeID) *Cluster {
+	return &Cluster{
+		cfg:       cfg,
+		tm:        tm,
+		log:       cfg.Logger.With().Str("node", cfg.NodeName).Logger(),
+		id:        id,
+		inbox:     newFuncQueue(),
+		waiters:   map[uint64]*waiter{},
+		readers:   map[uint64]*reader{},
+		senders:   map[string]*sender{},
+		lostSince: map[nodeID]time.Time{},
+		lostBusy:  map[nodeID]uint64{},
+		synced:    make(chan struct{}),
+		members:   map[string]Member{},
+		byes:      map[string]uint64{},
+		meta:      cfg.Meta,
+		metaKick:  make(chan struct{}, 1),
+		states:    newStateStore(cfg.NodeName, id.Inc),
+		events:    newEventQueue(),
+		eventsCh:  make(chan Event),
+		done:      make(chan struct{}),
+	}
+}
+
 // Start creates this node's memberlist, joins Config.Seeds (none: this
 // node founds the federation's agreement log) and, when joining, waits
 // until it holds the agreement log. It blocks at most until ctx ends or
@@ -136,29 +162,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{
-		cfg:       cfg,
-		tm:        tm,
-		log:       cfg.Logger.With().Str("node", cfg.NodeName).Logger(),
-		id:        id,
-		inbox:     newFuncQueue(),
-		waiters:   map[uint64]*waiter{},
-		readers:   map[uint64]*reader{},
-		senders:   map[string]*sender{},
-		lostSince: map[nodeID]time.Time{},
-		lostBusy:  map[nodeID]uint64{},
-		rng:       src.loop,
-		synced:    make(chan struct{}),
-		members:   map[string]Member{},
-		byes:      map[string]uint64{},
-		meta:      cfg.Meta,
-		metaBuf:   metaBuf,
-		metaKick:  make(chan struct{}, 1),
-		states:    newStateStore(cfg.NodeName, id.Inc),
-		events:    newEventQueue(),
-		eventsCh:  make(chan Event),
-		done:      make(chan struct{}),
-	}
+	c := newCluster(cfg, tm, id)
+	c.rng = src.loop
+	c.metaBuf = metaBuf
 	var genesis *fsm
 	if len(cfg.Seeds) == 0 {
 		genesis = newFSM(src.logID, id, cfg.MaxAcceptors)
