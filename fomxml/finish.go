@@ -3,6 +3,8 @@ package fomxml
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -81,11 +83,7 @@ func (m *merger) typeRef(name string, at Pos, what string) *DataType {
 
 func (m *merger) checkDataTypes() {
 	f := m.fdd
-	names := make([]string, 0, len(f.DataTypes))
-	for n := range f.DataTypes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(f.DataTypes))
 	for _, n := range names {
 		t := f.DataTypes[n]
 		what := t.Kind.String() + " data type " + t.Name

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -376,11 +378,7 @@ func (s *simulation) collect(quiet time.Duration) []string {
 		return nil
 	}
 	s.waitQuiet(quiet)
-	names := make([]string, 0, len(s.fedIdx))
-	for n := range s.fedIdx {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(s.fedIdx))
 	var out []string
 	for _, n := range names {
 		i := s.fedIdx[n]
