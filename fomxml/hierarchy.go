@@ -1,6 +1,9 @@
 package fomxml
 
-import "maps"
+import (
+	"maps"
+	"sort"
+)
 
 // Object and interaction classes form two trees with the same rules:
 // lookup by name, inheritance of members, and subclass tests. These
@@ -26,6 +29,62 @@ func (c *InteractionClass) inheritFrom() *InteractionClass {
 		return &InteractionClass{}
 	}
 	return c.Parent
+}
+
+// childName is the qualified name of c's subclass called name; a nil c
+// is the root's parent.
+func (c *ObjectClass) childName(name string) string {
+	if c == nil {
+		return name
+	}
+	return c.QualifiedName + "." + name
+}
+
+// childName is ObjectClass.childName for interaction classes.
+func (c *InteractionClass) childName(name string) string {
+	if c == nil {
+		return name
+	}
+	return c.QualifiedName + "." + name
+}
+
+// adopt adds ch to c's subclasses, unless c is nil (ch is a root).
+func (c *ObjectClass) adopt(ch *ObjectClass) {
+	if c != nil {
+		c.Children = append(c.Children, ch)
+	}
+}
+
+// adopt is ObjectClass.adopt for interaction classes.
+func (c *InteractionClass) adopt(ch *InteractionClass) {
+	if c != nil {
+		c.Children = append(c.Children, ch)
+	}
+}
+
+// classFor returns the class called qn in table; the first time, the one
+// mk returns, entered in table and adopted by its parent.
+func classFor[C any](table map[string]*C, qn string, adopt func(*C), mk func() *C) *C {
+	c := table[qn]
+	if c == nil {
+		c = mk()
+		table[qn] = c
+		adopt(c)
+	}
+	return c
+}
+
+// ownCopies returns copies of a module's attribute or parameter
+// definitions, each given to its class by own, sorted by name.
+func ownCopies[M any](defs []*M, own func(*M), name func(*M) string) []*M {
+	out := make([]*M, len(defs))
+	for i, d := range defs {
+		x := *d
+		own(&x)
+		out[i] = &x
+	}
+	sort.Slice(out, func(i, j int) bool { return name(out[i]) < name(out[j]) })
+	return out
 }
 
 // findClass finds a class by fully qualified name, by name qualified

@@ -3,7 +3,6 @@ package fomxml
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -245,30 +244,18 @@ func (m *merger) mergeSwitches(d *Document) {
 }
 
 func (m *merger) mergeObject(def *classDef, parent *ObjectClass, mod string) {
-	qn := def.name
-	if parent != nil {
-		qn = parent.QualifiedName + "." + def.name
-	}
-	c := m.objects[qn]
-	if c == nil {
-		c = &ObjectClass{
+	qn := parent.childName(def.name)
+	c := classFor(m.objects, qn, parent.adopt, func() *ObjectClass {
+		return &ObjectClass{
 			Name: def.name, QualifiedName: qn, Parent: parent,
 			Sharing: def.sharing, Semantics: def.semantics, Module: mod, Pos: def.pos,
 		}
-		m.objects[qn] = c
-		if parent != nil {
-			parent.Children = append(parent.Children, c)
-		}
-	}
+	})
 	if len(def.attrs) > 0 {
-		attrs := make([]*Attribute, len(def.attrs))
-		for i, a := range def.attrs {
-			x := *a
+		attrs := ownCopies(def.attrs, func(x *Attribute) {
 			x.Class = c
-			normalizeAttribute(&x)
-			attrs[i] = &x
-		}
-		sort.Slice(attrs, func(i, j int) bool { return attrs[i].Name < attrs[j].Name })
+			normalizeAttribute(x)
+		}, func(x *Attribute) string { return x.Name })
 		if !c.defined {
 			c.defined = true
 			c.Attributes = attrs
@@ -284,30 +271,18 @@ func (m *merger) mergeObject(def *classDef, parent *ObjectClass, mod string) {
 }
 
 func (m *merger) mergeInteraction(def *classDef, parent *InteractionClass, mod string) {
-	qn := def.name
-	if parent != nil {
-		qn = parent.QualifiedName + "." + def.name
-	}
-	c := m.interactions[qn]
-	if c == nil {
-		c = &InteractionClass{
+	qn := parent.childName(def.name)
+	c := classFor(m.interactions, qn, parent.adopt, func() *InteractionClass {
+		c := &InteractionClass{
 			Name: def.name, QualifiedName: qn, Parent: parent,
 			Module: mod, Pos: def.pos,
 		}
 		setInteractionProps(c, def)
-		m.interactions[qn] = c
-		if parent != nil {
-			parent.Children = append(parent.Children, c)
-		}
-	}
+		return c
+	})
 	if len(def.params) > 0 {
-		params := make([]*Parameter, len(def.params))
-		for i, p := range def.params {
-			x := *p
-			x.Class = c
-			params[i] = &x
-		}
-		sort.Slice(params, func(i, j int) bool { return params[i].Name < params[j].Name })
+		params := ownCopies(def.params, func(x *Parameter) { x.Class = c },
+			func(x *Parameter) string { return x.Name })
 		if !c.defined {
 			c.defined = true
 			c.Parameters = params
