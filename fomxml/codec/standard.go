@@ -18,34 +18,19 @@ import (
 func AppendByte(b []byte, v byte) []byte { return append(b, v) }
 
 // ReadByte reads an HLAbyte.
-func ReadByte(b []byte) (byte, []byte, error) {
-	if err := need("HLAbyte", b, 1); err != nil {
-		return 0, b, err
-	}
-	return b[0], b[1:], nil
-}
+func ReadByte(b []byte) (byte, []byte, error) { return readOctet("HLAbyte", b) }
 
 // AppendASCIIChar appends v as an HLAASCIIchar.
 func AppendASCIIChar(b []byte, v byte) []byte { return append(b, v) }
 
 // ReadASCIIChar reads an HLAASCIIchar.
-func ReadASCIIChar(b []byte) (byte, []byte, error) {
-	if err := need("HLAASCIIchar", b, 1); err != nil {
-		return 0, b, err
-	}
-	return b[0], b[1:], nil
-}
+func ReadASCIIChar(b []byte) (byte, []byte, error) { return readOctet("HLAASCIIchar", b) }
 
 // AppendUnicodeChar appends v, one UTF-16 code unit, as an HLAunicodeChar.
 func AppendUnicodeChar(b []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(b, v) }
 
 // ReadUnicodeChar reads an HLAunicodeChar (one UTF-16 code unit).
-func ReadUnicodeChar(b []byte) (uint16, []byte, error) {
-	if err := need("HLAunicodeChar", b, 2); err != nil {
-		return 0, b, err
-	}
-	return binary.BigEndian.Uint16(b), b[2:], nil
-}
+func ReadUnicodeChar(b []byte) (uint16, []byte, error) { return readPairBE("HLAunicodeChar", b) }
 
 // AppendBoolean appends v as an HLAboolean: HLAinteger32BE 1 (HLAtrue) or
 // 0 (HLAfalse).
