@@ -81,10 +81,10 @@ func diff(before, after map[MatchChange]bool) []MatchChange {
 }
 
 func cmpPair(a, b MatchChange) int {
-	if c := cmpUint64(uint64(a.Update), uint64(b.Update)); c != 0 {
+	if c := cmp.Compare(uint64(a.Update), uint64(b.Update)); c != 0 {
 		return c
 	}
-	return cmpUint64(uint64(a.Sub), uint64(b.Sub))
+	return cmp.Compare(uint64(a.Sub), uint64(b.Sub))
 }
 
 // regionGen draws region sets for the randomized tests: mostly one
