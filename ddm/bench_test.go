@@ -126,50 +126,24 @@ func BenchmarkBruteForce(b *testing.B) {
 // first Changes.
 func BenchmarkMatcherFull(b *testing.B) {
 	w := newBenchWorld(b)
-	b.ResetTimer()
-	changes := 0
-	for b.Loop() {
-		m := w.matcher()
-		changes = len(m.Changes())
-	}
-	b.ReportMetric(float64(changes), "pairs")
+	benchFull(b, w)
 }
 
 func BenchmarkMatcherFullLarge(b *testing.B) {
 	w := newBenchWorldAreas(b, subArea)
-	b.ResetTimer()
-	changes := 0
-	for b.Loop() {
-		m := w.matcher()
-		changes = len(m.Changes())
-	}
-	b.ReportMetric(float64(changes), "pairs")
+	benchFull(b, w)
 }
 
 func BenchmarkMatcherStepLarge(b *testing.B) {
 	w := newBenchWorldAreas(b, subArea)
-	m := w.matcher()
-	m.Changes()
-	b.ResetTimer()
-	changes := 0
-	for b.Loop() {
-		changes += w.step(m)
-	}
-	b.ReportMetric(float64(changes)/float64(b.N), "changes/step")
+	benchStep(b, w)
 }
 
 // BenchmarkMatcherStep moves 1% of the regions (100 updates and 100
 // subscriptions) and collects the Changes: the incremental rematch.
 func BenchmarkMatcherStep(b *testing.B) {
 	w := newBenchWorld(b)
-	m := w.matcher()
-	m.Changes()
-	b.ResetTimer()
-	changes := 0
-	for b.Loop() {
-		changes += w.step(m)
-	}
-	b.ReportMetric(float64(changes)/float64(b.N), "changes/step")
+	benchStep(b, w)
 }
 
 func BenchmarkOverlaps(b *testing.B) {
@@ -212,4 +186,27 @@ func BenchmarkMatches(b *testing.B) {
 		n += len(m.Subscribers(SubID(i % benchN)))
 	}
 	b.ReportMetric(float64(n)/float64(2*b.N), "matches/query")
+}
+
+// benchFull times building w's Matcher from nothing with its first Changes.
+func benchFull(b *testing.B, w *benchWorld) {
+	b.ResetTimer()
+	changes := 0
+	for b.Loop() {
+		m := w.matcher()
+		changes = len(m.Changes())
+	}
+	b.ReportMetric(float64(changes), "pairs")
+}
+
+// benchStep times one w.step on a Matcher built and matched beforehand.
+func benchStep(b *testing.B, w *benchWorld) {
+	m := w.matcher()
+	m.Changes()
+	b.ResetTimer()
+	changes := 0
+	for b.Loop() {
+		changes += w.step(m)
+	}
+	b.ReportMetric(float64(changes)/float64(b.N), "changes/step")
 }

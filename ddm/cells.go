@@ -1,6 +1,7 @@
 package ddm
 
 import (
+	"cmp"
 	"encoding/binary"
 	"hash/fnv"
 	"math"
@@ -173,18 +174,8 @@ func (s *Space) Cells(dims []DimensionHandle, r Region, level uint8) []Cell {
 		}
 	}
 	if hashed {
-		slices.SortFunc(out, func(a, b Cell) int { return cmpUint64(a.Index, b.Index) })
+		slices.SortFunc(out, func(a, b Cell) int { return cmp.Compare(a.Index, b.Index) })
 		out = slices.Compact(out)
 	}
 	return out
-}
-
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package ddm
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -170,7 +171,7 @@ func TestCellsHashed(t *testing.T) {
 		r = r.With(d, Range{500000, 500030})
 	}
 	got := s.Cells(dims, r, 0)
-	if len(got) != 32 || !slices.IsSortedFunc(got, func(a, b Cell) int { return cmpUint64(a.Index, b.Index) }) {
+	if len(got) != 32 || !slices.IsSortedFunc(got, func(a, b Cell) int { return cmp.Compare(a.Index, b.Index) }) {
 		t.Fatalf("hashed cells: %d, sorted %v", len(got), got)
 	}
 	if again := s.Cells(dims, r, 0); !slices.Equal(got, again) {
@@ -214,7 +215,7 @@ func TestCellsProperties(t *testing.T) {
 		level := uint8(rng.IntN(6))
 		ca, cb := s.Cells(dims, a, level), s.Cells(dims, b, level)
 		for _, cs := range [][]Cell{ca, cb} {
-			if !slices.IsSortedFunc(cs, func(x, y Cell) int { return cmpUint64(x.Index, y.Index) }) || len(slices.Compact(slices.Clone(cs))) != len(cs) {
+			if !slices.IsSortedFunc(cs, func(x, y Cell) int { return cmp.Compare(x.Index, y.Index) }) || len(slices.Compact(slices.Clone(cs))) != len(cs) {
 				t.Fatalf("Cells not sorted and distinct: %v", cs)
 			}
 		}

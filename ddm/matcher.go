@@ -1,6 +1,7 @@
 package ddm
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -588,7 +589,7 @@ func (m *Matcher) Changes() []MatchChange {
 		keys = m.sortKeys(keys)
 		for _, k := range keys {
 			l := &m.dirty[k.di]
-			slices.SortFunc(l.items, func(a, b pend) int { return cmpUint64(uint64(a.sub), uint64(b.sub)) })
+			slices.SortFunc(l.items, func(a, b pend) int { return cmp.Compare(uint64(a.sub), uint64(b.sub)) })
 			for _, p := range l.items {
 				out = append(out, MatchChange{Update: l.u, Sub: p.sub, Match: p.now})
 			}
@@ -604,7 +605,7 @@ func (m *Matcher) Changes() []MatchChange {
 // ids that are small numbers). It may return the scratch buffer.
 func (m *Matcher) sortKeys(keys []dirtyKey) []dirtyKey {
 	if len(keys) < 64 {
-		slices.SortFunc(keys, func(a, b dirtyKey) int { return cmpUint64(uint64(a.u), uint64(b.u)) })
+		slices.SortFunc(keys, func(a, b dirtyKey) int { return cmp.Compare(uint64(a.u), uint64(b.u)) })
 		return keys
 	}
 	tmp := slices.Grow(m.keysTmp[:0], len(keys))[:len(keys)]

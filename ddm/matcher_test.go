@@ -1,6 +1,7 @@
 package ddm
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -41,25 +42,21 @@ func (md *model) pairs() map[MatchChange]bool {
 }
 
 func (md *model) matches(u UpdateID) []SubID {
-	var out []SubID
-	if ur, ok := md.ups[u]; ok {
-		for s, sr := range md.subs {
-			if md.s.SetsOverlap(md.dims, ur, sr) {
-				out = append(out, s)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
+	ur, ok := md.ups[u]
+	return sortedKeys(md.subs, func(sr []Region) bool { return ok && md.s.SetsOverlap(md.dims, ur, sr) })
 }
 
 func (md *model) subscribers(s SubID) []UpdateID {
-	var out []UpdateID
-	if sr, ok := md.subs[s]; ok {
-		for u, ur := range md.ups {
-			if md.s.SetsOverlap(md.dims, ur, sr) {
-				out = append(out, u)
-			}
+	sr, ok := md.subs[s]
+	return sortedKeys(md.ups, func(ur []Region) bool { return ok && md.s.SetsOverlap(md.dims, ur, sr) })
+}
+
+// sortedKeys returns the keys of the entries of m that keep, sorted.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V, keep func(V) bool) []K {
+	var out []K
+	for k, v := range m {
+		if keep(v) {
+			out = append(out, k)
 		}
 	}
 	slices.Sort(out)
@@ -84,10 +81,10 @@ func diff(before, after map[MatchChange]bool) []MatchChange {
 }
 
 func cmpPair(a, b MatchChange) int {
-	if c := cmpUint64(uint64(a.Update), uint64(b.Update)); c != 0 {
+	if c := cmp.Compare(uint64(a.Update), uint64(b.Update)); c != 0 {
 		return c
 	}
-	return cmpUint64(uint64(a.Sub), uint64(b.Sub))
+	return cmp.Compare(uint64(a.Sub), uint64(b.Sub))
 }
 
 // regionGen draws region sets for the randomized tests: mostly one
@@ -215,22 +212,14 @@ func runMatcherRandom(t *testing.T, s *Space, all, dims []DimensionHandle, seed 
 			m.RemoveSubscription(SubID(id))
 			delete(md.subs, SubID(id))
 		case k%2 == 0:
-			rs := g.set()
-			if old, ok := md.ups[UpdateID(id)]; ok {
-				rs = g.moved(old)
-			}
+			rs := redraw(g, md.ups, UpdateID(id))
 			m.SetUpdate(UpdateID(id), rs)
-			md.ups[UpdateID(id)] = rs
 			if got, want := m.Matches(UpdateID(id)), md.matches(UpdateID(id)); !slices.Equal(got, want) {
 				t.Fatalf("op %d: Matches(%d) = %v, want %v (regions %v)", op, id, got, want, rs)
 			}
 		default:
-			rs := g.set()
-			if old, ok := md.subs[SubID(id)]; ok {
-				rs = g.moved(old)
-			}
+			rs := redraw(g, md.subs, SubID(id))
 			m.SetSubscription(SubID(id), rs)
-			md.subs[SubID(id)] = rs
 			if got, want := m.Subscribers(SubID(id)), md.subscribers(SubID(id)); !slices.Equal(got, want) {
 				t.Fatalf("op %d: Subscribers(%d) = %v, want %v (regions %v)", op, id, got, want, rs)
 			}
@@ -399,4 +388,16 @@ func TestBucketBounds(t *testing.T) {
 			}
 		}
 	}
+}
+
+// redraw draws a new region set for id in the model's table: a moved
+// copy of its old one if it has one (a fresh set is drawn first either
+// way, so the random sequence does not depend on it), and returns it.
+func redraw[K comparable](g *regionGen, table map[K][]Region, id K) []Region {
+	rs := g.set()
+	if old, ok := table[id]; ok {
+		rs = g.moved(old)
+	}
+	table[id] = rs
+	return rs
 }

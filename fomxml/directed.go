@@ -30,12 +30,7 @@ func (m *merger) mergeDirected(c *ObjectClass, def *classDef, mod string) {
 func (m *merger) resolveDirected() {
 	f := m.fdd
 	for _, c := range f.ObjectClasses {
-		c.directedByH = make(map[InteractionClassHandle]*DirectedInteraction)
-		if c.Parent != nil {
-			for h, d := range c.Parent.directedByH {
-				c.directedByH[h] = d
-			}
-		}
+		c.directedByH = inheritIndex(c.inheritFrom().directedByH)
 		own := make(map[InteractionClassHandle]*DirectedInteraction)
 		var kept []*DirectedInteraction
 		for _, d := range c.DirectedInteractions {
@@ -81,13 +76,5 @@ func (c *ObjectClass) DirectedInteraction(h InteractionClassHandle) (*DirectedIn
 // inherited ones first (root first), each group sorted by the
 // interaction class's qualified name.
 func (c *ObjectClass) AllDirectedInteractions() []*DirectedInteraction {
-	var chain []*ObjectClass
-	for x := c; x != nil; x = x.Parent {
-		chain = append(chain, x)
-	}
-	var out []*DirectedInteraction
-	for i := len(chain) - 1; i >= 0; i-- {
-		out = append(out, chain[i].DirectedInteractions...)
-	}
-	return out
+	return inherited(c, (*ObjectClass).parent, func(x *ObjectClass) []*DirectedInteraction { return x.DirectedInteractions })
 }

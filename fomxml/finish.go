@@ -3,6 +3,8 @@ package fomxml
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -81,11 +83,7 @@ func (m *merger) typeRef(name string, at Pos, what string) *DataType {
 
 func (m *merger) checkDataTypes() {
 	f := m.fdd
-	names := make([]string, 0, len(f.DataTypes))
-	for n := range f.DataTypes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(f.DataTypes))
 	for _, n := range names {
 		t := f.DataTypes[n]
 		what := t.Kind.String() + " data type " + t.Name
@@ -319,44 +317,40 @@ func nameHash(kind, name string) uint64 {
 func (m *merger) assignHandles() {
 	f := m.fdd
 	seen := make(map[uint64]string)
-	claim := func(h uint64, what string, at Pos) {
+	// claim returns the handle of the thing called kind+" "+name (the
+	// hash of tag and name), reporting a collision with one claimed before.
+	claim := func(tag, kind, name string, at Pos) uint64 {
+		h, what := nameHash(tag, name), kind+" "+name
 		if prev, ok := seen[h]; ok {
 			m.errs.add(ErrInconsistent, at, "handle collision between %s and %s; rename one", what, prev)
 		}
 		seen[h] = what
+		return h
 	}
-	f.objectByName = make(map[string]*ObjectClass, len(f.ObjectClasses))
-	f.objectByHandle = make(map[ObjectClassHandle]*ObjectClass, len(f.ObjectClasses))
 	for _, c := range f.ObjectClasses {
-		c.Handle = ObjectClassHandle(nameHash("o", c.QualifiedName))
-		claim(uint64(c.Handle), "object class "+c.QualifiedName, c.Pos)
-		f.objectByName[c.QualifiedName] = c
-		f.objectByHandle[c.Handle] = c
+		c.Handle = ObjectClassHandle(claim("o", "object class", c.QualifiedName, c.Pos))
 		for _, a := range c.Attributes {
-			a.Handle = AttributeHandle(nameHash("a", c.QualifiedName+"."+a.Name))
-			claim(uint64(a.Handle), "attribute "+c.QualifiedName+"."+a.Name, a.Pos)
+			a.Handle = AttributeHandle(claim("a", "attribute", c.QualifiedName+"."+a.Name, a.Pos))
 		}
 	}
-	f.interactionByName = make(map[string]*InteractionClass, len(f.InteractionClasses))
-	f.interactionByH = make(map[InteractionClassHandle]*InteractionClass, len(f.InteractionClasses))
 	for _, c := range f.InteractionClasses {
-		c.Handle = InteractionClassHandle(nameHash("i", c.QualifiedName))
-		claim(uint64(c.Handle), "interaction class "+c.QualifiedName, c.Pos)
-		f.interactionByName[c.QualifiedName] = c
-		f.interactionByH[c.Handle] = c
+		c.Handle = InteractionClassHandle(claim("i", "interaction class", c.QualifiedName, c.Pos))
 		for _, p := range c.Parameters {
-			p.Handle = ParameterHandle(nameHash("p", c.QualifiedName+"."+p.Name))
-			claim(uint64(p.Handle), "parameter "+c.QualifiedName+"."+p.Name, p.Pos)
+			p.Handle = ParameterHandle(claim("p", "parameter", c.QualifiedName+"."+p.Name, p.Pos))
 		}
 	}
-	f.dimensionByName = make(map[string]*Dimension, len(f.Dimensions))
-	f.dimensionByHandle = make(map[DimensionHandle]*Dimension, len(f.Dimensions))
 	for _, d := range f.Dimensions {
-		d.Handle = DimensionHandle(nameHash("d", d.Name))
-		claim(uint64(d.Handle), "dimension "+d.Name, d.Pos)
-		f.dimensionByName[d.Name] = d
-		f.dimensionByHandle[d.Handle] = d
+		d.Handle = DimensionHandle(claim("d", "dimension", d.Name, d.Pos))
 	}
+	f.objectByName, f.objectByHandle = indexBy(f.ObjectClasses, func(c *ObjectClass) (string, ObjectClassHandle) {
+		return c.QualifiedName, c.Handle
+	})
+	f.interactionByName, f.interactionByH = indexBy(f.InteractionClasses, func(c *InteractionClass) (string, InteractionClassHandle) {
+		return c.QualifiedName, c.Handle
+	})
+	f.dimensionByName, f.dimensionByHandle = indexBy(f.Dimensions, func(d *Dimension) (string, DimensionHandle) {
+		return d.Name, d.Handle
+	})
 	f.transportByName = make(map[string]*Transportation, len(f.Transportations))
 	for _, t := range f.Transportations {
 		f.transportByName[t.Name] = t
@@ -370,53 +364,27 @@ func (m *merger) assignHandles() {
 func (m *merger) checkClasses() {
 	f := m.fdd
 	for _, c := range f.ObjectClasses {
-		c.attrByName = make(map[string]*Attribute)
-		c.attrByHandle = make(map[AttributeHandle]*Attribute)
-		if c.Parent != nil {
-			for k, v := range c.Parent.attrByName {
-				c.attrByName[k] = v
-			}
-			for k, v := range c.Parent.attrByHandle {
-				c.attrByHandle[k] = v
-			}
-		}
+		parent := c.inheritFrom()
+		c.attrByName = inheritIndex(parent.attrByName)
+		c.attrByHandle = inheritIndex(parent.attrByHandle)
 		for _, a := range c.Attributes {
 			what := "attribute " + c.QualifiedName + "." + a.Name
-			if prev, ok := c.attrByName[a.Name]; ok {
-				if prev.Class == c {
-					m.errs.add(ErrReading, a.Pos, "%s is declared twice", what)
-				} else {
-					m.errs.add(ErrReading, a.Pos, "%s is already inherited from %s", what, prev.Class.QualifiedName)
-				}
+			if prev, had := enter(c.attrByName, c.attrByHandle, a.Name, a.Handle, a); had {
+				m.redeclared(a.Pos, what, prev.Class == c, prev.Class.QualifiedName)
 			}
-			c.attrByName[a.Name] = a
-			c.attrByHandle[a.Handle] = a
 			m.checkCommon(what, a.Pos, a.DataType, a.Transportation, a.Order, a.Dimensions, true)
 		}
 	}
 	for _, c := range f.InteractionClasses {
-		c.paramByName = make(map[string]*Parameter)
-		c.paramByHandle = make(map[ParameterHandle]*Parameter)
-		if c.Parent != nil {
-			for k, v := range c.Parent.paramByName {
-				c.paramByName[k] = v
-			}
-			for k, v := range c.Parent.paramByHandle {
-				c.paramByHandle[k] = v
-			}
-		}
+		parent := c.inheritFrom()
+		c.paramByName = inheritIndex(parent.paramByName)
+		c.paramByHandle = inheritIndex(parent.paramByHandle)
 		m.checkCommon("interaction class "+c.QualifiedName, c.Pos, "", c.Transportation, c.Order, c.Dimensions, false)
 		for _, p := range c.Parameters {
 			what := "parameter " + c.QualifiedName + "." + p.Name
-			if prev, ok := c.paramByName[p.Name]; ok {
-				if prev.Class == c {
-					m.errs.add(ErrReading, p.Pos, "%s is declared twice", what)
-				} else {
-					m.errs.add(ErrReading, p.Pos, "%s is already inherited from %s", what, prev.Class.QualifiedName)
-				}
+			if prev, had := enter(c.paramByName, c.paramByHandle, p.Name, p.Handle, p); had {
+				m.redeclared(p.Pos, what, prev.Class == c, prev.Class.QualifiedName)
 			}
-			c.paramByName[p.Name] = p
-			c.paramByHandle[p.Handle] = p
 			m.typeRef(p.DataType, p.Pos, what)
 		}
 	}
@@ -428,6 +396,17 @@ func (m *merger) checkClasses() {
 	}
 	m.typeRef(f.Time.TimeStamp, m.timePos[0], "time stamp")
 	m.typeRef(f.Time.Lookahead, m.timePos[1], "lookahead")
+}
+
+// redeclared reports an attribute or parameter whose name the class
+// already has: its own (twice is true) or one inherited from the class
+// named from.
+func (m *merger) redeclared(at Pos, what string, twice bool, from string) {
+	if twice {
+		m.errs.add(ErrReading, at, "%s is declared twice", what)
+	} else {
+		m.errs.add(ErrReading, at, "%s is already inherited from %s", what, from)
+	}
 }
 
 func (m *merger) checkCommon(what string, at Pos, dataType, transport string, order Order, dims []string, needType bool) {

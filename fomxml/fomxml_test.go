@@ -255,14 +255,8 @@ func TestStandardMIM(t *testing.T) {
 
 // The same model written in the two OMT editions merges to the same FDD.
 func TestEditions2000And2010Agree(t *testing.T) {
-	a, err := Load("testdata/air.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Load("testdata/air2000.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustLoad(t, "testdata/air.xml")
+	b := mustLoad(t, "testdata/air2000.xml")
 	if a.Modules[1].Format != format2010 || b.Modules[1].Format != format2000 {
 		t.Errorf("formats %s, %s", a.Modules[1].Format, b.Modules[1].Format)
 	}
@@ -292,10 +286,7 @@ func TestEditions2000And2010Agree(t *testing.T) {
 }
 
 func TestScaffoldingAndIdenticalRedefinition(t *testing.T) {
-	fdd, err := Load("testdata/air.xml", "testdata/ext.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fdd := mustLoad(t, "testdata/air.xml", "testdata/ext.xml")
 	heli, ok := fdd.ObjectClass("HLAobjectRoot.Aircraft.Helicopter")
 	if !ok {
 		t.Fatal("Helicopter missing")
@@ -354,18 +345,9 @@ func TestInconsistentModules(t *testing.T) {
 // Handles depend only on names: any module order gives the same handles,
 // and adding a module changes none of the existing ones.
 func TestHandlesDeterministic(t *testing.T) {
-	ab, err := Load("testdata/air.xml", "testdata/ext.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ba, err := Load("testdata/ext.xml", "testdata/air.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := Load("testdata/air.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ab := mustLoad(t, "testdata/air.xml", "testdata/ext.xml")
+	ba := mustLoad(t, "testdata/ext.xml", "testdata/air.xml")
+	a := mustLoad(t, "testdata/air.xml")
 	if x, y := dump(ab, true), dump(ba, true); x != y {
 		t.Errorf("module order changes the FDD:\n%s", firstDiff(x, y))
 	}
@@ -418,10 +400,7 @@ func TestHandlesDeterministic(t *testing.T) {
 }
 
 func TestLookups(t *testing.T) {
-	fdd, err := Load("testdata/air.xml", "testdata/ext.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fdd := mustLoad(t, "testdata/air.xml", "testdata/ext.xml")
 	jet, ok := fdd.ObjectClass("HLAobjectRoot.Aircraft.Jet")
 	if !ok {
 		t.Fatal("Jet by full name")
@@ -734,4 +713,14 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return "(no difference)"
+}
+
+// mustLoad loads and merges files, or fails t.
+func mustLoad(t testing.TB, files ...string) *FDD {
+	t.Helper()
+	fdd, err := Load(files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fdd
 }

@@ -257,10 +257,7 @@ func TestStrictRefusesLeniencies(t *testing.T) {
 			"enumerator Mode.Automatic has no <value>",
 		}},
 	} {
-		lenient, err := Load(c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		lenient := mustLoad(t, c.file)
 		for _, run := range []struct {
 			name string
 			load func() error
@@ -340,10 +337,7 @@ func TestMergeWarnings(t *testing.T) {
 
 // A clean module and the standard MIM give no warnings.
 func TestNoWarningsForCleanModules(t *testing.T) {
-	fdd, err := Load("testdata/air.xml", "testdata/ext.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fdd := mustLoad(t, "testdata/air.xml", "testdata/ext.xml")
 	if ws := fdd.Warnings(); len(ws) != 0 {
 		t.Errorf("warnings:\n%s", warningLines(ws))
 	}

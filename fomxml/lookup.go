@@ -6,22 +6,7 @@ import "strings"
 // ("HLAobjectRoot.A.B"), qualified without the root ("A.B"), or the bare
 // name when exactly one class has it. ok is false otherwise.
 func (f *FDD) ObjectClass(name string) (*ObjectClass, bool) {
-	if c, ok := f.objectByName[name]; ok {
-		return c, true
-	}
-	if c, ok := f.objectByName["HLAobjectRoot."+name]; ok {
-		return c, true
-	}
-	var found *ObjectClass
-	for _, c := range f.ObjectClasses {
-		if c.Name == name {
-			if found != nil {
-				return nil, false
-			}
-			found = c
-		}
-	}
-	return found, found != nil
+	return findClass(f.objectByName, "HLAobjectRoot.", f.ObjectClasses, (*ObjectClass).bareName, name)
 }
 
 // ObjectClassByHandle finds an object class by handle.
@@ -32,22 +17,7 @@ func (f *FDD) ObjectClassByHandle(h ObjectClassHandle) (*ObjectClass, bool) {
 
 // InteractionClass finds an interaction class by name, like ObjectClass.
 func (f *FDD) InteractionClass(name string) (*InteractionClass, bool) {
-	if c, ok := f.interactionByName[name]; ok {
-		return c, true
-	}
-	if c, ok := f.interactionByName["HLAinteractionRoot."+name]; ok {
-		return c, true
-	}
-	var found *InteractionClass
-	for _, c := range f.InteractionClasses {
-		if c.Name == name {
-			if found != nil {
-				return nil, false
-			}
-			found = c
-		}
-	}
-	return found, found != nil
+	return findClass(f.interactionByName, "HLAinteractionRoot.", f.InteractionClasses, (*InteractionClass).bareName, name)
 }
 
 // InteractionClassByHandle finds an interaction class by handle.
@@ -95,25 +65,12 @@ func (c *ObjectClass) AttributeByHandle(h AttributeHandle) (*Attribute, bool) {
 // AllAttributes lists the attributes the class has, inherited ones first
 // (root first), each group sorted by name.
 func (c *ObjectClass) AllAttributes() []*Attribute {
-	var chain []*ObjectClass
-	for x := c; x != nil; x = x.Parent {
-		chain = append(chain, x)
-	}
-	var out []*Attribute
-	for i := len(chain) - 1; i >= 0; i-- {
-		out = append(out, chain[i].Attributes...)
-	}
-	return out
+	return inherited(c, (*ObjectClass).parent, func(x *ObjectClass) []*Attribute { return x.Attributes })
 }
 
 // IsSubclassOf reports whether c is other or one of its descendants.
 func (c *ObjectClass) IsSubclassOf(other *ObjectClass) bool {
-	for x := c; x != nil; x = x.Parent {
-		if x == other {
-			return true
-		}
-	}
-	return false
+	return descends(c, other, (*ObjectClass).parent)
 }
 
 // Parameter finds a parameter of the class or of its ancestors by name.
@@ -130,25 +87,12 @@ func (c *InteractionClass) ParameterByHandle(h ParameterHandle) (*Parameter, boo
 
 // AllParameters lists the parameters the class has, inherited ones first.
 func (c *InteractionClass) AllParameters() []*Parameter {
-	var chain []*InteractionClass
-	for x := c; x != nil; x = x.Parent {
-		chain = append(chain, x)
-	}
-	var out []*Parameter
-	for i := len(chain) - 1; i >= 0; i-- {
-		out = append(out, chain[i].Parameters...)
-	}
-	return out
+	return inherited(c, (*InteractionClass).parent, func(x *InteractionClass) []*Parameter { return x.Parameters })
 }
 
 // IsSubclassOf reports whether c is other or one of its descendants.
 func (c *InteractionClass) IsSubclassOf(other *InteractionClass) bool {
-	for x := c; x != nil; x = x.Parent {
-		if x == other {
-			return true
-		}
-	}
-	return false
+	return descends(c, other, (*InteractionClass).parent)
 }
 
 // IsMOM reports whether the class is part of the Management Object Model.

@@ -3,7 +3,6 @@ package fomxml
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -245,30 +244,18 @@ func (m *merger) mergeSwitches(d *Document) {
 }
 
 func (m *merger) mergeObject(def *classDef, parent *ObjectClass, mod string) {
-	qn := def.name
-	if parent != nil {
-		qn = parent.QualifiedName + "." + def.name
-	}
-	c := m.objects[qn]
-	if c == nil {
-		c = &ObjectClass{
+	qn := parent.childName(def.name)
+	c := classFor(m.objects, qn, parent.adopt, func() *ObjectClass {
+		return &ObjectClass{
 			Name: def.name, QualifiedName: qn, Parent: parent,
 			Sharing: def.sharing, Semantics: def.semantics, Module: mod, Pos: def.pos,
 		}
-		m.objects[qn] = c
-		if parent != nil {
-			parent.Children = append(parent.Children, c)
-		}
-	}
+	})
 	if len(def.attrs) > 0 {
-		attrs := make([]*Attribute, len(def.attrs))
-		for i, a := range def.attrs {
-			x := *a
+		attrs := ownCopies(def.attrs, func(x *Attribute) {
 			x.Class = c
-			normalizeAttribute(&x)
-			attrs[i] = &x
-		}
-		sort.Slice(attrs, func(i, j int) bool { return attrs[i].Name < attrs[j].Name })
+			normalizeAttribute(x)
+		}, func(x *Attribute) string { return x.Name })
 		if !c.defined {
 			c.defined = true
 			c.Attributes = attrs
@@ -284,30 +271,18 @@ func (m *merger) mergeObject(def *classDef, parent *ObjectClass, mod string) {
 }
 
 func (m *merger) mergeInteraction(def *classDef, parent *InteractionClass, mod string) {
-	qn := def.name
-	if parent != nil {
-		qn = parent.QualifiedName + "." + def.name
-	}
-	c := m.interactions[qn]
-	if c == nil {
-		c = &InteractionClass{
+	qn := parent.childName(def.name)
+	c := classFor(m.interactions, qn, parent.adopt, func() *InteractionClass {
+		c := &InteractionClass{
 			Name: def.name, QualifiedName: qn, Parent: parent,
 			Module: mod, Pos: def.pos,
 		}
 		setInteractionProps(c, def)
-		m.interactions[qn] = c
-		if parent != nil {
-			parent.Children = append(parent.Children, c)
-		}
-	}
+		return c
+	})
 	if len(def.params) > 0 {
-		params := make([]*Parameter, len(def.params))
-		for i, p := range def.params {
-			x := *p
-			x.Class = c
-			params[i] = &x
-		}
-		sort.Slice(params, func(i, j int) bool { return params[i].Name < params[j].Name })
+		params := ownCopies(def.params, func(x *Parameter) { x.Class = c },
+			func(x *Parameter) string { return x.Name })
 		if !c.defined {
 			c.defined = true
 			c.Parameters = params
@@ -462,15 +437,9 @@ func typeDiff(a, b *DataType) string {
 		if a.Representation != b.Representation {
 			return fmt.Sprintf("representation %s, was %s", b.Representation, a.Representation)
 		}
-		if len(a.Enumerators) != len(b.Enumerators) {
-			return fmt.Sprintf("%d enumerators, was %d", len(b.Enumerators), len(a.Enumerators))
-		}
-		for i := range a.Enumerators {
-			x, y := a.Enumerators[i], b.Enumerators[i]
-			if x.Name != y.Name || !slices.Equal(x.Values, y.Values) {
-				return fmt.Sprintf("enumerator %d is %s=%v, was %s=%v", i+1, y.Name, y.Values, x.Name, x.Values)
-			}
-		}
+		return listDiff(a.Enumerators, b.Enumerators, "enumerator",
+			func(x, y Enumerator) bool { return x.Name != y.Name || !slices.Equal(x.Values, y.Values) },
+			func(x Enumerator) string { return fmt.Sprintf("%s=%v", x.Name, x.Values) })
 	case KindArray:
 		switch {
 		case a.Element != b.Element:
@@ -484,15 +453,9 @@ func typeDiff(a, b *DataType) string {
 		if a.Encoding != b.Encoding {
 			return fmt.Sprintf("encoding %s, was %s", b.Encoding, a.Encoding)
 		}
-		if len(a.Fields) != len(b.Fields) {
-			return fmt.Sprintf("%d fields, was %d", len(b.Fields), len(a.Fields))
-		}
-		for i := range a.Fields {
-			x, y := a.Fields[i], b.Fields[i]
-			if x.Name != y.Name || x.DataType != y.DataType {
-				return fmt.Sprintf("field %d is %s %s, was %s %s", i+1, y.Name, y.DataType, x.Name, x.DataType)
-			}
-		}
+		return listDiff(a.Fields, b.Fields, "field",
+			func(x, y Field) bool { return x.Name != y.Name || x.DataType != y.DataType },
+			func(x Field) string { return x.Name + " " + x.DataType })
 	case KindVariantRecord:
 		switch {
 		case a.Discriminant != b.Discriminant:
@@ -501,14 +464,26 @@ func typeDiff(a, b *DataType) string {
 			return fmt.Sprintf("discriminant type %s, was %s", b.Representation, a.Representation)
 		case a.Encoding != b.Encoding:
 			return fmt.Sprintf("encoding %s, was %s", b.Encoding, a.Encoding)
-		case len(a.Alternatives) != len(b.Alternatives):
-			return fmt.Sprintf("%d alternatives, was %d", len(b.Alternatives), len(a.Alternatives))
 		}
-		for i := range a.Alternatives {
-			x, y := a.Alternatives[i], b.Alternatives[i]
-			if x.Name != y.Name || x.DataType != y.DataType || !slices.Equal(x.Enumerators, y.Enumerators) {
-				return fmt.Sprintf("alternative %d is %s, was %s", i+1, y.Name, x.Name)
-			}
+		return listDiff(a.Alternatives, b.Alternatives, "alternative",
+			func(x, y Alternative) bool {
+				return x.Name != y.Name || x.DataType != y.DataType || !slices.Equal(x.Enumerators, y.Enumerators)
+			},
+			func(x Alternative) string { return x.Name })
+	}
+	return ""
+}
+
+// listDiff compares two lists of a type's parts (noun names one):
+// "N nouns, was M" when their lengths differ, else "noun I is B, was A"
+// for the first that differ (show says what a part is), else "".
+func listDiff[E any](a, b []E, noun string, differ func(x, y E) bool, show func(E) string) string {
+	if len(a) != len(b) {
+		return fmt.Sprintf("%d %ss, was %d", len(b), noun, len(a))
+	}
+	for i := range a {
+		if differ(a[i], b[i]) {
+			return fmt.Sprintf("%s %d is %s, was %s", noun, i+1, show(b[i]), show(a[i]))
 		}
 	}
 	return ""

@@ -152,30 +152,8 @@ func (p *parser) document(root *element) *Document {
 		d.Module.Version = root.str("version")
 	}
 
-	if objs := root.child("objects"); objs != nil {
-		roots := objs.all("objectClass")
-		if len(roots) > 1 {
-			p.fail(roots[1], "more than one root object class")
-		}
-		if len(roots) > 0 {
-			d.objects = p.class(roots[0], true)
-			if d.objects != nil && d.objects.name != "HLAobjectRoot" {
-				p.fail(roots[0], "root object class is %q, want HLAobjectRoot", d.objects.name)
-			}
-		}
-	}
-	if ints := root.child("interactions"); ints != nil {
-		roots := ints.all("interactionClass")
-		if len(roots) > 1 {
-			p.fail(roots[1], "more than one root interaction class")
-		}
-		if len(roots) > 0 {
-			d.interactions = p.class(roots[0], false)
-			if d.interactions != nil && d.interactions.name != "HLAinteractionRoot" {
-				p.fail(roots[0], "root interaction class is %q, want HLAinteractionRoot", d.interactions.name)
-			}
-		}
-	}
+	d.objects = p.rootClass(root.child("objects"), true)
+	d.interactions = p.rootClass(root.child("interactions"), false)
 	if dims := root.child("dimensions"); dims != nil {
 		for _, e := range dims.all("dimension") {
 			d.dimensions = append(d.dimensions, p.dimension(e))
@@ -277,6 +255,31 @@ func detectFormat(root *element) string {
 		}
 	}
 	return format2010
+}
+
+// rootClass parses the class tree in list (<objects> when object, else
+// <interactions>; nil when absent): one root class, named HLAobjectRoot
+// or HLAinteractionRoot.
+func (p *parser) rootClass(list *element, object bool) *classDef {
+	if list == nil {
+		return nil
+	}
+	tag, kind, want := "interactionClass", "interaction", "HLAinteractionRoot"
+	if object {
+		tag, kind, want = "objectClass", "object", "HLAobjectRoot"
+	}
+	roots := list.all(tag)
+	if len(roots) > 1 {
+		p.fail(roots[1], "more than one root %s class", kind)
+	}
+	if len(roots) == 0 {
+		return nil
+	}
+	c := p.class(roots[0], object)
+	if c != nil && c.name != want {
+		p.fail(roots[0], "root %s class is %q, want %s", kind, c.name, want)
+	}
+	return c
 }
 
 func (p *parser) class(e *element, object bool) *classDef {

@@ -100,6 +100,32 @@ type reader struct {
 	err  error // set before ch closes when the read cannot pass
 }
 
+// newCluster returns the Cluster of process id configured by cfg and tm,
+// its tables and queues made, nothing started.
+func newCluster(cfg Config, tm timings, id nodeID) *Cluster {
+	return &Cluster{
+		cfg:       cfg,
+		tm:        tm,
+		log:       cfg.Logger.With().Str("node", cfg.NodeName).Logger(),
+		id:        id,
+		inbox:     newFuncQueue(),
+		waiters:   map[uint64]*waiter{},
+		readers:   map[uint64]*reader{},
+		senders:   map[string]*sender{},
+		lostSince: map[nodeID]time.Time{},
+		lostBusy:  map[nodeID]uint64{},
+		synced:    make(chan struct{}),
+		members:   map[string]Member{},
+		byes:      map[string]uint64{},
+		meta:      cfg.Meta,
+		metaKick:  make(chan struct{}, 1),
+		states:    newStateStore(cfg.NodeName, id.Inc),
+		events:    newEventQueue(),
+		eventsCh:  make(chan Event),
+		done:      make(chan struct{}),
+	}
+}
+
 // Start creates this node's memberlist, joins Config.Seeds (none: this
 // node founds the federation's agreement log) and, when joining, waits
 // until it holds the agreement log. It blocks at most until ctx ends or
@@ -136,29 +162,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{
-		cfg:       cfg,
-		tm:        tm,
-		log:       cfg.Logger.With().Str("node", cfg.NodeName).Logger(),
-		id:        id,
-		inbox:     newFuncQueue(),
-		waiters:   map[uint64]*waiter{},
-		readers:   map[uint64]*reader{},
-		senders:   map[string]*sender{},
-		lostSince: map[nodeID]time.Time{},
-		lostBusy:  map[nodeID]uint64{},
-		rng:       src.loop,
-		synced:    make(chan struct{}),
-		members:   map[string]Member{},
-		byes:      map[string]uint64{},
-		meta:      cfg.Meta,
-		metaBuf:   metaBuf,
-		metaKick:  make(chan struct{}, 1),
-		states:    newStateStore(cfg.NodeName, id.Inc),
-		events:    newEventQueue(),
-		eventsCh:  make(chan Event),
-		done:      make(chan struct{}),
-	}
+	c := newCluster(cfg, tm, id)
+	c.rng = src.loop
+	c.metaBuf = metaBuf
 	var genesis *fsm
 	if len(cfg.Seeds) == 0 {
 		genesis = newFSM(src.logID, id, cfg.MaxAcceptors)
@@ -439,9 +445,8 @@ func (c *Cluster) LocalNode() Member {
 // Name returns this node's name.
 func (c *Cluster) Name() string { return c.cfg.NodeName }
 
-// Members returns the members alive (this node included), sorted by
-// name. The view comes from memberlist's notifications.
-func (c *Cluster) Members() []Member {
+// aliveMembers returns the members alive (this node included), in no order.
+func (c *Cluster) aliveMembers() []Member {
 	c.memMu.Lock()
 	var out []Member
 	for _, m := range c.members {
@@ -450,6 +455,13 @@ func (c *Cluster) Members() []Member {
 		}
 	}
 	c.memMu.Unlock()
+	return out
+}
+
+// Members returns the members alive (this node included), sorted by
+// name. The view comes from memberlist's notifications.
+func (c *Cluster) Members() []Member {
+	out := c.aliveMembers()
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

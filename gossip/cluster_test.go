@@ -137,27 +137,26 @@ func (h *harness) live() []*node {
 
 func (h *harness) waitMembers(count int) {
 	h.t.Helper()
-	waitFor(h.t, 10*time.Second, func() bool {
-		for _, n := range h.live() {
-			if len(n.Members()) != count {
-				return false
-			}
-		}
-		return true
-	}, "every node sees %d members", count)
+	h.waitEvery(func(n *node) bool { return len(n.Members()) == count }, "every node sees %d members", count)
 }
 
 // waitRoster waits until every live node's roster has size members.
 func (h *harness) waitRoster(size int) {
 	h.t.Helper()
+	h.waitEvery(func(n *node) bool { return len(n.Roster()) == size }, "every roster has %d acceptors", size)
+}
+
+// waitEvery waits until cond holds for every live node.
+func (h *harness) waitEvery(cond func(*node) bool, format string, args ...any) {
+	h.t.Helper()
 	waitFor(h.t, 10*time.Second, func() bool {
 		for _, n := range h.live() {
-			if len(n.Roster()) != size {
+			if !cond(n) {
 				return false
 			}
 		}
 		return true
-	}, "every roster has %d acceptors", size)
+	}, format, args...)
 }
 
 func waitFor(t *testing.T, d time.Duration, cond func() bool, format string, args ...any) {

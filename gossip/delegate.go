@@ -38,17 +38,13 @@ func (d *delegate) NotifyMsg(b []byte) {
 	switch b[0] {
 	case wireAgree:
 		var m message
-		if err := decode(b[1:], &m); err != nil {
-			c.stats.malformedMessages.Add(1)
-			c.log.Debug().Err(err).Msg("undecodable agreement message")
+		if !c.decodeOrCount(b[1:], &m, "agreement") {
 			return
 		}
 		c.post(func() { c.core.Step(m) })
 	case wireState:
 		var e stateEntry
-		if err := decode(b[1:], &e); err != nil {
-			c.stats.malformedMessages.Add(1)
-			c.log.Debug().Err(err).Msg("undecodable state message")
+		if !c.decodeOrCount(b[1:], &e, "state") {
 			return
 		}
 		if c.mergeStates([]stateEntry{e}) > 0 && len(b) <= maxGossip {
@@ -67,6 +63,17 @@ func (d *delegate) NotifyMsg(b []byte) {
 	default:
 		c.stats.malformedMessages.Add(1)
 	}
+}
+
+// decodeOrCount decodes b into v; a message that does not decode is
+// counted as malformed and logged as an undecodable what message.
+func (c *Cluster) decodeOrCount(b []byte, v any, what string) bool {
+	if err := decode(b, v); err != nil {
+		c.stats.malformedMessages.Add(1)
+		c.log.Debug().Err(err).Msg("undecodable " + what + " message")
+		return false
+	}
+	return true
 }
 
 func (d *delegate) GetBroadcasts(overhead, limit int) [][]byte {

@@ -40,32 +40,28 @@ const (
 	EventFederationModulesChanged
 )
 
-func (k EventKind) String() string {
-	switch k {
-	case EventJoined:
-		return "joined"
-	case EventUpdated:
-		return "updated"
-	case EventLeft:
-		return "left"
-	case EventFailed:
-		return "failed"
-	case EventStateChanged:
-		return "state-changed"
-	case EventKeyChanged:
-		return "key-changed"
-	case EventFederationCreated:
-		return "federation-created"
-	case EventFederationDestroyed:
-		return "federation-destroyed"
-	case EventFederateJoined:
-		return "federate-joined"
-	case EventFederateResigned:
-		return "federate-resigned"
-	case EventFederationModulesChanged:
-		return "federation-modules-changed"
+var eventKindNames = [...]string{
+	EventJoined:                   "joined",
+	EventUpdated:                  "updated",
+	EventLeft:                     "left",
+	EventFailed:                   "failed",
+	EventStateChanged:             "state-changed",
+	EventKeyChanged:               "key-changed",
+	EventFederationCreated:        "federation-created",
+	EventFederationDestroyed:      "federation-destroyed",
+	EventFederateJoined:           "federate-joined",
+	EventFederateResigned:         "federate-resigned",
+	EventFederationModulesChanged: "federation-modules-changed",
+}
+
+func (k EventKind) String() string { return enumName(k, eventKindNames[:], "EventKind") }
+
+// enumName is names[v], or "typ(v)" when v has no name there.
+func enumName[E ~int](v E, names []string, typ string) string {
+	if v >= 0 && int(v) < len(names) && names[v] != "" {
+		return names[v]
 	}
-	return "EventKind(" + strconv.Itoa(int(k)) + ")"
+	return typ + "(" + strconv.Itoa(int(v)) + ")"
 }
 
 // Event is one change seen by this node. Which fields are set depends on

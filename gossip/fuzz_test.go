@@ -90,21 +90,7 @@ func fuzzMessages() []message {
 func detached(tb testing.TB) *Cluster {
 	tb.Helper()
 	f, _ := fuzzState()
-	c := &Cluster{
-		cfg:       Config{Federation: "fuzz", NodeName: fuzzSelf.Name},
-		tm:        profileTimings(ProfileLocal),
-		id:        fuzzSelf,
-		inbox:     newFuncQueue(),
-		waiters:   map[uint64]*waiter{},
-		readers:   map[uint64]*reader{},
-		senders:   map[string]*sender{},
-		lostSince: map[nodeID]time.Time{},
-		members:   map[string]Member{},
-		byes:      map[string]uint64{},
-		states:    newStateStore(fuzzSelf.Name, fuzzSelf.Inc),
-		events:    newEventQueue(),
-		done:      make(chan struct{}),
-	}
+	c := newCluster(Config{Federation: "fuzz", NodeName: fuzzSelf.Name}, profileTimings(ProfileLocal), fuzzSelf)
 	for _, id := range []nodeID{fuzzSelf, fuzzA, fuzzB} {
 		c.members[id.Name] = Member{Name: id.Name, State: MemberAlive, inc: id.Inc}
 	}

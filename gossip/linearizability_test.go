@@ -375,19 +375,28 @@ func (l *linRun) tickNode(name string) {
 	l.s.collect(name)
 }
 
-// crash restarts name as a new process with no memory; its calls in
-// flight have no answer.
-func (l *linRun) crash(name string) {
-	s := l.s
+// abandon ends name's calls in flight without an answer: an operation
+// may or may not have taken effect (it stays in the history, open
+// forever), a read is dropped. It returns how many operations it ended.
+func (l *linRun) abandon(name string) int {
+	n := 0
 	for seq, c := range l.ops[name] {
 		delete(l.ops[name], seq)
 		c.out, c.ret = regOutput{unknown: true}, math.MaxInt64
-		l.stats.crashed++
+		n++
 	}
 	for id, c := range l.reads[name] {
 		delete(l.reads[name], id)
 		c.ret = -1
 	}
+	return n
+}
+
+// crash restarts name as a new process with no memory; its calls in
+// flight have no answer.
+func (l *linRun) crash(name string) {
+	s := l.s
+	l.stats.crashed += l.abandon(name)
 	old := s.nodes[name].r.id
 	s.nextInc++
 	s.start(name, 100+s.nextInc, nil)
@@ -423,7 +432,6 @@ func (l *linRun) declareLost() {
 func (l *linRun) step(lossy, calls bool) {
 	s := l.s
 	name := s.names[s.rng.IntN(len(s.names))]
-	n := s.nodes[name]
 	switch x := s.rng.IntN(100); {
 	case x < 70:
 		s.deliver(lossy)
@@ -433,23 +441,8 @@ func (l *linRun) step(lossy, calls bool) {
 		if calls {
 			l.submit(name)
 		}
-	case x < 95:
-		other := s.names[s.rng.IntN(len(s.names))]
-		if other != name && s.connected(name, other) && s.nodes[other].r.fsm != nil {
-			f := s.nodes[other].r.fsm
-			n.r.Observe(other, f.Log, f.Index)
-			s.collect(name)
-		}
-	case x < 97:
-		if lossy {
-			for _, nn := range s.names {
-				s.nodes[nn].side = s.rng.IntN(2)
-			}
-		}
 	case x < 99:
-		for _, nn := range s.names {
-			s.nodes[nn].side = 0
-		}
+		s.netEvent(x, name, lossy)
 	default:
 		if lossy && l.stats.crashes < 2 && s.rng.IntN(10) == 0 {
 			l.crash(name)
@@ -493,9 +486,7 @@ func (l *linRun) run() []porcupine.Operation {
 	for range 3000 {
 		l.step(true, true)
 	}
-	for _, nn := range s.names {
-		s.nodes[nn].side = 0
-	}
+	s.heal()
 	for i := 0; i < 20000 && l.waiting(); i++ {
 		l.step(false, false)
 	}
@@ -512,15 +503,7 @@ func (l *linRun) run() []porcupine.Operation {
 	}
 	// Whatever still waits has no answer.
 	for _, name := range s.names {
-		for seq, c := range l.ops[name] {
-			delete(l.ops[name], seq)
-			c.out, c.ret = regOutput{unknown: true}, math.MaxInt64
-			l.stats.left++
-		}
-		for id, c := range l.reads[name] {
-			delete(l.reads[name], id)
-			c.ret = -1
-		}
+		l.stats.left += l.abandon(name)
 	}
 	var ops []porcupine.Operation
 	for _, c := range l.calls {

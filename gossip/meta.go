@@ -71,17 +71,9 @@ const (
 	MemberLeft                     // left gracefully
 )
 
-func (s MemberState) String() string {
-	switch s {
-	case MemberAlive:
-		return "alive"
-	case MemberDead:
-		return "dead"
-	case MemberLeft:
-		return "left"
-	}
-	return "MemberState(" + strconv.Itoa(int(s)) + ")"
-}
+var memberStateNames = [...]string{MemberAlive: "alive", MemberDead: "dead", MemberLeft: "left"}
+
+func (s MemberState) String() string { return enumName(s, memberStateNames[:], "MemberState") }
 
 // Member is one node of the cluster as this node sees it.
 type Member struct {

@@ -180,16 +180,8 @@ func (c *Cluster) SetState(key string, value []byte) error {
 		return nil
 	}
 	c.post(func() {
-		c.memMu.Lock()
-		var names []string
-		for name, m := range c.members {
-			if m.State == MemberAlive {
-				names = append(names, name)
-			}
-		}
-		c.memMu.Unlock()
-		for _, name := range names {
-			c.sendTo(name, buf)
+		for _, m := range c.aliveMembers() {
+			c.sendTo(m.Name, buf)
 		}
 	})
 	return nil

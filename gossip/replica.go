@@ -36,32 +36,23 @@ type replicaConfig struct {
 }
 
 func (c *replicaConfig) fill() {
-	if c.RoundTimeout <= 0 {
-		c.RoundTimeout = 10
-	}
-	if c.MaxBackoff <= 0 {
-		c.MaxBackoff = 8
-	}
-	if c.SyncTimeout <= 0 {
-		c.SyncTimeout = 10
-	}
-	if c.RecoverAfter <= 0 {
-		c.RecoverAfter = 2 * c.RoundTimeout
-	}
-	if c.TailLen <= 0 {
-		c.TailLen = 1024
-	}
-	if c.MaxBatch <= 0 {
-		c.MaxBatch = 64
-	}
-	if c.MaxFuture <= 0 {
-		c.MaxFuture = 1024
-	}
-	if c.ForwardTimeout <= 0 {
-		c.ForwardTimeout = 4 * c.RoundTimeout
-	}
+	orDefault(&c.RoundTimeout, 10)
+	orDefault(&c.MaxBackoff, 8)
+	orDefault(&c.SyncTimeout, 10)
+	orDefault(&c.RecoverAfter, 2*c.RoundTimeout)
+	orDefault(&c.TailLen, 1024)
+	orDefault(&c.MaxBatch, 64)
+	orDefault(&c.MaxFuture, 1024)
+	orDefault(&c.ForwardTimeout, 4*c.RoundTimeout)
 	if c.Rand == nil {
 		panic("gossip: replicaConfig.Rand is nil")
+	}
+}
+
+// orDefault sets *v to def when it is not positive.
+func orDefault(v *int, def int) {
+	if *v <= 0 {
+		*v = def
 	}
 }
 
@@ -422,11 +413,7 @@ func (r *replica) step(m message) {
 	r.observe(m.From, m.Log, m.Index)
 	switch m.Type {
 	case msgPrepare:
-		if m.To != r.id {
-			return
-		}
-		if m.Inst < r.fsm.Index {
-			r.sendDecided(m.From, m.Inst)
+		if !r.open(m) {
 			return
 		}
 		ok, st := r.acc.prepare(m.Inst, m.Ballot)
@@ -441,11 +428,7 @@ func (r *replica) step(m message) {
 		r.send(reply)
 
 	case msgAccept:
-		if m.To != r.id {
-			return
-		}
-		if m.Inst < r.fsm.Index {
-			r.sendDecided(m.From, m.Inst)
+		if !r.open(m) {
 			return
 		}
 		ok, promised := r.acc.accept(m.Inst, m.Ballot, m.Value)
@@ -455,14 +438,8 @@ func (r *replica) step(m message) {
 		r.send(message{Type: msgAccepted, To: m.From, Inst: m.Inst, Ballot: m.Ballot, OK: ok, AccBallot: promised})
 
 	case msgPromise:
-		rd := r.round
-		if rd == nil || rd.phase != 1 || m.Inst != rd.inst || m.Ballot != rd.ballot || !rd.member(m.From) {
-			r.noteRefusal(m)
-			return
-		}
-		if !m.OK {
-			r.noteRefusal(m)
-			r.endRound(true)
+		rd := r.answered(m, 1)
+		if rd == nil {
 			return
 		}
 		rd.promises[m.From] = promise{acc: m.AccBallot, val: m.Value, has: m.HasValue}
@@ -471,14 +448,8 @@ func (r *replica) step(m message) {
 		}
 
 	case msgAccepted:
-		rd := r.round
-		if rd == nil || rd.phase != 2 || m.Inst != rd.inst || m.Ballot != rd.ballot || !rd.member(m.From) {
-			r.noteRefusal(m)
-			return
-		}
-		if !m.OK {
-			r.noteRefusal(m)
-			r.endRound(true)
+		rd := r.answered(m, 2)
+		if rd == nil {
 			return
 		}
 		rd.accepts[m.From] = true
@@ -508,6 +479,37 @@ func (r *replica) step(m message) {
 	case msgForward:
 		r.handleForward(m)
 	}
+}
+
+// open reports whether m, a phase-1a or phase-2a request, is for this
+// replica and for an instance not decided here yet; for one decided
+// already it sends the decision back instead.
+func (r *replica) open(m message) bool {
+	if m.To != r.id {
+		return false
+	}
+	if m.Inst < r.fsm.Index {
+		r.sendDecided(m.From, m.Inst)
+		return false
+	}
+	return true
+}
+
+// answered returns the round that m, a phase-1b or phase-2b answer,
+// answers in phase, or nil when it answers none (noted as a refusal) or
+// refuses (noted, and the round ends to be retried).
+func (r *replica) answered(m message, phase int) *round {
+	rd := r.round
+	if rd == nil || rd.phase != phase || m.Inst != rd.inst || m.Ballot != rd.ballot || !rd.member(m.From) {
+		r.noteRefusal(m)
+		return nil
+	}
+	if !m.OK {
+		r.noteRefusal(m)
+		r.endRound(true)
+		return nil
+	}
+	return rd
 }
 
 // handleForward queues a batch another replica asks this one, its

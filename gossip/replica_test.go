@@ -353,6 +353,47 @@ func (s *simNet) randomModules() []moduleRec {
 	return out
 }
 
+// netEvent is the network's share of a random step, by the roll x (the
+// cases below 95 that precede it are the replicas' own): below 95 a
+// push-pull, below 97 a partition (lossy only), else a heal.
+func (s *simNet) netEvent(x int, name string, lossy bool) {
+	switch {
+	case x < 95:
+		s.pushPull(name)
+	case x < 97:
+		if lossy {
+			s.partition()
+		}
+	default:
+		s.heal()
+	}
+}
+
+// pushPull is memberlist's push-pull: name learns the agreement log and
+// index of a random peer, if connected.
+func (s *simNet) pushPull(name string) {
+	other := s.names[s.rng.IntN(len(s.names))]
+	if other != name && s.connected(name, other) && s.nodes[other].r.fsm != nil {
+		f := s.nodes[other].r.fsm
+		s.nodes[name].r.Observe(other, f.Log, f.Index)
+		s.collect(name)
+	}
+}
+
+// partition puts every node on a random one of two sides.
+func (s *simNet) partition() {
+	for _, nn := range s.names {
+		s.nodes[nn].side = s.rng.IntN(2)
+	}
+}
+
+// heal connects every node again.
+func (s *simNet) heal() {
+	for _, nn := range s.names {
+		s.nodes[nn].side = 0
+	}
+}
+
 func (s *simNet) step(lossy bool) {
 	name := s.names[s.rng.IntN(len(s.names))]
 	n := s.nodes[name]
@@ -369,24 +410,8 @@ func (s *simNet) step(lossy bool) {
 			n.r.Submit(s.randomOp(name))
 			s.collect(name)
 		}
-	case x < 95:
-		// push-pull: learn a random connected peer's index
-		other := s.names[s.rng.IntN(len(s.names))]
-		if other != name && s.connected(name, other) && s.nodes[other].r.fsm != nil {
-			f := s.nodes[other].r.fsm
-			n.r.Observe(other, f.Log, f.Index)
-			s.collect(name)
-		}
-	case x < 97:
-		if lossy {
-			for _, nn := range s.names {
-				s.nodes[nn].side = s.rng.IntN(2)
-			}
-		}
 	case x < 99:
-		for _, nn := range s.names {
-			s.nodes[nn].side = 0
-		}
+		s.netEvent(x, name, lossy)
 	default:
 		if lossy && s.rng.IntN(10) == 0 {
 			// crash and restart as a new incarnation with no memory
@@ -408,9 +433,7 @@ func TestReplicaSafetyUnderFaults(t *testing.T) {
 		}
 		// Heal: everything connected, nothing lost; the log must still
 		// agree, and a live roster majority must make progress.
-		for _, nn := range s.names {
-			s.nodes[nn].side = 0
-		}
+		s.heal()
 		for i := 0; i < 2500; i++ {
 			s.step(false)
 		}

@@ -283,27 +283,32 @@ func (r *codecReader) count() int {
 }
 
 func (r *codecReader) float() float64 {
-	if r.err != nil {
+	b, ok := r.take(8, "truncated number")
+	if !ok {
 		return 0
 	}
-	if len(r.b) < 8 {
-		r.fail("truncated number")
-		return 0
-	}
-	v := math.Float64frombits(binary.BigEndian.Uint64(r.b))
-	r.b = r.b[8:]
-	return v
+	return math.Float64frombits(binary.BigEndian.Uint64(b))
 }
 
 func (r *codecReader) byte() byte {
+	b, ok := r.take(1, "truncated")
+	if !ok {
+		return 0
+	}
+	return b[0]
+}
+
+// take consumes the next n bytes. After an earlier failure, or when fewer
+// remain (a failure that says short), it consumes nothing.
+func (r *codecReader) take(n int, short string) ([]byte, bool) {
 	if r.err != nil {
-		return 0
+		return nil, false
 	}
-	if len(r.b) < 1 {
-		r.fail("truncated")
-		return 0
+	if len(r.b) < n {
+		r.fail("%s", short)
+		return nil, false
 	}
-	v := r.b[0]
-	r.b = r.b[1:]
-	return v
+	b := r.b[:n]
+	r.b = r.b[n:]
+	return b, true
 }

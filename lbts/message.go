@@ -222,21 +222,19 @@ const (
 
 // String returns the HLA abbreviation of k.
 func (k RequestKind) String() string {
-	switch k {
-	case NoRequest:
-		return "none"
-	case TimeAdvanceRequest:
-		return "TAR"
-	case TimeAdvanceRequestAvailable:
-		return "TARA"
-	case NextMessageRequest:
-		return "NMR"
-	case NextMessageRequestAvailable:
-		return "NMRA"
-	case FlushQueueRequest:
-		return "FQR"
+	if int(k) < len(requestKindNames) {
+		return requestKindNames[k]
 	}
 	return fmt.Sprintf("RequestKind(%d)", uint8(k))
+}
+
+var requestKindNames = [...]string{
+	NoRequest:                   "none",
+	TimeAdvanceRequest:          "TAR",
+	TimeAdvanceRequestAvailable: "TARA",
+	NextMessageRequest:          "NMR",
+	NextMessageRequestAvailable: "NMRA",
+	FlushQueueRequest:           "FQR",
 }
 
 // available reports whether k is one of the Available variants, after

@@ -62,6 +62,18 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
+// constrainedBehind adds federate 2, a regulator promising bound that
+// never advances, enables n constrained with 2's acknowledgement, and
+// reports whether n is constrained.
+func constrainedBehind(n *Node, bound float64) bool {
+	n.AddFederate(2)
+	n.Step(Message{From: 2, Epoch: 1, Regulating: true, Bound: bound})
+	n.EnableConstrained()
+	n.Step(Message{From: 2, Epoch: 2, Regulating: true, Bound: bound, Acks: map[FederateID]uint64{1: n.consReq}})
+	drain(n)
+	return n.Constrained()
+}
+
 // TestRequestErrors checks the HLA exceptions of each request in each
 // state.
 func TestRequestErrors(t *testing.T) {
@@ -71,12 +83,7 @@ func TestRequestErrors(t *testing.T) {
 	constrained := func(n *Node) { n.EnableConstrained(); drain(n) }
 	advancing := func(n *Node) {
 		// A member that never answers keeps the grant pending.
-		n.AddFederate(2)
-		n.Step(Message{From: 2, Epoch: 1, Regulating: true, Bound: 1})
-		n.EnableConstrained()
-		n.Step(Message{From: 2, Epoch: 2, Regulating: true, Bound: 1, Acks: map[FederateID]uint64{1: n.consReq}})
-		drain(n)
-		if !n.Constrained() {
+		if !constrainedBehind(n, 1) {
 			panic("not constrained")
 		}
 		n.RequestAdvance(5)
@@ -492,12 +499,7 @@ func TestAcknowledgesRequests(t *testing.T) {
 
 func TestZeroLookaheadNeedsStrictPromise(t *testing.T) {
 	n := mustNew(t, 1)
-	n.AddFederate(2)
-	n.Step(Message{From: 2, Epoch: 1, Regulating: true, Bound: 0})
-	n.EnableConstrained()
-	n.Step(Message{From: 2, Epoch: 2, Regulating: true, Bound: 0, Acks: map[FederateID]uint64{1: n.consReq}})
-	drain(n)
-	if !n.Constrained() {
+	if !constrainedBehind(n, 0) {
 		t.Fatal("GALT 0 >= time 0 should allow constrained")
 	}
 	n.RequestAdvance(0)

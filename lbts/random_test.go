@@ -35,31 +35,12 @@ var (
 // A failure prints its seed; `go test ./lbts -run TestRandomized -seed=N`
 // replays it.
 func TestRandomized(t *testing.T) {
-	if *seedFlag != 0 {
-		if _, err := runRandom(*seedFlag, true); err != nil {
-			t.Fatalf("seed %d: %v", *seedFlag, err)
-		}
-		return
-	}
 	runs := *seedsFlag
 	if testing.Short() {
 		runs = max(1, runs/10)
 	}
-	base := rand.Uint64()
-	var total randStats
-	for i := range runs {
-		seed := base + uint64(i)
-		if seed == 0 {
-			continue
-		}
-		st, err := runRandom(seed, false)
-		if err != nil {
-			t.Fatalf("seed %d: %v\nreplay: go test ./lbts -run TestRandomized -seed=%d -v", seed, err, seed)
-		}
-		total.add(st)
-	}
-	t.Logf("%d runs: %+v", runs, total)
-	if runs >= 50 && (total.Directed == 0 || total.DirectedLost == 0 || total.AckAsks == 0) {
+	total, ok := runSeeds(t, runs, false)
+	if ok && runs >= 50 && (total.Directed == 0 || total.DirectedLost == 0 || total.AckAsks == 0) {
 		t.Errorf("directed acknowledgements not exercised: %d sent, %d lost, %d asks again", total.Directed, total.DirectedLost, total.AckAsks)
 	}
 }
@@ -107,30 +88,39 @@ func (r *randRole) enabled() bool { return r.regDone && r.consDone }
 // regulating and constrained at lookahead 0 from the start and no
 // toggles or crashes: the case only the consistent cut can keep going.
 func TestRandomizedZeroLookahead(t *testing.T) {
-	if *seedFlag != 0 {
-		if _, err := runRandomOpts(*seedFlag, true, true); err != nil {
-			t.Fatalf("seed %d: %v", *seedFlag, err)
-		}
-		return
-	}
 	runs := max(1, *seedsFlag/8) // each run is many times longer
 	if testing.Short() {
 		runs = max(1, runs/10)
 	}
+	runSeeds(t, runs, true)
+}
+
+// runSeeds replays -seed verbosely when it is given (ok false), else does
+// runs random runs from a random base seed, zero lookahead everywhere when
+// zero, and returns the sum of what they exercised. A failing seed fails
+// t with the command that replays it.
+func runSeeds(t *testing.T, runs int, zero bool) (total randStats, ok bool) {
+	t.Helper()
+	if *seedFlag != 0 {
+		if _, err := runRandomOpts(*seedFlag, true, zero); err != nil {
+			t.Fatalf("seed %d: %v", *seedFlag, err)
+		}
+		return total, false
+	}
 	base := rand.Uint64()
-	var total randStats
 	for i := range runs {
 		seed := base + uint64(i)
 		if seed == 0 {
 			continue
 		}
-		st, err := runRandomOpts(seed, false, true)
+		st, err := runRandomOpts(seed, false, zero)
 		if err != nil {
-			t.Fatalf("seed %d: %v\nreplay: go test ./lbts -run TestRandomizedZeroLookahead -seed=%d -v", seed, err, seed)
+			t.Fatalf("seed %d: %v\nreplay: go test ./lbts -run %s -seed=%d -v", seed, err, t.Name(), seed)
 		}
 		total.add(st)
 	}
 	t.Logf("%d runs: %+v", runs, total)
+	return total, true
 }
 
 func runRandom(seed uint64, verbose bool) (st randStats, err error) {

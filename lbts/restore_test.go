@@ -5,14 +5,13 @@ import (
 	"testing"
 )
 
-// TestRestore saves two regulating, constrained nodes at 5 with a message
-// at 7 queued, runs on to 10, restores both and runs the same steps
-// again: the message at 7 is delivered again, and no node grants before
-// it has heard every member after the restore.
-func TestRestore(t *testing.T) {
-	c := newCluster()
-	a := c.add(1, 0, 1)
-	b := c.add(2, 0, 1)
+// regulatingPair returns a cluster of two nodes at time 0 in group 1,
+// both regulating at lookahead 1 and constrained.
+func regulatingPair(t *testing.T) (c *cluster, a, b *simNode) {
+	t.Helper()
+	c = newCluster()
+	a = c.add(1, 0, 1)
+	b = c.add(2, 0, 1)
 	for _, s := range []*simNode{a, b} {
 		if err := s.n.EnableRegulation(1); err != nil {
 			t.Fatal(err)
@@ -22,6 +21,15 @@ func TestRestore(t *testing.T) {
 		}
 		c.stabilize()
 	}
+	return c, a, b
+}
+
+// TestRestore saves two regulating, constrained nodes at 5 with a message
+// at 7 queued, runs on to 10, restores both and runs the same steps
+// again: the message at 7 is delivered again, and no node grants before
+// it has heard every member after the restore.
+func TestRestore(t *testing.T) {
+	c, a, b := regulatingPair(t)
 	step := func(to float64) {
 		t.Helper()
 		for _, s := range []*simNode{a, b} {
@@ -112,18 +120,7 @@ func TestRestore(t *testing.T) {
 // A node that rebases keeps its time and its pending request, forgets
 // the others' promises, and grants only once it heard them again.
 func TestRebase(t *testing.T) {
-	c := newCluster()
-	a := c.add(1, 0, 1)
-	b := c.add(2, 0, 1)
-	for _, s := range []*simNode{a, b} {
-		if err := s.n.EnableRegulation(1); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.n.EnableConstrained(); err != nil {
-			t.Fatal(err)
-		}
-		c.stabilize()
-	}
+	c, a, b := regulatingPair(t)
 	if err := a.n.RequestAdvance(3); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package testnet
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"testing"
@@ -25,26 +26,17 @@ type fomHandles struct {
 func lookup(t testing.TB, f *peer.Federate) fomHandles {
 	t.Helper()
 	var h fomHandles
-	var err error
-	ck := func() {
-		if err != nil {
-			t.Fatal(err)
-		}
+	var errs [7]error
+	h.aircraft, errs[0] = f.GetObjectClassHandle("Aircraft")
+	h.position, errs[1] = f.GetAttributeHandle(h.aircraft, "Position")
+	h.status, errs[2] = f.GetAttributeHandle(h.aircraft, "Status")
+	h.contact, errs[3] = f.GetInteractionClassHandle("Contact")
+	h.chat, errs[4] = f.GetInteractionClassHandle("Chat")
+	h.contactData, errs[5] = f.GetParameterHandle(h.contact, "Data")
+	h.chatData, errs[6] = f.GetParameterHandle(h.chat, "Data")
+	if err := errors.Join(errs[:]...); err != nil {
+		t.Fatal(err)
 	}
-	h.aircraft, err = f.GetObjectClassHandle("Aircraft")
-	ck()
-	h.position, err = f.GetAttributeHandle(h.aircraft, "Position")
-	ck()
-	h.status, err = f.GetAttributeHandle(h.aircraft, "Status")
-	ck()
-	h.contact, err = f.GetInteractionClassHandle("Contact")
-	ck()
-	h.chat, err = f.GetInteractionClassHandle("Chat")
-	ck()
-	h.contactData, err = f.GetParameterHandle(h.contact, "Data")
-	ck()
-	h.chatData, err = f.GetParameterHandle(h.chat, "Data")
-	ck()
 	return h
 }
 
@@ -63,27 +55,12 @@ func TestEightFederatesWithFaults(t *testing.T) {
 	const n, steps = 8, 12
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Start(ctx, Config{
-		Federates: n, Seed: seed,
-		Faults: faultsForTest,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustStart(t, ctx, Config{Federates: n, Seed: seed, Faults: faultsForTest}, false)
 	defer c.Close()
-	defer func() {
-		if t.Failed() {
-			t.Logf("seed %d (replay with -seed=%d)", seed, seed)
-		}
-	}()
+	logSeedOnFailure(t, seed, n, steps)
 	h := lookup(t, c.Feds[0])
 	for _, f := range c.Feds {
-		must(t, f.SubscribeObjectClassAttributes(h.aircraft, h.position, h.status))
-		must(t, f.SubscribeInteractionClass(h.contact))
-		must(t, f.SubscribeInteractionClass(h.chat))
-		must(t, f.PublishObjectClassAttributes(h.aircraft, h.position, h.status))
-		must(t, f.PublishInteractionClass(h.contact))
-		must(t, f.PublishInteractionClass(h.chat))
+		pubSubAircraft(t, f, h, h.contact, h.chat)
 	}
 	enableAll(t, ctx, c)
 	for _, f := range c.Feds {
@@ -138,6 +115,48 @@ func TestEightFederatesWithFaults(t *testing.T) {
 	if st.Gaps != 0 {
 		t.Errorf("F0 reports %d gaps", st.Gaps)
 	}
+}
+
+// mustStart starts a cluster with cfg, or fails t. virtual makes it
+// deterministic in virtual time, each packet taking 50 to 150 us.
+func mustStart(t *testing.T, ctx context.Context, cfg Config, virtual bool) *Cluster {
+	t.Helper()
+	if virtual {
+		cfg.Deterministic = true
+		cfg.Faults.Delay, cfg.Faults.Jitter = 50*time.Microsecond, 100*time.Microsecond
+	}
+	c, err := Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// pubSubAircraft subscribes f to the aircraft's position and status and
+// to the interactions, then publishes the same.
+func pubSubAircraft(t *testing.T, f *peer.Federate, h fomHandles, interactions ...peer.InteractionClassHandle) {
+	t.Helper()
+	must(t, f.SubscribeObjectClassAttributes(h.aircraft, h.position, h.status))
+	for _, ic := range interactions {
+		must(t, f.SubscribeInteractionClass(ic))
+	}
+	must(t, f.PublishObjectClassAttributes(h.aircraft, h.position, h.status))
+	for _, ic := range interactions {
+		must(t, f.PublishInteractionClass(ic))
+	}
+}
+
+// evenOdd splits the federates' names in two halves to partition: the
+// even-numbered and the odd-numbered.
+func (c *Cluster) evenOdd() (even, odd []string) {
+	for i, f := range c.Feds {
+		if i%2 == 0 {
+			even = append(even, f.Name())
+		} else {
+			odd = append(odd, f.Name())
+		}
+	}
+	return even, odd
 }
 
 func must(t testing.TB, err error) {

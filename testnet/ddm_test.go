@@ -43,10 +43,7 @@ func TestDDMSenderSideFiltering(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Config{Federates: subs + pubs, Seed: seed, Deterministic: true, Tick: 5 * time.Millisecond, NetBuffer: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustStart(t, ctx, Config{Federates: subs + pubs, Seed: seed, Deterministic: true, Tick: 5 * time.Millisecond, NetBuffer: 4096}, false)
 	defer c.Close()
 	rng := rand.New(rand.NewSource(seed))
 	f0 := c.Feds[0]

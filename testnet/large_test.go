@@ -205,18 +205,10 @@ func runLarge(t *testing.T, r largeRun) string {
 		Faults:  transport.Faults{Loss: 0.05, Duplicate: 0.02, Reorder: 0.05},
 		Unicast: r.unicast,
 	}
-	if r.deterministic {
-		// Virtual time: each packet takes 50 to 150 us.
-		cfg.Deterministic = true
-		cfg.Faults.Delay, cfg.Faults.Jitter = 50*time.Microsecond, 100*time.Microsecond
-	}
 	if r.trace != nil {
 		cfg.Trace = peer.NewTraceWriter(r.trace)
 	}
-	c, err := Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustStart(t, ctx, cfg, r.deterministic)
 	defer c.Close()
 	t.Logf("%d federates joined after %v: %s", n, elapsed(c, start), frameCounts(c))
 	h := lookup(t, c.Feds[0])
@@ -238,14 +230,7 @@ func runLarge(t *testing.T, r largeRun) string {
 	// run delivers millions.
 	ch := NewChecker(c.Logs, true)
 	cutAt := steps / 3
-	var left, right []string
-	for i, f := range c.Feds {
-		if i%2 == 0 {
-			left = append(left, f.Name())
-		} else {
-			right = append(right, f.Name())
-		}
-	}
+	left, right := c.evenOdd()
 	sent, total := make([]int, n), 0
 	var stepTimes []time.Duration // virtual, deterministic runs
 	for k := 1; k <= steps; k++ {
@@ -432,14 +417,7 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 		Federates: n, Seed: seed, Tick: 10 * time.Millisecond, NetBuffer: 1 << 15,
 		Faults: transport.Faults{Loss: loss},
 	}
-	if deterministicEnv() {
-		cfg.Deterministic = true
-		cfg.Faults.Delay, cfg.Faults.Jitter = 50*time.Microsecond, 100*time.Microsecond
-	}
-	c, err := Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustStart(t, ctx, cfg, deterministicEnv())
 	defer c.Close()
 	t.Logf("%d federates joined in %v", n, time.Since(start).Round(time.Millisecond))
 	h := lookup(t, c.Feds[0])
@@ -473,6 +451,7 @@ func runScale(t *testing.T, seed int64, n, steps, publishers int, loss float64) 
 	t.Logf("regulating and constrained after %v; network %+v", time.Since(start).Round(time.Millisecond), c.Net.Stats())
 	objs := make([]peer.ObjectInstanceHandle, publishers)
 	for i := range objs {
+		var err error
 		objs[i], err = c.Feds[i].RegisterObjectInstance(h.aircraft, "")
 		must(t, err)
 	}

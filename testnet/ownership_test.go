@@ -81,14 +81,7 @@ func runOwnership(t *testing.T, r ownRun) {
 		Faults: transport.Faults{Loss: 0.05},
 		Trace:  peer.NewTraceWriter(&trace),
 	}
-	if r.deterministic {
-		cfg.Deterministic = true
-		cfg.Faults.Delay, cfg.Faults.Jitter = 50*time.Microsecond, 100*time.Microsecond
-	}
-	c, err := Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustStart(t, ctx, cfg, r.deterministic)
 	defer c.Close()
 	rng := rand.New(rand.NewSource(r.seed))
 	h := lookup(t, c.Feds[0])
@@ -281,15 +274,7 @@ func runOwnership(t *testing.T, r ownRun) {
 				}
 			}
 		case cutAt:
-			var left, right []string
-			for i, f := range c.Feds {
-				if i%2 == 0 {
-					left = append(left, f.Name())
-				} else {
-					right = append(right, f.Name())
-				}
-			}
-			c.Net.Partition(left, right)
+			c.Net.Partition(c.evenOdd())
 		case healAt:
 			c.Net.Heal()
 		}

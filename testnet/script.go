@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -126,17 +128,13 @@ func (s *simulation) timeLine(name string) string {
 	f := s.c.Feds[s.fedIdx[name]]
 	t, err := f.QueryLogicalTime()
 	if err != nil {
-		return fmt.Sprintf("%s: error: %s", name, s.scrub(err.Error()))
+		return s.errorLine(name, err)
 	}
 	g, ok, err := f.QueryGALT()
 	if err != nil {
-		return fmt.Sprintf("%s: error: %s", name, s.scrub(err.Error()))
+		return s.errorLine(name, err)
 	}
-	galt := "none"
-	if ok {
-		galt = num(g)
-	}
-	return fmt.Sprintf("%s: time=%s galt=%s", name, num(t), galt)
+	return fmt.Sprintf("%s: time=%s galt=%s", name, num(t), numOrNone(g, ok))
 }
 
 // litsLine returns "NAME: lits=L" (lits=none when nothing bounds it).
@@ -144,13 +142,22 @@ func (s *simulation) litsLine(name string) string {
 	f := s.c.Feds[s.fedIdx[name]]
 	l, ok, err := f.QueryLITS()
 	if err != nil {
-		return fmt.Sprintf("%s: error: %s", name, s.scrub(err.Error()))
+		return s.errorLine(name, err)
 	}
-	lits := "none"
-	if ok {
-		lits = num(l)
+	return fmt.Sprintf("%s: lits=%s", name, numOrNone(l, ok))
+}
+
+// errorLine is the line of a query that failed: "NAME: error: E".
+func (s *simulation) errorLine(name string, err error) string {
+	return fmt.Sprintf("%s: error: %s", name, s.scrub(err.Error()))
+}
+
+// numOrNone is t as a number, or "none" when !ok (nothing bounds it).
+func numOrNone(t peer.LogicalTime, ok bool) string {
+	if !ok {
+		return "none"
 	}
-	return fmt.Sprintf("%s: lits=%s", name, lits)
+	return num(t)
 }
 
 // keepHandle remembers the retraction handle of a time-stamped send, for
@@ -371,11 +378,7 @@ func (s *simulation) collect(quiet time.Duration) []string {
 		return nil
 	}
 	s.waitQuiet(quiet)
-	names := make([]string, 0, len(s.fedIdx))
-	for n := range s.fedIdx {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(s.fedIdx))
 	var out []string
 	for _, n := range names {
 		i := s.fedIdx[n]

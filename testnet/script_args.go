@@ -284,26 +284,25 @@ func (s *simulation) attrsOf(a *args, class peer.ObjectClassHandle) ([]peer.Attr
 
 // interactionClass reads class=C, an interaction class.
 func (s *simulation) interactionClass(a *args) (*fomxml.InteractionClass, error) {
-	cn, err := a.need("class")
-	if err != nil {
-		return nil, err
-	}
-	c, ok := s.fdd.InteractionClass(cn)
-	if !ok {
-		return nil, fmt.Errorf("no interaction class %s", cn)
-	}
-	return c, nil
+	return classArg(a, s.fdd.InteractionClass, "interaction class")
 }
 
 // objectClass reads class=C, an object class.
 func (s *simulation) objectClass(a *args) (*fomxml.ObjectClass, error) {
+	return classArg(a, s.fdd.ObjectClass, "object class")
+}
+
+// classArg reads class=C and finds it with find; kind names the kind of
+// class in the error when there is none.
+func classArg[C any](a *args, find func(string) (C, bool), kind string) (C, error) {
+	var none C
 	cn, err := a.need("class")
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	c, ok := s.fdd.ObjectClass(cn)
+	c, ok := find(cn)
 	if !ok {
-		return nil, fmt.Errorf("no object class %s", cn)
+		return none, fmt.Errorf("no %s %s", kind, cn)
 	}
 	return c, nil
 }

@@ -3,6 +3,7 @@ package testnet
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -288,11 +289,7 @@ func (s *simulation) momString(name, dataType string, v any) string {
 		}
 		return "[" + strings.Join(parts, ",") + "]"
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := slices.Sorted(maps.Keys(x))
 		var parts []string
 		for _, k := range keys {
 			dt := ""

@@ -3,6 +3,7 @@ package testnet
 import (
 	"fmt"
 
+	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer"
 )
 
@@ -84,106 +85,125 @@ func (s *simulation) stamp(fed string, a *args) (ts float64, hasTS bool, tag []b
 	return ts, hasTS, s.tag(fed, a), nil
 }
 
-// retractable keeps the retraction handle of a time-stamped message sent
-// with tag and returns the service's error.
-func (s *simulation) retractable(name string, tag []byte, h peer.MessageRetractionHandle, err error) (*serviceError, error) {
-	s.keepHandle(tag, h)
-	return fail(name, err)
+// msgArgs is what a script line that sends a message names.
+type msgArgs struct {
+	ic          *fomxml.InteractionClass
+	o           *simObject
+	ts          float64
+	hasTS       bool
+	tag         []byte
+	rs          []peer.RegionHandle
+	withRegions bool
+	attrs       peer.AttributeValues // with an object and no class
+	params      peer.ParameterValues // with a class
+}
+
+// The parts of a message a command reads besides its ts= and tag=.
+const (
+	msgClass   = 1 << iota // cls=: the interaction class
+	msgObject              // obj=: the object instance
+	msgRegions             // regions=, optional
+	msgValues              // the attribute or parameter values
+)
+
+// readMsg reads the parts of a message a command names, in this order:
+// class, object, ts= and tag=, regions, values. The first argument in
+// error is the one reported.
+func (s *simulation) readMsg(c *call, parts int) (*msgArgs, error) {
+	a := c.a
+	m := &msgArgs{}
+	var err error
+	if parts&msgClass != 0 {
+		if m.ic, err = s.interactionClass(a); err != nil {
+			return nil, err
+		}
+	}
+	if parts&msgObject != 0 {
+		if m.o, err = s.object(a); err != nil {
+			return nil, err
+		}
+	}
+	if m.ts, m.hasTS, m.tag, err = s.stamp(c.name, a); err != nil {
+		return nil, err
+	}
+	if parts&msgRegions != 0 {
+		if m.rs, m.withRegions, err = s.regionsArg(a); err != nil {
+			return nil, err
+		}
+	}
+	if parts&msgValues != 0 {
+		if m.ic != nil {
+			m.params, err = paramValues(a, m.ic)
+		} else {
+			oc, _ := s.fdd.ObjectClassByHandle(m.o.class)
+			m.attrs, err = attrValues(a, oc)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// deliverMessage sends m through withTime when it has a time stamp,
+// keeping the retraction handle, else through now, and returns the
+// service's error.
+func (s *simulation) deliverMessage(c *call, m *msgArgs, withTime func(peer.LogicalTime) (peer.MessageRetractionHandle, error), now func() error) (*serviceError, error) {
+	if m.hasTS {
+		h, err := withTime(peer.Float64Time(m.ts))
+		s.keepHandle(m.tag, h)
+		return fail(c.name, err)
+	}
+	return fail(c.name, now())
 }
 
 func (s *simulation) update(c *call) (*serviceError, error) {
-	a, f, name := c.a, c.f, c.name
-	o, err := s.object(a)
+	m, err := s.readMsg(c, msgObject|msgValues)
 	if err != nil {
 		return nil, err
 	}
-	ts, hasTS, tag, err := s.stamp(name, a)
-	if err != nil {
-		return nil, err
-	}
-	oc, _ := s.fdd.ObjectClassByHandle(o.class)
-	vals, err := attrValues(a, oc)
-	if err != nil {
-		return nil, err
-	}
-	if hasTS {
-		h, err := f.UpdateAttributeValuesWithTimeRetractable(o.h, vals, tag, peer.Float64Time(ts))
-		return s.retractable(name, tag, h, err)
-	}
-	return fail(name, f.UpdateAttributeValues(o.h, vals, tag))
+	f := c.f
+	return s.deliverMessage(c, m, func(t peer.LogicalTime) (peer.MessageRetractionHandle, error) {
+		return f.UpdateAttributeValuesWithTimeRetractable(m.o.h, m.attrs, m.tag, t)
+	}, func() error { return f.UpdateAttributeValues(m.o.h, m.attrs, m.tag) })
 }
 
 func (s *simulation) sendDirected(c *call) (*serviceError, error) {
-	a, f, name := c.a, c.f, c.name
-	ic, err := s.interactionClass(a)
+	m, err := s.readMsg(c, msgClass|msgObject|msgValues)
 	if err != nil {
 		return nil, err
 	}
-	o, err := s.object(a)
-	if err != nil {
-		return nil, err
-	}
-	ts, hasTS, tag, err := s.stamp(name, a)
-	if err != nil {
-		return nil, err
-	}
-	vals, err := paramValues(a, ic)
-	if err != nil {
-		return nil, err
-	}
-	if hasTS {
-		h, err := f.SendDirectedInteractionWithTime(ic.Handle, o.h, vals, tag, peer.Float64Time(ts))
-		return s.retractable(name, tag, h, err)
-	}
-	return fail(name, f.SendDirectedInteraction(ic.Handle, o.h, vals, tag))
+	f := c.f
+	return s.deliverMessage(c, m, func(t peer.LogicalTime) (peer.MessageRetractionHandle, error) {
+		return f.SendDirectedInteractionWithTime(m.ic.Handle, m.o.h, m.params, m.tag, t)
+	}, func() error { return f.SendDirectedInteraction(m.ic.Handle, m.o.h, m.params, m.tag) })
 }
 
 func (s *simulation) send(c *call) (*serviceError, error) {
-	a, f, name := c.a, c.f, c.name
-	ic, err := s.interactionClass(a)
+	m, err := s.readMsg(c, msgClass|msgRegions|msgValues)
 	if err != nil {
 		return nil, err
 	}
-	ts, hasTS, tag, err := s.stamp(name, a)
-	if err != nil {
-		return nil, err
+	f := c.f
+	if m.withRegions {
+		return s.deliverMessage(c, m, func(t peer.LogicalTime) (peer.MessageRetractionHandle, error) {
+			return f.SendInteractionWithRegionsAndTime(m.ic.Handle, m.params, m.rs, m.tag, t)
+		}, func() error { return f.SendInteractionWithRegions(m.ic.Handle, m.params, m.rs, m.tag) })
 	}
-	rs, withRegions, err := s.regionsArg(a)
-	if err != nil {
-		return nil, err
-	}
-	vals, err := paramValues(a, ic)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case hasTS && withRegions:
-		h, err := f.SendInteractionWithRegionsAndTime(ic.Handle, vals, rs, tag, peer.Float64Time(ts))
-		return s.retractable(name, tag, h, err)
-	case hasTS:
-		h, err := f.SendInteractionWithTimeRetractable(ic.Handle, vals, tag, peer.Float64Time(ts))
-		return s.retractable(name, tag, h, err)
-	case withRegions:
-		return fail(name, f.SendInteractionWithRegions(ic.Handle, vals, rs, tag))
-	}
-	return fail(name, f.SendInteraction(ic.Handle, vals, tag))
+	return s.deliverMessage(c, m, func(t peer.LogicalTime) (peer.MessageRetractionHandle, error) {
+		return f.SendInteractionWithTimeRetractable(m.ic.Handle, m.params, m.tag, t)
+	}, func() error { return f.SendInteraction(m.ic.Handle, m.params, m.tag) })
 }
 
 func (s *simulation) delete(c *call) (*serviceError, error) {
-	a, f, name := c.a, c.f, c.name
-	o, err := s.object(a)
+	m, err := s.readMsg(c, msgObject)
 	if err != nil {
 		return nil, err
 	}
-	ts, hasTS, tag, err := s.stamp(name, a)
-	if err != nil {
-		return nil, err
-	}
-	if hasTS {
-		h, err := f.DeleteObjectInstanceWithTimeRetractable(o.h, tag, peer.Float64Time(ts))
-		return s.retractable(name, tag, h, err)
-	}
-	return fail(name, f.DeleteObjectInstance(o.h, tag))
+	f := c.f
+	return s.deliverMessage(c, m, func(t peer.LogicalTime) (peer.MessageRetractionHandle, error) {
+		return f.DeleteObjectInstanceWithTimeRetractable(m.o.h, m.tag, t)
+	}, func() error { return f.DeleteObjectInstance(m.o.h, m.tag) })
 }
 
 func (s *simulation) localDelete(c *call) (*serviceError, error) {

@@ -72,14 +72,7 @@ func TestThousandFederates(t *testing.T) {
 		// exhausted this machine's 24 GiB).
 		t.Fatalf("MESHRTI_DETERMINISTIC runs at most %d federates here (the enable storm is all in flight at once in virtual time); the concurrent run takes 1,000", maxDeterministicThousand)
 	}
-	if deterministicEnv() {
-		cfg.Deterministic = true
-		cfg.Faults.Delay, cfg.Faults.Jitter = 50*time.Microsecond, 100*time.Microsecond
-	}
-	c, err := Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c = mustStart(t, ctx, cfg, deterministicEnv())
 	defer c.Close()
 	lap("joined")
 	// The first regs federates regulate (lookahead 1); all are

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -456,11 +457,7 @@ func CheckTraceReport(r io.Reader) (TraceReport, error) {
 		return name + n
 	}
 	// Same relative order of shared TSO messages, for every pair.
-	order := make([]string, 0, len(feds))
-	for key := range feds {
-		order = append(order, key)
-	}
-	sort.Strings(order)
+	order := slices.Sorted(maps.Keys(feds))
 	pos := make(map[string]map[string]int, len(order))
 	for _, name := range order {
 		p := make(map[string]int, len(feds[name].tso))

@@ -320,22 +320,12 @@ func TestTraceFaultyCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var buf lockedBuffer
-	c, err := Start(ctx, Config{Federates: n, Seed: seed, Faults: faultsForTest, Trace: peer.NewTraceWriter(&buf)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustStart(t, ctx, Config{Federates: n, Seed: seed, Faults: faultsForTest, Trace: peer.NewTraceWriter(&buf)}, false)
 	defer c.Close()
-	defer func() {
-		if t.Failed() {
-			t.Logf("seed %d (replay with -seed=%d)", seed, seed)
-		}
-	}()
+	logSeedOnFailure(t, seed, n, steps)
 	h := lookup(t, c.Feds[0])
 	for _, f := range c.Feds {
-		must(t, f.SubscribeObjectClassAttributes(h.aircraft, h.position, h.status))
-		must(t, f.SubscribeInteractionClass(h.contact))
-		must(t, f.PublishObjectClassAttributes(h.aircraft, h.position, h.status))
-		must(t, f.PublishInteractionClass(h.contact))
+		pubSubAircraft(t, f, h, h.contact)
 	}
 	enableAll(t, ctx, c)
 	objs := registerAll(t, ctx, c, h)

@@ -143,23 +143,13 @@ func ReadFloat64LE(b []byte) (float64, []byte, error) {
 func AppendOctet(b []byte, v byte) []byte { return append(b, v) }
 
 // ReadOctet reads an HLAoctet.
-func ReadOctet(b []byte) (byte, []byte, error) {
-	if err := need("HLAoctet", b, 1); err != nil {
-		return 0, b, err
-	}
-	return b[0], b[1:], nil
-}
+func ReadOctet(b []byte) (byte, []byte, error) { return readOctet("HLAoctet", b) }
 
 // AppendOctetPairBE appends v as an HLAoctetPairBE.
 func AppendOctetPairBE(b []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(b, v) }
 
 // ReadOctetPairBE reads an HLAoctetPairBE.
-func ReadOctetPairBE(b []byte) (uint16, []byte, error) {
-	if err := need("HLAoctetPairBE", b, 2); err != nil {
-		return 0, b, err
-	}
-	return binary.BigEndian.Uint16(b), b[2:], nil
-}
+func ReadOctetPairBE(b []byte) (uint16, []byte, error) { return readPairBE("HLAoctetPairBE", b) }
 
 // AppendOctetPairLE appends v as an HLAoctetPairLE.
 func AppendOctetPairLE(b []byte, v uint16) []byte { return binary.LittleEndian.AppendUint16(b, v) }
@@ -170,6 +160,24 @@ func ReadOctetPairLE(b []byte) (uint16, []byte, error) {
 		return 0, b, err
 	}
 	return binary.LittleEndian.Uint16(b), b[2:], nil
+}
+
+// readOctet reads one octet of the type called name (HLAoctet and the
+// simple types it represents).
+func readOctet(name string, b []byte) (byte, []byte, error) {
+	if err := need(name, b, 1); err != nil {
+		return 0, b, err
+	}
+	return b[0], b[1:], nil
+}
+
+// readPairBE reads a big-endian pair of octets of the type called name
+// (HLAoctetPairBE and the simple types it represents).
+func readPairBE(name string, b []byte) (uint16, []byte, error) {
+	if err := need(name, b, 2); err != nil {
+		return 0, b, err
+	}
+	return binary.BigEndian.Uint16(b), b[2:], nil
 }
 
 // PadLen returns the number of padding octets that follow offset octets of

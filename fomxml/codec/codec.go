@@ -2,6 +2,8 @@ package codec
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/meshrti/meshrti/fomxml"
@@ -57,12 +59,8 @@ func New(fdd *fomxml.FDD, opts ...Option) (*Codec, error) {
 		o(c)
 	}
 	cp := &compiler{fdd: fdd, nodes: make(map[string]*node)}
-	names := make([]string, 0, len(fdd.DataTypes)+64)
-	for name := range fdd.DataTypes {
-		names = append(names, name)
-	}
-	sort.Strings(names) // deterministic compilation order
-	names = append(names, standardTypeNames()...)
+	// Sorted: a deterministic compilation order.
+	names := append(slices.Sorted(maps.Keys(fdd.DataTypes)), standardTypeNames()...)
 	for _, name := range names {
 		cp.node(name, 0)
 	}

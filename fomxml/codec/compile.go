@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -501,12 +502,7 @@ func (c *compiler) buildVariant(n *node, d *fomxml.DataType, depth int) {
 			n.altByValue[v] = i
 		}
 	}
-	names := make([]string, 0, len(disc.byName))
-	for name := range disc.byName {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(disc.byName)) {
 		v := disc.byName[name]
 		if o := disc.byValue[v]; o != name && sel(name) >= 0 && sel(o) != sel(name) {
 			n.fail(ErrUnsupportedType, "enumerator %s encodes as %d, which decodes as %s, and they select different alternatives", name, v, o)

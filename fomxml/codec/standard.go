@@ -18,34 +18,19 @@ import (
 func AppendByte(b []byte, v byte) []byte { return append(b, v) }
 
 // ReadByte reads an HLAbyte.
-func ReadByte(b []byte) (byte, []byte, error) {
-	if err := need("HLAbyte", b, 1); err != nil {
-		return 0, b, err
-	}
-	return b[0], b[1:], nil
-}
+func ReadByte(b []byte) (byte, []byte, error) { return readOctet("HLAbyte", b) }
 
 // AppendASCIIChar appends v as an HLAASCIIchar.
 func AppendASCIIChar(b []byte, v byte) []byte { return append(b, v) }
 
 // ReadASCIIChar reads an HLAASCIIchar.
-func ReadASCIIChar(b []byte) (byte, []byte, error) {
-	if err := need("HLAASCIIchar", b, 1); err != nil {
-		return 0, b, err
-	}
-	return b[0], b[1:], nil
-}
+func ReadASCIIChar(b []byte) (byte, []byte, error) { return readOctet("HLAASCIIchar", b) }
 
 // AppendUnicodeChar appends v, one UTF-16 code unit, as an HLAunicodeChar.
 func AppendUnicodeChar(b []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(b, v) }
 
 // ReadUnicodeChar reads an HLAunicodeChar (one UTF-16 code unit).
-func ReadUnicodeChar(b []byte) (uint16, []byte, error) {
-	if err := need("HLAunicodeChar", b, 2); err != nil {
-		return 0, b, err
-	}
-	return binary.BigEndian.Uint16(b), b[2:], nil
-}
+func ReadUnicodeChar(b []byte) (uint16, []byte, error) { return readPairBE("HLAunicodeChar", b) }
 
 // AppendBoolean appends v as an HLAboolean: HLAinteger32BE 1 (HLAtrue) or
 // 0 (HLAfalse).
@@ -276,38 +261,12 @@ func ReadToken(b []byte) ([]byte, error) { return b, nil }
 // followed by HLAhandle elements, each starting at a multiple of 4 octets
 // from the start of the list.
 func AppendHandleList(b []byte, hs [][]byte) ([]byte, error) {
-	start := len(b)
-	b, err := appendCount("HLAhandleList", b, len(hs))
-	if err != nil {
-		return b, err
-	}
-	for i, h := range hs {
-		b = padFrom(b, start, 4)
-		if b, err = appendOctets("HLAhandle", b, h); err != nil {
-			return b, setPath(err, "HLAhandleList["+itoa(int64(i))+"]")
-		}
-	}
-	return b, nil
+	return appendList("HLAhandleList", b, hs, func(b, h []byte) ([]byte, error) { return appendOctets("HLAhandle", b, h) })
 }
 
 // ReadHandleList reads an HLAhandleList. The handles are copies.
 func ReadHandleList(b []byte) ([][]byte, []byte, error) {
-	n, rest, err := readCount("HLAhandleList", b, 4)
-	if err != nil {
-		return nil, b, err
-	}
-	hs := make([][]byte, n)
-	for i := range hs {
-		if i > 0 {
-			if rest, err = SkipPadding(rest, len(b)-len(rest), 4); err != nil {
-				return nil, b, setPath(err, "HLAhandleList["+itoa(int64(i))+"]")
-			}
-		}
-		if hs[i], rest, err = readOctets("HLAhandle", rest); err != nil {
-			return nil, b, setPath(err, "HLAhandleList["+itoa(int64(i))+"]")
-		}
-	}
-	return hs, rest, nil
+	return readList("HLAhandleList", b, func(b []byte) ([]byte, []byte, error) { return readOctets("HLAhandle", b) })
 }
 
 // AppendUnicodeStringList appends ss as a variable array of
@@ -315,38 +274,51 @@ func ReadHandleList(b []byte) ([][]byte, []byte, error) {
 // HLAmoduleDesignatorList and HLAsynchPointList. Each string starts at a
 // multiple of 4 octets from the start of the list.
 func AppendUnicodeStringList(b []byte, ss []string) ([]byte, error) {
+	return appendList("HLAunicodeStringList", b, ss, AppendUnicodeString)
+}
+
+// ReadUnicodeStringList reads a variable array of HLAunicodeString.
+func ReadUnicodeStringList(b []byte) ([]string, []byte, error) {
+	return readList("HLAunicodeStringList", b, ReadUnicodeString)
+}
+
+// appendList appends xs as the variable array called name: an
+// HLAinteger32BE count followed by the elements, each appended by one and
+// starting at a multiple of 4 octets from the start of the list.
+func appendList[E any](name string, b []byte, xs []E, one func([]byte, E) ([]byte, error)) ([]byte, error) {
 	start := len(b)
-	b, err := appendCount("HLAunicodeStringList", b, len(ss))
+	b, err := appendCount(name, b, len(xs))
 	if err != nil {
 		return b, err
 	}
-	for i, s := range ss {
+	for i, x := range xs {
 		b = padFrom(b, start, 4)
-		if b, err = AppendUnicodeString(b, s); err != nil {
-			return b, setPath(err, "HLAunicodeStringList["+itoa(int64(i))+"]")
+		if b, err = one(b, x); err != nil {
+			return b, setPath(err, name+"["+itoa(int64(i))+"]")
 		}
 	}
 	return b, nil
 }
 
-// ReadUnicodeStringList reads a variable array of HLAunicodeString.
-func ReadUnicodeStringList(b []byte) ([]string, []byte, error) {
-	n, rest, err := readCount("HLAunicodeStringList", b, 4)
+// readList reads the variable array called name that appendList writes,
+// each element read by one.
+func readList[E any](name string, b []byte, one func([]byte) (E, []byte, error)) ([]E, []byte, error) {
+	n, rest, err := readCount(name, b, 4)
 	if err != nil {
 		return nil, b, err
 	}
-	ss := make([]string, n)
-	for i := range ss {
+	xs := make([]E, n)
+	for i := range xs {
 		if i > 0 {
 			if rest, err = SkipPadding(rest, len(b)-len(rest), 4); err != nil {
-				return nil, b, setPath(err, "HLAunicodeStringList["+itoa(int64(i))+"]")
+				return nil, b, setPath(err, name+"["+itoa(int64(i))+"]")
 			}
 		}
-		if ss[i], rest, err = ReadUnicodeString(rest); err != nil {
-			return nil, b, setPath(err, "HLAunicodeStringList["+itoa(int64(i))+"]")
+		if xs[i], rest, err = one(rest); err != nil {
+			return nil, b, setPath(err, name+"["+itoa(int64(i))+"]")
 		}
 	}
-	return ss, rest, nil
+	return xs, rest, nil
 }
 
 // padFrom appends zero octets until len(b)-start is a multiple of boundary.
