@@ -257,6 +257,16 @@ func (r *codecReader) fail(format string, args ...any) {
 	r.b = nil
 }
 
+// short fails the read for want of bytes, unless it failed already. It
+// is kept out of line so that take, on every fixed-size field, inlines.
+//
+//go:noinline
+func (r *codecReader) short(what string) {
+	if r.err == nil {
+		r.fail("%s", what)
+	}
+}
+
 func (r *codecReader) uvarint() uint64 {
 	if r.err != nil {
 		return 0
@@ -283,32 +293,30 @@ func (r *codecReader) count() int {
 }
 
 func (r *codecReader) float() float64 {
-	b, ok := r.take(8, "truncated number")
-	if !ok {
+	b := r.take(8, "truncated number")
+	if b == nil {
 		return 0
 	}
 	return math.Float64frombits(binary.BigEndian.Uint64(b))
 }
 
 func (r *codecReader) byte() byte {
-	b, ok := r.take(1, "truncated")
-	if !ok {
+	b := r.take(1, "truncated")
+	if b == nil {
 		return 0
 	}
 	return b[0]
 }
 
-// take consumes the next n bytes. After an earlier failure, or when fewer
-// remain (a failure that says short), it consumes nothing.
-func (r *codecReader) take(n int, short string) ([]byte, bool) {
-	if r.err != nil {
-		return nil, false
-	}
+// take consumes the next n (> 0) bytes, or returns nil: after an earlier
+// failure (which emptied r.b), or when fewer remain (a failure that says
+// short).
+func (r *codecReader) take(n int, short string) []byte {
 	if len(r.b) < n {
-		r.fail("%s", short)
-		return nil, false
+		r.short(short)
+		return nil
 	}
 	b := r.b[:n]
 	r.b = r.b[n:]
-	return b, true
+	return b
 }
