@@ -29,16 +29,17 @@ import (
 // only handed to onCallback, nothing is allocated to wake a waiter
 // unless one waits, and a callback is answered after onCallback has
 // made the calls it triggers (sendCall), as Pitch's client answers once
-// the federate's callback returns, except the callbacks that end a
-// pending state (a time advance grant, regulation or constraint
-// enabled), answered before, so that a call onCallback makes finds the
-// state over.
+// the federate's callback returns, those calls and the answer in one
+// write; the callbacks that end a pending state (a time advance grant,
+// regulation or constraint enabled) are answered before onCallback, so
+// that a call it makes finds the state over.
 type fpConn struct {
 	conn net.Conn
 
 	// onCallback, when set before the first callback, gets each callback
-	// on the reader goroutine (it may send calls with sendCall or
-	// callAsync, not wait for them).
+	// on the reader goroutine. It may send calls with sendCall or
+	// callAsync but must not wait: what is sent on the connection while
+	// it runs goes out when it returns.
 	onCallback func(*pb.CallbackRequest)
 	// holdAcks, when set before the first callback, leaves the
 	// callbacks unanswered until ackCallback (the tests of the
@@ -47,7 +48,9 @@ type fpConn struct {
 
 	mu        sync.Mutex
 	wmu       sync.Mutex // one message per write, in sequence order
-	wbuf      []byte     // the message being written (wmu)
+	wbuf      []byte     // the messages being written (wmu)
+	queued    int        // bytes of wbuf held while corked (wmu)
+	corked    bool       // messages wait in wbuf until uncork (wmu)
 	seq       uint32
 	session   uint64
 	lastRecv  uint32 // the RTI's newest HLA message
@@ -145,32 +148,66 @@ func (c *fpConn) sendThen(typ uint32, body []byte, before func(seq uint32)) uint
 func (c *fpConn) begin(typ uint32) []byte {
 	var h [24]byte
 	binary.BigEndian.PutUint32(h[20:], typ)
-	return append(c.wbuf[:0], h[:]...)
+	return append(c.wbuf[:c.queued], h[:]...)
 }
 
 // finish numbers the message in the write buffer, fills in its header
 // and writes it (wmu held). before, when set, gets its sequence number
 // first; settle counts it as a call of sendCall.
 func (c *fpConn) finish(before func(seq uint32), settle bool) uint32 {
-	h := c.wbuf
 	c.mu.Lock()
-	c.seq++
-	seq := c.seq
+	seq := c.number()
 	if before != nil {
 		before(seq)
 	}
 	if settle {
 		c.unsettled++
 	}
+	c.mu.Unlock()
+	c.flush()
+	return seq
+}
+
+// number gives the message in the write buffer the next sequence number
+// and fills in its header (wmu and mu held).
+func (c *fpConn) number() uint32 {
+	c.seq++
+	h := c.wbuf[c.queued:]
 	binary.BigEndian.PutUint32(h[0:], uint32(len(h)))
-	binary.BigEndian.PutUint32(h[4:], seq)
+	binary.BigEndian.PutUint32(h[4:], c.seq)
 	binary.BigEndian.PutUint64(h[8:], c.session)
 	binary.BigEndian.PutUint32(h[16:], c.lastRecv)
-	c.mu.Unlock()
-	if _, err := c.conn.Write(h); err != nil {
+	return c.seq
+}
+
+// flush writes the write buffer, or while corked holds it (wmu held).
+func (c *fpConn) flush() {
+	if c.corked {
+		c.queued = len(c.wbuf)
+		return
+	}
+	c.queued = 0
+	if _, err := c.conn.Write(c.wbuf); err != nil {
 		c.fail(fmt.Errorf("write: %w", err))
 	}
-	return seq
+}
+
+// cork holds the messages sent from now on until uncork, which writes
+// them together.
+func (c *fpConn) cork() {
+	c.wmu.Lock()
+	c.corked = true
+	c.wmu.Unlock()
+}
+
+func (c *fpConn) uncork() {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.corked = false
+	if c.queued > 0 {
+		c.wbuf = c.wbuf[:c.queued]
+		c.flush()
+	}
 }
 
 // fail records err, the first error wins, and wakes the waiters.
@@ -326,10 +363,14 @@ func (c *fpConn) read() {
 			if handler != nil {
 				handler(cb)
 			}
+		case handler != nil:
+			// The calls handler makes go out with the answer, in one
+			// write.
+			c.cork()
+			handler(cb)
+			c.ackSucceeded(seq)
+			c.uncork()
 		default:
-			if handler != nil {
-				handler(cb)
-			}
 			c.ackSucceeded(seq)
 		}
 		c.notify()
@@ -469,19 +510,11 @@ func (c *fpConn) callWait(ctx context.Context, req *pb.CallRequest) (*pb.CallRes
 
 // finishCall is finish for a call whose response goes to ch.
 func (c *fpConn) finishCall(ch chan *pb.CallResponse) uint32 {
-	h := c.wbuf
 	c.mu.Lock()
-	c.seq++
-	seq := c.seq
+	seq := c.number()
 	c.waiting[seq] = ch
-	binary.BigEndian.PutUint32(h[0:], uint32(len(h)))
-	binary.BigEndian.PutUint32(h[4:], seq)
-	binary.BigEndian.PutUint64(h[8:], c.session)
-	binary.BigEndian.PutUint32(h[16:], c.lastRecv)
 	c.mu.Unlock()
-	if _, err := c.conn.Write(h); err != nil {
-		c.fail(fmt.Errorf("write: %w", err))
-	}
+	c.flush()
 	return seq
 }
 
@@ -548,15 +581,13 @@ func (c *fpConn) ackCallback(seq uint32, bare bool) {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	c.wbuf = c.begin(fpCallbackResponse)
+	h := c.wbuf[c.queued:]
 	c.mu.Lock()
-	h := make([]byte, 24)
 	binary.BigEndian.PutUint32(h[0:], 24)
 	binary.BigEndian.PutUint32(h[4:], seq)
 	binary.BigEndian.PutUint64(h[8:], c.session)
 	binary.BigEndian.PutUint32(h[16:], c.lastRecv)
-	binary.BigEndian.PutUint32(h[20:], fpCallbackResponse)
 	c.mu.Unlock()
-	if _, err := c.conn.Write(h); err != nil {
-		c.fail(fmt.Errorf("write: %w", err))
-	}
+	c.flush()
 }
