@@ -200,6 +200,7 @@ func (c *fpConn) cork() {
 	c.wmu.Unlock()
 }
 
+// uncork writes what cork held, in one write.
 func (c *fpConn) uncork() {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
