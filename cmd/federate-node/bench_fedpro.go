@@ -205,6 +205,9 @@ func openFedProPair(addr string, p *fedproPair, onA, onB func(*pb.CallbackReques
 		return err
 	}
 	a, b := p.a, p.b
+	for _, c := range []*fpConn{a, b} { // the pair waits for discoveries, never a reflection
+		c.keepOnly(func(cb *pb.CallbackRequest) bool { return cb.GetReflectAttributeValues() == nil })
+	}
 	must := func(c *fpConn, req *pb.CallRequest) *pb.CallResponse {
 		if err != nil {
 			return nil
@@ -265,6 +268,7 @@ func benchThroughServe(ctx context.Context, port, count, payload int) ([]time.Du
 	value := make([]byte, payload)
 	p := &fedproPair{}
 	defer p.close()
+	var ping, pong *pb.CallRequest // set before armed
 	err = openFedProPair(d.addrs[0].String(), p, func(cb *pb.CallbackRequest) {
 		if armed.Load() && cb.GetReflectAttributeValues() != nil {
 			select {
@@ -274,25 +278,40 @@ func benchThroughServe(ctx context.Context, port, count, payload int) ([]time.Du
 		}
 	}, func(cb *pb.CallbackRequest) {
 		if armed.Load() && cb.GetReflectAttributeValues() != nil {
-			_, _ = p.b.callAsync(updateCall(p.pongObj, p.pongAttr, value))
+			// B updates before it answers the callback, as a client
+			// answers once the federate's callback has returned;
+			// an error ends B's connection, which A sees.
+			_ = p.b.sendCall(pong)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
+	ping, pong = updateCall(p.pingObj, p.pingAttr, value), updateCall(p.pongObj, p.pongAttr, value)
 	armed.Store(true)
+	aFailed, bFailed := p.a.failed(), p.b.failed()
 	rtts := make([]time.Duration, 0, count)
 	for range count {
 		t0 := time.Now()
-		if _, err := p.a.callAsync(updateCall(p.pingObj, p.pingAttr, value)); err != nil {
+		if err := p.a.sendCall(ping); err != nil {
 			return nil, err
 		}
 		select {
 		case <-pongs:
+		case <-aFailed:
+			return nil, fmt.Errorf("client A: %w", p.a.Err())
+		case <-bFailed:
+			return nil, fmt.Errorf("client B: %w", p.b.Err())
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 		rtts = append(rtts, time.Since(t0))
+		// One call in flight: the update's response almost always
+		// comes before the reflection that answers it; it is waited
+		// for all the same.
+		if err := p.a.settled(30 * time.Second); err != nil {
+			return nil, fmt.Errorf("client A: %w", err)
+		}
 	}
 	return rtts, nil
 }

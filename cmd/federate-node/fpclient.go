@@ -21,11 +21,25 @@ import (
 // received, message type) and the protobuf messages, for `bench fedpro`
 // and the tests of `serve`, which must see the wire as a foreign client
 // does.
+//
+// On the path of an update it does what an efficient client does and no
+// more, so that the benches time the daemon, not this client: messages
+// are built in one reused buffer (the fixed callback response encoded
+// once), the callbacks the caller does not want kept (keepOnly) are
+// only handed to onCallback, nothing is allocated to wake a waiter
+// unless one waits, and a callback is answered after onCallback has
+// made the calls it triggers (sendCall), as Pitch's client answers once
+// the federate's callback returns, those calls and the answer in one
+// write; the callbacks that end a pending state (a time advance grant,
+// regulation or constraint enabled) are answered before onCallback, so
+// that a call it makes finds the state over.
 type fpConn struct {
 	conn net.Conn
 
 	// onCallback, when set before the first callback, gets each callback
-	// on the reader goroutine (it may send calls with callAsync).
+	// on the reader goroutine. It may send calls with sendCall or
+	// callAsync but must not wait: what is sent on the connection while
+	// it runs goes out when it returns.
 	onCallback func(*pb.CallbackRequest)
 	// holdAcks, when set before the first callback, leaves the
 	// callbacks unanswered until ackCallback (the tests of the
@@ -34,17 +48,27 @@ type fpConn struct {
 
 	mu        sync.Mutex
 	wmu       sync.Mutex // one message per write, in sequence order
+	wbuf      []byte     // the messages being written (wmu)
+	queued    int        // bytes of wbuf held while corked (wmu)
+	corked    bool       // messages wait in wbuf until uncork (wmu)
 	seq       uint32
 	session   uint64
 	lastRecv  uint32 // the RTI's newest HLA message
 	lastSeq   uint32 // the RTI's newest message of any kind
 	waiting   map[uint32]chan *pb.CallResponse
 	control   []uint32
+	keep      func(*pb.CallbackRequest) bool // nil: keep every callback
 	callbacks []*pb.CallbackRequest
-	cbSeqs    []uint32 // the sequence numbers of callbacks
-	err       error    // the first protocol error seen
+	cbSeqs    []uint32      // the sequence numbers of callbacks
+	unsettled int           // calls of sendCall not yet answered
+	err       error         // the first protocol error seen
+	broken    chan struct{} // closed when err is set; made by failed
 	changed   chan struct{}
+	watched   bool // a waiter holds changed: notify must close it
 	done      chan struct{}
+
+	callMu sync.Mutex            // callWait: one call at a time
+	reply  chan *pb.CallResponse // callWait's, reused
 }
 
 const (
@@ -59,6 +83,16 @@ const (
 	fpCallbackRequest  = 22
 	fpCallbackResponse = 23
 )
+
+// fpSucceeded is the encoding of the CallbackResponse that answers
+// every callback: callbackSucceeded, made once.
+var fpSucceeded = func() []byte {
+	b, err := proto.Marshal(&pb.CallbackResponse{CallbackResponse: &pb.CallbackResponse_CallbackSucceeded{CallbackSucceeded: &pb.CallbackSucceeded{}}})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
 
 // dialFedPro connects and opens a session; onCallback (may be nil) gets
 // the callbacks, which are kept too.
@@ -88,6 +122,14 @@ func (c *fpConn) Close() {
 	<-c.done
 }
 
+// keepOnly keeps from now on only the callbacks keep accepts (for
+// callback and callbackSeq); the others go to onCallback alone.
+func (c *fpConn) keepOnly(keep func(*pb.CallbackRequest) bool) {
+	c.mu.Lock()
+	c.keep = keep
+	c.mu.Unlock()
+}
+
 // send writes one message in one write and returns its sequence number.
 func (c *fpConn) send(typ uint32, body []byte) uint32 { return c.sendThen(typ, body, nil) }
 
@@ -96,39 +138,128 @@ func (c *fpConn) send(typ uint32, body []byte) uint32 { return c.sendThen(typ, b
 func (c *fpConn) sendThen(typ uint32, body []byte, before func(seq uint32)) uint32 {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	c.wbuf = append(c.begin(typ), body...)
+	return c.finish(before, false)
+}
+
+// begin starts a message of type typ in the write buffer (wmu held):
+// its header, to be completed by finish, after which the caller appends
+// the body.
+func (c *fpConn) begin(typ uint32) []byte {
+	var h [24]byte
+	binary.BigEndian.PutUint32(h[20:], typ)
+	return append(c.wbuf[:c.queued], h[:]...)
+}
+
+// finish numbers the message in the write buffer, fills in its header
+// and writes it (wmu held). before, when set, gets its sequence number
+// first; settle counts it as a call of sendCall.
+func (c *fpConn) finish(before func(seq uint32), settle bool) uint32 {
 	c.mu.Lock()
-	c.seq++
-	seq := c.seq
+	seq := c.number()
 	if before != nil {
 		before(seq)
 	}
-	h := make([]byte, 24, 24+len(body))
-	binary.BigEndian.PutUint32(h[0:], uint32(24+len(body)))
-	binary.BigEndian.PutUint32(h[4:], seq)
-	binary.BigEndian.PutUint64(h[8:], c.session)
-	binary.BigEndian.PutUint32(h[16:], c.lastRecv)
-	binary.BigEndian.PutUint32(h[20:], typ)
-	c.mu.Unlock()
-	if _, err := c.conn.Write(append(h, body...)); err != nil {
-		c.fail(fmt.Errorf("write: %w", err))
+	if settle {
+		c.unsettled++
 	}
+	c.mu.Unlock()
+	c.flush()
 	return seq
 }
 
+// number gives the message in the write buffer the next sequence number
+// and fills in its header (wmu and mu held).
+func (c *fpConn) number() uint32 {
+	c.seq++
+	h := c.wbuf[c.queued:]
+	binary.BigEndian.PutUint32(h[0:], uint32(len(h)))
+	binary.BigEndian.PutUint32(h[4:], c.seq)
+	binary.BigEndian.PutUint64(h[8:], c.session)
+	binary.BigEndian.PutUint32(h[16:], c.lastRecv)
+	return c.seq
+}
+
+// flush writes the write buffer, or while corked holds it (wmu held).
+func (c *fpConn) flush() {
+	if c.corked {
+		c.queued = len(c.wbuf)
+		return
+	}
+	c.queued = 0
+	if _, err := c.conn.Write(c.wbuf); err != nil {
+		c.fail(fmt.Errorf("write: %w", err))
+	}
+}
+
+// cork holds the messages sent from now on until uncork, which writes
+// them together.
+func (c *fpConn) cork() {
+	c.wmu.Lock()
+	c.corked = true
+	c.wmu.Unlock()
+}
+
+// uncork writes what cork held, in one write.
+func (c *fpConn) uncork() {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.corked = false
+	if c.queued > 0 {
+		c.wbuf = c.wbuf[:c.queued]
+		c.flush()
+	}
+}
+
+// fail records err, the first error wins, and wakes the waiters.
 func (c *fpConn) fail(err error) {
 	c.mu.Lock()
-	if c.err == nil {
-		c.err = err
-	}
+	c.setErr(err)
 	c.mu.Unlock()
 	c.notify()
 }
 
-// notify wakes whoever waits for a change.
+// setErr records err unless an error is recorded (c.mu held).
+func (c *fpConn) setErr(err error) {
+	if c.err == nil {
+		c.err = err
+		if c.broken != nil {
+			close(c.broken)
+		}
+	}
+}
+
+// failed returns a channel closed once the connection has an error (a
+// call of sendCall answered with an exception, a protocol error, the
+// connection closed), which Err then returns.
+func (c *fpConn) failed() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken == nil {
+		c.broken = make(chan struct{})
+		if c.err != nil {
+			close(c.broken)
+		}
+	}
+	return c.broken
+}
+
+// Err returns the connection's first error, or nil.
+func (c *fpConn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// notify wakes whoever waits for a change; with nobody waiting it costs
+// nothing.
 func (c *fpConn) notify() {
 	c.mu.Lock()
-	close(c.changed)
-	c.changed = make(chan struct{})
+	if c.watched {
+		close(c.changed)
+		c.changed = make(chan struct{})
+		c.watched = false
+	}
 	c.mu.Unlock()
 }
 
@@ -136,6 +267,8 @@ func (c *fpConn) read() {
 	defer close(c.done)
 	defer c.notify()
 	r := bufio.NewReader(c.conn)
+	var body []byte
+	var settled pb.CallResponse // the answer to a call of sendCall
 	for {
 		var h [24]byte
 		if _, err := io.ReadFull(r, h[:]); err != nil {
@@ -150,14 +283,18 @@ func (c *fpConn) read() {
 			c.fail(fmt.Errorf("message size %d", size))
 			return
 		}
-		body := make([]byte, size-24)
+		if n := int(size - 24); cap(body) < n {
+			body = make([]byte, n)
+		} else {
+			body = body[:n]
+		}
 		if _, err := io.ReadFull(r, body); err != nil {
 			c.fail(fmt.Errorf("read: %w", err))
 			return
 		}
 		c.mu.Lock()
-		if seq != c.lastSeq+1 && c.err == nil {
-			c.err = fmt.Errorf("message type %d numbered %d after %d", typ, seq, c.lastSeq)
+		if seq != c.lastSeq+1 {
+			c.setErr(fmt.Errorf("message type %d numbered %d after %d", typ, seq, c.lastSeq))
 		}
 		c.lastSeq = seq
 		var cb *pb.CallbackRequest
@@ -165,65 +302,115 @@ func (c *fpConn) read() {
 		case fpNewSessionStatus:
 			c.session = sess
 			if len(body) < 4 || binary.BigEndian.Uint32(body) != 0 {
-				c.err = fmt.Errorf("new session refused: % x", body)
+				c.setErr(fmt.Errorf("new session refused: % x", body))
 			}
 			c.control = append(c.control, typ)
 		case fpCallResponse:
 			c.lastRecv = seq
-			resp := &pb.CallResponse{}
-			if len(body) < 4 || proto.Unmarshal(body[4:], resp) != nil {
-				c.err = errors.New("a call response that does not decode")
+			if len(body) < 4 {
+				c.setErr(errors.New("a call response without the call's number"))
 				break
 			}
-			if ch := c.waiting[binary.BigEndian.Uint32(body)]; ch != nil {
-				delete(c.waiting, binary.BigEndian.Uint32(body))
-				ch <- resp
+			call := binary.BigEndian.Uint32(body)
+			ch := c.waiting[call]
+			if ch == nil && c.unsettled > 0 {
+				// A call of sendCall: nobody takes the response, but
+				// an exception in it is the connection's error.
+				c.unsettled--
+				settled.Reset()
+				if proto.Unmarshal(body[4:], &settled) != nil {
+					c.setErr(errors.New("a call response that does not decode"))
+				} else if e := settled.GetExceptionData(); e != nil {
+					c.setErr(fmt.Errorf("call %d: %s: %s", call, e.GetExceptionName(), e.GetDetails()))
+				}
+				break
 			}
+			if ch == nil {
+				break // a call nobody waits for
+			}
+			resp := &pb.CallResponse{}
+			if proto.Unmarshal(body[4:], resp) != nil {
+				c.setErr(errors.New("a call response that does not decode"))
+				break
+			}
+			delete(c.waiting, call)
+			ch <- resp
 		case fpCallbackRequest:
 			c.lastRecv = seq
 			cb = &pb.CallbackRequest{}
 			if proto.Unmarshal(body, cb) != nil {
-				c.err = errors.New("a callback that does not decode")
+				c.setErr(errors.New("a callback that does not decode"))
 				cb = nil
 				break
 			}
-			c.callbacks = append(c.callbacks, cb)
-			c.cbSeqs = append(c.cbSeqs, seq)
+			if c.keep == nil || c.keep(cb) {
+				c.callbacks = append(c.callbacks, cb)
+				c.cbSeqs = append(c.cbSeqs, seq)
+			}
 		default:
 			c.control = append(c.control, typ)
 		}
 		handler := c.onCallback
 		hold := c.holdAcks
 		c.mu.Unlock()
-		if cb != nil && hold {
+		switch {
+		case cb == nil:
+		case hold:
 			if handler != nil {
 				handler(cb)
 			}
-		} else if cb != nil {
-			ack, _ := proto.Marshal(&pb.CallbackResponse{CallbackResponse: &pb.CallbackResponse_CallbackSucceeded{CallbackSucceeded: &pb.CallbackSucceeded{}}})
-			c.send(fpCallbackResponse, append(binary.BigEndian.AppendUint32(nil, seq), ack...))
+		case endsPending(cb):
+			c.ackSucceeded(seq)
 			if handler != nil {
 				handler(cb)
 			}
+		case handler != nil:
+			// The calls handler makes go out with the answer, in one
+			// write.
+			c.cork()
+			handler(cb)
+			c.ackSucceeded(seq)
+			c.uncork()
+		default:
+			c.ackSucceeded(seq)
 		}
 		c.notify()
 	}
 }
 
+// endsPending reports whether cb ends a pending state of the federate's,
+// which the daemon holds until the client answers it (docs/fedpro.md).
+func endsPending(cb *pb.CallbackRequest) bool {
+	return cb.GetTimeAdvanceGrant() != nil || cb.GetTimeRegulationEnabled() != nil || cb.GetTimeConstrainedEnabled() != nil
+}
+
+// ackSucceeded answers the callback numbered seq with callbackSucceeded.
+func (c *fpConn) ackSucceeded(seq uint32) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.wbuf = append(binary.BigEndian.AppendUint32(c.begin(fpCallbackResponse), seq), fpSucceeded...)
+	c.finish(nil, false)
+}
+
 // waitUntil waits until cond (called under the lock) holds, the
 // connection fails, or d passes.
 func (c *fpConn) waitUntil(what string, d time.Duration, cond func() bool) error {
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
+	var deadline *time.Timer
 	for {
 		c.mu.Lock()
-		ok, err, changed := cond(), c.err, c.changed
+		ok, err := cond(), c.err
+		changed := c.changed
+		c.watched = c.watched || (!ok && err == nil)
 		c.mu.Unlock()
 		switch {
 		case ok:
 			return nil
 		case err != nil:
 			return err
+		}
+		if deadline == nil {
+			deadline = time.NewTimer(d)
+			defer deadline.Stop()
 		}
 		select {
 		case <-changed:
@@ -244,6 +431,27 @@ func (c *fpConn) waitControl(typ uint32, d time.Duration) error {
 	})
 }
 
+// sendCall sends a call and does not wait for its response: when it
+// comes, an exception in it becomes the connection's error (Err,
+// failed). settled tells when every such call is answered.
+func (c *fpConn) sendCall(req *pb.CallRequest) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	b, err := proto.MarshalOptions{}.MarshalAppend(c.begin(fpCallRequest), req)
+	if err != nil {
+		return err
+	}
+	c.wbuf = b
+	c.finish(nil, true)
+	return nil
+}
+
+// settled waits until every call of sendCall is answered, and returns
+// the connection's error.
+func (c *fpConn) settled(d time.Duration) error {
+	return c.waitUntil("call response", d, func() bool { return c.unsettled == 0 })
+}
+
 // callAsync sends a call; its response comes on the returned channel.
 func (c *fpConn) callAsync(req *pb.CallRequest) (<-chan *pb.CallResponse, error) {
 	b, err := proto.Marshal(req)
@@ -257,18 +465,29 @@ func (c *fpConn) callAsync(req *pb.CallRequest) (<-chan *pb.CallResponse, error)
 
 // callWait makes one call and waits for its response, with no timer:
 // one call in flight, as the public clients make them (bench fedpro
-// -mode throughput). An exception is returned as the response.
+// -mode throughput); calls of callWait from several goroutines take
+// turns. An exception is returned as the response.
 func (c *fpConn) callWait(ctx context.Context, req *pb.CallRequest) (*pb.CallResponse, error) {
-	ch, err := c.callAsync(req)
+	c.callMu.Lock()
+	defer c.callMu.Unlock()
+	if c.reply == nil {
+		c.reply = make(chan *pb.CallResponse, 1)
+	}
+	c.wmu.Lock()
+	b, err := proto.MarshalOptions{}.MarshalAppend(c.begin(fpCallRequest), req)
 	if err != nil {
+		c.wmu.Unlock()
 		return nil, err
 	}
+	c.wbuf = b
+	seq := c.finishCall(c.reply)
+	c.wmu.Unlock()
 	select {
-	case resp := <-ch:
+	case resp := <-c.reply:
 		return resp, nil
 	case <-c.done:
 		select {
-		case resp := <-ch:
+		case resp := <-c.reply:
 			return resp, nil
 		default:
 		}
@@ -277,8 +496,27 @@ func (c *fpConn) callWait(ctx context.Context, req *pb.CallRequest) (*pb.CallRes
 		c.mu.Unlock()
 		return nil, fmt.Errorf("connection closed: %w", err)
 	case <-ctx.Done():
+		// The response may still come: it goes to a channel of its
+		// own, and reply stays empty for the next call.
+		c.mu.Lock()
+		if _, ok := c.waiting[seq]; ok {
+			c.waiting[seq] = make(chan *pb.CallResponse, 1)
+		} else {
+			<-c.reply // delivered under c.mu before the entry went
+		}
+		c.mu.Unlock()
 		return nil, ctx.Err()
 	}
+}
+
+// finishCall is finish for a call whose response goes to ch.
+func (c *fpConn) finishCall(ch chan *pb.CallResponse) uint32 {
+	c.mu.Lock()
+	seq := c.number()
+	c.waiting[seq] = ch
+	c.mu.Unlock()
+	c.flush()
+	return seq
 }
 
 // call makes one call and returns its response: an exception is an
@@ -339,21 +577,18 @@ func (c *fpConn) callbackSeq(cb *pb.CallbackRequest) uint32 {
 // numbered seq.
 func (c *fpConn) ackCallback(seq uint32, bare bool) {
 	if !bare {
-		ack, _ := proto.Marshal(&pb.CallbackResponse{CallbackResponse: &pb.CallbackResponse_CallbackSucceeded{CallbackSucceeded: &pb.CallbackSucceeded{}}})
-		c.send(fpCallbackResponse, append(binary.BigEndian.AppendUint32(nil, seq), ack...))
+		c.ackSucceeded(seq)
 		return
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	c.wbuf = c.begin(fpCallbackResponse)
+	h := c.wbuf[c.queued:]
 	c.mu.Lock()
-	h := make([]byte, 24)
 	binary.BigEndian.PutUint32(h[0:], 24)
 	binary.BigEndian.PutUint32(h[4:], seq)
 	binary.BigEndian.PutUint64(h[8:], c.session)
 	binary.BigEndian.PutUint32(h[16:], c.lastRecv)
-	binary.BigEndian.PutUint32(h[20:], fpCallbackResponse)
 	c.mu.Unlock()
-	if _, err := c.conn.Write(h); err != nil {
-		c.fail(fmt.Errorf("write: %w", err))
-	}
+	c.flush()
 }
