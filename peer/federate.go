@@ -508,12 +508,17 @@ func (f *Federate) callGated(gate, service bool, fn func() error) error {
 			return err
 		}
 	}
-	sent := f.core.Stats().Sent
+	// Whether fn sent messages matters only within a step (endCall).
+	step := f.holdBound > 0 && f.inStep.Load()
+	var sent uint64
+	if step {
+		sent = f.core.Stats().Sent
+	}
 	err := fn()
 	if service && f.core.ReportsServices() {
 		f.core.ReportService(serviceName(), err)
 	}
-	if terr := f.endCall(f.core.Stats().Sent != sent); err == nil {
+	if terr := f.endCall(step && f.core.Stats().Sent != sent); err == nil {
 		err = terr
 	}
 	return err

@@ -69,6 +69,12 @@ func newStepPair(t *testing.T, hold time.Duration) *stepPair {
 		}
 	}
 	p.obj = labelFlow(t, p.a, p.b, p.h, 5*time.Second)
+	// A round of honk and update, so that what the joins still exchange
+	// (the control group's hellos) is over before the tests count.
+	p.honk(t)
+	p.update(t, "warm-up")
+	backToNext(t, p.a)
+	p.reflects(t, "warm-up")
 	return p
 }
 
@@ -186,7 +192,7 @@ func (a *honkAnswer) ReceiveInteraction(InteractionClassHandle, ParameterValues,
 // its calls still has their frames leave, once the hold's bound has
 // passed, in one send and in order.
 func TestStepSendBound(t *testing.T) {
-	p := newStepPair(t, time.Millisecond)
+	p := newStepPair(t, 100*time.Millisecond) // both calls come well within it
 	p.honk(t)
 	sends, st := p.sc.count(), p.a.Stats()
 	p.update(t, "b0")
@@ -195,6 +201,7 @@ func TestStepSendBound(t *testing.T) {
 	if n := p.sc.count(); n != sends+1 {
 		t.Errorf("%d sends, want 1", n-sends)
 	}
+	p.a.Close() // the counters are final once the loop has stopped
 	if st2 := p.a.Stats(); st2.Batches-st.Batches != 1 || st2.Led-st.Led != 1 {
 		t.Errorf("%d batches (%d led by the loop), want 1", st2.Batches-st.Batches, st2.Led-st.Led)
 	}
