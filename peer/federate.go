@@ -737,6 +737,9 @@ func (f *Federate) takeLead() []transport.Packet {
 	waiter := f.waiter
 	f.waiter = false
 	if f.writing || f.halted || len(f.pending) == 0 {
+		if !f.writing {
+			f.dropHold() // sealed, and nothing came of it: nothing is held
+		}
 		return nil
 	}
 	b := f.pending
