@@ -44,6 +44,7 @@ func (c *sendCounter) count() int {
 // apart, so that nothing but the step send, its bound and Close sends
 // A's frames; hold is A's Config.StepHold.
 type stepPair struct {
+	net  *transport.Network
 	a, b *Federate
 	sc   *sendCounter
 	h    testHandles
@@ -52,14 +53,20 @@ type stepPair struct {
 
 func newStepPair(t *testing.T, hold time.Duration) *stepPair {
 	t.Helper()
+	return newStepPairTicking(t, hold, time.Hour)
+}
+
+// newStepPairTicking is newStepPair with ticks tick apart.
+func newStepPairTicking(t *testing.T, hold, tick time.Duration) *stepPair {
+	t.Helper()
 	m := newMemFederation(t, 0, transport.Faults{}, 1)
 	doc := testDoc(t)
-	p := &stepPair{}
-	p.b = m.addWith("B", doc, func(c *Config) { c.TickInterval = time.Hour })
+	p := &stepPair{net: m.net}
+	p.b = m.addWith("B", doc, func(c *Config) { c.TickInterval = tick })
 	p.a = m.addWith("A", doc, func(c *Config) {
 		p.sc = &sendCounter{MemEndpoint: m.net.Endpoint("A-counted")}
 		c.Transport = p.sc
-		c.TickInterval = time.Hour
+		c.TickInterval = tick
 		c.StepHold = hold
 	})
 	p.h = handles(t, p.a)
@@ -271,4 +278,23 @@ func TestStepSendOff(t *testing.T) {
 	p.honk(t)
 	p.update(t, "o0")
 	p.reflects(t, "o0")
+}
+
+// TestStepSendLossy: over a network that loses, duplicates and reorders
+// datagrams, the updates of many steps all arrive, in order: the hold
+// changes when frames leave, not what the reliable layer repairs.
+func TestStepSendLossy(t *testing.T) {
+	p := newStepPairTicking(t, time.Hour, 2*time.Millisecond)
+	p.net.SetFaults(transport.Faults{Loss: 0.2, Duplicate: 0.1, Reorder: 0.1})
+	const rounds, calls = 30, 3
+	var want []string
+	for r := range rounds {
+		p.honk(t) // A's Next: the previous step's updates leave
+		for i := range calls {
+			want = append(want, fmt.Sprintf("l%d-%d", r, i))
+			p.update(t, want[len(want)-1])
+		}
+	}
+	backToNext(t, p.a)
+	p.reflects(t, want...)
 }
