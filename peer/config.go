@@ -149,6 +149,14 @@ type Config struct {
 	// management timers advance. Default 5 ms.
 	TickInterval time.Duration
 
+	// StepHold bounds how long the frames a federate's service calls
+	// make during a step (from Next returning an event until the
+	// federate comes back to Next) are held so that they leave together,
+	// in one send, when it comes back (docs/dataplane.md, "The step
+	// send"). Zero means the default, 50 µs; a negative value turns the
+	// hold off: each call sends as it ends.
+	StepHold time.Duration
+
 	// Regions cuts the federation's dimensions into cells for routing by
 	// region (docs/ddm.md): cells per dimension by name, a default count,
 	// and the most cell groups one subscription region joins. The zero

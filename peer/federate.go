@@ -92,6 +92,19 @@ type Federate struct {
 	waiter   bool               // the call under way waits for an answer to what it sends (see takeLead)
 	pending  []transport.Packet // frames for the next batch
 
+	// The step send (stepsend.go): holding says pending holds frames of
+	// the step under way, since holdStart (under mu; held mirrors it for
+	// Next, which reads it without the lock); inStep, that Next returned
+	// an event and its caller has not come back; holdTimer bounds the
+	// hold (the loop sends when it fires); holdBound is 0 when the hold
+	// is off.
+	holding   bool
+	holdStart time.Time
+	held      atomic.Bool
+	inStep    atomic.Bool
+	holdTimer *time.Timer
+	holdBound time.Duration
+
 	// Back-pressure: callers refused because a group was blocked wait on
 	// wake, closed when none of the groups they met is blocked.
 	wake chan struct{}
@@ -311,6 +324,10 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	}
 	f.wq = make(chan []transport.Packet, 1)
 	f.wdone = make(chan struct{})
+	if f.holdBound = cfg.stepHold(); f.holdBound > 0 {
+		f.holdTimer = time.NewTimer(time.Hour)
+		f.holdTimer.Stop()
+	}
 	if d, ok := f.tr.(transport.Direct); ok {
 		d.SetDirect(f.takeDirect)
 	}
@@ -376,7 +393,11 @@ func (f *Federate) FDD() *fomxml.FDD { return f.fdd.Load() }
 // ErrInTimeAdvancingState), and likewise for TimeRegulationEnabled and
 // TimeConstrainedEnabled.
 func (f *Federate) Next(ctx context.Context) (Event, error) {
+	f.endStep()
 	ev, _, err := f.events.next(ctx, true)
+	if err == nil {
+		f.beginStep()
+	}
 	return ev, err
 }
 
@@ -487,11 +508,17 @@ func (f *Federate) callGated(gate, service bool, fn func() error) error {
 			return err
 		}
 	}
+	// Whether fn sent messages matters only within a step (endCall).
+	step := f.holdBound > 0 && f.inStep.Load()
+	var sent uint64
+	if step {
+		sent = f.core.Stats().Sent
+	}
 	err := fn()
 	if service && f.core.ReportsServices() {
 		f.core.ReportService(serviceName(), err)
 	}
-	if terr := f.endTurn(); err == nil {
+	if terr := f.endCall(step && f.core.Stats().Sent != sent); err == nil {
 		err = terr
 	}
 	return err
@@ -502,13 +529,31 @@ func (f *Federate) callGated(gate, service bool, fn func() error) error {
 // It returns what went wrong on the transport (a group it could not
 // join).
 func (f *Federate) endTurn() error {
-	err := f.turn(!f.writing)
+	return f.endTurnOf(false)
+}
+
+// endCall is endTurn for a service call, sent saying whether it sent
+// messages: during a step, they are held for the step's one send, left
+// to bundle up in the reliable layer as they do while the writer is
+// busy (holdsStep).
+func (f *Federate) endCall(sent bool) error {
+	return f.endTurnOf(sent || f.holding)
+}
+
+func (f *Federate) endTurnOf(call bool) error {
+	hold := call && f.holdsStep()
+	err := f.turn(!f.writing && !hold)
 	if f.cfg.Manual {
 		f.sendManual()
 		return err
 	}
 	f.wakeBlocked()
-	batch := f.takeLead()
+	var batch []transport.Packet
+	if hold {
+		f.startHold()
+	} else {
+		batch = f.takeLead()
+	}
 	f.mu.Unlock()
 	f.lead(batch)
 	return err
@@ -692,11 +737,15 @@ func (f *Federate) takeLead() []transport.Packet {
 	waiter := f.waiter
 	f.waiter = false
 	if f.writing || f.halted || len(f.pending) == 0 {
+		if !f.writing {
+			f.dropHold() // sealed, and nothing came of it: nothing is held
+		}
 		return nil
 	}
 	b := f.pending
 	f.pending = nil
 	f.writing = true
+	f.dropHold()
 	quiet := waiter || time.Since(f.lastSend) >= leadQuiet
 	if !quiet {
 		f.wq <- b // the writer goroutine is idle: no one was writing
@@ -736,6 +785,10 @@ func (f *Federate) run() {
 	defer tick.Stop()
 	recv := f.tr.Recv()
 	maxQueued := f.cfg.maxQueuedEvents()
+	var holdC <-chan time.Time // the step send's bound (stepsend.go)
+	if f.holdTimer != nil {
+		holdC = f.holdTimer.C
+	}
 	var resume <-chan struct{} // set while reading is paused
 	for {
 		// A federate that does not keep up with its callbacks stops
@@ -785,6 +838,14 @@ func (f *Federate) run() {
 		case <-f.cev.Wait():
 			f.mu.Lock()
 			f.takeControl()
+		case <-holdC:
+			// A step's frames were held for the bound: the loop sends
+			// them itself (endTurn below), without the writer.
+			f.mu.Lock()
+			if f.holding {
+				f.waiter = true
+				f.endLongStep()
+			}
 		}
 		lost := f.core.Lost() // under mu still: the control-plane events were taken
 		if lost {
@@ -843,6 +904,10 @@ func (f *Federate) halt() {
 	if len(f.pending) > 0 {
 		f.wq <- f.pending // room: the writer holds the batch it sends, if any
 		f.pending = nil
+	}
+	f.dropHold()
+	if f.holdTimer != nil {
+		f.holdTimer.Stop()
 	}
 	f.halted = true
 	close(f.wq)
@@ -905,6 +970,7 @@ func (f *Federate) nextBatch() []transport.Packet {
 	b := f.pending
 	f.pending = nil
 	f.writing = len(b) > 0
+	f.dropHold()
 	return b
 }
 
@@ -940,6 +1006,7 @@ func (f *Federate) callSend(fn func() error) error {
 		if f.cfg.BackPressure == BackPressureError || f.cfg.Manual {
 			return fmt.Errorf("%w: %w", ErrRTIinternalError, ErrWouldBlock)
 		}
+		f.sendHeld(true) // the caller waits: what its step holds leaves first
 		select {
 		case <-wake:
 		case <-f.done:
