@@ -186,6 +186,24 @@ func (c *Core) checkPairs(oc *fomxml.ObjectClass, pairs []AttributeRegions, cont
 	return nil
 }
 
+// classPairs checks class and its attribute-region pairs (with
+// checkPairs, region contexts included) and returns the class and the
+// pairs' attributes in order.
+func (c *Core) classPairs(class ObjectClassHandle, pairs []AttributeRegions) (*fomxml.ObjectClass, []AttributeHandle, error) {
+	oc, err := c.objectClass(class)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.checkPairs(oc, pairs, true); err != nil {
+		return nil, nil, err
+	}
+	var attrs []AttributeHandle
+	for _, p := range pairs {
+		attrs = append(attrs, p.Attributes...)
+	}
+	return oc, attrs, nil
+}
+
 // addRegions adds hs to the sorted set *set, counting new uses.
 func (c *Core) addRegions(set *[]RegionHandle, hs []RegionHandle) {
 	for _, h := range hs {
@@ -279,16 +297,9 @@ func (c *Core) unsubscribedAttrs(class ObjectClassHandle, attrs []AttributeHandl
 // ErrAttributeNotDefined, ErrRegionNotCreatedByThisFederate,
 // ErrInvalidRegion, ErrInvalidRegionContext, ErrInvalidUpdateRateDesignator.
 func (c *Core) SubscribeObjectClassAttributesWithRegions(class ObjectClassHandle, pairs []AttributeRegions, active bool, rate string) error {
-	oc, err := c.objectClass(class)
+	oc, attrs, err := c.classPairs(class, pairs)
 	if err != nil {
 		return err
-	}
-	if err := c.checkPairs(oc, pairs, true); err != nil {
-		return err
-	}
-	var attrs []AttributeHandle
-	for _, p := range pairs {
-		attrs = append(attrs, p.Attributes...)
 	}
 	if rate != "" {
 		if _, err := c.UpdateRateValue(rate); err != nil {
@@ -560,16 +571,9 @@ func (c *Core) SendInteractionWithRegions(class InteractionClassHandle, values P
 // ErrRegionNotCreatedByThisFederate, ErrInvalidRegion,
 // ErrInvalidRegionContext.
 func (c *Core) RequestAttributeValueUpdateWithRegions(class ObjectClassHandle, pairs []AttributeRegions, tag []byte) error {
-	oc, err := c.objectClass(class)
+	_, attrs, err := c.classPairs(class, pairs)
 	if err != nil {
 		return err
-	}
-	if err := c.checkPairs(oc, pairs, true); err != nil {
-		return err
-	}
-	var attrs []AttributeHandle
-	for _, p := range pairs {
-		attrs = append(attrs, p.Attributes...)
 	}
 	return c.RequestClassAttributeValueUpdate(class, attrs, tag)
 }

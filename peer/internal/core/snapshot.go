@@ -9,6 +9,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/meshrti/meshrti/ddm"
+	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/lbts"
 	"github.com/meshrti/meshrti/peer/dgram"
 	"github.com/meshrti/meshrti/peer/hla"
@@ -545,24 +546,12 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64, remap map[FederateHandl
 	}
 	c.dcl = newDeclarations()
 	for cl, ics := range s.PubDirected {
-		set := make(map[InteractionClassHandle]bool, len(ics))
-		for _, h := range ics {
-			if ic, err := c.interactionClass(InteractionClassHandle(h)); err == nil {
-				set[ic.Handle] = true
-				d.add(c.rt.publishInteraction(ic))
-			}
-		}
-		c.dcl.pubDirected[ObjectClassHandle(cl)] = set
+		published := func(uint64) bool { return true }
+		c.dcl.pubDirected[ObjectClassHandle(cl)] = c.restoreDirected(ics, published, c.rt.publishInteraction, &d)
 	}
 	for cl, ics := range s.SubDirected {
-		set := make(map[InteractionClassHandle]bool, len(ics))
-		for h, u := range ics {
-			if ic, err := c.interactionClass(InteractionClassHandle(h)); err == nil {
-				set[ic.Handle] = u
-				d.add(c.rt.subscribeInteraction(ic))
-			}
-		}
-		c.dcl.subDirected[ObjectClassHandle(cl)] = set
+		universally := func(h uint64) bool { return ics[h] }
+		c.dcl.subDirected[ObjectClassHandle(cl)] = c.restoreDirected(slices.Sorted(maps.Keys(ics)), universally, c.rt.subscribeInteraction, &d)
 	}
 	for cl, attrs := range s.PubObj {
 		oc, _ := c.objectClass(ObjectClassHandle(cl))
@@ -732,6 +721,21 @@ func inner[V any](m map[ObjectInstanceHandle]map[AttributeHandle]V, h ObjectInst
 		m[h] = in
 	}
 	return in
+}
+
+// restoreDirected makes a directed set (c.dcl.pubDirected's or
+// subDirected's) of a snapshot's interaction classes hs, each with
+// value(h), skipping classes the FDD lacks, and adds join's routing
+// change for each to d.
+func (c *Core) restoreDirected(hs []uint64, value func(uint64) bool, join func(*fomxml.InteractionClass) groupDelta, d *groupDelta) map[InteractionClassHandle]bool {
+	set := make(map[InteractionClassHandle]bool, len(hs))
+	for _, h := range hs {
+		if ic, err := c.interactionClass(InteractionClassHandle(h)); err == nil {
+			set[ic.Handle] = value(h)
+			d.add(join(ic))
+		}
+	}
+	return set
 }
 
 // add appends e's changes to d.
