@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -204,6 +205,16 @@ func (c *Core) classPairs(class ObjectClassHandle, pairs []AttributeRegions) (*f
 	return oc, attrs, nil
 }
 
+// instancePairs checks that obj is a known instance and its
+// attribute-region pairs (checkPairs, with region contexts when context).
+func (c *Core) instancePairs(obj ObjectInstanceHandle, pairs []AttributeRegions, context bool) error {
+	in, ok := c.obj.inst[obj]
+	if !ok {
+		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
+	}
+	return c.checkPairs(in.class, pairs, context)
+}
+
 // addRegions adds hs to the sorted set *set, counting new uses.
 func (c *Core) addRegions(set *[]RegionHandle, hs []RegionHandle) {
 	for _, h := range hs {
@@ -238,13 +249,7 @@ func compareRegions(a, b RegionHandle) int {
 	if a.Federate != b.Federate {
 		return int(a.Federate) - int(b.Federate)
 	}
-	switch {
-	case a.Serial < b.Serial:
-		return -1
-	case a.Serial > b.Serial:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a.Serial, b.Serial)
 }
 
 // attrSub returns the region subscription of attribute a of class,
@@ -427,18 +432,10 @@ func (c *Core) unsubscribedInteraction(class InteractionClassHandle) {
 // ErrRegionNotCreatedByThisFederate, ErrInvalidRegion,
 // ErrInvalidRegionContext.
 func (c *Core) AssociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []AttributeRegions) error {
-	in, ok := c.obj.inst[obj]
-	if !ok {
-		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
-	}
-	if err := c.checkPairs(in.class, pairs, true); err != nil {
+	if err := c.instancePairs(obj, pairs, true); err != nil {
 		return err
 	}
-	m := c.reg.assoc[obj]
-	if m == nil {
-		m = make(map[AttributeHandle][]RegionHandle)
-		c.reg.assoc[obj] = m
-	}
+	m := inner(c.reg.assoc, obj)
 	for _, p := range pairs {
 		for _, a := range p.Attributes {
 			set := m[a]
@@ -454,11 +451,7 @@ func (c *Core) AssociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []Attr
 // ErrAttributeNotDefined, ErrRegionNotCreatedByThisFederate,
 // ErrInvalidRegion.
 func (c *Core) UnassociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []AttributeRegions) error {
-	in, ok := c.obj.inst[obj]
-	if !ok {
-		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
-	}
-	if err := c.checkPairs(in.class, pairs, false); err != nil {
+	if err := c.instancePairs(obj, pairs, false); err != nil {
 		return err
 	}
 	m := c.reg.assoc[obj]

@@ -1047,24 +1047,10 @@ func (c *Core) ChangeAttributeOrderType(h ObjectInstanceHandle, order OrderType,
 	if err := checkOrder(order); err != nil {
 		return err
 	}
-	in, ok := c.obj.inst[h]
-	if !ok {
-		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
-	}
-	if err := checkAttrs(in.class, hs); err != nil {
+	if _, err := c.heldInstance(h, hs); err != nil {
 		return err
 	}
-	for _, a := range hs {
-		if _, ok := c.own.holds(h, a); !ok {
-			at, _ := in.class.AttributeByHandle(a)
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeNotOwned, at.Name, h)
-		}
-	}
-	m := c.obj.attrOrder[h]
-	if m == nil {
-		m = make(map[AttributeHandle]OrderType, len(hs))
-		c.obj.attrOrder[h] = m
-	}
+	m := inner(c.obj.attrOrder, h)
 	for _, a := range hs {
 		m[a] = order
 	}
