@@ -516,33 +516,15 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64, remap map[FederateHandl
 	var d groupDelta
 	oldSubObj := slices.Collect(maps.Keys(c.dcl.subObj))
 	oldSubInt := slices.Collect(maps.Keys(c.dcl.subInt))
-	for cl := range c.dcl.pubObj {
-		oc, _ := c.objectClass(cl)
-		d.add(c.rt.unpublishObject(oc))
-	}
-	for cl := range c.dcl.subObj {
-		oc, _ := c.objectClass(cl)
-		d.add(c.rt.unsubscribeObject(oc))
-	}
-	for cl := range c.dcl.pubInt {
-		ic, _ := c.interactionClass(cl)
-		d.add(c.rt.unpublishInteraction(ic))
-	}
-	for cl := range c.dcl.subInt {
-		ic, _ := c.interactionClass(cl)
-		d.add(c.rt.unsubscribeInteraction(ic))
-	}
+	leaveAll(&d, c.dcl.pubObj, c.objectClass, c.rt.unpublishObject)
+	leaveAll(&d, c.dcl.subObj, c.objectClass, c.rt.unsubscribeObject)
+	leaveAll(&d, c.dcl.pubInt, c.interactionClass, c.rt.unpublishInteraction)
+	leaveAll(&d, c.dcl.subInt, c.interactionClass, c.rt.unsubscribeInteraction)
 	for _, set := range c.dcl.pubDirected {
-		for h := range set {
-			ic, _ := c.interactionClass(h)
-			d.add(c.rt.unpublishInteraction(ic))
-		}
+		leaveAll(&d, set, c.interactionClass, c.rt.unpublishInteraction)
 	}
 	for _, set := range c.dcl.subDirected {
-		for h := range set {
-			ic, _ := c.interactionClass(h)
-			d.add(c.rt.unsubscribeInteraction(ic))
-		}
+		leaveAll(&d, set, c.interactionClass, c.rt.unsubscribeInteraction)
 	}
 	c.dcl = newDeclarations()
 	for cl, ics := range s.PubDirected {
@@ -721,6 +703,15 @@ func inner[V any](m map[ObjectInstanceHandle]map[AttributeHandle]V, h ObjectInst
 		m[h] = in
 	}
 	return in
+}
+
+// leaveAll adds to d the routing change leave makes for each class of
+// declared (its keys), looked up with class.
+func leaveAll[H comparable, V, C any](d *groupDelta, declared map[H]V, class func(H) (C, error), leave func(C) groupDelta) {
+	for h := range declared {
+		cl, _ := class(h)
+		d.add(leave(cl))
+	}
 }
 
 // restoreDirected makes a directed set (c.dcl.pubDirected's or
