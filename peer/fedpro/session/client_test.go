@@ -383,6 +383,18 @@ type testServer struct {
 	serve chan error
 }
 
+// heldCalls returns a handler whose calls wait until release is closed,
+// then answer reply(payload), and release.
+func heldCalls(reply func([]byte) []byte) (h *testHandler, release chan struct{}) {
+	h = newTestHandler()
+	release = make(chan struct{})
+	h.call = func(_ *testSession, p []byte) []byte {
+		<-release
+		return reply(p)
+	}
+	return h, release
+}
+
 // openedSession serves h with cfg and opens a session to it, returning
 // the server, the federate's end and the handler's session.
 func openedSession(t testing.TB, cfg Config, h *testHandler) (*testServer, *fed, *testSession) {

@@ -101,12 +101,7 @@ func TestHeartbeat(t *testing.T) {
 }
 
 func TestHeartbeatDuringCall(t *testing.T) {
-	h := newTestHandler()
-	release := make(chan struct{})
-	h.call = func(ts *testSession, p []byte) []byte {
-		<-release
-		return []byte("late")
-	}
+	h, release := heldCalls(func([]byte) []byte { return []byte("late") })
 	srv := startServer(t, Config{}, h)
 	f := dialFed(t, srv.addr)
 	f.mustOpen()
@@ -307,12 +302,7 @@ func TestCallbacks(t *testing.T) {
 }
 
 func TestTerminate(t *testing.T) {
-	h := newTestHandler()
-	release := make(chan struct{})
-	h.call = func(ts *testSession, p []byte) []byte {
-		<-release
-		return p
-	}
+	h, release := heldCalls(func(p []byte) []byte { return p })
 	srv, f, ts := openedSession(t, Config{}, h)
 
 	// Terminate right after a call still running: the call is answered
