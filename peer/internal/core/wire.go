@@ -565,32 +565,30 @@ func (r *wireReader) bytes(field string) []byte {
 	return v
 }
 
-// fixed reads n bytes, nil when they are not there (or after an error).
-func (r *wireReader) fixed(field string, n int) []byte {
+func (r *wireReader) byte(field string) byte {
 	if r.err != nil {
-		return nil
+		return 0
 	}
-	if len(r.b) < n {
+	if len(r.b) < 1 {
 		r.fail("truncated %s", field)
-		return nil
+		return 0
 	}
-	v := r.b[:n]
-	r.b = r.b[n:]
+	v := r.b[0]
+	r.b = r.b[1:]
 	return v
 }
 
-func (r *wireReader) byte(field string) byte {
-	if v := r.fixed(field, 1); v != nil {
-		return v[0]
-	}
-	return 0
-}
-
 func (r *wireReader) float64(field string) float64 {
-	if v := r.fixed(field, 8); v != nil {
-		return math.Float64frombits(binary.BigEndian.Uint64(v))
+	if r.err != nil {
+		return 0
 	}
-	return 0
+	if len(r.b) < 8 {
+		r.fail("truncated %s", field)
+		return 0
+	}
+	v := math.Float64frombits(binary.BigEndian.Uint64(r.b))
+	r.b = r.b[8:]
+	return v
 }
 
 // values reads m.Values: a count, then that many (handle, value) pairs in
