@@ -695,7 +695,10 @@ func (u *UDP) Send(g Group, b []byte) error {
 	}
 	u.sendMu.Lock()
 	defer u.sendMu.Unlock()
-	return u.sendOne(g, b, u.sendChunk)
+	u.one[0] = Packet{Group: g, Data: b}
+	_, err := u.sendChunk(u.one[:])
+	u.one[0] = Packet{}
+	return err
 }
 
 // SendBatch implements BatchSender. Each datagram gets the same header as
@@ -904,15 +907,6 @@ func (s *sendBufs) set(i int, tag uint32, p Packet, addr [4]byte, port int) {
 	copy(s.waddrs[i].IP, addr[:])
 	s.waddrs[i].Port = port
 	s.wmsgs[i].Buffers[1] = p.Data
-}
-
-// sendOne sends the datagram of b on g with send, as a batch of one;
-// the sender's sendMu is held.
-func (s *sendBufs) sendOne(g Group, b []byte, send func([]Packet) (int, error)) error {
-	s.one[0] = Packet{Group: g, Data: b}
-	_, err := send(s.one[:])
-	s.one[0] = Packet{}
-	return err
 }
 
 // armDeadline sets the write deadline of the sending socket conn to *d,

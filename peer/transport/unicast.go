@@ -289,7 +289,10 @@ func (u *Unicast) dispatch(ms []ipv4.Message, pkts []Packet) {
 func (u *Unicast) Send(g Group, b []byte) error {
 	u.sendMu.Lock()
 	defer u.sendMu.Unlock()
-	return u.sendOne(g, b, u.sendLocked)
+	u.one[0] = Packet{Group: g, Data: b}
+	_, err := u.sendLocked(u.one[:])
+	u.one[0] = Packet{}
+	return err
 }
 
 // SendBatch implements BatchSender: each packet goes to every member of
