@@ -361,6 +361,15 @@ func (InformAttributeOwnership) isEvent()                         {}
 func (AttributeIsNotOwned) isEvent()                              {}
 func (AttributeIsOwnedByRTI) isEvent()                            {}
 
+// enumName returns the name of v in names, a table of an enumeration's
+// names indexed by value, or unknown when it has none there.
+func enumName[T ~uint8 | ~int](v T, names []string, unknown string) string {
+	if int(v) < 0 || int(v) >= len(names) || names[v] == "" {
+		return unknown
+	}
+	return names[v]
+}
+
 // SynchronizationPointFailureReason says why a synchronization point's
 // registration failed (§4.12).
 type SynchronizationPointFailureReason uint8
@@ -375,13 +384,12 @@ const (
 )
 
 func (r SynchronizationPointFailureReason) String() string {
-	switch r {
-	case SynchronizationPointLabelNotUnique:
-		return "SYNCHRONIZATION_POINT_LABEL_NOT_UNIQUE"
-	case SynchronizationSetMemberNotJoined:
-		return "SYNCHRONIZATION_SET_MEMBER_NOT_JOINED"
-	}
-	return "unknown"
+	return enumName(r, syncFailureNames[:], "unknown")
+}
+
+var syncFailureNames = [...]string{
+	SynchronizationPointLabelNotUnique: "SYNCHRONIZATION_POINT_LABEL_NOT_UNIQUE",
+	SynchronizationSetMemberNotJoined:  "SYNCHRONIZATION_SET_MEMBER_NOT_JOINED",
 }
 
 // SynchronizationPointRegistrationSucceeded (§4.12): this federate's
@@ -435,21 +443,16 @@ const (
 )
 
 func (r SaveFailureReason) String() string {
-	switch r {
-	case RTIUnableToSave:
-		return "RTI_UNABLE_TO_SAVE"
-	case FederateReportedFailureDuringSave:
-		return "FEDERATE_REPORTED_FAILURE_DURING_SAVE"
-	case FederateResignedDuringSave:
-		return "FEDERATE_RESIGNED_DURING_SAVE"
-	case RTIDetectedFailureDuringSave:
-		return "RTI_DETECTED_FAILURE_DURING_SAVE"
-	case SaveTimeCannotBeHonored:
-		return "SAVE_TIME_CANNOT_BE_HONORED"
-	case SaveAborted:
-		return "SAVE_ABORTED"
-	}
-	return "unknown"
+	return enumName(r, saveFailureNames[:], "unknown")
+}
+
+var saveFailureNames = [...]string{
+	RTIUnableToSave:                   "RTI_UNABLE_TO_SAVE",
+	FederateReportedFailureDuringSave: "FEDERATE_REPORTED_FAILURE_DURING_SAVE",
+	FederateResignedDuringSave:        "FEDERATE_RESIGNED_DURING_SAVE",
+	RTIDetectedFailureDuringSave:      "RTI_DETECTED_FAILURE_DURING_SAVE",
+	SaveTimeCannotBeHonored:           "SAVE_TIME_CANNOT_BE_HONORED",
+	SaveAborted:                       "SAVE_ABORTED",
 }
 
 // RestoreFailureReason says why a federation restore failed (§4.29).
@@ -472,19 +475,15 @@ const (
 )
 
 func (r RestoreFailureReason) String() string {
-	switch r {
-	case RTIUnableToRestore:
-		return "RTI_UNABLE_TO_RESTORE"
-	case FederateReportedFailureDuringRestore:
-		return "FEDERATE_REPORTED_FAILURE_DURING_RESTORE"
-	case FederateResignedDuringRestore:
-		return "FEDERATE_RESIGNED_DURING_RESTORE"
-	case RTIDetectedFailureDuringRestore:
-		return "RTI_DETECTED_FAILURE_DURING_RESTORE"
-	case RestoreAborted:
-		return "RESTORE_ABORTED"
-	}
-	return "unknown"
+	return enumName(r, restoreFailureNames[:], "unknown")
+}
+
+var restoreFailureNames = [...]string{
+	RTIUnableToRestore:                   "RTI_UNABLE_TO_RESTORE",
+	FederateReportedFailureDuringRestore: "FEDERATE_REPORTED_FAILURE_DURING_RESTORE",
+	FederateResignedDuringRestore:        "FEDERATE_RESIGNED_DURING_RESTORE",
+	RTIDetectedFailureDuringRestore:      "RTI_DETECTED_FAILURE_DURING_RESTORE",
+	RestoreAborted:                       "RESTORE_ABORTED",
 }
 
 // SaveStatus is where one federate stands in a save (§4.23).
@@ -498,17 +497,14 @@ const (
 )
 
 func (s SaveStatus) String() string {
-	switch s {
-	case FederateSaveNotInitiated:
-		return "FEDERATE_SAVE_NOT_INITIATED"
-	case FederateWaitingForSaveToBegin:
-		return "FEDERATE_WAITING_FOR_SAVE_TO_BEGIN"
-	case FederateSaving:
-		return "FEDERATE_SAVING"
-	case FederateWaitingForFederationToSave:
-		return "FEDERATE_WAITING_FOR_FEDERATION_TO_SAVE"
-	}
-	return "unknown"
+	return enumName(s, saveStatusNames[:], "unknown")
+}
+
+var saveStatusNames = [...]string{
+	FederateSaveNotInitiated:           "FEDERATE_SAVE_NOT_INITIATED",
+	FederateWaitingForSaveToBegin:      "FEDERATE_WAITING_FOR_SAVE_TO_BEGIN",
+	FederateSaving:                     "FEDERATE_SAVING",
+	FederateWaitingForFederationToSave: "FEDERATE_WAITING_FOR_FEDERATION_TO_SAVE",
 }
 
 // RestoreStatus is where one federate stands in a restore (§4.32).
@@ -524,21 +520,16 @@ const (
 )
 
 func (s RestoreStatus) String() string {
-	switch s {
-	case NoRestoreInProgress:
-		return "NO_RESTORE_IN_PROGRESS"
-	case FederateRestoreRequestPending:
-		return "FEDERATE_RESTORE_REQUEST_PENDING"
-	case FederateWaitingForRestoreToBegin:
-		return "FEDERATE_WAITING_FOR_RESTORE_TO_BEGIN"
-	case FederatePreparedToRestore:
-		return "FEDERATE_PREPARED_TO_RESTORE"
-	case FederateRestoring:
-		return "FEDERATE_RESTORING"
-	case FederateWaitingForFederationToRestore:
-		return "FEDERATE_WAITING_FOR_FEDERATION_TO_RESTORE"
-	}
-	return "unknown"
+	return enumName(s, restoreStatusNames[:], "unknown")
+}
+
+var restoreStatusNames = [...]string{
+	NoRestoreInProgress:                   "NO_RESTORE_IN_PROGRESS",
+	FederateRestoreRequestPending:         "FEDERATE_RESTORE_REQUEST_PENDING",
+	FederateWaitingForRestoreToBegin:      "FEDERATE_WAITING_FOR_RESTORE_TO_BEGIN",
+	FederatePreparedToRestore:             "FEDERATE_PREPARED_TO_RESTORE",
+	FederateRestoring:                     "FEDERATE_RESTORING",
+	FederateWaitingForFederationToRestore: "FEDERATE_WAITING_FOR_FEDERATION_TO_RESTORE",
 }
 
 // FederationExecutionInformation names one federation execution and its

@@ -16,14 +16,13 @@ const (
 )
 
 func (t TransportationType) String() string {
-	switch t {
-	case HLAreliable:
-		return "HLAreliable"
-	case HLAbestEffort:
-		return "HLAbestEffort"
+	if s := enumName(t, transportationNames[:], ""); s != "" {
+		return s
 	}
 	return fmt.Sprintf("TransportationType(%d)", int(t))
 }
+
+var transportationNames = [...]string{HLAreliable: "HLAreliable", HLAbestEffort: "HLAbestEffort"}
 
 // Valid reports whether t is one of the two transportation types.
 func (t TransportationType) Valid() bool { return t == HLAreliable || t == HLAbestEffort }

@@ -50,14 +50,13 @@ const (
 )
 
 func (o OrderType) String() string {
-	switch o {
-	case Receive:
-		return "Receive"
-	case TimeStamp:
-		return "TimeStamp"
+	if s := enumName(o, orderNames[:], ""); s != "" {
+		return s
 	}
 	return fmt.Sprintf("OrderType(%d)", int(o))
 }
+
+var orderNames = [...]string{Receive: "Receive", TimeStamp: "TimeStamp"}
 
 // ResignAction is what resigning does with the federate's objects and
 // attributes.

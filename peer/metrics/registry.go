@@ -101,38 +101,35 @@ type label struct{ name, value string }
 // first non-empty help given for a name is kept (bytes that are not UTF-8
 // become U+FFFD).
 func (r *Registry) Counter(name, help string, labels Labels) (*Counter, error) {
-	s, err := r.register(name, help, labels, kindCounter, func(s *series) { s.counter = new(Counter) })
-	if err != nil || s == nil {
-		return nil, err
-	}
-	if s.counter == nil {
-		return nil, dupError(name, s)
-	}
-	return s.counter, nil
+	return metric(r, name, help, labels, kindCounter, func(s *series) **Counter { return &s.counter })
 }
 
 // Gauge returns the gauge registered under name and labels, registering
 // a new one if there is none. help is as for Counter.
 func (r *Registry) Gauge(name, help string, labels Labels) (*Gauge, error) {
-	s, err := r.register(name, help, labels, kindGauge, func(s *series) { s.gauge = new(Gauge) })
-	if err != nil || s == nil {
-		return nil, err
-	}
-	if s.gauge == nil {
-		return nil, dupError(name, s)
-	}
-	return s.gauge, nil
+	return metric(r, name, help, labels, kindGauge, func(s *series) **Gauge { return &s.gauge })
 }
 
 // Histogram returns the histogram registered under name and labels,
 // registering a new one if there is none. help is as for Counter. A
 // histogram may not have a label named "le".
 func (r *Registry) Histogram(name, help string, labels Labels) (*Histogram, error) {
-	s, err := r.register(name, help, labels, kindHistogram, func(s *series) { s.hist = new(Histogram) })
+	return metric(r, name, help, labels, kindHistogram, func(s *series) **Histogram { return &s.hist })
+}
+
+// metric returns the metric of kind k under name and labels, the one
+// field picks out of its series, made new with a new series. A series
+// whose field is nil holds a function's values (CounterFunc, GaugeFunc):
+// a duplicate.
+func metric[M any](r *Registry, name, help string, labels Labels, k kind, field func(*series) **M) (*M, error) {
+	s, err := r.register(name, help, labels, k, func(s *series) { *field(s) = new(M) })
 	if err != nil || s == nil {
 		return nil, err
 	}
-	return s.hist, nil
+	if *field(s) == nil {
+		return nil, dupError(name, s)
+	}
+	return *field(s), nil
 }
 
 // CounterFunc registers f as a counter under name and labels: writing

@@ -88,18 +88,13 @@ const (
 
 // String is the kind's name as "record show -json" writes it.
 func (k Kind) String() string {
-	switch k {
-	case KindDiscover:
-		return "discover"
-	case KindUpdate:
-		return "update"
-	case KindInteraction:
-		return "interaction"
-	case KindRemove:
-		return "remove"
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
+
+var kindNames = [...]string{KindDiscover: "discover", KindUpdate: "update", KindInteraction: "interaction", KindRemove: "remove"}
 
 // Event is one recorded callback.
 type Event struct {

@@ -50,7 +50,7 @@ func testEvents(n int) []Event {
 
 // write records evs with a flush every flushEvery events (0: never) and
 // closes when closeIt.
-func write(t *testing.T, evs []Event, flushEvery int, closeIt bool) []byte {
+func write(t testing.TB, evs []Event, flushEvery int, closeIt bool) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, testHeader())
@@ -311,7 +311,7 @@ func TestOversizeEvent(t *testing.T) {
 }
 
 func FuzzReader(f *testing.F) {
-	f.Add(writeF(f, testEvents(20)))
+	f.Add(write(f, testEvents(20), 0, true))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := NewReader(bytes.NewReader(b))
 		if err != nil {
@@ -323,21 +323,4 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
-}
-
-func writeF(f *testing.F, evs []Event) []byte {
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testHeader())
-	if err != nil {
-		f.Fatal(err)
-	}
-	for i := range evs {
-		if err := w.Write(&evs[i]); err != nil {
-			f.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		f.Fatal(err)
-	}
-	return buf.Bytes()
 }

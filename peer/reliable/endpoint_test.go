@@ -356,14 +356,22 @@ func runStepCases(t *testing.T, r *Endpoint, cases []stepCase) {
 	}
 }
 
-func TestInOrderAndDuplicates(t *testing.T) {
-	s := newEP(t, 1, 1, nil, 1)
-	r := newEP(t, 2, 1, nil, 1)
+// sentFrames makes endpoints 1, the sender, and 2 on group 1, handshaken,
+// and the n frames of messages the sender sends on group 1, reliable or
+// not, their payloads the numbers from first.
+func sentFrames(t *testing.T, n, first int, reliable bool) (s, r *Endpoint, fs [][]byte) {
+	t.Helper()
+	s = newEP(t, 1, 1, nil, 1)
+	r = newEP(t, 2, 1, nil, 1)
 	handshake(t, s, r)
-	var fs [][]byte
-	for i := range 6 {
-		fs = append(fs, sendFrame(t, s, 1, strconv.Itoa(i+1), true))
+	for i := range n {
+		fs = append(fs, sendFrame(t, s, 1, strconv.Itoa(first+i), reliable))
 	}
+	return s, r, fs
+}
+
+func TestInOrderAndDuplicates(t *testing.T) {
+	_, r, fs := sentFrames(t, 6, 1, true)
 	for _, i := range []int{0, 2, 3, 2, 0, 1, 5, 4, 5} {
 		mustStep(t, r, 1, fs[i])
 	}
@@ -382,13 +390,7 @@ func TestInOrderAndDuplicates(t *testing.T) {
 }
 
 func TestBestEffort(t *testing.T) {
-	s := newEP(t, 1, 1, nil, 1)
-	r := newEP(t, 2, 1, nil, 1)
-	handshake(t, s, r)
-	var fs [][]byte
-	for i := range 5 {
-		fs = append(fs, sendFrame(t, s, 1, strconv.Itoa(i), false))
-	}
+	s, r, fs := sentFrames(t, 5, 0, false)
 	for _, i := range []int{1, 0, 1, 4, 4, 3} { // 2 is lost
 		mustStep(t, r, 1, fs[i])
 	}
@@ -520,15 +522,22 @@ func TestForgetSender(t *testing.T) {
 	}
 }
 
+// sendWithGap has s send reliable messages 1, 2 and 3 on group 1, of
+// which r receives 1 and 3: 2 is lost.
+func sendWithGap(t *testing.T, s, r *Endpoint) {
+	t.Helper()
+	mustStep(t, r, 1, sendFrame(t, s, 1, "1", true))
+	sendFrame(t, s, 1, "lost", true)
+	mustStep(t, r, 1, sendFrame(t, s, 1, "3", true))
+}
+
 // TestUnsyncedStream: before its SYNC a stream holds reliable messages,
 // delivers and NAKs nothing, and asks the sender for a SYNC.
 func TestUnsyncedStream(t *testing.T) {
 	s := newEP(t, 1, 1, nil, 1)
 	r1 := newEP(t, 2, 1, nil, 1)
 	handshake(t, s, r1)
-	mustStep(t, r1, 1, sendFrame(t, s, 1, "1", true))
-	sendFrame(t, s, 1, "lost", true)
-	mustStep(t, r1, 1, sendFrame(t, s, 1, "3", true))
+	sendWithGap(t, s, r1)
 	late := newEP(t, 3, 1, nil, 1)
 	take(late) // its HELLOs are lost
 	endJoin(late.groups[1])
@@ -585,9 +594,7 @@ func TestLeaveDiscards(t *testing.T) {
 	r := newEP(t, 2, 1, nil, 1)
 	s := newEP(t, 1, 1, nil, 1)
 	handshake(t, r, s)
-	mustStep(t, r, 1, sendFrame(t, s, 1, "1", true))
-	sendFrame(t, s, 1, "lost", true)
-	mustStep(t, r, 1, sendFrame(t, s, 1, "3", true))
+	sendWithGap(t, s, r)
 	take(r)
 	r.Leave(1)
 	if ks := kinds(take(r).Out); !slices.Equal(ks, []kind{kindLeave}) {
@@ -666,9 +673,7 @@ func TestRetransmitHoldoff(t *testing.T) {
 	s := newEP(t, 1, 1, nil, 1)
 	r1 := newEP(t, 2, 1, nil, 1)
 	handshake(t, s, r1)
-	mustStep(t, r1, 1, sendFrame(t, s, 1, "1", true))
-	sendFrame(t, s, 1, "lost", true)
-	mustStep(t, r1, 1, sendFrame(t, s, 1, "3", true))
+	sendWithGap(t, s, r1)
 	var nak []byte
 	for nak == nil {
 		r1.Tick()

@@ -116,30 +116,16 @@ func (k kind) bundled() bool {
 	return k == kindData || k == kindRetransmit || k == kindBestEffort || k == kindAimed
 }
 
+// kindNames are the kinds' names, for logs and errors.
+var kindNames = [...]string{
+	kindData: "data", kindBestEffort: "best-effort", kindHeartbeat: "heartbeat", kindNAK: "nak",
+	kindRetransmit: "retransmit", kindGone: "gone", kindHello: "hello", kindSync: "sync",
+	kindAck: "ack", kindLeave: "leave", kindAimed: "aimed",
+}
+
 func (k kind) String() string {
-	switch k {
-	case kindData:
-		return "data"
-	case kindBestEffort:
-		return "best-effort"
-	case kindHeartbeat:
-		return "heartbeat"
-	case kindNAK:
-		return "nak"
-	case kindRetransmit:
-		return "retransmit"
-	case kindGone:
-		return "gone"
-	case kindHello:
-		return "hello"
-	case kindSync:
-		return "sync"
-	case kindAck:
-		return "ack"
-	case kindLeave:
-		return "leave"
-	case kindAimed:
-		return "aimed"
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }

@@ -316,17 +316,22 @@ func TestSyncReportsGone(t *testing.T) {
 	}
 }
 
+// checkStarts checks that b started a's stream on group 1 at want, has
+// delivered up to cursor (the next sequence number it expects) and saw
+// no gap.
+func checkStarts(t *testing.T, b, a *simNode, want []Start, cursor uint64) {
+	t.Helper()
+	k := streamKey{a.id, 1}
+	if !slices.Equal(b.startLog, want) || b.cursor[k] != cursor || b.gaps != 0 {
+		t.Errorf("starts %+v cursor %d gaps %d; want %+v, %d, 0", b.startLog, b.cursor[k], b.gaps, want, cursor)
+	}
+}
+
 // TestJoinBeforeFirstMessage: a receiver that joined before the sender's
 // first message, once the sender knows of it, gets every message, even
 // when the first ones are lost, at 10-30% loss on every frame.
 func TestJoinBeforeFirstMessage(t *testing.T) {
-	seeds := 60
-	if testing.Short() {
-		seeds = 15
-	}
-	if *seedsFlag > 0 {
-		seeds = *seedsFlag
-	}
+	seeds := seedCount(60, 15)
 	unknown := 0
 	for seed := range uint64(seeds) {
 		s := newSim(t, seed, simConfig{loss: []float64{0.1, 0.2, 0.3}[seed%3], maxDelay: int(seed % 4)})
@@ -376,10 +381,7 @@ func TestJoinBeforeFirstMessage(t *testing.T) {
 // (The channel keeps order here; TestNewSenderCrossesReceiverHello and
 // TestLateSenderSendsAtOnce cover the other orders.)
 func TestSenderJoinsAfterReceiver(t *testing.T) {
-	seeds := 20
-	if *seedsFlag > 0 {
-		seeds = *seedsFlag
-	}
+	seeds := seedCount(20, 20)
 	for seed := range uint64(seeds) {
 		s := newSim(t, seed, simConfig{})
 		rcv := s.addNode(1)
@@ -435,10 +437,8 @@ func TestJoinMidStream(t *testing.T) {
 		s.send(a, 1, true)
 	}
 	s.settle(100)
+	checkStarts(t, b, a, []Start{{a.id, 1, 1, 6}}, 11)
 	k := streamKey{a.id, 1}
-	if want := []Start{{a.id, 1, 1, 6}}; !slices.Equal(b.startLog, want) || b.cursor[k] != 11 || b.gaps != 0 {
-		t.Errorf("starts %+v cursor %d gaps %d; want %+v, 11, 0", b.startLog, b.cursor[k], b.gaps, want)
-	}
 
 	// Joining after the sender went idle: the stream starts after its
 	// last message.
@@ -461,10 +461,7 @@ func TestJoinMidStream(t *testing.T) {
 // position when it first heard from the receiver (the simulation's
 // oracle) and not much earlier than its join.
 func TestJoinMidStreamLossy(t *testing.T) {
-	seeds := 10
-	if *seedsFlag > 0 {
-		seeds = *seedsFlag
-	}
+	seeds := seedCount(10, 10)
 	for seed := range uint64(seeds) {
 		s := newSim(t, seed, simConfig{loss: 0.2, maxDelay: 2})
 		a := s.addNode(1)
@@ -555,10 +552,7 @@ func TestHandshakeRetries(t *testing.T) {
 			s.send(a, 1, true)
 		}
 		s.settle(500)
-		k := streamKey{a.id, 1}
-		if want := []Start{{a.id, 1, 1, 3}}; !slices.Equal(b.startLog, want) || b.cursor[k] != 6 || b.gaps != 0 {
-			t.Errorf("starts %+v cursor %d gaps %d; want %+v, 6, 0", b.startLog, b.cursor[k], b.gaps, want)
-		}
+		checkStarts(t, b, a, []Start{{a.id, 1, 1, 3}}, 6)
 	})
 }
 
@@ -592,10 +586,7 @@ func TestLeaveRejoin(t *testing.T) {
 		s.send(a, 1, true)
 	}
 	s.settle(100)
-	k := streamKey{a.id, 1}
-	if want := []Start{{a.id, 1, 1, 1}, {a.id, 1, 1, 9}}; !slices.Equal(b.startLog, want) || b.cursor[k] != 11 || b.gaps != 0 {
-		t.Errorf("starts %+v cursor %d gaps %d; want %+v, 11, 0", b.startLog, b.cursor[k], b.gaps, want)
-	}
+	checkStarts(t, b, a, []Start{{a.id, 1, 1, 1}, {a.id, 1, 1, 9}}, 11)
 	if r := a.e.groups[1].rcv[b.id]; r == nil || r.nonce != b.e.groups[1].nonce || r.start != 8 {
 		t.Errorf("record %+v", r)
 	}
@@ -744,13 +735,7 @@ func TestJoinHelloStartsStream(t *testing.T) {
 // documented limit, which the oracle also checks) gets every message from
 // 1, without a gap.
 func TestLateSenderSendsAtOnce(t *testing.T) {
-	seeds := 200
-	if testing.Short() {
-		seeds = 40
-	}
-	if *seedsFlag > 0 {
-		seeds = *seedsFlag
-	}
+	seeds := seedCount(200, 40)
 	unheard := 0
 	for seed := *seedFlag; seed < *seedFlag+uint64(seeds); seed++ {
 		r := rand.New(rand.NewPCG(seed, 2))

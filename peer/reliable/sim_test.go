@@ -833,6 +833,18 @@ var (
 	seedFlag  = flag.Uint64("seed", 0, "first seed of TestSimRandomized and TestLateSenderSendsAtOnce; -seed=N -seeds=1 replays seed N")
 )
 
+// seedCount is how many seeds a randomized test runs: full, short with
+// -short, or the -seeds flag's number when it is given.
+func seedCount(full, short int) int {
+	switch {
+	case *seedsFlag > 0:
+		return *seedsFlag
+	case testing.Short():
+		return short
+	}
+	return full
+}
+
 var testKey = []byte("0123456789abcdef0123456789abcdef")
 
 // TestSimRandomized runs random federations over random channels, with
@@ -842,13 +854,7 @@ var testKey = []byte("0123456789abcdef0123456789abcdef")
 // reported as a gap, and each Start must owe what the oracle says; with
 // the default retransmit buffer there must be no gap.
 func TestSimRandomized(t *testing.T) {
-	seeds := 60
-	if testing.Short() {
-		seeds = 10
-	}
-	if *seedsFlag > 0 {
-		seeds = *seedsFlag
-	}
+	seeds := seedCount(60, 10)
 	var started, beforeStart, requests uint64
 	late := 0
 	for seed := *seedFlag; seed < *seedFlag+uint64(seeds); seed++ {

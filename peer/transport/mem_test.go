@@ -40,12 +40,20 @@ func mustJoin(t testing.TB, tr Transport, gs ...Group) {
 	}
 }
 
+// memTrio makes n's endpoints a, b and c, closed when the test ends.
+func memTrio(t testing.TB, n *Network) (a, b, c *MemEndpoint) {
+	a, b, c = n.Endpoint("a"), n.Endpoint("b"), n.Endpoint("c")
+	t.Cleanup(func() {
+		c.Close()
+		b.Close()
+		a.Close()
+	})
+	return a, b, c
+}
+
 func TestMemDelivery(t *testing.T) {
 	n := NewNetwork(NetworkConfig{Seed: 1})
-	a, b, c := n.Endpoint("a"), n.Endpoint("b"), n.Endpoint("c")
-	defer a.Close()
-	defer b.Close()
-	defer c.Close()
+	a, b, c := memTrio(t, n)
 	mustJoin(t, a, 1)
 	mustJoin(t, b, 1, 2)
 	mustJoin(t, c, 2)
@@ -108,12 +116,7 @@ func TestMemClosed(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Errorf("second Close = %v", err)
 	}
-	if err := a.Send(1, nil); err != ErrClosed {
-		t.Errorf("Send after Close = %v", err)
-	}
-	if err := a.Join(1); err != ErrClosed {
-		t.Errorf("Join after Close = %v", err)
-	}
+	checkClosed(t, a)
 	if _, ok := <-a.Recv(); ok {
 		t.Error("Recv not closed")
 	}
@@ -122,6 +125,17 @@ func TestMemClosed(t *testing.T) {
 // lossRun sends count packets from a to b with the given faults and
 // returns the sequence numbers b received.
 func lossRun(seed int64, f Faults, count int) ([]int, NetworkStats) {
+	ps, st := faultRun(seed, f, count, seqPacket)
+	var got []int
+	for _, p := range ps {
+		got = append(got, packetSeq(p))
+	}
+	return got, st
+}
+
+// faultRun sends count packets, payload(i) the i-th, from a to b with the
+// given faults and returns what b received.
+func faultRun(seed int64, f Faults, count int, payload func(int) []byte) ([]Packet, NetworkStats) {
 	n := NewNetwork(NetworkConfig{Seed: seed, Buffer: 2 * count})
 	n.SetFaults(f)
 	a, b := n.Endpoint("a"), n.Endpoint("b")
@@ -129,13 +143,9 @@ func lossRun(seed int64, f Faults, count int) ([]int, NetworkStats) {
 	defer b.Close()
 	b.Join(7)
 	for i := range count {
-		a.Send(7, seqPacket(i))
+		a.Send(7, payload(i))
 	}
-	var got []int
-	for _, p := range drain(b) {
-		got = append(got, packetSeq(p))
-	}
-	return got, n.Stats()
+	return drain(b), n.Stats()
 }
 
 func TestMemLossRate(t *testing.T) {
@@ -279,10 +289,7 @@ func TestMemDelay(t *testing.T) {
 
 func TestMemLinkFaults(t *testing.T) {
 	n := NewNetwork(NetworkConfig{Seed: 1})
-	a, b, c := n.Endpoint("a"), n.Endpoint("b"), n.Endpoint("c")
-	defer a.Close()
-	defer b.Close()
-	defer c.Close()
+	a, b, c := memTrio(t, n)
 	mustJoin(t, a, 1)
 	mustJoin(t, b, 1)
 	mustJoin(t, c, 1)
@@ -457,16 +464,7 @@ func TestFaultsValidate(t *testing.T) {
 // corruptRun sends count copies of one payload from a to b with the
 // given faults and returns what b received.
 func corruptRun(seed int64, f Faults, payload []byte, count int) ([]Packet, NetworkStats) {
-	n := NewNetwork(NetworkConfig{Seed: seed, Buffer: 2 * count})
-	n.SetFaults(f)
-	a, b := n.Endpoint("a"), n.Endpoint("b")
-	defer a.Close()
-	defer b.Close()
-	b.Join(7)
-	for range count {
-		a.Send(7, payload)
-	}
-	return drain(b), n.Stats()
+	return faultRun(seed, f, count, func(int) []byte { return payload })
 }
 
 func bitDiff(a, b []byte) int {
@@ -538,10 +536,7 @@ func TestMemCorrupt(t *testing.T) {
 
 func TestMemLinkCorrupt(t *testing.T) {
 	n := NewNetwork(NetworkConfig{Seed: 2})
-	a, b, c := n.Endpoint("a"), n.Endpoint("b"), n.Endpoint("c")
-	defer a.Close()
-	defer b.Close()
-	defer c.Close()
+	a, b, c := memTrio(t, n)
 	mustJoin(t, b, 1)
 	mustJoin(t, c, 1)
 	n.SetLinkFaults("a", "b", Faults{Corrupt: 1})

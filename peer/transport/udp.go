@@ -142,29 +142,39 @@ func (c *UDPConfig) normalize() error {
 	if !c.BaseAddr.Addr().Is4() || c.BaseAddr.Bits() < adminScope.Bits() || !adminScope.Contains(c.BaseAddr.Addr()) {
 		return fmt.Errorf("transport: base address %v not inside %v", c.BaseAddr, adminScope)
 	}
-	if c.ReadBuffer < 0 {
-		return fmt.Errorf("transport: negative read buffer %d", c.ReadBuffer)
-	}
-	if c.WriteBuffer < 0 {
-		return fmt.Errorf("transport: negative write buffer %d", c.WriteBuffer)
-	}
-	if c.MaxPacket == 0 {
-		c.MaxPacket = DefaultMaxPacket
-	}
-	if c.MaxPacket <= udpHeaderLen || c.MaxPacket > 65507 {
-		return fmt.Errorf("transport: MaxPacket %d out of range", c.MaxPacket)
-	}
-	if c.Queue == 0 {
-		c.Queue = 1024
-	}
-	if c.Queue < 0 {
-		return fmt.Errorf("transport: negative queue length %d", c.Queue)
+	if err := normalizeSizes(&c.MaxPacket, &c.Queue, c.ReadBuffer, c.WriteBuffer); err != nil {
+		return err
 	}
 	if c.GroupsPerSocket == 0 {
 		c.GroupsPerSocket = DefaultGroupsPerSocket
 	}
 	if c.GroupsPerSocket < 0 {
 		return fmt.Errorf("transport: negative groups per socket %d", c.GroupsPerSocket)
+	}
+	return nil
+}
+
+// normalizeSizes applies the defaults of a configuration's MaxPacket and
+// Queue (UDPConfig's, UnicastConfig's), and checks them and its buffer
+// sizes read and write.
+func normalizeSizes(maxPacket, queue *int, read, write int) error {
+	if read < 0 {
+		return fmt.Errorf("transport: negative read buffer %d", read)
+	}
+	if write < 0 {
+		return fmt.Errorf("transport: negative write buffer %d", write)
+	}
+	if *maxPacket == 0 {
+		*maxPacket = DefaultMaxPacket
+	}
+	if *maxPacket <= udpHeaderLen || *maxPacket > 65507 {
+		return fmt.Errorf("transport: MaxPacket %d out of range", *maxPacket)
+	}
+	if *queue == 0 {
+		*queue = 1024
+	}
+	if *queue < 0 {
+		return fmt.Errorf("transport: negative queue length %d", *queue)
 	}
 	return nil
 }
@@ -291,10 +301,7 @@ type UDP struct {
 	isClosed atomic.Bool
 
 	sendMu sync.Mutex
-	wmsgs  []ipv4.Message // messages being sent: header, then payload
-	whdrs  [][udpHeaderLen]byte
-	waddrs []net.UDPAddr
-	one    [1]Packet // Send's datagram as a batch
+	sendBufs
 
 	mu      sync.Mutex
 	closed  bool
@@ -305,7 +312,7 @@ type UDP struct {
 	// every change and never modified, so readers need no lock.
 	routes atomic.Pointer[map[Group]*udpSocket]
 
-	sent, sendErrors, received, overflow, foreign, own, tooLong, readErrors atomic.Uint64
+	udpCounts
 
 	selfIP   net.IP // the sending socket's address, to recognize own datagrams
 	selfPort int
@@ -357,10 +364,8 @@ func NewUDP(cfg UDPConfig) (*UDP, error) {
 	if err := pc.SetMulticastLoopback(*cfg.Loopback); err != nil {
 		return fail("multicast loopback", err)
 	}
-	if cfg.WriteBuffer > 0 {
-		if err := c.SetWriteBuffer(cfg.WriteBuffer); err != nil {
-			return fail("write buffer", err)
-		}
+	if what, err := setBuffers(c, 0, cfg.WriteBuffer); err != nil {
+		return fail(what, err)
 	}
 	mm, err := newMMsg(c, writeBatch, 2)
 	if err != nil {
@@ -376,20 +381,13 @@ func NewUDP(cfg UDPConfig) (*UDP, error) {
 		sendConn: c,
 		sendPC:   pc,
 		recv:     make(chan Packet, cfg.Queue),
-		wmsgs:    make([]ipv4.Message, writeBatch),
-		whdrs:    make([][udpHeaderLen]byte, writeBatch),
-		waddrs:   make([]net.UDPAddr, writeBatch),
+		sendBufs: newSendBufs(),
 		joined:   make(map[Group]*udpSocket),
 		members:  make(map[netip.Addr]*udpSocket),
 	}
 	la := c.LocalAddr().(*net.UDPAddr)
 	u.selfIP, u.selfPort = la.IP, la.Port
 	u.routes.Store(&map[Group]*udpSocket{})
-	for i := range u.wmsgs {
-		u.wmsgs[i].Buffers = [][]byte{u.whdrs[i][:], nil}
-		u.waddrs[i].IP = make(net.IP, net.IPv4len)
-		u.wmsgs[i].Addr = &u.waddrs[i]
-	}
 	return u, nil
 }
 
@@ -444,18 +442,7 @@ func (u *UDP) GroupAddr(g Group) netip.AddrPort {
 }
 
 // Stats returns the counts so far.
-func (u *UDP) Stats() UDPStats {
-	return UDPStats{
-		Sent:       u.sent.Load(),
-		SendErrors: u.sendErrors.Load(),
-		Received:   u.received.Load(),
-		Overflow:   u.overflow.Load(),
-		Foreign:    u.foreign.Load(),
-		Own:        u.own.Load(),
-		TooLong:    u.tooLong.Load(),
-		ReadErrors: u.readErrors.Load(),
-	}
-}
+func (u *UDP) Stats() UDPStats { return u.udpCounts.stats() }
 
 // Recv implements Transport.
 func (u *UDP) Recv() <-chan Packet { return u.recv }
@@ -542,11 +529,9 @@ func (u *UDP) listen(addr netip.Addr) (*udpSocket, error) {
 		return nil, err
 	}
 	conn := c.(*net.UDPConn)
-	if u.cfg.ReadBuffer > 0 {
-		if err := conn.SetReadBuffer(u.cfg.ReadBuffer); err != nil {
-			conn.Close()
-			return nil, err
-		}
+	if _, err := setBuffers(conn, u.cfg.ReadBuffer, 0); err != nil {
+		conn.Close()
+		return nil, err
 	}
 	pc := ipv4.NewPacketConn(conn)
 	dropOwn(pc, &net.UDPAddr{IP: u.selfIP, Port: u.selfPort})
@@ -569,13 +554,7 @@ func (u *UDP) listen(addr netip.Addr) (*udpSocket, error) {
 func (u *UDP) read(s *udpSocket) {
 	defer u.wg.Done()
 	defer close(s.done)
-	size := u.cfg.MaxPacket + 1 // one byte more shows longer datagrams
-	buf := make([]byte, readBatch*size)
-	ms := make([]ipv4.Message, readBatch)
-	for i := range ms {
-		ms[i].Buffers = [][]byte{buf[i*size : (i+1)*size : (i+1)*size]}
-		ms[i].Addr = &net.UDPAddr{IP: make(net.IP, net.IPv4len)}
-	}
+	ms := readMessages(u.cfg.MaxPacket)
 	handle := func(got []ipv4.Message) { u.dispatch(s, got) }
 	for {
 		err := s.mm.readEach(ms, handle)
@@ -595,19 +574,16 @@ func (u *UDP) dispatch(s *udpSocket, ms []ipv4.Message) {
 	var keep [readBatch]bool
 	total := 0
 	for i := range ms[:min(len(ms), readBatch)] {
-		b := ms[i].Buffers[0][:ms[i].N]
+		g, n, ok := u.header(&ms[i], u.cfg.MaxPacket, u.tag)
 		switch {
-		case len(b) > u.cfg.MaxPacket:
-			u.tooLong.Add(1)
-		case len(b) < udpHeaderLen || binary.BigEndian.Uint32(b) != u.tag:
-			u.foreign.Add(1)
-		case routes[Group(binary.BigEndian.Uint32(b[4:]))] != s:
+		case !ok:
+		case routes[g] != s:
 			u.foreign.Add(1) // a group not joined, or joined on another socket
 		case u.isOwn(ms[i].Addr):
 			u.own.Add(1)
 		default:
 			keep[i] = true
-			total += len(b) - udpHeaderLen
+			total += n
 		}
 	}
 	if s.pkts == nil {
@@ -773,18 +749,14 @@ func (u *UDP) sendChunkBy(pkts []Packet, deadline *time.Time) (sent int, err err
 		if lenErr = u.checkLen(p.Data); lenErr != nil {
 			break
 		}
-		u.putHeader(u.whdrs[n][:], p.Group)
-		a := groupAddr(u.fedHash, u.cfg.BaseAddr, p.Group).As4()
-		copy(u.waddrs[n].IP, a[:])
-		u.waddrs[n].Port = u.cfg.Port
-		u.wmsgs[n].Buffers[1] = p.Data
+		u.set(n, u.tag, p, groupAddr(u.fedHash, u.cfg.BaseAddr, p.Group).As4(), u.cfg.Port)
 		n++
 	}
 	ms := u.wmsgs[:n]
 	flags := dontWait
 	waiting := flags == 0 // no non-waiting writes here
 	if waiting && n > 0 {
-		u.armDeadline(deadline)
+		armDeadline(u.sendConn, deadline)
 	}
 	for sent < n && err == nil {
 		var k int
@@ -802,7 +774,7 @@ func (u *UDP) sendChunkBy(pkts []Packet, deadline *time.Time) (sent int, err err
 			// The socket buffer is full: wait for room, within limits.
 			err = nil
 			flags, waiting = 0, true
-			u.armDeadline(deadline)
+			armDeadline(u.sendConn, deadline)
 		case err != nil:
 			err = u.sendError(pkts[sent].Group, err)
 		case k <= 0:
@@ -822,27 +794,12 @@ func (u *UDP) sendChunkBy(pkts []Packet, deadline *time.Time) (sent int, err err
 	return sent, lenErr
 }
 
-// armDeadline sets the write deadline of the sending socket to *d, after
-// setting *d to sendTimeout from now if it is zero.
-func (u *UDP) armDeadline(d *time.Time) {
-	if d.IsZero() {
-		*d = time.Now().Add(sendTimeout)
-	}
-	u.sendConn.SetWriteDeadline(*d)
-}
-
 // checkLen reports a payload too long for MaxPacket.
 func (u *UDP) checkLen(b []byte) error {
 	if len(b) > u.cfg.MaxPacket-udpHeaderLen {
 		return fmt.Errorf("transport: datagram of %d bytes exceeds %d", len(b), u.cfg.MaxPacket-udpHeaderLen)
 	}
 	return nil
-}
-
-// putHeader writes the transport header of a datagram on g to b[:8].
-func (u *UDP) putHeader(b []byte, g Group) {
-	binary.BigEndian.PutUint32(b, u.tag)
-	binary.BigEndian.PutUint32(b[4:], uint32(g))
 }
 
 // sendError counts a failed write and describes it.
@@ -852,6 +809,113 @@ func (u *UDP) sendError(g Group, err error) error {
 	}
 	u.sendErrors.Add(1)
 	return fmt.Errorf("transport: send on group %d: %w", g, err)
+}
+
+// udpCounts are the counters behind UDPStats, of UDP and Unicast.
+type udpCounts struct {
+	sent, sendErrors, received, overflow, foreign, own, tooLong, readErrors atomic.Uint64
+}
+
+func (c *udpCounts) stats() UDPStats {
+	return UDPStats{
+		Sent:       c.sent.Load(),
+		SendErrors: c.sendErrors.Load(),
+		Received:   c.received.Load(),
+		Overflow:   c.overflow.Load(),
+		Foreign:    c.foreign.Load(),
+		Own:        c.own.Load(),
+		TooLong:    c.tooLong.Load(),
+		ReadErrors: c.readErrors.Load(),
+	}
+}
+
+// header checks the transport header of the datagram read in m, counting
+// it in tooLong (longer than maxPacket) or foreign (no header, or
+// another federation's tag) when it is not one to keep, and returns its
+// group and payload length.
+func (c *udpCounts) header(m *ipv4.Message, maxPacket int, tag uint32) (g Group, n int, ok bool) {
+	b := m.Buffers[0][:m.N]
+	switch {
+	case len(b) > maxPacket:
+		c.tooLong.Add(1)
+	case len(b) < udpHeaderLen || binary.BigEndian.Uint32(b) != tag:
+		c.foreign.Add(1)
+	default:
+		return Group(binary.BigEndian.Uint32(b[4:])), len(b) - udpHeaderLen, true
+	}
+	return 0, 0, false
+}
+
+// setBuffers sets the read and write buffer sizes of c that are
+// positive, and names the one refused.
+func setBuffers(c *net.UDPConn, read, write int) (what string, err error) {
+	if read > 0 {
+		if err := c.SetReadBuffer(read); err != nil {
+			return "read buffer", err
+		}
+	}
+	if write > 0 {
+		if err := c.SetWriteBuffer(write); err != nil {
+			return "write buffer", err
+		}
+	}
+	return "", nil
+}
+
+// readMessages makes a reader's readBatch messages, each with a buffer of
+// maxPacket+1 bytes (one byte more shows longer datagrams) and room for
+// an IPv4 source address.
+func readMessages(maxPacket int) []ipv4.Message {
+	size := maxPacket + 1
+	buf := make([]byte, readBatch*size)
+	ms := make([]ipv4.Message, readBatch)
+	for i := range ms {
+		ms[i].Buffers = [][]byte{buf[i*size : (i+1)*size : (i+1)*size]}
+		ms[i].Addr = &net.UDPAddr{IP: make(net.IP, net.IPv4len)}
+	}
+	return ms
+}
+
+// sendBufs are a sender's writeBatch messages, each the transport header
+// then the payload, to its address; guarded by the sender's sendMu.
+type sendBufs struct {
+	wmsgs  []ipv4.Message
+	whdrs  [][udpHeaderLen]byte
+	waddrs []net.UDPAddr
+	one    [1]Packet // Send's datagram as a batch
+}
+
+func newSendBufs() sendBufs {
+	s := sendBufs{
+		wmsgs:  make([]ipv4.Message, writeBatch),
+		whdrs:  make([][udpHeaderLen]byte, writeBatch),
+		waddrs: make([]net.UDPAddr, writeBatch),
+	}
+	for i := range s.wmsgs {
+		s.wmsgs[i].Buffers = [][]byte{s.whdrs[i][:], nil}
+		s.waddrs[i].IP = make(net.IP, net.IPv4len)
+		s.wmsgs[i].Addr = &s.waddrs[i]
+	}
+	return s
+}
+
+// set makes message i the datagram of p, with the federation tag tag, to
+// addr:port. The payload is not copied.
+func (s *sendBufs) set(i int, tag uint32, p Packet, addr [4]byte, port int) {
+	binary.BigEndian.PutUint32(s.whdrs[i][:], tag)
+	binary.BigEndian.PutUint32(s.whdrs[i][4:], uint32(p.Group))
+	copy(s.waddrs[i].IP, addr[:])
+	s.waddrs[i].Port = port
+	s.wmsgs[i].Buffers[1] = p.Data
+}
+
+// armDeadline sets the write deadline of the sending socket conn to *d,
+// after setting *d to sendTimeout from now if it is zero.
+func armDeadline(conn *net.UDPConn, d *time.Time) {
+	if d.IsZero() {
+		*d = time.Now().Add(sendTimeout)
+	}
+	conn.SetWriteDeadline(*d)
 }
 
 // Close implements Transport: it closes every socket, waits for the reader
@@ -874,11 +938,17 @@ func (u *UDP) Close() error {
 		s.closing.Store(true)
 		s.conn.Close()
 	}
-	u.sendMu.Lock()
-	err := u.sendConn.Close()
-	u.sendMu.Unlock()
-	u.wg.Wait()
-	close(u.recv)
+	return closeSending(&u.sendMu, u.sendConn, &u.wg, u.recv)
+}
+
+// closeSending closes the sending socket conn once no send holds sendMu,
+// waits for the readers, then closes their Recv channel recv.
+func closeSending(sendMu *sync.Mutex, conn *net.UDPConn, readers *sync.WaitGroup, recv chan Packet) error {
+	sendMu.Lock()
+	err := conn.Close()
+	sendMu.Unlock()
+	readers.Wait()
+	close(recv)
 	if err != nil {
 		return fmt.Errorf("transport: close: %w", err)
 	}

@@ -16,18 +16,21 @@ import (
 // collectUDP waits up to 2s for want datagrams, then gathers any extra
 // ones that arrive within 50ms: a loaded host may stall the reader for a
 // while, but what is expected arrives in the end.
-func collectUDP(u *UDP, want int) []Packet {
+func collectUDP(u *UDP, want int) []Packet { return collectRecv(u.Recv(), want) }
+
+// collectRecv is collectUDP for any transport's Recv channel.
+func collectRecv(recv <-chan Packet, want int) []Packet {
 	var ps []Packet
 	deadline := time.After(2 * time.Second)
 	for len(ps) < want {
 		select {
-		case p := <-u.Recv():
+		case p := <-recv:
 			ps = append(ps, p)
 		case <-deadline:
 			return ps
 		}
 	}
-	return append(ps, drainUDP(u, 50*time.Millisecond)...)
+	return append(ps, drainRecv(recv, 50*time.Millisecond)...)
 }
 
 func TestUDPSendBatch(t *testing.T) {

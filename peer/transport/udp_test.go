@@ -85,11 +85,14 @@ func recvUDP(t *testing.T, u *UDP) Packet {
 }
 
 // drainUDP discards datagrams until none arrives for quiet.
-func drainUDP(u *UDP, quiet time.Duration) []Packet {
+func drainUDP(u *UDP, quiet time.Duration) []Packet { return drainRecv(u.Recv(), quiet) }
+
+// drainRecv gathers what recv delivers until it is quiet for quiet.
+func drainRecv(recv <-chan Packet, quiet time.Duration) []Packet {
 	var ps []Packet
 	for {
 		select {
-		case p := <-u.Recv():
+		case p := <-recv:
 			ps = append(ps, p)
 		case <-time.After(quiet):
 			return ps
@@ -264,15 +267,22 @@ func TestUDPNoGoroutineLeak(t *testing.T) {
 	b.Leave(2)
 	a.Close()
 	b.Close()
-	if err := a.Send(1, nil); err != ErrClosed {
-		t.Errorf("Send after Close = %v", err)
-	}
-	if err := a.Join(1); err != ErrClosed {
-		t.Errorf("Join after Close = %v", err)
-	}
+	checkClosed(t, a)
 	for range b.Recv() {
 	}
 	settleGoroutines(t, before)
+}
+
+// checkClosed checks that the closed transport tr refuses Send and Join
+// with ErrClosed.
+func checkClosed(t *testing.T, tr Transport) {
+	t.Helper()
+	if err := tr.Send(1, nil); err != ErrClosed {
+		t.Errorf("Send after Close = %v", err)
+	}
+	if err := tr.Join(1); err != ErrClosed {
+		t.Errorf("Join after Close = %v", err)
+	}
 }
 
 // TestUDPLoad sends a bounded burst on one group and checks that most of it

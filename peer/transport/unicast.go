@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -49,19 +48,7 @@ func (c *UnicastConfig) normalize() error {
 	if c.Bind == "" {
 		c.Bind = DefaultUnicastBind
 	}
-	if c.MaxPacket == 0 {
-		c.MaxPacket = DefaultMaxPacket
-	}
-	if c.MaxPacket <= udpHeaderLen || c.MaxPacket > 65507 {
-		return fmt.Errorf("transport: MaxPacket %d out of range", c.MaxPacket)
-	}
-	if c.Queue == 0 {
-		c.Queue = 1024
-	}
-	if c.Queue < 0 || c.ReadBuffer < 0 || c.WriteBuffer < 0 {
-		return errors.New("transport: negative queue length or buffer size")
-	}
-	return nil
+	return normalizeSizes(&c.MaxPacket, &c.Queue, c.ReadBuffer, c.WriteBuffer)
 }
 
 // Unicast is a Transport, BatchSender and Directory over UDP unicast,
@@ -110,13 +97,10 @@ type Unicast struct {
 	direct    atomic.Pointer[func([]Packet) int]
 
 	sendMu sync.Mutex
-	wmsgs  []ipv4.Message
-	whdrs  [][udpHeaderLen]byte
-	waddrs []net.UDPAddr
-	wpkt   []int // the packet each message of wmsgs copies
-	one    [1]Packet
+	sendBufs
+	wpkt []int // the packet each message of wmsgs copies
 
-	sent, sendErrors, received, overflow, foreign, tooLong, readErrors atomic.Uint64
+	udpCounts // own stays zero
 }
 
 // NewUnicast opens a unicast transport's socket and starts its reader.
@@ -148,15 +132,8 @@ func NewUnicast(cfg UnicastConfig) (*Unicast, error) {
 	if adv.Addr().IsUnspecified() {
 		return fail("advertise", fmt.Errorf("bound to %v: give the address others reach this node at (UnicastConfig.Advertise)", local))
 	}
-	if cfg.ReadBuffer > 0 {
-		if err := c.SetReadBuffer(cfg.ReadBuffer); err != nil {
-			return fail("read buffer", err)
-		}
-	}
-	if cfg.WriteBuffer > 0 {
-		if err := c.SetWriteBuffer(cfg.WriteBuffer); err != nil {
-			return fail("write buffer", err)
-		}
+	if what, err := setBuffers(c, cfg.ReadBuffer, cfg.WriteBuffer); err != nil {
+		return fail(what, err)
 	}
 	mm, err := newMMsg(c, writeBatch, 2)
 	if err != nil {
@@ -176,17 +153,10 @@ func NewUnicast(cfg UnicastConfig) (*Unicast, error) {
 		mm:        mm,
 		rmm:       rmm,
 		recv:      make(chan Packet, cfg.Queue),
-		wmsgs:     make([]ipv4.Message, writeBatch),
-		whdrs:     make([][udpHeaderLen]byte, writeBatch),
-		waddrs:    make([]net.UDPAddr, writeBatch),
+		sendBufs:  newSendBufs(),
 		wpkt:      make([]int, writeBatch),
 	}
 	u.dir = newDirectory(adv.String(), parseMember, func(a netip.AddrPort) bool { return a == u.advertise || a == u.local })
-	for i := range u.wmsgs {
-		u.wmsgs[i].Buffers = [][]byte{u.whdrs[i][:], nil}
-		u.waddrs[i].IP = make(net.IP, net.IPv4len)
-		u.wmsgs[i].Addr = &u.waddrs[i]
-	}
 	u.wg.Add(1)
 	go u.read()
 	return u, nil
@@ -252,13 +222,7 @@ func (u *Unicast) Members(g Group) []netip.AddrPort {
 
 // Stats returns the counts so far. Sent counts datagrams (one per
 // member per Send); Own is always zero.
-func (u *Unicast) Stats() UDPStats {
-	return UDPStats{
-		Sent: u.sent.Load(), SendErrors: u.sendErrors.Load(), Received: u.received.Load(),
-		Overflow: u.overflow.Load(), Foreign: u.foreign.Load(), TooLong: u.tooLong.Load(),
-		ReadErrors: u.readErrors.Load(),
-	}
-}
+func (u *Unicast) Stats() UDPStats { return u.udpCounts.stats() }
 
 // Recv implements Transport.
 func (u *Unicast) Recv() <-chan Packet { return u.recv }
@@ -288,13 +252,7 @@ func (u *Unicast) Leave(g Group) error {
 // read is the reader goroutine.
 func (u *Unicast) read() {
 	defer u.wg.Done()
-	size := u.cfg.MaxPacket + 1
-	buf := make([]byte, readBatch*size)
-	ms := make([]ipv4.Message, readBatch)
-	for i := range ms {
-		ms[i].Buffers = [][]byte{buf[i*size : (i+1)*size : (i+1)*size]}
-		ms[i].Addr = &net.UDPAddr{IP: make(net.IP, net.IPv4len)}
-	}
+	ms := readMessages(u.cfg.MaxPacket)
 	pkts := make([]Packet, readBatch)
 	handle := func(got []ipv4.Message) { u.dispatch(got, pkts) }
 	for {
@@ -313,17 +271,14 @@ func (u *Unicast) dispatch(ms []ipv4.Message, pkts []Packet) {
 	var keep [readBatch]bool
 	total := 0
 	for i := range ms {
-		b := ms[i].Buffers[0][:ms[i].N]
+		g, n, ok := u.header(&ms[i], u.cfg.MaxPacket, u.tag)
 		switch {
-		case len(b) > u.cfg.MaxPacket:
-			u.tooLong.Add(1)
-		case len(b) < udpHeaderLen || binary.BigEndian.Uint32(b) != u.tag:
-			u.foreign.Add(1)
-		case !u.dir.isJoined(Group(binary.BigEndian.Uint32(b[4:]))):
+		case !ok:
+		case !u.dir.isJoined(g):
 			u.foreign.Add(1) // a group not joined (any more)
 		default:
 			keep[i] = true
-			total += len(b) - udpHeaderLen
+			total += n
 		}
 	}
 	handOn(ms, &keep, total, pkts, u.direct.Load(), u.recv, &u.received, &u.overflow)
@@ -380,12 +335,7 @@ func (u *Unicast) sendLocked(pkts []Packet) (int, error) {
 					return done, err
 				}
 			}
-			binary.BigEndian.PutUint32(u.whdrs[n][:], u.tag)
-			binary.BigEndian.PutUint32(u.whdrs[n][4:], uint32(p.Group))
-			a4 := to.Addr().As4()
-			copy(u.waddrs[n].IP, a4[:])
-			u.waddrs[n].Port = int(to.Port())
-			u.wmsgs[n].Buffers[1] = p.Data
+			u.set(n, u.tag, p, to.Addr().As4(), int(to.Port()))
 			u.wpkt[n] = i
 			n++
 		}
@@ -410,7 +360,7 @@ func (u *Unicast) write(ms []ipv4.Message, deadline *time.Time) (int, error) {
 	}()
 	waiting := dontWait == 0
 	if waiting && len(ms) > 0 {
-		u.armDeadline(deadline)
+		armDeadline(u.conn, deadline)
 	}
 	defer func() {
 		if waiting {
@@ -438,7 +388,7 @@ func (u *Unicast) write(ms []ipv4.Message, deadline *time.Time) (int, error) {
 		case err == nil:
 		case !waiting && errors.Is(err, syscall.EAGAIN):
 			waiting = true
-			u.armDeadline(deadline)
+			armDeadline(u.conn, deadline)
 		case errors.Is(err, net.ErrClosed):
 			return done, ErrClosed
 		case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.EWOULDBLOCK), netTimeout(err):
@@ -459,29 +409,15 @@ func netTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-func (u *Unicast) armDeadline(d *time.Time) {
-	if d.IsZero() {
-		*d = time.Now().Add(sendTimeout)
-	}
-	u.conn.SetWriteDeadline(*d)
-}
-
 // Close implements Transport: it closes the socket, waits for the
 // reader, then closes the Recv channel.
 func (u *Unicast) Close() error {
 	var err error
 	u.closeOnce.Do(func() {
 		u.isClosed.Store(true)
-		u.sendMu.Lock()
-		err = u.conn.Close()
-		u.sendMu.Unlock()
-		u.wg.Wait()
-		close(u.recv)
+		err = closeSending(&u.sendMu, u.conn, &u.wg, u.recv)
 	})
-	if err != nil {
-		return fmt.Errorf("transport: close: %w", err)
-	}
-	return nil
+	return err
 }
 
 // String describes the transport, for logs.

@@ -51,27 +51,7 @@ func newUnicasts(t *testing.T, n int) []*Unicast {
 	return us
 }
 
-func collectUnicast(u *Unicast, want int) []Packet {
-	var ps []Packet
-	deadline := time.After(2 * time.Second)
-	for len(ps) < want {
-		select {
-		case p := <-u.Recv():
-			ps = append(ps, p)
-		case <-deadline:
-			return ps
-		}
-	}
-	quiet := time.After(50 * time.Millisecond)
-	for {
-		select {
-		case p := <-u.Recv():
-			ps = append(ps, p)
-		case <-quiet:
-			return ps
-		}
-	}
-}
+func collectUnicast(u *Unicast, want int) []Packet { return collectRecv(u.Recv(), want) }
 
 func TestAnnouncementRoundTrip(t *testing.T) {
 	for _, a := range []Announcement{
@@ -329,12 +309,7 @@ func TestUnicastNoGoroutineLeak(t *testing.T) {
 	mustJoin(t, u, 1)
 	u.Close()
 	u.Close()
-	if err := u.Send(1, nil); err != ErrClosed {
-		t.Errorf("Send after Close = %v", err)
-	}
-	if err := u.Join(1); err != ErrClosed {
-		t.Errorf("Join after Close = %v", err)
-	}
+	checkClosed(t, u)
 	for range u.Recv() {
 	}
 	settleGoroutines(t, before)

@@ -32,10 +32,7 @@ func BenchmarkFilter(b *testing.B) {
 	sine := func(i int) float64 { return 100 * math.Sin(2*math.Pi*float64(i)/60) }
 
 	run := func(b *testing.B, frame func(i int) hla.AttributeValues) {
-		f, err := New(fx.fdd, Config{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		f := fx.filter(b, Config{})
 		per := len(frame(0))
 		b.ReportAllocs()
 		b.ResetTimer()

@@ -27,10 +27,7 @@ func TestInheritance(t *testing.T) {
 			"Vehicle.Tank.HLAprivilegeToDeleteObject": {Heartbeat: time.Hour},
 		},
 	}
-	f, err := New(fx.fdd, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fx.filter(t, cfg)
 	def := Policy{Threshold: rel(DefaultPercent), Heartbeat: 10 * time.Second, HeartbeatLogical: Off, MaxUnchanged: DefaultMaxUnchanged}
 	with := func(change func(*Policy)) Policy {
 		p := def
@@ -177,10 +174,7 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("got  %+v\nwant %+v", cfg, want)
 	}
 	fx := newFixture(t)
-	f, err := New(fx.fdd, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fx.filter(t, cfg)
 	p, _ := f.Policy(fx.class(t, "HeavyTank").Handle, fx.attr(t, "HeavyTank", "Turret").Handle)
 	if p.Threshold != none || p.HeartbeatLogical != 10 || p.Heartbeat != time.Minute {
 		t.Errorf("HeavyTank.Turret: %+v", p)

@@ -2,12 +2,14 @@ package updatecond
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -70,12 +72,7 @@ func LoadConfig(r io.Reader) (Config, error) {
 	}
 	if f.Attributes != nil {
 		cfg.Attributes = make(map[string]Policy, len(f.Attributes))
-		names := make([]string, 0, len(f.Attributes))
-		for name := range f.Attributes {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(f.Attributes)) {
 			fp := f.Attributes[name]
 			if fp == nil {
 				errs = append(errs, fmt.Errorf("%w: attributes[%q]: want an object, got null", ErrInvalidConfig, name))
@@ -104,26 +101,14 @@ type filePolicy struct {
 
 func (fp *filePolicy) policy() (Policy, error) {
 	var p Policy
-	var err error
-	if fp.Threshold != nil {
-		if p.Threshold, err = parseThreshold(fp.Threshold); err != nil {
-			return p, fmt.Errorf("threshold: %w", err)
-		}
-	}
-	if fp.Heartbeat != nil {
-		if p.Heartbeat, err = parseDuration(fp.Heartbeat); err != nil {
-			return p, fmt.Errorf("heartbeat: %w", err)
-		}
-	}
-	if fp.HeartbeatLogical != nil {
-		if p.HeartbeatLogical, err = parseLogical(fp.HeartbeatLogical); err != nil {
-			return p, fmt.Errorf("heartbeatLogical: %w", err)
-		}
-	}
-	if fp.MaxUnchanged != nil {
-		if p.MaxUnchanged, err = parseDuration(fp.MaxUnchanged); err != nil {
-			return p, fmt.Errorf("maxUnchanged: %w", err)
-		}
+	// cmp.Or: the first field's error, in this order.
+	if err := cmp.Or(
+		parseField("threshold", fp.Threshold, &p.Threshold, parseThreshold),
+		parseField("heartbeat", fp.Heartbeat, &p.Heartbeat, parseDuration),
+		parseField("heartbeatLogical", fp.HeartbeatLogical, &p.HeartbeatLogical, parseLogical),
+		parseField("maxUnchanged", fp.MaxUnchanged, &p.MaxUnchanged, parseDuration),
+	); err != nil {
+		return p, err
 	}
 	if msg := p.problem(); msg != "" {
 		return p, errors.New(msg)
@@ -154,6 +139,20 @@ func parseFloat(s string) (float64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// parseField parses the field name, raw, with parse into *dst when the
+// field is present.
+func parseField[T any](name string, raw json.RawMessage, dst *T, parse func(json.RawMessage) (T, error)) error {
+	if raw == nil {
+		return nil
+	}
+	v, err := parse(raw)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	*dst = v
+	return nil
 }
 
 func parseThreshold(raw json.RawMessage) (Threshold, error) {

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,12 +108,7 @@ func New(fdd *fomxml.FDD, cfg Config) (*Filter, error) {
 	// explicit[class][attribute] is the policy written for that pair.
 	explicit := make(map[*fomxml.ObjectClass]map[hla.AttributeHandle]Policy)
 	keyOf := make(map[*fomxml.ObjectClass]map[hla.AttributeHandle]string)
-	keys := make([]string, 0, len(cfg.Attributes))
-	for k := range cfg.Attributes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(cfg.Attributes)) {
 		p := cfg.Attributes[key]
 		if msg := p.problem(); msg != "" {
 			errs = append(errs, fmt.Errorf("%w: policy %q: %s", ErrInvalidConfig, key, msg))

@@ -207,10 +207,7 @@ func TestTraces(t *testing.T) {
 			if tt.policy != (Policy{}) {
 				cfg.Attributes = map[string]Policy{class + "." + tt.attr: tt.policy}
 			}
-			f, err := New(fx.fdd, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := fx.filter(t, cfg)
 			cls := fx.class(t, class)
 			a := fx.attr(t, class, tt.attr)
 			var got strings.Builder
@@ -238,10 +235,7 @@ func TestTraces(t *testing.T) {
 // TestStatsReasons checks what each counter counts.
 func TestStatsReasons(t *testing.T) {
 	fx := newFixture(t)
-	f, err := New(fx.fdd, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fx.filter(t, Config{})
 	cls := fx.class(t, "Vehicle")
 	a := fx.attr(t, "Vehicle", "Speed")
 	offer := func(at time.Duration, v any) {
@@ -264,10 +258,7 @@ func TestStatsReasons(t *testing.T) {
 // the Filter keeps none of the caller's buffers.
 func TestFilterResult(t *testing.T) {
 	fx := newFixture(t)
-	f, err := New(fx.fdd, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fx.filter(t, Config{})
 	cls := fx.class(t, "Vehicle")
 	speed, fuel, mode := fx.attr(t, "Vehicle", "Speed"), fx.attr(t, "Vehicle", "Fuel"), fx.attr(t, "Vehicle", "Mode")
 	vals := hla.AttributeValues{
@@ -307,10 +298,7 @@ func TestFilterResult(t *testing.T) {
 // it.
 func TestInstances(t *testing.T) {
 	fx := newFixture(t)
-	f, err := New(fx.fdd, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fx.filter(t, Config{})
 	cls := fx.class(t, "Vehicle")
 	a := fx.attr(t, "Vehicle", "Speed")
 	v := hla.AttributeValues{a.Handle: fx.encode(t, a, 100.0)}
@@ -342,10 +330,7 @@ func TestInstances(t *testing.T) {
 // and counted, and leaves no state.
 func TestUnknownHandles(t *testing.T) {
 	fx := newFixture(t)
-	f, err := New(fx.fdd, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fx.filter(t, Config{})
 	vehicle, tank := fx.class(t, "Vehicle"), fx.class(t, "Tank")
 	turret := fx.attr(t, "Tank", "Turret")
 	v := hla.AttributeValues{turret.Handle: []byte{0, 0, 0, 0}}

@@ -17,10 +17,7 @@ func FuzzFilter(f *testing.F) {
 	cls := fx.class(f, "Tank")
 	attrs := cls.AllAttributes()
 	f.Fuzz(func(t *testing.T, data []byte, width uint8) {
-		filter, err := New(fx.fdd, Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		filter := fx.filter(t, Config{})
 		w := int(width%32) + 1
 		var offered uint64
 		for frame := 0; len(data) > 0; frame++ {

@@ -32,6 +32,16 @@ func newFixture(t testing.TB) *fixture {
 	return &fixture{fdd: fdd, codec: c}
 }
 
+// filter makes a Filter of the test FOM with cfg.
+func (fx *fixture) filter(t testing.TB, cfg Config) *Filter {
+	t.Helper()
+	f, err := New(fx.fdd, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 func (fx *fixture) class(t testing.TB, name string) *fomxml.ObjectClass {
 	t.Helper()
 	c, ok := fx.fdd.ObjectClass(name)

@@ -29,10 +29,7 @@ const (
 // Filter's counters.
 func sineRun(t testing.TB, fx *fixture, p Policy, hz, offset float64) Stats {
 	t.Helper()
-	f, err := New(fx.fdd, Config{Default: p})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := fx.filter(t, Config{Default: p})
 	cls := fx.class(t, "Vehicle")
 	speed := fx.attr(t, "Vehicle", "Speed")
 	rng := rand.New(rand.NewPCG(sineSeed, 0))

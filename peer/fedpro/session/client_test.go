@@ -383,6 +383,28 @@ type testServer struct {
 	serve chan error
 }
 
+// heldCalls returns a handler whose calls wait until release is closed,
+// then answer reply(payload), and release.
+func heldCalls(reply func([]byte) []byte) (h *testHandler, release chan struct{}) {
+	h = newTestHandler()
+	release = make(chan struct{})
+	h.call = func(_ *testSession, p []byte) []byte {
+		<-release
+		return reply(p)
+	}
+	return h, release
+}
+
+// openedSession serves h with cfg and opens a session to it, returning
+// the server, the federate's end and the handler's session.
+func openedSession(t testing.TB, cfg Config, h *testHandler) (*testServer, *fed, *testSession) {
+	t.Helper()
+	srv := startServer(t, cfg, h)
+	f := dialFed(t, srv.addr)
+	f.mustOpen()
+	return srv, f, h.next(t)
+}
+
 func startServer(t testing.TB, cfg Config, h Handler) *testServer {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -38,10 +38,7 @@ func TestQuickCalls(t *testing.T) {
 		}
 		return append([]byte("re:"), p...)
 	}
-	srv := startServer(t, Config{}, h)
-	f := dialFed(t, srv.addr)
-	f.mustOpen()
-	ts := h.next(t)
+	_, f, ts := openedSession(t, Config{}, h)
 	next := uint32(2)
 	answered := func(seq uint32, p string) {
 		t.Helper()
@@ -152,10 +149,7 @@ func TestQueueCallbackFlush(t *testing.T) {
 // reads, every message whole and in order.
 func TestFlushFullBuffer(t *testing.T) {
 	h := newTestHandler()
-	srv := startServer(t, Config{}, h)
-	f := dialFed(t, srv.addr)
-	f.mustOpen()
-	ts := h.next(t)
+	_, f, ts := openedSession(t, Config{}, h)
 	payload := bytes.Repeat([]byte("x"), 32<<10)
 	full := func() bool {
 		ts.s.mu.Lock()

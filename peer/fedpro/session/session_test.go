@@ -101,12 +101,7 @@ func TestHeartbeat(t *testing.T) {
 }
 
 func TestHeartbeatDuringCall(t *testing.T) {
-	h := newTestHandler()
-	release := make(chan struct{})
-	h.call = func(ts *testSession, p []byte) []byte {
-		<-release
-		return []byte("late")
-	}
+	h, release := heldCalls(func([]byte) []byte { return []byte("late") })
 	srv := startServer(t, Config{}, h)
 	f := dialFed(t, srv.addr)
 	f.mustOpen()
@@ -248,10 +243,7 @@ func TestCallbacks(t *testing.T) {
 		}
 		return []byte("done")
 	}
-	srv := startServer(t, Config{}, h)
-	f := dialFed(t, srv.addr)
-	f.mustOpen()
-	ts := h.next(t)
+	_, f, ts := openedSession(t, Config{}, h)
 
 	call := f.mustSend(tCallRequest, []byte("c"))
 	for i := range uint32(3) {
@@ -310,16 +302,8 @@ func TestCallbacks(t *testing.T) {
 }
 
 func TestTerminate(t *testing.T) {
-	h := newTestHandler()
-	release := make(chan struct{})
-	h.call = func(ts *testSession, p []byte) []byte {
-		<-release
-		return p
-	}
-	srv := startServer(t, Config{}, h)
-	f := dialFed(t, srv.addr)
-	f.mustOpen()
-	ts := h.next(t)
+	h, release := heldCalls(func(p []byte) []byte { return p })
+	srv, f, ts := openedSession(t, Config{}, h)
 
 	// Terminate right after a call still running: the call is answered
 	// first, then the terminate, then the connection closes.
@@ -360,10 +344,7 @@ func TestResumeReplay(t *testing.T) {
 		}
 		return append([]byte("re:"), p...)
 	}
-	srv := startServer(t, Config{ResumeWindow: 10 * time.Second}, h)
-	f := dialFed(t, srv.addr)
-	f.mustOpen()
-	ts := h.next(t)
+	srv, f, ts := openedSession(t, Config{ResumeWindow: 10 * time.Second}, h)
 	got := map[string]int{} // every HLA message received, by content
 
 	record := func(m wireMsg) {
@@ -445,10 +426,7 @@ func TestResumeReplay(t *testing.T) {
 // callbacks stream, and checks that each arrives once, in order.
 func TestResumeRepeatedly(t *testing.T) {
 	h := newTestHandler()
-	srv := startServer(t, Config{}, h)
-	f := dialFed(t, srv.addr)
-	f.mustOpen()
-	ts := h.next(t)
+	srv, f, ts := openedSession(t, Config{}, h)
 
 	const n = 2000
 	pushed := make(chan struct{})
@@ -497,10 +475,7 @@ func TestResumeRepeatedly(t *testing.T) {
 
 func TestResumeTakeover(t *testing.T) {
 	h := newTestHandler()
-	srv := startServer(t, Config{}, h)
-	f := dialFed(t, srv.addr)
-	f.mustOpen()
-	ts := h.next(t)
+	srv, f, ts := openedSession(t, Config{}, h)
 	// A resume on a second connection while the first still looks alive
 	// takes the session over and closes the first.
 	old := f.nc
@@ -526,10 +501,7 @@ func TestResumeTakeover(t *testing.T) {
 
 func TestResumeExpired(t *testing.T) {
 	h := newTestHandler()
-	srv := startServer(t, Config{ResumeWindow: 100 * time.Millisecond}, h)
-	f := dialFed(t, srv.addr)
-	f.mustOpen()
-	ts := h.next(t)
+	srv, f, ts := openedSession(t, Config{ResumeWindow: 100 * time.Millisecond}, h)
 	f.nc.Close()
 	if err := ts.waitClosed(t); !errors.Is(err, ErrExpired) {
 		t.Fatalf("Closed(%v), want ErrExpired", err)
@@ -551,10 +523,7 @@ func TestResumeExpired(t *testing.T) {
 
 func TestResumeWindowNegative(t *testing.T) {
 	h := newTestHandler()
-	srv := startServer(t, Config{ResumeWindow: -1}, h)
-	f := dialFed(t, srv.addr)
-	f.mustOpen()
-	ts := h.next(t)
+	_, f, ts := openedSession(t, Config{ResumeWindow: -1}, h)
 	f.nc.Close()
 	if err := ts.waitClosed(t); !errors.Is(err, ErrConnectionLost) {
 		t.Fatalf("Closed(%v), want ErrConnectionLost", err)
@@ -610,10 +579,7 @@ func TestResumeRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newTestHandler()
-			srv := startServer(t, Config{}, h)
-			f := dialFed(t, srv.addr)
-			f.mustOpen()
-			ts := h.next(t)
+			_, f, ts := openedSession(t, Config{}, h)
 			ts.s.PushCallback([]byte("a"))
 			ts.s.PushCallback([]byte("b"))
 			f.expect(tCallbackRequest, 2)
@@ -785,10 +751,7 @@ func TestHeartbeatTimeout(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		return p
 	}
-	srv := startServer(t, Config{HeartbeatTimeout: 200 * time.Millisecond}, h)
-	f := dialFed(t, srv.addr)
-	f.mustOpen()
-	ts := h.next(t)
+	srv, f, ts := openedSession(t, Config{HeartbeatTimeout: 200 * time.Millisecond}, h)
 	// Heartbeats keep the session alive...
 	for range 5 {
 		time.Sleep(50 * time.Millisecond)
@@ -825,10 +788,7 @@ func TestHeartbeatTimeout(t *testing.T) {
 // count.
 func TestBacklogBound(t *testing.T) {
 	h := newTestHandler()
-	srv := startServer(t, Config{MaxBacklog: 64 << 10}, h)
-	f := dialFed(t, srv.addr)
-	f.mustOpen()
-	ts := h.next(t)
+	srv, f, ts := openedSession(t, Config{MaxBacklog: 64 << 10}, h)
 	payload := bytes.Repeat([]byte("x"), 1000)
 	// Acknowledged as they come, far more than the bound passes.
 	for i := range 200 {

@@ -47,47 +47,27 @@ const (
 )
 
 // known reports whether t is a message type of the protocol.
-func (t msgType) known() bool {
-	switch t {
-	case msgNewSession, msgNewSessionStatus, msgHeartbeat, msgHeartbeatResponse,
-		msgTerminateSession, msgSessionTerminated, msgResumeRequest, msgResumeStatus,
-		msgCallRequest, msgCallResponse, msgCallbackRequest, msgCallbackResponse:
-		return true
-	}
-	return false
-}
+func (t msgType) known() bool { return uint64(t) < uint64(len(msgNames)) && msgNames[t] != "" }
 
 // hla reports whether t carries an HLA service call or callback. Only
 // these count for the last received and oldest available sequence
 // numbers, and only these are kept for replay (§12.13.4.4).
 func (t msgType) hla() bool { return t >= msgCallRequest }
 
+// msgNames are the message types' names in the standard; a type
+// without one is not of the protocol.
+var msgNames = [...]string{
+	msgNewSession: "CTRL_NEW_SESSION", msgNewSessionStatus: "CTRL_NEW_SESSION_STATUS",
+	msgHeartbeat: "CTRL_HEARTBEAT", msgHeartbeatResponse: "CTRL_HEARTBEAT_RESPONSE",
+	msgTerminateSession: "CTRL_TERMINATE_SESSION", msgSessionTerminated: "CTRL_SESSION_TERMINATED",
+	msgResumeRequest: "CTRL_RESUME_REQUEST", msgResumeStatus: "CTRL_RESUME_STATUS",
+	msgCallRequest: "HLA_CALL_REQUEST", msgCallResponse: "HLA_CALL_RESPONSE",
+	msgCallbackRequest: "HLA_CALLBACK_REQUEST", msgCallbackResponse: "HLA_CALLBACK_RESPONSE",
+}
+
 func (t msgType) String() string {
-	switch t {
-	case msgNewSession:
-		return "CTRL_NEW_SESSION"
-	case msgNewSessionStatus:
-		return "CTRL_NEW_SESSION_STATUS"
-	case msgHeartbeat:
-		return "CTRL_HEARTBEAT"
-	case msgHeartbeatResponse:
-		return "CTRL_HEARTBEAT_RESPONSE"
-	case msgTerminateSession:
-		return "CTRL_TERMINATE_SESSION"
-	case msgSessionTerminated:
-		return "CTRL_SESSION_TERMINATED"
-	case msgResumeRequest:
-		return "CTRL_RESUME_REQUEST"
-	case msgResumeStatus:
-		return "CTRL_RESUME_STATUS"
-	case msgCallRequest:
-		return "HLA_CALL_REQUEST"
-	case msgCallResponse:
-		return "HLA_CALL_RESPONSE"
-	case msgCallbackRequest:
-		return "HLA_CALLBACK_REQUEST"
-	case msgCallbackResponse:
-		return "HLA_CALLBACK_RESPONSE"
+	if t.known() {
+		return msgNames[t]
 	}
 	return fmt.Sprintf("message type %d", uint32(t))
 }

@@ -247,8 +247,6 @@ func (c *Core) objectTargets(oc *fomxml.ObjectClass, attrs []valuePair, us []ddm
 		return nil, true
 	}
 	var t targetCells
-	var need []FederateHandle
-	defer func() { groups = c.cheaper(t.cells, need) }()
 	seen := make(map[FederateHandle]bool)
 	for x := oc; x != nil; x = x.Parent {
 		for f, sub := range c.adv.objs[x.Handle] {
@@ -272,22 +270,25 @@ func (c *Core) objectTargets(oc *fomxml.ObjectClass, attrs []valuePair, us []ddm
 				if !ok {
 					continue
 				}
-				if t.add(s, c.dimsOf(at.Dimensions), us, srs, objectCellKind, uint64(oc.Handle)) {
-					need = appendOnce(need, f)
-				}
+				t.add(s, c.dimsOf(at.Dimensions), us, srs, objectCellKind, uint64(oc.Handle), f)
 			}
 		}
 	}
-	return nil, plain
+	return c.cheaper(t.cells, t.need), plain
 }
 
-// targetCells collects the cell groups a message goes into.
-type targetCells struct{ cells []dgram.Group }
+// targetCells collects the cell groups a message goes into, and the
+// federates that need it there.
+type targetCells struct {
+	cells []dgram.Group
+	need  []FederateHandle
+}
 
 // add adds the cells where the message's regions us overlap the
-// subscription regions srs over dims, each at its region's level, as
-// groups of (kind, class); it reports whether any overlaps.
-func (t *targetCells) add(s *ddm.Space, dims []DimensionHandle, us, srs []ddm.Region, kind uint32, class uint64) bool {
+// subscription regions srs of federate f over dims, each at its region's
+// level, as groups of (kind, class); f needs the message when any
+// overlaps.
+func (t *targetCells) add(s *ddm.Space, dims []DimensionHandle, us, srs []ddm.Region, kind uint32, class uint64, f FederateHandle) {
 	any := false
 	for _, sr := range srs {
 		level := s.Level(dims, sr)
@@ -304,7 +305,9 @@ func (t *targetCells) add(s *ddm.Space, dims []DimensionHandle, us, srs []ddm.Re
 			}
 		}
 	}
-	return any
+	if any {
+		t.need = appendOnce(t.need, f)
+	}
 }
 
 // irrelevantWeight is what a delivery nobody needed costs, in datagrams
@@ -352,8 +355,6 @@ func (c *Core) interactionTargets(ic *fomxml.InteractionClass, us []ddm.Region) 
 		return nil, true
 	}
 	var t targetCells
-	var need []FederateHandle
-	defer func() { groups = c.cheaper(t.cells, need) }()
 	dims := c.dimsOf(ic.Dimensions)
 	seen := make(map[FederateHandle]bool)
 	for x := ic; x != nil; x = x.Parent {
@@ -366,12 +367,10 @@ func (c *Core) interactionTargets(ic *fomxml.InteractionClass, us []ddm.Region) 
 				plain = true
 				continue
 			}
-			if t.add(s, dims, us, sub.regions, interactionCellKind, uint64(ic.Handle)) {
-				need = appendOnce(need, f)
-			}
+			t.add(s, dims, us, sub.regions, interactionCellKind, uint64(ic.Handle), f)
 		}
 	}
-	return nil, plain
+	return c.cheaper(t.cells, t.need), plain
 }
 
 // route sets where o, an update or interaction with regions, goes: its

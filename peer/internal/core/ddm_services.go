@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -186,6 +187,34 @@ func (c *Core) checkPairs(oc *fomxml.ObjectClass, pairs []AttributeRegions, cont
 	return nil
 }
 
+// classPairs checks class and its attribute-region pairs (with
+// checkPairs, region contexts included) and returns the class and the
+// pairs' attributes in order.
+func (c *Core) classPairs(class ObjectClassHandle, pairs []AttributeRegions) (*fomxml.ObjectClass, []AttributeHandle, error) {
+	oc, err := c.objectClass(class)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.checkPairs(oc, pairs, true); err != nil {
+		return nil, nil, err
+	}
+	var attrs []AttributeHandle
+	for _, p := range pairs {
+		attrs = append(attrs, p.Attributes...)
+	}
+	return oc, attrs, nil
+}
+
+// instancePairs checks that obj is a known instance and its
+// attribute-region pairs (checkPairs, with region contexts when context).
+func (c *Core) instancePairs(obj ObjectInstanceHandle, pairs []AttributeRegions, context bool) error {
+	in, ok := c.obj.inst[obj]
+	if !ok {
+		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
+	}
+	return c.checkPairs(in.class, pairs, context)
+}
+
 // addRegions adds hs to the sorted set *set, counting new uses.
 func (c *Core) addRegions(set *[]RegionHandle, hs []RegionHandle) {
 	for _, h := range hs {
@@ -220,13 +249,7 @@ func compareRegions(a, b RegionHandle) int {
 	if a.Federate != b.Federate {
 		return int(a.Federate) - int(b.Federate)
 	}
-	switch {
-	case a.Serial < b.Serial:
-		return -1
-	case a.Serial > b.Serial:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a.Serial, b.Serial)
 }
 
 // attrSub returns the region subscription of attribute a of class,
@@ -279,16 +302,9 @@ func (c *Core) unsubscribedAttrs(class ObjectClassHandle, attrs []AttributeHandl
 // ErrAttributeNotDefined, ErrRegionNotCreatedByThisFederate,
 // ErrInvalidRegion, ErrInvalidRegionContext, ErrInvalidUpdateRateDesignator.
 func (c *Core) SubscribeObjectClassAttributesWithRegions(class ObjectClassHandle, pairs []AttributeRegions, active bool, rate string) error {
-	oc, err := c.objectClass(class)
+	oc, attrs, err := c.classPairs(class, pairs)
 	if err != nil {
 		return err
-	}
-	if err := c.checkPairs(oc, pairs, true); err != nil {
-		return err
-	}
-	var attrs []AttributeHandle
-	for _, p := range pairs {
-		attrs = append(attrs, p.Attributes...)
 	}
 	if rate != "" {
 		if _, err := c.UpdateRateValue(rate); err != nil {
@@ -416,18 +432,10 @@ func (c *Core) unsubscribedInteraction(class InteractionClassHandle) {
 // ErrRegionNotCreatedByThisFederate, ErrInvalidRegion,
 // ErrInvalidRegionContext.
 func (c *Core) AssociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []AttributeRegions) error {
-	in, ok := c.obj.inst[obj]
-	if !ok {
-		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
-	}
-	if err := c.checkPairs(in.class, pairs, true); err != nil {
+	if err := c.instancePairs(obj, pairs, true); err != nil {
 		return err
 	}
-	m := c.reg.assoc[obj]
-	if m == nil {
-		m = make(map[AttributeHandle][]RegionHandle)
-		c.reg.assoc[obj] = m
-	}
+	m := inner(c.reg.assoc, obj)
 	for _, p := range pairs {
 		for _, a := range p.Attributes {
 			set := m[a]
@@ -443,11 +451,7 @@ func (c *Core) AssociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []Attr
 // ErrAttributeNotDefined, ErrRegionNotCreatedByThisFederate,
 // ErrInvalidRegion.
 func (c *Core) UnassociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []AttributeRegions) error {
-	in, ok := c.obj.inst[obj]
-	if !ok {
-		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
-	}
-	if err := c.checkPairs(in.class, pairs, false); err != nil {
+	if err := c.instancePairs(obj, pairs, false); err != nil {
 		return err
 	}
 	m := c.reg.assoc[obj]
@@ -560,16 +564,9 @@ func (c *Core) SendInteractionWithRegions(class InteractionClassHandle, values P
 // ErrRegionNotCreatedByThisFederate, ErrInvalidRegion,
 // ErrInvalidRegionContext.
 func (c *Core) RequestAttributeValueUpdateWithRegions(class ObjectClassHandle, pairs []AttributeRegions, tag []byte) error {
-	oc, err := c.objectClass(class)
+	_, attrs, err := c.classPairs(class, pairs)
 	if err != nil {
 		return err
-	}
-	if err := c.checkPairs(oc, pairs, true); err != nil {
-		return err
-	}
-	var attrs []AttributeHandle
-	for _, p := range pairs {
-		attrs = append(attrs, p.Attributes...)
 	}
 	return c.RequestClassAttributeValueUpdate(class, attrs, tag)
 }

@@ -62,18 +62,9 @@ func checkDirected(oc *fomxml.ObjectClass, ic *fomxml.InteractionClass) error {
 // PublishObjectClassDirectedInteractions (§5.6) declares that this
 // federate may send the interaction classes ics to instances of class.
 func (c *Core) PublishObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle) error {
-	oc, err := c.objectClass(class)
+	set, classes, err := c.declareDirected(c.dcl.pubDirected, class, ics)
 	if err != nil {
 		return err
-	}
-	classes, err := c.directedClasses(oc, ics)
-	if err != nil {
-		return err
-	}
-	set := c.dcl.pubDirected[class]
-	if set == nil {
-		set = make(map[InteractionClassHandle]bool)
-		c.dcl.pubDirected[class] = set
 	}
 	for _, ic := range classes {
 		if !set[ic.Handle] {
@@ -87,44 +78,16 @@ func (c *Core) PublishObjectClassDirectedInteractions(class ObjectClassHandle, i
 // UnpublishObjectClassDirectedInteractions (§5.7) withdraws ics (all
 // when nil) at class.
 func (c *Core) UnpublishObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle) error {
-	oc, err := c.objectClass(class)
-	if err != nil {
-		return err
-	}
-	if _, err := c.directedClasses(oc, ics); err != nil {
-		return err
-	}
-	set := c.dcl.pubDirected[class]
-	for _, h := range sortedDirected(set) {
-		if ics != nil && !slices.Contains(ics, h) {
-			continue
-		}
-		ic, _ := c.interactionClass(h)
-		delete(set, h)
-		c.applyGroups(c.rt.unpublishInteraction(ic))
-	}
-	if len(set) == 0 {
-		delete(c.dcl.pubDirected, class)
-	}
-	return nil
+	return c.withdrawDirected(c.dcl.pubDirected, class, ics, c.rt.unpublishInteraction)
 }
 
 // SubscribeObjectClassDirectedInteractions (§5.12) asks for the
 // interaction classes ics sent to instances of class this federate owns,
 // or, universally, to every instance of class it knows.
 func (c *Core) SubscribeObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle, universally bool) error {
-	oc, err := c.objectClass(class)
+	set, classes, err := c.declareDirected(c.dcl.subDirected, class, ics)
 	if err != nil {
 		return err
-	}
-	classes, err := c.directedClasses(oc, ics)
-	if err != nil {
-		return err
-	}
-	set := c.dcl.subDirected[class]
-	if set == nil {
-		set = make(map[InteractionClassHandle]bool)
-		c.dcl.subDirected[class] = set
 	}
 	for _, ic := range classes {
 		if _, had := set[ic.Handle]; !had {
@@ -138,6 +101,33 @@ func (c *Core) SubscribeObjectClassDirectedInteractions(class ObjectClassHandle,
 // UnsubscribeObjectClassDirectedInteractions (§5.13) withdraws ics (all
 // when nil) at class.
 func (c *Core) UnsubscribeObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle) error {
+	return c.withdrawDirected(c.dcl.subDirected, class, ics, c.rt.unsubscribeInteraction)
+}
+
+// declareDirected checks class and the interaction classes ics directed
+// at it for a publication or subscription, and returns them with class's
+// set in sets (c.dcl.pubDirected or subDirected), made when missing.
+func (c *Core) declareDirected(sets map[ObjectClassHandle]map[InteractionClassHandle]bool, class ObjectClassHandle, ics []InteractionClassHandle) (map[InteractionClassHandle]bool, []*fomxml.InteractionClass, error) {
+	oc, err := c.objectClass(class)
+	if err != nil {
+		return nil, nil, err
+	}
+	classes, err := c.directedClasses(oc, ics)
+	if err != nil {
+		return nil, nil, err
+	}
+	set := sets[class]
+	if set == nil {
+		set = make(map[InteractionClassHandle]bool)
+		sets[class] = set
+	}
+	return set, classes, nil
+}
+
+// withdrawDirected removes ics (all when nil) from class's set in sets
+// (c.dcl.pubDirected or subDirected), in handle order, applying leave's
+// routing change for each.
+func (c *Core) withdrawDirected(sets map[ObjectClassHandle]map[InteractionClassHandle]bool, class ObjectClassHandle, ics []InteractionClassHandle, leave func(*fomxml.InteractionClass) groupDelta) error {
 	oc, err := c.objectClass(class)
 	if err != nil {
 		return err
@@ -145,17 +135,17 @@ func (c *Core) UnsubscribeObjectClassDirectedInteractions(class ObjectClassHandl
 	if _, err := c.directedClasses(oc, ics); err != nil {
 		return err
 	}
-	set := c.dcl.subDirected[class]
+	set := sets[class]
 	for _, h := range sortedDirected(set) {
 		if ics != nil && !slices.Contains(ics, h) {
 			continue
 		}
 		ic, _ := c.interactionClass(h)
 		delete(set, h)
-		c.applyGroups(c.rt.unsubscribeInteraction(ic))
+		c.applyGroups(leave(ic))
 	}
 	if len(set) == 0 {
-		delete(c.dcl.subDirected, class)
+		delete(sets, class)
 	}
 	return nil
 }
@@ -248,13 +238,7 @@ func (c *Core) applyDirected(evs []Event, m *wireMsg, d delivery, ic *fomxml.Int
 	if as == nil {
 		return evs
 	}
-	ps := pairsOf(m)
-	vals := make(ParameterValues, len(ps))
-	for _, p := range ps {
-		if _, ok := as.ParameterByHandle(ParameterHandle(p.H)); ok {
-			vals[ParameterHandle(p.H)] = p.V
-		}
-	}
+	vals := paramsOf(m, as)
 	return append(evs, hla.ReceiveDirectedInteraction{
 		Class: as.Handle, Object: m.Obj, Values: vals, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received,
 		Time: t, Producer: d.from, Transportation: transportName(d.reliable), Retraction: mrh,

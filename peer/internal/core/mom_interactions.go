@@ -672,31 +672,27 @@ func (c *Core) momBoolArg(r momReq, name string) (bool, error) {
 }
 
 func (c *Core) momOrderArg(r momReq) (OrderType, error) {
-	v, err := c.momArg(r, "HLAsendOrder")
-	if err != nil {
-		return 0, err
-	}
-	switch v {
-	case "Receive":
-		return hla.Receive, nil
-	case "TimeStamp":
-		return hla.TimeStamp, nil
-	}
-	return 0, fmt.Errorf("%w: HLAsendOrder %v", errMOMParam, v)
+	return momEnumArg(c, r, "HLAsendOrder", map[string]OrderType{"Receive": hla.Receive, "TimeStamp": hla.TimeStamp})
 }
 
 func (c *Core) momTransportArg(r momReq) (hla.TransportationType, error) {
-	v, err := c.momArg(r, "HLAtransportation")
+	return momEnumArg(c, r, "HLAtransportation", map[string]hla.TransportationType{"HLAreliable": hla.HLAreliable, "HLAbestEffort": hla.HLAbestEffort})
+}
+
+// momEnumArg decodes the parameter name, a string, to its value in
+// values; any other string is an error.
+func momEnumArg[T any](c *Core, r momReq, name string, values map[string]T) (T, error) {
+	var zero T
+	v, err := c.momArg(r, name)
 	if err != nil {
-		return 0, err
+		return zero, err
 	}
-	switch v {
-	case "HLAreliable":
-		return hla.HLAreliable, nil
-	case "HLAbestEffort":
-		return hla.HLAbestEffort, nil
+	if s, ok := v.(string); ok {
+		if t, ok := values[s]; ok {
+			return t, nil
+		}
 	}
-	return 0, fmt.Errorf("%w: HLAtransportation %v", errMOMParam, v)
+	return zero, fmt.Errorf("%w: %s %v", errMOMParam, name, v)
 }
 
 // momInvoke carries out one HLAservice request.

@@ -284,11 +284,7 @@ func privilegeToDelete(oc *fomxml.ObjectClass) AttributeHandle {
 // handle, valid when values went out in time-stamp order over reliable
 // transport. ErrBlocked: back-pressure holds it, nothing was sent.
 func (c *Core) UpdateAttributeValues(obj ObjectInstanceHandle, values AttributeValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
-	hasTime, ts, err := c.stamp(t)
-	if err != nil {
-		return MessageRetractionHandle{}, err
-	}
-	reg, err := c.mayStamp(hasTime, ts)
+	hasTime, ts, reg, err := c.stamp(t)
 	if err != nil {
 		return MessageRetractionHandle{}, err
 	}
@@ -347,13 +343,31 @@ func (c *Core) checkOwned(h ObjectInstanceHandle, in *instance, values Attribute
 	return nil
 }
 
-// stamp converts an optional time: nil means none.
-func (c *Core) stamp(t LogicalTime) (hasTime bool, ts float64, err error) {
-	if t == nil {
-		return false, 0, nil
+// paramsOf returns the values of m's parameters that the interaction
+// class as defines (it may be an ancestor of the class sent).
+func paramsOf(m *wireMsg, as *fomxml.InteractionClass) ParameterValues {
+	ps := pairsOf(m)
+	vals := make(ParameterValues, len(ps))
+	for _, p := range ps {
+		if _, ok := as.ParameterByHandle(ParameterHandle(p.H)); ok {
+			vals[ParameterHandle(p.H)] = p.V
+		}
 	}
-	ts, err = c.tk.Value(t)
-	return err == nil, ts, err
+	return vals
+}
+
+// stamp converts the optional time t of an update, interaction or delete
+// (nil means none) and checks it with mayStamp, which also reports
+// whether the federate is regulating.
+func (c *Core) stamp(t LogicalTime) (hasTime bool, ts float64, regulating bool, err error) {
+	if t != nil {
+		if ts, err = c.tk.Value(t); err != nil {
+			return false, ts, false, err
+		}
+		hasTime = true
+	}
+	regulating, err = c.mayStamp(hasTime, ts)
+	return hasTime, ts, regulating, err
 }
 
 // update splits values into messages by transportation and order (and
@@ -487,11 +501,7 @@ func (c *Core) sendInteraction(class InteractionClassHandle, values ParameterVal
 // sendInteractionTo sends an interaction, directed to obj when obj is not
 // zero (directed.go: its sender checked the directed publication).
 func (c *Core) sendInteractionTo(class InteractionClassHandle, obj ObjectInstanceHandle, values ParameterValues, tag []byte, t LogicalTime, regions []ddm.Region) (MessageRetractionHandle, error) {
-	hasTime, ts, err := c.stamp(t)
-	if err != nil {
-		return MessageRetractionHandle{}, err
-	}
-	reg, err := c.mayStamp(hasTime, ts)
+	hasTime, ts, reg, err := c.stamp(t)
 	if err != nil {
 		return MessageRetractionHandle{}, err
 	}
@@ -543,11 +553,7 @@ func (c *Core) sendInteractionTo(class InteractionClassHandle, obj ObjectInstanc
 // instance back to the sender: only the receivers that had not yet been
 // delivered the removal keep it.
 func (c *Core) DeleteObjectInstance(obj ObjectInstanceHandle, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
-	hasTime, ts, err := c.stamp(t)
-	if err != nil {
-		return MessageRetractionHandle{}, err
-	}
-	reg, err := c.mayStamp(hasTime, ts)
+	hasTime, ts, reg, err := c.stamp(t)
 	if err != nil {
 		return MessageRetractionHandle{}, err
 	}
@@ -846,13 +852,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 			c.stats.Filtered++
 			return evs
 		}
-		ps := pairsOf(m)
-		vals := make(ParameterValues, len(ps))
-		for _, p := range ps {
-			if _, ok := as.ParameterByHandle(ParameterHandle(p.H)); ok {
-				vals[ParameterHandle(p.H)] = p.V
-			}
-		}
+		vals := paramsOf(m, as)
 		return append(evs, hla.ReceiveInteraction{
 			Class: as.Handle, Values: vals, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received,
 			Time: t, Producer: d.from, Transportation: transportName(d.reliable), Retraction: mrh,
@@ -1047,24 +1047,10 @@ func (c *Core) ChangeAttributeOrderType(h ObjectInstanceHandle, order OrderType,
 	if err := checkOrder(order); err != nil {
 		return err
 	}
-	in, ok := c.obj.inst[h]
-	if !ok {
-		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
-	}
-	if err := checkAttrs(in.class, hs); err != nil {
+	if _, err := c.heldInstance(h, hs); err != nil {
 		return err
 	}
-	for _, a := range hs {
-		if _, ok := c.own.holds(h, a); !ok {
-			at, _ := in.class.AttributeByHandle(a)
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeNotOwned, at.Name, h)
-		}
-	}
-	m := c.obj.attrOrder[h]
-	if m == nil {
-		m = make(map[AttributeHandle]OrderType, len(hs))
-		c.obj.attrOrder[h] = m
-	}
+	m := inner(c.obj.attrOrder, h)
 	for _, a := range hs {
 		m[a] = order
 	}

@@ -21,11 +21,8 @@ import (
 // instance obj for their current values. Errors:
 // ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
 func (c *Core) RequestAttributeValueUpdate(obj ObjectInstanceHandle, attrs []AttributeHandle, tag []byte) error {
-	in, ok := c.obj.inst[obj]
-	if !ok {
-		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
-	}
-	if err := checkAttrs(in.class, attrs); err != nil {
+	in, err := c.ownedInstance(obj, attrs)
+	if err != nil {
 		return err
 	}
 	m := &wireMsg{Kind: kindRequestUpdate, Obj: obj, Class: uint64(in.class.Handle), Pairs: handlePairs(attrs), Tag: tag}
@@ -37,7 +34,7 @@ func (c *Core) RequestAttributeValueUpdate(obj ObjectInstanceHandle, attrs []Att
 		c.momFederationValues(attrs, tag) // every node has it
 		return nil
 	}
-	_, err := c.send(outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: m})
+	_, err = c.send(outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: m})
 	return err
 }
 
@@ -180,27 +177,17 @@ func transportOf(reliable bool) hla.TransportationType {
 // ErrAttributeNotOwned, ErrInvalidTransportationType. (A change takes
 // effect at once, so none is ever still being changed.)
 func (c *Core) RequestAttributeTransportationTypeChange(obj ObjectInstanceHandle, attrs []AttributeHandle, t hla.TransportationType) error {
-	in, ok := c.obj.inst[obj]
-	if !ok {
-		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
-	}
-	if err := checkAttrs(in.class, attrs); err != nil {
+	in, err := c.ownedInstance(obj, attrs)
+	if err != nil {
 		return err
 	}
 	if !t.Valid() {
 		return fmt.Errorf("%w: %d", hla.ErrInvalidTransportationType, int(t))
 	}
-	for _, a := range attrs {
-		if _, ok := c.own.holds(obj, a); !ok {
-			at, _ := in.class.AttributeByHandle(a)
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeNotOwned, at.Name, obj)
-		}
+	if err := c.checkHeld(obj, in, attrs); err != nil {
+		return err
 	}
-	m := c.obj.attrTransport[obj]
-	if m == nil {
-		m = make(map[AttributeHandle]hla.TransportationType)
-		c.obj.attrTransport[obj] = m
-	}
+	m := inner(c.obj.attrTransport, obj)
 	for _, a := range attrs {
 		m[a] = t
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/meshrti/meshrti/ddm"
+	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/lbts"
 	"github.com/meshrti/meshrti/peer/dgram"
 	"github.com/meshrti/meshrti/peer/hla"
@@ -515,54 +516,24 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64, remap map[FederateHandl
 	var d groupDelta
 	oldSubObj := slices.Collect(maps.Keys(c.dcl.subObj))
 	oldSubInt := slices.Collect(maps.Keys(c.dcl.subInt))
-	for cl := range c.dcl.pubObj {
-		oc, _ := c.objectClass(cl)
-		d.add(c.rt.unpublishObject(oc))
-	}
-	for cl := range c.dcl.subObj {
-		oc, _ := c.objectClass(cl)
-		d.add(c.rt.unsubscribeObject(oc))
-	}
-	for cl := range c.dcl.pubInt {
-		ic, _ := c.interactionClass(cl)
-		d.add(c.rt.unpublishInteraction(ic))
-	}
-	for cl := range c.dcl.subInt {
-		ic, _ := c.interactionClass(cl)
-		d.add(c.rt.unsubscribeInteraction(ic))
-	}
+	leaveAll(&d, c.dcl.pubObj, c.objectClass, c.rt.unpublishObject)
+	leaveAll(&d, c.dcl.subObj, c.objectClass, c.rt.unsubscribeObject)
+	leaveAll(&d, c.dcl.pubInt, c.interactionClass, c.rt.unpublishInteraction)
+	leaveAll(&d, c.dcl.subInt, c.interactionClass, c.rt.unsubscribeInteraction)
 	for _, set := range c.dcl.pubDirected {
-		for h := range set {
-			ic, _ := c.interactionClass(h)
-			d.add(c.rt.unpublishInteraction(ic))
-		}
+		leaveAll(&d, set, c.interactionClass, c.rt.unpublishInteraction)
 	}
 	for _, set := range c.dcl.subDirected {
-		for h := range set {
-			ic, _ := c.interactionClass(h)
-			d.add(c.rt.unsubscribeInteraction(ic))
-		}
+		leaveAll(&d, set, c.interactionClass, c.rt.unsubscribeInteraction)
 	}
 	c.dcl = newDeclarations()
 	for cl, ics := range s.PubDirected {
-		set := make(map[InteractionClassHandle]bool, len(ics))
-		for _, h := range ics {
-			if ic, err := c.interactionClass(InteractionClassHandle(h)); err == nil {
-				set[ic.Handle] = true
-				d.add(c.rt.publishInteraction(ic))
-			}
-		}
-		c.dcl.pubDirected[ObjectClassHandle(cl)] = set
+		published := func(uint64) bool { return true }
+		c.dcl.pubDirected[ObjectClassHandle(cl)] = c.restoreDirected(ics, published, c.rt.publishInteraction, &d)
 	}
 	for cl, ics := range s.SubDirected {
-		set := make(map[InteractionClassHandle]bool, len(ics))
-		for h, u := range ics {
-			if ic, err := c.interactionClass(InteractionClassHandle(h)); err == nil {
-				set[ic.Handle] = u
-				d.add(c.rt.subscribeInteraction(ic))
-			}
-		}
-		c.dcl.subDirected[ObjectClassHandle(cl)] = set
+		universally := func(h uint64) bool { return ics[h] }
+		c.dcl.subDirected[ObjectClassHandle(cl)] = c.restoreDirected(slices.Sorted(maps.Keys(ics)), universally, c.rt.subscribeInteraction, &d)
 	}
 	for cl, attrs := range s.PubObj {
 		oc, _ := c.objectClass(ObjectClassHandle(cl))
@@ -732,6 +703,30 @@ func inner[V any](m map[ObjectInstanceHandle]map[AttributeHandle]V, h ObjectInst
 		m[h] = in
 	}
 	return in
+}
+
+// leaveAll adds to d the routing change leave makes for each class of
+// declared (its keys), looked up with class.
+func leaveAll[H comparable, V, C any](d *groupDelta, declared map[H]V, class func(H) (C, error), leave func(C) groupDelta) {
+	for h := range declared {
+		cl, _ := class(h)
+		d.add(leave(cl))
+	}
+}
+
+// restoreDirected makes a directed set (c.dcl.pubDirected's or
+// subDirected's) of a snapshot's interaction classes hs, each with
+// value(h), skipping classes the FDD lacks, and adds join's routing
+// change for each to d.
+func (c *Core) restoreDirected(hs []uint64, value func(uint64) bool, join func(*fomxml.InteractionClass) groupDelta, d *groupDelta) map[InteractionClassHandle]bool {
+	set := make(map[InteractionClassHandle]bool, len(hs))
+	for _, h := range hs {
+		if ic, err := c.interactionClass(InteractionClassHandle(h)); err == nil {
+			set[ic.Handle] = value(h)
+			d.add(join(ic))
+		}
+	}
+	return set
 }
 
 // add appends e's changes to d.

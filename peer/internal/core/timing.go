@@ -408,8 +408,11 @@ func (c *Core) mayStamp(hasTime bool, ts float64) (regulating bool, err error) {
 	return regulating, nil
 }
 
-// timeError maps the time core's errors onto the HLA exceptions.
+// timeError maps the time core's errors onto the HLA exceptions; nil stays nil.
 func (c *Core) timeError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var ite *lbts.InvalidTimeError
 	if errors.As(err, &ite) {
 		if ite.Op == "advance" {
@@ -448,10 +451,7 @@ func (c *Core) EnableTimeRegulation(lookahead LogicalTime) error {
 	if err := c.pendingError(true, true, false); err != nil {
 		return err
 	}
-	if err := c.tm.EnableRegulation(l); err != nil {
-		return c.timeError(err)
-	}
-	return nil
+	return c.timeError(c.tm.EnableRegulation(l))
 }
 
 // DisableTimeRegulation (§8.4).
@@ -459,10 +459,7 @@ func (c *Core) DisableTimeRegulation() error {
 	if c.unseenHas(unseenRegulation) {
 		return notYetEnabled(hla.ErrTimeRegulationIsNotEnabled, "TimeRegulationEnabled")
 	}
-	if err := c.tm.DisableRegulation(); err != nil {
-		return c.timeError(err)
-	}
-	return nil
+	return c.timeError(c.tm.DisableRegulation())
 }
 
 // EnableTimeConstrained (§8.5). TimeConstrainedEnabled follows.
@@ -470,10 +467,7 @@ func (c *Core) EnableTimeConstrained() error {
 	if err := c.pendingError(true, false, true); err != nil {
 		return err
 	}
-	if err := c.tm.EnableConstrained(); err != nil {
-		return c.timeError(err)
-	}
-	return nil
+	return c.timeError(c.tm.EnableConstrained())
 }
 
 // DisableTimeConstrained (§8.7). Time-stamp-order messages still queued

@@ -33,31 +33,35 @@ func newTracer(fed string) *tracer {
 	return &tracer{fed: fed, buf: make([]byte, 0, 256), names: make(map[FederateHandle]string)}
 }
 
-// begin starts a line {"ev":ev,"fed":fed.
-func (t *tracer) begin(ev string) {
+// begin starts a line {"ev":ev,"fed":fed. It, str and num return t, so
+// that a short line is one chain of calls.
+func (t *tracer) begin(ev string) *tracer {
 	t.start = len(t.buf)
 	t.buf = append(t.buf, `{"ev":`...)
 	t.buf = appendJSONString(t.buf, ev)
 	t.buf = append(t.buf, `,"fed":`...)
 	t.buf = appendJSONString(t.buf, t.fed)
+	return t
 }
 
-func (t *tracer) str(k, v string) {
+func (t *tracer) str(k, v string) *tracer {
 	t.buf = append(t.buf, ',', '"')
 	t.buf = append(t.buf, k...)
 	t.buf = append(t.buf, '"', ':')
 	t.buf = appendJSONString(t.buf, v)
+	return t
 }
 
-func (t *tracer) num(k string, v float64) {
+func (t *tracer) num(k string, v float64) *tracer {
 	t.buf = append(t.buf, ',', '"')
 	t.buf = append(t.buf, k...)
 	t.buf = append(t.buf, '"', ':')
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		t.buf = append(t.buf, "null"...)
-		return
+		return t
 	}
 	t.buf = strconv.AppendFloat(t.buf, v, 'g', -1, 64)
+	return t
 }
 
 func (t *tracer) null(k string) {
@@ -157,35 +161,17 @@ func (c *Core) traceTime(ev string, tm float64) {
 // traceSave records this federate's save point (InitiateFederateSave);
 // traceRestore its return to one, on restore branch branch: what it
 // delivered since that save point may come again.
-func (c *Core) traceSave(label string) {
-	t := c.tr
-	t.begin("save")
-	t.str("label", label)
-	t.end()
-}
+func (c *Core) traceSave(label string) { c.tr.begin("save").str("label", label).end() }
 
 func (c *Core) traceRestore(label string, branch uint64) {
-	t := c.tr
-	t.begin("restore")
-	t.str("label", label)
-	t.num("branch", float64(branch))
-	t.end()
+	c.tr.begin("restore").str("label", label).num("branch", float64(branch)).end()
 }
 
 func (c *Core) traceRequest(kind string, tm float64) {
-	t := c.tr
-	t.begin("request")
-	t.str("kind", kind)
-	t.num("t", tm)
-	t.end()
+	c.tr.begin("request").str("kind", kind).num("t", tm).end()
 }
 
-func (c *Core) traceLookahead(l float64) {
-	t := c.tr
-	t.begin("lookahead")
-	t.num("lookahead", l)
-	t.end()
-}
+func (c *Core) traceLookahead(l float64) { c.tr.begin("lookahead").num("lookahead", l).end() }
 
 // traceSend records a sent update, interaction or delete.
 func (c *Core) traceSend(m *wireMsg) {
