@@ -23,10 +23,7 @@ type benchFlags struct {
 	count    int
 	duration time.Duration
 	frame    int
-	jsonOut  bool
-	port     int
-	timeout  time.Duration
-	profile  string
+	benchCommon
 	// mode is the data plane (-transport); receivers the pong processes.
 	mode      string
 	receivers int
@@ -89,24 +86,17 @@ type latencyResult struct {
 // processes like the federates (the ratio is against this floor), and in
 // one process for reference.
 func runBench(args []string, stdout, stderr io.Writer) int {
-	what := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		what, args = args[0], args[1:]
+	if len(args) > 0 && args[0] == "all" { // "bench all" is the default spelled out
+		args = args[1:]
 	}
-	kind := what
-	if kind == "all" { // "bench all" is the default spelled out
-		kind = ""
-	}
-	k, ok := lookup(benchKinds(), kind)
-	if !ok {
-		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want %s, or none for throughput and latency)\n", what, strings.Join(tableNames(benchKinds()), ", "))
+	return runSub(benchKinds(), args, stdout, stderr, func(args []string) int {
+		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want %s, or none for throughput and latency)\n", args[0], strings.Join(tableNames(benchKinds()), ", "))
 		return 2
-	}
-	return k.run(args, stdout, stderr)
+	})
 }
 
 // benchKinds is the table of "federate-node bench KIND"; the default,
-// the row named "" (or "all"), runs latency then throughput.
+// the row named "" ("all" in runBench), runs latency then throughput.
 func benchKinds() []subcommand {
 	pair := func(what string) func(args []string, stdout, stderr io.Writer) int {
 		return func(args []string, stdout, stderr io.Writer) int { return runBenchPair(what, args, stdout, stderr) }
@@ -133,83 +123,85 @@ func benchKinds() []subcommand {
 
 // runBenchPair runs "bench", "bench latency" and "bench throughput".
 func runBenchPair(what string, args []string, stdout, stderr io.Writer) int {
-	b := newBenchRun("bench", stdout, stderr)
-	fs := b.fs
-	var bf benchFlags
-	fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update or interaction")
-	fs.IntVar(&bf.count, "count", 0, "updates to send (throughput; default 500000) or round trips (latency; default 5000)")
-	fs.DurationVar(&bf.duration, "duration", 0, "throughput: stop sending after this long (0: send -count)")
-	fs.IntVar(&bf.frame, "frame", 16000, "data-plane frame size in bytes (1400 fits an Ethernet MTU; loopback takes up to 65000)")
-	fs.BoolVar(&bf.jsonOut, "json", false, "print each result as one JSON object on its own line")
-	fs.IntVar(&bf.port, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
-	fs.DurationVar(&bf.timeout, "timeout", 3*time.Minute, "give up after this long")
-	fs.StringVar(&bf.profile, "cpuprofile", "", "write CPU profiles of both processes to `PREFIX`.ping and PREFIX.pong")
-	fs.StringVar(&bf.mode, "transport", "multicast", "data plane: multicast or unicast (one datagram per receiver)")
-	fs.IntVar(&bf.receivers, "receivers", 1, "receiving (pong) processes: updates and pings go to all of them; a round trip waits for every answer")
-	if !b.parse(args) {
-		return 2
-	}
-	if bf.payload < 0 || bf.count < 0 || bf.duration < 0 {
-		return b.usageError("negative -payload, -count or -duration")
-	}
-	if m, err := peer.ParseTransportMode(bf.mode); err != nil || m == peer.TransportAuto || bf.receivers < 1 {
-		return b.usageError("-transport multicast or unicast, and -receivers of at least 1")
-	}
-	defaultPort(&bf.port, 0)
-	fail := b.fail
-	stopProfile, err := startProfile(profilePath(bf.profile, ".ping"))
-	if err != nil {
-		return fail(err)
-	}
-	defer stopProfile()
-	procs := shareCores(2)
-	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
-	defer cancel()
-	fed, stopChild, err := startBenchPair(ctx, bf, stderr)
-	if err != nil {
-		return fail(err)
-	}
-	defer stopChild()
-	defer fed.Close()
-	p, err := newPingerOf(ctx, fed, bf.receivers)
-	if err != nil {
-		return fail(err)
-	}
-	defer p.stop(ctx)
-	over := "two processes over loopback " + bf.mode
-	if bf.receivers > 1 {
-		over = fmt.Sprintf("one sender and %d receiving processes over loopback %s", bf.receivers, bf.mode)
-	}
-	emit := func(v any, text string) {
-		b.emit(bf.jsonOut, v, func(w io.Writer) { fmt.Fprint(w, text) })
-	}
-	if what == "all" || what == "latency" {
-		res, err := benchLatency(ctx, p, bf)
-		if err != nil {
-			return fail(err)
-		}
-		res.GOMAXPROCS = procs
-		emit(res, fmt.Sprintf("latency, %d-byte interactions, %s:\n"+
-			"  round trip p50 %.0f us, p90 %.0f us, p99 %.0f us (%d round trips)\n"+
-			"  raw UDP round trip between two processes p50 %.0f us, p99 %.0f us: ratio %.2f (p99 %.2f)\n"+
-			"  raw UDP round trip within one process p50 %.0f us, p99 %.0f us\n",
-			res.Payload, over, res.RTTP50, res.RTTP90, res.RTTP99, res.Pings, res.RawRTTP50, res.RawRTTP99, res.Ratio, res.RatioP99,
-			res.RawInProcRTTP50, res.RawInProcRTTP99))
-	}
-	if what == "all" || what == "throughput" {
-		res, err := benchThroughput(ctx, p, bf)
-		if err != nil {
-			return fail(err)
-		}
-		res.GOMAXPROCS = procs
-		emit(res, fmt.Sprintf("throughput, %d-byte attribute updates in frames of %d bytes, %s:\n"+
-			"  %d updates reflected in %.2f s: %.0f updates/s\n"+
-			"  raw UDP between two processes: %d of %d datagrams: %.0f datagrams/s: ratio %.2f\n"+
-			"  raw UDP within one process: %.0f datagrams/s\n",
-			res.Payload, res.Frame, over, res.Updates, res.Seconds, res.UpdatesPerS, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio,
-			res.RawInProcPerS))
-	}
-	return 0
+	return kindDef[benchFlags]{
+		name: "bench",
+		flags: func(fs *flag.FlagSet, bf *benchFlags) {
+			fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update or interaction")
+			fs.IntVar(&bf.count, "count", 0, "updates to send (throughput; default 500000) or round trips (latency; default 5000)")
+			fs.DurationVar(&bf.duration, "duration", 0, "throughput: stop sending after this long (0: send -count)")
+			fs.IntVar(&bf.frame, "frame", 16000, frameHelp)
+			bf.benchCommon.defineJSON(fs, 3*time.Minute, portHelp, "write CPU profiles of both processes to `PREFIX`.ping and PREFIX.pong",
+				"print each result as one JSON object on its own line")
+			fs.StringVar(&bf.mode, "transport", "multicast", "data plane: multicast or unicast (one datagram per receiver)")
+			fs.IntVar(&bf.receivers, "receivers", 1, "receiving (pong) processes: updates and pings go to all of them; a round trip waits for every answer")
+		},
+		check: func(bf *benchFlags, nargs int) string {
+			if bf.payload < 0 || bf.count < 0 || bf.duration < 0 {
+				return "negative -payload, -count or -duration"
+			}
+			if m, err := peer.ParseTransportMode(bf.mode); err != nil || m == peer.TransportAuto || bf.receivers < 1 {
+				return "-transport multicast or unicast, and -receivers of at least 1"
+			}
+			return ""
+		},
+		run: func(b *kindRun, bf benchFlags) int {
+			defaultPort(&bf.port, 0)
+			fail := b.fail
+			stopProfile, err := startProfile(profilePath(bf.cpuprofile, ".ping"))
+			if err != nil {
+				return fail(err)
+			}
+			defer stopProfile()
+			procs := shareCores(2)
+			ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
+			defer cancel()
+			fed, stopChild, err := startBenchPair(ctx, bf, stderr)
+			if err != nil {
+				return fail(err)
+			}
+			defer stopChild()
+			defer fed.Close()
+			p, err := newPingerOf(ctx, fed, bf.receivers)
+			if err != nil {
+				return fail(err)
+			}
+			defer p.stop(ctx)
+			over := "two processes over loopback " + bf.mode
+			if bf.receivers > 1 {
+				over = fmt.Sprintf("one sender and %d receiving processes over loopback %s", bf.receivers, bf.mode)
+			}
+			emit := func(v any, text string) {
+				b.emit(bf.jsonOut, v, func(w io.Writer) { fmt.Fprint(w, text) })
+			}
+			if what == "all" || what == "latency" {
+				res, err := benchLatency(ctx, p, bf)
+				if err != nil {
+					return fail(err)
+				}
+				res.GOMAXPROCS = procs
+				emit(res, fmt.Sprintf("latency, %d-byte interactions, %s:\n"+
+					"  round trip p50 %.0f us, p90 %.0f us, p99 %.0f us (%d round trips)\n"+
+					"  raw UDP round trip between two processes p50 %.0f us, p99 %.0f us: ratio %.2f (p99 %.2f)\n"+
+					"  raw UDP round trip within one process p50 %.0f us, p99 %.0f us\n",
+					res.Payload, over, res.RTTP50, res.RTTP90, res.RTTP99, res.Pings, res.RawRTTP50, res.RawRTTP99, res.Ratio, res.RatioP99,
+					res.RawInProcRTTP50, res.RawInProcRTTP99))
+			}
+			if what == "all" || what == "throughput" {
+				res, err := benchThroughput(ctx, p, bf)
+				if err != nil {
+					return fail(err)
+				}
+				res.GOMAXPROCS = procs
+				emit(res, fmt.Sprintf("throughput, %d-byte attribute updates in frames of %d bytes, %s:\n"+
+					"  %d updates reflected in %.2f s: %.0f updates/s\n"+
+					"  raw UDP between two processes: %d of %d datagrams: %.0f datagrams/s: ratio %.2f\n"+
+					"  raw UDP within one process: %.0f datagrams/s\n",
+					res.Payload, res.Frame, over, res.Updates, res.Seconds, res.UpdatesPerS, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio,
+					res.RawInProcPerS))
+			}
+			return 0
+		},
+	}.main(args, stdout, stderr)
 }
 
 // startBenchPair starts the pong federate in a child process and joins
@@ -254,8 +246,8 @@ func startBenchPair(ctx context.Context, bf benchFlags, stderr io.Writer) (*peer
 		} else {
 			args = append(args, "-seeds", seed)
 		}
-		if bf.profile != "" && i == 0 {
-			args = append(args, "-cpuprofile", bf.profile+".pong")
+		if bf.cpuprofile != "" && i == 0 {
+			args = append(args, "-cpuprofile", bf.cpuprofile+".pong")
 		}
 		child := exec.CommandContext(ctx, self, args...)
 		child.Stderr = stderr

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -51,15 +52,12 @@ import (
 
 // lifecycleFlags are the flags of "federate-node bench lifecycle".
 type lifecycleFlags struct {
-	count      int
-	payload    int
-	frame      int
-	reserve    bool
-	late       bool
-	jsonOut    bool
-	port       int
-	timeout    time.Duration
-	cpuprofile string
+	count   int
+	payload int
+	frame   int
+	reserve bool
+	late    bool
+	benchCommon
 
 	// Set by the parent for its child processes.
 	role       string // "registrar" or "sink"
@@ -126,9 +124,7 @@ type lifecycleResult struct {
 	// held an update.
 	Frames  uint64 `json:"frames"`
 	Blocked uint64 `json:"blocked"`
-	// GOMAXPROCS of each process (see shareCores).
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	Error      string `json:"error,omitempty"`
+	benchTail
 }
 
 // lifecycleReady is the registrar's "ready" line; lifecycleRegistered its
@@ -156,83 +152,52 @@ const (
 func lifecycleName(i int) string { return fmt.Sprintf("lc-%d", i) }
 
 func runBenchLifecycle(args []string, stdout, stderr io.Writer) int {
-	b := newBenchRun("bench lifecycle", stdout, stderr)
-	fs := b.fs
-	var bf lifecycleFlags
-	fs.IntVar(&bf.count, "count", 10000, "object instances to register")
-	fs.IntVar(&bf.payload, "payload", 32, "bytes of the update that follows each registration")
-	fs.IntVar(&bf.frame, "frame", 16000, "data-plane frame size in bytes (1400 fits an Ethernet MTU; loopback takes up to 65000)")
-	fs.BoolVar(&bf.reserve, "reserve", false, "register with reserved names (reserved before the measured run) instead of RTI-chosen ones")
-	fs.BoolVar(&bf.late, "late", true, "also measure a subscriber that joins after every instance exists")
-	fs.BoolVar(&bf.jsonOut, "json", false, "print the result as one JSON object")
-	fs.IntVar(&bf.port, "mcast-port", 0, "UDP multicast port; the floor uses this port + 2 (default: derived from the process id)")
-	fs.DurationVar(&bf.timeout, "timeout", 3*time.Minute, "give up after this long")
-	fs.StringVar(&bf.cpuprofile, "cpuprofile", "", "write CPU profiles of both processes to `PREFIX`.sub and PREFIX.registrar")
-	fs.StringVar(&bf.role, "role", "", "internal: run the registrar or the floor's sink for the parent process")
-	fs.StringVar(&bf.federation, "federation", "", "internal (registrar): federation name")
-	if !b.parse(args) {
-		return 2
-	}
-	if bf.count < 1 || bf.payload < 0 || bf.frame < 0 || fs.NArg() > 0 {
-		return b.usageError("need -count >= 1, -payload >= 0, -frame >= 0 and no arguments")
-	}
-	defaultPort(&bf.port, 0)
-	fail := b.fail
-	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
-	defer cancel()
-	switch bf.role {
-	case "":
-	case "registrar":
-		if err := lifecycleRegistrar(ctx, bf, os.Stdin, stdout); err != nil {
-			return fail(fmt.Errorf("registrar: %w", err))
-		}
-		return 0
-	case "sink":
-		if err := lifecycleSink(bf, stdout); err != nil {
-			return fail(fmt.Errorf("sink: %w", err))
-		}
-		return 0
-	default:
-		return b.usageError(fmt.Sprintf("unknown -role %q", bf.role))
-	}
-	stop, err := startProfile(profilePath(bf.cpuprofile, ".sub"))
-	if err != nil {
-		return fail(err)
-	}
-	defer stop()
-	procs := shareCores(2)
-	res, err := benchLifecycle(ctx, bf, stderr)
-	if err != nil {
-		return fail(err)
-	}
-	res.GOMAXPROCS = procs
-	if bf.jsonOut {
-		printJSON(stdout, res)
-	} else {
-		names := "RTI-chosen"
-		if res.ReservedNames {
-			names = fmt.Sprintf("reserved (in %.2f s before)", res.ReserveSeconds)
-		}
-		fmt.Fprintf(stdout, "lifecycle, %d instances with %s names, each followed by a %d-byte update, two processes over loopback multicast:\n"+
-			"  registered %.0f/s (%.3f s); discovered %.0f/s (%.3f s from the start signal), %d reflected in %.3f s\n",
-			res.Instances, names, res.Payload, res.RegisteredPerS, res.RegisterSeconds, res.DiscoveredPerS, res.DiscoverSeconds,
-			res.Reflected, res.ReflectSeconds)
-		if bf.late {
-			fmt.Fprintf(stdout, "  late subscriber: joined in %.3f s, knew all %d instances %.3f s after subscribing: %.0f/s\n",
-				res.LateJoinSeconds, res.Instances, res.LateSeconds, res.LateDiscoveredPerS)
-		}
-		fmt.Fprintf(stdout, "  raw UDP multicast between two processes, %d- and %d-byte datagrams: %d of %d: %.0f pairs/s: ratio %.2f (late %.2f)\n"+
-			"  duplicates: %d discoveries, %d reflections; GOMAXPROCS %d per process\n",
-			res.RegisterBytes, res.UpdateBytes, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio, res.LateRatio,
-			res.DuplicateDiscoveries, res.DuplicateReflections, res.GOMAXPROCS)
-		if res.Error != "" {
-			fmt.Fprintln(stdout, "  error:", res.Error)
-		}
-	}
-	if res.Error != "" {
-		return 1
-	}
-	return 0
+	return kindDef[lifecycleFlags]{
+		name: "bench lifecycle",
+		flags: func(fs *flag.FlagSet, bf *lifecycleFlags) {
+			fs.IntVar(&bf.count, "count", 10000, "object instances to register")
+			fs.IntVar(&bf.payload, "payload", 32, "bytes of the update that follows each registration")
+			fs.IntVar(&bf.frame, "frame", 16000, frameHelp)
+			fs.BoolVar(&bf.reserve, "reserve", false, "register with reserved names (reserved before the measured run) instead of RTI-chosen ones")
+			fs.BoolVar(&bf.late, "late", true, "also measure a subscriber that joins after every instance exists")
+			bf.benchCommon.define(fs, 3*time.Minute, "UDP multicast port; the floor uses this port + 2 (default: derived from the process id)",
+				"write CPU profiles of both processes to `PREFIX`.sub and PREFIX.registrar")
+			fs.StringVar(&bf.role, "role", "", "internal: run the registrar or the floor's sink for the parent process")
+			fs.StringVar(&bf.federation, "federation", "", "internal (registrar): federation name")
+		},
+		check: func(bf *lifecycleFlags, nargs int) string {
+			if bf.count < 1 || bf.payload < 0 || bf.frame < 0 || nargs > 0 {
+				return "need -count >= 1, -payload >= 0, -frame >= 0 and no arguments"
+			}
+			return ""
+		},
+		run: func(b *kindRun, bf lifecycleFlags) int {
+			defaultPort(&bf.port, 0)
+			roles := map[string]func(context.Context) error{
+				"registrar": func(ctx context.Context) error { return lifecycleRegistrar(ctx, bf, os.Stdin, stdout) },
+				"sink":      func(context.Context) error { return lifecycleSink(bf, stdout) },
+			}
+			measure := func(ctx context.Context) (*lifecycleResult, error) { return benchLifecycle(ctx, bf, stderr) }
+			return runParentChild(b, &bf.benchCommon, bf.role, roles, ".sub", measure, func(w io.Writer, res *lifecycleResult) {
+				names := "RTI-chosen"
+				if res.ReservedNames {
+					names = fmt.Sprintf("reserved (in %.2f s before)", res.ReserveSeconds)
+				}
+				fmt.Fprintf(w, "lifecycle, %d instances with %s names, each followed by a %d-byte update, two processes over loopback multicast:\n"+
+					"  registered %.0f/s (%.3f s); discovered %.0f/s (%.3f s from the start signal), %d reflected in %.3f s\n",
+					res.Instances, names, res.Payload, res.RegisteredPerS, res.RegisterSeconds, res.DiscoveredPerS, res.DiscoverSeconds,
+					res.Reflected, res.ReflectSeconds)
+				if bf.late {
+					fmt.Fprintf(w, "  late subscriber: joined in %.3f s, knew all %d instances %.3f s after subscribing: %.0f/s\n",
+						res.LateJoinSeconds, res.Instances, res.LateSeconds, res.LateDiscoveredPerS)
+				}
+				fmt.Fprintf(w, "  raw UDP multicast between two processes, %d- and %d-byte datagrams: %d of %d: %.0f pairs/s: ratio %.2f (late %.2f)\n"+
+					"  duplicates: %d discoveries, %d reflections; GOMAXPROCS %d per process\n",
+					res.RegisterBytes, res.UpdateBytes, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio, res.LateRatio,
+					res.DuplicateDiscoveries, res.DuplicateReflections, res.GOMAXPROCS)
+			})
+		},
+	}.main(args, stdout, stderr)
 }
 
 // benchLifecycle runs the measurements: the subscriber here, the
@@ -580,19 +545,9 @@ type lifecycleChild struct {
 }
 
 func startRegistrar(ctx context.Context, bf lifecycleFlags, stderr io.Writer) (*lifecycleChild, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	// The child gives up first, so that it reports where it was.
-	childTimeout := max(bf.timeout-3*time.Second, bf.timeout*9/10)
-	args := []string{"bench", "lifecycle", "-role", "registrar", "-federation", bf.federation,
+	return startRoleChild(ctx, "lifecycle", "registrar", bf.federation, bf.benchCommon, stderr,
 		"-count", fmt.Sprint(bf.count), "-payload", fmt.Sprint(bf.payload), "-frame", fmt.Sprint(bf.frame),
-		fmt.Sprintf("-reserve=%v", bf.reserve), "-mcast-port", fmt.Sprint(bf.port), "-timeout", childTimeout.String()}
-	if bf.cpuprofile != "" {
-		args = append(args, "-cpuprofile", bf.cpuprofile)
-	}
-	return startBenchChild(ctx, self, args, stderr)
+		fmt.Sprintf("-reserve=%v", bf.reserve))
 }
 
 // startBenchChild starts this binary with args as a bench's child

@@ -25,13 +25,89 @@ var demoFOM []byte
 
 // demoFlags configure the demo.
 type demoFlags struct {
-	aircraft  int
-	steps     int
+	aircraft int
+	steps    int
+	demoCommon
+}
+
+// demoCommon holds the flags of the demos whose federates are each their
+// own node: -mcast-port, -timeout, -v and -trace.
+type demoCommon struct {
 	mcastPort int
 	timeout   time.Duration
 	verbose   bool
 	trace     string    // -trace FILE
 	traceW    io.Writer // where federates write the trace, when trace is set
+}
+
+// define defines the flags of c; verbose is the text of -v.
+func (c *demoCommon) define(fs *flag.FlagSet, verbose string) {
+	fs.IntVar(&c.mcastPort, "mcast-port", 0, portHelp)
+	fs.DurationVar(&c.timeout, "timeout", 60*time.Second, "give up after this long")
+	fs.BoolVar(&c.verbose, "v", false, verbose)
+	fs.StringVar(&c.trace, "trace", "", "write a JSON-lines trace (docs/trace.md) of every federate to `FILE`")
+}
+
+// run runs demo with the trace file (-trace) open in c.traceW, and
+// prints its error.
+func (c *demoCommon) run(b *kindRun, demo func() error) int {
+	err := withTrace(c.trace, func(w io.Writer) error {
+		c.traceW = w
+		return demo()
+	})
+	if err != nil {
+		return b.fail(err)
+	}
+	return 0
+}
+
+// demoNodes is how a demo's federates join, each its own node (a gossip
+// member on 127.0.0.1 and multicast sockets on lo): the federation, the
+// multicast port, the FOM and the trace they share.
+type demoNodes struct {
+	federation   string
+	port         int
+	federateType string
+	doc          *fomxml.Document
+	trace        io.Writer
+}
+
+// newDemoNodes names a federation of federateType prefix-PID-N and takes
+// its port from -mcast-port, or derives it from the process id.
+func newDemoNodes(c demoCommon, prefix, federateType string, doc *fomxml.Document) demoNodes {
+	port := c.mcastPort
+	if port == 0 {
+		port = 41000 + os.Getpid()%8000
+	}
+	return demoNodes{federation: fmt.Sprintf("%s-%d-%d", prefix, os.Getpid(), time.Now().UnixNano()%1e6),
+		port: port, federateType: federateType, doc: doc, trace: c.traceW}
+}
+
+// config is the configuration of federate name, that finds the others
+// through seeds or (create) creates the federation.
+func (n demoNodes) config(name string, seeds []string, create bool) peer.Config {
+	return peer.Config{
+		Federation: n.federation, FederateName: name, FederateType: n.federateType,
+		FOMModules: []*fomxml.Document{n.doc}, Create: create,
+		Gossip:    peer.GossipConfig{Seeds: seeds},
+		Multicast: transport.UDPConfig{Port: n.port},
+		Trace:     n.trace,
+	}
+}
+
+// demoCodec parses a demo's FOM module (named designator) and returns it
+// with the codec of its data types.
+func demoCodec(designator string, fom []byte) (*fomxml.Document, *codec.Codec, error) {
+	doc, err := fomxml.ParseBytes(designator, fom)
+	if err != nil {
+		return nil, nil, err
+	}
+	fdd, err := fomxml.Merge(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	cd, err := codec.New(fdd)
+	return doc, cd, err
 }
 
 // demoKinds is the table of "federate-node demo KIND"; the plain demo
@@ -52,16 +128,10 @@ func demoKinds() []subcommand {
 // runDemo runs the demo KIND named by the first argument, or the plain
 // demo when there is none (or the first argument is a flag).
 func runDemo(args []string, stdout, stderr io.Writer) int {
-	kind := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		kind, args = args[0], args[1:]
-	}
-	k, ok := lookup(demoKinds(), kind)
-	if !ok {
-		fmt.Fprintf(stderr, "federate-node demo: unknown demo %q (want %s, or none for the plain demo)\n", kind, strings.Join(tableNames(demoKinds()), ", "))
+	return runSub(demoKinds(), args, stdout, stderr, func(args []string) int {
+		fmt.Fprintf(stderr, "federate-node demo: unknown demo %q (want %s, or none for the plain demo)\n", args[0], strings.Join(tableNames(demoKinds()), ", "))
 		return 2
-	}
-	return k.run(args, stdout, stderr)
+	})
 }
 
 // runDemoPlain starts a small federation on this host: a radar and some
@@ -73,31 +143,23 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 // shows a synchronization point, a federation save and a restore
 // (demo_saverestore.go).
 func runDemoPlain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var df demoFlags
-	fs.IntVar(&df.aircraft, "aircraft", 3, "number of aircraft federates")
-	fs.IntVar(&df.steps, "steps", 5, "time steps to run")
-	fs.IntVar(&df.mcastPort, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
-	fs.DurationVar(&df.timeout, "timeout", 60*time.Second, "give up after this long")
-	fs.BoolVar(&df.verbose, "v", false, "print every event")
-	fs.StringVar(&df.trace, "trace", "", "write a JSON-lines trace (docs/trace.md) of every federate to `FILE`")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if df.aircraft < 1 || df.steps < 1 {
-		fmt.Fprintln(stderr, "federate-node demo: need at least one aircraft and one step")
-		return 2
-	}
-	err := withTrace(df.trace, func(w io.Writer) error {
-		df.traceW = w
-		return demo(df, stdout)
-	})
-	if err != nil {
-		fmt.Fprintln(stderr, "federate-node demo:", err)
-		return 1
-	}
-	return 0
+	return kindDef[demoFlags]{
+		name: "demo",
+		flags: func(fs *flag.FlagSet, df *demoFlags) {
+			fs.IntVar(&df.aircraft, "aircraft", 3, "number of aircraft federates")
+			fs.IntVar(&df.steps, "steps", 5, "time steps to run")
+			df.define(fs, "print every event")
+		},
+		check: func(df *demoFlags, nargs int) string {
+			if df.aircraft < 1 || df.steps < 1 {
+				return "need at least one aircraft and one step"
+			}
+			return ""
+		},
+		run: func(b *kindRun, df demoFlags) int {
+			return df.run(b, func() error { return demo(df, stdout) })
+		},
+	}.main(args, stdout, stderr)
 }
 
 // demoFederate is one federate of the demo with what it counted.
@@ -112,23 +174,12 @@ type demoFederate struct {
 func demo(df demoFlags, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), df.timeout)
 	defer cancel()
-	doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
+	doc, cd, err := demoCodec("demo.xml", demoFOM)
 	if err != nil {
 		return err
 	}
-	fdd, err := fomxml.Merge(doc)
-	if err != nil {
-		return err
-	}
-	cd, err := codec.New(fdd)
-	if err != nil {
-		return err
-	}
-	federation := fmt.Sprintf("demo-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	port := df.mcastPort
-	if port == 0 {
-		port = 41000 + os.Getpid()%8000
-	}
+	nodes := newDemoNodes(df.demoCommon, "demo", "demo", doc)
+	federation, port := nodes.federation, nodes.port
 	var mu sync.Mutex
 	say := func(format string, args ...any) {
 		mu.Lock()
@@ -146,14 +197,8 @@ func demo(df demoFlags, out io.Writer) error {
 	defer os.RemoveAll(saveDir)
 
 	join := func(name string, seeds []string, create bool) (*demoFederate, error) {
-		cfg := peer.Config{
-			Federation: federation, FederateName: name, FederateType: "demo",
-			FOMModules: []*fomxml.Document{doc}, Create: create,
-			Gossip:    peer.GossipConfig{Seeds: seeds},
-			Multicast: transport.UDPConfig{Port: port},
-			Trace:     df.traceW,
-			SaveDir:   saveDir,
-		}
+		cfg := nodes.config(name, seeds, create)
+		cfg.SaveDir = saveDir
 		f, err := peer.Join(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("join %s: %w", name, err)

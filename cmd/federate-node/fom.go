@@ -13,19 +13,27 @@ import (
 	"github.com/meshrti/meshrti/fomxml"
 )
 
+// fomCommands is the table of "federate-node fom SUBCOMMAND".
+func fomCommands() []subcommand {
+	return []subcommand{
+		{name: "inspect", help: []helpLine{{"fom inspect [--json] FILE...", "print the FDD merged from the standard MIM and FILEs"}}, run: fomInspect},
+		{name: "validate", help: []helpLine{{"fom validate [--strict] FILE...", "exit 0 when the modules merge (warnings printed), 1 with file:line: message lines"}}, run: fomValidate},
+	}
+}
+
 func runFOM(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, "usage: federate-node fom inspect [--json] FILE... | fom validate [--strict] FILE...\n")
+	return runSub(fomCommands(), args, stdout, stderr, func(args []string) int {
+		if len(args) == 0 {
+			var synopses []string
+			for _, h := range helpOf(fomCommands()) {
+				synopses = append(synopses, h.synopsis)
+			}
+			fmt.Fprintf(stderr, "usage: federate-node %s\n", strings.Join(synopses, " | "))
+			return 2
+		}
+		fmt.Fprintf(stderr, "federate-node fom: unknown subcommand %q (want %s)\n", args[0], strings.Join(tableNames(fomCommands()), " or "))
 		return 2
-	}
-	switch args[0] {
-	case "inspect":
-		return fomInspect(args[1:], stdout, stderr)
-	case "validate":
-		return fomValidate(args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "federate-node fom: unknown subcommand %q (want inspect or validate)\n", args[0])
-	return 2
+	})
 }
 
 // fomValidate loads the modules and prints one line per problem: errors

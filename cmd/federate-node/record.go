@@ -42,27 +42,23 @@ func registerJoinFlags(fs *flag.FlagSet, nf *nodeFlags, fomUsage string) {
 	}
 }
 
-// parseInterspersed parses fs from args with flags and positional
-// arguments in any order ("record show FILE -json"), and returns the
-// positional ones.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+// recordCommands is the table of "federate-node record": the recorder
+// itself (the default row) and "record show".
+func recordCommands() []subcommand {
+	return []subcommand{
+		{name: "", help: []helpLine{{"record -federation NAME [join flags] -o FILE [-classes A,B] [-interactions X,Y] [-until T]",
+			"record a federation's discoveries, updates, interactions and removals\n" +
+				"in time-stamp order, until interrupted (docs/record.md)"}}, run: runRecorder},
+		{name: "show", help: []helpLine{{"record show FILE [-json]", "print a recording, values decoded through its FOM"}}, run: runRecordShow},
 	}
 }
 
 func runRecord(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "show" {
-		return runRecordShow(args[1:], stdout, stderr)
-	}
+	return runSub(recordCommands(), args, stdout, stderr, nil)
+}
+
+// runRecorder is "federate-node record -o FILE ...".
+func runRecorder(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var nf nodeFlags

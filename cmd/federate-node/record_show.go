@@ -154,7 +154,7 @@ func runRecordShow(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("record show", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object per event")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseFlagsAnywhere(fs, args)
 	if err != nil {
 		return 2
 	}

@@ -25,7 +25,7 @@ import (
 // and a removal. It returns the file's path.
 func demoRecording(t *testing.T, steps int) string {
 	t.Helper()
-	cd := demoCodec(t)
+	cd := demoTestCodec(t)
 	path := filepath.Join(t.TempDir(), "demo.rec")
 	f, err := os.Create(path)
 	if err != nil {
@@ -72,17 +72,10 @@ func demoRecording(t *testing.T, steps int) string {
 	return path
 }
 
-func demoCodec(t *testing.T) *codec.Codec {
+// demoTestCodec is the codec of the demo FOM's data types.
+func demoTestCodec(t *testing.T) *codec.Codec {
 	t.Helper()
-	doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fdd, err := fomxml.Merge(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cd, err := codec.New(fdd)
+	_, cd, err := demoCodec("demo.xml", demoFOM)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	registerJoinFlags(fs, &nf, "FOM module file (repeatable; default: the recording's modules)")
 	speed := fs.Float64("speed", 1, "play X units of logical time per wall-clock second")
 	fast := fs.Bool("fast", false, "advance as fast as the federation allows")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseFlagsAnywhere(fs, args)
 	if err != nil {
 		return 2
 	}

@@ -274,10 +274,25 @@ func (d *daemon) stop() {
 	d.wg.Wait()
 }
 
-func runServe(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "passwd" {
-		return runServePasswd(args[1:], os.Stdin, stdout, stderr)
+// serveCommands is the table of "federate-node serve": the daemon
+// itself (the default row) and "serve passwd".
+func serveCommands() []subcommand {
+	return []subcommand{
+		{name: "", help: []helpLine{{"serve [flags]", "the per-host daemon: hosts a federate per HLA 4 Federate Protocol\n" +
+			"session (C++, Java, Python federates); 127.0.0.1:15164 (docs/fedpro.md)"}}, run: runServeDaemon},
+		{name: "passwd", help: []helpLine{{"serve passwd NAME", "read a password from stdin, print its line for serve -credentials"}},
+			run: func(args []string, stdout, stderr io.Writer) int {
+				return runServePasswd(args, os.Stdin, stdout, stderr)
+			}},
 	}
+}
+
+func runServe(args []string, stdout, stderr io.Writer) int {
+	return runSub(serveCommands(), args, stdout, stderr, nil)
+}
+
+// runServeDaemon is "federate-node serve [flags]".
+func runServeDaemon(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf serveFlags
