@@ -265,23 +265,29 @@ func rawSink(c *net.UDPConn, rio *rawIO, buf []byte, want int, stdout io.Writer)
 // rawGroupConn opens a socket of a raw floor on port (shared with other
 // processes of this host) that receives group and multicasts on the
 // loopback interface with TTL 0, like the data plane's defaults; with
-// read and write buffers of bufs bytes when bufs > 0.
-func rawGroupConn(group netip.Addr, port, bufs int) (*net.UDPConn, error) {
+// read and write buffers of bufs bytes when bufs > 0. It returns the
+// socket and its raw I/O; the caller closes the socket.
+func rawGroupConn(group netip.Addr, port, bufs int) (*net.UDPConn, *rawIO, error) {
 	lc := net.ListenConfig{Control: transport.ReuseAddr}
 	pc, err := lc.ListenPacket(context.Background(), "udp4", fmt.Sprintf("0.0.0.0:%d", port))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c := pc.(*net.UDPConn)
 	if err := multicastOnLoopback(c, netip.AddrPortFrom(group, uint16(port))); err != nil {
 		c.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if bufs > 0 {
 		c.SetReadBuffer(bufs)
 		c.SetWriteBuffer(bufs)
 	}
-	return c, nil
+	rio, err := newRawIO(c)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return c, rio, nil
 }
 
 // multicastOnLoopback makes c multicast on the loopback interface with

@@ -210,23 +210,15 @@ func benchLifecycle(ctx context.Context, bf lifecycleFlags, stderr io.Writer) (*
 		return nil, err
 	}
 	defer reg.stop()
-	seed, err := reg.expect(ctx, "gossip ", 30*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	nf := nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: lifecycleSubName, gossip: "127.0.0.1:0", seeds: seed, mcastPort: bf.port, frame: bf.frame}, role: "bench"}
-	sub, err := joinLifecycle(ctx, nf)
+	nf := benchNode(bf.federation, lifecycleSubName, bf.port, bf.frame)
+	sub, err := reg.join(ctx, &nf)
 	if err != nil {
 		return nil, err
 	}
 	defer sub.fed.Close()
-	line, err := reg.expect(ctx, "ready ", 2*time.Minute)
-	if err != nil {
-		return nil, err
-	}
 	var ready lifecycleReady
-	if err := json.Unmarshal([]byte(line), &ready); err != nil {
-		return nil, fmt.Errorf("the registrar's ready line %q: %w", line, err)
+	if err := reg.expectJSON(ctx, "ready ", 2*time.Minute, &ready); err != nil {
+		return nil, err
 	}
 	res.ReserveSeconds = ready.ReserveSeconds
 
@@ -263,13 +255,9 @@ func benchLifecycle(ctx context.Context, bf lifecycleFlags, stderr io.Writer) (*
 	res.ReflectSeconds = c.lastReflection.Sub(start).Seconds()
 	res.DiscoveredPerS = float64(c.discovered) / res.DiscoverSeconds
 	res.Reflected = c.reflected
-	line, err = reg.expect(ctx, "registered ", time.Minute)
-	if err != nil {
-		return nil, err
-	}
 	var regd lifecycleRegistered
-	if err := json.Unmarshal([]byte(line), &regd); err != nil {
-		return nil, fmt.Errorf("the registrar's registered line %q: %w", line, err)
+	if err := reg.expectJSON(ctx, "registered ", time.Minute, &regd); err != nil {
+		return nil, err
 	}
 	res.RegisterSeconds = regd.Seconds
 	res.RegisteredPerS = float64(regd.Instances) / regd.Seconds
@@ -598,6 +586,19 @@ func (c *lifecycleChild) expect(ctx context.Context, prefix string, timeout time
 	}
 }
 
+// expectJSON decodes into v the JSON after prefix in the child's next
+// line that starts with prefix.
+func (c *lifecycleChild) expectJSON(ctx context.Context, prefix string, timeout time.Duration, v any) error {
+	line, err := c.expect(ctx, prefix, timeout)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal([]byte(line), v); err != nil {
+		return fmt.Errorf("the registrar's %s line %q: %w", strings.TrimSpace(prefix), line, err)
+	}
+	return nil
+}
+
 // send writes a command line to the child.
 func (c *lifecycleChild) send(cmd string) error {
 	if _, err := io.WriteString(c.in, cmd+"\n"); err != nil {
@@ -642,34 +643,57 @@ func (c *lifecycleChild) stop() {
 	c.cmd.Wait()
 }
 
+// benchNode returns the node flags of a bench federate of this
+// process: name in federation, gossip on 127.0.0.1, multicast on port,
+// data frames of frame bytes.
+func benchNode(federation, name string, port, frame int) nodeFlags {
+	return nodeFlags{joinFlags: joinFlags{federation: federation, name: name, gossip: "127.0.0.1:0", mcastPort: port, frame: frame}, role: "bench"}
+}
+
+// join waits for the child's "gossip ADDR" line and joins the federate
+// of nf to the child's federation through that address (set in nf).
+func (c *lifecycleChild) join(ctx context.Context, nf *nodeFlags) (*lifecycleSub, error) {
+	seed, err := c.expect(ctx, "gossip ", 30*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	nf.seeds = seed
+	return joinLifecycle(ctx, *nf)
+}
+
+// joinAsRegistrar starts a bench's registrar process: its CPU profile
+// (PREFIX.registrar), its federate name creating federation, and its
+// "gossip ADDR" line for the parent. stop ends the profile and closes
+// the federate.
+func joinAsRegistrar(ctx context.Context, c benchCommon, federation, name string, frame int, stdout io.Writer) (sub *lifecycleSub, stop func(), err error) {
+	stopProfile, err := startProfile(profilePath(c.cpuprofile, ".registrar"))
+	if err != nil {
+		return nil, nil, err
+	}
+	nf := benchNode(federation, name, c.port, frame)
+	nf.create = true
+	if sub, err = joinLifecycle(ctx, nf); err != nil {
+		stopProfile()
+		return nil, nil, err
+	}
+	if a, ok := sub.fed.GossipAddr(); ok {
+		fmt.Fprintf(stdout, "gossip %s\n", a)
+	}
+	return sub, func() { sub.fed.Close(); stopProfile() }, nil
+}
+
 // lifecycleRegistrar is the registrar's process: it creates the
 // federation, publishes Aircraft.Blob, reserves the names (-reserve),
 // registers the warm-up instance, then follows the parent's commands
 // read from in: "clear" deletes the warm-up instance, "go" runs the
 // measured registrations, "stop" (or the end of in) resigns.
 func lifecycleRegistrar(ctx context.Context, bf lifecycleFlags, in io.Reader, stdout io.Writer) error {
-	stop, err := startProfile(profilePath(bf.cpuprofile, ".registrar"))
+	sub, stop, err := joinAsRegistrar(ctx, bf.benchCommon, bf.federation, lifecycleRegistrarName, bf.frame, stdout)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	nf := nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: lifecycleRegistrarName, gossip: "127.0.0.1:0", mcastPort: bf.port, frame: bf.frame}, role: "bench", create: true}
-	cfg, err := nf.config()
-	if err != nil {
-		return err
-	}
-	fed, err := peer.Join(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("join: %w", err)
-	}
-	defer fed.Close()
-	if a, ok := fed.GossipAddr(); ok {
-		fmt.Fprintf(stdout, "gossip %s\n", a)
-	}
-	class, attr, err := lifecycleHandles(fed)
-	if err != nil {
-		return err
-	}
+	fed, class, attr := sub.fed, sub.class, sub.attr
 	if err := fed.PublishObjectClassAttributes(class, attr); err != nil {
 		return err
 	}

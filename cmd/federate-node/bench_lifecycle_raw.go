@@ -98,15 +98,11 @@ func lifecycleRaw(ctx context.Context, n, regSize, updSize, port int, stderr io.
 // until 2*bf.count arrived or none came for 300 ms, then prints "got M in
 // NS" (nanoseconds from the first to the last).
 func lifecycleSink(bf lifecycleFlags, stdout io.Writer) error {
-	c, err := rawGroupConn(lifecycleRawGroup, bf.port, 8<<20)
+	c, rio, err := rawGroupConn(lifecycleRawGroup, bf.port, 8<<20)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	rio, err := newRawIO(c)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintln(stdout, "ready")
 	buf := make([]byte, 65536)
 	rawSink(c, rio, buf, 2*bf.count, stdout)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -257,11 +256,8 @@ func benchOwnership(ctx context.Context, bf ownershipFlags, stderr io.Writer) (*
 		return nil, err
 	}
 	defer reg.stop()
-	seed, err := reg.expect(ctx, "gossip ", 30*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	sub, err := joinLifecycle(ctx, nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: ownershipAcquirerName, gossip: "127.0.0.1:0", seeds: seed, mcastPort: bf.port, frame: bf.frame}, role: "bench"})
+	nf := benchNode(bf.federation, ownershipAcquirerName, bf.port, bf.frame)
+	sub, err := reg.join(ctx, &nf)
 	if err != nil {
 		return nil, err
 	}
@@ -292,13 +288,9 @@ func benchOwnership(ctx context.Context, bf ownershipFlags, stderr io.Writer) (*
 			reg.wait(2 * time.Second) // the registrar's own error, if it gave up first, comes out
 			return nil, fmt.Errorf("%s run: %w", ph.Name, err)
 		}
-		line, err := reg.expect(ctx, "phase ", time.Minute)
-		if err != nil {
-			return nil, fmt.Errorf("%s run: %w", ph.Name, err)
-		}
 		var theirs ownershipTally
-		if err := json.Unmarshal([]byte(line), &theirs); err != nil {
-			return nil, fmt.Errorf("the registrar's phase line %q: %w", line, err)
+		if err := reg.expectJSON(ctx, "phase ", time.Minute, &theirs); err != nil {
+			return nil, fmt.Errorf("%s run: %w", ph.Name, err)
 		}
 		if err := ownershipCheck(ph, theirs, mine); err != nil {
 			errs = append(errs, fmt.Errorf("%s run: %w", ph.Name, err))
@@ -508,20 +500,12 @@ func ownershipLoop(ctx context.Context, fed *peer.Federate, attr peer.AttributeH
 // side of every phase, printing a "phase" line after each, and resigns
 // on "stop" (or the end of in).
 func ownershipRegistrar(ctx context.Context, bf ownershipFlags, in io.Reader, stdout io.Writer) error {
-	stop, err := startProfile(profilePath(bf.cpuprofile, ".registrar"))
+	sub, stop, err := joinAsRegistrar(ctx, bf.benchCommon, bf.federation, ownershipRegistrarName, bf.frame, stdout)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	sub, err := joinLifecycle(ctx, nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: ownershipRegistrarName, gossip: "127.0.0.1:0", mcastPort: bf.port, frame: bf.frame}, role: "bench", create: true})
-	if err != nil {
-		return err
-	}
 	fed := sub.fed
-	defer fed.Close()
-	if a, ok := fed.GossipAddr(); ok {
-		fmt.Fprintf(stdout, "gossip %s\n", a)
-	}
 	attr, err := ownershipDeclare(fed)
 	if err != nil {
 		return err
@@ -690,15 +674,11 @@ type ownershipFloor struct {
 // bytes in flight until trips round trips are done, after a tenth as
 // many that warm up.
 func ownershipRaw(ctx context.Context, port, trips int, windows []int, size int) ([]ownershipFloor, error) {
-	c, err := rawGroupConn(ownershipRawGroup, port+2, 8<<20)
+	c, rio, err := rawGroupConn(ownershipRawGroup, port+2, 8<<20)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	rio, err := newRawIO(c)
-	if err != nil {
-		return nil, err
-	}
 	dst := netip.AddrPortFrom(ownershipRawGroup, uint16(port+3))
 	msg, buf := make([]byte, max(size, 1)), make([]byte, 65536)
 	var floors []ownershipFloor
@@ -752,15 +732,11 @@ func ownershipRaw(ctx context.Context, port, trips int, windows []int, size int)
 // group at port+3 back to the group at port+2, until in (the rest of the
 // parent's commands) ends, or ctx does.
 func ownershipEcho(ctx context.Context, port int, in *bufio.Scanner, stdout io.Writer) error {
-	c, err := rawGroupConn(ownershipRawGroup, port+3, 8<<20)
+	c, rio, err := rawGroupConn(ownershipRawGroup, port+3, 8<<20)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	rio, err := newRawIO(c)
-	if err != nil {
-		return err
-	}
 	if d, ok := ctx.Deadline(); ok {
 		c.SetReadDeadline(d)
 	}

@@ -109,16 +109,12 @@ func runRawSteps(args []string, stdout, stderr io.Writer) int {
 }
 
 func rawStepsRun(n, id, steps, port int, stdout io.Writer) error {
-	c, err := rawGroupConn(rawStepsGroup, port, 0)
+	c, rio, err := rawGroupConn(rawStepsGroup, port, 0)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	group := netip.AddrPortFrom(rawStepsGroup, uint16(port))
-	rio, err := newRawIO(c)
-	if err != nil {
-		return err
-	}
 	got := make([]uint32, n)
 	buf := make([]byte, 64)
 	out := make([]byte, 8)
