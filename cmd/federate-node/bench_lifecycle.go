@@ -676,9 +676,7 @@ func joinAsRegistrar(ctx context.Context, c benchCommon, federation, name string
 		stopProfile()
 		return nil, nil, err
 	}
-	if a, ok := sub.fed.GossipAddr(); ok {
-		fmt.Fprintf(stdout, "gossip %s\n", a)
-	}
+	printGossip(stdout, sub.fed)
 	return sub, func() { sub.fed.Close(); stopProfile() }, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -88,8 +87,8 @@ func rawSteps(ctx context.Context, n, steps, port int) (float64, error) {
 // before every process had joined the group does not stall the run, and
 // keeps serving its last step after printing its rate until it is ended.
 func runRawSteps(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench-raw steps", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("bench-raw steps", stdout, stderr)
+	fs := cmd.fs
 	n := fs.Int("n", 2, "processes")
 	id := fs.Int("id", 0, "this process, 0..n-1")
 	steps := fs.Int("steps", 2000, "measured steps")
@@ -102,8 +101,7 @@ func runRawSteps(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := rawStepsRun(*n, *id, *steps, *port, stdout); err != nil {
-		fmt.Fprintln(stderr, "federate-node bench-raw steps:", err)
-		return 1
+		return cmd.fail(err)
 	}
 	return 0
 }

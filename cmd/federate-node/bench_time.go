@@ -432,9 +432,7 @@ func timeChild(ctx context.Context, bf timeBenchFlags, stdout io.Writer) (timeCh
 		return timeChildResult{}, fmt.Errorf("join: %w", err)
 	}
 	defer fed.Close()
-	if a, ok := fed.GossipAddr(); ok {
-		fmt.Fprintf(stdout, "gossip %s\n", a)
-	}
+	printGossip(stdout, fed)
 	h, err := lookupDemo(fed)
 	if err != nil {
 		return timeChildResult{}, err

@@ -41,8 +41,8 @@ func runFOM(args []string, stdout, stderr io.Writer) int {
 // "file:line: warning: message". It exits 0 when the modules load, with
 // or without warnings; --strict refuses what would be a warning.
 func fomValidate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("fom validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("fom validate", stdout, stderr)
+	fs := cmd.fs
 	strict := fs.Bool("strict", false, "refuse the defects that are otherwise accepted with a warning")
 	files, err := parseFlagsAnywhere(fs, args)
 	if err != nil {
@@ -113,8 +113,8 @@ func printFOMError(w io.Writer, err error) {
 }
 
 func fomInspect(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("fom inspect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("fom inspect", stdout, stderr)
+	fs := cmd.fs
 	asJSON := fs.Bool("json", false, "print JSON instead of a readable summary")
 	files, err := parseFlagsAnywhere(fs, args)
 	if err != nil {

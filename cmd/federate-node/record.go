@@ -59,8 +59,8 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 
 // runRecorder is "federate-node record -o FILE ...".
 func runRecorder(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("record", stdout, stderr)
+	fs := cmd.fs
 	var nf nodeFlags
 	registerJoinFlags(fs, &nf, "FOM module file (repeatable; default: the federation's modules, or the demo FOM with -create)")
 	out := fs.String("o", "", "write the recording to `FILE` (required)")
@@ -87,32 +87,25 @@ func runRecorder(args []string, stdout, stderr io.Writer) int {
 	nf.role = "record"
 	cfg, err := nf.config()
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node record:", err)
-		return 2
+		return cmd.usageError(err.Error())
 	}
 	if len(nf.foms) == 0 && !nf.create {
 		cfg.FOMModules = nil // join with the federation's FDD
 	}
 	cfg.AdoptTime = true
-	if nf.cpuprofile != "" {
-		stopProfile, err := startCPUProfile(nf.cpuprofile)
-		if err != nil {
-			fmt.Fprintln(stderr, "federate-node record:", err)
-			return 1
-		}
-		defer stopProfile()
+	stopProfile, err := startProfile(nf.cpuprofile)
+	if err != nil {
+		return cmd.fail(err)
 	}
+	defer stopProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := recordToFile(ctx, cfg, *out, opt, func(fed *peer.Federate) {
-		if a, ok := fed.GossipAddr(); ok {
-			fmt.Fprintf(stdout, "gossip %s\n", a)
-		}
+		printGossip(stdout, fed)
 		fmt.Fprintf(stdout, "recording %s as %s to %s\n", nf.federation, fed.Name(), *out)
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node record:", err)
-		return 1
+		return cmd.fail(err)
 	}
 	fmt.Fprintf(stdout, "recorded %d events to %s\n", st.Events, *out)
 	if *stats {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,8 +17,8 @@ import (
 )
 
 func runReplay(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("replay", stdout, stderr)
+	fs := cmd.fs
 	var nf nodeFlags
 	registerJoinFlags(fs, &nf, "FOM module file (repeatable; default: the recording's modules)")
 	speed := fs.Float64("speed", 1, "play X units of logical time per wall-clock second")
@@ -39,8 +38,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	nf.role = "replay"
 	cfg, err := nf.config()
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node replay:", err)
-		return 2
+		return cmd.usageError(err.Error())
 	}
 	if len(nf.foms) == 0 {
 		cfg.FOMModules = nil // the recording's, set by replayFile
@@ -48,15 +46,12 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := replayFile(ctx, cfg, pos[0], opt, func(fed *peer.Federate) {
-		if a, ok := fed.GossipAddr(); ok {
-			fmt.Fprintf(stdout, "gossip %s\n", a)
-		}
+		printGossip(stdout, fed)
 		fmt.Fprintf(stdout, "replaying %s into %s as %s\n", pos[0], cfg.Federation, fed.Name())
 	})
 	fmt.Fprintf(stdout, "replayed %d events up to time %v\n", res.events, res.time)
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node replay:", err)
-		return 1
+		return cmd.fail(err)
 	}
 	return 0
 }
@@ -111,13 +106,7 @@ func replayFile(ctx context.Context, cfg peer.Config, path string, opt replayOpt
 	// with a time stamp already, and a deletion by resigning would reach
 	// the receivers in receive order, ahead of time-stamped updates they
 	// still hold.
-	lctx, lcancel := context.WithTimeout(ctx, replayLinger)
-	for {
-		if _, err := fed.Next(lctx); err != nil {
-			break
-		}
-	}
-	lcancel()
+	drainFor(ctx, fed, replayLinger)
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
 	action := peer.NoAction
