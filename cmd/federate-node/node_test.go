@@ -46,7 +46,13 @@ func (p *proc) wait() error {
 
 func start(t *testing.T, ctx context.Context, bin string, args ...string) *proc {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	return startCmd(t, exec.CommandContext(ctx, bin, args...))
+}
+
+// startCmd starts cmd, its output read into lines; the test's end kills
+// it.
+func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
+	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -210,6 +216,17 @@ func TestBenchTimeProcesses(t *testing.T) {
 			t.Errorf("bench-raw steps %v: exit %d, want 2", args, code)
 		}
 	}
+}
+
+// benchJSON runs a bench (see benchOutput), decodes its line into v and
+// returns the line.
+func benchJSON(t *testing.T, v any, salt int, args ...string) []byte {
+	t.Helper()
+	out := benchOutput(t, salt, args...)
+	if err := json.Unmarshal(bytes.TrimSpace(out), v); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	return out
 }
 
 // benchOutput runs the built federate-node with args and a multicast port

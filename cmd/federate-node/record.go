@@ -269,23 +269,35 @@ func (r *recorder) run(ctx context.Context, out io.Writer, ready func(*peer.Fede
 	return r.w.Events(), err
 }
 
-// subscribe subscribes to every class of the FDD but the roots and the
-// MOM's, or to the ones named, with all their attributes.
-func (r *recorder) subscribe() error {
-	var ocs []*fomxml.ObjectClass
-	if len(r.opt.classes) == 0 {
-		for _, c := range r.fdd.ObjectClasses {
-			if c.Parent != nil && !c.IsMOM() {
-				ocs = append(ocs, c)
+// chosenClasses returns the classes named, each found by find (an
+// error starting with missing for one that is not), or, with none named,
+// the classes of all that every says to take.
+func chosenClasses[C any](all []C, named []string, find func(string) (C, bool), every func(C) bool, missing string) ([]C, error) {
+	var cs []C
+	if len(named) == 0 {
+		for _, c := range all {
+			if every(c) {
+				cs = append(cs, c)
 			}
 		}
 	}
-	for _, n := range r.opt.classes {
-		c, ok := r.fdd.ObjectClass(n)
+	for _, n := range named {
+		c, ok := find(n)
 		if !ok {
-			return fmt.Errorf("-classes: no object class %q in the FDD", n)
+			return nil, fmt.Errorf("%s %q in the FDD", missing, n)
 		}
-		ocs = append(ocs, c)
+		cs = append(cs, c)
+	}
+	return cs, nil
+}
+
+// subscribe subscribes to every class of the FDD but the roots and the
+// MOM's, or to the ones named, with all their attributes.
+func (r *recorder) subscribe() error {
+	ocs, err := chosenClasses(r.fdd.ObjectClasses, r.opt.classes, r.fdd.ObjectClass,
+		func(c *fomxml.ObjectClass) bool { return c.Parent != nil && !c.IsMOM() }, "-classes: no object class")
+	if err != nil {
+		return err
 	}
 	for _, c := range ocs {
 		var attrs []peer.AttributeHandle
@@ -296,20 +308,10 @@ func (r *recorder) subscribe() error {
 			return fmt.Errorf("subscribing to %s: %w", c.QualifiedName, err)
 		}
 	}
-	var ics []*fomxml.InteractionClass
-	if len(r.opt.interactions) == 0 {
-		for _, c := range r.fdd.InteractionClasses {
-			if c.Parent != nil && !c.IsMOM() {
-				ics = append(ics, c)
-			}
-		}
-	}
-	for _, n := range r.opt.interactions {
-		c, ok := r.fdd.InteractionClass(n)
-		if !ok {
-			return fmt.Errorf("-interactions: no interaction class %q in the FDD", n)
-		}
-		ics = append(ics, c)
+	ics, err := chosenClasses(r.fdd.InteractionClasses, r.opt.interactions, r.fdd.InteractionClass,
+		func(c *fomxml.InteractionClass) bool { return c.Parent != nil && !c.IsMOM() }, "-interactions: no interaction class")
+	if err != nil {
+		return err
 	}
 	r.interactions = map[peer.InteractionClassHandle]bool{}
 	for _, c := range ics {

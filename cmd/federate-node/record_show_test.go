@@ -280,11 +280,8 @@ func TestRecordSIGINT(t *testing.T) {
 // TestBenchRecord runs "bench record" small: the recorder, in pong's
 // place, wrote every update, and the result has its fields.
 func TestBenchRecord(t *testing.T) {
-	out := benchOutput(t, 7, "bench", "record", "-count", "20000", "-json")
 	var res recordBenchResult
-	if err := json.Unmarshal(bytes.TrimSpace(out), &res); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	benchJSON(t, &res, 7, "bench", "record", "-count", "20000", "-json")
 	if res.Bench != "record" || res.Payload != 100 || res.Updates != 20000 || res.Recorded != 20000 ||
 		res.UpdatesPerS <= 0 || res.RecordedPerS <= 0 || res.FileBytes <= 0 || res.Ratio != res.RecordedPerS/res.UpdatesPerS {
 		t.Fatalf("result %+v", res)
