@@ -19,6 +19,7 @@ import (
 
 // benchFlags are the flags of "federate-node bench".
 type benchFlags struct {
+	what     string // "all", "latency" or "throughput": which of the pair's runs
 	payload  int
 	count    int
 	duration time.Duration
@@ -99,7 +100,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 // the row named "" ("all" in runBench), runs latency then throughput.
 func benchKinds() []subcommand {
 	pair := func(what string) func(args []string, stdout, stderr io.Writer) int {
-		return func(args []string, stdout, stderr io.Writer) int { return runBenchPair(what, args, stdout, stderr) }
+		return kindMain[benchFlags]("bench", func(bf *benchFlags) { bf.what = what })
 	}
 	return []subcommand{
 		{name: "throughput", help: []helpLine{{"bench [throughput|latency] [-payload B -count N -duration D -frame F -json]",
@@ -108,100 +109,99 @@ func benchKinds() []subcommand {
 		{name: "latency", run: pair("latency")},
 		{name: "timeadvance", help: []helpLine{{"bench timeadvance|lifecycle|ownership [flags]",
 			"time advance grants/s, instances registered and discovered/s,\n" +
-				"ownership transfers/s (federate-node bench KIND -h lists the flags)"}}, run: runBenchTime},
-		{name: "lifecycle", run: runBenchLifecycle},
-		{name: "ownership", run: runBenchOwnership},
+				"ownership transfers/s (federate-node bench KIND -h lists the flags)"}}, run: kindMain[timeBenchFlags]("bench timeadvance", nil)},
+		{name: "lifecycle", run: kindMain[lifecycleFlags]("bench lifecycle", nil)},
+		{name: "ownership", run: kindMain[ownershipFlags]("bench ownership", nil)},
 		{name: "fedpro", help: []helpLine{{"bench fedpro [-mode latency|throughput] [flags]",
 			"the Federate Protocol path: update round trips through serve against\n" +
-				"raw sockets (latency), or update calls/s into a serve child (throughput)"}}, run: runBenchFedPro},
+				"raw sockets (latency), or update calls/s into a serve child (throughput)"}}, run: kindMain[fedproFlags]("bench fedpro", nil)},
 		{name: "record", help: []helpLine{{"bench record [flags]",
 			"the recorder's sustained rate under load against the throughput\n" +
-				"bench in the same run"}}, run: runBenchRecord},
+				"bench in the same run"}}, run: kindMain[recordBenchFlags]("bench record", nil)},
 		{name: "", run: pair("all")},
 	}
 }
 
-// runBenchPair runs "bench", "bench latency" and "bench throughput".
-func runBenchPair(what string, args []string, stdout, stderr io.Writer) int {
-	return kindDef[benchFlags]{
-		name: "bench",
-		flags: func(fs *flag.FlagSet, bf *benchFlags) {
-			fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update or interaction")
-			fs.IntVar(&bf.count, "count", 0, "updates to send (throughput; default 500000) or round trips (latency; default 5000)")
-			fs.DurationVar(&bf.duration, "duration", 0, "throughput: stop sending after this long (0: send -count)")
-			fs.IntVar(&bf.frame, "frame", 16000, frameHelp)
-			bf.benchCommon.defineJSON(fs, 3*time.Minute, portHelp, "write CPU profiles of both processes to `PREFIX`.ping and PREFIX.pong",
-				"print each result as one JSON object on its own line")
-			fs.StringVar(&bf.mode, "transport", "multicast", "data plane: multicast or unicast (one datagram per receiver)")
-			fs.IntVar(&bf.receivers, "receivers", 1, "receiving (pong) processes: updates and pings go to all of them; a round trip waits for every answer")
-		},
-		check: func(bf *benchFlags, nargs int) string {
-			if bf.payload < 0 || bf.count < 0 || bf.duration < 0 {
-				return "negative -payload, -count or -duration"
-			}
-			if m, err := peer.ParseTransportMode(bf.mode); err != nil || m == peer.TransportAuto || bf.receivers < 1 {
-				return "-transport multicast or unicast, and -receivers of at least 1"
-			}
-			return ""
-		},
-		run: func(b *kindRun, bf benchFlags) int {
-			defaultPort(&bf.port, 0)
-			fail := b.fail
-			stopProfile, err := startProfile(profilePath(bf.cpuprofile, ".ping"))
-			if err != nil {
-				return fail(err)
-			}
-			defer stopProfile()
-			procs := shareCores(2)
-			ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
-			defer cancel()
-			fed, stopChild, err := startBenchPair(ctx, bf, stderr)
-			if err != nil {
-				return fail(err)
-			}
-			defer stopChild()
-			defer fed.Close()
-			p, err := newPingerOf(ctx, fed, bf.receivers)
-			if err != nil {
-				return fail(err)
-			}
-			defer p.stop(ctx)
-			over := "two processes over loopback " + bf.mode
-			if bf.receivers > 1 {
-				over = fmt.Sprintf("one sender and %d receiving processes over loopback %s", bf.receivers, bf.mode)
-			}
-			emit := func(v any, text string) {
-				b.emit(bf.jsonOut, v, func(w io.Writer) { fmt.Fprint(w, text) })
-			}
-			if what == "all" || what == "latency" {
-				res, err := benchLatency(ctx, p, bf)
-				if err != nil {
-					return fail(err)
-				}
-				res.GOMAXPROCS = procs
-				emit(res, fmt.Sprintf("latency, %d-byte interactions, %s:\n"+
-					"  round trip p50 %.0f us, p90 %.0f us, p99 %.0f us (%d round trips)\n"+
-					"  raw UDP round trip between two processes p50 %.0f us, p99 %.0f us: ratio %.2f (p99 %.2f)\n"+
-					"  raw UDP round trip within one process p50 %.0f us, p99 %.0f us\n",
-					res.Payload, over, res.RTTP50, res.RTTP90, res.RTTP99, res.Pings, res.RawRTTP50, res.RawRTTP99, res.Ratio, res.RatioP99,
-					res.RawInProcRTTP50, res.RawInProcRTTP99))
-			}
-			if what == "all" || what == "throughput" {
-				res, err := benchThroughput(ctx, p, bf)
-				if err != nil {
-					return fail(err)
-				}
-				res.GOMAXPROCS = procs
-				emit(res, fmt.Sprintf("throughput, %d-byte attribute updates in frames of %d bytes, %s:\n"+
-					"  %d updates reflected in %.2f s: %.0f updates/s\n"+
-					"  raw UDP between two processes: %d of %d datagrams: %.0f datagrams/s: ratio %.2f\n"+
-					"  raw UDP within one process: %.0f datagrams/s\n",
-					res.Payload, res.Frame, over, res.Updates, res.Seconds, res.UpdatesPerS, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio,
-					res.RawInProcPerS))
-			}
-			return 0
-		},
-	}.main(args, stdout, stderr)
+// define defines the flags of "bench".
+func (bf *benchFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update or interaction")
+	fs.IntVar(&bf.count, "count", 0, "updates to send (throughput; default 500000) or round trips (latency; default 5000)")
+	fs.DurationVar(&bf.duration, "duration", 0, "throughput: stop sending after this long (0: send -count)")
+	fs.IntVar(&bf.frame, "frame", 16000, frameHelp)
+	bf.benchCommon.defineJSON(fs, 3*time.Minute, portHelp, "write CPU profiles of both processes to `PREFIX`.ping and PREFIX.pong",
+		"print each result as one JSON object on its own line")
+	fs.StringVar(&bf.mode, "transport", "multicast", "data plane: multicast or unicast (one datagram per receiver)")
+	fs.IntVar(&bf.receivers, "receivers", 1, "receiving (pong) processes: updates and pings go to all of them; a round trip waits for every answer")
+}
+
+// check returns the usage error of bad flags of "bench", or "".
+func (bf *benchFlags) check(nargs int) string {
+	if bf.payload < 0 || bf.count < 0 || bf.duration < 0 {
+		return "negative -payload, -count or -duration"
+	}
+	if m, err := peer.ParseTransportMode(bf.mode); err != nil || m == peer.TransportAuto || bf.receivers < 1 {
+		return "-transport multicast or unicast, and -receivers of at least 1"
+	}
+	return ""
+}
+
+// run runs "bench", "bench latency" and "bench throughput".
+func (bf benchFlags) run(b *kindRun) int {
+	defaultPort(&bf.port, 0)
+	fail := b.fail
+	stopProfile, err := startProfile(profilePath(bf.cpuprofile, ".ping"))
+	if err != nil {
+		return fail(err)
+	}
+	defer stopProfile()
+	procs := shareCores(2)
+	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
+	defer cancel()
+	fed, stopChild, err := startBenchPair(ctx, bf, b.stderr)
+	if err != nil {
+		return fail(err)
+	}
+	defer stopChild()
+	defer fed.Close()
+	p, err := newPingerOf(ctx, fed, bf.receivers)
+	if err != nil {
+		return fail(err)
+	}
+	defer p.stop(ctx)
+	over := "two processes over loopback " + bf.mode
+	if bf.receivers > 1 {
+		over = fmt.Sprintf("one sender and %d receiving processes over loopback %s", bf.receivers, bf.mode)
+	}
+	emit := func(v any, text string) {
+		b.emit(bf.jsonOut, v, func(w io.Writer) { fmt.Fprint(w, text) })
+	}
+	if bf.what == "all" || bf.what == "latency" {
+		res, err := benchLatency(ctx, p, bf)
+		if err != nil {
+			return fail(err)
+		}
+		res.GOMAXPROCS = procs
+		emit(res, fmt.Sprintf("latency, %d-byte interactions, %s:\n"+
+			"  round trip p50 %.0f us, p90 %.0f us, p99 %.0f us (%d round trips)\n"+
+			"  raw UDP round trip between two processes p50 %.0f us, p99 %.0f us: ratio %.2f (p99 %.2f)\n"+
+			"  raw UDP round trip within one process p50 %.0f us, p99 %.0f us\n",
+			res.Payload, over, res.RTTP50, res.RTTP90, res.RTTP99, res.Pings, res.RawRTTP50, res.RawRTTP99, res.Ratio, res.RatioP99,
+			res.RawInProcRTTP50, res.RawInProcRTTP99))
+	}
+	if bf.what == "all" || bf.what == "throughput" {
+		res, err := benchThroughput(ctx, p, bf)
+		if err != nil {
+			return fail(err)
+		}
+		res.GOMAXPROCS = procs
+		emit(res, fmt.Sprintf("throughput, %d-byte attribute updates in frames of %d bytes, %s:\n"+
+			"  %d updates reflected in %.2f s: %.0f updates/s\n"+
+			"  raw UDP between two processes: %d of %d datagrams: %.0f datagrams/s: ratio %.2f\n"+
+			"  raw UDP within one process: %.0f datagrams/s\n",
+			res.Payload, res.Frame, over, res.Updates, res.Seconds, res.UpdatesPerS, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio,
+			res.RawInProcPerS))
+	}
+	return 0
 }
 
 // startBenchPair starts the pong federate in a child process and joins

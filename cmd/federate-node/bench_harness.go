@@ -55,30 +55,37 @@ func (c *benchCommon) defineJSON(fs *flag.FlagSet, timeout time.Duration, port, 
 	fs.StringVar(&c.cpuprofile, "cpuprofile", "", profile)
 }
 
-// A kindDef is a bench or demo kind as a small definition: the flags it
-// defines into its flag struct F, the check of their values (given the
-// count of arguments left after the flags: the usage error, "" when
-// they are good) and the run. main does the rest: the flag set, its
-// parsing, and the messages.
-type kindDef[F any] struct {
-	name  string // "bench lifecycle"
-	flags func(fs *flag.FlagSet, f *F)
-	check func(f *F, nargs int) string
-	run   func(b *kindRun, f F) int
+// A kind is the flag struct F of a bench or demo kind, which is the
+// kind's whole definition: define defines its flags, check tests their
+// values (given the count of arguments left after the flags: the usage
+// error, "" when they are good), and run runs the kind.
+type kind[F any] interface {
+	*F
+	define(fs *flag.FlagSet)
+	check(nargs int) string
+	run(b *kindRun) int
 }
 
-// main runs the kind with args: exit code 2 for a usage error.
-func (k kindDef[F]) main(args []string, stdout, stderr io.Writer) int {
-	b := newKindRun(k.name, stdout, stderr)
-	var f F
-	k.flags(b.fs, &f)
-	if !b.parse(args) {
-		return 2
+// kindMain returns the main function of the kind whose flags are F,
+// named name ("bench lifecycle"): it makes the flag set, parses it and
+// prints the usage error. preset, when not nil, sets flags that are not
+// on the command line (what a row of a table stands for).
+func kindMain[F any, K kind[F]](name string, preset func(*F)) func(args []string, stdout, stderr io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int {
+		b := newKindRun(name, stdout, stderr)
+		var f F
+		if preset != nil {
+			preset(&f)
+		}
+		K(&f).define(b.fs)
+		if !b.parse(args) {
+			return 2
+		}
+		if msg := K(&f).check(b.fs.NArg()); msg != "" {
+			return b.usageError(msg)
+		}
+		return K(&f).run(b)
 	}
-	if msg := k.check(&f, b.fs.NArg()); msg != "" {
-		return b.usageError(msg)
-	}
-	return k.run(b, f)
 }
 
 // The texts of -mcast-port and -frame most kinds share.

@@ -151,53 +151,53 @@ const (
 // lifecycleName is the reserved name of instance i (-reserve).
 func lifecycleName(i int) string { return fmt.Sprintf("lc-%d", i) }
 
-func runBenchLifecycle(args []string, stdout, stderr io.Writer) int {
-	return kindDef[lifecycleFlags]{
-		name: "bench lifecycle",
-		flags: func(fs *flag.FlagSet, bf *lifecycleFlags) {
-			fs.IntVar(&bf.count, "count", 10000, "object instances to register")
-			fs.IntVar(&bf.payload, "payload", 32, "bytes of the update that follows each registration")
-			fs.IntVar(&bf.frame, "frame", 16000, frameHelp)
-			fs.BoolVar(&bf.reserve, "reserve", false, "register with reserved names (reserved before the measured run) instead of RTI-chosen ones")
-			fs.BoolVar(&bf.late, "late", true, "also measure a subscriber that joins after every instance exists")
-			bf.benchCommon.define(fs, 3*time.Minute, "UDP multicast port; the floor uses this port + 2 (default: derived from the process id)",
-				"write CPU profiles of both processes to `PREFIX`.sub and PREFIX.registrar")
-			fs.StringVar(&bf.role, "role", "", "internal: run the registrar or the floor's sink for the parent process")
-			fs.StringVar(&bf.federation, "federation", "", "internal (registrar): federation name")
-		},
-		check: func(bf *lifecycleFlags, nargs int) string {
-			if bf.count < 1 || bf.payload < 0 || bf.frame < 0 || nargs > 0 {
-				return "need -count >= 1, -payload >= 0, -frame >= 0 and no arguments"
-			}
-			return ""
-		},
-		run: func(b *kindRun, bf lifecycleFlags) int {
-			defaultPort(&bf.port, 0)
-			roles := map[string]func(context.Context) error{
-				"registrar": func(ctx context.Context) error { return lifecycleRegistrar(ctx, bf, os.Stdin, stdout) },
-				"sink":      func(context.Context) error { return lifecycleSink(bf, stdout) },
-			}
-			measure := func(ctx context.Context) (*lifecycleResult, error) { return benchLifecycle(ctx, bf, stderr) }
-			return runParentChild(b, &bf.benchCommon, bf.role, roles, ".sub", measure, func(w io.Writer, res *lifecycleResult) {
-				names := "RTI-chosen"
-				if res.ReservedNames {
-					names = fmt.Sprintf("reserved (in %.2f s before)", res.ReserveSeconds)
-				}
-				fmt.Fprintf(w, "lifecycle, %d instances with %s names, each followed by a %d-byte update, two processes over loopback multicast:\n"+
-					"  registered %.0f/s (%.3f s); discovered %.0f/s (%.3f s from the start signal), %d reflected in %.3f s\n",
-					res.Instances, names, res.Payload, res.RegisteredPerS, res.RegisterSeconds, res.DiscoveredPerS, res.DiscoverSeconds,
-					res.Reflected, res.ReflectSeconds)
-				if bf.late {
-					fmt.Fprintf(w, "  late subscriber: joined in %.3f s, knew all %d instances %.3f s after subscribing: %.0f/s\n",
-						res.LateJoinSeconds, res.Instances, res.LateSeconds, res.LateDiscoveredPerS)
-				}
-				fmt.Fprintf(w, "  raw UDP multicast between two processes, %d- and %d-byte datagrams: %d of %d: %.0f pairs/s: ratio %.2f (late %.2f)\n"+
-					"  duplicates: %d discoveries, %d reflections; GOMAXPROCS %d per process\n",
-					res.RegisterBytes, res.UpdateBytes, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio, res.LateRatio,
-					res.DuplicateDiscoveries, res.DuplicateReflections, res.GOMAXPROCS)
-			})
-		},
-	}.main(args, stdout, stderr)
+// define defines the flags of "bench lifecycle".
+func (bf *lifecycleFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&bf.count, "count", 10000, "object instances to register")
+	fs.IntVar(&bf.payload, "payload", 32, "bytes of the update that follows each registration")
+	fs.IntVar(&bf.frame, "frame", 16000, frameHelp)
+	fs.BoolVar(&bf.reserve, "reserve", false, "register with reserved names (reserved before the measured run) instead of RTI-chosen ones")
+	fs.BoolVar(&bf.late, "late", true, "also measure a subscriber that joins after every instance exists")
+	bf.benchCommon.define(fs, 3*time.Minute, "UDP multicast port; the floor uses this port + 2 (default: derived from the process id)",
+		"write CPU profiles of both processes to `PREFIX`.sub and PREFIX.registrar")
+	fs.StringVar(&bf.role, "role", "", "internal: run the registrar or the floor's sink for the parent process")
+	fs.StringVar(&bf.federation, "federation", "", "internal (registrar): federation name")
+}
+
+// check returns the usage error of bad flags of "bench lifecycle", or "".
+func (bf *lifecycleFlags) check(nargs int) string {
+	if bf.count < 1 || bf.payload < 0 || bf.frame < 0 || nargs > 0 {
+		return "need -count >= 1, -payload >= 0, -frame >= 0 and no arguments"
+	}
+	return ""
+}
+
+// run runs "bench lifecycle".
+func (bf lifecycleFlags) run(b *kindRun) int {
+	defaultPort(&bf.port, 0)
+	roles := map[string]func(context.Context) error{
+		"registrar": func(ctx context.Context) error { return lifecycleRegistrar(ctx, bf, os.Stdin, b.stdout) },
+		"sink":      func(context.Context) error { return lifecycleSink(bf, b.stdout) },
+	}
+	measure := func(ctx context.Context) (*lifecycleResult, error) { return benchLifecycle(ctx, bf, b.stderr) }
+	return runParentChild(b, &bf.benchCommon, bf.role, roles, ".sub", measure, func(w io.Writer, res *lifecycleResult) {
+		names := "RTI-chosen"
+		if res.ReservedNames {
+			names = fmt.Sprintf("reserved (in %.2f s before)", res.ReserveSeconds)
+		}
+		fmt.Fprintf(w, "lifecycle, %d instances with %s names, each followed by a %d-byte update, two processes over loopback multicast:\n"+
+			"  registered %.0f/s (%.3f s); discovered %.0f/s (%.3f s from the start signal), %d reflected in %.3f s\n",
+			res.Instances, names, res.Payload, res.RegisteredPerS, res.RegisterSeconds, res.DiscoveredPerS, res.DiscoverSeconds,
+			res.Reflected, res.ReflectSeconds)
+		if bf.late {
+			fmt.Fprintf(w, "  late subscriber: joined in %.3f s, knew all %d instances %.3f s after subscribing: %.0f/s\n",
+				res.LateJoinSeconds, res.Instances, res.LateSeconds, res.LateDiscoveredPerS)
+		}
+		fmt.Fprintf(w, "  raw UDP multicast between two processes, %d- and %d-byte datagrams: %d of %d: %.0f pairs/s: ratio %.2f (late %.2f)\n"+
+			"  duplicates: %d discoveries, %d reflections; GOMAXPROCS %d per process\n",
+			res.RegisterBytes, res.UpdateBytes, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio, res.LateRatio,
+			res.DuplicateDiscoveries, res.DuplicateReflections, res.GOMAXPROCS)
+	})
 }
 
 // benchLifecycle runs the measurements: the subscriber here, the

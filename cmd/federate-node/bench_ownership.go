@@ -197,52 +197,52 @@ const (
 // interface with TTL 0 like the data plane's defaults.
 var ownershipRawGroup = netip.AddrFrom4([4]byte{239, 255, 77, 79})
 
-func runBenchOwnership(args []string, stdout, stderr io.Writer) int {
-	return kindDef[ownershipFlags]{
-		name: "bench ownership",
-		flags: func(fs *flag.FlagSet, bf *ownershipFlags) {
-			fs.IntVar(&bf.count, "count", 20000, "transfers per run (even: hand-offs and take-backs)")
-			fs.IntVar(&bf.objects, "objects", 16, "instances of the pipelined run, each passed back and forth (1: the serial run only)")
-			fs.IntVar(&bf.frame, "frame", 16000, frameHelp)
-			bf.benchCommon.define(fs, 2*time.Minute, "UDP multicast port; the floor uses this port + 2 and + 3 (default: derived from the process id)",
-				"write CPU profiles of both processes to `PREFIX`.acquirer and PREFIX.registrar")
-			fs.StringVar(&bf.role, "role", "", "internal: run the registrar for the parent process")
-			fs.StringVar(&bf.federation, "federation", "", "internal (registrar): federation name")
-		},
-		check: func(bf *ownershipFlags, nargs int) string {
-			if bf.count < 2 || bf.count%2 != 0 || bf.objects < 1 || bf.objects > bf.count/2 || bf.frame < 0 || bf.timeout <= 0 || nargs > 0 {
-				return "need an even -count >= 2, 1 <= -objects <= count/2, -frame >= 0, -timeout > 0 and no arguments"
-			}
-			return ""
-		},
-		run: func(b *kindRun, bf ownershipFlags) int {
-			defaultPort(&bf.port, 0)
-			roles := map[string]func(context.Context) error{
-				"registrar": func(ctx context.Context) error { return ownershipRegistrar(ctx, bf, os.Stdin, stdout) },
-			}
-			measure := func(ctx context.Context) (*ownershipResult, error) { return benchOwnership(ctx, bf, stderr) }
-			return runParentChild(b, &bf.benchCommon, bf.role, roles, ".acquirer", measure, func(w io.Writer, res *ownershipResult) {
-				fmt.Fprintf(w, "ownership, hand-off and take-back of one attribute between two processes over loopback multicast:\n"+
-					"  serial, 1 instance: transfers=%d in %.3f s = %.0f transfers/s, %.2f frames per transfer\n",
-					res.Transfers, res.Seconds, res.TransfersPerS, res.FramesPerTransfer)
-				if res.Objects > 1 {
-					fmt.Fprintf(w, "  pipelined, %d instances: transfers=%d in %.3f s = %.0f transfers/s, %.2f frames per transfer\n",
-						res.Objects, res.Transfers, res.PipelinedSeconds, res.PipelinedPerS, res.PipelinedFramesPerTransfer)
-				}
-				fmt.Fprintf(w, "  floor: raw UDP multicast ping-pong between two processes, %d-byte datagrams, one per transfer: "+
-					"%.0f transfers/s (%.0f pairs/s): ratio %.2f\n", res.HopBytes, res.RawPerS, res.RawPairsPerS, res.Ratio)
-				if res.Objects > 1 {
-					fmt.Fprintf(w, "  floor with %d datagrams in flight: %.0f transfers/s: ratio %.2f\n",
-						res.Objects, res.RawPipelinedPerS, res.PipelinedRatio)
-				}
-				consistent := "consistent: one owner per instance, notifications = releases = transfers"
-				if !res.Consistent {
-					consistent = "NOT consistent"
-				}
-				fmt.Fprintf(w, "  %s; %d floor datagrams lost; GOMAXPROCS %d per process\n", consistent, res.RawLost, res.GOMAXPROCS)
-			})
-		},
-	}.main(args, stdout, stderr)
+// define defines the flags of "bench ownership".
+func (bf *ownershipFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&bf.count, "count", 20000, "transfers per run (even: hand-offs and take-backs)")
+	fs.IntVar(&bf.objects, "objects", 16, "instances of the pipelined run, each passed back and forth (1: the serial run only)")
+	fs.IntVar(&bf.frame, "frame", 16000, frameHelp)
+	bf.benchCommon.define(fs, 2*time.Minute, "UDP multicast port; the floor uses this port + 2 and + 3 (default: derived from the process id)",
+		"write CPU profiles of both processes to `PREFIX`.acquirer and PREFIX.registrar")
+	fs.StringVar(&bf.role, "role", "", "internal: run the registrar for the parent process")
+	fs.StringVar(&bf.federation, "federation", "", "internal (registrar): federation name")
+}
+
+// check returns the usage error of bad flags of "bench ownership", or "".
+func (bf *ownershipFlags) check(nargs int) string {
+	if bf.count < 2 || bf.count%2 != 0 || bf.objects < 1 || bf.objects > bf.count/2 || bf.frame < 0 || bf.timeout <= 0 || nargs > 0 {
+		return "need an even -count >= 2, 1 <= -objects <= count/2, -frame >= 0, -timeout > 0 and no arguments"
+	}
+	return ""
+}
+
+// run runs "bench ownership".
+func (bf ownershipFlags) run(b *kindRun) int {
+	defaultPort(&bf.port, 0)
+	roles := map[string]func(context.Context) error{
+		"registrar": func(ctx context.Context) error { return ownershipRegistrar(ctx, bf, os.Stdin, b.stdout) },
+	}
+	measure := func(ctx context.Context) (*ownershipResult, error) { return benchOwnership(ctx, bf, b.stderr) }
+	return runParentChild(b, &bf.benchCommon, bf.role, roles, ".acquirer", measure, func(w io.Writer, res *ownershipResult) {
+		fmt.Fprintf(w, "ownership, hand-off and take-back of one attribute between two processes over loopback multicast:\n"+
+			"  serial, 1 instance: transfers=%d in %.3f s = %.0f transfers/s, %.2f frames per transfer\n",
+			res.Transfers, res.Seconds, res.TransfersPerS, res.FramesPerTransfer)
+		if res.Objects > 1 {
+			fmt.Fprintf(w, "  pipelined, %d instances: transfers=%d in %.3f s = %.0f transfers/s, %.2f frames per transfer\n",
+				res.Objects, res.Transfers, res.PipelinedSeconds, res.PipelinedPerS, res.PipelinedFramesPerTransfer)
+		}
+		fmt.Fprintf(w, "  floor: raw UDP multicast ping-pong between two processes, %d-byte datagrams, one per transfer: "+
+			"%.0f transfers/s (%.0f pairs/s): ratio %.2f\n", res.HopBytes, res.RawPerS, res.RawPairsPerS, res.Ratio)
+		if res.Objects > 1 {
+			fmt.Fprintf(w, "  floor with %d datagrams in flight: %.0f transfers/s: ratio %.2f\n",
+				res.Objects, res.RawPipelinedPerS, res.PipelinedRatio)
+		}
+		consistent := "consistent: one owner per instance, notifications = releases = transfers"
+		if !res.Consistent {
+			consistent = "NOT consistent"
+		}
+		fmt.Fprintf(w, "  %s; %d floor datagrams lost; GOMAXPROCS %d per process\n", consistent, res.RawLost, res.GOMAXPROCS)
+	})
 }
 
 // benchOwnership runs the measurements: the acquirer here, the registrar

@@ -46,45 +46,44 @@ type recordBenchFlags struct {
 	dir    string // -dir: where the recording goes
 }
 
-// runBenchRecord measures the recorder under load against the throughput
+// define defines the flags of "bench record".
+func (bf *recordBenchFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update")
+	fs.IntVar(&bf.count, "count", 300000, "updates to send in each phase")
+	fs.IntVar(&bf.frame, "frame", 16000, "data-plane frame size in bytes")
+	bf.benchCommon.define(fs, 3*time.Minute, portHelp, "write a CPU profile of the recorder to `FILE`")
+	fs.BoolVar(&bf.random, "random", false, "send random payloads to the recorder (incompressible), not zeros and a counter")
+	fs.StringVar(&bf.dir, "dir", "", "directory for the recording (default: a temporary one, removed after)")
+}
+
+// check returns the usage error of bad flags of "bench record", or "".
+func (bf *recordBenchFlags) check(nargs int) string {
+	if bf.payload < 0 || bf.count <= 0 {
+		return "negative -payload or -count"
+	}
+	return ""
+}
+
+// run measures the recorder under load against the throughput
 // bench in the same run: ping (here) sends 100-byte updates to pong (a
 // child process), as "bench throughput" does; then pong leaves, a
 // recorder ("federate-node record -stats", another child process) takes
 // its place, and ping sends as many updates again. Both receivers thus
 // run beside the same sender on the same cores.
-func runBenchRecord(args []string, stdout, stderr io.Writer) int {
-	return kindDef[recordBenchFlags]{
-		name: "bench record",
-		flags: func(fs *flag.FlagSet, bf *recordBenchFlags) {
-			fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update")
-			fs.IntVar(&bf.count, "count", 300000, "updates to send in each phase")
-			fs.IntVar(&bf.frame, "frame", 16000, "data-plane frame size in bytes")
-			bf.benchCommon.define(fs, 3*time.Minute, portHelp, "write a CPU profile of the recorder to `FILE`")
-			fs.BoolVar(&bf.random, "random", false, "send random payloads to the recorder (incompressible), not zeros and a counter")
-			fs.StringVar(&bf.dir, "dir", "", "directory for the recording (default: a temporary one, removed after)")
-		},
-		check: func(bf *recordBenchFlags, nargs int) string {
-			if bf.payload < 0 || bf.count <= 0 {
-				return "negative -payload or -count"
-			}
-			return ""
-		},
-		run: func(b *kindRun, bf recordBenchFlags) int {
-			defaultPort(&bf.port, 0)
-			res, err := benchRecord(bf.benchFlags, bf.dir, bf.random, stderr)
-			if err != nil {
-				return b.fail(err)
-			}
-			b.emit(bf.jsonOut, res, func(w io.Writer) {
-				fmt.Fprintf(w, "recorder under load, %d-byte attribute updates in frames of %d bytes, over loopback multicast:\n"+
-					"  throughput ping to pong: %d updates: %.0f updates/s\n"+
-					"  recorder in pong's place: sent at %.0f updates/s; recorder wrote %d updates: %.0f updates/s (%d bytes)\n"+
-					"  recorder / throughput: %.2f (goal at least 0.5)\n",
-					res.Payload, res.Frame, res.Updates, res.UpdatesPerS, res.SentPerS, res.Recorded, res.RecordedPerS, res.FileBytes, res.Ratio)
-			})
-			return 0
-		},
-	}.main(args, stdout, stderr)
+func (bf recordBenchFlags) run(b *kindRun) int {
+	defaultPort(&bf.port, 0)
+	res, err := benchRecord(bf.benchFlags, bf.dir, bf.random, b.stderr)
+	if err != nil {
+		return b.fail(err)
+	}
+	b.emit(bf.jsonOut, res, func(w io.Writer) {
+		fmt.Fprintf(w, "recorder under load, %d-byte attribute updates in frames of %d bytes, over loopback multicast:\n"+
+			"  throughput ping to pong: %d updates: %.0f updates/s\n"+
+			"  recorder in pong's place: sent at %.0f updates/s; recorder wrote %d updates: %.0f updates/s (%d bytes)\n"+
+			"  recorder / throughput: %.2f (goal at least 0.5)\n",
+			res.Payload, res.Frame, res.Updates, res.UpdatesPerS, res.SentPerS, res.Recorded, res.RecordedPerS, res.FileBytes, res.Ratio)
+	})
+	return 0
 }
 
 func benchRecord(bf benchFlags, dir string, random bool, stderr io.Writer) (*recordBenchResult, error) {

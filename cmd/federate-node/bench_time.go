@@ -75,111 +75,110 @@ type timeChildResult struct {
 	Rounds  uint64  `json:"rounds"` // consistent-cut rounds during the run
 }
 
-// runBenchTime measures time advance grants per second: every federate
+// define defines the flags of "bench timeadvance".
+func (bf *timeBenchFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&bf.federates, "federates", 8, "federates (at least 1)")
+	fs.IntVar(&bf.steps, "steps", 10000, "measured time steps per federate (short runs measure start-up: 2,000 give 5-8% less)")
+	fs.IntVar(&bf.warmup, "warmup", 0, "unmeasured time steps first (default steps/10)")
+	fs.BoolVar(&bf.inprocess, "inprocess", false, "run every federate in this process over the in-memory network")
+	bf.benchCommon.define(fs, 5*time.Minute, portHelp, "write a CPU profile of this process to `FILE` (-inprocess: every federate)")
+	fs.Float64Var(&bf.lookahead, "lookahead", 1, "lookahead of every federate")
+	fs.BoolVar(&bf.stats, "stats", false, "print every federate's data-plane counters to stderr at the end")
+	fs.BoolVar(&bf.child, "child", false, "internal: run one federate for the parent process")
+	fs.BoolVar(&bf.create, "create", false, "internal (child): create the federation")
+	fs.StringVar(&bf.federation, "federation", "", "internal (child): federation name")
+	fs.StringVar(&bf.name, "name", "", "internal (child): federate name")
+	fs.StringVar(&bf.seeds, "seeds", "", "internal (child): gossip seed address")
+}
+
+// check returns the usage error of bad flags of "bench timeadvance", or "".
+func (bf *timeBenchFlags) check(nargs int) string {
+	if bf.federates < 1 || bf.steps < 1 || bf.warmup < 0 || bf.lookahead <= 0 {
+		return "need -federates >= 1, -steps >= 1, -warmup >= 0, -lookahead > 0"
+	}
+	return ""
+}
+
+// run measures time advance grants per second: every federate
 // is time-regulating (lookahead 1) and time-constrained and loops
 // "TAR(t+1), wait for the grant". Federates run in child processes of
 // this binary over loopback multicast and gossip, or, with -inprocess, in
 // this process over the in-memory network.
-func runBenchTime(args []string, stdout, stderr io.Writer) int {
-	return kindDef[timeBenchFlags]{
-		name: "bench timeadvance",
-		flags: func(fs *flag.FlagSet, bf *timeBenchFlags) {
-			fs.IntVar(&bf.federates, "federates", 8, "federates (at least 1)")
-			fs.IntVar(&bf.steps, "steps", 10000, "measured time steps per federate (short runs measure start-up: 2,000 give 5-8% less)")
-			fs.IntVar(&bf.warmup, "warmup", 0, "unmeasured time steps first (default steps/10)")
-			fs.BoolVar(&bf.inprocess, "inprocess", false, "run every federate in this process over the in-memory network")
-			bf.benchCommon.define(fs, 5*time.Minute, portHelp, "write a CPU profile of this process to `FILE` (-inprocess: every federate)")
-			fs.Float64Var(&bf.lookahead, "lookahead", 1, "lookahead of every federate")
-			fs.BoolVar(&bf.stats, "stats", false, "print every federate's data-plane counters to stderr at the end")
-			fs.BoolVar(&bf.child, "child", false, "internal: run one federate for the parent process")
-			fs.BoolVar(&bf.create, "create", false, "internal (child): create the federation")
-			fs.StringVar(&bf.federation, "federation", "", "internal (child): federation name")
-			fs.StringVar(&bf.name, "name", "", "internal (child): federate name")
-			fs.StringVar(&bf.seeds, "seeds", "", "internal (child): gossip seed address")
-		},
-		check: func(bf *timeBenchFlags, nargs int) string {
-			if bf.federates < 1 || bf.steps < 1 || bf.warmup < 0 || bf.lookahead <= 0 {
-				return "need -federates >= 1, -steps >= 1, -warmup >= 0, -lookahead > 0"
-			}
-			return ""
-		},
-		run: func(b *kindRun, bf timeBenchFlags) int {
-			if bf.warmup == 0 {
-				bf.warmup = bf.steps / 10
-			}
-			defaultPort(&bf.port, 0)
-			fail := b.fail
-			stopProfile, err := startProfile(bf.cpuprofile)
-			if err != nil {
-				return fail(err)
-			}
-			defer stopProfile()
-			ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
-			defer cancel()
-			if bf.child {
-				res, err := timeChild(ctx, bf, stdout)
-				if err != nil {
-					return fail(err)
-				}
-				printTagged(stdout, "result", res)
-				return 0
-			}
-			var results []timeChildResult
-			procs := runtime.GOMAXPROCS(0)
-			if !bf.inprocess {
-				procs = shareCores(bf.federates)
-			}
-			if bf.inprocess {
-				results, err = timeInProcess(ctx, bf)
-			} else {
-				results, err = timeProcesses(ctx, bf, stderr)
-			}
-			if err != nil {
-				return fail(err)
-			}
-			res := timeBenchResult{Bench: "timeadvance", Federates: bf.federates, InProcess: bf.inprocess, Steps: bf.steps}
-			var sent, rounds uint64
-			var grants int
-			for i, r := range results {
-				rate := float64(r.Grants) / r.Seconds
-				res.GrantsPerS += rate / float64(len(results))
-				if i == 0 || rate < res.MinGrantsPerS {
-					res.MinGrantsPerS = rate
-				}
-				res.Seconds = max(res.Seconds, r.Seconds)
-				sent += r.Sent
-				rounds += r.Rounds
-				grants += r.Grants
-			}
-			if grants > 0 {
-				res.MessagesPerGrant = float64(sent) / float64(grants)
-				res.CutRoundsPerGrant = float64(rounds) / float64(grants)
-			}
-			res.GOMAXPROCS = procs
-			if !bf.inprocess && bf.federates > 1 {
-				raw, err := rawSteps(ctx, bf.federates, bf.steps, bf.port+1)
-				if err != nil {
-					return fail(err)
-				}
-				res.RawStepsPerS, res.Ratio = raw, res.GrantsPerS/raw
-			}
-			b.emit(bf.jsonOut, res, func(w io.Writer) {
-				where := "separate processes over loopback multicast"
-				if bf.inprocess {
-					where = "one process, in-memory network"
-				}
-				fmt.Fprintf(w, "timeadvance, %d federates (%s), lookahead %v, %d steps:\n"+
-					"  %.0f grants/s per federate (slowest %.0f), %.1f messages sent per grant\n",
-					bf.federates, where, bf.lookahead, bf.steps, res.GrantsPerS, res.MinGrantsPerS, res.MessagesPerGrant)
-				if res.RawStepsPerS > 0 {
-					fmt.Fprintf(w, "  raw UDP floor, %d processes each multicasting one datagram per step and waiting for all: %.0f steps/s: ratio %.2f\n",
-						bf.federates, res.RawStepsPerS, res.Ratio)
-				}
-				fmt.Fprintf(w, "  GOMAXPROCS %d per process\n", res.GOMAXPROCS)
-			})
-			return 0
-		},
-	}.main(args, stdout, stderr)
+func (bf timeBenchFlags) run(b *kindRun) int {
+	if bf.warmup == 0 {
+		bf.warmup = bf.steps / 10
+	}
+	defaultPort(&bf.port, 0)
+	fail := b.fail
+	stopProfile, err := startProfile(bf.cpuprofile)
+	if err != nil {
+		return fail(err)
+	}
+	defer stopProfile()
+	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
+	defer cancel()
+	if bf.child {
+		res, err := timeChild(ctx, bf, b.stdout)
+		if err != nil {
+			return fail(err)
+		}
+		printTagged(b.stdout, "result", res)
+		return 0
+	}
+	var results []timeChildResult
+	procs := runtime.GOMAXPROCS(0)
+	if !bf.inprocess {
+		procs = shareCores(bf.federates)
+	}
+	if bf.inprocess {
+		results, err = timeInProcess(ctx, bf)
+	} else {
+		results, err = timeProcesses(ctx, bf, b.stderr)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	res := timeBenchResult{Bench: "timeadvance", Federates: bf.federates, InProcess: bf.inprocess, Steps: bf.steps}
+	var sent, rounds uint64
+	var grants int
+	for i, r := range results {
+		rate := float64(r.Grants) / r.Seconds
+		res.GrantsPerS += rate / float64(len(results))
+		if i == 0 || rate < res.MinGrantsPerS {
+			res.MinGrantsPerS = rate
+		}
+		res.Seconds = max(res.Seconds, r.Seconds)
+		sent += r.Sent
+		rounds += r.Rounds
+		grants += r.Grants
+	}
+	if grants > 0 {
+		res.MessagesPerGrant = float64(sent) / float64(grants)
+		res.CutRoundsPerGrant = float64(rounds) / float64(grants)
+	}
+	res.GOMAXPROCS = procs
+	if !bf.inprocess && bf.federates > 1 {
+		raw, err := rawSteps(ctx, bf.federates, bf.steps, bf.port+1)
+		if err != nil {
+			return fail(err)
+		}
+		res.RawStepsPerS, res.Ratio = raw, res.GrantsPerS/raw
+	}
+	b.emit(bf.jsonOut, res, func(w io.Writer) {
+		where := "separate processes over loopback multicast"
+		if bf.inprocess {
+			where = "one process, in-memory network"
+		}
+		fmt.Fprintf(w, "timeadvance, %d federates (%s), lookahead %v, %d steps:\n"+
+			"  %.0f grants/s per federate (slowest %.0f), %.1f messages sent per grant\n",
+			bf.federates, where, bf.lookahead, bf.steps, res.GrantsPerS, res.MinGrantsPerS, res.MessagesPerGrant)
+		if res.RawStepsPerS > 0 {
+			fmt.Fprintf(w, "  raw UDP floor, %d processes each multicasting one datagram per step and waiting for all: %.0f steps/s: ratio %.2f\n",
+				bf.federates, res.RawStepsPerS, res.Ratio)
+		}
+		fmt.Fprintf(w, "  GOMAXPROCS %d per process\n", res.GOMAXPROCS)
+	})
+	return 0
 }
 
 // timeLoop makes fed regulating and constrained (already asked for by the

@@ -48,9 +48,9 @@ func (c *demoCommon) define(fs *flag.FlagSet, verbose string) {
 	fs.StringVar(&c.trace, "trace", "", "write a JSON-lines trace (docs/trace.md) of every federate to `FILE`")
 }
 
-// run runs demo with the trace file (-trace) open in c.traceW, and
-// prints its error.
-func (c *demoCommon) run(b *kindRun, demo func() error) int {
+// runTraced runs demo with the trace file (-trace) open in c.traceW,
+// and prints its error.
+func (c *demoCommon) runTraced(b *kindRun, demo func() error) int {
 	err := withTrace(c.trace, func(w io.Writer) error {
 		c.traceW = w
 		return demo()
@@ -115,13 +115,13 @@ func demoCodec(designator string, fom []byte) (*fomxml.Document, *codec.Codec, e
 func demoKinds() []subcommand {
 	return []subcommand{
 		{name: "", help: []helpLine{{"demo", "run the demo: a radar and aircraft federates on this host,\n" +
-			"a synchronization point, a save and a restore"}}, run: runDemoPlain},
+			"a synchronization point, a save and a restore"}}, run: kindMain[demoFlags]("demo", nil)},
 		{name: "ddm", help: []helpLine{{"demo ddm [flags]", "run the DDM demo: a radar subscribed to a square, aircraft flying\n" +
 			"through it, radios on channels; checks that each got exactly its\n" +
-			"share (federate-node demo ddm -h lists the flags)"}}, run: runDemoDDM},
+			"share (federate-node demo ddm -h lists the flags)"}}, run: kindMain[ddmFlags]("demo ddm", nil)},
 		{name: "multirate", help: []helpLine{{"demo multirate [-steps N -loss P -json]", "a producer and a consumer whose jobs run at 1x, 2x and 5x the main\n" +
 			"cycle (peer/multirate), each reading one coherent snapshot a cycle;\n" +
-			"checks every read against the updates sent (docs/multirate.md)"}}, run: runDemoMultirate},
+			"checks every read against the updates sent (docs/multirate.md)"}}, run: kindMain[multirateFlags]("demo multirate", nil)},
 	}
 }
 
@@ -134,7 +134,22 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-// runDemoPlain starts a small federation on this host: a radar and some
+// define defines the flags of "demo".
+func (df *demoFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&df.aircraft, "aircraft", 3, "number of aircraft federates")
+	fs.IntVar(&df.steps, "steps", 5, "time steps to run")
+	df.demoCommon.define(fs, "print every event")
+}
+
+// check returns the usage error of bad flags of "demo", or "".
+func (df *demoFlags) check(nargs int) string {
+	if df.aircraft < 1 || df.steps < 1 {
+		return "need at least one aircraft and one step"
+	}
+	return ""
+}
+
+// run starts a small federation on this host: a radar and some
 // aircraft, each federate in its own node (its own gossip member and
 // multicast sockets on lo, TTL 0). The aircraft are time-regulating and
 // publish time-stamped positions; the radar is time-constrained,
@@ -142,24 +157,8 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 // Time advances in steps; the demo ends by itself with a summary, then
 // shows a synchronization point, a federation save and a restore
 // (demo_saverestore.go).
-func runDemoPlain(args []string, stdout, stderr io.Writer) int {
-	return kindDef[demoFlags]{
-		name: "demo",
-		flags: func(fs *flag.FlagSet, df *demoFlags) {
-			fs.IntVar(&df.aircraft, "aircraft", 3, "number of aircraft federates")
-			fs.IntVar(&df.steps, "steps", 5, "time steps to run")
-			df.define(fs, "print every event")
-		},
-		check: func(df *demoFlags, nargs int) string {
-			if df.aircraft < 1 || df.steps < 1 {
-				return "need at least one aircraft and one step"
-			}
-			return ""
-		},
-		run: func(b *kindRun, df demoFlags) int {
-			return df.run(b, func() error { return demo(df, stdout) })
-		},
-	}.main(args, stdout, stderr)
+func (df demoFlags) run(b *kindRun) int {
+	return df.runTraced(b, func() error { return demo(df, b.stdout) })
 }
 
 // demoFederate is one federate of the demo with what it counted.

@@ -68,7 +68,25 @@ type ddmFlags struct {
 	demoCommon
 }
 
-// runDemoDDM runs "federate-node demo ddm": data distribution management
+// define defines the flags of "demo ddm".
+func (df *ddmFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&df.aircraft, "aircraft", 6, "number of aircraft federates")
+	fs.IntVar(&df.radios, "radios", 4, "number of radio federates (on channels 3, 3, 5, 7, 3, 3, ...)")
+	fs.IntVar(&df.steps, "steps", 40, "steps of flight")
+	fs.IntVar(&df.messages, "messages", 3, "messages each radio sends")
+	fs.DurationVar(&df.interval, "interval", 25*time.Millisecond, "wall time between steps, at least")
+	df.demoCommon.define(fs, "print every update and message sent")
+}
+
+// check returns the usage error of bad flags of "demo ddm", or "".
+func (df *ddmFlags) check(nargs int) string {
+	if nargs > 0 || df.aircraft < 1 || df.radios < 0 || df.steps < 1 || df.messages < 0 {
+		return "need at least one aircraft and one step, no negative counts, no arguments"
+	}
+	return ""
+}
+
+// run runs "federate-node demo ddm": data distribution management
 // on this host. A ground radar subscribes to aircraft positions within a
 // 1,000 m square around itself; aircraft fly straight across a 10 km
 // square, each updating its position with an update region that is the
@@ -77,30 +95,11 @@ type ddmFlags struct {
 // node (gossip member and multicast sockets on lo, TTL 0), as in the
 // plain demo. The demo checks what arrived against what was sent and
 // exits 1 when a check fails.
-func runDemoDDM(args []string, stdout, stderr io.Writer) int {
-	return kindDef[ddmFlags]{
-		name: "demo ddm",
-		flags: func(fs *flag.FlagSet, df *ddmFlags) {
-			fs.IntVar(&df.aircraft, "aircraft", 6, "number of aircraft federates")
-			fs.IntVar(&df.radios, "radios", 4, "number of radio federates (on channels 3, 3, 5, 7, 3, 3, ...)")
-			fs.IntVar(&df.steps, "steps", 40, "steps of flight")
-			fs.IntVar(&df.messages, "messages", 3, "messages each radio sends")
-			fs.DurationVar(&df.interval, "interval", 25*time.Millisecond, "wall time between steps, at least")
-			df.define(fs, "print every update and message sent")
-		},
-		check: func(df *ddmFlags, nargs int) string {
-			if nargs > 0 || df.aircraft < 1 || df.radios < 0 || df.steps < 1 || df.messages < 0 {
-				return "need at least one aircraft and one step, no negative counts, no arguments"
-			}
-			return ""
-		},
-		run: func(b *kindRun, df ddmFlags) int {
-			return df.run(b, func() error {
-				_, err := demoDDM(df, stdout)
-				return err
-			})
-		},
-	}.main(args, stdout, stderr)
+func (df ddmFlags) run(b *kindRun) int {
+	return df.runTraced(b, func() error {
+		_, err := demoDDM(df, b.stdout)
+		return err
+	})
 }
 
 // ddmPoint is a position in meters.

@@ -52,46 +52,45 @@ var (
 // logical time t: new every main cycle, distinct per instance.
 func multirateValue(i int, t float64) float64 { return float64(1000*i) + t }
 
-// runDemoMultirate runs a producer and a consumer over the in-memory
+// define defines the flags of "demo multirate".
+func (df *multirateFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&df.steps, "steps", 20, "main cycles to run")
+	fs.Float64Var(&df.loss, "loss", 0, "probability in [0, 1) that a data-plane packet is lost (the in-memory network's)")
+	fs.BoolVar(&df.json, "json", false, `print one JSON object per line: {"ev":"publish",...} per update sent, {"ev":"read",...} per read`)
+	fs.Int64Var(&df.seed, "seed", 1, "seed of the in-memory network's faults")
+	fs.DurationVar(&df.timeout, "timeout", 60*time.Second, "give up after this long")
+}
+
+// check returns the usage error of bad flags of "demo multirate", or "".
+func (df *multirateFlags) check(nargs int) string {
+	if nargs > 0 || df.steps < 1 || !(df.loss >= 0 && df.loss < 1) {
+		return "need -steps >= 1, 0 <= -loss < 1, no arguments"
+	}
+	return ""
+}
+
+// run runs a producer and a consumer over the in-memory
 // network: the producer (time-regulating) updates OBJ1..OBJ4 every main
 // cycle, time-stamped; the consumer (time-constrained) runs jobs at 1x,
 // 2x and 5x the main cycle with peer/multirate, each reading its
 // snapshot several times a cycle. The demo checks that every read saw
 // the latest value stamped at or before its cycle's boundary, and exits
 // 1 when one did not.
-func runDemoMultirate(args []string, stdout, stderr io.Writer) int {
-	return kindDef[multirateFlags]{
-		name: "demo multirate",
-		flags: func(fs *flag.FlagSet, df *multirateFlags) {
-			fs.IntVar(&df.steps, "steps", 20, "main cycles to run")
-			fs.Float64Var(&df.loss, "loss", 0, "probability in [0, 1) that a data-plane packet is lost (the in-memory network's)")
-			fs.BoolVar(&df.json, "json", false, `print one JSON object per line: {"ev":"publish",...} per update sent, {"ev":"read",...} per read`)
-			fs.Int64Var(&df.seed, "seed", 1, "seed of the in-memory network's faults")
-			fs.DurationVar(&df.timeout, "timeout", 60*time.Second, "give up after this long")
-		},
-		check: func(df *multirateFlags, nargs int) string {
-			if nargs > 0 || df.steps < 1 || !(df.loss >= 0 && df.loss < 1) {
-				return "need -steps >= 1, 0 <= -loss < 1, no arguments"
-			}
-			return ""
-		},
-		run: func(b *kindRun, df multirateFlags) int {
-			// With -json, stdout carries only the JSON lines; the summary goes
-			// to stderr.
-			summary := stdout
-			if df.json {
-				summary = stderr
-			}
-			res, err := demoMultirate(df, stdout)
-			if res != nil {
-				res.print(summary)
-			}
-			if err != nil {
-				return b.fail(err)
-			}
-			return 0
-		},
-	}.main(args, stdout, stderr)
+func (df multirateFlags) run(b *kindRun) int {
+	// With -json, b.stdout carries only the JSON lines; the summary goes
+	// to b.stderr.
+	summary := b.stdout
+	if df.json {
+		summary = b.stderr
+	}
+	res, err := demoMultirate(df, b.stdout)
+	if res != nil {
+		res.print(summary)
+	}
+	if err != nil {
+		return b.fail(err)
+	}
+	return 0
 }
 
 // multirateEvent is one line of -json output. Publish lines fill Fed and
