@@ -368,12 +368,18 @@ func (s *lifecycleSub) resign() error {
 // lifecycleHandles returns the demo FOM's Aircraft class and its Blob
 // attribute.
 func lifecycleHandles(fed *peer.Federate) (peer.ObjectClassHandle, peer.AttributeHandle, error) {
-	class, err := fed.GetObjectClassHandle("Aircraft")
+	return classAttr(fed, "Aircraft", "Blob")
+}
+
+// classAttr returns the handles of object class class and of its
+// attribute attr.
+func classAttr(fed *peer.Federate, class, attr string) (peer.ObjectClassHandle, peer.AttributeHandle, error) {
+	c, err := fed.GetObjectClassHandle(class)
 	if err != nil {
 		return 0, 0, err
 	}
-	attr, err := fed.GetAttributeHandle(class, "Blob")
-	return class, attr, err
+	a, err := fed.GetAttributeHandle(c, attr)
+	return c, a, err
 }
 
 // lifecycleCount counts what one subscriber heard of the registrar's

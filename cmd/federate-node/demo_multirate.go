@@ -187,11 +187,7 @@ func demoMultirate(df multirateFlags, out io.Writer) (*multirateRun, error) {
 	defer cons.Close()
 	r.say("meshrti demo multirate: a producer and a consumer over the in-memory network (loss %g), %d main cycles of 1", df.loss, df.steps)
 
-	class, err := prod.GetObjectClassHandle("Sample")
-	if err != nil {
-		return nil, err
-	}
-	value, err := prod.GetAttributeHandle(class, "Value")
+	class, value, err := classAttr(prod, "Sample", "Value")
 	if err != nil {
 		return nil, err
 	}

@@ -627,11 +627,7 @@ func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay ti
 	if err != nil {
 		return res, err
 	}
-	aircraft, err := fed.GetObjectClassHandle("Aircraft")
-	if err != nil {
-		return res, err
-	}
-	position, err := fed.GetAttributeHandle(aircraft, "Position")
+	aircraft, position, err := classAttr(fed, "Aircraft", "Position")
 	if err != nil {
 		return res, err
 	}
