@@ -19,9 +19,6 @@ import (
 // discovered and reflected once, the late subscriber's figure and the raw
 // floor included. Like TestBenchJSON it measures nothing.
 func TestBenchLifecycleProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
 	for i, extra := range [][]string{nil, {"-reserve"}} {
 		var res lifecycleResult
 		args := append([]string{"bench", "lifecycle", "-json", "-count", "300"}, extra...)

@@ -18,9 +18,6 @@ import (
 // the end, and the floor measured. Like TestBenchJSON it measures
 // nothing.
 func TestBenchOwnershipProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
 	var res ownershipResult
 	out := benchJSON(t, &res, 29, "bench", "ownership", "-json", "-count", "200", "-objects", "4")
 	if res.Bench != "ownership" || res.Transfers != 200 || res.Objects != 4 || !res.Consistent || res.Error != "" {

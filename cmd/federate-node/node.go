@@ -349,13 +349,9 @@ func runPong(ctx context.Context, fed *peer.Federate) (*pongResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range []error{
-		fed.SubscribeInteractionClass(h.ping), fed.PublishInteractionClass(h.pong),
-		fed.SubscribeObjectClassAttributes(h.aircraft, h.blob),
-	} {
-		if e != nil {
-			return nil, e
-		}
+	if err := errors.Join(fed.SubscribeInteractionClass(h.ping), fed.PublishInteractionClass(h.pong),
+		fed.SubscribeObjectClassAttributes(h.aircraft, h.blob)); err != nil {
+		return nil, err
 	}
 	res := &pongResult{}
 	for {
@@ -422,13 +418,9 @@ func newPingerOf(ctx context.Context, fed *peer.Federate, receivers int) (*pinge
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range []error{
-		fed.PublishInteractionClass(h.ping), fed.SubscribeInteractionClass(h.pong),
-		fed.PublishObjectClassAttributes(h.aircraft, h.blob),
-	} {
-		if e != nil {
-			return nil, e
-		}
+	if err := errors.Join(fed.PublishInteractionClass(h.ping), fed.SubscribeInteractionClass(h.pong),
+		fed.PublishObjectClassAttributes(h.aircraft, h.blob)); err != nil {
+		return nil, err
 	}
 	p := &pinger{fed: fed, h: h, receivers: receivers}
 	if _, err := p.ping(ctx, 0, nil, 200*time.Millisecond); err != nil {

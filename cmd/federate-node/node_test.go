@@ -102,14 +102,21 @@ func (p *proc) line(t *testing.T, prefix string, timeout time.Duration) string {
 	}
 }
 
+// processTest is the set-up of a test of federate-node processes: the
+// built binary, a context that ends within 90 s, a federation named
+// prefix-PID and a multicast port from base up.
+func processTest(t *testing.T, prefix string, base int) (bin string, ctx context.Context, federation, port string) {
+	t.Helper()
+	bin = buildNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	return bin, ctx, fmt.Sprintf("%s-%d", prefix, os.Getpid()), fmt.Sprint(base + os.Getpid()%5000)
+}
+
 // Two federates in two OS processes exchange interactions and updates
 // over real loopback multicast, finding each other through gossip.
 func TestTwoProcesses(t *testing.T) {
-	bin := buildNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	fed := fmt.Sprintf("proc-test-%d", os.Getpid())
-	port := fmt.Sprint(42000 + os.Getpid()%5000)
+	bin, ctx, fed, port := processTest(t, "proc-test", 42000)
 	dir := t.TempDir()
 	pongTrace, pingTrace := filepath.Join(dir, "pong.jsonl"), filepath.Join(dir, "ping.jsonl")
 	pong := start(t, ctx, bin, "node", "-role", "pong", "-name", "pong", "-create", "-federation", fed, "-mcast-port", port, "-timeout", "80s",

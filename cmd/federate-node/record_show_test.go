@@ -220,11 +220,7 @@ func frameStart(t *testing.T, b []byte, i int) int {
 // pong federate over loopback multicast, interrupts it, and finds the
 // file closed cleanly with what was exchanged: updates and interactions.
 func TestRecordSIGINT(t *testing.T) {
-	bin := buildNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	fed := fmt.Sprintf("rec-test-%d", os.Getpid())
-	port := fmt.Sprint(30000 + os.Getpid()%5000)
+	bin, ctx, fed, port := processTest(t, "rec-test", 30000)
 	path := filepath.Join(t.TempDir(), "run.rec")
 	pong := start(t, ctx, bin, "node", "-role", "pong", "-name", "pong", "-create", "-federation", fed, "-mcast-port", port, "-timeout", "80s")
 	seed := strings.TrimSpace(pong.line(t, "gossip ", 20*time.Second))
