@@ -184,6 +184,21 @@ func newKindRun(name string, stdout, stderr io.Writer) *kindRun {
 // parse parses args; false is a usage error (flag printed why).
 func (b *kindRun) parse(args []string) bool { return b.fs.Parse(args) == nil }
 
+// files parses args, flags standing anywhere among the file names
+// (parseFlagsAnywhere), and returns the names; false after a usage
+// error, usage printed when ok refuses the names' count.
+func (b *kindRun) files(args []string, usage string, ok func(n int) bool) ([]string, bool) {
+	files, err := parseFlagsAnywhere(b.fs, args)
+	if err != nil {
+		return nil, false
+	}
+	if !ok(len(files)) {
+		fmt.Fprintln(b.stderr, usage)
+		return nil, false
+	}
+	return files, true
+}
+
 // usageError prints msg and returns the exit code of a usage error.
 func (b *kindRun) usageError(msg string) int {
 	fmt.Fprintf(b.stderr, "federate-node %s: %s\n", b.name, msg)

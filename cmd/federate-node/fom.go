@@ -44,12 +44,8 @@ func fomValidate(args []string, stdout, stderr io.Writer) int {
 	cmd := newKindRun("fom validate", stdout, stderr)
 	fs := cmd.fs
 	strict := fs.Bool("strict", false, "refuse the defects that are otherwise accepted with a warning")
-	files, err := parseFlagsAnywhere(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "usage: federate-node fom validate [--strict] FILE...")
+	files, ok := cmd.files(args, "usage: federate-node fom validate [--strict] FILE...", func(n int) bool { return n > 0 })
+	if !ok {
 		return 2
 	}
 	fdd, err := fomxml.Options{Strict: *strict}.Load(files...)
@@ -116,12 +112,8 @@ func fomInspect(args []string, stdout, stderr io.Writer) int {
 	cmd := newKindRun("fom inspect", stdout, stderr)
 	fs := cmd.fs
 	asJSON := fs.Bool("json", false, "print JSON instead of a readable summary")
-	files, err := parseFlagsAnywhere(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "usage: federate-node fom inspect [--json] FILE...")
+	files, ok := cmd.files(args, "usage: federate-node fom inspect [--json] FILE...", func(n int) bool { return n > 0 })
+	if !ok {
 		return 2
 	}
 	fdd, err := fomxml.Load(files...)

@@ -342,15 +342,26 @@ type pongResult struct {
 	Reflects int `json:"reflects"`
 }
 
+// declarePingPong looks up the demo FOM's handles and declares fed's
+// side of the ping-pong: the pinger (ping) publishes Ping and
+// Aircraft.Blob and subscribes to Pong; the ponger the other way round.
+func declarePingPong(fed *peer.Federate, ping bool) (demoHandles, error) {
+	h, err := lookupDemo(fed)
+	if err != nil {
+		return h, err
+	}
+	send, receive, objects := h.ping, h.pong, fed.PublishObjectClassAttributes
+	if !ping {
+		send, receive, objects = h.pong, h.ping, fed.SubscribeObjectClassAttributes
+	}
+	return h, errors.Join(fed.PublishInteractionClass(send), fed.SubscribeInteractionClass(receive), objects(h.aircraft, h.blob))
+}
+
 // runPong answers every Ping with a Pong of the same Seq and counts the
 // Aircraft updates it reflects, until a stop ping or ctx ends.
 func runPong(ctx context.Context, fed *peer.Federate) (*pongResult, error) {
-	h, err := lookupDemo(fed)
+	h, err := declarePingPong(fed, false)
 	if err != nil {
-		return nil, err
-	}
-	if err := errors.Join(fed.SubscribeInteractionClass(h.ping), fed.PublishInteractionClass(h.pong),
-		fed.SubscribeObjectClassAttributes(h.aircraft, h.blob)); err != nil {
 		return nil, err
 	}
 	res := &pongResult{}
@@ -414,12 +425,8 @@ func newPinger(ctx context.Context, fed *peer.Federate) (*pinger, error) {
 // newPingerOf is newPinger for receivers pong federates: it waits for
 // every one's answer to the first ping.
 func newPingerOf(ctx context.Context, fed *peer.Federate, receivers int) (*pinger, error) {
-	h, err := lookupDemo(fed)
+	h, err := declarePingPong(fed, true)
 	if err != nil {
-		return nil, err
-	}
-	if err := errors.Join(fed.PublishInteractionClass(h.ping), fed.SubscribeInteractionClass(h.pong),
-		fed.PublishObjectClassAttributes(h.aircraft, h.blob)); err != nil {
 		return nil, err
 	}
 	p := &pinger{fed: fed, h: h, receivers: receivers}

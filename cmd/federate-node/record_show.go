@@ -153,12 +153,8 @@ func runRecordShow(args []string, stdout, stderr io.Writer) int {
 	cmd := newKindRun("record show", stdout, stderr)
 	fs := cmd.fs
 	asJSON := fs.Bool("json", false, "print one JSON object per event")
-	pos, err := parseFlagsAnywhere(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: federate-node record show FILE [-json]")
+	pos, ok := cmd.files(args, "usage: federate-node record show FILE [-json]", func(n int) bool { return n == 1 })
+	if !ok {
 		return 2
 	}
 	f, err := os.Open(pos[0])

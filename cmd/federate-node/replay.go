@@ -23,12 +23,8 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	registerJoinFlags(fs, &nf, "FOM module file (repeatable; default: the recording's modules)")
 	speed := fs.Float64("speed", 1, "play X units of logical time per wall-clock second")
 	fast := fs.Bool("fast", false, "advance as fast as the federation allows")
-	pos, err := parseFlagsAnywhere(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 || *speed <= 0 {
-		fmt.Fprintln(stderr, "usage: federate-node replay FILE -federation NAME [join flags] [-speed X | -fast]")
+	pos, ok := cmd.files(args, "usage: federate-node replay FILE -federation NAME [join flags] [-speed X | -fast]", func(n int) bool { return n == 1 && *speed > 0 })
+	if !ok {
 		return 2
 	}
 	opt := replayOptions{speed: *speed}
