@@ -94,3 +94,10 @@ func runSub(table []subcommand, args []string, stdout, stderr io.Writer, unknown
 	}
 	return unknown(args)
 }
+
+// subMain returns the main function of a command whose first argument
+// may name a row of its table (see runSub), the default row taking the
+// rest.
+func subMain(table func() []subcommand) func(args []string, stdout, stderr io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int { return runSub(table(), args, stdout, stderr, nil) }
+}

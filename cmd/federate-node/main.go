@@ -41,7 +41,7 @@ func commands() []subcommand {
 	return []subcommand{
 		{name: "demo", help: helpOf(demoKinds()), run: runDemo},
 		{name: "fom", help: helpOf(fomCommands()), run: runFOM},
-		{name: "serve", help: helpOf(serveCommands()), run: runServe},
+		{name: "serve", help: helpOf(serveCommands()), run: subMain(serveCommands)},
 		{name: "monitor", help: []helpLine{
 			{"monitor -federation NAME [join flags] -http 127.0.0.1:8080", "join as a federate that reads the MOM and serve a live page of the\n" +
 				"federation (/), its JSON (/api/federation) and metrics (/metrics);\n" +
@@ -54,7 +54,7 @@ func commands() []subcommand {
 		{name: "bench", help: helpOf(benchKinds()), run: runBench},
 		// The raw UDP side of bench, in a child process.
 		{name: "bench-raw", run: runBenchRaw},
-		{name: "record", help: helpOf(recordCommands()), run: runRecord},
+		{name: "record", help: helpOf(recordCommands()), run: subMain(recordCommands)},
 		{name: "replay", help: []helpLine{
 			{"replay FILE -federation NAME [join flags] [-speed X | -fast]", "play a recording back into a federation in logical time"},
 		}, run: runReplay},

@@ -53,10 +53,6 @@ func recordCommands() []subcommand {
 	}
 }
 
-func runRecord(args []string, stdout, stderr io.Writer) int {
-	return runSub(recordCommands(), args, stdout, stderr, nil)
-}
-
 // runRecorder is "federate-node record -o FILE ...".
 func runRecorder(args []string, stdout, stderr io.Writer) int {
 	cmd := newKindRun("record", stdout, stderr)

@@ -276,10 +276,6 @@ func serveCommands() []subcommand {
 	}
 }
 
-func runServe(args []string, stdout, stderr io.Writer) int {
-	return runSub(serveCommands(), args, stdout, stderr, nil)
-}
-
 // runServeDaemon is "federate-node serve [flags]".
 func runServeDaemon(args []string, stdout, stderr io.Writer) int {
 	cmd := newKindRun("serve", stdout, stderr)

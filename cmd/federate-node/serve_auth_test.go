@@ -163,7 +163,7 @@ func stillWorks(c *fpClient) {
 // binds nothing (the check comes first).
 func TestServeRefusesOpenListener(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := runServe([]string{"-listen", "0.0.0.0:15164", "-metrics", ""}, &stdout, &stderr); code != 1 {
+	if code := run([]string{"serve", "-listen", "0.0.0.0:15164", "-metrics", ""}, &stdout, &stderr); code != 1 {
 		t.Fatalf("exit %d, want 1; stderr %q", code, stderr.String())
 	}
 	for _, want := range []string{"0.0.0.0:15164", "-credentials", "-client-ca", "-insecure", "127.0.0.1"} {
