@@ -155,20 +155,10 @@ func inspectJSON(f *fomxml.FDD) fddJSON {
 		Warnings:           len(f.Warnings()),
 	}
 	for _, c := range f.ObjectClasses {
-		names := []string{}
-		for _, a := range c.Attributes {
-			names = append(names, a.Name)
-		}
-		sort.Strings(names)
-		out.ObjectClasses[c.QualifiedName] = names
+		out.ObjectClasses[c.QualifiedName] = sortedNames(c.Attributes, func(a *fomxml.Attribute) string { return a.Name })
 	}
 	for _, c := range f.InteractionClasses {
-		names := []string{}
-		for _, p := range c.Parameters {
-			names = append(names, p.Name)
-		}
-		sort.Strings(names)
-		out.InteractionClasses[c.QualifiedName] = names
+		out.InteractionClasses[c.QualifiedName] = sortedNames(c.Parameters, func(p *fomxml.Parameter) string { return p.Name })
 	}
 	for _, d := range f.Dimensions {
 		out.Dimensions = append(out.Dimensions, d.Name)
@@ -232,4 +222,15 @@ func printSummary(w io.Writer, f *fomxml.FDD) {
 	if n := len(f.Warnings()); n > 0 {
 		fmt.Fprintf(w, "warnings: %d (fom validate lists them)\n", n)
 	}
+}
+
+// sortedNames returns the names of xs, sorted; empty, not nil, for none
+// (JSON [], not null).
+func sortedNames[T any](xs []T, name func(T) string) []string {
+	names := make([]string, 0, len(xs))
+	for _, x := range xs {
+		names = append(names, name(x))
+	}
+	sort.Strings(names)
+	return names
 }
