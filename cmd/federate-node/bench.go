@@ -19,14 +19,12 @@ import (
 
 // benchFlags are the flags of "federate-node bench".
 type benchFlags struct {
+	what     string // "all", "latency" or "throughput": which of the pair's runs
 	payload  int
 	count    int
 	duration time.Duration
 	frame    int
-	jsonOut  bool
-	port     int
-	timeout  time.Duration
-	profile  string
+	benchCommon
 	// mode is the data plane (-transport); receivers the pong processes.
 	mode      string
 	receivers int
@@ -89,27 +87,20 @@ type latencyResult struct {
 // processes like the federates (the ratio is against this floor), and in
 // one process for reference.
 func runBench(args []string, stdout, stderr io.Writer) int {
-	what := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		what, args = args[0], args[1:]
+	if len(args) > 0 && args[0] == "all" { // "bench all" is the default spelled out
+		args = args[1:]
 	}
-	kind := what
-	if kind == "all" { // "bench all" is the default spelled out
-		kind = ""
-	}
-	k, ok := lookup(benchKinds(), kind)
-	if !ok {
-		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want %s, or none for throughput and latency)\n", what, strings.Join(tableNames(benchKinds()), ", "))
+	return runSub(benchKinds(), args, stdout, stderr, func(args []string) int {
+		fmt.Fprintf(stderr, "federate-node bench: unknown benchmark %q (want %s, or none for throughput and latency)\n", args[0], strings.Join(tableNames(benchKinds()), ", "))
 		return 2
-	}
-	return k.run(args, stdout, stderr)
+	})
 }
 
 // benchKinds is the table of "federate-node bench KIND"; the default,
-// the row named "" (or "all"), runs latency then throughput.
+// the row named "" ("all" in runBench), runs latency then throughput.
 func benchKinds() []subcommand {
 	pair := func(what string) func(args []string, stdout, stderr io.Writer) int {
-		return func(args []string, stdout, stderr io.Writer) int { return runBenchPair(what, args, stdout, stderr) }
+		return kindMain[benchFlags]("bench", func(bf *benchFlags) { bf.what = what })
 	}
 	return []subcommand{
 		{name: "throughput", help: []helpLine{{"bench [throughput|latency] [-payload B -count N -duration D -frame F -json]",
@@ -118,46 +109,47 @@ func benchKinds() []subcommand {
 		{name: "latency", run: pair("latency")},
 		{name: "timeadvance", help: []helpLine{{"bench timeadvance|lifecycle|ownership [flags]",
 			"time advance grants/s, instances registered and discovered/s,\n" +
-				"ownership transfers/s (federate-node bench KIND -h lists the flags)"}}, run: runBenchTime},
-		{name: "lifecycle", run: runBenchLifecycle},
-		{name: "ownership", run: runBenchOwnership},
+				"ownership transfers/s (federate-node bench KIND -h lists the flags)"}}, run: kindMain[timeBenchFlags]("bench timeadvance", nil)},
+		{name: "lifecycle", run: kindMain[lifecycleFlags]("bench lifecycle", nil)},
+		{name: "ownership", run: kindMain[ownershipFlags]("bench ownership", nil)},
 		{name: "fedpro", help: []helpLine{{"bench fedpro [-mode latency|throughput] [flags]",
 			"the Federate Protocol path: update round trips through serve against\n" +
-				"raw sockets (latency), or update calls/s into a serve child (throughput)"}}, run: runBenchFedPro},
+				"raw sockets (latency), or update calls/s into a serve child (throughput)"}}, run: kindMain[fedproFlags]("bench fedpro", nil)},
 		{name: "record", help: []helpLine{{"bench record [flags]",
 			"the recorder's sustained rate under load against the throughput\n" +
-				"bench in the same run"}}, run: runBenchRecord},
+				"bench in the same run"}}, run: kindMain[recordBenchFlags]("bench record", nil)},
 		{name: "", run: pair("all")},
 	}
 }
 
-// runBenchPair runs "bench", "bench latency" and "bench throughput".
-func runBenchPair(what string, args []string, stdout, stderr io.Writer) int {
-	b := newBenchRun("bench", stdout, stderr)
-	fs := b.fs
-	var bf benchFlags
+// define defines the flags of "bench".
+func (bf *benchFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update or interaction")
 	fs.IntVar(&bf.count, "count", 0, "updates to send (throughput; default 500000) or round trips (latency; default 5000)")
 	fs.DurationVar(&bf.duration, "duration", 0, "throughput: stop sending after this long (0: send -count)")
-	fs.IntVar(&bf.frame, "frame", 16000, "data-plane frame size in bytes (1400 fits an Ethernet MTU; loopback takes up to 65000)")
-	fs.BoolVar(&bf.jsonOut, "json", false, "print each result as one JSON object on its own line")
-	fs.IntVar(&bf.port, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
-	fs.DurationVar(&bf.timeout, "timeout", 3*time.Minute, "give up after this long")
-	fs.StringVar(&bf.profile, "cpuprofile", "", "write CPU profiles of both processes to `PREFIX`.ping and PREFIX.pong")
+	fs.IntVar(&bf.frame, "frame", 16000, frameHelp)
+	bf.benchCommon.defineJSON(fs, 3*time.Minute, portHelp, "write CPU profiles of both processes to `PREFIX`.ping and PREFIX.pong",
+		"print each result as one JSON object on its own line")
 	fs.StringVar(&bf.mode, "transport", "multicast", "data plane: multicast or unicast (one datagram per receiver)")
 	fs.IntVar(&bf.receivers, "receivers", 1, "receiving (pong) processes: updates and pings go to all of them; a round trip waits for every answer")
-	if !b.parse(args) {
-		return 2
-	}
+}
+
+// check returns the usage error of bad flags of "bench", or "".
+func (bf *benchFlags) check(nargs int) string {
 	if bf.payload < 0 || bf.count < 0 || bf.duration < 0 {
-		return b.usageError("negative -payload, -count or -duration")
+		return "negative -payload, -count or -duration"
 	}
 	if m, err := peer.ParseTransportMode(bf.mode); err != nil || m == peer.TransportAuto || bf.receivers < 1 {
-		return b.usageError("-transport multicast or unicast, and -receivers of at least 1")
+		return "-transport multicast or unicast, and -receivers of at least 1"
 	}
+	return ""
+}
+
+// run runs "bench", "bench latency" and "bench throughput".
+func (bf benchFlags) run(b *kindRun) int {
 	defaultPort(&bf.port, 0)
 	fail := b.fail
-	stopProfile, err := startProfile(profilePath(bf.profile, ".ping"))
+	stopProfile, err := startProfile(profilePath(bf.cpuprofile, ".ping"))
 	if err != nil {
 		return fail(err)
 	}
@@ -165,7 +157,7 @@ func runBenchPair(what string, args []string, stdout, stderr io.Writer) int {
 	procs := shareCores(2)
 	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
 	defer cancel()
-	fed, stopChild, err := startBenchPair(ctx, bf, stderr)
+	fed, stopChild, err := startBenchPair(ctx, bf, b.stderr)
 	if err != nil {
 		return fail(err)
 	}
@@ -183,7 +175,7 @@ func runBenchPair(what string, args []string, stdout, stderr io.Writer) int {
 	emit := func(v any, text string) {
 		b.emit(bf.jsonOut, v, func(w io.Writer) { fmt.Fprint(w, text) })
 	}
-	if what == "all" || what == "latency" {
+	if bf.what == "all" || bf.what == "latency" {
 		res, err := benchLatency(ctx, p, bf)
 		if err != nil {
 			return fail(err)
@@ -196,7 +188,7 @@ func runBenchPair(what string, args []string, stdout, stderr io.Writer) int {
 			res.Payload, over, res.RTTP50, res.RTTP90, res.RTTP99, res.Pings, res.RawRTTP50, res.RawRTTP99, res.Ratio, res.RatioP99,
 			res.RawInProcRTTP50, res.RawInProcRTTP99))
 	}
-	if what == "all" || what == "throughput" {
+	if bf.what == "all" || bf.what == "throughput" {
 		res, err := benchThroughput(ctx, p, bf)
 		if err != nil {
 			return fail(err)
@@ -254,8 +246,8 @@ func startBenchPair(ctx context.Context, bf benchFlags, stderr io.Writer) (*peer
 		} else {
 			args = append(args, "-seeds", seed)
 		}
-		if bf.profile != "" && i == 0 {
-			args = append(args, "-cpuprofile", bf.profile+".pong")
+		if bf.cpuprofile != "" && i == 0 {
+			args = append(args, "-cpuprofile", bf.cpuprofile+".pong")
 		}
 		child := exec.CommandContext(ctx, self, args...)
 		child.Stderr = stderr

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -78,7 +79,38 @@ type fedproThroughputResult struct {
 	PeerUpdatesPerS float64 `json:"peer_updates_per_s"`
 }
 
-// runBenchFedPro times the Federate Protocol path. The default mode,
+// fedproFlags are the flags of "federate-node bench fedpro".
+type fedproFlags struct {
+	mode           string
+	count, payload int
+	benchCommon
+	peer        bool
+	daemonProcs int
+	daemon      string
+}
+
+// define defines the flags of "bench fedpro".
+func (bf *fedproFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&bf.mode, "mode", "latency", "latency (round trips, in one process) or throughput (calls one at a time, the daemon a child process)")
+	fs.IntVar(&bf.count, "count", 0, "round trips (latency; default 2000) or update calls (throughput; default 20000)")
+	fs.IntVar(&bf.payload, "payload", 100, "bytes per value")
+	fs.IntVar(&bf.payload, "size", 100, "bytes per value (the same as -payload)")
+	bf.benchCommon.define(fs, 2*time.Minute, "UDP multicast port; the peer run uses this port + 1 (default: derived from the process id)",
+		"throughput: write a CPU profile of the daemon to `FILE`")
+	fs.BoolVar(&bf.peer, "peer", true, "throughput: also run plain bench throughput, for scale")
+	fs.IntVar(&bf.daemonProcs, "daemon-procs", 0, "throughput: GOMAXPROCS of the daemon (0: the runtime's default, as serve runs)")
+	fs.StringVar(&bf.daemon, "daemon", "", "throughput: the federate-node `BINARY` whose serve to run (default: this one), to compare two builds' daemons under one client")
+}
+
+// check returns the usage error of bad flags of "bench fedpro", or "".
+func (bf *fedproFlags) check(nargs int) string {
+	if bf.count < 0 || bf.payload < 0 || nargs > 0 || (bf.mode != "latency" && bf.mode != "throughput") {
+		return "need -mode latency or throughput, -count >= 0, -payload >= 0 and no arguments"
+	}
+	return ""
+}
+
+// run times the Federate Protocol path. The default mode,
 // latency, times the round trip of one update: client A updates, the
 // daemon's federate sends it over the network to the daemon's federate
 // of client B, B is called back and updates in turn, and A is called
@@ -88,69 +120,48 @@ type fedproThroughputResult struct {
 // loopback. Mode throughput runs the daemon as a child process `serve`
 // and has client A make its update calls one at a time, as the public
 // clients do, to receiving client B, with the daemon's CPU per update.
-func runBenchFedPro(args []string, stdout, stderr io.Writer) int {
-	b := newBenchRun("bench fedpro", stdout, stderr)
-	fs := b.fs
-	mode := fs.String("mode", "latency", "latency (round trips, in one process) or throughput (calls one at a time, the daemon a child process)")
-	count := fs.Int("count", 0, "round trips (latency; default 2000) or update calls (throughput; default 20000)")
-	payload := fs.Int("payload", 100, "bytes per value")
-	fs.IntVar(payload, "size", 100, "bytes per value (the same as -payload)")
-	port := fs.Int("mcast-port", 0, "UDP multicast port; the peer run uses this port + 1 (default: derived from the process id)")
-	jsonOut := fs.Bool("json", false, "print the result as one JSON object")
-	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
-	withPeer := fs.Bool("peer", true, "throughput: also run plain bench throughput, for scale")
-	daemonProcs := fs.Int("daemon-procs", 0, "throughput: GOMAXPROCS of the daemon (0: the runtime's default, as serve runs)")
-	profile := fs.String("cpuprofile", "", "throughput: write a CPU profile of the daemon to `FILE`")
-	daemonBin := fs.String("daemon", "", "throughput: the federate-node `BINARY` whose serve to run (default: this one), to compare two builds' daemons under one client")
-	if !b.parse(args) {
-		return 2
-	}
-	if *count < 0 || *payload < 0 || fs.NArg() > 0 || (*mode != "latency" && *mode != "throughput") {
-		return b.usageError("need -mode latency or throughput, -count >= 0, -payload >= 0 and no arguments")
-	}
-	defaultPort(port, 57)
+func (bf fedproFlags) run(b *kindRun) int {
+	defaultPort(&bf.port, 57)
 	fail := b.fail
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
 	defer cancel()
-	if *mode == "throughput" {
-		n := *count
+	if bf.mode == "throughput" {
+		n := bf.count
 		if n == 0 {
 			n = 20000
 		}
-		r, err := benchFedProThroughput(ctx, fedproThroughputFlags{count: n, size: *payload, port: *port, peer: *withPeer,
-			daemonProcs: *daemonProcs, profile: *profile, daemon: *daemonBin, timeout: *timeout}, stderr)
+		r, err := benchFedProThroughput(ctx, fedproThroughputFlags{count: n, size: bf.payload, port: bf.port, peer: bf.peer,
+			daemonProcs: bf.daemonProcs, profile: bf.cpuprofile, daemon: bf.daemon, timeout: bf.timeout}, b.stderr)
 		if err != nil {
 			return fail(err)
 		}
-		if *jsonOut {
-			printJSON(stdout, r)
-			return 0
-		}
-		fmt.Fprintf(stdout, "update calls one at a time, %d-byte values, client, serve (a child process, GOMAXPROCS %d), network, serve, client:\n"+
-			"  %d updates reflected in %.2f s: %.0f updates/s; a call p50 %.0f us, p99 %.0f us\n"+
-			"  the daemon per update: %.1f us of CPU, %.1f allocations, %.2f context switches\n"+
-			"  the floor, a relay with no protobuf and no RTI: %.0f updates/s (ratio %.2f), %.1f us of CPU per update\n",
-			r.Size, r.DaemonGOMAXPROCS, r.Updates, r.Seconds, r.UpdatesPerS, r.CallP50, r.CallP99,
-			r.DaemonCPUPerUpdate, r.DaemonAllocsPerUpdate, r.DaemonCtxSwPerUpdate,
-			r.FloorUpdatesPerS, r.Ratio, r.FloorCPUPerUpdate)
-		if r.PeerUpdatesPerS > 0 {
-			fmt.Fprintf(stdout, "  plain bench throughput between two peer federates: %.0f updates/s\n", r.PeerUpdatesPerS)
-		}
+		b.emit(bf.jsonOut, r, func(w io.Writer) {
+			fmt.Fprintf(w, "update calls one at a time, %d-byte values, client, serve (a child process, GOMAXPROCS %d), network, serve, client:\n"+
+				"  %d updates reflected in %.2f s: %.0f updates/s; a call p50 %.0f us, p99 %.0f us\n"+
+				"  the daemon per update: %.1f us of CPU, %.1f allocations, %.2f context switches\n"+
+				"  the floor, a relay with no protobuf and no RTI: %.0f updates/s (ratio %.2f), %.1f us of CPU per update\n",
+				r.Size, r.DaemonGOMAXPROCS, r.Updates, r.Seconds, r.UpdatesPerS, r.CallP50, r.CallP99,
+				r.DaemonCPUPerUpdate, r.DaemonAllocsPerUpdate, r.DaemonCtxSwPerUpdate,
+				r.FloorUpdatesPerS, r.Ratio, r.FloorCPUPerUpdate)
+			if r.PeerUpdatesPerS > 0 {
+				fmt.Fprintf(w, "  plain bench throughput between two peer federates: %.0f updates/s\n", r.PeerUpdatesPerS)
+			}
+		})
 		return 0
 	}
-	if *count == 0 {
-		*count = 2000
+	if bf.count == 0 {
+		bf.count = 2000
 	}
-	r := fedproBenchResult{RoundTrips: *count, Payload: *payload}
-	fp, err := benchThroughServe(ctx, *port, *count, *payload)
+	r := fedproBenchResult{RoundTrips: bf.count, Payload: bf.payload}
+	fp, err := benchThroughServe(ctx, bf.port, bf.count, bf.payload)
 	if err != nil {
 		return fail(fmt.Errorf("through serve: %w", err))
 	}
-	direct, err := benchPeerDirect(ctx, *port+1, *count, *payload)
+	direct, err := benchPeerDirect(ctx, bf.port+1, bf.count, bf.payload)
 	if err != nil {
 		return fail(fmt.Errorf("peer directly: %w", err))
 	}
-	floor, err := fedproFloor(ctx, *count, *payload)
+	floor, err := fedproFloor(ctx, bf.count, bf.payload)
 	if err != nil {
 		return fail(fmt.Errorf("floor: %w", err))
 	}
@@ -160,17 +171,15 @@ func runBenchFedPro(args []string, stdout, stderr io.Writer) int {
 	if r.FloorP50 > 0 {
 		r.Ratio = r.FedProP50 / r.FloorP50
 	}
-	if *jsonOut {
-		printJSON(stdout, r)
-		return 0
-	}
-	fmt.Fprintf(stdout, "update round trip, %d-byte values, one process, gossip and multicast on loopback:\n"+
-		"  through the Federate Protocol (client, serve, network, serve, client): p50 %.0f us, p90 %.0f us, p99 %.0f us (%d round trips)\n"+
-		"  between two peer federates directly:                                   p50 %.0f us, p90 %.0f us, p99 %.0f us\n"+
-		"  the floor, the same route over raw TCP and UDP (no protobuf, no RTI):   p50 %.0f us, p99 %.0f us\n"+
-		"  the protocol adds p50 %.0f us to the peer's (ratio %.2f); ratio to the floor %.2f\n",
-		r.Payload, r.FedProP50, r.FedProP90, r.FedProP99, r.RoundTrips, r.PeerP50, r.PeerP90, r.PeerP99, r.FloorP50, r.FloorP99,
-		r.FedProP50-r.PeerP50, r.FedProP50/r.PeerP50, r.Ratio)
+	b.emit(bf.jsonOut, r, func(w io.Writer) {
+		fmt.Fprintf(w, "update round trip, %d-byte values, one process, gossip and multicast on loopback:\n"+
+			"  through the Federate Protocol (client, serve, network, serve, client): p50 %.0f us, p90 %.0f us, p99 %.0f us (%d round trips)\n"+
+			"  between two peer federates directly:                                   p50 %.0f us, p90 %.0f us, p99 %.0f us\n"+
+			"  the floor, the same route over raw TCP and UDP (no protobuf, no RTI):   p50 %.0f us, p99 %.0f us\n"+
+			"  the protocol adds p50 %.0f us to the peer's (ratio %.2f); ratio to the floor %.2f\n",
+			r.Payload, r.FedProP50, r.FedProP90, r.FedProP99, r.RoundTrips, r.PeerP50, r.PeerP90, r.PeerP99, r.FloorP50, r.FloorP99,
+			r.FedProP50-r.PeerP50, r.FedProP50/r.PeerP50, r.Ratio)
+	})
 	return 0
 }
 

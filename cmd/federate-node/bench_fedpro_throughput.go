@@ -118,7 +118,7 @@ func benchFedProThroughput(ctx context.Context, tf fedproThroughputFlags, stderr
 		r.Ratio = r.UpdatesPerS / r.FloorUpdatesPerS
 	}
 	if tf.peer {
-		bf := benchFlags{payload: tf.size, count: 200000, frame: 16000, port: tf.port + 1, timeout: tf.timeout}
+		bf := benchFlags{payload: tf.size, count: 200000, frame: 16000, benchCommon: benchCommon{port: tf.port + 1, timeout: tf.timeout}}
 		fed, stop, err := startBenchPair(ctx, bf, stderr)
 		if err != nil {
 			return nil, fmt.Errorf("bench throughput: %w", err)

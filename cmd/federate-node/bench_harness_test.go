@@ -16,7 +16,7 @@ import (
 // object a line, child lines "tag {...}", messages prefixed with the kind.
 func TestBenchHarnessOutput(t *testing.T) {
 	var out, errOut bytes.Buffer
-	b := newBenchRun("bench demo-kind", &out, &errOut)
+	b := newKindRun("bench demo-kind", &out, &errOut)
 	n := b.fs.Int("n", 1, "a number")
 	if !b.parse([]string{"-n", "7"}) || *n != 7 {
 		t.Fatalf("parse: n=%d", *n)

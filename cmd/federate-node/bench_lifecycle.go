@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -51,15 +52,12 @@ import (
 
 // lifecycleFlags are the flags of "federate-node bench lifecycle".
 type lifecycleFlags struct {
-	count      int
-	payload    int
-	frame      int
-	reserve    bool
-	late       bool
-	jsonOut    bool
-	port       int
-	timeout    time.Duration
-	cpuprofile string
+	count   int
+	payload int
+	frame   int
+	reserve bool
+	late    bool
+	benchCommon
 
 	// Set by the parent for its child processes.
 	role       string // "registrar" or "sink"
@@ -126,9 +124,7 @@ type lifecycleResult struct {
 	// held an update.
 	Frames  uint64 `json:"frames"`
 	Blocked uint64 `json:"blocked"`
-	// GOMAXPROCS of each process (see shareCores).
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	Error      string `json:"error,omitempty"`
+	benchTail
 }
 
 // lifecycleReady is the registrar's "ready" line; lifecycleRegistered its
@@ -155,84 +151,53 @@ const (
 // lifecycleName is the reserved name of instance i (-reserve).
 func lifecycleName(i int) string { return fmt.Sprintf("lc-%d", i) }
 
-func runBenchLifecycle(args []string, stdout, stderr io.Writer) int {
-	b := newBenchRun("bench lifecycle", stdout, stderr)
-	fs := b.fs
-	var bf lifecycleFlags
+// define defines the flags of "bench lifecycle".
+func (bf *lifecycleFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&bf.count, "count", 10000, "object instances to register")
 	fs.IntVar(&bf.payload, "payload", 32, "bytes of the update that follows each registration")
-	fs.IntVar(&bf.frame, "frame", 16000, "data-plane frame size in bytes (1400 fits an Ethernet MTU; loopback takes up to 65000)")
+	fs.IntVar(&bf.frame, "frame", 16000, frameHelp)
 	fs.BoolVar(&bf.reserve, "reserve", false, "register with reserved names (reserved before the measured run) instead of RTI-chosen ones")
 	fs.BoolVar(&bf.late, "late", true, "also measure a subscriber that joins after every instance exists")
-	fs.BoolVar(&bf.jsonOut, "json", false, "print the result as one JSON object")
-	fs.IntVar(&bf.port, "mcast-port", 0, "UDP multicast port; the floor uses this port + 2 (default: derived from the process id)")
-	fs.DurationVar(&bf.timeout, "timeout", 3*time.Minute, "give up after this long")
-	fs.StringVar(&bf.cpuprofile, "cpuprofile", "", "write CPU profiles of both processes to `PREFIX`.sub and PREFIX.registrar")
+	bf.benchCommon.define(fs, 3*time.Minute, "UDP multicast port; the floor uses this port + 2 (default: derived from the process id)",
+		"write CPU profiles of both processes to `PREFIX`.sub and PREFIX.registrar")
 	fs.StringVar(&bf.role, "role", "", "internal: run the registrar or the floor's sink for the parent process")
 	fs.StringVar(&bf.federation, "federation", "", "internal (registrar): federation name")
-	if !b.parse(args) {
-		return 2
+}
+
+// check returns the usage error of bad flags of "bench lifecycle", or "".
+func (bf *lifecycleFlags) check(nargs int) string {
+	if bf.count < 1 || bf.payload < 0 || bf.frame < 0 || nargs > 0 {
+		return "need -count >= 1, -payload >= 0, -frame >= 0 and no arguments"
 	}
-	if bf.count < 1 || bf.payload < 0 || bf.frame < 0 || fs.NArg() > 0 {
-		return b.usageError("need -count >= 1, -payload >= 0, -frame >= 0 and no arguments")
-	}
+	return ""
+}
+
+// run runs "bench lifecycle".
+func (bf lifecycleFlags) run(b *kindRun) int {
 	defaultPort(&bf.port, 0)
-	fail := b.fail
-	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
-	defer cancel()
-	switch bf.role {
-	case "":
-	case "registrar":
-		if err := lifecycleRegistrar(ctx, bf, os.Stdin, stdout); err != nil {
-			return fail(fmt.Errorf("registrar: %w", err))
-		}
-		return 0
-	case "sink":
-		if err := lifecycleSink(bf, stdout); err != nil {
-			return fail(fmt.Errorf("sink: %w", err))
-		}
-		return 0
-	default:
-		return b.usageError(fmt.Sprintf("unknown -role %q", bf.role))
+	roles := map[string]func(context.Context) error{
+		"registrar": func(ctx context.Context) error { return lifecycleRegistrar(ctx, bf, os.Stdin, b.stdout) },
+		"sink":      func(context.Context) error { return lifecycleSink(bf, b.stdout) },
 	}
-	stop, err := startProfile(profilePath(bf.cpuprofile, ".sub"))
-	if err != nil {
-		return fail(err)
-	}
-	defer stop()
-	procs := shareCores(2)
-	res, err := benchLifecycle(ctx, bf, stderr)
-	if err != nil {
-		return fail(err)
-	}
-	res.GOMAXPROCS = procs
-	if bf.jsonOut {
-		printJSON(stdout, res)
-	} else {
+	measure := func(ctx context.Context) (*lifecycleResult, error) { return benchLifecycle(ctx, bf, b.stderr) }
+	return runParentChild(b, &bf.benchCommon, bf.role, roles, ".sub", measure, func(w io.Writer, res *lifecycleResult) {
 		names := "RTI-chosen"
 		if res.ReservedNames {
 			names = fmt.Sprintf("reserved (in %.2f s before)", res.ReserveSeconds)
 		}
-		fmt.Fprintf(stdout, "lifecycle, %d instances with %s names, each followed by a %d-byte update, two processes over loopback multicast:\n"+
+		fmt.Fprintf(w, "lifecycle, %d instances with %s names, each followed by a %d-byte update, two processes over loopback multicast:\n"+
 			"  registered %.0f/s (%.3f s); discovered %.0f/s (%.3f s from the start signal), %d reflected in %.3f s\n",
 			res.Instances, names, res.Payload, res.RegisteredPerS, res.RegisterSeconds, res.DiscoveredPerS, res.DiscoverSeconds,
 			res.Reflected, res.ReflectSeconds)
 		if bf.late {
-			fmt.Fprintf(stdout, "  late subscriber: joined in %.3f s, knew all %d instances %.3f s after subscribing: %.0f/s\n",
+			fmt.Fprintf(w, "  late subscriber: joined in %.3f s, knew all %d instances %.3f s after subscribing: %.0f/s\n",
 				res.LateJoinSeconds, res.Instances, res.LateSeconds, res.LateDiscoveredPerS)
 		}
-		fmt.Fprintf(stdout, "  raw UDP multicast between two processes, %d- and %d-byte datagrams: %d of %d: %.0f pairs/s: ratio %.2f (late %.2f)\n"+
+		fmt.Fprintf(w, "  raw UDP multicast between two processes, %d- and %d-byte datagrams: %d of %d: %.0f pairs/s: ratio %.2f (late %.2f)\n"+
 			"  duplicates: %d discoveries, %d reflections; GOMAXPROCS %d per process\n",
 			res.RegisterBytes, res.UpdateBytes, res.RawReceived, res.RawSent, res.RawPerS, res.Ratio, res.LateRatio,
 			res.DuplicateDiscoveries, res.DuplicateReflections, res.GOMAXPROCS)
-		if res.Error != "" {
-			fmt.Fprintln(stdout, "  error:", res.Error)
-		}
-	}
-	if res.Error != "" {
-		return 1
-	}
-	return 0
+	})
 }
 
 // benchLifecycle runs the measurements: the subscriber here, the
@@ -245,23 +210,15 @@ func benchLifecycle(ctx context.Context, bf lifecycleFlags, stderr io.Writer) (*
 		return nil, err
 	}
 	defer reg.stop()
-	seed, err := reg.expect(ctx, "gossip ", 30*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	nf := nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: lifecycleSubName, gossip: "127.0.0.1:0", seeds: seed, mcastPort: bf.port, frame: bf.frame}, role: "bench"}
-	sub, err := joinLifecycle(ctx, nf)
+	nf := benchNode(bf.federation, lifecycleSubName, bf.port, bf.frame)
+	sub, err := reg.join(ctx, &nf)
 	if err != nil {
 		return nil, err
 	}
 	defer sub.fed.Close()
-	line, err := reg.expect(ctx, "ready ", 2*time.Minute)
-	if err != nil {
-		return nil, err
-	}
 	var ready lifecycleReady
-	if err := json.Unmarshal([]byte(line), &ready); err != nil {
-		return nil, fmt.Errorf("the registrar's ready line %q: %w", line, err)
+	if err := reg.expectJSON(ctx, "ready ", 2*time.Minute, &ready); err != nil {
+		return nil, err
 	}
 	res.ReserveSeconds = ready.ReserveSeconds
 
@@ -298,13 +255,9 @@ func benchLifecycle(ctx context.Context, bf lifecycleFlags, stderr io.Writer) (*
 	res.ReflectSeconds = c.lastReflection.Sub(start).Seconds()
 	res.DiscoveredPerS = float64(c.discovered) / res.DiscoverSeconds
 	res.Reflected = c.reflected
-	line, err = reg.expect(ctx, "registered ", time.Minute)
-	if err != nil {
-		return nil, err
-	}
 	var regd lifecycleRegistered
-	if err := json.Unmarshal([]byte(line), &regd); err != nil {
-		return nil, fmt.Errorf("the registrar's registered line %q: %w", line, err)
+	if err := reg.expectJSON(ctx, "registered ", time.Minute, &regd); err != nil {
+		return nil, err
 	}
 	res.RegisterSeconds = regd.Seconds
 	res.RegisteredPerS = float64(regd.Instances) / regd.Seconds
@@ -415,12 +368,18 @@ func (s *lifecycleSub) resign() error {
 // lifecycleHandles returns the demo FOM's Aircraft class and its Blob
 // attribute.
 func lifecycleHandles(fed *peer.Federate) (peer.ObjectClassHandle, peer.AttributeHandle, error) {
-	class, err := fed.GetObjectClassHandle("Aircraft")
+	return classAttr(fed, "Aircraft", "Blob")
+}
+
+// classAttr returns the handles of object class class and of its
+// attribute attr.
+func classAttr(fed *peer.Federate, class, attr string) (peer.ObjectClassHandle, peer.AttributeHandle, error) {
+	c, err := fed.GetObjectClassHandle(class)
 	if err != nil {
 		return 0, 0, err
 	}
-	attr, err := fed.GetAttributeHandle(class, "Blob")
-	return class, attr, err
+	a, err := fed.GetAttributeHandle(c, attr)
+	return c, a, err
 }
 
 // lifecycleCount counts what one subscriber heard of the registrar's
@@ -580,19 +539,9 @@ type lifecycleChild struct {
 }
 
 func startRegistrar(ctx context.Context, bf lifecycleFlags, stderr io.Writer) (*lifecycleChild, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	// The child gives up first, so that it reports where it was.
-	childTimeout := max(bf.timeout-3*time.Second, bf.timeout*9/10)
-	args := []string{"bench", "lifecycle", "-role", "registrar", "-federation", bf.federation,
+	return startRoleChild(ctx, "lifecycle", "registrar", bf.federation, bf.benchCommon, stderr,
 		"-count", fmt.Sprint(bf.count), "-payload", fmt.Sprint(bf.payload), "-frame", fmt.Sprint(bf.frame),
-		fmt.Sprintf("-reserve=%v", bf.reserve), "-mcast-port", fmt.Sprint(bf.port), "-timeout", childTimeout.String()}
-	if bf.cpuprofile != "" {
-		args = append(args, "-cpuprofile", bf.cpuprofile)
-	}
-	return startBenchChild(ctx, self, args, stderr)
+		fmt.Sprintf("-reserve=%v", bf.reserve))
 }
 
 // startBenchChild starts this binary with args as a bench's child
@@ -643,6 +592,19 @@ func (c *lifecycleChild) expect(ctx context.Context, prefix string, timeout time
 	}
 }
 
+// expectJSON decodes into v the JSON after prefix in the child's next
+// line that starts with prefix.
+func (c *lifecycleChild) expectJSON(ctx context.Context, prefix string, timeout time.Duration, v any) error {
+	line, err := c.expect(ctx, prefix, timeout)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal([]byte(line), v); err != nil {
+		return fmt.Errorf("the registrar's %s line %q: %w", strings.TrimSpace(prefix), line, err)
+	}
+	return nil
+}
+
 // send writes a command line to the child.
 func (c *lifecycleChild) send(cmd string) error {
 	if _, err := io.WriteString(c.in, cmd+"\n"); err != nil {
@@ -687,34 +649,55 @@ func (c *lifecycleChild) stop() {
 	c.cmd.Wait()
 }
 
+// benchNode returns the node flags of a bench federate of this
+// process: name in federation, gossip on 127.0.0.1, multicast on port,
+// data frames of frame bytes.
+func benchNode(federation, name string, port, frame int) nodeFlags {
+	return nodeFlags{joinFlags: joinFlags{federation: federation, name: name, gossip: "127.0.0.1:0", mcastPort: port, frame: frame}, role: "bench"}
+}
+
+// join waits for the child's "gossip ADDR" line and joins the federate
+// of nf to the child's federation through that address (set in nf).
+func (c *lifecycleChild) join(ctx context.Context, nf *nodeFlags) (*lifecycleSub, error) {
+	seed, err := c.expect(ctx, "gossip ", 30*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	nf.seeds = seed
+	return joinLifecycle(ctx, *nf)
+}
+
+// joinAsRegistrar starts a bench's registrar process: its CPU profile
+// (PREFIX.registrar), its federate name creating federation, and its
+// "gossip ADDR" line for the parent. stop ends the profile and closes
+// the federate.
+func joinAsRegistrar(ctx context.Context, c benchCommon, federation, name string, frame int, stdout io.Writer) (sub *lifecycleSub, stop func(), err error) {
+	stopProfile, err := startProfile(profilePath(c.cpuprofile, ".registrar"))
+	if err != nil {
+		return nil, nil, err
+	}
+	nf := benchNode(federation, name, c.port, frame)
+	nf.create = true
+	if sub, err = joinLifecycle(ctx, nf); err != nil {
+		stopProfile()
+		return nil, nil, err
+	}
+	printGossip(stdout, sub.fed)
+	return sub, func() { sub.fed.Close(); stopProfile() }, nil
+}
+
 // lifecycleRegistrar is the registrar's process: it creates the
 // federation, publishes Aircraft.Blob, reserves the names (-reserve),
 // registers the warm-up instance, then follows the parent's commands
 // read from in: "clear" deletes the warm-up instance, "go" runs the
 // measured registrations, "stop" (or the end of in) resigns.
 func lifecycleRegistrar(ctx context.Context, bf lifecycleFlags, in io.Reader, stdout io.Writer) error {
-	stop, err := startProfile(profilePath(bf.cpuprofile, ".registrar"))
+	sub, stop, err := joinAsRegistrar(ctx, bf.benchCommon, bf.federation, lifecycleRegistrarName, bf.frame, stdout)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	nf := nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: lifecycleRegistrarName, gossip: "127.0.0.1:0", mcastPort: bf.port, frame: bf.frame}, role: "bench", create: true}
-	cfg, err := nf.config()
-	if err != nil {
-		return err
-	}
-	fed, err := peer.Join(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("join: %w", err)
-	}
-	defer fed.Close()
-	if a, ok := fed.GossipAddr(); ok {
-		fmt.Fprintf(stdout, "gossip %s\n", a)
-	}
-	class, attr, err := lifecycleHandles(fed)
-	if err != nil {
-		return err
-	}
+	fed, class, attr := sub.fed, sub.class, sub.attr
 	if err := fed.PublishObjectClassAttributes(class, attr); err != nil {
 		return err
 	}

@@ -15,9 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/net/ipv4"
-
-	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/reliable"
 	"github.com/meshrti/meshrti/peer/transport"
@@ -64,12 +61,7 @@ func lifecycleRaw(ctx context.Context, n, regSize, updSize, port int, stderr io.
 		return 0, 0, 0, err
 	}
 	defer c.Close()
-	lo, err := net.InterfaceByName(transport.DefaultInterface)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	p := ipv4.NewPacketConn(c)
-	if err := errors.Join(p.SetMulticastInterface(lo), p.SetMulticastTTL(0), p.SetMulticastLoopback(true)); err != nil {
+	if err := multicastOnLoopback(c, netip.AddrPort{}); err != nil {
 		return 0, 0, 0, err
 	}
 	c.SetWriteBuffer(8 << 20)
@@ -106,26 +98,11 @@ func lifecycleRaw(ctx context.Context, n, regSize, updSize, port int, stderr io.
 // until 2*bf.count arrived or none came for 300 ms, then prints "got M in
 // NS" (nanoseconds from the first to the last).
 func lifecycleSink(bf lifecycleFlags, stdout io.Writer) error {
-	lc := net.ListenConfig{Control: transport.ReuseAddr}
-	pc, err := lc.ListenPacket(context.Background(), "udp4", fmt.Sprintf("0.0.0.0:%d", bf.port))
+	c, rio, err := rawGroupConn(lifecycleRawGroup, bf.port, 8<<20)
 	if err != nil {
 		return err
 	}
-	defer pc.Close()
-	c := pc.(*net.UDPConn)
-	lo, err := net.InterfaceByName(transport.DefaultInterface)
-	if err != nil {
-		return err
-	}
-	p := ipv4.NewPacketConn(c)
-	if err := p.JoinGroup(lo, &net.UDPAddr{IP: lifecycleRawGroup.AsSlice(), Port: bf.port}); err != nil {
-		return err
-	}
-	c.SetReadBuffer(8 << 20)
-	rio, err := newRawIO(c)
-	if err != nil {
-		return err
-	}
+	defer c.Close()
 	fmt.Fprintln(stdout, "ready")
 	buf := make([]byte, 65536)
 	rawSink(c, rio, buf, 2*bf.count, stdout)
@@ -148,26 +125,19 @@ func lifecycleSizes(ctx context.Context, bf lifecycleFlags, registrar peer.Feder
 	if len(names) == 0 {
 		return 0, 0, errors.New("no instance names to size")
 	}
-	doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
+	mf, err := newMemFederation("lifecycle-sizes", "bench", "demo.xml", demoFOM)
 	if err != nil {
 		return 0, 0, err
 	}
+	mf.frame = bf.frame
 	network := transport.NewNetwork(transport.NetworkConfig{Seed: 1})
-	registry := peer.NewMemRegistry()
-	const federation = "lifecycle-sizes"
-	join := func(name string, tr transport.Transport) (*peer.Federate, error) {
-		return peer.Join(ctx, peer.Config{
-			Federation: federation, FederateName: name, FederateType: "bench", Create: true, MaxFrame: bf.frame,
-			FOMModules: []*fomxml.Document{doc}, Control: registry.Control(federation), Transport: tr,
-		})
-	}
 	tap := &entryTap{Transport: network.Endpoint("A"), entries: map[transport.Group]map[uint64]tapEntry{}}
-	a, err := join("A", tap)
+	a, err := mf.join(ctx, "A", tap)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer a.Close()
-	b, err := join("B", network.Endpoint("B"))
+	b, err := mf.join(ctx, "B", network.Endpoint("B"))
 	if err != nil {
 		return 0, 0, err
 	}

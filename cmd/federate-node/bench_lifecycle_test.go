@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -22,23 +19,10 @@ import (
 // discovered and reflected once, the late subscriber's figure and the raw
 // floor included. Like TestBenchJSON it measures nothing.
 func TestBenchLifecycleProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
-	bin := buildNode(t)
 	for i, extra := range [][]string{nil, {"-reserve"}} {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		args := append([]string{"bench", "lifecycle", "-json", "-count", "300",
-			"-mcast-port", fmt.Sprint(20000 + (os.Getpid()+13+i)%20000)}, extra...)
-		out, err := exec.CommandContext(ctx, bin, args...).Output()
-		cancel()
-		if err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, out)
-		}
 		var res lifecycleResult
-		if err := json.Unmarshal(out, &res); err != nil {
-			t.Fatalf("%q: %v", out, err)
-		}
+		args := append([]string{"bench", "lifecycle", "-json", "-count", "300"}, extra...)
+		out := benchJSON(t, &res, 13+i, args...)
 		reserved := len(extra) > 0
 		if res.Bench != "lifecycle" || res.Instances != 300 || res.ReservedNames != reserved || res.Reflected != 300 || res.Error != "" {
 			t.Errorf("%v: result %+v", args, res)

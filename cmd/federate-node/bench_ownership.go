@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -16,9 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/net/ipv4"
-
-	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/reliable"
 	"github.com/meshrti/meshrti/peer/transport"
@@ -88,13 +85,10 @@ import (
 
 // ownershipFlags are the flags of "federate-node bench ownership".
 type ownershipFlags struct {
-	count      int
-	objects    int
-	frame      int
-	jsonOut    bool
-	port       int
-	timeout    time.Duration
-	cpuprofile string
+	count   int
+	objects int
+	frame   int
+	benchCommon
 
 	// Set by the parent for its child processes.
 	role       string // "registrar"
@@ -137,9 +131,7 @@ type ownershipResult struct {
 	// one side (the registrar), and the notifications and releases
 	// each added up to the transfers. Error says what was not.
 	Consistent bool `json:"consistent"`
-	// GOMAXPROCS of each process (see shareCores).
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	Error      string `json:"error,omitempty"`
+	benchTail
 }
 
 // ownershipTally is what one side did in one phase; the registrar's is
@@ -205,79 +197,52 @@ const (
 // interface with TTL 0 like the data plane's defaults.
 var ownershipRawGroup = netip.AddrFrom4([4]byte{239, 255, 77, 79})
 
-func runBenchOwnership(args []string, stdout, stderr io.Writer) int {
-	b := newBenchRun("bench ownership", stdout, stderr)
-	fs := b.fs
-	var bf ownershipFlags
+// define defines the flags of "bench ownership".
+func (bf *ownershipFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&bf.count, "count", 20000, "transfers per run (even: hand-offs and take-backs)")
 	fs.IntVar(&bf.objects, "objects", 16, "instances of the pipelined run, each passed back and forth (1: the serial run only)")
-	fs.IntVar(&bf.frame, "frame", 16000, "data-plane frame size in bytes (1400 fits an Ethernet MTU; loopback takes up to 65000)")
-	fs.BoolVar(&bf.jsonOut, "json", false, "print the result as one JSON object")
-	fs.IntVar(&bf.port, "mcast-port", 0, "UDP multicast port; the floor uses this port + 2 and + 3 (default: derived from the process id)")
-	fs.DurationVar(&bf.timeout, "timeout", 2*time.Minute, "give up after this long")
-	fs.StringVar(&bf.cpuprofile, "cpuprofile", "", "write CPU profiles of both processes to `PREFIX`.acquirer and PREFIX.registrar")
+	fs.IntVar(&bf.frame, "frame", 16000, frameHelp)
+	bf.benchCommon.define(fs, 2*time.Minute, "UDP multicast port; the floor uses this port + 2 and + 3 (default: derived from the process id)",
+		"write CPU profiles of both processes to `PREFIX`.acquirer and PREFIX.registrar")
 	fs.StringVar(&bf.role, "role", "", "internal: run the registrar for the parent process")
 	fs.StringVar(&bf.federation, "federation", "", "internal (registrar): federation name")
-	if !b.parse(args) {
-		return 2
+}
+
+// check returns the usage error of bad flags of "bench ownership", or "".
+func (bf *ownershipFlags) check(nargs int) string {
+	if bf.count < 2 || bf.count%2 != 0 || bf.objects < 1 || bf.objects > bf.count/2 || bf.frame < 0 || bf.timeout <= 0 || nargs > 0 {
+		return "need an even -count >= 2, 1 <= -objects <= count/2, -frame >= 0, -timeout > 0 and no arguments"
 	}
-	if bf.count < 2 || bf.count%2 != 0 || bf.objects < 1 || bf.objects > bf.count/2 || bf.frame < 0 || bf.timeout <= 0 || fs.NArg() > 0 {
-		return b.usageError("need an even -count >= 2, 1 <= -objects <= count/2, -frame >= 0, -timeout > 0 and no arguments")
-	}
+	return ""
+}
+
+// run runs "bench ownership".
+func (bf ownershipFlags) run(b *kindRun) int {
 	defaultPort(&bf.port, 0)
-	fail := b.fail
-	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
-	defer cancel()
-	switch bf.role {
-	case "":
-	case "registrar":
-		if err := ownershipRegistrar(ctx, bf, os.Stdin, stdout); err != nil {
-			return fail(fmt.Errorf("registrar: %w", err))
-		}
-		return 0
-	default:
-		return b.usageError(fmt.Sprintf("unknown -role %q", bf.role))
+	roles := map[string]func(context.Context) error{
+		"registrar": func(ctx context.Context) error { return ownershipRegistrar(ctx, bf, os.Stdin, b.stdout) },
 	}
-	stop, err := startProfile(profilePath(bf.cpuprofile, ".acquirer"))
-	if err != nil {
-		return fail(err)
-	}
-	defer stop()
-	procs := shareCores(2)
-	res, err := benchOwnership(ctx, bf, stderr)
-	if err != nil {
-		return fail(err)
-	}
-	res.GOMAXPROCS = procs
-	if bf.jsonOut {
-		printJSON(stdout, res)
-	} else {
-		fmt.Fprintf(stdout, "ownership, hand-off and take-back of one attribute between two processes over loopback multicast:\n"+
+	measure := func(ctx context.Context) (*ownershipResult, error) { return benchOwnership(ctx, bf, b.stderr) }
+	return runParentChild(b, &bf.benchCommon, bf.role, roles, ".acquirer", measure, func(w io.Writer, res *ownershipResult) {
+		fmt.Fprintf(w, "ownership, hand-off and take-back of one attribute between two processes over loopback multicast:\n"+
 			"  serial, 1 instance: transfers=%d in %.3f s = %.0f transfers/s, %.2f frames per transfer\n",
 			res.Transfers, res.Seconds, res.TransfersPerS, res.FramesPerTransfer)
 		if res.Objects > 1 {
-			fmt.Fprintf(stdout, "  pipelined, %d instances: transfers=%d in %.3f s = %.0f transfers/s, %.2f frames per transfer\n",
+			fmt.Fprintf(w, "  pipelined, %d instances: transfers=%d in %.3f s = %.0f transfers/s, %.2f frames per transfer\n",
 				res.Objects, res.Transfers, res.PipelinedSeconds, res.PipelinedPerS, res.PipelinedFramesPerTransfer)
 		}
-		fmt.Fprintf(stdout, "  floor: raw UDP multicast ping-pong between two processes, %d-byte datagrams, one per transfer: "+
+		fmt.Fprintf(w, "  floor: raw UDP multicast ping-pong between two processes, %d-byte datagrams, one per transfer: "+
 			"%.0f transfers/s (%.0f pairs/s): ratio %.2f\n", res.HopBytes, res.RawPerS, res.RawPairsPerS, res.Ratio)
 		if res.Objects > 1 {
-			fmt.Fprintf(stdout, "  floor with %d datagrams in flight: %.0f transfers/s: ratio %.2f\n",
+			fmt.Fprintf(w, "  floor with %d datagrams in flight: %.0f transfers/s: ratio %.2f\n",
 				res.Objects, res.RawPipelinedPerS, res.PipelinedRatio)
 		}
 		consistent := "consistent: one owner per instance, notifications = releases = transfers"
 		if !res.Consistent {
 			consistent = "NOT consistent"
 		}
-		fmt.Fprintf(stdout, "  %s; %d floor datagrams lost; GOMAXPROCS %d per process\n", consistent, res.RawLost, res.GOMAXPROCS)
-		if res.Error != "" {
-			fmt.Fprintln(stdout, "  error:", res.Error)
-		}
-	}
-	if res.Error != "" {
-		return 1
-	}
-	return 0
+		fmt.Fprintf(w, "  %s; %d floor datagrams lost; GOMAXPROCS %d per process\n", consistent, res.RawLost, res.GOMAXPROCS)
+	})
 }
 
 // benchOwnership runs the measurements: the acquirer here, the registrar
@@ -285,28 +250,14 @@ func runBenchOwnership(args []string, stdout, stderr io.Writer) int {
 func benchOwnership(ctx context.Context, bf ownershipFlags, stderr io.Writer) (*ownershipResult, error) {
 	res := &ownershipResult{Bench: "ownership", Transfers: bf.count, Objects: bf.objects}
 	bf.federation = fmt.Sprintf("benchown-%d", os.Getpid())
-	// The child gives up first, so that it reports where it was.
-	childTimeout := max(bf.timeout-3*time.Second, bf.timeout*9/10)
-	args := []string{"bench", "ownership", "-role", "registrar", "-federation", bf.federation,
-		"-count", fmt.Sprint(bf.count), "-objects", fmt.Sprint(bf.objects), "-frame", fmt.Sprint(bf.frame),
-		"-mcast-port", fmt.Sprint(bf.port), "-timeout", childTimeout.String()}
-	if bf.cpuprofile != "" {
-		args = append(args, "-cpuprofile", bf.cpuprofile)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	reg, err := startBenchChild(ctx, self, args, stderr)
+	reg, err := startRoleChild(ctx, "ownership", "registrar", bf.federation, bf.benchCommon, stderr,
+		"-count", fmt.Sprint(bf.count), "-objects", fmt.Sprint(bf.objects), "-frame", fmt.Sprint(bf.frame))
 	if err != nil {
 		return nil, err
 	}
 	defer reg.stop()
-	seed, err := reg.expect(ctx, "gossip ", 30*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	sub, err := joinLifecycle(ctx, nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: ownershipAcquirerName, gossip: "127.0.0.1:0", seeds: seed, mcastPort: bf.port, frame: bf.frame}, role: "bench"})
+	nf := benchNode(bf.federation, ownershipAcquirerName, bf.port, bf.frame)
+	sub, err := reg.join(ctx, &nf)
 	if err != nil {
 		return nil, err
 	}
@@ -337,13 +288,9 @@ func benchOwnership(ctx context.Context, bf ownershipFlags, stderr io.Writer) (*
 			reg.wait(2 * time.Second) // the registrar's own error, if it gave up first, comes out
 			return nil, fmt.Errorf("%s run: %w", ph.Name, err)
 		}
-		line, err := reg.expect(ctx, "phase ", time.Minute)
-		if err != nil {
-			return nil, fmt.Errorf("%s run: %w", ph.Name, err)
-		}
 		var theirs ownershipTally
-		if err := json.Unmarshal([]byte(line), &theirs); err != nil {
-			return nil, fmt.Errorf("the registrar's phase line %q: %w", line, err)
+		if err := reg.expectJSON(ctx, "phase ", time.Minute, &theirs); err != nil {
+			return nil, fmt.Errorf("%s run: %w", ph.Name, err)
 		}
 		if err := ownershipCheck(ph, theirs, mine); err != nil {
 			errs = append(errs, fmt.Errorf("%s run: %w", ph.Name, err))
@@ -553,20 +500,12 @@ func ownershipLoop(ctx context.Context, fed *peer.Federate, attr peer.AttributeH
 // side of every phase, printing a "phase" line after each, and resigns
 // on "stop" (or the end of in).
 func ownershipRegistrar(ctx context.Context, bf ownershipFlags, in io.Reader, stdout io.Writer) error {
-	stop, err := startProfile(profilePath(bf.cpuprofile, ".registrar"))
+	sub, stop, err := joinAsRegistrar(ctx, bf.benchCommon, bf.federation, ownershipRegistrarName, bf.frame, stdout)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	sub, err := joinLifecycle(ctx, nodeFlags{joinFlags: joinFlags{federation: bf.federation, name: ownershipRegistrarName, gossip: "127.0.0.1:0", mcastPort: bf.port, frame: bf.frame}, role: "bench", create: true})
-	if err != nil {
-		return err
-	}
 	fed := sub.fed
-	defer fed.Close()
-	if a, ok := fed.GossipAddr(); ok {
-		fmt.Fprintf(stdout, "gossip %s\n", a)
-	}
 	attr, err := ownershipDeclare(fed)
 	if err != nil {
 		return err
@@ -619,22 +558,15 @@ func ownershipRegister(fed *peer.Federate, n int) ([]peer.ObjectInstanceHandle, 
 // declares Blob in both, registers n instances at A and waits until B
 // has discovered them. The caller closes both.
 func ownershipPair(ctx context.Context, frame, n int, ta, tb transport.Transport) (a, b *peer.Federate, attr peer.AttributeHandle, objs []peer.ObjectInstanceHandle, err error) {
-	doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
+	mf, err := newMemFederation("ownership", "bench", "demo.xml", demoFOM)
 	if err != nil {
 		return nil, nil, 0, nil, err
 	}
-	registry := peer.NewMemRegistry()
-	const federation = "ownership"
-	join := func(name string, tr transport.Transport) (*peer.Federate, error) {
-		return peer.Join(ctx, peer.Config{
-			Federation: federation, FederateName: name, FederateType: "bench", Create: true, MaxFrame: frame,
-			FOMModules: []*fomxml.Document{doc}, Control: registry.Control(federation), Transport: tr,
-		})
-	}
-	if a, err = join("A", ta); err != nil {
+	mf.frame = frame
+	if a, err = mf.join(ctx, "A", ta); err != nil {
 		return nil, nil, 0, nil, err
 	}
-	if b, err = join("B", tb); err != nil {
+	if b, err = mf.join(ctx, "B", tb); err != nil {
 		a.Close()
 		return nil, nil, 0, nil, err
 	}
@@ -742,15 +674,11 @@ type ownershipFloor struct {
 // bytes in flight until trips round trips are done, after a tenth as
 // many that warm up.
 func ownershipRaw(ctx context.Context, port, trips int, windows []int, size int) ([]ownershipFloor, error) {
-	c, err := ownershipRawConn(port + 2)
+	c, rio, err := rawGroupConn(ownershipRawGroup, port+2, 8<<20)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	rio, err := newRawIO(c)
-	if err != nil {
-		return nil, err
-	}
 	dst := netip.AddrPortFrom(ownershipRawGroup, uint16(port+3))
 	msg, buf := make([]byte, max(size, 1)), make([]byte, 65536)
 	var floors []ownershipFloor
@@ -804,15 +732,11 @@ func ownershipRaw(ctx context.Context, port, trips int, windows []int, size int)
 // group at port+3 back to the group at port+2, until in (the rest of the
 // parent's commands) ends, or ctx does.
 func ownershipEcho(ctx context.Context, port int, in *bufio.Scanner, stdout io.Writer) error {
-	c, err := ownershipRawConn(port + 3)
+	c, rio, err := rawGroupConn(ownershipRawGroup, port+3, 8<<20)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	rio, err := newRawIO(c)
-	if err != nil {
-		return err
-	}
 	if d, ok := ctx.Deadline(); ok {
 		c.SetReadDeadline(d)
 	}
@@ -838,30 +762,4 @@ func ownershipEcho(ctx context.Context, port int, in *bufio.Scanner, stdout io.W
 			return err
 		}
 	}
-}
-
-// ownershipRawConn opens a socket that receives ownershipRawGroup on
-// port and multicasts on the loopback interface with TTL 0, with large
-// buffers.
-func ownershipRawConn(port int) (*net.UDPConn, error) {
-	lc := net.ListenConfig{Control: transport.ReuseAddr}
-	pc, err := lc.ListenPacket(context.Background(), "udp4", fmt.Sprintf("0.0.0.0:%d", port))
-	if err != nil {
-		return nil, err
-	}
-	c := pc.(*net.UDPConn)
-	lo, err := net.InterfaceByName(transport.DefaultInterface)
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	p := ipv4.NewPacketConn(c)
-	if err := errors.Join(p.JoinGroup(lo, &net.UDPAddr{IP: ownershipRawGroup.AsSlice(), Port: port}),
-		p.SetMulticastInterface(lo), p.SetMulticastTTL(0), p.SetMulticastLoopback(true)); err != nil {
-		c.Close()
-		return nil, err
-	}
-	c.SetReadBuffer(8 << 20)
-	c.SetWriteBuffer(8 << 20)
-	return c, nil
 }

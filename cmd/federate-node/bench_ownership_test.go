@@ -3,10 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -21,22 +18,8 @@ import (
 // the end, and the floor measured. Like TestBenchJSON it measures
 // nothing.
 func TestBenchOwnershipProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
-	bin := buildNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	args := []string{"bench", "ownership", "-json", "-count", "200", "-objects", "4",
-		"-mcast-port", fmt.Sprint(20000 + (os.Getpid()+29)%20000)}
-	out, err := exec.CommandContext(ctx, bin, args...).Output()
-	if err != nil {
-		t.Fatalf("%v: %v\n%s", args, err, out)
-	}
 	var res ownershipResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("%q: %v", out, err)
-	}
+	out := benchJSON(t, &res, 29, "bench", "ownership", "-json", "-count", "200", "-objects", "4")
 	if res.Bench != "ownership" || res.Transfers != 200 || res.Objects != 4 || !res.Consistent || res.Error != "" {
 		t.Errorf("result %+v", res)
 	}
@@ -62,12 +45,8 @@ func TestBenchOwnershipProcesses(t *testing.T) {
 	}
 
 	// The text form, serial only.
-	args = []string{"bench", "ownership", "-count", "40", "-objects", "1",
-		"-mcast-port", fmt.Sprint(20000 + (os.Getpid()+31)%20000)}
-	out, err = exec.CommandContext(ctx, bin, args...).Output()
-	if err != nil {
-		t.Fatalf("%v: %v\n%s", args, err, out)
-	}
+	args := []string{"bench", "ownership", "-count", "40", "-objects", "1"}
+	out = benchOutput(t, 31, args...)
 	for _, s := range []string{"transfers=40 in ", "transfers/s", "pairs/s): ratio", "consistent: one owner per instance"} {
 		if !strings.Contains(string(out), s) {
 			t.Errorf("%v: output lacks %q:\n%s", args, s, out)

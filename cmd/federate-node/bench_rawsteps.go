@@ -5,17 +5,13 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"time"
-
-	"golang.org/x/net/ipv4"
-
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // The raw floor of "bench timeadvance": n processes that each multicast
@@ -26,7 +22,7 @@ import (
 
 // rawStepsGroup is the multicast group of the raw floor, on the loopback
 // interface with TTL 0 like the data plane's defaults.
-var rawStepsGroup = net.IPv4(239, 255, 77, 77)
+var rawStepsGroup = netip.AddrFrom4([4]byte{239, 255, 77, 77})
 
 // rawSteps runs the floor with n child processes and returns their mean
 // rate in steps per second.
@@ -91,8 +87,8 @@ func rawSteps(ctx context.Context, n, steps, port int) (float64, error) {
 // before every process had joined the group does not stall the run, and
 // keeps serving its last step after printing its rate until it is ended.
 func runRawSteps(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench-raw steps", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("bench-raw steps", stdout, stderr)
+	fs := cmd.fs
 	n := fs.Int("n", 2, "processes")
 	id := fs.Int("id", 0, "this process, 0..n-1")
 	steps := fs.Int("steps", 2000, "measured steps")
@@ -105,41 +101,25 @@ func runRawSteps(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := rawStepsRun(*n, *id, *steps, *port, stdout); err != nil {
-		fmt.Fprintln(stderr, "federate-node bench-raw steps:", err)
-		return 1
+		return cmd.fail(err)
 	}
 	return 0
 }
 
 func rawStepsRun(n, id, steps, port int, stdout io.Writer) error {
-	lc := net.ListenConfig{Control: transport.ReuseAddr}
-	pc, err := lc.ListenPacket(context.Background(), "udp4", fmt.Sprintf("0.0.0.0:%d", port))
+	c, rio, err := rawGroupConn(rawStepsGroup, port, 0)
 	if err != nil {
 		return err
 	}
-	defer pc.Close()
-	c := pc.(*net.UDPConn)
-	lo, err := net.InterfaceByName(transport.DefaultInterface)
-	if err != nil {
-		return err
-	}
-	group := &net.UDPAddr{IP: rawStepsGroup, Port: port}
-	p := ipv4.NewPacketConn(c)
-	if err := errors.Join(p.JoinGroup(lo, group), p.SetMulticastInterface(lo),
-		p.SetMulticastTTL(0), p.SetMulticastLoopback(true)); err != nil {
-		return err
-	}
-	rio, err := newRawIO(c)
-	if err != nil {
-		return err
-	}
+	defer c.Close()
+	group := netip.AddrPortFrom(rawStepsGroup, uint16(port))
 	got := make([]uint32, n)
 	buf := make([]byte, 64)
 	out := make([]byte, 8)
 	send := func(s uint32) error {
 		binary.LittleEndian.PutUint32(out, uint32(id))
 		binary.LittleEndian.PutUint32(out[4:], s)
-		return rio.write(out, group.AddrPort())
+		return rio.write(out, group)
 	}
 	// step sends step s and waits for every other process's s, sending
 	// it again whenever 20 ms pass without a datagram.

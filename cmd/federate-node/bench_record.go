@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -38,45 +39,50 @@ type recordBenchResult struct {
 	GOMAXPROCS int     `json:"gomaxprocs"`
 }
 
-// runBenchRecord measures the recorder under load against the throughput
+// recordBenchFlags are the flags of "federate-node bench record".
+type recordBenchFlags struct {
+	benchFlags
+	random bool   // -random: random payloads
+	dir    string // -dir: where the recording goes
+}
+
+// define defines the flags of "bench record".
+func (bf *recordBenchFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update")
+	fs.IntVar(&bf.count, "count", 300000, "updates to send in each phase")
+	fs.IntVar(&bf.frame, "frame", 16000, "data-plane frame size in bytes")
+	bf.benchCommon.define(fs, 3*time.Minute, portHelp, "write a CPU profile of the recorder to `FILE`")
+	fs.BoolVar(&bf.random, "random", false, "send random payloads to the recorder (incompressible), not zeros and a counter")
+	fs.StringVar(&bf.dir, "dir", "", "directory for the recording (default: a temporary one, removed after)")
+}
+
+// check returns the usage error of bad flags of "bench record", or "".
+func (bf *recordBenchFlags) check(nargs int) string {
+	if bf.payload < 0 || bf.count <= 0 {
+		return "negative -payload or -count"
+	}
+	return ""
+}
+
+// run measures the recorder under load against the throughput
 // bench in the same run: ping (here) sends 100-byte updates to pong (a
 // child process), as "bench throughput" does; then pong leaves, a
 // recorder ("federate-node record -stats", another child process) takes
 // its place, and ping sends as many updates again. Both receivers thus
 // run beside the same sender on the same cores.
-func runBenchRecord(args []string, stdout, stderr io.Writer) int {
-	b := newBenchRun("bench record", stdout, stderr)
-	fs := b.fs
-	var bf benchFlags
-	fs.IntVar(&bf.payload, "payload", 100, "payload bytes per update")
-	fs.IntVar(&bf.count, "count", 300000, "updates to send in each phase")
-	fs.IntVar(&bf.frame, "frame", 16000, "data-plane frame size in bytes")
-	fs.BoolVar(&bf.jsonOut, "json", false, "print the result as one JSON object")
-	fs.IntVar(&bf.port, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
-	fs.DurationVar(&bf.timeout, "timeout", 3*time.Minute, "give up after this long")
-	fs.StringVar(&bf.profile, "cpuprofile", "", "write a CPU profile of the recorder to `FILE`")
-	random := fs.Bool("random", false, "send random payloads to the recorder (incompressible), not zeros and a counter")
-	dir := fs.String("dir", "", "directory for the recording (default: a temporary one, removed after)")
-	if !b.parse(args) {
-		return 2
-	}
-	if bf.payload < 0 || bf.count <= 0 {
-		return b.usageError("negative -payload or -count")
-	}
+func (bf recordBenchFlags) run(b *kindRun) int {
 	defaultPort(&bf.port, 0)
-	res, err := benchRecord(bf, *dir, *random, stderr)
+	res, err := benchRecord(bf.benchFlags, bf.dir, bf.random, b.stderr)
 	if err != nil {
 		return b.fail(err)
 	}
-	if bf.jsonOut {
-		printJSON(stdout, res)
-	} else {
-		fmt.Fprintf(stdout, "recorder under load, %d-byte attribute updates in frames of %d bytes, over loopback multicast:\n"+
+	b.emit(bf.jsonOut, res, func(w io.Writer) {
+		fmt.Fprintf(w, "recorder under load, %d-byte attribute updates in frames of %d bytes, over loopback multicast:\n"+
 			"  throughput ping to pong: %d updates: %.0f updates/s\n"+
 			"  recorder in pong's place: sent at %.0f updates/s; recorder wrote %d updates: %.0f updates/s (%d bytes)\n"+
 			"  recorder / throughput: %.2f (goal at least 0.5)\n",
 			res.Payload, res.Frame, res.Updates, res.UpdatesPerS, res.SentPerS, res.Recorded, res.RecordedPerS, res.FileBytes, res.Ratio)
-	}
+	})
 	return 0
 }
 
@@ -94,7 +100,7 @@ func benchRecord(bf benchFlags, dir string, random bool, stderr io.Writer) (*rec
 	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
 	defer cancel()
 	pair := bf
-	pair.profile = "" // the recorder's only
+	pair.cpuprofile = "" // the recorder's only
 	fed, stopChild, err := startBenchPair(ctx, pair, stderr)
 	if err != nil {
 		return nil, err
@@ -126,7 +132,7 @@ func benchRecord(bf benchFlags, dir string, random bool, stderr io.Writer) (*rec
 		return nil, err
 	}
 	rec := exec.CommandContext(ctx, self, "record", "-federation", fmt.Sprintf("bench-%d", os.Getpid()), "-seeds", seed,
-		"-mcast-port", fmt.Sprint(bf.port), "-frame", fmt.Sprint(bf.frame), "-o", path, "-stats", "-cpuprofile", bf.profile)
+		"-mcast-port", fmt.Sprint(bf.port), "-frame", fmt.Sprint(bf.frame), "-o", path, "-stats", "-cpuprofile", bf.cpuprofile)
 	rec.Stderr = stderr
 	out, err := rec.StdoutPipe()
 	if err != nil {

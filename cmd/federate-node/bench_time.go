@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,23 +15,19 @@ import (
 	"sync"
 	"time"
 
-	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
 // timeBenchFlags are the flags of "federate-node bench timeadvance".
 type timeBenchFlags struct {
-	federates  int
-	steps      int
-	warmup     int
-	jsonOut    bool
-	inprocess  bool
-	port       int
-	timeout    time.Duration
-	cpuprofile string
-	lookahead  float64
-	stats      bool
+	federates int
+	steps     int
+	warmup    int
+	inprocess bool
+	benchCommon
+	lookahead float64
+	stats     bool
 
 	// Set by the parent for its child processes.
 	child      bool
@@ -78,23 +75,13 @@ type timeChildResult struct {
 	Rounds  uint64  `json:"rounds"` // consistent-cut rounds during the run
 }
 
-// runBenchTime measures time advance grants per second: every federate
-// is time-regulating (lookahead 1) and time-constrained and loops
-// "TAR(t+1), wait for the grant". Federates run in child processes of
-// this binary over loopback multicast and gossip, or, with -inprocess, in
-// this process over the in-memory network.
-func runBenchTime(args []string, stdout, stderr io.Writer) int {
-	b := newBenchRun("bench timeadvance", stdout, stderr)
-	fs := b.fs
-	var bf timeBenchFlags
+// define defines the flags of "bench timeadvance".
+func (bf *timeBenchFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&bf.federates, "federates", 8, "federates (at least 1)")
 	fs.IntVar(&bf.steps, "steps", 10000, "measured time steps per federate (short runs measure start-up: 2,000 give 5-8% less)")
 	fs.IntVar(&bf.warmup, "warmup", 0, "unmeasured time steps first (default steps/10)")
-	fs.BoolVar(&bf.jsonOut, "json", false, "print the result as one JSON object")
 	fs.BoolVar(&bf.inprocess, "inprocess", false, "run every federate in this process over the in-memory network")
-	fs.IntVar(&bf.port, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
-	fs.DurationVar(&bf.timeout, "timeout", 5*time.Minute, "give up after this long")
-	fs.StringVar(&bf.cpuprofile, "cpuprofile", "", "write a CPU profile of this process to `FILE` (-inprocess: every federate)")
+	bf.benchCommon.define(fs, 5*time.Minute, portHelp, "write a CPU profile of this process to `FILE` (-inprocess: every federate)")
 	fs.Float64Var(&bf.lookahead, "lookahead", 1, "lookahead of every federate")
 	fs.BoolVar(&bf.stats, "stats", false, "print every federate's data-plane counters to stderr at the end")
 	fs.BoolVar(&bf.child, "child", false, "internal: run one federate for the parent process")
@@ -102,12 +89,22 @@ func runBenchTime(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&bf.federation, "federation", "", "internal (child): federation name")
 	fs.StringVar(&bf.name, "name", "", "internal (child): federate name")
 	fs.StringVar(&bf.seeds, "seeds", "", "internal (child): gossip seed address")
-	if !b.parse(args) {
-		return 2
-	}
+}
+
+// check returns the usage error of bad flags of "bench timeadvance", or "".
+func (bf *timeBenchFlags) check(nargs int) string {
 	if bf.federates < 1 || bf.steps < 1 || bf.warmup < 0 || bf.lookahead <= 0 {
-		return b.usageError("need -federates >= 1, -steps >= 1, -warmup >= 0, -lookahead > 0")
+		return "need -federates >= 1, -steps >= 1, -warmup >= 0, -lookahead > 0"
 	}
+	return ""
+}
+
+// run measures time advance grants per second: every federate
+// is time-regulating (lookahead 1) and time-constrained and loops
+// "TAR(t+1), wait for the grant". Federates run in child processes of
+// this binary over loopback multicast and gossip, or, with -inprocess, in
+// this process over the in-memory network.
+func (bf timeBenchFlags) run(b *kindRun) int {
 	if bf.warmup == 0 {
 		bf.warmup = bf.steps / 10
 	}
@@ -121,11 +118,11 @@ func runBenchTime(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), bf.timeout)
 	defer cancel()
 	if bf.child {
-		res, err := timeChild(ctx, bf, stdout)
+		res, err := timeChild(ctx, bf, b.stdout)
 		if err != nil {
 			return fail(err)
 		}
-		printTagged(stdout, "result", res)
+		printTagged(b.stdout, "result", res)
 		return 0
 	}
 	var results []timeChildResult
@@ -136,7 +133,7 @@ func runBenchTime(args []string, stdout, stderr io.Writer) int {
 	if bf.inprocess {
 		results, err = timeInProcess(ctx, bf)
 	} else {
-		results, err = timeProcesses(ctx, bf, stderr)
+		results, err = timeProcesses(ctx, bf, b.stderr)
 	}
 	if err != nil {
 		return fail(err)
@@ -167,22 +164,20 @@ func runBenchTime(args []string, stdout, stderr io.Writer) int {
 		}
 		res.RawStepsPerS, res.Ratio = raw, res.GrantsPerS/raw
 	}
-	if bf.jsonOut {
-		printJSON(stdout, res)
-		return 0
-	}
-	where := "separate processes over loopback multicast"
-	if bf.inprocess {
-		where = "one process, in-memory network"
-	}
-	fmt.Fprintf(stdout, "timeadvance, %d federates (%s), lookahead %v, %d steps:\n"+
-		"  %.0f grants/s per federate (slowest %.0f), %.1f messages sent per grant\n",
-		bf.federates, where, bf.lookahead, bf.steps, res.GrantsPerS, res.MinGrantsPerS, res.MessagesPerGrant)
-	if res.RawStepsPerS > 0 {
-		fmt.Fprintf(stdout, "  raw UDP floor, %d processes each multicasting one datagram per step and waiting for all: %.0f steps/s: ratio %.2f\n",
-			bf.federates, res.RawStepsPerS, res.Ratio)
-	}
-	fmt.Fprintf(stdout, "  GOMAXPROCS %d per process\n", res.GOMAXPROCS)
+	b.emit(bf.jsonOut, res, func(w io.Writer) {
+		where := "separate processes over loopback multicast"
+		if bf.inprocess {
+			where = "one process, in-memory network"
+		}
+		fmt.Fprintf(w, "timeadvance, %d federates (%s), lookahead %v, %d steps:\n"+
+			"  %.0f grants/s per federate (slowest %.0f), %.1f messages sent per grant\n",
+			bf.federates, where, bf.lookahead, bf.steps, res.GrantsPerS, res.MinGrantsPerS, res.MessagesPerGrant)
+		if res.RawStepsPerS > 0 {
+			fmt.Fprintf(w, "  raw UDP floor, %d processes each multicasting one datagram per step and waiting for all: %.0f steps/s: ratio %.2f\n",
+				bf.federates, res.RawStepsPerS, res.Ratio)
+		}
+		fmt.Fprintf(w, "  GOMAXPROCS %d per process\n", res.GOMAXPROCS)
+	})
 	return 0
 }
 
@@ -257,13 +252,11 @@ func waitEvents(ctx context.Context, fed *peer.Federate, what string, done func(
 // timeInProcess runs every federate in this process over the in-memory
 // network and control plane.
 func timeInProcess(ctx context.Context, bf timeBenchFlags) ([]timeChildResult, error) {
-	doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
+	mf, err := newMemFederation(fmt.Sprintf("benchtime-%d", os.Getpid()), "bench", "demo.xml", demoFOM)
 	if err != nil {
 		return nil, err
 	}
 	network := transport.NewNetwork(transport.NetworkConfig{Seed: 1})
-	reg := peer.NewMemRegistry()
-	federation := fmt.Sprintf("benchtime-%d", os.Getpid())
 	feds := make([]*peer.Federate, 0, bf.federates)
 	defer func() {
 		for _, f := range feds {
@@ -272,12 +265,9 @@ func timeInProcess(ctx context.Context, bf timeBenchFlags) ([]timeChildResult, e
 	}()
 	for i := 0; i < bf.federates; i++ {
 		name := fmt.Sprintf("T%d", i)
-		f, err := peer.Join(ctx, peer.Config{
-			Federation: federation, FederateName: name, FederateType: "bench", Create: true,
-			FOMModules: []*fomxml.Document{doc}, Control: reg.Control(federation), Transport: network.Endpoint(name),
-		})
+		f, err := mf.join(ctx, name, network.Endpoint(name))
 		if err != nil {
-			return nil, fmt.Errorf("join %s: %w", name, err)
+			return nil, err
 		}
 		feds = append(feds, f)
 	}
@@ -441,9 +431,7 @@ func timeChild(ctx context.Context, bf timeBenchFlags, stdout io.Writer) (timeCh
 		return timeChildResult{}, fmt.Errorf("join: %w", err)
 	}
 	defer fed.Close()
-	if a, ok := fed.GossipAddr(); ok {
-		fmt.Fprintf(stdout, "gossip %s\n", a)
-	}
+	printGossip(stdout, fed)
 	h, err := lookupDemo(fed)
 	if err != nil {
 		return timeChildResult{}, err

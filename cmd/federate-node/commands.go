@@ -78,3 +78,26 @@ func tableNames(table []subcommand) []string {
 	}
 	return ns
 }
+
+// runSub runs the row of table that args[0] names, with the rest of
+// args. Otherwise the default row (named "") runs with all of args when
+// the table has one and unknown is nil, or when args are none or start
+// with a flag; else unknown gets args.
+func runSub(table []subcommand, args []string, stdout, stderr io.Writer, unknown func(args []string) int) int {
+	if len(args) > 0 {
+		if c, ok := lookup(table, args[0]); ok {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	if def, ok := lookup(table, ""); ok && (unknown == nil || len(args) == 0 || strings.HasPrefix(args[0], "-")) {
+		return def.run(args, stdout, stderr)
+	}
+	return unknown(args)
+}
+
+// subMain returns the main function of a command whose first argument
+// may name a row of its table (see runSub), the default row taking the
+// rest.
+func subMain(table func() []subcommand) func(args []string, stdout, stderr io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int { return runSub(table(), args, stdout, stderr, nil) }
+}

@@ -110,3 +110,48 @@ func TestWriteHelpColumns(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// The sub-commands of fom, serve and record come from tables too: help
+// prints every row's synopsis, each synopsis starts with the command and
+// the row's name, and dispatching a named row reaches its own flags (-h
+// prints its usage, not the parent's).
+func TestSubcommandsInHelp(t *testing.T) {
+	_, usageOut, _ := runCmd(t, "help")
+	for _, c := range []struct {
+		cmd   string
+		table []subcommand
+	}{{"fom", fomCommands()}, {"serve", serveCommands()}, {"record", recordCommands()}} {
+		for _, k := range c.table {
+			name := strings.TrimSpace(c.cmd + " " + k.name)
+			if len(k.help) == 0 {
+				t.Errorf("%s: no help line", name)
+			}
+			for _, h := range k.help {
+				if !strings.Contains(usageOut, "\n  "+h.synopsis) {
+					t.Errorf("help does not print %q", h.synopsis)
+				}
+				if !strings.HasPrefix(h.synopsis, name+" ") {
+					t.Errorf("%s: synopsis %q", name, h.synopsis)
+				}
+			}
+			if k.name == "" {
+				continue
+			}
+			if _, _, errOut := runCmd(t, c.cmd, k.name, "-h"); !strings.Contains(errOut, name) {
+				t.Errorf("%s -h: stderr %q", name, errOut)
+			}
+		}
+	}
+	// The messages keep their wording: scripts match them.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fom"}, "usage: federate-node fom inspect [--json] FILE... | fom validate [--strict] FILE...\n"},
+		{[]string{"fom", "x"}, "federate-node fom: unknown subcommand \"x\" (want inspect or validate)\n"},
+	} {
+		if code, _, errOut := runCmd(t, c.args...); code != 2 || errOut != c.want {
+			t.Errorf("%q: exit %d, stderr %q\nwant %q", c.args, code, errOut, c.want)
+		}
+	}
+}

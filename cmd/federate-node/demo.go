@@ -25,8 +25,14 @@ var demoFOM []byte
 
 // demoFlags configure the demo.
 type demoFlags struct {
-	aircraft  int
-	steps     int
+	aircraft int
+	steps    int
+	demoCommon
+}
+
+// demoCommon holds the flags of the demos whose federates are each their
+// own node: -mcast-port, -timeout, -v and -trace.
+type demoCommon struct {
 	mcastPort int
 	timeout   time.Duration
 	verbose   bool
@@ -34,37 +40,116 @@ type demoFlags struct {
 	traceW    io.Writer // where federates write the trace, when trace is set
 }
 
+// define defines the flags of c; verbose is the text of -v.
+func (c *demoCommon) define(fs *flag.FlagSet, verbose string) {
+	fs.IntVar(&c.mcastPort, "mcast-port", 0, portHelp)
+	fs.DurationVar(&c.timeout, "timeout", 60*time.Second, "give up after this long")
+	fs.BoolVar(&c.verbose, "v", false, verbose)
+	fs.StringVar(&c.trace, "trace", "", "write a JSON-lines trace (docs/trace.md) of every federate to `FILE`")
+}
+
+// runTraced runs demo with the trace file (-trace) open in c.traceW,
+// and prints its error.
+func (c *demoCommon) runTraced(b *kindRun, demo func() error) int {
+	err := withTrace(c.trace, func(w io.Writer) error {
+		c.traceW = w
+		return demo()
+	})
+	if err != nil {
+		return b.fail(err)
+	}
+	return 0
+}
+
+// demoNodes is how a demo's federates join, each its own node (a gossip
+// member on 127.0.0.1 and multicast sockets on lo): the federation, the
+// multicast port, the FOM and the trace they share.
+type demoNodes struct {
+	federation   string
+	port         int
+	federateType string
+	doc          *fomxml.Document
+	trace        io.Writer
+}
+
+// newDemoNodes names a federation of federateType prefix-PID-N and takes
+// its port from -mcast-port, or derives it from the process id.
+func newDemoNodes(c demoCommon, prefix, federateType string, doc *fomxml.Document) demoNodes {
+	port := c.mcastPort
+	if port == 0 {
+		port = 41000 + os.Getpid()%8000
+	}
+	return demoNodes{federation: fmt.Sprintf("%s-%d-%d", prefix, os.Getpid(), time.Now().UnixNano()%1e6),
+		port: port, federateType: federateType, doc: doc, trace: c.traceW}
+}
+
+// config is the configuration of federate name, that finds the others
+// through seeds or (create) creates the federation.
+func (n demoNodes) config(name string, seeds []string, create bool) peer.Config {
+	return peer.Config{
+		Federation: n.federation, FederateName: name, FederateType: n.federateType,
+		FOMModules: []*fomxml.Document{n.doc}, Create: create,
+		Gossip:    peer.GossipConfig{Seeds: seeds},
+		Multicast: transport.UDPConfig{Port: n.port},
+		Trace:     n.trace,
+	}
+}
+
+// demoCodec parses a demo's FOM module (named designator) and returns it
+// with the codec of its data types.
+func demoCodec(designator string, fom []byte) (*fomxml.Document, *codec.Codec, error) {
+	doc, err := fomxml.ParseBytes(designator, fom)
+	if err != nil {
+		return nil, nil, err
+	}
+	fdd, err := fomxml.Merge(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	cd, err := codec.New(fdd)
+	return doc, cd, err
+}
+
 // demoKinds is the table of "federate-node demo KIND"; the plain demo
 // is the row named "".
 func demoKinds() []subcommand {
 	return []subcommand{
 		{name: "", help: []helpLine{{"demo", "run the demo: a radar and aircraft federates on this host,\n" +
-			"a synchronization point, a save and a restore"}}, run: runDemoPlain},
+			"a synchronization point, a save and a restore"}}, run: kindMain[demoFlags]("demo", nil)},
 		{name: "ddm", help: []helpLine{{"demo ddm [flags]", "run the DDM demo: a radar subscribed to a square, aircraft flying\n" +
 			"through it, radios on channels; checks that each got exactly its\n" +
-			"share (federate-node demo ddm -h lists the flags)"}}, run: runDemoDDM},
+			"share (federate-node demo ddm -h lists the flags)"}}, run: kindMain[ddmFlags]("demo ddm", nil)},
 		{name: "multirate", help: []helpLine{{"demo multirate [-steps N -loss P -json]", "a producer and a consumer whose jobs run at 1x, 2x and 5x the main\n" +
 			"cycle (peer/multirate), each reading one coherent snapshot a cycle;\n" +
-			"checks every read against the updates sent (docs/multirate.md)"}}, run: runDemoMultirate},
+			"checks every read against the updates sent (docs/multirate.md)"}}, run: kindMain[multirateFlags]("demo multirate", nil)},
 	}
 }
 
 // runDemo runs the demo KIND named by the first argument, or the plain
 // demo when there is none (or the first argument is a flag).
 func runDemo(args []string, stdout, stderr io.Writer) int {
-	kind := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		kind, args = args[0], args[1:]
-	}
-	k, ok := lookup(demoKinds(), kind)
-	if !ok {
-		fmt.Fprintf(stderr, "federate-node demo: unknown demo %q (want %s, or none for the plain demo)\n", kind, strings.Join(tableNames(demoKinds()), ", "))
+	return runSub(demoKinds(), args, stdout, stderr, func(args []string) int {
+		fmt.Fprintf(stderr, "federate-node demo: unknown demo %q (want %s, or none for the plain demo)\n", args[0], strings.Join(tableNames(demoKinds()), ", "))
 		return 2
-	}
-	return k.run(args, stdout, stderr)
+	})
 }
 
-// runDemoPlain starts a small federation on this host: a radar and some
+// define defines the flags of "demo".
+func (df *demoFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&df.aircraft, "aircraft", 3, "number of aircraft federates")
+	fs.IntVar(&df.steps, "steps", 5, "time steps to run")
+	df.demoCommon.define(fs, "print every event")
+}
+
+// check returns the usage error of bad flags of "demo", or "".
+func (df *demoFlags) check(nargs int) string {
+	if df.aircraft < 1 || df.steps < 1 {
+		return "need at least one aircraft and one step"
+	}
+	return ""
+}
+
+// run starts a small federation on this host: a radar and some
 // aircraft, each federate in its own node (its own gossip member and
 // multicast sockets on lo, TTL 0). The aircraft are time-regulating and
 // publish time-stamped positions; the radar is time-constrained,
@@ -72,32 +157,8 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 // Time advances in steps; the demo ends by itself with a summary, then
 // shows a synchronization point, a federation save and a restore
 // (demo_saverestore.go).
-func runDemoPlain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var df demoFlags
-	fs.IntVar(&df.aircraft, "aircraft", 3, "number of aircraft federates")
-	fs.IntVar(&df.steps, "steps", 5, "time steps to run")
-	fs.IntVar(&df.mcastPort, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
-	fs.DurationVar(&df.timeout, "timeout", 60*time.Second, "give up after this long")
-	fs.BoolVar(&df.verbose, "v", false, "print every event")
-	fs.StringVar(&df.trace, "trace", "", "write a JSON-lines trace (docs/trace.md) of every federate to `FILE`")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if df.aircraft < 1 || df.steps < 1 {
-		fmt.Fprintln(stderr, "federate-node demo: need at least one aircraft and one step")
-		return 2
-	}
-	err := withTrace(df.trace, func(w io.Writer) error {
-		df.traceW = w
-		return demo(df, stdout)
-	})
-	if err != nil {
-		fmt.Fprintln(stderr, "federate-node demo:", err)
-		return 1
-	}
-	return 0
+func (df demoFlags) run(b *kindRun) int {
+	return df.runTraced(b, func() error { return demo(df, b.stdout) })
 }
 
 // demoFederate is one federate of the demo with what it counted.
@@ -112,23 +173,12 @@ type demoFederate struct {
 func demo(df demoFlags, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), df.timeout)
 	defer cancel()
-	doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
+	doc, cd, err := demoCodec("demo.xml", demoFOM)
 	if err != nil {
 		return err
 	}
-	fdd, err := fomxml.Merge(doc)
-	if err != nil {
-		return err
-	}
-	cd, err := codec.New(fdd)
-	if err != nil {
-		return err
-	}
-	federation := fmt.Sprintf("demo-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	port := df.mcastPort
-	if port == 0 {
-		port = 41000 + os.Getpid()%8000
-	}
+	nodes := newDemoNodes(df.demoCommon, "demo", "demo", doc)
+	federation, port := nodes.federation, nodes.port
 	var mu sync.Mutex
 	say := func(format string, args ...any) {
 		mu.Lock()
@@ -146,14 +196,8 @@ func demo(df demoFlags, out io.Writer) error {
 	defer os.RemoveAll(saveDir)
 
 	join := func(name string, seeds []string, create bool) (*demoFederate, error) {
-		cfg := peer.Config{
-			Federation: federation, FederateName: name, FederateType: "demo",
-			FOMModules: []*fomxml.Document{doc}, Create: create,
-			Gossip:    peer.GossipConfig{Seeds: seeds},
-			Multicast: transport.UDPConfig{Port: port},
-			Trace:     df.traceW,
-			SaveDir:   saveDir,
-		}
+		cfg := nodes.config(name, seeds, create)
+		cfg.SaveDir = saveDir
 		f, err := peer.Join(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("join %s: %w", name, err)

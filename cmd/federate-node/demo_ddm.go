@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
 	"github.com/meshrti/meshrti/peer"
-	"github.com/meshrti/meshrti/peer/transport"
 )
 
 //go:embed demo_ddm.xml
@@ -62,19 +60,33 @@ func ddmLine(i int) (offset, before, after float64) {
 
 // ddmFlags configure the DDM demo.
 type ddmFlags struct {
-	aircraft  int
-	radios    int
-	steps     int
-	messages  int
-	interval  time.Duration
-	mcastPort int
-	timeout   time.Duration
-	verbose   bool
-	trace     string    // -trace FILE
-	traceW    io.Writer // where federates write the trace, when trace is set
+	aircraft int
+	radios   int
+	steps    int
+	messages int
+	interval time.Duration
+	demoCommon
 }
 
-// runDemoDDM runs "federate-node demo ddm": data distribution management
+// define defines the flags of "demo ddm".
+func (df *ddmFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&df.aircraft, "aircraft", 6, "number of aircraft federates")
+	fs.IntVar(&df.radios, "radios", 4, "number of radio federates (on channels 3, 3, 5, 7, 3, 3, ...)")
+	fs.IntVar(&df.steps, "steps", 40, "steps of flight")
+	fs.IntVar(&df.messages, "messages", 3, "messages each radio sends")
+	fs.DurationVar(&df.interval, "interval", 25*time.Millisecond, "wall time between steps, at least")
+	df.demoCommon.define(fs, "print every update and message sent")
+}
+
+// check returns the usage error of bad flags of "demo ddm", or "".
+func (df *ddmFlags) check(nargs int) string {
+	if nargs > 0 || df.aircraft < 1 || df.radios < 0 || df.steps < 1 || df.messages < 0 {
+		return "need at least one aircraft and one step, no negative counts, no arguments"
+	}
+	return ""
+}
+
+// run runs "federate-node demo ddm": data distribution management
 // on this host. A ground radar subscribes to aircraft positions within a
 // 1,000 m square around itself; aircraft fly straight across a 10 km
 // square, each updating its position with an update region that is the
@@ -83,36 +95,11 @@ type ddmFlags struct {
 // node (gossip member and multicast sockets on lo, TTL 0), as in the
 // plain demo. The demo checks what arrived against what was sent and
 // exits 1 when a check fails.
-func runDemoDDM(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo ddm", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var df ddmFlags
-	fs.IntVar(&df.aircraft, "aircraft", 6, "number of aircraft federates")
-	fs.IntVar(&df.radios, "radios", 4, "number of radio federates (on channels 3, 3, 5, 7, 3, 3, ...)")
-	fs.IntVar(&df.steps, "steps", 40, "steps of flight")
-	fs.IntVar(&df.messages, "messages", 3, "messages each radio sends")
-	fs.DurationVar(&df.interval, "interval", 25*time.Millisecond, "wall time between steps, at least")
-	fs.IntVar(&df.mcastPort, "mcast-port", 0, "UDP multicast port (default: derived from the process id)")
-	fs.DurationVar(&df.timeout, "timeout", 60*time.Second, "give up after this long")
-	fs.BoolVar(&df.verbose, "v", false, "print every update and message sent")
-	fs.StringVar(&df.trace, "trace", "", "write a JSON-lines trace (docs/trace.md) of every federate to `FILE`")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 || df.aircraft < 1 || df.radios < 0 || df.steps < 1 || df.messages < 0 {
-		fmt.Fprintln(stderr, "federate-node demo ddm: need at least one aircraft and one step, no negative counts, no arguments")
-		return 2
-	}
-	err := withTrace(df.trace, func(w io.Writer) error {
-		df.traceW = w
-		_, err := demoDDM(df, stdout)
+func (df ddmFlags) run(b *kindRun) int {
+	return df.runTraced(b, func() error {
+		_, err := demoDDM(df, b.stdout)
 		return err
 	})
-	if err != nil {
-		fmt.Fprintln(stderr, "federate-node demo ddm:", err)
-		return 1
-	}
-	return 0
 }
 
 // ddmPoint is a position in meters.
@@ -190,15 +177,7 @@ var errDDMCheck = errors.New("check failed")
 func demoDDM(df ddmFlags, out io.Writer) (ddmOutcome, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), df.timeout)
 	defer cancel()
-	doc, err := fomxml.ParseBytes("demo_ddm.xml", ddmFOM)
-	if err != nil {
-		return ddmOutcome{}, err
-	}
-	fdd, err := fomxml.Merge(doc)
-	if err != nil {
-		return ddmOutcome{}, err
-	}
-	cd, err := codec.New(fdd)
+	doc, cd, err := demoCodec("demo_ddm.xml", ddmFOM)
 	if err != nil {
 		return ddmOutcome{}, err
 	}
@@ -345,22 +324,10 @@ func (d *ddmDemo) say(format string, args ...any) {
 // gossip address.
 func (d *ddmDemo) join(ctx context.Context) error {
 	df := d.df
-	federation := fmt.Sprintf("demo-ddm-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	port := df.mcastPort
-	if port == 0 {
-		port = 41000 + os.Getpid()%8000
-	}
-	d.say("meshrti demo ddm: federation %q on this host: a radar, %d aircraft and %d radios, %d steps", federation, df.aircraft, df.radios, df.steps)
-	d.say("each federate is its own node: a gossip member on 127.0.0.1 and multicast sockets on lo (TTL 0, port %d)", port)
-	config := func(name string, seeds []string, create bool) peer.Config {
-		return peer.Config{
-			Federation: federation, FederateName: name, FederateType: "demo-ddm",
-			FOMModules: []*fomxml.Document{d.doc}, Create: create,
-			Gossip:    peer.GossipConfig{Seeds: seeds},
-			Multicast: transport.UDPConfig{Port: port},
-			Trace:     df.traceW,
-		}
-	}
+	nodes := newDemoNodes(df.demoCommon, "demo-ddm", "demo-ddm", d.doc)
+	d.say("meshrti demo ddm: federation %q on this host: a radar, %d aircraft and %d radios, %d steps", nodes.federation, df.aircraft, df.radios, df.steps)
+	d.say("each federate is its own node: a gossip member on 127.0.0.1 and multicast sockets on lo (TTL 0, port %d)", nodes.port)
+	config := nodes.config
 	began := time.Now()
 	f, err := peer.Join(ctx, config("Radar", nil, true))
 	if err != nil {

@@ -15,7 +15,7 @@ func TestDemoDDM(t *testing.T) {
 	var out bytes.Buffer
 	res, err := demoDDM(ddmFlags{
 		aircraft: aircraft, radios: radios, steps: steps, messages: messages,
-		timeout: time.Minute,
+		demoCommon: demoCommon{timeout: time.Minute},
 	}, &out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/multirate"
@@ -53,42 +52,43 @@ var (
 // logical time t: new every main cycle, distinct per instance.
 func multirateValue(i int, t float64) float64 { return float64(1000*i) + t }
 
-// runDemoMultirate runs a producer and a consumer over the in-memory
+// define defines the flags of "demo multirate".
+func (df *multirateFlags) define(fs *flag.FlagSet) {
+	fs.IntVar(&df.steps, "steps", 20, "main cycles to run")
+	fs.Float64Var(&df.loss, "loss", 0, "probability in [0, 1) that a data-plane packet is lost (the in-memory network's)")
+	fs.BoolVar(&df.json, "json", false, `print one JSON object per line: {"ev":"publish",...} per update sent, {"ev":"read",...} per read`)
+	fs.Int64Var(&df.seed, "seed", 1, "seed of the in-memory network's faults")
+	fs.DurationVar(&df.timeout, "timeout", 60*time.Second, "give up after this long")
+}
+
+// check returns the usage error of bad flags of "demo multirate", or "".
+func (df *multirateFlags) check(nargs int) string {
+	if nargs > 0 || df.steps < 1 || !(df.loss >= 0 && df.loss < 1) {
+		return "need -steps >= 1, 0 <= -loss < 1, no arguments"
+	}
+	return ""
+}
+
+// run runs a producer and a consumer over the in-memory
 // network: the producer (time-regulating) updates OBJ1..OBJ4 every main
 // cycle, time-stamped; the consumer (time-constrained) runs jobs at 1x,
 // 2x and 5x the main cycle with peer/multirate, each reading its
 // snapshot several times a cycle. The demo checks that every read saw
 // the latest value stamped at or before its cycle's boundary, and exits
 // 1 when one did not.
-func runDemoMultirate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo multirate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var df multirateFlags
-	fs.IntVar(&df.steps, "steps", 20, "main cycles to run")
-	fs.Float64Var(&df.loss, "loss", 0, "probability in [0, 1) that a data-plane packet is lost (the in-memory network's)")
-	fs.BoolVar(&df.json, "json", false, `print one JSON object per line: {"ev":"publish",...} per update sent, {"ev":"read",...} per read`)
-	fs.Int64Var(&df.seed, "seed", 1, "seed of the in-memory network's faults")
-	fs.DurationVar(&df.timeout, "timeout", 60*time.Second, "give up after this long")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 || df.steps < 1 || !(df.loss >= 0 && df.loss < 1) {
-		fmt.Fprintln(stderr, "federate-node demo multirate: need -steps >= 1, 0 <= -loss < 1, no arguments")
-		return 2
-	}
-	// With -json, stdout carries only the JSON lines; the summary goes
-	// to stderr.
-	summary := stdout
+func (df multirateFlags) run(b *kindRun) int {
+	// With -json, b.stdout carries only the JSON lines; the summary goes
+	// to b.stderr.
+	summary := b.stdout
 	if df.json {
-		summary = stderr
+		summary = b.stderr
 	}
-	res, err := demoMultirate(df, stdout)
+	res, err := demoMultirate(df, b.stdout)
 	if res != nil {
 		res.print(summary)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node demo multirate:", err)
-		return 1
+		return b.fail(err)
 	}
 	return 0
 }
@@ -167,26 +167,14 @@ func demoMultirate(df multirateFlags, out io.Writer) (*multirateRun, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), df.timeout)
 	defer cancel()
 	r := &multirateRun{df: df, out: out, published: make(map[string]map[float64]float64)}
-	doc, err := fomxml.ParseBytes("demo_multirate.xml", multirateFOM)
+	mf, err := newMemFederation("demo-multirate", "demo-multirate", "demo_multirate.xml", multirateFOM)
 	if err != nil {
 		return nil, err
 	}
+	mf.tick = 2 * time.Millisecond
 	network := transport.NewNetwork(transport.NetworkConfig{Seed: df.seed})
 	network.SetFaults(transport.Faults{Loss: df.loss})
-	registry := peer.NewMemRegistry()
-	const federation = "demo-multirate"
-	join := func(name string) (*peer.Federate, error) {
-		f, err := peer.Join(ctx, peer.Config{
-			Federation: federation, FederateName: name, FederateType: "demo-multirate",
-			FOMModules: []*fomxml.Document{doc}, Create: true,
-			Control: registry.Control(federation), Transport: network.Endpoint(name),
-			TickInterval: 2 * time.Millisecond,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("join %s: %w", name, err)
-		}
-		return f, nil
-	}
+	join := func(name string) (*peer.Federate, error) { return mf.join(ctx, name, network.Endpoint(name)) }
 	prod, err := join("Producer")
 	if err != nil {
 		return nil, err
@@ -199,11 +187,7 @@ func demoMultirate(df multirateFlags, out io.Writer) (*multirateRun, error) {
 	defer cons.Close()
 	r.say("meshrti demo multirate: a producer and a consumer over the in-memory network (loss %g), %d main cycles of 1", df.loss, df.steps)
 
-	class, err := prod.GetObjectClassHandle("Sample")
-	if err != nil {
-		return nil, err
-	}
-	value, err := prod.GetAttributeHandle(class, "Value")
+	class, value, err := classAttr(prod, "Sample", "Value")
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +200,7 @@ func demoMultirate(df multirateFlags, out io.Writer) (*multirateRun, error) {
 	if err := prod.ReserveMultipleObjectInstanceName(multirateObjects...); err != nil {
 		return nil, err
 	}
-	if _, err := awaitEvent[peer.MultipleObjectInstanceNameReservationSucceeded](ctx, prod); err != nil {
+	if _, err := next[peer.MultipleObjectInstanceNameReservationSucceeded](ctx, prod); err != nil {
 		return nil, fmt.Errorf("reserving the instance names: %w", err)
 	}
 	for _, name := range multirateObjects {
@@ -254,13 +238,13 @@ func demoMultirate(df multirateFlags, out io.Writer) (*multirateRun, error) {
 	if err := cons.EnableTimeConstrained(); err != nil {
 		return nil, err
 	}
-	if _, err := awaitEvent[peer.TimeConstrainedEnabled](ctx, cons); err != nil {
+	if _, err := next[peer.TimeConstrainedEnabled](ctx, cons); err != nil {
 		return nil, err
 	}
 	if err := prod.EnableTimeRegulation(peer.Float64Time(1)); err != nil {
 		return nil, err
 	}
-	if _, err := awaitEvent[peer.TimeRegulationEnabled](ctx, prod); err != nil {
+	if _, err := next[peer.TimeRegulationEnabled](ctx, prod); err != nil {
 		return nil, err
 	}
 
@@ -411,19 +395,5 @@ func (r *multirateRun) print(w io.Writer) {
 	}
 	for _, p := range r.problems {
 		fmt.Fprintf(w, "FAILED: %s\n", p)
-	}
-}
-
-// awaitEvent reads f's events until one of type T.
-func awaitEvent[T peer.Event](ctx context.Context, f *peer.Federate) (T, error) {
-	for {
-		ev, err := f.Next(ctx)
-		if err != nil {
-			var zero T
-			return zero, err
-		}
-		if e, ok := ev.(T); ok {
-			return e, nil
-		}
 	}
 }

@@ -13,19 +13,27 @@ import (
 	"github.com/meshrti/meshrti/fomxml"
 )
 
+// fomCommands is the table of "federate-node fom SUBCOMMAND".
+func fomCommands() []subcommand {
+	return []subcommand{
+		{name: "inspect", help: []helpLine{{"fom inspect [--json] FILE...", "print the FDD merged from the standard MIM and FILEs"}}, run: fomInspect},
+		{name: "validate", help: []helpLine{{"fom validate [--strict] FILE...", "exit 0 when the modules merge (warnings printed), 1 with file:line: message lines"}}, run: fomValidate},
+	}
+}
+
 func runFOM(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, "usage: federate-node fom inspect [--json] FILE... | fom validate [--strict] FILE...\n")
+	return runSub(fomCommands(), args, stdout, stderr, func(args []string) int {
+		if len(args) == 0 {
+			var synopses []string
+			for _, h := range helpOf(fomCommands()) {
+				synopses = append(synopses, h.synopsis)
+			}
+			fmt.Fprintf(stderr, "usage: federate-node %s\n", strings.Join(synopses, " | "))
+			return 2
+		}
+		fmt.Fprintf(stderr, "federate-node fom: unknown subcommand %q (want %s)\n", args[0], strings.Join(tableNames(fomCommands()), " or "))
 		return 2
-	}
-	switch args[0] {
-	case "inspect":
-		return fomInspect(args[1:], stdout, stderr)
-	case "validate":
-		return fomValidate(args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "federate-node fom: unknown subcommand %q (want inspect or validate)\n", args[0])
-	return 2
+	})
 }
 
 // fomValidate loads the modules and prints one line per problem: errors
@@ -33,15 +41,11 @@ func runFOM(args []string, stdout, stderr io.Writer) int {
 // "file:line: warning: message". It exits 0 when the modules load, with
 // or without warnings; --strict refuses what would be a warning.
 func fomValidate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("fom validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("fom validate", stdout, stderr)
+	fs := cmd.fs
 	strict := fs.Bool("strict", false, "refuse the defects that are otherwise accepted with a warning")
-	files, err := parseFlagsAnywhere(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "usage: federate-node fom validate [--strict] FILE...")
+	files, ok := cmd.files(args, "usage: federate-node fom validate [--strict] FILE...", func(n int) bool { return n > 0 })
+	if !ok {
 		return 2
 	}
 	fdd, err := fomxml.Options{Strict: *strict}.Load(files...)
@@ -105,15 +109,11 @@ func printFOMError(w io.Writer, err error) {
 }
 
 func fomInspect(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("fom inspect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("fom inspect", stdout, stderr)
+	fs := cmd.fs
 	asJSON := fs.Bool("json", false, "print JSON instead of a readable summary")
-	files, err := parseFlagsAnywhere(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "usage: federate-node fom inspect [--json] FILE...")
+	files, ok := cmd.files(args, "usage: federate-node fom inspect [--json] FILE...", func(n int) bool { return n > 0 })
+	if !ok {
 		return 2
 	}
 	fdd, err := fomxml.Load(files...)
@@ -155,20 +155,10 @@ func inspectJSON(f *fomxml.FDD) fddJSON {
 		Warnings:           len(f.Warnings()),
 	}
 	for _, c := range f.ObjectClasses {
-		names := []string{}
-		for _, a := range c.Attributes {
-			names = append(names, a.Name)
-		}
-		sort.Strings(names)
-		out.ObjectClasses[c.QualifiedName] = names
+		out.ObjectClasses[c.QualifiedName] = sortedNames(c.Attributes, func(a *fomxml.Attribute) string { return a.Name })
 	}
 	for _, c := range f.InteractionClasses {
-		names := []string{}
-		for _, p := range c.Parameters {
-			names = append(names, p.Name)
-		}
-		sort.Strings(names)
-		out.InteractionClasses[c.QualifiedName] = names
+		out.InteractionClasses[c.QualifiedName] = sortedNames(c.Parameters, func(p *fomxml.Parameter) string { return p.Name })
 	}
 	for _, d := range f.Dimensions {
 		out.Dimensions = append(out.Dimensions, d.Name)
@@ -232,4 +222,15 @@ func printSummary(w io.Writer, f *fomxml.FDD) {
 	if n := len(f.Warnings()); n > 0 {
 		fmt.Fprintf(w, "warnings: %d (fom validate lists them)\n", n)
 	}
+}
+
+// sortedNames returns the names of xs, sorted; empty, not nil, for none
+// (JSON [], not null).
+func sortedNames[T any](xs []T, name func(T) string) []string {
+	names := make([]string, 0, len(xs))
+	for _, x := range xs {
+		names = append(names, name(x))
+	}
+	sort.Strings(names)
+	return names
 }

@@ -40,15 +40,8 @@ func main() {
 func commands() []subcommand {
 	return []subcommand{
 		{name: "demo", help: helpOf(demoKinds()), run: runDemo},
-		{name: "fom", help: []helpLine{
-			{"fom inspect [--json] FILE...", "print the FDD merged from the standard MIM and FILEs"},
-			{"fom validate [--strict] FILE...", "exit 0 when the modules merge (warnings printed), 1 with file:line: message lines"},
-		}, run: runFOM},
-		{name: "serve", help: []helpLine{
-			{"serve [flags]", "the per-host daemon: hosts a federate per HLA 4 Federate Protocol\n" +
-				"session (C++, Java, Python federates); 127.0.0.1:15164 (docs/fedpro.md)"},
-			{"serve passwd NAME", "read a password from stdin, print its line for serve -credentials"},
-		}, run: runServe},
+		{name: "fom", help: helpOf(fomCommands()), run: runFOM},
+		{name: "serve", help: helpOf(serveCommands()), run: subMain(serveCommands)},
 		{name: "monitor", help: []helpLine{
 			{"monitor -federation NAME [join flags] -http 127.0.0.1:8080", "join as a federate that reads the MOM and serve a live page of the\n" +
 				"federation (/), its JSON (/api/federation) and metrics (/metrics);\n" +
@@ -61,12 +54,7 @@ func commands() []subcommand {
 		{name: "bench", help: helpOf(benchKinds()), run: runBench},
 		// The raw UDP side of bench, in a child process.
 		{name: "bench-raw", run: runBenchRaw},
-		{name: "record", help: []helpLine{
-			{"record -federation NAME [join flags] -o FILE [-classes A,B] [-interactions X,Y] [-until T]",
-				"record a federation's discoveries, updates, interactions and removals\n" +
-					"in time-stamp order, until interrupted (docs/record.md)"},
-			{"record show FILE [-json]", "print a recording, values decoded through its FOM"},
-		}, run: runRecord},
+		{name: "record", help: helpOf(recordCommands()), run: subMain(recordCommands)},
 		{name: "replay", help: []helpLine{
 			{"replay FILE -federation NAME [join flags] [-speed X | -fast]", "play a recording back into a federation in logical time"},
 		}, run: runReplay},

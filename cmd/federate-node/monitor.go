@@ -24,8 +24,8 @@ import (
 // runMonitor is `federate-node monitor`: a federate that reads the MOM
 // and serves the federation's page, JSON and metrics (docs/monitor.md).
 func runMonitor(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("monitor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("monitor", stdout, stderr)
+	fs := cmd.fs
 	var jf joinFlags
 	jf.register(fs)
 	addr := fs.String("http", "127.0.0.1:8080", "HTTP address of the page (/), /api/federation, /events and /metrics")
@@ -39,8 +39,7 @@ func runMonitor(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := jf.config("federate-node/monitor")
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node monitor:", err)
-		return 2
+		return cmd.usageError(err.Error())
 	}
 	cfg.AdoptTime = true // whatever time the federation keeps
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -49,8 +48,7 @@ func runMonitor(args []string, stdout, stderr io.Writer) int {
 	fed, err := peer.Join(jctx, cfg)
 	jcancel()
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node monitor: join:", err)
-		return 1
+		return cmd.fail(fmt.Errorf("join: %w", err))
 	}
 	defer fed.Close()
 	defer func() {
@@ -64,14 +62,10 @@ func runMonitor(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, format+"\n", args...)
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node monitor:", err)
-		return 1
+		return cmd.fail(err)
 	}
 	defer srv.close()
-	if a, ok := fed.GossipAddr(); ok {
-		fmt.Fprintf(stdout, "gossip %s\n", a)
-	}
-	fmt.Fprintf(stdout, "joined %s as %s (handle %d)\n", jf.federation, fed.Name(), fed.Handle())
+	printJoined(stdout, fed, jf.federation)
 	fmt.Fprintf(stdout, "monitor on http://%s/\n", srv.addr)
 	<-ctx.Done()
 	return 0

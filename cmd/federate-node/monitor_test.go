@@ -104,14 +104,7 @@ func (f *monFed) fly(fed *peer.Federate, delay time.Duration) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	aircraft, err := fed.GetObjectClassHandle("Aircraft")
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	position, err := fed.GetAttributeHandle(aircraft, "Position")
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	aircraft, position := f.handles(fed)
 	is := func(want peer.Event) func(peer.Event) bool {
 		return func(ev peer.Event) bool { return fmt.Sprintf("%T", ev) == fmt.Sprintf("%T", want) }
 	}
@@ -175,18 +168,22 @@ func (f *monFed) fly(fed *peer.Federate, delay time.Duration) {
 	}()
 }
 
+// handles returns the demo FOM's Aircraft class and its Position
+// attribute.
+func (f *monFed) handles(fed *peer.Federate) (peer.ObjectClassHandle, peer.AttributeHandle) {
+	f.t.Helper()
+	aircraft, position, err := classAttr(fed, "Aircraft", "Position")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return aircraft, position
+}
+
 // watch makes fed a radar: it subscribes to the aircraft's positions and
 // reads its events until the test ends or fed resigns.
 func (f *monFed) watch(fed *peer.Federate) {
 	f.t.Helper()
-	aircraft, err := fed.GetObjectClassHandle("Aircraft")
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	position, err := fed.GetAttributeHandle(aircraft, "Position")
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	aircraft, position := f.handles(fed)
 	if err := fed.SubscribeObjectClassAttributes(aircraft, position); err != nil {
 		f.t.Fatal(err)
 	}
@@ -226,38 +223,12 @@ func startChildNode(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMonitorHelperNode$")
 	cmd.Env = append(os.Environ(), "MESHRTI_TEST_NODE_ARGS="+strings.Join(append([]string{"node"}, args...), "\x1f"))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	joined := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "joined ") {
-				joined <- true
-			}
+	p := startCmd(t, cmd)
+	p.line(t, "joined ", 30*time.Second)
+	go func() { // the rest of its output, until it ends
+		for range p.lines {
 		}
-		cmd.Wait()
-		close(exited)
 	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	select {
-	case <-joined:
-	case <-exited:
-		t.Fatalf("the child node ended: %s", stderr.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the child node did not join: %s", stderr.String())
-	}
 	return cmd
 }
 

@@ -102,18 +102,53 @@ func (j *joinFlags) config(typ string) (peer.Config, error) {
 		Multicast: transport.UDPConfig{Port: j.mcastPort, Interface: j.iface, TTL: j.ttl},
 	}
 	cfg.Multicast.PollFor = pollFor(j.poll)
-	host, port, err := splitHostPort(j.gossip)
+	return cfg, joinNet(&cfg, j.gossip, j.seeds, j.key, j.transport, j.advertise)
+}
+
+// printGossip prints the line "gossip ADDR" with fed's gossip address:
+// tests, scripts and a bench's parent process read it to find the seed.
+func printGossip(w io.Writer, fed *peer.Federate) {
+	if a, ok := fed.GossipAddr(); ok {
+		fmt.Fprintf(w, "gossip %s\n", a)
+	}
+}
+
+// printJoined prints the gossip line and "joined FEDERATION as NAME
+// (handle H)".
+func printJoined(w io.Writer, fed *peer.Federate, federation string) {
+	printGossip(w, fed)
+	fmt.Fprintf(w, "joined %s as %s (handle %d)\n", federation, fed.Name(), fed.Handle())
+}
+
+// drainFor reads and drops fed's events for d (or until ctx ends), so
+// that repairs of the last messages can still be served before a
+// resign.
+func drainFor(ctx context.Context, fed *peer.Federate, d time.Duration) {
+	lctx, lcancel := context.WithTimeout(ctx, d)
+	defer lcancel()
+	for {
+		if _, err := fed.Next(lctx); err != nil {
+			return
+		}
+	}
+}
+
+// joinNet sets in cfg the gossip member (bound to gossip, host:port,
+// finding the others through seeds, comma-separated), the federation
+// key and the data plane (mode and advertise, as dataPlane takes them).
+func joinNet(cfg *peer.Config, gossip, seeds, key, mode, advertise string) error {
+	host, port, err := splitHostPort(gossip)
 	if err != nil {
-		return cfg, err
+		return err
 	}
 	cfg.Gossip = peer.GossipConfig{BindAddr: host, BindPort: port}
-	if j.seeds != "" {
-		cfg.Gossip.Seeds = strings.Split(j.seeds, ",")
+	if seeds != "" {
+		cfg.Gossip.Seeds = strings.Split(seeds, ",")
 	}
-	if j.key != "" {
-		cfg.Key = []byte(j.key)
+	if key != "" {
+		cfg.Key = []byte(key)
 	}
-	return cfg, dataPlane(&cfg, j.transport, j.advertise)
+	return dataPlane(cfg, mode, advertise)
 }
 
 // nodeFlags are the flags of "federate-node node": one federate in this
@@ -182,8 +217,8 @@ func splitHostPort(s string) (string, int, error) {
 }
 
 func runNode(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("node", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("node", stdout, stderr)
+	fs := cmd.fs
 	var nf nodeFlags
 	nf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -195,42 +230,32 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := nf.config()
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node node:", err)
-		return 2
+		return cmd.usageError(err.Error())
 	}
 	if nf.trace != "" {
 		tf, err := createTrace(nf.trace)
 		if err != nil {
-			fmt.Fprintln(stderr, "federate-node node:", err)
-			return 1
+			return cmd.fail(err)
 		}
 		// Deferred first, so it runs after the federate is closed.
 		defer tf.close()
 		cfg.Trace = tf.w
 	}
-	if nf.cpuprofile != "" {
-		stopProfile, err := startCPUProfile(nf.cpuprofile)
-		if err != nil {
-			fmt.Fprintln(stderr, "federate-node node:", err)
-			return 1
-		}
-		defer stopProfile()
+	stopProfile, err := startProfile(nf.cpuprofile)
+	if err != nil {
+		return cmd.fail(err)
 	}
+	defer stopProfile()
 	ctx, cancel := context.WithTimeout(context.Background(), nf.timeout)
 	defer cancel()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	fed, err := peer.Join(ctx, cfg)
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node node: join:", err)
-		return 1
+		return cmd.fail(fmt.Errorf("join: %w", err))
 	}
 	defer fed.Close()
-	if a, ok := fed.GossipAddr(); ok {
-		// Tests and scripts read this line to find the seed address.
-		fmt.Fprintf(stdout, "gossip %s\n", a)
-	}
-	fmt.Fprintf(stdout, "joined %s as %s (handle %d)\n", nf.federation, fed.Name(), fed.Handle())
+	printJoined(stdout, fed, nf.federation)
 	fmt.Fprintf(stdout, "transport %s\n", fed.TransportMode())
 	var res any
 	switch nf.role {
@@ -246,20 +271,13 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "result %s\n", b)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node node:", err)
-		return 1
+		return cmd.fail(err)
 	}
 	if nf.role == "tick" {
 		// Stay a moment before resigning: a peer that has not had its last
 		// grant yet would otherwise see this federate's object deleted
 		// before its last time-stamped update is delivered.
-		lctx, lcancel := context.WithTimeout(ctx, time.Second)
-		for {
-			if _, err := fed.Next(lctx); err != nil {
-				break
-			}
-		}
-		lcancel()
+		drainFor(ctx, fed, time.Second)
 	}
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
@@ -324,20 +342,27 @@ type pongResult struct {
 	Reflects int `json:"reflects"`
 }
 
+// declarePingPong looks up the demo FOM's handles and declares fed's
+// side of the ping-pong: the pinger (ping) publishes Ping and
+// Aircraft.Blob and subscribes to Pong; the ponger the other way round.
+func declarePingPong(fed *peer.Federate, ping bool) (demoHandles, error) {
+	h, err := lookupDemo(fed)
+	if err != nil {
+		return h, err
+	}
+	send, receive, objects := h.ping, h.pong, fed.PublishObjectClassAttributes
+	if !ping {
+		send, receive, objects = h.pong, h.ping, fed.SubscribeObjectClassAttributes
+	}
+	return h, errors.Join(fed.PublishInteractionClass(send), fed.SubscribeInteractionClass(receive), objects(h.aircraft, h.blob))
+}
+
 // runPong answers every Ping with a Pong of the same Seq and counts the
 // Aircraft updates it reflects, until a stop ping or ctx ends.
 func runPong(ctx context.Context, fed *peer.Federate) (*pongResult, error) {
-	h, err := lookupDemo(fed)
+	h, err := declarePingPong(fed, false)
 	if err != nil {
 		return nil, err
-	}
-	for _, e := range []error{
-		fed.SubscribeInteractionClass(h.ping), fed.PublishInteractionClass(h.pong),
-		fed.SubscribeObjectClassAttributes(h.aircraft, h.blob),
-	} {
-		if e != nil {
-			return nil, e
-		}
 	}
 	res := &pongResult{}
 	for {
@@ -400,17 +425,9 @@ func newPinger(ctx context.Context, fed *peer.Federate) (*pinger, error) {
 // newPingerOf is newPinger for receivers pong federates: it waits for
 // every one's answer to the first ping.
 func newPingerOf(ctx context.Context, fed *peer.Federate, receivers int) (*pinger, error) {
-	h, err := lookupDemo(fed)
+	h, err := declarePingPong(fed, true)
 	if err != nil {
 		return nil, err
-	}
-	for _, e := range []error{
-		fed.PublishInteractionClass(h.ping), fed.SubscribeInteractionClass(h.pong),
-		fed.PublishObjectClassAttributes(h.aircraft, h.blob),
-	} {
-		if e != nil {
-			return nil, e
-		}
 	}
 	p := &pinger{fed: fed, h: h, receivers: receivers}
 	if _, err := p.ping(ctx, 0, nil, 200*time.Millisecond); err != nil {
@@ -609,11 +626,7 @@ func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay ti
 	if err != nil {
 		return res, err
 	}
-	aircraft, err := fed.GetObjectClassHandle("Aircraft")
-	if err != nil {
-		return res, err
-	}
-	position, err := fed.GetAttributeHandle(aircraft, "Position")
+	aircraft, position, err := classAttr(fed, "Aircraft", "Position")
 	if err != nil {
 		return res, err
 	}

@@ -46,7 +46,13 @@ func (p *proc) wait() error {
 
 func start(t *testing.T, ctx context.Context, bin string, args ...string) *proc {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	return startCmd(t, exec.CommandContext(ctx, bin, args...))
+}
+
+// startCmd starts cmd, its output read into lines; the test's end kills
+// it.
+func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
+	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -96,14 +102,21 @@ func (p *proc) line(t *testing.T, prefix string, timeout time.Duration) string {
 	}
 }
 
+// processTest is the set-up of a test of federate-node processes: the
+// built binary, a context that ends within 90 s, a federation named
+// prefix-PID and a multicast port from base up.
+func processTest(t *testing.T, prefix string, base int) (bin string, ctx context.Context, federation, port string) {
+	t.Helper()
+	bin = buildNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	return bin, ctx, fmt.Sprintf("%s-%d", prefix, os.Getpid()), fmt.Sprint(base + os.Getpid()%5000)
+}
+
 // Two federates in two OS processes exchange interactions and updates
 // over real loopback multicast, finding each other through gossip.
 func TestTwoProcesses(t *testing.T) {
-	bin := buildNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	fed := fmt.Sprintf("proc-test-%d", os.Getpid())
-	port := fmt.Sprint(42000 + os.Getpid()%5000)
+	bin, ctx, fed, port := processTest(t, "proc-test", 42000)
 	dir := t.TempDir()
 	pongTrace, pingTrace := filepath.Join(dir, "pong.jsonl"), filepath.Join(dir, "ping.jsonl")
 	pong := start(t, ctx, bin, "node", "-role", "pong", "-name", "pong", "-create", "-federation", fed, "-mcast-port", port, "-timeout", "80s",
@@ -210,6 +223,17 @@ func TestBenchTimeProcesses(t *testing.T) {
 			t.Errorf("bench-raw steps %v: exit %d, want 2", args, code)
 		}
 	}
+}
+
+// benchJSON runs a bench (see benchOutput), decodes its line into v and
+// returns the line.
+func benchJSON(t *testing.T, v any, salt int, args ...string) []byte {
+	t.Helper()
+	out := benchOutput(t, salt, args...)
+	if err := json.Unmarshal(bytes.TrimSpace(out), v); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	return out
 }
 
 // benchOutput runs the built federate-node with args and a multicast port

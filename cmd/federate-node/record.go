@@ -42,29 +42,21 @@ func registerJoinFlags(fs *flag.FlagSet, nf *nodeFlags, fomUsage string) {
 	}
 }
 
-// parseInterspersed parses fs from args with flags and positional
-// arguments in any order ("record show FILE -json"), and returns the
-// positional ones.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+// recordCommands is the table of "federate-node record": the recorder
+// itself (the default row) and "record show".
+func recordCommands() []subcommand {
+	return []subcommand{
+		{name: "", help: []helpLine{{"record -federation NAME [join flags] -o FILE [-classes A,B] [-interactions X,Y] [-until T]",
+			"record a federation's discoveries, updates, interactions and removals\n" +
+				"in time-stamp order, until interrupted (docs/record.md)"}}, run: runRecorder},
+		{name: "show", help: []helpLine{{"record show FILE [-json]", "print a recording, values decoded through its FOM"}}, run: runRecordShow},
 	}
 }
 
-func runRecord(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "show" {
-		return runRecordShow(args[1:], stdout, stderr)
-	}
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// runRecorder is "federate-node record -o FILE ...".
+func runRecorder(args []string, stdout, stderr io.Writer) int {
+	cmd := newKindRun("record", stdout, stderr)
+	fs := cmd.fs
 	var nf nodeFlags
 	registerJoinFlags(fs, &nf, "FOM module file (repeatable; default: the federation's modules, or the demo FOM with -create)")
 	out := fs.String("o", "", "write the recording to `FILE` (required)")
@@ -91,32 +83,25 @@ func runRecord(args []string, stdout, stderr io.Writer) int {
 	nf.role = "record"
 	cfg, err := nf.config()
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node record:", err)
-		return 2
+		return cmd.usageError(err.Error())
 	}
 	if len(nf.foms) == 0 && !nf.create {
 		cfg.FOMModules = nil // join with the federation's FDD
 	}
 	cfg.AdoptTime = true
-	if nf.cpuprofile != "" {
-		stopProfile, err := startCPUProfile(nf.cpuprofile)
-		if err != nil {
-			fmt.Fprintln(stderr, "federate-node record:", err)
-			return 1
-		}
-		defer stopProfile()
+	stopProfile, err := startProfile(nf.cpuprofile)
+	if err != nil {
+		return cmd.fail(err)
 	}
+	defer stopProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := recordToFile(ctx, cfg, *out, opt, func(fed *peer.Federate) {
-		if a, ok := fed.GossipAddr(); ok {
-			fmt.Fprintf(stdout, "gossip %s\n", a)
-		}
+		printGossip(stdout, fed)
 		fmt.Fprintf(stdout, "recording %s as %s to %s\n", nf.federation, fed.Name(), *out)
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node record:", err)
-		return 1
+		return cmd.fail(err)
 	}
 	fmt.Fprintf(stdout, "recorded %d events to %s\n", st.Events, *out)
 	if *stats {
@@ -280,23 +265,35 @@ func (r *recorder) run(ctx context.Context, out io.Writer, ready func(*peer.Fede
 	return r.w.Events(), err
 }
 
-// subscribe subscribes to every class of the FDD but the roots and the
-// MOM's, or to the ones named, with all their attributes.
-func (r *recorder) subscribe() error {
-	var ocs []*fomxml.ObjectClass
-	if len(r.opt.classes) == 0 {
-		for _, c := range r.fdd.ObjectClasses {
-			if c.Parent != nil && !c.IsMOM() {
-				ocs = append(ocs, c)
+// chosenClasses returns the classes named, each found by find (an
+// error starting with missing for one that is not), or, with none named,
+// the classes of all that every says to take.
+func chosenClasses[C any](all []C, named []string, find func(string) (C, bool), every func(C) bool, missing string) ([]C, error) {
+	var cs []C
+	if len(named) == 0 {
+		for _, c := range all {
+			if every(c) {
+				cs = append(cs, c)
 			}
 		}
 	}
-	for _, n := range r.opt.classes {
-		c, ok := r.fdd.ObjectClass(n)
+	for _, n := range named {
+		c, ok := find(n)
 		if !ok {
-			return fmt.Errorf("-classes: no object class %q in the FDD", n)
+			return nil, fmt.Errorf("%s %q in the FDD", missing, n)
 		}
-		ocs = append(ocs, c)
+		cs = append(cs, c)
+	}
+	return cs, nil
+}
+
+// subscribe subscribes to every class of the FDD but the roots and the
+// MOM's, or to the ones named, with all their attributes.
+func (r *recorder) subscribe() error {
+	ocs, err := chosenClasses(r.fdd.ObjectClasses, r.opt.classes, r.fdd.ObjectClass,
+		func(c *fomxml.ObjectClass) bool { return c.Parent != nil && !c.IsMOM() }, "-classes: no object class")
+	if err != nil {
+		return err
 	}
 	for _, c := range ocs {
 		var attrs []peer.AttributeHandle
@@ -307,20 +304,10 @@ func (r *recorder) subscribe() error {
 			return fmt.Errorf("subscribing to %s: %w", c.QualifiedName, err)
 		}
 	}
-	var ics []*fomxml.InteractionClass
-	if len(r.opt.interactions) == 0 {
-		for _, c := range r.fdd.InteractionClasses {
-			if c.Parent != nil && !c.IsMOM() {
-				ics = append(ics, c)
-			}
-		}
-	}
-	for _, n := range r.opt.interactions {
-		c, ok := r.fdd.InteractionClass(n)
-		if !ok {
-			return fmt.Errorf("-interactions: no interaction class %q in the FDD", n)
-		}
-		ics = append(ics, c)
+	ics, err := chosenClasses(r.fdd.InteractionClasses, r.opt.interactions, r.fdd.InteractionClass,
+		func(c *fomxml.InteractionClass) bool { return c.Parent != nil && !c.IsMOM() }, "-interactions: no interaction class")
+	if err != nil {
+		return err
 	}
 	r.interactions = map[peer.InteractionClassHandle]bool{}
 	for _, c := range ics {

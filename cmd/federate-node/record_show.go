@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -151,21 +150,16 @@ func (d *valueDecoder) show(ev *record.Event) showEvent {
 }
 
 func runRecordShow(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("record show", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("record show", stdout, stderr)
+	fs := cmd.fs
 	asJSON := fs.Bool("json", false, "print one JSON object per event")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: federate-node record show FILE [-json]")
+	pos, ok := cmd.files(args, "usage: federate-node record show FILE [-json]", func(n int) bool { return n == 1 })
+	if !ok {
 		return 2
 	}
 	f, err := os.Open(pos[0])
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node record show:", err)
-		return 1
+		return cmd.fail(err)
 	}
 	defer f.Close()
 	out := bufio.NewWriter(stdout)
@@ -173,8 +167,7 @@ func runRecordShow(args []string, stdout, stderr io.Writer) int {
 	err = showRecording(f, out, stderr, *asJSON)
 	if err != nil {
 		out.Flush()
-		fmt.Fprintln(stderr, "federate-node record show:", err)
-		return 1
+		return cmd.fail(err)
 	}
 	return 0
 }

@@ -25,7 +25,7 @@ import (
 // and a removal. It returns the file's path.
 func demoRecording(t *testing.T, steps int) string {
 	t.Helper()
-	cd := demoCodec(t)
+	cd := demoTestCodec(t)
 	path := filepath.Join(t.TempDir(), "demo.rec")
 	f, err := os.Create(path)
 	if err != nil {
@@ -72,17 +72,10 @@ func demoRecording(t *testing.T, steps int) string {
 	return path
 }
 
-func demoCodec(t *testing.T) *codec.Codec {
+// demoTestCodec is the codec of the demo FOM's data types.
+func demoTestCodec(t *testing.T) *codec.Codec {
 	t.Helper()
-	doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fdd, err := fomxml.Merge(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cd, err := codec.New(fdd)
+	_, cd, err := demoCodec("demo.xml", demoFOM)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,11 +220,7 @@ func frameStart(t *testing.T, b []byte, i int) int {
 // pong federate over loopback multicast, interrupts it, and finds the
 // file closed cleanly with what was exchanged: updates and interactions.
 func TestRecordSIGINT(t *testing.T) {
-	bin := buildNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	fed := fmt.Sprintf("rec-test-%d", os.Getpid())
-	port := fmt.Sprint(30000 + os.Getpid()%5000)
+	bin, ctx, fed, port := processTest(t, "rec-test", 30000)
 	path := filepath.Join(t.TempDir(), "run.rec")
 	pong := start(t, ctx, bin, "node", "-role", "pong", "-name", "pong", "-create", "-federation", fed, "-mcast-port", port, "-timeout", "80s")
 	seed := strings.TrimSpace(pong.line(t, "gossip ", 20*time.Second))
@@ -287,11 +276,8 @@ func TestRecordSIGINT(t *testing.T) {
 // TestBenchRecord runs "bench record" small: the recorder, in pong's
 // place, wrote every update, and the result has its fields.
 func TestBenchRecord(t *testing.T) {
-	out := benchOutput(t, 7, "bench", "record", "-count", "20000", "-json")
 	var res recordBenchResult
-	if err := json.Unmarshal(bytes.TrimSpace(out), &res); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	benchJSON(t, &res, 7, "bench", "record", "-count", "20000", "-json")
 	if res.Bench != "record" || res.Payload != 100 || res.Updates != 20000 || res.Recorded != 20000 ||
 		res.UpdatesPerS <= 0 || res.RecordedPerS <= 0 || res.FileBytes <= 0 || res.Ratio != res.RecordedPerS/res.UpdatesPerS {
 		t.Fatalf("result %+v", res)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,18 +17,14 @@ import (
 )
 
 func runReplay(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("replay", stdout, stderr)
+	fs := cmd.fs
 	var nf nodeFlags
 	registerJoinFlags(fs, &nf, "FOM module file (repeatable; default: the recording's modules)")
 	speed := fs.Float64("speed", 1, "play X units of logical time per wall-clock second")
 	fast := fs.Bool("fast", false, "advance as fast as the federation allows")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return 2
-	}
-	if len(pos) != 1 || *speed <= 0 {
-		fmt.Fprintln(stderr, "usage: federate-node replay FILE -federation NAME [join flags] [-speed X | -fast]")
+	pos, ok := cmd.files(args, "usage: federate-node replay FILE -federation NAME [join flags] [-speed X | -fast]", func(n int) bool { return n == 1 && *speed > 0 })
+	if !ok {
 		return 2
 	}
 	opt := replayOptions{speed: *speed}
@@ -39,8 +34,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	nf.role = "replay"
 	cfg, err := nf.config()
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node replay:", err)
-		return 2
+		return cmd.usageError(err.Error())
 	}
 	if len(nf.foms) == 0 {
 		cfg.FOMModules = nil // the recording's, set by replayFile
@@ -48,15 +42,12 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := replayFile(ctx, cfg, pos[0], opt, func(fed *peer.Federate) {
-		if a, ok := fed.GossipAddr(); ok {
-			fmt.Fprintf(stdout, "gossip %s\n", a)
-		}
+		printGossip(stdout, fed)
 		fmt.Fprintf(stdout, "replaying %s into %s as %s\n", pos[0], cfg.Federation, fed.Name())
 	})
 	fmt.Fprintf(stdout, "replayed %d events up to time %v\n", res.events, res.time)
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node replay:", err)
-		return 1
+		return cmd.fail(err)
 	}
 	return 0
 }
@@ -111,13 +102,7 @@ func replayFile(ctx context.Context, cfg peer.Config, path string, opt replayOpt
 	// with a time stamp already, and a deletion by resigning would reach
 	// the receivers in receive order, ahead of time-stamped updates they
 	// still hold.
-	lctx, lcancel := context.WithTimeout(ctx, replayLinger)
-	for {
-		if _, err := fed.Next(lctx); err != nil {
-			break
-		}
-	}
-	lcancel()
+	drainFor(ctx, fed, replayLinger)
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
 	action := peer.NoAction

@@ -107,18 +107,7 @@ func (sf *serveFlags) base() (peer.Config, error) {
 		Multicast: transport.UDPConfig{Port: sf.McastPort, Interface: sf.Iface, TTL: sf.TTL},
 		SaveDir:   sf.SaveDir,
 	}
-	host, port, err := splitHostPort(sf.Gossip)
-	if err != nil {
-		return cfg, err
-	}
-	cfg.Gossip = peer.GossipConfig{BindAddr: host, BindPort: port}
-	if sf.Seeds != "" {
-		cfg.Gossip.Seeds = strings.Split(sf.Seeds, ",")
-	}
-	if sf.FedKey != "" {
-		cfg.Key = []byte(sf.FedKey)
-	}
-	return cfg, dataPlane(&cfg, sf.Transport, sf.Advertise)
+	return cfg, joinNet(&cfg, sf.Gossip, sf.Seeds, sf.FedKey, sf.Transport, sf.Advertise)
 }
 
 // hostHandler adapts a fedpro.Host to the session layer.
@@ -274,12 +263,23 @@ func (d *daemon) stop() {
 	d.wg.Wait()
 }
 
-func runServe(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "passwd" {
-		return runServePasswd(args[1:], os.Stdin, stdout, stderr)
+// serveCommands is the table of "federate-node serve": the daemon
+// itself (the default row) and "serve passwd".
+func serveCommands() []subcommand {
+	return []subcommand{
+		{name: "", help: []helpLine{{"serve [flags]", "the per-host daemon: hosts a federate per HLA 4 Federate Protocol\n" +
+			"session (C++, Java, Python federates); 127.0.0.1:15164 (docs/fedpro.md)"}}, run: runServeDaemon},
+		{name: "passwd", help: []helpLine{{"serve passwd NAME", "read a password from stdin, print its line for serve -credentials"}},
+			run: func(args []string, stdout, stderr io.Writer) int {
+				return runServePasswd(args, os.Stdin, stdout, stderr)
+			}},
 	}
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+}
+
+// runServeDaemon is "federate-node serve [flags]".
+func runServeDaemon(args []string, stdout, stderr io.Writer) int {
+	cmd := newKindRun("serve", stdout, stderr)
+	fs := cmd.fs
 	var sf serveFlags
 	sf.register(fs)
 	config := fs.String("config", "", "JSON config `FILE`: an object of the flags' settings, names with _ for - (\"resume_window\": \"90s\")")
@@ -292,22 +292,17 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	if *config != "" {
 		if err := sf.loadConfig(*config, fs); err != nil {
-			fmt.Fprintf(stderr, "federate-node serve: %v\n", err)
-			return 2
+			return cmd.usageError(err.Error())
 		}
 	}
-	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
-		if err != nil {
-			fmt.Fprintf(stderr, "federate-node serve: %v\n", err)
-			return 1
-		}
-		defer stop()
+	stop, err := startProfile(*cpuProfile)
+	if err != nil {
+		return cmd.fail(err)
 	}
+	defer stop()
 	d, err := startDaemon(&sf, func(format string, args ...any) { fmt.Fprintf(stderr, "serve: "+format+"\n", args...) })
 	if err != nil {
-		fmt.Fprintf(stderr, "federate-node serve: %v\n", err)
-		return 1
+		return cmd.fail(err)
 	}
 	for _, a := range d.addrs {
 		fmt.Fprintf(stdout, "serving the Federate Protocol on %s\n", a)

@@ -122,8 +122,8 @@ func isLoopback(addr string) bool {
 // a password from the first line of stdin and prints the credentials
 // file line that accepts it.
 func runServePasswd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve passwd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("serve passwd", stdout, stderr)
+	fs := cmd.fs
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "%s", "usage: federate-node serve passwd [-cost N] NAME < password\n"+
 			"reads a password from the first line of stdin and prints a line for serve -credentials:\n"+
@@ -148,8 +148,7 @@ func runServePasswd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	}
 	entry, err := fedpro.HashPassword(fs.Arg(0), strings.TrimRight(line, "\r\n"), *cost)
 	if err != nil {
-		fmt.Fprintf(stderr, "federate-node serve passwd: %v\n", err)
-		return 1
+		return cmd.fail(err)
 	}
 	fmt.Fprintln(stdout, entry)
 	return 0

@@ -139,8 +139,7 @@ func credentialsFile(t *testing.T, pairs ...string) string {
 // joinServe creates (if need be) and joins federation "auth" on c.
 func joinServe(c *fpClient, name string) {
 	c.t.Helper()
-	module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "serve.xml", Content: []byte(serveFOM)}}}
-	if _, err := c.call(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{FederationName: "auth", FomModule: module}}}); err != nil && !strings.HasPrefix(err.Error(), "FederationExecutionAlreadyExists") {
+	if _, err := c.call(serveCreate("auth")); err != nil && !strings.HasPrefix(err.Error(), "FederationExecutionAlreadyExists") {
 		c.t.Fatalf("create: %v", err)
 	}
 	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionWithNameRequest{JoinFederationExecutionWithNameRequest: &pb.JoinFederationExecutionWithNameRequest{
@@ -164,7 +163,7 @@ func stillWorks(c *fpClient) {
 // binds nothing (the check comes first).
 func TestServeRefusesOpenListener(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := runServe([]string{"-listen", "0.0.0.0:15164", "-metrics", ""}, &stdout, &stderr); code != 1 {
+	if code := run([]string{"serve", "-listen", "0.0.0.0:15164", "-metrics", ""}, &stdout, &stderr); code != 1 {
 		t.Fatalf("exit %d, want 1; stderr %q", code, stderr.String())
 	}
 	for _, want := range []string{"0.0.0.0:15164", "-credentials", "-client-ca", "-insecure", "127.0.0.1"} {
@@ -267,8 +266,7 @@ func TestServeCredentials(t *testing.T) {
 	if _, err := b.call(connectCall(&pb.Credentials{Type: fedpro.PlainTextPasswordType, Data: []byte("s3cret")})); err == nil || !strings.HasPrefix(err.Error(), "InvalidCredentials:") {
 		t.Errorf("a password that is no HLAunicodeString: %v, want InvalidCredentials", err)
 	}
-	module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "serve.xml", Content: []byte(serveFOM)}}}
-	if _, err := b.call(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{FederationName: "other", FomModule: module}}}); err == nil || !strings.HasPrefix(err.Error(), "NotConnected:") {
+	if _, err := b.call(serveCreate("other")); err == nil || !strings.HasPrefix(err.Error(), "NotConnected:") {
 		t.Errorf("create after refused connects: %v, want NotConnected", err)
 	}
 	if err := b.connectWithPassword("hunter2"); err != nil {

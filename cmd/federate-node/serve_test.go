@@ -93,6 +93,26 @@ func f64(v float64) []byte {
 	return binary.BigEndian.AppendUint64(nil, mathFloat64bits(v))
 }
 
+// serveCreate is the call that creates federation with the serve test
+// FOM.
+func serveCreate(federation string) *pb.CallRequest {
+	module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "serve.xml", Content: []byte(serveFOM)}}}
+	return &pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{FederationName: federation, FomModule: module}}}
+}
+
+// twoClients dials d twice, connects both clients, and has the first
+// create federation with the serve test FOM.
+func twoClients(t *testing.T, d *daemon, federation string) (a, b *fpClient) {
+	t.Helper()
+	addr := d.addrs[0].String()
+	a, b = dialFP(t, addr), dialFP(t, addr)
+	for _, c := range []*fpClient{a, b} {
+		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
+	}
+	a.ok(serveCreate(federation))
+	return a, b
+}
+
 func testDaemon(t *testing.T, resume time.Duration) *daemon {
 	t.Helper()
 	sf := &serveFlags{
@@ -114,13 +134,7 @@ func testDaemon(t *testing.T, resume time.Duration) *daemon {
 // endpoint counts the calls.
 func TestServeTwoClients(t *testing.T) {
 	d := testDaemon(t, time.Minute)
-	addr := d.addrs[0].String()
-	a, b := dialFP(t, addr), dialFP(t, addr)
-	for _, c := range []*fpClient{a, b} {
-		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
-	}
-	module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "serve.xml", Content: []byte(serveFOM)}}}
-	a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{FederationName: "serve-test", FomModule: module}}})
+	a, b := twoClients(t, d, "serve-test")
 	join := func(c *fpClient, name string) {
 		r := c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionWithNameRequest{JoinFederationExecutionWithNameRequest: &pb.JoinFederationExecutionWithNameRequest{
 			FederateName: name, FederateType: "test", FederationName: "serve-test"}}})
@@ -198,12 +212,7 @@ func TestServeTwoClients(t *testing.T) {
 func TestServeFaults(t *testing.T) {
 	d := testDaemon(t, 300*time.Millisecond)
 	addr := d.addrs[0].String()
-	a, gone := dialFP(t, addr), dialFP(t, addr)
-	for _, c := range []*fpClient{a, gone} {
-		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
-	}
-	module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "serve.xml", Content: []byte(serveFOM)}}}
-	a.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{FederationName: "faults", FomModule: module}}})
+	a, gone := twoClients(t, d, "faults")
 	for _, c := range []*fpClient{a, gone} {
 		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionRequest{JoinFederationExecutionRequest: &pb.JoinFederationExecutionRequest{FederateType: "t", FederationName: "faults"}}})
 	}
@@ -320,8 +329,7 @@ func TestServeAnswersEveryCall(t *testing.T) {
 		t.Errorf("before connect %d of %d calls answered without an exception", n-e, n)
 	}
 	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
-	module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "serve.xml", Content: []byte(serveFOM)}}}
-	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{FederationName: "every", FomModule: module}}})
+	c.ok(serveCreate("every"))
 	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionRequest{JoinFederationExecutionRequest: &pb.JoinFederationExecutionRequest{FederateType: "t", FederationName: "every"}}})
 	n, e = try("joined")
 	if n < 170 || e == n {
@@ -400,8 +408,7 @@ func TestServeEmptyFederationLingers(t *testing.T) {
 	d := testDaemon(t, time.Minute)
 	c := dialFP(t, d.addrs[0].String())
 	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
-	module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "serve.xml", Content: []byte(serveFOM)}}}
-	create := &pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{FederationName: "linger", FomModule: module}}}
+	create := serveCreate("linger")
 	join := &pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionRequest{JoinFederationExecutionRequest: &pb.JoinFederationExecutionRequest{FederateType: "t", FederationName: "linger"}}}
 	resign := &pb.CallRequest{CallRequest: &pb.CallRequest_ResignFederationExecutionRequest{ResignFederationExecutionRequest: &pb.ResignFederationExecutionRequest{ResignAction: pb.ResignAction_DELETE_OBJECTS_THEN_DIVEST}}}
 	destroy := &pb.CallRequest{CallRequest: &pb.CallRequest_DestroyFederationExecutionRequest{DestroyFederationExecutionRequest: &pb.DestroyFederationExecutionRequest{FederationName: "linger"}}}
@@ -436,8 +443,7 @@ func TestConformancePendingUntilHandedOverServe(t *testing.T) {
 	t.Cleanup(fc.Close)
 	c.waitControl(fpNewSessionStatus)
 	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
-	module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "serve.xml", Content: []byte(serveFOM)}}}
-	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{FederationName: "handover", FomModule: module}}})
+	c.ok(serveCreate("handover"))
 	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionWithNameRequest{JoinFederationExecutionWithNameRequest: &pb.JoinFederationExecutionWithNameRequest{
 		FederateName: "A", FederateType: "test", FederationName: "handover"}}})
 	tar := func(v float64) *pb.CallRequest {

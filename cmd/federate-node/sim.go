@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,8 +18,8 @@ import (
 // fail the run as well. With -rewrite it writes the actual outputs into
 // the files instead.
 func runSim(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("sim", stdout, stderr)
+	fs := cmd.fs
 	rewrite := fs.Bool("rewrite", false, "replace the expected outputs in the files by the actual ones")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up on a script after this long")
 	trace := fs.String("trace", "", "write a JSON-lines trace (docs/trace.md) to `FILE` and check it; with several scripts, FILE.SCRIPT for each")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,8 +15,8 @@ import (
 // are read as one trace, as when each process of a run wrote its own. It
 // prints every violation and exits 1 when there is one.
 func runTraceCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("trace-check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := newKindRun("trace-check", stdout, stderr)
+	fs := cmd.fs
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -30,8 +29,7 @@ func runTraceCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, v)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "federate-node trace-check:", err)
-		return 1
+		return cmd.fail(err)
 	}
 	fmt.Fprintf(stdout, "%d events of %d federates: %d sends, %d deliveries, %d grants; %d deliveries from senders not in the trace; %d violations\n",
 		rep.Lines, rep.Federates, rep.Sends, rep.Deliveries, rep.Grants, rep.UnknownSenders, len(rep.Violations))
