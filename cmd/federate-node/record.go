@@ -191,7 +191,12 @@ type recordStats struct {
 }
 
 // statsPause ends a run of updates for the rate "record -stats" prints.
-const statsPause = 100 * time.Millisecond
+// Half a second: a loaded machine can stall the recorder for a tenth of
+// one in the middle of a steady load (a repair, the scheduler), which
+// split the run and made "bench record" see fewer updates in its last
+// run than it sent; the bench waits a second before its load, so the
+// messages a late joiner is handed at once still form a run of their own.
+const statsPause = 500 * time.Millisecond
 
 // recorder is a time-constrained federate that subscribes to the
 // federation's classes and writes what it receives.
