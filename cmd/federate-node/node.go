@@ -39,6 +39,7 @@ type joinFlags struct {
 	transport  string
 	advertise  string
 	poll       time.Duration // see pollFor
+	stepHold   time.Duration // see stepHoldFor
 }
 
 func (j *joinFlags) register(fs *flag.FlagSet) {
@@ -56,7 +57,13 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&j.ttl, "ttl", 0, "multicast TTL: 0 stays on this host, 1 reaches the local link")
 	fs.IntVar(&j.frame, "frame", 0, "data-plane frame size in bytes (default 1400; up to 65000 on loopback)")
 	fs.DurationVar(&j.poll, "poll", 0, "Linux: keep reading an empty socket this long before parking (lower latency for up to a core; default $"+pollEnv+" or 0, off)")
+	registerStepHold(fs, &j.stepHold)
 	registerDataPlane(fs, &j.transport, &j.advertise)
+}
+
+// registerStepHold registers -step-hold (node, monitor, serve).
+func registerStepHold(fs *flag.FlagSet, d *time.Duration) {
+	fs.DurationVar(d, "step-hold", 0, "how long what a federate sends while it handles one event may wait to leave in one send (docs/dataplane.md, The step send); 0: $"+stepHoldEnv+", else 50µs; negative: off")
 }
 
 // registerDataPlane registers -transport and -advertise (node, monitor,
@@ -93,6 +100,23 @@ func pollFor(poll time.Duration) time.Duration {
 	return d
 }
 
+// stepHoldEnv names the environment variable that sets -step-hold when
+// the flag is not given, also for the processes a bench starts.
+const stepHoldEnv = "MESHRTI_STEP_HOLD"
+
+// stepHoldFor is peer.Config.StepHold: d if set, else $MESHRTI_STEP_HOLD,
+// else 0 (the default bound).
+func stepHoldFor(d time.Duration) time.Duration {
+	if d != 0 {
+		return d
+	}
+	d, err := time.ParseDuration(os.Getenv(stepHoldEnv))
+	if err != nil {
+		return 0
+	}
+	return d
+}
+
 // config builds the configuration of a federate of type typ joining as
 // the flags say; with no -fom it brings no modules of its own.
 func (j *joinFlags) config(typ string) (peer.Config, error) {
@@ -102,6 +126,7 @@ func (j *joinFlags) config(typ string) (peer.Config, error) {
 		Multicast: transport.UDPConfig{Port: j.mcastPort, Interface: j.iface, TTL: j.ttl},
 	}
 	cfg.Multicast.PollFor = pollFor(j.poll)
+	cfg.StepHold = stepHoldFor(j.stepHold)
 	return cfg, joinNet(&cfg, j.gossip, j.seeds, j.key, j.transport, j.advertise)
 }
 

@@ -35,7 +35,7 @@ type serveFlags struct {
 	HTTP                                  string
 	Gossip, Seeds, Iface, FedKey, SaveDir string
 	McastPort, TTL                        int
-	ResumeWindow, CallTimeout             time.Duration
+	ResumeWindow, CallTimeout, StepHold   time.Duration
 	MaxBacklog                            int64
 	Transport, Advertise                  string
 	serveAuthFlags                        // -credentials, -client-ca, -insecure (serve_auth.go)
@@ -59,6 +59,7 @@ func (sf *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&sf.CallTimeout, "call-timeout", 30*time.Second, "bound on calls that wait on the federation (create, join, resign)")
 	fs.Int64Var(&sf.MaxBacklog, "max-backlog", session.DefaultMaxBacklog, "bytes of callbacks a session keeps unacknowledged before it ends (ErrBacklog); negative: no bound")
 	registerDataPlane(fs, &sf.Transport, &sf.Advertise)
+	registerStepHold(fs, &sf.StepHold)
 	sf.registerAuth(fs)
 }
 
@@ -106,6 +107,7 @@ func (sf *serveFlags) base() (peer.Config, error) {
 	cfg := peer.Config{
 		Multicast: transport.UDPConfig{Port: sf.McastPort, Interface: sf.Iface, TTL: sf.TTL},
 		SaveDir:   sf.SaveDir,
+		StepHold:  stepHoldFor(sf.StepHold),
 	}
 	return cfg, joinNet(&cfg, sf.Gossip, sf.Seeds, sf.FedKey, sf.Transport, sf.Advertise)
 }

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"testing"
+	"time"
+)
+
+// TestStepHoldFlag: -step-hold reaches peer.Config.StepHold for node
+// and serve; without the flag $MESHRTI_STEP_HOLD does; without either the
+// configuration keeps 0 (the peer package's default bound).
+func TestStepHoldFlag(t *testing.T) {
+	node := func(args ...string) time.Duration {
+		t.Helper()
+		var j joinFlags
+		fs := flag.NewFlagSet("node", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		j.register(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := j.config("test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.StepHold
+	}
+	serve := func(args ...string) time.Duration {
+		t.Helper()
+		var sf serveFlags
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		sf.register(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := sf.base()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.StepHold
+	}
+	t.Setenv(stepHoldEnv, "")
+	if got := node(); got != 0 {
+		t.Errorf("node without flag or env: StepHold %v, want 0", got)
+	}
+	if got := node("-step-hold", "-1ns"); got != -time.Nanosecond {
+		t.Errorf("node -step-hold -1ns: StepHold %v", got)
+	}
+	if got := serve("-step-hold", "200us"); got != 200*time.Microsecond {
+		t.Errorf("serve -step-hold 200us: StepHold %v", got)
+	}
+	t.Setenv(stepHoldEnv, "-1s")
+	if got, want := node(), -time.Second; got != want {
+		t.Errorf("node with $%s=-1s: StepHold %v, want %v", stepHoldEnv, got, want)
+	}
+	if got, want := serve(), -time.Second; got != want {
+		t.Errorf("serve with $%s=-1s: StepHold %v, want %v", stepHoldEnv, got, want)
+	}
+	if got := node("-step-hold", "30us"); got != 30*time.Microsecond {
+		t.Errorf("the flag does not win over $%s: StepHold %v", stepHoldEnv, got)
+	}
+	t.Setenv(stepHoldEnv, "soon")
+	if got := node(); got != 0 {
+		t.Errorf("node with an unreadable $%s: StepHold %v, want 0", stepHoldEnv, got)
+	}
+}
