@@ -89,11 +89,15 @@ const pollEnv = "MESHRTI_POLL"
 
 // pollFor is the data plane's poll time (transport.UDPConfig.PollFor):
 // poll if set, else $MESHRTI_POLL, else 0.
-func pollFor(poll time.Duration) time.Duration {
-	if poll != 0 {
-		return poll
+func pollFor(poll time.Duration) time.Duration { return flagOrEnv(poll, pollEnv) }
+
+// flagOrEnv is d when a flag set it (not 0), else the duration in the
+// environment variable env, else 0.
+func flagOrEnv(d time.Duration, env string) time.Duration {
+	if d != 0 {
+		return d
 	}
-	d, err := time.ParseDuration(os.Getenv(pollEnv))
+	d, err := time.ParseDuration(os.Getenv(env))
 	if err != nil {
 		return 0
 	}
@@ -106,16 +110,7 @@ const stepHoldEnv = "MESHRTI_STEP_HOLD"
 
 // stepHoldFor is peer.Config.StepHold: d if set, else $MESHRTI_STEP_HOLD,
 // else 0 (the default bound).
-func stepHoldFor(d time.Duration) time.Duration {
-	if d != 0 {
-		return d
-	}
-	d, err := time.ParseDuration(os.Getenv(stepHoldEnv))
-	if err != nil {
-		return 0
-	}
-	return d
-}
+func stepHoldFor(d time.Duration) time.Duration { return flagOrEnv(d, stepHoldEnv) }
 
 // config builds the configuration of a federate of type typ joining as
 // the flags say; with no -fom it brings no modules of its own.

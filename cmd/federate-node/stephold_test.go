@@ -5,41 +5,37 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/meshrti/meshrti/peer"
 )
 
 // TestStepHoldFlag: -step-hold reaches peer.Config.StepHold for node
 // and serve; without the flag $MESHRTI_STEP_HOLD does; without either the
 // configuration keeps 0 (the peer package's default bound).
 func TestStepHoldFlag(t *testing.T) {
-	node := func(args ...string) time.Duration {
+	// parse registers a command's flags, parses args and returns the
+	// StepHold of the configuration it builds.
+	parse := func(register func(*flag.FlagSet), config func() (peer.Config, error), args ...string) time.Duration {
 		t.Helper()
-		var j joinFlags
-		fs := flag.NewFlagSet("node", flag.ContinueOnError)
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		j.register(fs)
+		register(fs)
 		if err := fs.Parse(args); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := j.config("test")
+		cfg, err := config()
 		if err != nil {
 			t.Fatal(err)
 		}
 		return cfg.StepHold
 	}
+	node := func(args ...string) time.Duration {
+		var j joinFlags
+		return parse(j.register, func() (peer.Config, error) { return j.config("test") }, args...)
+	}
 	serve := func(args ...string) time.Duration {
-		t.Helper()
 		var sf serveFlags
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		sf.register(fs)
-		if err := fs.Parse(args); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := sf.base()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cfg.StepHold
+		return parse(sf.register, sf.base, args...)
 	}
 	t.Setenv(stepHoldEnv, "")
 	if got := node(); got != 0 {
