@@ -16,15 +16,36 @@ import (
 // two), the part the driver and the system calls add to.
 func BenchmarkTimeStep(b *testing.B) {
 	tn := newTestNet(&testing.T{}, 2)
+	// handed counts, per core, the callbacks ending a pending state that
+	// the federate has been handed: each is handed over as soon as it is
+	// queued, as Next does.
+	handed := make([]uint64, len(tn.cores))
+	handAll := func(i int, evs []Event) {
+		for _, ev := range evs {
+			if EndsPending(ev) {
+				handed[i]++
+				tn.cores[i].HandedOver(handed[i])
+			}
+		}
+	}
+	settle := func() {
+		tn.settle(3)
+		for i := range tn.cores {
+			handAll(i, tn.take(i))
+		}
+	}
 	for _, c := range tn.cores {
 		if err := c.EnableTimeRegulation(hla.Float64Time(1)); err != nil {
 			b.Fatal(err)
 		}
+	}
+	settle()
+	for _, c := range tn.cores {
 		if err := c.EnableTimeConstrained(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	tn.settle(3)
+	settle()
 	var frames []transport.Packet
 	step := func(t float64) {
 		for _, c := range tn.cores {
@@ -34,7 +55,6 @@ func BenchmarkTimeStep(b *testing.B) {
 		}
 		granted := 0
 		for granted < 2 {
-			frames = frames[:0]
 			for i, c := range tn.cores {
 				rd := c.Ready(true)
 				for _, ev := range rd.Events {
@@ -42,10 +62,8 @@ func BenchmarkTimeStep(b *testing.B) {
 						granted++
 					}
 				}
-				for _, p := range rd.Frames {
-					frames = append(frames, p)
-					_ = i
-				}
+				handAll(i, rd.Events)
+				frames = append(frames[:0], rd.Frames...)
 				c.Advance(rd)
 				for _, p := range frames {
 					for j, o := range tn.cores {
@@ -54,7 +72,6 @@ func BenchmarkTimeStep(b *testing.B) {
 						}
 					}
 				}
-				frames = frames[:0]
 			}
 		}
 	}
