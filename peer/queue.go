@@ -21,13 +21,17 @@ type eventQueue struct {
 	// one token, sent when items arrive (or callbacks resume) and
 	// someone waits; a consumer woken passes it on while items remain
 	// and others wait, so one channel serves every wake-up (none is
-	// allocated per wake-up). A stale token costs one spurious wake-up
-	// (next looks again). close closes it: every consumer then sees
-	// the end. Sends happen only under mu and only while open.
-	notify  chan struct{}
-	waiting int
-	closed  bool
-	held    bool // callbacks disabled (DisableCallbacks): next waits
+	// allocated per wake-up). signalled says the token is out: in the
+	// channel, or taken by a consumer that has not looked yet (which
+	// clears it); no second one is sent meanwhile. A token left by a
+	// consumer whose context ended costs the next one a spurious
+	// wake-up. close closes the channel: every consumer then sees the
+	// end. Sends happen only under mu and only while open.
+	notify    chan struct{}
+	waiting   int
+	signalled bool
+	closed    bool
+	held      bool // callbacks disabled (DisableCallbacks): next waits
 	// low and lowc: lowc is closed once at most low items are queued
 	// (see below).
 	low  int
@@ -52,12 +56,13 @@ func newEventQueue() *eventQueue {
 // wake hands one waiting consumer the token, if any waits. Under mu,
 // with the queue open.
 func (q *eventQueue) wake() {
-	if q.waiting == 0 {
+	if q.waiting == 0 || q.signalled {
 		return
 	}
+	q.signalled = true
 	select {
 	case q.notify <- struct{}{}:
-	default: // a token is already there: a consumer will look
+	default: // cannot happen: the channel is empty while not signalled
 	}
 }
 
@@ -126,6 +131,7 @@ func (q *eventQueue) next(ctx context.Context, handOver bool) (Event, uint64, er
 		q.mu.Lock()
 		if woken {
 			q.waiting--
+			q.signalled = false
 			woken = false
 		}
 		if q.head < len(q.items) && (!q.held || q.closed) {
