@@ -1,7 +1,6 @@
 package lbts
 
 import (
-	"container/heap"
 	"math"
 )
 
@@ -209,7 +208,7 @@ func (n *Node) CheckRetract(ts float64) error {
 func (n *Node) Retract(from FederateID, g uint32, seq uint64) bool {
 	for i := range n.queue {
 		if m := &n.queue[i]; m.From == from && m.Group == g && m.Seq == seq {
-			heap.Remove(&n.queue, i)
+			n.queue.remove(i)
 			n.state++
 			n.dirty = true
 			return true

@@ -172,3 +172,28 @@ func BenchmarkEventQueue(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEventQueueWake hands one event at a time to a consumer
+// waiting in next, as a federate waiting for its grant is: each event
+// wakes it.
+func BenchmarkEventQueueWake(b *testing.B) {
+	q := newEventQueue()
+	ev := Event(TimeAdvanceGrant{})
+	back := make(chan struct{})
+	go func() {
+		for {
+			if _, _, err := q.next(context.Background(), true); err != nil {
+				close(back)
+				return
+			}
+			back <- struct{}{}
+		}
+	}()
+	b.ReportAllocs()
+	for b.Loop() {
+		q.push(ev)
+		<-back
+	}
+	q.close()
+	<-back
+}

@@ -91,6 +91,7 @@ type Federate struct {
 	lastSend time.Time          // when the last batch was sent
 	waiter   bool               // the call under way waits for an answer to what it sends (see takeLead)
 	pending  []transport.Packet // frames for the next batch
+	spare    []transport.Packet // a batch sent, emptied, for pending to reuse (recycle)
 
 	// The step send (stepsend.go): holding says pending holds frames of
 	// the step under way, since holdStart (under mu; held mirrors it for
@@ -574,6 +575,9 @@ func (f *Federate) turn(seal bool) error {
 				err = e
 			}
 		}
+		if f.pending == nil && len(rd.Frames) > 0 {
+			f.pending, f.spare = f.spare, nil
+		}
 		f.pending = append(f.pending, rd.Frames...)
 		f.events.push(rd.Events...)
 		if len(rd.Trace) > 0 {
@@ -769,6 +773,7 @@ func (f *Federate) lead(batch []transport.Packet) {
 	f.sendBatch(batch)
 	f.stats.led.Add(1)
 	f.mu.Lock()
+	f.recycle(batch)
 	if next := f.nextBatch(); next != nil {
 		f.wq <- next // the writer goroutine is idle: we were writing
 	}
@@ -923,6 +928,7 @@ func (f *Federate) write() {
 		for batch != nil {
 			f.sendBatch(batch)
 			f.mu.Lock()
+			f.recycle(batch)
 			batch = f.nextBatch()
 			f.mu.Unlock()
 		}
@@ -973,6 +979,22 @@ func (f *Federate) nextBatch() []transport.Packet {
 	f.dropHold()
 	return b
 }
+
+// recycle keeps batch, sent, for the next frames to go in (turn), so
+// that a federate sending a batch per step does not allocate one each:
+// with the writer, two arrays alternate. The transport keeps no batch
+// (transport.BatchSender); the packets are cleared so that the array
+// holds no frame. Under mu.
+func (f *Federate) recycle(batch []transport.Packet) {
+	if f.spare != nil || cap(batch) > maxSpareBatch {
+		return
+	}
+	clear(batch)
+	f.spare = batch[:0]
+}
+
+// maxSpareBatch is the largest batch array recycle keeps.
+const maxSpareBatch = 1024
 
 // wakeBlocked releases the callers waiting for back-pressure to end once
 // none of the groups they met is blocked. Under mu.

@@ -14,13 +14,24 @@ import (
 // federate delays only itself, and its memory grows instead of the
 // federation stalling.
 type eventQueue struct {
-	mu      sync.Mutex
-	items   []Event
-	head    int
-	notify  chan struct{} // closed and replaced when items arrive and someone waits
-	waiting int           // consumers blocked on notify
-	closed  bool
-	held    bool // callbacks disabled (DisableCallbacks): next waits
+	mu    sync.Mutex
+	items []Event
+	head  int
+	// notify wakes the consumers blocked in next (waiting counts them):
+	// one token, sent when items arrive (or callbacks resume) and
+	// someone waits; a consumer woken passes it on while items remain
+	// and others wait, so one channel serves every wake-up (none is
+	// allocated per wake-up). signalled says the token is out: in the
+	// channel, or taken by a consumer that has not looked yet (which
+	// clears it); no second one is sent meanwhile. A token left by a
+	// consumer whose context ended costs the next one a spurious
+	// wake-up. close closes the channel: every consumer then sees the
+	// end. Sends happen only under mu and only while open.
+	notify    chan struct{}
+	waiting   int
+	signalled bool
+	closed    bool
+	held      bool // callbacks disabled (DisableCallbacks): next waits
 	// low and lowc: lowc is closed once at most low items are queued
 	// (see below).
 	low  int
@@ -39,7 +50,20 @@ type eventQueue struct {
 const maxIdleQueue = 1 << 14
 
 func newEventQueue() *eventQueue {
-	return &eventQueue{notify: make(chan struct{})}
+	return &eventQueue{notify: make(chan struct{}, 1)}
+}
+
+// wake hands one waiting consumer the token, if any waits. Under mu,
+// with the queue open.
+func (q *eventQueue) wake() {
+	if q.waiting == 0 || q.signalled {
+		return
+	}
+	q.signalled = true
+	select {
+	case q.notify <- struct{}{}:
+	default: // cannot happen: the channel is empty while not signalled
+	}
 }
 
 func (q *eventQueue) push(evs ...Event) {
@@ -52,11 +76,7 @@ func (q *eventQueue) push(evs ...Event) {
 		return
 	}
 	q.items = append(q.items, evs...)
-	if q.waiting > 0 {
-		close(q.notify)
-		q.notify = make(chan struct{})
-		q.waiting = 0
-	}
+	q.wake()
 }
 
 // below returns a channel closed once at most n events are queued.
@@ -96,10 +116,8 @@ func (q *eventQueue) hold(on bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.held = on
-	if !on && q.waiting > 0 {
-		close(q.notify)
-		q.notify = make(chan struct{})
-		q.waiting = 0
+	if !on && !q.closed {
+		q.wake()
 	}
 }
 
@@ -108,8 +126,14 @@ func (q *eventQueue) hold(on bool) {
 // that ends a pending state gets a receipt, the number of such events
 // taken out so far, else 0; with handOver it is handed over at once.
 func (q *eventQueue) next(ctx context.Context, handOver bool) (Event, uint64, error) {
+	woken := false // took the token: no longer counted in waiting
 	for {
 		q.mu.Lock()
+		if woken {
+			q.waiting--
+			q.signalled = false
+			woken = false
+		}
 		if q.head < len(q.items) && (!q.held || q.closed) {
 			ev := q.items[q.head]
 			q.items[q.head] = nil
@@ -132,6 +156,9 @@ func (q *eventQueue) next(ctx context.Context, handOver bool) (Event, uint64, er
 				close(q.lowc)
 				q.lowc = nil
 			}
+			if q.head < len(q.items) && !q.held && !q.closed {
+				q.wake() // more for another consumer waiting
+			}
 			var receipt uint64
 			if core.EndsPending(ev) {
 				q.ending++
@@ -147,12 +174,15 @@ func (q *eventQueue) next(ctx context.Context, handOver bool) (Event, uint64, er
 			q.mu.Unlock()
 			return nil, 0, ErrClosed
 		}
-		wait := q.notify
 		q.waiting++
 		q.mu.Unlock()
 		select {
-		case <-wait:
+		case <-q.notify:
+			woken = true
 		case <-ctx.Done():
+			q.mu.Lock()
+			q.waiting--
+			q.mu.Unlock()
 			return nil, 0, ctx.Err()
 		}
 	}

@@ -53,7 +53,8 @@ type Transport interface {
 // Group, in slice order, and not kept after the call. It stops at the first
 // datagram it cannot hand over: pkts[:sent] went to the network (or the
 // kernel), pkts[sent] failed with err, and the rest were not tried. It is
-// safe for concurrent use and never blocks for long.
+// safe for concurrent use and never blocks for long. Nor is pkts kept:
+// the caller may reuse the slice once SendBatch returns.
 type BatchSender interface {
 	SendBatch(pkts []Packet) (sent int, err error)
 }

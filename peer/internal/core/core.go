@@ -93,14 +93,18 @@ type Core struct {
 	rel *reliable.Endpoint
 	tm  *lbts.Node
 
-	rt   routing      // groups (routing.go)
-	dcl  declarations // publications and subscriptions (declarations.go)
-	obj  objects      // object instances (objects.go)
-	own  ownership    // attribute tokens (ownership.go)
-	reg  regionSet    // DDM regions (regions.go)
-	sync syncState    // synchronization points (syncpoints.go)
-	sr   saveRestore  // federation save and restore (saverestore.go)
-	mom  momState     // the Management Object Model (mom.go)
+	rt  routing      // groups (routing.go)
+	dcl declarations // publications and subscriptions (declarations.go)
+	obj objects      // object instances (objects.go)
+	own ownership    // attribute tokens (ownership.go)
+	// pairMem and epochMem are what is left of the blocks the epoch
+	// pairs of ownership messages are cut from (epochPairs).
+	pairMem  []valuePair
+	epochMem []byte
+	reg      regionSet   // DDM regions (regions.go)
+	sync     syncState   // synchronization points (syncpoints.go)
+	sr       saveRestore // federation save and restore (saverestore.go)
+	mom      momState    // the Management Object Model (mom.go)
 
 	alsoSeqs []uint64   // send's sequence numbers on outMsg.also, for sendAll
 	fed      federation // members, resigning, control-plane operations (federation.go)

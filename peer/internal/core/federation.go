@@ -323,7 +323,7 @@ func (c *Core) cancelAllAcquisitions() {
 		slices.Sort(attrs)
 		delete(c.own.acquiring, h)
 		if in := c.obj.inst[h]; in != nil {
-			c.sendOwnership(ownAcquireCancel, h, in, epochPairs(attrs, nil), nil, 0)
+			c.sendOwnership(ownAcquireCancel, h, in, c.epochPairs(attrs, nil), nil, 0)
 		}
 	}
 }

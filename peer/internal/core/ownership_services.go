@@ -77,18 +77,47 @@ func (c *Core) sendOwnership(op uint8, obj ObjectInstanceHandle, in *instance, p
 	}
 }
 
-// epochPairs lists attributes with epochs, ascending by handle.
-func epochPairs(attrs []AttributeHandle, epoch func(AttributeHandle) uint64) []valuePair {
-	ps := make([]valuePair, 0, len(attrs))
+// epochPairs lists attributes with epochs, ascending by handle. The
+// pairs and the epochs' bytes are cut from blocks shared with the next
+// calls' (cutBlock): an ownership message costs no allocation of its
+// own for them. Nothing writes to them once made.
+func (c *Core) epochPairs(attrs []AttributeHandle, epoch func(AttributeHandle) uint64) []valuePair {
+	ps := cutBlock(&c.pairMem, len(attrs), pairBlock)[:0]
 	for _, a := range attrs {
 		var v []byte
 		if epoch != nil {
-			v = binary.AppendUvarint(nil, epoch(a))
+			var b [binary.MaxVarintLen64]byte
+			k := binary.PutUvarint(b[:], epoch(a))
+			v = cutBlock(&c.epochMem, k, epochBlock)
+			copy(v, b[:k])
 		}
 		ps = append(ps, valuePair{H: uint64(a), V: v})
 	}
 	sortPairs(ps)
 	return slices.CompactFunc(ps, func(x, y valuePair) bool { return x.H == y.H })
+}
+
+// The blocks epochPairs cuts from, in elements.
+const (
+	pairBlock  = 64
+	epochBlock = 1024
+)
+
+// cutBlock returns n zeroed elements cut from *mem, a new block of size
+// elements when it has fewer left (n elements of their own when n is
+// more than a quarter of a block). The slice's capacity is n: an append
+// to it never reaches the next one. A block is never reused; it lives
+// while anything cut from it does.
+func cutBlock[T any](mem *[]T, n, size int) []T {
+	if n > size/4 {
+		return make([]T, n)
+	}
+	if len(*mem) < n {
+		*mem = make([]T, size)
+	}
+	s := (*mem)[:n:n]
+	*mem = (*mem)[n:]
+	return s
 }
 
 // ---- Divestiture (§7.2-§7.6, §7.12-§7.14) ----
@@ -135,7 +164,7 @@ func (c *Core) divest(obj ObjectInstanceHandle, in *instance, attrs []AttributeH
 			epochs[a] = c.own.give(obj, a, to)
 			c.traceOwner(obj, a, to, epochs[a])
 		}
-		c.sendOwnership(ownTransfer, obj, in, epochPairs(as, func(a AttributeHandle) uint64 { return epochs[a] }), tag, to)
+		c.sendOwnership(ownTransfer, obj, in, c.epochPairs(as, func(a AttributeHandle) uint64 { return epochs[a] }), tag, to)
 	}
 	if len(nobody) > 0 {
 		epochs := make(map[AttributeHandle]uint64, len(nobody))
@@ -143,7 +172,7 @@ func (c *Core) divest(obj ObjectInstanceHandle, in *instance, attrs []AttributeH
 			epochs[a] = c.own.give(obj, a, 0)
 			c.traceOwner(obj, a, 0, epochs[a])
 		}
-		c.sendOwnership(ownUnowned, obj, in, epochPairs(nobody, func(a AttributeHandle) uint64 { return epochs[a] }), nil, 0)
+		c.sendOwnership(ownUnowned, obj, in, c.epochPairs(nobody, func(a AttributeHandle) uint64 { return epochs[a] }), nil, 0)
 	}
 	if len(given)+len(nobody) > 0 {
 		c.attrRelevance(obj)
@@ -180,7 +209,7 @@ func (c *Core) NegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceHandle,
 			asked = append(asked, a)
 		}
 	}
-	c.sendOwnership(ownOffer, obj, in, epochPairs(attrs, nil), tag, 0)
+	c.sendOwnership(ownOffer, obj, in, c.epochPairs(attrs, nil), tag, 0)
 	if len(asked) > 0 {
 		c.push(hla.RequestDivestitureConfirmation{Object: obj, Attributes: asked, Tag: slices.Clone(tag)})
 	}
@@ -239,7 +268,7 @@ func (c *Core) CancelNegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceH
 	for _, a := range attrs {
 		delete(c.own.offering[obj], a)
 	}
-	c.sendOwnership(ownOfferCancel, obj, in, epochPairs(attrs, nil), nil, 0)
+	c.sendOwnership(ownOfferCancel, obj, in, c.epochPairs(attrs, nil), nil, 0)
 	return nil
 }
 
@@ -354,10 +383,10 @@ func (c *Core) askOwners(obj ObjectInstanceHandle, in *instance, attrs []Attribu
 	}
 	epoch := func(a AttributeHandle) uint64 { return c.own.current(obj, a).epoch }
 	if len(plain) > 0 {
-		c.sendOwnership(ownAcquire, obj, in, epochPairs(plain, epoch), tag, 0)
+		c.sendOwnership(ownAcquire, obj, in, c.epochPairs(plain, epoch), tag, 0)
 	}
 	if len(ifAvailable) > 0 {
-		c.sendOwnership(ownAcquireIfAvailable, obj, in, epochPairs(ifAvailable, epoch), nil, 0)
+		c.sendOwnership(ownAcquireIfAvailable, obj, in, c.epochPairs(ifAvailable, epoch), nil, 0)
 	}
 }
 
@@ -505,7 +534,7 @@ func (c *Core) askHolders(obj ObjectInstanceHandle, attrs []AttributeHandle, gon
 	if in := c.obj.inst[obj]; in != nil {
 		class = uint64(in.class.Handle)
 	}
-	m := &wireMsg{Kind: kindOwnership, Action: ownHolderQuery, Obj: obj, Class: class, Pairs: epochPairs(ask, nil), Ref: uint64(gone), RefSeq: id}
+	m := &wireMsg{Kind: kindOwnership, Action: ownHolderQuery, Obj: obj, Class: class, Pairs: c.epochPairs(ask, nil), Ref: uint64(gone), RefSeq: id}
 	if _, err := c.send(outMsg{group: controlGroup, reliable: true, msg: m}); err != nil {
 		c.stats.Malformed++ // cannot happen: a query fits any frame
 	}
@@ -704,7 +733,7 @@ func (c *Core) secure(obj ObjectInstanceHandle, in *instance, attrs []AttributeH
 		c.traceOwner(obj, a, c.self, epoch)
 	}
 	if announce {
-		c.sendOwnership(ownTaken, obj, in, epochPairs(attrs, func(AttributeHandle) uint64 { return epoch }), nil, 0)
+		c.sendOwnership(ownTaken, obj, in, c.epochPairs(attrs, func(AttributeHandle) uint64 { return epoch }), nil, 0)
 	}
 	c.push(hla.AttributeOwnershipAcquisitionNotification{Object: obj, Attributes: slices.Clone(attrs), Tag: slices.Clone(tag)})
 	c.attrRelevance(obj)
@@ -736,7 +765,7 @@ func (c *Core) replayEarly(obj ObjectInstanceHandle, in *instance, attrs []Attri
 			if r.ifAvailable {
 				op = ownAcquireIfAvailable
 			}
-			m := &wireMsg{Kind: kindOwnership, Action: op, Obj: obj, Tag: r.tag, Pairs: epochPairs([]AttributeHandle{a}, func(AttributeHandle) uint64 { return r.epoch })}
+			m := &wireMsg{Kind: kindOwnership, Action: op, Obj: obj, Tag: r.tag, Pairs: c.epochPairs([]AttributeHandle{a}, func(AttributeHandle) uint64 { return r.epoch })}
 			c.onAcquireRequest(m, in, []AttributeHandle{a}, r.from)
 		}
 	}
@@ -799,10 +828,10 @@ func (c *Core) CancelAttributeOwnershipAcquisition(obj ObjectInstanceHandle, att
 	}
 	slices.Sort(owners)
 	for _, o := range owners {
-		c.sendOwnership(ownAcquireCancel, obj, in, epochPairs(byOwner[o], nil), nil, o)
+		c.sendOwnership(ownAcquireCancel, obj, in, c.epochPairs(byOwner[o], nil), nil, o)
 	}
 	if len(owners) == 0 {
-		c.sendOwnership(ownAcquireCancel, obj, in, epochPairs(attrs, nil), nil, 0)
+		c.sendOwnership(ownAcquireCancel, obj, in, c.epochPairs(attrs, nil), nil, 0)
 	}
 	c.cancelled(obj, now)
 	return nil
@@ -856,7 +885,7 @@ func (c *Core) QueryAttributeOwnership(obj ObjectInstanceHandle, attr AttributeH
 	}
 	c.own.queries[id] = q
 	if len(q.waiting) > 0 {
-		m := &wireMsg{Kind: kindOwnership, Action: ownHolderQuery, Obj: obj, Class: uint64(in.class.Handle), Pairs: epochPairs(q.attrs, nil), RefSeq: id}
+		m := &wireMsg{Kind: kindOwnership, Action: ownHolderQuery, Obj: obj, Class: uint64(in.class.Handle), Pairs: c.epochPairs(q.attrs, nil), RefSeq: id}
 		if _, err := c.send(outMsg{group: controlGroup, reliable: true, msg: m}); err != nil {
 			c.stats.Malformed++ // cannot happen: a query fits any frame
 		}
@@ -968,7 +997,7 @@ func (c *Core) onOwnership(m *wireMsg, from FederateHandle) {
 		}
 	case ownAcquireCancel:
 		if FederateHandle(m.Ref) == c.self {
-			c.sendOwnership(ownCancelAck, m.Obj, in, epochPairs(attrs, nil), nil, from)
+			c.sendOwnership(ownCancelAck, m.Obj, in, c.epochPairs(attrs, nil), nil, from)
 		}
 		for _, a := range attrs {
 			if rq := c.own.requests[m.Obj]; rq != nil {
@@ -1094,7 +1123,7 @@ func (c *Core) onAcquireRequest(m *wireMsg, in *instance, attrs []AttributeHandl
 		for _, a := range never {
 			c.own.note(m.Obj, a, token{owner: 0, epoch: 0})
 		}
-		c.sendOwnership(ownUnowned, m.Obj, in, epochPairs(never, func(AttributeHandle) uint64 { return 0 }), nil, 0)
+		c.sendOwnership(ownUnowned, m.Obj, in, c.epochPairs(never, func(AttributeHandle) uint64 { return 0 }), nil, 0)
 	}
 	if len(take) > 0 {
 		rq := c.own.requests[m.Obj]
@@ -1108,7 +1137,7 @@ func (c *Core) onAcquireRequest(m *wireMsg, in *instance, attrs []AttributeHandl
 		c.divest(m.Obj, in, take, c.own.offering[m.Obj][take[0]], false)
 	}
 	if len(unavailable) > 0 {
-		c.sendOwnership(ownUnavailable, m.Obj, in, epochPairs(unavailable, nil), nil, from)
+		c.sendOwnership(ownUnavailable, m.Obj, in, c.epochPairs(unavailable, nil), nil, from)
 	}
 	if len(release) > 0 {
 		c.push(hla.RequestAttributeOwnershipRelease{Object: m.Obj, Attributes: release, Tag: m.Tag})
