@@ -162,9 +162,6 @@ type Endpoint struct {
 	rtx               bundle  // retransmissions being bundled
 	aimed             bundle  // retransmissions to one receiver's inbox being bundled
 	ents              []entry // scratch for parsing bundles
-	// frameMem is what is left of the block the small frames sent are
-	// cut from (frameOf): one allocation for many frames.
-	frameMem []byte
 
 	now int64 // ticks so far
 
@@ -473,7 +470,7 @@ func (e *Endpoint) heartbeat(st *sendState, ask bool) {
 // newFrame allocates a frame of kind k with a body of n bytes, fills in
 // the header and returns the frame and its body.
 func (e *Endpoint) newFrame(k kind, g dgram.Group, seq uint64, n int) (frame, body []byte) {
-	f := e.frameOf(HeaderLen + n + e.seal.trailerLen())
+	f := make([]byte, HeaderLen+n+e.seal.trailerLen())
 	putHeader(f, header{
 		kind:   k,
 		auth:   e.seal.keyed(),
@@ -484,30 +481,6 @@ func (e *Endpoint) newFrame(k kind, g dgram.Group, seq uint64, n int) (frame, bo
 		seq:    seq,
 	})
 	return f, f[HeaderLen : HeaderLen+n]
-}
-
-// Frames of at most frameSmall bytes are cut from blocks of frameBlock
-// bytes.
-const (
-	frameBlock = 8 << 10
-	frameSmall = 1 << 10
-)
-
-// frameOf returns n zeroed bytes for a frame sent: for a small frame,
-// cut from a block shared with the frames sent before and after it,
-// which saves an allocation each (a block lives on while any of its
-// frames is held or in flight). The frame's capacity is its length, so
-// an append to it never reaches the next one; no block is reused.
-func (e *Endpoint) frameOf(n int) []byte {
-	if n > frameSmall {
-		return make([]byte, n)
-	}
-	if len(e.frameMem) < n {
-		e.frameMem = make([]byte, frameBlock)
-	}
-	f := e.frameMem[:n:n]
-	e.frameMem = e.frameMem[n:]
-	return f
 }
 
 // to returns the group to send a frame of group g addressed to node id

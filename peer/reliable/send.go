@@ -221,7 +221,7 @@ func (e *Endpoint) sealBundle(st *sendState, b *bundle) {
 // bundleFrame copies the open bundle b into a frame of its own, with the
 // header filled in and room for the trailer.
 func (e *Endpoint) bundleFrame(g dgram.Group, b *bundle, ackReq bool) []byte {
-	f := e.frameOf(len(b.buf) + e.seal.trailerLen())
+	f := make([]byte, len(b.buf)+e.seal.trailerLen())
 	copy(f, b.buf)
 	putHeader(f, header{
 		kind: b.kind, auth: e.seal.keyed(), ackReq: ackReq, group: g,
