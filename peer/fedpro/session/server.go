@@ -356,7 +356,7 @@ func (s *Server) serveConn(c *connection) {
 		delete(s.conns, c)
 		s.mu.Unlock()
 	}()
-	r := bufio.NewReaderSize(c.nc, 64<<10)
+	r := bufio.NewReaderSize(rawReader(c.nc), 64<<10)
 	h, body, err := s.readMessage(c, r)
 	if err != nil {
 		if isBad(err) {
