@@ -324,6 +324,9 @@ func (s *Session) Call(payload []byte) []byte {
 	s.host.stats.calls.Add(1)
 	resp, encoded := s.fastUpdate(payload)
 	if resp == nil && encoded == nil {
+		resp, encoded = s.fastInteraction(payload)
+	}
+	if resp == nil && encoded == nil {
 		resp, encoded = s.dispatch(payload)
 	}
 	if encoded != nil {
