@@ -17,10 +17,24 @@ import (
 // 1516e discover with or without the producer, the supplemental infos)
 // by whether the field is there. Sent regions are never conveyed.
 func callbackOf(f *peer.Federate, ev peer.Event) *pb.CallbackRequest {
+	return callbackWith(f, ev, conveysProducer(f))
+}
+
+// conveysProducer reports whether f's federation's
+// HLAconveyProducingFederate switch is on (read directly: the getter is
+// a service the MOM reports).
+func conveysProducer(f *peer.Federate) bool {
+	d := f.FDD()
+	return d != nil && d.Switches.ConveyProducingFederate
+}
+
+// callbackWith is callbackOf with the producing federate conveyed or
+// not. It uses f only for the events with a logical time.
+func callbackWith(f *peer.Federate, ev peer.Event, convey bool) *pb.CallbackRequest {
 	cb := &pb.CallbackRequest{}
 	producer := func(h peer.FederateHandle) *pb.FederateHandle {
-		if d := f.FDD(); d == nil || !d.Switches.ConveyProducingFederate {
-			return nil // (read directly: the getter is a service the MOM reports)
+		if !convey {
+			return nil
 		}
 		return pbFed(h)
 	}

@@ -1,7 +1,10 @@
 package fedpro
 
 import (
+	"fmt"
+
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/meshrti/meshrti/peer"
@@ -18,8 +21,13 @@ import (
 // number of UpdateAttributeValuesRequest and the encoding of its
 // CallResponse (the empty UpdateAttributeValuesResponse, the case
 // numbered one above).
-var fastUpdateField, fastUpdateResponse = func() (protowire.Number, []byte) {
-	name := (&pb.UpdateAttributeValuesRequest{}).ProtoReflect().Descriptor().FullName()
+var fastUpdateField, fastUpdateResponse = fastCallOf(&pb.UpdateAttributeValuesRequest{})
+
+// fastCallOf returns the CallRequest field number of req's call and the
+// encoding of its CallResponse, which must be the empty message of the
+// case numbered one above.
+func fastCallOf(req proto.Message) (protowire.Number, []byte) {
+	name := req.ProtoReflect().Descriptor().FullName()
 	fields := (&pb.CallRequest{}).ProtoReflect().Descriptor().Oneofs().ByName("callRequest").Fields()
 	for i := 0; i < fields.Len(); i++ {
 		fd := fields.Get(i)
@@ -27,13 +35,13 @@ var fastUpdateField, fastUpdateResponse = func() (protowire.Number, []byte) {
 			n := fd.Number() + 1
 			resp := (&pb.CallResponse{}).ProtoReflect().Descriptor().Fields().ByNumber(n)
 			if resp == nil || resp.Message() == nil || resp.Message().Fields().Len() != 0 {
-				panic("fedpro: the update call's response is not the empty message after it")
+				panic(fmt.Sprintf("fedpro: the response of %s is not the empty message after it", name))
 			}
 			return fd.Number(), protowire.AppendVarint(protowire.AppendTag(nil, n, protowire.BytesType), 0)
 		}
 	}
-	panic("fedpro: CallRequest has no UpdateAttributeValuesRequest")
-}()
+	panic(fmt.Sprintf("fedpro: CallRequest has no %s", name))
+}
 
 // fastUpdate serves payload if it is an UpdateAttributeValuesRequest in
 // the plain form every client writes: each field once, every handle
@@ -65,19 +73,38 @@ func decodeFastUpdate(payload []byte) (obj peer.ObjectInstanceHandle, vs peer.At
 	if !ok {
 		return obj, nil, nil, false
 	}
-	var objData, values []byte
+	objData, vs, tag, ok := decodeSendBody[peer.AttributeHandle](body)
+	if !ok {
+		return obj, nil, nil, false
+	}
+	o, err := hla.DecodeObjectInstanceHandle(objData)
+	if err != nil {
+		return obj, nil, nil, false // the generic path names the error
+	}
+	return o, vs, tag, true
+}
+
+// decodeSendBody decodes the body of an UpdateAttributeValuesRequest or
+// a SendInteractionRequest, which share their layout (the object
+// instance or interaction class handle, field 1; the handle-value map,
+// field 2; the tag, field 3), in the plain form: each field once, the
+// first two present, every handle present and decoding, nothing
+// unknown. It returns the first handle's data, the values and the tag,
+// aliasing body.
+func decodeSendBody[H ~uint64](body []byte) (first []byte, vs map[H][]byte, tag []byte, ok bool) {
+	var values []byte
 	var seen [4]bool
 	for len(body) > 0 {
 		num, b, n := bytesField(body)
 		if n < 0 || num < 1 || num > 3 || seen[num] {
-			return obj, nil, nil, false
+			return nil, nil, nil, false
 		}
 		seen[num] = true
 		body = body[n:]
 		switch num {
 		case 1:
-			if objData, ok = onlyField(b, 1); !ok {
-				return obj, nil, nil, false
+			if first, ok = onlyField(b, 1); !ok {
+				return nil, nil, nil, false
 			}
 		case 2:
 			values = b
@@ -86,17 +113,13 @@ func decodeFastUpdate(payload []byte) (obj peer.ObjectInstanceHandle, vs peer.At
 		}
 	}
 	if !seen[1] || !seen[2] {
-		return obj, nil, nil, false
+		return nil, nil, nil, false
 	}
-	o, err := hla.DecodeObjectInstanceHandle(objData)
-	if err != nil {
-		return obj, nil, nil, false // the generic path names the error
-	}
-	vs = make(peer.AttributeValues, 1)
+	vs = make(map[H][]byte, 1)
 	for len(values) > 0 {
 		num, entry, n := bytesField(values)
 		if n < 0 || num != 1 {
-			return obj, nil, nil, false
+			return nil, nil, nil, false
 		}
 		values = values[n:]
 		var handle, value []byte
@@ -105,29 +128,73 @@ func decodeFastUpdate(payload []byte) (obj peer.ObjectInstanceHandle, vs peer.At
 			num, b, m := bytesField(entry)
 			switch {
 			case m < 0:
-				return obj, nil, nil, false
+				return nil, nil, nil, false
 			case num == 1 && !hasHandle:
 				if handle, ok = onlyField(b, 1); !ok {
-					return obj, nil, nil, false
+					return nil, nil, nil, false
 				}
 				hasHandle = true
 			case num == 2 && !hasValue:
 				value, hasValue = orNil(b), true
 			default:
-				return obj, nil, nil, false
+				return nil, nil, nil, false
 			}
 			entry = entry[m:]
 		}
 		if !hasHandle {
-			return obj, nil, nil, false
+			return nil, nil, nil, false
 		}
-		a, err := hla.DecodeHandle[peer.AttributeHandle](handle)
+		h, err := hla.DecodeHandle[H](handle)
 		if err != nil {
-			return obj, nil, nil, false
+			return nil, nil, nil, false
 		}
-		vs[a] = value
+		vs[h] = value
 	}
-	return o, vs, tag, true
+	return first, vs, tag, true
+}
+
+// The interaction call, decoded by hand as the update is
+// (fastInteraction).
+
+// fastInteractionCallField and fastInteractionResponse are the
+// CallRequest field number of SendInteractionRequest and the encoding of
+// its CallResponse (the empty SendInteractionResponse).
+var fastInteractionCallField, fastInteractionResponse = fastCallOf(&pb.SendInteractionRequest{})
+
+// fastInteraction is fastUpdate for a SendInteractionRequest: served as
+// the registered service serves it, or nil, nil for any other payload.
+func (s *Session) fastInteraction(payload []byte) (*pb.CallResponse, []byte) {
+	class, vs, tag, ok := decodeFastInteraction(payload)
+	if !ok {
+		return nil, nil
+	}
+	f, err := s.federate()
+	if err == nil {
+		err = f.SendInteraction(class, vs, tag)
+	}
+	if err != nil {
+		return exception(err), nil
+	}
+	return nil, fastInteractionResponse
+}
+
+// decodeFastInteraction decodes a CallRequest holding a
+// SendInteractionRequest, in the plain form decodeSendBody takes.
+// Values and tag alias payload.
+func decodeFastInteraction(payload []byte) (class peer.InteractionClassHandle, vs peer.ParameterValues, tag []byte, ok bool) {
+	body, ok := onlyField(payload, fastInteractionCallField)
+	if !ok {
+		return 0, nil, nil, false
+	}
+	classData, vs, tag, ok := decodeSendBody[peer.ParameterHandle](body)
+	if !ok {
+		return 0, nil, nil, false
+	}
+	c, err := hla.DecodeHandle[peer.InteractionClassHandle](classData)
+	if err != nil {
+		return 0, nil, nil, false // the generic path names the error
+	}
+	return c, vs, tag, true
 }
 
 // bytesField reads one length-delimited field from b: its number, its

@@ -137,3 +137,125 @@ func TestFastUpdateCall(t *testing.T) {
 		t.Errorf("stats %+v, want one call, one exception", st)
 	}
 }
+
+// An interaction the hand decoder accepts decodes as proto.Unmarshal
+// reads it; every other payload is left to the generic path.
+func TestFastInteractionDecode(t *testing.T) {
+	class := pbInteraction(5)
+	param := func(h uint64) *pb.ParameterHandle { return pbParam(peer.ParameterHandle(h)) }
+	send := func(r *pb.SendInteractionRequest) []byte {
+		return mustMarshal(t, &pb.CallRequest{CallRequest: &pb.CallRequest_SendInteractionRequest{SendInteractionRequest: r}})
+	}
+	values := func(vs ...*pb.ParameterHandleValue) *pb.ParameterHandleValueMap {
+		return &pb.ParameterHandleValueMap{ParameterHandleValue: vs}
+	}
+	plain := send(&pb.SendInteractionRequest{InteractionClass: class, ParameterValues: values(&pb.ParameterHandleValue{ParameterHandle: param(3), Value: []byte("v")})})
+	accepted := map[string][]byte{
+		"one value": plain,
+		"tag": send(&pb.SendInteractionRequest{InteractionClass: class, UserSuppliedTag: []byte("tag"),
+			ParameterValues: values(&pb.ParameterHandleValue{ParameterHandle: param(3), Value: []byte("v")}, &pb.ParameterHandleValue{ParameterHandle: param(1 << 40), Value: bytes.Repeat([]byte{7}, 1000)})}),
+		"no values":      send(&pb.SendInteractionRequest{InteractionClass: class, ParameterValues: values()}),
+		"empty value":    send(&pb.SendInteractionRequest{InteractionClass: class, ParameterValues: values(&pb.ParameterHandleValue{ParameterHandle: param(1)})}),
+		"a handle twice": send(&pb.SendInteractionRequest{InteractionClass: class, ParameterValues: values(&pb.ParameterHandleValue{ParameterHandle: param(1), Value: []byte("a")}, &pb.ParameterHandleValue{ParameterHandle: param(1), Value: []byte("b")})}),
+	}
+	for name, payload := range accepted {
+		c, vs, tag, ok := decodeFastInteraction(payload)
+		if !ok {
+			t.Errorf("%s: not accepted", name)
+			continue
+		}
+		var req pb.CallRequest
+		if err := proto.Unmarshal(payload, &req); err != nil {
+			t.Fatal(err)
+		}
+		r := req.GetSendInteractionRequest()
+		wantClass, wantValues, err := interactionValues(r.GetInteractionClass(), r.GetParameterValues())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c != wantClass || !maps.EqualFunc(vs, wantValues, bytes.Equal) || !bytes.Equal(tag, r.GetUserSuppliedTag()) || (tag == nil) != (r.GetUserSuppliedTag() == nil) {
+			t.Errorf("%s: decoded %v %v %q, want %v %v %q", name, c, vs, tag, wantClass, wantValues, r.GetUserSuppliedTag())
+		}
+		for p, v := range vs {
+			if (v == nil) != (wantValues[p] == nil) {
+				t.Errorf("%s: value of %v nil %v, want nil %v", name, p, v == nil, wantValues[p] == nil)
+			}
+		}
+	}
+	refused := map[string][]byte{
+		"no class":      send(&pb.SendInteractionRequest{ParameterValues: values()}),
+		"no values":     send(&pb.SendInteractionRequest{InteractionClass: class}),
+		"bad class":     send(&pb.SendInteractionRequest{InteractionClass: &pb.InteractionClassHandle{Data: []byte{1}}, ParameterValues: values()}),
+		"no handle":     send(&pb.SendInteractionRequest{InteractionClass: class, ParameterValues: values(&pb.ParameterHandleValue{Value: []byte("v")})}),
+		"bad handle":    send(&pb.SendInteractionRequest{InteractionClass: class, ParameterValues: values(&pb.ParameterHandleValue{ParameterHandle: &pb.ParameterHandle{Data: []byte{1, 2, 3}}})}),
+		"field twice":   append(plain[:len(plain):len(plain)], plain...),
+		"unknown field": protowire.AppendBytes(protowire.AppendTag(plain[:len(plain):len(plain)], 1, protowire.BytesType), nil),
+		"cut short":     plain[:len(plain)-1],
+		"an update":     mustMarshal(t, &pb.CallRequest{CallRequest: &pb.CallRequest_UpdateAttributeValuesRequest{UpdateAttributeValuesRequest: &pb.UpdateAttributeValuesRequest{ObjectInstance: pbObj(peer.ObjectInstanceHandle{}), AttributeValues: &pb.AttributeHandleValueMap{}}}}),
+		"timed":         mustMarshal(t, &pb.CallRequest{CallRequest: &pb.CallRequest_SendInteractionWithTimeRequest{SendInteractionWithTimeRequest: &pb.SendInteractionWithTimeRequest{InteractionClass: class, ParameterValues: values()}}}),
+		"empty":         nil,
+	}
+	for name, payload := range refused {
+		if _, _, _, ok := decodeFastInteraction(payload); ok {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	want := mustMarshal(t, &pb.CallResponse{CallResponse: &pb.CallResponse_SendInteractionResponse{SendInteractionResponse: &pb.SendInteractionResponse{}}})
+	if !bytes.Equal(fastInteractionResponse, want) {
+		t.Errorf("the interaction's response % x, want % x", fastInteractionResponse, want)
+	}
+}
+
+// An interaction through the hand decoder is answered as through the
+// generic path.
+func TestFastInteractionCall(t *testing.T) {
+	h := NewHost(Config{})
+	s := h.NewSession(func([]byte) error { return nil })
+	defer s.Close(nil)
+	payload := mustMarshal(t, &pb.CallRequest{CallRequest: &pb.CallRequest_SendInteractionRequest{SendInteractionRequest: &pb.SendInteractionRequest{
+		InteractionClass: pbInteraction(1), ParameterValues: &pb.ParameterHandleValueMap{}}}})
+	if _, _, _, ok := decodeFastInteraction(payload); !ok {
+		t.Fatal("the interaction is not decoded by hand")
+	}
+	var resp pb.CallResponse
+	if err := proto.Unmarshal(s.Call(payload), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.GetExceptionData().GetExceptionName(); got != "NotConnected" {
+		t.Errorf("an interaction before connecting answered %v, want NotConnected", &resp)
+	}
+	if st := h.Stats(); st.Calls != 1 || st.Exceptions != 1 {
+		t.Errorf("stats %+v, want one call, one exception", st)
+	}
+}
+
+// BenchmarkSendInteractionCall is the decoding of an interaction call of
+// one 100-byte value through protobuf and by hand.
+func BenchmarkSendInteractionCall(b *testing.B) {
+	payload, err := proto.Marshal(&pb.CallRequest{CallRequest: &pb.CallRequest_SendInteractionRequest{SendInteractionRequest: &pb.SendInteractionRequest{
+		InteractionClass: pbInteraction(1), ParameterValues: pbParamValues(peer.ParameterValues{2: make([]byte, 100)})}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("protobuf", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var req pb.CallRequest
+			if err := proto.Unmarshal(payload, &req); err != nil {
+				b.Fatal(err)
+			}
+			r := req.GetSendInteractionRequest()
+			if _, _, err := interactionValues(r.GetInteractionClass(), r.GetParameterValues()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("hand", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, _, ok := decodeFastInteraction(payload); !ok {
+				b.Fatal("not taken")
+			}
+		}
+	})
+}

@@ -1,9 +1,13 @@
 package fedpro
 
 import (
+	"encoding/binary"
+	"slices"
+
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 )
 
@@ -137,4 +141,104 @@ func appendHandle(b []byte, num protowire.Number, data []byte) []byte {
 		b = protowire.AppendBytes(protowire.AppendTag(b, 1, protowire.BytesType), data)
 	}
 	return b
+}
+
+// The reflection and the received interaction without a time stamp,
+// encoded straight from the event (fastCallback): callbackOf builds a
+// dozen messages for one, which marshalCallback then walks; the
+// encoder here writes the same bytes in one buffer, its only
+// allocation. The two callbacks share their layout: the object instance
+// (or interaction class) handle, the handle-value map, the tag, the
+// transportation type and the producing federate, fields 1 to 5.
+
+// fastInteractionField is the CallbackRequest field number of
+// ReceiveInteraction.
+var fastInteractionField = func() protowire.Number {
+	fd := (&pb.CallbackRequest{}).ProtoReflect().Descriptor().Fields().ByName("receiveInteraction")
+	if fd == nil {
+		panic("fedpro: CallbackRequest has no receiveInteraction")
+	}
+	return fd.Number()
+}()
+
+// fastCallback encodes the callback of ev as
+// marshalCallback(callbackWith(f, ev, convey)) does, for a reflection or
+// a received interaction without a time stamp; ok is false for any other
+// event.
+func fastCallback(ev peer.Event, convey bool) (b []byte, ok bool) {
+	switch e := ev.(type) {
+	case peer.ReflectAttributeValues:
+		if e.Time != nil {
+			return nil, false
+		}
+		var obj [16]byte
+		binary.BigEndian.PutUint64(obj[:], uint64(e.Object.Federate))
+		binary.BigEndian.PutUint64(obj[8:], e.Object.Serial)
+		return appendReceived(nil, fastReflectField, obj[:], e.Values, e.Tag, e.Transportation, e.Producer, convey), true
+	case peer.ReceiveInteraction:
+		if e.Time != nil {
+			return nil, false
+		}
+		var class [8]byte
+		binary.BigEndian.PutUint64(class[:], uint64(e.Class))
+		return appendReceived(nil, fastInteractionField, class[:], e.Values, e.Tag, e.Transportation, e.Producer, convey), true
+	}
+	return nil, false
+}
+
+// appendReceived appends, as CallbackRequest field num, a reflection or
+// received interaction: first (the object instance or interaction class
+// handle's data), the values, tag, the transportation type named
+// transport and, with convey, the producing federate. It allocates once,
+// when b has too little room.
+func appendReceived[M ~map[H][]byte, H ~uint64](b []byte, num protowire.Number, first []byte, vs M, tag []byte, transport string, producer peer.FederateHandle, convey bool) []byte {
+	var handle [8]byte // a handle's data (hla.EncodeHandle)
+	var tr [4]byte     // the transportation type's (pbTransport)
+	binary.BigEndian.PutUint32(tr[:], uint32(peer.HLAreliable))
+	if transport == "HLAbestEffort" { // as pbTransportName
+		binary.BigEndian.PutUint32(tr[:], uint32(peer.HLAbestEffort))
+	}
+	entry := msgSize(1, handleSize(handle[:]))
+	values := 0
+	for _, v := range vs {
+		values += msgSize(1, entryValueSize(entry, v))
+	}
+	n := msgSize(1, handleSize(first)) + msgSize(2, values)
+	if len(tag) > 0 {
+		n += protowire.SizeTag(3) + protowire.SizeBytes(len(tag))
+	}
+	n += msgSize(4, handleSize(tr[:]))
+	if convey {
+		n += msgSize(5, handleSize(handle[:]))
+	}
+	b = slices.Grow(b, protowire.SizeTag(num)+protowire.SizeBytes(n))
+	b = protowire.AppendVarint(protowire.AppendTag(b, num, protowire.BytesType), uint64(n))
+	b = appendHandle(b, 1, first)
+	b = protowire.AppendVarint(protowire.AppendTag(b, 2, protowire.BytesType), uint64(values))
+	for h, v := range vs {
+		b = protowire.AppendVarint(protowire.AppendTag(b, 1, protowire.BytesType), uint64(entryValueSize(entry, v)))
+		binary.BigEndian.PutUint64(handle[:], uint64(h))
+		b = appendHandle(b, 1, handle[:])
+		if len(v) > 0 {
+			b = protowire.AppendBytes(protowire.AppendTag(b, 2, protowire.BytesType), v)
+		}
+	}
+	if len(tag) > 0 {
+		b = protowire.AppendBytes(protowire.AppendTag(b, 3, protowire.BytesType), tag)
+	}
+	b = appendHandle(b, 4, tr[:])
+	if convey {
+		binary.BigEndian.PutUint64(handle[:], uint64(producer))
+		b = appendHandle(b, 5, handle[:])
+	}
+	return b
+}
+
+// entryValueSize is the encoded size of a handle-value entry's fields:
+// the handle field of entry bytes, and the value.
+func entryValueSize(entry int, v []byte) int {
+	if len(v) > 0 {
+		entry += protowire.SizeTag(2) + protowire.SizeBytes(len(v))
+	}
+	return entry
 }

@@ -324,6 +324,9 @@ func (s *Session) Call(payload []byte) []byte {
 	s.host.stats.calls.Add(1)
 	resp, encoded := s.fastUpdate(payload)
 	if resp == nil && encoded == nil {
+		resp, encoded = s.fastInteraction(payload)
+	}
+	if resp == nil && encoded == nil {
 		resp, encoded = s.dispatch(payload)
 	}
 	if encoded != nil {
@@ -448,12 +451,14 @@ func (s *Session) pump(ctx context.Context, f *peer.Federate, done chan struct{}
 			}
 			return
 		}
-		cb := callbackOf(f, ev)
-		var b []byte
-		if cb != nil {
-			b, err = marshalCallback(cb)
+		b, ok := fastCallback(ev, conveysProducer(f))
+		if !ok {
+			if cb := callbackOf(f, ev); cb != nil {
+				b, err = marshalCallback(cb)
+				ok = err == nil
+			}
 		}
-		if cb == nil || err != nil {
+		if !ok {
 			f.HandedOver(r) // nothing for the client to answer
 			continue
 		}

@@ -356,7 +356,7 @@ func (s *Server) serveConn(c *connection) {
 		delete(s.conns, c)
 		s.mu.Unlock()
 	}()
-	r := bufio.NewReaderSize(c.nc, 64<<10)
+	r := bufio.NewReaderSize(rawReader(c.nc), 64<<10)
 	h, body, err := s.readMessage(c, r)
 	if err != nil {
 		if isBad(err) {
@@ -427,14 +427,20 @@ func (s *Server) readMessage(c *connection, r *bufio.Reader) (header, []byte, er
 		}
 		c.nc.SetReadDeadline(time.Now().Add(t))
 	}
-	var hb [HeaderSize]byte
-	if _, err := io.ReadFull(r, hb[:]); err != nil {
+	// The header is parsed in r's buffer: read into an array of its
+	// own, through the io.Reader, the array would be allocated.
+	hb, err := r.Peek(HeaderSize)
+	if err != nil {
+		if len(hb) > 0 && err == io.EOF {
+			err = io.ErrUnexpectedEOF // as io.ReadFull says it
+		}
 		return header{}, nil, err
 	}
-	h, err := parseHeader(hb[:])
+	h, err := parseHeader(hb)
 	if err != nil {
 		return header{}, nil, err
 	}
+	r.Discard(HeaderSize)
 	if uint64(h.size) > uint64(s.cfg.MaxMessage) {
 		return header{}, nil, fmt.Errorf("%w: %v of %d bytes, limit %d", ErrTooLarge, h.typ, h.size, s.cfg.MaxMessage)
 	}

@@ -27,6 +27,7 @@ type Session struct {
 	detachedAt  time.Time
 	next        uint32   // sequence number of the next RTI message
 	pending     []*frame // to write on conn, in sequence order
+	spare       []*frame // a written batch's array, emptied, for the next pending
 	retained    []*frame // HLA messages not yet acknowledged, in sequence order
 	backlog     int64    // their bytes (Config.MaxBacklog)
 	freedTo     uint32   // newest HLA message freed by an acknowledgement, or noSequence
@@ -191,6 +192,7 @@ func (s *Session) Flush() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c.writing = false
+	s.recycleLocked(batch)
 	switch {
 	case err != nil || n < len(buf):
 		// The writer writes the rest, waiting as it may, and meets the
@@ -251,9 +253,26 @@ func (s *Session) queueLocked(typ msgType, head, payload []byte) *frame {
 		s.backlog += int64(f.size())
 	}
 	if s.conn != nil {
+		if s.pending == nil {
+			s.pending, s.spare = s.spare, nil
+		}
 		s.pending = append(s.pending, f)
 	}
 	return f
+}
+
+// maxSpare bounds the array of a written batch kept for the next one.
+const maxSpare = 1024
+
+// recycleLocked keeps batch's array, once written, for the next
+// messages queued: one array serves every write instead of one per
+// write.
+func (s *Session) recycleLocked(batch []*frame) {
+	if cap(batch) > maxSpare || cap(batch) <= cap(s.spare) {
+		return
+	}
+	clear(batch)
+	s.spare = batch[:0]
 }
 
 // start attaches the connection that opened the session, queues the new
@@ -433,6 +452,7 @@ func (s *Session) writeLoop(c *connection) {
 		}
 		s.mu.Lock()
 		c.writing = false
+		s.recycleLocked(batch)
 		s.mu.Unlock()
 	}
 }
@@ -645,6 +665,16 @@ func (s *Session) ackLocked(ack uint32) {
 	s.freedTo = s.retained[i-1].seq
 	for _, f := range s.retained[:i] {
 		s.backlog -= int64(f.size())
+	}
+	if k := len(s.retained) - i; k <= i {
+		// Move what is left to the front, so that the array serves the
+		// next messages (slicing the front off would leave less room
+		// at each acknowledgement, and append would allocate anew);
+		// at most as many moves as messages freed.
+		copy(s.retained, s.retained[i:])
+		clear(s.retained[k:])
+		s.retained = s.retained[:k]
+		return
 	}
 	clear(s.retained[:i])
 	s.retained = s.retained[i:]
