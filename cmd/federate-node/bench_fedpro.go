@@ -47,6 +47,12 @@ type fedproBenchResult struct {
 	FloorP99 float64 `json:"floor_rtt_p99_us"`
 	// Ratio is FedProP50 over FloorP50.
 	Ratio float64 `json:"ratio"`
+	// The floor with the messages the protocol adds to the route: the
+	// call's response and the callback's acknowledgement (fedproFloor,
+	// acked); RatioAcked is FedProP50 over its p50.
+	AckedFloorP50 float64 `json:"floor_acked_rtt_p50_us"`
+	AckedFloorP99 float64 `json:"floor_acked_rtt_p99_us"`
+	RatioAcked    float64 `json:"ratio_acked"`
 }
 
 // fedproThroughputResult is the line of bench fedpro -mode throughput.
@@ -166,9 +172,13 @@ func (bf fedproFlags) run(b *kindRun) int {
 	if err != nil {
 		return fail(fmt.Errorf("peer directly: %w", err))
 	}
-	floor, err := fedproFloor(ctx, bf.count, bf.payload)
+	floor, err := fedproFloor(ctx, bf.count, bf.payload, false)
 	if err != nil {
 		return fail(fmt.Errorf("floor: %w", err))
+	}
+	acked, err := fedproFloor(ctx, bf.count, bf.payload, true)
+	if err != nil {
+		return fail(fmt.Errorf("floor with responses and acknowledgements: %w", err))
 	}
 	r.FedProP50, r.FedProP90, r.FedProP99 = quantileMicros(fp, 0.5), quantileMicros(fp, 0.9), quantileMicros(fp, 0.99)
 	r.PeerP50, r.PeerP90, r.PeerP99 = quantileMicros(direct, 0.5), quantileMicros(direct, 0.9), quantileMicros(direct, 0.99)
@@ -176,14 +186,19 @@ func (bf fedproFlags) run(b *kindRun) int {
 	if r.FloorP50 > 0 {
 		r.Ratio = r.FedProP50 / r.FloorP50
 	}
+	r.AckedFloorP50, r.AckedFloorP99 = quantileMicros(acked, 0.5), quantileMicros(acked, 0.99)
+	if r.AckedFloorP50 > 0 {
+		r.RatioAcked = r.FedProP50 / r.AckedFloorP50
+	}
 	b.emit(bf.jsonOut, r, func(w io.Writer) {
 		fmt.Fprintf(w, "update round trip, %d-byte values, one process, gossip and multicast on loopback:\n"+
 			"  through the Federate Protocol (client, serve, network, serve, client): p50 %.0f us, p90 %.0f us, p99 %.0f us (%d round trips)\n"+
 			"  between two peer federates directly:                                   p50 %.0f us, p90 %.0f us, p99 %.0f us\n"+
 			"  the floor, the same route over raw TCP and UDP (no protobuf, no RTI):   p50 %.0f us, p99 %.0f us\n"+
-			"  the protocol adds p50 %.0f us to the peer's (ratio %.2f); ratio to the floor %.2f\n",
+			"  the floor with a response to each call and an acknowledgement of each: p50 %.0f us, p99 %.0f us\n"+
+			"  the protocol adds p50 %.0f us to the peer's (ratio %.2f); ratio to the floor %.2f, to the acknowledged floor %.2f\n",
 			r.Payload, r.FedProP50, r.FedProP90, r.FedProP99, r.RoundTrips, r.PeerP50, r.PeerP90, r.PeerP99, r.FloorP50, r.FloorP99,
-			r.FedProP50-r.PeerP50, r.FedProP50/r.PeerP50, r.Ratio)
+			r.AckedFloorP50, r.AckedFloorP99, r.FedProP50-r.PeerP50, r.FedProP50/r.PeerP50, r.Ratio, r.RatioAcked)
 	})
 	return 0
 }
@@ -341,7 +356,15 @@ func benchThroughServe(ctx context.Context, port, count, payload int) ([]time.Du
 // to the receiving client; that client writes it back, and it returns the
 // same way. One process, like the round trip through serve; n/10 more
 // round trips warm up first.
-func fedproFloor(ctx context.Context, count, size int) ([]time.Duration, error) {
+//
+// With acked, the floor also carries the messages the protocol adds to
+// that route: the relay answers each message with a response (the
+// call's), and each client acknowledges each message it is given (the
+// callback's response) — B in the same write as its answer, as the
+// bench's client does, A in a write of its own. Each message then has a
+// type byte ('M' a message, 'R' a response, 'A' an acknowledgement;
+// responses and acknowledgements have 7 bytes more).
+func fedproFloor(ctx context.Context, count, size int, acked bool) ([]time.Duration, error) {
 	size = max(size, 1)
 	var closers []io.Closer
 	var wg sync.WaitGroup
@@ -382,15 +405,41 @@ func fedproFloor(ctx context.Context, count, size int) ([]time.Duration, error) 
 	if err != nil {
 		return nil, err
 	}
+	head := 0 // the type byte
+	if acked {
+		head = 1
+	}
+	// readMsg reads from r until it has read a message into buf
+	// (head+size bytes), skipping responses and acknowledgements.
+	readMsg := func(r io.Reader, buf []byte) error {
+		for {
+			if _, err := io.ReadFull(r, buf[:head]); err != nil {
+				return err
+			}
+			if !acked || buf[0] == 'M' {
+				_, err := io.ReadFull(r, buf[head:head+size])
+				return err
+			}
+			if _, err := io.ReadFull(r, buf[1:8]); err != nil {
+				return err
+			}
+		}
+	}
+	response := []byte("R0000000")
 	toUDP := func(from net.Conn, u *net.UDPConn, to netip.AddrPort) {
 		defer wg.Done()
-		buf := make([]byte, size)
+		buf := make([]byte, head+size)
 		for {
-			if _, err := io.ReadFull(from, buf); err != nil {
+			if err := readMsg(from, buf); err != nil {
 				return
 			}
 			if _, err := u.WriteToUDPAddrPort(buf, to); err != nil {
 				return
+			}
+			if acked {
+				if _, err := from.Write(response); err != nil {
+					return
+				}
 			}
 		}
 	}
@@ -412,14 +461,18 @@ func fedproFloor(ctx context.Context, count, size int) ([]time.Duration, error) 
 	go toTCP(ua, ra)
 	go toUDP(rb, ub, ua.LocalAddr().(*net.UDPAddr).AddrPort())
 	go toTCP(ub, rb)
-	go func() { // client B answers every message
+	go func() { // client B answers every message, acknowledging it in the same write
 		defer wg.Done()
-		buf := make([]byte, size)
+		buf := make([]byte, head+size, head+size+8)
 		for {
-			if _, err := io.ReadFull(cb, buf); err != nil {
+			if err := readMsg(cb, buf); err != nil {
 				return
 			}
-			if _, err := cb.Write(buf); err != nil {
+			out := buf
+			if acked {
+				out = append(buf, "A0000000"...)
+			}
+			if _, err := cb.Write(out); err != nil {
 				return
 			}
 		}
@@ -427,18 +480,27 @@ func fedproFloor(ctx context.Context, count, size int) ([]time.Duration, error) 
 	if dl, ok := ctx.Deadline(); ok {
 		ca.SetReadDeadline(dl) // a datagram lost on loopback ends the run
 	}
-	msg, buf := make([]byte, size), make([]byte, size)
+	msg, buf := make([]byte, head+size), make([]byte, head+size)
+	if acked {
+		msg[0] = 'M'
+	}
+	ack := []byte("A0000000")
 	rtts := make([]time.Duration, 0, count)
 	for i := range count + count/10 {
 		t0 := time.Now()
 		if _, err := ca.Write(msg); err != nil {
 			return nil, err
 		}
-		if _, err := io.ReadFull(ca, buf); err != nil {
+		if err := readMsg(ca, buf); err != nil {
 			return nil, err
 		}
 		if i >= count/10 {
 			rtts = append(rtts, time.Since(t0))
+		}
+		if acked {
+			if _, err := ca.Write(ack); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return rtts, nil

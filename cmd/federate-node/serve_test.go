@@ -259,6 +259,9 @@ func TestBenchFedPro(t *testing.T) {
 	if r.FloorP50 <= 0 || r.FloorP99 < r.FloorP50 || r.Ratio != r.FedProP50/r.FloorP50 {
 		t.Errorf("floor p50 %v, p99 %v, ratio %v", r.FloorP50, r.FloorP99, r.Ratio)
 	}
+	if r.AckedFloorP50 <= 0 || r.AckedFloorP99 < r.AckedFloorP50 || r.RatioAcked != r.FedProP50/r.AckedFloorP50 {
+		t.Errorf("acknowledged floor p50 %v, p99 %v, ratio %v", r.AckedFloorP50, r.AckedFloorP99, r.RatioAcked)
+	}
 	for _, k := range []string{`"floor_rtt_p50_us"`, `"ratio"`} { // the keys the issue names
 		if !strings.Contains(out.String(), k) {
 			t.Errorf("the line lacks %s", k)
