@@ -71,14 +71,7 @@ func TestFastUpdateDecode(t *testing.T) {
 			}
 			want[a] = v.GetValue()
 		}
-		if o != wantObj || !maps.EqualFunc(vs, want, bytes.Equal) || !bytes.Equal(tag, u.GetUserSuppliedTag()) || (tag == nil) != (u.GetUserSuppliedTag() == nil) {
-			t.Errorf("%s: decoded %v %v %q, want %v %v %q", name, o, vs, tag, wantObj, want, u.GetUserSuppliedTag())
-		}
-		for a, v := range vs {
-			if (v == nil) != (want[a] == nil) {
-				t.Errorf("%s: value of %v nil %v, want nil %v", name, a, v == nil, want[a] == nil)
-			}
-		}
+		checkDecoded(t, name, o, wantObj, vs, want, tag, u.GetUserSuppliedTag())
 	}
 	refused := map[string][]byte{
 		"no object":      update(&pb.UpdateAttributeValuesRequest{AttributeValues: values()}),
@@ -173,14 +166,7 @@ func TestFastInteractionDecode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c != wantClass || !maps.EqualFunc(vs, wantValues, bytes.Equal) || !bytes.Equal(tag, r.GetUserSuppliedTag()) || (tag == nil) != (r.GetUserSuppliedTag() == nil) {
-			t.Errorf("%s: decoded %v %v %q, want %v %v %q", name, c, vs, tag, wantClass, wantValues, r.GetUserSuppliedTag())
-		}
-		for p, v := range vs {
-			if (v == nil) != (wantValues[p] == nil) {
-				t.Errorf("%s: value of %v nil %v, want nil %v", name, p, v == nil, wantValues[p] == nil)
-			}
-		}
+		checkDecoded(t, name, c, wantClass, vs, wantValues, tag, r.GetUserSuppliedTag())
 	}
 	refused := map[string][]byte{
 		"no class":      send(&pb.SendInteractionRequest{ParameterValues: values()}),
@@ -258,4 +244,19 @@ func BenchmarkSendInteractionCall(b *testing.B) {
 			}
 		}
 	})
+}
+
+// checkDecoded compares what a hand decoder made of a call (its object
+// or class, values and tag) with what protobuf made of it: the same
+// values, and nil where protobuf has nil (an absent value or tag).
+func checkDecoded[K comparable, M ~map[H][]byte, H comparable](t *testing.T, name string, key, wantKey K, vs, want M, tag, wantTag []byte) {
+	t.Helper()
+	if key != wantKey || !maps.EqualFunc(vs, want, bytes.Equal) || !bytes.Equal(tag, wantTag) || (tag == nil) != (wantTag == nil) {
+		t.Errorf("%s: decoded %v %v %q, want %v %v %q", name, key, vs, tag, wantKey, want, wantTag)
+	}
+	for h, v := range vs {
+		if (v == nil) != (want[h] == nil) {
+			t.Errorf("%s: value of %v nil %v, want nil %v", name, h, v == nil, want[h] == nil)
+		}
+	}
 }

@@ -65,13 +65,7 @@ func BenchmarkTimeStep(b *testing.B) {
 				handAll(i, rd.Events)
 				frames = append(frames[:0], rd.Frames...)
 				c.Advance(rd)
-				for _, p := range frames {
-					for j, o := range tn.cores {
-						if j != i && tn.groups[j][p.Group] {
-							o.Step(p.Group, p.Data)
-						}
-					}
-				}
+				tn.deliver(i, frames)
 			}
 		}
 	}
@@ -156,13 +150,7 @@ func BenchmarkOwnershipTransfer(b *testing.B) {
 				}
 				frames = append(frames[:0], rd.Frames...)
 				c.Advance(rd)
-				for _, p := range frames {
-					for j, o := range tn.cores {
-						if j != i && tn.groups[j][p.Group] {
-							o.Step(p.Group, p.Data)
-						}
-					}
-				}
+				tn.deliver(i, frames)
 				if found {
 					return i
 				}

@@ -85,20 +85,26 @@ func (tn *testNet) flush() {
 				}
 				c.OpDone(op.ID, OpResult{Held: h == c.self, Holder: h})
 			}
-			for _, p := range frames {
-				busy = true
-				for j, o := range tn.cores {
-					if j != i && tn.groups[j][p.Group] {
-						o.Step(p.Group, p.Data)
-					}
-				}
-			}
+			busy = busy || len(frames) > 0
+			tn.deliver(i, frames)
 		}
 		if !busy {
 			return
 		}
 	}
 	tn.t.Fatal("the network never went quiet")
+}
+
+// deliver steps core i's frames into every other core that joined
+// their group.
+func (tn *testNet) deliver(i int, frames []transport.Packet) {
+	for _, p := range frames {
+		for j, o := range tn.cores {
+			if j != i && tn.groups[j][p.Group] {
+				o.Step(p.Group, p.Data)
+			}
+		}
+	}
 }
 
 // settle ticks every core n times, flushing after each.
