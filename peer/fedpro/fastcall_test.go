@@ -108,29 +108,6 @@ func mustMarshal(t *testing.T, m proto.Message) []byte {
 	return b
 }
 
-// An update through the hand decoder is answered as through the
-// generic path: the empty response, or the exception, counted.
-func TestFastUpdateCall(t *testing.T) {
-	h := NewHost(Config{})
-	s := h.NewSession(func([]byte) error { return nil })
-	defer s.Close(nil)
-	payload := mustMarshal(t, &pb.CallRequest{CallRequest: &pb.CallRequest_UpdateAttributeValuesRequest{UpdateAttributeValuesRequest: &pb.UpdateAttributeValuesRequest{
-		ObjectInstance: pbObj(peer.ObjectInstanceHandle{}), AttributeValues: &pb.AttributeHandleValueMap{}}}})
-	if _, _, _, ok := decodeFastUpdate(payload); !ok {
-		t.Fatal("the update is not decoded by hand")
-	}
-	var resp pb.CallResponse
-	if err := proto.Unmarshal(s.Call(payload), &resp); err != nil {
-		t.Fatal(err)
-	}
-	if got := resp.GetExceptionData().GetExceptionName(); got != "NotConnected" {
-		t.Errorf("an update before connecting answered %v, want NotConnected", &resp)
-	}
-	if st := h.Stats(); st.Calls != 1 || st.Exceptions != 1 {
-		t.Errorf("stats %+v, want one call, one exception", st)
-	}
-}
-
 // An interaction the hand decoder accepts decodes as proto.Unmarshal
 // reads it; every other payload is left to the generic path.
 func TestFastInteractionDecode(t *testing.T) {
@@ -192,26 +169,39 @@ func TestFastInteractionDecode(t *testing.T) {
 	}
 }
 
-// An interaction through the hand decoder is answered as through the
-// generic path.
-func TestFastInteractionCall(t *testing.T) {
-	h := NewHost(Config{})
-	s := h.NewSession(func([]byte) error { return nil })
-	defer s.Close(nil)
-	payload := mustMarshal(t, &pb.CallRequest{CallRequest: &pb.CallRequest_SendInteractionRequest{SendInteractionRequest: &pb.SendInteractionRequest{
+// An update and an interaction through the hand decoders are answered
+// as through the generic path: the empty response, or the exception,
+// counted.
+func TestFastCallsAnswered(t *testing.T) {
+	update := mustMarshal(t, &pb.CallRequest{CallRequest: &pb.CallRequest_UpdateAttributeValuesRequest{UpdateAttributeValuesRequest: &pb.UpdateAttributeValuesRequest{
+		ObjectInstance: pbObj(peer.ObjectInstanceHandle{}), AttributeValues: &pb.AttributeHandleValueMap{}}}})
+	interaction := mustMarshal(t, &pb.CallRequest{CallRequest: &pb.CallRequest_SendInteractionRequest{SendInteractionRequest: &pb.SendInteractionRequest{
 		InteractionClass: pbInteraction(1), ParameterValues: &pb.ParameterHandleValueMap{}}}})
-	if _, _, _, ok := decodeFastInteraction(payload); !ok {
-		t.Fatal("the interaction is not decoded by hand")
-	}
-	var resp pb.CallResponse
-	if err := proto.Unmarshal(s.Call(payload), &resp); err != nil {
-		t.Fatal(err)
-	}
-	if got := resp.GetExceptionData().GetExceptionName(); got != "NotConnected" {
-		t.Errorf("an interaction before connecting answered %v, want NotConnected", &resp)
-	}
-	if st := h.Stats(); st.Calls != 1 || st.Exceptions != 1 {
-		t.Errorf("stats %+v, want one call, one exception", st)
+	for _, c := range []struct {
+		name    string
+		payload []byte
+		byHand  bool
+	}{
+		{"update", update, func() bool { _, _, _, ok := decodeFastUpdate(update); return ok }()},
+		{"interaction", interaction, func() bool { _, _, _, ok := decodeFastInteraction(interaction); return ok }()},
+	} {
+		if !c.byHand {
+			t.Errorf("the %s is not decoded by hand", c.name)
+			continue
+		}
+		h := NewHost(Config{})
+		s := h.NewSession(func([]byte) error { return nil })
+		var resp pb.CallResponse
+		if err := proto.Unmarshal(s.Call(c.payload), &resp); err != nil {
+			t.Fatal(err)
+		}
+		s.Close(nil)
+		if got := resp.GetExceptionData().GetExceptionName(); got != "NotConnected" {
+			t.Errorf("an %s before connecting answered %v, want NotConnected", c.name, &resp)
+		}
+		if st := h.Stats(); st.Calls != 1 || st.Exceptions != 1 {
+			t.Errorf("%s: stats %+v, want one call, one exception", c.name, st)
+		}
 	}
 }
 
