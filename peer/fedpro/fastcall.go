@@ -55,14 +55,21 @@ func (s *Session) fastUpdate(payload []byte) (*pb.CallResponse, []byte) {
 	if !ok {
 		return nil, nil
 	}
+	return s.serveFast(func(f *peer.Federate) error { return f.UpdateAttributeValues(obj, vs, tag) }, fastUpdateResponse)
+}
+
+// serveFast answers a call a hand decoder took: call makes it on the
+// session's federate; the response is the exception, or resp, the
+// encoding of the call's empty response.
+func (s *Session) serveFast(call func(*peer.Federate) error, resp []byte) (*pb.CallResponse, []byte) {
 	f, err := s.federate()
 	if err == nil {
-		err = f.UpdateAttributeValues(obj, vs, tag)
+		err = call(f)
 	}
 	if err != nil {
 		return exception(err), nil
 	}
-	return nil, fastUpdateResponse
+	return nil, resp
 }
 
 // decodeFastUpdate decodes a CallRequest holding an
@@ -168,14 +175,7 @@ func (s *Session) fastInteraction(payload []byte) (*pb.CallResponse, []byte) {
 	if !ok {
 		return nil, nil
 	}
-	f, err := s.federate()
-	if err == nil {
-		err = f.SendInteraction(class, vs, tag)
-	}
-	if err != nil {
-		return exception(err), nil
-	}
-	return nil, fastInteractionResponse
+	return s.serveFast(func(f *peer.Federate) error { return f.SendInteraction(class, vs, tag) }, fastInteractionResponse)
 }
 
 // decodeFastInteraction decodes a CallRequest holding a
