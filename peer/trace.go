@@ -8,7 +8,7 @@ import (
 // Tracing: when Config.Trace is set, the federate writes one JSON object
 // per line for what it did and saw (joins, time switches, requests and
 // grants, lookahead changes, sends and deliveries of updates,
-// interactions and deletes, lost peers, its resignation). docs/trace.md defines the format; testnet.CheckTrace
+// interactions and deletes, lost peers, its resignation). docs/trace.md defines the format; testnet/tracecheck
 // verifies a trace.
 //
 // The federate's core builds the lines (peer/internal/core, trace.go);

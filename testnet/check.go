@@ -7,6 +7,7 @@ import (
 
 	"github.com/meshrti/meshrti/lbts"
 	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/testnet/tracecheck"
 )
 
 // Message identity: tests put a unique tag on every update, interaction
@@ -47,17 +48,9 @@ func timeOf(t peer.LogicalTime) float64 {
 	return t.Float()
 }
 
-// Violation is one broken invariant, naming the federate and the event.
-type Violation struct {
-	Federate string
-	Index    int // position in the federate's log
-	Rule     string
-	Detail   string
-}
-
-func (v Violation) String() string {
-	return fmt.Sprintf("%s event %d: %s: %s", v.Federate, v.Index, v.Rule, v.Detail)
-}
+// Violation is one broken invariant, naming the federate and the event
+// (its position in the federate's log, or a trace's line number).
+type Violation = tracecheck.Violation
 
 // Check verifies the invariants of ARCHITECTURE.md that a federate's own
 // event stream shows, for every log, and the cross-federate ordering
@@ -235,7 +228,7 @@ func (s *logCheck) event(i int, name string, idx int, ev peer.Event, found, out 
 	if g, ok := ev.(peer.TimeAdvanceGrant); ok {
 		gt := g.Time.Float()
 		if s.granted && gt < s.lastGrant {
-			add(Violation{name, idx, "grants never decrease", fmt.Sprintf("grant %v after %v", gt, s.lastGrant)})
+			add(Violation{Federate: name, Index: idx, Rule: "grants never decrease", Detail: fmt.Sprintf("grant %v after %v", gt, s.lastGrant)})
 		}
 		flush := g.Request == lbts.FlushQueueRequest
 		var vs []Violation
@@ -276,14 +269,14 @@ func (s *logCheck) event(i int, name string, idx int, ev peer.Event, found, out 
 	}
 	s.tagged++
 	if prev, dup := s.seen[tag]; dup {
-		add(Violation{name, idx, "exactly once", fmt.Sprintf("%s delivered again (first at %d)", tag, prev.idx)})
+		add(Violation{Federate: name, Index: idx, Rule: "exactly once", Detail: fmt.Sprintf("%s delivered again (first at %d)", tag, prev.idx)})
 	}
 	s.seen[tag] = seenAt{idx, t, tso}
 	if !tso {
 		return
 	}
 	if s.granted && (t < s.lastGrant || s.strict && t == s.lastGrant) {
-		add(Violation{name, idx, "no TSO at or below the grant", fmt.Sprintf("%s at %v after grant %v", tag, t, s.lastGrant)})
+		add(Violation{Federate: name, Index: idx, Rule: "no TSO at or below the grant", Detail: fmt.Sprintf("%s at %v after grant %v", tag, t, s.lastGrant)})
 	}
 	s.pending = append(s.pending, tsoDelivery{idx, tsoKey{t, producer}, tag})
 }
@@ -312,10 +305,10 @@ func (s *logCheck) settle(i int, name string, pending []tsoDelivery, gt float64,
 	}
 	for _, p := range pending {
 		if p.key.t > gt {
-			*out = append(*out, Violation{name, p.idx, "TSO before grant", fmt.Sprintf("time %v delivered before the grant to %v", p.key.t, gt)})
+			*out = append(*out, Violation{Federate: name, Index: p.idx, Rule: "TSO before grant", Detail: fmt.Sprintf("time %v delivered before the grant to %v", p.key.t, gt)})
 		}
 		if p.key.t < lastTSO.t || (p.key.t == lastTSO.t && p.key.producer < lastTSO.producer) {
-			*out = append(*out, Violation{name, p.idx, "TSO order", fmt.Sprintf("%s (%v, %d) after (%v, %d)", p.tag, p.key.t, p.key.producer, lastTSO.t, lastTSO.producer)})
+			*out = append(*out, Violation{Federate: name, Index: p.idx, Rule: "TSO order", Detail: fmt.Sprintf("%s (%v, %d) after (%v, %d)", p.tag, p.key.t, p.key.producer, lastTSO.t, lastTSO.producer)})
 		}
 		*lastTSO = p.key
 		if s.avail && p.key.t == s.availAt {
@@ -351,8 +344,7 @@ func (c *Checker) compareTie(r tieRun, others []tieRun) []Violation {
 				continue
 			}
 			if p < last {
-				out = append(out, Violation{c.logs[r.log].name(), r.idx[k], "same TSO order everywhere",
-					fmt.Sprintf("%s and %s are in the other order at %s", lastTag, tag, c.logs[o.log].name())})
+				out = append(out, Violation{Federate: c.logs[r.log].name(), Index: r.idx[k], Rule: "same TSO order everywhere", Detail: fmt.Sprintf("%s and %s are in the other order at %s", lastTag, tag, c.logs[o.log].name())})
 				break
 			}
 			last, lastTag = p, tag

@@ -367,6 +367,11 @@ func TestTraceFaultyCluster(t *testing.T) {
 	if min := (alive - 1) * 3 * steps * alive; rep.Deliveries < min || rep.UnknownSenders != 0 {
 		t.Errorf("report %+v, want at least %d deliveries", rep, min)
 	}
+	// The owed-message rules looked at every survivor's streams from
+	// every other survivor (all but each stream's first message).
+	if min := alive * (alive - 1) * 3 * (steps - 2); rep.Owed < min {
+		t.Errorf("report %+v, want at least %d messages found owed", rep, min)
+	}
 	if !strings.Contains(buf.String(), `"ev":"lost"`) {
 		t.Error("no lost event for the crashed federate")
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/meshrti/meshrti/peer"
-	"github.com/meshrti/meshrti/testnet"
+	"github.com/meshrti/meshrti/testnet/tracecheck"
 )
 
 // runTraceCheck checks JSON-lines traces (docs/trace.md). Several files
@@ -31,8 +31,8 @@ func runTraceCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cmd.fail(err)
 	}
-	fmt.Fprintf(stdout, "%d events of %d federates: %d sends, %d deliveries, %d grants; %d deliveries from senders not in the trace; %d violations\n",
-		rep.Lines, rep.Federates, rep.Sends, rep.Deliveries, rep.Grants, rep.UnknownSenders, len(rep.Violations))
+	fmt.Fprintf(stdout, "%d events of %d federates: %d sends, %d deliveries, %d grants; %d deliveries from senders not in the trace; %d messages owed to a receiver; %d violations\n",
+		rep.Lines, rep.Federates, rep.Sends, rep.Deliveries, rep.Grants, rep.UnknownSenders, rep.Owed, len(rep.Violations))
 	if len(rep.Violations) > 0 {
 		return 1
 	}
@@ -40,21 +40,21 @@ func runTraceCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 // checkTrace reads files as one trace and checks it.
-func checkTrace(files []string) (testnet.TraceReport, error) {
+func checkTrace(files []string) (tracecheck.Report, error) {
 	rs := make([]io.Reader, 0, 2*len(files))
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
-			return testnet.TraceReport{}, err
+			return tracecheck.Report{}, err
 		}
 		defer f.Close()
 		// A newline between files, in case one ends without.
 		rs = append(rs, f, strings.NewReader("\n"))
 	}
-	return testnet.CheckTraceReport(io.MultiReader(rs...))
+	return tracecheck.CheckReport(io.MultiReader(rs...))
 }
 
-func checkTraceFiles(files []string) ([]testnet.Violation, error) {
+func checkTraceFiles(files []string) ([]tracecheck.Violation, error) {
 	rep, err := checkTrace(files)
 	return rep.Violations, err
 }

@@ -97,6 +97,9 @@ const (
 // replicated state (nil when it has none).
 func (c *Core) publishInterest(oc *fomxml.ObjectClass) {
 	c.setState(keySubObject+strconv.FormatUint(uint64(oc.Handle), 10), c.interestValue(oc))
+	if c.tr != nil {
+		c.traceSubscription(oc)
+	}
 }
 
 // interestValue encodes this federate's subscription to oc for its
@@ -161,6 +164,9 @@ func (c *Core) earlyInterest(from FederateHandle, class ObjectClassHandle, value
 }
 
 func (c *Core) publishInteractionInterest(ic InteractionClassHandle) {
+	if c.tr != nil {
+		c.traceInteractionSubscription(ic)
+	}
 	key := keySubInteraction + strconv.FormatUint(uint64(ic), 10)
 	if !c.dcl.subInt[ic] {
 		c.setState(key, nil)

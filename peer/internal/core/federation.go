@@ -277,7 +277,7 @@ func (c *Core) Resign(action ResignAction) error {
 			return err
 		}
 		if c.tr != nil {
-			c.traceSend(o.msg)
+			c.traceSend(o.msg, !o.reliable)
 		}
 	}
 	// What is left is released: the notice carries every token with

@@ -223,7 +223,7 @@ func (c *Core) momProvide(attrs []AttributeHandle, tag []byte) {
 	if _, err := c.send(outMsg{group: c.rt.objectRoute(c.mom.class), reliable: true, msg: m}); err != nil {
 		c.stats.Blocked++
 	} else if c.tr != nil {
-		c.traceSend(m)
+		c.traceSend(m, false)
 	}
 	// This federate, when it subscribes, gets the update as the others
 	// do (discovering the instance again after a local delete).

@@ -217,7 +217,7 @@ func (c *Core) momSend(name string, args map[string]any, local bool) {
 		if _, err := c.send(outMsg{group: momGroup, reliable: true, msg: m}); err != nil {
 			c.stats.Blocked++
 		} else if c.tr != nil {
-			c.traceSend(m)
+			c.traceSend(m, false)
 		}
 		c.mom.count(c.mom.intSent, ic.Handle, true)
 	}

@@ -357,7 +357,7 @@ func (c *Core) sendAll(outs []outMsg, ts float64) (MessageRetractionHandle, erro
 			return h, err
 		}
 		if c.tr != nil {
-			c.traceSend(o.msg)
+			c.traceSend(o.msg, !o.reliable)
 		}
 		if o.msg.TSO && o.reliable {
 			if err := c.tm.SentTSO(uint32(o.group), seq, ts); err != nil {
@@ -459,7 +459,13 @@ func (c *Core) DisableTimeRegulation() error {
 	if c.unseenHas(unseenRegulation) {
 		return notYetEnabled(hla.ErrTimeRegulationIsNotEnabled, "TimeRegulationEnabled")
 	}
-	return c.timeError(c.tm.DisableRegulation())
+	if err := c.tm.DisableRegulation(); err != nil {
+		return c.timeError(err)
+	}
+	if c.tr != nil {
+		c.tr.begin("unregulated").end()
+	}
+	return nil
 }
 
 // EnableTimeConstrained (§8.5). TimeConstrainedEnabled follows.
@@ -479,6 +485,9 @@ func (c *Core) DisableTimeConstrained() error {
 	}
 	if err := c.tm.DisableConstrained(); err != nil {
 		return c.timeError(err)
+	}
+	if c.tr != nil {
+		c.tr.begin("unconstrained").end()
 	}
 	c.process() // the queue first, then what was held
 	c.releaseHeld()

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer/hla"
 )
 
@@ -14,7 +15,7 @@ import (
 // grants, lookahead changes, sends and deliveries of updates,
 // interactions and deletes, lost peers, its resignation) into
 // Ready.Trace, whole lines only. docs/trace.md defines the format;
-// testnet.CheckTrace verifies a trace.
+// testnet/tracecheck verifies a trace.
 
 // tracer writes a federate's trace. It is owned by the federate's loop
 // goroutine; nil means no tracing, and every hook checks for nil first so
@@ -173,8 +174,9 @@ func (c *Core) traceRequest(kind string, tm float64) {
 
 func (c *Core) traceLookahead(l float64) { c.tr.begin("lookahead").num("lookahead", l).end() }
 
-// traceSend records a sent update, interaction or delete.
-func (c *Core) traceSend(m *wireMsg) {
+// traceSend records a sent update, interaction or delete; best says it
+// went best effort (no repair: nobody is owed it).
+func (c *Core) traceSend(m *wireMsg, best bool) {
 	kind := msgKindName(m.Kind)
 	if kind == "" {
 		return
@@ -198,6 +200,97 @@ func (c *Core) traceSend(m *wireMsg) {
 		class = c.QualifiedName
 	}
 	t.str("class", class)
+	if m.Kind == kindUpdate {
+		// Which instance and attributes, at which epoch: the checker
+		// owes a subscriber the update only when it subscribes one of
+		// them and was not told of a newer epoch (fencing).
+		t.str("obj", m.Obj.String())
+		oc, _ := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class))
+		ps := pairsOf(m)
+		t.buf = append(t.buf, `,"attrs":[`...)
+		for i, p := range ps {
+			if i > 0 {
+				t.buf = append(t.buf, ',')
+			}
+			t.attrName(oc, AttributeHandle(p.H))
+		}
+		t.buf = append(t.buf, ']')
+		t.num("epoch", float64(m.Epoch))
+	}
+	if best {
+		t.flag("best")
+	}
+	t.end()
+}
+
+// attrName writes the name of attribute a of oc (its handle when oc is
+// nil or lacks it) as a JSON string.
+func (t *tracer) attrName(oc *fomxml.ObjectClass, a AttributeHandle) {
+	name := strconv.FormatUint(uint64(a), 10)
+	if oc != nil {
+		name = attributeName(oc, a)
+	}
+	t.buf = appendJSONString(t.buf, name)
+}
+
+// flag writes "k":true.
+func (t *tracer) flag(k string) {
+	t.buf = append(t.buf, ',', '"')
+	t.buf = append(t.buf, k...)
+	t.buf = append(t.buf, `":true`...)
+}
+
+// traceSubscription records this federate's subscription to object
+// class oc as it is now: the attributes subscribed (none: not
+// subscribed), whether regions narrow any of them, whether an update
+// rate limits them.
+func (c *Core) traceSubscription(oc *fomxml.ObjectClass) {
+	set := c.dcl.subObj[oc.Handle]
+	attrs := make([]AttributeHandle, 0, len(set))
+	for a := range set {
+		attrs = append(attrs, a)
+	}
+	slices.Sort(attrs)
+	t := c.tr
+	t.begin("subscribe").str("class", oc.QualifiedName)
+	t.buf = append(t.buf, `,"attrs":[`...)
+	for i, a := range attrs {
+		if i > 0 {
+			t.buf = append(t.buf, ',')
+		}
+		t.attrName(oc, a)
+	}
+	t.buf = append(t.buf, ']')
+	if len(attrs) > 0 {
+		t.flag("sub")
+	}
+	for _, a := range attrs {
+		if !c.reg.subs[oc.Handle][a].covers() {
+			t.flag("regions")
+			break
+		}
+	}
+	if c.dcl.subMode[oc.Handle].rate != "" {
+		t.flag("rate")
+	}
+	t.end()
+}
+
+// traceInteractionSubscription records this federate's subscription to
+// interaction class ic as it is now.
+func (c *Core) traceInteractionSubscription(ic InteractionClassHandle) {
+	cl, ok := c.fdd.InteractionClassByHandle(ic)
+	if !ok {
+		return
+	}
+	t := c.tr
+	t.begin("subscribe").str("class", cl.QualifiedName)
+	if c.dcl.subInt[ic] {
+		t.flag("sub")
+		if s := c.reg.intSubs[ic]; !s.covers() {
+			t.flag("regions")
+		}
+	}
 	t.end()
 }
 
@@ -247,11 +340,7 @@ func (c *Core) traceDeliver(m *wireMsg, from FederateHandle, received OrderType,
 			if i > 0 {
 				t.buf = append(t.buf, ',')
 			}
-			name := strconv.FormatUint(uint64(a), 10)
-			if oc != nil {
-				name = attributeName(oc, a)
-			}
-			t.buf = appendJSONString(t.buf, name)
+			t.attrName(oc, a)
 		}
 		t.buf = append(t.buf, ']')
 		t.num("epoch", float64(m.Epoch))
