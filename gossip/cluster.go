@@ -54,7 +54,10 @@ type Cluster struct {
 
 	memMu   sync.Mutex
 	members map[string]Member
-	byes    map[string]uint64 // members that said goodbye: name -> incarnation
+	// suspects are the members Suspect holds dead here, with the last
+	// record memberlist gave of each meanwhile (under memMu).
+	suspects map[string]Member
+	byes     map[string]uint64 // members that said goodbye: name -> incarnation
 
 	metaMu   sync.Mutex
 	meta     Meta
@@ -116,6 +119,7 @@ func newCluster(cfg Config, tm timings, id nodeID) *Cluster {
 		lostBusy:  map[nodeID]uint64{},
 		synced:    make(chan struct{}),
 		members:   map[string]Member{},
+		suspects:  map[string]Member{},
 		byes:      map[string]uint64{},
 		meta:      cfg.Meta,
 		metaKick:  make(chan struct{}, 1),
@@ -154,6 +158,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		cfg.MaxAcceptors = DefaultMaxAcceptors
 	}
 	tm := profileTimings(cfg.Profile)
+	if cfg.LostGrace > 0 {
+		tm.lostGrace = cfg.LostGrace
+	}
 	if cfg.Timeout > 0 {
 		tm.opTimeout = cfg.Timeout
 	}
@@ -335,6 +342,46 @@ func (c *Cluster) Close() error { return c.shutdown(true) }
 // detection time and see EventFailed. It waits for everything Start
 // started. Meant for tests and fault injection.
 func (c *Cluster) Halt() error { return c.shutdown(false) }
+
+// Suspect makes this node's failure detector declare member name dead
+// (dead true), as memberlist does when no probe answer and no
+// refutation reaches this node in time, or alive again (false), as when
+// a refutation arrives. Nothing is sent: the suspicion is this node's
+// alone, as a starved prober's is, and it lasts until Suspect(name,
+// false): meanwhile this node takes nothing memberlist says of name for a
+// refutation. This node acts as on a real suspicion: EventFailed, and
+// after Config.LostGrace (plus its rank's stagger) a proposal to remove
+// the member; EventJoined when it clears. ErrUnknownMember when
+// memberlist does not list name. Meant for tests and fault injection.
+func (c *Cluster) Suspect(name string, dead bool) error {
+	if c.closing.Load() {
+		return ErrClosed
+	}
+	c.memMu.Lock()
+	m, ok := c.members[name]
+	fresh, held := c.suspects[name]
+	switch {
+	case !ok || name == c.cfg.NodeName:
+		c.memMu.Unlock()
+		return fmt.Errorf("%w: %q", ErrUnknownMember, name)
+	case dead:
+		c.suspects[name] = m
+	case held:
+		m = fresh // the last that memberlist said of it meanwhile
+		delete(c.suspects, name)
+	}
+	c.memMu.Unlock()
+	switch {
+	case dead:
+		m.State = MemberDead
+		c.setMember(m, EventFailed)
+	case m.State == MemberAlive:
+		c.setMember(m, EventJoined)
+	default:
+		c.setMember(m, EventFailed) // memberlist declared it gone meanwhile
+	}
+	return nil
+}
 
 func (c *Cluster) shutdown(graceful bool) error {
 	c.closeOnce.Do(func() {

@@ -756,3 +756,81 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A suspicion is one node's alone: n0's failure detector declares n2
+// dead (Suspect) while n2 runs on. n0 reports EventFailed; nobody
+// removes n2's federate while n0's LostGrace runs, n2's state stays
+// visible as a federate's, and when the suspicion clears n0 reports n2
+// joined again with nothing else changed. A suspicion that outlasts
+// LostGrace becomes a removal, which every member applies alike and n2
+// learns of.
+func TestSuspicionIsLocal(t *testing.T) {
+	h := newHarness(t, 3, func(i int, c *Config) {
+		if i == 0 {
+			c.LostGrace = time.Minute
+		}
+	})
+	h.waitRoster(3)
+	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range h.nodes {
+		if _, err := n.JoinFederate(ctxT(t), JoinSpec{Name: fmt.Sprintf("fed%d", i), Type: "t"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.nodes[2].SetState("k", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	h.waitEvery(func(n *node) bool { return len(n.Federates()) == 3 }, "every node sees three federates")
+	waitFor(t, 5*time.Second, func() bool { return hasState(h.nodes[0].FederateStateEntries(), "n2", "k") }, "n0 sees n2's state")
+	a := h.nodes[0]
+	if err := a.Suspect("n9", true); !errors.Is(err, ErrUnknownMember) {
+		t.Errorf("Suspect of a stranger: %v", err)
+	}
+	if err := a.Suspect("n2", true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, func() bool { return len(a.seen(EventFailed)) > 0 }, "n0 reports n2 failed")
+	if evs := a.seen(EventFailed); len(evs) != 1 || evs[0].Member.Name != "n2" || evs[0].Federate.Name != "fed2" {
+		t.Errorf("n0's failures: %+v", evs)
+	}
+	// n2 updates its metadata: memberlist tells n0, which still holds it
+	// dead, as a node that hears no refutation would.
+	if err := h.nodes[2].SetMeta(Meta{DataPlane: "udp://127.0.0.1:1"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // past the other nodes' LostGrace, had they suspected n2
+	for _, n := range h.nodes {
+		if len(n.Federates()) != 3 || len(n.seen(EventFederateResigned)) != 0 {
+			t.Errorf("%s: federates %v, resignations %v", n.Name(), n.Federates(), n.seen(EventFederateResigned))
+		}
+	}
+	if hasState(a.StateEntries(), "n2", "k") || !hasState(a.FederateStateEntries(), "n2", "k") {
+		t.Error("while n2 is suspected, its state should leave StateEntries but stay in FederateStateEntries")
+	}
+	if err := a.Suspect("n2", false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, func() bool {
+		joined := a.seen(EventJoined)
+		last := joined[len(joined)-1]
+		return last.Member.Name == "n2" && last.Member.Meta.DataPlane == "udp://127.0.0.1:1"
+	}, "n0 reports n2 joined again, with the metadata it set meanwhile")
+	if !hasState(a.StateEntries(), "n2", "k") {
+		t.Error("n2's state is not back in StateEntries")
+	}
+
+	// n1's suspicion of n2, with the default LostGrace, becomes n2's
+	// removal: every member, n2 included, applies it.
+	if err := h.nodes[1].Suspect("n2", true); err != nil {
+		t.Fatal(err)
+	}
+	h.waitEvery(func(n *node) bool {
+		return slices.ContainsFunc(n.seen(EventFederateResigned), func(ev Event) bool { return ev.Lost && ev.Federate.Name == "fed2" })
+	}, "every node, n2 included, sees fed2 removed as lost")
+}
+
+func hasState(es []StateEntry, owner, key string) bool {
+	return slices.ContainsFunc(es, func(e StateEntry) bool { return e.Owner == owner && e.Key == key })
+}

@@ -83,6 +83,16 @@ type Config struct {
 	// context deadline. Default 5 s (local) or 15 s (lan).
 	Timeout time.Duration
 
+	// LostGrace is how long a member this node's failure detector
+	// declared dead may refute its death before this node proposes that
+	// the federation remove it (its federate lost, its keys and acceptor
+	// seat released); members of higher rank wait a stagger more. Until
+	// the removal is decided, a suspicion is this node's alone and
+	// changes nothing a federate sees. Raise it where hosts starve for
+	// CPU and live members are declared dead. Default 1 s (local) or 2 s
+	// (lan).
+	LostGrace time.Duration
+
 	// Logger receives diagnostics, memberlist's included. The zero value
 	// logs nothing.
 	Logger zerolog.Logger
@@ -120,6 +130,8 @@ func (c *Config) Validate() error {
 		return errors.New("gossip: Config.MaxAcceptors is negative")
 	case c.Timeout < 0:
 		return errors.New("gossip: Config.Timeout is negative")
+	case c.LostGrace < 0:
+		return errors.New("gossip: Config.LostGrace is negative")
 	}
 	switch c.Profile {
 	case "", ProfileLocal, ProfileLAN:

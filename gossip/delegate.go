@@ -172,10 +172,23 @@ func (d *eventDelegate) NotifyLeave(n *memberlist.Node) {
 }
 
 func (c *Cluster) memberChanged(n *memberlist.Node, kind EventKind) {
+	m := memberFromNode(n)
+	c.memMu.Lock()
+	if _, held := c.suspects[m.Name]; held {
+		c.suspects[m.Name] = m // what it clears to
+		c.memMu.Unlock()
+		return // Suspect holds it dead here, whatever memberlist says
+	}
+	c.memMu.Unlock()
+	c.setMember(m, kind)
+}
+
+// setMember records what failure detection says of member m (kind is
+// EventJoined, EventUpdated or EventFailed) and reports it.
+func (c *Cluster) setMember(m Member, kind EventKind) {
 	if c.closing.Load() {
 		return
 	}
-	m := memberFromNode(n)
 	c.memMu.Lock()
 	switch kind {
 	case EventJoined, EventUpdated:
@@ -188,6 +201,13 @@ func (c *Cluster) memberChanged(n *memberlist.Node, kind EventKind) {
 		if inc, ok := c.byes[m.Name]; ok && inc == m.inc {
 			kind, m.State = EventLeft, MemberLeft
 		}
+	}
+	prev, known := c.members[m.Name]
+	switch {
+	case kind == EventFailed && (!known || prev.State == MemberAlive):
+		c.stats.suspicions.Add(1)
+	case m.State == MemberAlive && known && prev.State == MemberDead && prev.inc == m.inc:
+		c.stats.refutations.Add(1)
 	}
 	c.members[m.Name] = m
 	var alive int32

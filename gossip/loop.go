@@ -517,6 +517,7 @@ func (c *Cluster) housekeep(now time.Time) {
 			continue
 		}
 		c.log.Info().Str("lost", id.Name).Msg("releasing what a lost node held")
+		c.stats.lostProposals.Add(1)
 		c.lostBusy[id] = c.submitInternal(op{Kind: opLost, Node: id}, func(opResult) { delete(c.lostBusy, id) })
 	}
 	for id := range c.lostSince {

@@ -209,6 +209,27 @@ func (c *Cluster) StateEntries() []StateEntry {
 	return c.states.entries(func(owner string) bool { return alive[owner] })
 }
 
+// FederateStateEntries returns the live replicated-state entries of
+// every node that runs a joined federate (as the register last told this
+// node), this node included, sorted as StateEntries sorts them. Unlike
+// StateEntries it does not ask failure detection: a federate's state
+// stays visible while this node only suspects its node, until the
+// register removes the federate (docs/gossip.md, "What a suspicion does").
+// It never blocks.
+func (c *Cluster) FederateStateEntries() []StateEntry {
+	joined := map[string]bool{c.cfg.NodeName: true}
+	c.viewMu.RLock()
+	if c.view.fed != nil {
+		for _, fr := range c.view.fed.Federates {
+			joined[fr.Node.Name] = true
+		}
+	}
+	c.viewMu.RUnlock()
+	c.stateMu.Lock()
+	defer c.stateMu.Unlock()
+	return c.states.entries(func(owner string) bool { return joined[owner] })
+}
+
 func (c *Cluster) aliveNames() map[string]bool {
 	c.memMu.Lock()
 	defer c.memMu.Unlock()

@@ -2,10 +2,12 @@ package gossip
 
 import "sync/atomic"
 
-// Stats counts input this node dropped. Nothing another process sends
-// can make this package panic: what does not decode, or what the
-// agreement refuses, is dropped and counted here. A count that keeps
-// growing means a misconfigured or hostile peer (or a bug).
+// Stats counts input this node dropped, and what its failure detector
+// suspected. Nothing another process sends can make this package panic:
+// what does not decode, or what the agreement refuses, is dropped and
+// counted here. A dropped count that keeps growing means a
+// misconfigured or hostile peer (or a bug); refutations that keep
+// growing, a host too starved of CPU for its gossip profile.
 type Stats struct {
 	// MalformedMessages counts user messages (memberlist NotifyMsg
 	// payloads: agreement, replicated state, goodbye) that were too
@@ -20,20 +22,35 @@ type Stats struct {
 	// snapshot that does not decode or could not be a state of the log.
 	// Late or duplicate answers are normal and not counted.
 	RejectedMessages uint64
+
+	// Suspicions counts the members this node's failure detector
+	// declared dead (EventFailed), rightly or not; Refutations those of
+	// them it heard alive again, the same process (EventJoined): each a
+	// suspicion that was false. LostProposals counts the removals of
+	// suspected members this node proposed to the register.
+	Suspicions    uint64
+	Refutations   uint64
+	LostProposals uint64
 }
 
 type stats struct {
 	malformedMessages atomic.Uint64
 	malformedStates   atomic.Uint64
 	rejected          atomic.Uint64 // copied from the replica by the loop
+	suspicions        atomic.Uint64
+	refutations       atomic.Uint64
+	lostProposals     atomic.Uint64
 }
 
-// Stats returns the counts of dropped input since Start. It never
+// Stats returns the counts since Start. It never
 // blocks; the agreement's count lags by at most one loop iteration.
 func (c *Cluster) Stats() Stats {
 	return Stats{
 		MalformedMessages: c.stats.malformedMessages.Load(),
 		MalformedStates:   c.stats.malformedStates.Load(),
 		RejectedMessages:  c.stats.rejected.Load(),
+		Suspicions:        c.stats.suspicions.Load(),
+		Refutations:       c.stats.refutations.Load(),
+		LostProposals:     c.stats.lostProposals.Load(),
 	}
 }
