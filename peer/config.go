@@ -234,6 +234,12 @@ type GossipConfig struct {
 	// Profile is "local" (fast failure detection, one host; the default)
 	// or "lan".
 	Profile string
+	// LostGrace is how long a member this federate's node declared dead
+	// may refute before the node proposes the federation remove it
+	// (gossip.Config.LostGrace; 0: the profile's, 1 s local, 2 s lan).
+	// A suspicion alone never makes a federate lost: only the removal
+	// does, at every member alike.
+	LostGrace time.Duration
 }
 
 const defaultTick = 5 * time.Millisecond
@@ -296,6 +302,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxMessage < 0 {
 		return errors.New("peer: Config.MaxMessage is negative")
+	}
+	if c.Gossip.LostGrace < 0 {
+		return errors.New("peer: Config.Gossip.LostGrace is negative")
 	}
 	if c.BackPressure != BackPressureBlock && c.BackPressure != BackPressureError {
 		return fmt.Errorf("peer: unknown Config.BackPressure %d", c.BackPressure)

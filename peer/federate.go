@@ -154,6 +154,12 @@ type Stats struct {
 	// Reliable holds the reliable layer's own counters (frames dropped
 	// by reason, retransmissions, NAKs).
 	Reliable reliable.Stats
+	// Suspicions counts the members this federate's gossip member
+	// declared dead, Refutations those of them it heard alive again (a
+	// false suspicion), LostProposals the removals it proposed
+	// (gossip.Stats). A suspicion changes nothing the federate sees;
+	// only the federation's removal of a member does.
+	Suspicions, Refutations, LostProposals uint64
 }
 
 // Join creates the federation if asked, joins it, and starts the
@@ -417,6 +423,10 @@ func (f *Federate) Stats() Stats {
 	f.mu.Unlock()
 	s.Sent, s.Delivered, s.Malformed, s.Gaps, s.LateTSO = cs.Sent, cs.Delivered, cs.Malformed, cs.Gaps, cs.LateTSO
 	s.Blocked, s.Stale, s.Unnamed, s.Filtered, s.Spared = cs.Blocked, cs.Stale, cs.Unnamed, cs.Filtered, cs.Spared
+	if g, ok := f.ctl.(*gossipControl); ok {
+		gs := g.c.Stats()
+		s.Suspicions, s.Refutations, s.LostProposals = gs.Suspicions, gs.Refutations, gs.LostProposals
+	}
 	return s
 }
 

@@ -49,6 +49,7 @@ func startGossip(ctx context.Context, cfg *Config) (ControlPlane, error) {
 		Seeds:      cfg.Gossip.Seeds,
 		Key:        cfg.Key,
 		Profile:    profile,
+		LostGrace:  cfg.Gossip.LostGrace,
 		Logger:     cfg.Logger,
 		Rand:       cfg.Rand,
 	})
@@ -132,9 +133,15 @@ func (g *gossipControl) translate(ev gossip.Event) (ControlEvent, bool) {
 		}
 		return ControlEvent{Kind: MemberResigned, Member: m}, m.Handle != 0
 	case gossip.EventFailed:
-		// Failure detection is faster than the register's removal; the
-		// federate is lost as soon as its node is declared dead.
-		return ControlEvent{Kind: MemberLost, Member: m}, m.Handle != 0
+		// Only this node's failure detector says so: a suspicion, which
+		// may be false (a starved prober, a lost packet) and which the
+		// other members may not share. The federate stays a member here,
+		// its promises holding time and its streams kept, until the
+		// register removes it (EventFederateResigned with Lost, above),
+		// which every member applies in log order, or the suspicion
+		// clears. Acting on it here alone would forget a live federate
+		// at one member only (docs/gossip.md, "What a suspicion does").
+		return ControlEvent{}, false
 	case gossip.EventStateChanged:
 		h, ok := g.handleOfNode(ev.Member.Name)
 		if !ok {
@@ -382,7 +389,7 @@ func (g *gossipControl) SetState(key string, value []byte) error {
 
 func (g *gossipControl) States() []StateEntry {
 	var out []StateEntry
-	for _, e := range g.c.StateEntries() {
+	for _, e := range g.c.FederateStateEntries() {
 		h, ok := g.handleOfNode(e.Owner)
 		if !ok {
 			continue

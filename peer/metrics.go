@@ -66,6 +66,14 @@ func (f *Federate) registerMetrics(reg *metrics.Registry) error {
 	counter("meshrti_backpressure_total", "Sends held because a receiver lagged a full window behind.", cs(func(s *core.Stats) uint64 { return s.Blocked }))
 	counter("meshrti_read_pauses_total", "Times reading stopped because MaxQueuedEvents callbacks waited.", f.stats.paused.Load)
 	gauge("meshrti_events_queued", "Callbacks waiting for Next.", func() int64 { return int64(f.events.len()) })
+	if g, ok := f.ctl.(*gossipControl); ok {
+		counter("meshrti_gossip_suspicions_total", "Members this federate's gossip member declared dead (a suspicion: only the federation's removal makes a federate lost).",
+			func() uint64 { return g.c.Stats().Suspicions })
+		counter("meshrti_gossip_refutations_total", "Members declared dead here that were heard alive again: false suspicions.",
+			func() uint64 { return g.c.Stats().Refutations })
+		counter("meshrti_gossip_lost_proposals_total", "Removals of suspected members this federate's gossip member proposed.",
+			func() uint64 { return g.c.Stats().LostProposals })
+	}
 	rel := func(pick func(*reliable.Stats) uint64) func() uint64 {
 		return func() uint64 {
 			if s := m.rel.Load(); s != nil {
