@@ -44,7 +44,8 @@ type mark struct {
 	t        float64 // grant
 	strict   bool    // the grant answered TAR or NMR: ts == t is passed too
 	flush    bool    // the grant answered FQR
-	peer     string  // lost
+	peer     string  // lost, gap: the other federate's name
+	src      string  // gap: its handle
 }
 
 // see records that the federate saw epoch e of instance attribute k.
@@ -114,7 +115,10 @@ func checkOwed(feds map[string]*traceFed, names map[string]string, sends map[str
 			if sub == nil || sub.narrowed || !settled {
 				continue
 			}
-			lostAt := r.lostAt(names[st.from], st.startAt)
+			// Owed until the sender is lost, or the data plane reports
+			// some of its messages lost for good (a gap: which ones, the
+			// trace cannot say).
+			lostAt := r.lostAt(names[st.from], handleOf(st.from), st.startAt)
 			for _, id := range byClass[k] {
 				sd := sends[id]
 				if sd.n <= st.first || !sub.covers(sd) || r.fenced(sd) {
@@ -131,7 +135,7 @@ func checkOwed(feds map[string]*traceFed, names map[string]string, sends map[str
 					continue
 				}
 				if sd.order != "TSO" {
-					if sd.n < st.last {
+					if sd.n < st.last && (lostAt == 0 || st.lastLine < lostAt) {
 						bad(names[rkey], st.lastLine, "every reliable message of a stream is delivered",
 							"%s (receive order) never delivered, though %s's later messages of %s were", show(id), names[st.from], st.class)
 					}
@@ -214,15 +218,27 @@ func (s *traceFed) fenced(sd traceSend) bool {
 	return false
 }
 
-// lostAt returns the line where the federate recorded peer lost after
-// line from, or 0 when it did not.
-func (s *traceFed) lostAt(peer string, from int) int {
+// lostAt returns the first line after line from where the federate
+// recorded peer (of handle) lost, or a gap in its messages; 0 when none.
+func (s *traceFed) lostAt(peer, handle string, from int) int {
 	for _, m := range s.marks {
-		if m.kind == "lost" && m.peer == peer && m.line > from {
+		if m.line <= from {
+			continue
+		}
+		if m.kind == "lost" && m.peer == peer || m.kind == "gap" && (m.src == handle || m.src == "" && m.peer == peer) {
 			return m.line
 		}
 	}
 	return 0
+}
+
+// handleOf returns the handle of an incarnation key (see incarnation);
+// "" for a key without one.
+func handleOf(key string) string {
+	if i := strings.IndexByte(key, 0); i >= 0 {
+		return key[i+1:]
+	}
+	return ""
 }
 
 // passedBy returns the line of the first grant after line from (and

@@ -95,6 +95,13 @@ func TestOwedViolations(t *testing.T) {
 		{"a receive-order tail may still come", chats, ""},
 		{"the sender recorded lost first", tso1 + got1 + tso2 + `{"ev":"lost","fed":"B","peer":"A"}
 ` + grant2, ""},
+		{"a gap reported first", tso1 + got1 + tso2 + `{"ev":"gap","fed":"B","peer":"A","src":"1","msgs":1}
+` + grant2, ""},
+		{"a gap of another sender", tso1 + got1 + tso2 + `{"ev":"gap","fed":"B","peer":"C","src":"3","msgs":1}
+` + grant2, passed},
+		{"a receive-order hole after a gap", chats + `{"ev":"gap","fed":"B","peer":"A","src":"1","msgs":1}
+{"ev":"deliver","fed":"B","msg":"A/3","src":"1","order":"RO","ts":null}
+`, ""},
 		{"not constrained", tso1 + got1 + tso2 + `{"ev":"unconstrained","fed":"B"}
 ` + grant2, ""},
 		{"best effort", tso1 + got1 + strings.Replace(tso2, `"epoch":0}`, `"epoch":0,"best":true}`, 1) + grant2, ""},

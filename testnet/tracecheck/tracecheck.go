@@ -311,6 +311,8 @@ func CheckReport(r io.Reader) (Report, error) {
 			s.marks = append(s.marks, mark{line: line, kind: e.Ev, class: e.Class, sub: e.Sub, attrs: e.Attrs, narrowed: e.Regions || e.Rate})
 		case "lost":
 			s.marks = append(s.marks, mark{line: line, kind: e.Ev, peer: e.Peer})
+		case "gap":
+			s.marks = append(s.marks, mark{line: line, kind: e.Ev, peer: e.Peer, src: e.Src})
 		case "retract":
 			retracted[key+msgCounter(e.Msg)] = true
 		case "request":

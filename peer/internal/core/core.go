@@ -402,6 +402,9 @@ func (c *Core) relPass(sealing bool) {
 		}
 		for _, g := range rd.Gaps {
 			c.stats.Gaps++
+			if c.tr != nil {
+				c.traceGap(FederateHandle(g.From), g.ToSeq-g.FromSeq+1)
+			}
 			c.out.Events = append(c.out.Events, hla.MessagesLost{Producer: FederateHandle(g.From), Messages: g.ToSeq - g.FromSeq + 1})
 			c.tm.Gap(lbts.FederateID(g.From), uint32(g.Group), g.ToSeq)
 		}

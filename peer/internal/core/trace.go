@@ -375,6 +375,18 @@ func (c *Core) traceForget(h FederateHandle, name string, lost bool) {
 	t.end()
 }
 
+// traceGap records that the reliable layer reported n messages of
+// sender h lost for good (MessagesLost): which ones, the trace cannot
+// say, so the checker owes this federate none of h's messages after it.
+func (c *Core) traceGap(h FederateHandle, n uint64) {
+	t := c.tr
+	t.begin("gap")
+	t.str("peer", c.senderName(h))
+	t.src(h)
+	t.num("msgs", float64(n))
+	t.end()
+}
+
 func (c *Core) traceResign() {
 	t := c.tr
 	t.begin("resign")
