@@ -40,6 +40,7 @@ type joinFlags struct {
 	advertise  string
 	poll       time.Duration // see pollFor
 	stepHold   time.Duration // see stepHoldFor
+	lostGrace  time.Duration
 }
 
 func (j *joinFlags) register(fs *flag.FlagSet) {
@@ -59,6 +60,12 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&j.poll, "poll", 0, "Linux: keep reading an empty socket this long before parking (lower latency for up to a core; default $"+pollEnv+" or 0, off)")
 	registerStepHold(fs, &j.stepHold)
 	registerDataPlane(fs, &j.transport, &j.advertise)
+	registerLostGrace(fs, &j.lostGrace)
+}
+
+// registerLostGrace registers -lost-grace (node, monitor, serve).
+func registerLostGrace(fs *flag.FlagSet, d *time.Duration) {
+	fs.DurationVar(d, "lost-grace", 0, "how long a member this node's failure detector declared dead may refute before this node proposes the federation remove it (docs/gossip.md, What a suspicion does); 0: the profile's, 1s")
 }
 
 // registerStepHold registers -step-hold (node, monitor, serve).
@@ -122,7 +129,9 @@ func (j *joinFlags) config(typ string) (peer.Config, error) {
 	}
 	cfg.Multicast.PollFor = pollFor(j.poll)
 	cfg.StepHold = stepHoldFor(j.stepHold)
-	return cfg, joinNet(&cfg, j.gossip, j.seeds, j.key, j.transport, j.advertise)
+	err := joinNet(&cfg, j.gossip, j.seeds, j.key, j.transport, j.advertise)
+	cfg.Gossip.LostGrace = j.lostGrace
+	return cfg, err
 }
 
 // printGossip prints the line "gossip ADDR" with fed's gossip address:
@@ -632,6 +641,11 @@ type tickResult struct {
 	LastTime    map[string]float64 `json:"lastTime"`
 	OutOfOrder  int                `json:"outOfOrder"`
 	Lost        []string           `json:"lost"`
+	// Suspicions and Refutations count the members this node's failure
+	// detector declared dead and heard alive again (peer.Stats): a
+	// suspicion alone loses nobody.
+	Suspicions  uint64 `json:"suspicions"`
+	Refutations uint64 `json:"refutations"`
 }
 
 // runTick is a time-stepped federate: regulating (lookahead 1) and
@@ -657,6 +671,8 @@ func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay ti
 	count := map[peer.FederateHandle]int{}
 	last := map[peer.FederateHandle]float64{}
 	defer func() {
+		st := fed.Stats()
+		res.Suspicions, res.Refutations = st.Suspicions, st.Refutations
 		for h, c := range count {
 			n, ok := names[h]
 			if !ok {

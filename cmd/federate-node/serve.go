@@ -36,6 +36,7 @@ type serveFlags struct {
 	Gossip, Seeds, Iface, FedKey, SaveDir string
 	McastPort, TTL                        int
 	ResumeWindow, CallTimeout, StepHold   time.Duration
+	LostGrace                             time.Duration
 	MaxBacklog                            int64
 	Transport, Advertise                  string
 	serveAuthFlags                        // -credentials, -client-ca, -insecure (serve_auth.go)
@@ -60,6 +61,7 @@ func (sf *serveFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&sf.MaxBacklog, "max-backlog", session.DefaultMaxBacklog, "bytes of callbacks a session keeps unacknowledged before it ends (ErrBacklog); negative: no bound")
 	registerDataPlane(fs, &sf.Transport, &sf.Advertise)
 	registerStepHold(fs, &sf.StepHold)
+	registerLostGrace(fs, &sf.LostGrace)
 	sf.registerAuth(fs)
 }
 
@@ -109,7 +111,9 @@ func (sf *serveFlags) base() (peer.Config, error) {
 		SaveDir:   sf.SaveDir,
 		StepHold:  stepHoldFor(sf.StepHold),
 	}
-	return cfg, joinNet(&cfg, sf.Gossip, sf.Seeds, sf.FedKey, sf.Transport, sf.Advertise)
+	err := joinNet(&cfg, sf.Gossip, sf.Seeds, sf.FedKey, sf.Transport, sf.Advertise)
+	cfg.Gossip.LostGrace = sf.LostGrace
+	return cfg, err
 }
 
 // hostHandler adapts a fedpro.Host to the session layer.
