@@ -162,7 +162,8 @@ func cluster(t *testing.T, f *Federate) interface {
 
 // A's failure detector alone declares C dead while C runs on: A keeps C
 // (no FederateLost anywhere), holds time for it (not granted past C's
-// promise while C waits), receives all of its messages, and when the
+// promise while C waits), does not take C's attributes for orphaned nor
+// synchronize without C, receives all of its messages, and when the
 // suspicion clears nothing was lost or delivered twice. A's LostGrace is
 // long, so its suspicion never becomes a proposal to remove C.
 func TestSuspicionIsNotLoss(t *testing.T) {
@@ -183,6 +184,39 @@ func TestSuspicionIsNotLoss(t *testing.T) {
 	}
 	for range 5 {
 		next(feds...)
+	}
+	// Ownership: C's attributes are C's, not orphaned.
+	if err := a.AttributeOwnershipAcquisitionIfAvailable(c.obj, h.position); err != nil {
+		t.Fatal(err)
+	}
+	ev, skipped := waitFor(t, a.Federate, 10*time.Second, func(ev Event) bool {
+		return isType[AttributeOwnershipUnavailable](ev) || isType[AttributeOwnershipAcquisitionNotification](ev)
+	})
+	noneLost(t, "A", skipped)
+	if _, ok := ev.(AttributeOwnershipUnavailable); !ok {
+		t.Errorf("A acquired the suspected C's attribute: %#v", ev)
+	}
+	// Synchronization: the point waits for C's achievement too.
+	mustOK(t)(a.RegisterFederationSynchronizationPoint("held", nil))
+	for _, f := range feds {
+		waitFor(t, f.Federate, 10*time.Second, isType[AnnounceSynchronizationPoint])
+	}
+	mustOK(t)(a.SynchronizationPointAchieved("held", true))
+	mustOK(t)(b.SynchronizationPointAchieved("held", true))
+	time.Sleep(200 * time.Millisecond)
+	for a.Pending() > 0 {
+		ev, _ := waitFor(t, a.Federate, time.Second, func(Event) bool { return true })
+		if _, ok := ev.(FederationSynchronized); ok {
+			t.Fatal("synchronized without the suspected C's achievement")
+		}
+	}
+	mustOK(t)(c.SynchronizationPointAchieved("held", true))
+	for _, f := range feds {
+		ev, skipped := waitFor(t, f.Federate, 10*time.Second, isType[FederationSynchronized])
+		noneLost(t, f.Name(), skipped)
+		if fs := ev.(FederationSynchronized); len(fs.Failed) != 0 {
+			t.Errorf("%s: %+v", f.Name(), fs)
+		}
 	}
 	// C waits at k: its promise (k + lookahead 1) holds A and B below
 	// k+1, suspected or not.
