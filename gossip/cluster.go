@@ -351,8 +351,9 @@ func (c *Cluster) Halt() error { return c.shutdown(false) }
 // false): meanwhile this node takes nothing memberlist says of name for a
 // refutation. This node acts as on a real suspicion: EventFailed, and
 // after Config.LostGrace (plus its rank's stagger) a proposal to remove
-// the member; EventJoined when it clears. ErrUnknownMember when
-// memberlist does not list name. Meant for tests and fault injection.
+// the member; EventJoined when it clears (unless memberlist declared it
+// dead meanwhile). ErrUnknownMember when this node never heard of name.
+// Meant for tests and fault injection.
 func (c *Cluster) Suspect(name string, dead bool) error {
 	if c.closing.Load() {
 		return ErrClosed

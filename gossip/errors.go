@@ -41,9 +41,9 @@ var (
 	// ErrFederateNotJoined: AcquireIfJoined named a federate that is not
 	// joined where the acquisition is decided.
 	ErrFederateNotJoined = errors.New("gossip: federate not joined")
-	// ErrUnknownMember: Suspect named a node memberlist does not list
-	// alive (or this node).
-	ErrUnknownMember = errors.New("gossip: no such live member")
+	// ErrUnknownMember: Suspect named a node this node never heard of
+	// (or this node).
+	ErrUnknownMember = errors.New("gossip: no such member")
 	// ErrNotHolder: Release of a key another node holds.
 	ErrNotHolder = errors.New("gossip: key held by another node")
 	// ErrMetaTooLarge: metadata over memberlist's 512-byte limit.
