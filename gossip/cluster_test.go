@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -765,9 +766,19 @@ func TestConfigValidate(t *testing.T) {
 // LostGrace becomes a removal, which every member applies alike and n2
 // learns of.
 func TestSuspicionIsLocal(t *testing.T) {
+	var hearing atomic.Bool // n1 hears n2 by other means (Config.Heard)
+	hearing.Store(true)
 	h := newHarness(t, 3, func(i int, c *Config) {
-		if i == 0 {
+		switch i {
+		case 0:
 			c.LostGrace = time.Minute
+		case 1:
+			c.Heard = func(node string) time.Time {
+				if node == "n2" && hearing.Load() {
+					return time.Now()
+				}
+				return time.Time{}
+			}
 		}
 	})
 	h.waitRoster(3)
@@ -821,11 +832,17 @@ func TestSuspicionIsLocal(t *testing.T) {
 		t.Error("n2's state is not back in StateEntries")
 	}
 
-	// n1's suspicion of n2, with the default LostGrace, becomes n2's
-	// removal: every member, n2 included, applies it.
+	// n1's suspicion of n2, with the default LostGrace, waits while n1
+	// still hears n2 by other means, then becomes n2's removal: every
+	// member, n2 included, applies it.
 	if err := h.nodes[1].Suspect("n2", true); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(2 * time.Second)
+	if st := h.nodes[1].Stats(); st.LostProposals != 0 || st.LostDeferred == 0 || len(h.nodes[1].Federates()) != 3 {
+		t.Errorf("n1 proposed %d removals (deferred %d) while it heard n2: %v", st.LostProposals, st.LostDeferred, h.nodes[1].Federates())
+	}
+	hearing.Store(false)
 	h.waitEvery(func(n *node) bool {
 		return slices.ContainsFunc(n.seen(EventFederateResigned), func(ev Event) bool { return ev.Lost && ev.Federate.Name == "fed2" })
 	}, "every node, n2 included, sees fed2 removed as lost")

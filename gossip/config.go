@@ -93,6 +93,16 @@ type Config struct {
 	// (lan).
 	LostGrace time.Duration
 
+	// Heard, when set, tells when this node last heard from the member
+	// named by other means than gossip (the peer layer: a data-plane
+	// frame of the member's federate; zero: never). A member declared
+	// dead but heard within LostGrace is alive as far as a removal is
+	// concerned: this node waits, and proposes the removal only once the
+	// member is silent there too. It changes only what this node
+	// proposes, never what is decided. It is called from the Cluster's
+	// own goroutine and must not block or call the Cluster.
+	Heard func(node string) time.Time
+
 	// Logger receives diagnostics, memberlist's included. The zero value
 	// logs nothing.
 	Logger zerolog.Logger

@@ -499,6 +499,22 @@ func (c *Cluster) housekeep(now time.Time) {
 			}
 			continue
 		}
+		if c.cfg.Heard != nil {
+			if t := c.cfg.Heard(id.Name); !t.IsZero() && now.Sub(t) < c.tm.lostGrace {
+				// Its federate's data still arrives: memberlist's verdict
+				// is a starved prober's or a lost refutation's. The grace
+				// starts over once it falls silent.
+				if _, ok := c.lostSince[id]; ok {
+					c.stats.lostDeferred.Add(1)
+				}
+				c.lostSince[id] = now
+				if seq, busy := c.lostBusy[id]; busy && c.core.Cancel(seq) {
+					delete(c.waiters, seq)
+					delete(c.lostBusy, id)
+				}
+				continue
+			}
+		}
 		first, ok := c.lostSince[id]
 		if !ok {
 			first = now

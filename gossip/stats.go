@@ -27,10 +27,13 @@ type Stats struct {
 	// declared dead (EventFailed), rightly or not; Refutations those of
 	// them it heard alive again, the same process (EventJoined): each a
 	// suspicion that was false. LostProposals counts the removals of
-	// suspected members this node proposed to the register.
+	// suspected members this node proposed to the register;
+	// LostDeferred the housekeeping rounds it did not, because
+	// Config.Heard still heard the member.
 	Suspicions    uint64
 	Refutations   uint64
 	LostProposals uint64
+	LostDeferred  uint64
 }
 
 type stats struct {
@@ -40,6 +43,7 @@ type stats struct {
 	suspicions        atomic.Uint64
 	refutations       atomic.Uint64
 	lostProposals     atomic.Uint64
+	lostDeferred      atomic.Uint64
 }
 
 // Stats returns the counts since Start. It never
@@ -52,5 +56,6 @@ func (c *Cluster) Stats() Stats {
 		Suspicions:        c.stats.suspicions.Load(),
 		Refutations:       c.stats.refutations.Load(),
 		LostProposals:     c.stats.lostProposals.Load(),
+		LostDeferred:      c.stats.lostDeferred.Load(),
 	}
 }

@@ -75,10 +75,14 @@ type Federate struct {
 	mim      *fomxml.Document
 
 	// Guarded by mu.
-	core     *core.Core
-	halted   bool  // the loop has exited (or a manual federate closed)
-	why      error // what services return once halted
-	ctlBuf   []ControlEvent
+	core   *core.Core
+	halted bool  // the loop has exited (or a manual federate closed)
+	why    error // what services return once halted
+	ctlBuf []ControlEvent
+	// ticks counts the loop's ticks; heardBuf is publishHeard's list
+	// (both under mu).
+	ticks    uint64
+	heardBuf []FederateHandle
 	opBuf    []core.Op
 	traceBad bool // a trace write failed: the trace ended
 
@@ -158,8 +162,10 @@ type Stats struct {
 	// declared dead, Refutations those of them it heard alive again (a
 	// false suspicion), LostProposals the removals it proposed
 	// (gossip.Stats). A suspicion changes nothing the federate sees;
-	// only the federation's removal of a member does.
-	Suspicions, Refutations, LostProposals uint64
+	// only the federation's removal of a member does. LostDeferred
+	// counts the rounds a removal was not proposed because the data
+	// plane still heard the member.
+	Suspicions, Refutations, LostProposals, LostDeferred uint64
 }
 
 // Join creates the federation if asked, joins it, and starts the
@@ -425,7 +431,7 @@ func (f *Federate) Stats() Stats {
 	s.Blocked, s.Stale, s.Unnamed, s.Filtered, s.Spared = cs.Blocked, cs.Stale, cs.Unnamed, cs.Filtered, cs.Spared
 	if g, ok := f.ctl.(*gossipControl); ok {
 		gs := g.c.Stats()
-		s.Suspicions, s.Refutations, s.LostProposals = gs.Suspicions, gs.Refutations, gs.LostProposals
+		s.Suspicions, s.Refutations, s.LostProposals, s.LostDeferred = gs.Suspicions, gs.Refutations, gs.LostProposals, gs.LostDeferred
 	}
 	return s
 }
@@ -886,6 +892,29 @@ func (f *Federate) step(p transport.Packet) {
 func (f *Federate) tick() {
 	f.core.Tick()
 	f.publishStats()
+	if f.ticks++; f.ticks%heardEvery == 0 {
+		f.publishHeard()
+	}
+}
+
+// heardEvery is how often, in ticks, the federate tells its failure
+// detector which federates its data plane heard (gossip.Config.Heard):
+// every 100 ms at the default tick.
+const heardEvery = 20
+
+// publishHeard tells the gossip control plane which federates the data
+// plane heard within the last heardEvery ticks: a member whose frames
+// still arrive is not proposed for removal on a suspicion alone
+// (docs/gossip.md, "What a suspicion does"). Under mu.
+func (f *Federate) publishHeard() {
+	g, ok := f.ctl.(*gossipControl)
+	if !ok {
+		return
+	}
+	hs := f.heardBuf[:0]
+	f.core.HeardWithin(heardEvery, func(h FederateHandle) { hs = append(hs, h) })
+	g.noteHeard(time.Now(), hs)
+	f.heardBuf = hs[:0]
 }
 
 // takeDirect steps the frames of one read on the transport's reader

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/gossip"
@@ -23,6 +26,13 @@ type gossipControl struct {
 
 	mu   sync.Mutex
 	self FederateHandle // this node's federate, once joined
+
+	// heard is when the federate's data plane last heard each other
+	// federate, and heardAt when the federate's loop last said so
+	// (publishHeard), read by the cluster's own goroutine
+	// (gossip.Config.Heard) without a lock.
+	heard   atomic.Pointer[map[FederateHandle]time.Time]
+	heardAt atomic.Int64 // unix nanoseconds
 
 	// early holds replicated-state changes of nodes whose federate is not
 	// known here yet, newest per key, until it joins (read's goroutine
@@ -42,6 +52,7 @@ func startGossip(ctx context.Context, cfg *Config) (ControlPlane, error) {
 	if cfg.Gossip.Profile == "lan" {
 		profile = gossip.ProfileLAN
 	}
+	g := &gossipControl{events: NewControlEvents()}
 	c, err := gossip.Start(ctx, gossip.Config{
 		Federation: cfg.Federation,
 		BindAddr:   cfg.Gossip.BindAddr,
@@ -50,13 +61,14 @@ func startGossip(ctx context.Context, cfg *Config) (ControlPlane, error) {
 		Key:        cfg.Key,
 		Profile:    profile,
 		LostGrace:  cfg.Gossip.LostGrace,
+		Heard:      g.heardFrom,
 		Logger:     cfg.Logger,
 		Rand:       cfg.Rand,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: control plane: %w", ErrConnectionFailed, err)
 	}
-	g := &gossipControl{c: c, events: NewControlEvents()}
+	g.c = c
 	g.wg.Add(1)
 	go g.read()
 	return g, nil
@@ -153,6 +165,47 @@ func (g *gossipControl) translate(ev gossip.Event) (ControlEvent, bool) {
 		return ControlEvent{Kind: ModulesChanged, Modules: modulesFromGossip(ev.Modules)}, true
 	}
 	return ControlEvent{}, false
+}
+
+// heardFrom is gossip.Config.Heard: when the data plane last heard the
+// federate of node (zero: never, or not known). When the federate's loop
+// itself has not said for heardStale, this process is starved of CPU
+// (or its loop ended): what its failure detector concludes cannot be
+// told from its own slowness, so every member counts as heard now and
+// this node proposes no removal; members whose loops run do.
+func (g *gossipControl) heardFrom(node string) time.Time {
+	now := time.Now()
+	if now.Sub(time.Unix(0, g.heardAt.Load())) > heardStale {
+		return now
+	}
+	m := g.heard.Load()
+	if m == nil || g.c == nil {
+		return time.Time{}
+	}
+	h, ok := g.handleOfNode(node)
+	if !ok {
+		return time.Time{}
+	}
+	return (*m)[h]
+}
+
+// heardStale is how long the federate's loop may go without telling
+// what its data plane heard before this node stops proposing removals.
+const heardStale = time.Second
+
+// noteHeard records that the data plane heard the federates hs at now.
+// Called by the federate's loop only.
+func (g *gossipControl) noteHeard(now time.Time, hs []FederateHandle) {
+	old := g.heard.Load()
+	m := make(map[FederateHandle]time.Time, len(hs))
+	if old != nil {
+		maps.Copy(m, *old)
+	}
+	for _, h := range hs {
+		m[h] = now
+	}
+	g.heard.Store(&m)
+	g.heardAt.Store(now.UnixNano())
 }
 
 // handleOfNode returns the handle of the federate joined on node name.

@@ -195,6 +195,8 @@ type peer struct {
 	// from it, so that a late copy of a message delivered before is not
 	// delivered again. Reset with the incarnation.
 	beLeft map[dgram.Group]uint64
+	// heard is the tick of the last frame of its accepted (LastHeard).
+	heard int64
 }
 
 type streamKey struct {
@@ -359,6 +361,21 @@ func (e *Endpoint) ForgetSender(id NodeID) {
 
 // Stats returns the counts so far.
 func (e *Endpoint) Stats() Stats { return e.stats }
+
+// Now returns the endpoint's clock: the ticks so far.
+func (e *Endpoint) Now() int64 { return e.now }
+
+// LastHeard returns the tick at which a frame of sender id (its current
+// incarnation) was last accepted; false when none was, or the sender was
+// forgotten. A frame accepted is a sign of life that needs nothing of
+// the control plane: the peer layer tells its failure detector so.
+func (e *Endpoint) LastHeard(id NodeID) (int64, bool) {
+	p := e.peers[id]
+	if p == nil {
+		return 0, false
+	}
+	return p.heard, true
+}
 
 // HasReady reports whether Ready would return something to do.
 func (e *Endpoint) HasReady() bool {
@@ -566,6 +583,7 @@ func (e *Endpoint) Step(g dgram.Group, frame []byte) error {
 		e.stats.Replayed++
 		return fmt.Errorf("%w: sender %d counter %d", ErrReplay, h.sender, counter)
 	}
+	p.heard = e.now
 
 	if to, ok := addressedTo(h.kind, body); ok && to != e.cfg.Self && (inboxed || h.kind == kindAimed) {
 		// Another node's, through an inbox we share: not ours to act

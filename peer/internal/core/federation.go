@@ -177,6 +177,17 @@ func (c *Core) SelfLost(reason string) {
 	c.push(hla.ConnectionLost{Reason: reason})
 }
 
+// HeardWithin calls fn for each member whose data-plane frames were
+// accepted within the last ticks ticks.
+func (c *Core) HeardWithin(ticks int64, fn func(FederateHandle)) {
+	now := c.rel.Now()
+	for h := range c.fed.members {
+		if t, ok := c.rel.LastHeard(reliable.NodeID(h)); ok && now-t <= ticks {
+			fn(h)
+		}
+	}
+}
+
 // Lost reports whether the federate lost its federation (SelfLost).
 func (c *Core) Lost() bool { return c.state == lost }
 
