@@ -57,7 +57,14 @@ type Cluster struct {
 	// suspects are the members Suspect holds dead here, with the last
 	// record memberlist gave of each meanwhile (under memMu).
 	suspects map[string]Member
-	byes     map[string]uint64 // members that said goodbye: name -> incarnation
+	// diedAt is when reconnectDead first saw each dead member (under
+	// memMu); nextReconnect when it tries next (the loop's);
+	// reconnecting that a join is under way.
+	diedAt        map[string]time.Time
+	nextReconnect time.Time
+	reconnectTurn int
+	reconnecting  atomic.Bool
+	byes          map[string]uint64 // members that said goodbye: name -> incarnation
 
 	metaMu   sync.Mutex
 	meta     Meta
@@ -120,6 +127,7 @@ func newCluster(cfg Config, tm timings, id nodeID) *Cluster {
 		synced:    make(chan struct{}),
 		members:   map[string]Member{},
 		suspects:  map[string]Member{},
+		diedAt:    map[string]time.Time{},
 		byes:      map[string]uint64{},
 		meta:      cfg.Meta,
 		metaKick:  make(chan struct{}, 1),

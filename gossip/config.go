@@ -180,6 +180,8 @@ type timings struct {
 	unknownGrace time.Duration // a holder memberlist never heard of counts as lost after this
 	deadGrace    time.Duration // a roster all dead (not left) fails operations after this
 	lostGrace    time.Duration // a member declared dead counts as lost after this (see housekeep)
+	reconnect    time.Duration // a member declared dead is joined again this often (see reconnect)
+	reconnectFor time.Duration // ... for this long after it was declared dead
 }
 
 func profileTimings(p Profile) timings {
@@ -189,6 +191,7 @@ func profileTimings(p Profile) timings {
 			opTimeout: 15 * time.Second, syncWait: 15 * time.Second, leaveTimeout: 5 * time.Second,
 			metaTimeout: time.Second, housekeep: 500 * time.Millisecond, stagger: time.Second,
 			unknownGrace: time.Minute, deadGrace: 5 * time.Second, lostGrace: 2 * time.Second,
+			reconnect: 5 * time.Second, reconnectFor: 10 * time.Minute,
 		}
 	}
 	return timings{
@@ -196,6 +199,7 @@ func profileTimings(p Profile) timings {
 		opTimeout: 5 * time.Second, syncWait: 5 * time.Second, leaveTimeout: time.Second,
 		metaTimeout: 200 * time.Millisecond, housekeep: 100 * time.Millisecond, stagger: 200 * time.Millisecond,
 		unknownGrace: 10 * time.Second, deadGrace: time.Second, lostGrace: time.Second,
+		reconnect: time.Second, reconnectFor: 2 * time.Minute,
 	}
 }
 

@@ -463,12 +463,14 @@ func (c *Cluster) submitInternal(o op, fn func(opResult)) uint64 {
 
 // housekeep runs on the loop every few ticks: it releases the holdings of
 // nodes that failure detection declared gone, grows the acceptor roster
-// with live members, and stops senders to gone members.
+// with live members, stops senders to gone members, and tries to reach
+// dead members again.
 func (c *Cluster) housekeep(now time.Time) {
 	f := c.core.State()
 	if f == nil || c.closing.Load() {
 		return
 	}
+	c.reconnectDead(now)
 	c.memMu.Lock()
 	var aliveNames []string
 	for _, m := range c.members {
@@ -668,4 +670,69 @@ func (c *Cluster) status(id nodeID) int {
 		return statusGone
 	}
 	return statusAlive
+}
+
+// maxReconnects bounds the members reconnectDead joins in one round.
+const maxReconnects = 2
+
+// reconnectDead joins the members declared dead (not left) again, every
+// reconnect interval for reconnectFor after their death, one join at a
+// time on a goroutine of its own. memberlist probes and gossips only to
+// the members it holds alive: when a partition heals, each side holds
+// the other dead and nothing would ever bring them together again (a
+// member declared dead stays so until it is heard, and nobody asks). A
+// join is a push-pull exchange: the sides learn each other's state,
+// memberlist refutes the deaths of the living, and the side that was cut
+// off catches up with the agreement log (and learns, for instance, that
+// the federation removed its federate). It runs on the loop.
+func (c *Cluster) reconnectDead(now time.Time) {
+	if now.Before(c.nextReconnect) || c.reconnecting.Load() {
+		return
+	}
+	c.nextReconnect = now.Add(c.tm.reconnect)
+	var addrs []string
+	c.memMu.Lock()
+	for name, m := range c.members {
+		if m.State != MemberDead || name == c.cfg.NodeName || m.Addr == "" {
+			continue
+		}
+		if _, held := c.suspects[name]; held {
+			continue // an injected suspicion: held on purpose
+		}
+		died, ok := c.diedAt[name]
+		if !ok {
+			c.diedAt[name] = now
+			died = now
+		}
+		if now.Sub(died) < c.tm.reconnectFor {
+			addrs = append(addrs, m.Addr)
+		}
+	}
+	for name := range c.diedAt {
+		if m, ok := c.members[name]; !ok || m.State != MemberDead {
+			delete(c.diedAt, name)
+		}
+	}
+	c.memMu.Unlock()
+	ml := c.mlp.Load()
+	if len(addrs) == 0 || ml == nil {
+		return
+	}
+	sort.Strings(addrs)
+	if len(addrs) > maxReconnects {
+		// A few a round, in turns: an address cut off costs a TCP
+		// timeout, and Close waits for the join under way.
+		c.reconnectTurn++
+		i := c.reconnectTurn % len(addrs)
+		addrs = append(addrs[i:], addrs[:i]...)[:maxReconnects]
+	}
+	c.reconnecting.Store(true)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer c.reconnecting.Store(false)
+		n, err := ml.Join(addrs)
+		c.log.Debug().Strs("addrs", addrs).Int("reached", n).Err(err).Msg("reconnecting to members declared dead")
+		c.stats.reconnects.Add(uint64(n))
+	}()
 }

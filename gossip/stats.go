@@ -34,6 +34,9 @@ type Stats struct {
 	Refutations   uint64
 	LostProposals uint64
 	LostDeferred  uint64
+	// Reconnects counts the members declared dead that this node reached
+	// again by joining them (a healed partition).
+	Reconnects uint64
 }
 
 type stats struct {
@@ -44,6 +47,7 @@ type stats struct {
 	refutations       atomic.Uint64
 	lostProposals     atomic.Uint64
 	lostDeferred      atomic.Uint64
+	reconnects        atomic.Uint64
 }
 
 // Stats returns the counts since Start. It never
@@ -57,5 +61,6 @@ func (c *Cluster) Stats() Stats {
 		Refutations:       c.stats.refutations.Load(),
 		LostProposals:     c.stats.lostProposals.Load(),
 		LostDeferred:      c.stats.lostDeferred.Load(),
+		Reconnects:        c.stats.reconnects.Load(),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -686,6 +687,7 @@ func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay ti
 		}
 	}()
 	var regulating, constrained bool
+	var enabledAt float64 // the time regulation was enabled at
 	seen := map[peer.FederateHandle]bool{}
 	granted := false
 	// handle applies one event to the result.
@@ -693,6 +695,7 @@ func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay ti
 		switch ev := ev.(type) {
 		case peer.TimeRegulationEnabled:
 			regulating = true
+			enabledAt = ev.Time.Float()
 		case peer.TimeConstrainedEnabled:
 			constrained = true
 		case peer.DiscoverObjectInstance:
@@ -763,7 +766,10 @@ func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay ti
 		return res, err
 	}
 	fmt.Fprintf(out, "ready %d\n", len(seen)+1)
-	for step := 1; step <= steps; step++ {
+	// A federate that joins a federation already under way (a restarted
+	// one) is regulating from the federation's time on: it steps from
+	// there.
+	for step := int(math.Floor(enabledAt)) + 1; step <= steps; step++ {
 		if delay > 0 {
 			time.Sleep(delay)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -60,10 +59,13 @@ func checkTraceFiles(files []string) ([]tracecheck.Violation, error) {
 }
 
 // traceFile is a trace being written to a file by several federates.
+// Each federate's write (its lines of one turn) goes to the file at
+// once, unbuffered: a process killed with SIGKILL leaves its trace whole
+// up to its last turn, and a turn's lines are written before its frames
+// are sent, so no message another process received lacks its send line.
 type traceFile struct {
-	f  *os.File
-	bw *bufio.Writer
-	w  io.Writer // safe for concurrent use
+	f *os.File
+	w io.Writer // safe for concurrent use
 }
 
 func createTrace(name string) (*traceFile, error) {
@@ -71,16 +73,9 @@ func createTrace(name string) (*traceFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	bw := bufio.NewWriterSize(f, 64*1024)
-	return &traceFile{f: f, bw: bw, w: peer.NewTraceWriter(bw)}, nil
+	return &traceFile{f: f, w: peer.NewTraceWriter(f)}, nil
 }
 
-// close flushes and closes the file; every federate writing to it must
-// be closed first.
-func (t *traceFile) close() error {
-	err := t.bw.Flush()
-	if cerr := t.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+// close closes the file; every federate writing to it must be closed
+// first.
+func (t *traceFile) close() error { return t.f.Close() }

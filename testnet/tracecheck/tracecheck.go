@@ -451,9 +451,13 @@ func CheckReport(r io.Reader) (Report, error) {
 			d.id = handles[d.src] + n
 		case strings.HasPrefix(sender, "#") && handles[sender[1:]] != "":
 			d.id = handles[sender[1:]] + n
-		case cur[sender] != "":
+		case d.src == "" && !strings.HasPrefix(sender, "#") && cur[sender] != "":
+			// A trace without "src": the name's incarnation.
 			d.id = cur[sender] + n
 		default:
+			// A sender with no line in the trace, or an incarnation of
+			// it whose lines are missing (a process killed before its
+			// trace had its join).
 			d.id = "\x00unknown\x00" + d.msg // a sender with no event in the trace
 		}
 	}
