@@ -18,6 +18,8 @@ import (
 //   - no holes: a receive-order message sent between two messages of the
 //     stream that the receiver delivered was delivered too (the stream is
 //     in order: the later one could not come first);
+//   - per-sender order: what a stream delivers in receive order comes in
+//     the order it was sent;
 //   - no grant past an owed message: a time-stamp-order message whose
 //     time stamp a grant of the constrained receiver passed (at or below
 //     a TAR or NMR grant, below a TARA or NMRA grant) was delivered; the
@@ -63,6 +65,8 @@ type stream struct {
 	last     int // the highest counter delivered
 	startAt  int // the receiver's line of its first delivery
 	lastLine int // the receiver's line of the delivery of counter last
+	// ro are the receive-order deliveries: counter and line.
+	ro [][2]int
 }
 
 // checkOwed applies the owed-message rules to every receiver and returns
@@ -101,7 +105,9 @@ func checkOwed(feds map[string]*traceFed, names map[string]string, sends map[str
 			if st == nil {
 				st = &stream{from: sd.key, class: sd.class, first: sd.n, last: sd.n, startAt: line, lastLine: line}
 				streams[k] = st
-				continue
+			}
+			if r.ro[id] {
+				st.ro = append(st.ro, [2]int{sd.n, line})
 			}
 			if sd.n > st.last {
 				st.last, st.lastLine = sd.n, line
@@ -114,6 +120,16 @@ func checkOwed(feds map[string]*traceFed, names map[string]string, sends map[str
 			sub, settled := r.subscriptionAt(st.class, st.startAt)
 			if sub == nil || sub.narrowed || !settled {
 				continue
+			}
+			// One stream is one reliable stream of the data plane:
+			// what it delivers in receive order comes in the order sent.
+			slices.SortFunc(st.ro, func(a, b [2]int) int { return a[1] - b[1] })
+			for i := 1; i < len(st.ro); i++ {
+				if st.ro[i][0] < st.ro[i-1][0] {
+					bad(names[rkey], st.ro[i][1], "receive-order messages of a stream are delivered in the order sent",
+						"%s/%d delivered after %s/%d", names[st.from], st.ro[i][0], names[st.from], st.ro[i-1][0])
+					break
+				}
 			}
 			// Owed until the sender is lost, or the data plane reports
 			// some of its messages lost for good (a gap: which ones, the

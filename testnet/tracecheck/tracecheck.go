@@ -121,6 +121,8 @@ type traceFed struct {
 	marks    []mark
 	seen     map[string]float64
 	restored bool
+	// ro holds the messages delivered in receive order (by id).
+	ro map[string]bool
 }
 
 // savePoint copies the first pass's state of s for a restore.
@@ -128,7 +130,7 @@ func (s *traceFed) savePoint() *traceFed {
 	c := *s
 	c.epochs = maps.Clone(s.epochs)
 	c.delivered, c.tso, c.saves = nil, nil, nil
-	c.marks, c.seen = nil, nil
+	c.marks, c.seen, c.ro = nil, nil, nil
 	return &c
 }
 
@@ -490,6 +492,12 @@ func CheckReport(r io.Reader) (Report, error) {
 			continue
 		}
 		s.delivered[d.id] = d.line
+		if d.order != "TSO" {
+			if s.ro == nil {
+				s.ro = map[string]bool{}
+			}
+			s.ro[d.id] = true
+		}
 		if d.order == "TSO" && d.ts != nil && !d.unordered {
 			s.tso = append(s.tso, d.id)
 		}
