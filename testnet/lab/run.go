@@ -235,7 +235,13 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 	// Steps enough to go on well after the last fault's end.
 	steps := int((quiet+cfg.FaultSpan+8*time.Second)/cfg.StepDelay) + 20
 	federation := fmt.Sprintf("lab-%d", cfg.Seed)
-	seed := l.Hosts[0].Addr + ":7946"
+	// Any member is a seed: a process started again (N1's too) joins
+	// through whoever is up (its own address is left out).
+	var seeds []string
+	for _, h := range l.Hosts {
+		seeds = append(seeds, h.Addr+":7946")
+	}
+	seed := strings.Join(seeds, ",")
 	sv := &supervisor{lab: l, res: res}
 	sv.start = func(m *member, h *Host, create bool) (*Proc, string, error) {
 		trace := filepath.Join(cfg.Dir, fmt.Sprintf("%s-%d.jsonl", m.name, len(m.procs)+1))
