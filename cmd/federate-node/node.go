@@ -200,7 +200,7 @@ type nodeFlags struct {
 func (n *nodeFlags) register(fs *flag.FlagSet) {
 	n.joinFlags.register(fs)
 	fs.BoolVar(&n.create, "create", false, "create the federation execution if it does not exist")
-	fs.StringVar(&n.role, "role", "pong", "built-in federate: pong (answers pings, counts updates), ping (measures and loads) or tick (time-stepped updates)")
+	fs.StringVar(&n.role, "role", "pong", "built-in federate: pong (answers pings, counts updates), ping (measures and loads), tick (time-stepped updates) or lab (tick, with ownership contention, moving regions and synchronization points: the fault lab's, docs/reliability.md)")
 	fs.IntVar(&n.count, "count", 1000, "ping: updates to send")
 	fs.IntVar(&n.size, "size", 100, "ping: payload bytes per update")
 	fs.DurationVar(&n.timeout, "timeout", 60*time.Second, "give up after this long")
@@ -219,7 +219,7 @@ func (n *nodeFlags) config() (peer.Config, error) {
 		return cfg, err
 	}
 	cfg.Create = n.create
-	if n.role == "tick" {
+	if n.role == "tick" || n.role == "lab" {
 		// -transport auto probes multicast once the federates that
 		// step together have joined.
 		cfg.ProbeMembers = n.peers
@@ -254,8 +254,8 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if nf.role != "ping" && nf.role != "pong" && nf.role != "tick" {
-		fmt.Fprintf(stderr, "federate-node node: unknown role %q (want ping, pong or tick)\n", nf.role)
+	if nf.role != "ping" && nf.role != "pong" && nf.role != "tick" && nf.role != "lab" {
+		fmt.Fprintf(stderr, "federate-node node: unknown role %q (want ping, pong, tick or lab)\n", nf.role)
 		return 2
 	}
 	cfg, err := nf.config()
@@ -292,7 +292,9 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	case "pong":
 		res, err = runPong(ctx, fed)
 	case "tick":
-		res, err = runTick(ctx, fed, nf.peers, nf.steps, nf.stepDelay, stdout)
+		res, err = runTick(ctx, fed, nf.peers, nf.steps, nf.stepDelay, stdout, nil)
+	case "lab":
+		res, err = runTick(ctx, fed, nf.peers, nf.steps, nf.stepDelay, stdout, newLabWork(fed))
 	default:
 		res, err = runPing(ctx, fed, nf.count, nf.size)
 	}
@@ -303,7 +305,7 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cmd.fail(err)
 	}
-	if nf.role == "tick" {
+	if nf.role == "tick" || nf.role == "lab" {
 		// Stay a moment before resigning: a peer that has not had its last
 		// grant yet would otherwise see this federate's object deleted
 		// before its last time-stamped update is delivered.
@@ -311,7 +313,11 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	}
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
-	if err := fed.ResignFederationExecution(rctx, peer.DeleteObjects); err != nil {
+	action := peer.DeleteObjects
+	if nf.role == "lab" {
+		action = peer.CancelThenDeleteThenDivest // it may hold others' attributes
+	}
+	if err := fed.ResignFederationExecution(rctx, action); err != nil {
 		fmt.Fprintln(stderr, "federate-node node: resign:", err)
 	}
 	return 0
@@ -647,6 +653,8 @@ type tickResult struct {
 	// suspicion alone loses nobody.
 	Suspicions  uint64 `json:"suspicions"`
 	Refutations uint64 `json:"refutations"`
+	// Lab is what the lab role's workload did (nil for tick).
+	Lab *labCounts `json:"lab,omitempty"`
 }
 
 // runTick is a time-stepped federate: regulating (lookahead 1) and
@@ -655,8 +663,13 @@ type tickResult struct {
 // step s = 1..steps sends a Position update stamped s and advances to s.
 // It prints "granted T" for every grant. A lost federate only stops
 // counting for time management; stepping goes on.
-func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay time.Duration, out io.Writer) (*tickResult, error) {
+//
+// extra, when set, adds a workload to the steps (the lab role's).
+func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay time.Duration, out io.Writer, extra tickExtra) (*tickResult, error) {
 	res := &tickResult{Reflections: map[string]int{}, LastTime: map[string]float64{}, Lost: []string{}}
+	if extra != nil {
+		defer extra.result(res)
+	}
 	cd, err := codec.New(fed.FDD())
 	if err != nil {
 		return res, err
@@ -702,6 +715,7 @@ func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay ti
 			if ev.Producer != fed.Handle() {
 				seen[ev.Producer] = true
 			}
+			fmt.Fprintf(out, "discovered %v from %d\n", ev.Object, ev.Producer)
 		case peer.FederateJoined:
 			names[ev.Federate] = ev.Name
 		case peer.ReflectAttributeValues:
@@ -726,6 +740,9 @@ func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay ti
 		case peer.ConnectionLost:
 			return fmt.Errorf("connection lost: %s", ev.Reason)
 		}
+		if extra != nil {
+			return extra.handle(ev)
+		}
 		return nil
 	}
 	until := func(what string, done func() bool) error {
@@ -746,6 +763,11 @@ func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay ti
 		fed.EnableTimeRegulation(peer.Float64Time(1)),
 	); err != nil {
 		return res, err
+	}
+	if extra != nil {
+		if err := extra.declare(fed); err != nil {
+			return res, err
+		}
 	}
 	if err := until("time regulation", func() bool { return regulating }); err != nil {
 		return res, err
@@ -782,6 +804,11 @@ func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay ti
 			return res, fmt.Errorf("update at %v: %w", ts, err)
 		}
 		res.Sent++
+		if extra != nil {
+			if err := extra.step(step, obj); err != nil {
+				return res, fmt.Errorf("step %d: %w", step, err)
+			}
+		}
 		if err := fed.TimeAdvanceRequest(peer.Float64Time(ts)); err != nil {
 			return res, fmt.Errorf("advance to %v: %w", ts, err)
 		}
@@ -791,6 +818,17 @@ func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay ti
 		}
 	}
 	return res, nil
+}
+
+// tickExtra is a workload a tick federate runs besides its steps: it
+// declares what it needs once regulation is asked for, sees every event,
+// acts at each step (obj is the federate's own instance) before the
+// step's time advance, and adds its counts to the result.
+type tickExtra interface {
+	declare(fed *peer.Federate) error
+	handle(ev peer.Event) error
+	step(k int, obj peer.ObjectInstanceHandle) error
+	result(res *tickResult)
 }
 
 // startCPUProfile writes a CPU profile to path until the returned

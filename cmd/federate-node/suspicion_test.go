@@ -288,3 +288,39 @@ func envInt(name string, def int) int {
 	}
 	return def
 }
+
+// The lab role (the fault lab's federate, docs/reliability.md) over three
+// processes: its time steps as tick's, ownership contended for and
+// moved both ways, regions that move, synchronization points; every
+// process's trace together breaks no rule of the checker.
+func TestLabRole(t *testing.T) {
+	const n, steps = 3, 30
+	bin, ctx, federation, port := processTest(t, "lab-role", 46000)
+	r := startTicks(t, bin, ctx, federation, port, n, steps, "-role", "lab")
+	var total labCounts
+	for k := range n {
+		res, err := r.result(k)
+		if err != nil {
+			t.Errorf("N%d: %v", k+1, err)
+		}
+		if res.Time != steps || res.Lab == nil || len(res.Lost) != 0 {
+			t.Fatalf("N%d: %+v", k+1, res)
+		}
+		t.Logf("N%d: %+v", k+1, *res.Lab)
+		c := res.Lab
+		total.Acquired += c.Acquired
+		total.Released += c.Released
+		total.Divested += c.Divested
+		total.Unavailable += c.Unavailable
+		total.Contacts += c.Contacts
+		total.Registered += c.Registered
+		// The point registered at the last step may come after the end.
+		if c.ContactsSent != steps || c.Announced < steps/10-1 || c.Synchronized != c.Announced {
+			t.Errorf("N%d sent %d radar contacts, was announced %d points and synchronized %d; want %d, at least %d and all", k+1, c.ContactsSent, c.Announced, c.Synchronized, steps, steps/10-1)
+		}
+	}
+	if total.Acquired == 0 || total.Released == 0 || total.Divested == 0 || total.Contacts == 0 || total.Registered != steps/10 {
+		t.Errorf("the workload did not do each thing: %+v", total)
+	}
+	t.Log(r.checkTraces())
+}

@@ -21,6 +21,7 @@ var (
 	campaignFirst = flag.Uint64("campaign-seed", 1, "the first seed of the campaign (a failed seed reruns alone with -campaign-seed=N -campaign-seeds=1)")
 	campaignOut   = flag.String("campaign-out", "", "keep each run's traces, history and result under this directory")
 	campaignKinds = flag.String("campaign-kinds", "", "comma-separated fault kinds to draw from (default all)")
+	campaignNets  = flag.String("campaign-transports", "multicast,unicast", "comma-separated data planes to run each seed over")
 )
 
 // buildNode builds federate-node for the lab's hosts.
@@ -77,7 +78,7 @@ func TestCampaign(t *testing.T) {
 			break
 		}
 		seed := *campaignFirst + uint64(i)
-		for _, transport := range []string{"multicast", "unicast"} {
+		for _, transport := range strings.Split(*campaignNets, ",") {
 			dir := t.TempDir()
 			if *campaignOut != "" {
 				dir = filepath.Join(*campaignOut, fmt.Sprintf("seed-%d-%s", seed, transport))
@@ -114,6 +115,7 @@ type summary struct {
 	runs, failed, grants, sends, deliveries, owed, restarts, removed int
 	faults                                                           map[FaultKind]int
 	maxHeal                                                          time.Duration
+	lab                                                              LabCounts
 }
 
 func (s *summary) add(r *Result) {
@@ -134,6 +136,7 @@ func (s *summary) add(r *Result) {
 		s.faults[f.Kind]++
 	}
 	s.maxHeal = max(s.maxHeal, r.MaxHealToGrant)
+	s.lab.add(r.Lab)
 }
 
 func (s summary) String() string {
@@ -141,6 +144,6 @@ func (s summary) String() string {
 	for _, k := range FaultKinds {
 		fs = append(fs, fmt.Sprintf("%s %d", k, s.faults[k]))
 	}
-	return fmt.Sprintf("%d runs, %d failed; faults: %s; %d grants, %d sends, %d deliveries, %d owed; %d removed, %d restarts; heal to grant at most %v",
-		s.runs, s.failed, strings.Join(fs, ", "), s.grants, s.sends, s.deliveries, s.owed, s.removed, s.restarts, s.maxHeal.Round(time.Millisecond))
+	return fmt.Sprintf("%d runs, %d failed; faults: %s; %d grants, %d sends, %d deliveries, %d owed; %d removed, %d restarts; heal to grant at most %v; workload %+v",
+		s.runs, s.failed, strings.Join(fs, ", "), s.grants, s.sends, s.deliveries, s.owed, s.removed, s.restarts, s.maxHeal.Round(time.Millisecond), s.lab)
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -249,16 +250,32 @@ type Line struct {
 	Text string
 }
 
-// Start runs binary with args in host h as name; ctx kills it.
-func (l *Lab) Start(ctx context.Context, h *Host, name, binary string, args ...string) (*Proc, error) {
+// Start runs binary with args in host h as name; ctx ends it: SIGQUIT
+// first (a Go program prints every goroutine's stack), SIGKILL a second
+// later. With log set, the process's output, both streams, goes there
+// too.
+func (l *Lab) Start(ctx context.Context, h *Host, name, binary, log string, args ...string) (*Proc, error) {
 	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", h.NS, binary}, args...)...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = time.Second
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
 	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	var logw io.Writer = io.Discard
+	var logf *os.File
+	if log != "" {
+		if logf, err = os.Create(log); err != nil {
+			return nil, err
+		}
+		logw = &syncWriter{w: logf}
+	}
+	cmd.Stderr = io.MultiWriter(&stderr, logw)
+	if err = cmd.Start(); err != nil {
+		if logf != nil {
+			logf.Close()
+		}
 		return nil, err
 	}
 	p := &Proc{Name: name, Host: h, lab: l, cmd: cmd, more: make(chan struct{}), exited: make(chan struct{})}
@@ -269,8 +286,10 @@ func (l *Lab) Start(ctx context.Context, h *Host, name, binary string, args ...s
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
+			at := l.Since()
+			fmt.Fprintf(logw, "%8.3f %s\n", at.Seconds(), sc.Text())
 			p.mu.Lock()
-			p.lines = append(p.lines, Line{At: l.Since(), Text: sc.Text()})
+			p.lines = append(p.lines, Line{At: at, Text: sc.Text()})
 			close(p.more)
 			p.more = make(chan struct{})
 			p.mu.Unlock()
@@ -284,8 +303,23 @@ func (l *Lab) Start(ctx context.Context, h *Host, name, binary string, args ...s
 		close(p.exited)
 		p.mu.Unlock()
 		l.Record("exit", map[string]any{"proc": name, "err": fmt.Sprint(err)})
+		if logf != nil {
+			logf.Close() // Wait has copied the last of stderr
+		}
 	}()
 	return p, nil
+}
+
+// syncWriter serializes writes to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
 }
 
 // Signal sends sig to the process.

@@ -54,6 +54,8 @@ type Result struct {
 	Deliveries int `json:"deliveries"`
 	Owed       int `json:"owed"`
 	Restarts   int `json:"restarts"`
+	// Lab sums the workload of every process that finished.
+	Lab LabCounts `json:"lab"`
 	// Removed lists the federates the federation removed as lost (each
 	// one told so), in the order their processes ended.
 	Removed []string `json:"removed"`
@@ -73,7 +75,7 @@ func (r *Result) violate(format string, args ...any) {
 	r.Violations = append(r.Violations, fmt.Sprintf(format, args...))
 }
 
-// tickRes is the result line of `node -role tick` (cmd/federate-node).
+// tickRes is the result line of `node -role lab` (cmd/federate-node).
 type tickRes struct {
 	Time        float64            `json:"time"`
 	Grants      int                `json:"grants"`
@@ -81,6 +83,41 @@ type tickRes struct {
 	LastTime    map[string]float64 `json:"lastTime"`
 	OutOfOrder  int                `json:"outOfOrder"`
 	Lost        []string           `json:"lost"`
+	Lab         LabCounts          `json:"lab"`
+}
+
+// LabCounts is what the lab role's workload did besides its time steps:
+// ownership asked for, acquired, given up when asked and unconditionally;
+// interactions sent and received with regions that move;
+// synchronization points registered, announced and synchronized.
+type LabCounts struct {
+	Asked        int `json:"asked"`
+	Acquired     int `json:"acquired"`
+	Unavailable  int `json:"unavailable"`
+	Released     int `json:"released"`
+	Divested     int `json:"divested"`
+	BlobsSent    int `json:"blobsSent"`
+	Refused      int `json:"refused"`
+	ContactsSent int `json:"contactsSent"`
+	Contacts     int `json:"contacts"`
+	Registered   int `json:"registered"`
+	Announced    int `json:"announced"`
+	Synchronized int `json:"synchronized"`
+}
+
+func (c *LabCounts) add(o LabCounts) {
+	c.Asked += o.Asked
+	c.Acquired += o.Acquired
+	c.Unavailable += o.Unavailable
+	c.Released += o.Released
+	c.Divested += o.Divested
+	c.BlobsSent += o.BlobsSent
+	c.Refused += o.Refused
+	c.ContactsSent += o.ContactsSent
+	c.Contacts += o.Contacts
+	c.Registered += o.Registered
+	c.Announced += o.Announced
+	c.Synchronized += o.Synchronized
 }
 
 // member is one federate name of the run, in one host: its processes,
@@ -202,8 +239,9 @@ func (sv *supervisor) stop() {
 	sv.wg.Wait()
 }
 
-// Run runs one seed: a lab of cfg.Hosts hosts, a time-stepped `node
-// -role tick` federate in each, the seed's faults injected from outside
+// Run runs one seed: a lab of cfg.Hosts hosts, a `node -role lab`
+// federate in each (time steps, ownership contention, moving regions,
+// synchronization points), the seed's faults injected from outside
 // while they step, every fault healed; then the checkers: the trace
 // checker over every process's trace, the federation's agreement on who
 // was lost, every update of every federate that stayed a member at every
@@ -244,10 +282,20 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 	seed := strings.Join(seeds, ",")
 	sv := &supervisor{lab: l, res: res}
 	sv.start = func(m *member, h *Host, create bool) (*Proc, string, error) {
-		trace := filepath.Join(cfg.Dir, fmt.Sprintf("%s-%d.jsonl", m.name, len(m.procs)+1))
-		args := []string{"node", "-role", "tick", "-name", m.name, "-federation", federation,
+		m.mu.Lock()
+		started := len(m.procs)
+		m.mu.Unlock()
+		trace := filepath.Join(cfg.Dir, fmt.Sprintf("%s-%d.jsonl", m.name, started+1))
+		// The first processes wait for each other before stepping; a
+		// process started again joins a federation under way, whose
+		// members wait for it (its time is theirs): it does not wait.
+		peers := cfg.Hosts
+		if started > 0 {
+			peers = 1
+		}
+		args := []string{"node", "-role", "lab", "-name", m.name, "-federation", federation,
 			"-gossip", h.Addr + ":7946", "-iface", "veth0", "-ttl", "1", "-mcast-port", "47470",
-			"-transport", cfg.Transport, "-peers", strconv.Itoa(cfg.Hosts), "-steps", strconv.Itoa(steps),
+			"-transport", cfg.Transport, "-peers", strconv.Itoa(peers), "-steps", strconv.Itoa(steps),
 			"-step-delay", cfg.StepDelay.String(), "-timeout", "10m", "-trace", trace}
 		if cfg.Transport == "unicast" {
 			args = append(args, "-advertise", h.Addr+":0")
@@ -257,7 +305,8 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		} else {
 			args = append(args, "-seeds", seed)
 		}
-		p, err := l.Start(ctx, h, m.name, cfg.Binary, args...)
+		log := strings.TrimSuffix(trace, ".jsonl") + ".log"
+		p, err := l.Start(ctx, h, m.name, cfg.Binary, log, args...)
 		return p, trace, err
 	}
 	members := make([]*member, cfg.Hosts)
@@ -363,6 +412,9 @@ func judge(res *Result, cfg RunConfig, members []*member, results []tickRes, t0 
 		res.violate("trace: %v", v)
 	}
 
+	for _, r := range results {
+		res.Lab.add(r.Lab)
+	}
 	// Federates that stayed members all along agree on who was lost
 	// (each name once per removal, the federation's decisions) and got
 	// every update of each other.
@@ -402,6 +454,11 @@ func judge(res *Result, cfg RunConfig, members []*member, results []tickRes, t0 
 		}
 		if results[k].OutOfOrder != 0 {
 			res.violate("%s reflected %d updates out of time-stamp order", members[k].name, results[k].OutOfOrder)
+		}
+		// Every point announced to it was synchronized, but perhaps
+		// the last (registered near the end).
+		if c := results[k].Lab; c.Synchronized < c.Announced-1 {
+			res.violate("%s was announced %d synchronization points and synchronized %d", members[k].name, c.Announced, c.Synchronized)
 		}
 	}
 

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/meshrti/meshrti/fomxml/codec"
+	"github.com/meshrti/meshrti/peer"
+)
+
+// labWork is the fault lab's workload on top of the tick federate's time
+// steps (docs/reliability.md). At each step:
+//
+//   - ownership under contention: the federate asks for the Blob of one
+//     instance, in turn over the instances it knows: at odd steps with
+//     AttributeOwnershipAcquisition (the negotiated path: the owner hears
+//     RequestAttributeOwnershipRelease and gives it up if wanted), at even
+//     steps with AttributeOwnershipAcquisitionIfAvailable (the unowned
+//     path, decided through the federation's register while several ask
+//     at once); a Blob held three steps is given up unconditionally at a
+//     step divisible by three; the owner of a Blob updates it each step;
+//   - regions that move: RadarContact is subscribed with a region on the
+//     Band dimension that moves every fifth step, and sent, time-stamped,
+//     with a region that moves each step;
+//   - synchronization points: every tenth step the federate with the
+//     lowest name it knows alive registers "lab-K"; every federate
+//     achieves each point announced to it.
+//
+// Refusals that races explain (an instance deleted meanwhile, an
+// acquisition already pending) are counted, not failures.
+type labWork struct {
+	fed *peer.Federate
+	cd  *codec.Codec
+
+	aircraft              peer.ObjectClassHandle
+	position, blob        peer.AttributeHandle
+	contact               peer.InteractionClassHandle
+	target                peer.ParameterHandle
+	band                  peer.DimensionHandle
+	subRegion, sendRegion peer.RegionHandle
+
+	known []peer.ObjectInstanceHandle       // instances of Aircraft, in the order learned
+	owned map[peer.ObjectInstanceHandle]int // Blobs held, and the step they were taken at
+	names map[peer.FederateHandle]string    // members alive, by handle
+	cur   int                               // the step under way
+	c     labCounts
+}
+
+// labCounts is what the lab workload did, in the tick result.
+type labCounts struct {
+	Asked        int `json:"asked"`        // acquisitions asked for
+	Acquired     int `json:"acquired"`     // AttributeOwnershipAcquisitionNotification
+	Unavailable  int `json:"unavailable"`  // AttributeOwnershipUnavailable
+	Released     int `json:"released"`     // given up when asked (divestiture if wanted)
+	Divested     int `json:"divested"`     // given up unconditionally
+	BlobsSent    int `json:"blobsSent"`    // Blob updates sent by its owner
+	Refused      int `json:"refused"`      // services refused by a race (counted, not failed)
+	ContactsSent int `json:"contactsSent"` // RadarContact interactions sent with a region
+	Contacts     int `json:"contacts"`     // RadarContact interactions received
+	Registered   int `json:"registered"`   // synchronization points registered
+	Announced    int `json:"announced"`    // synchronization points announced (and achieved)
+	Synchronized int `json:"synchronized"` // FederationSynchronized
+}
+
+func newLabWork(fed *peer.Federate) *labWork {
+	return &labWork{fed: fed, owned: map[peer.ObjectInstanceHandle]int{}, names: map[peer.FederateHandle]string{fed.Handle(): fed.Name()}}
+}
+
+func (w *labWork) declare(fed *peer.Federate) error {
+	cd, err := codec.New(fed.FDD())
+	if err != nil {
+		return err
+	}
+	w.cd = cd
+	var errs []error
+	get := func(err error) { errs = append(errs, err) }
+	w.aircraft, err = fed.GetObjectClassHandle("Aircraft")
+	get(err)
+	w.position, err = fed.GetAttributeHandle(w.aircraft, "Position")
+	get(err)
+	w.blob, err = fed.GetAttributeHandle(w.aircraft, "Blob")
+	get(err)
+	w.contact, err = fed.GetInteractionClassHandle("RadarContact")
+	get(err)
+	w.target, err = fed.GetParameterHandle(w.contact, "Target")
+	get(err)
+	w.band, err = fed.GetDimensionHandle("Band")
+	get(err)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if w.subRegion, err = w.region(0); err != nil {
+		return err
+	}
+	if w.sendRegion, err = w.region(0); err != nil {
+		return err
+	}
+	return errors.Join(
+		fed.PublishObjectClassAttributes(w.aircraft, w.position, w.blob),
+		fed.SubscribeObjectClassAttributes(w.aircraft, w.position, w.blob),
+		fed.PublishInteractionClass(w.contact),
+		fed.SubscribeInteractionClassWithRegions(w.contact, w.subRegion),
+	)
+}
+
+// region creates a region of the Band dimension at band b.
+func (w *labWork) region(b uint64) (peer.RegionHandle, error) {
+	r, err := w.fed.CreateRegion(w.band)
+	if err != nil {
+		return r, err
+	}
+	return r, w.move(r, b)
+}
+
+// move puts region r at band b (of three) and commits it.
+func (w *labWork) move(r peer.RegionHandle, b uint64) error {
+	if err := w.fed.SetRangeBounds(r, w.band, peer.RangeBounds{Lower: b % 3, Upper: b%3 + 1}); err != nil {
+		return err
+	}
+	return w.fed.CommitRegionModifications(r)
+}
+
+func (w *labWork) handle(ev peer.Event) error {
+	switch ev := ev.(type) {
+	case peer.FederateJoined:
+		w.names[ev.Federate] = ev.Name
+	case peer.FederateLost:
+		delete(w.names, ev.Federate)
+	case peer.FederateResigned:
+		delete(w.names, ev.Federate)
+	case peer.DiscoverObjectInstance:
+		if !slices.Contains(w.known, ev.Object) {
+			w.known = append(w.known, ev.Object)
+		}
+		// Members that joined before this federate are known by their
+		// instances.
+		if n, err := w.fed.GetFederateName(ev.Producer); err == nil {
+			w.names[ev.Producer] = n
+		}
+	case peer.RemoveObjectInstance:
+		w.known = slices.DeleteFunc(w.known, func(o peer.ObjectInstanceHandle) bool { return o == ev.Object })
+		delete(w.owned, ev.Object)
+	case peer.AttributeOwnershipAcquisitionNotification:
+		if slices.Contains(ev.Attributes, w.blob) {
+			w.owned[ev.Object] = w.cur
+			w.c.Acquired++
+		}
+	case peer.AttributeOwnershipUnavailable:
+		w.c.Unavailable++
+	case peer.RequestAttributeOwnershipRelease:
+		given, err := w.fed.AttributeOwnershipDivestitureIfWanted(ev.Object, ev.Attributes...)
+		if err != nil {
+			w.c.Refused++
+			return nil
+		}
+		if slices.Contains(given, w.blob) {
+			delete(w.owned, ev.Object)
+			w.c.Released++
+		}
+	case peer.ReceiveInteraction:
+		if ev.Class == w.contact {
+			w.c.Contacts++
+		}
+	case peer.AnnounceSynchronizationPoint:
+		w.c.Announced++
+		if err := w.fed.SynchronizationPointAchieved(ev.Label, true); err != nil {
+			return fmt.Errorf("achieve %s: %w", ev.Label, err)
+		}
+	case peer.FederationSynchronized:
+		w.c.Synchronized++
+	}
+	return nil
+}
+
+func (w *labWork) step(k int, own peer.ObjectInstanceHandle) error {
+	w.cur = k
+	if !slices.Contains(w.known, own) {
+		// The registrar holds what it publishes from the start.
+		w.known = append(w.known, own)
+		w.owned[own] = k
+	}
+	// Ownership: give up what was held long enough, update the rest,
+	// ask for the step's target.
+	for obj, since := range w.owned {
+		if k%3 == 0 && k-since >= 3 {
+			if err := w.fed.UnconditionalAttributeOwnershipDivestiture(obj, w.blob); err != nil {
+				w.c.Refused++
+			} else {
+				w.c.Divested++
+			}
+			delete(w.owned, obj)
+			continue
+		}
+		v, err := w.cd.Encode("HLAopaqueData", []byte(fmt.Sprintf("%s/%d", w.fed.Name(), k)))
+		if err != nil {
+			return err
+		}
+		if err := w.fed.UpdateAttributeValues(obj, peer.AttributeValues{w.blob: v}, nil); err != nil {
+			w.c.Refused++ // divested or deleted meanwhile
+			delete(w.owned, obj)
+			continue
+		}
+		w.c.BlobsSent++
+	}
+	if len(w.known) > 0 {
+		target := w.known[k%len(w.known)]
+		if _, held := w.owned[target]; !held {
+			var err error
+			if k%2 == 1 {
+				err = w.fed.AttributeOwnershipAcquisition(target, []byte(w.fed.Name()), w.blob)
+			} else {
+				err = w.fed.AttributeOwnershipAcquisitionIfAvailable(target, w.blob)
+			}
+			if err != nil {
+				w.c.Refused++
+			} else {
+				w.c.Asked++
+			}
+		}
+	}
+	// Regions: the subscription moves every fifth step, the sender's
+	// region every step.
+	if k%5 == 0 {
+		if err := w.move(w.subRegion, uint64(k/5)); err != nil {
+			return err
+		}
+	}
+	if err := w.move(w.sendRegion, uint64(k)); err != nil {
+		return err
+	}
+	v, err := w.cd.Encode("HLAunicodeString", fmt.Sprintf("%s/%d", w.fed.Name(), k))
+	if err != nil {
+		return err
+	}
+	if _, err := w.fed.SendInteractionWithRegionsAndTime(w.contact, peer.ParameterValues{w.target: v}, []peer.RegionHandle{w.sendRegion}, nil, peer.Float64Time(float64(k))); err != nil {
+		return fmt.Errorf("radar contact: %w", err)
+	}
+	w.c.ContactsSent++
+	// Synchronization: the lowest name alive registers.
+	if k%10 == 0 && w.lowest() {
+		if err := w.fed.RegisterFederationSynchronizationPoint(fmt.Sprintf("lab-%d", k), nil); err != nil {
+			return fmt.Errorf("register lab-%d: %w", k, err)
+		}
+		w.c.Registered++
+	}
+	return nil
+}
+
+// lowest reports whether this federate's name is the lowest of the
+// members it knows alive.
+func (w *labWork) lowest() bool {
+	for _, n := range w.names {
+		if n < w.fed.Name() {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *labWork) result(res *tickResult) {
+	c := w.c
+	res.Lab = &c
+}
