@@ -907,12 +907,12 @@ func (out *outbound) remove(g *Gateway, o *outEntity, now time.Time) {
 	delete(out.entities, o.obj)
 	out.dr.forget(o.obj)
 	if o.sent {
+		g.stats.toDIS.Add(-1)
 		pdu := o.last
 		pdu.Location, pdu.Orientation = Extrapolate(&o.last, now.Sub(o.sentAt))
 		pdu.Appearance |= appearanceDeactivated
 		pdu.Timestamp = Timestamp(now, false)
 		out.buf = g.sendPDU(&pdu, out.buf)
-		g.stats.toDIS.Add(-1)
 	}
 	if !o.id.IsZero() {
 		g.names.remove(o.id, o.name, true)

@@ -266,8 +266,15 @@ func TestGatewayHLAToDIS(t *testing.T) {
 	if last.Location != big.Location {
 		t.Errorf("deactivated at %v", last.Location)
 	}
-	if st := g.Stats(); st.EntitiesToDIS != 1 || st.Sent["fire"] != 1 || st.Sent["entity_state"] < 6 {
-		t.Errorf("stats %+v", st)
+	// The counters move just after the sends the sink saw.
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		st := g.Stats()
+		if st.EntitiesToDIS == 1 && st.Sent["fire"] == 1 && st.Sent["entity_state"] >= 6 && st.Sent["attribute"] >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stats %+v", st)
+		}
 	}
 	// Closing the gateway deactivates the rest.
 	g.Close()

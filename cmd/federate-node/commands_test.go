@@ -120,7 +120,7 @@ func TestSubcommandsInHelp(t *testing.T) {
 	for _, c := range []struct {
 		cmd   string
 		table []subcommand
-	}{{"fom", fomCommands()}, {"serve", serveCommands()}, {"record", recordCommands()}} {
+	}{{"fom", fomCommands()}, {"serve", serveCommands()}, {"record", recordCommands()}, {"dis", disCommands()}} {
 		for _, k := range c.table {
 			name := strings.TrimSpace(c.cmd + " " + k.name)
 			if len(k.help) == 0 {
