@@ -18,7 +18,7 @@ func TestEndToEnd(t *testing.T) {
 	r := newRig(t)
 	addr := "127.255.255.255:" + freeUDPPort(t)
 	a := r.gateway(Config{Federate: r.join("fed", "gateway-a", StatusModule()), DIS: addr, Exercise: 1, Site: 100, Application: 1, Version: 6})
-	b := r.gateway(Config{Federate: r.join("fed", "gateway-b", StatusModule()), DIS: addr, Exercise: 2, Site: 200, Application: 1, Version: 6})
+	b := r.gateway(Config{Federate: r.join("fed", "gateway-b", StatusModule()), DIS: addr, Exercise: 2, Site: 200, Application: 1, Version: 7})
 	obs := r.join("fed", "observer")
 	r.subscribeAll(obs)
 	net := newBroadcastListener(t, addr) // hears everything on the address
@@ -28,7 +28,7 @@ func TestEndToEnd(t *testing.T) {
 	// A tank on exercise 1, as a DIS simulator sends it (version 6).
 	tank := espduFrom(t, espduV6)
 	tank.Exercise = 1
-	// A jet on exercise 2 (version 7 in, version 6 out).
+	// A jet on exercise 2 (version 7 in, version 6 out through a).
 	jet := espduFrom(t, espduV7)
 	jet.Exercise = 2
 	jet.DeadReckoning.Algorithm = DRFPB
@@ -66,16 +66,16 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	same := func(name string, got, want *EntityState) {
+	same := func(name string, got, want *EntityState, version uint8) {
 		t.Helper()
 		w := *want
-		w.Exercise, w.Version, w.Status, w.Length = got.Exercise, 6, 0, got.Length
+		w.Exercise, w.Version, w.Status, w.Length = got.Exercise, version, 0, got.Length
 		if !reflect.DeepEqual(got, &w) {
 			t.Errorf("%s out\n%+v\nwant\n%+v", name, got, &w)
 		}
 	}
-	same("tank", tankOut, tank)
-	same("jet", jetOut, jet)
+	same("tank", tankOut, tank, 7) // out through b, which sends version 7
+	same("jet", jetOut, jet, 6)
 
 	// Fire and detonation, tank at the jet, from exercise 1 to exercise 2.
 	fire := &Fire{Header: Header{Version: 6, Exercise: 1, Timestamp: 0x4242}, Firing: tank.ID, Target: jet.ID, Event: EventID{1, 2, 77},
@@ -84,7 +84,7 @@ func TestEndToEnd(t *testing.T) {
 	sim.send(to, fire)
 	fireOut := net.recv(3*time.Second, "the fire on exercise 2", func(p PDU) bool { f, ok := p.(*Fire); return ok && f.Exercise == 2 }).(*Fire)
 	wantFire := *fire
-	wantFire.Exercise, wantFire.Length, wantFire.Type, wantFire.Family = 2, fireOut.Length, TypeFire, FamilyWarfare
+	wantFire.Version, wantFire.Exercise, wantFire.Length, wantFire.Type, wantFire.Family = 7, 2, fireOut.Length, TypeFire, FamilyWarfare
 	if !reflect.DeepEqual(fireOut, &wantFire) {
 		t.Errorf("fire out\n%+v\nwant\n%+v", fireOut, &wantFire)
 	}
@@ -94,7 +94,7 @@ func TestEndToEnd(t *testing.T) {
 	sim.send(to, det)
 	detOut := net.recv(3*time.Second, "the detonation on exercise 2", func(p PDU) bool { d, ok := p.(*Detonation); return ok && d.Exercise == 2 }).(*Detonation)
 	wantDet := *det
-	wantDet.Exercise, wantDet.Length, wantDet.Type, wantDet.Family = 2, detOut.Length, TypeDetonation, FamilyWarfare
+	wantDet.Version, wantDet.Exercise, wantDet.Length, wantDet.Type, wantDet.Family = 7, 2, detOut.Length, TypeDetonation, FamilyWarfare
 	if !reflect.DeepEqual(detOut, &wantDet) {
 		t.Errorf("detonation out\n%+v\nwant\n%+v", detOut, &wantDet)
 	}

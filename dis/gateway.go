@@ -866,10 +866,12 @@ func (es *EntityState) stateKey(b []byte, id EntityID) []byte {
 	return b
 }
 
-// sendRecords sends o's attribute records in an Attribute PDU.
+// sendRecords sends o's attribute records in an Attribute PDU. The
+// Attribute PDU is 1278.1-2012's: a gateway sending version 6 sends
+// none.
 func (g *Gateway) sendRecords(o *outEntity) {
 	o.recordsChanged = false
-	if len(o.records) == 0 {
+	if len(o.records) == 0 || g.cfg.Version < Version7 {
 		return
 	}
 	recs, errs := g.m.Records(o.class.Handle, o.records)

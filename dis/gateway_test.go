@@ -172,7 +172,7 @@ func TestGatewayHLAToDIS(t *testing.T) {
 	class := r.publish(sim, "GroundVehicle")
 	sink := newDISPeer(t)
 	g := r.gateway(Config{Federate: gwFed, DIS: "127.0.0.1:0", Send: sink.addr(), Exercise: 3, Site: 9, Application: 8,
-		Heartbeat: 1500 * time.Millisecond, Version: 6})
+		Heartbeat: 1500 * time.Millisecond, Version: 7})
 
 	tank := espduFrom(t, espduV6)
 	tank.Appearance = 1<<22 | 1<<12
@@ -189,7 +189,7 @@ func TestGatewayHLAToDIS(t *testing.T) {
 	vals[acoustic.Handle], _ = r.cd.Encode(acoustic.DataType, 5)
 	got := introduce(t, sim, obj, vals, r.m.Tag(tank.Timestamp), sink, "the tank", isEntity(tank.ID)).(*EntityState)
 	want := *tank
-	want.Header = Header{Version: 6, Exercise: 3, Type: TypeEntityState, Family: FamilyEntityInformation, Timestamp: tank.Timestamp, Length: got.Length}
+	want.Header = Header{Version: 7, Exercise: 3, Type: TypeEntityState, Family: FamilyEntityInformation, Timestamp: tank.Timestamp, Length: got.Length}
 	if !reflect.DeepEqual(got, &want) {
 		t.Errorf("PDU\n%+v\nwant\n%+v", got, &want)
 	}
