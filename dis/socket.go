@@ -74,6 +74,10 @@ func openSockets(listen, to netip.AddrPort, iface string, ttl int) (*sockets, er
 		return nil, fmt.Errorf("dis: listen on %s: %w", listen, err)
 	}
 	s := &sockets{recv: pc.(*net.UDPConn), to: to}
+	if to.Port() == 0 { // listening on a port of the kernel's choice, and sending there
+		to = s.recv.LocalAddr().(*net.UDPAddr).AddrPort()
+		s.to = to
+	}
 	if KindOf(listen.Addr()) == Multicast {
 		if err := ipv4.NewPacketConn(s.recv).JoinGroup(ifi, &net.UDPAddr{IP: listen.Addr().AsSlice()}); err != nil {
 			s.recv.Close()

@@ -121,7 +121,7 @@ func (s *statusPublisher) publish(now time.Time) {
 func (s *statusPublisher) json() string {
 	g := s.g
 	st := GatewayStatus{
-		Federate: g.fed.Name(), DIS: g.cfg.DIS, Send: g.sock.to.String(), Exercise: g.cfg.Exercise,
+		Federate: g.fed.Name(), DIS: g.ListenAddr().String(), Send: g.sock.to.String(), Exercise: g.cfg.Exercise,
 		Site: g.cfg.Site, Application: g.cfg.Application, Version: g.cfg.Version, Stats: g.Stats(),
 	}
 	b, _ := json.Marshal(st)
