@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
+	"golang.org/x/net/ipv4"
 
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer"
@@ -408,6 +409,7 @@ type inbound struct {
 	byObject map[peer.ObjectInstanceHandle]*inEntity
 	status   *statusPublisher
 	values   peer.AttributeValues // reused
+	checked  time.Time            // when timeouts were last looked at
 }
 
 type inEntity struct {
@@ -421,14 +423,22 @@ type inEntity struct {
 	records peer.AttributeValues
 }
 
+// readBatch is how many datagrams the DIS side reads per system call
+// (recvmmsg on Linux; one elsewhere).
+const readBatch = 16
+
 // disLoop reads the DIS socket until Close.
 func (g *Gateway) disLoop() {
 	defer g.wg.Done()
-	buf := make([]byte, 1<<16)
+	pc := ipv4.NewPacketConn(g.sock.recv)
+	msgs := make([]ipv4.Message, readBatch)
+	for i := range msgs {
+		msgs[i].Buffers = [][]byte{make([]byte, 1<<16)}
+	}
 	next := time.Now().Add(housekeeping)
 	_ = g.sock.recv.SetReadDeadline(next)
 	for {
-		n, from, err := g.sock.recv.ReadFromUDPAddrPort(buf)
+		n, err := pc.ReadBatch(msgs, 0)
 		now := time.Now()
 		if err != nil {
 			var ne net.Error
@@ -438,8 +448,14 @@ func (g *Gateway) disLoop() {
 				}
 				return
 			}
-		} else {
-			g.datagram(buf[:n], from, now)
+		}
+		for i := range n {
+			var from netip.AddrPort
+			if ua, ok := msgs[i].Addr.(*net.UDPAddr); ok {
+				from = ua.AddrPort()
+				from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+			}
+			g.datagram(msgs[i].Buffers[0][:msgs[i].N], from, now)
 		}
 		if !now.Before(next) {
 			g.housekeep(now)
@@ -582,9 +598,12 @@ func (g *Gateway) attributeIn(a *Attribute) {
 // requests for values, and publishes the status.
 func (g *Gateway) housekeep(now time.Time) {
 	in := g.in
-	for _, e := range in.entities {
-		if now.Sub(e.heard) > g.cfg.Timeout {
-			in.remove(g, e, "not heard for the timeout")
+	if now.Sub(in.checked) >= min(time.Second, g.cfg.Timeout/4) {
+		in.checked = now
+		for _, e := range in.entities {
+			if now.Sub(e.heard) > g.cfg.Timeout {
+				in.remove(g, e, "not heard for the timeout")
+			}
 		}
 	}
 	g.provideMu.Lock()

@@ -13,7 +13,7 @@ import (
 	"github.com/meshrti/meshrti/peer"
 )
 
-func espduFrom(t *testing.T, s string) *EntityState {
+func espduFrom(t testing.TB, s string) *EntityState {
 	t.Helper()
 	p, err := Decode(hx(t, s))
 	if err != nil {

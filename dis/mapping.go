@@ -129,6 +129,7 @@ type Mapper struct {
 	plans    map[fomxml.ObjectClassHandle]*classPlan
 	enums    map[string]map[string]int64
 	spatial  *variantPlan
+	fast     map[uint8]*spatialLayout // nil: Spatial through the codec alone
 	param    *variantPlan
 	elemType *codec.Type // an element of ArticulatedParametersArray
 	fire     *interactionPlan
@@ -267,6 +268,9 @@ func NewMapper(fdd *fomxml.FDD, cfg MapperConfig) (*Mapper, error) {
 	spatialAttr, _ := m.base.Attribute("Spatial")
 	if m.spatial, err = m.variant(spatialAttr.DataType); err != nil {
 		return nil, err
+	}
+	if layouts, err := m.spatialFast(); err == nil && m.checkSpatialFast(layouts) == nil {
+		m.fast = layouts
 	}
 	params, _ := physical.Attribute("ArticulatedParametersArray")
 	arr, ok := fdd.DataType(params.DataType)
@@ -527,8 +531,11 @@ func (m *Mapper) EntityValues(class fomxml.ObjectClassHandle, es, prev *EntitySt
 		put("AlternateEntityType", typeValue(es.AlternateType))
 	}
 	if first || spatialChanged(es, prev) {
-		v, err := m.spatialValue(es)
-		if err != nil {
+		if l, ok := m.fast[es.DeadReckoning.Algorithm]; ok {
+			if ap, ok := p.byName["Spatial"]; ok {
+				dst[ap.attr.Handle] = appendSpatial(nil, l, es)
+			}
+		} else if v, err := m.spatialValue(es); err != nil {
 			errs = append(errs, &ValueError{Name: "Spatial", Err: err})
 		} else {
 			put("Spatial", v)
@@ -785,6 +792,12 @@ func (m *Mapper) ApplyEntityValues(class fomxml.ObjectClassHandle, values hla.At
 				extra = hla.AttributeValues{}
 			}
 			extra[h] = b
+			continue
+		}
+		if a.Name == "Spatial" && m.fast != nil {
+			if err := readSpatialFast(m.fast, b, es); err != nil {
+				errs = append(errs, &ValueError{Name: a.Name, Err: err})
+			}
 			continue
 		}
 		ap := p.byName[a.Name]

@@ -476,3 +476,41 @@ func TestUndecodableValue(t *testing.T) {
 		t.Error("NaN")
 	}
 }
+
+// With the RPR FOM, Spatial takes the fast path, which gives the codec's
+// octets for every algorithm (and TestSpatialVariants checks both
+// against octets laid out by hand).
+func TestSpatialFastPath(t *testing.T) {
+	m := rprMapper(t, MapperConfig{})
+	if m.fast == nil {
+		t.Fatal("the RPR FOM's Spatial does not take the fast path")
+	}
+	slow := *m
+	slow.fast = nil
+	ground := mustClass(t, m.fdd, "GroundVehicle")
+	es := espduFrom(t, espduV6)
+	for alg := uint8(0); alg <= 12; alg++ {
+		es.DeadReckoning.Algorithm = alg
+		a, b := hla.AttributeValues{}, hla.AttributeValues{}
+		ea, eb := m.EntityValues(ground.Handle, es, nil, a), slow.EntityValues(ground.Handle, es, nil, b)
+		if !reflect.DeepEqual(a, b) || len(ea) != len(eb) {
+			t.Errorf("algorithm %d: fast and codec paths differ (%v, %v)", alg, ea, eb)
+		}
+		var fa, fb EntityState
+		_, e1 := m.ApplyEntityValues(ground.Handle, a, &fa)
+		_, e2 := slow.ApplyEntityValues(ground.Handle, a, &fb)
+		if !reflect.DeepEqual(fa, fb) || len(e1) != len(e2) {
+			t.Errorf("algorithm %d: decoded differently: %+v, %+v", alg, fa, fb)
+		}
+	}
+	// Garbage is refused by both.
+	sp, _ := m.Attribute(ground.Handle, "Spatial")
+	for _, bad := range [][]byte{nil, {1}, {2, 0, 0}, append([]byte{1}, make([]byte, 47)...)[:40], append(append([]byte{1}, make([]byte, 31)...), 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)} {
+		var x EntityState
+		_, e1 := m.ApplyEntityValues(ground.Handle, hla.AttributeValues{sp.Handle: bad}, &x)
+		_, e2 := slow.ApplyEntityValues(ground.Handle, hla.AttributeValues{sp.Handle: bad}, &x)
+		if len(e1) != 1 || len(e2) != 1 {
+			t.Errorf("% x: fast %v, codec %v", bad, e1, e2)
+		}
+	}
+}

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -187,6 +185,4 @@ func TestMonitorBrowserDIS(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_ = fmt.Sprint
-	_ = netip.AddrPort{}
 }

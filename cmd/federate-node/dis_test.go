@@ -227,3 +227,36 @@ func freePort(t *testing.T) string {
 	defer c.Close()
 	return fmt.Sprint(c.LocalAddr().(*net.UDPAddr).Port)
 }
+
+// bench dis runs, small: every figure is there, in its JSON line. Like
+// TestBenchJSON it measures nothing.
+func TestBenchDIS(t *testing.T) {
+	dir := rprDir(t)
+	var res disBenchResult
+	out := benchJSON(t, &res, 17, "bench", "dis", "-json", "-entities", "100", "-rate", "1000", "-duration", "1s", "-pings", "50", "-fom", dir)
+	if res.Bench != "dis" || res.Entities != 100 || res.DISToHLASent != 1000 || res.HLAToDISUpdates != 1000 || res.Error != "" {
+		t.Errorf("result %+v", res)
+	}
+	// Spatial is best effort: a loaded machine may lose some, never
+	// invent any.
+	if res.DISToHLAReflected <= 0 || res.DISToHLAReflected > res.DISToHLASent || res.HLAToDISPDUs <= 0 || res.HLAToDISPDUs > res.HLAToDISUpdates {
+		t.Errorf("reflected %d of %d, PDUs %d of %d", res.DISToHLAReflected, res.DISToHLASent, res.HLAToDISPDUs, res.HLAToDISUpdates)
+	}
+	if res.LatencyP50 <= 0 || res.LatencyP99 < res.LatencyP50 || res.PeerRTTP50 <= 0 || res.PeerRTTP99 < res.PeerRTTP50 || res.GOMAXPROCS < 1 {
+		t.Errorf("latency %v/%v us, peer round trip %v/%v us", res.LatencyP50, res.LatencyP99, res.PeerRTTP50, res.PeerRTTP99)
+	}
+	if res.Gateway.Received["entity_state"] < 1100 || res.Gateway.Sent["entity_state"] < 1100 {
+		t.Errorf("the gateway's counters %+v", res.Gateway)
+	}
+	for _, k := range []string{`"bench":"dis"`, `"dis_to_hla_per_s"`, `"hla_to_dis_per_s"`, `"dis_to_hla_latency_p50_us"`, `"dis_to_hla_latency_p99_us"`,
+		`"peer_rtt_p50_us"`, `"peer_rtt_p99_us"`, `"added_p99_us"`, `"gomaxprocs"`} {
+		if !strings.Contains(string(out), k) {
+			t.Errorf("line lacks %s: %s", k, out)
+		}
+	}
+	for _, args := range [][]string{{"-entities", "0"}, {"-rate", "0"}, {"-role", "nonsense"}, {"extra"}} {
+		if code, _, errOut := runCmd(t, append([]string{"bench", "dis", "-fom", dir}, args...)...); code != 2 {
+			t.Errorf("bench dis %v: exit %d, want 2 (%s)", args, code, errOut)
+		}
+	}
+}
