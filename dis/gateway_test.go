@@ -225,6 +225,19 @@ func TestGatewayHLAToDIS(t *testing.T) {
 	if p := sink.recv(time.Second, "the light", isEntity(tank.ID)).(*EntityState); p.Appearance != lit.Appearance {
 		t.Errorf("appearance %#x, want %#x", p.Appearance, lit.Appearance)
 	}
+	// A value that does not decode by its FOM type is dropped alone,
+	// counted; the rest of the update goes out.
+	marking, _ := r.m.Attribute(class.Handle, "Marking")
+	force, _ := r.m.Attribute(class.Handle, "ForceIdentifier")
+	forceVal, _ := r.cd.Encode(force.DataType, "Neutral")
+	dropped := g.Stats().ValuesDroppedToDIS
+	sim.UpdateAttributeValues(obj, peer.AttributeValues{marking.Handle: []byte{1, 2}, force.Handle: forceVal}, nil)
+	if p := sink.recv(time.Second, "the force", isEntity(tank.ID)).(*EntityState); p.Force != 3 || p.Marking != tank.Marking {
+		t.Errorf("force %d, marking %q after a broken marking", p.Force, p.Marking.String())
+	}
+	if n := g.Stats().ValuesDroppedToDIS; n != dropped+1 {
+		t.Errorf("values dropped %d, want %d", n, dropped+1)
+	}
 	// The heartbeat.
 	hb := sink.recv(3*time.Second, "the heartbeat", isEntity(tank.ID)).(*EntityState)
 	if d := time.Since(sent); d < 1200*time.Millisecond {
