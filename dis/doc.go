@@ -79,9 +79,10 @@
 //		return err
 //	}
 //	defer fed.Close()
+//	reg := prometheus.NewRegistry() // served at /metrics with promhttp
 //	g, err := dis.New(dis.Config{
 //		Federate: fed, DIS: "239.1.2.3:3000", Exercise: 1, Site: 10, Application: 1,
-//		Registerer: prometheus.DefaultRegisterer,
+//		Registerer: reg,
 //	})
 //	if err != nil {
 //		return err
