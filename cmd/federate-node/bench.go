@@ -115,6 +115,9 @@ func benchKinds() []subcommand {
 		{name: "fedpro", help: []helpLine{{"bench fedpro [-mode latency|throughput] [flags]",
 			"the Federate Protocol path: update round trips through serve against\n" +
 				"raw sockets (latency), or update calls/s into a serve child (throughput)"}}, run: kindMain[fedproFlags]("bench fedpro", nil)},
+		{name: "dis", help: []helpLine{{"bench dis [-entities N -rate R -duration D -fom DIR -json]",
+			"the DIS gateway: PDUs and updates translated per second each way,\n" +
+				"and the latency DIS socket to HLA reflection beside the peer round trip"}}, run: kindMain[disBenchFlags]("bench dis", nil)},
 		{name: "record", help: []helpLine{{"bench record [flags]",
 			"the recorder's sustained rate under load against the throughput\n" +
 				"bench in the same run"}}, run: kindMain[recordBenchFlags]("bench record", nil)},

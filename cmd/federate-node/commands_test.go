@@ -87,7 +87,7 @@ func TestBenchKindsInHelp(t *testing.T) {
 	kindsInHelp(t, "bench", benchKinds(), "unknown benchmark")
 	// The message keeps its wording: scripts match it.
 	_, _, errOut := runCmd(t, "bench", "x")
-	if want := "federate-node bench: unknown benchmark \"x\" (want throughput, latency, timeadvance, lifecycle, ownership, fedpro, record, or none for throughput and latency)\n"; errOut != want {
+	if want := "federate-node bench: unknown benchmark \"x\" (want throughput, latency, timeadvance, lifecycle, ownership, fedpro, dis, record, or none for throughput and latency)\n"; errOut != want {
 		t.Errorf("stderr %q\nwant   %q", errOut, want)
 	}
 }
@@ -120,7 +120,7 @@ func TestSubcommandsInHelp(t *testing.T) {
 	for _, c := range []struct {
 		cmd   string
 		table []subcommand
-	}{{"fom", fomCommands()}, {"serve", serveCommands()}, {"record", recordCommands()}} {
+	}{{"fom", fomCommands()}, {"serve", serveCommands()}, {"record", recordCommands()}, {"dis", disCommands()}} {
 		for _, k := range c.table {
 			name := strings.TrimSpace(c.cmd + " " + k.name)
 			if len(k.help) == 0 {

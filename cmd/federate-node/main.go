@@ -8,6 +8,7 @@
 //	federate-node node -role ping|pong ...   one built-in federate
 //	federate-node serve [flags]              the per-host daemon: HLA 4 Federate Protocol on 127.0.0.1:15164
 //	federate-node monitor -federation NAME   a live page of the federation, read from the MOM
+//	federate-node dis -federation NAME ...   a gateway between a DIS exercise and the federation (RPR FOM 2.0)
 //	federate-node bench                      two-process round trips and update rate
 //	federate-node fom inspect [--json] FILE  print the merged FDD
 //	federate-node fom validate [--strict] FILE...  check that modules merge (warnings are errors with --strict)
@@ -47,6 +48,7 @@ func commands() []subcommand {
 				"federation (/), its JSON (/api/federation) and metrics (/metrics);\n" +
 				"the join flags are node's (federate-node monitor -h lists them)"},
 		}, run: runMonitor},
+		{name: "dis", help: helpOf(disCommands()), run: subMain(disCommands)},
 		{name: "node", help: []helpLine{
 			{"node [flags]", "run one built-in federate (ping or pong) over gossip and multicast\n" +
 				"(federate-node node -h lists the flags)"},

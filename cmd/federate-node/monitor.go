@@ -80,8 +80,9 @@ type monitorServer struct {
 }
 
 // startMonitorServer starts a Monitor on fed and serves it on addr, with
-// the process's Go and process metrics beside the monitor's.
-func startMonitorServer(fed *peer.Federate, federation, addr string, period time.Duration, logf func(string, ...any)) (*monitorServer, error) {
+// the process's Go and process metrics beside the monitor's, and those
+// of extra (the DIS gateway's, for "dis -http").
+func startMonitorServer(fed *peer.Federate, federation, addr string, period time.Duration, logf func(string, ...any), extra ...prometheus.Gatherer) (*monitorServer, error) {
 	mon, err := monitor.Start(monitor.Config{Federate: fed, Federation: federation, Period: period, Logf: logf})
 	if err != nil {
 		return nil, err
@@ -95,7 +96,7 @@ func startMonitorServer(fed *peer.Federate, federation, addr string, period time
 	reg.MustRegister(mon.Collector(), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s := &monitorServer{
 		mon:  mon,
-		http: &http.Server{Handler: mon.Handler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})), ReadHeaderTimeout: 10 * time.Second},
+		http: &http.Server{Handler: mon.Handler(promhttp.HandlerFor(append(prometheus.Gatherers{reg}, extra...), promhttp.HandlerOpts{})), ReadHeaderTimeout: 10 * time.Second},
 		addr: l.Addr(), done: make(chan struct{}),
 	}
 	go func() {

@@ -71,6 +71,7 @@ type Monitor struct {
 	lastTick time.Time
 	closed   bool
 	endedBy  string // why the event stream ended (connection lost)
+	ents     entities
 }
 
 // row is what the monitor knows of one federate.
@@ -148,7 +149,7 @@ func Start(cfg Config) (*Monitor, error) {
 		owners: map[peer.AttributeHandle]peer.FederateHandle{}, subs: map[chan struct{}]struct{}{},
 		fedn: FederationValues{LastSaveTime: math.NaN(), NextSaveTime: math.NaN()},
 	}
-	if err := errors.Join(rd.SubscribeFederates(), rd.SubscribeFederation(), rd.EnableReports()); err != nil {
+	if err := errors.Join(rd.SubscribeFederates(), rd.SubscribeFederation(), rd.EnableReports(), m.subscribeEntities()); err != nil {
 		return nil, err
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
@@ -219,7 +220,7 @@ func (m *Monitor) ask() {
 // other one.
 func (m *Monitor) request(n int) {
 	var errs []error
-	errs = append(errs, m.rd.RequestFederates(), m.rd.RequestFederation(), m.rd.RequestSynchronizationPoints())
+	errs = append(errs, m.rd.RequestFederates(), m.rd.RequestFederation(), m.rd.RequestSynchronizationPoints(), m.subscribeEntities())
 	if n%2 == 0 {
 		m.mu.Lock()
 		feds := make([]peer.FederateHandle, 0, len(m.rows))
@@ -278,6 +279,7 @@ func (m *Monitor) handle(ev peer.Event, now time.Time) {
 		case m.class != 0 && ev.Class == m.class:
 			m.inst[ev.Object] = ev.Name
 		}
+		m.ents.discover(ev)
 	case peer.ReflectAttributeValues:
 		m.reflections.Add(1)
 		switch {
@@ -297,6 +299,11 @@ func (m *Monitor) handle(ev peer.Event, now time.Time) {
 				m.failures.Add(1)
 				m.logf("monitor: the federation's values: %v", err)
 			}
+		default:
+			if _, err := m.ents.reflect(ev, now); err != nil {
+				m.failures.Add(1)
+				m.logf("monitor: an entity's values: %v", err)
+			}
 		}
 	case peer.RemoveObjectInstance:
 		if m.rd.IsFederate(ev.Object) {
@@ -311,6 +318,7 @@ func (m *Monitor) handle(ev peer.Event, now time.Time) {
 			}
 			return
 		}
+		m.ents.remove(ev.Object)
 		delete(m.inst, ev.Object)
 		if ev.Object == m.chosen {
 			m.chosen = peer.ObjectInstanceHandle{}
@@ -496,6 +504,9 @@ func (m *Monitor) Choose(class, instance string) error {
 			for _, h := range drop {
 				_ = m.fed.LocalDeleteObjectInstance(h)
 			}
+			// The map's subscription to the class, if it is an
+			// entity's, went with it.
+			m.resubscribeEntity(prev)
 		}
 		if oc != 0 {
 			if err := m.fed.SubscribeObjectClassAttributes(oc, m.privilege); err != nil {

@@ -25,6 +25,12 @@ type Federation struct {
 	// Ended says why the monitor's federate stopped hearing the
 	// federation; empty while it hears.
 	Ended string `json:"ended,omitempty"`
+	// Entities are the RPR FOM's entities at their places (the map),
+	// at most MaxMapEntities of EntityCount; Gateways the DIS gateways'
+	// counters.
+	Entities    []Entity  `json:"entities"`
+	EntityCount int       `json:"entity_count"`
+	Gateways    []Gateway `json:"gateways"`
 }
 
 // Federate is one federate's row: its HLAfederate instance's values
@@ -181,6 +187,7 @@ func (m *Monitor) Snapshot() Federation {
 	s.Lost = append(s.Lost, m.lost...)
 
 	s.Ownership = m.ownership()
+	s.Entities, s.EntityCount, s.Gateways = m.ents.snapshot(now)
 	return s
 }
 

@@ -88,6 +88,94 @@ function render(s) {
     el("td", {}, new Date(l.at).toLocaleTimeString()), el("td", { class: "wrap" }, l.reason))), "nobody lost");
 
   renderOwnership(s.ownership);
+  drawMap(s.entities || [], s.entity_count || 0);
+  renderGateways(s.gateways || []);
+}
+
+// ---- The map: entities at their place, over a plain graticule ----
+
+const MAP_W = 900, MAP_H = 420;
+const GRID_STEPS = [0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 45, 90];
+
+function forceColor(f) {
+  if (/^Friendly/.test(f)) return "#2563eb";
+  if (/^Opposing/.test(f)) return "#dc2626";
+  if (/^Neutral/.test(f)) return "#16a34a";
+  return "#6b7280";
+}
+
+// mapBounds is the area the map shows: the entities' box with a margin,
+// its edges on the graticule's lines (so that it holds still while they
+// move within it), widened to the map's shape at its latitude.
+function mapBounds(ents) {
+  if (!ents.length) return { west: -180, east: 180, south: -90, north: 90, step: 30 };
+  let s = 90, n = -90, w = 180, e = -180;
+  for (const x of ents) { s = Math.min(s, x.lat); n = Math.max(n, x.lat); w = Math.min(w, x.lon); e = Math.max(e, x.lon); }
+  const span = Math.max(n - s, e - w, 0.01);
+  const step = GRID_STEPS.find(v => span * 1.4 / v <= 6) || 90;
+  s = Math.floor((s - span * 0.2) / step) * step; n = Math.ceil((n + span * 0.2) / step) * step;
+  w = Math.floor((w - span * 0.2) / step) * step; e = Math.ceil((e + span * 0.2) / step) * step;
+  s = Math.max(s, -90); n = Math.min(n, 90); w = Math.max(w, -180); e = Math.min(e, 180);
+  const k = Math.max(Math.cos((s + n) / 2 * Math.PI / 180), 0.05); // a degree of longitude, in degrees of latitude
+  const want = MAP_W / MAP_H; // width over height, in the map's own units
+  const have = (e - w) * k / (n - s);
+  if (have < want) { const grow = ((n - s) * want / k - (e - w)) / 2; w -= grow; e += grow; }
+  else { const grow = ((e - w) * k / want - (n - s)) / 2; s -= grow; n += grow; }
+  return { west: w, east: e, south: s, north: n, step: step };
+}
+
+function drawMap(ents, count) {
+  const svg = document.getElementById("map");
+  const b = mapBounds(ents);
+  const px = lon => (lon - b.west) / (b.east - b.west) * MAP_W;
+  const py = lat => (b.north - lat) / (b.north - b.south) * MAP_H;
+  for (const k of ["west", "east", "south", "north"]) svg.setAttribute("data-" + k, String(b[k]));
+  const ns = "http://www.w3.org/2000/svg";
+  const mk = (tag, attrs, text) => {
+    const e = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const kids = [];
+  const deg = (v, pos, neg) => Math.abs(v).toFixed(Math.max(0, -Math.floor(Math.log10(b.step)))) + "°" + (v >= 0 ? pos : neg);
+  for (let lat = Math.ceil(b.south / b.step) * b.step; lat <= b.north; lat += b.step) {
+    const y = py(lat);
+    kids.push(mk("line", { class: "graticule", x1: 0, x2: MAP_W, y1: y, y2: y }));
+    kids.push(mk("text", { class: "graticule-label", x: 3, y: y - 2 }, deg(lat, "N", "S")));
+  }
+  for (let lon = Math.ceil(b.west / b.step) * b.step; lon <= b.east; lon += b.step) {
+    const x = px(lon);
+    kids.push(mk("line", { class: "graticule", x1: x, x2: x, y1: 0, y2: MAP_H }));
+    kids.push(mk("text", { class: "graticule-label", x: x + 2, y: MAP_H - 3 }, deg(lon, "E", "W")));
+  }
+  for (const x of ents) {
+    const g = mk("g", { class: "entity", "data-name": x.name, "data-marking": x.marking, "data-force": x.force,
+      "data-lat": String(x.lat), "data-lon": String(x.lon), "data-class": x.class });
+    const cx = px(x.lon), cy = py(x.lat);
+    g.append(mk("circle", { cx: cx.toFixed(2), cy: cy.toFixed(2), r: 5, fill: forceColor(x.force) }));
+    g.append(mk("text", { x: (cx + 7).toFixed(1), y: (cy + 4).toFixed(1) }, x.marking || x.name));
+    g.append(mk("title", {}, (x.marking || x.name) + " · " + x.class + " · " + (x.force || "no force") +
+      " · " + x.lat.toFixed(5) + ", " + x.lon.toFixed(5) + ", " + x.alt.toFixed(0) + " m"));
+    kids.push(g);
+  }
+  svg.replaceChildren(...kids);
+  document.getElementById("map-count").textContent = count + (count === 1 ? " entity" : " entities") +
+    (count > ents.length ? " (showing " + ents.length + ")" : "");
+}
+
+function renderGateways(gws) {
+  const per = m => ["entity_state", "fire", "detonation", "attribute"].map(k => (m && m[k]) || 0);
+  const pdus = m => { const [es, f, d, a] = per(m); return "ES " + es + " · fire " + f + " · det. " + d + " · attr. " + a; };
+  document.getElementById("gw-count").textContent = gws.length ? String(gws.length) : "";
+  setRows("#gateways", gws.map(g => el("tr", { "data-gateway": g.federate },
+    el("td", {}, g.federate), el("td", { class: "num exercise" }, g.exercise),
+    el("td", {}, g.dis + (g.send && g.send !== g.dis ? " → " + g.send : "") + " (v" + g.version + ")"),
+    el("td", { class: "pdus-in" }, pdus(g.received)), el("td", { class: "pdus-out" }, pdus(g.sent)),
+    el("td", { class: "num from-dis" }, g.entities_from_dis), el("td", { class: "num to-dis" }, g.entities_to_dis),
+    el("td", { class: "dropped wrap" }, Object.entries(g.dropped || {}).filter(([, n]) => n > 0).map(([k, n]) => k + ": " + n).join(", ") || "none"),
+    el("td", { class: "values" }, (g.values_dropped_to_hla || 0) + " / " + (g.values_dropped_to_dis || 0)))),
+    "no DIS gateway in the federation");
 }
 
 function fillSelect(sel, values, chosen, placeholder) {
