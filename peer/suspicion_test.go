@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,12 +30,13 @@ type stepFed struct {
 }
 
 // suspicionFederation joins A, B and C over gossip, each traced to the
-// returned buffer; grace[i] is federate i's LostGrace (0: the default).
-func suspicionFederation(t *testing.T, seed int64, grace [3]time.Duration) ([]*stepFed, testHandles, *lockedBuffer, *transport.Network) {
+// returned buffer (read it once they are closed); grace[i] is federate
+// i's LostGrace (0: the default).
+func suspicionFederation(t *testing.T, seed int64, grace [3]time.Duration) ([]*stepFed, testHandles, *bytes.Buffer, *transport.Network) {
 	t.Helper()
 	net := transport.NewNetwork(transport.NetworkConfig{Seed: seed})
 	federation := fmt.Sprintf("suspicion-%d-%d", os.Getpid(), seed)
-	buf := &lockedBuffer{}
+	buf := &bytes.Buffer{}
 	trace := NewTraceWriter(buf)
 	doc := testDoc(t)
 	var feds []*stepFed
@@ -135,7 +135,7 @@ func noneLost(t *testing.T, who string, evs []Event) {
 }
 
 // checkTrace checks the run's trace and returns its report.
-func checkTrace(t *testing.T, buf *lockedBuffer) tracecheck.Report {
+func checkTrace(t *testing.T, buf *bytes.Buffer) tracecheck.Report {
 	t.Helper()
 	rep, err := tracecheck.CheckReport(strings.NewReader(buf.String()))
 	if err != nil {
@@ -366,22 +366,4 @@ func deliveries(trace, r, s string) int {
 		}
 	}
 	return n
-}
-
-// lockedBuffer is a bytes.Buffer safe for concurrent use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
