@@ -22,6 +22,9 @@ type Stats struct {
 	// snapshot that does not decode or could not be a state of the log.
 	// Late or duplicate answers are normal and not counted.
 	RejectedMessages uint64
+	// RejectedNodes counts nodes of another wire protocol that this node
+	// kept out (ErrProtocolVersion).
+	RejectedNodes uint64
 
 	// Suspicions counts the members this node's failure detector
 	// declared dead (EventFailed), rightly or not; Refutations those of
@@ -40,6 +43,7 @@ type stats struct {
 	suspicions        atomic.Uint64
 	refutations       atomic.Uint64
 	lostProposals     atomic.Uint64
+	rejectedNodes     atomic.Uint64
 }
 
 // Stats returns the counts since Start. It never
@@ -52,5 +56,6 @@ func (c *Cluster) Stats() Stats {
 		Suspicions:        c.stats.suspicions.Load(),
 		Refutations:       c.stats.refutations.Load(),
 		LostProposals:     c.stats.lostProposals.Load(),
+		RejectedNodes:     c.stats.rejectedNodes.Load(),
 	}
 }
