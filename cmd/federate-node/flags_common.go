@@ -28,7 +28,7 @@ import (
 // deprecated alias, which warns on fs's output when given.
 func registerFederationKey(fs *flag.FlagSet, key *string) {
 	fs.StringVar(key, "federation-key", "", "federation key: authenticates frames and encrypts gossip (at least 16 bytes); the same on every member")
-	fs.Func("key", "deprecated: the federation key; use -federation-key", func(s string) error {
+	fs.Func("key", "deprecated: the federation `KEY`; use -federation-key", func(s string) error {
 		fmt.Fprintf(fs.Output(), "federate-node %s: -key is deprecated and will be removed: use -federation-key\n", fs.Name())
 		*key = s
 		return nil
@@ -37,7 +37,7 @@ func registerFederationKey(fs *flag.FlagSet, key *string) {
 
 // registerProfile registers -profile.
 func registerProfile(fs *flag.FlagSet, p *string) {
-	fs.Func("profile", "gossip timings: local (one host: failure declared in about 2 s), lan (about 5-10 s) or wan (sites apart: about 15-30 s); every member of a federation should use the same (default local)", func(s string) error {
+	fs.Func("profile", "gossip timings, `PROFILE`: local (one host: failure declared in about 2 s), lan (about 5-10 s) or wan (sites apart: about 15-30 s); every member of a federation should use the same (default local)", func(s string) error {
 		switch gossip.Profile(s) {
 		case gossip.ProfileLocal, gossip.ProfileLAN, gossip.ProfileWAN:
 			*p = s
@@ -57,7 +57,7 @@ type logFlags struct {
 // register registers the flags on fs; the log goes to fs's output.
 func (l *logFlags) register(fs *flag.FlagSet) {
 	l.level, l.format, l.out = zerolog.InfoLevel, "text", fs.Output()
-	fs.Func("log-level", "least severe log messages written to stderr: debug, info, warn, error or off (default info)", func(s string) error {
+	fs.Func("log-level", "the least severe `LEVEL` of log messages written to stderr: debug, info, warn, error or off (default info)", func(s string) error {
 		if s == "off" {
 			l.level = zerolog.Disabled
 			return nil
@@ -69,7 +69,7 @@ func (l *logFlags) register(fs *flag.FlagSet) {
 		l.level = lv
 		return nil
 	})
-	fs.Func("log-format", "log format on stderr: text (a line per message) or json (an object per line) (default text)", func(s string) error {
+	fs.Func("log-format", "log `FORMAT` on stderr: text (a line per message) or json (an object per line) (default text)", func(s string) error {
 		if s != "text" && s != "json" {
 			return fmt.Errorf("unknown log format %q (want text or json)", s)
 		}

@@ -51,7 +51,7 @@ func commands() []subcommand {
 				"the join flags are node's (federate-node monitor -h lists them)"},
 		}, run: runMonitor},
 		{name: "node", help: []helpLine{
-			{"node [flags]", "run one built-in federate (ping or pong) over gossip and multicast\n" +
+			{"node [flags]", "run one built-in federate (ping, pong or tick) over gossip and multicast\n" +
 				"(federate-node node -h lists the flags)"},
 		}, run: runNode},
 		{name: "bench", help: helpOf(benchKinds()), run: runBench},
