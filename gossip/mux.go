@@ -364,8 +364,8 @@ func (m *Mux) routeJoin(label string) *muxNode {
 // readPackets is the UDP receive loop.
 func (m *Mux) readPackets() {
 	defer m.wg.Done()
+	buf := make([]byte, 65536)
 	for {
-		buf := make([]byte, 65536)
 		n, from, err := m.udp.ReadFromUDP(buf)
 		ts := time.Now()
 		if err != nil {
@@ -377,7 +377,8 @@ func (m *Mux) readPackets() {
 			m.log.Debug().Err(err).Msg("reading a packet")
 			continue
 		}
-		name, rest, ok := parseFrame(buf[:n])
+		// Each packet gets a copy of its own size: memberlist keeps it.
+		name, rest, ok := parseFrame(append([]byte(nil), buf[:n]...))
 		if !ok {
 			m.stats.malformed.Add(1)
 			continue

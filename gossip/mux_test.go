@@ -1,6 +1,7 @@
 package gossip
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/memberlist"
 
 	"github.com/meshrti/meshrti/version"
 )
@@ -219,4 +222,29 @@ func TestProtocolVersionRefused(t *testing.T) {
 			t.Errorf("%q does not name %q", err, want)
 		}
 	}
+}
+
+// FuzzMuxFrame: whatever a packet holds, reading its frame header and
+// the label after it returns without panicking, and a frame made for a
+// name reads back as that name and the rest.
+func FuzzMuxFrame(f *testing.F) {
+	f.Add([]byte{muxMagic, muxVersion, 2, 'n', '1', 244, 1, 'f', 9}, "n1")
+	f.Add([]byte{}, "")
+	f.Add([]byte{muxMagic, muxVersion, 255}, "x")
+	f.Fuzz(func(t *testing.T, b []byte, name string) {
+		if n, rest, ok := parseFrame(b); ok {
+			if len(n)+3+len(rest) != len(b) {
+				t.Fatalf("%q: name %q and %d bytes do not add up", b, n, len(rest))
+			}
+			_, _, _ = memberlist.RemoveLabelHeaderFromPacket(rest)
+		}
+		if len(name) > 255 {
+			return
+		}
+		framed := append(frameHeader(name, len(b)), b...)
+		n, rest, ok := parseFrame(framed)
+		if !ok || n != name || !bytes.Equal(rest, b) {
+			t.Fatalf("frame of %q and %q reads back as %v %q %q", name, b, ok, n, rest)
+		}
+	})
 }

@@ -87,13 +87,21 @@ func (l *logFlags) logger(component string) zerolog.Logger {
 	}
 	var w io.Writer = l.out
 	if l.format != "json" {
-		w = zerolog.ConsoleWriter{Out: l.out, NoColor: true, TimeFormat: time.RFC3339Nano, PartsExclude: []string{}, FormatLevel: func(i any) string {
+		w = zerolog.ConsoleWriter{Out: l.out, NoColor: true, TimeFormat: logTime, FormatLevel: func(i any) string {
 			s, _ := i.(string)
 			return strings.ToUpper(s)
 		}}
 	}
-	return zerolog.New(w).Level(l.level).With().Timestamp().Str("cmd", component).Logger()
+	// The time in milliseconds, UTC, set here rather than through
+	// zerolog's package-level time format.
+	stamp := zerolog.HookFunc(func(e *zerolog.Event, _ zerolog.Level, _ string) {
+		e.Str(zerolog.TimestampFieldName, time.Now().UTC().Format(logTime))
+	})
+	return zerolog.New(w).Level(l.level).Hook(stamp).With().Str("cmd", component).Logger()
 }
+
+// logTime is the logs' time format: RFC 3339 with milliseconds.
+const logTime = "2006-01-02T15:04:05.000Z07:00"
 
 // logf adapts a logger to the printf-style hooks of the daemon's parts
 // (fedpro.Config.Logf, session.Config.Logf): each line an info message.
