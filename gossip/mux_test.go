@@ -248,3 +248,61 @@ func FuzzMuxFrame(f *testing.F) {
 		}
 	})
 }
+
+// A founding daemon that restarts while other daemons hold a federation
+// anchors it again by joining its log through them, not by founding a
+// second one: a node joining through the restarted daemon holds the
+// same log as the others.
+func TestMuxFounderRestartJoins(t *testing.T) {
+	d := newDaemons(t, 3)
+	const fed = "restart"
+	var cs []*Cluster
+	defer func() {
+		for _, c := range cs {
+			c.Close()
+		}
+	}()
+	for _, k := range []int{1, 2} {
+		c, err := d.start(k, fed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, c)
+	}
+	if err := cs[0].CreateFederation(ctxT(t), FederationSpec{TimeRepresentation: "HLAfloat64Time"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, func() bool { return len(cs[1].Members()) == 3 }, "daemon 2's node sees the anchor and daemon 1's node")
+	logOf := func(c *Cluster) string {
+		c.viewMu.RLock()
+		defer c.viewMu.RUnlock()
+		return c.view.log
+	}
+	before := logOf(cs[0])
+	// The founding daemon restarts on the same address: its anchor is
+	// gone (it leaves, as a stopping daemon's do).
+	port := d.muxes[0].advPort
+	d.anchors.Close()
+	if err := d.muxes[0].Close(); err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewMux(MuxConfig{BindPort: port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.muxes[0] = m
+	d.anchors = NewAnchors(Config{Mux: m, Seeds: d.seeds})
+	waitFor(t, 10*time.Second, func() bool { return len(cs[1].Members()) == 2 }, "the old anchor gone")
+	c, err := d.start(0, fed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs = append(cs, c)
+	if got := logOf(c); got != before {
+		t.Fatalf("the restarted founding daemon's node holds log %q, the federation's is %q", got, before)
+	}
+	if _, ok := c.Federation(); !ok {
+		t.Fatal("the federation is not known through the restarted daemon")
+	}
+	waitFor(t, 10*time.Second, func() bool { return len(cs[1].Members()) == 4 }, "the new anchor and node among the members")
+}

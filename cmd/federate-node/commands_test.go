@@ -218,3 +218,18 @@ func TestFlagVocabulary(t *testing.T) {
 		t.Errorf("json log %q: %v", out.String(), err)
 	}
 }
+
+// The systemd unit's example configuration (deploy/systemd/serve.json,
+// shown in docs/three-hosts.md) is one that serve takes: every key is a
+// flag of serve, each value one the flag accepts.
+func TestServeExampleConfig(t *testing.T) {
+	fs := newKindRun("serve", io.Discard, io.Discard).fs
+	var sf serveFlags
+	sf.register(fs)
+	if err := sf.loadConfig("../../deploy/systemd/serve.json", fs); err != nil {
+		t.Fatal(err)
+	}
+	if sf.Gossip != "0.0.0.0:7946" || sf.Seeds != "hostA:7946,hostB:7946" || sf.Profile != "lan" || sf.TTL != 1 || sf.logs.format != "json" || sf.SaveDir != "/var/lib/meshrti/saves" {
+		t.Errorf("settings %+v", sf)
+	}
+}
