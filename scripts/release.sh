@@ -43,7 +43,12 @@ for p in $platforms; do
 	mkdir -p "$dir/deploy"
 	cp -r deploy/systemd deploy/container "$dir/deploy/"
 	if [ "$os" = windows ]; then
-		(cd "$work" && rm -f "$out/$name.zip" && python3 -c 'import shutil,sys; shutil.make_archive(sys.argv[1], "zip", ".", sys.argv[2])' "$out/$name" "$name")
+		rm -f "$out/$name.zip"
+		if command -v zip >/dev/null 2>&1; then
+			(cd "$work" && zip -qr "$out/$name.zip" "$name")
+		else
+			(cd "$work" && python3 -c 'import shutil,sys; shutil.make_archive(sys.argv[1], "zip", ".", sys.argv[2])' "$out/$name" "$name")
+		fi
 	else
 		tar -C "$work" -czf "$out/$name.tar.gz" --owner=0 --group=0 "$name"
 	fi
