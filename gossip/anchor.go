@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,6 +71,25 @@ func (a *Anchors) Federations() []string {
 	for f := range a.m {
 		out = append(out, f)
 	}
+	return out
+}
+
+// Executions returns the federation executions that exist in the
+// anchors' logs now (created, not destroyed), sorted by name.
+func (a *Anchors) Executions() []FederationInfo {
+	a.mu.Lock()
+	cs := make([]*Cluster, 0, len(a.m))
+	for _, an := range a.m {
+		cs = append(cs, an.c)
+	}
+	a.mu.Unlock()
+	var out []FederationInfo
+	for _, c := range cs {
+		if fi, ok := c.Federation(); ok {
+			out = append(out, fi)
+		}
+	}
+	slices.SortFunc(out, func(x, y FederationInfo) int { return strings.Compare(x.Name, y.Name) })
 	return out
 }
 

@@ -216,7 +216,7 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 	if err := d.startGossip(&base); err != nil {
 		return nil, err
 	}
-	d.host = fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout, Logf: logf, Authenticate: auth})
+	d.host = fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout, Logf: logf, Authenticate: auth, Federations: d.federations})
 	d.srv = session.NewServer(session.Config{ResumeWindow: sf.ResumeWindow, MaxBacklog: sf.MaxBacklog, Logf: logf}, hostHandler{d.host})
 	var ls []net.Listener
 	fail := func(err error) (*daemon, error) {
@@ -315,6 +315,19 @@ func (d *daemon) stop() {
 	}
 	d.wg.Wait()
 	d.stopGossip()
+}
+
+// federations lists the federations anchored here (on the founding
+// daemon: every federation of the daemons'), for listFederationExecutions.
+func (d *daemon) federations() []peer.FederationExecutionInformation {
+	if d.anchors == nil {
+		return nil
+	}
+	var out []peer.FederationExecutionInformation
+	for _, fi := range d.anchors.Executions() {
+		out = append(out, peer.FederationExecutionInformation{FederationExecutionName: fi.Name, LogicalTimeImplementationName: fi.TimeRepresentation})
+	}
+	return out
 }
 
 // stopGossip closes the anchors (they leave their federations), then the
