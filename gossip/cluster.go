@@ -17,6 +17,8 @@ import (
 
 	"github.com/hashicorp/memberlist"
 	"github.com/rs/zerolog"
+
+	"github.com/meshrti/meshrti/version"
 )
 
 // Cluster is this node's membership in one federation execution's
@@ -28,6 +30,10 @@ type Cluster struct {
 	tm  timings
 	log zerolog.Logger
 	id  nodeID
+
+	mux    *Mux     // carries this node's gossip
+	ownMux bool     // the Mux is this node's alone: closed with it
+	tr     *muxNode // this node on the Mux
 
 	mlp   atomic.Pointer[memberlist.Memberlist]
 	bcast *memberlist.TransmitLimitedQueue
@@ -172,6 +178,12 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.Timeout > 0 {
 		tm.opTimeout = cfg.Timeout
 	}
+	if cfg.Meta.ProtocolVersion == 0 {
+		cfg.Meta.ProtocolVersion = version.Protocol
+	}
+	if cfg.Meta.Release == "" {
+		cfg.Meta.Release = version.Release()
+	}
 	id := nodeID{Name: cfg.NodeName, Inc: uint64(time.Now().UnixNano())}
 	metaBuf, err := encodeMeta(cfg.Meta, id.Inc)
 	if err != nil {
@@ -192,8 +204,21 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		c.refreshView(nil)
 	}
 
+	if c.mux = cfg.Mux; c.mux == nil {
+		c.mux, err = NewMux(MuxConfig{BindAddr: cfg.BindAddr, BindPort: cfg.BindPort, AdvertiseAddr: cfg.AdvertiseAddr, Logger: cfg.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("gossip: starting memberlist on %s:%d: %w", cfg.BindAddr, cfg.BindPort, err)
+		}
+		c.ownMux = true
+	}
+	if c.tr, err = c.mux.attach(cfg.NodeName, cfg.Federation); err != nil {
+		c.closeMux()
+		return nil, err
+	}
 	mc, err := c.memberlistConfig()
 	if err != nil {
+		c.tr.Shutdown()
+		c.closeMux()
 		return nil, err
 	}
 	c.bcast = &memberlist.TransmitLimitedQueue{
@@ -208,16 +233,22 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	ml, err := memberlist.Create(mc)
 	if err != nil {
 		c.abort()
-		return nil, fmt.Errorf("gossip: starting memberlist on %s:%d: %w", cfg.BindAddr, cfg.BindPort, err)
+		return nil, fmt.Errorf("gossip: starting memberlist on %s: %w", c.mux.Addr(), err)
 	}
 	c.mlp.Store(ml)
 	if len(cfg.Seeds) == 0 {
+		c.tr.accepting.Store(true)
 		c.log.Info().Str("addr", c.LocalNode().Addr).Msg("founded the federation's cluster")
 		return c, nil
 	}
-	self := ml.LocalNode()
-	selfAddr, _ := netip.AddrFromSlice(self.Addr)
-	seeds, err := resolveSeeds(ctx, cfg.Seeds, cfg.LookupHost, netip.AddrPortFrom(selfAddr.Unmap(), self.Port))
+	var selfAP netip.AddrPort
+	if c.ownMux {
+		// A shared Mux's own address reaches its other nodes: a seed.
+		self := ml.LocalNode()
+		selfAddr, _ := netip.AddrFromSlice(self.Addr)
+		selfAP = netip.AddrPortFrom(selfAddr.Unmap(), self.Port)
+	}
+	seeds, err := resolveSeeds(ctx, cfg.Seeds, cfg.LookupHost, selfAP)
 	if err == nil && len(seeds) == 0 {
 		err = fmt.Errorf("%w: %v resolve to this node only", ErrSeedsUnreachable, cfg.Seeds)
 	}
@@ -255,6 +286,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			}
 		}
 	}
+	c.tr.accepting.Store(true)
 	c.log.Info().Str("addr", c.LocalNode().Addr).Strs("seeds", cfg.Seeds).Msg("joined the federation's cluster")
 	return c, nil
 }
@@ -276,6 +308,9 @@ func (c *Cluster) joinSeeds(ctx context.Context, ml *memberlist.Memberlist, seed
 		// left), and that answer must come at once (Destroy).
 		// memberlist's errors (multierror, and its codec's) do not all
 		// wrap the net.Error, so the text is what tells.
+		if strings.Contains(err.Error(), ErrProtocolVersion.Error()) {
+			return fmt.Errorf("%w: joining through %v: %s", ErrProtocolVersion, c.cfg.Seeds, protocolCause(err))
+		}
 		timedOut := strings.Contains(err.Error(), "timeout")
 		err = fmt.Errorf("%w: joining through %v (%v): %w", ErrSeedsUnreachable, c.cfg.Seeds, seeds, err)
 		if !timedOut || time.Now().Add(pause).After(end) {
@@ -437,8 +472,17 @@ func (c *Cluster) shutdown(graceful bool) error {
 		c.lifeMu.Unlock()
 		close(c.done)
 		c.wg.Wait()
+		c.tr.Shutdown()
+		c.closeMux()
 	})
 	return c.closeErr
+}
+
+// closeMux closes the Mux when it is this node's alone.
+func (c *Cluster) closeMux() {
+	if c.ownMux {
+		_ = c.mux.Close()
+	}
 }
 
 // sayGoodbye tells every member, over the reliable channel, that this
@@ -478,6 +522,8 @@ func (c *Cluster) abort() {
 		c.lifeMu.Unlock()
 		close(c.done)
 		c.wg.Wait()
+		c.tr.Shutdown()
+		c.closeMux()
 	})
 }
 
@@ -546,6 +592,7 @@ func (c *Cluster) updateMeta(edit func(*Meta), replace *Meta) error {
 		m = *replace
 	}
 	edit(&m)
+	m.ProtocolVersion, m.Release = c.cfg.Meta.ProtocolVersion, c.cfg.Meta.Release // not the caller's to change
 	buf, err := encodeMeta(m, c.id.Inc)
 	if err == nil {
 		c.meta, c.metaBuf = m, buf

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/meshrti/meshrti/version"
 )
 
 // These tests run real memberlist clusters on 127.0.0.1 with free ports
@@ -76,7 +78,6 @@ func newHarness(t *testing.T, count int, edit func(i int, c *Config)) *harness {
 func (h *harness) config(i int, edit func(i int, c *Config)) Config {
 	c := Config{Federation: h.fed, NodeName: fmt.Sprintf("n%d", i)}
 	c.Meta.DataPlane = fmt.Sprintf("udp://127.0.0.1:%d", 40000+i)
-	c.Meta.ProtocolVersion = 1
 	if len(h.nodes) > 0 {
 		c.Seeds = []string{h.nodes[0].LocalNode().Addr}
 	}
@@ -227,13 +228,13 @@ func TestMembershipAndMetadata(t *testing.T) {
 		}
 		for i, m := range n.Members() {
 			want := fmt.Sprintf("udp://127.0.0.1:%d", 40000+i)
-			if m.Name != fmt.Sprintf("n%d", i) || m.Meta.DataPlane != want || m.Meta.ProtocolVersion != 1 || m.State != MemberAlive {
+			if m.Name != fmt.Sprintf("n%d", i) || m.Meta.DataPlane != want || m.Meta.ProtocolVersion != version.Protocol || m.Meta.Release != version.Release() || m.State != MemberAlive {
 				t.Fatalf("%s sees member %d as %+v", n.Name(), i, m)
 			}
 		}
 	}
 	// Metadata changes reach everyone as EventUpdated.
-	if err := h.nodes[1].SetMeta(Meta{ProtocolVersion: 2, DataPlane: "udp://127.0.0.1:41000"}); err != nil {
+	if err := h.nodes[1].SetMeta(Meta{FederateType: "t2", DataPlane: "udp://127.0.0.1:41000"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 5*time.Second, func() bool {
@@ -244,7 +245,7 @@ func TestMembershipAndMetadata(t *testing.T) {
 			}
 		}
 		for _, ev := range h.nodes[0].seen(EventUpdated) {
-			if ev.Member.Name == "n1" && ev.Member.Meta.ProtocolVersion == 2 {
+			if ev.Member.Name == "n1" && ev.Member.Meta.FederateType == "t2" && ev.Member.Meta.ProtocolVersion == version.Protocol {
 				return true
 			}
 		}
@@ -744,7 +745,7 @@ func TestConfigValidate(t *testing.T) {
 	for _, c := range []Config{
 		{},
 		{Federation: strings.Repeat("f", 300)},
-		{Federation: "f", Profile: "wan"},
+		{Federation: "f", Profile: "moon"},
 		{Federation: "f", BindAddr: "localhost"},
 		{Federation: "f", Seeds: []string{"127.0.0.1"}},
 		{Federation: "f", Meta: Meta{DataPlane: strings.Repeat("d", 600)}},

@@ -24,6 +24,11 @@ const (
 	// ProfileLAN uses memberlist's DefaultLANConfig timings: probes every
 	// second, a dead member is declared within about 5 to 10 s.
 	ProfileLAN Profile = "lan"
+	// ProfileWAN suits hosts linked across sites (round trips up to a few
+	// hundred milliseconds, occasional loss bursts): probes every 2 s
+	// with 1 s to answer, a dead member is declared within about 15 to
+	// 30 s, agreement rounds allow 2 s; see docs/gossip.md.
+	ProfileWAN Profile = "wan"
 )
 
 // DefaultMaxAcceptors is the default size limit of the acceptor roster.
@@ -51,6 +56,13 @@ type Config struct {
 	// Default: BindAddr (memberlist picks one when BindAddr is 0.0.0.0).
 	AdvertiseAddr string
 
+	// Mux, when set, carries this node's gossip on a shared address
+	// (one per daemon; see Mux); BindAddr, BindPort and AdvertiseAddr
+	// are then the Mux's, and a seed may name the Mux's own address (it
+	// reaches the Mux's other nodes). Nil: the node gets a Mux of its
+	// own on BindAddr:BindPort, closed with it.
+	Mux *Mux
+
 	// Seeds are host:port addresses of members to join through. None
 	// means this node is the first one: it founds the federation's
 	// agreement log. Exactly one node of a federation starts without
@@ -72,7 +84,8 @@ type Config struct {
 	// ResignFederate fill in the federate fields.
 	Meta Meta
 
-	// Profile selects the timings: ProfileLocal (default) or ProfileLAN.
+	// Profile selects the timings: ProfileLocal (default), ProfileLAN
+	// or ProfileWAN.
 	Profile Profile
 
 	// MaxAcceptors bounds the acceptor roster (default 5). Only the
@@ -144,9 +157,9 @@ func (c *Config) Validate() error {
 		return errors.New("gossip: Config.LostGrace is negative")
 	}
 	switch c.Profile {
-	case "", ProfileLocal, ProfileLAN:
+	case "", ProfileLocal, ProfileLAN, ProfileWAN:
 	default:
-		return fmt.Errorf("gossip: unknown profile %q (want %q or %q)", c.Profile, ProfileLocal, ProfileLAN)
+		return fmt.Errorf("gossip: unknown profile %q (want %q, %q or %q)", c.Profile, ProfileLocal, ProfileLAN, ProfileWAN)
 	}
 	for _, a := range []string{c.BindAddr, c.AdvertiseAddr} {
 		if a != "" && net.ParseIP(a) == nil {
@@ -185,7 +198,19 @@ type timings struct {
 }
 
 func profileTimings(p Profile) timings {
-	if p == ProfileLAN {
+	switch p {
+	case ProfileWAN:
+		// Agreement rounds of 2 s (20 ticks of 100 ms) leave room for two
+		// round trips of 500 ms and a retransmission; operations and the
+		// first sync get 30 s; a member memberlist declared dead gets
+		// 5 s to refute before its removal is proposed.
+		return timings{
+			tick: 100 * time.Millisecond, roundTimeout: 20, maxBackoff: 10, syncTimeout: 20, recoverAfter: 40,
+			opTimeout: 30 * time.Second, syncWait: 30 * time.Second, leaveTimeout: 10 * time.Second,
+			metaTimeout: 2 * time.Second, housekeep: time.Second, stagger: 2 * time.Second,
+			unknownGrace: 2 * time.Minute, deadGrace: 15 * time.Second, lostGrace: 5 * time.Second,
+		}
+	case ProfileLAN:
 		return timings{
 			tick: 50 * time.Millisecond, roundTimeout: 20, maxBackoff: 10, syncTimeout: 20, recoverAfter: 40,
 			opTimeout: 15 * time.Second, syncWait: 15 * time.Second, leaveTimeout: 5 * time.Second,
@@ -206,7 +231,30 @@ func profileTimings(p Profile) timings {
 // memberlistConfig builds memberlist's configuration for this node.
 func (c *Cluster) memberlistConfig() (*memberlist.Config, error) {
 	mc := memberlist.DefaultLANConfig()
-	if c.cfg.Profile != ProfileLAN {
+	switch c.cfg.Profile {
+	case ProfileLAN:
+	case ProfileWAN:
+		// Between memberlist's LAN timings (probe 1 s, answer 500 ms) and
+		// its WAN ones (probe 5 s, answer 3 s, push-pull 60 s): a probe
+		// every 2 s answered within 1 s covers round trips of a few
+		// hundred milliseconds; suspicion lasts SuspicionMult(5) x
+		// log(n) probe intervals, so a dead member is declared within
+		// 15 to 30 s at 3 to 30 members, a dead federate lost within
+		// about 40 s, where memberlist's WAN profile takes a minute or
+		// more. Push-pull every 30 s repairs what gossip missed.
+		mc.TCPTimeout = 10 * time.Second
+		mc.IndirectChecks = 3
+		mc.RetransmitMult = 4
+		mc.SuspicionMult = 5
+		mc.SuspicionMaxTimeoutMult = 4
+		mc.PushPullInterval = 30 * time.Second
+		mc.ProbeInterval = 2 * time.Second
+		mc.ProbeTimeout = time.Second
+		mc.GossipInterval = 200 * time.Millisecond
+		mc.GossipNodes = 4
+		mc.GossipToTheDeadTime = 30 * time.Second
+		mc.DeadNodeReclaimTime = 30 * time.Second
+	default:
 		mc.TCPTimeout = time.Second
 		mc.IndirectChecks = 2
 		mc.RetransmitMult = 3
@@ -232,7 +280,10 @@ func (c *Cluster) memberlistConfig() (*memberlist.Config, error) {
 	mc.BindPort = c.cfg.BindPort
 	mc.AdvertiseAddr = c.cfg.AdvertiseAddr
 	mc.AdvertisePort = c.cfg.BindPort
+	mc.Transport = c.tr
 	mc.Delegate = &delegate{c}
+	mc.Merge = &mergeDelegate{c}
+	mc.Alive = &mergeDelegate{c}
 	mc.Events = &eventDelegate{c}
 	if len(c.cfg.Key) > 0 {
 		kr, err := memberlist.NewKeyring(nil, gossipKey(c.cfg.Key))

@@ -5,6 +5,8 @@ package gossip
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 
 	"github.com/hashicorp/memberlist"
 	"github.com/vmihailenco/msgpack/v5"
@@ -232,4 +234,55 @@ func (c *Cluster) setMember(m Member, kind EventKind) {
 		c.log.Info().Str("member", m.Name).Str("event", kind.String()).Msg("member gone")
 	}
 	c.events.push(ev)
+}
+
+// mergeDelegate and aliveDelegate keep nodes of another wire protocol
+// out: a join that would merge with one fails, on the joiner's side,
+// with ErrProtocolVersion naming both protocols and releases, and news
+// of one alive is ignored.
+type mergeDelegate struct{ c *Cluster }
+
+func (d *mergeDelegate) NotifyMerge(peers []*memberlist.Node) error {
+	for _, n := range peers {
+		if err := d.c.checkProtocol(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *mergeDelegate) NotifyAlive(n *memberlist.Node) error { return d.c.checkProtocol(n) }
+
+// checkProtocol returns ErrProtocolVersion when node n speaks another
+// wire protocol than this node.
+func (c *Cluster) checkProtocol(n *memberlist.Node) error {
+	if n.Name == c.cfg.NodeName {
+		return nil
+	}
+	meta, _ := decodeMeta(n.Meta)
+	own := c.cfg.Meta
+	if meta.ProtocolVersion == own.ProtocolVersion {
+		return nil
+	}
+	release := meta.Release
+	if release == "" {
+		release = "a release before v0.6"
+	}
+	c.stats.rejectedNodes.Add(1)
+	return fmt.Errorf("%w: node %s (meshrti %s) speaks wire protocol %d, node %s (meshrti %s) speaks %d; members of one federation must speak one (docs/deploy.md, Versions)",
+		ErrProtocolVersion, n.Name, release, meta.ProtocolVersion, c.cfg.NodeName, own.Release, own.ProtocolVersion)
+}
+
+// protocolCause is the part of a join error that ErrProtocolVersion's
+// message starts, without memberlist's wrapping around it.
+func protocolCause(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, ErrProtocolVersion.Error()); i >= 0 {
+		s = s[i+len(ErrProtocolVersion.Error()):]
+		s = strings.TrimPrefix(s, ": ")
+		if j := strings.Index(s, "(docs/deploy.md, Versions)"); j >= 0 {
+			s = s[:j+len("(docs/deploy.md, Versions)")]
+		}
+	}
+	return s
 }

@@ -10,6 +10,16 @@
 // key is set, is derived from that key. A node without seeds founds the
 // cluster; the others join through seeds.
 //
+// A node's memberlist runs over a Mux: one UDP socket and one TCP
+// listener that frame every packet and stream with the destination
+// node's name. Start makes a Mux of the node's own unless Config.Mux
+// shares one: a daemon then carries all its nodes, of any federations, on
+// one address, and its Anchors (on the founding daemon) found the
+// federations' logs, one founder per log whichever daemon's client
+// creates (docs/agreement.md, "Daemons: who founds"). Nodes speak one
+// wire protocol (version.Protocol, in their metadata); a node of another
+// is refused with ErrProtocolVersion.
+//
 //	c, err := gossip.Start(ctx, gossip.Config{Federation: "demo", Seeds: seeds})
 //	if err != nil { return err }
 //	defer c.Close()

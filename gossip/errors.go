@@ -46,6 +46,10 @@ var (
 	ErrUnknownMember = errors.New("gossip: no such member")
 	// ErrNotHolder: Release of a key another node holds.
 	ErrNotHolder = errors.New("gossip: key held by another node")
+	// ErrProtocolVersion: a node of another wire protocol
+	// (version.Protocol) tried to join, or this node tried to join a
+	// cluster of another; the message names both, with their releases.
+	ErrProtocolVersion = errors.New("gossip: wire protocol mismatch")
 	// ErrMetaTooLarge: metadata over memberlist's 512-byte limit.
 	ErrMetaTooLarge = errors.New("gossip: node metadata too large")
 	// ErrTimeRepresentation: JoinFederate named a time representation

@@ -18,8 +18,13 @@ type Meta struct {
 	FederateName   string
 	FederateType   string
 	FederateHandle uint64
-	// ProtocolVersion is the meshrti protocol version the node speaks.
+	// ProtocolVersion is the meshrti wire protocol the node speaks; Start
+	// sets it to version.Protocol. Nodes of another protocol are refused
+	// (ErrProtocolVersion).
 	ProtocolVersion uint32
+	// Release is the meshrti release the node runs (version.Release, set
+	// by Start): for the operator, it decides nothing.
+	Release string
 	// DataPlane tells peers how to reach the node's data plane, for
 	// example "udp://127.0.0.1:5000" or a multicast group base.
 	DataPlane string
@@ -33,12 +38,13 @@ type wireMeta struct {
 	Version   uint32 `msgpack:"v,omitempty"`
 	DataPlane string `msgpack:"d,omitempty"`
 	Inc       uint64 `msgpack:"i,omitempty"`
+	Release   string `msgpack:"r,omitempty"`
 }
 
 func encodeMeta(m Meta, inc uint64) ([]byte, error) {
 	buf, err := msgpack.Marshal(&wireMeta{
 		Name: m.FederateName, Type: m.FederateType, Handle: m.FederateHandle,
-		Version: m.ProtocolVersion, DataPlane: m.DataPlane, Inc: inc,
+		Version: m.ProtocolVersion, DataPlane: m.DataPlane, Inc: inc, Release: m.Release,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gossip: encoding metadata: %w", err)
@@ -56,7 +62,7 @@ func decodeMeta(buf []byte) (Meta, uint64) {
 	}
 	return Meta{
 		FederateName: w.Name, FederateType: w.Type, FederateHandle: w.Handle,
-		ProtocolVersion: w.Version, DataPlane: w.DataPlane,
+		ProtocolVersion: w.Version, DataPlane: w.DataPlane, Release: w.Release,
 	}, w.Inc
 }
 

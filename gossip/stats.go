@@ -22,6 +22,9 @@ type Stats struct {
 	// snapshot that does not decode or could not be a state of the log.
 	// Late or duplicate answers are normal and not counted.
 	RejectedMessages uint64
+	// RejectedNodes counts nodes of another wire protocol that this node
+	// kept out (ErrProtocolVersion).
+	RejectedNodes uint64
 
 	// Suspicions counts the members this node's failure detector
 	// declared dead (EventFailed), rightly or not; Refutations those of
@@ -48,6 +51,7 @@ type stats struct {
 	lostProposals     atomic.Uint64
 	lostDeferred      atomic.Uint64
 	reconnects        atomic.Uint64
+	rejectedNodes     atomic.Uint64
 }
 
 // Stats returns the counts since Start. It never
@@ -62,5 +66,6 @@ func (c *Cluster) Stats() Stats {
 		LostProposals:     c.stats.lostProposals.Load(),
 		LostDeferred:      c.stats.lostDeferred.Load(),
 		Reconnects:        c.stats.reconnects.Load(),
+		RejectedNodes:     c.stats.rejectedNodes.Load(),
 	}
 }

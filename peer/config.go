@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/gossip"
 	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/internal/core"
 	"github.com/meshrti/meshrti/peer/metrics"
@@ -231,9 +232,13 @@ type GossipConfig struct {
 	// Seeds are host:port addresses of members to join through; none
 	// means this node is the first.
 	Seeds []string
-	// Profile is "local" (fast failure detection, one host; the default)
-	// or "lan".
+	// Profile is "local" (fast failure detection, one host; the default),
+	// "lan" or "wan" (gossip.ProfileWAN: hosts across sites).
 	Profile string
+	// Mux, when set, carries this federate's gossip on a shared address
+	// (a daemon's one gossip port; see gossip.Mux); BindAddr and BindPort
+	// then only tell the data plane which address to bind.
+	Mux *gossip.Mux
 	// LostGrace is how long a member this federate's node declared dead
 	// may refute before the node proposes the federation remove it
 	// (gossip.Config.LostGrace; 0: the profile's, 1 s local, 2 s lan).
@@ -305,6 +310,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Gossip.LostGrace < 0 {
 		return errors.New("peer: Config.Gossip.LostGrace is negative")
+	}
+	switch gossip.Profile(c.Gossip.Profile) {
+	case "", gossip.ProfileLocal, gossip.ProfileLAN, gossip.ProfileWAN:
+	default:
+		return fmt.Errorf("peer: unknown Config.Gossip.Profile %q (want local, lan or wan)", c.Gossip.Profile)
 	}
 	if c.BackPressure != BackPressureBlock && c.BackPressure != BackPressureError {
 		return fmt.Errorf("peer: unknown Config.BackPressure %d", c.BackPressure)

@@ -22,6 +22,7 @@ import (
 	"github.com/meshrti/meshrti/peer/internal/core"
 	"github.com/meshrti/meshrti/peer/reliable"
 	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/version"
 )
 
 // Federate is one joined federate: the RTIambassador side of the API as
@@ -305,6 +306,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		MOM:             !cfg.NoMOM,
 		Type:            cfg.FederateType,
 		Host:            cfg.host(),
+		RTIVersion:      version.RTI(),
 		ModuleText:      f.moduleText,
 		MIMText:         f.mimText,
 	})

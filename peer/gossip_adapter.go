@@ -48,18 +48,15 @@ const maxEarlyKeys = 4096
 
 // startGossip starts the federate's gossip member for cfg.
 func startGossip(ctx context.Context, cfg *Config) (ControlPlane, error) {
-	profile := gossip.ProfileLocal
-	if cfg.Gossip.Profile == "lan" {
-		profile = gossip.ProfileLAN
-	}
 	g := &gossipControl{events: NewControlEvents()}
 	c, err := gossip.Start(ctx, gossip.Config{
 		Federation: cfg.Federation,
+		Mux:        cfg.Gossip.Mux,
 		BindAddr:   cfg.Gossip.BindAddr,
 		BindPort:   cfg.Gossip.BindPort,
 		Seeds:      cfg.Gossip.Seeds,
 		Key:        cfg.Key,
-		Profile:    profile,
+		Profile:    gossip.Profile(cfg.Gossip.Profile),
 		LostGrace:  cfg.Gossip.LostGrace,
 		Heard:      g.heardFrom,
 		Logger:     cfg.Logger,

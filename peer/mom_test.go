@@ -12,6 +12,7 @@ import (
 
 	"github.com/meshrti/meshrti/fomxml/codec"
 	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/version"
 )
 
 // momView is what a monitoring federate learned of the MOM's
@@ -171,7 +172,7 @@ func TestMOMFederateInstances(t *testing.T) {
 		"HLAfederateName": b.Name(), "HLAtimeRegulating": true, "HLAtimeConstrained": false,
 		"HLAupdatesSent": int64(2), "HLAobjectInstancesRegistered": int64(1), "HLAobjectInstancesUpdated": int64(1),
 		"HLAobjectInstancesThatCanBeDeleted": int64(1), "HLAtimeManagerState": "TimeGranted", "HLAfederateState": "ActiveFederate",
-		"HLAconveyProducingFederate": "Disabled", "HLARTIversion": "meshrti (IEEE 1516-2010)",
+		"HLAconveyProducingFederate": "Disabled", "HLARTIversion": version.RTI(),
 	}
 	for k, w := range want {
 		if vb[k] != w {

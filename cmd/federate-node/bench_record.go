@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -157,7 +158,7 @@ func benchRecord(bf benchFlags, dir string, random bool, stderr io.Writer) (*rec
 	time.Sleep(time.Second)
 	// Random payloads are windows into one random megabyte, so making
 	// them costs the sender nothing.
-	pool := make([]byte, 1<<20+bf.payload)
+	pool := make([]byte, 1<<20+4+bf.payload)
 	if random {
 		rand.Read(pool)
 	}
@@ -167,7 +168,9 @@ func benchRecord(bf benchFlags, dir string, random bool, stderr io.Writer) (*rec
 		if random {
 			off = (i * 977) % (len(pool) - bf.payload)
 		}
-		payload := pool[off : off+bf.payload]
+		// Blob is HLAopaqueData: a 4-byte count, then the bytes.
+		payload := pool[off : off+4+bf.payload]
+		binary.BigEndian.PutUint32(payload, uint32(bf.payload))
 		if err := fed.UpdateAttributeValues(p.obj, peer.AttributeValues{p.h.blob: payload}, nil); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 )
@@ -153,5 +155,81 @@ func TestSubcommandsInHelp(t *testing.T) {
 		if code, _, errOut := runCmd(t, c.args...); code != 2 || errOut != c.want {
 			t.Errorf("%q: exit %d, stderr %q\nwant %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+// One vocabulary: -federation-key is the federation key on every command
+// that joins (node, monitor, record, replay, serve); the old -key of the
+// first four is taken with a warning; serve's -key is the TLS key; bad
+// -profile, -log-level and -log-format values are usage errors.
+func TestFlagVocabulary(t *testing.T) {
+	for _, cmd := range [][]string{{"node"}, {"monitor"}, {"record"}, {"replay"}, {"serve"}} {
+		_, _, errOut := runCmd(t, append(cmd, "-h")...)
+		for _, f := range []string{"-federation-key", "-profile", "-log-level", "-log-format", "-seeds", "-gossip"} {
+			if !strings.Contains(errOut, "  "+f+" ") {
+				t.Errorf("%s has no %s flag", cmd[0], f)
+			}
+		}
+		if cmd[0] == "serve" {
+			if !strings.Contains(errOut, "TLS private key") {
+				t.Errorf("serve's -key is not the TLS key:\n%s", errOut)
+			}
+			continue
+		}
+		if !strings.Contains(errOut, "deprecated: the federation KEY; use -federation-key") {
+			t.Errorf("%s: -key is not the deprecated alias:\n%s", cmd[0], errOut)
+		}
+	}
+	// -key is still taken, with a warning (the run then stops at the bad role).
+	var nf nodeFlags
+	fs := newKindRun("node", io.Discard, io.Discard).fs
+	var warn strings.Builder
+	fs.SetOutput(&warn)
+	nf.register(fs)
+	if err := fs.Parse([]string{"-key", "0123456789abcdef-old"}); err != nil || nf.key != "0123456789abcdef-old" {
+		t.Fatalf("-key: %v, key %q", err, nf.key)
+	}
+	if !strings.Contains(warn.String(), "federate-node node: -key is deprecated and will be removed: use -federation-key") {
+		t.Errorf("no warning: %q", warn.String())
+	}
+	cfg, err := nf.config()
+	if err != nil || string(cfg.Key) != "0123456789abcdef-old" {
+		t.Errorf("config key %q, %v", cfg.Key, err)
+	}
+	for _, bad := range [][]string{{"-profile", "moon"}, {"-log-level", "loud"}, {"-log-format", "xml"}} {
+		code, _, errOut := runCmd(t, append([]string{"node"}, bad...)...)
+		if code != 2 || !strings.Contains(errOut, "invalid value") {
+			t.Errorf("node %v: exit %d, %q", bad, code, errOut)
+		}
+	}
+	var lf logFlags
+	lfs := newKindRun("x", io.Discard, io.Discard).fs
+	var out strings.Builder
+	lfs.SetOutput(&out)
+	lf.register(lfs)
+	if err := lfs.Parse([]string{"-log-format", "json", "-log-level", "warn"}); err != nil {
+		t.Fatal(err)
+	}
+	log := lf.logger("test")
+	log.Info().Msg("not shown")
+	log.Warn().Str("k", "v").Msg("shown")
+	var line map[string]any
+	if err := json.Unmarshal([]byte(out.String()), &line); err != nil || line["message"] != "shown" || line["level"] != "warn" || line["k"] != "v" || line["time"] == nil {
+		t.Errorf("json log %q: %v", out.String(), err)
+	}
+}
+
+// The systemd unit's example configuration (deploy/systemd/serve.json,
+// shown in docs/three-hosts.md) is one that serve takes: every key is a
+// flag of serve, each value one the flag accepts.
+func TestServeExampleConfig(t *testing.T) {
+	fs := newKindRun("serve", io.Discard, io.Discard).fs
+	var sf serveFlags
+	sf.register(fs)
+	if err := sf.loadConfig("../../deploy/systemd/serve.json", fs); err != nil {
+		t.Fatal(err)
+	}
+	if sf.Gossip != "0.0.0.0:7946" || sf.Seeds != "hostA:7946,hostB:7946" || sf.Profile != "lan" || sf.TTL != 1 || sf.logs.format != "json" || sf.SaveDir != "/var/lib/meshrti/saves" {
+		t.Errorf("settings %+v", sf)
 	}
 }

@@ -14,6 +14,7 @@
 //	federate-node fom validate [--strict] FILE...  check that modules merge (warnings are errors with --strict)
 //	federate-node record -o FILE ...         record a federation; replay FILE plays it back
 //	federate-node sim [-rewrite] FILE...     run scenario scripts
+//	federate-node version                    the release, commit and wire protocol
 //
 // Run "federate-node help" for the full list.
 package main
@@ -24,6 +25,8 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+
+	"github.com/meshrti/meshrti/version"
 )
 
 func main() {
@@ -50,7 +53,7 @@ func commands() []subcommand {
 		}, run: runMonitor},
 		{name: "dis", help: helpOf(disCommands()), run: subMain(disCommands)},
 		{name: "node", help: []helpLine{
-			{"node [flags]", "run one built-in federate (ping or pong) over gossip and multicast\n" +
+			{"node [flags]", "run one built-in federate (ping, pong or tick) over gossip and multicast\n" +
 				"(federate-node node -h lists the flags)"},
 		}, run: runNode},
 		{name: "bench", help: helpOf(benchKinds()), run: runBench},
@@ -67,6 +70,7 @@ func commands() []subcommand {
 		{name: "trace-check", help: []helpLine{
 			{"trace-check FILE...", "check JSON-lines traces written with --trace (docs/trace.md)"},
 		}, run: runTraceCheck},
+		{name: "version", help: []helpLine{{"version", "print the release, the commit and the wire protocol of this binary"}}, run: runVersion},
 		{name: "help", help: []helpLine{{"help", "print this text"}}, run: runHelp},
 	}
 }
@@ -81,6 +85,21 @@ func usage() string {
 
 func runHelp(_ []string, stdout, _ io.Writer) int {
 	fmt.Fprint(stdout, usage())
+	return 0
+}
+
+// runVersion is "federate-node version": the release (module version),
+// the commit and the wire protocol, from the build information (or the
+// release script's stamp).
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	cmd := newKindRun("version", stdout, stderr)
+	if !cmd.parse(args) {
+		return 2
+	}
+	if cmd.fs.NArg() > 0 {
+		return cmd.usageError("takes no arguments")
+	}
+	fmt.Fprint(stdout, version.Get())
 	return 0
 }
 

@@ -73,6 +73,12 @@ func removeStaleNetns() {
 // the root namespace. It skips where namespaces cannot be made.
 func netnsLab(t *testing.T, n int) (nss, addrs []string) {
 	t.Helper()
+	return netnsLabIf(t, n, "veth0")
+}
+
+// netnsLabIf is netnsLab with the node namespaces' interface named ifname.
+func netnsLabIf(t *testing.T, n int, ifname string) (nss, addrs []string) {
+	t.Helper()
 	prefix, keep, must := netnsSetup(t, "multi-host test", "br")
 	br := prefix + "br"
 	must("-n", br, "link", "set", "lo", "up")
@@ -86,15 +92,15 @@ func netnsLab(t *testing.T, n int) (nss, addrs []string) {
 		must("netns", "add", ns)
 		keep(ns)
 		port := fmt.Sprintf("p%d", k)
-		if _, err := ipCmd("-n", ns, "link", "add", "veth0", "type", "veth", "peer", "name", port, "netns", br); err != nil {
+		if _, err := ipCmd("-n", ns, "link", "add", ifname, "type", "veth", "peer", "name", port, "netns", br); err != nil {
 			t.Skipf("cannot create veth pairs here: %v", err)
 		}
 		must("-n", br, "link", "set", port, "master", "br0")
 		must("-n", br, "link", "set", port, "up")
 		must("-n", ns, "link", "set", "lo", "up")
-		must("-n", ns, "addr", "add", addr+"/24", "dev", "veth0")
-		must("-n", ns, "link", "set", "veth0", "up")
-		must("-n", ns, "route", "add", "224.0.0.0/4", "dev", "veth0")
+		must("-n", ns, "addr", "add", addr+"/24", "dev", ifname)
+		must("-n", ns, "link", "set", ifname, "up")
+		must("-n", ns, "route", "add", "224.0.0.0/4", "dev", ifname)
 		nss = append(nss, ns)
 		addrs = append(addrs, addr)
 	}

@@ -42,6 +42,8 @@ type joinFlags struct {
 	poll       time.Duration // see pollFor
 	stepHold   time.Duration // see stepHoldFor
 	lostGrace  time.Duration
+	profile    string
+	logs       logFlags
 }
 
 func (j *joinFlags) register(fs *flag.FlagSet) {
@@ -54,7 +56,9 @@ func (j *joinFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&j.gossip, "gossip", "127.0.0.1:0", "gossip bind address (host:port; port 0 picks a free one)")
 	fs.StringVar(&j.seeds, "seeds", "", "comma-separated host:port gossip addresses of members to join through")
 	fs.IntVar(&j.mcastPort, "mcast-port", 47470, "UDP multicast port (all members must agree)")
-	fs.StringVar(&j.key, "key", "", "federation key: authenticates frames and encrypts gossip (at least 16 bytes)")
+	registerFederationKey(fs, &j.key)
+	registerProfile(fs, &j.profile)
+	j.logs.register(fs)
 	fs.StringVar(&j.iface, "iface", transport.DefaultInterface, "multicast interface (name or one of its IPv4 addresses)")
 	fs.IntVar(&j.ttl, "ttl", 0, "multicast TTL: 0 stays on this host, 1 reaches the local link")
 	fs.IntVar(&j.frame, "frame", 0, "data-plane frame size in bytes (default 1400; up to 65000 on loopback)")
@@ -132,6 +136,8 @@ func (j *joinFlags) config(typ string) (peer.Config, error) {
 	cfg.StepHold = stepHoldFor(j.stepHold)
 	err := joinNet(&cfg, j.gossip, j.seeds, j.key, j.transport, j.advertise)
 	cfg.Gossip.LostGrace = j.lostGrace
+	cfg.Gossip.Profile = j.profile
+	cfg.Logger = j.logs.logger(typ)
 	return cfg, err
 }
 
@@ -363,7 +369,25 @@ const (
 	seqStop   = -1 // "stop now"
 )
 
+// i64 encodes v as the demo FOM's Seq parameters are typed:
+// HLAinteger64BE.
 func i64(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
+// opaque encodes b as the demo FOM's Payload parameters and Blob
+// attribute are typed: HLAopaqueData, a 4-byte big-endian count and the
+// bytes (so that a recording of the built-in federates decodes).
+func opaque(b []byte) []byte {
+	return append(binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(b)), uint32(len(b))), b...)
+}
+
+// opaqueBytes returns the bytes of an HLAopaqueData value; false when it
+// is not one.
+func opaqueBytes(b []byte) ([]byte, bool) {
+	if len(b) < 4 || int(binary.BigEndian.Uint32(b)) != len(b)-4 {
+		return nil, false
+	}
+	return b[4:], true
+}
 
 func readI64(b []byte) (int64, bool) {
 	if len(b) != 8 {
@@ -415,9 +439,9 @@ func runPong(ctx context.Context, fed *peer.Federate) (*pongResult, error) {
 				continue
 			}
 			res.Pings++
-			payload := ev.Values[h.pingData]
+			payload := ev.Values[h.pingData] // echoed as it came
 			if seq == seqReport {
-				payload = i64(int64(res.Reflects))
+				payload = opaque(i64(int64(res.Reflects)))
 			}
 			if err := fed.SendInteraction(h.pong, peer.ParameterValues{h.pongSeq: i64(seq), h.pongData: payload}, nil); err != nil {
 				return res, err
@@ -487,8 +511,9 @@ func (p *pinger) ping(ctx context.Context, seq int64, payload []byte, retry time
 func (p *pinger) pingAll(ctx context.Context, seq int64, payload []byte, retry time.Duration) ([][]byte, error) {
 	answers := map[peer.FederateHandle][]byte{}
 	want := max(p.receivers, 1)
+	params := peer.ParameterValues{p.h.pingSeq: i64(seq), p.h.pingData: opaque(payload)}
 	for {
-		if err := p.fed.SendInteraction(p.h.ping, peer.ParameterValues{p.h.pingSeq: i64(seq), p.h.pingData: payload}, nil); err != nil {
+		if err := p.fed.SendInteraction(p.h.ping, params, nil); err != nil {
 			return nil, err
 		}
 		wctx, cancel := context.WithTimeout(ctx, retry)
@@ -547,7 +572,8 @@ func (p *pinger) updates(ctx context.Context, count, size int, duration time.Dur
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	payload := make([]byte, max(size, 4))[:size]
+	// An HLAopaqueData of size bytes, the first 4 of which count.
+	payload := opaque(make([]byte, max(size, 4))[:size])
 	start := time.Now()
 	var end time.Time
 	if duration > 0 {
@@ -555,7 +581,7 @@ func (p *pinger) updates(ctx context.Context, count, size int, duration time.Dur
 	}
 	for i := 0; i < count; i++ {
 		if size >= 4 {
-			binary.BigEndian.PutUint32(payload, uint32(i))
+			binary.BigEndian.PutUint32(payload[4:], uint32(i))
 		}
 		if err := p.fed.UpdateAttributeValues(p.obj, peer.AttributeValues{p.h.blob: payload}, nil); err != nil {
 			return sent, 0, 0, err
@@ -595,6 +621,7 @@ func (p *pinger) reflected(ctx context.Context) (int64, error) {
 	}
 	least := int64(-1)
 	for _, b := range all {
+		b, _ = opaqueBytes(b)
 		if n, _ := readI64(b); least < 0 || n < least {
 			least = n
 		}

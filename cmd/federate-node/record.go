@@ -24,13 +24,14 @@ import (
 
 // joinFlagNames are the flags of "node" that say how to join a
 // federation; record and replay take the same ones.
-var joinFlagNames = []string{"federation", "name", "fom", "gossip", "seeds", "mcast-port", "key", "create", "iface", "ttl", "frame", "cpuprofile"}
+var joinFlagNames = []string{"federation", "name", "fom", "gossip", "seeds", "mcast-port", "federation-key", "key", "profile", "create", "iface", "ttl", "frame", "log-level", "log-format", "cpuprofile"}
 
 // registerJoinFlags registers node's join flags on fs, parsed into nf by
 // node's own flag code; fomUsage says where the modules come from when
 // -fom is not given.
 func registerJoinFlags(fs *flag.FlagSet, nf *nodeFlags, fomUsage string) {
-	all := flag.NewFlagSet("node", flag.ContinueOnError)
+	all := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	all.SetOutput(fs.Output()) // the -key warning and the log go where fs's messages go
 	nf.register(all)
 	for _, name := range joinFlagNames {
 		f := all.Lookup(name)

@@ -372,3 +372,71 @@ func TestReplaySpeed(t *testing.T) {
 	}
 	t.Logf("paced %v, fast %v", res.played, fast.played)
 }
+
+// The built-in federates of `node` encode every value by the demo FOM's
+// data types, so a recording of them reads clean: a recorder beside a
+// pong, a ping (pings, updates of the opaque Blob, the report pings) and
+// two tick federates (time-stamped positions) records events whose every
+// value `record show -json` decodes.
+func TestRecordNodeRolesDecode(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	m := newMemNet(t)
+	path := filepath.Join(t.TempDir(), "roles.rec")
+	join := func(name string, create bool) *peer.Federate {
+		f, err := peer.Join(ctx, m.config("roles", name, create))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	pong := join("pong", true)
+	stop := startRecorder(t, ctx, m.config("roles", "rec", false), path)
+	ping := join("ping", false)
+	ticks := []*peer.Federate{join("tick1", false), join("tick2", false)}
+	errs := make(chan error, 4)
+	go func() { _, err := runPong(ctx, pong); errs <- err }()
+	go func() { _, err := runPing(ctx, ping, 50, 16); errs <- err }()
+	for _, f := range ticks {
+		go func() { _, err := runTick(ctx, f, 2, 3, 0, io.Discard, nil); errs <- err }()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 50 updates, 200 round trips and the reports, 6 positions.
+	waitRecorded(t, path, 50+6, 30*time.Second)
+	time.Sleep(500 * time.Millisecond) // the last pongs
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd(t, "record", "show", path, "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	kinds := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev struct {
+			Kind   string         `json:"kind"`
+			Class  string         `json:"class"`
+			Values map[string]any `json:"values"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		for name, v := range ev.Values {
+			kinds[ev.Class+"."+name]++
+			if m, ok := v.(map[string]any); ok && m["undecoded"] != nil {
+				t.Fatalf("%s %s: %s does not decode: %v", ev.Kind, ev.Class, name, m["error"])
+			}
+		}
+	}
+	for _, want := range []string{"HLAobjectRoot.Aircraft.Blob", "HLAobjectRoot.Aircraft.Position", "HLAinteractionRoot.Ping.Payload", "HLAinteractionRoot.Pong.Payload", "HLAinteractionRoot.Ping.Seq"} {
+		if kinds[want] == 0 {
+			t.Errorf("no %s recorded: %v", want, kinds)
+		}
+	}
+	t.Logf("values decoded: %v", kinds)
+}

@@ -22,10 +22,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/meshrti/meshrti/gossip"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro"
 	"github.com/meshrti/meshrti/peer/fedpro/session"
 	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/version"
 )
 
 // serveFlags configure `federate-node serve`; a -config file sets them
@@ -39,7 +41,9 @@ type serveFlags struct {
 	LostGrace                             time.Duration
 	MaxBacklog                            int64
 	Transport, Advertise                  string
+	Profile                               string
 	serveAuthFlags                        // -credentials, -client-ca, -insecure (serve_auth.go)
+	logs                                  logFlags
 }
 
 func (sf *serveFlags) register(fs *flag.FlagSet) {
@@ -49,12 +53,14 @@ func (sf *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.Key, "key", "", "TLS private key `FILE` (PEM)")
 	fs.StringVar(&sf.Metrics, "metrics", "127.0.0.1:9464", "Prometheus metrics HTTP address (/metrics); empty: none")
 	fs.StringVar(&sf.HTTP, "http", "", "HTTP address of the monitor's page of each federation of the daemon's federates (docs/monitor.md); empty: none")
-	fs.StringVar(&sf.Gossip, "gossip", "127.0.0.1:0", "gossip bind address of the hosted federates (port 0: a free one each)")
-	fs.StringVar(&sf.Seeds, "seeds", "", "comma-separated host:port gossip addresses to join federations through (other daemons' federates)")
+	fs.StringVar(&sf.Gossip, "gossip", "127.0.0.1:0", "the daemon's gossip address: every hosted federate's gossip goes through this one UDP and TCP port (port 0: a free one); 0.0.0.0:7946 to reach other hosts")
+	fs.StringVar(&sf.Seeds, "seeds", "", "comma-separated host:port gossip addresses of the daemons (the same list, in the same order, on every daemon; this one may be in it); the first founds every federation (docs/agreement.md)")
 	fs.IntVar(&sf.McastPort, "mcast-port", 47470, "UDP multicast port (all members must agree)")
 	fs.StringVar(&sf.Iface, "iface", transport.DefaultInterface, "multicast interface (name or one of its IPv4 addresses)")
 	fs.IntVar(&sf.TTL, "ttl", 0, "multicast TTL: 0 stays on this host, 1 reaches the local link")
-	fs.StringVar(&sf.FedKey, "federation-key", "", "federation key: authenticates frames and encrypts gossip (at least 16 bytes)")
+	fs.StringVar(&sf.FedKey, "federation-key", "", "federation key: authenticates frames and encrypts gossip (at least 16 bytes); the same on every member")
+	registerProfile(fs, &sf.Profile)
+	sf.logs.register(fs)
 	fs.StringVar(&sf.SaveDir, "save-dir", "", "directory of federation saves (default: meshrti-saves in the temporary directory)")
 	fs.DurationVar(&sf.ResumeWindow, "resume-window", session.DefaultResumeWindow, "how long a session survives a dropped connection")
 	fs.DurationVar(&sf.CallTimeout, "call-timeout", 30*time.Second, "bound on calls that wait on the federation (create, join, resign)")
@@ -113,7 +119,40 @@ func (sf *serveFlags) base() (peer.Config, error) {
 	}
 	err := joinNet(&cfg, sf.Gossip, sf.Seeds, sf.FedKey, sf.Transport, sf.Advertise)
 	cfg.Gossip.LostGrace = sf.LostGrace
+	cfg.Gossip.Profile = sf.Profile
+	cfg.Logger = sf.logs.logger("serve")
 	return cfg, err
+}
+
+// startGossip opens the daemon's gossip address (-gossip) for base's
+// federates: one Mux that carries every hosted federate's gossip. The
+// daemons' seeds become every hosted federate's seeds, with this
+// daemon's own address among them (it reaches its other federates).
+// When this daemon is the founding one (the first seed, or no seeds:
+// alone), its Anchors found the federations; see docs/agreement.md,
+// "Daemons: who founds".
+func (d *daemon) startGossip(base *peer.Config) error {
+	g := &base.Gossip
+	mux, err := gossip.NewMux(gossip.MuxConfig{BindAddr: g.BindAddr, BindPort: g.BindPort, Logger: base.Logger})
+	if err != nil {
+		return err
+	}
+	d.mux = mux
+	seeds := g.Seeds
+	d.founder = len(seeds) == 0 || mux.IsSelf(seeds[0])
+	if d.founder {
+		d.anchors = gossip.NewAnchors(gossip.Config{Mux: mux, Seeds: seeds, Key: base.Key,
+			Profile: gossip.Profile(g.Profile), LostGrace: g.LostGrace, Logger: base.Logger})
+	}
+	g.Mux = mux
+	self := false
+	for _, s := range seeds {
+		self = self || mux.IsSelf(s)
+	}
+	if !self {
+		g.Seeds = append([]string{mux.Addr()}, seeds...)
+	}
+	return nil
 }
 
 // hostHandler adapts a fedpro.Host to the session layer.
@@ -155,6 +194,9 @@ type daemon struct {
 	webSrv  *http.Server
 	waddr   net.Addr
 	wg      sync.WaitGroup
+	mux     *gossip.Mux     // the daemon's gossip address
+	anchors *gossip.Anchors // the founding daemon's members of its federations
+	founder bool            // this daemon founds the federations
 }
 
 // startDaemon starts serving as sf says.
@@ -170,7 +212,11 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{host: fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout, Logf: logf, Authenticate: auth})}
+	d := &daemon{}
+	if err := d.startGossip(&base); err != nil {
+		return nil, err
+	}
+	d.host = fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout, Logf: logf, Authenticate: auth, Federations: d.federations})
 	d.srv = session.NewServer(session.Config{ResumeWindow: sf.ResumeWindow, MaxBacklog: sf.MaxBacklog, Logf: logf}, hostHandler{d.host})
 	var ls []net.Listener
 	fail := func(err error) (*daemon, error) {
@@ -183,6 +229,7 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 		d.wg.Wait()
 		d.srv.Close()
 		d.host.Close()
+		d.stopGossip()
 		return nil, err
 	}
 	if sf.Listen != "" {
@@ -267,6 +314,31 @@ func (d *daemon) stop() {
 		d.metrics.Close()
 	}
 	d.wg.Wait()
+	d.stopGossip()
+}
+
+// federations lists the federations anchored here (on the founding
+// daemon: every federation of the daemons'), for listFederationExecutions.
+func (d *daemon) federations() []peer.FederationExecutionInformation {
+	if d.anchors == nil {
+		return nil
+	}
+	var out []peer.FederationExecutionInformation
+	for _, fi := range d.anchors.Executions() {
+		out = append(out, peer.FederationExecutionInformation{FederationExecutionName: fi.Name, LogicalTimeImplementationName: fi.TimeRepresentation})
+	}
+	return out
+}
+
+// stopGossip closes the anchors (they leave their federations), then the
+// gossip address.
+func (d *daemon) stopGossip() {
+	if d.anchors != nil {
+		d.anchors.Close()
+	}
+	if d.mux != nil {
+		d.mux.Close()
+	}
 }
 
 // serveCommands is the table of "federate-node serve": the daemon
@@ -306,10 +378,18 @@ func runServeDaemon(args []string, stdout, stderr io.Writer) int {
 		return cmd.fail(err)
 	}
 	defer stop()
-	d, err := startDaemon(&sf, func(format string, args ...any) { fmt.Fprintf(stderr, "serve: "+format+"\n", args...) })
+	log := sf.logs.logger("serve")
+	d, err := startDaemon(&sf, logf(log))
 	if err != nil {
 		return cmd.fail(err)
 	}
+	fmt.Fprintf(stdout, "gossip %s\n", d.mux.Addr())
+	if d.founder {
+		fmt.Fprintln(stdout, "founding daemon: this one")
+	} else {
+		fmt.Fprintf(stdout, "founding daemon: %s\n", strings.Split(sf.Seeds, ",")[0])
+	}
+	log.Info().Str("version", version.Release()).Str("gossip", d.mux.Addr()).Bool("founding", d.founder).Msg("serving")
 	for _, a := range d.addrs {
 		fmt.Fprintf(stdout, "serving the Federate Protocol on %s\n", a)
 	}

@@ -549,3 +549,33 @@ func checkMetricShapes(t *testing.T, body string) {
 }
 
 var updateMetrics = flag.Bool("update-metrics", false, "rewrite testdata/metrics.golden from what serve's /metrics shows")
+
+// listFederationExecutions through the founding daemon reports the
+// federations its anchors hold: one created and not joined, one whose
+// last federate resigned; not one destroyed.
+func TestServeListsCreated(t *testing.T) {
+	d := testDaemon(t, time.Minute)
+	c := dialFP(t, d.addrs[0].String())
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
+	seen := map[*pb.CallbackRequest]bool{}
+	list := func() []string {
+		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ListFederationExecutionsRequest{ListFederationExecutionsRequest: &pb.ListFederationExecutionsRequest{}}})
+		cb := c.callback("report", func(cb *pb.CallbackRequest) bool { return cb.GetReportFederationExecutions() != nil && !seen[cb] })
+		seen[cb] = true
+		rep := cb.GetReportFederationExecutions()
+		var names []string
+		for _, i := range rep.GetReport().GetFederationExecutionInformation() {
+			names = append(names, i.GetFederationExecutionName()+" "+i.GetLogicalTimeImplementationName())
+		}
+		return names
+	}
+	c.ok(serveCreate("listed-a"))
+	c.ok(serveCreate("listed-b"))
+	if got := list(); !slices.Equal(got, []string{"listed-a HLAfloat64Time", "listed-b HLAfloat64Time"}) {
+		t.Errorf("listed %q after two creations", got)
+	}
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_DestroyFederationExecutionRequest{DestroyFederationExecutionRequest: &pb.DestroyFederationExecutionRequest{FederationName: "listed-a"}}})
+	if got := list(); !slices.Equal(got, []string{"listed-b HLAfloat64Time"}) {
+		t.Errorf("listed %q after destroying listed-a", got)
+	}
+}

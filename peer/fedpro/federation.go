@@ -272,6 +272,11 @@ func (s *Session) list() error {
 			add(i.FederationExecutionName, i.LogicalTimeImplementationName)
 		}
 	}
+	if h.cfg.Federations != nil {
+		for _, i := range h.cfg.Federations() {
+			add(i.FederationExecutionName, i.LogicalTimeImplementationName)
+		}
+	}
 	h.mu.Lock()
 	for n, c := range h.created {
 		add(n, c.TimeRepresentation)

@@ -41,6 +41,11 @@ type Config struct {
 	// federate's gossip address, which other daemons and embedded
 	// federates may join through).
 	Logf func(format string, args ...any)
+	// Federations, when set, reports federation executions the Host
+	// knows of beside its sessions' (serve: the founding daemon's
+	// anchored federations); listFederationExecutions reports them too.
+	// It must not block.
+	Federations func() []peer.FederationExecutionInformation
 	// Authenticate, when set, checks the credentials of every Connect
 	// (auth.go): nil for a connect without them. An error refuses the
 	// connect with the exception it wraps (hla.ErrUnauthorized,

@@ -60,6 +60,8 @@ type Config struct {
 	// two of its attributes.
 	MOM        bool
 	Type, Host string
+	// RTIVersion is the MOM's HLARTIversion; "" reports RTIVersion.
+	RTIVersion string
 	// ModuleText returns the text of FOM module i (from 0, in the FDD's
 	// order after the MIM), and MIMText the MIM's, for the MOM's reports;
 	// nil: not reported.

@@ -296,7 +296,7 @@ func (c *Core) momValue(name string) (any, bool) {
 	case "HLAfederateHost":
 		return c.cfg.Host, true
 	case "HLARTIversion":
-		return RTIVersion, true
+		return c.rtiVersion(), true
 	case "HLAFOMmoduleDesignatorList":
 		var ds []any
 		for _, mod := range c.fdd.Modules[1:] { // the MIM is not a FOM module
@@ -429,8 +429,17 @@ func (c *Core) momSeen(in *instance, bit uint8) {
 	}
 }
 
-// RTIVersion is what the MOM reports as HLARTIversion.
+// RTIVersion is what the MOM reports as HLARTIversion when
+// Config.RTIVersion is empty.
 const RTIVersion = "meshrti (IEEE 1516-2010)"
+
+// rtiVersion is the MOM's HLARTIversion.
+func (c *Core) rtiVersion() string {
+	if c.cfg.RTIVersion != "" {
+		return c.cfg.RTIVersion
+	}
+	return RTIVersion
+}
 
 // momCount counts the events of one Ready for the MOM's counters.
 func (c *Core) momCount(evs []Event) {

@@ -500,7 +500,7 @@ func (c *Core) momFederationValue(name string) (any, bool) {
 	case "HLAfederatesInFederation":
 		return handleList(c.memberHandles()), true
 	case "HLARTIversion":
-		return RTIVersion, true
+		return c.rtiVersion(), true
 	case "HLAMIMdesignator":
 		return c.fdd.Modules[0].File, true
 	case "HLAFOMmoduleDesignatorList":
