@@ -61,7 +61,13 @@ func (d *delegate) NotifyMsg(b []byte) {
 		}
 		c.memMu.Lock()
 		c.byes[id.Name] = id.Inc
+		m, known := c.members[id.Name]
 		c.memMu.Unlock()
+		if known && m.State == MemberDead && m.inc == id.Inc {
+			// memberlist's leave overtook the goodbye (another path):
+			// it left all the same.
+			c.setMember(m, EventFailed)
+		}
 	default:
 		c.stats.malformedMessages.Add(1)
 	}

@@ -99,7 +99,9 @@ func TestMuxCreateFromAnyDaemon(t *testing.T) {
 	if created != 1 {
 		t.Fatalf("%d creations succeeded, want exactly 1: %v", created, errs)
 	}
+	cs[0].viewMu.RLock()
 	log := cs[0].view.log
+	cs[0].viewMu.RUnlock()
 	for k, c := range cs {
 		c.viewMu.RLock()
 		l := c.view.log
