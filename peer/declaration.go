@@ -10,8 +10,10 @@ package peer
 // TurnInteractionsOn, TurnInteractionsOff).
 
 // PublishObjectClassAttributes (§5.2) declares that this federate may
-// register instances of class and update the given attributes. Errors:
-// ErrObjectClassNotDefined, ErrAttributeNotDefined.
+// register instances of class and update the given attributes. A second
+// call adds its attributes to those published before (the unpublish
+// services take them away); a call with no attributes adds nothing.
+// Errors: ErrObjectClassNotDefined, ErrAttributeNotDefined.
 func (f *Federate) PublishObjectClassAttributes(class ObjectClassHandle, attrs ...AttributeHandle) error {
 	return f.call(func() error { return f.core.PublishObjectClassAttributes(class, nonNil(attrs)) })
 }
@@ -21,12 +23,11 @@ func (f *Federate) UnpublishObjectClass(class ObjectClassHandle) error {
 	return f.call(func() error { return f.core.UnpublishObjectClassAttributes(class, nil) })
 }
 
-// UnpublishObjectClassAttributes (§5.3) withdraws some attributes.
+// UnpublishObjectClassAttributes (§5.3) withdraws some attributes; with
+// none it withdraws nothing (UnpublishObjectClass withdraws all). A class
+// left with no published attribute is no longer published.
 func (f *Federate) UnpublishObjectClassAttributes(class ObjectClassHandle, attrs ...AttributeHandle) error {
-	if len(attrs) == 0 {
-		return nil
-	}
-	return f.call(func() error { return f.core.UnpublishObjectClassAttributes(class, attrs) })
+	return f.call(func() error { return f.core.UnpublishObjectClassAttributes(class, nonNil(attrs)) })
 }
 
 // PublishInteractionClass (§5.4).
@@ -43,7 +44,9 @@ func (f *Federate) UnpublishInteractionClass(class InteractionClassHandle) error
 // its subclasses (discovered as class unless a subclass is subscribed
 // too) and for updates of the given attributes. Instances registered
 // before the subscription are discovered as well, once it has
-// attributes.
+// attributes. A second call adds its attributes to those subscribed
+// before (the unsubscribe services take them away); a call with no
+// attributes adds nothing.
 func (f *Federate) SubscribeObjectClassAttributes(class ObjectClassHandle, attrs ...AttributeHandle) error {
 	return f.call(func() error { return f.core.SubscribeObjectClassAttributes(class, nonNil(attrs), true, "") })
 }
@@ -53,12 +56,11 @@ func (f *Federate) UnsubscribeObjectClass(class ObjectClassHandle) error {
 	return f.call(func() error { return f.core.UnsubscribeObjectClassAttributes(class, nil) })
 }
 
-// UnsubscribeObjectClassAttributes (§5.7).
+// UnsubscribeObjectClassAttributes (§5.7) removes some attributes from
+// the subscription of class; with none it removes nothing
+// (UnsubscribeObjectClass removes all).
 func (f *Federate) UnsubscribeObjectClassAttributes(class ObjectClassHandle, attrs ...AttributeHandle) error {
-	if len(attrs) == 0 {
-		return nil
-	}
-	return f.call(func() error { return f.core.UnsubscribeObjectClassAttributes(class, attrs) })
+	return f.call(func() error { return f.core.UnsubscribeObjectClassAttributes(class, nonNil(attrs)) })
 }
 
 // SubscribeInteractionClass (§5.8): interactions of class and its
