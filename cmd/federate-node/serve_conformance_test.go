@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -182,5 +183,75 @@ func TestServeConformanceDeclarations(t *testing.T) {
 	if got := a.exception(&pb.CallRequest{CallRequest: &pb.CallRequest_UnpublishObjectClassAttributesRequest{UnpublishObjectClassAttributesRequest: &pb.UnpublishObjectClassAttributesRequest{
 		ObjectClass: &pb.ObjectClassHandle{Data: bytes.Repeat([]byte{0xee}, 8)}, Attributes: &pb.AttributeHandleSet{}}}}); got != "ObjectClassNotDefined" {
 		t.Errorf("unpublishing no attribute of an undefined class: %q, want ObjectClassNotDefined", got)
+	}
+}
+
+// mimClash is a FOM module that redefines a class of the MIM otherwise:
+// a federation created with it has inconsistent modules.
+const mimClash = `<?xml version="1.0"?>
+<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
+  <modelIdentification><name>MIM clash</name><type>FOM</type><version>1</version></modelIdentification>
+  <objects><objectClass><name>HLAobjectRoot</name>
+    <objectClass><name>HLAmanager</name><sharing>Neither</sharing>
+      <objectClass><name>HLAfederate</name><sharing>Publish</sharing>
+        <attribute><name>HLAfederateHandle</name><dataType>HLAopaqueData</dataType><updateType>Static</updateType><updateCondition>NA</updateCondition><ownership>NoTransfer</ownership><sharing>Publish</sharing><transportation>HLAreliable</transportation><order>Receive</order></attribute>
+      </objectClass>
+    </objectClass>
+  </objectClass></objects>
+</objectModel>`
+
+// Through serve, a client whose connect says API.version=IEEE 1516-2010
+// (Pitch's 1516e client) gets 1516e's exception names: creating a
+// federation with modules that redefine a MIM class otherwise is
+// InconsistentFDD for it, InconsistentFOM for an HLA 4 client in the same
+// daemon; the other renamed exceptions likewise.
+func TestServeConformanceEvolvedNames(t *testing.T) {
+	d := testDaemon(t, time.Minute)
+	addr := d.addrs[0].String()
+	modules := func(contents ...string) *pb.FomModuleSet {
+		set := &pb.FomModuleSet{}
+		for i, c := range contents {
+			set.FomModule = append(set.FomModule, &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: fmt.Sprintf("m%d.xml", i), Content: []byte(c)}}})
+		}
+		return set
+	}
+	for _, tc := range []struct {
+		settings                   string
+		inconsistent, unreadable   string
+		badTransport, sharedByBoth string
+	}{
+		{"API.version=IEEE 1516-2010\n", "InconsistentFDD", "ErrorReadingFDD", "InvalidTransportationType", "NameNotFound"},
+		{"", "InconsistentFOM", "ErrorReadingFOM", "InvalidTransportationTypeHandle", "NameNotFound"},
+	} {
+		c := dialFP(t, addr)
+		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectWithConfigurationRequest{ConnectWithConfigurationRequest: &pb.ConnectWithConfigurationRequest{
+			RtiConfiguration: &pb.RtiConfiguration{AdditionalSettings: tc.settings}}}})
+		create := func(set *pb.FomModuleSet) *pb.CallRequest {
+			return &pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionWithModulesRequest{CreateFederationExecutionWithModulesRequest: &pb.CreateFederationExecutionWithModulesRequest{
+				FederationName: "evolved", FomModules: set}}}
+		}
+		if got := c.exception(create(modules(conformanceFOM, mimClash))); got != tc.inconsistent {
+			t.Errorf("settings %q: creating with a module that redefines a MIM class: %q, want %s", tc.settings, got, tc.inconsistent)
+		}
+		if got := c.exception(create(modules("<objectModel"))); got != tc.unreadable {
+			t.Errorf("settings %q: creating with a module that does not parse: %q, want %s", tc.settings, got, tc.unreadable)
+		}
+		federation := fmt.Sprintf("evolved-%d", len(tc.settings))
+		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionWithModulesRequest{CreateFederationExecutionWithModulesRequest: &pb.CreateFederationExecutionWithModulesRequest{
+			FederationName: federation, FomModules: modules(conformanceFOM)}}})
+		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionWithNameRequest{JoinFederationExecutionWithNameRequest: &pb.JoinFederationExecutionWithNameRequest{
+			FederateName: "A", FederateType: "conformance", FederationName: federation}}})
+		for _, x := range []struct {
+			req  *pb.CallRequest
+			want string
+		}{
+			{&pb.CallRequest{CallRequest: &pb.CallRequest_GetTransportationTypeNameRequest{GetTransportationTypeNameRequest: &pb.GetTransportationTypeNameRequest{
+				TransportationType: &pb.TransportationTypeHandle{Data: []byte{0, 0, 0, 9}}}}}, tc.badTransport},
+			{&pb.CallRequest{CallRequest: &pb.CallRequest_GetInteractionClassHandleRequest{GetInteractionClassHandleRequest: &pb.GetInteractionClassHandleRequest{InteractionClassName: "Bogus"}}}, tc.sharedByBoth},
+		} {
+			if got := c.exception(x.req); got != x.want {
+				t.Errorf("settings %q: %v: %q, want %s", tc.settings, x.req, got, x.want)
+			}
+		}
 	}
 }
