@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/fomxml/codec"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 )
 
@@ -253,5 +258,274 @@ func TestServeConformanceEvolvedNames(t *testing.T) {
 				t.Errorf("settings %q: %v: %q, want %s", tc.settings, x.req, got, x.want)
 			}
 		}
+	}
+}
+
+// momSide is a client's view of the MOM's interactions, by the names the
+// MIM spells them (without the root, as the outside suite names them),
+// encoded and decoded as the MIM declares them: a handle is HLAhandle.
+type momSide struct {
+	t    *testing.T
+	fdd  *fomxml.FDD
+	enc  *codec.Codec
+	seen map[*pb.CallbackRequest]bool // the reports taken
+}
+
+func newMOMSide(t *testing.T) *momSide {
+	t.Helper()
+	doc, err := fomxml.ParseBytes("conformance.xml", []byte(conformanceFOM))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fdd, err := fomxml.MergeWithMIM(fomxml.StandardMIM(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := codec.New(fdd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &momSide{t, fdd, enc, map[*pb.CallbackRequest]bool{}}
+}
+
+// interaction looks name up at c, as a client does.
+func (m *momSide) interaction(c *fpClient, name string) *pb.InteractionClassHandle {
+	m.t.Helper()
+	return c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_GetInteractionClassHandleRequest{GetInteractionClassHandleRequest: &pb.GetInteractionClassHandleRequest{InteractionClassName: name}}}).GetGetInteractionClassHandleResponse().GetResult()
+}
+
+// declare has c publish the interaction classes pub and subscribe sub.
+func (m *momSide) declare(c *fpClient, pub, sub []string) {
+	m.t.Helper()
+	for _, n := range pub {
+		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_PublishInteractionClassRequest{PublishInteractionClassRequest: &pb.PublishInteractionClassRequest{InteractionClass: m.interaction(c, n)}}})
+	}
+	for _, n := range sub {
+		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_SubscribeInteractionClassRequest{SubscribeInteractionClassRequest: &pb.SubscribeInteractionClassRequest{InteractionClass: m.interaction(c, n)}}})
+	}
+}
+
+// send has c send the interaction name with raw parameter values.
+func (m *momSide) send(c *fpClient, name string, params map[string][]byte) {
+	m.t.Helper()
+	ic := m.interaction(c, name)
+	vals := &pb.ParameterHandleValueMap{}
+	for p, v := range params {
+		h := c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_GetParameterHandleRequest{GetParameterHandleRequest: &pb.GetParameterHandleRequest{InteractionClass: ic, ParameterName: p}}}).GetGetParameterHandleResponse().GetResult()
+		vals.ParameterHandleValue = append(vals.ParameterHandleValue, &pb.ParameterHandleValue{ParameterHandle: h, Value: v})
+	}
+	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_SendInteractionRequest{SendInteractionRequest: &pb.SendInteractionRequest{InteractionClass: ic, ParameterValues: vals, UserSuppliedTag: []byte{}}}})
+}
+
+// encode encodes v as the parameter param of the MOM interaction name.
+func (m *momSide) encode(name, param string, v any) []byte {
+	m.t.Helper()
+	ic, ok := m.fdd.InteractionClass("HLAinteractionRoot." + name)
+	if !ok {
+		m.t.Fatalf("no interaction class %s", name)
+	}
+	p, ok := ic.Parameter(param)
+	if !ok {
+		m.t.Fatalf("%s has no parameter %s", name, param)
+	}
+	b, err := m.enc.Encode(p.DataType, v)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	return b
+}
+
+// report waits at c for an interaction of class name whose parameters,
+// decoded as the MIM declares them, match accepts, and returns them.
+func (m *momSide) report(c *fpClient, name string, match func(map[string]any) bool) map[string]any {
+	m.t.Helper()
+	ic, ok := m.fdd.InteractionClass("HLAinteractionRoot." + name)
+	if !ok {
+		m.t.Fatalf("no interaction class %s", name)
+	}
+	want := binary.BigEndian.AppendUint64(nil, uint64(ic.Handle))
+	var got map[string]any
+	c.callback(name, func(cb *pb.CallbackRequest) bool {
+		ri := cb.GetReceiveInteraction()
+		if ri == nil || m.seen[cb] || !bytes.Equal(ri.GetInteractionClass().GetData(), want) {
+			return false
+		}
+		args := map[string]any{}
+		for _, pv := range ri.GetParameterValues().GetParameterHandleValue() {
+			p, ok := ic.ParameterByHandle(fomxml.ParameterHandle(binary.BigEndian.Uint64(pv.GetParameterHandle().GetData())))
+			if !ok {
+				m.t.Fatalf("%s: a parameter of another class", name)
+			}
+			v, err := m.enc.Decode(p.DataType, pv.GetValue())
+			if err != nil {
+				m.t.Fatalf("%s.%s does not decode as the MIM's %s: %v", name, p.Name, p.DataType, err)
+			}
+			args[p.Name] = v
+		}
+		if match(args) {
+			got = args
+			m.seen[cb] = true
+			return true
+		}
+		return false
+	})
+	return got
+}
+
+// IEEE 1516.1-2010 §11 through a 1516e client: the reports the outside
+// suite waits for arrive, named as the MIM spells them, handles encoded
+// as HLAhandle: HLAreportInteractionsSent and ...Received after their
+// requests (§11.3: one per transportation type, counts per class), the
+// reports of service reporting (a call that succeeds with its returned
+// arguments, one that fails, the callbacks at the federate) and of
+// exception reporting (a call that fails), and HLAreportMOMexception
+// naming the request fully qualified.
+func TestServeConformanceMOMReports(t *testing.T) {
+	d := testDaemon(t, time.Minute)
+	a, b := conformanceClients(t, d, "mom", "API.version=IEEE 1516-2010\n")
+	m := newMOMSide(t)
+	bh := b.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_GetFederateHandleRequest{GetFederateHandleRequest: &pb.GetFederateHandleRequest{FederateName: "B"}}}).GetGetFederateHandleResponse().GetResult().GetData()
+	aboutB := m.encode("HLAmanager.HLAfederate", "HLAfederate", bh) // HLAhandle
+	isB := func(args map[string]any) bool { v, _ := args["HLAfederate"].([]byte); return bytes.Equal(v, bh) }
+	x, y := m.fdd, m.fdd
+	xh, _ := x.InteractionClass("HLAinteractionRoot.X")
+	yh, _ := y.InteractionClass("HLAinteractionRoot.X.Y")
+	counts := func(args map[string]any) map[uint64]int64 {
+		out := map[uint64]int64{}
+		list, _ := args["HLAinteractionCounts"].([]any)
+		for _, e := range list {
+			r := e.(map[string]any)
+			out[binary.BigEndian.Uint64(r["HLAinteractionClass"].([]byte))] = r["HLAinteractionCount"].(int64)
+		}
+		return out
+	}
+	wantCounts := map[uint64]int64{uint64(xh.Handle): 3, uint64(yh.Handle): 2}
+	sendXY := func(from, to *fpClient) {
+		t.Helper()
+		for i, n := range []string{"X", "X", "X", "X.Y", "X.Y"} {
+			m.send(from, n, map[string][]byte{"xa": {byte(i)}})
+			to.callback(fmt.Sprintf("interaction %d", i), func(cb *pb.CallbackRequest) bool {
+				v := cb.GetReceiveInteraction().GetParameterValues().GetParameterHandleValue()
+				return len(v) == 1 && bytes.Equal(v[0].GetValue(), []byte{byte(i)})
+			})
+		}
+	}
+
+	// HLAreportInteractionsSent about B, which sent X three times and X.Y
+	// twice to A.
+	m.declare(a, []string{"HLAmanager.HLAfederate.HLArequest.HLArequestInteractionsSent", "HLAmanager.HLAfederate.HLArequest.HLArequestInteractionsReceived"},
+		[]string{"HLAmanager.HLAfederate.HLAreport.HLAreportInteractionsSent", "HLAmanager.HLAfederate.HLAreport.HLAreportInteractionsReceived", "X", "X.Y"})
+	m.declare(b, []string{"X", "X.Y"}, nil)
+	sendXY(b, a)
+	m.send(a, "HLAmanager.HLAfederate.HLArequest.HLArequestInteractionsSent", map[string][]byte{"HLAfederate": aboutB})
+	sent := m.report(a, "HLAmanager.HLAfederate.HLAreport.HLAreportInteractionsSent", func(args map[string]any) bool {
+		return isB(args) && args["HLAtransportation"] == "HLAreliable"
+	})
+	if got := counts(sent); !maps.Equal(got, wantCounts) {
+		t.Errorf("B's interactions sent %v, want X 3, X.Y 2: %v", got, sent)
+	}
+	// ... and HLAreportInteractionsReceived about B, to which A sent them.
+	m.declare(b, nil, []string{"X", "X.Y"})
+	m.declare(a, []string{"X", "X.Y"}, nil)
+	sendXY(a, b)
+	m.send(a, "HLAmanager.HLAfederate.HLArequest.HLArequestInteractionsReceived", map[string][]byte{"HLAfederate": aboutB})
+	received := m.report(a, "HLAmanager.HLAfederate.HLAreport.HLAreportInteractionsReceived", func(args map[string]any) bool {
+		return isB(args) && args["HLAtransportation"] == "HLAreliable"
+	})
+	if got := counts(received); !maps.Equal(got, wantCounts) {
+		t.Errorf("B's interactions received %v, want X 3, X.Y 2: %v", got, received)
+	}
+
+	// Exception reporting, asked for with B's handle as a 1516e handle's
+	// encode writes it (its bytes alone): a call of B's that fails is
+	// reported.
+	adjust := func(name string, federate []byte, on bool) {
+		t.Helper()
+		m.declare(a, []string{"HLAmanager.HLAfederate.HLAadjust." + name}, nil)
+		m.send(a, "HLAmanager.HLAfederate.HLAadjust."+name, map[string][]byte{
+			"HLAfederate": federate, "HLAreportingState": m.encode("HLAmanager.HLAfederate.HLAadjust."+name, "HLAreportingState", on)})
+	}
+	switchOn := func(get *pb.CallRequest, pick func(*pb.CallResponse) bool) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for !pick(b.ok(get)) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%v never read true", get)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	m.declare(a, nil, []string{"HLAmanager.HLAfederate.HLAreport.HLAreportException", "HLAmanager.HLAfederate.HLAreport.HLAreportServiceInvocation", "HLAmanager.HLAfederate.HLAreport.HLAreportMOMexception"})
+	adjust("HLAsetExceptionReporting", bh, true)
+	switchOn(&pb.CallRequest{CallRequest: &pb.CallRequest_GetExceptionReportingSwitchRequest{GetExceptionReportingSwitchRequest: &pb.GetExceptionReportingSwitchRequest{}}},
+		func(r *pb.CallResponse) bool { return r.GetGetExceptionReportingSwitchResponse().GetResult() })
+	bogus := &pb.CallRequest{CallRequest: &pb.CallRequest_GetObjectClassHandleRequest{GetObjectClassHandleRequest: &pb.GetObjectClassHandleRequest{ObjectClassName: "BogusClass"}}}
+	if got := b.exception(bogus); got != "NameNotFound" {
+		t.Fatalf("getObjectClassHandle(BogusClass): %q, want NameNotFound", got)
+	}
+	exc := m.report(a, "HLAmanager.HLAfederate.HLAreport.HLAreportException", isB)
+	if exc["HLAservice"] != "getObjectClassHandle" || !strings.Contains(exc["HLAexception"].(string), "BogusClass") {
+		t.Errorf("exception report %v", exc)
+	}
+	adjust("HLAsetExceptionReporting", aboutB, false)
+
+	// Service reporting: a call that succeeds reports its arguments and
+	// what it returned, one that fails its exception and no returned
+	// argument, and the callbacks at B are reported too.
+	adjust("HLAsetServiceReporting", aboutB, true)
+	switchOn(&pb.CallRequest{CallRequest: &pb.CallRequest_GetServiceReportingSwitchRequest{GetServiceReportingSwitchRequest: &pb.GetServiceReportingSwitchRequest{}}},
+		func(r *pb.CallResponse) bool { return r.GetGetServiceReportingSwitchResponse().GetResult() })
+	invocation := func(service string) map[string]any {
+		t.Helper()
+		return m.report(a, "HLAmanager.HLAfederate.HLAreport.HLAreportServiceInvocation", func(args map[string]any) bool {
+			return isB(args) && args["HLAservice"] == service
+		})
+	}
+	strs := func(v any) []string {
+		var out []string
+		for _, e := range v.([]any) {
+			out = append(out, e.(string))
+		}
+		return out
+	}
+	fedClass := b.objectClass("HLAmanager.HLAfederation")
+	inv := invocation("getObjectClassHandle")
+	if inv["HLAsuccessIndicator"] != true || inv["HLAexception"] != "" ||
+		!slices.Equal(strs(inv["HLAsuppliedArguments"]), []string{"HLAmanager.HLAfederation"}) ||
+		!slices.Equal(strs(inv["HLAreturnedArguments"]), []string{fmt.Sprint(binary.BigEndian.Uint64(fedClass.GetData()))}) {
+		t.Errorf("getObjectClassHandle(HLAmanager.HLAfederation) reported %v", inv)
+	}
+	first := inv["HLAserialNumber"].(int64)
+	b.exception(bogus)
+	inv = invocation("getObjectClassHandle")
+	if inv["HLAsuccessIndicator"] != false || !strings.Contains(inv["HLAexception"].(string), "BogusClass") ||
+		!slices.Equal(strs(inv["HLAsuppliedArguments"]), []string{"BogusClass"}) || len(strs(inv["HLAreturnedArguments"])) != 0 ||
+		inv["HLAserialNumber"].(int64) <= first {
+		t.Errorf("getObjectClassHandle(BogusClass) reported %v", inv)
+	}
+	b.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_RegisterFederationSynchronizationPointRequest{RegisterFederationSynchronizationPointRequest: &pb.RegisterFederationSynchronizationPointRequest{
+		SynchronizationPointLabel: "test", UserSuppliedTag: []byte("Hello")}}})
+	for service, args := range map[string][]string{
+		"registerFederationSynchronizationPoint":    {"test", "[0x48,0x65,0x6c,0x6c,0x6f]"},
+		"synchronizationPointRegistrationSucceeded": {"test"},
+		"announceSynchronizationPoint":              {"test", "[0x48,0x65,0x6c,0x6c,0x6f]"},
+	} {
+		inv := invocation(service)
+		if inv["HLAsuccessIndicator"] != true || !slices.Equal(strs(inv["HLAsuppliedArguments"]), args) {
+			t.Errorf("%s reported %v, want supplied %q", service, inv, args)
+		}
+	}
+
+	// Service reporting for a federate that subscribes to the reports is
+	// refused, with HLAreportMOMexception naming the request fully
+	// qualified.
+	adjust("HLAsetServiceReporting", aboutB, false)
+	switchOn(&pb.CallRequest{CallRequest: &pb.CallRequest_GetServiceReportingSwitchRequest{GetServiceReportingSwitchRequest: &pb.GetServiceReportingSwitchRequest{}}},
+		func(r *pb.CallResponse) bool { return !r.GetGetServiceReportingSwitchResponse().GetResult() })
+	m.declare(b, nil, []string{"HLAmanager.HLAfederate.HLAreport.HLAreportServiceInvocation"})
+	adjust("HLAsetServiceReporting", aboutB, true)
+	mexc := m.report(a, "HLAmanager.HLAfederate.HLAreport.HLAreportMOMexception", isB)
+	if mexc["HLAservice"] != "HLAinteractionRoot.HLAmanager.HLAfederate.HLAadjust.HLAsetServiceReporting" {
+		t.Errorf("MOM exception %v", mexc)
 	}
 }
