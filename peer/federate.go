@@ -151,6 +151,7 @@ type Stats struct {
 	Stale     uint64 // updates and deletes dropped for an ownership epoch older than one known
 	Unnamed   uint64 // updates of instances with reserved names dropped because the name never came
 	Filtered  uint64 // attribute values, interactions and announcements dropped: their regions overlap no subscription region here
+	History   uint64 // updates and interactions with regions dropped: sent into a cell before this federate's region moved over it
 	Spared    uint64 // updates and interactions with regions not sent: no other federate's subscription region overlaps them
 	// Reliable holds the reliable layer's own counters (frames dropped
 	// by reason, retransmissions, NAKs).
@@ -296,6 +297,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		Host:            cfg.host(),
 		ModuleText:      f.moduleText,
 		MIMText:         f.mimText,
+		Clock:           joinClock(cfg.Manual),
 	})
 	if err != nil {
 		return nil, err
@@ -419,6 +421,7 @@ func (f *Federate) Stats() Stats {
 	f.mu.Unlock()
 	s.Sent, s.Delivered, s.Malformed, s.Gaps, s.LateTSO = cs.Sent, cs.Delivered, cs.Malformed, cs.Gaps, cs.LateTSO
 	s.Blocked, s.Stale, s.Unnamed, s.Filtered, s.Spared = cs.Blocked, cs.Stale, cs.Unnamed, cs.Filtered, cs.Spared
+	s.History = cs.History
 	return s
 }
 
@@ -1016,6 +1019,19 @@ func (f *Federate) callSend(fn func() error) error {
 			return f.closedErr()
 		}
 	}
+}
+
+// joinClock is the clock with which the data plane's join handshake
+// tells whether a sender joined a DDM cell's group before this federate
+// began hearing it (docs/dataplane.md, "Join handshake"): microseconds
+// since the federate began, finer than its 5 ms ticks; none for a
+// manual federate, whose ticks replay.
+func joinClock(manual bool) func() int64 {
+	if manual {
+		return nil
+	}
+	begun := time.Now()
+	return func() int64 { return time.Since(begun).Microseconds() }
 }
 
 // resignActionOf maps a FOM's automaticResignAction name to the action;
