@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"reflect"
 )
 
 // FederateAmbassador is the push-style callback interface of the 1516e
@@ -385,8 +385,10 @@ func dispatchOne(amb FederateAmbassador, ev Event) error {
 // reportException reports the error a callback returned through the MOM,
 // when its exception reporting is on (HLAsetExceptionReporting).
 func (f *Federate) reportException(ev Event, err error) {
-	name := fmt.Sprintf("%T", ev)
-	name = name[strings.LastIndexByte(name, '.')+1:]
+	name, ok := callbackName(ev)
+	if !ok {
+		name = reflect.TypeOf(ev).Name()
+	}
 	f.callDriver(func() error {
 		f.core.ReportException(name, err)
 		return nil

@@ -11,7 +11,8 @@ import (
 // the FDD's, the same in every process, and need no lock.
 
 // GetDimensionHandle (§10.25).
-func (f *Federate) GetDimensionHandle(name string) (DimensionHandle, error) {
+func (f *Federate) GetDimensionHandle(name string) (r0 DimensionHandle, err error) {
+	defer f.reported("getDimensionHandle", &err, func() ([]string, []string) { return texts(name), texts(r0) })
 	d, ok := lookup(f, (*fomxml.FDD).Dimension, name)
 	if !ok {
 		return 0, fmt.Errorf("%w: dimension %q", ErrNameNotFound, name)
@@ -20,7 +21,8 @@ func (f *Federate) GetDimensionHandle(name string) (DimensionHandle, error) {
 }
 
 // GetDimensionName (§10.26).
-func (f *Federate) GetDimensionName(h DimensionHandle) (string, error) {
+func (f *Federate) GetDimensionName(h DimensionHandle) (r0 string, err error) {
+	defer f.reported("getDimensionName", &err, func() ([]string, []string) { return texts(h), texts(r0) })
 	d, ok := lookup(f, (*fomxml.FDD).DimensionByHandle, h)
 	if !ok {
 		return "", fmt.Errorf("%w: %d", ErrInvalidDimensionHandle, h)
@@ -30,7 +32,8 @@ func (f *Federate) GetDimensionName(h DimensionHandle) (string, error) {
 
 // GetDimensionUpperBound (§10.27): a range on the dimension lies within
 // [0, upper bound).
-func (f *Federate) GetDimensionUpperBound(h DimensionHandle) (uint64, error) {
+func (f *Federate) GetDimensionUpperBound(h DimensionHandle) (r0 uint64, err error) {
+	defer f.reported("getDimensionUpperBound", &err, func() ([]string, []string) { return texts(h), texts(r0) })
 	d, ok := lookup(f, (*fomxml.FDD).DimensionByHandle, h)
 	if !ok {
 		return 0, fmt.Errorf("%w: %d", ErrInvalidDimensionHandle, h)
@@ -41,7 +44,8 @@ func (f *Federate) GetDimensionUpperBound(h DimensionHandle) (uint64, error) {
 // GetAvailableDimensionsForClassAttribute (§10.23): the dimensions the
 // FOM binds attribute attr of class to, sorted by handle (none: the
 // attribute uses the default region only).
-func (f *Federate) GetAvailableDimensionsForClassAttribute(class ObjectClassHandle, attr AttributeHandle) ([]DimensionHandle, error) {
+func (f *Federate) GetAvailableDimensionsForClassAttribute(class ObjectClassHandle, attr AttributeHandle) (r0 []DimensionHandle, err error) {
+	defer f.reported("getAvailableDimensionsForClassAttribute", &err, func() ([]string, []string) { return texts(class, attr), texts(r0) })
 	c, ok := lookup(f, (*fomxml.FDD).ObjectClassByHandle, class)
 	if !ok {
 		return nil, fmt.Errorf("%w: %d", ErrInvalidObjectClassHandle, class)
@@ -54,7 +58,8 @@ func (f *Federate) GetAvailableDimensionsForClassAttribute(class ObjectClassHand
 }
 
 // GetAvailableDimensionsForInteractionClass (§10.24).
-func (f *Federate) GetAvailableDimensionsForInteractionClass(class InteractionClassHandle) ([]DimensionHandle, error) {
+func (f *Federate) GetAvailableDimensionsForInteractionClass(class InteractionClassHandle) (r0 []DimensionHandle, err error) {
+	defer f.reported("getAvailableDimensionsForInteractionClass", &err, func() ([]string, []string) { return texts(class), texts(r0) })
 	c, ok := lookup(f, (*fomxml.FDD).InteractionClassByHandle, class)
 	if !ok {
 		return nil, fmt.Errorf("%w: %d", ErrInvalidInteractionClassHandle, class)

@@ -19,13 +19,15 @@ package peer
 // subclasses. Errors: ErrObjectClassNotDefined,
 // ErrInteractionClassNotDefined (not an interaction class, or not
 // declared directed at class or an ancestor).
-func (f *Federate) PublishObjectClassDirectedInteractions(class ObjectClassHandle, ics ...InteractionClassHandle) error {
+func (f *Federate) PublishObjectClassDirectedInteractions(class ObjectClassHandle, ics ...InteractionClassHandle) (err error) {
+	defer f.reported("publishObjectClassDirectedInteractions", &err, func() ([]string, []string) { return texts(class, ics), nil })
 	return f.call(func() error { return f.core.PublishObjectClassDirectedInteractions(class, ics) })
 }
 
 // UnpublishObjectClassDirectedInteractions withdraws ics at class, or
 // every directed interaction class published at class when ics is empty.
-func (f *Federate) UnpublishObjectClassDirectedInteractions(class ObjectClassHandle, ics ...InteractionClassHandle) error {
+func (f *Federate) UnpublishObjectClassDirectedInteractions(class ObjectClassHandle, ics ...InteractionClassHandle) (err error) {
+	defer f.reported("unpublishObjectClassDirectedInteractions", &err, func() ([]string, []string) { return texts(class, ics), nil })
 	if len(ics) == 0 {
 		ics = nil
 	}
@@ -35,19 +37,22 @@ func (f *Federate) UnpublishObjectClassDirectedInteractions(class ObjectClassHan
 // SubscribeObjectClassDirectedInteractions asks for the interaction
 // classes ics (and their subclasses) sent to instances of class (and
 // its subclasses) that this federate owns.
-func (f *Federate) SubscribeObjectClassDirectedInteractions(class ObjectClassHandle, ics ...InteractionClassHandle) error {
+func (f *Federate) SubscribeObjectClassDirectedInteractions(class ObjectClassHandle, ics ...InteractionClassHandle) (err error) {
+	defer f.reported("subscribeObjectClassDirectedInteractions", &err, func() ([]string, []string) { return texts(class, ics), nil })
 	return f.call(func() error { return f.core.SubscribeObjectClassDirectedInteractions(class, ics, false) })
 }
 
 // SubscribeObjectClassDirectedInteractionsUniversally asks for them sent
 // to every instance of class this federate knows, owned or not.
-func (f *Federate) SubscribeObjectClassDirectedInteractionsUniversally(class ObjectClassHandle, ics ...InteractionClassHandle) error {
+func (f *Federate) SubscribeObjectClassDirectedInteractionsUniversally(class ObjectClassHandle, ics ...InteractionClassHandle) (err error) {
+	defer f.reported("subscribeObjectClassDirectedInteractionsUniversally", &err, func() ([]string, []string) { return texts(class, ics), nil })
 	return f.call(func() error { return f.core.SubscribeObjectClassDirectedInteractions(class, ics, true) })
 }
 
 // UnsubscribeObjectClassDirectedInteractions withdraws ics at class, or
 // every one subscribed at class when ics is empty.
-func (f *Federate) UnsubscribeObjectClassDirectedInteractions(class ObjectClassHandle, ics ...InteractionClassHandle) error {
+func (f *Federate) UnsubscribeObjectClassDirectedInteractions(class ObjectClassHandle, ics ...InteractionClassHandle) (err error) {
+	defer f.reported("unsubscribeObjectClassDirectedInteractions", &err, func() ([]string, []string) { return texts(class, ics), nil })
 	if len(ics) == 0 {
 		ics = nil
 	}
@@ -66,9 +71,10 @@ func (f *Federate) SendDirectedInteraction(class InteractionClassHandle, obj Obj
 
 // SendDirectedInteractionWithTime sends it with a time stamp (nil: none)
 // and returns its retraction handle when it travels in time-stamp order.
-func (f *Federate) SendDirectedInteractionWithTime(class InteractionClassHandle, obj ObjectInstanceHandle, values ParameterValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
+func (f *Federate) SendDirectedInteractionWithTime(class InteractionClassHandle, obj ObjectInstanceHandle, values ParameterValues, tag []byte, t LogicalTime) (r0 MessageRetractionHandle, err error) {
+	defer f.reported("sendDirectedInteraction", &err, func() ([]string, []string) { return texts(class, obj, values, tag, t), texts(r0) })
 	var h MessageRetractionHandle
-	err := f.callSend(func() error {
+	err = f.callSend(func() error {
 		var err error
 		h, err = f.core.SendDirectedInteraction(class, obj, values, tag, t)
 		return err

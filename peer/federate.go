@@ -6,12 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"github.com/meshrti/meshrti/peer/updatecond"
 
@@ -43,6 +40,10 @@ type Federate struct {
 	handle FederateHandle
 	name   string
 	log    zerolog.Logger
+
+	// reports are the MOM's reporting switches (reportServices,
+	// reportExceptions), as the core had them after the last turn.
+	reports atomic.Uint32
 
 	ctl ControlPlane
 	cev *ControlEvents
@@ -155,6 +156,7 @@ type Stats struct {
 	Stale     uint64 // updates and deletes dropped for an ownership epoch older than one known
 	Unnamed   uint64 // updates of instances with reserved names dropped because the name never came
 	Filtered  uint64 // attribute values, interactions and announcements dropped: their regions overlap no subscription region here
+	History   uint64 // updates and interactions with regions dropped: sent into a cell before this federate's region moved over it
 	Spared    uint64 // updates and interactions with regions not sent: no other federate's subscription region overlaps them
 	// Reliable holds the reliable layer's own counters (frames dropped
 	// by reason, retransmissions, NAKs).
@@ -309,6 +311,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 		RTIVersion:      version.RTI(),
 		ModuleText:      f.moduleText,
 		MIMText:         f.mimText,
+		Clock:           joinClock(cfg.Manual),
 	})
 	if err != nil {
 		return nil, err
@@ -411,6 +414,7 @@ func (f *Federate) Next(ctx context.Context) (Event, error) {
 	f.endStep()
 	ev, _, err := f.events.next(ctx, true)
 	if err == nil {
+		f.reportCallback(ev)
 		f.beginStep()
 	}
 	return ev, err
@@ -431,6 +435,7 @@ func (f *Federate) Stats() Stats {
 	f.mu.Unlock()
 	s.Sent, s.Delivered, s.Malformed, s.Gaps, s.LateTSO = cs.Sent, cs.Delivered, cs.Malformed, cs.Gaps, cs.LateTSO
 	s.Blocked, s.Stale, s.Unnamed, s.Filtered, s.Spared = cs.Blocked, cs.Stale, cs.Unnamed, cs.Filtered, cs.Spared
+	s.History = cs.History
 	if g, ok := f.ctl.(*gossipControl); ok {
 		gs := g.c.Stats()
 		s.Suspicions, s.Refutations, s.LostProposals, s.LostDeferred = gs.Suspicions, gs.Refutations, gs.LostProposals, gs.LostDeferred
@@ -475,43 +480,24 @@ func (f *Federate) closedErr() error {
 // update costs no switch to another goroutine; when the writer is idle,
 // the caller sends the frames itself (see lead).
 func (f *Federate) call(fn func() error) error {
-	return f.callGated(true, true, fn)
+	return f.callGated(true, fn)
 }
 
 // callAny is call for the services a save or restore under way does not
 // refuse (the support services, resigning, the save and restore services
 // themselves).
 func (f *Federate) callAny(fn func() error) error {
-	return f.callGated(false, true, fn)
+	return f.callGated(false, fn)
 }
 
 // callDriver is callAny for what is not a service of the federate's: the
 // driver's own steps (a manual Tick or Deliver), diagnostics, reports.
-// The MOM does not report them as service invocations.
+// (Services report themselves to the MOM, reporting.go; these do not.)
 func (f *Federate) callDriver(fn func() error) error {
-	return f.callGated(false, false, fn)
+	return f.callGated(false, fn)
 }
 
-// serviceName is the name of the exported Federate method that called
-// call or callAny, for the MOM's service reports.
-func serviceName() string {
-	var pcs [8]uintptr
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
-	for {
-		fr, more := frames.Next()
-		const recv = "(*Federate)."
-		if i := strings.LastIndex(fr.Function, recv); i >= 0 {
-			if name := fr.Function[i+len(recv):]; name != "" && unicode.IsUpper(rune(name[0])) {
-				return name
-			}
-		}
-		if !more {
-			return "unknown"
-		}
-	}
-}
-
-func (f *Federate) callGated(gate, service bool, fn func() error) error {
+func (f *Federate) callGated(gate bool, fn func() error) error {
 	if f.closed.Load() {
 		return f.closedErr()
 	}
@@ -534,9 +520,6 @@ func (f *Federate) callGated(gate, service bool, fn func() error) error {
 		sent = f.core.Stats().Sent
 	}
 	err := fn()
-	if service && f.core.ReportsServices() {
-		f.core.ReportService(serviceName(), err)
-	}
 	if terr := f.endCall(step && f.core.Stats().Sent != sent); err == nil {
 		err = terr
 	}
@@ -598,6 +581,7 @@ func (f *Federate) turn(seal bool) error {
 		}
 		f.pending = append(f.pending, rd.Frames...)
 		f.events.push(rd.Events...)
+		f.reports.Store(f.reportBits())
 		if len(rd.Trace) > 0 {
 			f.writeTrace(rd.Trace)
 		}
@@ -1078,6 +1062,19 @@ func (f *Federate) callSend(fn func() error) error {
 	}
 }
 
+// joinClock is the clock with which the data plane's join handshake
+// tells whether a sender joined a DDM cell's group before this federate
+// began hearing it (docs/dataplane.md, "Join handshake"): microseconds
+// since the federate began, finer than its 5 ms ticks; none for a
+// manual federate, whose ticks replay.
+func joinClock(manual bool) func() int64 {
+	if manual {
+		return nil
+	}
+	begun := time.Now()
+	return func() int64 { return time.Since(begun).Microseconds() }
+}
+
 // resignActionOf maps a FOM's automaticResignAction name to the action;
 // ResignAction follows the same enumeration order.
 func resignActionOf(name string) ResignAction {
@@ -1097,4 +1094,16 @@ func (f *Federate) TimeStatus() (lbts.Status, error) {
 	var s lbts.Status
 	err := f.callDriver(func() error { s = f.core.TimeStatus(); return nil })
 	return s, err
+}
+
+// reportBits are the core's MOM reporting switches. Under mu.
+func (f *Federate) reportBits() uint32 {
+	var b uint32
+	if f.core.ReportsServices() {
+		b |= reportServices
+	}
+	if f.core.ReportsExceptions() {
+		b |= reportExceptions
+	}
+	return b
 }

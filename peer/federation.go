@@ -155,7 +155,8 @@ func ListFederationExecutionMembers(ctx context.Context, cfg Config) ([]Member, 
 // through this federate's control plane. It blocks until the control
 // plane answers or ctx ends; when the control plane cannot answer, it
 // returns the error and no report follows.
-func (f *Federate) ListFederationExecutions(ctx context.Context) error {
+func (f *Federate) ListFederationExecutions(ctx context.Context) (err error) {
+	defer f.reported("listFederationExecutions", &err, nil)
 	if f.closed.Load() {
 		return f.closedErr()
 	}
@@ -174,8 +175,9 @@ func (f *Federate) ListFederationExecutions(ctx context.Context) error {
 // Errors: ErrInvalidResignAction; ErrFederateOwnsAttributes when the
 // action would leave attributes owned (nothing is done then). After it,
 // services return ErrFederateNotExecutionMember (wrapping ErrClosed).
-func (f *Federate) ResignFederationExecution(ctx context.Context, action ResignAction) error {
-	err := f.callAny(func() error {
+func (f *Federate) ResignFederationExecution(ctx context.Context, action ResignAction) (err error) {
+	defer f.reported("resignFederationExecution", &err, func() ([]string, []string) { return texts(action), nil })
+	err = f.callAny(func() error {
 		if err := f.core.Resign(action); err != nil {
 			return err
 		}

@@ -18,6 +18,9 @@ type Receipt uint64
 // for the hand-over.
 func (f *Federate) NextForwarded(ctx context.Context) (Event, Receipt, error) {
 	ev, r, err := f.events.next(ctx, false)
+	if err == nil {
+		f.reportCallback(ev)
+	}
 	return ev, Receipt(r), err
 }
 

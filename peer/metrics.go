@@ -60,6 +60,7 @@ func (f *Federate) registerMetrics(reg *metrics.Registry) error {
 	counter("meshrti_late_tso_total", "Time-stamped messages refused below the granted time.", cs(func(s *core.Stats) uint64 { return s.LateTSO }))
 	counter("meshrti_stale_total", "Updates and deletes dropped for an old ownership epoch.", cs(func(s *core.Stats) uint64 { return s.Stale }))
 	counter("meshrti_filtered_total", "Attribute values, interactions and announcements dropped by the region test.", cs(func(s *core.Stats) uint64 { return s.Filtered }))
+	counter("meshrti_ddm_history_total", "Updates and interactions dropped for having been sent into a cell before the region moved over it.", cs(func(s *core.Stats) uint64 { return s.History }))
 	counter("meshrti_send_errors_total", "Datagrams the transport failed to send.", f.stats.sendErrors.Load)
 	counter("meshrti_frames_sent_total", "Data-plane frames handed to the transport.", f.stats.frames.Load)
 	counter("meshrti_batches_total", "Batches of frames handed to the transport.", f.stats.batches.Load)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -496,7 +497,7 @@ func testMOMInteractions(t *testing.T, faults transport.Faults) {
 	// What this MOM does not do is said so, by the federate's node.
 	mc.send("HLAfederate.HLAservice.HLAresignFederationExecution", map[string]any{"HLAfederate": handleBytes(b.Handle()), "HLAresignAction": "NoAction"})
 	ex := mc.wait("HLAfederate.HLAreport.HLAreportMOMexception", 1)[0].args
-	if ex["HLAservice"] != "HLAfederate.HLAservice.HLAresignFederationExecution" || !bytes.Equal(ex["HLAfederate"].([]byte), handleBytes(b.Handle())) {
+	if ex["HLAservice"] != "HLAinteractionRoot.HLAmanager.HLAfederate.HLAservice.HLAresignFederationExecution" || !bytes.Equal(ex["HLAfederate"].([]byte), handleBytes(b.Handle())) {
 		t.Errorf("exception %v", ex)
 	}
 
@@ -534,10 +535,11 @@ func testMOMInteractions(t *testing.T, faults transport.Faults) {
 		t.Errorf("subscribing to the reports of its own services: %v", err)
 	}
 	inv := mc.wait("HLAfederate.HLAreport.HLAreportServiceInvocation", 2)
-	if inv[0].args["HLAservice"] != "PublishInteractionClass" || inv[0].args["HLAsuccessIndicator"] != true || inv[0].args["HLAserialNumber"] != int64(1) {
+	if inv[0].args["HLAservice"] != "publishInteractionClass" || inv[0].args["HLAsuccessIndicator"] != true || inv[0].args["HLAserialNumber"] != int64(0) ||
+		!slices.Equal(inv[0].args["HLAsuppliedArguments"].([]any), []any{strconv.FormatUint(uint64(h.honk), 10)}) {
 		t.Errorf("first service report %v", inv[0].args)
 	}
-	if inv[1].args["HLAservice"] != "SubscribeInteractionClass" || inv[1].args["HLAsuccessIndicator"] != false || !strings.Contains(inv[1].args["HLAexception"].(string), "reported via MOM") {
+	if inv[1].args["HLAservice"] != "subscribeInteractionClass" || inv[1].args["HLAsuccessIndicator"] != false || !strings.Contains(inv[1].args["HLAexception"].(string), "reported via MOM") {
 		t.Errorf("second service report %v", inv[1].args)
 	}
 	mc.setReporting("HLAsetServiceReporting", c, false)
@@ -559,7 +561,7 @@ func testMOMInteractions(t *testing.T, faults transport.Faults) {
 	}
 	dcancel()
 	rep := mc.wait("HLAfederate.HLAreport.HLAreportException", 1)[0].args
-	if rep["HLAservice"] != "ReceiveInteraction" || rep["HLAexception"] != "the callback failed" {
+	if rep["HLAservice"] != "receiveInteraction" || rep["HLAexception"] != "the callback failed" {
 		t.Errorf("exception report %v", rep)
 	}
 
@@ -610,7 +612,7 @@ func testMOMInteractions(t *testing.T, faults transport.Faults) {
 	// A federation-wide switch: refused, to the sender, by its node.
 	mc.send("HLAfederation.HLAadjust.HLAsetSwitches", map[string]any{"HLAautoProvide": "Enabled"})
 	ex = mc.wait("HLAfederate.HLAreport.HLAreportMOMexception", 1)[0].args
-	if ex["HLAservice"] != "HLAfederation.HLAadjust.HLAsetSwitches" || !bytes.Equal(ex["HLAfederate"].([]byte), handleBytes(a.Handle())) {
+	if ex["HLAservice"] != "HLAinteractionRoot.HLAmanager.HLAfederation.HLAadjust.HLAsetSwitches" || !bytes.Equal(ex["HLAfederate"].([]byte), handleBytes(a.Handle())) {
 		t.Errorf("federation switches: %v", ex)
 	}
 

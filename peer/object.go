@@ -14,7 +14,8 @@ import (
 // object instance name, through the control plane's register. The answer
 // comes as an ObjectInstanceNameReservationSucceeded or ...Failed event.
 // Errors: ErrIllegalName (empty, or starting with "HLA").
-func (f *Federate) ReserveObjectInstanceName(name string) error {
+func (f *Federate) ReserveObjectInstanceName(name string) (err error) {
+	defer f.reported("reserveObjectInstanceName", &err, func() ([]string, []string) { return texts(name), nil })
 	return f.call(func() error { return f.core.ReserveObjectInstanceName(name) })
 }
 
@@ -24,9 +25,10 @@ func (f *Federate) ReserveObjectInstanceName(name string) error {
 // publishes and the privilege to delete. Errors:
 // ErrObjectClassNotDefined, ErrObjectClassNotPublished,
 // ErrObjectInstanceNameNotReserved, ErrObjectInstanceNameInUse.
-func (f *Federate) RegisterObjectInstance(class ObjectClassHandle, name string) (ObjectInstanceHandle, error) {
+func (f *Federate) RegisterObjectInstance(class ObjectClassHandle, name string) (r0 ObjectInstanceHandle, err error) {
+	defer f.reported("registerObjectInstance", &err, func() ([]string, []string) { return texts(class, name), texts(r0) })
 	var h ObjectInstanceHandle
-	err := f.call(func() (err error) {
+	err = f.call(func() (err error) {
 		h, err = f.core.RegisterObjectInstance(class, name)
 		return err
 	})
@@ -36,7 +38,8 @@ func (f *Federate) RegisterObjectInstance(class ObjectClassHandle, name string) 
 // UpdateAttributeValues (§6.10) sends new values of owned attributes in
 // receive order. Errors: ErrObjectInstanceNotKnown,
 // ErrAttributeNotDefined, ErrAttributeNotOwned.
-func (f *Federate) UpdateAttributeValues(obj ObjectInstanceHandle, values AttributeValues, tag []byte) error {
+func (f *Federate) UpdateAttributeValues(obj ObjectInstanceHandle, values AttributeValues, tag []byte) (err error) {
+	defer f.reported("updateAttributeValues", &err, func() ([]string, []string) { return texts(obj, values, tag), nil })
 	values, send, err := f.condition(obj, values, nil)
 	if err != nil || !send {
 		return err
@@ -63,7 +66,8 @@ func (f *Federate) UpdateAttributeValuesWithTime(obj ObjectInstanceHandle, value
 // time returns it), for Retract. The handle is valid (h.Valid()) only
 // when values went out in time-stamp order over reliable transport, as
 // the standard's MessageRetractionReturn says whether it is.
-func (f *Federate) UpdateAttributeValuesWithTimeRetractable(obj ObjectInstanceHandle, values AttributeValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
+func (f *Federate) UpdateAttributeValuesWithTimeRetractable(obj ObjectInstanceHandle, values AttributeValues, tag []byte, t LogicalTime) (r0 MessageRetractionHandle, err error) {
+	defer f.reported("updateAttributeValues", &err, func() ([]string, []string) { return texts(obj, values, tag, t), texts(r0) })
 	if t == nil {
 		return MessageRetractionHandle{}, errNilTime
 	}
@@ -82,7 +86,8 @@ func (f *Federate) UpdateAttributeValuesWithTimeRetractable(obj ObjectInstanceHa
 // SendInteraction (§6.12) sends an interaction of a published class in
 // receive order. Errors: ErrInteractionClassNotDefined,
 // ErrInteractionClassNotPublished, ErrInteractionParameterNotDefined.
-func (f *Federate) SendInteraction(class InteractionClassHandle, values ParameterValues, tag []byte) error {
+func (f *Federate) SendInteraction(class InteractionClassHandle, values ParameterValues, tag []byte) (err error) {
+	defer f.reported("sendInteraction", &err, func() ([]string, []string) { return texts(class, values, tag), nil })
 	return f.callSend(func() error {
 		_, err := f.core.SendInteraction(class, values, tag, nil)
 		return err
@@ -99,12 +104,13 @@ func (f *Federate) SendInteractionWithTime(class InteractionClassHandle, values 
 
 // SendInteractionWithTimeRetractable is SendInteractionWithTime returning
 // the retraction handle; see UpdateAttributeValuesWithTimeRetractable.
-func (f *Federate) SendInteractionWithTimeRetractable(class InteractionClassHandle, values ParameterValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
+func (f *Federate) SendInteractionWithTimeRetractable(class InteractionClassHandle, values ParameterValues, tag []byte, t LogicalTime) (r0 MessageRetractionHandle, err error) {
+	defer f.reported("sendInteraction", &err, func() ([]string, []string) { return texts(class, values, tag, t), texts(r0) })
 	if t == nil {
 		return MessageRetractionHandle{}, errNilTime
 	}
 	var h MessageRetractionHandle
-	err := f.callSend(func() (err error) {
+	err = f.callSend(func() (err error) {
 		h, err = f.core.SendInteraction(class, values, tag, t)
 		return err
 	})
@@ -114,8 +120,9 @@ func (f *Federate) SendInteractionWithTimeRetractable(class InteractionClassHand
 // DeleteObjectInstance (§6.14) deletes an instance this federate holds
 // the delete privilege of. Errors: ErrObjectInstanceNotKnown,
 // ErrDeletePrivilegeNotHeld.
-func (f *Federate) DeleteObjectInstance(obj ObjectInstanceHandle, tag []byte) error {
-	err := f.call(func() error {
+func (f *Federate) DeleteObjectInstance(obj ObjectInstanceHandle, tag []byte) (err error) {
+	defer f.reported("deleteObjectInstance", &err, func() ([]string, []string) { return texts(obj, tag), nil })
+	err = f.call(func() error {
 		_, err := f.core.DeleteObjectInstance(obj, tag, nil)
 		return err
 	})
@@ -135,12 +142,13 @@ func (f *Federate) DeleteObjectInstanceWithTime(obj ObjectInstanceHandle, tag []
 // UpdateAttributeValuesWithTimeRetractable. Retracting a delete does not
 // give the instance back to the sender: only the receivers that had not
 // yet been delivered the removal keep the instance.
-func (f *Federate) DeleteObjectInstanceWithTimeRetractable(obj ObjectInstanceHandle, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
+func (f *Federate) DeleteObjectInstanceWithTimeRetractable(obj ObjectInstanceHandle, tag []byte, t LogicalTime) (r0 MessageRetractionHandle, err error) {
+	defer f.reported("deleteObjectInstance", &err, func() ([]string, []string) { return texts(obj, tag, t), texts(r0) })
 	if t == nil {
 		return MessageRetractionHandle{}, errNilTime
 	}
 	var h MessageRetractionHandle
-	err := f.call(func() (err error) {
+	err = f.call(func() (err error) {
 		h, err = f.core.DeleteObjectInstance(obj, tag, t)
 		return err
 	})
@@ -150,21 +158,24 @@ func (f *Federate) DeleteObjectInstanceWithTimeRetractable(obj ObjectInstanceHan
 
 // ReleaseObjectInstanceName (§6.4) gives back a name this federate
 // reserved and has not used. Errors: ErrObjectInstanceNameNotReserved.
-func (f *Federate) ReleaseObjectInstanceName(name string) error {
+func (f *Federate) ReleaseObjectInstanceName(name string) (err error) {
+	defer f.reported("releaseObjectInstanceName", &err, func() ([]string, []string) { return texts(name), nil })
 	return f.call(func() error { return f.core.ReleaseObjectInstanceName(name) })
 }
 
 // ReserveMultipleObjectInstanceName (§6.5) asks for several names at
 // once, all or none: MultipleObjectInstanceNameReservationSucceeded or
 // ...Failed follows. Errors: ErrNameSetWasEmpty, ErrIllegalName.
-func (f *Federate) ReserveMultipleObjectInstanceName(names ...string) error {
+func (f *Federate) ReserveMultipleObjectInstanceName(names ...string) (err error) {
+	defer f.reported("reserveMultipleObjectInstanceName", &err, func() ([]string, []string) { return texts(names), nil })
 	return f.call(func() error { return f.core.ReserveMultipleObjectInstanceName(names) })
 }
 
 // ReleaseMultipleObjectInstanceName (§6.7) gives back names this
 // federate reserved. Errors: ErrObjectInstanceNameNotReserved (and
 // nothing is given back).
-func (f *Federate) ReleaseMultipleObjectInstanceName(names ...string) error {
+func (f *Federate) ReleaseMultipleObjectInstanceName(names ...string) (err error) {
+	defer f.reported("releaseMultipleObjectInstanceName", &err, func() ([]string, []string) { return texts(names), nil })
 	return f.call(func() error { return f.core.ReleaseMultipleObjectInstanceName(names) })
 }
 
@@ -172,21 +183,24 @@ func (f *Federate) ReleaseMultipleObjectInstanceName(names ...string) error {
 // instance: the others are not told, and it is discovered again when it
 // is next updated or announced. Errors: ErrObjectInstanceNotKnown,
 // ErrFederateOwnsAttributes.
-func (f *Federate) LocalDeleteObjectInstance(obj ObjectInstanceHandle) error {
+func (f *Federate) LocalDeleteObjectInstance(obj ObjectInstanceHandle) (err error) {
+	defer f.reported("localDeleteObjectInstance", &err, func() ([]string, []string) { return texts(obj), nil })
 	return f.call(func() error { return f.core.LocalDeleteObjectInstance(obj) })
 }
 
 // RequestAttributeValueUpdate (§6.19) asks the owners of attrs of obj for
 // their current values: they get ProvideAttributeValueUpdate and update
 // them. Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
-func (f *Federate) RequestAttributeValueUpdate(obj ObjectInstanceHandle, tag []byte, attrs ...AttributeHandle) error {
+func (f *Federate) RequestAttributeValueUpdate(obj ObjectInstanceHandle, tag []byte, attrs ...AttributeHandle) (err error) {
+	defer f.reported("requestAttributeValueUpdate", &err, func() ([]string, []string) { return texts(obj, tag, attrs), nil })
 	return f.call(func() error { return f.core.RequestAttributeValueUpdate(obj, attrs, tag) })
 }
 
 // RequestAttributeValueUpdateForClass (§6.19, the class overload) asks
 // the owners of attrs of every instance of class and its subclasses.
 // Errors: ErrObjectClassNotDefined, ErrAttributeNotDefined.
-func (f *Federate) RequestAttributeValueUpdateForClass(class ObjectClassHandle, tag []byte, attrs ...AttributeHandle) error {
+func (f *Federate) RequestAttributeValueUpdateForClass(class ObjectClassHandle, tag []byte, attrs ...AttributeHandle) (err error) {
+	defer f.reported("requestAttributeValueUpdate", &err, func() ([]string, []string) { return texts(class, tag, attrs), nil })
 	return f.call(func() error { return f.core.RequestClassAttributeValueUpdate(class, attrs, tag) })
 }
 
@@ -195,14 +209,16 @@ func (f *Federate) RequestAttributeValueUpdateForClass(class ObjectClassHandle, 
 // repair); ConfirmAttributeTransportationTypeChange follows. Errors:
 // ErrObjectInstanceNotKnown, ErrAttributeNotDefined,
 // ErrAttributeNotOwned, ErrInvalidTransportationType.
-func (f *Federate) RequestAttributeTransportationTypeChange(obj ObjectInstanceHandle, t TransportationType, attrs ...AttributeHandle) error {
+func (f *Federate) RequestAttributeTransportationTypeChange(obj ObjectInstanceHandle, t TransportationType, attrs ...AttributeHandle) (err error) {
+	defer f.reported("requestAttributeTransportationTypeChange", &err, func() ([]string, []string) { return texts(obj, t, attrs), nil })
 	return f.call(func() error { return f.core.RequestAttributeTransportationTypeChange(obj, attrs, t) })
 }
 
 // QueryAttributeTransportationType (§6.25):
 // ReportAttributeTransportationType follows. Errors:
 // ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
-func (f *Federate) QueryAttributeTransportationType(obj ObjectInstanceHandle, attr AttributeHandle) error {
+func (f *Federate) QueryAttributeTransportationType(obj ObjectInstanceHandle, attr AttributeHandle) (err error) {
+	defer f.reported("queryAttributeTransportationType", &err, func() ([]string, []string) { return texts(obj, attr), nil })
 	return f.call(func() error { return f.core.QueryAttributeTransportationType(obj, attr) })
 }
 
@@ -211,14 +227,16 @@ func (f *Federate) QueryAttributeTransportationType(obj ObjectInstanceHandle, at
 // ConfirmInteractionTransportationTypeChange follows. Errors:
 // ErrInteractionClassNotDefined, ErrInteractionClassNotPublished,
 // ErrInvalidTransportationType.
-func (f *Federate) RequestInteractionTransportationTypeChange(class InteractionClassHandle, t TransportationType) error {
+func (f *Federate) RequestInteractionTransportationTypeChange(class InteractionClassHandle, t TransportationType) (err error) {
+	defer f.reported("requestInteractionTransportationTypeChange", &err, func() ([]string, []string) { return texts(class, t), nil })
 	return f.call(func() error { return f.core.RequestInteractionTransportationTypeChange(class, t) })
 }
 
 // QueryInteractionTransportationType (§6.29):
 // ReportInteractionTransportationType follows with how federate fed sends
 // interactions of class. Errors: ErrInteractionClassNotDefined.
-func (f *Federate) QueryInteractionTransportationType(fed FederateHandle, class InteractionClassHandle) error {
+func (f *Federate) QueryInteractionTransportationType(fed FederateHandle, class InteractionClassHandle) (err error) {
+	defer f.reported("queryInteractionTransportationType", &err, func() ([]string, []string) { return texts(fed, class), nil })
 	return f.call(func() error { return f.core.QueryInteractionTransportationType(fed, class) })
 }
 

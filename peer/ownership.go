@@ -8,7 +8,8 @@ package peer
 // UnconditionalAttributeOwnershipDivestiture (§7.2) gives up attrs of
 // obj: to a federate that asked for them, or to nobody. Errors:
 // ErrObjectInstanceNotKnown, ErrAttributeNotDefined, ErrAttributeNotOwned.
-func (f *Federate) UnconditionalAttributeOwnershipDivestiture(obj ObjectInstanceHandle, attrs ...AttributeHandle) error {
+func (f *Federate) UnconditionalAttributeOwnershipDivestiture(obj ObjectInstanceHandle, attrs ...AttributeHandle) (err error) {
+	defer f.reported("unconditionalAttributeOwnershipDivestiture", &err, func() ([]string, []string) { return texts(obj, attrs), nil })
 	return f.call(func() error { return f.core.UnconditionalAttributeOwnershipDivestiture(obj, attrs) })
 }
 
@@ -17,7 +18,8 @@ func (f *Federate) UnconditionalAttributeOwnershipDivestiture(obj ObjectInstance
 // and when one asks this federate hears RequestDivestitureConfirmation.
 // Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined,
 // ErrAttributeNotOwned, ErrAttributeAlreadyBeingDivested.
-func (f *Federate) NegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceHandle, tag []byte, attrs ...AttributeHandle) error {
+func (f *Federate) NegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceHandle, tag []byte, attrs ...AttributeHandle) (err error) {
+	defer f.reported("negotiatedAttributeOwnershipDivestiture", &err, func() ([]string, []string) { return texts(obj, tag, attrs), nil })
 	return f.call(func() error { return f.core.NegotiatedAttributeOwnershipDivestiture(obj, attrs, tag) })
 }
 
@@ -25,7 +27,8 @@ func (f *Federate) NegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceHan
 // that asked for them. Errors: ErrObjectInstanceNotKnown,
 // ErrAttributeNotDefined, ErrAttributeNotOwned,
 // ErrAttributeDivestitureWasNotRequested, ErrNoAcquisitionPending.
-func (f *Federate) ConfirmDivestiture(obj ObjectInstanceHandle, tag []byte, attrs ...AttributeHandle) error {
+func (f *Federate) ConfirmDivestiture(obj ObjectInstanceHandle, tag []byte, attrs ...AttributeHandle) (err error) {
+	defer f.reported("confirmDivestiture", &err, func() ([]string, []string) { return texts(obj, tag, attrs), nil })
 	return f.call(func() error { return f.core.ConfirmDivestiture(obj, attrs, tag) })
 }
 
@@ -35,7 +38,8 @@ func (f *Federate) ConfirmDivestiture(obj ObjectInstanceHandle, tag []byte, attr
 // secured. Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined,
 // ErrObjectClassNotPublished, ErrAttributeNotPublished,
 // ErrFederateOwnsAttributes.
-func (f *Federate) AttributeOwnershipAcquisition(obj ObjectInstanceHandle, tag []byte, attrs ...AttributeHandle) error {
+func (f *Federate) AttributeOwnershipAcquisition(obj ObjectInstanceHandle, tag []byte, attrs ...AttributeHandle) (err error) {
+	defer f.reported("attributeOwnershipAcquisition", &err, func() ([]string, []string) { return texts(obj, tag, attrs), nil })
 	return f.call(func() error { return f.core.AttributeOwnershipAcquisition(obj, attrs, tag) })
 }
 
@@ -43,14 +47,16 @@ func (f *Federate) AttributeOwnershipAcquisition(obj ObjectInstanceHandle, tag [
 // they are unowned or offered: AttributeOwnershipAcquisitionNotification
 // or AttributeOwnershipUnavailable follows. Errors: as
 // AttributeOwnershipAcquisition, and ErrAttributeAlreadyBeingAcquired.
-func (f *Federate) AttributeOwnershipAcquisitionIfAvailable(obj ObjectInstanceHandle, attrs ...AttributeHandle) error {
+func (f *Federate) AttributeOwnershipAcquisitionIfAvailable(obj ObjectInstanceHandle, attrs ...AttributeHandle) (err error) {
+	defer f.reported("attributeOwnershipAcquisitionIfAvailable", &err, func() ([]string, []string) { return texts(obj, attrs), nil })
 	return f.call(func() error { return f.core.AttributeOwnershipAcquisitionIfAvailable(obj, attrs) })
 }
 
 // AttributeOwnershipReleaseDenied (§7.12) keeps attrs that another
 // federate asked for. Errors: ErrObjectInstanceNotKnown,
 // ErrAttributeNotDefined, ErrAttributeNotOwned.
-func (f *Federate) AttributeOwnershipReleaseDenied(obj ObjectInstanceHandle, attrs ...AttributeHandle) error {
+func (f *Federate) AttributeOwnershipReleaseDenied(obj ObjectInstanceHandle, attrs ...AttributeHandle) (err error) {
+	defer f.reported("attributeOwnershipReleaseDenied", &err, func() ([]string, []string) { return texts(obj, attrs), nil })
 	return f.call(func() error { return f.core.AttributeOwnershipReleaseDenied(obj, attrs) })
 }
 
@@ -58,9 +64,10 @@ func (f *Federate) AttributeOwnershipReleaseDenied(obj ObjectInstanceHandle, att
 // attrs that another federate asked for to it and returns them; the rest
 // stay owned. Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined,
 // ErrAttributeNotOwned.
-func (f *Federate) AttributeOwnershipDivestitureIfWanted(obj ObjectInstanceHandle, attrs ...AttributeHandle) ([]AttributeHandle, error) {
+func (f *Federate) AttributeOwnershipDivestitureIfWanted(obj ObjectInstanceHandle, attrs ...AttributeHandle) (r0 []AttributeHandle, err error) {
+	defer f.reported("attributeOwnershipDivestitureIfWanted", &err, func() ([]string, []string) { return texts(obj, attrs), texts(r0) })
 	var given []AttributeHandle
-	err := f.call(func() (err error) {
+	err = f.call(func() (err error) {
 		given, err = f.core.AttributeOwnershipDivestitureIfWanted(obj, attrs)
 		return err
 	})
@@ -70,7 +77,8 @@ func (f *Federate) AttributeOwnershipDivestitureIfWanted(obj ObjectInstanceHandl
 // CancelNegotiatedAttributeOwnershipDivestiture (§7.14) withdraws an
 // offer. Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined,
 // ErrAttributeNotOwned, ErrAttributeDivestitureWasNotRequested.
-func (f *Federate) CancelNegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceHandle, attrs ...AttributeHandle) error {
+func (f *Federate) CancelNegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceHandle, attrs ...AttributeHandle) (err error) {
+	defer f.reported("cancelNegotiatedAttributeOwnershipDivestiture", &err, func() ([]string, []string) { return texts(obj, attrs), nil })
 	return f.call(func() error { return f.core.CancelNegotiatedAttributeOwnershipDivestiture(obj, attrs) })
 }
 
@@ -78,21 +86,24 @@ func (f *Federate) CancelNegotiatedAttributeOwnershipDivestiture(obj ObjectInsta
 // ConfirmAttributeOwnershipAcquisitionCancellation follows. Errors:
 // ErrObjectInstanceNotKnown, ErrAttributeNotDefined,
 // ErrAttributeAlreadyOwned, ErrAttributeAcquisitionWasNotRequested.
-func (f *Federate) CancelAttributeOwnershipAcquisition(obj ObjectInstanceHandle, attrs ...AttributeHandle) error {
+func (f *Federate) CancelAttributeOwnershipAcquisition(obj ObjectInstanceHandle, attrs ...AttributeHandle) (err error) {
+	defer f.reported("cancelAttributeOwnershipAcquisition", &err, func() ([]string, []string) { return texts(obj, attrs), nil })
 	return f.call(func() error { return f.core.CancelAttributeOwnershipAcquisition(obj, attrs) })
 }
 
 // QueryAttributeOwnership (§7.17): InformAttributeOwnership,
 // AttributeIsNotOwned or AttributeIsOwnedByRTI follows. Errors:
 // ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
-func (f *Federate) QueryAttributeOwnership(obj ObjectInstanceHandle, attr AttributeHandle) error {
+func (f *Federate) QueryAttributeOwnership(obj ObjectInstanceHandle, attr AttributeHandle) (err error) {
+	defer f.reported("queryAttributeOwnership", &err, func() ([]string, []string) { return texts(obj, attr), nil })
 	return f.call(func() error { return f.core.QueryAttributeOwnership(obj, attr) })
 }
 
 // IsAttributeOwnedByFederate (§7.19) reports whether this federate owns
 // attr of obj. Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
-func (f *Federate) IsAttributeOwnedByFederate(obj ObjectInstanceHandle, attr AttributeHandle) (bool, error) {
+func (f *Federate) IsAttributeOwnedByFederate(obj ObjectInstanceHandle, attr AttributeHandle) (r0 bool, err error) {
+	defer f.reported("isAttributeOwnedByFederate", &err, func() ([]string, []string) { return texts(obj, attr), texts(r0) })
 	var owned bool
-	err := f.call(func() (err error) { owned, err = f.core.IsAttributeOwnedByFederate(obj, attr); return err })
+	err = f.call(func() (err error) { owned, err = f.core.IsAttributeOwnedByFederate(obj, attr); return err })
 	return owned, err
 }

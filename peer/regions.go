@@ -6,9 +6,10 @@ package peer
 
 // CreateRegion (§9.2) creates a region over dims, each at the dimension's
 // default range. Errors: ErrInvalidDimensionHandle.
-func (f *Federate) CreateRegion(dims ...DimensionHandle) (RegionHandle, error) {
+func (f *Federate) CreateRegion(dims ...DimensionHandle) (r0 RegionHandle, err error) {
+	defer f.reported("createRegion", &err, func() ([]string, []string) { return texts(dims), texts(r0) })
 	var h RegionHandle
-	err := f.call(func() (err error) {
+	err = f.call(func() (err error) {
 		h, err = f.core.CreateRegion(dims)
 		return err
 	})
@@ -18,21 +19,24 @@ func (f *Federate) CreateRegion(dims ...DimensionHandle) (RegionHandle, error) {
 // CommitRegionModifications (§9.3) makes the ranges set on regions take
 // effect for the subscriptions and updates that use them. Errors:
 // ErrRegionNotCreatedByThisFederate, ErrInvalidRegion.
-func (f *Federate) CommitRegionModifications(regions ...RegionHandle) error {
+func (f *Federate) CommitRegionModifications(regions ...RegionHandle) (err error) {
+	defer f.reported("commitRegionModifications", &err, func() ([]string, []string) { return texts(regions), nil })
 	return f.call(func() error { return f.core.CommitRegionModifications(regions) })
 }
 
 // DeleteRegion (§9.4). Errors: ErrRegionInUseForUpdateOrSubscription,
 // ErrRegionNotCreatedByThisFederate, ErrInvalidRegion.
-func (f *Federate) DeleteRegion(region RegionHandle) error {
+func (f *Federate) DeleteRegion(region RegionHandle) (err error) {
+	defer f.reported("deleteRegion", &err, func() ([]string, []string) { return texts(region), nil })
 	return f.call(func() error { return f.core.DeleteRegion(region) })
 }
 
 // GetDimensionHandleSet (§10.28) returns region's dimensions. Errors:
 // ErrInvalidRegion.
-func (f *Federate) GetDimensionHandleSet(region RegionHandle) ([]DimensionHandle, error) {
+func (f *Federate) GetDimensionHandleSet(region RegionHandle) (r0 []DimensionHandle, err error) {
+	defer f.reported("getDimensionHandleSet", &err, func() ([]string, []string) { return texts(region), texts(r0) })
 	var ds []DimensionHandle
-	err := f.call(func() (err error) {
+	err = f.call(func() (err error) {
 		ds, err = f.core.GetDimensionHandleSet(region)
 		return err
 	})
@@ -41,9 +45,10 @@ func (f *Federate) GetDimensionHandleSet(region RegionHandle) ([]DimensionHandle
 
 // GetRangeBounds (§10.29) returns region's range on dim, as last set.
 // Errors: ErrInvalidRegion, ErrRegionDoesNotContainSpecifiedDimension.
-func (f *Federate) GetRangeBounds(region RegionHandle, dim DimensionHandle) (RangeBounds, error) {
+func (f *Federate) GetRangeBounds(region RegionHandle, dim DimensionHandle) (r0 RangeBounds, err error) {
+	defer f.reported("getRangeBounds", &err, func() ([]string, []string) { return texts(region, dim), texts(r0) })
 	var b RangeBounds
-	err := f.call(func() (err error) {
+	err = f.call(func() (err error) {
 		b, err = f.core.GetRangeBounds(region, dim)
 		return err
 	})
@@ -55,6 +60,7 @@ func (f *Federate) GetRangeBounds(region RegionHandle, dim DimensionHandle) (Ran
 // CommitRegionModifications. Errors: ErrInvalidRangeBound,
 // ErrRegionDoesNotContainSpecifiedDimension,
 // ErrRegionNotCreatedByThisFederate, ErrInvalidRegion.
-func (f *Federate) SetRangeBounds(region RegionHandle, dim DimensionHandle, b RangeBounds) error {
+func (f *Federate) SetRangeBounds(region RegionHandle, dim DimensionHandle, b RangeBounds) (err error) {
+	defer f.reported("setRangeBounds", &err, func() ([]string, []string) { return texts(region, dim, b), nil })
 	return f.call(func() error { return f.core.SetRangeBounds(region, dim, b) })
 }

@@ -25,7 +25,8 @@ import (
 // FederationSaved or FederationNotSaved ends it. A federate that is
 // advancing is told once it is granted. Errors: ErrSaveInProgress,
 // ErrRestoreInProgress.
-func (f *Federate) RequestFederationSave(label string) error {
+func (f *Federate) RequestFederationSave(label string) (err error) {
+	defer f.reported("requestFederationSave", &err, func() ([]string, []string) { return texts(label), nil })
 	return f.call(func() error { return f.core.RequestFederationSave(label, false, nil) })
 }
 
@@ -35,39 +36,45 @@ func (f *Federate) RequestFederationSave(label string) error {
 // SaveTimeCannotBeHonored). Errors: ErrLogicalTimeAlreadyPassed,
 // ErrInvalidLogicalTime, ErrFederateUnableToUseTime (this federate is
 // neither regulating nor constrained).
-func (f *Federate) RequestFederationSaveWithTime(label string, t LogicalTime) error {
+func (f *Federate) RequestFederationSaveWithTime(label string, t LogicalTime) (err error) {
+	defer f.reported("requestFederationSave", &err, func() ([]string, []string) { return texts(label, t), nil })
 	return f.call(func() error { return f.core.RequestFederationSave(label, true, t) })
 }
 
 // FederateSaveBegun (§4.18) tells the RTI the federate starts saving.
 // Errors: ErrSaveNotInitiated.
-func (f *Federate) FederateSaveBegun() error {
+func (f *Federate) FederateSaveBegun() (err error) {
+	defer f.reported("federateSaveBegun", &err, nil)
 	return f.callAny(f.core.FederateSaveBegun)
 }
 
 // FederateSaveComplete (§4.19): the federate saved its state; the RTI
 // writes its own once everything sent before the save has arrived.
 // Errors: ErrFederateHasNotBegunSave.
-func (f *Federate) FederateSaveComplete() error {
+func (f *Federate) FederateSaveComplete() (err error) {
+	defer f.reported("federateSaveComplete", &err, nil)
 	return f.callAny(func() error { return f.core.FederateSaveComplete(true) })
 }
 
 // FederateSaveNotComplete (§4.19): the federate could not save; the
 // federation is not saved (FederateReportedFailureDuringSave). Errors:
 // ErrFederateHasNotBegunSave.
-func (f *Federate) FederateSaveNotComplete() error {
+func (f *Federate) FederateSaveNotComplete() (err error) {
+	defer f.reported("federateSaveNotComplete", &err, nil)
 	return f.callAny(func() error { return f.core.FederateSaveComplete(false) })
 }
 
 // AbortFederationSave (§4.21) ends the save under way: FederationNotSaved
 // (SaveAborted). Errors: ErrSaveNotInProgress.
-func (f *Federate) AbortFederationSave() error {
+func (f *Federate) AbortFederationSave() (err error) {
+	defer f.reported("abortFederationSave", &err, nil)
 	return f.callAny(f.core.AbortFederationSave)
 }
 
 // QueryFederationSaveStatus (§4.22): FederationSaveStatusResponse
 // answers.
-func (f *Federate) QueryFederationSaveStatus() error {
+func (f *Federate) QueryFederationSaveStatus() (err error) {
+	defer f.reported("queryFederationSaveStatus", &err, nil)
 	return f.callAny(func() error {
 		if err := f.core.SaveRestoreError(); errors.Is(err, ErrRestoreInProgress) {
 			return err
@@ -83,32 +90,37 @@ func (f *Federate) QueryFederationSaveStatus() error {
 // FederateRestoreComplete or NotComplete, and FederationRestored or
 // FederationNotRestored ends it. Errors: ErrSaveInProgress,
 // ErrRestoreInProgress.
-func (f *Federate) RequestFederationRestore(label string) error {
+func (f *Federate) RequestFederationRestore(label string) (err error) {
+	defer f.reported("requestFederationRestore", &err, func() ([]string, []string) { return texts(label), nil })
 	return f.call(func() error { return f.core.RequestFederationRestore(label) })
 }
 
 // FederateRestoreComplete (§4.28): the federate restored its state.
 // Errors: ErrRestoreNotRequested.
-func (f *Federate) FederateRestoreComplete() error {
+func (f *Federate) FederateRestoreComplete() (err error) {
+	defer f.reported("federateRestoreComplete", &err, nil)
 	return f.callAny(func() error { return f.core.FederateRestoreComplete(true) })
 }
 
 // FederateRestoreNotComplete (§4.28): it could not; the federation is
 // not restored (FederateReportedFailureDuringRestore). Errors:
 // ErrRestoreNotRequested.
-func (f *Federate) FederateRestoreNotComplete() error {
+func (f *Federate) FederateRestoreNotComplete() (err error) {
+	defer f.reported("federateRestoreNotComplete", &err, nil)
 	return f.callAny(func() error { return f.core.FederateRestoreComplete(false) })
 }
 
 // AbortFederationRestore (§4.30) ends the restore under way:
 // FederationNotRestored (RestoreAborted). Errors: ErrRestoreNotInProgress.
-func (f *Federate) AbortFederationRestore() error {
+func (f *Federate) AbortFederationRestore() (err error) {
+	defer f.reported("abortFederationRestore", &err, nil)
 	return f.callAny(f.core.AbortFederationRestore)
 }
 
 // QueryFederationRestoreStatus (§4.31): FederationRestoreStatusResponse
 // answers.
-func (f *Federate) QueryFederationRestoreStatus() error {
+func (f *Federate) QueryFederationRestoreStatus() (err error) {
+	defer f.reported("queryFederationRestoreStatus", &err, nil)
 	return f.callAny(func() error {
 		if err := f.core.SaveRestoreError(); errors.Is(err, ErrSaveInProgress) {
 			return err

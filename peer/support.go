@@ -21,7 +21,8 @@ import (
 
 // GetObjectClassHandle (§10.6) accepts a fully qualified name, a name
 // without the root, or a unique bare name.
-func (f *Federate) GetObjectClassHandle(name string) (ObjectClassHandle, error) {
+func (f *Federate) GetObjectClassHandle(name string) (r0 ObjectClassHandle, err error) {
+	defer f.reported("getObjectClassHandle", &err, func() ([]string, []string) { return texts(name), texts(r0) })
 	c, ok := lookup(f, (*fomxml.FDD).ObjectClass, name)
 	if !ok {
 		return 0, fmt.Errorf("%w: object class %q", ErrNameNotFound, name)
@@ -30,7 +31,8 @@ func (f *Federate) GetObjectClassHandle(name string) (ObjectClassHandle, error) 
 }
 
 // GetObjectClassName (§10.7) returns the fully qualified name.
-func (f *Federate) GetObjectClassName(h ObjectClassHandle) (string, error) {
+func (f *Federate) GetObjectClassName(h ObjectClassHandle) (r0 string, err error) {
+	defer f.reported("getObjectClassName", &err, func() ([]string, []string) { return texts(h), texts(r0) })
 	c, ok := lookup(f, (*fomxml.FDD).ObjectClassByHandle, h)
 	if !ok {
 		return "", fmt.Errorf("%w: %d", ErrInvalidObjectClassHandle, h)
@@ -39,7 +41,8 @@ func (f *Federate) GetObjectClassName(h ObjectClassHandle) (string, error) {
 }
 
 // GetAttributeHandle (§10.11).
-func (f *Federate) GetAttributeHandle(class ObjectClassHandle, name string) (AttributeHandle, error) {
+func (f *Federate) GetAttributeHandle(class ObjectClassHandle, name string) (r0 AttributeHandle, err error) {
+	defer f.reported("getAttributeHandle", &err, func() ([]string, []string) { return texts(class, name), texts(r0) })
 	c, ok := lookup(f, (*fomxml.FDD).ObjectClassByHandle, class)
 	if !ok {
 		return 0, fmt.Errorf("%w: %d", ErrInvalidObjectClassHandle, class)
@@ -52,7 +55,8 @@ func (f *Federate) GetAttributeHandle(class ObjectClassHandle, name string) (Att
 }
 
 // GetAttributeName (§10.12).
-func (f *Federate) GetAttributeName(class ObjectClassHandle, h AttributeHandle) (string, error) {
+func (f *Federate) GetAttributeName(class ObjectClassHandle, h AttributeHandle) (r0 string, err error) {
+	defer f.reported("getAttributeName", &err, func() ([]string, []string) { return texts(class, h), texts(r0) })
 	c, ok := lookup(f, (*fomxml.FDD).ObjectClassByHandle, class)
 	if !ok {
 		return "", fmt.Errorf("%w: %d", ErrInvalidObjectClassHandle, class)
@@ -65,7 +69,8 @@ func (f *Federate) GetAttributeName(class ObjectClassHandle, h AttributeHandle) 
 }
 
 // GetInteractionClassHandle (§10.15).
-func (f *Federate) GetInteractionClassHandle(name string) (InteractionClassHandle, error) {
+func (f *Federate) GetInteractionClassHandle(name string) (r0 InteractionClassHandle, err error) {
+	defer f.reported("getInteractionClassHandle", &err, func() ([]string, []string) { return texts(name), texts(r0) })
 	c, ok := lookup(f, (*fomxml.FDD).InteractionClass, name)
 	if !ok {
 		return 0, fmt.Errorf("%w: interaction class %q", ErrNameNotFound, name)
@@ -74,7 +79,8 @@ func (f *Federate) GetInteractionClassHandle(name string) (InteractionClassHandl
 }
 
 // GetInteractionClassName (§10.16).
-func (f *Federate) GetInteractionClassName(h InteractionClassHandle) (string, error) {
+func (f *Federate) GetInteractionClassName(h InteractionClassHandle) (r0 string, err error) {
+	defer f.reported("getInteractionClassName", &err, func() ([]string, []string) { return texts(h), texts(r0) })
 	c, ok := lookup(f, (*fomxml.FDD).InteractionClassByHandle, h)
 	if !ok {
 		return "", fmt.Errorf("%w: %d", ErrInvalidInteractionClassHandle, h)
@@ -83,7 +89,8 @@ func (f *Federate) GetInteractionClassName(h InteractionClassHandle) (string, er
 }
 
 // GetParameterHandle (§10.17).
-func (f *Federate) GetParameterHandle(class InteractionClassHandle, name string) (ParameterHandle, error) {
+func (f *Federate) GetParameterHandle(class InteractionClassHandle, name string) (r0 ParameterHandle, err error) {
+	defer f.reported("getParameterHandle", &err, func() ([]string, []string) { return texts(class, name), texts(r0) })
 	c, ok := lookup(f, (*fomxml.FDD).InteractionClassByHandle, class)
 	if !ok {
 		return 0, fmt.Errorf("%w: %d", ErrInvalidInteractionClassHandle, class)
@@ -96,7 +103,8 @@ func (f *Federate) GetParameterHandle(class InteractionClassHandle, name string)
 }
 
 // GetParameterName (§10.18).
-func (f *Federate) GetParameterName(class InteractionClassHandle, h ParameterHandle) (string, error) {
+func (f *Federate) GetParameterName(class InteractionClassHandle, h ParameterHandle) (r0 string, err error) {
+	defer f.reported("getParameterName", &err, func() ([]string, []string) { return texts(class, h), texts(r0) })
 	c, ok := lookup(f, (*fomxml.FDD).InteractionClassByHandle, class)
 	if !ok {
 		return "", fmt.Errorf("%w: %d", ErrInvalidInteractionClassHandle, class)
@@ -109,12 +117,13 @@ func (f *Federate) GetParameterName(class InteractionClassHandle, h ParameterHan
 }
 
 // GetFederateHandle (§10.4).
-func (f *Federate) GetFederateHandle(name string) (FederateHandle, error) {
+func (f *Federate) GetFederateHandle(name string) (r0 FederateHandle, err error) {
+	defer f.reported("getFederateHandle", &err, func() ([]string, []string) { return texts(name), texts(r0) })
 	if name == f.name {
 		return f.handle, nil
 	}
 	var h FederateHandle
-	err := f.callAny(func() error {
+	err = f.callAny(func() error {
 		if m, ok := f.core.MemberNamed(name); ok {
 			h = m.Handle
 			return nil
@@ -125,12 +134,13 @@ func (f *Federate) GetFederateHandle(name string) (FederateHandle, error) {
 }
 
 // GetFederateName (§10.5).
-func (f *Federate) GetFederateName(h FederateHandle) (string, error) {
+func (f *Federate) GetFederateName(h FederateHandle) (r0 string, err error) {
+	defer f.reported("getFederateName", &err, func() ([]string, []string) { return texts(h), texts(r0) })
 	if h == f.handle {
 		return f.name, nil
 	}
 	var name string
-	err := f.callAny(func() error {
+	err = f.callAny(func() error {
 		if m, ok := f.core.Member(h); ok {
 			name = m.Name
 			return nil
@@ -148,61 +158,69 @@ func (f *Federate) GetFederateName(h FederateHandle) (string, error) {
 }
 
 // GetObjectInstanceHandle (§10.9).
-func (f *Federate) GetObjectInstanceHandle(name string) (ObjectInstanceHandle, error) {
+func (f *Federate) GetObjectInstanceHandle(name string) (r0 ObjectInstanceHandle, err error) {
+	defer f.reported("getObjectInstanceHandle", &err, func() ([]string, []string) { return texts(name), texts(r0) })
 	var h ObjectInstanceHandle
-	err := f.callAny(func() (err error) { h, err = f.core.ObjectInstanceHandle(name); return err })
+	err = f.callAny(func() (err error) { h, err = f.core.ObjectInstanceHandle(name); return err })
 	return h, err
 }
 
 // GetObjectInstanceName (§10.10).
-func (f *Federate) GetObjectInstanceName(h ObjectInstanceHandle) (string, error) {
+func (f *Federate) GetObjectInstanceName(h ObjectInstanceHandle) (r0 string, err error) {
+	defer f.reported("getObjectInstanceName", &err, func() ([]string, []string) { return texts(h), texts(r0) })
 	var name string
-	err := f.callAny(func() (err error) { name, err = f.core.ObjectInstanceName(h); return err })
+	err = f.callAny(func() (err error) { name, err = f.core.ObjectInstanceName(h); return err })
 	return name, err
 }
 
 // GetKnownObjectClassHandle (§10.8).
-func (f *Federate) GetKnownObjectClassHandle(h ObjectInstanceHandle) (ObjectClassHandle, error) {
+func (f *Federate) GetKnownObjectClassHandle(h ObjectInstanceHandle) (r0 ObjectClassHandle, err error) {
+	defer f.reported("getKnownObjectClassHandle", &err, func() ([]string, []string) { return texts(h), texts(r0) })
 	var c ObjectClassHandle
-	err := f.callAny(func() (err error) { c, err = f.core.KnownObjectClass(h); return err })
+	err = f.callAny(func() (err error) { c, err = f.core.KnownObjectClass(h); return err })
 	return c, err
 }
 
 // GetAutomaticResignDirective (§10.2) returns this federate's automatic
 // resign directive: what the others do with its objects if it is lost
 // (the FOM's automaticResignAction switch at join).
-func (f *Federate) GetAutomaticResignDirective() (ResignAction, error) {
+func (f *Federate) GetAutomaticResignDirective() (r0 ResignAction, err error) {
+	defer f.reported("getAutomaticResignDirective", &err, func() ([]string, []string) { return nil, texts(r0) })
 	var a ResignAction
-	err := f.callAny(func() error { a = f.core.AutomaticResignDirective(); return nil })
+	err = f.callAny(func() error { a = f.core.AutomaticResignDirective(); return nil })
 	return a, err
 }
 
 // SetAutomaticResignDirective (§10.3) sets it, for every member to use.
 // Errors: ErrInvalidResignAction.
-func (f *Federate) SetAutomaticResignDirective(a ResignAction) error {
+func (f *Federate) SetAutomaticResignDirective(a ResignAction) (err error) {
+	defer f.reported("setAutomaticResignDirective", &err, func() ([]string, []string) { return texts(a), nil })
 	return f.callAny(func() error { return f.core.SetAutomaticResignDirective(a) })
 }
 
 // GetUpdateRateValue (§10.13) returns the FOM's update rate (updates per
 // second) named designator. Errors: ErrInvalidUpdateRateDesignator.
-func (f *Federate) GetUpdateRateValue(designator string) (float64, error) {
+func (f *Federate) GetUpdateRateValue(designator string) (r0 float64, err error) {
+	defer f.reported("getUpdateRateValue", &err, func() ([]string, []string) { return texts(designator), texts(r0) })
 	var v float64
-	err := f.callAny(func() (err error) { v, err = f.core.UpdateRateValue(designator); return err })
+	err = f.callAny(func() (err error) { v, err = f.core.UpdateRateValue(designator); return err })
 	return v, err
 }
 
 // GetUpdateRateValueForAttribute (§10.14) returns the rate at which this
 // federate's subscription reflects attr of obj, 0 when it names none.
 // Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
-func (f *Federate) GetUpdateRateValueForAttribute(obj ObjectInstanceHandle, attr AttributeHandle) (float64, error) {
+func (f *Federate) GetUpdateRateValueForAttribute(obj ObjectInstanceHandle, attr AttributeHandle) (r0 float64, err error) {
+	defer f.reported("getUpdateRateValueForAttribute", &err, func() ([]string, []string) { return texts(obj, attr), texts(r0) })
 	var v float64
-	err := f.callAny(func() (err error) { v, err = f.core.UpdateRateValueForAttribute(obj, attr); return err })
+	err = f.callAny(func() (err error) { v, err = f.core.UpdateRateValueForAttribute(obj, attr); return err })
 	return v, err
 }
 
 // GetOrderType (§10.19) returns the order type named name ("Receive" or
 // "TimeStamp"). Errors: ErrInvalidOrderName.
-func (f *Federate) GetOrderType(name string) (OrderType, error) {
+func (f *Federate) GetOrderType(name string) (r0 OrderType, err error) {
+	defer f.reported("getOrderType", &err, func() ([]string, []string) { return texts(name), texts(r0) })
 	for _, o := range []OrderType{Receive, TimeStamp} {
 		if o.String() == name {
 			return o, nil
@@ -212,7 +230,8 @@ func (f *Federate) GetOrderType(name string) (OrderType, error) {
 }
 
 // GetOrderName (§10.20). Errors: ErrInvalidOrderType.
-func (f *Federate) GetOrderName(o OrderType) (string, error) {
+func (f *Federate) GetOrderName(o OrderType) (r0 string, err error) {
+	defer f.reported("getOrderName", &err, func() ([]string, []string) { return texts(o), texts(r0) })
 	if o != Receive && o != TimeStamp {
 		return "", fmt.Errorf("%w: %d", ErrInvalidOrderType, int(o))
 	}
@@ -222,7 +241,8 @@ func (f *Federate) GetOrderName(o OrderType) (string, error) {
 // GetTransportationType (§10.21) returns the transportation type named
 // name ("HLAreliable" or "HLAbestEffort"). Errors:
 // ErrInvalidTransportationName.
-func (f *Federate) GetTransportationType(name string) (TransportationType, error) {
+func (f *Federate) GetTransportationType(name string) (r0 TransportationType, err error) {
+	defer f.reported("getTransportationType", &err, func() ([]string, []string) { return texts(name), texts(r0) })
 	for _, t := range []TransportationType{HLAreliable, HLAbestEffort} {
 		if t.String() == name {
 			return t, nil
@@ -232,7 +252,8 @@ func (f *Federate) GetTransportationType(name string) (TransportationType, error
 }
 
 // GetTransportationName (§10.22). Errors: ErrInvalidTransportationType.
-func (f *Federate) GetTransportationName(t TransportationType) (string, error) {
+func (f *Federate) GetTransportationName(t TransportationType) (r0 string, err error) {
+	defer f.reported("getTransportationName", &err, func() ([]string, []string) { return texts(t), texts(r0) })
 	if !t.Valid() {
 		return "", fmt.Errorf("%w: %d", ErrInvalidTransportationType, int(t))
 	}
@@ -242,7 +263,8 @@ func (f *Federate) GetTransportationName(t TransportationType) (string, error) {
 // NormalizeFederateHandle (§10.31) maps a federate handle to the value
 // it has on a region's HLAfederate dimension. Errors:
 // ErrInvalidFederateHandle for the zero handle.
-func (f *Federate) NormalizeFederateHandle(h FederateHandle) (uint64, error) {
+func (f *Federate) NormalizeFederateHandle(h FederateHandle) (r0 uint64, err error) {
+	defer f.reported("normalizeFederateHandle", &err, func() ([]string, []string) { return texts(h), texts(r0) })
 	if h == 0 {
 		return 0, fmt.Errorf("%w: 0", ErrInvalidFederateHandle)
 	}
@@ -251,7 +273,8 @@ func (f *Federate) NormalizeFederateHandle(h FederateHandle) (uint64, error) {
 
 // NormalizeServiceGroup (§10.32) maps a service group to its value on
 // the HLAserviceGroup dimension. Errors: ErrInvalidServiceGroup.
-func (f *Federate) NormalizeServiceGroup(g ServiceGroup) (uint64, error) {
+func (f *Federate) NormalizeServiceGroup(g ServiceGroup) (r0 uint64, err error) {
+	defer f.reported("normalizeServiceGroup", &err, func() ([]string, []string) { return texts(g), texts(r0) })
 	if !g.Valid() {
 		return 0, fmt.Errorf("%w: %d", ErrInvalidServiceGroup, int(g))
 	}
@@ -274,25 +297,29 @@ func (f *Federate) advisoryOn(which core.Advisory) (bool, error) {
 
 // GetObjectClassRelevanceAdvisorySwitch (HLA 4; 1516e has no getter)
 // reports whether the object class relevance advisory switch is on.
-func (f *Federate) GetObjectClassRelevanceAdvisorySwitch() (bool, error) {
+func (f *Federate) GetObjectClassRelevanceAdvisorySwitch() (r0 bool, err error) {
+	defer f.reported("getObjectClassRelevanceAdvisorySwitch", &err, func() ([]string, []string) { return nil, texts(r0) })
 	return f.advisoryOn(core.ObjectClassRelevance)
 }
 
 // GetAttributeRelevanceAdvisorySwitch (HLA 4) reports whether the
 // attribute relevance advisory switch is on.
-func (f *Federate) GetAttributeRelevanceAdvisorySwitch() (bool, error) {
+func (f *Federate) GetAttributeRelevanceAdvisorySwitch() (r0 bool, err error) {
+	defer f.reported("getAttributeRelevanceAdvisorySwitch", &err, func() ([]string, []string) { return nil, texts(r0) })
 	return f.advisoryOn(core.AttributeRelevance)
 }
 
 // GetAttributeScopeAdvisorySwitch (HLA 4) reports whether the attribute
 // scope advisory switch is on.
-func (f *Federate) GetAttributeScopeAdvisorySwitch() (bool, error) {
+func (f *Federate) GetAttributeScopeAdvisorySwitch() (r0 bool, err error) {
+	defer f.reported("getAttributeScopeAdvisorySwitch", &err, func() ([]string, []string) { return nil, texts(r0) })
 	return f.advisoryOn(core.AttributeScope)
 }
 
 // GetInteractionRelevanceAdvisorySwitch (HLA 4) reports whether the
 // interaction relevance advisory switch is on.
-func (f *Federate) GetInteractionRelevanceAdvisorySwitch() (bool, error) {
+func (f *Federate) GetInteractionRelevanceAdvisorySwitch() (r0 bool, err error) {
+	defer f.reported("getInteractionRelevanceAdvisorySwitch", &err, func() ([]string, []string) { return nil, texts(r0) })
 	return f.advisoryOn(core.InteractionRelevance)
 }
 
@@ -302,15 +329,17 @@ func (f *Federate) GetInteractionRelevanceAdvisorySwitch() (bool, error) {
 // Turning it on is refused while the federate subscribes to that report
 // (ErrFederateServiceInvocationsAreBeingReportedViaMOM), and for a
 // federate without the MOM (Config.NoMOM).
-func (f *Federate) SetServiceReportingSwitch(on bool) error {
+func (f *Federate) SetServiceReportingSwitch(on bool) (err error) {
+	defer f.reported("setServiceReportingSwitch", &err, func() ([]string, []string) { return texts(on), nil })
 	return f.callAny(func() error { return f.core.SetServiceReporting(on) })
 }
 
 // GetServiceReportingSwitch (HLA 4) reports whether service reporting is
 // on.
-func (f *Federate) GetServiceReportingSwitch() (bool, error) {
+func (f *Federate) GetServiceReportingSwitch() (r0 bool, err error) {
+	defer f.reported("getServiceReportingSwitch", &err, func() ([]string, []string) { return nil, texts(r0) })
 	var on bool
-	err := f.callAny(func() error { on = f.core.ReportsServices(); return nil })
+	err = f.callAny(func() error { on = f.core.ReportsServices(); return nil })
 	return on, err
 }
 
@@ -318,15 +347,17 @@ func (f *Federate) GetServiceReportingSwitch() (bool, error) {
 // HLAsetExceptionReporting) turns on or off the MOM's report of every
 // error this federate's callbacks return through Dispatch
 // (HLAreportException).
-func (f *Federate) SetExceptionReportingSwitch(on bool) error {
+func (f *Federate) SetExceptionReportingSwitch(on bool) (err error) {
+	defer f.reported("setExceptionReportingSwitch", &err, func() ([]string, []string) { return texts(on), nil })
 	return f.callAny(func() error { return f.core.SetExceptionReporting(on) })
 }
 
 // GetExceptionReportingSwitch (HLA 4) reports whether exception
 // reporting is on.
-func (f *Federate) GetExceptionReportingSwitch() (bool, error) {
+func (f *Federate) GetExceptionReportingSwitch() (r0 bool, err error) {
+	defer f.reported("getExceptionReportingSwitch", &err, func() ([]string, []string) { return nil, texts(r0) })
 	var on bool
-	err := f.callAny(func() error { on = f.core.ReportsExceptions(); return nil })
+	err = f.callAny(func() error { on = f.core.ReportsExceptions(); return nil })
 	return on, err
 }
 
@@ -336,18 +367,20 @@ func (f *Federate) GetExceptionReportingSwitch() (bool, error) {
 // does not change it at run time). While it is off the callbacks convey
 // no producing federate (§6.9): Dispatch passes the zero handle, and the
 // Federate Protocol leaves the field out.
-func (f *Federate) GetConveyProducingFederateSwitch() (bool, error) {
+func (f *Federate) GetConveyProducingFederateSwitch() (r0 bool, err error) {
+	defer f.reported("getConveyProducingFederateSwitch", &err, func() ([]string, []string) { return nil, texts(r0) })
 	var on bool
-	err := f.callAny(func() error { on = f.conveysProducer(); return nil })
+	err = f.callAny(func() error { on = f.conveysProducer(); return nil })
 	return on, err
 }
 
 // GetConveyRegionDesignatorSetsSwitch (HLA 4) reports the federation's
 // HLAconveyRegionDesignatorSets switch, as its FDD sets it (off by
 // default). meshrti conveys no sent regions even when it is on.
-func (f *Federate) GetConveyRegionDesignatorSetsSwitch() (bool, error) {
+func (f *Federate) GetConveyRegionDesignatorSetsSwitch() (r0 bool, err error) {
+	defer f.reported("getConveyRegionDesignatorSetsSwitch", &err, func() ([]string, []string) { return nil, texts(r0) })
 	var on bool
-	err := f.callAny(func() error { on = f.FDD().Switches.ConveyRegionDesignatorSets; return nil })
+	err = f.callAny(func() error { on = f.FDD().Switches.ConveyRegionDesignatorSets; return nil })
 	return on, err
 }
 
@@ -359,54 +392,63 @@ func (f *Federate) conveysProducer() bool {
 
 // EnableObjectClassRelevanceAdvisorySwitch (§10.33): StartRegistration
 // and StopRegistrationForObjectClass come. ErrObjectClassRelevanceAdvisorySwitchIsOn.
-func (f *Federate) EnableObjectClassRelevanceAdvisorySwitch() error {
+func (f *Federate) EnableObjectClassRelevanceAdvisorySwitch() (err error) {
+	defer f.reported("enableObjectClassRelevanceAdvisorySwitch", &err, nil)
 	return f.setAdvisory(core.ObjectClassRelevance, true)
 }
 
 // DisableObjectClassRelevanceAdvisorySwitch (§10.34).
 // ErrObjectClassRelevanceAdvisorySwitchIsOff.
-func (f *Federate) DisableObjectClassRelevanceAdvisorySwitch() error {
+func (f *Federate) DisableObjectClassRelevanceAdvisorySwitch() (err error) {
+	defer f.reported("disableObjectClassRelevanceAdvisorySwitch", &err, nil)
 	return f.setAdvisory(core.ObjectClassRelevance, false)
 }
 
 // EnableAttributeRelevanceAdvisorySwitch (§10.35): TurnUpdatesOn and
 // TurnUpdatesOffForObjectInstance come. ErrAttributeRelevanceAdvisorySwitchIsOn.
-func (f *Federate) EnableAttributeRelevanceAdvisorySwitch() error {
+func (f *Federate) EnableAttributeRelevanceAdvisorySwitch() (err error) {
+	defer f.reported("enableAttributeRelevanceAdvisorySwitch", &err, nil)
 	return f.setAdvisory(core.AttributeRelevance, true)
 }
 
 // DisableAttributeRelevanceAdvisorySwitch (§10.36).
 // ErrAttributeRelevanceAdvisorySwitchIsOff.
-func (f *Federate) DisableAttributeRelevanceAdvisorySwitch() error {
+func (f *Federate) DisableAttributeRelevanceAdvisorySwitch() (err error) {
+	defer f.reported("disableAttributeRelevanceAdvisorySwitch", &err, nil)
 	return f.setAdvisory(core.AttributeRelevance, false)
 }
 
 // EnableAttributeScopeAdvisorySwitch (§10.37): AttributesInScope and
 // AttributesOutOfScope come. ErrAttributeScopeAdvisorySwitchIsOn.
-func (f *Federate) EnableAttributeScopeAdvisorySwitch() error {
+func (f *Federate) EnableAttributeScopeAdvisorySwitch() (err error) {
+	defer f.reported("enableAttributeScopeAdvisorySwitch", &err, nil)
 	return f.setAdvisory(core.AttributeScope, true)
 }
 
 // DisableAttributeScopeAdvisorySwitch (§10.38).
 // ErrAttributeScopeAdvisorySwitchIsOff.
-func (f *Federate) DisableAttributeScopeAdvisorySwitch() error {
+func (f *Federate) DisableAttributeScopeAdvisorySwitch() (err error) {
+	defer f.reported("disableAttributeScopeAdvisorySwitch", &err, nil)
 	return f.setAdvisory(core.AttributeScope, false)
 }
 
 // EnableInteractionRelevanceAdvisorySwitch (§10.39): TurnInteractionsOn
 // and TurnInteractionsOff come. ErrInteractionRelevanceAdvisorySwitchIsOn.
-func (f *Federate) EnableInteractionRelevanceAdvisorySwitch() error {
+func (f *Federate) EnableInteractionRelevanceAdvisorySwitch() (err error) {
+	defer f.reported("enableInteractionRelevanceAdvisorySwitch", &err, nil)
 	return f.setAdvisory(core.InteractionRelevance, true)
 }
 
 // DisableInteractionRelevanceAdvisorySwitch (§10.40).
 // ErrInteractionRelevanceAdvisorySwitchIsOff.
-func (f *Federate) DisableInteractionRelevanceAdvisorySwitch() error {
+func (f *Federate) DisableInteractionRelevanceAdvisorySwitch() (err error) {
+	defer f.reported("disableInteractionRelevanceAdvisorySwitch", &err, nil)
 	return f.setAdvisory(core.InteractionRelevance, false)
 }
 
 // EnableCallbacks (§10.43) lets Next return callbacks again.
-func (f *Federate) EnableCallbacks() error {
+func (f *Federate) EnableCallbacks() (err error) {
+	defer f.reported("enableCallbacks", &err, nil)
 	if err := f.call(func() error { return nil }); err != nil {
 		return err
 	}
@@ -416,7 +458,8 @@ func (f *Federate) EnableCallbacks() error {
 
 // DisableCallbacks (§10.44) holds callbacks back: Next waits (they stay
 // queued) until EnableCallbacks.
-func (f *Federate) DisableCallbacks() error {
+func (f *Federate) DisableCallbacks() (err error) {
+	defer f.reported("disableCallbacks", &err, nil)
 	if err := f.call(func() error { return nil }); err != nil {
 		return err
 	}

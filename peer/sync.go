@@ -9,7 +9,8 @@ package peer
 // (AnnounceSynchronizationPoint), and once all achieved it,
 // FederationSynchronized follows. SynchronizationPointRegistrationSucceeded
 // or Failed (the label is in use) tells this federate how it went.
-func (f *Federate) RegisterFederationSynchronizationPoint(label string, tag []byte) error {
+func (f *Federate) RegisterFederationSynchronizationPoint(label string, tag []byte) (err error) {
+	defer f.reported("registerFederationSynchronizationPoint", &err, func() ([]string, []string) { return texts(label, tag), nil })
 	return f.call(func() error { return f.core.RegisterFederationSynchronizationPoint(label, tag, nil) })
 }
 
@@ -17,7 +18,8 @@ func (f *Federate) RegisterFederationSynchronizationPoint(label string, tag []by
 // with a set) registers label for the federates of set only; the
 // registration fails (SynchronizationSetMemberNotJoined) when one of them
 // is not joined. Errors: ErrInvalidFederateHandle.
-func (f *Federate) RegisterFederationSynchronizationPointWithSet(label string, tag []byte, set ...FederateHandle) error {
+func (f *Federate) RegisterFederationSynchronizationPointWithSet(label string, tag []byte, set ...FederateHandle) (err error) {
+	defer f.reported("registerFederationSynchronizationPoint", &err, func() ([]string, []string) { return texts(label, tag, set), nil })
 	if set == nil {
 		set = []FederateHandle{}
 	}
@@ -27,6 +29,7 @@ func (f *Federate) RegisterFederationSynchronizationPointWithSet(label string, t
 // SynchronizationPointAchieved (§4.14) tells the federation this federate
 // reached label, successfully or not (those that did not are named in
 // FederationSynchronized). Errors: ErrSynchronizationPointLabelNotAnnounced.
-func (f *Federate) SynchronizationPointAchieved(label string, successfully bool) error {
+func (f *Federate) SynchronizationPointAchieved(label string, successfully bool) (err error) {
+	defer f.reported("synchronizationPointAchieved", &err, func() ([]string, []string) { return texts(label, successfully), nil })
 	return f.call(func() error { return f.core.SynchronizationPointAchieved(label, successfully) })
 }

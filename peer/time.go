@@ -16,24 +16,28 @@ var errNilTime = fmt.Errorf("%w: nil time", ErrInvalidLogicalTime)
 
 // EnableTimeRegulation (§8.2) makes the federate time-regulating with the
 // given lookahead. TimeRegulationEnabled follows.
-func (f *Federate) EnableTimeRegulation(lookahead LogicalTime) error {
+func (f *Federate) EnableTimeRegulation(lookahead LogicalTime) (err error) {
+	defer f.reported("enableTimeRegulation", &err, func() ([]string, []string) { return texts(lookahead), nil })
 	return f.call(func() error { return f.core.EnableTimeRegulation(lookahead) })
 }
 
 // DisableTimeRegulation (§8.4).
-func (f *Federate) DisableTimeRegulation() error {
+func (f *Federate) DisableTimeRegulation() (err error) {
+	defer f.reported("disableTimeRegulation", &err, nil)
 	return f.call(f.core.DisableTimeRegulation)
 }
 
 // EnableTimeConstrained (§8.5). TimeConstrainedEnabled follows.
-func (f *Federate) EnableTimeConstrained() error {
+func (f *Federate) EnableTimeConstrained() (err error) {
+	defer f.reported("enableTimeConstrained", &err, nil)
 	return f.call(f.core.EnableTimeConstrained)
 }
 
 // DisableTimeConstrained (§8.7). Time-stamp-order messages still queued
 // are delivered at once, in receive order (ReceivedOrder Receive), and
 // receive-order messages held for the time advancing state follow.
-func (f *Federate) DisableTimeConstrained() error {
+func (f *Federate) DisableTimeConstrained() (err error) {
+	defer f.reported("disableTimeConstrained", &err, nil)
 	return f.call(f.core.DisableTimeConstrained)
 }
 
@@ -46,7 +50,8 @@ func (f *Federate) DisableTimeConstrained() error {
 // finite, ErrInTimeAdvancingState while another request is pending, and
 // ErrRequestForTimeRegulationPending or ErrRequestForTimeConstrainedPending
 // while an enable is pending.
-func (f *Federate) TimeAdvanceRequest(t LogicalTime) error {
+func (f *Federate) TimeAdvanceRequest(t LogicalTime) (err error) {
+	defer f.reported("timeAdvanceRequest", &err, func() ([]string, []string) { return texts(t), nil })
 	return f.advance(lbts.TimeAdvanceRequest, t)
 }
 
@@ -55,21 +60,24 @@ func (f *Federate) TimeAdvanceRequest(t LogicalTime) error {
 // exactly t has arrived: time-stamp-order messages at t may still be
 // delivered after TimeAdvanceGrant(t) (by the next request). At zero
 // lookahead the federate may then still send at t.
-func (f *Federate) TimeAdvanceRequestAvailable(t LogicalTime) error {
+func (f *Federate) TimeAdvanceRequestAvailable(t LogicalTime) (err error) {
+	defer f.reported("timeAdvanceRequestAvailable", &err, func() ([]string, []string) { return texts(t), nil })
 	return f.advance(lbts.TimeAdvanceRequestAvailable, t)
 }
 
 // NextMessageRequest (§8.10) asks to advance to the time stamp of the
 // next time-stamp-order message, if it is at most t, or else to t: every
 // message at that time is delivered, then TimeAdvanceGrant to it.
-func (f *Federate) NextMessageRequest(t LogicalTime) error {
+func (f *Federate) NextMessageRequest(t LogicalTime) (err error) {
+	defer f.reported("nextMessageRequest", &err, func() ([]string, []string) { return texts(t), nil })
 	return f.advance(lbts.NextMessageRequest, t)
 }
 
 // NextMessageRequestAvailable (§8.11) is NextMessageRequest granted as
 // TimeAdvanceRequestAvailable is: more messages at exactly the granted
 // time may follow the grant.
-func (f *Federate) NextMessageRequestAvailable(t LogicalTime) error {
+func (f *Federate) NextMessageRequestAvailable(t LogicalTime) (err error) {
+	defer f.reported("nextMessageRequestAvailable", &err, func() ([]string, []string) { return texts(t), nil })
 	return f.advance(lbts.NextMessageRequestAvailable, t)
 }
 
@@ -78,7 +86,8 @@ func (f *Federate) NextMessageRequestAvailable(t LogicalTime) error {
 // the GALT and the earliest delivered message's time stamp (never below
 // the federate's time). Later messages may then arrive with time stamps
 // below some already delivered.
-func (f *Federate) FlushQueueRequest(t LogicalTime) error {
+func (f *Federate) FlushQueueRequest(t LogicalTime) (err error) {
+	defer f.reported("flushQueueRequest", &err, func() ([]string, []string) { return texts(t), nil })
 	return f.advance(lbts.FlushQueueRequest, t)
 }
 
@@ -96,14 +105,16 @@ func (f *Federate) advance(kind lbts.RequestKind, t LogicalTime) error {
 // EnableAsynchronousDelivery (§8.14): receive-order messages are
 // delivered whenever they arrive, also to a time-constrained federate
 // that is not in the time advancing state. Held ones are delivered now.
-func (f *Federate) EnableAsynchronousDelivery() error {
+func (f *Federate) EnableAsynchronousDelivery() (err error) {
+	defer f.reported("enableAsynchronousDelivery", &err, nil)
 	return f.call(f.core.EnableAsynchronousDelivery)
 }
 
 // DisableAsynchronousDelivery (§8.15), the default: a time-constrained
 // federate gets receive-order messages only while a time advance is
 // pending; until then they wait, in the order they came.
-func (f *Federate) DisableAsynchronousDelivery() error {
+func (f *Federate) DisableAsynchronousDelivery() (err error) {
+	defer f.reported("disableAsynchronousDelivery", &err, nil)
 	return f.call(f.core.DisableAsynchronousDelivery)
 }
 
@@ -116,7 +127,8 @@ func (f *Federate) DisableAsynchronousDelivery() error {
 // already; ErrMessageCanNoLongerBeRetracted when the message's time
 // stamp is not above the federate's logical time (at it after a grant to
 // an Available request), since receivers may have been granted past it.
-func (f *Federate) Retract(h MessageRetractionHandle) error {
+func (f *Federate) Retract(h MessageRetractionHandle) (err error) {
+	defer f.reported("retract", &err, func() ([]string, []string) { return texts(h), nil })
 	return f.callSend(func() error { return f.core.Retract(h) })
 }
 
@@ -125,7 +137,8 @@ func (f *Federate) Retract(h MessageRetractionHandle) error {
 // owns, overriding the FOM. Errors: ErrObjectInstanceNotKnown,
 // ErrAttributeNotDefined, ErrAttributeNotOwned, and ErrInvalidOrderType
 // for an order that is neither.
-func (f *Federate) ChangeAttributeOrderType(obj ObjectInstanceHandle, order OrderType, attrs ...AttributeHandle) error {
+func (f *Federate) ChangeAttributeOrderType(obj ObjectInstanceHandle, order OrderType, attrs ...AttributeHandle) (err error) {
+	defer f.reported("changeAttributeOrderType", &err, func() ([]string, []string) { return texts(obj, order, attrs), nil })
 	return f.call(func() error { return f.core.ChangeAttributeOrderType(obj, order, attrs) })
 }
 
@@ -133,45 +146,51 @@ func (f *Federate) ChangeAttributeOrderType(obj ObjectInstanceHandle, order Orde
 // federate sends interactions of a class it publishes, overriding the
 // FOM. Errors: ErrInteractionClassNotDefined,
 // ErrInteractionClassNotPublished, ErrInvalidOrderType.
-func (f *Federate) ChangeInteractionOrderType(class InteractionClassHandle, order OrderType) error {
+func (f *Federate) ChangeInteractionOrderType(class InteractionClassHandle, order OrderType) (err error) {
+	defer f.reported("changeInteractionOrderType", &err, func() ([]string, []string) { return texts(class, order), nil })
 	return f.call(func() error { return f.core.ChangeInteractionOrderType(class, order) })
 }
 
 // ModifyLookahead (§8.19).
-func (f *Federate) ModifyLookahead(lookahead LogicalTime) error {
+func (f *Federate) ModifyLookahead(lookahead LogicalTime) (err error) {
+	defer f.reported("modifyLookahead", &err, func() ([]string, []string) { return texts(lookahead), nil })
 	return f.call(func() error { return f.core.ModifyLookahead(lookahead) })
 }
 
 // QueryLogicalTime (§8.17) returns the federate's logical time.
-func (f *Federate) QueryLogicalTime() (LogicalTime, error) {
+func (f *Federate) QueryLogicalTime() (r0 LogicalTime, err error) {
+	defer f.reported("queryLogicalTime", &err, func() ([]string, []string) { return nil, texts(r0) })
 	var t LogicalTime
-	err := f.call(func() error { t = f.core.QueryLogicalTime(); return nil })
+	err = f.call(func() error { t = f.core.QueryLogicalTime(); return nil })
 	return t, err
 }
 
 // QueryLookahead (§8.20). ErrTimeRegulationIsNotEnabled when the
 // federate is not regulating.
-func (f *Federate) QueryLookahead() (LogicalTime, error) {
+func (f *Federate) QueryLookahead() (r0 LogicalTime, err error) {
+	defer f.reported("queryLookahead", &err, func() ([]string, []string) { return nil, texts(r0) })
 	var l LogicalTime
-	err := f.call(func() (err error) { l, err = f.core.QueryLookahead(); return err })
+	err = f.call(func() (err error) { l, err = f.core.QueryLookahead(); return err })
 	return l, err
 }
 
 // QueryGALT (§8.16) returns the greatest available logical time, and
 // false when no regulating federate bounds it.
-func (f *Federate) QueryGALT() (LogicalTime, bool, error) {
+func (f *Federate) QueryGALT() (r0 LogicalTime, r1 bool, err error) {
+	defer f.reported("queryGALT", &err, func() ([]string, []string) { return nil, texts(r0, r1) })
 	var t LogicalTime
 	var ok bool
-	err := f.call(func() error { t, ok = f.core.QueryGALT(); return nil })
+	err = f.call(func() error { t, ok = f.core.QueryGALT(); return nil })
 	return t, ok, err
 }
 
 // QueryLITS (§8.18) returns the least incoming time stamp: the smaller of
 // the GALT and the earliest queued time-stamp-order message, and false
 // when neither bounds it.
-func (f *Federate) QueryLITS() (LogicalTime, bool, error) {
+func (f *Federate) QueryLITS() (r0 LogicalTime, r1 bool, err error) {
+	defer f.reported("queryLITS", &err, func() ([]string, []string) { return nil, texts(r0, r1) })
 	var t LogicalTime
 	var ok bool
-	err := f.call(func() error { t, ok = f.core.QueryLITS(); return nil })
+	err = f.call(func() error { t, ok = f.core.QueryLITS(); return nil })
 	return t, ok, err
 }

@@ -51,3 +51,18 @@ func testMIM(cfg *peer.Config, kind string) error {
 	}
 	return nil
 }
+
+// mimClashModule is a FOM module that redefines a class of the MIM
+// otherwise (HLAfederate's HLAfederateHandle as opaque data): a
+// federation given it with the MIM has inconsistent modules.
+const mimClashModule = `<?xml version="1.0"?>
+<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
+  <modelIdentification><name>MIM clash</name><type>FOM</type><version>1</version></modelIdentification>
+  <objects><objectClass><name>HLAobjectRoot</name>
+    <objectClass><name>HLAmanager</name><sharing>Neither</sharing>
+      <objectClass><name>HLAfederate</name><sharing>Publish</sharing>
+        <attribute><name>HLAfederateHandle</name><dataType>HLAopaqueData</dataType><updateType>Static</updateType><updateCondition>NA</updateCondition><ownership>NoTransfer</ownership><sharing>Publish</sharing><transportation>HLAreliable</transportation><order>Receive</order></attribute>
+      </objectClass>
+    </objectClass>
+  </objectClass></objects>
+</objectModel>`

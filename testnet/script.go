@@ -14,6 +14,7 @@ import (
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
 	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/fedpro"
 	"github.com/meshrti/meshrti/testnet/scenario"
 )
 
@@ -120,6 +121,10 @@ type simulation struct {
 	// The MOM (script_mom.go): its instances known, by name, and the codec.
 	momObjs map[peer.ObjectInstanceHandle]string
 	momEnc  *codec.Codec
+	// exceptions is how error lines name the HLA exception
+	// (exception-names): "" not at all, "hla4" or "1516e" as a client
+	// of that API gets it through serve (fedpro.ExceptionName).
+	exceptions string
 }
 
 // timeLine returns "NAME: time=T galt=G" (galt=none when no regulator
@@ -147,8 +152,12 @@ func (s *simulation) litsLine(name string) string {
 	return fmt.Sprintf("%s: lits=%s", name, numOrNone(l, ok))
 }
 
-// errorLine is the line of a query that failed: "NAME: error: E".
+// errorLine is the line of a service that failed: "NAME: error: E",
+// or "NAME: error: EXCEPTION: E" with exception-names on.
 func (s *simulation) errorLine(name string, err error) string {
+	if s.exceptions != "" {
+		return fmt.Sprintf("%s: error: %s: %s", name, fedpro.ExceptionName(err, s.exceptions == "1516e"), s.scrub(err.Error()))
+	}
 	return fmt.Sprintf("%s: error: %s", name, s.scrub(err.Error()))
 }
 
@@ -206,7 +215,7 @@ func (s *simulation) step(line string) ([]string, error) {
 		return nil, err
 	}
 	if svcErr != nil {
-		out = append(out, fmt.Sprintf("%s: error: %s", svcErr.fed, s.scrub(svcErr.err.Error())))
+		out = append(out, s.errorLine(svcErr.fed, svcErr.err))
 	} else if expectErr {
 		out = append(out, "expected an error, got none")
 	}

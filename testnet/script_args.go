@@ -95,10 +95,11 @@ func (a *args) flag(w string) bool {
 	return false
 }
 
-// list returns the comma-separated values of k (names=a,b).
+// list returns the comma-separated values of k (names=a,b); an empty
+// value (names=) is an empty list.
 func (a *args) list(k string) ([]string, error) {
 	v, err := a.need(k)
-	if err != nil {
+	if err != nil || v == "" {
 		return nil, err
 	}
 	return strings.Split(v, ","), nil
@@ -198,8 +199,11 @@ func (s *simulation) regionsArg(a *args) ([]peer.RegionHandle, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	var rs []peer.RegionHandle
+	rs := []peer.RegionHandle{}
 	for _, l := range strings.Split(v, ",") {
+		if l == "" && v == "" {
+			break // regions= names no region
+		}
 		h, ok := s.regions[l]
 		if !ok {
 			return nil, false, fmt.Errorf("no region %s", l)
@@ -385,19 +389,8 @@ func (s *simulation) classAttrs(a *args) (peer.ObjectClassHandle, []peer.Attribu
 	if err != nil {
 		return 0, nil, err
 	}
-	as, err := a.need("attrs")
-	if err != nil {
-		return 0, nil, err
-	}
-	var hs []peer.AttributeHandle
-	for _, n := range strings.Split(as, ",") {
-		at, ok := c.Attribute(n)
-		if !ok {
-			return 0, nil, fmt.Errorf("no attribute %s in %s", n, c.QualifiedName)
-		}
-		hs = append(hs, at.Handle)
-	}
-	return c.Handle, hs, nil
+	hs, err := s.attrsOf(a, c.Handle)
+	return c.Handle, hs, err
 }
 
 func (s *simulation) object(a *args) (*simObject, error) {

@@ -46,6 +46,13 @@ func (s *simulation) unpublish(c *call) (*serviceError, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := c.a.vals["attrs"]; ok {
+		attrs, err := s.attrsOf(c.a, oc.Handle)
+		if err != nil {
+			return nil, err
+		}
+		return fail(c.name, c.f.UnpublishObjectClassAttributes(oc.Handle, attrs...))
+	}
 	return fail(c.name, c.f.UnpublishObjectClass(oc.Handle))
 }
 
@@ -62,6 +69,13 @@ func (s *simulation) unsubscribe(c *call) (*serviceError, error) {
 			return nil, err
 		}
 		return fail(c.name, c.f.UnsubscribeObjectClassAttributesWithRegions(oc.Handle, peer.AttributeRegions{Attributes: attrs, Regions: rs}))
+	}
+	if _, ok := c.a.vals["attrs"]; ok {
+		attrs, err := s.attrsOf(c.a, oc.Handle)
+		if err != nil {
+			return nil, err
+		}
+		return fail(c.name, c.f.UnsubscribeObjectClassAttributes(oc.Handle, attrs...))
 	}
 	return fail(c.name, c.f.UnsubscribeObjectClass(oc.Handle))
 }

@@ -103,6 +103,16 @@ func (s *simulation) create(c *call) (*serviceError, error) {
 		return nil, err
 	}
 	cfg.FOMModules = []*fomxml.Document{d}
+	if v, ok := a.get("modules"); ok {
+		if v != "clash" {
+			return nil, c.usageError()
+		}
+		m, err := fomxml.ParseBytes("mim-clash.xml", []byte(mimClashModule))
+		if err != nil {
+			return nil, err
+		}
+		cfg.FOMModules = append(cfg.FOMModules, m)
+	}
 	if v, ok := a.get("time"); ok {
 		if v != "integer" && v != "float" {
 			return nil, c.usageError()
@@ -150,5 +160,21 @@ func (s *simulation) modules(c *call) (*serviceError, error) {
 		files = append(files, m.File)
 	}
 	s.lines = append(s.lines, fmt.Sprintf("%s: modules %s", c.name, strings.Join(files, " ")))
+	return nil, nil
+}
+
+// exceptionNames runs "exception-names 1516e|hla4|off".
+func (s *simulation) exceptionNames(c *call) (*serviceError, error) {
+	if len(c.a.pos) != 1 {
+		return nil, c.usageError()
+	}
+	switch v := c.a.pos[0]; v {
+	case "1516e", "hla4":
+		s.exceptions = v
+	case "off":
+		s.exceptions = ""
+	default:
+		return nil, c.usageError()
+	}
 	return nil, nil
 }

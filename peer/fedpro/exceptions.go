@@ -8,7 +8,8 @@ import (
 // exceptionNames names the exception each sentinel error is reported as:
 // its HLA 4 (IEEE 1516.1-2025) name, which differs from the 1516e one for
 // the FOM exceptions (CouldNotOpenFOM, ErrorReadingFOM, InconsistentFOM)
-// and for transportation types (InvalidTransportationTypeHandle). The
+// and for transportation types (InvalidTransportationTypeHandle); a 1516e
+// client's session gets the 1516e names (evolvedNames). The
 // few 1516e exceptions HLA 4 dropped keep their 1516e name (none is
 // thrown by a call). Then package peer's own sentinels, as the exception
 // a client can act on. A test checks that every sentinel of packages hla
@@ -147,6 +148,37 @@ var exceptionNames = []struct {
 	{peer.ErrStopFrames, "RTIinternalError"},         // RunFrames' own control value
 	{peer.ErrSetMemberNotJoined, "RTIinternalError"}, // the registration fails with a reason instead; internal if it ever surfaces
 	{peer.ErrTransportMismatch, "RTIinternalError"},  // a joiner's data-plane mode is not the federation's; the standard has no exception for it
+}
+
+// evolvedNames are the 1516e (IEEE 1516.1-2010) names of the exceptions
+// HLA 4 renamed or added, for the sessions of 1516e clients: a client of
+// the 1516e API knows only 1516e's exceptions, and takes a name it does
+// not know for an RTIinternalError. HLA 4's connect exceptions about
+// credentials are 1516e's ConnectionFailed.
+var evolvedNames = map[string]string{
+	"CouldNotOpenFOM":                 "CouldNotOpenFDD",
+	"ErrorReadingFOM":                 "ErrorReadingFDD",
+	"InconsistentFOM":                 "InconsistentFDD",
+	"InvalidTransportationTypeHandle": "InvalidTransportationType",
+	"Unauthorized":                    "ConnectionFailed",
+	"InvalidCredentials":              "ConnectionFailed",
+}
+
+// ExceptionName is the name of the HLA exception err is, as a client of
+// the HLA 4 API knows it, or with evolved as a client of the 1516e API
+// does (CouldNotOpenFDD, ErrorReadingFDD, InconsistentFDD,
+// InvalidTransportationType where HLA 4 says ...FOM and
+// InvalidTransportationTypeHandle): RTIinternalError for an error that
+// wraps no HLA exception. The name comes from the error's type, never
+// its text.
+func ExceptionName(err error, evolved bool) string {
+	name := exceptionName(err)
+	if evolved {
+		if e, ok := evolvedNames[name]; ok {
+			return e
+		}
+	}
+	return name
 }
 
 // exceptionName is the name of the HLA exception err is: that of the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -18,16 +19,20 @@ import (
 
 func init() {
 	on(func(s *Session, _ *pb.ConnectRequest) (*pb.ConnectResponse, error) {
-		return &pb.ConnectResponse{ConfigurationResult: &pb.ConfigurationResult{}}, s.connect(nil)
+		r := s.configure(nil)
+		return &pb.ConnectResponse{ConfigurationResult: r}, s.connect(nil)
 	})
 	on(func(s *Session, req *pb.ConnectWithCredentialsRequest) (*pb.ConnectWithCredentialsResponse, error) {
-		return &pb.ConnectWithCredentialsResponse{ConfigurationResult: &pb.ConfigurationResult{}}, s.connect(req.GetCredentials())
+		r := s.configure(nil)
+		return &pb.ConnectWithCredentialsResponse{ConfigurationResult: r}, s.connect(req.GetCredentials())
 	})
 	on(func(s *Session, req *pb.ConnectWithConfigurationRequest) (*pb.ConnectWithConfigurationResponse, error) {
-		return &pb.ConnectWithConfigurationResponse{ConfigurationResult: configurationResult(req.GetRtiConfiguration())}, s.connect(nil)
+		r := s.configure(req.GetRtiConfiguration())
+		return &pb.ConnectWithConfigurationResponse{ConfigurationResult: r}, s.connect(nil)
 	})
 	on(func(s *Session, req *pb.ConnectWithConfigurationAndCredentialsRequest) (*pb.ConnectWithConfigurationAndCredentialsResponse, error) {
-		return &pb.ConnectWithConfigurationAndCredentialsResponse{ConfigurationResult: configurationResult(req.GetRtiConfiguration())}, s.connect(req.GetCredentials())
+		r := s.configure(req.GetRtiConfiguration())
+		return &pb.ConnectWithConfigurationAndCredentialsResponse{ConfigurationResult: r}, s.connect(req.GetCredentials())
 	})
 	on(func(s *Session, _ *pb.DisconnectRequest) (*pb.DisconnectResponse, error) {
 		s.mu.Lock()
@@ -177,13 +182,38 @@ func (s *Session) needConnected() error {
 	return nil
 }
 
-// configurationResult says what the daemon did with a connect's
-// configuration: it uses its own (the RTI address is the daemon).
-func configurationResult(c *pb.RtiConfiguration) *pb.ConfigurationResult {
+// configure takes a connect's configuration (nil: none) for a session
+// not connected yet, and says what the daemon did with it. The daemon
+// uses its own settings (the RTI address is the daemon); of the
+// additional settings (lines KEY=VALUE) it reads API.version, which
+// Pitch's 1516e client sends (API.version=IEEE 1516-2010) and which
+// makes the session name exceptions as 1516e does (evolvedNames). A
+// session connected without it speaks HLA 4.
+func (s *Session) configure(c *pb.RtiConfiguration) *pb.ConfigurationResult {
+	evolved, others := false, false
+	for _, line := range strings.Split(c.GetAdditionalSettings(), "\n") {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), "=")
+		switch {
+		case k == "":
+		case strings.EqualFold(strings.TrimSpace(k), "API.version"):
+			v = strings.TrimSpace(v)
+			evolved = strings.EqualFold(v, "IEEE 1516-2010") || strings.EqualFold(v, "IEEE 1516-2000")
+		default:
+			others = true
+		}
+	}
+	s.mu.Lock()
+	if !s.connected {
+		s.evolved.Store(evolved)
+	}
+	s.mu.Unlock()
 	r := &pb.ConfigurationResult{}
-	if c.GetAdditionalSettings() != "" {
+	switch {
+	case others:
 		r.AdditionalSettingsResultCode = pb.AdditionalSettingsResultCode_SETTINGS_IGNORED
-		r.Message = "meshrti takes its settings from the daemon's configuration"
+		r.Message = "meshrti takes its settings from the daemon's configuration (it reads API.version only)"
+	case c.GetAdditionalSettings() != "":
+		r.AdditionalSettingsResultCode = pb.AdditionalSettingsResultCode_SETTINGS_APPLIED
 	}
 	return r
 }

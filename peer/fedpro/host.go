@@ -321,6 +321,10 @@ type Session struct {
 	closed     bool
 
 	logName string // SetLogName's: names the session in auth.go's log lines
+
+	// evolved: the client serves the 1516e API (its connect said
+	// API.version=IEEE 1516-2010): exceptions go by their 1516e names.
+	evolved atomic.Bool
 }
 
 // Call serves one encoded CallRequest and returns the encoded
@@ -337,8 +341,13 @@ func (s *Session) Call(payload []byte) []byte {
 	if encoded != nil {
 		return encoded
 	}
-	if resp.GetExceptionData() != nil {
+	if e := resp.GetExceptionData(); e != nil {
 		s.host.stats.exceptions.Add(1)
+		if s.evolved.Load() {
+			if n, ok := evolvedNames[e.ExceptionName]; ok {
+				e.ExceptionName = n
+			}
+		}
 	}
 	b, err := proto.Marshal(resp)
 	if err != nil { // cannot happen: the messages are the schema's

@@ -140,6 +140,14 @@ type Config struct {
 	// Rand drives the NAK and SYNC request delays. Nil means a source
 	// seeded from Self and Incarnation, so a run replays exactly.
 	Rand *rand.Rand
+	// Clock, when set, reads a monotonic clock (package peer: the
+	// microseconds since the federate began) with which the join
+	// handshake tells whether a sender joined a group before this node
+	// began hearing it (Start.Fresh): the join HELLOs and SYNCs carry
+	// join ages by it. Nil: ages in ticks, coarser (a tick is 5 ms in a
+	// federate), which a deterministic simulation replays. Every member
+	// of a federation must measure alike.
+	Clock func() int64
 }
 
 // withDefaults validates c and fills in its zero fields.

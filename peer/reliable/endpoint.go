@@ -52,6 +52,14 @@ type Start struct {
 	Incarnation uint64
 	Group       dgram.Group
 	Seq         uint64
+	// Fresh (at least Seq) is the first sequence this endpoint counts
+	// as sent after it began hearing the group (Join, or Listen): as
+	// far as the handshake tells, the sender sent the messages below it
+	// before it knew of this join and before they could reach it.
+	// They are still owed, and delivered, from Seq on: a consumer for
+	// which what was sent before it came is history (package peer, for
+	// a DDM cell its region moved over) drops them.
+	Fresh uint64
 }
 
 // Ready is what the driver must do next. Within one (From, Incarnation,
@@ -242,6 +250,12 @@ type stream struct {
 	// stream was created, so while joined: the sender owes us everything
 	// after it if it accepts it as an echo. noVouch when none.
 	vouch uint64
+	// fresh is the lowest position of the sender vouched for by a frame
+	// sent at the time it says (not a join HELLO, which vouches for the
+	// join's position) that we received while hearing the group:
+	// everything above it was sent after that frame, so after we
+	// came, give or take the frame's time on the way. noVouch when none.
+	fresh uint64
 
 	beHigh uint64 // highest best-effort seq seen
 	beMask uint64 // bit i: beHigh-i seen
@@ -323,6 +337,13 @@ func (e *Endpoint) Leave(g dgram.Group) {
 		delete(e.groups, g)
 		e.groupList = slices.DeleteFunc(e.groupList, func(x *groupState) bool { return x == gs })
 	}
+	e.dropStreams(g)
+}
+
+// dropStreams forgets the streams of g, without reports; a best-effort
+// stream's highest sequence is kept, so that a stream of the next join
+// does not deliver a late copy again.
+func (e *Endpoint) dropStreams(g dgram.Group) {
 	for i := 0; i < len(e.stream); {
 		if s := e.stream[i]; s.key.group == g {
 			if s.beHigh > 0 {
@@ -642,6 +663,7 @@ func (e *Endpoint) Step(g dgram.Group, frame []byte) error {
 		// message's tail as lost).
 		if len(ents) > 0 && ents[0].flags&entryCont == 0 {
 			s.vouch = min(s.vouch, h.seq-1)
+			s.fresh = min(s.fresh, h.seq-1)
 		}
 		for i, en := range ents {
 			e.onData(s, h.seq+uint64(i), en)
@@ -659,6 +681,7 @@ func (e *Endpoint) Step(g dgram.Group, frame []byte) error {
 		}
 	case kindHeartbeat:
 		s.vouch = min(s.vouch, h.seq)
+		s.fresh = min(s.fresh, h.seq)
 		e.onHeartbeat(s, h.seq, binary.BigEndian.Uint64(body))
 		if h.ackReq && s.started && !s.ackDue {
 			s.ackDue = true
@@ -688,8 +711,8 @@ func checkBody(h header, body []byte) error {
 			return fmt.Errorf("%w: sync body of %d bytes", ErrMalformed, len(body))
 		}
 		y := parseSync(body)
-		if y.nonce == 0 || y.echo > MaxSeq || y.hw > MaxSeq || y.start > y.hw || y.low == 0 || y.low-1 > y.hw {
-			return fmt.Errorf("%w: sync nonce %d echo %d start %d low %d hw %d", ErrMalformed, y.nonce, y.echo, y.start, y.low, y.hw)
+		if y.nonce == 0 || y.echo > MaxSeq || y.hw > MaxSeq || y.start > y.hw || y.low == 0 || y.low-1 > y.hw || y.cut > y.hw || y.join > y.hw {
+			return fmt.Errorf("%w: sync nonce %d echo %d start %d low %d hw %d cut %d", ErrMalformed, y.nonce, y.echo, y.start, y.low, y.hw, y.cut)
 		}
 	case kindHeartbeat:
 		if len(body) != heartbeatBodyLen {
@@ -772,8 +795,8 @@ func (e *Endpoint) newIncarnation(p *peer, inc uint64) {
 			continue
 		}
 		e.flush(s)
-		*s = stream{key: s.key, p: p, idx: s.idx, vouch: noVouch}
-		e.start(s, inc, 1)
+		*s = stream{key: s.key, p: p, idx: s.idx, vouch: noVouch, fresh: noVouch}
+		e.start(s, inc, 1, 1)
 	}
 	p.inc = inc
 	p.beLeft = nil
@@ -787,7 +810,7 @@ func (e *Endpoint) streamOf(p *peer, g dgram.Group) *stream {
 	k := streamKey{p.id, g}
 	s := e.streams[k]
 	if s == nil {
-		s = &stream{key: k, p: p, idx: len(e.stream), vouch: noVouch}
+		s = &stream{key: k, p: p, idx: len(e.stream), vouch: noVouch, fresh: noVouch}
 		if h, ok := p.beLeft[g]; ok {
 			s.beHigh, s.beMask = h, ^uint64(0) // all up to h seen
 		}

@@ -176,7 +176,7 @@ func TestFrameHeader(t *testing.T) {
 	e := newEP(t, 0x0102030405060708, 9, nil)
 	f := sendFrame(t, e, 0xa0b0c0d0, "hi", true)
 	want := []byte{
-		0x6d, 0x72, 2, byte(kindData),
+		0x6d, 0x72, 3, byte(kindData),
 		0xa0, 0xb0, 0xc0, 0xd0,
 	}
 	want = binary.BigEndian.AppendUint64(want, FederationID("test"))
@@ -447,7 +447,7 @@ func TestNewIncarnationResetsStream(t *testing.T) {
 		t.Errorf("delivered %+v", rd.Deliver)
 	}
 	// The new stream starts at 1, so b1 is NAKed, not skipped.
-	if want := []Start{{From: 1, Incarnation: 2, Group: 1, Seq: 1}}; !slices.Equal(rd.Starts, want) {
+	if want := []Start{{From: 1, Incarnation: 2, Group: 1, Seq: 1, Fresh: 1}}; !slices.Equal(rd.Starts, want) {
 		t.Errorf("starts %+v, want %+v", rd.Starts, want)
 	}
 	for range 5 {
@@ -517,7 +517,7 @@ func TestForgetSender(t *testing.T) {
 	if got := seqs(take(r).Deliver); !slices.Equal(got, []uint64{1}) {
 		t.Errorf("after return delivered %v", got)
 	}
-	if len(got[0].Starts) != 2 || !slices.ContainsFunc(got[0].Starts, func(st Start) bool { return st == Start{1, 2, 1, 1} }) {
+	if len(got[0].Starts) != 2 || !slices.ContainsFunc(got[0].Starts, func(st Start) bool { return st == Start{1, 2, 1, 1, 1} }) {
 		t.Errorf("starts after return %+v", got[0].Starts)
 	}
 }
@@ -579,7 +579,7 @@ func TestUnsyncedStream(t *testing.T) {
 		t.Errorf("records: %+v %+v", r1.groups[1].rcv[3], s.groups[1].rcv[3])
 	}
 	got := exchange(t, s, late)
-	if want := []Start{{1, 1, 1, 4}}; !slices.Equal(got[1].Starts, want) {
+	if want := []Start{{1, 1, 1, 4, 4}}; !slices.Equal(got[1].Starts, want) {
 		t.Errorf("starts %+v, want %+v", got[1].Starts, want)
 	}
 	if d := seqs(got[1].Deliver); !slices.Equal(d, []uint64{4}) || late.Stats().BeforeStart != 1 {

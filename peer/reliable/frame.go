@@ -12,7 +12,7 @@ import (
 //
 //	offset size field
 //	0      2    magic 0x6d72 ("mr")
-//	2      1    version (2)
+//	2      1    version (3)
 //	3      1    kind (low 6 bits) | 0x80 when authenticated | 0x40 to ask for an ACK
 //	4      4    group
 //	8      8    federation id (FederationID)
@@ -31,7 +31,7 @@ import (
 // length as a uvarint, and the payload.
 const (
 	frameMagic   = 0x6d72
-	frameVersion = 2
+	frameVersion = 3
 	// HeaderLen is the length of the fixed frame header.
 	HeaderLen  = 40
 	counterLen = 8
@@ -51,8 +51,8 @@ const (
 	heartbeatBodyLen = 8  // oldest sequence still held
 	goneBodyLen      = 16 // from, to
 	nakFixedLen      = 8 + 8 + 2
-	helloBodyLen     = 8 + 8 + 8 + 8             // hw, target, incarnation, echo
-	syncBodyLen      = 8 + 8 + 8 + 8 + 8 + 8 + 8 // target, incarnation, nonce, echo, start, low, hw
+	helloBodyLen     = 8 + 8 + 8 + 8 // hw, target, incarnation, echo (a join HELLO: the join's age)
+	syncBodyLen      = 10 * 8        // target, incarnation, nonce, echo, start, low, hw, cut, age, join
 	nakRangeLen      = 16
 	maxNakRanges     = 0xffff // the count field is 16 bits
 
@@ -72,8 +72,8 @@ const (
 	kindNAK        kind = 4  // body = target sender, incarnation, missing ranges
 	kindRetransmit kind = 5  // a repaired reliable message; seq as in kindData
 	kindGone       kind = 6  // seq = oldest held; body = the NAKed range that is gone
-	kindHello      kind = 7  // seq = join nonce; body = hw vouched for, target (0: all), its incarnation, echo
-	kindSync       kind = 8  // seq = join nonce; body = target, its incarnation and nonce, echo, start, low, hw
+	kindHello      kind = 7  // seq = join nonce; body = hw vouched for, target (0: all), its incarnation, echo (target 0: the join's age in ticks)
+	kindSync       kind = 8  // seq = join nonce; body = target, its incarnation and nonce, echo, start, low, hw, cut, the sender's join age and position
 	kindAck        kind = 9  // seq = 0; body = count, then (sender, incarnation, delivered-through seq) each
 	kindLeave      kind = 10 // seq = the join nonce left; body empty
 	kindAimed      kind = 11 // best-effort data for one node; seq in the best-effort space; body = target, then a bundle of one entry

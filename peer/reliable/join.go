@@ -40,9 +40,10 @@ import (
 // first:
 //
 //   - R starts an unstarted stream from S as soon as it hears one of
-//     S's join HELLOs, at E+1, E = min(J, R's lowest vouch of S): R was
-//     a member when S announced its join. E is what R then echoes, so S
-//     records E if it learns of R from that answer.
+//     S's join HELLOs, at E+1, E = min(J, R's lowest vouch of S), when
+//     S's join is no older than R's (a join HELLO carries its join's
+//     age): R was a member when S announced its join. E is what R then
+//     echoes, so S records E if it learns of R from that answer.
 //   - While S's join is announced (announceSpan×NakDelayTicks after it,
 //     twice the span of its HELLOs), S records every receiver it learns
 //     of at H = min(its position, the echo, J): R may have been a member
@@ -58,6 +59,16 @@ import (
 // record; both are at most J+1 in the cases above, and at most one past
 // S's position when it learned of R. S repairs whatever it still holds,
 // whoever asks, so the earlier of the two costs a repair at most.
+//
+// Owing R what S sent before R joined is safe for the transport, but for
+// R what was sent before it came may be history (a DDM cell its region
+// moved over), so every Start also says from which sequence on S sent
+// after R began hearing g (Start.Fresh): after J when S joined after R
+// (the join ages tell, read with Config.Clock), else after S's position
+// when it learned of R (the SYNC's cut), or from the first position R
+// heard vouched for since it came, when lower. Listen makes a group
+// joined to send only a heard one: a new join as a receiver (new nonce,
+// streams forgotten, join HELLOs), the same join as a sender.
 
 const (
 	// noVouch is stream.vouch before any frame vouched for a position.
@@ -84,6 +95,8 @@ type groupState struct {
 	g          dgram.Group
 	nonce      uint64 // this join's nonce
 	joinHW     uint64 // our highest reliable seq on g at Join: the join position
+	joined     int64  // clock at the Join (Config.Clock): a join HELLO and a SYNC say how long ago it was
+	listening  int64  // clock since when we hear g (Join, or Listen for a group joined to send)
 	announced  int64  // tick until which receivers we learn of are owed everything after joinHW
 	hellos     int    // join HELLOs still to send
 	helloAt    int64  // tick of the next join HELLO
@@ -121,6 +134,7 @@ type receiver struct {
 	inc     uint64 // its incarnation
 	nonce   uint64 // its join nonce
 	start   uint64 // H: our highest reliable seq when we learned of it, or the lower position it echoed
+	known   uint64 // our highest reliable seq when we learned of it, unlowered: what we sent up to it, we sent before we knew of its join
 	learned int64  // tick it was recorded
 	syncAt  int64  // tick of the last SYNC sent to it
 	synced  bool   // a SYNC was sent to it
@@ -141,11 +155,14 @@ type syncBody struct {
 	start  uint64 // H: the target's stream starts at H+1
 	low    uint64 // oldest sequence the sender still holds
 	hw     uint64 // the sender's highest reliable sequence; vouched for
+	cut    uint64 // the sender's position when it learned of the target's join (receiver.known)
+	age    uint64 // ticks since the sender's join of the group
+	join   uint64 // the sender's join position
 }
 
 func parseSync(b []byte) syncBody {
 	u := func(i int) uint64 { return binary.BigEndian.Uint64(b[8*i:]) }
-	return syncBody{NodeID(u(0)), u(1), u(2), u(3), u(4), u(5), u(6)}
+	return syncBody{NodeID(u(0)), u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8), u(9)}
 }
 
 // Join starts receiving on g: frames of g are accepted from now on. It
@@ -167,6 +184,8 @@ func (e *Endpoint) Join(g dgram.Group) {
 		g:          g,
 		nonce:      e.joins,
 		joinHW:     e.hwOf(g),
+		joined:     e.clock(),
+		listening:  e.clock(),
 		announced:  e.now + announceSpan*int64(e.cfg.NakDelayTicks),
 		hellos:     joinHellos - 1,
 		helloEvery: int64(e.cfg.NakDelayTicks),
@@ -176,6 +195,31 @@ func (e *Endpoint) Join(g dgram.Group) {
 	gs.helloAt = e.now + gs.helloEvery
 	e.groups[g] = gs
 	e.groupList = append(e.groupList, gs)
+	e.hello(gs, gs.joinHW, nil)
+}
+
+// Listen says that this endpoint hears g's traffic from now on: the
+// driver joined g in the endpoint earlier to send there only, and now
+// receives its frames too (package peer joins a DDM cell to send before
+// its own region moves over it). As a receiver this is a new join of g:
+// the streams of g are forgotten (they may have started on the SYNCs of
+// the send-only join, owing what was sent since), and a new join nonce
+// is announced with join HELLOs, so that each sender records this
+// endpoint anew, owing it what it sends from now on, and the streams
+// start again (Start, with Fresh as for a Join now). As a sender nothing
+// changes: its join position and age stay those of the Join. Listening
+// to a group not joined does nothing.
+func (e *Endpoint) Listen(g dgram.Group) {
+	gs := e.groups[g]
+	if gs == nil {
+		return
+	}
+	e.dropStreams(g)
+	e.joins++
+	gs.nonce = e.joins
+	gs.listening = e.clock()
+	gs.hellos, gs.helloEvery = joinHellos-1, int64(e.cfg.NakDelayTicks)
+	gs.helloAt = e.now + gs.helloEvery
 	e.hello(gs, gs.joinHW, nil)
 }
 
@@ -199,6 +243,10 @@ func (e *Endpoint) hello(gs *groupState, hw uint64, s *stream) {
 	f, body := e.newFrame(kindHello, gs.g, gs.nonce, helloBodyLen)
 	binary.BigEndian.PutUint64(body, hw)
 	to := gs.g
+	if s == nil {
+		// A join HELLO: the echo field says how long ago we joined.
+		binary.BigEndian.PutUint64(body[24:], uint64(e.clock()-gs.joined))
+	}
 	if s != nil {
 		binary.BigEndian.PutUint64(body[8:], uint64(s.key.from))
 		binary.BigEndian.PutUint64(body[16:], s.p.inc)
@@ -248,6 +296,9 @@ func (e *Endpoint) onHello(gs *groupState, p *peer, nonce uint64, body []byte) {
 	echo := binary.BigEndian.Uint64(body[24:])
 	s := e.streamOf(p, gs.g)
 	s.vouch = min(s.vouch, hw)
+	if target != 0 {
+		s.fresh = min(s.fresh, hw) // a SYNC request's position is its current one
+	}
 	if target == 0 && !s.started {
 		// A join HELLO: p announces that it joined g at position hw,
 		// and we are a member, so we are owed everything p sends after
@@ -255,15 +306,25 @@ func (e *Endpoint) onHello(gs *groupState, p *peer, nonce uint64, body []byte) {
 		// we saw vouched for while joined). p records us at our echo
 		// if it learns of us from our answer; a record it made earlier
 		// (from frames we sent before) is no lower, and a SYNC does
-		// not move a started stream anyway.
-		e.startAt(s, s.vouch+1, 0, hw)
+		// not move a started stream anyway. Unless p joined before we
+		// began hearing g (its HELLO's echo is its join's age, by
+		// Config.Clock; at the same reading we cannot tell, and start):
+		// then what p sent after its join may have been sent before we
+		// came, which its SYNC tells (startSynced).
+		if echo <= uint64(e.clock()-gs.listening) {
+			// What it sent after this join, or after a frame of
+			// it we heard since we came, counts as fresh (not what
+			// follows a position an earlier join of it vouched for).
+			e.startAt(s, s.vouch+1, 0, hw, min(hw, s.fresh)+1)
+		}
 		e.heard(s) // until p's SYNC confirms that it recorded us
 	}
-	at := e.hwOf(gs.g)
+	known := e.hwOf(gs.g)
+	at := known
 	if target == e.cfg.Self && tinc == e.cfg.Incarnation {
 		at = min(at, echo)
 	}
-	r, fresh := e.learn(gs, p, nonce, at)
+	r, fresh := e.learn(gs, p, nonce, at, known)
 	if r != nil && (fresh || target == e.cfg.Self) {
 		e.sendSync(gs, r, s.vouch, fresh)
 	}
@@ -275,7 +336,9 @@ func (e *Endpoint) onSync(gs *groupState, p *peer, nonce uint64, body []byte) {
 	y := parseSync(body)
 	s := e.streamOf(p, gs.g)
 	s.vouch = min(s.vouch, y.hw)
-	at := e.hwOf(gs.g)
+	s.fresh = min(s.fresh, y.hw)
+	known := e.hwOf(gs.g)
+	at := known
 	if y.target == e.cfg.Self && y.inc == e.cfg.Incarnation {
 		at = min(at, y.echo)
 		if y.nonce == gs.nonce {
@@ -285,15 +348,16 @@ func (e *Endpoint) onSync(gs *groupState, p *peer, nonce uint64, body []byte) {
 			s.confirmed, s.reqAt, s.reqEvery = true, 0, 0
 		}
 	}
-	if r, fresh := e.learn(gs, p, nonce, at); fresh {
+	if r, fresh := e.learn(gs, p, nonce, at, known); fresh {
 		e.sendSync(gs, r, s.vouch, true)
 	}
 }
 
 // learn records p's join nonce as a receiver of our stream on gs's group
-// owed everything after start, unless it is recorded already. It returns
-// the record and whether it is new; nil for a frame of an earlier join.
-func (e *Endpoint) learn(gs *groupState, p *peer, nonce, start uint64) (*receiver, bool) {
+// owed everything after start, unless it is recorded already; known is
+// our position now. It returns the record and whether it is new; nil for
+// a frame of an earlier join.
+func (e *Endpoint) learn(gs *groupState, p *peer, nonce, start, known uint64) (*receiver, bool) {
 	r := gs.rcv[p.id]
 	if r != nil && r.inc == p.inc {
 		switch {
@@ -325,7 +389,7 @@ func (e *Endpoint) learn(gs *groupState, p *peer, nonce, start uint64) (*receive
 		r = &receiver{id: p.id}
 		gs.addReceiver(r)
 	}
-	*r = receiver{id: p.id, inc: p.inc, nonce: nonce, start: start, learned: e.now, acked: start, ackAt: e.now}
+	*r = receiver{id: p.id, inc: p.inc, nonce: nonce, start: start, known: known, learned: e.now, acked: start, ackAt: e.now}
 	gs.learnedAt = e.now
 	return r, true
 }
@@ -376,11 +440,19 @@ func (e *Endpoint) sendSync(gs *groupState, r *receiver, echo uint64, force bool
 		hw, low = st.hw, e.low(st)
 	}
 	f, body := e.newFrame(kindSync, gs.g, gs.nonce, syncBodyLen)
-	for i, v := range []uint64{uint64(r.id), r.inc, r.nonce, echo, r.start, low, hw} {
+	for i, v := range []uint64{uint64(r.id), r.inc, r.nonce, echo, r.start, low, hw, max(r.known, r.start), uint64(e.clock() - gs.joined), gs.joinHW} {
 		binary.BigEndian.PutUint64(body[8*i:], v)
 	}
 	e.emit(e.to(r.id, gs.g), f)
 	e.stats.Syncs++
+}
+
+// clock reads Config.Clock, or the ticks so far without one.
+func (e *Endpoint) clock() int64 {
+	if e.cfg.Clock != nil {
+		return e.cfg.Clock()
+	}
+	return e.now
 }
 
 // hwOf returns our highest reliable seq on g (0 when none), sealing the
@@ -392,26 +464,39 @@ func (e *Endpoint) hwOf(g dgram.Group) uint64 {
 	return 0
 }
 
-// start marks s started at next for incarnation inc and reports it.
-func (e *Endpoint) start(s *stream, inc, next uint64) {
+// start marks s started at next for incarnation inc, what it counts as
+// sent after we began hearing the group from fresh on, and reports it.
+func (e *Endpoint) start(s *stream, inc, next, fresh uint64) {
 	s.started, s.confirmed, s.next = true, false, next
 	s.hw = max(s.hw, next-1)
 	s.reqAt, s.reqEvery = 0, 0
-	e.starts = append(e.starts, Start{From: s.key.from, Incarnation: inc, Group: s.key.group, Seq: next})
+	e.starts = append(e.starts, Start{From: s.key.from, Incarnation: inc, Group: s.key.group, Seq: next, Fresh: max(fresh, next)})
 	e.stats.Starts++
 }
 
-// startSynced starts the unsynced stream s at the SYNC's start+1.
+// startSynced starts the unsynced stream s at the SYNC's start+1. What
+// counts as sent after we began hearing the group (Start.Fresh): what
+// follows the sender's join position when it joined after we began, or
+// at the same clock reading (the SYNC's age says when); else what
+// follows its position when it learned of our join (the SYNC's cut); or,
+// when lower, what follows the first position we heard vouched for by a
+// frame of it since we began (what arrived after we came, in flight or
+// not, is not history). The age is read on arrival: a sender that joined
+// less than the SYNC's time on the way before we began counts as after.
 func (e *Endpoint) startSynced(s *stream, y syncBody) {
-	e.startAt(s, y.start+1, y.low, y.hw)
+	after := y.join
+	if gs := e.groups[s.key.group]; gs != nil && y.age > uint64(e.clock()-gs.listening) {
+		after = y.cut
+	}
+	e.startAt(s, y.start+1, y.low, y.hw, max(y.start, min(after, s.fresh))+1)
 }
 
-// startAt starts the unsynced stream s at next, the sender's highest
-// sequence being at least hw: what s held below next is history and
-// dropped; what the sender no longer holds (below low; 0 when unknown) is
-// reported as a gap; the rest is delivered or repaired.
-func (e *Endpoint) startAt(s *stream, next, low, hw uint64) {
-	e.start(s, s.p.inc, next)
+// startAt starts the unsynced stream s at next, fresh (Start.Fresh), the
+// sender's highest sequence being at least hw: what s held below next is
+// history and dropped; what the sender no longer holds (below low; 0
+// when unknown) is reported as a gap; the rest is delivered or repaired.
+func (e *Endpoint) startAt(s *stream, next, low, hw, fresh uint64) {
+	e.start(s, s.p.inc, next, fresh)
 	for q := range s.buf {
 		switch {
 		case q < next:

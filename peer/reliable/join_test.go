@@ -59,7 +59,7 @@ func helloFrame(from NodeID, nonce uint64, g transport.Group, hw uint64, target 
 
 // syncFrame builds a SYNC of federation "test".
 func syncFrame(from NodeID, nonce uint64, g transport.Group, y syncBody) []byte {
-	return ctrlFrame("test", kindSync, from, nonce, g, uint64(y.target), y.inc, y.nonce, y.echo, y.start, y.low, y.hw)
+	return ctrlFrame("test", kindSync, from, nonce, g, uint64(y.target), y.inc, y.nonce, y.echo, y.start, y.low, y.hw, max(y.cut, y.start), y.age, y.join)
 }
 
 // nextID is the id of the next node added to s (its frames may be dropped
@@ -196,7 +196,7 @@ func TestReceiverRecords(t *testing.T) {
 	// told; the SYNC for our join starts its stream.
 	rd := step(syncFrame(14, 1, 1, syncBody{target: 1, inc: 1, nonce: s.groups[1].nonce, echo: 0, start: 4, low: 1, hw: 6}))
 	wantSync(rd, 14, 0)
-	if want := []Start{{14, 1, 1, 5}}; !slices.Equal(rd.Starts, want) {
+	if want := []Start{{14, 1, 1, 5, 5}}; !slices.Equal(rd.Starts, want) {
 		t.Errorf("starts %+v, want %+v", rd.Starts, want)
 	}
 	// A SYNC for an earlier join of ours does not start a stream, but
@@ -261,7 +261,7 @@ func TestStartsPrecedeDeliveries(t *testing.T) {
 	}
 	mustStep(t, r, 1, rd.Out[0].Frame)
 	rd = take(r)
-	if want := []Start{{1, 1, 1, 1}}; !slices.Equal(rd.Starts, want) || !slices.Equal(seqs(rd.Deliver), []uint64{1, 2, 3}) {
+	if want := []Start{{1, 1, 1, 1, 1}}; !slices.Equal(rd.Starts, want) || !slices.Equal(seqs(rd.Deliver), []uint64{1, 2, 3}) {
 		t.Errorf("starts %+v, delivered %v", rd.Starts, seqs(rd.Deliver))
 	}
 	// A second SYNC is ignored.
@@ -302,7 +302,7 @@ func TestSyncReportsGone(t *testing.T) {
 			mustStep(t, s, 1, o.Frame)
 		}
 	}
-	if want := []Start{{1, 1, 1, 1}}; !slices.Equal(got.Starts, want) {
+	if want := []Start{{1, 1, 1, 1, 1}}; !slices.Equal(got.Starts, want) {
 		t.Errorf("starts %+v, want %+v", got.Starts, want)
 	}
 	if want := []Gap{{1, 1, 1, 1, 6}}; !slices.Equal(got.Gaps, want) {
@@ -437,7 +437,7 @@ func TestJoinMidStream(t *testing.T) {
 		s.send(a, 1, true)
 	}
 	s.settle(100)
-	checkStarts(t, b, a, []Start{{a.id, 1, 1, 6}}, 11)
+	checkStarts(t, b, a, []Start{{a.id, 1, 1, 6, 6}}, 11)
 	k := streamKey{a.id, 1}
 
 	// Joining after the sender went idle: the stream starts after its
@@ -504,7 +504,7 @@ func TestHandshakeRetries(t *testing.T) {
 		if lost != 3 {
 			t.Fatalf("%d HELLOs lost", lost)
 		}
-		if want := []Start{{a.id, 1, 1, 1}}; !slices.Equal(b.startLog, want) {
+		if want := []Start{{a.id, 1, 1, 1, 1}}; !slices.Equal(b.startLog, want) {
 			t.Errorf("starts %+v, want %+v", b.startLog, want)
 		}
 		if b.e.Stats().Hellos != joinHellos || b.e.Stats().SyncRequests != 0 {
@@ -552,7 +552,7 @@ func TestHandshakeRetries(t *testing.T) {
 			s.send(a, 1, true)
 		}
 		s.settle(500)
-		checkStarts(t, b, a, []Start{{a.id, 1, 1, 3}}, 6)
+		checkStarts(t, b, a, []Start{{a.id, 1, 1, 3, 3}}, 6)
 	})
 }
 
@@ -572,7 +572,7 @@ func TestLeaveRejoin(t *testing.T) {
 	}
 	s.tick()
 	// The SYNC a sent for b's first join, replayed after the re-join.
-	oldSync := ctrlFrame("sim", kindSync, a.id, a.e.groups[1].nonce, 1, uint64(b.id), 1, 1, 0, 0, 1, 8)
+	oldSync := ctrlFrame("sim", kindSync, a.id, a.e.groups[1].nonce, 1, uint64(b.id), 1, 1, 0, 0, 1, 8, 0, 0, 0)
 	s.join(b, 1)
 	if err := b.e.Step(1, oldSync); err != nil {
 		t.Fatal(err)
@@ -586,7 +586,7 @@ func TestLeaveRejoin(t *testing.T) {
 		s.send(a, 1, true)
 	}
 	s.settle(100)
-	checkStarts(t, b, a, []Start{{a.id, 1, 1, 1}, {a.id, 1, 1, 9}}, 11)
+	checkStarts(t, b, a, []Start{{a.id, 1, 1, 1, 1}, {a.id, 1, 1, 9, 9}}, 11)
 	if r := a.e.groups[1].rcv[b.id]; r == nil || r.nonce != b.e.groups[1].nonce || r.start != 8 {
 		t.Errorf("record %+v", r)
 	}
@@ -651,7 +651,7 @@ func TestNewSenderCrossesReceiverHello(t *testing.T) {
 			case "HELLO, SYNC lost":
 				step(join)
 			}
-			want := []Start{{From: 1, Incarnation: 1, Group: 1, Seq: 1}}
+			want := []Start{{From: 1, Incarnation: 1, Group: 1, Seq: 1, Fresh: 1}}
 			if !slices.Equal(got.Starts, want) || !slices.Equal(seqs(got.Deliver), []uint64{1}) || len(got.Gaps) != 0 {
 				t.Errorf("starts %+v, delivered %v, gaps %+v; want %+v, [1], none", got.Starts, seqs(got.Deliver), got.Gaps, want)
 			}
@@ -695,7 +695,7 @@ func TestJoinHelloStartsStream(t *testing.T) {
 	}
 	mustStep(t, r, 1, helloFrame(1, 2, 1, 6, 0, 0, 0)) // a join HELLO at position 6
 	rd := take(r)
-	if want := []Start{{1, 1, 1, 4}}; !slices.Equal(rd.Starts, want) || !slices.Equal(seqs(rd.Deliver), []uint64{4}) {
+	if want := []Start{{1, 1, 1, 4, 4}}; !slices.Equal(rd.Starts, want) || !slices.Equal(seqs(rd.Deliver), []uint64{4}) {
 		t.Errorf("starts %+v, delivered %v; want %+v, [4]", rd.Starts, seqs(rd.Deliver), want)
 	}
 	if !slices.Equal(kinds(rd.Out), []kind{kindSync}) {
@@ -780,4 +780,159 @@ func TestLateSenderSendsAtOnce(t *testing.T) {
 		}
 	}
 	t.Logf("%d receivers heard none of the sender's join HELLOs", unheard)
+}
+
+// TestFreshAfterSendersRecentJoin: a receiver that joins a group while a
+// sender's join of it is still announced is owed everything after the
+// sender's join position (it may have been a member before; neither can
+// tell from the handshake), but the Start tells it which of those the
+// sender sent before the receiver came: what was sent before it joined
+// is below Start.Fresh, what the sender sends once it knows of the join
+// is at or above it, also when the receiver starts from a retry of the
+// sender's join HELLO, at any loss. A receiver that was a member before
+// the sender joined counts everything after the sender's join position
+// as fresh.
+func TestFreshAfterSendersRecentJoin(t *testing.T) {
+	owedHistory := 0
+	seeds := seedCount(60, 12)
+	for seed := range uint64(seeds) {
+		r := rand.New(rand.NewPCG(seed, 5))
+		s := newSim(t, seed, simConfig{loss: []float64{0, 0.2, 0.4}[seed%3], maxDelay: r.IntN(2)})
+		d := 1 // the sim's NakDelayTicks
+		early := s.addNode(1)
+		snd := s.addNode(1)
+		k := streamKey{snd.id, 1}
+		// snd sends while its join is announced (30×NakDelayTicks).
+		for range 3 + r.IntN(5) {
+			s.send(snd, 1, true)
+			s.tick()
+		}
+		before := s.sent[k]
+		for range r.IntN(8) {
+			s.tick() // no message: the receiver's join comes later still
+		}
+		if s.now >= announceSpan*d {
+			t.Fatalf("seed %d: the receiver would join after the announcement", seed)
+		}
+		late := s.addNode(1)
+		for range 10 {
+			s.send(snd, 1, true)
+			s.tick()
+		}
+		s.cfg.loss = 0
+		s.settle(5000)
+		st := late.start[k]
+		fresh := late.fresh[k]
+		if st <= before {
+			owedHistory++ // the case at hand: owed what was sent before it came
+		}
+		if fresh <= before {
+			t.Errorf("seed %d: fresh from %d, but the sender sent 1..%d before the receiver joined", seed, fresh, before)
+		}
+		if early.fresh[k] != early.start[k] {
+			t.Errorf("seed %d: a member before the sender joined: fresh %d, start %d", seed, early.fresh[k], early.start[k])
+		}
+		if late.cursor[k] != s.sent[k]+1 || late.gaps != 0 {
+			t.Errorf("seed %d: the late receiver delivered up to %d of %d, %d gaps", seed, late.cursor[k]-1, s.sent[k], late.gaps)
+		}
+	}
+	if owedHistory < seeds/2 {
+		t.Errorf("only %d of %d late receivers were owed history", owedHistory, seeds)
+	}
+}
+
+// TestFreshByClock: with a Config.Clock the join handshake tells a
+// sender that joined a group just before a receiver, in the same tick,
+// from one that joined just after it: what the first sent before the
+// receiver came is history (below Start.Fresh), while a receiver that
+// was a member before the second joined counts all it sends as fresh.
+// By ticks alone the first case cannot be told, and what was sent in
+// that tick counts as fresh.
+func TestFreshByClock(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		clock        bool
+		senderFirst  bool
+		start, fresh uint64
+	}{
+		{"sender first", true, true, 1, 4},
+		{"sender first, ticks", false, true, 1, 1},
+		{"receiver first", true, false, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var us int64
+			cfg := simConfig{}
+			if tc.clock {
+				cfg.tune = func(c *Config) { c.Clock = func() int64 { return us } }
+			}
+			s := newSim(t, 1, cfg)
+			var snd, rcv *simNode
+			if tc.senderFirst {
+				snd = s.addNode(1)
+				for range 3 {
+					s.send(snd, 1, true)
+				}
+				s.deliverDue()
+				us += 1000
+				rcv = s.addNode(1)
+			} else {
+				rcv = s.addNode(1)
+				s.deliverDue()
+				us += 1000
+				snd = s.addNode(1)
+				for range 3 {
+					s.send(snd, 1, true)
+				}
+			}
+			if s.now != 0 {
+				t.Fatalf("the joins are %d ticks apart", s.now)
+			}
+			for range 3 {
+				s.send(snd, 1, true)
+				s.tick()
+			}
+			s.settle(1000)
+			k := streamKey{snd.id, 1}
+			if rcv.start[k] != tc.start || rcv.fresh[k] != tc.fresh {
+				t.Errorf("start %d, fresh %d; want %d, %d", rcv.start[k], rcv.fresh[k], tc.start, tc.fresh)
+			}
+			if rcv.cursor[k] != 7 || rcv.gaps != 0 {
+				t.Errorf("delivered up to %d, %d gaps", rcv.cursor[k]-1, rcv.gaps)
+			}
+		})
+	}
+}
+
+// TestListenStartsAnew: Listen is a new join of the group as a receiver:
+// the stream started before starts again, and what the sender sent
+// before counts as history (below Start.Fresh; owed all the same while
+// the sender's own join is announced), what it sends after is fresh.
+// As a sender the listener keeps its join: its receivers go on.
+func TestListenStartsAnew(t *testing.T) {
+	s := newSim(t, 3, simConfig{})
+	snd := s.addNode(1)
+	rcv := s.addNode(1)
+	k := streamKey{snd.id, 1}
+	for range 3 {
+		s.send(snd, 1, true)
+		s.send(rcv, 1, true)
+		s.tick()
+	}
+	s.settle(100)
+	if rcv.cursor[k] != 4 {
+		t.Fatalf("delivered up to %d before the Listen", rcv.cursor[k]-1)
+	}
+	s.listen(rcv, 1)
+	for range 3 {
+		s.send(snd, 1, true)
+		s.send(rcv, 1, true)
+		s.tick()
+	}
+	s.settle(1000)
+	if rcv.fresh[k] != 4 || rcv.cursor[k] != 7 || rcv.gaps != 0 {
+		t.Errorf("after the Listen: start %d, fresh %d, delivered up to %d, %d gaps; want fresh 4, up to 6", rcv.start[k], rcv.fresh[k], rcv.cursor[k]-1, rcv.gaps)
+	}
+	if got := snd.cursor[streamKey{rcv.id, 1}]; got != 7 || len(snd.startLog) != 1 {
+		t.Errorf("the listener's own stream: delivered up to %d, starts %+v", got-1, snd.startLog)
+	}
 }

@@ -49,6 +49,8 @@ type simNode struct {
 	// startedIn is, for each started stream, the sender's join of the
 	// group that was current when it started (zero when none).
 	startedIn map[streamKey]simJoin
+	// fresh is each started stream's Start.Fresh.
+	fresh map[streamKey]uint64
 	// joinHellos holds, for each stream, the nonces of the sender's join
 	// HELLOs accepted during the current join of its group.
 	joinHellos map[streamKey]map[uint64]bool
@@ -140,13 +142,16 @@ type sim struct {
 	recorded map[learnKey]uint64
 	// senderJoins are the joins of every node, by (node, group, nonce).
 	senderJoins map[senderJoinKey]simJoin
+	// historyStarts counts the Starts that owe history (Fresh > Seq).
+	historyStarts int
 }
 
 // simJoin is one join of a group by a node.
 type simJoin struct {
 	nonce uint64
 	order int    // in the order of every join of the simulation
-	tick  int    // sim tick of the join
+	heard int    // the same order, of the join's hearing: order, or a later Listen
+	tick  int    // sim tick of the join, or of the Listen
 	pos   uint64 // the node's highest reliable sequence on the group then
 }
 
@@ -215,6 +220,7 @@ func (s *sim) addNode(groups ...transport.Group) *simNode {
 		cursor:     make(map[streamKey]uint64),
 		joined:     make(map[transport.Group]simJoin),
 		startedIn:  make(map[streamKey]simJoin),
+		fresh:      make(map[streamKey]uint64),
 		joinHellos: make(map[streamKey]map[uint64]bool),
 		beSeen:     make(map[streamKey]map[uint64]bool),
 		errs:       make(map[error]int),
@@ -237,7 +243,7 @@ func (s *sim) join(n *simNode, g transport.Group) {
 	n.groups[g] = true
 	n.e.Join(g)
 	s.joins++
-	j := simJoin{nonce: n.e.groups[g].nonce, order: s.joins, tick: s.now, pos: s.sent[streamKey{n.id, g}]}
+	j := simJoin{nonce: n.e.groups[g].nonce, order: s.joins, heard: s.joins, tick: s.now, pos: s.sent[streamKey{n.id, g}]}
 	n.joined[g] = j
 	s.senderJoins[senderJoinKey{n.id, g, j.nonce}] = j
 	s.process(n)
@@ -253,6 +259,7 @@ func (s *sim) leave(n *simNode, g transport.Group) {
 			delete(n.start, k)
 			delete(n.cursor, k)
 			delete(n.startedIn, k)
+			delete(n.fresh, k)
 		}
 	}
 	for k := range n.joinHellos {
@@ -260,6 +267,52 @@ func (s *sim) leave(n *simNode, g transport.Group) {
 			delete(n.joinHellos, k)
 		}
 	}
+	s.process(n)
+}
+
+// listen has n listen to g anew (Endpoint.Listen): a new join of g as a
+// receiver, its streams of g ending without a report.
+func (s *sim) listen(n *simNode, g transport.Group) {
+	if !n.groups[g] {
+		return
+	}
+	old := n.e.groups[g].nonce
+	n.e.Listen(g)
+	// As a sender n keeps its records of its receivers, now under its
+	// new nonce.
+	nonce := n.e.groups[g].nonce
+	for k, v := range s.heardAt {
+		if k.s == n.id && k.snonce == old && k.g == g {
+			k2 := k
+			k2.snonce = nonce
+			s.heardAt[k2] = v
+		}
+	}
+	for k, v := range s.recorded {
+		if k.s == n.id && k.snonce == old && k.g == g {
+			k2 := k
+			k2.snonce = nonce
+			s.recorded[k2] = v
+		}
+	}
+	for k := range n.start {
+		if k.group == g {
+			delete(n.start, k)
+			delete(n.cursor, k)
+			delete(n.startedIn, k)
+			delete(n.fresh, k)
+		}
+	}
+	for k := range n.joinHellos {
+		if k.group == g {
+			delete(n.joinHellos, k)
+		}
+	}
+	s.joins++
+	// As a sender its join stays the one it made (order, position).
+	j := simJoin{nonce: n.e.groups[g].nonce, order: n.joined[g].order, heard: s.joins, tick: s.now, pos: n.joined[g].pos}
+	n.joined[g] = j
+	s.senderJoins[senderJoinKey{n.id, g, j.nonce}] = j
 	s.process(n)
 }
 
@@ -281,14 +334,17 @@ func (s *sim) onStart(n *simNode, st Start) {
 	if st.Seq == 0 || st.Seq-1 > s.sent[k] {
 		s.fatalf("node %d: start %+v after the last message sent, %d", n.id, st, s.sent[k])
 	}
+	if st.Fresh < st.Seq || st.Fresh-1 > s.sent[k] {
+		s.fatalf("node %d: start %+v: fresh before the start or after the last message sent, %d", n.id, st, s.sent[k])
+	}
 	rj := n.joined[st.Group]
 	snd := s.nodeByID(st.From)
 	sj, sJoined := snd.joined[st.Group]
 	if sJoined {
-		if heard, ok := s.heardAt[learnKey{snd.id, sj.nonce, st.Group, n.id, rj.nonce}]; ok && st.Seq-1 > heard {
-			s.fatalf("node %d: start %+v, but %d learned of its join %d at %d", n.id, st, snd.id, rj.nonce, heard)
+		if heard, ok := s.heardAt[learnKey{snd.id, sj.nonce, st.Group, n.id, rj.nonce}]; ok && st.Fresh-1 > heard {
+			s.fatalf("node %d: start %+v, but %d learned of its join %d at %d: what it sent after is not history", n.id, st, snd.id, rj.nonce, heard)
 		}
-		if sj.order > rj.order && n.joinHellos[k][sj.nonce] && st.Seq-1 > sj.pos {
+		if sj.order > rj.heard && n.joinHellos[k][sj.nonce] && st.Fresh-1 > sj.pos {
 			s.fatalf("node %d: start %+v, but it was a member before %d joined at %d, and heard that join's HELLO", n.id, st, snd.id, sj.pos)
 		}
 		n.startedIn[k] = sj
@@ -296,7 +352,14 @@ func (s *sim) onStart(n *simNode, st Start) {
 	if low := s.lowestStart(snd, k, rj); st.Seq-1 < low {
 		s.fatalf("node %d: start %+v owes history: %d had sent %d when it joined", n.id, st, snd.id, low)
 	}
+	if low := s.lowestFresh(k, rj); st.Fresh-1 < low {
+		s.fatalf("node %d: start %+v counts history as fresh: %d had sent %d before it joined (less the channel's delay)", n.id, st, snd.id, low)
+	}
 	n.start[k] = st.Seq
+	n.fresh[k] = st.Fresh
+	if st.Fresh > st.Seq {
+		s.historyStarts++
+	}
 	n.startLog = append(n.startLog, st)
 }
 
@@ -318,6 +381,22 @@ func (s *sim) lowestStart(snd *simNode, k streamKey, rj simJoin) uint64 {
 	return low
 }
 
+// lowestFresh bounds from below the last position a stream k of a
+// receiver joined at rj counts as history (Start.Fresh-1): what the sender
+// had sent before rj, less the channel's delay (a frame sent before the
+// join may arrive after it and vouch for the positions after it).
+func (s *sim) lowestFresh(k streamKey, rj simJoin) uint64 {
+	before := rj.tick - s.cfg.maxDelay - 1
+	low := uint64(0)
+	for _, at := range s.sentAt[k] {
+		if at >= before {
+			break
+		}
+		low++
+	}
+	return low
+}
+
 // onJoinHello notes that n accepted a join HELLO of nonce from sender k's
 // join, and checks a stream already started against it.
 func (s *sim) onJoinHello(n *simNode, k streamKey, nonce uint64) {
@@ -325,9 +404,10 @@ func (s *sim) onJoinHello(n *simNode, k streamKey, nonce uint64) {
 		n.joinHellos[k] = make(map[uint64]bool)
 	}
 	n.joinHellos[k][nonce] = true
-	st, started := n.start[k]
+	_, started := n.start[k]
+	st := n.fresh[k]
 	sj := n.startedIn[k]
-	if started && sj.nonce == nonce && sj.order > n.joined[k.group].order && st-1 > sj.pos {
+	if started && sj.nonce == nonce && sj.order > n.joined[k.group].heard && st-1 > sj.pos {
 		s.fatalf("node %d: stream %v started at %d, but it was a member before the sender joined at %d, and heard that join's HELLO", n.id, k, st, sj.pos)
 	}
 }
@@ -856,7 +936,7 @@ var testKey = []byte("0123456789abcdef0123456789abcdef")
 func TestSimRandomized(t *testing.T) {
 	seeds := seedCount(60, 10)
 	var started, beforeStart, requests uint64
-	late := 0
+	late, history, listens := 0, 0, 0
 	for seed := *seedFlag; seed < *seedFlag+uint64(seeds); seed++ {
 		r := rand.New(rand.NewPCG(seed, 1))
 		cfg := simConfig{
@@ -903,11 +983,20 @@ func TestSimRandomized(t *testing.T) {
 		}
 		// Late senders: new nodes join some groups while the others send,
 		// and send on them at once, before any tick.
-		lateAt := map[int]bool{}
+		lateAt, listenAt := map[int]bool{}, map[int]bool{}
 		for range r.IntN(3) {
 			lateAt[r.IntN(40)] = true
 		}
+		// Listens: a node hears a group it joined anew.
+		for range r.IntN(3) {
+			listenAt[r.IntN(60)] = true
+		}
 		s.hook = func(tick int) {
+			if listenAt[tick] {
+				n := s.nodes[r.IntN(len(s.nodes))]
+				s.listen(n, groups[r.IntN(len(groups))])
+				listens++
+			}
 			if !lateAt[tick] {
 				return
 			}
@@ -944,11 +1033,12 @@ func TestSimRandomized(t *testing.T) {
 		started += st.Starts
 		beforeStart += st.BeforeStart
 		requests += st.SyncRequests
+		history += s.historyStarts
 	}
-	t.Logf("%d starts, %d messages before a start, %d SYNC requests, %d late senders", started, beforeStart, requests, late)
+	t.Logf("%d starts (%d owing history), %d messages before a start, %d SYNC requests, %d late senders, %d listens", started, history, beforeStart, requests, late, listens)
 	// A replay of one seed (-seed=N -seeds=1) or a few need not exercise
 	// everything; the default runs, -short's included, must.
-	if seeds >= 10 && (started == 0 || beforeStart == 0 || requests == 0 || late == 0) {
+	if seeds >= 10 && (started == 0 || history == 0 || beforeStart == 0 || requests == 0 || late == 0 || listens == 0) {
 		t.Error("the randomized runs did not exercise the handshake")
 	}
 }

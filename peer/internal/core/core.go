@@ -52,6 +52,10 @@ type Config struct {
 	// Rand drives the data plane's random delays; nil means a source
 	// seeded from Self and Incarnation, so that a run replays.
 	Rand *rand.Rand
+	// Clock, when set, reads the monotonic clock with which the data
+	// plane's join handshake times joins (reliable.Config.Clock); nil
+	// means ticks, which replay.
+	Clock func() int64
 	// Regions configures the cells of routing by region (ddm.Config); the
 	// same in every federate of a federation.
 	Regions ddm.Config
@@ -152,6 +156,7 @@ type Stats struct {
 	Stepped   uint64 // frames stepped through the reliable endpoint
 	Stale     uint64 // updates and deletes dropped for an ownership epoch older than one known
 	Filtered  uint64 // attribute values, interactions and announcements dropped: their regions overlap no subscription region here
+	History   uint64 // updates and interactions with regions dropped: sent into a cell before this federate's region moved over it
 	Spared    uint64 // updates and interactions with regions not sent: no other federate's subscription region overlaps them
 	Unnamed   uint64 // updates of instances with reserved names dropped because the name never came
 	Abandoned uint64 // messages dropped for coming from a restore branch this federate left
@@ -226,6 +231,7 @@ func New(cfg Config) (*Core, error) {
 		Window:          cfg.Window,
 		Inbox:           func(id reliable.NodeID) dgram.Group { return inboxGroup(FederateHandle(id)) },
 		Rand:            cfg.Rand,
+		Clock:           cfg.Clock,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
@@ -398,16 +404,19 @@ func (c *Core) relPass(sealing bool) {
 		// owed, so the time core must not wait for it.
 		for _, st := range rd.Starts {
 			c.tm.Gap(lbts.FederateID(st.From), uint32(st.Group), st.Seq-1)
+			c.noteStart(st)
 		}
 		for _, d := range rd.Deliver {
 			c.onData(d)
 		}
 		for _, g := range rd.Gaps {
-			c.stats.Gaps++
-			if c.tr != nil {
-				c.traceGap(FederateHandle(g.From), g.ToSeq-g.FromSeq+1)
+			if lost := c.freshLost(g); lost > 0 {
+				c.stats.Gaps++
+				if c.tr != nil {
+					c.traceGap(FederateHandle(g.From), lost)
+				}
+				c.out.Events = append(c.out.Events, hla.MessagesLost{Producer: FederateHandle(g.From), Messages: lost})
 			}
-			c.out.Events = append(c.out.Events, hla.MessagesLost{Producer: FederateHandle(g.From), Messages: g.ToSeq - g.FromSeq + 1})
 			c.tm.Gap(lbts.FederateID(g.From), uint32(g.Group), g.ToSeq)
 		}
 		c.rel.Advance(rd)

@@ -6,6 +6,7 @@ import (
 	"github.com/meshrti/meshrti/ddm"
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer/dgram"
+	"github.com/meshrti/meshrti/peer/reliable"
 )
 
 // Routing by region (docs/ddm.md). Each dimension is cut into cells
@@ -116,6 +117,7 @@ func (c *Core) rejoinCells() {
 	for _, g := range add {
 		c.rel.AimedAcks(g)
 		if c.reg.sendCells[g] { // joined to send already: now to hear too
+			c.rel.Listen(g)
 			c.tm.Joined(uint32(g))
 			c.out.Groups = append(c.out.Groups, GroupChange{Group: g, Join: true})
 			continue
@@ -123,6 +125,11 @@ func (c *Core) rejoinCells() {
 		c.joinGroup(g)
 	}
 	for _, g := range drop {
+		for k := range c.reg.fresh {
+			if k.group == g {
+				delete(c.reg.fresh, k)
+			}
+		}
 		c.tm.Left(uint32(g))
 		c.out.Groups = append(c.out.Groups, GroupChange{Group: g})
 		if !c.reg.sendCells[g] { // else still sending there
@@ -386,6 +393,72 @@ func route(o *outMsg, cells []dgram.Group, plain bool) bool {
 	}
 	o.group, o.also = cells[0], cells[1:]
 	return true
+}
+
+// isCellGroup reports whether g is the group of a DDM cell.
+func isCellGroup(g dgram.Group) bool {
+	k := uint32(g) & 0xff000000
+	return k == objectCellKind || k == interactionCellKind
+}
+
+// History (docs/ddm.md): a region change is a point in time at the
+// receiver. A federate whose region moves over a cell joins the cell's
+// group then, and what a sender sent into the cell before must not be
+// delivered after the move. The reliable layer may owe it some of that
+// (the join handshake owes everything after a sender's recent join
+// position: a receiver could have been a member before); its Start says
+// from which sequence on the sender sent after this federate came
+// (Start.Fresh), and the updates and interactions with regions below it
+// are dropped as history: counted (Stats.History), not delivered, not
+// reported lost.
+
+// noteStart remembers where the fresh messages of a stream of a cell
+// group begin, when some owed ones are history.
+func (c *Core) noteStart(st reliable.Start) {
+	k := streamOn{FederateHandle(st.From), st.Group}
+	if isCellGroup(st.Group) && st.Fresh > st.Seq {
+		c.reg.fresh[k] = st.Fresh
+		return
+	}
+	delete(c.reg.fresh, k)
+}
+
+// history reports whether the delivery d of message m came before its
+// stream's fresh messages (noteStart) and is an update or interaction
+// with regions: sent into the cell before this federate's region moved
+// over it.
+func (c *Core) history(d reliable.Delivery, m *wireMsg) bool {
+	if len(c.reg.fresh) == 0 {
+		return false // the usual case: no stream owes history
+	}
+	k := streamOn{FederateHandle(d.From), d.Group}
+	fresh, ok := c.reg.fresh[k]
+	if !ok || !d.Reliable {
+		return false
+	}
+	if d.Seq >= fresh {
+		delete(c.reg.fresh, k) // deliveries come in order: the rest are fresh
+		return false
+	}
+	return len(m.Regions) > 0 && (m.Kind == kindUpdate || m.Kind == kindInteraction)
+}
+
+// freshLost returns how many of the lost messages of gap g were sent
+// after this federate came: the rest were history, owed by the reliable
+// layer but not to the federate.
+func (c *Core) freshLost(g reliable.Gap) uint64 {
+	k := streamOn{FederateHandle(g.From), g.Group}
+	fresh, ok := c.reg.fresh[k]
+	if !ok || g.ToSeq < g.FromSeq {
+		return g.ToSeq - g.FromSeq + 1
+	}
+	if g.ToSeq+1 >= fresh {
+		delete(c.reg.fresh, k)
+	}
+	if g.ToSeq < fresh {
+		return 0
+	}
+	return g.ToSeq - max(g.FromSeq, fresh) + 1
 }
 
 // seenRegion reports whether a message sent with regions was delivered

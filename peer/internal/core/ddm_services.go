@@ -298,11 +298,13 @@ func (c *Core) unsubscribedAttrs(class ObjectClassHandle, attrs []AttributeHandl
 
 // SubscribeObjectClassAttributesWithRegions (§9.8) subscribes each
 // pair's attributes with its regions: updates are reflected only when
-// their regions overlap. Errors: ErrObjectClassNotDefined,
-// ErrAttributeNotDefined, ErrRegionNotCreatedByThisFederate,
-// ErrInvalidRegion, ErrInvalidRegionContext, ErrInvalidUpdateRateDesignator.
+// their regions overlap. Like §5.6 it adds to the subscription; an
+// attribute paired with no region, and a call with no attribute, add
+// nothing. Errors: ErrObjectClassNotDefined, ErrAttributeNotDefined,
+// ErrRegionNotCreatedByThisFederate, ErrInvalidRegion,
+// ErrInvalidRegionContext, ErrInvalidUpdateRateDesignator.
 func (c *Core) SubscribeObjectClassAttributesWithRegions(class ObjectClassHandle, pairs []AttributeRegions, active bool, rate string) error {
-	oc, attrs, err := c.classPairs(class, pairs)
+	oc, _, err := c.classPairs(class, pairs)
 	if err != nil {
 		return err
 	}
@@ -311,9 +313,21 @@ func (c *Core) SubscribeObjectClassAttributesWithRegions(class ObjectClassHandle
 			return err
 		}
 	}
+	var attrs []AttributeHandle
+	for _, p := range pairs {
+		if len(p.Regions) > 0 {
+			attrs = append(attrs, p.Attributes...)
+		}
+	}
+	if len(attrs) == 0 {
+		return nil
+	}
 	// Narrow to the regions first, so that the interest subscribeObject
 	// publishes has them.
 	for _, p := range pairs {
+		if len(p.Regions) == 0 {
+			continue
+		}
 		for _, a := range p.Attributes {
 			s := c.attrSub(class, a)
 			c.addRegions(&s.regions, p.Regions)
@@ -340,6 +354,9 @@ func (c *Core) UnsubscribeObjectClassAttributesWithRegions(class ObjectClassHand
 	}
 	var gone []AttributeHandle
 	for _, p := range pairs {
+		if len(p.Regions) == 0 {
+			continue // removes no region
+		}
 		for _, a := range p.Attributes {
 			s := c.reg.subs[class][a]
 			if s == nil {
@@ -371,6 +388,12 @@ func (c *Core) SubscribeInteractionClassWithRegions(class InteractionClassHandle
 	if err := c.checkRegions(regions, c.dimsOf(ic.Dimensions), "interaction class "+ic.QualifiedName); err != nil {
 		return err
 	}
+	if len(regions) == 0 {
+		return nil // subscribes with no region: adds nothing
+	}
+	if c.mom.reportServices && ic.QualifiedName == momServiceReport {
+		return fmt.Errorf("%w: %s", hla.ErrFederateServiceInvocationsAreBeingReportedViaMOM, ic.QualifiedName)
+	}
 	s := c.reg.intSub(class)
 	c.addRegions(&s.regions, regions)
 	c.subscribeInteraction(ic, active)
@@ -391,8 +414,8 @@ func (c *Core) UnsubscribeInteractionClassWithRegions(class InteractionClassHand
 		}
 	}
 	s := c.reg.intSubs[class]
-	if s == nil {
-		return nil
+	if s == nil || len(regions) == 0 {
+		return nil // nothing subscribed with regions, or no region to remove
 	}
 	c.dropRegions(&s.regions, regions)
 	if !s.plain && len(s.regions) == 0 {
@@ -437,11 +460,17 @@ func (c *Core) AssociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []Attr
 	}
 	m := inner(c.reg.assoc, obj)
 	for _, p := range pairs {
+		if len(p.Regions) == 0 {
+			continue // associates no region (§9.6)
+		}
 		for _, a := range p.Attributes {
 			set := m[a]
 			c.addRegions(&set, p.Regions)
 			m[a] = set
 		}
+	}
+	if len(m) == 0 {
+		delete(c.reg.assoc, obj)
 	}
 	c.attrRelevance(obj)
 	return nil
@@ -456,6 +485,9 @@ func (c *Core) UnassociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []At
 	}
 	m := c.reg.assoc[obj]
 	for _, p := range pairs {
+		if len(p.Regions) == 0 {
+			continue // unassociates no region
+		}
 		for _, a := range p.Attributes {
 			set := m[a]
 			c.dropRegions(&set, p.Regions)

@@ -98,7 +98,11 @@ func withdraw(decl map[ObjectClassHandle]map[AttributeHandle]bool, oc *fomxml.Ob
 }
 
 // PublishObjectClassAttributes (§5.2) declares that this federate may
-// register instances of class and update the given attributes.
+// register instances of class and update the given attributes. Each
+// call adds to what earlier calls published of class (only the
+// unpublish services take attributes away), and a call with no
+// attributes adds nothing: it neither publishes class nor changes its
+// publication.
 func (c *Core) PublishObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle) error {
 	oc, err := c.objectClass(class)
 	if err != nil {
@@ -106,6 +110,9 @@ func (c *Core) PublishObjectClassAttributes(class ObjectClassHandle, attrs []Att
 	}
 	if err := checkAttrs(oc, attrs); err != nil {
 		return err
+	}
+	if len(attrs) == 0 {
+		return nil
 	}
 	set := c.dcl.pubObj[class]
 	if set == nil {
@@ -123,9 +130,11 @@ func (c *Core) PublishObjectClassAttributes(class ObjectClassHandle, attrs []Att
 
 // UnpublishObjectClassAttributes (§5.3) withdraws the given attributes
 // of class, or all of them when attrs is nil (UnpublishObjectClass, which
-// also gives up the privilege to delete). Attributes this federate owns
-// of instances of class are divested unconditionally.
-// ErrOwnershipAcquisitionPending while it is acquiring any of them.
+// also gives up the privilege to delete); an empty, non-nil attrs
+// withdraws nothing. Attributes this federate owns of instances of class
+// are divested unconditionally. A class left with no published
+// attribute is no longer published. ErrOwnershipAcquisitionPending while
+// it is acquiring any of them.
 func (c *Core) UnpublishObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle) error {
 	oc, err := c.objectClass(class)
 	if err != nil {
@@ -133,6 +142,9 @@ func (c *Core) UnpublishObjectClassAttributes(class ObjectClassHandle, attrs []A
 	}
 	if err := checkAttrs(oc, attrs); err != nil {
 		return err
+	}
+	if attrs != nil && len(attrs) == 0 {
+		return nil
 	}
 	withdrawn := func(a AttributeHandle) bool { return attrs == nil || slices.Contains(attrs, a) }
 	var hs []ObjectInstanceHandle
@@ -207,7 +219,10 @@ func (c *Core) UnpublishInteractionClass(class InteractionClassHandle) error {
 // registered before are discovered too: once the subscription has
 // attributes, a discovery query goes out on each of its groups and the
 // instances' owners announce them again. Subscribing a class again adds
-// attributes; its activeness and rate are the last call's.
+// attributes (only the unsubscribe services take them away); its
+// activeness and rate are the last call's. A call with no attributes
+// adds nothing: it neither subscribes class nor changes its
+// subscription.
 func (c *Core) SubscribeObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle, active bool, rate string) error {
 	oc, err := c.objectClass(class)
 	if err != nil {
@@ -220,6 +235,9 @@ func (c *Core) SubscribeObjectClassAttributes(class ObjectClassHandle, attrs []A
 		if _, err := c.UpdateRateValue(rate); err != nil {
 			return err
 		}
+	}
+	if len(attrs) == 0 {
+		return nil
 	}
 	c.subscribedPlain(class, attrs)
 	return c.subscribeObject(oc, attrs, active, rate)
@@ -269,8 +287,8 @@ func (c *Core) subscribeObject(oc *fomxml.ObjectClass, attrs []AttributeHandle, 
 }
 
 // UnsubscribeObjectClassAttributes (§5.7) removes attributes from a
-// subscription (all when attrs is nil: UnsubscribeObjectClass). Known
-// instances stay known.
+// subscription (all when attrs is nil: UnsubscribeObjectClass; none when
+// it is empty and not nil). Known instances stay known.
 func (c *Core) UnsubscribeObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle) error {
 	oc, err := c.objectClass(class)
 	if err != nil {
@@ -278,6 +296,9 @@ func (c *Core) UnsubscribeObjectClassAttributes(class ObjectClassHandle, attrs [
 	}
 	if err := checkAttrs(oc, attrs); err != nil {
 		return err
+	}
+	if attrs != nil && len(attrs) == 0 {
+		return nil
 	}
 	c.unsubscribedAttrs(class, attrs)
 	if existed, _ := withdraw(c.dcl.subObj, oc, attrs); existed && c.dcl.subObj[class] == nil {

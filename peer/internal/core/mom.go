@@ -468,32 +468,46 @@ const momServiceReport = "HLAinteractionRoot.HLAmanager.HLAfederate.HLAreport.HL
 // calls ReportService after each.
 func (c *Core) ReportsServices() bool { return c.mom.reportServices }
 
-// ReportService reports one service this federate invoked, by name,
-// with its outcome (HLAreportServiceInvocation). The arguments are not
-// reported.
-func (c *Core) ReportService(name string, err error) {
+// ReportService reports one service invoked at this federate, by it or
+// by the RTI (a callback), by name, with the textual depictions of the
+// arguments supplied and of the values returned (none when it failed),
+// and its exception (HLAreportServiceInvocation). Serial numbers count
+// from 0.
+func (c *Core) ReportService(name string, supplied, returned []string, err error) {
 	if !c.mom.reportServices || c.state != joined || !c.momCodec() {
 		return
 	}
+	serial := c.mom.serial
 	c.mom.serial++
 	exc := ""
 	if err != nil {
 		exc = err.Error()
+		returned = nil
 	}
 	c.momReport("HLAreportServiceInvocation", map[string]any{
-		"HLAservice": name, "HLAsuccessIndicator": err == nil, "HLAsuppliedArguments": []any{},
-		"HLAreturnedArguments": []any{}, "HLAexception": exc, "HLAserialNumber": int64(min(c.mom.serial, math.MaxInt32)),
+		"HLAservice": name, "HLAsuccessIndicator": err == nil, "HLAsuppliedArguments": stringList(supplied),
+		"HLAreturnedArguments": stringList(returned), "HLAexception": exc, "HLAserialNumber": int64(min(serial, math.MaxInt32)),
 	})
 }
 
-// ReportException reports an error the federate's callback (the event
-// callback names) returned, with HLAreportException, when exception
-// reporting is on (HLAsetExceptionReporting).
-func (c *Core) ReportException(callback string, err error) {
+// stringList is ss for the codec: a list of strings.
+func stringList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// ReportException reports the exception err a service invoked at this
+// federate raised (by the federate, or a callback it returned an error
+// from), with HLAreportException, when exception reporting is on
+// (HLAsetExceptionReporting).
+func (c *Core) ReportException(service string, err error) {
 	if !c.mom.reportExceptions || c.state != joined || !c.momCodec() {
 		return
 	}
-	c.momReport("HLAreportException", map[string]any{"HLAservice": callback, "HLAexception": err.Error()})
+	c.momReport("HLAreportException", map[string]any{"HLAservice": service, "HLAexception": err.Error()})
 }
 
 // SetServiceReporting turns the reports of this federate's service calls

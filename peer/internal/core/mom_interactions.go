@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -51,6 +52,7 @@ type momReq struct {
 	ic   *fomxml.InteractionClass
 	name string // e.g. "HLAfederate.HLArequest.HLArequestPublications"
 	args map[string][]byte
+	bad  error // the request names no federate: it is refused
 }
 
 // momInteraction acts on a MOM interaction this node received, or its
@@ -75,7 +77,13 @@ func (c *Core) momInteraction(ic *fomxml.InteractionClass, ps []valuePair, from 
 	case strings.HasPrefix(name, "HLAfederate.HLArequest."),
 		strings.HasPrefix(name, "HLAfederate.HLAadjust."),
 		strings.HasPrefix(name, "HLAfederate.HLAservice."):
-		if !c.momAddressed(r) {
+		h, err := c.momHandleArg(r, "HLAfederate")
+		switch {
+		case err != nil && from == c.self:
+			// Nobody can tell which federate it is about: its
+			// sender's node says so (HLAreportMOMexception).
+			r.bad = err
+		case err != nil || FederateHandle(h) != c.self:
 			return
 		}
 	default:
@@ -97,12 +105,6 @@ func (c *Core) momArrived(m *wireMsg, from FederateHandle) {
 	if ic, ok := c.fdd.InteractionClassByHandle(InteractionClassHandle(m.Class)); ok && ic.IsMOM() {
 		c.momInteraction(ic, m.Pairs, from)
 	}
-}
-
-// momAddressed reports whether request r names this federate.
-func (c *Core) momAddressed(r momReq) bool {
-	h, err := c.momHandleArg(r, "HLAfederate")
-	return err == nil && FederateHandle(h) == c.self
 }
 
 // momCodec builds the codec for the current FDD when needed; false when
@@ -219,7 +221,8 @@ func (c *Core) momSend(name string, args map[string]any, local bool) {
 		} else if c.tr != nil {
 			c.traceSend(m, false)
 		}
-		c.mom.count(c.mom.intSent, ic.Handle, true)
+		// Not counted in HLAinteractionsSent: the RTI sends the
+		// reports, not the federate.
 	}
 	c.momDeliverLocal(m, c.self)
 }
@@ -231,9 +234,11 @@ func (c *Core) momReport(leaf string, args map[string]any) {
 	c.momSend("HLAfederate.HLAreport."+leaf, args, false)
 }
 
+// momException reports that request r failed, naming its class fully
+// qualified, as the MIM asks.
 func (c *Core) momException(r momReq, what string, paramErr bool) {
 	c.momReport("HLAreportMOMexception", map[string]any{
-		"HLAservice": r.name, "HLAexception": what, "HLAparameterError": paramErr,
+		"HLAservice": r.ic.QualifiedName, "HLAexception": what, "HLAparameterError": paramErr,
 	})
 }
 
@@ -565,6 +570,8 @@ func (c *Core) momRunPending() {
 			continue
 		}
 		switch {
+		case r.bad != nil:
+			c.momException(r, r.bad.Error(), true)
 		case strings.HasPrefix(r.name, "HLAfederation.HLAadjust."):
 			c.momException(r, "not supported by meshrti: the federation's switches are its FDD's", false)
 		case strings.HasPrefix(r.name, "HLAfederation."):
@@ -597,13 +604,32 @@ func (c *Core) momArg(r momReq, name string) (any, error) {
 	return v, nil
 }
 
-func (c *Core) momHandleArg(r momReq, name string) (uint64, error) {
-	v, err := c.momArg(r, name)
-	if err != nil {
-		return 0, err
+// handleBytes returns the bytes of a handle parameter: the MIM's
+// HLAhandle is a variable array of bytes (a 4-byte count, then the
+// handle's bytes), and some clients give the handle's bytes alone, as a
+// 1516e handle's encode writes them; both are taken.
+func handleBytes(b []byte) []byte {
+	if len(b) >= 4 && uint64(binary.BigEndian.Uint32(b)) == uint64(len(b)-4) {
+		return b[4:]
 	}
-	b, _ := v.([]byte)
-	h, err := hla.DecodeHandle[uint64](b)
+	return b
+}
+
+// handleValue decodes the bytes of a handle of one number: meshrti's 8,
+// or 4 from a client that writes handles as 32-bit numbers.
+func handleValue[H ~uint64](b []byte) (H, error) {
+	if len(b) == 4 {
+		return H(binary.BigEndian.Uint32(b)), nil
+	}
+	return hla.DecodeHandle[H](b)
+}
+
+func (c *Core) momHandleArg(r momReq, name string) (uint64, error) {
+	b, ok := r.args[name]
+	if !ok {
+		return 0, fmt.Errorf("%w: %s is missing", errMOMParam, name)
+	}
+	h, err := handleValue[uint64](handleBytes(b))
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s: %w", errMOMParam, name, err)
 	}
@@ -611,12 +637,11 @@ func (c *Core) momHandleArg(r momReq, name string) (uint64, error) {
 }
 
 func (c *Core) momInstanceArg(r momReq) (ObjectInstanceHandle, error) {
-	v, err := c.momArg(r, "HLAobjectInstance")
-	if err != nil {
-		return ObjectInstanceHandle{}, err
+	b, ok := r.args["HLAobjectInstance"]
+	if !ok {
+		return ObjectInstanceHandle{}, fmt.Errorf("%w: HLAobjectInstance is missing", errMOMParam)
 	}
-	b, _ := v.([]byte)
-	h, err := hla.DecodeObjectInstanceHandle(b)
+	h, err := hla.DecodeObjectInstanceHandle(handleBytes(b))
 	if err != nil {
 		return ObjectInstanceHandle{}, fmt.Errorf("%w: HLAobjectInstance: %w", errMOMParam, err)
 	}
@@ -632,7 +657,7 @@ func (c *Core) momAttrsArg(r momReq) ([]AttributeHandle, error) {
 	out := make([]AttributeHandle, 0, len(list))
 	for _, e := range list {
 		b, _ := e.([]byte)
-		h, err := hla.DecodeHandle[AttributeHandle](b)
+		h, err := handleValue[AttributeHandle](b)
 		if err != nil {
 			return nil, fmt.Errorf("%w: HLAattributeList: %w", errMOMParam, err)
 		}

@@ -49,6 +49,17 @@ type regionSet struct {
 	lastRegions map[ObjectInstanceHandle]map[AttributeHandle][]byte
 	seen        recentSet
 	retracted   recentSet
+	// fresh is, per stream of a cell group this federate began hearing
+	// when its region moved over the cell, the first sequence its sender
+	// sent after it came (reliable.Start.Fresh); until a delivery reaches
+	// it, what comes below is history (ddm_routing.go, history).
+	fresh map[streamOn]uint64
+}
+
+// streamOn is a sender's stream on one group.
+type streamOn struct {
+	from  FederateHandle
+	group dgram.Group
 }
 
 // region is one region of this federate's.
@@ -67,6 +78,7 @@ func newRegionSet() regionSet {
 		assoc:     make(map[ObjectInstanceHandle]map[AttributeHandle][]RegionHandle),
 		cells:     make(map[dgram.Group]bool),
 		sendCells: make(map[dgram.Group]bool),
+		fresh:     make(map[streamOn]uint64),
 	}
 }
 

@@ -136,6 +136,13 @@ func (c *Core) handle(d reliable.Delivery, replay bool) {
 		return
 	}
 	c.stats.Delivered++
+	if c.history(d, m) {
+		c.stats.History++
+		if !replay {
+			c.received(d) // owed by the data plane, not to the federate
+		}
+		return
+	}
 	if len(m.Regions) > 0 && (m.Kind == kindUpdate || m.Kind == kindInteraction) && c.seenRegion(m, from) {
 		if !replay {
 			c.received(d) // a copy from another cell group
