@@ -164,7 +164,16 @@ func (w *labWork) handle(ev peer.Event) error {
 		}
 	case peer.AnnounceSynchronizationPoint:
 		w.c.Announced++
-		if err := w.fed.SynchronizationPointAchieved(ev.Label, true); err != nil {
+		err := w.fed.SynchronizationPointAchieved(ev.Label, true)
+		if errors.Is(err, peer.ErrSynchronizationPointLabelNotAnnounced) {
+			// A federate that joined after the point was registered is
+			// announced it but not waited for: the federation may have
+			// synchronized already (docs/limits.md, "A joiner during the
+			// decision").
+			w.c.Refused++
+			return nil
+		}
+		if err != nil {
 			return fmt.Errorf("achieve %s: %w", ev.Label, err)
 		}
 	case peer.FederationSynchronized:
