@@ -39,6 +39,10 @@ func (n *Node) Quiet() bool {
 	return n.request == NoRequest && !n.regPending && !n.consPending
 }
 
+// Pending returns the time advance request pending and the time it
+// asked for (NoRequest when none is).
+func (n *Node) Pending() (RequestKind, float64) { return n.request, n.requested }
+
 // Save returns the node's time state (Saved). The TSO messages keep
 // their payloads; the caller encodes them.
 func (n *Node) Save() (Saved, error) {

@@ -444,10 +444,21 @@ func (c *Core) saveReplaced() {
 // advancing and, for a timed save, its time reached the save time (a
 // federate that uses no time is told at once).
 func (c *Core) saveMaybeInitiate() {
-	if c.sr.phase != savePending || !c.tm.Quiet() {
+	if c.sr.phase != savePending {
 		return
 	}
 	usesTime := c.tm.Regulating() || c.tm.Constrained()
+	if !c.tm.Quiet() {
+		if c.sr.hasTime && usesTime && c.saveOutrun() {
+			// Its advance cannot stop at the save time any more, and
+			// the federates that reached it hold time there while
+			// they save: waiting would be waiting for itself.
+			c.sr.phase = saveDone
+			c.publishSaveStatus(ssTooLate)
+			c.saveCheck()
+		}
+		return
+	}
 	if c.sr.hasTime && usesTime {
 		switch now := c.tm.Time(); {
 		case now > c.sr.at:
@@ -475,6 +486,22 @@ func (c *Core) saveMaybeInitiate() {
 	}
 	c.publishSaveStatus(ssInitiated)
 	c.saveMaybeCapture()
+}
+
+// saveOutrun reports whether the time advance pending goes past the
+// timed save's time without stopping there: the federate asked for a
+// time past it, at it already (any grant is later), or with a time
+// advance request (TAR, TARA: granted at the time asked for only).
+// Then the save cannot be initiated at its time (docs/saverestore.md).
+func (c *Core) saveOutrun() bool {
+	kind, t := c.tm.Pending()
+	switch {
+	case kind == lbts.NoRequest || t <= c.sr.at:
+		return false
+	case c.tm.Time() >= c.sr.at:
+		return true
+	}
+	return kind == lbts.TimeAdvanceRequest || kind == lbts.TimeAdvanceRequestAvailable
 }
 
 // publishSaveStatus publishes this federate's save status (with its send
