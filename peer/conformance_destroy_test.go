@@ -13,7 +13,7 @@ import (
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
-// TestConformanceDestroyAfterResign (issue 22, item 7): over real
+// TestConformanceDestroyAfterResign: over real
 // gossip, the members resign and, at once, a node that is not joined
 // destroys the federation. The destruction answers done,
 // FederatesCurrentlyJoined or FederationExecutionDoesNotExist (never a

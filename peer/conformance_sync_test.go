@@ -143,7 +143,10 @@ func checkReregister(t *testing.T, a *Federate, others ...*Federate) {
 	}
 }
 
-// TestConformanceSyncPoints (issue 22, item 4).
+// TestConformanceSyncPoints: a label re-registered by its own registrant
+// while its point is pending fails as not unique; a set naming a federate
+// whose join returned succeeds before the registrant heard of the join;
+// both in memory and over real gossip.
 func TestConformanceSyncPoints(t *testing.T) {
 	t.Run("ReregisterOwnLabel", func(t *testing.T) {
 		m := newMemFederation(t, 2, transport.Faults{}, 41)

@@ -12,8 +12,9 @@ import (
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
-// Tests for the defects found while verifying the federate (issue 13):
-// each failed on the code before the federate core.
+// Regression tests of defects found in the federate (names, the FDD at
+// join, resign with divest, retraction through Dispatch, connection
+// loss, services after close): each failed on the code before its fix.
 
 // A subscriber that hears an update before the registration (it
 // subscribed while the owner kept updating) discovers the instance under
