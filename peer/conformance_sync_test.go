@@ -143,10 +143,11 @@ func checkReregister(t *testing.T, a *Federate, others ...*Federate) {
 	}
 }
 
-// TestConformanceSyncPoints: a label re-registered by its own registrant
-// while its point is pending fails as not unique; a set naming a federate
-// whose join returned succeeds before the registrant heard of the join;
-// both in memory and over real gossip.
+// TestConformanceSyncPoints checks synchronization points at their
+// edges: a label its registrant registers again while pending fails and
+// may be registered once synchronized; a set naming a federate whose Join
+// returned succeeds before the registrant has heard of the join, and one
+// naming a federate never joined fails; the same over real gossip.
 func TestConformanceSyncPoints(t *testing.T) {
 	t.Run("ReregisterOwnLabel", func(t *testing.T) {
 		m := newMemFederation(t, 2, transport.Faults{}, 41)

@@ -12,9 +12,11 @@ import (
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
-// Regression tests of defects found in the federate (names, the FDD at
-// join, resign with divest, retraction through Dispatch, connection
-// loss, services after close): each failed on the code before its fix.
+// Tests for defects found while verifying the federate: a late
+// subscriber learns a reserved name, Join checks the federation's FDD,
+// resigning with divest keeps the instances, Dispatch carries a
+// retraction, a federate the control plane drops gets ConnectionLost, services after
+// Close and Resign fail, Close leaves no goroutine.
 
 // A subscriber that hears an update before the registration (it
 // subscribed while the owner kept updating) discovers the instance under
