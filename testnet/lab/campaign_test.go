@@ -87,7 +87,7 @@ func TestCampaign(t *testing.T) {
 			res, err := Run(ctx, RunConfig{
 				Seed: seed, Binary: bin, Dir: dir, Hosts: 4, Transport: transport,
 				Faults: 3, FaultSpan: 14 * time.Second, MaxFault: 5 * time.Second, Kinds: kinds,
-				StepDelay: 50 * time.Millisecond, HealBound: 15 * time.Second,
+				StepDelay: 50 * time.Millisecond, HealBound: 15 * time.Second, FedPro: true,
 			})
 			cancel()
 			if err != nil {

@@ -3,6 +3,7 @@
 package lab
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,6 +41,12 @@ type RunConfig struct {
 	// HealBound is the liveness bound: after every heal (a fault's end),
 	// every federate that runs on is granted again within it.
 	HealBound time.Duration
+	// FedPro: the last host runs its federate as a `serve` daemon and a
+	// Go Federate Protocol client (`node -role tick -fedpro`) rather than
+	// as a `node -role lab`. The process faults (kill, pause) of that
+	// host act on the daemon, which holds the federate; the client ends
+	// with its daemon and starts again with a new one.
+	FedPro bool
 }
 
 // Result is what a run did and found.
@@ -125,9 +132,46 @@ func (c *LabCounts) add(o LabCounts) {
 type member struct {
 	name   string
 	host   *Host
+	fedpro bool // run through a serve daemon (RunConfig.FedPro)
 	mu     sync.Mutex
 	procs  []*Proc
 	traces []string
+	// daemons are a fedpro member's serve processes, the first first.
+	daemons []*Proc
+}
+
+// daemon is a fedpro member's latest serve process, nil for the others.
+func (m *member) daemon() *Proc {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.daemons) == 0 {
+		return nil
+	}
+	return m.daemons[len(m.daemons)-1]
+}
+
+// target is the process that holds m's federate: the process faults
+// act on it.
+func (m *member) target() *Proc {
+	if d := m.daemon(); d != nil {
+		return d
+	}
+	return m.cur()
+}
+
+// daemonGone reports whether m runs through a daemon that has ended
+// (killed): its client ended with it, and Run starts both again.
+func (m *member) daemonGone() bool {
+	d := m.daemon()
+	if d == nil {
+		return false
+	}
+	select {
+	case <-d.Exited():
+		return true
+	default:
+		return false
+	}
 }
 
 // cur is the member's latest process.
@@ -164,7 +208,9 @@ func (sv *supervisor) launch(m *member, create bool) error {
 		sv.res.Restarts++
 	}
 	m.procs = append(m.procs, p)
-	m.traces = append(m.traces, trace)
+	if trace != "" {
+		m.traces = append(m.traces, trace)
+	}
 	m.mu.Unlock()
 	sv.wg.Add(1)
 	go sv.watch(m, p)
@@ -175,7 +221,7 @@ func (sv *supervisor) watch(m *member, p *Proc) {
 	defer sv.wg.Done()
 	<-p.Exited()
 	removed, inUse := exitedRemoved(p), exitedNameInUse(p)
-	if !removed && !inUse {
+	if (!removed && !inUse) || m.daemonGone() {
 		return
 	}
 	time.Sleep(time.Second)
@@ -193,11 +239,11 @@ func (sv *supervisor) watch(m *member, p *Proc) {
 	}
 }
 
-// current returns each member's latest process.
-func (sv *supervisor) current(ms []*member) []*Proc {
+// targets returns the process that holds each member's federate.
+func (sv *supervisor) targets(ms []*member) []*Proc {
 	out := make([]*Proc, len(ms))
 	for k, m := range ms {
-		out[k] = m.cur()
+		out[k] = m.target()
 	}
 	return out
 }
@@ -241,7 +287,9 @@ func (sv *supervisor) stop() {
 
 // Run runs one seed: a lab of cfg.Hosts hosts, a `node -role lab`
 // federate in each (time steps, ownership contention, moving regions,
-// synchronization points), the seed's faults injected from outside
+// synchronization points) but, with cfg.FedPro, the last, whose
+// time-stepped federate a `serve` daemon hosts for a Federate Protocol
+// client (its trace is the daemon's), the seed's faults injected from outside
 // while they step, every fault healed; then the checkers: the trace
 // checker over every process's trace, the federation's agreement on who
 // was lost, every update of every federate that stayed a member at every
@@ -285,6 +333,9 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		m.mu.Lock()
 		started := len(m.procs)
 		m.mu.Unlock()
+		if m.fedpro {
+			return startFedPro(ctx, l, cfg, m, h, federation, seed, started, steps)
+		}
 		trace := filepath.Join(cfg.Dir, fmt.Sprintf("%s-%d.jsonl", m.name, started+1))
 		// The first processes wait for each other before stepping; a
 		// process started again joins a federation under way, whose
@@ -311,7 +362,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 	}
 	members := make([]*member, cfg.Hosts)
 	for k, h := range l.Hosts {
-		members[k] = &member{name: fmt.Sprintf("N%d", k+1), host: h}
+		members[k] = &member{name: fmt.Sprintf("N%d", k+1), host: h, fedpro: cfg.FedPro && k > 0 && k == len(l.Hosts)-1}
 		if err := sv.launch(members[k], k == 0); err != nil {
 			return nil, err
 		}
@@ -336,7 +387,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		if err := sleepUntil(ctx, l, t0+f.At); err != nil {
 			return nil, err
 		}
-		procs := sv.current(members)
+		procs := sv.targets(members)
 		err := l.Inject(f, procs)
 		if err != nil && !errors.Is(err, ErrGone) {
 			return nil, fmt.Errorf("inject %v: %w", f, err)
@@ -351,6 +402,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 			procs[f.Hosts[0]].Signal(syscall.SIGCONT)
 		case f.Kind == Kill:
 			<-procs[f.Hosts[0]].Exited()
+			<-members[f.Hosts[0]].cur().Exited() // a daemon's client ends with it
 			if err := sv.launch(members[f.Hosts[0]], false); err != nil {
 				return nil, err
 			}
@@ -378,6 +430,15 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		<-m.cur().Exited()
 		if err := m.cur().Err(); err != nil {
 			res.violate("%s ended with %v", m.name, err)
+		}
+		// A daemon stops once its client resigned: its trace is complete
+		// then.
+		if d := m.daemon(); d != nil {
+			d.Signal(syscall.SIGTERM)
+			<-d.Exited()
+			if err := d.Err(); err != nil && !d.Killed() {
+				res.violate("%s's daemon ended with %v", m.name, err)
+			}
 		}
 	}
 	judge(res, cfg, members, results, t0)
@@ -435,6 +496,11 @@ func judge(res *Result, cfg RunConfig, members []*member, results []tickRes, t0 
 		}
 	}
 	for _, k := range kept {
+		if members[k].fedpro {
+			// The Federate Protocol has no callback for a lost federate:
+			// what the daemon's federate was told is in its trace.
+			results[k].Lost = lostInTraces(res, members[k])
+		}
 		lost := map[string]int{}
 		for _, n := range results[k].Lost {
 			lost[n]++
@@ -555,4 +621,74 @@ func writeResult(dir string, res *Result) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "result.json"), append(b, '\n'), 0o644)
+}
+
+// fedproPort is the Federate Protocol port of a fedpro member's daemon,
+// on its host's loopback.
+const fedproPort = "15164"
+
+// startFedPro starts a fedpro member's federate: a `serve` daemon on its
+// host when it has none running (the first, or its last was killed),
+// tracing the federates it hosts, then the client, `node -role tick
+// -fedpro`, which the daemon hosts a federate for. It returns the client
+// and the daemon's trace when it started one ("" when it reused one).
+func startFedPro(ctx context.Context, l *Lab, cfg RunConfig, m *member, h *Host, federation, seed string, started, steps int) (*Proc, string, error) {
+	trace := ""
+	if d := m.daemon(); d == nil || m.daemonGone() {
+		m.mu.Lock()
+		n := len(m.daemons) + 1
+		m.mu.Unlock()
+		trace = filepath.Join(cfg.Dir, fmt.Sprintf("%s-serve-%d.jsonl", m.name, n))
+		args := []string{"serve", "-gossip", h.Addr + ":7946", "-seeds", seed,
+			"-iface", "veth0", "-ttl", "1", "-mcast-port", "47470", "-transport", cfg.Transport,
+			"-listen", "127.0.0.1:" + fedproPort, "-metrics", "", "-resume-window", "2s",
+			"-save-dir", filepath.Join(cfg.Dir, "saves-"+m.name), "-trace", trace}
+		if cfg.Transport == "unicast" {
+			args = append(args, "-advertise", h.Addr+":0")
+		}
+		log := strings.TrimSuffix(trace, ".jsonl") + ".log"
+		d, err := l.Start(ctx, h, m.name+"-serve", cfg.Binary, log, args...)
+		if err != nil {
+			return nil, "", err
+		}
+		m.mu.Lock()
+		m.daemons = append(m.daemons, d)
+		m.mu.Unlock()
+		if _, err := d.WaitLine(ctx, "serving the Federate Protocol on "); err != nil {
+			return nil, "", err
+		}
+	}
+	peers := cfg.Hosts
+	if started > 0 {
+		peers = 1
+	}
+	args := []string{"node", "-role", "tick", "-fedpro", "127.0.0.1:" + fedproPort, "-fedpro-wait", "10s",
+		"-name", m.name, "-federation", federation, "-peers", strconv.Itoa(peers), "-steps", strconv.Itoa(steps),
+		"-step-delay", cfg.StepDelay.String(), "-timeout", "10m"}
+	log := filepath.Join(cfg.Dir, fmt.Sprintf("%s-%d.log", m.name, started+1))
+	p, err := l.Start(ctx, h, m.name, cfg.Binary, log, args...)
+	return p, trace, err
+}
+
+// lostInTraces returns the federates m's traces say it was told were
+// lost ("lost" lines), each once per telling.
+func lostInTraces(res *Result, m *member) []string {
+	var lost []string
+	for _, t := range m.traces {
+		f, err := os.Open(t)
+		if err != nil {
+			res.violate("trace %s: %v", t, err)
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var e struct{ Ev, Fed, Peer string }
+			if json.Unmarshal(sc.Bytes(), &e) == nil && e.Ev == "lost" && e.Fed == m.name {
+				lost = append(lost, e.Peer)
+			}
+		}
+		f.Close()
+	}
+	return lost
 }
