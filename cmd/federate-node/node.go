@@ -202,6 +202,7 @@ type nodeFlags struct {
 	saveDir    string
 	fedpro     string
 	fedproWait time.Duration
+	ownership  bool
 }
 
 func (n *nodeFlags) register(fs *flag.FlagSet) {
@@ -217,8 +218,9 @@ func (n *nodeFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&n.stepDelay, "step-delay", 0, "tick: pause before each step")
 	fs.StringVar(&n.cpuprofile, "cpuprofile", "", "write a CPU profile of this process to `FILE`")
 	fs.StringVar(&n.saveDir, "save-dir", "", "directory of federation saves (default: meshrti-saves in the temporary directory); with -fedpro, of the federate's own saved state (the daemon keeps the RTI's)")
-	fs.StringVar(&n.fedpro, "fedpro", "", "tick: do not join here; have the `serve` daemon at `HOST:PORT` host the federate, over the Federate Protocol (docs/reliability.md)")
+	fs.StringVar(&n.fedpro, "fedpro", "", "tick: do not join here; have the serve daemon at `HOST:PORT` host the federate, over the Federate Protocol (docs/reliability.md)")
 	fs.DurationVar(&n.fedproWait, "fedpro-wait", 0, "with -fedpro: keep trying to connect to the daemon this long (it may be starting)")
+	fs.BoolVar(&n.ownership, "lab-ownership", true, "lab: contend for the ownership of every federate's Blob (false: each updates its own only)")
 }
 
 // config builds the federate's configuration: the join flags', the
@@ -308,7 +310,9 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	case "tick", "lab":
 		var extra tickExtra
 		if nf.role == "lab" {
-			extra = newLabWork(fed)
+			w := newLabWork(fed)
+			w.fixed = !nf.ownership
+			extra = w
 		}
 		ctl, stopCtl := tickCommands()
 		defer stopCtl()

@@ -22,7 +22,9 @@ import (
 //     steps with AttributeOwnershipAcquisitionIfAvailable (the unowned
 //     path, decided through the federation's register while several ask
 //     at once); a Blob held three steps is given up unconditionally at a
-//     step divisible by three; the owner of a Blob updates it each step;
+//     step divisible by three; the owner of a Blob updates it each step
+//     (without contention, -lab-ownership=false: each federate updates the
+//     Blob of its own instance and asks for none);
 //   - regions that move: RadarContact is subscribed with a region on the
 //     Band dimension that moves every fifth step, and sent, time-stamped,
 //     with a region that moves each step;
@@ -53,6 +55,7 @@ type labWork struct {
 	known []peer.ObjectInstanceHandle       // instances of Aircraft, in the order learned
 	owned map[peer.ObjectInstanceHandle]int // Blobs held, and the step they were taken at
 	names map[peer.FederateHandle]string    // members alive, by handle
+	fixed bool                              // no contention: -lab-ownership=false
 	cur   int                               // the step under way
 	sub   int                               // how far it got: see step
 	rests int                               // restores seen
@@ -228,7 +231,7 @@ func (w *labWork) step(k int, own peer.ObjectInstanceHandle) error {
 func (w *labWork) ownership(k int) error {
 	for _, obj := range slices.SortedFunc(maps.Keys(w.owned), compareObjects) {
 		since := w.owned[obj]
-		if k%3 == 0 && k-since >= 3 {
+		if k%3 == 0 && k-since >= 3 && !w.fixed {
 			err := w.fed.UnconditionalAttributeOwnershipDivestiture(obj, w.blob)
 			if inProgress(err) {
 				return err
@@ -256,7 +259,7 @@ func (w *labWork) ownership(k int) error {
 		}
 		w.c.BlobsSent++
 	}
-	if len(w.known) > 0 {
+	if len(w.known) > 0 && !w.fixed {
 		target := w.known[k%len(w.known)]
 		if _, held := w.owned[target]; !held {
 			var err error

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,6 +48,12 @@ type RunConfig struct {
 	// host act on the daemon, which holds the federate; the client ends
 	// with its daemon and starts again with a new one.
 	FedPro bool
+	// SaveRestore: the federation saves before the schedule's first kill
+	// and restores that save once the killed process runs again (its new
+	// federate restores as the killed one). The lab-role federates leave
+	// ownership uncontended then (-lab-ownership=false): see
+	// docs/reliability.md, "What the lab does not model".
+	SaveRestore bool
 }
 
 // Result is what a run did and found.
@@ -61,6 +68,12 @@ type Result struct {
 	Deliveries int `json:"deliveries"`
 	Owed       int `json:"owed"`
 	Restarts   int `json:"restarts"`
+	// Saves and Restores count the federation saves and restores done
+	// (RunConfig.SaveRestore); NotSaved the saves the federation refused
+	// or failed (no restore follows one).
+	Saves    int `json:"saves"`
+	Restores int `json:"restores"`
+	NotSaved int `json:"not_saved"`
 	// Lab sums the workload of every process that finished.
 	Lab LabCounts `json:"lab"`
 	// Removed lists the federates the federation removed as lost (each
@@ -347,7 +360,11 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		args := []string{"node", "-role", "lab", "-name", m.name, "-federation", federation,
 			"-gossip", h.Addr + ":7946", "-iface", "veth0", "-ttl", "1", "-mcast-port", "47470",
 			"-transport", cfg.Transport, "-peers", strconv.Itoa(peers), "-steps", strconv.Itoa(steps),
-			"-step-delay", cfg.StepDelay.String(), "-timeout", "10m", "-trace", trace}
+			"-step-delay", cfg.StepDelay.String(), "-timeout", "10m", "-trace", trace,
+			"-save-dir", filepath.Join(cfg.Dir, "saves-"+m.name)}
+		if cfg.SaveRestore {
+			args = append(args, "-lab-ownership=false")
+		}
 		if cfg.Transport == "unicast" {
 			args = append(args, "-advertise", h.Addr+":0")
 		}
@@ -383,7 +400,15 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 	// The faults, one after the other. A killed process is started again
 	// at its fault's end; the supervisor starts again a federate the
 	// federation removed (its process ends told so) whenever that ends.
-	for _, f := range res.Faults {
+	killAt := -1
+	if cfg.SaveRestore {
+		killAt = slices.IndexFunc(res.Faults, func(f Fault) bool { return f.Kind == Kill })
+	}
+	for i, f := range res.Faults {
+		saved := ""
+		if i == killAt {
+			saved = saveAll(ctx, l, res, members, members[(f.Hosts[0]+1)%len(members)])
+		}
 		if err := sleepUntil(ctx, l, t0+f.At); err != nil {
 			return nil, err
 		}
@@ -405,6 +430,9 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 			<-members[f.Hosts[0]].cur().Exited() // a daemon's client ends with it
 			if err := sv.launch(members[f.Hosts[0]], false); err != nil {
 				return nil, err
+			}
+			if saved != "" {
+				restoreAll(ctx, l, res, members, members[f.Hosts[0]], members[(f.Hosts[0]+1)%len(members)], saved)
 			}
 		default:
 			if err := l.Heal(); err != nil {
@@ -664,7 +692,7 @@ func startFedPro(ctx context.Context, l *Lab, cfg RunConfig, m *member, h *Host,
 	}
 	args := []string{"node", "-role", "tick", "-fedpro", "127.0.0.1:" + fedproPort, "-fedpro-wait", "10s",
 		"-name", m.name, "-federation", federation, "-peers", strconv.Itoa(peers), "-steps", strconv.Itoa(steps),
-		"-step-delay", cfg.StepDelay.String(), "-timeout", "10m"}
+		"-step-delay", cfg.StepDelay.String(), "-timeout", "10m", "-save-dir", filepath.Join(cfg.Dir, "states-"+m.name)}
 	log := filepath.Join(cfg.Dir, fmt.Sprintf("%s-%d.log", m.name, started+1))
 	p, err := l.Start(ctx, h, m.name, cfg.Binary, log, args...)
 	return p, trace, err
@@ -691,4 +719,108 @@ func lostInTraces(res *Result, m *member) []string {
 		f.Close()
 	}
 	return lost
+}
+
+// saveAll has by's process ask the federation to save (SIGUSR1: a save
+// timed a few steps ahead) and waits until every member's process saved.
+// It returns the save's label, "" when the federation did not save (a
+// save it refused or failed is counted; one that never ends is a
+// violation).
+func saveAll(ctx context.Context, l *Lab, res *Result, members []*member, by *member) string {
+	p := by.cur()
+	from := len(p.Lines())
+	if err := p.Signal(syscall.SIGUSR1); err != nil {
+		res.violate("save: %v", err)
+		return ""
+	}
+	pre, rest, ok := waitFrom(ctx, p, from, 20*time.Second, "save requested ", "save refused ")
+	if !ok || pre == "save refused " {
+		res.NotSaved++
+		l.Record("not saved", map[string]any{"by": by.name, "why": rest})
+		return ""
+	}
+	label := strings.Fields(rest)[0]
+	// A save whose time was outrun is asked for again, further ahead:
+	// "not saved" lines may come before "saved".
+	for _, m := range members {
+		q := m.cur()
+		if _, _, ok := waitFrom(ctx, q, 0, 40*time.Second, "saved "+label); !ok {
+			if _, why, failed := waitFrom(ctx, q, 0, 0, "not saved "+label); failed {
+				res.NotSaved++
+				l.Record("not saved", map[string]any{"label": label, "proc": m.name, "why": why})
+			} else {
+				res.violate("%s: save %s neither completed nor failed within 40 s", m.name, label)
+			}
+			return ""
+		}
+	}
+	res.Saves++
+	l.Record("saved", map[string]any{"label": label})
+	return label
+}
+
+// restoreAll waits until the restarted member runs again, then has by's
+// process ask the federation to restore label (SIGUSR2), again while it
+// is refused (the killed process's federate not yet removed), and waits
+// until every member's process restored.
+func restoreAll(ctx context.Context, l *Lab, res *Result, members []*member, restarted, by *member, label string) {
+	if _, _, ok := waitFrom(ctx, restarted.cur(), 0, 30*time.Second, "ready "); !ok {
+		res.violate("%s did not run again to restore %s", restarted.name, label)
+		return
+	}
+	p := by.cur()
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		from := len(p.Lines())
+		if err := p.Signal(syscall.SIGUSR2); err != nil {
+			res.violate("restore: %v", err)
+			return
+		}
+		pre, _, ok := waitFrom(ctx, p, from, 20*time.Second, "restoring "+label, "restore refused")
+		if ok && pre != "restore refused" {
+			break
+		}
+		if time.Now().After(deadline) {
+			res.violate("the federation did not restore %s within 40 s", label)
+			return
+		}
+		time.Sleep(time.Second)
+	}
+	for _, m := range members {
+		if _, _, ok := waitFrom(ctx, m.cur(), 0, 40*time.Second, "restored "+label); !ok {
+			res.violate("%s did not restore %s within 40 s", m.name, label)
+			return
+		}
+	}
+	res.Restores++
+	l.Record("restored", map[string]any{"label": label})
+}
+
+// waitFrom waits up to d for a line of p, from its line from on, with
+// one of the prefixes; it returns the prefix and the rest.
+func waitFrom(ctx context.Context, p *Proc, from int, d time.Duration, prefixes ...string) (string, string, bool) {
+	deadline := time.Now().Add(d)
+	for {
+		lines := p.Lines()
+		for _, ln := range lines[min(from, len(lines)):] {
+			for _, pre := range prefixes {
+				if rest, ok := strings.CutPrefix(ln.Text, pre); ok {
+					return pre, rest, true
+				}
+			}
+		}
+		from = len(lines)
+		select {
+		case <-p.Exited():
+			if len(p.Lines()) == from {
+				return "", "", false
+			}
+			continue
+		default:
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return "", "", false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
