@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,7 @@ type labProcs struct {
 	t                     *testing.T
 	bin, federation, port string
 	role                  string // tick or lab
+	fedpro                string // the Federate Protocol address of the last daemon started
 	dir, seed             string
 	steps                 int
 	ctx                   context.Context
@@ -59,11 +61,16 @@ func (l *labProcs) start(name string, create bool, peers int, args ...string) *p
 // restart starts name again under the same name (and type) until it is
 // not refused as a name still in use (the federation has not yet
 // removed its killed process's federate), and returns it ready.
-func (l *labProcs) restart(name string, args ...string) *proc {
+func (l *labProcs) restart(name string, fedpro bool) *proc {
 	l.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		p := l.start(name, false, 1, args...)
+		var p *proc
+		if fedpro {
+			p = l.startClient(name, 1)
+		} else {
+			p = l.start(name, false, 1)
+		}
 		if _, _, err := p.await(20*time.Second, "ready "); err == nil {
 			return p
 		} else if time.Now().After(deadline) || !strings.Contains(err.Error(), "name already in use") {
@@ -71,6 +78,47 @@ func (l *labProcs) restart(name string, args ...string) *proc {
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// startDaemon starts a `serve` daemon for name's federate, on a port of
+// its own, tracing the federates it hosts; startClient connects to it.
+func (l *labProcs) startDaemon(name string) *proc {
+	l.t.Helper()
+	l.started[name+"-serve"]++
+	trace := filepath.Join(l.dir, fmt.Sprintf("%s-serve-%d.jsonl", name, l.started[name+"-serve"]))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	l.fedpro = ln.Addr().String()
+	ln.Close()
+	p := start(l.t, l.ctx, l.bin, "serve", "-gossip", "127.0.0.1:0", "-seeds", l.seed, "-mcast-port", l.port,
+		"-listen", l.fedpro, "-metrics", "", "-resume-window", "2s", "-save-dir", filepath.Join(l.dir, "saves-"+name), "-trace", trace)
+	l.t.Cleanup(func() {
+		if l.t.Failed() {
+			l.t.Logf("%s's daemon (%s), its last lines:\n%s", name, trace, p.output(40))
+		}
+	})
+	if _, _, err := p.await(20*time.Second, "serving the Federate Protocol on "); err != nil {
+		l.t.Fatalf("%s's daemon: %v", name, err)
+	}
+	l.traces = append(l.traces, trace)
+	return p
+}
+
+// startClient starts name's federate through the daemon startDaemon
+// started last: `node -role tick -fedpro`.
+func (l *labProcs) startClient(name string, peers int) *proc {
+	l.t.Helper()
+	p := start(l.t, l.ctx, l.bin, "node", "-role", "tick", "-fedpro", l.fedpro, "-fedpro-wait", "10s", "-name", name,
+		"-federation", l.federation, "-peers", strconv.Itoa(peers), "-steps", strconv.Itoa(l.steps), "-step-delay", "20ms",
+		"-timeout", "200s", "-save-dir", filepath.Join(l.dir, "states-"+name))
+	l.t.Cleanup(func() {
+		if l.t.Failed() {
+			l.t.Logf("%s (through %s), its last lines:\n%s", name, l.fedpro, p.output(40))
+		}
+	})
+	return p
 }
 
 // await waits for a line with one of the prefixes and returns the
@@ -105,7 +153,15 @@ func (p *proc) await(timeout time.Duration, prefixes ...string) (string, string,
 // one reflected exactly every update of every other, the new process
 // included: the counts went back with the restore. The traces, the new
 // process's included, break no rule of the checker.
-func TestTickSaveRestore(t *testing.T) { testSaveRestore(t, "tick") }
+func TestTickSaveRestore(t *testing.T) { testSaveRestore(t, "tick", false) }
+
+// TestTickSaveRestore with the killed member's federate hosted by a
+// `serve` daemon for a Federate Protocol client (node -role tick
+// -fedpro): the daemon is killed (the client ends with it) and both are
+// started again; the new client restores from the state files the first
+// one wrote, the new daemon's federate from the RTI state the first
+// daemon saved. The daemons' traces are checked with the others.
+func TestFedProSaveRestore(t *testing.T) { testSaveRestore(t, "tick", true) }
 
 // The lab role: see TestTickSaveRestore. Its traces break a rule today:
 // ownership notices of the restored branch (RO, not gated by branch) are
@@ -116,24 +172,45 @@ func TestLabSaveRestore(t *testing.T) {
 	if os.Getenv("MESHRTI_SR_OWNERSHIP") == "" {
 		t.Skip("ownership across a restore breaks the trace checker's epoch rule (owner lines of the restored branch before the restore line); set MESHRTI_SR_OWNERSHIP=1 to run it")
 	}
-	testSaveRestore(t, "lab")
+	testSaveRestore(t, "lab", false)
 }
 
-func testSaveRestore(t *testing.T, role string) {
+// testSaveRestore runs the test of TestTickSaveRestore for role; with
+// fedpro, the last member through a daemon.
+func testSaveRestore(t *testing.T, role string, fedpro bool) {
 	const n, steps = 3, 400
-	bin, ctx, federation, port := processTest(t, role+"-save", 47000)
+	prefix := role + "-save"
+	if fedpro {
+		prefix = "fedpro-save"
+	}
+	bin, ctx, federation, port := processTest(t, prefix, 47000)
 	l := &labProcs{t: t, role: role, bin: bin, federation: federation, port: port, dir: keptDir(t), steps: steps, ctx: ctx, started: map[string]int{}}
 	procs := make([]*proc, n)
+	var daemon *proc
 	for k := range n {
-		procs[k] = l.start(fmt.Sprintf("N%d", k+1), k == 0, n)
+		if name := fmt.Sprintf("N%d", k+1); fedpro && k == n-1 {
+			daemon = l.startDaemon(name)
+			procs[k] = l.startClient(name, n)
+		} else {
+			procs[k] = l.start(name, k == 0, n)
+		}
 	}
 	for _, p := range procs {
 		p.line(t, "granted 10", 60*time.Second)
 	}
 	label := l.save(procs, 0)
-	procs[n-1].cmd.Process.Signal(syscall.SIGKILL)
-	procs[n-1].wait()
-	procs[n-1] = l.restart(fmt.Sprintf("N%d", n))
+	if fedpro {
+		daemon.cmd.Process.Signal(syscall.SIGKILL)
+		daemon.wait()
+		if err := procs[n-1].wait(); err == nil {
+			t.Error("the client of a killed daemon ended without an error")
+		}
+		daemon = l.startDaemon(fmt.Sprintf("N%d", n))
+	} else {
+		procs[n-1].cmd.Process.Signal(syscall.SIGKILL)
+		procs[n-1].wait()
+	}
+	procs[n-1] = l.restart(fmt.Sprintf("N%d", n), fedpro)
 	at := l.restore(procs, 0, label)
 	if at < 10 {
 		t.Errorf("restored at %v, before the save", at)
@@ -157,6 +234,13 @@ func testSaveRestore(t *testing.T, role string) {
 		}
 		if k < n-1 && !slices.Equal(res.Lost, []string{fmt.Sprintf("N%d", n)}) {
 			t.Errorf("N%d lost %v, want the killed N%d once", k+1, res.Lost, n)
+		}
+	}
+	if daemon != nil {
+		// Its trace is complete once it stopped.
+		daemon.cmd.Process.Signal(syscall.SIGTERM)
+		if err := daemon.wait(); err != nil {
+			t.Errorf("daemon: %v", err)
 		}
 	}
 	var out, errOut strings.Builder
