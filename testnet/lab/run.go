@@ -764,9 +764,18 @@ func saveAll(ctx context.Context, l *Lab, res *Result, members []*member, by *me
 // is refused (the killed process's federate not yet removed), and waits
 // until every member's process restored.
 func restoreAll(ctx context.Context, l *Lab, res *Result, members []*member, restarted, by *member, label string) {
-	if _, _, ok := waitFrom(ctx, restarted.cur(), 0, 30*time.Second, "ready "); !ok {
-		res.violate("%s did not run again to restore %s", restarted.name, label)
-		return
+	// A start refused because the killed federate still held the name is
+	// tried again by the supervisor: wait for the latest.
+	ready := time.Now().Add(30 * time.Second)
+	for {
+		if _, _, ok := waitFrom(ctx, restarted.cur(), 0, time.Until(ready), "ready "); ok {
+			break
+		}
+		if time.Now().After(ready) || ctx.Err() != nil {
+			res.violate("%s did not run again to restore %s", restarted.name, label)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	p := by.cur()
 	deadline := time.Now().Add(40 * time.Second)
