@@ -98,9 +98,9 @@ func TestCampaign(t *testing.T) {
 				t.Fatalf("seed %d (%s): %v (history: %s)", seed, transport, err, filepath.Join(dir, "history.jsonl"))
 			}
 			total.add(res)
-			t.Logf("seed %d %s: %d faults %v; %d grants, %d sends, %d deliveries, %d owed; removed %v, %d restarts; %d saves, %d restores, %d not saved; heal to grant at most %v; %v",
+			t.Logf("seed %d %s: %d faults %v; %d grants, %d sends, %d deliveries, %d owed; removed %v, %d restarts; %d saves, %d restores, %d not saved, %d not restored; heal to grant at most %v; %v",
 				seed, transport, len(res.Faults), res.Faults, res.Grants, res.Sends, res.Deliveries, res.Owed, res.Removed, res.Restarts,
-				res.Saves, res.Restores, res.NotSaved,
+				res.Saves, res.Restores, res.NotSaved, res.NotRestored,
 				res.MaxHealToGrant.Round(time.Millisecond), res.Elapsed.Round(time.Second))
 			if res.Failed() {
 				show := res.Violations
@@ -118,7 +118,7 @@ func TestCampaign(t *testing.T) {
 // summary adds up a campaign.
 type summary struct {
 	runs, failed, grants, sends, deliveries, owed, restarts, removed int
-	saves, restores, notSaved                                        int
+	saves, restores, notSaved, notRestored                           int
 	faults                                                           map[FaultKind]int
 	maxHeal                                                          time.Duration
 	lab                                                              LabCounts
@@ -141,6 +141,7 @@ func (s *summary) add(r *Result) {
 	s.saves += r.Saves
 	s.restores += r.Restores
 	s.notSaved += r.NotSaved
+	s.notRestored += r.NotRestored
 	for _, f := range r.Faults {
 		s.faults[f.Kind]++
 	}
@@ -153,6 +154,6 @@ func (s summary) String() string {
 	for _, k := range FaultKinds {
 		fs = append(fs, fmt.Sprintf("%s %d", k, s.faults[k]))
 	}
-	return fmt.Sprintf("%d runs, %d failed; faults: %s; %d grants, %d sends, %d deliveries, %d owed; %d removed, %d restarts; %d saves, %d restores, %d not saved; heal to grant at most %v; workload %+v",
-		s.runs, s.failed, strings.Join(fs, ", "), s.grants, s.sends, s.deliveries, s.owed, s.removed, s.restarts, s.saves, s.restores, s.notSaved, s.maxHeal.Round(time.Millisecond), s.lab)
+	return fmt.Sprintf("%d runs, %d failed; faults: %s; %d grants, %d sends, %d deliveries, %d owed; %d removed, %d restarts; %d saves, %d restores, %d not saved, %d not restored; heal to grant at most %v; workload %+v",
+		s.runs, s.failed, strings.Join(fs, ", "), s.grants, s.sends, s.deliveries, s.owed, s.removed, s.restarts, s.saves, s.restores, s.notSaved, s.notRestored, s.maxHeal.Round(time.Millisecond), s.lab)
 }

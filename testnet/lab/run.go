@@ -74,6 +74,10 @@ type Result struct {
 	Saves    int `json:"saves"`
 	Restores int `json:"restores"`
 	NotSaved int `json:"not_saved"`
+	// NotRestored counts the restores the federation kept refusing
+	// because its federates had changed since the save (one removed and
+	// started again as a new federate meanwhile, besides the killed one).
+	NotRestored int `json:"not_restored"`
 	// Lab sums the workload of every process that finished.
 	Lab LabCounts `json:"lab"`
 	// Removed lists the federates the federation removed as lost (each
@@ -405,9 +409,10 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		killAt = slices.IndexFunc(res.Faults, func(f Fault) bool { return f.Kind == Kill })
 	}
 	for i, f := range res.Faults {
-		saved := ""
+		var saved string
+		var savedBy []*Proc
 		if i == killAt {
-			saved = saveAll(ctx, l, res, members, members[(f.Hosts[0]+1)%len(members)])
+			saved, savedBy = saveAll(ctx, l, res, members, members[(f.Hosts[0]+1)%len(members)])
 		}
 		if err := sleepUntil(ctx, l, t0+f.At); err != nil {
 			return nil, err
@@ -432,7 +437,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 				return nil, err
 			}
 			if saved != "" {
-				restoreAll(ctx, l, res, members, members[f.Hosts[0]], members[(f.Hosts[0]+1)%len(members)], saved)
+				restoreAll(ctx, l, res, members, members[f.Hosts[0]], members[(f.Hosts[0]+1)%len(members)], saved, savedBy)
 			}
 		default:
 			if err := l.Heal(); err != nil {
@@ -725,45 +730,59 @@ func lostInTraces(res *Result, m *member) []string {
 // timed a few steps ahead) and waits until every member's process saved.
 // It returns the save's label, "" when the federation did not save (a
 // save it refused or failed is counted; one that never ends is a
-// violation).
-func saveAll(ctx context.Context, l *Lab, res *Result, members []*member, by *member) string {
+// violation), and the processes that saved (nil for a member whose
+// process ended during the save: the federation removed its federate,
+// and the save goes on without it).
+func saveAll(ctx context.Context, l *Lab, res *Result, members []*member, by *member) (string, []*Proc) {
 	p := by.cur()
 	from := len(p.Lines())
 	if err := p.Signal(syscall.SIGUSR1); err != nil {
 		res.violate("save: %v", err)
-		return ""
+		return "", nil
 	}
 	pre, rest, ok := waitFrom(ctx, p, from, 20*time.Second, "save requested ", "save refused ")
 	if !ok || pre == "save refused " {
 		res.NotSaved++
 		l.Record("not saved", map[string]any{"by": by.name, "why": rest})
-		return ""
+		return "", nil
 	}
 	label := strings.Fields(rest)[0]
 	// A save whose time was outrun is asked for again, further ahead:
 	// "not saved" lines may come before "saved".
-	for _, m := range members {
+	procs := make([]*Proc, len(members))
+	for k, m := range members {
 		q := m.cur()
-		if _, _, ok := waitFrom(ctx, q, 0, 40*time.Second, "saved "+label); !ok {
-			if _, why, failed := waitFrom(ctx, q, 0, 0, "not saved "+label); failed {
-				res.NotSaved++
-				l.Record("not saved", map[string]any{"label": label, "proc": m.name, "why": why})
-			} else {
-				res.violate("%s: save %s neither completed nor failed within 40 s", m.name, label)
-			}
-			return ""
+		if _, _, ok := waitFrom(ctx, q, 0, 40*time.Second, "saved "+label); ok {
+			procs[k] = q
+			continue
 		}
+		if _, why, failed := waitFrom(ctx, q, 0, 0, "not saved "+label); failed {
+			res.NotSaved++
+			l.Record("not saved", map[string]any{"label": label, "proc": m.name, "why": why})
+			return "", nil
+		}
+		select {
+		case <-q.Exited():
+			l.Record("left during the save", map[string]any{"label": label, "proc": m.name, "err": fmt.Sprint(q.Err())})
+			continue
+		default:
+		}
+		res.violate("%s: save %s neither completed nor failed within 40 s", m.name, label)
+		return "", nil
 	}
 	res.Saves++
 	l.Record("saved", map[string]any{"label": label})
-	return label
+	return label, procs
 }
 
 // restoreAll waits until the restarted member runs again, then has by's
 // process ask the federation to restore label (SIGUSR2), again while it
 // is refused (the killed process's federate not yet removed), and waits
-// until every member's process restored.
-func restoreAll(ctx context.Context, l *Lab, res *Result, members []*member, restarted, by *member, label string) {
+// until every member's process restored. savedBy are the processes that
+// saved: when another member than the restarted one runs a process that
+// did not, the federation's federates are not the save's, and a restore
+// it keeps refusing is counted, not a violation.
+func restoreAll(ctx context.Context, l *Lab, res *Result, members []*member, restarted, by *member, label string, savedBy []*Proc) {
 	// A start refused because the killed federate still held the name is
 	// tried again by the supervisor: wait for the latest.
 	ready := time.Now().Add(30 * time.Second)
@@ -790,7 +809,16 @@ func restoreAll(ctx context.Context, l *Lab, res *Result, members []*member, res
 			break
 		}
 		if time.Now().After(deadline) {
-			res.violate("the federation did not restore %s within 40 s", label)
+			changed := false
+			for k, m := range members {
+				changed = changed || (m != restarted && m.cur() != savedBy[k])
+			}
+			if changed {
+				res.NotRestored++
+				l.Record("not restored", map[string]any{"label": label, "why": "the federates changed since the save"})
+			} else {
+				res.violate("the federation did not restore %s within 40 s", label)
+			}
 			return
 		}
 		time.Sleep(time.Second)
