@@ -97,7 +97,7 @@ const (
 // replicated state (nil when it has none).
 func (c *Core) publishInterest(oc *fomxml.ObjectClass) {
 	c.setState(keySubObject+strconv.FormatUint(uint64(oc.Handle), 10), c.interestValue(oc))
-	if c.tr != nil {
+	if c.tracer != nil {
 		c.traceSubscription(oc)
 	}
 }
@@ -105,11 +105,11 @@ func (c *Core) publishInterest(oc *fomxml.ObjectClass) {
 // interestValue encodes this federate's subscription to oc for its
 // replicated state (nil: none).
 func (c *Core) interestValue(oc *fomxml.ObjectClass) []byte {
-	set := c.dcl.subObj[oc.Handle]
+	set := c.declared.subObj[oc.Handle]
 	if len(set) == 0 {
 		return nil
 	}
-	mode := c.dcl.subMode[oc.Handle]
+	mode := c.declared.subMode[oc.Handle]
 	b := []byte{0}
 	if mode.active {
 		b[0] = 1
@@ -129,7 +129,7 @@ func (c *Core) interestValue(oc *fomxml.ObjectClass) []byte {
 	// what senders filter by (docs/ddm.md). The others take everything.
 	var narrowed []AttributeHandle
 	for _, a := range attrs {
-		if !c.reg.subs[oc.Handle][a].covers() {
+		if !c.regions.subs[oc.Handle][a].covers() {
 			narrowed = append(narrowed, a)
 		}
 	}
@@ -137,7 +137,7 @@ func (c *Core) interestValue(oc *fomxml.ObjectClass) []byte {
 		b = binary.AppendUvarint(b, uint64(len(narrowed)))
 		for _, a := range narrowed {
 			b = binary.AppendUvarint(b, uint64(a))
-			rs := encodeRegions(c.committed(c.reg.subs[oc.Handle][a].regions))
+			rs := encodeRegions(c.committed(c.regions.subs[oc.Handle][a].regions))
 			b = binary.AppendUvarint(b, uint64(len(rs)))
 			b = append(b, rs...)
 		}
@@ -154,30 +154,30 @@ func (c *Core) earlyInterest(from FederateHandle, class ObjectClassHandle, value
 	if len(value) == 0 {
 		return
 	}
-	if _, known := c.adv.objs[class][from]; known {
+	if _, known := c.advisories.objs[class][from]; known {
 		return
 	}
-	if _, member := c.fed.members[from]; !member {
+	if _, member := c.federation.members[from]; !member {
 		return
 	}
 	c.interestChanged(from, keySubObject+strconv.FormatUint(uint64(class), 10), value)
 }
 
 func (c *Core) publishInteractionInterest(ic InteractionClassHandle) {
-	if c.tr != nil {
+	if c.tracer != nil {
 		c.traceInteractionSubscription(ic)
 	}
 	key := keySubInteraction + strconv.FormatUint(uint64(ic), 10)
-	if !c.dcl.subInt[ic] {
+	if !c.declared.subInt[ic] {
 		c.setState(key, nil)
 		return
 	}
 	v := byte(0)
-	if c.dcl.subIntMode[ic] {
+	if c.declared.subIntMode[ic] {
 		v = 1
 	}
 	b := []byte{v}
-	if s := c.reg.intSubs[ic]; !s.covers() {
+	if s := c.regions.intSubs[ic]; !s.covers() {
 		b = append(b, encodeRegions(c.committed(s.regions))...)
 	}
 	c.setState(key, b)
@@ -186,7 +186,7 @@ func (c *Core) publishInteractionInterest(ic InteractionClassHandle) {
 // setState publishes one key of this federate's replicated state
 // through the control plane.
 func (c *Core) setState(key string, value []byte) {
-	c.fed.startOp(c, Op{Kind: OpSetState, Key: key, Value: value}, func(OpResult) {})
+	c.federation.startOp(c, Op{Kind: OpSetState, Key: key, Value: value}, func(OpResult) {})
 }
 
 // decodeSub decodes a published subscription; false for bytes that do
@@ -251,7 +251,7 @@ func decodeSub(b []byte) (remoteSub, bool) {
 // interestChanged folds another federate's replicated state key into the
 // advisories' view.
 func (c *Core) interestChanged(h FederateHandle, key string, value []byte) {
-	a := &c.adv
+	a := &c.advisories
 	switch {
 	case strings.HasPrefix(key, keySubObject):
 		n, err := strconv.ParseUint(key[len(keySubObject):], 10, 64)
@@ -323,16 +323,16 @@ func (c *Core) interestChanged(h FederateHandle, key string, value []byte) {
 
 // dropInterest forgets a federate that left.
 func (c *Core) dropInterest(h FederateHandle) {
-	for _, m := range c.adv.objs {
+	for _, m := range c.advisories.objs {
 		delete(m, h)
 	}
-	for _, m := range c.adv.ints {
+	for _, m := range c.advisories.ints {
 		delete(m, h)
 	}
 	c.classRelevance()
 	c.interactionRelevance()
 	c.allAttrRelevance()
-	if len(c.reg.sendCells) > 0 {
+	if len(c.regions.sendCells) > 0 {
 		c.resendCells()
 	}
 }
@@ -351,7 +351,7 @@ func (c *Core) wantedWithin(oc *fomxml.ObjectClass, a AttributeHandle, us []ddm.
 	found, rate, best := false, "", -1.0
 	var dims []DimensionHandle
 	for x := oc; x != nil; x = x.Parent {
-		for h, sub := range c.adv.objs[x.Handle] {
+		for h, sub := range c.advisories.objs[x.Handle] {
 			if h == c.self || !sub.active || !slices.Contains(sub.attrs, a) {
 				continue
 			}
@@ -380,9 +380,9 @@ func (c *Core) wantedWithin(oc *fomxml.ObjectClass, a AttributeHandle, us []ddm.
 // classRelevance decides, for every published object class, whether
 // another federate wants what this federate publishes of it.
 func (c *Core) classRelevance() {
-	a := &c.adv
-	classes := make([]ObjectClassHandle, 0, len(c.dcl.pubObj))
-	for class := range c.dcl.pubObj {
+	a := &c.advisories
+	classes := make([]ObjectClassHandle, 0, len(c.declared.pubObj))
+	for class := range c.declared.pubObj {
 		classes = append(classes, class)
 	}
 	slices.Sort(classes)
@@ -392,7 +392,7 @@ func (c *Core) classRelevance() {
 			continue
 		}
 		on := false
-		for attr := range c.dcl.pubObj[class] {
+		for attr := range c.declared.pubObj[class] {
 			if w, _ := c.wanted(oc, attr); w {
 				on = true
 				break
@@ -412,7 +412,7 @@ func (c *Core) classRelevance() {
 		}
 	}
 	for class := range a.regOn {
-		if c.dcl.pubObj[class] == nil {
+		if c.declared.pubObj[class] == nil {
 			delete(a.regOn, class)
 		}
 	}
@@ -421,9 +421,9 @@ func (c *Core) classRelevance() {
 // interactionRelevance decides, for every published interaction class,
 // whether another federate actively subscribes to it or an ancestor.
 func (c *Core) interactionRelevance() {
-	a := &c.adv
-	classes := make([]InteractionClassHandle, 0, len(c.dcl.pubInt))
-	for class := range c.dcl.pubInt {
+	a := &c.advisories
+	classes := make([]InteractionClassHandle, 0, len(c.declared.pubInt))
+	for class := range c.declared.pubInt {
 		classes = append(classes, class)
 	}
 	slices.Sort(classes)
@@ -459,16 +459,16 @@ func (c *Core) interactionRelevance() {
 // attrRelevance decides which attributes this federate owns of instance
 // h another federate wants, and advises the changes.
 func (c *Core) attrRelevance(h ObjectInstanceHandle) {
-	a := &c.adv
+	a := &c.advisories
 	if !a.attrRel {
 		return
 	}
-	in := c.obj.inst[h]
-	held := c.own.heldOf(h)
+	in := c.objects.inst[h]
+	held := c.ownership.heldOf(h)
 	var now []AttributeHandle
 	rate := ""
 	if in != nil {
-		assoc := c.reg.assoc[h]
+		assoc := c.regions.assoc[h]
 		for attr := range held {
 			var us []ddm.Region
 			if set := assoc[attr]; len(set) > 0 {
@@ -501,11 +501,11 @@ func (c *Core) attrRelevance(h ObjectInstanceHandle) {
 // allAttrRelevance runs attrRelevance for every instance this federate
 // holds tokens of, in handle order.
 func (c *Core) allAttrRelevance() {
-	if !c.adv.attrRel {
+	if !c.advisories.attrRel {
 		return
 	}
-	hs := make([]ObjectInstanceHandle, 0, len(c.own.held))
-	for h := range c.own.held {
+	hs := make([]ObjectInstanceHandle, 0, len(c.ownership.held))
+	for h := range c.ownership.held {
 		hs = append(hs, h)
 	}
 	slices.SortFunc(hs, compareHandles)
@@ -522,15 +522,15 @@ func (c *Core) rescope(h ObjectInstanceHandle, gone bool) { c.push(c.rescopeTo(n
 // rescopeTo is rescope appending the advisories to evs, for a caller
 // that is building a message's events (they follow its discovery).
 func (c *Core) rescopeTo(evs []Event, h ObjectInstanceHandle, gone bool) []Event {
-	a := &c.adv
+	a := &c.advisories
 	if !a.scope {
 		return evs
 	}
 	var now []AttributeHandle
-	if in := c.obj.inst[h]; in != nil && !gone {
-		last := c.reg.lastRegions[h]
-		for attr := range c.dcl.subObj[in.known.Handle] {
-			if o := c.own.ownerOf(h, attr); o != 0 && o != c.self && c.attrPasses(last[attr], in.known, attr) {
+	if in := c.objects.inst[h]; in != nil && !gone {
+		last := c.regions.lastRegions[h]
+		for attr := range c.declared.subObj[in.known.Handle] {
+			if o := c.ownership.ownerOf(h, attr); o != 0 && o != c.self && c.attrPasses(last[attr], in.known, attr) {
 				now = append(now, attr)
 			}
 		}
@@ -557,11 +557,11 @@ func (c *Core) rescopeTo(evs []Event, h ObjectInstanceHandle, gone bool) []Event
 // rescopeClass runs rescope for every known instance known as oc or a
 // subclass of it (a subscription to oc changed).
 func (c *Core) rescopeClass(oc *fomxml.ObjectClass) {
-	if !c.adv.scope {
+	if !c.advisories.scope {
 		return
 	}
 	var hs []ObjectInstanceHandle
-	for h, in := range c.obj.inst {
+	for h, in := range c.objects.inst {
 		if in.known == oc || in.known.IsSubclassOf(oc) || oc.IsSubclassOf(in.known) {
 			hs = append(hs, h)
 		}
@@ -575,11 +575,11 @@ func (c *Core) rescopeClass(oc *fomxml.ObjectClass) {
 // rescopeOwner runs rescope for every instance whose attributes f owned
 // (f left).
 func (c *Core) rescopeOwner(f FederateHandle) {
-	if !c.adv.scope {
+	if !c.advisories.scope {
 		return
 	}
 	var hs []ObjectInstanceHandle
-	for h := range c.adv.scopeOf {
+	for h := range c.advisories.scopeOf {
 		hs = append(hs, h)
 	}
 	slices.SortFunc(hs, compareHandles)
@@ -612,7 +612,7 @@ func diffSorted(was, now []AttributeHandle) (added, removed []AttributeHandle) {
 
 // AdvisoryOn reports whether one advisory switch is on.
 func (c *Core) AdvisoryOn(which Advisory) bool {
-	sw, _, _ := c.adv.switchOf(which)
+	sw, _, _ := c.advisories.switchOf(which)
 	return sw != nil && *sw
 }
 
@@ -620,7 +620,7 @@ func (c *Core) AdvisoryOn(which Advisory) bool {
 // the standard gives when the switch already is so; turning one on
 // gives the advisories now due.
 func (c *Core) SetAdvisory(which Advisory, on bool) error {
-	a := &c.adv
+	a := &c.advisories
 	sw, isOn, isOff := a.switchOf(which)
 	if sw == nil {
 		return hla.ErrRTIinternalError
@@ -667,8 +667,8 @@ func (c *Core) SetAdvisory(which Advisory, on bool) error {
 	case AttributeScope:
 		clear(a.scopeOf)
 		if on {
-			hs := make([]ObjectInstanceHandle, 0, len(c.obj.inst))
-			for h := range c.obj.inst {
+			hs := make([]ObjectInstanceHandle, 0, len(c.objects.inst))
+			for h := range c.objects.inst {
 				hs = append(hs, h)
 			}
 			slices.SortFunc(hs, compareHandles)

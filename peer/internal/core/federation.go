@@ -105,11 +105,11 @@ func (f *federation) startOp(c *Core, op Op, done func(OpResult)) {
 // OpDone hands the core the answer to the Op with the given ID. An
 // answer to no pending Op is ignored.
 func (c *Core) OpDone(id uint64, r OpResult) {
-	done, ok := c.fed.pending[id]
+	done, ok := c.federation.pending[id]
 	if !ok {
 		return
 	}
-	delete(c.fed.pending, id)
+	delete(c.federation.pending, id)
 	done(r)
 }
 
@@ -118,11 +118,11 @@ func (c *Core) MemberJoined(m Member) {
 	if m.Handle == c.self {
 		return
 	}
-	if _, ok := c.fed.members[m.Handle]; ok {
+	if _, ok := c.federation.members[m.Handle]; ok {
 		return
 	}
-	c.fed.members[m.Handle] = m
-	c.tm.AddFederate(lbts.FederateID(m.Handle))
+	c.federation.members[m.Handle] = m
+	c.timeCore.AddFederate(lbts.FederateID(m.Handle))
 	c.push(hla.FederateJoined{Federate: m.Handle, Name: m.Name, Type: m.Type})
 	c.syncMembersChanged(m.Handle, false)
 }
@@ -134,11 +134,11 @@ func (c *Core) MemberJoined(m Member) {
 // automatic resign directive says. Nothing happens when the federate's
 // own resign notice came first.
 func (c *Core) MemberLeft(h FederateHandle, lost bool, action ResignAction) {
-	c.sync.gone[h] = true
+	c.syncPoints.gone[h] = true
 	deletes := true
 	switch {
 	case lost:
-		directive := c.fed.directive
+		directive := c.federation.directive
 		if v, _, ok := c.State(h, keyResign); ok && len(v) == 1 && ResignAction(v[0]).Valid() {
 			directive = ResignAction(v[0])
 		}
@@ -151,7 +151,7 @@ func (c *Core) MemberLeft(h FederateHandle, lost bool, action ResignAction) {
 
 // AutomaticResignDirective (§10.2) returns this federate's automatic
 // resign directive: what the others do with its objects if it is lost.
-func (c *Core) AutomaticResignDirective() ResignAction { return c.fed.own }
+func (c *Core) AutomaticResignDirective() ResignAction { return c.federation.own }
 
 // SetAutomaticResignDirective (§10.3) sets it, and tells the others in
 // this federate's replicated state. ErrInvalidResignAction for an action
@@ -160,7 +160,7 @@ func (c *Core) SetAutomaticResignDirective(a ResignAction) error {
 	if !a.Valid() {
 		return fmt.Errorf("%w: %d", hla.ErrInvalidResignAction, int(a))
 	}
-	c.fed.own = a
+	c.federation.own = a
 	c.setState(keyResign, []byte{byte(a)})
 	return nil
 }
@@ -180,9 +180,9 @@ func (c *Core) SelfLost(reason string) {
 // HeardWithin calls fn for each member whose data-plane frames were
 // accepted within the last ticks ticks.
 func (c *Core) HeardWithin(ticks int64, fn func(FederateHandle)) {
-	now := c.rel.Now()
-	for h := range c.fed.members {
-		if t, ok := c.rel.LastHeard(reliable.NodeID(h)); ok && now-t <= ticks {
+	now := c.endpoint.Now()
+	for h := range c.federation.members {
+		if t, ok := c.endpoint.LastHeard(reliable.NodeID(h)); ok && now-t <= ticks {
 			fn(h)
 		}
 	}
@@ -194,18 +194,18 @@ func (c *Core) Lost() bool { return c.state == lost }
 // forget removes a federate that resigned or was lost from time
 // management and the data plane, and handles its objects.
 func (c *Core) forget(h FederateHandle, lost, deletes bool) {
-	m, ok := c.fed.members[h]
+	m, ok := c.federation.members[h]
 	if !ok {
 		return
 	}
-	if c.tr != nil {
+	if c.tracer != nil {
 		c.traceForget(h, m.Name, lost)
 	}
-	delete(c.fed.members, h)
-	delete(c.fed.states, h)
+	delete(c.federation.members, h)
+	delete(c.federation.states, h)
 	c.dropInterest(h)
-	c.tm.RemoveFederate(lbts.FederateID(h))
-	c.rel.ForgetSender(reliable.NodeID(h))
+	c.timeCore.RemoveFederate(lbts.FederateID(h))
+	c.endpoint.ForgetSender(reliable.NodeID(h))
 	c.removeFederate(h, deletes)
 	if lost {
 		c.push(hla.FederateLost{Federate: h, Name: m.Name})
@@ -232,13 +232,13 @@ func (c *Core) onResign(m *wireMsg, from FederateHandle) {
 
 // Member returns the joined federate with handle h (not this one).
 func (c *Core) Member(h FederateHandle) (Member, bool) {
-	m, ok := c.fed.members[h]
+	m, ok := c.federation.members[h]
 	return m, ok
 }
 
 // MemberNamed returns the joined federate named name (not this one).
 func (c *Core) MemberNamed(name string) (Member, bool) {
-	for _, m := range c.fed.members {
+	for _, m := range c.federation.members {
 		if m.Name == name {
 			return m, true
 		}
@@ -265,15 +265,15 @@ func (c *Core) Resign(action ResignAction) error {
 	}
 	var hs []ObjectInstanceHandle // instances this federate deletes
 	if action.Deletes() {
-		for h, in := range c.obj.inst {
-			if _, ok := c.own.holds(h, privilegeToDelete(in.class)); ok {
+		for h, in := range c.objects.inst {
+			if _, ok := c.ownership.holds(h, privilegeToDelete(in.class)); ok {
 				hs = append(hs, h)
 			}
 		}
 		slices.SortFunc(hs, compareHandles)
 	}
 	divests := action == hla.UnconditionallyDivestAttributes || action == hla.DeleteObjectsThenDivest || action == hla.CancelThenDeleteThenDivest
-	if n := len(c.own.held) - len(hs); n > 0 && !divests {
+	if n := len(c.ownership.held) - len(hs); n > 0 && !divests {
 		return fmt.Errorf("%w: attributes of %d object instances", hla.ErrFederateOwnsAttributes, n)
 	}
 	if cancels {
@@ -287,7 +287,7 @@ func (c *Core) Resign(action ResignAction) error {
 		if _, err := c.send(o); err != nil {
 			return err
 		}
-		if c.tr != nil {
+		if c.tracer != nil {
 			c.traceSend(o.msg, !o.reliable)
 		}
 	}
@@ -299,7 +299,7 @@ func (c *Core) Resign(action ResignAction) error {
 	if _, err := c.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindResign, Action: uint8(action), Data: released}}); err != nil {
 		return err
 	}
-	if c.tr != nil {
+	if c.tracer != nil {
 		c.traceResign()
 	}
 	c.state = resigned
@@ -309,7 +309,7 @@ func (c *Core) Resign(action ResignAction) error {
 // acquisitionsPending reports whether this federate is acquiring any
 // attribute.
 func (c *Core) acquisitionsPending() bool {
-	for _, m := range c.own.acquiring {
+	for _, m := range c.ownership.acquiring {
 		if len(m) > 0 {
 			return true
 		}
@@ -319,8 +319,8 @@ func (c *Core) acquisitionsPending() bool {
 
 // cancelAllAcquisitions withdraws every acquisition of this federate.
 func (c *Core) cancelAllAcquisitions() {
-	hs := make([]ObjectInstanceHandle, 0, len(c.own.acquiring))
-	for h, m := range c.own.acquiring {
+	hs := make([]ObjectInstanceHandle, 0, len(c.ownership.acquiring))
+	for h, m := range c.ownership.acquiring {
 		if len(m) > 0 {
 			hs = append(hs, h)
 		}
@@ -328,12 +328,12 @@ func (c *Core) cancelAllAcquisitions() {
 	slices.SortFunc(hs, compareHandles)
 	for _, h := range hs {
 		var attrs []AttributeHandle
-		for a := range c.own.acquiring[h] {
+		for a := range c.ownership.acquiring[h] {
 			attrs = append(attrs, a)
 		}
 		slices.Sort(attrs)
-		delete(c.own.acquiring, h)
-		if in := c.obj.inst[h]; in != nil {
+		delete(c.ownership.acquiring, h)
+		if in := c.objects.inst[h]; in != nil {
 			c.sendOwnership(ownAcquireCancel, h, in, c.epochPairs(attrs, nil), nil, 0)
 		}
 	}
@@ -342,20 +342,20 @@ func (c *Core) cancelAllAcquisitions() {
 // releaseAll gives up every token this federate holds and returns them
 // encoded (encodeTokens) with the epochs at which they are unowned.
 func (c *Core) releaseAll() []byte {
-	hs := make([]ObjectInstanceHandle, 0, len(c.own.held))
-	for h := range c.own.held {
+	hs := make([]ObjectInstanceHandle, 0, len(c.ownership.held))
+	for h := range c.ownership.held {
 		hs = append(hs, h)
 	}
 	slices.SortFunc(hs, compareHandles)
 	var b []byte
 	for _, h := range hs {
-		attrs := make([]AttributeHandle, 0, len(c.own.held[h]))
-		for a := range c.own.held[h] {
+		attrs := make([]AttributeHandle, 0, len(c.ownership.held[h]))
+		for a := range c.ownership.held[h] {
 			attrs = append(attrs, a)
 		}
 		slices.Sort(attrs)
 		for _, a := range attrs {
-			e := c.own.give(h, a, 0)
+			e := c.ownership.give(h, a, 0)
 			c.traceOwner(h, a, 0, e)
 			b = binary.AppendUvarint(b, uint64(h.Federate))
 			b = binary.AppendUvarint(b, h.Serial)
@@ -380,7 +380,7 @@ func (c *Core) noteReleased(b []byte) bool {
 		}
 		h := ObjectInstanceHandle{Federate: FederateHandle(v[0]), Serial: v[1]}
 		a := AttributeHandle(v[2])
-		if c.own.note(h, a, token{owner: 0, epoch: v[3]}) {
+		if c.ownership.note(h, a, token{owner: 0, epoch: v[3]}) {
 			c.traceOwner(h, a, 0, v[3])
 			c.maybeClaim(h, a)
 		}
@@ -392,10 +392,10 @@ func (c *Core) noteReleased(b []byte) bool {
 // now value (nil: deleted) at version. Versions only grow per federate;
 // an older one is ignored.
 func (c *Core) StateChanged(h FederateHandle, key string, value []byte, version uint64) {
-	st := c.fed.states[h]
+	st := c.federation.states[h]
 	if st == nil {
 		st = make(map[string]stateValue)
-		c.fed.states[h] = st
+		c.federation.states[h] = st
 	}
 	if cur, ok := st[key]; ok && cur.version >= version {
 		return
@@ -409,7 +409,7 @@ func (c *Core) StateChanged(h FederateHandle, key string, value []byte, version 
 // State returns federate h's replicated state key as this federate
 // knows it, and its version; false when it knows none.
 func (c *Core) State(h FederateHandle, key string) ([]byte, uint64, bool) {
-	v, ok := c.fed.states[h][key]
+	v, ok := c.federation.states[h][key]
 	if !ok || v.value == nil {
 		return nil, v.version, false
 	}

@@ -107,14 +107,14 @@ func addCounts(m *map[uint64][2]uint64, k uint64, v [2]uint32) {
 // every instance, by registered class: those known now and those gone.
 func (c *Core) momObjectCounts(upd bool) map[uint64][2]uint64 {
 	out := make(map[uint64][2]uint64)
-	gone := c.obj.goneRefl
+	gone := c.objects.goneRefl
 	if upd {
-		gone = c.obj.goneUpd
+		gone = c.objects.goneUpd
 	}
 	for k, v := range gone {
 		out[k] = v
 	}
-	for _, in := range c.obj.inst {
+	for _, in := range c.objects.inst {
 		v := in.momRefl
 		if upd {
 			v = in.momUpd
@@ -143,9 +143,9 @@ func (c *Core) momStart() {
 	c.mom.intSent = make(map[uint64][2]uint64)
 	c.mom.intReceived = make(map[uint64][2]uint64)
 	c.mom.fedn, _ = c.fdd.ObjectClass("HLAobjectRoot.HLAmanager.HLAfederation")
-	c.applyGroups(c.rt.publishObject(oc))
+	c.applyGroups(c.routing.publishObject(oc))
 	var d groupDelta
-	c.rt.ref(momGroup, &d) // the requests about this federate
+	c.routing.ref(momGroup, &d) // the requests about this federate
 	c.applyGroups(d)
 	c.sendAnnouncement(c.momHandle(), c.mom.in)
 }
@@ -170,7 +170,7 @@ func (c *Core) momSelfDiscover() {
 		return
 	}
 	h := c.momHandle()
-	if _, known := c.obj.inst[h]; known {
+	if _, known := c.objects.inst[h]; known {
 		return
 	}
 	evs, found := c.discover(nil, h, uint64(c.mom.class.Handle), c.mom.in.name, c.self)
@@ -217,12 +217,12 @@ func (c *Core) momProvide(attrs []AttributeHandle, tag []byte) {
 		}
 	}
 	m := &wireMsg{Kind: kindUpdate, Obj: c.momHandle(), Class: uint64(c.mom.class.Handle), Pairs: ps, Tag: slices.Clone(tag), Named: true}
-	if c.rel.NewReceiverWithin(c.rt.objectRoute(c.mom.class), nameWindowTicks) {
+	if c.endpoint.NewReceiverWithin(c.routing.objectRoute(c.mom.class), nameWindowTicks) {
 		m.Name = c.mom.in.name
 	}
-	if _, err := c.send(outMsg{group: c.rt.objectRoute(c.mom.class), reliable: true, msg: m}); err != nil {
+	if _, err := c.send(outMsg{group: c.routing.objectRoute(c.mom.class), reliable: true, msg: m}); err != nil {
 		c.stats.Blocked++
-	} else if c.tr != nil {
+	} else if c.tracer != nil {
 		c.traceSend(m, false)
 	}
 	// This federate, when it subscribes, gets the update as the others
@@ -265,7 +265,7 @@ func (c *Core) momEncode(oc *fomxml.ObjectClass, attrs []AttributeHandle, value 
 func (c *Core) momDeliverLocal(m *wireMsg, from FederateHandle) {
 	d := delivery{from: from, received: Receive, reliable: true}
 	if c.holdsRO() {
-		c.tim.held = append(c.tim.held, heldMsg{m, d})
+		c.timing.held = append(c.timing.held, heldMsg{m, d})
 		return
 	}
 	c.push(c.apply(nil, m, d)...)
@@ -304,44 +304,44 @@ func (c *Core) momValue(name string) (any, bool) {
 		}
 		return ds, true
 	case "HLAtimeConstrained":
-		return onOff(c.tm.Constrained()), true
+		return onOff(c.timeCore.Constrained()), true
 	case "HLAtimeRegulating":
-		return onOff(c.tm.Regulating()), true
+		return onOff(c.timeCore.Regulating()), true
 	case "HLAasynchronousDelivery":
-		return onOff(c.tim.async), true
+		return onOff(c.timing.async), true
 	case "HLAfederateState":
 		switch {
-		case c.sr.phase >= saveInitiated:
+		case c.saveRestore.phase >= saveInitiated:
 			return "FederateSaveInProgress", true
-		case c.sr.rphase >= restoreBegun:
+		case c.saveRestore.rphase >= restoreBegun:
 			return "FederateRestoreInProgress", true
 		}
 		return "ActiveFederate", true
 	case "HLAtimeManagerState":
-		if c.tm.Advancing() {
+		if c.timeCore.Advancing() {
 			return "TimeAdvancing", true
 		}
 		return "TimeGranted", true
 	case "HLAlogicalTime":
-		return timeBytes(c.tm.Time()), true
+		return timeBytes(c.timeCore.Time()), true
 	case "HLAlookahead":
-		return timeBytes(c.tm.Lookahead()), true
+		return timeBytes(c.timeCore.Lookahead()), true
 	case "HLAGALT":
-		galt, ok := c.tm.GALT()
+		galt, ok := c.timeCore.GALT()
 		if !ok {
 			return []byte{}, true // undefined: no regulating federate
 		}
 		return timeBytes(galt), true
 	case "HLALITS":
-		lits, ok := c.tm.LITS()
+		lits, ok := c.timeCore.LITS()
 		if !ok {
 			return []byte{}, true
 		}
 		return timeBytes(lits), true
 	case "HLAROlength":
-		return count(uint64(len(c.tim.held))), true
+		return count(uint64(len(c.timing.held))), true
 	case "HLATSOlength":
-		return count(uint64(c.tm.Status().Queued)), true
+		return count(uint64(c.timeCore.Status().Queued)), true
 	case "HLAreflectionsReceived":
 		return count(m.reflectionsReceived), true
 	case "HLAupdatesSent":
@@ -352,8 +352,8 @@ func (c *Core) momValue(name string) (any, bool) {
 		return count(m.interactionsSent), true
 	case "HLAobjectInstancesThatCanBeDeleted":
 		n := 0
-		for h, in := range c.obj.inst {
-			if _, ok := c.own.holds(h, privilegeToDelete(in.class)); ok {
+		for h, in := range c.objects.inst {
+			if _, ok := c.ownership.holds(h, privilegeToDelete(in.class)); ok {
 				n++
 			}
 		}
@@ -396,7 +396,7 @@ func (c *Core) momTick() {
 	if c.mom.class == nil {
 		return
 	}
-	if c.tm.Advancing() {
+	if c.timeCore.Advancing() {
 		c.mom.advancingTicks++
 	} else {
 		c.mom.grantedTicks++
@@ -519,7 +519,7 @@ func (c *Core) SetServiceReporting(on bool) error {
 		if c.mom.class == nil {
 			return fmt.Errorf("%w: this federate takes no part in the MOM", hla.ErrRTIinternalError)
 		}
-		if ic, ok := c.fdd.InteractionClass(momServiceReport); ok && c.dcl.subInt[ic.Handle] {
+		if ic, ok := c.fdd.InteractionClass(momServiceReport); ok && c.declared.subInt[ic.Handle] {
 			return fmt.Errorf("%w: the federate subscribes to HLAreportServiceInvocation", hla.ErrFederateServiceInvocationsAreBeingReportedViaMOM)
 		}
 	}

@@ -130,7 +130,7 @@ func (c *Core) momFederateRequest(r momReq) {
 		c.momReportSubscriptions()
 	case "HLArequestObjectInstancesThatCanBeDeleted":
 		c.momReportCounts("HLAreportObjectInstancesThatCanBeDeleted", "HLAobjectInstanceCounts", "", c.momInstanceCounts(func(h ObjectInstanceHandle, in *instance) bool {
-			_, ok := c.own.holds(h, privilegeToDelete(in.class))
+			_, ok := c.ownership.holds(h, privilegeToDelete(in.class))
 			return ok
 		}))
 	case "HLArequestObjectInstancesUpdated":
@@ -218,7 +218,7 @@ func (c *Core) momSend(name string, args map[string]any, local bool) {
 	if !local {
 		if _, err := c.send(outMsg{group: momGroup, reliable: true, msg: m}); err != nil {
 			c.stats.Blocked++
-		} else if c.tr != nil {
+		} else if c.tracer != nil {
 			c.traceSend(m, false)
 		}
 		// Not counted in HLAinteractionsSent: the RTI sends the
@@ -252,18 +252,18 @@ func handleList[H ~uint64](hs []H) []any {
 }
 
 func (c *Core) momReportPublications() {
-	classes := keysOf(c.dcl.pubObj)
+	classes := keysOf(c.declared.pubObj)
 	for _, oc := range classes {
 		c.momReport("HLAreportObjectClassPublication", map[string]any{
 			"HLAnumberOfClasses": len(classes), "HLAobjectClass": hla.EncodeHandle(oc),
-			"HLAattributeList": handleList(keysOf(c.dcl.pubObj[oc])),
+			"HLAattributeList": handleList(keysOf(c.declared.pubObj[oc])),
 		})
 	}
 	if len(classes) == 0 {
 		c.momReport("HLAreportObjectClassPublication", map[string]any{"HLAnumberOfClasses": 0, "HLAattributeList": []any{}})
 	}
 	var ics []InteractionClassHandle
-	for ic, ok := range c.dcl.pubInt {
+	for ic, ok := range c.declared.pubInt {
 		if ok {
 			ics = append(ics, ic)
 		}
@@ -273,26 +273,26 @@ func (c *Core) momReportPublications() {
 
 func (c *Core) momReportSubscriptions() {
 	var classes []ObjectClassHandle
-	for oc, attrs := range c.dcl.subObj {
+	for oc, attrs := range c.declared.subObj {
 		if len(attrs) > 0 {
 			classes = append(classes, oc)
 		}
 	}
 	slices.Sort(classes)
 	for _, oc := range classes {
-		mode := c.dcl.subMode[oc]
+		mode := c.declared.subMode[oc]
 		c.momReport("HLAreportObjectClassSubscription", map[string]any{
 			"HLAnumberOfClasses": len(classes), "HLAobjectClass": hla.EncodeHandle(oc), "HLAactive": mode.active,
-			"HLAmaxUpdateRate": mode.rate, "HLAattributeList": handleList(keysOf(c.dcl.subObj[oc])),
+			"HLAmaxUpdateRate": mode.rate, "HLAattributeList": handleList(keysOf(c.declared.subObj[oc])),
 		})
 	}
 	if len(classes) == 0 {
 		c.momReport("HLAreportObjectClassSubscription", map[string]any{"HLAnumberOfClasses": 0, "HLAactive": false, "HLAmaxUpdateRate": "", "HLAattributeList": []any{}})
 	}
 	var subs []any
-	for _, ic := range keysOf(c.dcl.subInt) {
-		if c.dcl.subInt[ic] {
-			subs = append(subs, map[string]any{"HLAinteractionClass": hla.EncodeHandle(ic), "HLAactive": c.dcl.subIntMode[ic]})
+	for _, ic := range keysOf(c.declared.subInt) {
+		if c.declared.subInt[ic] {
+			subs = append(subs, map[string]any{"HLAinteractionClass": hla.EncodeHandle(ic), "HLAactive": c.declared.subIntMode[ic]})
 		}
 	}
 	c.momReport("HLAreportInteractionSubscription", map[string]any{"HLAinteractionClassList": append([]any{}, subs...)})
@@ -302,7 +302,7 @@ func (c *Core) momReportSubscriptions() {
 // registered class.
 func (c *Core) momInstanceCounts(keep func(ObjectInstanceHandle, *instance) bool) map[ObjectClassHandle]uint64 {
 	out := make(map[ObjectClassHandle]uint64)
-	for h, in := range c.obj.inst {
+	for h, in := range c.objects.inst {
 		if !isMOM(h) && h != federationMOM && keep(h, in) {
 			out[in.class.Handle]++
 		}
@@ -353,13 +353,13 @@ func (c *Core) momReportInteractionCounts(leaf string, m map[uint64][2]uint64, t
 
 func (c *Core) momReportInstance(r momReq) {
 	h, err := c.momInstanceArg(r)
-	in, known := c.obj.inst[h]
+	in, known := c.objects.inst[h]
 	if err != nil || !known {
 		c.momException(r, "HLAobjectInstance names no instance this federate knows", true)
 		return
 	}
 	var owned []AttributeHandle
-	for a := range c.own.heldOf(h) {
+	for a := range c.ownership.heldOf(h) {
 		owned = append(owned, a)
 	}
 	c.momReport("HLAreportObjectInstanceInformation", map[string]any{
@@ -397,15 +397,15 @@ func (c *Core) momFederationRequest(r momReq) {
 	switch r.name {
 	case "HLAfederation.HLArequest.HLArequestSynchronizationPoints":
 		labels := []any{}
-		for _, l := range keysOf(c.sync.points) {
-			if !c.sync.points[l].done {
+		for _, l := range keysOf(c.syncPoints.points) {
+			if !c.syncPoints.points[l].done {
 				labels = append(labels, l)
 			}
 		}
 		c.momSend("HLAfederation.HLAreport.HLAreportSynchronizationPoints", map[string]any{"HLAsyncPoints": labels}, true)
 	case "HLAfederation.HLArequest.HLArequestSynchronizationPointStatus":
-		for _, l := range keysOf(c.sync.points) {
-			p := c.sync.points[l]
+		for _, l := range keysOf(c.syncPoints.points) {
+			p := c.syncPoints.points[l]
 			if p.done {
 				continue
 			}
@@ -436,7 +436,7 @@ func (c *Core) momFederationRequest(r momReq) {
 // memberHandles lists every joined federate, this one included, sorted.
 func (c *Core) memberHandles() []FederateHandle {
 	hs := []FederateHandle{c.self}
-	for h := range c.fed.members {
+	for h := range c.federation.members {
 		hs = append(hs, h)
 	}
 	slices.Sort(hs)
@@ -451,7 +451,7 @@ func (c *Core) momLost(h FederateHandle, name string) {
 	}
 	c.momSend("HLAfederate.HLAreport.HLAreportFederateLost", map[string]any{
 		"HLAfederate": hla.EncodeHandle(h), "HLAfederateName": name,
-		"HLAtimeStamp":        timeOrEmpty(c, c.tm.Time(), true),
+		"HLAtimeStamp":        timeOrEmpty(c, c.timeCore.Time(), true),
 		"HLAfaultDescription": "the control plane took it for lost (no contact within the failure detection time)",
 	}, true)
 }
@@ -460,7 +460,7 @@ func timeOrEmpty(c *Core, v float64, ok bool) []byte {
 	if !ok {
 		return []byte{}
 	}
-	b, err := c.tk.Factory().Encode(c.tk.Make(v))
+	b, err := c.timeKind.Factory().Encode(c.timeKind.Make(v))
 	if err != nil {
 		return []byte{}
 	}
@@ -476,7 +476,7 @@ func (c *Core) momFederationDiscover() {
 	if oc == nil || c.state != joined {
 		return
 	}
-	if _, known := c.obj.inst[federationMOM]; known {
+	if _, known := c.objects.inst[federationMOM]; known {
 		return
 	}
 	evs, found := c.discover(nil, federationMOM, uint64(oc.Handle), "HLAfederation."+c.cfg.Federation, 0)
@@ -521,18 +521,18 @@ func (c *Core) momFederationValue(name string) (any, bool) {
 		}
 		return strings.Join(ds, "\n"), true
 	case "HLAtimeImplementationName":
-		return string(c.tk), true
+		return string(c.timeKind), true
 	case "HLAlastSaveName":
 		return c.mom.lastSave, true
 	case "HLAlastSaveTime":
 		return timeOrEmpty(c, c.mom.lastSaveAt, c.mom.lastSaveTimed), true
 	case "HLAnextSaveName":
-		if c.sr.phase == saveIdle {
+		if c.saveRestore.phase == saveIdle {
 			return "", true
 		}
-		return c.sr.label, true
+		return c.saveRestore.label, true
 	case "HLAnextSaveTime":
-		return timeOrEmpty(c, c.sr.at, c.sr.phase != saveIdle && c.sr.hasTime), true
+		return timeOrEmpty(c, c.saveRestore.at, c.saveRestore.phase != saveIdle && c.saveRestore.hasTime), true
 	case "HLAautoProvide":
 		if c.fdd.Switches.AutoProvide {
 			return "Enabled", true
@@ -677,7 +677,7 @@ func (c *Core) momTimeArg(r momReq, name string) (LogicalTime, bool, error) {
 	if len(b) == 0 {
 		return nil, false, nil
 	}
-	t, err := c.tk.Factory().Decode(b)
+	t, err := c.timeKind.Factory().Decode(b)
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %s: %w", errMOMParam, name, err)
 	}

@@ -166,9 +166,9 @@ type saveRestore struct {
 // it began), or nil.
 func (c *Core) SaveRestoreError() error {
 	switch {
-	case c.sr.phase >= saveInitiated:
+	case c.saveRestore.phase >= saveInitiated:
 		return hla.ErrSaveInProgress
-	case c.sr.rphase >= restoreBegun:
+	case c.saveRestore.rphase >= restoreBegun:
 		return hla.ErrRestoreInProgress
 	}
 	return nil
@@ -181,7 +181,7 @@ func (c *Core) srDecider(coord FederateHandle, parts []FederateHandle) bool {
 	if coord == c.self {
 		return true
 	}
-	if _, alive := c.fed.members[coord]; alive {
+	if _, alive := c.federation.members[coord]; alive {
 		return false
 	}
 	for _, f := range c.liveOthers(parts) {
@@ -197,7 +197,7 @@ func (c *Core) srDecider(coord FederateHandle, parts []FederateHandle) bool {
 func (c *Core) liveOthers(parts []FederateHandle) []FederateHandle {
 	var out []FederateHandle
 	for _, f := range parts {
-		if _, ok := c.fed.members[f]; ok {
+		if _, ok := c.federation.members[f]; ok {
 			out = append(out, f)
 		}
 	}
@@ -208,7 +208,7 @@ func (c *Core) liveOthers(parts []FederateHandle) []FederateHandle {
 // takes part in a save or restore asked for now.
 func (c *Core) participants() []FederateHandle {
 	out := []FederateHandle{c.self}
-	for f := range c.fed.members {
+	for f := range c.federation.members {
 		out = append(out, f)
 	}
 	slices.Sort(out)
@@ -240,27 +240,27 @@ func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) 
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.phase != saveIdle && !c.saveReplaceable() {
+	if c.saveRestore.phase != saveIdle && !c.saveReplaceable() {
 		return hla.ErrSaveInProgress
 	}
-	if c.sr.rphase != restoreIdle {
+	if c.saveRestore.rphase != restoreIdle {
 		return hla.ErrRestoreInProgress
 	}
 	var at float64
 	if hasTime {
-		v, err := c.tk.Value(t)
+		v, err := c.timeKind.Value(t)
 		if err != nil {
 			return err
 		}
-		if !c.tm.Regulating() && !c.tm.Constrained() {
+		if !c.timeCore.Regulating() && !c.timeCore.Constrained() {
 			return fmt.Errorf("%w: a timed save needs time regulation or constraint", hla.ErrFederateUnableToUseTime)
 		}
-		if v < c.tm.Time() {
-			return fmt.Errorf("%w: save time %v, logical time %v", hla.ErrLogicalTimeAlreadyPassed, v, c.tm.Time())
+		if v < c.timeCore.Time() {
+			return fmt.Errorf("%w: save time %v, logical time %v", hla.ErrLogicalTimeAlreadyPassed, v, c.timeCore.Time())
 		}
 		at = v
 	}
-	if c.sr.phase != saveIdle {
+	if c.saveRestore.phase != saveIdle {
 		c.replaceSave(label, hasTime, at, 0)
 		return nil
 	}
@@ -270,13 +270,13 @@ func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) 
 
 // SaveUnderWay returns the label of the save this federate takes part
 // in, requested or initiated, or "".
-func (c *Core) SaveUnderWay() string { return c.sr.label }
+func (c *Core) SaveUnderWay() string { return c.saveRestore.label }
 
 // saveReplaceable reports whether the save under way is requested but
 // not initiated anywhere, as far as this federate knows: a new request
 // replaces it (§4.16).
 func (c *Core) saveReplaceable() bool {
-	return c.sr.phase == savePending && len(c.sr.saveSt) == 0
+	return c.saveRestore.phase == savePending && len(c.saveRestore.saveSt) == 0
 }
 
 // replaceSave replaces the pending save with a new one: it takes the
@@ -288,15 +288,15 @@ func (c *Core) saveReplaceable() bool {
 // is under way; otherwise the request fails (FederationNotSaved,
 // RTIUnableToSave).
 func (c *Core) replaceSave(label string, hasTime bool, at float64, tries int) {
-	c.fed.startOp(c, Op{Kind: OpSwap, Key: keySR, Expect: c.sr.sv, Value: []byte(label)}, func(r OpResult) {
+	c.federation.startOp(c, Op{Kind: OpSwap, Key: keySR, Expect: c.saveRestore.sv, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			c.announceSave(r.Version, label, hasTime, at)
 			return
 		}
 		if tries < srRetries && c.state == joined {
-			c.sr.retry = append(c.sr.retry, srRetry{at: c.sr.ticks + srRetryTicks, run: func() {
+			c.saveRestore.retry = append(c.saveRestore.retry, srRetry{at: c.saveRestore.ticks + srRetryTicks, run: func() {
 				switch {
-				case c.sr.phase == saveIdle && c.sr.rphase == restoreIdle:
+				case c.saveRestore.phase == saveIdle && c.saveRestore.rphase == restoreIdle:
 					c.requestSave(label, hasTime, at, tries+1)
 				case c.saveReplaceable():
 					c.replaceSave(label, hasTime, at, tries+1)
@@ -313,7 +313,7 @@ func (c *Core) replaceSave(label string, hasTime bool, at float64, tries int) {
 // announceSave publishes the save this federate took the register key
 // for, at version, and takes part in it.
 func (c *Core) announceSave(version uint64, label string, hasTime bool, at float64) {
-	if c.sr.phase != saveIdle && version > c.sr.sv {
+	if c.saveRestore.phase != saveIdle && version > c.saveRestore.sv {
 		c.saveReplaced() // before the announcement: it clears this federate's own
 	}
 	parts := c.participants()
@@ -341,18 +341,18 @@ const (
 // register ordered after it), and a key that stays held fails the
 // request (FederationNotSaved, RTIUnableToSave).
 func (c *Core) requestSave(label string, hasTime bool, at float64, tries int) {
-	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
+	c.federation.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			c.announceSave(r.Version, label, hasTime, at)
 			return
 		}
 		switch {
-		case c.sr.phase != saveIdle:
+		case c.saveRestore.phase != saveIdle:
 			// Another federate's save is under way: this federate takes
 			// part in it.
 		case tries < srRetries && c.state == joined:
-			c.sr.retry = append(c.sr.retry, srRetry{at: c.sr.ticks + srRetryTicks, run: func() {
-				if c.sr.phase == saveIdle && c.sr.rphase == restoreIdle {
+			c.saveRestore.retry = append(c.saveRestore.retry, srRetry{at: c.saveRestore.ticks + srRetryTicks, run: func() {
+				if c.saveRestore.phase == saveIdle && c.saveRestore.rphase == restoreIdle {
 					c.requestSave(label, hasTime, at, tries+1)
 				}
 			}})
@@ -370,15 +370,15 @@ type srRetry struct {
 
 // srTick runs the requests due.
 func (c *Core) srTick() {
-	c.sr.ticks++
-	if len(c.sr.retry) == 0 || c.sr.retry[0].at > c.sr.ticks {
+	c.saveRestore.ticks++
+	if len(c.saveRestore.retry) == 0 || c.saveRestore.retry[0].at > c.saveRestore.ticks {
 		return
 	}
-	due := c.sr.retry
-	c.sr.retry = nil
+	due := c.saveRestore.retry
+	c.saveRestore.retry = nil
 	for _, r := range due {
-		if r.at > c.sr.ticks {
-			c.sr.retry = append(c.sr.retry, r)
+		if r.at > c.saveRestore.ticks {
+			c.saveRestore.retry = append(c.saveRestore.retry, r)
 			continue
 		}
 		r.run()
@@ -389,25 +389,25 @@ func (c *Core) srTick() {
 // timed, once its time reaches at. A federate that joined after the
 // request (not in parts) takes no part in it.
 func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string, hasTime bool, at float64, parts []FederateHandle) {
-	if version <= c.sr.seenSave || c.state != joined {
+	if version <= c.saveRestore.seenSave || c.state != joined {
 		return
 	}
-	c.sr.seenSave = version
+	c.saveRestore.seenSave = version
 	if !slices.Contains(parts, c.self) {
 		return
 	}
-	if c.sr.phase != saveIdle {
+	if c.saveRestore.phase != saveIdle {
 		// A newer save replaces the one under way: the register let it
 		// in only by replacing the key's version (replaceSave).
 		c.saveReplaced()
 	}
-	c.sr.sv, c.sr.svCoord, c.sr.label, c.sr.hasTime, c.sr.at = version, coord, label, hasTime, at
-	c.sr.parts = parts
-	c.sr.phase = savePending
-	c.sr.saveSt = make(map[FederateHandle]memberSave)
-	c.sr.failed = 0
+	c.saveRestore.sv, c.saveRestore.svCoord, c.saveRestore.label, c.saveRestore.hasTime, c.saveRestore.at = version, coord, label, hasTime, at
+	c.saveRestore.parts = parts
+	c.saveRestore.phase = savePending
+	c.saveRestore.saveSt = make(map[FederateHandle]memberSave)
+	c.saveRestore.failed = 0
 	// Statuses that came before the save did.
-	for f, st := range c.fed.states {
+	for f, st := range c.federation.states {
 		if v, ok := st[keySaveStatus]; ok && v.value != nil {
 			c.noteSaveStatus(f, v.value)
 		}
@@ -422,18 +422,18 @@ func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string,
 // already (it raced with the replacement) ends it as not saved
 // (SaveAborted), and acts on what it held.
 func (c *Core) saveReplaced() {
-	initiated := c.sr.phase >= saveInitiated
-	if c.cfg.Saves != nil && c.sr.status != 0 {
-		c.cfg.Saves.EndSave(c.sr.label, false)
+	initiated := c.saveRestore.phase >= saveInitiated
+	if c.cfg.Saves != nil && c.saveRestore.status != 0 {
+		c.cfg.Saves.EndSave(c.saveRestore.label, false)
 	}
 	if initiated {
 		c.push(hla.FederationNotSaved{Reason: hla.SaveAborted})
 	}
-	if c.sr.svCoord == c.self {
+	if c.saveRestore.svCoord == c.self {
 		c.setState(keySave, nil) // its key went to the newer save
 	}
-	held := c.sr.held
-	c.sr.endSave()
+	held := c.saveRestore.held
+	c.saveRestore.endSave()
 	c.setState(keySaveStatus, nil)
 	for _, d := range held {
 		c.handle(d, true)
@@ -444,45 +444,45 @@ func (c *Core) saveReplaced() {
 // advancing and, for a timed save, its time reached the save time (a
 // federate that uses no time is told at once).
 func (c *Core) saveMaybeInitiate() {
-	if c.sr.phase != savePending {
+	if c.saveRestore.phase != savePending {
 		return
 	}
-	usesTime := c.tm.Regulating() || c.tm.Constrained()
-	if !c.tm.Quiet() {
-		if c.sr.hasTime && usesTime && c.saveOutrun() {
+	usesTime := c.timeCore.Regulating() || c.timeCore.Constrained()
+	if !c.timeCore.Quiet() {
+		if c.saveRestore.hasTime && usesTime && c.saveOutrun() {
 			// Its advance cannot stop at the save time any more, and
 			// the federates that reached it hold time there while
 			// they save: waiting would be waiting for itself.
-			c.sr.phase = saveDone
+			c.saveRestore.phase = saveDone
 			c.publishSaveStatus(ssTooLate)
 			c.saveCheck()
 		}
 		return
 	}
-	if c.sr.hasTime && usesTime {
-		switch now := c.tm.Time(); {
-		case now > c.sr.at:
-			c.sr.phase = saveDone
+	if c.saveRestore.hasTime && usesTime {
+		switch now := c.timeCore.Time(); {
+		case now > c.saveRestore.at:
+			c.saveRestore.phase = saveDone
 			c.publishSaveStatus(ssTooLate)
 			c.saveCheck()
 			return
-		case now < c.sr.at:
+		case now < c.saveRestore.at:
 			return
 		}
 	}
-	c.sr.phase = saveInitiated
-	c.sr.pos = c.sr.pos[:0]
-	c.rel.Sent(func(g dgram.Group, hw uint64) {
-		c.sr.pos = append(c.sr.pos, groupSeq{uint32(g), hw})
+	c.saveRestore.phase = saveInitiated
+	c.saveRestore.pos = c.saveRestore.pos[:0]
+	c.endpoint.Sent(func(g dgram.Group, hw uint64) {
+		c.saveRestore.pos = append(c.saveRestore.pos, groupSeq{uint32(g), hw})
 	})
-	slices.SortFunc(c.sr.pos, func(a, b groupSeq) int { return int(a.group) - int(b.group) })
-	ev := hla.InitiateFederateSave{Label: c.sr.label}
-	if c.sr.hasTime {
-		ev.Time, ev.HasTime = c.tk.Make(c.sr.at), true
+	slices.SortFunc(c.saveRestore.pos, func(a, b groupSeq) int { return int(a.group) - int(b.group) })
+	ev := hla.InitiateFederateSave{Label: c.saveRestore.label}
+	if c.saveRestore.hasTime {
+		ev.Time, ev.HasTime = c.timeKind.Make(c.saveRestore.at), true
 	}
 	c.queueEndingAt(ev, unseenSave)
-	if c.tr != nil {
-		c.traceSave(c.sr.label)
+	if c.tracer != nil {
+		c.traceSave(c.saveRestore.label)
 	}
 	c.publishSaveStatus(ssInitiated)
 	c.saveMaybeCapture()
@@ -494,11 +494,11 @@ func (c *Core) saveMaybeInitiate() {
 // advance request (TAR, TARA: granted at the time asked for only).
 // Then the save cannot be initiated at its time (docs/saverestore.md).
 func (c *Core) saveOutrun() bool {
-	kind, t := c.tm.Pending()
+	kind, t := c.timeCore.Pending()
 	switch {
-	case kind == lbts.NoRequest || t <= c.sr.at:
+	case kind == lbts.NoRequest || t <= c.saveRestore.at:
 		return false
-	case c.tm.Time() >= c.sr.at:
+	case c.timeCore.Time() >= c.saveRestore.at:
 		return true
 	}
 	return kind == lbts.TimeAdvanceRequest || kind == lbts.TimeAdvanceRequestAvailable
@@ -507,11 +507,11 @@ func (c *Core) saveOutrun() bool {
 // publishSaveStatus publishes this federate's save status (with its send
 // positions).
 func (c *Core) publishSaveStatus(status uint8) {
-	c.sr.status = status
-	b := binary.AppendUvarint(nil, c.sr.sv)
+	c.saveRestore.status = status
+	b := binary.AppendUvarint(nil, c.saveRestore.sv)
 	b = append(b, status)
-	b = binary.AppendUvarint(b, uint64(len(c.sr.pos)))
-	for _, p := range c.sr.pos {
+	b = binary.AppendUvarint(b, uint64(len(c.saveRestore.pos)))
+	for _, p := range c.saveRestore.pos {
 		b = binary.AppendUvarint(b, uint64(p.group))
 		b = binary.AppendUvarint(b, p.seq)
 	}
@@ -538,20 +538,20 @@ func (c *Core) noteSaveStatus(f FederateHandle, value []byte) {
 		c.stats.Malformed++
 		return
 	}
-	if version != c.sr.sv || c.sr.phase == saveIdle {
+	if version != c.saveRestore.sv || c.saveRestore.phase == saveIdle {
 		return
 	}
-	c.sr.saveSt[f] = memberSave{status: status, pos: pos}
+	c.saveRestore.saveSt[f] = memberSave{status: status, pos: pos}
 }
 
 // saveMaybeCapture captures this federate's RTI state once it has
 // received everything the others sent before they were told to save.
 func (c *Core) saveMaybeCapture() {
-	if c.sr.phase < saveInitiated || c.sr.snap != nil || c.sr.status == ssTooLate {
+	if c.saveRestore.phase < saveInitiated || c.saveRestore.snap != nil || c.saveRestore.status == ssTooLate {
 		return
 	}
-	for _, f := range c.liveOthers(c.sr.parts) {
-		ms, ok := c.sr.saveSt[f]
+	for _, f := range c.liveOthers(c.saveRestore.parts) {
+		ms, ok := c.saveRestore.saveSt[f]
 		if !ok {
 			return // not told yet
 		}
@@ -559,7 +559,7 @@ func (c *Core) saveMaybeCapture() {
 			return // the save fails anyway
 		}
 		for _, p := range ms.pos {
-			got, joined := c.tm.ReceivedThrough(lbts.FederateID(f), p.group)
+			got, joined := c.timeCore.ReceivedThrough(lbts.FederateID(f), p.group)
 			if joined && got < p.seq {
 				return
 			}
@@ -567,14 +567,14 @@ func (c *Core) saveMaybeCapture() {
 	}
 	snap, err := c.captureSnapshot()
 	if err != nil {
-		c.sr.snap = []byte{} // captured, unusable: the write reports it
-		c.sr.phase = max(c.sr.phase, saveBegun)
+		c.saveRestore.snap = []byte{} // captured, unusable: the write reports it
+		c.saveRestore.phase = max(c.saveRestore.phase, saveBegun)
 		c.publishSaveStatus(ssUnable)
 		c.saveCheck()
 		return
 	}
-	c.sr.snap = snap
-	if c.sr.writeAt {
+	c.saveRestore.snap = snap
+	if c.saveRestore.writeAt {
 		c.saveWrite()
 	}
 }
@@ -585,13 +585,13 @@ func (c *Core) FederateSaveBegun() error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.phase != saveInitiated {
+	if c.saveRestore.phase != saveInitiated {
 		return hla.ErrSaveNotInitiated
 	}
 	if c.unseenHas(unseenSave) {
 		return notYetEnabled(hla.ErrSaveNotInitiated, "InitiateFederateSave")
 	}
-	c.sr.phase = saveBegun
+	c.saveRestore.phase = saveBegun
 	c.publishSaveStatus(ssBegun)
 	return nil
 }
@@ -604,17 +604,17 @@ func (c *Core) FederateSaveComplete(ok bool) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.phase != saveBegun || c.sr.writeAt {
+	if c.saveRestore.phase != saveBegun || c.saveRestore.writeAt {
 		return hla.ErrFederateHasNotBegunSave
 	}
 	if !ok {
-		c.sr.phase = saveDone
+		c.saveRestore.phase = saveDone
 		c.publishSaveStatus(ssNotComplete)
 		c.saveCheck()
 		return nil
 	}
-	c.sr.writeAt = true
-	if c.sr.snap != nil {
+	c.saveRestore.writeAt = true
+	if c.saveRestore.snap != nil {
 		c.saveWrite()
 	}
 	return nil
@@ -622,14 +622,14 @@ func (c *Core) FederateSaveComplete(ok bool) error {
 
 // saveWrite writes the captured state and reports the outcome.
 func (c *Core) saveWrite() {
-	c.sr.writeAt = false
-	c.sr.phase = saveDone
+	c.saveRestore.writeAt = false
+	c.saveRestore.phase = saveDone
 	status := uint8(ssComplete)
 	switch {
-	case c.cfg.Saves == nil, len(c.sr.snap) == 0:
+	case c.cfg.Saves == nil, len(c.saveRestore.snap) == 0:
 		status = ssUnable
 	default:
-		if err := c.cfg.Saves.WriteSave(c.sr.label, c.sr.snap, c.encodeSavedSet()); err != nil {
+		if err := c.cfg.Saves.WriteSave(c.saveRestore.label, c.saveRestore.snap, c.encodeSavedSet()); err != nil {
 			status = ssUnable
 		}
 	}
@@ -643,7 +643,7 @@ func (c *Core) AbortFederationSave() error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.phase == saveIdle {
+	if c.saveRestore.phase == saveIdle {
 		return hla.ErrSaveNotInProgress
 	}
 	c.publishSaveStatus(ssAbort)
@@ -658,12 +658,12 @@ func (c *Core) QueryFederationSaveStatus() error {
 		return err
 	}
 	status := func(f FederateHandle) hla.SaveStatus {
-		if c.sr.phase == saveIdle {
+		if c.saveRestore.phase == saveIdle {
 			return hla.FederateSaveNotInitiated
 		}
-		st := c.sr.status
+		st := c.saveRestore.status
 		if f != c.self {
-			st = c.sr.saveSt[f].status
+			st = c.saveRestore.saveSt[f].status
 		}
 		switch st {
 		case 0:
@@ -676,7 +676,7 @@ func (c *Core) QueryFederationSaveStatus() error {
 		return hla.FederateWaitingForFederationToSave
 	}
 	out := []hla.FederateHandleSaveStatusPair{{Federate: c.self, Status: status(c.self)}}
-	for f := range c.fed.members {
+	for f := range c.federation.members {
 		out = append(out, hla.FederateHandleSaveStatusPair{Federate: f, Status: status(f)})
 	}
 	slices.SortFunc(out, func(a, b hla.FederateHandleSaveStatusPair) int { return compareUint(a.Federate, b.Federate) })
@@ -687,14 +687,14 @@ func (c *Core) QueryFederationSaveStatus() error {
 // saveCheck decides the save when this federate decides it and every
 // live federate finished (or one aborted, or one left).
 func (c *Core) saveCheck() {
-	if c.sr.phase == saveIdle || !c.srDecider(c.sr.svCoord, c.sr.parts) {
+	if c.saveRestore.phase == saveIdle || !c.srDecider(c.saveRestore.svCoord, c.saveRestore.parts) {
 		return
 	}
-	reason := c.sr.failed
+	reason := c.saveRestore.failed
 	final := func(st uint8) bool { return st >= ssComplete }
-	statuses := []uint8{c.sr.status}
-	for _, f := range c.liveOthers(c.sr.parts) {
-		statuses = append(statuses, c.sr.saveSt[f].status)
+	statuses := []uint8{c.saveRestore.status}
+	for _, f := range c.liveOthers(c.saveRestore.parts) {
+		statuses = append(statuses, c.saveRestore.saveSt[f].status)
 	}
 	switch {
 	case slices.Contains(statuses, ssAbort):
@@ -717,35 +717,35 @@ func (c *Core) saveCheck() {
 			reason = hla.FederateReportedFailureDuringSave
 		}
 	}
-	b := binary.AppendUvarint(nil, c.sr.sv)
+	b := binary.AppendUvarint(nil, c.saveRestore.sv)
 	b = append(b, byte(reason))
 	c.setState(keySaveDone, b)
-	c.saveDecided(c.sr.sv, reason)
+	c.saveDecided(c.saveRestore.sv, reason)
 }
 
 // saveDecided ends the save: FederationSaved or NotSaved, the held
 // deliveries are acted on, the states and the key go.
 func (c *Core) saveDecided(version uint64, reason hla.SaveFailureReason) {
-	if version != c.sr.sv || c.sr.phase == saveIdle {
+	if version != c.saveRestore.sv || c.saveRestore.phase == saveIdle {
 		return
 	}
-	if c.cfg.Saves != nil && c.sr.status != 0 {
-		c.cfg.Saves.EndSave(c.sr.label, reason == 0)
+	if c.cfg.Saves != nil && c.saveRestore.status != 0 {
+		c.cfg.Saves.EndSave(c.saveRestore.label, reason == 0)
 	}
 	if reason == 0 {
 		c.push(hla.FederationSaved{})
-		c.mom.lastSave, c.mom.lastSaveAt, c.mom.lastSaveTimed = c.sr.label, c.sr.at, c.sr.hasTime
+		c.mom.lastSave, c.mom.lastSaveAt, c.mom.lastSaveTimed = c.saveRestore.label, c.saveRestore.at, c.saveRestore.hasTime
 	} else {
 		c.push(hla.FederationNotSaved{Reason: reason})
 	}
-	coord := c.sr.svCoord
-	held := c.sr.held
-	c.sr.endSave()
+	coord := c.saveRestore.svCoord
+	held := c.saveRestore.held
+	c.saveRestore.endSave()
 	c.setState(keySaveStatus, nil)
 	if coord == c.self {
 		// (A requester that is gone has its key freed with it.)
 		c.setState(keySave, nil)
-		c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+		c.federation.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
 	}
 	for _, d := range held {
 		c.handle(d, true)
@@ -767,10 +767,10 @@ func (c *Core) RequestFederationRestore(label string) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.phase != saveIdle {
+	if c.saveRestore.phase != saveIdle {
 		return hla.ErrSaveInProgress
 	}
-	if c.sr.rphase != restoreIdle {
+	if c.saveRestore.rphase != restoreIdle {
 		return hla.ErrRestoreInProgress
 	}
 	c.requestRestore(label, 0)
@@ -784,13 +784,13 @@ func (c *Core) RequestFederationRestore(label string) error {
 // restores as (restoreAssign); when the joined federates' types do not
 // match the saved set's, or there is no saved set, the request fails.
 func (c *Core) requestRestore(label string, tries int) {
-	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
+	c.federation.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			parts := c.participants()
 			as, err := c.restoreAssign(label, parts)
 			if err != nil {
 				c.push(hla.RequestFederationRestoreFailed{Label: label})
-				c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+				c.federation.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
 				return
 			}
 			b := binary.AppendUvarint(nil, r.Version)
@@ -805,8 +805,8 @@ func (c *Core) requestRestore(label string, tries int) {
 			return
 		}
 		if tries < srRetries && c.state == joined {
-			c.sr.retry = append(c.sr.retry, srRetry{at: c.sr.ticks + srRetryTicks, run: func() {
-				if c.sr.phase == saveIdle && c.sr.rphase == restoreIdle {
+			c.saveRestore.retry = append(c.saveRestore.retry, srRetry{at: c.saveRestore.ticks + srRetryTicks, run: func() {
+				if c.saveRestore.phase == saveIdle && c.saveRestore.rphase == restoreIdle {
 					c.requestRestore(label, tries+1)
 				} else {
 					c.push(hla.RequestFederationRestoreFailed{Label: label})
@@ -823,22 +823,22 @@ func (c *Core) requestRestore(label string, tries int) {
 // the request takes no part in it (it was not in the federation the
 // request is about, and the saved federation's members are checked).
 func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label string, parts []FederateHandle, as map[FederateHandle]restoreAs) {
-	if version <= c.sr.seenRest || c.state != joined {
+	if version <= c.saveRestore.seenRest || c.state != joined {
 		return
 	}
-	c.sr.seenRest = version
+	c.saveRestore.seenRest = version
 	if !slices.Contains(parts, c.self) {
 		return
 	}
-	if c.sr.rphase != restoreIdle {
+	if c.saveRestore.rphase != restoreIdle {
 		return
 	}
-	c.sr.rv, c.sr.rvCoord, c.sr.rlabel, c.sr.rphase = version, coord, label, restorePending
-	c.sr.rparts = parts
-	c.sr.restSt = make(map[FederateHandle]uint8)
-	c.sr.rfailed = 0
-	c.sr.rsnap = nil
-	c.sr.ras = as
+	c.saveRestore.rv, c.saveRestore.rvCoord, c.saveRestore.rlabel, c.saveRestore.rphase = version, coord, label, restorePending
+	c.saveRestore.rparts = parts
+	c.saveRestore.restSt = make(map[FederateHandle]uint8)
+	c.saveRestore.rfailed = 0
+	c.saveRestore.rsnap = nil
+	c.saveRestore.ras = as
 	var saved []FederateHandle
 	for _, a := range as {
 		saved = append(saved, a.handle)
@@ -848,11 +848,11 @@ func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label stri
 	if me, ok := as[c.self]; ok && c.cfg.Saves != nil {
 		if b, err := c.cfg.Saves.ReadSave(label, me.name); err == nil {
 			if s, err := decodeSnapshot(b); err == nil && c.snapshotFits(s, label, me, saved) == nil {
-				c.sr.rsnap, status = s, rsReady
+				c.saveRestore.rsnap, status = s, rsReady
 			}
 		}
 	}
-	for f, st := range c.fed.states {
+	for f, st := range c.federation.states {
 		if v, ok := st[keyRestoreStat]; ok && v.value != nil {
 			c.noteRestoreStatus(f, v.value)
 		}
@@ -862,8 +862,8 @@ func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label stri
 }
 
 func (c *Core) publishRestoreStatus(status uint8) {
-	c.sr.restSt[c.self] = status
-	b := binary.AppendUvarint(nil, c.sr.rv)
+	c.saveRestore.restSt[c.self] = status
+	b := binary.AppendUvarint(nil, c.saveRestore.rv)
 	c.setState(keyRestoreStat, append(b, status))
 }
 
@@ -875,25 +875,25 @@ func (c *Core) noteRestoreStatus(f FederateHandle, value []byte) {
 		c.stats.Malformed++
 		return
 	}
-	if version != c.sr.rv || c.sr.rphase == restoreIdle {
+	if version != c.saveRestore.rv || c.saveRestore.rphase == restoreIdle {
 		return
 	}
-	c.sr.restSt[f] = status
+	c.saveRestore.restSt[f] = status
 }
 
 // restoreCheck decides the restore when this federate decides it: to
 // begin once every federate has its state (or to refuse), then the
 // outcome once every federate restored.
 func (c *Core) restoreCheck() {
-	if c.sr.rphase == restoreIdle || !c.srDecider(c.sr.rvCoord, c.sr.rparts) {
+	if c.saveRestore.rphase == restoreIdle || !c.srDecider(c.saveRestore.rvCoord, c.saveRestore.rparts) {
 		return
 	}
-	statuses := []uint8{c.sr.restSt[c.self]}
-	for _, f := range c.liveOthers(c.sr.rparts) {
-		statuses = append(statuses, c.sr.restSt[f])
+	statuses := []uint8{c.saveRestore.restSt[c.self]}
+	for _, f := range c.liveOthers(c.saveRestore.rparts) {
+		statuses = append(statuses, c.saveRestore.restSt[f])
 	}
-	if c.sr.rphase == restorePending {
-		if c.sr.rfailed != 0 {
+	if c.saveRestore.rphase == restorePending {
+		if c.saveRestore.rfailed != 0 {
 			c.restoreGo(false)
 			return
 		}
@@ -905,7 +905,7 @@ func (c *Core) restoreCheck() {
 		c.restoreGo(!slices.Contains(statuses, rsMissing))
 		return
 	}
-	reason := c.sr.rfailed
+	reason := c.saveRestore.rfailed
 	if slices.Contains(statuses, rsAbort) {
 		reason = hla.RestoreAborted
 	}
@@ -919,70 +919,70 @@ func (c *Core) restoreCheck() {
 			reason = hla.FederateReportedFailureDuringRestore
 		}
 	}
-	b := binary.AppendUvarint(nil, c.sr.rv)
+	b := binary.AppendUvarint(nil, c.saveRestore.rv)
 	c.setState(keyRestoreDone, append(b, byte(reason)))
-	c.restoreDecided(c.sr.rv, reason)
+	c.restoreDecided(c.saveRestore.rv, reason)
 }
 
 // restoreGo publishes the decision to begin (or refuse) the restore and
 // acts on it here.
 func (c *Core) restoreGo(ok bool) {
-	b := binary.AppendUvarint(nil, c.sr.rv)
+	b := binary.AppendUvarint(nil, c.saveRestore.rv)
 	c.setState(keyRestoreGo, append(b, boolByte(ok)))
-	c.restoreBegins(c.sr.rv, ok)
+	c.restoreBegins(c.saveRestore.rv, ok)
 }
 
 // restoreBegins begins the restore here (ok) or ends the request.
 func (c *Core) restoreBegins(version uint64, ok bool) {
-	if version != c.sr.rv || c.sr.rphase != restorePending {
+	if version != c.saveRestore.rv || c.saveRestore.rphase != restorePending {
 		return
 	}
-	label := c.sr.rlabel
+	label := c.saveRestore.rlabel
 	if !ok {
-		if c.sr.rvCoord == c.self {
+		if c.saveRestore.rvCoord == c.self {
 			c.push(hla.RequestFederationRestoreFailed{Label: label})
 			c.setState(keyRestore, nil)
-			c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+			c.federation.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
 		}
 		c.setState(keyRestoreStat, nil)
-		c.sr.rv, c.sr.rphase, c.sr.rparts, c.sr.rsnap, c.sr.restSt, c.sr.ras = 0, restoreIdle, nil, nil, nil, nil
+		c.saveRestore.rv, c.saveRestore.rphase, c.saveRestore.rparts, c.saveRestore.rsnap, c.saveRestore.restSt, c.saveRestore.ras = 0, restoreIdle, nil, nil, nil, nil
 		return
 	}
-	if c.sr.rvCoord == c.self {
+	if c.saveRestore.rvCoord == c.self {
 		c.push(hla.RequestFederationRestoreSucceeded{Label: label})
 	}
 	c.push(hla.FederationRestoreBegun{})
-	if c.sr.phase != saveIdle {
+	if c.saveRestore.phase != saveIdle {
 		// A save still pending here (it cannot have been initiated: the
 		// register let the restore in after the save ended) ends.
-		c.sr.endSave()
+		c.saveRestore.endSave()
 	}
-	snap := c.sr.rsnap
-	c.sr.rsnap = nil
-	c.sr.rphase = restoreBegun
+	snap := c.saveRestore.rsnap
+	c.saveRestore.rsnap = nil
+	c.saveRestore.rphase = restoreBegun
 	if snap == nil {
 		// Told to restore without a saved state here (a decision that
 		// contradicts this federate's answer): it cannot.
-		c.sr.rphase = restoreDone
+		c.saveRestore.rphase = restoreDone
 		c.publishRestoreStatus(rsNotComplete)
 		c.restoreCheck()
 		return
 	}
-	remap := make(map[FederateHandle]FederateHandle, len(c.sr.ras))
-	for f, a := range c.sr.ras {
+	remap := make(map[FederateHandle]FederateHandle, len(c.saveRestore.ras))
+	for f, a := range c.saveRestore.ras {
 		remap[a.handle] = f
 	}
-	me := c.sr.ras[c.self]
-	c.sr.rname = me.name
+	me := c.saveRestore.ras[c.self]
+	c.saveRestore.rname = me.name
 	c.applySnapshot(snap, version, remap)
 	c.setState(keyBranch, binary.AppendUvarint(nil, version))
-	if c.tr != nil {
+	if c.tracer != nil {
 		c.traceRestore(label, version)
 	}
 	c.queueEndingAt(hla.InitiateFederateRestore{Label: label, Name: me.name, Handle: me.handle}, unseenRestore)
 	// What the restored branch already sent here waited for this.
-	future := c.sr.future
-	c.sr.future = nil
+	future := c.saveRestore.future
+	c.saveRestore.future = nil
 	for _, d := range future {
 		c.handle(d, true)
 	}
@@ -993,10 +993,10 @@ func (c *Core) restoreBegins(version uint64, ok bool) {
 // state, or before any restore): the name its own saved state is filed
 // under.
 func (c *Core) RestoredName() string {
-	if c.sr.rname == "" {
+	if c.saveRestore.rname == "" {
 		return c.cfg.Name
 	}
-	return c.sr.rname
+	return c.saveRestore.rname
 }
 
 // restoreAssign assigns every federate of parts (those joined now) the
@@ -1022,7 +1022,7 @@ func (c *Core) restoreAssign(label string, parts []FederateHandle) (map[Federate
 		if f == c.self {
 			return c.cfg.Type
 		}
-		return c.fed.members[f].Type
+		return c.federation.members[f].Type
 	}
 	if len(saved) != len(parts) {
 		return nil, fmt.Errorf("%w: %d federates saved, %d joined", errRestoreTypes, len(saved), len(parts))
@@ -1061,13 +1061,13 @@ func (c *Core) FederateRestoreComplete(ok bool) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.rphase != restoreBegun {
+	if c.saveRestore.rphase != restoreBegun {
 		return hla.ErrRestoreNotRequested
 	}
 	if c.unseenHas(unseenRestore) {
 		return notYetEnabled(hla.ErrRestoreNotRequested, "InitiateFederateRestore")
 	}
-	c.sr.rphase = restoreDone
+	c.saveRestore.rphase = restoreDone
 	status := uint8(rsComplete)
 	if !ok {
 		status = rsNotComplete
@@ -1083,7 +1083,7 @@ func (c *Core) AbortFederationRestore() error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.rphase == restoreIdle {
+	if c.saveRestore.rphase == restoreIdle {
 		return hla.ErrRestoreNotInProgress
 	}
 	c.publishRestoreStatus(rsAbort)
@@ -1098,11 +1098,11 @@ func (c *Core) QueryFederationRestoreStatus() error {
 		return err
 	}
 	status := func(f FederateHandle) hla.RestoreStatus {
-		st, known := c.sr.restSt[f]
+		st, known := c.saveRestore.restSt[f]
 		switch {
-		case c.sr.rphase == restoreIdle:
+		case c.saveRestore.rphase == restoreIdle:
 			return hla.NoRestoreInProgress
-		case c.sr.rphase == restorePending && (!known || st == rsReady || st == rsMissing):
+		case c.saveRestore.rphase == restorePending && (!known || st == rsReady || st == rsMissing):
 			if known {
 				return hla.FederateWaitingForRestoreToBegin
 			}
@@ -1116,13 +1116,13 @@ func (c *Core) QueryFederationRestoreStatus() error {
 	// brings back; the post-restore one the federate's own, which it
 	// keeps (docs/saverestore.md).
 	pre := func(f FederateHandle) FederateHandle {
-		if a, ok := c.sr.ras[f]; ok {
+		if a, ok := c.saveRestore.ras[f]; ok {
 			return a.handle
 		}
 		return f
 	}
 	out := []hla.FederateRestoreStatus{{PreRestore: pre(c.self), PostRestore: c.self, Status: status(c.self)}}
-	for f := range c.fed.members {
+	for f := range c.federation.members {
 		out = append(out, hla.FederateRestoreStatus{PreRestore: pre(f), PostRestore: f, Status: status(f)})
 	}
 	slices.SortFunc(out, func(a, b hla.FederateRestoreStatus) int { return compareUint(a.PreRestore, b.PreRestore) })
@@ -1132,7 +1132,7 @@ func (c *Core) QueryFederationRestoreStatus() error {
 
 // restoreDecided ends the restore: FederationRestored or NotRestored.
 func (c *Core) restoreDecided(version uint64, reason hla.RestoreFailureReason) {
-	if version != c.sr.rv || c.sr.rphase < restoreBegun {
+	if version != c.saveRestore.rv || c.saveRestore.rphase < restoreBegun {
 		return
 	}
 	if reason == 0 {
@@ -1140,12 +1140,12 @@ func (c *Core) restoreDecided(version uint64, reason hla.RestoreFailureReason) {
 	} else {
 		c.push(hla.FederationNotRestored{Reason: reason})
 	}
-	coord := c.sr.rvCoord
-	c.sr.rv, c.sr.rphase, c.sr.rparts, c.sr.restSt, c.sr.rfailed, c.sr.ras = 0, restoreIdle, nil, nil, 0, nil
+	coord := c.saveRestore.rvCoord
+	c.saveRestore.rv, c.saveRestore.rphase, c.saveRestore.rparts, c.saveRestore.restSt, c.saveRestore.rfailed, c.saveRestore.ras = 0, restoreIdle, nil, nil, 0, nil
 	c.setState(keyRestoreStat, nil)
 	if coord == c.self {
 		c.setState(keyRestore, nil)
-		c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+		c.federation.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
 	}
 }
 
@@ -1209,7 +1209,7 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 			c.stats.Malformed++
 			return
 		}
-		if v > c.sr.branch && !(c.sr.rphase != restoreIdle && c.sr.rv == v) {
+		if v > c.saveRestore.branch && !(c.saveRestore.rphase != restoreIdle && c.saveRestore.rv == v) {
 			c.followBranch(v)
 		}
 	case keyRestoreGo, keyRestoreDone:
@@ -1232,13 +1232,13 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 // branch: it keeps its state, forgets the others' promises (their time
 // went back), and acts on what the branch sent it already.
 func (c *Core) followBranch(v uint64) {
-	c.sr.branch = v
-	if err := c.tm.Rebase(); err != nil {
+	c.saveRestore.branch = v
+	if err := c.timeCore.Rebase(); err != nil {
 		c.stats.Malformed++ // cannot happen: the node's own state is valid
 	}
 	c.setState(keyBranch, binary.AppendUvarint(nil, v))
-	future := c.sr.future
-	c.sr.future = nil
+	future := c.saveRestore.future
+	c.saveRestore.future = nil
 	for _, d := range future {
 		c.handle(d, true)
 	}
@@ -1248,16 +1248,16 @@ func (c *Core) followBranch(v uint64) {
 // leaves it (resigned or lost), and re-checks: it may have been the one
 // waited for, or the decider.
 func (c *Core) srMemberLeft(h FederateHandle, lost bool) {
-	if c.sr.phase != saveIdle && c.sr.failed == 0 && slices.Contains(c.sr.parts, h) {
-		c.sr.failed = hla.FederateResignedDuringSave
+	if c.saveRestore.phase != saveIdle && c.saveRestore.failed == 0 && slices.Contains(c.saveRestore.parts, h) {
+		c.saveRestore.failed = hla.FederateResignedDuringSave
 		if lost {
-			c.sr.failed = hla.RTIDetectedFailureDuringSave
+			c.saveRestore.failed = hla.RTIDetectedFailureDuringSave
 		}
 	}
-	if c.sr.rphase != restoreIdle && c.sr.rfailed == 0 && slices.Contains(c.sr.rparts, h) {
-		c.sr.rfailed = hla.FederateResignedDuringRestore
+	if c.saveRestore.rphase != restoreIdle && c.saveRestore.rfailed == 0 && slices.Contains(c.saveRestore.rparts, h) {
+		c.saveRestore.rfailed = hla.FederateResignedDuringRestore
 		if lost {
-			c.sr.rfailed = hla.RTIDetectedFailureDuringRestore
+			c.saveRestore.rfailed = hla.RTIDetectedFailureDuringRestore
 		}
 	}
 	c.saveCheck()
@@ -1267,7 +1267,7 @@ func (c *Core) srMemberLeft(h FederateHandle, lost bool) {
 // srProcess runs after each pass over the time core: a timed save may
 // now be initiated, the capture may now be complete.
 func (c *Core) srProcess() {
-	switch c.sr.phase {
+	switch c.saveRestore.phase {
 	case savePending:
 		c.saveMaybeInitiate()
 	case saveInitiated, saveBegun, saveDone:
@@ -1283,12 +1283,12 @@ func (c *Core) srProcess() {
 // A replayed delivery (one held before) was reported received already.
 func (c *Core) branchGate(d reliable.Delivery, m *wireMsg, replay bool) bool {
 	switch {
-	case m.Branch < c.sr.branch:
+	case m.Branch < c.saveRestore.branch:
 		c.stats.Abandoned++
-	case m.Branch > c.sr.branch:
-		c.sr.future = append(c.sr.future, rawOf(d))
-	case c.sr.phase >= saveInitiated && m.Kind != kindTime:
-		c.sr.held = append(c.sr.held, rawOf(d))
+	case m.Branch > c.saveRestore.branch:
+		c.saveRestore.future = append(c.saveRestore.future, rawOf(d))
+	case c.saveRestore.phase >= saveInitiated && m.Kind != kindTime:
+		c.saveRestore.held = append(c.saveRestore.held, rawOf(d))
 	default:
 		return true
 	}

@@ -100,15 +100,15 @@ func (c *Core) RegisterFederationSynchronizationPoint(label string, tag []byte, 
 	// A label is unique while its point is pending: re-registering one's
 	// own fails like anyone else's (the register would only say this
 	// federate holds the key already).
-	if p := c.sync.points[label]; c.sync.registering[label] || (p != nil && p.registrar == c.self && !p.done) {
+	if p := c.syncPoints.points[label]; c.syncPoints.registering[label] || (p != nil && p.registrar == c.self && !p.done) {
 		c.push(hla.SynchronizationPointRegistrationFailed{Label: label, Reason: hla.SynchronizationPointLabelNotUnique})
 		return nil
 	}
-	c.sync.registering[label] = true
+	c.syncPoints.registering[label] = true
 	tag = slices.Clone(tag)
 	start := func() { c.registerSync(label, tag, set) }
-	if _, busy := c.sync.releasing[label]; busy {
-		c.sync.releasing[label] = start
+	if _, busy := c.syncPoints.releasing[label]; busy {
+		c.syncPoints.releasing[label] = start
 		return nil
 	}
 	start()
@@ -124,8 +124,8 @@ func (c *Core) registerSync(label string, tag []byte, set []FederateHandle) {
 	if set != nil {
 		op.Joined = set
 	}
-	c.fed.startOp(c, op, func(r OpResult) {
-		delete(c.sync.registering, label)
+	c.federation.startOp(c, op, func(r OpResult) {
+		delete(c.syncPoints.registering, label)
 		if r.NotJoined {
 			c.push(hla.SynchronizationPointRegistrationFailed{Label: label, Reason: hla.SynchronizationSetMemberNotJoined})
 			return
@@ -135,7 +135,7 @@ func (c *Core) registerSync(label string, tag []byte, set []FederateHandle) {
 			return
 		}
 		p := &syncPoint{registrar: c.self, version: r.Version, tag: tag, set: set, achieved: make(map[FederateHandle]bool)}
-		c.sync.points[label] = p
+		c.syncPoints.points[label] = p
 		c.setState(keySyncPoint+label, encodeSyncPoint(p))
 		c.push(hla.SynchronizationPointRegistrationSucceeded{Label: label})
 		if p.member(c.self) {
@@ -153,7 +153,7 @@ func (c *Core) SynchronizationPointAchieved(label string, success bool) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	p := c.sync.points[label]
+	p := c.syncPoints.points[label]
 	if p == nil || !p.announced || p.done {
 		return fmt.Errorf("%w: %q", hla.ErrSynchronizationPointLabelNotAnnounced, label)
 	}
@@ -223,13 +223,13 @@ func (c *Core) syncStateChanged(h FederateHandle, key string, value []byte) {
 		if len(set) == 0 {
 			set = nil
 		}
-		if p := c.sync.points[label]; p != nil && p.version >= version {
+		if p := c.syncPoints.points[label]; p != nil && p.version >= version {
 			return
 		}
 		p := &syncPoint{registrar: h, version: version, tag: slices.Clone(tag), set: set, achieved: make(map[FederateHandle]bool)}
-		c.sync.points[label] = p
+		c.syncPoints.points[label] = p
 		// Achievements that came before the point did.
-		for f, st := range c.fed.states {
+		for f, st := range c.federation.states {
 			if v, ok := st[keySyncAchieved+label]; ok && v.value != nil {
 				c.noteAchieved(p, f, v.value)
 			}
@@ -241,7 +241,7 @@ func (c *Core) syncStateChanged(h FederateHandle, key string, value []byte) {
 		c.syncCheck(label)
 	case strings.HasPrefix(key, keySyncAchieved):
 		label := key[len(keySyncAchieved):]
-		if p := c.sync.points[label]; p != nil && value != nil {
+		if p := c.syncPoints.points[label]; p != nil && value != nil {
 			c.noteAchieved(p, h, value)
 			c.syncCheck(label)
 		}
@@ -257,7 +257,7 @@ func (c *Core) syncStateChanged(h FederateHandle, key string, value []byte) {
 			c.stats.Malformed++
 			return
 		}
-		if p := c.sync.points[label]; p != nil && p.version == version {
+		if p := c.syncPoints.points[label]; p != nil && p.version == version {
 			c.synchronized(label, p, failed)
 		}
 	}
@@ -280,11 +280,11 @@ func (c *Core) decider(p *syncPoint) bool {
 	if p.registrar == c.self {
 		return true
 	}
-	if _, alive := c.fed.members[p.registrar]; alive {
+	if _, alive := c.federation.members[p.registrar]; alive {
 		return false
 	}
 	lowest := c.self
-	for f := range c.fed.members {
+	for f := range c.federation.members {
 		if p.member(f) && f < lowest {
 			lowest = f
 		}
@@ -295,16 +295,16 @@ func (c *Core) decider(p *syncPoint) bool {
 // syncCheck synchronizes label when this federate decides it and every
 // live member achieved it.
 func (c *Core) syncCheck(label string) {
-	p := c.sync.points[label]
+	p := c.syncPoints.points[label]
 	if p == nil || p.done || !c.decider(p) {
 		return
 	}
 	live := []FederateHandle{c.self}
-	for f := range c.fed.members {
+	for f := range c.federation.members {
 		live = append(live, f)
 	}
 	for _, f := range p.set {
-		if _, known := c.fed.members[f]; !known && f != c.self && !c.sync.gone[f] {
+		if _, known := c.federation.members[f]; !known && f != c.self && !c.syncPoints.gone[f] {
 			return // joined when the point was registered; not seen here yet
 		}
 	}
@@ -338,7 +338,7 @@ func (c *Core) synchronized(label string, p *syncPoint, failed []FederateHandle)
 		return
 	}
 	p.done = true
-	delete(c.sync.points, label)
+	delete(c.syncPoints.points, label)
 	if p.announced && c.state == joined {
 		c.push(hla.FederationSynchronized{Label: label, Failed: failed})
 	}
@@ -347,10 +347,10 @@ func (c *Core) synchronized(label string, p *syncPoint, failed []FederateHandle)
 	}
 	if p.registrar == c.self {
 		c.setState(keySyncPoint+label, nil)
-		c.sync.releasing[label] = nil
-		c.fed.startOp(c, Op{Kind: OpRelease, Key: syncKeyPrefix + label}, func(OpResult) {
-			next := c.sync.releasing[label]
-			delete(c.sync.releasing, label)
+		c.syncPoints.releasing[label] = nil
+		c.federation.startOp(c, Op{Kind: OpRelease, Key: syncKeyPrefix + label}, func(OpResult) {
+			next := c.syncPoints.releasing[label]
+			delete(c.syncPoints.releasing, label)
 			if next != nil {
 				next()
 			}
@@ -363,10 +363,10 @@ func (c *Core) synchronized(label string, p *syncPoint, failed []FederateHandle)
 // member the decider was waiting to hear of).
 func (c *Core) syncMembersChanged(h FederateHandle, left bool) {
 	if left {
-		c.sync.gone[h] = true
+		c.syncPoints.gone[h] = true
 	}
-	labels := make([]string, 0, len(c.sync.points))
-	for l := range c.sync.points {
+	labels := make([]string, 0, len(c.syncPoints.points))
+	for l := range c.syncPoints.points {
 		labels = append(labels, l)
 	}
 	slices.Sort(labels)
