@@ -85,18 +85,10 @@ func newAdvisories(sw fomxml.Switches) advisories {
 	}
 }
 
-// Replicated state keys.
-const (
-	keySubObject      = "s/o/" // + class handle: this federate's subscription to it
-	keySubInteraction = "s/i/" // + interaction class handle
-	keyIntTransport   = "t/i/" // + interaction class handle: its transportation here
-	keyResign         = "resign"
-)
-
 // publishInterest publishes this federate's subscription to oc in its
 // replicated state (nil when it has none).
 func (c *Core) publishInterest(oc *fomxml.ObjectClass) {
-	c.setState(keySubObject+strconv.FormatUint(uint64(oc.Handle), 10), c.interestValue(oc))
+	c.setState(objectSubscriptionKey(oc.Handle), c.interestValue(oc))
 	if c.tracer != nil {
 		c.traceSubscription(oc)
 	}
@@ -160,14 +152,14 @@ func (c *Core) earlyInterest(from FederateHandle, class ObjectClassHandle, value
 	if _, member := c.federation.members[from]; !member {
 		return
 	}
-	c.interestChanged(from, keySubObject+strconv.FormatUint(uint64(class), 10), value)
+	c.interestChanged(from, objectSubscriptionKey(class), value)
 }
 
 func (c *Core) publishInteractionInterest(ic InteractionClassHandle) {
 	if c.tracer != nil {
 		c.traceInteractionSubscription(ic)
 	}
-	key := keySubInteraction + strconv.FormatUint(uint64(ic), 10)
+	key := interactionSubscriptionKey(ic)
 	if !c.declared.subInt[ic] {
 		c.setState(key, nil)
 		return
@@ -253,8 +245,8 @@ func decodeSub(b []byte) (remoteSub, bool) {
 func (c *Core) interestChanged(h FederateHandle, key string, value []byte) {
 	a := &c.advisories
 	switch {
-	case strings.HasPrefix(key, keySubObject):
-		n, err := strconv.ParseUint(key[len(keySubObject):], 10, 64)
+	case strings.HasPrefix(key, keyObjectSubscription):
+		n, err := strconv.ParseUint(key[len(keyObjectSubscription):], 10, 64)
 		if err != nil {
 			c.stats.Malformed++
 			return
@@ -282,8 +274,8 @@ func (c *Core) interestChanged(h FederateHandle, key string, value []byte) {
 		if narrowed {
 			c.resendCells()
 		}
-	case strings.HasPrefix(key, keySubInteraction):
-		n, err := strconv.ParseUint(key[len(keySubInteraction):], 10, 64)
+	case strings.HasPrefix(key, keyInteractionSubscription):
+		n, err := strconv.ParseUint(key[len(keyInteractionSubscription):], 10, 64)
 		if err != nil {
 			c.stats.Malformed++
 			return

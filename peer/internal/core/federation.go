@@ -24,7 +24,7 @@ type federation struct {
 	members map[FederateHandle]Member
 	// directive is the federation's automatic resign directive: what
 	// happens to a lost federate's objects, unless it set its own
-	// (replicated state keyResign); own is this federate's.
+	// (replicated state keyResignDirective); own is this federate's.
 	directive ResignAction
 	own       ResignAction
 	nextOp    uint64
@@ -139,7 +139,7 @@ func (c *Core) MemberLeft(h FederateHandle, lost bool, action ResignAction) {
 	switch {
 	case lost:
 		directive := c.federation.directive
-		if v, _, ok := c.State(h, keyResign); ok && len(v) == 1 && ResignAction(v[0]).Valid() {
+		if v, _, ok := c.State(h, keyResignDirective); ok && len(v) == 1 && ResignAction(v[0]).Valid() {
 			directive = ResignAction(v[0])
 		}
 		deletes = directive.Deletes()
@@ -161,7 +161,7 @@ func (c *Core) SetAutomaticResignDirective(a ResignAction) error {
 		return fmt.Errorf("%w: %d", hla.ErrInvalidResignAction, int(a))
 	}
 	c.federation.own = a
-	c.setState(keyResign, []byte{byte(a)})
+	c.setState(keyResignDirective, []byte{byte(a)})
 	return nil
 }
 

@@ -30,11 +30,6 @@ const (
 	ownCancelAck                           // to Ref: the sender will not transfer Pairs to it (after ownAcquireCancel)
 )
 
-// ownKey is the register key of (h, a)'s terms.
-func ownKey(h ObjectInstanceHandle, a AttributeHandle) string {
-	return "own/" + strconv.FormatUint(uint64(h.Federate), 10) + "." + strconv.FormatUint(h.Serial, 10) + "/" + strconv.FormatUint(uint64(a), 10)
-}
-
 // ownedInstance checks that obj is known and attrs are defined for it,
 // and returns it.
 func (c *Core) ownedInstance(obj ObjectInstanceHandle, attrs []AttributeHandle) (*instance, error) {
@@ -419,7 +414,7 @@ func (c *Core) maybeClaim(obj ObjectInstanceHandle, a AttributeHandle) {
 func (c *Core) claim(obj ObjectInstanceHandle, a AttributeHandle, acq *acquisition, expect uint64) {
 	acq.claiming = true
 	// The value is the branch the claim is made on (saverestore.go).
-	c.federation.startOp(c, Op{Kind: OpSwap, Key: ownKey(obj, a), Expect: expect, Value: binary.AppendUvarint(nil, c.saveRestore.branch)}, func(r OpResult) {
+	c.federation.startOp(c, Op{Kind: OpSwap, Key: tokenKey(obj, a), Expect: expect, Value: binary.AppendUvarint(nil, c.saveRestore.branch)}, func(r OpResult) {
 		acq.claiming = false
 		if c.ownership.acquiring[obj][a] != acq {
 			// The instance is gone (or the acquisition began anew): a

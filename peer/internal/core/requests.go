@@ -228,7 +228,7 @@ func (c *Core) RequestInteractionTransportationTypeChange(class InteractionClass
 		return fmt.Errorf("%w: %d", hla.ErrInvalidTransportationType, int(t))
 	}
 	c.objects.intTransport[class] = t
-	c.setState(keyIntTransport+fmt.Sprint(uint64(class)), []byte{byte(t)})
+	c.setState(interactionTransportKey(class), []byte{byte(t)})
 	c.push(hla.ConfirmInteractionTransportationTypeChange{Class: class, Transportation: t})
 	return nil
 }
@@ -246,7 +246,7 @@ func (c *Core) QueryInteractionTransportationType(fed FederateHandle, class Inte
 	t := transportOf(c.reliable(ic.Transportation))
 	if fed == c.self {
 		t = transportOf(c.interactionReliable(ic))
-	} else if v, _, ok := c.State(fed, keyIntTransport+fmt.Sprint(uint64(class))); ok && len(v) == 1 && hla.TransportationType(v[0]).Valid() {
+	} else if v, _, ok := c.State(fed, interactionTransportKey(class)); ok && len(v) == 1 && hla.TransportationType(v[0]).Valid() {
 		t = hla.TransportationType(v[0])
 	}
 	c.push(hla.ReportInteractionTransportationType{Federate: fed, Class: class, Transportation: t})

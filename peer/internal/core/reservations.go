@@ -20,8 +20,6 @@ type multiReservation struct {
 	failed  bool
 }
 
-func nameKey(name string) string { return "objectName/" + name }
-
 // ReleaseObjectInstanceName (§6.4) gives back a name this federate
 // reserved and has not used. ErrObjectInstanceNameNotReserved otherwise.
 func (c *Core) ReleaseObjectInstanceName(name string) error {

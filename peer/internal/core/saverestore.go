@@ -40,17 +40,6 @@ import (
 //     what an older branch sent is dropped, what a newer one sent is held
 //     until this federate restores too. Nothing sent on the abandoned
 //     branch is delivered after the restore.
-const (
-	keySR          = "saverestore" // register key
-	keySave        = "sv"          // the save (requester)
-	keySaveStatus  = "ss"          // a federate's save status
-	keySaveDone    = "sd"          // the save's outcome (decider)
-	keyRestore     = "rr"          // the restore (requester)
-	keyRestoreStat = "rs"          // a federate's restore status
-	keyRestoreGo   = "rd"          // the restore begins or is refused (decider)
-	keyRestoreDone = "rf"          // the restore's outcome (decider)
-	keyBranch      = "br"          // the restore branch a federate is on
-)
 
 // Save statuses ("ss").
 const (
@@ -288,7 +277,7 @@ func (c *Core) saveReplaceable() bool {
 // is under way; otherwise the request fails (FederationNotSaved,
 // RTIUnableToSave).
 func (c *Core) replaceSave(label string, hasTime bool, at float64, tries int) {
-	c.federation.startOp(c, Op{Kind: OpSwap, Key: keySR, Expect: c.saveRestore.sv, Value: []byte(label)}, func(r OpResult) {
+	c.federation.startOp(c, Op{Kind: OpSwap, Key: registerSaveRestore, Expect: c.saveRestore.sv, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			c.announceSave(r.Version, label, hasTime, at)
 			return
@@ -341,7 +330,7 @@ const (
 // register ordered after it), and a key that stays held fails the
 // request (FederationNotSaved, RTIUnableToSave).
 func (c *Core) requestSave(label string, hasTime bool, at float64, tries int) {
-	c.federation.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
+	c.federation.startOp(c, Op{Kind: OpAcquire, Key: registerSaveRestore, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			c.announceSave(r.Version, label, hasTime, at)
 			return
@@ -719,7 +708,7 @@ func (c *Core) saveCheck() {
 	}
 	b := binary.AppendUvarint(nil, c.saveRestore.sv)
 	b = append(b, byte(reason))
-	c.setState(keySaveDone, b)
+	c.setState(keySaveOutcome, b)
 	c.saveDecided(c.saveRestore.sv, reason)
 }
 
@@ -745,7 +734,7 @@ func (c *Core) saveDecided(version uint64, reason hla.SaveFailureReason) {
 	if coord == c.self {
 		// (A requester that is gone has its key freed with it.)
 		c.setState(keySave, nil)
-		c.federation.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+		c.federation.startOp(c, Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 	}
 	for _, d := range held {
 		c.handle(d, true)
@@ -784,13 +773,13 @@ func (c *Core) RequestFederationRestore(label string) error {
 // restores as (restoreAssign); when the joined federates' types do not
 // match the saved set's, or there is no saved set, the request fails.
 func (c *Core) requestRestore(label string, tries int) {
-	c.federation.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
+	c.federation.startOp(c, Op{Kind: OpAcquire, Key: registerSaveRestore, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			parts := c.participants()
 			as, err := c.restoreAssign(label, parts)
 			if err != nil {
 				c.push(hla.RequestFederationRestoreFailed{Label: label})
-				c.federation.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+				c.federation.startOp(c, Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 				return
 			}
 			b := binary.AppendUvarint(nil, r.Version)
@@ -853,7 +842,7 @@ func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label stri
 		}
 	}
 	for f, st := range c.federation.states {
-		if v, ok := st[keyRestoreStat]; ok && v.value != nil {
+		if v, ok := st[keyRestoreStatus]; ok && v.value != nil {
 			c.noteRestoreStatus(f, v.value)
 		}
 	}
@@ -864,7 +853,7 @@ func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label stri
 func (c *Core) publishRestoreStatus(status uint8) {
 	c.saveRestore.restSt[c.self] = status
 	b := binary.AppendUvarint(nil, c.saveRestore.rv)
-	c.setState(keyRestoreStat, append(b, status))
+	c.setState(keyRestoreStatus, append(b, status))
 }
 
 func (c *Core) noteRestoreStatus(f FederateHandle, value []byte) {
@@ -920,7 +909,7 @@ func (c *Core) restoreCheck() {
 		}
 	}
 	b := binary.AppendUvarint(nil, c.saveRestore.rv)
-	c.setState(keyRestoreDone, append(b, byte(reason)))
+	c.setState(keyRestoreOutcome, append(b, byte(reason)))
 	c.restoreDecided(c.saveRestore.rv, reason)
 }
 
@@ -928,7 +917,7 @@ func (c *Core) restoreCheck() {
 // acts on it here.
 func (c *Core) restoreGo(ok bool) {
 	b := binary.AppendUvarint(nil, c.saveRestore.rv)
-	c.setState(keyRestoreGo, append(b, boolByte(ok)))
+	c.setState(keyRestoreBegin, append(b, boolByte(ok)))
 	c.restoreBegins(c.saveRestore.rv, ok)
 }
 
@@ -942,9 +931,9 @@ func (c *Core) restoreBegins(version uint64, ok bool) {
 		if c.saveRestore.rvCoord == c.self {
 			c.push(hla.RequestFederationRestoreFailed{Label: label})
 			c.setState(keyRestore, nil)
-			c.federation.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+			c.federation.startOp(c, Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 		}
-		c.setState(keyRestoreStat, nil)
+		c.setState(keyRestoreStatus, nil)
 		c.saveRestore.rv, c.saveRestore.rphase, c.saveRestore.rparts, c.saveRestore.rsnap, c.saveRestore.restSt, c.saveRestore.ras = 0, restoreIdle, nil, nil, nil, nil
 		return
 	}
@@ -1142,10 +1131,10 @@ func (c *Core) restoreDecided(version uint64, reason hla.RestoreFailureReason) {
 	}
 	coord := c.saveRestore.rvCoord
 	c.saveRestore.rv, c.saveRestore.rphase, c.saveRestore.rparts, c.saveRestore.restSt, c.saveRestore.rfailed, c.saveRestore.ras = 0, restoreIdle, nil, nil, 0, nil
-	c.setState(keyRestoreStat, nil)
+	c.setState(keyRestoreStatus, nil)
 	if coord == c.self {
 		c.setState(keyRestore, nil)
-		c.federation.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+		c.federation.startOp(c, Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 	}
 }
 
@@ -1174,7 +1163,7 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 		c.noteSaveStatus(h, value)
 		c.saveMaybeCapture()
 		c.saveCheck()
-	case keySaveDone:
+	case keySaveOutcome:
 		version := r.uvarint("version")
 		reason := r.byte("reason")
 		if r.err != nil || len(r.b) != 0 {
@@ -1200,7 +1189,7 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 			return
 		}
 		c.restoreAnnounced(h, version, label, parts, as)
-	case keyRestoreStat:
+	case keyRestoreStatus:
 		c.noteRestoreStatus(h, value)
 		c.restoreCheck()
 	case keyBranch:
@@ -1212,14 +1201,14 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 		if v > c.saveRestore.branch && !(c.saveRestore.rphase != restoreIdle && c.saveRestore.rv == v) {
 			c.followBranch(v)
 		}
-	case keyRestoreGo, keyRestoreDone:
+	case keyRestoreBegin, keyRestoreOutcome:
 		version := r.uvarint("version")
 		v := r.byte("outcome")
 		if r.err != nil || len(r.b) != 0 {
 			c.stats.Malformed++
 			return
 		}
-		if key == keyRestoreGo {
+		if key == keyRestoreBegin {
 			c.restoreBegins(version, v == 1)
 		} else {
 			c.restoreDecided(version, hla.RestoreFailureReason(v))

@@ -27,12 +27,6 @@ import (
 //     and everyone that was announced the point hears
 //     FederationSynchronized. A member that resigns or is lost is no longer
 //     waited for. The registrar then frees the key: the label is reusable.
-const (
-	keySyncPoint    = "y/" // + label: a registered point (registrar's state)
-	keySyncAchieved = "a/" // + label: this federate achieved it
-	keySyncDone     = "z/" // + label: the point is synchronized (decider's state)
-	syncKeyPrefix   = "sync/"
-)
 
 // syncPoint is one synchronization point this federate knows of.
 type syncPoint struct {
@@ -120,7 +114,7 @@ func (c *Core) RegisterFederationSynchronizationPoint(label string, tag []byte, 
 // is decided, which is where joins are decided too: a federate whose
 // join returned counts, whatever this federate was told of it yet.
 func (c *Core) registerSync(label string, tag []byte, set []FederateHandle) {
-	op := Op{Kind: OpAcquire, Key: syncKeyPrefix + label, Value: tag}
+	op := Op{Kind: OpAcquire, Key: registerSyncPoint + label, Value: tag}
 	if set != nil {
 		op.Joined = set
 	}
@@ -348,7 +342,7 @@ func (c *Core) synchronized(label string, p *syncPoint, failed []FederateHandle)
 	if p.registrar == c.self {
 		c.setState(keySyncPoint+label, nil)
 		c.syncPoints.releasing[label] = nil
-		c.federation.startOp(c, Op{Kind: OpRelease, Key: syncKeyPrefix + label}, func(OpResult) {
+		c.federation.startOp(c, Op{Kind: OpRelease, Key: registerSyncPoint + label}, func(OpResult) {
 			next := c.syncPoints.releasing[label]
 			delete(c.syncPoints.releasing, label)
 			if next != nil {
