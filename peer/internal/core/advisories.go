@@ -149,7 +149,7 @@ func (c *Core) earlyInterest(from FederateHandle, class ObjectClassHandle, value
 	if _, known := c.advisories.objs[class][from]; known {
 		return
 	}
-	if _, member := c.federation.members[from]; !member {
+	if !c.federation.isMember(from) {
 		return
 	}
 	c.interestChanged(from, objectSubscriptionKey(class), value)
@@ -173,12 +173,6 @@ func (c *Core) publishInteractionInterest(ic InteractionClassHandle) {
 		b = append(b, encodeRegions(c.committed(s.regions))...)
 	}
 	c.setState(key, b)
-}
-
-// setState publishes one key of this federate's replicated state
-// through the control plane.
-func (c *Core) setState(key string, value []byte) {
-	c.federation.startOp(c, Op{Kind: OpSetState, Key: key, Value: value}, func(OpResult) {})
 }
 
 // decodeSub decodes a published subscription; false for bytes that do

@@ -133,17 +133,7 @@ type Core struct {
 
 	out   Ready
 	stats Stats
-	state connState
 }
-
-// connState is where the federate stands in its federation.
-type connState uint8
-
-const (
-	joined   connState = iota
-	resigned           // ResignFederationExecution ran
-	lost               // the control plane dropped this federate (ConnectionLost)
-)
 
 // Stats counts what a Core did.
 type Stats struct {
@@ -181,6 +171,53 @@ type Ready struct {
 	Ops []Op
 	// Trace holds whole JSON lines of the trace (Config.Trace).
 	Trace []byte
+}
+
+// OpKind is what a control-plane operation does.
+type OpKind uint8
+
+const (
+	// OpAcquire takes Key in the federation's register for this
+	// federate, with Value, if nobody holds it.
+	OpAcquire OpKind = iota + 1
+	// OpRelease frees Key if this federate holds it.
+	OpRelease
+	// OpRead reads Key's value and version, linearizably.
+	OpRead
+	// OpSetState sets this federate's replicated state Key to Value
+	// (nil deletes it); it answers at once.
+	OpSetState
+	// OpSwap takes Key for this federate with Value and advances its
+	// version if its version is Expect (a compare-and-set).
+	OpSwap
+)
+
+// Op is a control-plane operation for the driver to run.
+type Op struct {
+	ID     uint64
+	Kind   OpKind
+	Key    string
+	Value  []byte
+	Expect uint64 // OpSwap
+	// Joined, for OpAcquire: federates that must all be joined where the
+	// acquisition is decided (a synchronization set); the answer has
+	// NotJoined otherwise, and nothing changed.
+	Joined []FederateHandle
+}
+
+// OpResult is the control plane's answer to an Op.
+type OpResult struct {
+	// Held says this federate holds the key after the operation.
+	Held bool
+	// Holder is the key's holder, 0 when free.
+	Holder FederateHandle
+	// Value and Version are the key's value and version after it.
+	Value   []byte
+	Version uint64
+	// NotJoined: a federate of Op.Joined was not joined; nothing changed.
+	NotJoined bool
+	// Err is set when the operation could not be decided.
+	Err error
 }
 
 // GroupChange is a transport group to join (Join) or leave.
@@ -263,7 +300,7 @@ func New(cfg Config) (*Core, error) {
 	}
 	for _, m := range cfg.Members {
 		if m.Handle != c.self {
-			c.federation.members[m.Handle] = m
+			c.federation.join(m)
 			c.timeCore.AddFederate(lbts.FederateID(m.Handle))
 		}
 	}
@@ -461,15 +498,7 @@ func (c *Core) Seal() { c.endpoint.Flush() }
 
 // check returns the error a service gets from a federate that is no
 // longer joined, or nil.
-func (c *Core) check() error {
-	switch c.state {
-	case resigned:
-		return hla.ErrFederateNotExecutionMember
-	case lost:
-		return hla.ErrNotConnected
-	}
-	return nil
-}
+func (c *Core) check() error { return c.federation.serviceError() }
 
 // outMsg is a message the core wants sent.
 type outMsg struct {

@@ -166,7 +166,7 @@ func momGuard(h ObjectInstanceHandle, err error) error {
 // momSelfDiscover lets this federate discover its own MOM instance once
 // it subscribes to its class (or an ancestor) with attributes.
 func (c *Core) momSelfDiscover() {
-	if c.mom.class == nil || c.state != joined {
+	if c.mom.class == nil || !c.federation.joined() {
 		return
 	}
 	h := c.momHandle()
@@ -401,7 +401,7 @@ func (c *Core) momTick() {
 	} else {
 		c.mom.grantedTicks++
 	}
-	if c.mom.periodTicks > 0 && c.state == joined {
+	if c.mom.periodTicks > 0 && c.federation.joined() {
 		if c.mom.sinceReport++; c.mom.sinceReport >= c.mom.periodTicks {
 			c.mom.sinceReport = 0
 			c.momProvide(nil, nil)
@@ -474,7 +474,7 @@ func (c *Core) ReportsServices() bool { return c.mom.reportServices }
 // and its exception (HLAreportServiceInvocation). Serial numbers count
 // from 0.
 func (c *Core) ReportService(name string, supplied, returned []string, err error) {
-	if !c.mom.reportServices || c.state != joined || !c.momCodec() {
+	if !c.mom.reportServices || !c.federation.joined() || !c.momCodec() {
 		return
 	}
 	serial := c.mom.serial
@@ -504,7 +504,7 @@ func stringList(ss []string) []any {
 // from), with HLAreportException, when exception reporting is on
 // (HLAsetExceptionReporting).
 func (c *Core) ReportException(service string, err error) {
-	if !c.mom.reportExceptions || c.state != joined || !c.momCodec() {
+	if !c.mom.reportExceptions || !c.federation.joined() || !c.momCodec() {
 		return
 	}
 	c.momReport("HLAreportException", map[string]any{"HLAservice": service, "HLAexception": err.Error()})

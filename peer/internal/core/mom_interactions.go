@@ -410,7 +410,7 @@ func (c *Core) momFederationRequest(r momReq) {
 				continue
 			}
 			feds := []any{}
-			for _, f := range c.memberHandles() {
+			for _, f := range c.federation.everyone(c.self) {
 				if !p.member(f) {
 					continue
 				}
@@ -431,16 +431,6 @@ func (c *Core) momFederationRequest(r momReq) {
 	case "HLAfederation.HLArequest.HLArequestFOMmoduleData":
 		c.momReportModule("HLAfederation.HLAreport.HLAreportFOMmoduleData", r, false)
 	}
-}
-
-// memberHandles lists every joined federate, this one included, sorted.
-func (c *Core) memberHandles() []FederateHandle {
-	hs := []FederateHandle{c.self}
-	for h := range c.federation.members {
-		hs = append(hs, h)
-	}
-	slices.Sort(hs)
-	return hs
 }
 
 // momLost reports federate h lost (HLAreportFederateLost), to this
@@ -473,7 +463,7 @@ func timeOrEmpty(c *Core, v float64, ok bool) []byte {
 // instance once it subscribes to its class (or an ancestor).
 func (c *Core) momFederationDiscover() {
 	oc := c.mom.fedn
-	if oc == nil || c.state != joined {
+	if oc == nil || !c.federation.joined() {
 		return
 	}
 	if _, known := c.objects.inst[federationMOM]; known {
@@ -503,7 +493,7 @@ func (c *Core) momFederationValue(name string) (any, bool) {
 	case "HLAfederationName":
 		return c.cfg.Federation, true
 	case "HLAfederatesInFederation":
-		return handleList(c.memberHandles()), true
+		return handleList(c.federation.everyone(c.self)), true
 	case "HLARTIversion":
 		return c.rtiVersion(), true
 	case "HLAMIMdesignator":
@@ -566,7 +556,7 @@ func (c *Core) momRunPending() {
 	for len(c.mom.pending) > 0 {
 		r := c.mom.pending[0]
 		c.mom.pending = c.mom.pending[1:]
-		if c.state != joined {
+		if !c.federation.joined() {
 			continue
 		}
 		switch {

@@ -171,7 +171,7 @@ func (c *Core) ReserveObjectInstanceName(name string) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}
-	c.federation.startOp(c, Op{Kind: OpAcquire, Key: nameKey(name)}, func(r OpResult) {
+	c.startOp(Op{Kind: OpAcquire, Key: nameKey(name)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			c.objects.reserved[name] = true
 			c.push(hla.ObjectInstanceNameReservationSucceeded{Name: name})

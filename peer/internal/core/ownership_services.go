@@ -414,7 +414,7 @@ func (c *Core) maybeClaim(obj ObjectInstanceHandle, a AttributeHandle) {
 func (c *Core) claim(obj ObjectInstanceHandle, a AttributeHandle, acq *acquisition, expect uint64) {
 	acq.claiming = true
 	// The value is the branch the claim is made on (saverestore.go).
-	c.federation.startOp(c, Op{Kind: OpSwap, Key: tokenKey(obj, a), Expect: expect, Value: binary.AppendUvarint(nil, c.saveRestore.branch)}, func(r OpResult) {
+	c.startOp(Op{Kind: OpSwap, Key: tokenKey(obj, a), Expect: expect, Value: binary.AppendUvarint(nil, c.saveRestore.branch)}, func(r OpResult) {
 		acq.claiming = false
 		if c.ownership.acquiring[obj][a] != acq {
 			// The instance is gone (or the acquisition began anew): a
@@ -547,7 +547,7 @@ func (c *Core) onHolderQuery(m *wireMsg, from FederateHandle) {
 		attrs = append(attrs, AttributeHandle(p.H))
 	}
 	if gone != 0 && gone != c.self && !c.ownership.left[gone] {
-		if _, member := c.federation.members[gone]; member {
+		if c.federation.isMember(gone) {
 			c.ownership.deferred[gone] = append(c.ownership.deferred[gone], deferredQuery{from: from, obj: m.Obj, class: m.Class, id: m.RefSeq, attrs: attrs})
 			return
 		}
@@ -1253,4 +1253,66 @@ func boolInt(b bool) uint64 {
 		return 1
 	}
 	return 0
+}
+
+// cancelAllAcquisitions withdraws every acquisition of this federate (it
+// resigns).
+func (c *Core) cancelAllAcquisitions() {
+	hs := make([]ObjectInstanceHandle, 0, len(c.ownership.acquiring))
+	for h, m := range c.ownership.acquiring {
+		if len(m) > 0 {
+			hs = append(hs, h)
+		}
+	}
+	slices.SortFunc(hs, compareHandles)
+	for _, h := range hs {
+		var attrs []AttributeHandle
+		for a := range c.ownership.acquiring[h] {
+			attrs = append(attrs, a)
+		}
+		slices.Sort(attrs)
+		delete(c.ownership.acquiring, h)
+		if in := c.objects.inst[h]; in != nil {
+			c.sendOwnership(ownAcquireCancel, h, in, c.epochPairs(attrs, nil), nil, 0)
+		}
+	}
+}
+
+// releaseAll gives up every token this federate holds (it resigns) and
+// returns them with the epochs at which they are unowned, in handle
+// order, for its resign notice.
+func (c *Core) releaseAll() []releasedToken {
+	hs := make([]ObjectInstanceHandle, 0, len(c.ownership.held))
+	for h := range c.ownership.held {
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, compareHandles)
+	var out []releasedToken
+	for _, h := range hs {
+		attrs := make([]AttributeHandle, 0, len(c.ownership.held[h]))
+		for a := range c.ownership.held[h] {
+			attrs = append(attrs, a)
+		}
+		slices.Sort(attrs)
+		for _, a := range attrs {
+			e := c.ownership.give(h, a, 0)
+			c.traceOwner(h, a, 0, e)
+			out = append(out, releasedToken{obj: h, attr: a, epoch: e})
+		}
+	}
+	return out
+}
+
+// noteReleased folds the tokens a resign notice released (b,
+// appendReleased) into this federate's view; false when they do not
+// decode.
+func (c *Core) noteReleased(b []byte) bool {
+	ts, ok := decodeReleased(b)
+	for _, t := range ts {
+		if c.ownership.note(t.obj, t.attr, token{owner: 0, epoch: t.epoch}) {
+			c.traceOwner(t.obj, t.attr, 0, t.epoch)
+			c.maybeClaim(t.obj, t.attr)
+		}
+	}
+	return ok
 }

@@ -32,7 +32,7 @@ func (c *Core) ReleaseObjectInstanceName(name string) error {
 
 func (c *Core) releaseName(name string) {
 	delete(c.objects.reserved, name)
-	c.federation.startOp(c, Op{Kind: OpRelease, Key: nameKey(name)}, func(OpResult) {})
+	c.startOp(Op{Kind: OpRelease, Key: nameKey(name)}, func(OpResult) {})
 }
 
 // ReserveMultipleObjectInstanceName (§6.5) asks for every name of names
@@ -54,7 +54,7 @@ func (c *Core) ReserveMultipleObjectInstanceName(names []string) error {
 	r := &multiReservation{names: set, waiting: len(set)}
 	c.objects.multi = append(c.objects.multi, r)
 	for _, n := range set {
-		c.federation.startOp(c, Op{Kind: OpAcquire, Key: nameKey(n)}, func(res OpResult) {
+		c.startOp(Op{Kind: OpAcquire, Key: nameKey(n)}, func(res OpResult) {
 			r.waiting--
 			if res.Err == nil && res.Held {
 				r.held = append(r.held, n)
@@ -73,7 +73,7 @@ func (c *Core) ReserveMultipleObjectInstanceName(names []string) error {
 					c.push(hla.MultipleObjectInstanceNameReservationFailed{Names: r.names})
 				}
 				for _, h := range r.held {
-					c.federation.startOp(c, Op{Kind: OpRelease, Key: nameKey(h)}, func(OpResult) {
+					c.startOp(Op{Kind: OpRelease, Key: nameKey(h)}, func(OpResult) {
 						if left--; left == 0 {
 							c.push(hla.MultipleObjectInstanceNameReservationFailed{Names: r.names})
 						}

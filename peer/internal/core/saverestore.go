@@ -163,47 +163,6 @@ func (c *Core) SaveRestoreError() error {
 	return nil
 }
 
-// srDecider reports whether this federate decides the save or restore
-// coord asked for, among the federates parts: coord, or once it is gone
-// the live one of parts with the lowest handle.
-func (c *Core) srDecider(coord FederateHandle, parts []FederateHandle) bool {
-	if coord == c.self {
-		return true
-	}
-	if _, alive := c.federation.members[coord]; alive {
-		return false
-	}
-	for _, f := range c.liveOthers(parts) {
-		if f < c.self {
-			return false
-		}
-	}
-	return true
-}
-
-// liveOthers returns the federates of parts that are still joined, this
-// one left out.
-func (c *Core) liveOthers(parts []FederateHandle) []FederateHandle {
-	var out []FederateHandle
-	for _, f := range parts {
-		if _, ok := c.federation.members[f]; ok {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// participants returns this federate and the joined ones, sorted: who
-// takes part in a save or restore asked for now.
-func (c *Core) participants() []FederateHandle {
-	out := []FederateHandle{c.self}
-	for f := range c.federation.members {
-		out = append(out, f)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // appendHandles writes a count and the handles (decodeHandles reads
 // them).
 func appendHandles(b []byte, hs []FederateHandle) []byte {
@@ -277,12 +236,12 @@ func (c *Core) saveReplaceable() bool {
 // is under way; otherwise the request fails (FederationNotSaved,
 // RTIUnableToSave).
 func (c *Core) replaceSave(label string, hasTime bool, at float64, tries int) {
-	c.federation.startOp(c, Op{Kind: OpSwap, Key: registerSaveRestore, Expect: c.saveRestore.sv, Value: []byte(label)}, func(r OpResult) {
+	c.startOp(Op{Kind: OpSwap, Key: registerSaveRestore, Expect: c.saveRestore.sv, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			c.announceSave(r.Version, label, hasTime, at)
 			return
 		}
-		if tries < srRetries && c.state == joined {
+		if tries < srRetries && c.federation.joined() {
 			c.saveRestore.retry = append(c.saveRestore.retry, srRetry{at: c.saveRestore.ticks + srRetryTicks, run: func() {
 				switch {
 				case c.saveRestore.phase == saveIdle && c.saveRestore.rphase == restoreIdle:
@@ -305,7 +264,7 @@ func (c *Core) announceSave(version uint64, label string, hasTime bool, at float
 	if c.saveRestore.phase != saveIdle && version > c.saveRestore.sv {
 		c.saveReplaced() // before the announcement: it clears this federate's own
 	}
-	parts := c.participants()
+	parts := c.federation.everyone(c.self)
 	b := binary.AppendUvarint(nil, version)
 	b = appendString(b, label)
 	b = append(b, boolByte(hasTime))
@@ -330,7 +289,7 @@ const (
 // register ordered after it), and a key that stays held fails the
 // request (FederationNotSaved, RTIUnableToSave).
 func (c *Core) requestSave(label string, hasTime bool, at float64, tries int) {
-	c.federation.startOp(c, Op{Kind: OpAcquire, Key: registerSaveRestore, Value: []byte(label)}, func(r OpResult) {
+	c.startOp(Op{Kind: OpAcquire, Key: registerSaveRestore, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			c.announceSave(r.Version, label, hasTime, at)
 			return
@@ -339,7 +298,7 @@ func (c *Core) requestSave(label string, hasTime bool, at float64, tries int) {
 		case c.saveRestore.phase != saveIdle:
 			// Another federate's save is under way: this federate takes
 			// part in it.
-		case tries < srRetries && c.state == joined:
+		case tries < srRetries && c.federation.joined():
 			c.saveRestore.retry = append(c.saveRestore.retry, srRetry{at: c.saveRestore.ticks + srRetryTicks, run: func() {
 				if c.saveRestore.phase == saveIdle && c.saveRestore.rphase == restoreIdle {
 					c.requestSave(label, hasTime, at, tries+1)
@@ -378,7 +337,7 @@ func (c *Core) srTick() {
 // timed, once its time reaches at. A federate that joined after the
 // request (not in parts) takes no part in it.
 func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string, hasTime bool, at float64, parts []FederateHandle) {
-	if version <= c.saveRestore.seenSave || c.state != joined {
+	if version <= c.saveRestore.seenSave || !c.federation.joined() {
 		return
 	}
 	c.saveRestore.seenSave = version
@@ -396,11 +355,7 @@ func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string,
 	c.saveRestore.saveSt = make(map[FederateHandle]memberSave)
 	c.saveRestore.failed = 0
 	// Statuses that came before the save did.
-	for f, st := range c.federation.states {
-		if v, ok := st[keySaveStatus]; ok && v.value != nil {
-			c.noteSaveStatus(f, v.value)
-		}
-	}
+	c.federation.eachState(keySaveStatus, func(f FederateHandle, v []byte) { c.noteSaveStatus(f, v) })
 	c.saveMaybeInitiate()
 	c.saveCheck()
 }
@@ -539,7 +494,7 @@ func (c *Core) saveMaybeCapture() {
 	if c.saveRestore.phase < saveInitiated || c.saveRestore.snap != nil || c.saveRestore.status == ssTooLate {
 		return
 	}
-	for _, f := range c.liveOthers(c.saveRestore.parts) {
+	for _, f := range c.federation.liveOf(c.saveRestore.parts) {
 		ms, ok := c.saveRestore.saveSt[f]
 		if !ok {
 			return // not told yet
@@ -676,13 +631,13 @@ func (c *Core) QueryFederationSaveStatus() error {
 // saveCheck decides the save when this federate decides it and every
 // live federate finished (or one aborted, or one left).
 func (c *Core) saveCheck() {
-	if c.saveRestore.phase == saveIdle || !c.srDecider(c.saveRestore.svCoord, c.saveRestore.parts) {
+	if c.saveRestore.phase == saveIdle || !c.federation.decides(c.self, c.saveRestore.svCoord, c.saveRestore.parts) {
 		return
 	}
 	reason := c.saveRestore.failed
 	final := func(st uint8) bool { return st >= ssComplete }
 	statuses := []uint8{c.saveRestore.status}
-	for _, f := range c.liveOthers(c.saveRestore.parts) {
+	for _, f := range c.federation.liveOf(c.saveRestore.parts) {
 		statuses = append(statuses, c.saveRestore.saveSt[f].status)
 	}
 	switch {
@@ -734,7 +689,7 @@ func (c *Core) saveDecided(version uint64, reason hla.SaveFailureReason) {
 	if coord == c.self {
 		// (A requester that is gone has its key freed with it.)
 		c.setState(keySave, nil)
-		c.federation.startOp(c, Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
+		c.startOp(Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 	}
 	for _, d := range held {
 		c.handle(d, true)
@@ -773,13 +728,13 @@ func (c *Core) RequestFederationRestore(label string) error {
 // restores as (restoreAssign); when the joined federates' types do not
 // match the saved set's, or there is no saved set, the request fails.
 func (c *Core) requestRestore(label string, tries int) {
-	c.federation.startOp(c, Op{Kind: OpAcquire, Key: registerSaveRestore, Value: []byte(label)}, func(r OpResult) {
+	c.startOp(Op{Kind: OpAcquire, Key: registerSaveRestore, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
-			parts := c.participants()
+			parts := c.federation.everyone(c.self)
 			as, err := c.restoreAssign(label, parts)
 			if err != nil {
 				c.push(hla.RequestFederationRestoreFailed{Label: label})
-				c.federation.startOp(c, Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
+				c.startOp(Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 				return
 			}
 			b := binary.AppendUvarint(nil, r.Version)
@@ -793,7 +748,7 @@ func (c *Core) requestRestore(label string, tries int) {
 			c.restoreAnnounced(c.self, r.Version, label, parts, as)
 			return
 		}
-		if tries < srRetries && c.state == joined {
+		if tries < srRetries && c.federation.joined() {
 			c.saveRestore.retry = append(c.saveRestore.retry, srRetry{at: c.saveRestore.ticks + srRetryTicks, run: func() {
 				if c.saveRestore.phase == saveIdle && c.saveRestore.rphase == restoreIdle {
 					c.requestRestore(label, tries+1)
@@ -812,7 +767,7 @@ func (c *Core) requestRestore(label string, tries int) {
 // the request takes no part in it (it was not in the federation the
 // request is about, and the saved federation's members are checked).
 func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label string, parts []FederateHandle, as map[FederateHandle]restoreAs) {
-	if version <= c.saveRestore.seenRest || c.state != joined {
+	if version <= c.saveRestore.seenRest || !c.federation.joined() {
 		return
 	}
 	c.saveRestore.seenRest = version
@@ -841,11 +796,7 @@ func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label stri
 			}
 		}
 	}
-	for f, st := range c.federation.states {
-		if v, ok := st[keyRestoreStatus]; ok && v.value != nil {
-			c.noteRestoreStatus(f, v.value)
-		}
-	}
+	c.federation.eachState(keyRestoreStatus, func(f FederateHandle, v []byte) { c.noteRestoreStatus(f, v) })
 	c.publishRestoreStatus(status)
 	c.restoreCheck()
 }
@@ -874,11 +825,11 @@ func (c *Core) noteRestoreStatus(f FederateHandle, value []byte) {
 // begin once every federate has its state (or to refuse), then the
 // outcome once every federate restored.
 func (c *Core) restoreCheck() {
-	if c.saveRestore.rphase == restoreIdle || !c.srDecider(c.saveRestore.rvCoord, c.saveRestore.rparts) {
+	if c.saveRestore.rphase == restoreIdle || !c.federation.decides(c.self, c.saveRestore.rvCoord, c.saveRestore.rparts) {
 		return
 	}
 	statuses := []uint8{c.saveRestore.restSt[c.self]}
-	for _, f := range c.liveOthers(c.saveRestore.rparts) {
+	for _, f := range c.federation.liveOf(c.saveRestore.rparts) {
 		statuses = append(statuses, c.saveRestore.restSt[f])
 	}
 	if c.saveRestore.rphase == restorePending {
@@ -931,7 +882,7 @@ func (c *Core) restoreBegins(version uint64, ok bool) {
 		if c.saveRestore.rvCoord == c.self {
 			c.push(hla.RequestFederationRestoreFailed{Label: label})
 			c.setState(keyRestore, nil)
-			c.federation.startOp(c, Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
+			c.startOp(Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 		}
 		c.setState(keyRestoreStatus, nil)
 		c.saveRestore.rv, c.saveRestore.rphase, c.saveRestore.rparts, c.saveRestore.rsnap, c.saveRestore.restSt, c.saveRestore.ras = 0, restoreIdle, nil, nil, nil, nil
@@ -1134,7 +1085,7 @@ func (c *Core) restoreDecided(version uint64, reason hla.RestoreFailureReason) {
 	c.setState(keyRestoreStatus, nil)
 	if coord == c.self {
 		c.setState(keyRestore, nil)
-		c.federation.startOp(c, Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
+		c.startOp(Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 	}
 }
 

@@ -118,7 +118,7 @@ func (c *Core) registerSync(label string, tag []byte, set []FederateHandle) {
 	if set != nil {
 		op.Joined = set
 	}
-	c.federation.startOp(c, op, func(r OpResult) {
+	c.startOp(op, func(r OpResult) {
 		delete(c.syncPoints.registering, label)
 		if r.NotJoined {
 			c.push(hla.SynchronizationPointRegistrationFailed{Label: label, Reason: hla.SynchronizationSetMemberNotJoined})
@@ -223,12 +223,8 @@ func (c *Core) syncStateChanged(h FederateHandle, key string, value []byte) {
 		p := &syncPoint{registrar: h, version: version, tag: slices.Clone(tag), set: set, achieved: make(map[FederateHandle]bool)}
 		c.syncPoints.points[label] = p
 		// Achievements that came before the point did.
-		for f, st := range c.federation.states {
-			if v, ok := st[keySyncAchieved+label]; ok && v.value != nil {
-				c.noteAchieved(p, f, v.value)
-			}
-		}
-		if p.member(c.self) && c.state == joined {
+		c.federation.eachState(keySyncAchieved+label, func(f FederateHandle, v []byte) { c.noteAchieved(p, f, v) })
+		if p.member(c.self) && c.federation.joined() {
 			p.announced = true
 			c.push(hla.AnnounceSynchronizationPoint{Label: label, Tag: slices.Clone(tag)})
 		}
@@ -274,7 +270,7 @@ func (c *Core) decider(p *syncPoint) bool {
 	if p.registrar == c.self {
 		return true
 	}
-	if _, alive := c.federation.members[p.registrar]; alive {
+	if c.federation.isMember(p.registrar) {
 		return false
 	}
 	lowest := c.self
@@ -298,7 +294,7 @@ func (c *Core) syncCheck(label string) {
 		live = append(live, f)
 	}
 	for _, f := range p.set {
-		if _, known := c.federation.members[f]; !known && f != c.self && !c.syncPoints.gone[f] {
+		if !c.federation.isMember(f) && f != c.self && !c.syncPoints.gone[f] {
 			return // joined when the point was registered; not seen here yet
 		}
 	}
@@ -333,7 +329,7 @@ func (c *Core) synchronized(label string, p *syncPoint, failed []FederateHandle)
 	}
 	p.done = true
 	delete(c.syncPoints.points, label)
-	if p.announced && c.state == joined {
+	if p.announced && c.federation.joined() {
 		c.push(hla.FederationSynchronized{Label: label, Failed: failed})
 	}
 	if _, mine := p.achieved[c.self]; mine {
@@ -342,7 +338,7 @@ func (c *Core) synchronized(label string, p *syncPoint, failed []FederateHandle)
 	if p.registrar == c.self {
 		c.setState(keySyncPoint+label, nil)
 		c.syncPoints.releasing[label] = nil
-		c.federation.startOp(c, Op{Kind: OpRelease, Key: registerSyncPoint + label}, func(OpResult) {
+		c.startOp(Op{Kind: OpRelease, Key: registerSyncPoint + label}, func(OpResult) {
 			next := c.syncPoints.releasing[label]
 			delete(c.syncPoints.releasing, label)
 			if next != nil {
