@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -377,5 +378,36 @@ func TestFederationRecordDataPlane(t *testing.T) {
 	h.apply(encodeBatch(batch{Proposer: a, Ops: []op{{Seq: 1, Kind: opCreateFed, Name: "fed"}}}))
 	if fi := federationInfo(h.Fed); fi.DataPlane != "" {
 		t.Fatalf("a record created without a data plane reports %q", fi.DataPlane)
+	}
+}
+
+// A snapshot that replaces a node's view reports the federates gone as
+// lost when the federation removed them as lost (the record keeps their
+// handles), as resigned otherwise: a node that catches up from a
+// snapshot after a partition learns that its own federate was removed.
+func TestSnapshotReportsLost(t *testing.T) {
+	old := view{fed: &federationRec{Federates: []federateRec{{Handle: 1, Name: "a"}, {Handle: 2, Name: "b"}, {Handle: 3, Name: "c"}}}}
+	cur := view{fed: &federationRec{Federates: []federateRec{{Handle: 1, Name: "a"}}, Lost: []uint64{2}}}
+	var got []string
+	for _, ev := range diffViews(old, cur) {
+		if ev.Kind == EventFederateResigned {
+			got = append(got, fmt.Sprintf("%s lost=%v", ev.Federate.Name, ev.Lost))
+		}
+	}
+	if want := []string{"b lost=true", "c lost=false"}; !slices.Equal(got, want) {
+		t.Errorf("resignations %v, want %v", got, want)
+	}
+	// The record keeps the latest maxLostKept lost handles, oldest
+	// dropped first.
+	f := newFSM("l", nodeID{Name: "a", Inc: 1}, 5)
+	f.Fed = &federationRec{}
+	var changes []change
+	for h := uint64(1); h <= maxLostKept+5; h++ {
+		id := nodeID{Name: fmt.Sprintf("n%d", h), Inc: 1}
+		f.Fed.Federates = append(f.Fed.Federates, federateRec{Handle: h, Node: id})
+		f.dropNode(id, &changes)
+	}
+	if n := len(f.Fed.Lost); n != maxLostKept || f.Fed.Lost[0] != 6 || f.Fed.Lost[n-1] != maxLostKept+5 {
+		t.Errorf("kept %d lost handles, %v..%v", n, f.Fed.Lost[0], f.Fed.Lost[n-1])
 	}
 }

@@ -197,7 +197,17 @@ type federationRec struct {
 	// DataPlane is the creator's data-plane mode, opaque here; empty in
 	// records of earlier versions.
 	DataPlane string `msgpack:"p,omitempty"`
+	// Lost holds the handles of the latest federates removed as lost
+	// (at most maxLostKept, oldest first): a node that catches up from a
+	// snapshot tells a federate lost from one that resigned by it (and
+	// learns that its own federate was removed). Handles are never
+	// reused, so a handle names one federate.
+	Lost []uint64 `msgpack:"l,omitempty"`
 }
+
+// maxLostKept bounds federationRec.Lost: a node more than that many
+// losses behind catches up on the rest as resignations.
+const maxLostKept = 1024
 
 func (f *federationRec) clone() *federationRec {
 	if f == nil {
@@ -207,6 +217,7 @@ func (f *federationRec) clone() *federationRec {
 	c.Federates = append([]federateRec(nil), f.Federates...)
 	c.Modules = append([]moduleRec(nil), f.Modules...)
 	c.MIM = append([]moduleRec(nil), f.MIM...)
+	c.Lost = append([]uint64(nil), f.Lost...)
 	return &c
 }
 
@@ -258,7 +269,15 @@ type fsm struct {
 	// count then, kept fwdWindow entries, so that a stale forwarded batch
 	// of theirs is not applied as a new session's.
 	Gone goneMap `msgpack:"g,omitempty"`
+	// Removed: the processes the federation removed as lost (node keys,
+	// oldest first, the latest maxRemovedKept). Such a process, when it
+	// comes back, may act again, but not remove others: it judged who
+	// was gone from the view of a node cut off (applyBatch).
+	Removed []string `msgpack:"rm,omitempty"`
 }
+
+// maxRemovedKept bounds fsm.Removed.
+const maxRemovedKept = 4096
 
 // newFSM returns the genesis state of a log founded by founder.
 func newFSM(log string, founder nodeID, maxAcceptors int) *fsm {
@@ -342,6 +361,8 @@ func (f *fsm) check() error {
 		return fmt.Errorf("%d acceptors, limit %d", len(f.Roster), f.MaxAcceptors)
 	case f.Index >= 1<<62:
 		return fmt.Errorf("index %d out of range", f.Index)
+	case len(f.Removed) > maxRemovedKept:
+		return fmt.Errorf("%d removed processes, limit %d", len(f.Removed), maxRemovedKept)
 	}
 	for i := 1; i < len(f.Roster); i++ {
 		if !f.Roster[i-1].less(f.Roster[i]) {
@@ -466,10 +487,10 @@ func (f *fsm) applyAll(value []byte) ([]applied, []change) {
 // applyBatch applies one proposer's ops.
 func (f *fsm) applyBatch(b batch, changes *[]change) []opResult {
 	sk := b.Proposer.key()
-	if b.Base != 0 {
-		if _, gone := f.Gone[sk]; gone || f.Index > b.Base+fwdWindow {
-			return nil // a stale forwarded copy: its origin sends again
-		}
+	_, wasGone := f.Gone[sk]
+	removed := slices.Contains(f.Removed, sk)
+	if b.Base != 0 && (wasGone || f.Index > b.Base+fwdWindow) {
+		return nil // a stale forwarded copy: its origin sends again
 	}
 	s := f.Sessions[sk]
 	s.ID = b.Proposer
@@ -480,6 +501,15 @@ func (f *fsm) applyBatch(b batch, changes *[]change) []opResult {
 	for _, o := range b.Ops {
 		if o.Seq <= s.Seq {
 			continue // applied before
+		}
+		if removed && o.Kind == opLost && o.Node != b.Proposer {
+			// A node the federation removed says another is gone: it
+			// judged from the view of a node cut off (it queued this
+			// before it learned of its own removal), and is no member
+			// to judge. Its other ops apply as any node's.
+			res = append(res, opResult{Seq: o.Seq})
+			s.Seq = o.Seq
+			continue
 		}
 		r := f.applyOp(b.Proposer, o, changes)
 		r.Seq = o.Seq
@@ -666,6 +696,10 @@ func (f *fsm) dropNode(t nodeID, changes *[]change) {
 		for _, fr := range f.Fed.Federates {
 			if fr.Node == t {
 				*changes = append(*changes, change{Kind: chFederateResigned, Federate: fr, Lost: true})
+				f.Fed.Lost = append(f.Fed.Lost, fr.Handle)
+				if n := len(f.Fed.Lost); n > maxLostKept {
+					f.Fed.Lost = append(f.Fed.Lost[:0:0], f.Fed.Lost[n-maxLostKept:]...)
+				}
 				continue
 			}
 			kept = append(kept, fr)
@@ -685,6 +719,12 @@ func (f *fsm) dropNode(t nodeID, changes *[]change) {
 		*changes = append(*changes, change{Kind: chKey, Key: k, Entry: e})
 	}
 	delete(f.Sessions, t.key())
+	if t.key() != "" && !slices.Contains(f.Removed, t.key()) {
+		f.Removed = append(f.Removed, t.key())
+		if n := len(f.Removed); n > maxRemovedKept {
+			f.Removed = append(f.Removed[:0:0], f.Removed[n-maxRemovedKept:]...)
+		}
+	}
 	if f.Gone == nil {
 		f.Gone = goneMap{}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -146,11 +147,39 @@ func regApply(s regState, in regInput) (regState, regOutput) {
 	return s, regOutput{entry: s}
 }
 
+// modelState is the model's whole state: the key, and the processes
+// the register removed as lost, which remove nobody afterwards
+// (docs/agreement.md, "Who decides"): their keys, sorted, comma-joined.
+type modelState struct {
+	reg      regState
+	departed string
+}
+
+// modelApply is regApply with lost's rule about departed callers: a
+// process removed as lost that calls lost(X) for another X changes
+// nothing; otherwise X is departed from then on.
+func modelApply(ms modelState, in regInput) (modelState, regOutput) {
+	if in.kind == opLost {
+		set := strings.Split(ms.departed, ",")
+		if in.lost != in.by && slices.Contains(set, in.by.key()) {
+			return ms, regOutput{}
+		}
+		if !slices.Contains(set, in.lost.key()) {
+			set = append(set, in.lost.key())
+			slices.Sort(set)
+			ms.departed = strings.Trim(strings.Join(set, ","), ",")
+		}
+	}
+	var out regOutput
+	ms.reg, out = regApply(ms.reg, in)
+	return ms, out
+}
+
 var regModel = porcupine.Model{
-	Init: func() any { return regState{} },
+	Init: func() any { return modelState{} },
 	Step: func(state, input, output any) (bool, any) {
 		in, out := input.(regInput), output.(regOutput)
-		next, want := regApply(state.(regState), in)
+		next, want := modelApply(state.(modelState), in)
 		switch {
 		case out.unknown:
 			return true, next
@@ -162,7 +191,13 @@ var regModel = porcupine.Model{
 	DescribeOperation: func(input, output any) string {
 		return describeCall(input.(regInput), output.(regOutput))
 	},
-	DescribeState: func(state any) string { return state.(regState).String() },
+	DescribeState: func(state any) string {
+		ms := state.(modelState)
+		if ms.departed == "" {
+			return ms.reg.String()
+		}
+		return ms.reg.String() + " (removed: " + ms.departed + ")"
+	},
 }
 
 // linCall is one call in flight or done.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -142,7 +143,8 @@ func diffViews(old, cur view) []Event {
 	}
 	sort.Slice(gone, func(i, j int) bool { return gone[i].Handle < gone[j].Handle })
 	for _, fr := range gone {
-		evs = append(evs, Event{Kind: EventFederateResigned, Federate: federateInfo(fr)})
+		lost := cur.fed != nil && slices.Contains(cur.fed.Lost, fr.Handle)
+		evs = append(evs, Event{Kind: EventFederateResigned, Federate: federateInfo(fr), Lost: lost})
 	}
 	if old.fed != nil && cur.fed == nil {
 		evs = append(evs, Event{Kind: EventFederationDestroyed})

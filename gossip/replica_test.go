@@ -843,3 +843,23 @@ func TestFSMForwardedBatches(t *testing.T) {
 		t.Fatalf("the batch forwarded again: %+v", ps)
 	}
 }
+
+// A node the federation removed (its removal applied: it is in Gone)
+// that then proposes the removal of another node, from the stale view of
+// a node that was cut off, removes nobody; its other ops apply.
+func TestFSMDepartedCannotRemove(t *testing.T) {
+	x, y, z := nodeID{Name: "x", Inc: 1}, nodeID{Name: "y", Inc: 1}, nodeID{Name: "z", Inc: 1}
+	f := newFSM("l", x, 5)
+	f.Fed = &federationRec{Federates: []federateRec{{Handle: 1, Name: "fx", Node: x}, {Handle: 2, Name: "fy", Node: y}}}
+	f.apply(encodeBatch(batch{Proposer: z, Ops: []op{{Kind: opLost, Node: y, Seq: 1}}}))
+	if len(f.Fed.Federates) != 1 {
+		t.Fatalf("z's removal of y: %+v", f.Fed.Federates)
+	}
+	_, res, _ := f.apply(encodeBatch(batch{Proposer: y, Ops: []op{{Kind: opLost, Node: x, Seq: 1}, {Kind: opAcquire, Key: "k", Seq: 2}}}))
+	if len(f.Fed.Federates) != 1 || f.Fed.Federates[0].Node != x {
+		t.Errorf("the removed y removed x: %+v", f.Fed.Federates)
+	}
+	if len(res) != 2 || f.Keys["k"].Holder != y {
+		t.Errorf("y's other op: results %+v, k %+v", res, f.Keys["k"])
+	}
+}

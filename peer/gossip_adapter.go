@@ -34,6 +34,10 @@ type gossipControl struct {
 	heard   atomic.Pointer[map[FederateHandle]time.Time]
 	heardAt atomic.Int64 // unix nanoseconds
 
+	// resigning is set once this federate asked to resign: its own
+	// resignation is then not a removal.
+	resigning atomic.Bool
+
 	// early holds replicated-state changes of nodes whose federate is not
 	// known here yet, newest per key, until it joins (read's goroutine
 	// only): the gossip store has taken their versions and will not
@@ -134,10 +138,13 @@ func (g *gossipControl) translate(ev gossip.Event) (ControlEvent, bool) {
 	case gossip.EventFederateJoined:
 		return ControlEvent{Kind: MemberJoined, Member: m}, m.Handle != 0
 	case gossip.EventFederateResigned:
+		if m.Handle == self && self != 0 && (ev.Lost || !g.resigning.Load()) {
+			// Removed by the federation, or (a node that caught up from
+			// a snapshot of an earlier version, which does not say lost)
+			// resigned without asking: either way no longer a member.
+			return ControlEvent{Kind: SelfLost, Reason: "the control plane removed this federate (its node was declared dead)"}, true
+		}
 		if ev.Lost {
-			if m.Handle == self && self != 0 {
-				return ControlEvent{Kind: SelfLost, Reason: "the control plane removed this federate (its node was declared dead)"}, true
-			}
 			return ControlEvent{Kind: MemberLost, Member: m}, m.Handle != 0
 		}
 		return ControlEvent{Kind: MemberResigned, Member: m}, m.Handle != 0
@@ -363,6 +370,7 @@ func (g *gossipControl) JoinFederate(ctx context.Context, req JoinRequest) (Fede
 // left meanwhile), the federation execution ended with its cluster and
 // nothing holds this federate any more: the resign is done.
 func (g *gossipControl) ResignFederate(ctx context.Context, _ ResignAction) error {
+	g.resigning.Store(true)
 	err := g.c.ResignFederate(ctx)
 	if errors.Is(err, gossip.ErrClusterGone) {
 		return nil

@@ -18,7 +18,7 @@ import (
 var (
 	campaignSeeds = flag.Int("campaign-seeds", 0, "run this many seeds of the fault campaign per transport (0: a short campaign)")
 	campaignTime  = flag.Duration("campaign-time", 0, "run seeds of the fault campaign until this much time has passed")
-	campaignFirst = flag.Uint64("campaign-seed", 1, "the first seed of the campaign (a failed seed reruns alone with -campaign-seed=N -campaign-seeds=1)")
+	campaignFirst = flag.Uint64("campaign-seed", 3, "the first seed of the campaign (a failed seed reruns alone with -campaign-seed=N -campaign-seeds=1); the default's faults are a kill and a restart, loss on a link and a partition")
 	campaignOut   = flag.String("campaign-out", "", "keep each run's traces, history and result under this directory")
 	campaignKinds = flag.String("campaign-kinds", "", "comma-separated fault kinds to draw from (default all)")
 	campaignNets  = flag.String("campaign-transports", "multicast,unicast", "comma-separated data planes to run each seed over")
