@@ -350,7 +350,7 @@ func (c *Core) Tick() {
 	c.endpoint.Tick()
 	c.timeCore.Tick()
 	c.objects.tick(c)
-	c.srTick()
+	c.tickSaveRestore()
 	c.momTick()
 }
 
@@ -405,8 +405,8 @@ func (c *Core) process() {
 		c.actOnTime(tr)
 		c.timeCore.Advance(tr)
 	}
-	if c.saveRestore.phase != saveIdle {
-		c.srProcess()
+	if c.saveRestore.save.phase != saveIdle {
+		c.saveRestoreProcess()
 	}
 	if len(c.mom.pending) > 0 {
 		c.momRunPending()

@@ -127,7 +127,7 @@ func (c *Core) forget(h FederateHandle, lost, deletes bool) {
 		c.push(hla.FederateResigned{Federate: h, Name: m.Name})
 	}
 	c.syncMembersChanged(h, true)
-	c.srMemberLeft(h, lost)
+	c.saveRestoreMemberLeft(h, lost)
 }
 
 // onResign handles another federate's resign notice.
@@ -227,7 +227,7 @@ func (c *Core) StateChanged(h FederateHandle, key string, value []byte, version 
 	case strings.HasPrefix(key, keySyncPoint), strings.HasPrefix(key, keySyncAchieved), strings.HasPrefix(key, keySyncDone):
 		c.syncStateChanged(h, key, value)
 	default:
-		c.srStateChanged(h, key, value)
+		c.saveRestoreStateChanged(h, key, value)
 	}
 }
 

@@ -311,9 +311,9 @@ func (c *Core) momValue(name string) (any, bool) {
 		return onOff(c.timing.async), true
 	case "HLAfederateState":
 		switch {
-		case c.saveRestore.phase >= saveInitiated:
+		case c.saveRestore.save.phase >= saveInitiated:
 			return "FederateSaveInProgress", true
-		case c.saveRestore.rphase >= restoreBegun:
+		case c.saveRestore.restore.phase >= restoreBegun:
 			return "FederateRestoreInProgress", true
 		}
 		return "ActiveFederate", true

@@ -517,12 +517,12 @@ func (c *Core) momFederationValue(name string) (any, bool) {
 	case "HLAlastSaveTime":
 		return timeOrEmpty(c, c.mom.lastSaveAt, c.mom.lastSaveTimed), true
 	case "HLAnextSaveName":
-		if c.saveRestore.phase == saveIdle {
+		if c.saveRestore.save.phase == saveIdle {
 			return "", true
 		}
-		return c.saveRestore.label, true
+		return c.saveRestore.save.label, true
 	case "HLAnextSaveTime":
-		return timeOrEmpty(c, c.saveRestore.at, c.saveRestore.phase != saveIdle && c.saveRestore.hasTime), true
+		return timeOrEmpty(c, c.saveRestore.save.at, c.saveRestore.save.phase != saveIdle && c.saveRestore.save.timed), true
 	case "HLAautoProvide":
 		if c.fdd.Switches.AutoProvide {
 			return "Enabled", true

@@ -116,38 +116,49 @@ type saveRestore struct {
 	restoring bool                // the saved deliveries are being acted on again (applySnapshot)
 	future    []reliable.Delivery // from a newer branch, until this federate restores
 
-	// The save under way (sv 0: none).
-	sv      uint64
-	svCoord FederateHandle
-	label   string
-	hasTime bool
-	at      float64
-	phase   savePhase
-	parts   []FederateHandle // the federates joined at the request, sorted: those that take part
-	saveSt  map[FederateHandle]memberSave
-	failed  hla.SaveFailureReason // a federate left during the save
-	held    []reliable.Delivery   // deliveries held since InitiateFederateSave
-	snap    []byte                // the RTI state captured, once every sender's messages are in
-	writeAt bool                  // FederateSaveComplete waits for the capture
-	status  uint8                 // this federate's status
-	pos     []groupSeq            // this federate's send positions at initiation
-
-	// The restore under way (rv 0: none).
-	rv       uint64
-	rvCoord  FederateHandle
-	rlabel   string
-	rphase   restorePhase
-	rparts   []FederateHandle // as parts, for the restore
-	rsnap    *snapshot
-	ras      map[FederateHandle]restoreAs // the restore's assignment: joined federate -> saved federate
-	rname    string                       // the saved name this federate restored as last (RestoredName)
-	restSt   map[FederateHandle]uint8
-	rfailed  hla.RestoreFailureReason
-	seenSave uint64 // the newest save version seen (a stale "sv" is ignored)
-	seenRest uint64
+	save       saveUnderWay    // the save under way (version 0: none)
+	restore    restoreUnderWay // the restore under way (version 0: none)
+	restoredAs string          // the saved name this federate restored as last (RestoredName)
+	// The newest save and restore versions seen (an older keySave or
+	// keyRestore is ignored).
+	seenSave, seenRestore uint64
 
 	ticks int64     // Ticks so far
-	retry []srRetry // requests to make again, by tick
+	retry []retryAt // requests to make again, by tick
+}
+
+// saveUnderWay is a federation save this federate takes part in.
+type saveUnderWay struct {
+	version   uint64         // the register key's version the requester took: it names the save
+	requester FederateHandle // who asked for it (and decides it while joined)
+	label     string
+	timed     bool    // a save at a logical time,
+	at        float64 // this one
+	phase     savePhase
+	parts     []FederateHandle // the federates joined at the request, sorted: those that take part
+	statuses  map[FederateHandle]memberSave
+	failed    hla.SaveFailureReason // a federate left during the save
+	held      []reliable.Delivery   // deliveries held since InitiateFederateSave
+	captured  []byte                // the RTI state captured, once every sender's messages are in
+	// writePending: FederateSaveComplete waits for the capture.
+	writePending bool
+	status       uint8      // this federate's status
+	positions    []groupSeq // this federate's send positions at initiation
+}
+
+// restoreUnderWay is a federation restore this federate takes part in.
+type restoreUnderWay struct {
+	version   uint64
+	requester FederateHandle
+	label     string
+	phase     restorePhase
+	parts     []FederateHandle // as saveUnderWay.parts, for the restore
+	snapshot  *snapshot
+	// assignment maps each joined federate to the saved federate it
+	// restores as.
+	assignment map[FederateHandle]restoreAs
+	statuses   map[FederateHandle]uint8
+	failed     hla.RestoreFailureReason
 }
 
 // SaveRestoreError returns the error a service of the other groups gets
@@ -155,9 +166,9 @@ type saveRestore struct {
 // it began), or nil.
 func (c *Core) SaveRestoreError() error {
 	switch {
-	case c.saveRestore.phase >= saveInitiated:
+	case c.saveRestore.save.phase >= saveInitiated:
 		return hla.ErrSaveInProgress
-	case c.saveRestore.rphase >= restoreBegun:
+	case c.saveRestore.restore.phase >= restoreBegun:
 		return hla.ErrRestoreInProgress
 	}
 	return nil
@@ -188,10 +199,10 @@ func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) 
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.saveRestore.phase != saveIdle && !c.saveReplaceable() {
+	if c.saveRestore.save.phase != saveIdle && !c.saveReplaceable() {
 		return hla.ErrSaveInProgress
 	}
-	if c.saveRestore.rphase != restoreIdle {
+	if c.saveRestore.restore.phase != restoreIdle {
 		return hla.ErrRestoreInProgress
 	}
 	var at float64
@@ -208,7 +219,7 @@ func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) 
 		}
 		at = v
 	}
-	if c.saveRestore.phase != saveIdle {
+	if c.saveRestore.save.phase != saveIdle {
 		c.replaceSave(label, hasTime, at, 0)
 		return nil
 	}
@@ -218,13 +229,13 @@ func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) 
 
 // SaveUnderWay returns the label of the save this federate takes part
 // in, requested or initiated, or "".
-func (c *Core) SaveUnderWay() string { return c.saveRestore.label }
+func (c *Core) SaveUnderWay() string { return c.saveRestore.save.label }
 
 // saveReplaceable reports whether the save under way is requested but
 // not initiated anywhere, as far as this federate knows: a new request
 // replaces it (§4.16).
 func (c *Core) saveReplaceable() bool {
-	return c.saveRestore.phase == savePending && len(c.saveRestore.saveSt) == 0
+	return c.saveRestore.save.phase == savePending && len(c.saveRestore.save.statuses) == 0
 }
 
 // replaceSave replaces the pending save with a new one: it takes the
@@ -236,15 +247,15 @@ func (c *Core) saveReplaceable() bool {
 // is under way; otherwise the request fails (FederationNotSaved,
 // RTIUnableToSave).
 func (c *Core) replaceSave(label string, hasTime bool, at float64, tries int) {
-	c.startOp(Op{Kind: OpSwap, Key: registerSaveRestore, Expect: c.saveRestore.sv, Value: []byte(label)}, func(r OpResult) {
+	c.startOp(Op{Kind: OpSwap, Key: registerSaveRestore, Expect: c.saveRestore.save.version, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			c.announceSave(r.Version, label, hasTime, at)
 			return
 		}
-		if tries < srRetries && c.federation.joined() {
-			c.saveRestore.retry = append(c.saveRestore.retry, srRetry{at: c.saveRestore.ticks + srRetryTicks, run: func() {
+		if tries < saveRestoreRetries && c.federation.joined() {
+			c.saveRestore.retry = append(c.saveRestore.retry, retryAt{at: c.saveRestore.ticks + saveRestoreRetryTicks, run: func() {
 				switch {
-				case c.saveRestore.phase == saveIdle && c.saveRestore.rphase == restoreIdle:
+				case c.saveRestore.save.phase == saveIdle && c.saveRestore.restore.phase == restoreIdle:
 					c.requestSave(label, hasTime, at, tries+1)
 				case c.saveReplaceable():
 					c.replaceSave(label, hasTime, at, tries+1)
@@ -261,7 +272,7 @@ func (c *Core) replaceSave(label string, hasTime bool, at float64, tries int) {
 // announceSave publishes the save this federate took the register key
 // for, at version, and takes part in it.
 func (c *Core) announceSave(version uint64, label string, hasTime bool, at float64) {
-	if c.saveRestore.phase != saveIdle && version > c.saveRestore.sv {
+	if c.saveRestore.save.phase != saveIdle && version > c.saveRestore.save.version {
 		c.saveReplaced() // before the announcement: it clears this federate's own
 	}
 	parts := c.federation.everyone(c.self)
@@ -274,17 +285,17 @@ func (c *Core) announceSave(version uint64, label string, hasTime bool, at float
 	c.saveAnnounced(c.self, version, label, hasTime, at, parts)
 }
 
-// srRetries bounds how often a save or restore request asks for the
+// saveRestoreRetries bounds how often a save or restore request asks for the
 // register key again while another save or restore holds it, and
-// srRetryTicks is the wait between asks.
+// saveRestoreRetryTicks is the wait between asks.
 const (
-	srRetries    = 50
-	srRetryTicks = 5
+	saveRestoreRetries    = 50
+	saveRestoreRetryTicks = 5
 )
 
 // requestSave takes the register key for a save and announces it. While
 // another save or restore holds the key (it may just be releasing it),
-// it asks again, srRetries times; a save announced meanwhile is the one
+// it asks again, saveRestoreRetries times; a save announced meanwhile is the one
 // this federate takes part in (it raced with this request, which the
 // register ordered after it), and a key that stays held fails the
 // request (FederationNotSaved, RTIUnableToSave).
@@ -295,12 +306,12 @@ func (c *Core) requestSave(label string, hasTime bool, at float64, tries int) {
 			return
 		}
 		switch {
-		case c.saveRestore.phase != saveIdle:
+		case c.saveRestore.save.phase != saveIdle:
 			// Another federate's save is under way: this federate takes
 			// part in it.
-		case tries < srRetries && c.federation.joined():
-			c.saveRestore.retry = append(c.saveRestore.retry, srRetry{at: c.saveRestore.ticks + srRetryTicks, run: func() {
-				if c.saveRestore.phase == saveIdle && c.saveRestore.rphase == restoreIdle {
+		case tries < saveRestoreRetries && c.federation.joined():
+			c.saveRestore.retry = append(c.saveRestore.retry, retryAt{at: c.saveRestore.ticks + saveRestoreRetryTicks, run: func() {
+				if c.saveRestore.save.phase == saveIdle && c.saveRestore.restore.phase == restoreIdle {
 					c.requestSave(label, hasTime, at, tries+1)
 				}
 			}})
@@ -310,14 +321,14 @@ func (c *Core) requestSave(label string, hasTime bool, at float64, tries int) {
 	})
 }
 
-// srRetry is a request to make again at tick at.
-type srRetry struct {
+// retryAt is a request to make again at tick at.
+type retryAt struct {
 	at  int64
 	run func()
 }
 
-// srTick runs the requests due.
-func (c *Core) srTick() {
+// tickSaveRestore runs the requests due.
+func (c *Core) tickSaveRestore() {
 	c.saveRestore.ticks++
 	if len(c.saveRestore.retry) == 0 || c.saveRestore.retry[0].at > c.saveRestore.ticks {
 		return
@@ -344,16 +355,16 @@ func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string,
 	if !slices.Contains(parts, c.self) {
 		return
 	}
-	if c.saveRestore.phase != saveIdle {
+	if c.saveRestore.save.phase != saveIdle {
 		// A newer save replaces the one under way: the register let it
 		// in only by replacing the key's version (replaceSave).
 		c.saveReplaced()
 	}
-	c.saveRestore.sv, c.saveRestore.svCoord, c.saveRestore.label, c.saveRestore.hasTime, c.saveRestore.at = version, coord, label, hasTime, at
-	c.saveRestore.parts = parts
-	c.saveRestore.phase = savePending
-	c.saveRestore.saveSt = make(map[FederateHandle]memberSave)
-	c.saveRestore.failed = 0
+	c.saveRestore.save.version, c.saveRestore.save.requester, c.saveRestore.save.label, c.saveRestore.save.timed, c.saveRestore.save.at = version, coord, label, hasTime, at
+	c.saveRestore.save.parts = parts
+	c.saveRestore.save.phase = savePending
+	c.saveRestore.save.statuses = make(map[FederateHandle]memberSave)
+	c.saveRestore.save.failed = 0
 	// Statuses that came before the save did.
 	c.federation.eachState(keySaveStatus, func(f FederateHandle, v []byte) { c.noteSaveStatus(f, v) })
 	c.saveMaybeInitiate()
@@ -366,17 +377,17 @@ func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string,
 // already (it raced with the replacement) ends it as not saved
 // (SaveAborted), and acts on what it held.
 func (c *Core) saveReplaced() {
-	initiated := c.saveRestore.phase >= saveInitiated
-	if c.cfg.Saves != nil && c.saveRestore.status != 0 {
-		c.cfg.Saves.EndSave(c.saveRestore.label, false)
+	initiated := c.saveRestore.save.phase >= saveInitiated
+	if c.cfg.Saves != nil && c.saveRestore.save.status != 0 {
+		c.cfg.Saves.EndSave(c.saveRestore.save.label, false)
 	}
 	if initiated {
 		c.push(hla.FederationNotSaved{Reason: hla.SaveAborted})
 	}
-	if c.saveRestore.svCoord == c.self {
+	if c.saveRestore.save.requester == c.self {
 		c.setState(keySave, nil) // its key went to the newer save
 	}
-	held := c.saveRestore.held
+	held := c.saveRestore.save.held
 	c.saveRestore.endSave()
 	c.setState(keySaveStatus, nil)
 	for _, d := range held {
@@ -388,45 +399,45 @@ func (c *Core) saveReplaced() {
 // advancing and, for a timed save, its time reached the save time (a
 // federate that uses no time is told at once).
 func (c *Core) saveMaybeInitiate() {
-	if c.saveRestore.phase != savePending {
+	if c.saveRestore.save.phase != savePending {
 		return
 	}
 	usesTime := c.timeCore.Regulating() || c.timeCore.Constrained()
 	if !c.timeCore.Quiet() {
-		if c.saveRestore.hasTime && usesTime && c.saveOutrun() {
+		if c.saveRestore.save.timed && usesTime && c.saveOutrun() {
 			// Its advance cannot stop at the save time any more, and
 			// the federates that reached it hold time there while
 			// they save: waiting would be waiting for itself.
-			c.saveRestore.phase = saveDone
+			c.saveRestore.save.phase = saveDone
 			c.publishSaveStatus(ssTooLate)
 			c.saveCheck()
 		}
 		return
 	}
-	if c.saveRestore.hasTime && usesTime {
+	if c.saveRestore.save.timed && usesTime {
 		switch now := c.timeCore.Time(); {
-		case now > c.saveRestore.at:
-			c.saveRestore.phase = saveDone
+		case now > c.saveRestore.save.at:
+			c.saveRestore.save.phase = saveDone
 			c.publishSaveStatus(ssTooLate)
 			c.saveCheck()
 			return
-		case now < c.saveRestore.at:
+		case now < c.saveRestore.save.at:
 			return
 		}
 	}
-	c.saveRestore.phase = saveInitiated
-	c.saveRestore.pos = c.saveRestore.pos[:0]
+	c.saveRestore.save.phase = saveInitiated
+	c.saveRestore.save.positions = c.saveRestore.save.positions[:0]
 	c.endpoint.Sent(func(g dgram.Group, hw uint64) {
-		c.saveRestore.pos = append(c.saveRestore.pos, groupSeq{uint32(g), hw})
+		c.saveRestore.save.positions = append(c.saveRestore.save.positions, groupSeq{uint32(g), hw})
 	})
-	slices.SortFunc(c.saveRestore.pos, func(a, b groupSeq) int { return int(a.group) - int(b.group) })
-	ev := hla.InitiateFederateSave{Label: c.saveRestore.label}
-	if c.saveRestore.hasTime {
-		ev.Time, ev.HasTime = c.timeKind.Make(c.saveRestore.at), true
+	slices.SortFunc(c.saveRestore.save.positions, func(a, b groupSeq) int { return int(a.group) - int(b.group) })
+	ev := hla.InitiateFederateSave{Label: c.saveRestore.save.label}
+	if c.saveRestore.save.timed {
+		ev.Time, ev.HasTime = c.timeKind.Make(c.saveRestore.save.at), true
 	}
 	c.queueEndingAt(ev, unseenSave)
 	if c.tracer != nil {
-		c.traceSave(c.saveRestore.label)
+		c.traceSave(c.saveRestore.save.label)
 	}
 	c.publishSaveStatus(ssInitiated)
 	c.saveMaybeCapture()
@@ -440,9 +451,9 @@ func (c *Core) saveMaybeInitiate() {
 func (c *Core) saveOutrun() bool {
 	kind, t := c.timeCore.Pending()
 	switch {
-	case kind == lbts.NoRequest || t <= c.saveRestore.at:
+	case kind == lbts.NoRequest || t <= c.saveRestore.save.at:
 		return false
-	case c.timeCore.Time() >= c.saveRestore.at:
+	case c.timeCore.Time() >= c.saveRestore.save.at:
 		return true
 	}
 	return kind == lbts.TimeAdvanceRequest || kind == lbts.TimeAdvanceRequestAvailable
@@ -451,11 +462,11 @@ func (c *Core) saveOutrun() bool {
 // publishSaveStatus publishes this federate's save status (with its send
 // positions).
 func (c *Core) publishSaveStatus(status uint8) {
-	c.saveRestore.status = status
-	b := binary.AppendUvarint(nil, c.saveRestore.sv)
+	c.saveRestore.save.status = status
+	b := binary.AppendUvarint(nil, c.saveRestore.save.version)
 	b = append(b, status)
-	b = binary.AppendUvarint(b, uint64(len(c.saveRestore.pos)))
-	for _, p := range c.saveRestore.pos {
+	b = binary.AppendUvarint(b, uint64(len(c.saveRestore.save.positions)))
+	for _, p := range c.saveRestore.save.positions {
 		b = binary.AppendUvarint(b, uint64(p.group))
 		b = binary.AppendUvarint(b, p.seq)
 	}
@@ -482,20 +493,20 @@ func (c *Core) noteSaveStatus(f FederateHandle, value []byte) {
 		c.stats.Malformed++
 		return
 	}
-	if version != c.saveRestore.sv || c.saveRestore.phase == saveIdle {
+	if version != c.saveRestore.save.version || c.saveRestore.save.phase == saveIdle {
 		return
 	}
-	c.saveRestore.saveSt[f] = memberSave{status: status, pos: pos}
+	c.saveRestore.save.statuses[f] = memberSave{status: status, pos: pos}
 }
 
 // saveMaybeCapture captures this federate's RTI state once it has
 // received everything the others sent before they were told to save.
 func (c *Core) saveMaybeCapture() {
-	if c.saveRestore.phase < saveInitiated || c.saveRestore.snap != nil || c.saveRestore.status == ssTooLate {
+	if c.saveRestore.save.phase < saveInitiated || c.saveRestore.save.captured != nil || c.saveRestore.save.status == ssTooLate {
 		return
 	}
-	for _, f := range c.federation.liveOf(c.saveRestore.parts) {
-		ms, ok := c.saveRestore.saveSt[f]
+	for _, f := range c.federation.liveOf(c.saveRestore.save.parts) {
+		ms, ok := c.saveRestore.save.statuses[f]
 		if !ok {
 			return // not told yet
 		}
@@ -511,14 +522,14 @@ func (c *Core) saveMaybeCapture() {
 	}
 	snap, err := c.captureSnapshot()
 	if err != nil {
-		c.saveRestore.snap = []byte{} // captured, unusable: the write reports it
-		c.saveRestore.phase = max(c.saveRestore.phase, saveBegun)
+		c.saveRestore.save.captured = []byte{} // captured, unusable: the write reports it
+		c.saveRestore.save.phase = max(c.saveRestore.save.phase, saveBegun)
 		c.publishSaveStatus(ssUnable)
 		c.saveCheck()
 		return
 	}
-	c.saveRestore.snap = snap
-	if c.saveRestore.writeAt {
+	c.saveRestore.save.captured = snap
+	if c.saveRestore.save.writePending {
 		c.saveWrite()
 	}
 }
@@ -529,13 +540,13 @@ func (c *Core) FederateSaveBegun() error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.saveRestore.phase != saveInitiated {
+	if c.saveRestore.save.phase != saveInitiated {
 		return hla.ErrSaveNotInitiated
 	}
 	if c.unseenHas(unseenSave) {
 		return notYetEnabled(hla.ErrSaveNotInitiated, "InitiateFederateSave")
 	}
-	c.saveRestore.phase = saveBegun
+	c.saveRestore.save.phase = saveBegun
 	c.publishSaveStatus(ssBegun)
 	return nil
 }
@@ -548,17 +559,17 @@ func (c *Core) FederateSaveComplete(ok bool) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.saveRestore.phase != saveBegun || c.saveRestore.writeAt {
+	if c.saveRestore.save.phase != saveBegun || c.saveRestore.save.writePending {
 		return hla.ErrFederateHasNotBegunSave
 	}
 	if !ok {
-		c.saveRestore.phase = saveDone
+		c.saveRestore.save.phase = saveDone
 		c.publishSaveStatus(ssNotComplete)
 		c.saveCheck()
 		return nil
 	}
-	c.saveRestore.writeAt = true
-	if c.saveRestore.snap != nil {
+	c.saveRestore.save.writePending = true
+	if c.saveRestore.save.captured != nil {
 		c.saveWrite()
 	}
 	return nil
@@ -566,14 +577,14 @@ func (c *Core) FederateSaveComplete(ok bool) error {
 
 // saveWrite writes the captured state and reports the outcome.
 func (c *Core) saveWrite() {
-	c.saveRestore.writeAt = false
-	c.saveRestore.phase = saveDone
+	c.saveRestore.save.writePending = false
+	c.saveRestore.save.phase = saveDone
 	status := uint8(ssComplete)
 	switch {
-	case c.cfg.Saves == nil, len(c.saveRestore.snap) == 0:
+	case c.cfg.Saves == nil, len(c.saveRestore.save.captured) == 0:
 		status = ssUnable
 	default:
-		if err := c.cfg.Saves.WriteSave(c.saveRestore.label, c.saveRestore.snap, c.encodeSavedSet()); err != nil {
+		if err := c.cfg.Saves.WriteSave(c.saveRestore.save.label, c.saveRestore.save.captured, c.encodeSavedSet()); err != nil {
 			status = ssUnable
 		}
 	}
@@ -587,7 +598,7 @@ func (c *Core) AbortFederationSave() error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.saveRestore.phase == saveIdle {
+	if c.saveRestore.save.phase == saveIdle {
 		return hla.ErrSaveNotInProgress
 	}
 	c.publishSaveStatus(ssAbort)
@@ -602,12 +613,12 @@ func (c *Core) QueryFederationSaveStatus() error {
 		return err
 	}
 	status := func(f FederateHandle) hla.SaveStatus {
-		if c.saveRestore.phase == saveIdle {
+		if c.saveRestore.save.phase == saveIdle {
 			return hla.FederateSaveNotInitiated
 		}
-		st := c.saveRestore.status
+		st := c.saveRestore.save.status
 		if f != c.self {
-			st = c.saveRestore.saveSt[f].status
+			st = c.saveRestore.save.statuses[f].status
 		}
 		switch st {
 		case 0:
@@ -631,14 +642,14 @@ func (c *Core) QueryFederationSaveStatus() error {
 // saveCheck decides the save when this federate decides it and every
 // live federate finished (or one aborted, or one left).
 func (c *Core) saveCheck() {
-	if c.saveRestore.phase == saveIdle || !c.federation.decides(c.self, c.saveRestore.svCoord, c.saveRestore.parts) {
+	if c.saveRestore.save.phase == saveIdle || !c.federation.decides(c.self, c.saveRestore.save.requester, c.saveRestore.save.parts) {
 		return
 	}
-	reason := c.saveRestore.failed
+	reason := c.saveRestore.save.failed
 	final := func(st uint8) bool { return st >= ssComplete }
-	statuses := []uint8{c.saveRestore.status}
-	for _, f := range c.federation.liveOf(c.saveRestore.parts) {
-		statuses = append(statuses, c.saveRestore.saveSt[f].status)
+	statuses := []uint8{c.saveRestore.save.status}
+	for _, f := range c.federation.liveOf(c.saveRestore.save.parts) {
+		statuses = append(statuses, c.saveRestore.save.statuses[f].status)
 	}
 	switch {
 	case slices.Contains(statuses, ssAbort):
@@ -661,29 +672,29 @@ func (c *Core) saveCheck() {
 			reason = hla.FederateReportedFailureDuringSave
 		}
 	}
-	b := binary.AppendUvarint(nil, c.saveRestore.sv)
+	b := binary.AppendUvarint(nil, c.saveRestore.save.version)
 	b = append(b, byte(reason))
 	c.setState(keySaveOutcome, b)
-	c.saveDecided(c.saveRestore.sv, reason)
+	c.saveDecided(c.saveRestore.save.version, reason)
 }
 
 // saveDecided ends the save: FederationSaved or NotSaved, the held
 // deliveries are acted on, the states and the key go.
 func (c *Core) saveDecided(version uint64, reason hla.SaveFailureReason) {
-	if version != c.saveRestore.sv || c.saveRestore.phase == saveIdle {
+	if version != c.saveRestore.save.version || c.saveRestore.save.phase == saveIdle {
 		return
 	}
-	if c.cfg.Saves != nil && c.saveRestore.status != 0 {
-		c.cfg.Saves.EndSave(c.saveRestore.label, reason == 0)
+	if c.cfg.Saves != nil && c.saveRestore.save.status != 0 {
+		c.cfg.Saves.EndSave(c.saveRestore.save.label, reason == 0)
 	}
 	if reason == 0 {
 		c.push(hla.FederationSaved{})
-		c.mom.lastSave, c.mom.lastSaveAt, c.mom.lastSaveTimed = c.saveRestore.label, c.saveRestore.at, c.saveRestore.hasTime
+		c.mom.lastSave, c.mom.lastSaveAt, c.mom.lastSaveTimed = c.saveRestore.save.label, c.saveRestore.save.at, c.saveRestore.save.timed
 	} else {
 		c.push(hla.FederationNotSaved{Reason: reason})
 	}
-	coord := c.saveRestore.svCoord
-	held := c.saveRestore.held
+	coord := c.saveRestore.save.requester
+	held := c.saveRestore.save.held
 	c.saveRestore.endSave()
 	c.setState(keySaveStatus, nil)
 	if coord == c.self {
@@ -697,10 +708,7 @@ func (c *Core) saveDecided(version uint64, reason hla.SaveFailureReason) {
 }
 
 // endSave forgets the save under way.
-func (s *saveRestore) endSave() {
-	s.sv, s.svCoord, s.label, s.hasTime, s.at = 0, 0, "", false, 0
-	s.phase, s.parts, s.saveSt, s.failed, s.held, s.snap, s.writeAt, s.status, s.pos = saveIdle, nil, nil, 0, nil, nil, false, 0, nil
-}
+func (s *saveRestore) endSave() { s.save = saveUnderWay{} }
 
 // ---- Restore ----
 
@@ -711,10 +719,10 @@ func (c *Core) RequestFederationRestore(label string) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.saveRestore.phase != saveIdle {
+	if c.saveRestore.save.phase != saveIdle {
 		return hla.ErrSaveInProgress
 	}
-	if c.saveRestore.rphase != restoreIdle {
+	if c.saveRestore.restore.phase != restoreIdle {
 		return hla.ErrRestoreInProgress
 	}
 	c.requestRestore(label, 0)
@@ -748,9 +756,9 @@ func (c *Core) requestRestore(label string, tries int) {
 			c.restoreAnnounced(c.self, r.Version, label, parts, as)
 			return
 		}
-		if tries < srRetries && c.federation.joined() {
-			c.saveRestore.retry = append(c.saveRestore.retry, srRetry{at: c.saveRestore.ticks + srRetryTicks, run: func() {
-				if c.saveRestore.phase == saveIdle && c.saveRestore.rphase == restoreIdle {
+		if tries < saveRestoreRetries && c.federation.joined() {
+			c.saveRestore.retry = append(c.saveRestore.retry, retryAt{at: c.saveRestore.ticks + saveRestoreRetryTicks, run: func() {
+				if c.saveRestore.save.phase == saveIdle && c.saveRestore.restore.phase == restoreIdle {
 					c.requestRestore(label, tries+1)
 				} else {
 					c.push(hla.RequestFederationRestoreFailed{Label: label})
@@ -767,22 +775,22 @@ func (c *Core) requestRestore(label string, tries int) {
 // the request takes no part in it (it was not in the federation the
 // request is about, and the saved federation's members are checked).
 func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label string, parts []FederateHandle, as map[FederateHandle]restoreAs) {
-	if version <= c.saveRestore.seenRest || !c.federation.joined() {
+	if version <= c.saveRestore.seenRestore || !c.federation.joined() {
 		return
 	}
-	c.saveRestore.seenRest = version
+	c.saveRestore.seenRestore = version
 	if !slices.Contains(parts, c.self) {
 		return
 	}
-	if c.saveRestore.rphase != restoreIdle {
+	if c.saveRestore.restore.phase != restoreIdle {
 		return
 	}
-	c.saveRestore.rv, c.saveRestore.rvCoord, c.saveRestore.rlabel, c.saveRestore.rphase = version, coord, label, restorePending
-	c.saveRestore.rparts = parts
-	c.saveRestore.restSt = make(map[FederateHandle]uint8)
-	c.saveRestore.rfailed = 0
-	c.saveRestore.rsnap = nil
-	c.saveRestore.ras = as
+	c.saveRestore.restore.version, c.saveRestore.restore.requester, c.saveRestore.restore.label, c.saveRestore.restore.phase = version, coord, label, restorePending
+	c.saveRestore.restore.parts = parts
+	c.saveRestore.restore.statuses = make(map[FederateHandle]uint8)
+	c.saveRestore.restore.failed = 0
+	c.saveRestore.restore.snapshot = nil
+	c.saveRestore.restore.assignment = as
 	var saved []FederateHandle
 	for _, a := range as {
 		saved = append(saved, a.handle)
@@ -792,7 +800,7 @@ func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label stri
 	if me, ok := as[c.self]; ok && c.cfg.Saves != nil {
 		if b, err := c.cfg.Saves.ReadSave(label, me.name); err == nil {
 			if s, err := decodeSnapshot(b); err == nil && c.snapshotFits(s, label, me, saved) == nil {
-				c.saveRestore.rsnap, status = s, rsReady
+				c.saveRestore.restore.snapshot, status = s, rsReady
 			}
 		}
 	}
@@ -802,8 +810,8 @@ func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label stri
 }
 
 func (c *Core) publishRestoreStatus(status uint8) {
-	c.saveRestore.restSt[c.self] = status
-	b := binary.AppendUvarint(nil, c.saveRestore.rv)
+	c.saveRestore.restore.statuses[c.self] = status
+	b := binary.AppendUvarint(nil, c.saveRestore.restore.version)
 	c.setState(keyRestoreStatus, append(b, status))
 }
 
@@ -815,25 +823,25 @@ func (c *Core) noteRestoreStatus(f FederateHandle, value []byte) {
 		c.stats.Malformed++
 		return
 	}
-	if version != c.saveRestore.rv || c.saveRestore.rphase == restoreIdle {
+	if version != c.saveRestore.restore.version || c.saveRestore.restore.phase == restoreIdle {
 		return
 	}
-	c.saveRestore.restSt[f] = status
+	c.saveRestore.restore.statuses[f] = status
 }
 
 // restoreCheck decides the restore when this federate decides it: to
 // begin once every federate has its state (or to refuse), then the
 // outcome once every federate restored.
 func (c *Core) restoreCheck() {
-	if c.saveRestore.rphase == restoreIdle || !c.federation.decides(c.self, c.saveRestore.rvCoord, c.saveRestore.rparts) {
+	if c.saveRestore.restore.phase == restoreIdle || !c.federation.decides(c.self, c.saveRestore.restore.requester, c.saveRestore.restore.parts) {
 		return
 	}
-	statuses := []uint8{c.saveRestore.restSt[c.self]}
-	for _, f := range c.federation.liveOf(c.saveRestore.rparts) {
-		statuses = append(statuses, c.saveRestore.restSt[f])
+	statuses := []uint8{c.saveRestore.restore.statuses[c.self]}
+	for _, f := range c.federation.liveOf(c.saveRestore.restore.parts) {
+		statuses = append(statuses, c.saveRestore.restore.statuses[f])
 	}
-	if c.saveRestore.rphase == restorePending {
-		if c.saveRestore.rfailed != 0 {
+	if c.saveRestore.restore.phase == restorePending {
+		if c.saveRestore.restore.failed != 0 {
 			c.restoreGo(false)
 			return
 		}
@@ -845,7 +853,7 @@ func (c *Core) restoreCheck() {
 		c.restoreGo(!slices.Contains(statuses, rsMissing))
 		return
 	}
-	reason := c.saveRestore.rfailed
+	reason := c.saveRestore.restore.failed
 	if slices.Contains(statuses, rsAbort) {
 		reason = hla.RestoreAborted
 	}
@@ -859,61 +867,61 @@ func (c *Core) restoreCheck() {
 			reason = hla.FederateReportedFailureDuringRestore
 		}
 	}
-	b := binary.AppendUvarint(nil, c.saveRestore.rv)
+	b := binary.AppendUvarint(nil, c.saveRestore.restore.version)
 	c.setState(keyRestoreOutcome, append(b, byte(reason)))
-	c.restoreDecided(c.saveRestore.rv, reason)
+	c.restoreDecided(c.saveRestore.restore.version, reason)
 }
 
 // restoreGo publishes the decision to begin (or refuse) the restore and
 // acts on it here.
 func (c *Core) restoreGo(ok bool) {
-	b := binary.AppendUvarint(nil, c.saveRestore.rv)
+	b := binary.AppendUvarint(nil, c.saveRestore.restore.version)
 	c.setState(keyRestoreBegin, append(b, boolByte(ok)))
-	c.restoreBegins(c.saveRestore.rv, ok)
+	c.restoreBegins(c.saveRestore.restore.version, ok)
 }
 
 // restoreBegins begins the restore here (ok) or ends the request.
 func (c *Core) restoreBegins(version uint64, ok bool) {
-	if version != c.saveRestore.rv || c.saveRestore.rphase != restorePending {
+	if version != c.saveRestore.restore.version || c.saveRestore.restore.phase != restorePending {
 		return
 	}
-	label := c.saveRestore.rlabel
+	label := c.saveRestore.restore.label
 	if !ok {
-		if c.saveRestore.rvCoord == c.self {
+		if c.saveRestore.restore.requester == c.self {
 			c.push(hla.RequestFederationRestoreFailed{Label: label})
 			c.setState(keyRestore, nil)
 			c.startOp(Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 		}
 		c.setState(keyRestoreStatus, nil)
-		c.saveRestore.rv, c.saveRestore.rphase, c.saveRestore.rparts, c.saveRestore.rsnap, c.saveRestore.restSt, c.saveRestore.ras = 0, restoreIdle, nil, nil, nil, nil
+		c.saveRestore.restore.version, c.saveRestore.restore.phase, c.saveRestore.restore.parts, c.saveRestore.restore.snapshot, c.saveRestore.restore.statuses, c.saveRestore.restore.assignment = 0, restoreIdle, nil, nil, nil, nil
 		return
 	}
-	if c.saveRestore.rvCoord == c.self {
+	if c.saveRestore.restore.requester == c.self {
 		c.push(hla.RequestFederationRestoreSucceeded{Label: label})
 	}
 	c.push(hla.FederationRestoreBegun{})
-	if c.saveRestore.phase != saveIdle {
+	if c.saveRestore.save.phase != saveIdle {
 		// A save still pending here (it cannot have been initiated: the
 		// register let the restore in after the save ended) ends.
 		c.saveRestore.endSave()
 	}
-	snap := c.saveRestore.rsnap
-	c.saveRestore.rsnap = nil
-	c.saveRestore.rphase = restoreBegun
+	snap := c.saveRestore.restore.snapshot
+	c.saveRestore.restore.snapshot = nil
+	c.saveRestore.restore.phase = restoreBegun
 	if snap == nil {
 		// Told to restore without a saved state here (a decision that
 		// contradicts this federate's answer): it cannot.
-		c.saveRestore.rphase = restoreDone
+		c.saveRestore.restore.phase = restoreDone
 		c.publishRestoreStatus(rsNotComplete)
 		c.restoreCheck()
 		return
 	}
-	remap := make(map[FederateHandle]FederateHandle, len(c.saveRestore.ras))
-	for f, a := range c.saveRestore.ras {
+	remap := make(map[FederateHandle]FederateHandle, len(c.saveRestore.restore.assignment))
+	for f, a := range c.saveRestore.restore.assignment {
 		remap[a.handle] = f
 	}
-	me := c.saveRestore.ras[c.self]
-	c.saveRestore.rname = me.name
+	me := c.saveRestore.restore.assignment[c.self]
+	c.saveRestore.restoredAs = me.name
 	c.applySnapshot(snap, version, remap)
 	c.setState(keyBranch, binary.AppendUvarint(nil, version))
 	if c.tracer != nil {
@@ -933,10 +941,10 @@ func (c *Core) restoreBegins(version uint64, ok bool) {
 // state, or before any restore): the name its own saved state is filed
 // under.
 func (c *Core) RestoredName() string {
-	if c.saveRestore.rname == "" {
+	if c.saveRestore.restoredAs == "" {
 		return c.cfg.Name
 	}
-	return c.saveRestore.rname
+	return c.saveRestore.restoredAs
 }
 
 // restoreAssign assigns every federate of parts (those joined now) the
@@ -1001,13 +1009,13 @@ func (c *Core) FederateRestoreComplete(ok bool) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.saveRestore.rphase != restoreBegun {
+	if c.saveRestore.restore.phase != restoreBegun {
 		return hla.ErrRestoreNotRequested
 	}
 	if c.unseenHas(unseenRestore) {
 		return notYetEnabled(hla.ErrRestoreNotRequested, "InitiateFederateRestore")
 	}
-	c.saveRestore.rphase = restoreDone
+	c.saveRestore.restore.phase = restoreDone
 	status := uint8(rsComplete)
 	if !ok {
 		status = rsNotComplete
@@ -1023,7 +1031,7 @@ func (c *Core) AbortFederationRestore() error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.saveRestore.rphase == restoreIdle {
+	if c.saveRestore.restore.phase == restoreIdle {
 		return hla.ErrRestoreNotInProgress
 	}
 	c.publishRestoreStatus(rsAbort)
@@ -1038,11 +1046,11 @@ func (c *Core) QueryFederationRestoreStatus() error {
 		return err
 	}
 	status := func(f FederateHandle) hla.RestoreStatus {
-		st, known := c.saveRestore.restSt[f]
+		st, known := c.saveRestore.restore.statuses[f]
 		switch {
-		case c.saveRestore.rphase == restoreIdle:
+		case c.saveRestore.restore.phase == restoreIdle:
 			return hla.NoRestoreInProgress
-		case c.saveRestore.rphase == restorePending && (!known || st == rsReady || st == rsMissing):
+		case c.saveRestore.restore.phase == restorePending && (!known || st == rsReady || st == rsMissing):
 			if known {
 				return hla.FederateWaitingForRestoreToBegin
 			}
@@ -1056,7 +1064,7 @@ func (c *Core) QueryFederationRestoreStatus() error {
 	// brings back; the post-restore one the federate's own, which it
 	// keeps (docs/saverestore.md).
 	pre := func(f FederateHandle) FederateHandle {
-		if a, ok := c.saveRestore.ras[f]; ok {
+		if a, ok := c.saveRestore.restore.assignment[f]; ok {
 			return a.handle
 		}
 		return f
@@ -1072,7 +1080,7 @@ func (c *Core) QueryFederationRestoreStatus() error {
 
 // restoreDecided ends the restore: FederationRestored or NotRestored.
 func (c *Core) restoreDecided(version uint64, reason hla.RestoreFailureReason) {
-	if version != c.saveRestore.rv || c.saveRestore.rphase < restoreBegun {
+	if version != c.saveRestore.restore.version || c.saveRestore.restore.phase < restoreBegun {
 		return
 	}
 	if reason == 0 {
@@ -1080,8 +1088,8 @@ func (c *Core) restoreDecided(version uint64, reason hla.RestoreFailureReason) {
 	} else {
 		c.push(hla.FederationNotRestored{Reason: reason})
 	}
-	coord := c.saveRestore.rvCoord
-	c.saveRestore.rv, c.saveRestore.rphase, c.saveRestore.rparts, c.saveRestore.restSt, c.saveRestore.rfailed, c.saveRestore.ras = 0, restoreIdle, nil, nil, 0, nil
+	coord := c.saveRestore.restore.requester
+	c.saveRestore.restore.version, c.saveRestore.restore.phase, c.saveRestore.restore.parts, c.saveRestore.restore.statuses, c.saveRestore.restore.failed, c.saveRestore.restore.assignment = 0, restoreIdle, nil, nil, 0, nil
 	c.setState(keyRestoreStatus, nil)
 	if coord == c.self {
 		c.setState(keyRestore, nil)
@@ -1091,9 +1099,9 @@ func (c *Core) restoreDecided(version uint64, reason hla.RestoreFailureReason) {
 
 // ---- State and membership ----
 
-// srStateChanged folds another federate's save and restore state into
+// saveRestoreStateChanged folds another federate's save and restore state into
 // this federate's view.
-func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
+func (c *Core) saveRestoreStateChanged(h FederateHandle, key string, value []byte) {
 	if value == nil {
 		return
 	}
@@ -1149,7 +1157,7 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 			c.stats.Malformed++
 			return
 		}
-		if v > c.saveRestore.branch && !(c.saveRestore.rphase != restoreIdle && c.saveRestore.rv == v) {
+		if v > c.saveRestore.branch && !(c.saveRestore.restore.phase != restoreIdle && c.saveRestore.restore.version == v) {
 			c.followBranch(v)
 		}
 	case keyRestoreBegin, keyRestoreOutcome:
@@ -1184,30 +1192,30 @@ func (c *Core) followBranch(v uint64) {
 	}
 }
 
-// srMemberLeft fails the save or restore under way when a federate
+// saveRestoreMemberLeft fails the save or restore under way when a federate
 // leaves it (resigned or lost), and re-checks: it may have been the one
 // waited for, or the decider.
-func (c *Core) srMemberLeft(h FederateHandle, lost bool) {
-	if c.saveRestore.phase != saveIdle && c.saveRestore.failed == 0 && slices.Contains(c.saveRestore.parts, h) {
-		c.saveRestore.failed = hla.FederateResignedDuringSave
+func (c *Core) saveRestoreMemberLeft(h FederateHandle, lost bool) {
+	if c.saveRestore.save.phase != saveIdle && c.saveRestore.save.failed == 0 && slices.Contains(c.saveRestore.save.parts, h) {
+		c.saveRestore.save.failed = hla.FederateResignedDuringSave
 		if lost {
-			c.saveRestore.failed = hla.RTIDetectedFailureDuringSave
+			c.saveRestore.save.failed = hla.RTIDetectedFailureDuringSave
 		}
 	}
-	if c.saveRestore.rphase != restoreIdle && c.saveRestore.rfailed == 0 && slices.Contains(c.saveRestore.rparts, h) {
-		c.saveRestore.rfailed = hla.FederateResignedDuringRestore
+	if c.saveRestore.restore.phase != restoreIdle && c.saveRestore.restore.failed == 0 && slices.Contains(c.saveRestore.restore.parts, h) {
+		c.saveRestore.restore.failed = hla.FederateResignedDuringRestore
 		if lost {
-			c.saveRestore.rfailed = hla.RTIDetectedFailureDuringRestore
+			c.saveRestore.restore.failed = hla.RTIDetectedFailureDuringRestore
 		}
 	}
 	c.saveCheck()
 	c.restoreCheck()
 }
 
-// srProcess runs after each pass over the time core: a timed save may
+// saveRestoreProcess runs after each pass over the time core: a timed save may
 // now be initiated, the capture may now be complete.
-func (c *Core) srProcess() {
-	switch c.saveRestore.phase {
+func (c *Core) saveRestoreProcess() {
+	switch c.saveRestore.save.phase {
 	case savePending:
 		c.saveMaybeInitiate()
 	case saveInitiated, saveBegun, saveDone:
@@ -1227,8 +1235,8 @@ func (c *Core) branchGate(d reliable.Delivery, m *wireMsg, replay bool) bool {
 		c.stats.Abandoned++
 	case m.Branch > c.saveRestore.branch:
 		c.saveRestore.future = append(c.saveRestore.future, rawOf(d))
-	case c.saveRestore.phase >= saveInitiated && m.Kind != kindTime:
-		c.saveRestore.held = append(c.saveRestore.held, rawOf(d))
+	case c.saveRestore.save.phase >= saveInitiated && m.Kind != kindTime:
+		c.saveRestore.save.held = append(c.saveRestore.save.held, rawOf(d))
 	default:
 		return true
 	}

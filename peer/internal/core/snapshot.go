@@ -170,7 +170,7 @@ func (c *Core) captureSnapshot() ([]byte, error) {
 		return nil, err
 	}
 	s := &snapshot{
-		Format: snapshotFormat, Federation: c.cfg.Federation, Name: c.cfg.Name, Self: uint64(c.self), Label: c.saveRestore.label,
+		Format: snapshotFormat, Federation: c.cfg.Federation, Name: c.cfg.Name, Self: uint64(c.self), Label: c.saveRestore.save.label,
 		Time: snapTime{Time: ts.Time, Lookahead: ts.Lookahead, Regulating: ts.Regulating, Constrained: ts.Constrained,
 			Floor: ts.Floor, FloorStrict: ts.FloorStrict, LastKind: uint8(ts.LastKind), SendAbove: ts.SendAbove},
 		Async:      c.timing.async,
@@ -213,7 +213,7 @@ func (c *Core) captureSnapshot() ([]byte, error) {
 	for _, h := range c.timing.held {
 		s.HeldRO = append(s.HeldRO, snapMsg{From: uint64(h.d.from), Reliable: h.d.reliable, Msg: appendMsg(nil, h.msg)})
 	}
-	for _, d := range c.saveRestore.held {
+	for _, d := range c.saveRestore.save.held {
 		s.Pending = append(s.Pending, snapMsg{From: uint64(d.From), Group: uint32(d.Group), Seq: d.Seq, Reliable: d.Reliable, Msg: d.Payload})
 	}
 	for cl, attrs := range c.declared.pubObj {
@@ -382,7 +382,7 @@ func (c *Core) restoreRegions(s *snapshot) {
 // since is left out (the save fails).
 func (c *Core) savedSet() []snapMember {
 	var out []snapMember
-	for _, f := range c.saveRestore.parts {
+	for _, f := range c.saveRestore.save.parts {
 		if f == c.self {
 			out = append(out, snapMember{Handle: uint64(f), Name: c.cfg.Name, Type: c.cfg.Type})
 		} else if m, ok := c.federation.members[f]; ok {
@@ -508,7 +508,7 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64, remap map[FederateHandl
 	}
 	oldObj, oldOwn := c.objects, c.ownership
 	c.saveRestore.branch = branch
-	c.saveRestore.held = nil
+	c.saveRestore.save.held = nil
 	c.restoreRegions(s)
 
 	// Declarations: leave what is declared now, take what was; the

@@ -132,7 +132,7 @@ func (c *Core) handle(d reliable.Delivery, replay bool) {
 		c.stats.Malformed++
 		return
 	}
-	if (m.Branch != c.saveRestore.branch || c.saveRestore.phase >= saveInitiated) && !c.saveRestore.restoring && !c.branchGate(d, m, replay) {
+	if (m.Branch != c.saveRestore.branch || c.saveRestore.save.phase >= saveInitiated) && !c.saveRestore.restoring && !c.branchGate(d, m, replay) {
 		return
 	}
 	c.stats.Delivered++
