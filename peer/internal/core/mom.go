@@ -43,10 +43,10 @@ func isMOM(h ObjectInstanceHandle) bool {
 type momState struct {
 	// class is HLAobjectRoot.HLAmanager.HLAfederate; nil when the MOM is
 	// off or the FDD lacks it.
-	class *fomxml.ObjectClass
-	in    *instance // this federate's MOM instance, as it announces it
-	enc   *codec.Codec
-	encOf *fomxml.FDD // the FDD enc was built for
+	class    *fomxml.ObjectClass
+	instance *instance // this federate's MOM instance, as it announces it
+	codec    *codec.Codec
+	codecFDD *fomxml.FDD // the FDD codec was built for
 
 	// Counts for the attributes.
 	updatesSent, reflectionsReceived       uint64
@@ -60,7 +60,7 @@ type momState struct {
 	grantedTicks, advancingTicks int64
 	// Interactions sent and received, by class: reliable [0], best
 	// effort [1].
-	intSent, intReceived map[uint64][2]uint64
+	sentByClass, receivedByClass map[uint64][2]uint64
 	// HLAsetTiming: values every periodTicks (0: only when asked).
 	periodTicks, sinceReport int64
 	// HLAservice requests to carry out (momRunPending).
@@ -75,10 +75,10 @@ type momState struct {
 
 	// The federation's MOM instance (mom_interactions.go): its class,
 	// and the last save, for its attributes.
-	fedn          *fomxml.ObjectClass
-	lastSave      string
-	lastSaveAt    float64
-	lastSaveTimed bool
+	federationClass *fomxml.ObjectClass
+	lastSave        string
+	lastSaveAt      float64
+	lastSaveTimed   bool
 }
 
 // count counts one interaction of class.
@@ -139,15 +139,15 @@ func (c *Core) momStart() {
 		return
 	}
 	c.mom.class = oc
-	c.mom.in = &instance{class: oc, known: oc, name: momName(c.cfg.Name), named: true}
-	c.mom.intSent = make(map[uint64][2]uint64)
-	c.mom.intReceived = make(map[uint64][2]uint64)
-	c.mom.fedn, _ = c.fdd.ObjectClass("HLAobjectRoot.HLAmanager.HLAfederation")
+	c.mom.instance = &instance{class: oc, known: oc, name: momName(c.cfg.Name), named: true}
+	c.mom.sentByClass = make(map[uint64][2]uint64)
+	c.mom.receivedByClass = make(map[uint64][2]uint64)
+	c.mom.federationClass, _ = c.fdd.ObjectClass("HLAobjectRoot.HLAmanager.HLAfederation")
 	c.applyGroups(c.routing.publishObject(oc))
 	var d groupDelta
 	c.routing.ref(momGroup, &d) // the requests about this federate
 	c.applyGroups(d)
-	c.sendAnnouncement(c.momHandle(), c.mom.in)
+	c.sendAnnouncement(c.momHandle(), c.mom.instance)
 }
 
 func (c *Core) momHandle() ObjectInstanceHandle {
@@ -173,7 +173,7 @@ func (c *Core) momSelfDiscover() {
 	if _, known := c.objects.inst[h]; known {
 		return
 	}
-	evs, found := c.discover(nil, h, uint64(c.mom.class.Handle), c.mom.in.name, c.self)
+	evs, found := c.discover(nil, h, uint64(c.mom.class.Handle), c.mom.instance.name, c.self)
 	if found {
 		evs = c.rescopeTo(evs, h, false)
 	}
@@ -218,7 +218,7 @@ func (c *Core) momProvide(attrs []AttributeHandle, tag []byte) {
 	}
 	m := &wireMsg{Kind: kindUpdate, Obj: c.momHandle(), Class: uint64(c.mom.class.Handle), Pairs: ps, Tag: slices.Clone(tag), Named: true}
 	if c.endpoint.NewReceiverWithin(c.routing.objectRoute(c.mom.class), nameWindowTicks) {
-		m.Name = c.mom.in.name
+		m.Name = c.mom.instance.name
 	}
 	if _, err := c.send(outMsg{group: c.routing.objectRoute(c.mom.class), reliable: true, msg: m}); err != nil {
 		c.stats.Blocked++
@@ -227,7 +227,7 @@ func (c *Core) momProvide(attrs []AttributeHandle, tag []byte) {
 	}
 	// This federate, when it subscribes, gets the update as the others
 	// do (discovering the instance again after a local delete).
-	m.Name = c.mom.in.name
+	m.Name = c.mom.instance.name
 	c.momDeliverLocal(m, c.self)
 }
 
@@ -248,7 +248,7 @@ func (c *Core) momEncode(oc *fomxml.ObjectClass, attrs []AttributeHandle, value 
 		if !ok {
 			continue
 		}
-		b, err := c.mom.enc.Encode(a.DataType, v)
+		b, err := c.mom.codec.Encode(a.DataType, v)
 		if err != nil {
 			continue
 		}

@@ -110,12 +110,12 @@ func (c *Core) momArrived(m *wireMsg, from FederateHandle) {
 // momCodec builds the codec for the current FDD when needed; false when
 // the FDD's types do not compile.
 func (c *Core) momCodec() bool {
-	if c.mom.encOf != c.fdd {
+	if c.mom.codecFDD != c.fdd {
 		enc, err := codec.New(c.fdd)
 		if err != nil {
 			return false
 		}
-		c.mom.enc, c.mom.encOf = enc, c.fdd
+		c.mom.codec, c.mom.codecFDD = enc, c.fdd
 	}
 	return true
 }
@@ -151,11 +151,11 @@ func (c *Core) momFederateRequest(r momReq) {
 		}
 	case "HLArequestInteractionsSent":
 		for t := range 2 {
-			c.momReportInteractionCounts("HLAreportInteractionsSent", c.mom.intSent, t)
+			c.momReportInteractionCounts("HLAreportInteractionsSent", c.mom.sentByClass, t)
 		}
 	case "HLArequestInteractionsReceived":
 		for t := range 2 {
-			c.momReportInteractionCounts("HLAreportInteractionsReceived", c.mom.intReceived, t)
+			c.momReportInteractionCounts("HLAreportInteractionsReceived", c.mom.receivedByClass, t)
 		}
 	case "HLArequestObjectInstanceInformation":
 		c.momReportInstance(r)
@@ -206,7 +206,7 @@ func (c *Core) momSend(name string, args map[string]any, local bool) {
 		if !ok {
 			continue
 		}
-		b, err := c.mom.enc.Encode(p.DataType, v)
+		b, err := c.mom.codec.Encode(p.DataType, v)
 		if err != nil {
 			c.stats.Malformed++ // a MIM that types the parameter otherwise
 			continue
@@ -462,7 +462,7 @@ func timeOrEmpty(c *Core, v float64, ok bool) []byte {
 // momFederationDiscover lets this federate discover the federation's MOM
 // instance once it subscribes to its class (or an ancestor).
 func (c *Core) momFederationDiscover() {
-	oc := c.mom.fedn
+	oc := c.mom.federationClass
 	if oc == nil || !c.federation.joined() {
 		return
 	}
@@ -479,7 +479,7 @@ func (c *Core) momFederationDiscover() {
 // momFederationValues reflects the federation's MOM instance's attrs (all
 // when empty) to this federate.
 func (c *Core) momFederationValues(attrs []AttributeHandle, tag []byte) {
-	oc := c.mom.fedn
+	oc := c.mom.federationClass
 	if oc == nil {
 		return
 	}
@@ -587,7 +587,7 @@ func (c *Core) momArg(r momReq, name string) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s is not a parameter of %s", errMOMParam, name, r.ic.QualifiedName)
 	}
-	v, err := c.mom.enc.Decode(p.DataType, b)
+	v, err := c.mom.codec.Decode(p.DataType, b)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", errMOMParam, name, err)
 	}

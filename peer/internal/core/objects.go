@@ -539,7 +539,7 @@ func (c *Core) sendInteractionTo(class InteractionClassHandle, obj ObjectInstanc
 	mrh, err := c.sendAll(outs, ts)
 	if err == nil && c.mom.class != nil {
 		c.mom.interactionsSent++
-		c.mom.count(c.mom.intSent, class, o.reliable)
+		c.mom.count(c.mom.sentByClass, class, o.reliable)
 		if ic.IsMOM() {
 			c.momInteraction(ic, vals, c.self)
 		}
@@ -650,7 +650,7 @@ func (c *Core) answerQuery(class uint64, obj ObjectInstanceHandle) {
 		if in, ok := c.objects.inst[obj]; ok && c.ownership.holdsAny(obj) {
 			c.sendAnnouncement(obj, in)
 		} else if obj == c.momHandle() && c.mom.class != nil {
-			c.sendAnnouncement(obj, c.mom.in)
+			c.sendAnnouncement(obj, c.mom.instance)
 		}
 		return
 	}
@@ -659,7 +659,7 @@ func (c *Core) answerQuery(class uint64, obj ObjectInstanceHandle) {
 		return
 	}
 	if oc == c.mom.class && c.mom.class != nil {
-		c.sendAnnouncement(c.momHandle(), c.mom.in)
+		c.sendAnnouncement(c.momHandle(), c.mom.instance)
 	}
 	hs := c.objects.answerBuf[:0]
 	for h, in := range c.objects.inst {
@@ -846,7 +846,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 			return evs
 		}
 		if c.mom.class != nil {
-			c.mom.count(c.mom.intReceived, ic.Handle, d.reliable)
+			c.mom.count(c.mom.receivedByClass, ic.Handle, d.reliable)
 		}
 		if len(m.Regions) > 0 && (d.outside.all || !c.regionsPass(m.Regions, c.regions.intSubs[as.Handle], c.dimsOf(ic.Dimensions))) {
 			c.stats.Filtered++

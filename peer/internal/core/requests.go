@@ -58,7 +58,7 @@ func (c *Core) RequestClassAttributeValueUpdate(class ObjectClassHandle, attrs [
 		if _, known := c.objects.inst[c.momHandle()]; known {
 			c.momRequested(ObjectInstanceHandle{}, r.class, m.Pairs, tag) // this federate's own
 		}
-		if _, known := c.objects.inst[federationMOM]; known && c.mom.fedn != nil && r.class == c.mom.fedn.Handle {
+		if _, known := c.objects.inst[federationMOM]; known && c.mom.federationClass != nil && r.class == c.mom.federationClass.Handle {
 			c.momFederationValues(attrs, tag)
 		}
 	}
