@@ -38,6 +38,14 @@ import (
 // a subscriber discovers every instance of what it subscribes to, so an
 // active subscription is interest in every such instance (regions will
 // narrow it).
+//
+// Its inputs are the others' subscriptions (noteObjectSubscription,
+// noteInteractionSubscription, forget) and what the core finds relevant
+// or in scope now (classRelevant, interactionRelevant, relevantNow,
+// inScopeNow); what it returns is the change to advise. Judging
+// relevance reads declarations, ownership and regions too, so the core
+// does that (the Core methods below) and pushes what the advisories
+// return.
 type advisories struct {
 	// Other federates' subscriptions, from their replicated state.
 	objs map[ObjectClassHandle]map[FederateHandle]remoteSub
@@ -146,7 +154,7 @@ func (c *Core) earlyInterest(from FederateHandle, class ObjectClassHandle, value
 	if len(value) == 0 {
 		return
 	}
-	if _, known := c.advisories.objs[class][from]; known {
+	if c.advisories.knowsObjectSubscription(from, class) {
 		return
 	}
 	if !c.federation.isMember(from) {
@@ -235,9 +243,9 @@ func decodeSub(b []byte) (remoteSub, bool) {
 }
 
 // interestChanged folds another federate's replicated state key into the
-// advisories' view.
+// advisories' view, and decides again what depends on it.
 func (c *Core) interestChanged(h FederateHandle, key string, value []byte) {
-	a := &c.advisories
+	var narrowed, ok bool
 	switch {
 	case strings.HasPrefix(key, keyObjectSubscription):
 		n, err := strconv.ParseUint(key[len(keyObjectSubscription):], 10, 64)
@@ -245,76 +253,104 @@ func (c *Core) interestChanged(h FederateHandle, key string, value []byte) {
 			c.stats.Malformed++
 			return
 		}
-		class := ObjectClassHandle(n)
-		m := a.objs[class]
-		narrowed := len(m[h].regions) > 0 // the cells to send into change
-		if value == nil {
-			delete(m, h)
-		} else {
-			sub, ok := decodeSub(value)
-			if !ok {
-				c.stats.Malformed++
-				return
-			}
-			if m == nil {
-				m = make(map[FederateHandle]remoteSub)
-				a.objs[class] = m
-			}
-			m[h] = sub
-			narrowed = narrowed || len(sub.regions) > 0
+		if narrowed, ok = c.advisories.noteObjectSubscription(h, ObjectClassHandle(n), value); !ok {
+			c.stats.Malformed++
+			return
 		}
 		c.classRelevance()
 		c.allAttrRelevance()
-		if narrowed {
-			c.resendCells()
-		}
 	case strings.HasPrefix(key, keyInteractionSubscription):
 		n, err := strconv.ParseUint(key[len(keyInteractionSubscription):], 10, 64)
 		if err != nil {
 			c.stats.Malformed++
 			return
 		}
-		class := InteractionClassHandle(n)
-		m := a.ints[class]
-		narrowed := len(m[h].regions) > 0
-		if value == nil {
-			delete(m, h)
-		} else {
-			if len(value) < 1 || value[0] > 1 {
-				c.stats.Malformed++
-				return
-			}
-			sub := remoteIntSub{active: value[0] == 1}
-			if len(value) > 1 {
-				rs, err := decodeRegions(value[1:])
-				if err != nil {
-					c.stats.Malformed++
-					return
-				}
-				sub.regions = rs
-			}
-			if m == nil {
-				m = make(map[FederateHandle]remoteIntSub)
-				a.ints[class] = m
-			}
-			m[h] = sub
-			narrowed = narrowed || len(sub.regions) > 0
+		if narrowed, ok = c.advisories.noteInteractionSubscription(h, InteractionClassHandle(n), value); !ok {
+			c.stats.Malformed++
+			return
 		}
 		c.interactionRelevance()
-		if narrowed {
-			c.resendCells()
-		}
+	default:
+		return
+	}
+	if narrowed {
+		c.resendCells()
 	}
 }
 
-// dropInterest forgets a federate that left.
+// noteObjectSubscription records federate h's subscription to class, as
+// its replicated state says (value nil: it has none). narrowed reports
+// that the cells to send into change (the subscription had or has
+// regions); ok is false for a value that does not decode, and then
+// nothing changed.
+func (a *advisories) noteObjectSubscription(h FederateHandle, class ObjectClassHandle, value []byte) (narrowed, ok bool) {
+	m := a.objs[class]
+	narrowed = len(m[h].regions) > 0
+	if value == nil {
+		delete(m, h)
+		return narrowed, true
+	}
+	sub, ok := decodeSub(value)
+	if !ok {
+		return false, false
+	}
+	if m == nil {
+		m = make(map[FederateHandle]remoteSub)
+		a.objs[class] = m
+	}
+	m[h] = sub
+	return narrowed || len(sub.regions) > 0, true
+}
+
+// noteInteractionSubscription is noteObjectSubscription for an
+// interaction class.
+func (a *advisories) noteInteractionSubscription(h FederateHandle, class InteractionClassHandle, value []byte) (narrowed, ok bool) {
+	m := a.ints[class]
+	narrowed = len(m[h].regions) > 0
+	if value == nil {
+		delete(m, h)
+		return narrowed, true
+	}
+	if len(value) < 1 || value[0] > 1 {
+		return false, false
+	}
+	sub := remoteIntSub{active: value[0] == 1}
+	if len(value) > 1 {
+		rs, err := decodeRegions(value[1:])
+		if err != nil {
+			return false, false
+		}
+		sub.regions = rs
+	}
+	if m == nil {
+		m = make(map[FederateHandle]remoteIntSub)
+		a.ints[class] = m
+	}
+	m[h] = sub
+	return narrowed || len(sub.regions) > 0, true
+}
+
+// knowsObjectSubscription reports whether federate h's subscription to
+// class is known.
+func (a *advisories) knowsObjectSubscription(h FederateHandle, class ObjectClassHandle) bool {
+	_, ok := a.objs[class][h]
+	return ok
+}
+
+// forget drops the subscriptions of federate h, which left.
+func (a *advisories) forget(h FederateHandle) {
+	for _, m := range a.objs {
+		delete(m, h)
+	}
+	for _, m := range a.ints {
+		delete(m, h)
+	}
+}
+
+// dropInterest forgets a federate that left, and decides again what
+// depended on its subscriptions.
 func (c *Core) dropInterest(h FederateHandle) {
-	for _, m := range c.advisories.objs {
-		delete(m, h)
-	}
-	for _, m := range c.advisories.ints {
-		delete(m, h)
-	}
+	c.advisories.forget(h)
 	c.classRelevance()
 	c.interactionRelevance()
 	c.allAttrRelevance()
@@ -384,17 +420,8 @@ func (c *Core) classRelevance() {
 				break
 			}
 		}
-		if on == a.regOn[class] {
-			continue
-		}
-		a.regOn[class] = on
-		if !a.classRel {
-			continue
-		}
-		if on {
-			c.push(hla.StartRegistrationForObjectClass{Class: class})
-		} else {
-			c.push(hla.StopRegistrationForObjectClass{Class: class})
+		if ev := a.classRelevant(class, on); ev != nil {
+			c.push(ev)
 		}
 	}
 	for class := range a.regOn {
@@ -427,19 +454,44 @@ func (c *Core) interactionRelevance() {
 				}
 			}
 		}
-		if on == a.intOn[class] {
-			continue
-		}
-		a.intOn[class] = on
-		if !a.intRel {
-			continue
-		}
-		if on {
-			c.push(hla.TurnInteractionsOn{Class: class})
-		} else {
-			c.push(hla.TurnInteractionsOff{Class: class})
+		if ev := a.interactionRelevant(class, on); ev != nil {
+			c.push(ev)
 		}
 	}
+}
+
+// classRelevant records whether another federate wants what this
+// federate publishes of class now, and returns the advisory that owes
+// its federate (Start or StopRegistrationForObjectClass): nil when
+// nothing changed or the advisory is off.
+func (a *advisories) classRelevant(class ObjectClassHandle, on bool) Event {
+	if on == a.regOn[class] {
+		return nil
+	}
+	a.regOn[class] = on
+	switch {
+	case !a.classRel:
+		return nil
+	case on:
+		return hla.StartRegistrationForObjectClass{Class: class}
+	}
+	return hla.StopRegistrationForObjectClass{Class: class}
+}
+
+// interactionRelevant is classRelevant for a published interaction
+// class (TurnInteractionsOn or Off).
+func (a *advisories) interactionRelevant(class InteractionClassHandle, on bool) Event {
+	if on == a.intOn[class] {
+		return nil
+	}
+	a.intOn[class] = on
+	switch {
+	case !a.intRel:
+		return nil
+	case on:
+		return hla.TurnInteractionsOn{Class: class}
+	}
+	return hla.TurnInteractionsOff{Class: class}
 }
 
 // attrRelevance decides which attributes this federate owns of instance
@@ -469,13 +521,7 @@ func (c *Core) attrRelevance(h ObjectInstanceHandle) {
 		}
 	}
 	slices.Sort(now)
-	was := a.updOn[h]
-	on, off := diffSorted(was, now)
-	if len(now) == 0 {
-		delete(a.updOn, h)
-	} else {
-		a.updOn[h] = now
-	}
+	on, off := a.relevantNow(h, now)
 	if len(on) > 0 {
 		c.push(hla.TurnUpdatesOnForObjectInstance{Object: h, Attributes: on, UpdateRate: rate})
 	}
@@ -522,12 +568,7 @@ func (c *Core) rescopeTo(evs []Event, h ObjectInstanceHandle, gone bool) []Event
 		}
 	}
 	slices.Sort(now)
-	in, out := diffSorted(a.scopeOf[h], now)
-	if len(now) == 0 {
-		delete(a.scopeOf, h)
-	} else {
-		a.scopeOf[h] = now
-	}
+	in, out := a.inScopeNow(h, now)
 	if gone {
 		return evs
 	}
@@ -572,6 +613,33 @@ func (c *Core) rescopeOwner(f FederateHandle) {
 	for _, h := range hs {
 		c.rescope(h, false)
 	}
+}
+
+// relevantNow records the attributes of instance h, sorted, that this
+// federate owns and another federate wants now, and returns those that
+// became relevant (on: TurnUpdatesOn) and those that no longer are
+// (off).
+func (a *advisories) relevantNow(h ObjectInstanceHandle, now []AttributeHandle) (on, off []AttributeHandle) {
+	on, off = diffSorted(a.updOn[h], now)
+	if len(now) == 0 {
+		delete(a.updOn, h)
+	} else {
+		a.updOn[h] = now
+	}
+	return on, off
+}
+
+// inScopeNow records the attributes of instance h, sorted, that are in
+// scope now, and returns those that came into scope and those that went
+// out of it.
+func (a *advisories) inScopeNow(h ObjectInstanceHandle, now []AttributeHandle) (in, out []AttributeHandle) {
+	in, out = diffSorted(a.scopeOf[h], now)
+	if len(now) == 0 {
+		delete(a.scopeOf, h)
+	} else {
+		a.scopeOf[h] = now
+	}
+	return in, out
 }
 
 // diffSorted returns what is in now and not in was, and what is in was
