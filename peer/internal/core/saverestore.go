@@ -475,13 +475,23 @@ func (c *Core) publishSaveStatus(status uint8) {
 
 // noteSaveStatus records federate f's save status from its state value.
 func (c *Core) noteSaveStatus(f FederateHandle, value []byte) {
+	version, st, ok := decodeSaveStatus(value)
+	if !ok {
+		c.stats.Malformed++
+		return
+	}
+	c.saveRestore.save.noteStatus(f, version, st)
+}
+
+// decodeSaveStatus decodes a federate's keySaveStatus; false for bytes
+// that do not parse.
+func decodeSaveStatus(value []byte) (version uint64, st memberSave, ok bool) {
 	r := wireReader{b: value}
-	version := r.uvarint("version")
+	version = r.uvarint("version")
 	status := r.byte("status")
 	n := r.uvarint("positions")
 	if r.err != nil || n > uint64(len(r.b)) {
-		c.stats.Malformed++
-		return
+		return 0, st, false
 	}
 	pos := make([]groupSeq, 0, n)
 	for range n {
@@ -490,13 +500,18 @@ func (c *Core) noteSaveStatus(f FederateHandle, value []byte) {
 		pos = append(pos, groupSeq{uint32(g), s})
 	}
 	if r.err != nil || len(r.b) != 0 || status < ssInitiated || status > ssAbort {
-		c.stats.Malformed++
+		return 0, st, false
+	}
+	return version, memberSave{status: status, pos: pos}, true
+}
+
+// noteStatus records federate f's status in the save version names; a
+// status of another save is ignored.
+func (s *saveUnderWay) noteStatus(f FederateHandle, version uint64, st memberSave) {
+	if version != s.version || s.phase == saveIdle {
 		return
 	}
-	if version != c.saveRestore.save.version || c.saveRestore.save.phase == saveIdle {
-		return
-	}
-	c.saveRestore.save.statuses[f] = memberSave{status: status, pos: pos}
+	s.statuses[f] = st
 }
 
 // saveMaybeCapture captures this federate's RTI state once it has
@@ -642,14 +657,29 @@ func (c *Core) QueryFederationSaveStatus() error {
 // saveCheck decides the save when this federate decides it and every
 // live federate finished (or one aborted, or one left).
 func (c *Core) saveCheck() {
-	if c.saveRestore.save.phase == saveIdle || !c.federation.decides(c.self, c.saveRestore.save.requester, c.saveRestore.save.parts) {
+	sv := &c.saveRestore.save
+	if sv.phase == saveIdle || !c.federation.decides(c.self, sv.requester, sv.parts) {
 		return
 	}
-	reason := c.saveRestore.save.failed
+	reason, done := sv.outcome(c.federation.liveOf(sv.parts))
+	if !done {
+		return
+	}
+	b := binary.AppendUvarint(nil, sv.version)
+	b = append(b, byte(reason))
+	c.setState(keySaveOutcome, b)
+	c.saveDecided(sv.version, reason)
+}
+
+// outcome decides the save from this federate's status and those of the
+// federates of live, the participants still joined: done is false while
+// it must wait for one of them; reason 0 is saved.
+func (s *saveUnderWay) outcome(live []FederateHandle) (reason hla.SaveFailureReason, done bool) {
+	reason = s.failed
 	final := func(st uint8) bool { return st >= ssComplete }
-	statuses := []uint8{c.saveRestore.save.status}
-	for _, f := range c.federation.liveOf(c.saveRestore.save.parts) {
-		statuses = append(statuses, c.saveRestore.save.statuses[f].status)
+	statuses := []uint8{s.status}
+	for _, f := range live {
+		statuses = append(statuses, s.statuses[f].status)
 	}
 	switch {
 	case slices.Contains(statuses, ssAbort):
@@ -660,7 +690,7 @@ func (c *Core) saveCheck() {
 	if reason == 0 {
 		for _, st := range statuses {
 			if !final(st) {
-				return
+				return 0, false
 			}
 		}
 		switch {
@@ -672,10 +702,7 @@ func (c *Core) saveCheck() {
 			reason = hla.FederateReportedFailureDuringSave
 		}
 	}
-	b := binary.AppendUvarint(nil, c.saveRestore.save.version)
-	b = append(b, byte(reason))
-	c.setState(keySaveOutcome, b)
-	c.saveDecided(c.saveRestore.save.version, reason)
+	return reason, true
 }
 
 // saveDecided ends the save: FederationSaved or NotSaved, the held
@@ -823,53 +850,86 @@ func (c *Core) noteRestoreStatus(f FederateHandle, value []byte) {
 		c.stats.Malformed++
 		return
 	}
-	if version != c.saveRestore.restore.version || c.saveRestore.restore.phase == restoreIdle {
+	c.saveRestore.restore.noteStatus(f, version, status)
+}
+
+// noteStatus records federate f's status in the restore version names;
+// a status of another restore is ignored.
+func (r *restoreUnderWay) noteStatus(f FederateHandle, version uint64, status uint8) {
+	if version != r.version || r.phase == restoreIdle {
 		return
 	}
-	c.saveRestore.restore.statuses[f] = status
+	r.statuses[f] = status
 }
 
 // restoreCheck decides the restore when this federate decides it: to
 // begin once every federate has its state (or to refuse), then the
 // outcome once every federate restored.
 func (c *Core) restoreCheck() {
-	if c.saveRestore.restore.phase == restoreIdle || !c.federation.decides(c.self, c.saveRestore.restore.requester, c.saveRestore.restore.parts) {
+	rs := &c.saveRestore.restore
+	if rs.phase == restoreIdle || !c.federation.decides(c.self, rs.requester, rs.parts) {
 		return
 	}
-	statuses := []uint8{c.saveRestore.restore.statuses[c.self]}
-	for _, f := range c.federation.liveOf(c.saveRestore.restore.parts) {
-		statuses = append(statuses, c.saveRestore.restore.statuses[f])
-	}
-	if c.saveRestore.restore.phase == restorePending {
-		if c.saveRestore.restore.failed != 0 {
-			c.restoreGo(false)
-			return
+	live := c.federation.liveOf(rs.parts)
+	if rs.phase == restorePending {
+		if begins, done := rs.begins(c.self, live); done {
+			c.restoreGo(begins)
 		}
-		for _, st := range statuses {
-			if st == 0 {
-				return
-			}
-		}
-		c.restoreGo(!slices.Contains(statuses, rsMissing))
 		return
 	}
-	reason := c.saveRestore.restore.failed
+	reason, done := rs.outcome(c.self, live)
+	if !done {
+		return
+	}
+	b := binary.AppendUvarint(nil, rs.version)
+	c.setState(keyRestoreOutcome, append(b, byte(reason)))
+	c.restoreDecided(rs.version, reason)
+}
+
+// statusesOf returns the statuses of self and of the federates of live.
+func (r *restoreUnderWay) statusesOf(self FederateHandle, live []FederateHandle) []uint8 {
+	statuses := []uint8{r.statuses[self]}
+	for _, f := range live {
+		statuses = append(statuses, r.statuses[f])
+	}
+	return statuses
+}
+
+// begins decides, while the restore is pending, whether it begins (every
+// participant still joined has its saved state): done is false while
+// one of self and live has not answered.
+func (r *restoreUnderWay) begins(self FederateHandle, live []FederateHandle) (begins, done bool) {
+	if r.failed != 0 {
+		return false, true
+	}
+	statuses := r.statusesOf(self, live)
+	for _, st := range statuses {
+		if st == 0 {
+			return false, false
+		}
+	}
+	return !slices.Contains(statuses, rsMissing), true
+}
+
+// outcome decides the restore once it began: done is false while one of
+// self and live has not restored; reason 0 is restored.
+func (r *restoreUnderWay) outcome(self FederateHandle, live []FederateHandle) (reason hla.RestoreFailureReason, done bool) {
+	statuses := r.statusesOf(self, live)
+	reason = r.failed
 	if slices.Contains(statuses, rsAbort) {
 		reason = hla.RestoreAborted
 	}
 	if reason == 0 {
 		for _, st := range statuses {
 			if st < rsComplete {
-				return
+				return 0, false
 			}
 		}
 		if slices.Contains(statuses, rsNotComplete) {
 			reason = hla.FederateReportedFailureDuringRestore
 		}
 	}
-	b := binary.AppendUvarint(nil, c.saveRestore.restore.version)
-	c.setState(keyRestoreOutcome, append(b, byte(reason)))
-	c.restoreDecided(c.saveRestore.restore.version, reason)
+	return reason, true
 }
 
 // restoreGo publishes the decision to begin (or refuse) the restore and
