@@ -374,7 +374,7 @@ func (c *Core) Ready(seal bool) Ready {
 
 // Advance tells the core that rd, returned by Ready, has been acted on.
 func (c *Core) Advance(rd Ready) {
-	c.momCount(c.out.Events)
+	c.mom.countEvents(c.out.Events)
 	clear(c.out.Events) // drop the references; keep the room
 	c.out.Events = c.out.Events[:0]
 	clear(c.out.Frames)

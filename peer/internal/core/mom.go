@@ -391,20 +391,63 @@ func momSwitch(on bool) string {
 }
 
 // momTick counts the time spent granted and advancing, and sends the
-// values every HLAsetTiming period.
+// MOM instance's values when HLAsetTiming's period is up.
 func (c *Core) momTick() {
-	if c.mom.class == nil {
+	if c.mom.tick(c.timeCore.Advancing(), c.federation.joined()) {
+		c.momProvide(nil, nil)
+	}
+}
+
+// tick counts one tick spent advancing or granted, and reports whether
+// this federate's MOM instance is due to send its values (HLAsetTiming's
+// period is up, and the federate is joined).
+func (m *momState) tick(advancing, joined bool) (report bool) {
+	if m.class == nil {
+		return false
+	}
+	if advancing {
+		m.advancingTicks++
+	} else {
+		m.grantedTicks++
+	}
+	if m.periodTicks > 0 && joined {
+		if m.sinceReport++; m.sinceReport >= m.periodTicks {
+			m.sinceReport = 0
+			return true
+		}
+	}
+	return false
+}
+
+// seen counts in's first update (bit momUpdated) or first reflection
+// (momReflected) for the MOM's instance counts.
+func (m *momState) seen(in *instance, bit uint8) {
+	if in.momSeen&bit != 0 || m.class == nil {
 		return
 	}
-	if c.timeCore.Advancing() {
-		c.mom.advancingTicks++
+	in.momSeen |= bit
+	if bit == momUpdated {
+		m.updatedInstances++
 	} else {
-		c.mom.grantedTicks++
+		m.reflectedInstances++
 	}
-	if c.mom.periodTicks > 0 && c.federation.joined() {
-		if c.mom.sinceReport++; c.mom.sinceReport >= c.mom.periodTicks {
-			c.mom.sinceReport = 0
-			c.momProvide(nil, nil)
+}
+
+// countEvents counts the events of one Ready for the MOM's counters.
+func (m *momState) countEvents(evs []Event) {
+	if m.class == nil {
+		return
+	}
+	for _, ev := range evs {
+		switch ev.(type) {
+		case hla.ReflectAttributeValues:
+			m.reflectionsReceived++
+		case hla.ReceiveInteraction, hla.ReceiveDirectedInteraction:
+			m.interactionsReceived++
+		case hla.DiscoverObjectInstance:
+			m.discovered++
+		case hla.RemoveObjectInstance:
+			m.removed++
 		}
 	}
 }
@@ -414,20 +457,6 @@ const (
 	momUpdated uint8 = 1 << iota
 	momReflected
 )
-
-// momSeen counts in's first update (bit momUpdated) or first reflection
-// (momReflected) here.
-func (c *Core) momSeen(in *instance, bit uint8) {
-	if in.momSeen&bit != 0 || c.mom.class == nil {
-		return
-	}
-	in.momSeen |= bit
-	if bit == momUpdated {
-		c.mom.updatedInstances++
-	} else {
-		c.mom.reflectedInstances++
-	}
-}
 
 // RTIVersion is what the MOM reports as HLARTIversion when
 // Config.RTIVersion is empty.
@@ -439,25 +468,6 @@ func (c *Core) rtiVersion() string {
 		return c.cfg.RTIVersion
 	}
 	return RTIVersion
-}
-
-// momCount counts the events of one Ready for the MOM's counters.
-func (c *Core) momCount(evs []Event) {
-	if c.mom.class == nil {
-		return
-	}
-	for _, ev := range evs {
-		switch ev.(type) {
-		case hla.ReflectAttributeValues:
-			c.mom.reflectionsReceived++
-		case hla.ReceiveInteraction, hla.ReceiveDirectedInteraction:
-			c.mom.interactionsReceived++
-		case hla.DiscoverObjectInstance:
-			c.mom.discovered++
-		case hla.RemoveObjectInstance:
-			c.mom.removed++
-		}
-	}
 }
 
 // momServiceReport is the interaction that reports service invocations.

@@ -300,7 +300,7 @@ func (c *Core) UpdateAttributeValues(obj ObjectInstanceHandle, values AttributeV
 		c.mom.updatesSent++
 		in := c.objects.updIn
 		if in.momSeen&momUpdated == 0 {
-			c.momSeen(in, momUpdated)
+			c.mom.seen(in, momUpdated)
 		}
 		for _, o := range outs {
 			if o.reliable {
@@ -806,7 +806,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 			return evs
 		}
 		if in.momSeen&momReflected == 0 {
-			c.momSeen(in, momReflected)
+			c.mom.seen(in, momReflected)
 		}
 		if d.reliable {
 			in.momRefl[0]++
