@@ -465,12 +465,8 @@ func (c *Core) interactionRelevance() {
 // its federate (Start or StopRegistrationForObjectClass): nil when
 // nothing changed or the advisory is off.
 func (a *advisories) classRelevant(class ObjectClassHandle, on bool) Event {
-	if on == a.regOn[class] {
-		return nil
-	}
-	a.regOn[class] = on
 	switch {
-	case !a.classRel:
+	case !turned(a.regOn, class, on, a.classRel):
 		return nil
 	case on:
 		return hla.StartRegistrationForObjectClass{Class: class}
@@ -481,17 +477,23 @@ func (a *advisories) classRelevant(class ObjectClassHandle, on bool) Event {
 // interactionRelevant is classRelevant for a published interaction
 // class (TurnInteractionsOn or Off).
 func (a *advisories) interactionRelevant(class InteractionClassHandle, on bool) Event {
-	if on == a.intOn[class] {
-		return nil
-	}
-	a.intOn[class] = on
 	switch {
-	case !a.intRel:
+	case !turned(a.intOn, class, on, a.intRel):
 		return nil
 	case on:
 		return hla.TurnInteractionsOn{Class: class}
 	}
 	return hla.TurnInteractionsOff{Class: class}
+}
+
+// turned records that k is on or off now, and reports whether that is a
+// change to advise (the advisory's switch, advise, is on).
+func turned[K comparable](was map[K]bool, k K, on, advise bool) bool {
+	if on == was[k] {
+		return false
+	}
+	was[k] = on
+	return advise
 }
 
 // attrRelevance decides which attributes this federate owns of instance

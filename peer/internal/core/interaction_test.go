@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -348,29 +349,25 @@ func (e *interactionEnv) command(cmd string, args []string) error {
 		if !ok {
 			e.t.Fatalf("no class of %s", args[1])
 		}
-		values := AttributeValues{}
 		kv, at := e.pairs(args[2:])
-		for k, v := range kv {
-			a, ok := oc.Attribute(k)
-			if !ok {
-				e.t.Fatalf("no attribute %s", k)
+		values := byHandle(e, kv, func(name string) (AttributeHandle, bool) {
+			if a, ok := oc.Attribute(name); ok {
+				return a.Handle, true
 			}
-			values[a.Handle] = []byte(v)
-		}
+			return 0, false
+		})
 		_, err := f.core.UpdateAttributeValues(h, values, nil, at)
 		return err
 	case "send":
 		need(3)
 		ic := e.interaction(args[1])
-		values := ParameterValues{}
 		kv, at := e.pairs(args[2:])
-		for k, v := range kv {
-			p, ok := ic.Parameter(k)
-			if !ok {
-				e.t.Fatalf("no parameter %s", k)
+		values := byHandle(e, kv, func(name string) (ParameterHandle, bool) {
+			if p, ok := ic.Parameter(name); ok {
+				return p.Handle, true
 			}
-			values[p.Handle] = []byte(v)
-		}
+			return 0, false
+		})
 		_, err := f.core.SendInteraction(ic.Handle, values, nil, at)
 		return err
 	case "regulating":
@@ -467,7 +464,7 @@ func (e *interactionEnv) add(name string) {
 			continue
 		}
 		o.core.MemberJoined(Member{Handle: self, Name: name})
-		for _, key := range stateKeys(e.states[FederateHandle(i+1)]) {
+		for _, key := range slices.Sorted(maps.Keys(e.states[FederateHandle(i+1)])) {
 			v := e.states[FederateHandle(i+1)][key]
 			c.StateChanged(FederateHandle(i+1), key, v.value, v.version)
 		}
@@ -687,11 +684,16 @@ func (e *interactionEnv) float(s string) float64 {
 	return f
 }
 
-func stateKeys(m map[string]regKey) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
+// byHandle turns name=value pairs into values by the handles lookup
+// gives the names.
+func byHandle[H comparable](e *interactionEnv, kv map[string]string, lookup func(name string) (H, bool)) map[H][]byte {
+	out := make(map[H][]byte, len(kv))
+	for k, v := range kv {
+		h, ok := lookup(k)
+		if !ok {
+			e.t.Fatalf("no attribute or parameter %s", k)
+		}
+		out[h] = []byte(v)
 	}
-	slices.Sort(ks)
-	return ks
+	return out
 }
