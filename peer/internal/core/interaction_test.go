@@ -71,22 +71,6 @@ import (
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testdata/interaction scripts")
 
-const interactionFOM = `<?xml version="1.0"?>
-<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
-  <modelIdentification><name>interaction test FOM</name><type>FOM</type><version>1</version></modelIdentification>
-  <objects><objectClass><name>HLAobjectRoot</name>
-    <objectClass><name>Tank</name><sharing>PublishSubscribe</sharing>
-      <attribute><name>Pos</name><dataType>HLAopaqueData</dataType><updateType>Conditional</updateType><updateCondition>NA</updateCondition><ownership>DivestAcquire</ownership><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>TimeStamp</order></attribute>
-      <attribute><name>Fuel</name><dataType>HLAopaqueData</dataType><updateType>Conditional</updateType><updateCondition>NA</updateCondition><ownership>DivestAcquire</ownership><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>Receive</order></attribute>
-    </objectClass>
-  </objectClass></objects>
-  <interactions><interactionClass><name>HLAinteractionRoot</name>
-    <interactionClass><name>Fire</name><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>TimeStamp</order>
-      <parameter><name>Range</name><dataType>HLAopaqueData</dataType></parameter>
-    </interactionClass>
-  </interactionClass></interactions>
-</objectModel>`
-
 // TestInteraction runs every script of testdata/interaction.
 func TestInteraction(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "interaction", "*.txt"))
@@ -257,7 +241,9 @@ type interactionEnv struct {
 }
 
 func newInteractionEnv(t *testing.T) *interactionEnv {
-	doc, err := fomxml.ParseBytes("interaction.xml", []byte(interactionFOM))
+	// The scripts' FOM: a Tank (Pos time-stamped, Fuel receive order,
+	// both divestable) and a time-stamped interaction Fire(Range).
+	doc, err := fomxml.ParseFile(filepath.Join("testdata", "interaction.xml"))
 	if err != nil {
 		t.Fatal(err)
 	}
