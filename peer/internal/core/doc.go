@@ -75,5 +75,6 @@
 // in-test control plane and data plane, and what each step made them do
 // (callbacks, control-plane operations and state, the trace). A change
 // of behaviour shows as a diff of a script; go test -run TestInteraction
-// -rewrite rewrites them.
+// -rewrite rewrites them (package testnet/scenario runs them, as it runs
+// lbts's and testnet's).
 package core

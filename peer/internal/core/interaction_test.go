@@ -1,11 +1,9 @@
 package core
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +14,7 @@ import (
 	"github.com/meshrti/meshrti/lbts"
 	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/testnet/scenario"
 )
 
 // The interaction harness drives whole cores through scripts in
@@ -27,16 +26,11 @@ import (
 // peer's in-process registry does) and a loss-free data plane that hands
 // every frame to every core joined to its group, in order.
 //
-// A script is a sequence of
-//
-//	command [arguments]
-//	----
-//	expected output
-//
-// each ended by a blank line; lines starting with # between them are
-// comments. go test -run TestInteraction -rewrite writes the output the
-// cores gave into the scripts: commit that only when you understand the
-// diff. The output shows, per federate, the callbacks it got ("A: ..."),
+// The scripts have the format of package testnet/scenario, which runs
+// them: a command, a line "----" and its expected output, up to a blank
+// line; lines starting with # between steps are comments. go test -run
+// TestInteraction -rewrite writes the output the cores gave into the
+// scripts: commit that only when you understand the diff. The output shows, per federate, the callbacks it got ("A: ..."),
 // the control-plane operations it started ("A: op ..."), the replicated
 // state it wrote ("A: set ...") and its trace (docs/trace.md: what it
 // sent and what it delivered, "A: send ...", "A: deliver ...").
@@ -74,96 +68,27 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 // TestInteraction runs every script of testdata/interaction.
 func TestInteraction(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "interaction", "*.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no scripts in testdata/interaction")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts in testdata/interaction: %v", err)
 	}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txt"), func(t *testing.T) {
-			runScript(t, file)
-		})
-	}
-}
-
-// step is one command of a script and the output it expects.
-type step struct {
-	line     int      // of the command, from 1
-	comments []string // the comment lines before it
-	cmd      string
-	want     string
-}
-
-// parseScript reads a script's steps.
-func parseScript(t *testing.T, file string) []step {
-	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var steps []step
-	var comments []string
-	sc := bufio.NewScanner(strings.NewReader(string(b)))
-	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		switch {
-		case strings.TrimSpace(line) == "":
-			continue
-		case strings.HasPrefix(line, "#"):
-			comments = append(comments, line)
-			continue
-		}
-		s := step{line: n, comments: comments, cmd: line}
-		comments = nil
-		if !sc.Scan() || sc.Text() != "----" {
-			t.Fatalf("%s:%d: %q is not followed by ----", file, n, line)
-		}
-		n++
-		var want []string
-		for sc.Scan() {
-			n++
-			if sc.Text() == "" {
-				break
+			env := newInteractionEnv(t)
+			var diff strings.Builder
+			res, err := scenario.RunFile(file, &diff, *rewrite, func(cmd string) ([]string, error) {
+				out := env.run(cmd)
+				if out == "" {
+					out = "ok"
+				}
+				return strings.Split(out, "\n"), nil
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
-			want = append(want, sc.Text())
-		}
-		s.want = strings.Join(want, "\n")
-		steps = append(steps, s)
-	}
-	if len(comments) > 0 {
-		steps = append(steps, step{comments: comments})
-	}
-	return steps
-}
-
-// runScript runs one script, or rewrites its expected output.
-func runScript(t *testing.T, file string) {
-	steps := parseScript(t, file)
-	env := newInteractionEnv(t)
-	var out strings.Builder
-	for _, s := range steps {
-		for _, c := range s.comments {
-			out.WriteString(c + "\n")
-		}
-		if s.cmd == "" {
-			continue
-		}
-		got := env.run(s.cmd)
-		if got == "" {
-			got = "ok"
-		}
-		out.WriteString(s.cmd + "\n----\n" + got + "\n\n")
-		if !*rewrite && got != s.want {
-			t.Errorf("%s:%d: %s\ngot:\n%s\nwant:\n%s", file, s.line, s.cmd, got, s.want)
-		}
-	}
-	if *rewrite {
-		if err := os.WriteFile(file, []byte(strings.TrimSuffix(out.String(), "\n")), 0o644); err != nil {
-			t.Fatal(err)
-		}
+			if res.Mismatches > 0 && !*rewrite {
+				t.Errorf("%s: %d of %d steps differ (rerun with -rewrite to accept):\n%s", file, res.Mismatches, res.Steps, diff.String())
+			}
+		})
 	}
 }
 
