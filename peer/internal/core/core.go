@@ -396,6 +396,9 @@ func (c *Core) Advance(rd Ready) {
 // between the two.
 func (c *Core) process() {
 	c.relPass(false)
+	if c.checkDeparting() {
+		c.relPass(false) // what the forgotten senders' streams held
+	}
 	c.seeTime()
 	for i := 0; c.timeCore.HasReady(); i++ {
 		if i == maxTimeRounds {

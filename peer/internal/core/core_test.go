@@ -376,3 +376,92 @@ func TestStateVersions(t *testing.T) {
 		t.Error("a deleted key is still there")
 	}
 }
+
+// A resign notice that arrives before what its sender sent ahead of it
+// on another group (a frame repaired late, a receiver reading its
+// backlog after a pause) waits for it: the sender is forgotten only
+// once its update has arrived and been reflected, never before.
+func TestResignWaitsForItsMessages(t *testing.T) {
+	tn := newTestNet(t, 2)
+	a, b := tn.cores[0], tn.cores[1]
+	_, pos, _ := tn.handles()
+	obj := tn.registered(0, 1)
+	_, err := a.UpdateAttributeValues(obj, AttributeValues{pos: []byte("last")}, nil, nil)
+	must(t, err)
+	must(t, a.Resign(hla.UnconditionallyDivestAttributes))
+	rd := a.Ready(true)
+	frames := append([]transport.Packet(nil), rd.Frames...)
+	a.Advance(rd)
+	var held []transport.Packet
+	for _, p := range frames {
+		if p.Group == controlGroup {
+			tn.deliver(0, []transport.Packet{p})
+		} else {
+			held = append(held, p)
+		}
+	}
+	if len(held) == 0 {
+		t.Fatal("the update went out on the control group: nothing to hold back")
+	}
+	tn.flush()
+	for _, ev := range tn.take(1) {
+		if _, ok := ev.(hla.FederateResigned); ok {
+			t.Fatal("b forgot a before receiving the update a sent ahead of its notice")
+		}
+	}
+	if _, ok := b.Member(a.self); !ok {
+		t.Fatal("a is no longer a member at b")
+	}
+	tn.deliver(0, held)
+	tn.flush()
+	evs := tn.take(1)
+	if len(evs) != 2 {
+		t.Fatalf("events %v, want the reflection and then FederateResigned", evs)
+	}
+	if r, ok := evs[0].(hla.ReflectAttributeValues); !ok || string(r.Values[pos]) != "last" {
+		t.Errorf("first event %#v, want the reflection of the last update", evs[0])
+	}
+	if _, ok := evs[1].(hla.FederateResigned); !ok {
+		t.Errorf("second event %#v, want FederateResigned", evs[1])
+	}
+}
+
+// A resign notice whose sender's earlier messages never come waits a
+// bounded time, then forgets the sender.
+func TestResignWaitIsBounded(t *testing.T) {
+	tn := newTestNet(t, 2)
+	a, b := tn.cores[0], tn.cores[1]
+	_, pos, _ := tn.handles()
+	obj := tn.registered(0, 1)
+	_, err := a.UpdateAttributeValues(obj, AttributeValues{pos: []byte("lost")}, nil, nil)
+	must(t, err)
+	must(t, a.Resign(hla.UnconditionallyDivestAttributes))
+	rd := a.Ready(true)
+	for _, p := range rd.Frames {
+		if p.Group == controlGroup {
+			tn.deliver(0, []transport.Packet{p})
+		}
+	}
+	a.Advance(rd)
+	tn.cores = tn.cores[1:] // a is gone: it answers no repair
+	tn.groups, tn.events = tn.groups[1:], tn.events[1:]
+	tn.flush()
+	if _, ok := b.Member(a.self); !ok {
+		t.Fatal("b forgot a at once")
+	}
+	for range departWaitTicks {
+		b.Tick()
+	}
+	tn.flush()
+	var resigned bool
+	for _, ev := range tn.take(0) {
+		_, ok := ev.(hla.FederateResigned)
+		resigned = resigned || ok
+	}
+	if !resigned {
+		t.Error("b never forgot a")
+	}
+	if _, ok := b.Member(a.self); ok {
+		t.Error("a is still a member at b")
+	}
+}

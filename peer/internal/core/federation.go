@@ -36,6 +36,21 @@ type federation struct {
 	waiting map[uint64]func(OpResult)
 	// states is the other federates' replicated state (StateChanged).
 	states map[FederateHandle]map[string]stateValue
+	// departing holds the federates whose resign notice came before
+	// everything they sent ahead of it (onResign): each is forgotten
+	// once that has arrived, or at its deadline.
+	departing map[FederateHandle]departure
+}
+
+// departure is a resign notice that waits for what its sender sent
+// before it: the sender's positions (the last reliable sequence number
+// on each group it sent on), the tokens it released, the resign's
+// deletes, and the tick after which it waits no more.
+type departure struct {
+	positions []groupSeq
+	released  []byte
+	deletes   bool
+	deadline  int64
 }
 
 // standing is where this federate stands in its federation.

@@ -1,11 +1,15 @@
 package core
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/meshrti/meshrti/lbts"
+	"github.com/meshrti/meshrti/peer/dgram"
 	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/reliable"
 )
@@ -109,6 +113,7 @@ func (c *Core) Lost() bool { return c.federation.standing == lost }
 // forget removes a federate that resigned or was lost from time
 // management and the data plane, and handles its objects.
 func (c *Core) forget(h FederateHandle, lost, deletes bool) {
+	delete(c.federation.departing, h)
 	m, ok := c.federation.leave(h)
 	if !ok {
 		return
@@ -132,15 +137,128 @@ func (c *Core) forget(h FederateHandle, lost, deletes bool) {
 
 // onResign handles another federate's resign notice.
 func (c *Core) onResign(m *wireMsg, from FederateHandle) {
-	if !c.noteReleased(m.Data) {
-		c.stats.Malformed++
-	}
 	action := ResignAction(m.Action)
 	deletes := true // older members' notices carry no action: they deleted
 	if action.Valid() {
 		deletes = action.Deletes()
 	}
+	// The notice travels on the control group; what its sender sent
+	// before it on other groups may still be on its way (a frame lost
+	// and repaired, a receiver that was stopped and reads its backlog).
+	// Forgetting the sender now would drop that and let a grant pass
+	// its time-stamped messages: the notice names its positions, and the
+	// sender is forgotten once they have arrived.
+	positions, ok := decodePositions(m.TimeMsg)
+	if !ok {
+		c.stats.Malformed++
+	}
+	if len(positions) > 0 && !c.receivedThrough(from, positions) {
+		if c.federation.departing == nil {
+			c.federation.departing = make(map[FederateHandle]departure)
+		}
+		c.federation.departing[from] = departure{positions: positions, released: slices.Clone(m.Data), deletes: deletes, deadline: c.endpoint.Now() + departWaitTicks}
+		return
+	}
+	c.depart(from, m.Data, deletes)
+}
+
+// depart acts on a resign notice: the tokens it released (after the
+// sender's last updates, which carry the older epochs), then the
+// sender forgotten.
+func (c *Core) depart(from FederateHandle, released []byte, deletes bool) {
+	if !c.noteReleased(released) {
+		c.stats.Malformed++
+	}
 	c.forget(from, false, deletes)
+}
+
+// departWaitTicks bounds how long a resign notice waits for what its
+// sender sent before it (2 s at the default tick): a resigned federate
+// that closed answers no repair, and what it cannot repair is reported
+// lost then (MessagesLost).
+const departWaitTicks = 400
+
+// receivedThrough reports whether everything from sent up to positions,
+// on the groups this federate has joined, has been received (or given
+// up on).
+func (c *Core) receivedThrough(from FederateHandle, positions []groupSeq) bool {
+	for _, p := range positions {
+		if got, joined := c.timeCore.ReceivedThrough(lbts.FederateID(from), p.group); joined && got < p.seq {
+			return false
+		}
+	}
+	return true
+}
+
+// checkDeparting forgets the departing federates whose messages have
+// all arrived, or whose wait ran out, and reports whether it forgot any.
+func (c *Core) checkDeparting() bool {
+	if len(c.federation.departing) == 0 {
+		return false
+	}
+	now := c.endpoint.Now()
+	var done []FederateHandle
+	for h, d := range c.federation.departing {
+		if now >= d.deadline || c.receivedThrough(h, d.positions) {
+			done = append(done, h)
+		}
+	}
+	slices.Sort(done)
+	for _, h := range done {
+		d := c.federation.departing[h]
+		delete(c.federation.departing, h)
+		c.depart(h, d.released, d.deletes)
+	}
+	return len(done) > 0
+}
+
+// sendPositions returns this federate's send positions: the sequence
+// number of the last reliable message on each group it sent on, in
+// group order.
+func (c *Core) sendPositions() []groupSeq {
+	var ps []groupSeq
+	c.endpoint.Sent(func(g dgram.Group, hw uint64) { ps = append(ps, groupSeq{uint32(g), hw}) })
+	slices.SortFunc(ps, func(a, b groupSeq) int { return cmp.Compare(a.group, b.group) })
+	return ps
+}
+
+// appendPositions encodes send positions: a count, then group and
+// sequence number for each, all uvarints.
+func appendPositions(b []byte, ps []groupSeq) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ps)))
+	for _, p := range ps {
+		b = binary.AppendUvarint(b, uint64(p.group))
+		b = binary.AppendUvarint(b, p.seq)
+	}
+	return b
+}
+
+// decodePositions decodes appendPositions' encoding; none is no
+// positions (a notice of an older member). ok is false for bytes that
+// do not decode.
+func decodePositions(b []byte) (ps []groupSeq, ok bool) {
+	if len(b) == 0 {
+		return nil, true
+	}
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, false
+	}
+	b = b[k:]
+	ps = make([]groupSeq, 0, n)
+	for range n {
+		g, k1 := binary.Uvarint(b)
+		if k1 <= 0 || g > math.MaxUint32 {
+			return nil, false
+		}
+		seq, k2 := binary.Uvarint(b[k1:])
+		if k2 <= 0 {
+			return nil, false
+		}
+		b = b[k1+k2:]
+		ps = append(ps, groupSeq{uint32(g), seq})
+	}
+	return ps, len(b) == 0
 }
 
 // Member returns the joined federate with handle h (not this one).
@@ -202,7 +320,10 @@ func (c *Core) Resign(action ResignAction) error {
 	// (releases sent on the instances' own groups could arrive after
 	// the notice made the others forget this federate).
 	released := appendReleased(nil, c.releaseAll())
-	if _, err := c.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindResign, Action: uint8(action), Data: released}}); err != nil {
+	// The notice names where this federate's streams end, so that the
+	// others forget it only after receiving all of them (onResign).
+	positions := appendPositions(nil, c.sendPositions())
+	if _, err := c.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindResign, Action: uint8(action), Data: released, TimeMsg: positions}}); err != nil {
 		return err
 	}
 	if c.tracer != nil {

@@ -59,7 +59,7 @@ type wireMsg struct {
 	TSO     bool                 `msgpack:"s,omitempty"`
 	HasTime bool                 `msgpack:"h,omitempty"`
 	Time    float64              `msgpack:"t,omitempty"`
-	TimeMsg []byte               `msgpack:"m,omitempty"` // an encoded lbts message, opaque here
+	TimeMsg []byte               `msgpack:"m,omitempty"` // an encoded lbts message, opaque here; a kindResign's send positions (appendPositions)
 
 	// Pairs holds the values instead of Values on the hot paths: sorted
 	// by handle, strictly ascending, without a map to build or fill.
