@@ -22,6 +22,7 @@ var (
 	campaignOut   = flag.String("campaign-out", "", "keep each run's traces, history and result under this directory")
 	campaignKinds = flag.String("campaign-kinds", "", "comma-separated fault kinds to draw from (default all)")
 	campaignNets  = flag.String("campaign-transports", "multicast,unicast", "comma-separated data planes to run each seed over")
+	campaignHosts = flag.Int("campaign-hosts", 4, "hosts (processes) per run; a crowd of them with pauses (-campaign-hosts=16 -campaign-kinds=pause) is the starved failure detector's case")
 )
 
 // buildNode builds federate-node for the lab's hosts.
@@ -89,7 +90,7 @@ func TestCampaign(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			res, err := Run(ctx, RunConfig{
-				Seed: seed, Binary: bin, Dir: dir, Hosts: 4, Transport: transport,
+				Seed: seed, Binary: bin, Dir: dir, Hosts: *campaignHosts, Transport: transport,
 				Faults: 3, FaultSpan: 14 * time.Second, MaxFault: 5 * time.Second, Kinds: kinds,
 				StepDelay: 50 * time.Millisecond, HealBound: 15 * time.Second, FedPro: true, SaveRestore: (transport == "unicast") == (seed%2 == 1),
 			})

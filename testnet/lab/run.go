@@ -790,7 +790,8 @@ func saveAll(ctx context.Context, l *Lab, res *Result, members []*member, by *me
 // until every member's process restored. savedBy are the processes that
 // saved: when another member than the restarted one runs a process that
 // did not, the federation's federates are not the save's, and a restore
-// it keeps refusing is counted, not a violation.
+// it keeps refusing (until the deadline, or until by's process finished
+// its steps) is counted, not a violation.
 func restoreAll(ctx context.Context, l *Lab, res *Result, members []*member, restarted, by *member, label string, savedBy []*Proc) {
 	// A start refused because the killed federate still held the name is
 	// tried again by the supervisor: wait for the latest.
@@ -809,18 +810,28 @@ func restoreAll(ctx context.Context, l *Lab, res *Result, members []*member, res
 	deadline := time.Now().Add(40 * time.Second)
 	for {
 		from := len(p.Lines())
+		ended := false
 		if err := p.Signal(syscall.SIGUSR2); err != nil {
-			res.violate("restore: %v", err)
-			return
+			select {
+			case <-p.Exited():
+				ended = true // it finished its steps while the restore was refused
+			default:
+				res.violate("restore: %v", err)
+				return
+			}
 		}
-		pre, _, ok := waitFrom(ctx, p, from, 20*time.Second, "restoring "+label, "restore refused")
-		if ok && pre != "restore refused" {
-			break
+		if !ended {
+			pre, _, ok := waitFrom(ctx, p, from, 20*time.Second, "restoring "+label, "restore refused")
+			if ok && pre != "restore refused" {
+				break
+			}
 		}
-		if time.Now().After(deadline) {
+		if ended || time.Now().After(deadline) {
 			changed := false
 			for k, m := range members {
-				changed = changed || (m != restarted && m.cur() != savedBy[k])
+				// Another member runs a process that did not save, or the
+				// restarted one had left during the save (it is not in it).
+				changed = changed || (m != restarted && m.cur() != savedBy[k]) || (m == restarted && savedBy[k] == nil)
 			}
 			if changed {
 				res.NotRestored++
