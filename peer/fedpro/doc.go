@@ -17,8 +17,9 @@
 // passwords against a file of bcrypt hashes; a refusal answers
 // Unauthorized or InvalidCredentials and the session stays unconnected.
 //
-// Calls are registered per request message type (on): each file of the
-// package registers the calls of one group of services. A call that is
-// not registered answers with the standard's exception, never a dropped
-// connection.
+// The calls served are listed in one table, by request message type
+// (handlers, in calls.go): each file of the package lists the calls of
+// one group of services in its function, and the table names every
+// group. A call that is not in the table answers with the standard's
+// exception, never a dropped connection.
 package fedpro
