@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/peer"
+	"github.com/meshrti/meshrti/peer/record"
 )
 
 // recordBenchResult is the line "bench record -json" prints.
@@ -187,7 +188,7 @@ func benchRecord(bf benchFlags, dir string, random bool, stderr io.Writer) (*rec
 	if !scanTo(lines, "stats ") {
 		return nil, errors.New("the recorder printed no stats")
 	}
-	var st recordStats
+	var st record.Stats
 	if err := json.Unmarshal([]byte(strings.TrimPrefix(lines.Text(), "stats ")), &st); err != nil {
 		return nil, err
 	}

@@ -18,37 +18,6 @@ import (
 	"github.com/meshrti/meshrti/peer/record"
 )
 
-// recordingDocs parses the MIM and FOM modules a recording holds. The MIM
-// is nil when it is the standard one.
-func recordingDocs(h record.Header) (mim *fomxml.Document, docs []*fomxml.Document, err error) {
-	if h.MIM.Text != "" && h.MIM.Text != string(fomxml.StandardMIMXML()) {
-		if mim, err = fomxml.ParseBytes(h.MIM.Designator, []byte(h.MIM.Text)); err != nil {
-			return nil, nil, fmt.Errorf("the recording's MIM: %w", err)
-		}
-	}
-	for _, m := range h.Modules {
-		d, err := fomxml.ParseBytes(m.Designator, []byte(m.Text))
-		if err != nil {
-			return nil, nil, fmt.Errorf("the recording's module %s: %w", m.Designator, err)
-		}
-		docs = append(docs, d)
-	}
-	return mim, docs, nil
-}
-
-// recordingFDD merges a recording's modules into the FDD it was recorded
-// with.
-func recordingFDD(h record.Header) (*fomxml.FDD, error) {
-	mim, docs, err := recordingDocs(h)
-	if err != nil {
-		return nil, err
-	}
-	if mim == nil {
-		return fomxml.Merge(docs...)
-	}
-	return fomxml.MergeWithMIM(mim, docs...)
-}
-
 // valueDecoder turns recorded values into data by the FDD's data types.
 type valueDecoder struct {
 	fdd *fomxml.FDD
@@ -182,7 +151,7 @@ func showRecording(r io.Reader, out, stderr io.Writer, asJSON bool) error {
 	}
 	h := rd.Header()
 	dec := &valueDecoder{}
-	if fdd, err := recordingFDD(h); err != nil {
+	if fdd, err := h.FDD(); err != nil {
 		fmt.Fprintf(stderr, "federate-node record show: values shown undecoded: %v\n", err)
 	} else if cd, err := codec.New(fdd); err != nil {
 		fmt.Fprintf(stderr, "federate-node record show: values shown undecoded: %v\n", err)
