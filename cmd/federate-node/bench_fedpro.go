@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/internal/fpclient"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 	"github.com/meshrti/meshrti/peer/transport"
@@ -208,7 +209,7 @@ func (bf fedproFlags) run(b *kindRun) int {
 // way round, each has registered its instance and discovered the
 // other's.
 type fedproPair struct {
-	a, b               *fpConn
+	a, b               *fpclient.Conn
 	pingObj, pongObj   *pb.ObjectInstanceHandle
 	pingAttr, pongAttr *pb.AttributeHandle
 }
@@ -227,33 +228,33 @@ func (p *fedproPair) close() {
 // may use p once the caller has seen openFedProPair return.
 func openFedProPair(addr string, p *fedproPair, onA, onB func(*pb.CallbackRequest)) error {
 	var err error
-	if p.a, err = dialFedPro(addr, onA); err != nil {
+	if p.a, err = fpclient.Dial(addr, onA); err != nil {
 		return err
 	}
-	if p.b, err = dialFedPro(addr, onB); err != nil {
+	if p.b, err = fpclient.Dial(addr, onB); err != nil {
 		return err
 	}
 	a, b := p.a, p.b
-	for _, c := range []*fpConn{a, b} { // the pair waits for discoveries, never a reflection
-		c.keepOnly(func(cb *pb.CallbackRequest) bool { return cb.GetReflectAttributeValues() == nil })
+	for _, c := range []*fpclient.Conn{a, b} { // the pair waits for discoveries, never a reflection
+		c.KeepOnly(func(cb *pb.CallbackRequest) bool { return cb.GetReflectAttributeValues() == nil })
 	}
-	must := func(c *fpConn, req *pb.CallRequest) *pb.CallResponse {
+	must := func(c *fpclient.Conn, req *pb.CallRequest) *pb.CallResponse {
 		if err != nil {
 			return nil
 		}
 		var resp *pb.CallResponse
-		resp, err = c.call(req)
+		resp, err = c.Call(req)
 		return resp
 	}
 	module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: "bench.xml", Content: []byte(benchFedProFOM)}}}
-	for _, c := range []*fpConn{a, b} {
+	for _, c := range []*fpclient.Conn{a, b} {
 		must(c, &pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
 	}
 	must(a, &pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{FederationName: "bench-fedpro", FomModule: module}}})
-	for _, c := range []*fpConn{a, b} {
+	for _, c := range []*fpclient.Conn{a, b} {
 		must(c, &pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionRequest{JoinFederationExecutionRequest: &pb.JoinFederationExecutionRequest{FederateType: "bench", FederationName: "bench-fedpro"}}})
 	}
-	classOf := func(c *fpConn, name string) (*pb.ObjectClassHandle, *pb.AttributeHandle) {
+	classOf := func(c *fpclient.Conn, name string) (*pb.ObjectClassHandle, *pb.AttributeHandle) {
 		cl := must(c, &pb.CallRequest{CallRequest: &pb.CallRequest_GetObjectClassHandleRequest{GetObjectClassHandleRequest: &pb.GetObjectClassHandleRequest{ObjectClassName: name}}}).GetGetObjectClassHandleResponse().GetResult()
 		at := must(c, &pb.CallRequest{CallRequest: &pb.CallRequest_GetAttributeHandleRequest{GetAttributeHandleRequest: &pb.GetAttributeHandleRequest{ObjectClass: cl, AttributeName: "V"}}}).GetGetAttributeHandleResponse().GetResult()
 		return cl, at
@@ -273,10 +274,10 @@ func openFedProPair(addr string, p *fedproPair, onA, onB func(*pb.CallbackReques
 		return err
 	}
 	discovered := func(cb *pb.CallbackRequest) bool { return cb.GetDiscoverObjectInstance() != nil }
-	if _, err := a.callback("discover", 30*time.Second, discovered); err != nil {
+	if _, err := a.Callback("discover", 30*time.Second, discovered); err != nil {
 		return err
 	}
-	if _, err := b.callback("discover", 30*time.Second, discovered); err != nil {
+	if _, err := b.Callback("discover", 30*time.Second, discovered); err != nil {
 		return err
 	}
 	p.pingObj, p.pongObj, p.pingAttr, p.pongAttr = pingObj, pongObj, pingAttr, pongAttr
@@ -313,7 +314,7 @@ func benchThroughServe(ctx context.Context, port, count, payload int) ([]time.Du
 			// B updates before it answers the callback, as a client
 			// answers once the federate's callback has returned;
 			// an error ends B's connection, which A sees.
-			_ = p.b.sendCall(pong)
+			_ = p.b.SendCall(pong)
 		}
 	})
 	if err != nil {
@@ -321,11 +322,11 @@ func benchThroughServe(ctx context.Context, port, count, payload int) ([]time.Du
 	}
 	ping, pong = updateCall(p.pingObj, p.pingAttr, value), updateCall(p.pongObj, p.pongAttr, value)
 	armed.Store(true)
-	aFailed, bFailed := p.a.failed(), p.b.failed()
+	aFailed, bFailed := p.a.Failed(), p.b.Failed()
 	rtts := make([]time.Duration, 0, count)
 	for range count {
 		t0 := time.Now()
-		if err := p.a.sendCall(ping); err != nil {
+		if err := p.a.SendCall(ping); err != nil {
 			return nil, err
 		}
 		var t1 time.Time
@@ -342,7 +343,7 @@ func benchThroughServe(ctx context.Context, port, count, payload int) ([]time.Du
 		// One call in flight: the update's response almost always
 		// comes before the reflection that answers it; it is waited
 		// for all the same.
-		if err := p.a.settled(30 * time.Second); err != nil {
+		if err := p.a.Settled(30 * time.Second); err != nil {
 			return nil, fmt.Errorf("client A: %w", err)
 		}
 	}

@@ -67,7 +67,7 @@ func benchFedProThroughput(ctx context.Context, tf fedproThroughputFlags, stderr
 		start := time.Now()
 		for range n {
 			t0 := time.Now()
-			resp, err := p.a.callWait(ctx, updateCall(p.pingObj, p.pingAttr, value))
+			resp, err := p.a.CallWait(ctx, updateCall(p.pingObj, p.pingAttr, value))
 			if err != nil {
 				return nil, 0, err
 			}

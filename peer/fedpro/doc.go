@@ -3,8 +3,9 @@
 // calls (pb.CallRequest) onto package peer and the federate's events
 // onto its callbacks (pb.CallbackRequest). The session layer (framing,
 // sequence numbers, heartbeats, resume) is package fedpro/session; the
-// messages are package fedpro/pb; `federate-node serve` puts them
-// together (docs/fedpro.md).
+// messages are package fedpro/pb. Host.Serve puts them together on a
+// listener, as `federate-node serve` does (docs/fedpro.md); Host.NewServer
+// gives the session server for several listeners.
 //
 // A Host makes Sessions; a Session is driven by its session layer: Call
 // for each call request, in order, and Close when the session ends. The

@@ -1,8 +1,9 @@
-package main
+package fpclient
 
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,14 +14,16 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/meshrti/meshrti/peer/fedpro"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
+	"github.com/meshrti/meshrti/peer/fedpro/session"
 )
 
-// fpConn is a minimal Federate Protocol client: its own framing (the
-// 24-byte big-endian header: size, sequence number, session id, last
-// received, message type) and the protobuf messages, for `bench fedpro`
-// and the tests of `serve`, which must see the wire as a foreign client
-// does.
+// A Conn is a minimal Federate Protocol client: the session layer's
+// framing (package session's Header: size, sequence number, session id,
+// last received, message type) and the protobuf messages, for `bench
+// fedpro` and the tests of `serve` and of package fedpro, which must see
+// the wire as a foreign client does.
 //
 // On the path of an update it does what an efficient client does and no
 // more, so that the benches time the daemon, not this client: messages
@@ -33,7 +36,7 @@ import (
 // write; the callbacks that end a pending state (a time advance grant,
 // regulation or constraint enabled) are answered before onCallback, so
 // that a call it makes finds the state over.
-type fpConn struct {
+type Conn struct {
 	conn net.Conn
 
 	// onCallback, when set before the first callback, gets each callback
@@ -41,9 +44,8 @@ type fpConn struct {
 	// callAsync but must not wait: what is sent on the connection while
 	// it runs goes out when it returns.
 	onCallback func(*pb.CallbackRequest)
-	// holdAcks, when set before the first callback, leaves the
-	// callbacks unanswered until ackCallback (the tests of the
-	// hand-over); otherwise each is answered as it comes.
+	// holdAcks (OpenHoldingAcks) leaves the callbacks unanswered until
+	// AckCallback; otherwise each is answered as it comes.
 	holdAcks bool
 
 	mu        sync.Mutex
@@ -56,7 +58,8 @@ type fpConn struct {
 	lastRecv  uint32 // the RTI's newest HLA message
 	lastSeq   uint32 // the RTI's newest message of any kind
 	waiting   map[uint32]chan *pb.CallResponse
-	control   []uint32
+	control   []session.MsgType
+	wtyp      session.MsgType                // the type of the message being written (wmu)
 	keep      func(*pb.CallbackRequest) bool // nil: keep every callback
 	callbacks []*pb.CallbackRequest
 	cbSeqs    []uint32      // the sequence numbers of callbacks
@@ -71,22 +74,9 @@ type fpConn struct {
 	reply  chan *pb.CallResponse // callWait's, reused
 }
 
-const (
-	fpNewSession       = 1
-	fpNewSessionStatus = 2
-	fpHeartbeat        = 3
-	fpHeartbeatResp    = 4
-	fpTerminate        = 5
-	fpTerminated       = 6
-	fpCallRequest      = 20
-	fpCallResponse     = 21
-	fpCallbackRequest  = 22
-	fpCallbackResponse = 23
-)
-
-// fpSucceeded is the encoding of the CallbackResponse that answers
+// succeeded is the encoding of the CallbackResponse that answers
 // every callback: callbackSucceeded, made once.
-var fpSucceeded = func() []byte {
+var succeeded = func() []byte {
 	b, err := proto.Marshal(&pb.CallbackResponse{CallbackResponse: &pb.CallbackResponse_CallbackSucceeded{CallbackSucceeded: &pb.CallbackSucceeded{}}})
 	if err != nil {
 		panic(err)
@@ -94,22 +84,30 @@ var fpSucceeded = func() []byte {
 	return b
 }()
 
-// dialFedPro connects and opens a session; onCallback (may be nil) gets
+// Dial connects and opens a session; onCallback (may be nil) gets
 // the callbacks, which are kept too.
-func dialFedPro(addr string, onCallback func(*pb.CallbackRequest)) (*fpConn, error) {
+func Dial(addr string, onCallback func(*pb.CallbackRequest)) (*Conn, error) {
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	return openFedPro(conn, onCallback)
+	return Open(conn, onCallback)
 }
 
-// openFedPro opens a session on conn (TCP, or TLS).
-func openFedPro(conn net.Conn, onCallback func(*pb.CallbackRequest)) (*fpConn, error) {
-	c := &fpConn{conn: conn, onCallback: onCallback, waiting: map[uint32]chan *pb.CallResponse{}, changed: make(chan struct{}), done: make(chan struct{})}
+// Open opens a session on conn (TCP, or TLS).
+func Open(conn net.Conn, onCallback func(*pb.CallbackRequest)) (*Conn, error) {
+	return open(conn, onCallback, false)
+}
+
+// OpenHoldingAcks opens a session on conn that leaves the callbacks
+// unanswered until AckCallback (the tests of the hand-over).
+func OpenHoldingAcks(conn net.Conn) (*Conn, error) { return open(conn, nil, true) }
+
+func open(conn net.Conn, onCallback func(*pb.CallbackRequest), holdAcks bool) (*Conn, error) {
+	c := &Conn{conn: conn, onCallback: onCallback, holdAcks: holdAcks, waiting: map[uint32]chan *pb.CallResponse{}, changed: make(chan struct{}), done: make(chan struct{})}
 	go c.read()
-	c.send(fpNewSession, binary.BigEndian.AppendUint32(nil, 1))
-	if err := c.waitControl(fpNewSessionStatus, 10*time.Second); err != nil {
+	c.Send(session.MsgNewSession, binary.BigEndian.AppendUint32(nil, 1))
+	if err := c.WaitControl(session.MsgNewSessionStatus, 10*time.Second); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -117,25 +115,25 @@ func openFedPro(conn net.Conn, onCallback func(*pb.CallbackRequest)) (*fpConn, e
 }
 
 // Close closes the connection and waits for the reader.
-func (c *fpConn) Close() {
+func (c *Conn) Close() {
 	c.conn.Close()
 	<-c.done
 }
 
-// keepOnly keeps from now on only the callbacks keep accepts (for
-// callback and callbackSeq); the others go to onCallback alone.
-func (c *fpConn) keepOnly(keep func(*pb.CallbackRequest) bool) {
+// KeepOnly keeps from now on only the callbacks keep accepts (for
+// Callback and callbackSeq); the others go to onCallback alone.
+func (c *Conn) KeepOnly(keep func(*pb.CallbackRequest) bool) {
 	c.mu.Lock()
 	c.keep = keep
 	c.mu.Unlock()
 }
 
-// send writes one message in one write and returns its sequence number.
-func (c *fpConn) send(typ uint32, body []byte) uint32 { return c.sendThen(typ, body, nil) }
+// Send writes one message in one write and returns its sequence number.
+func (c *Conn) Send(typ session.MsgType, body []byte) uint32 { return c.sendThen(typ, body, nil) }
 
 // sendThen is send, calling before (when set) with the message's
 // sequence number before it goes out.
-func (c *fpConn) sendThen(typ uint32, body []byte, before func(seq uint32)) uint32 {
+func (c *Conn) sendThen(typ session.MsgType, body []byte, before func(seq uint32)) uint32 {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.wbuf = append(c.begin(typ), body...)
@@ -145,16 +143,15 @@ func (c *fpConn) sendThen(typ uint32, body []byte, before func(seq uint32)) uint
 // begin starts a message of type typ in the write buffer (wmu held):
 // its header, to be completed by finish, after which the caller appends
 // the body.
-func (c *fpConn) begin(typ uint32) []byte {
-	var h [24]byte
-	binary.BigEndian.PutUint32(h[20:], typ)
-	return append(c.wbuf[:c.queued], h[:]...)
+func (c *Conn) begin(typ session.MsgType) []byte {
+	c.wtyp = typ
+	return session.AppendHeader(c.wbuf[:c.queued], session.Header{Type: typ})
 }
 
 // finish numbers the message in the write buffer, fills in its header
 // and writes it (wmu held). before, when set, gets its sequence number
 // first; settle counts it as a call of sendCall.
-func (c *fpConn) finish(before func(seq uint32), settle bool) uint32 {
+func (c *Conn) finish(before func(seq uint32), settle bool) uint32 {
 	c.mu.Lock()
 	seq := c.number()
 	if before != nil {
@@ -170,18 +167,15 @@ func (c *fpConn) finish(before func(seq uint32), settle bool) uint32 {
 
 // number gives the message in the write buffer the next sequence number
 // and fills in its header (wmu and mu held).
-func (c *fpConn) number() uint32 {
+func (c *Conn) number() uint32 {
 	c.seq++
 	h := c.wbuf[c.queued:]
-	binary.BigEndian.PutUint32(h[0:], uint32(len(h)))
-	binary.BigEndian.PutUint32(h[4:], c.seq)
-	binary.BigEndian.PutUint64(h[8:], c.session)
-	binary.BigEndian.PutUint32(h[16:], c.lastRecv)
+	session.AppendHeader(h[:0], session.Header{Size: uint32(len(h)), Seq: c.seq, SessionID: c.session, LastReceived: c.lastRecv, Type: c.wtyp})
 	return c.seq
 }
 
 // flush writes the write buffer, or while corked holds it (wmu held).
-func (c *fpConn) flush() {
+func (c *Conn) flush() {
 	if c.corked {
 		c.queued = len(c.wbuf)
 		return
@@ -194,14 +188,14 @@ func (c *fpConn) flush() {
 
 // cork holds the messages sent from now on until uncork, which writes
 // them together.
-func (c *fpConn) cork() {
+func (c *Conn) cork() {
 	c.wmu.Lock()
 	c.corked = true
 	c.wmu.Unlock()
 }
 
 // uncork writes what cork held, in one write.
-func (c *fpConn) uncork() {
+func (c *Conn) uncork() {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.corked = false
@@ -212,7 +206,7 @@ func (c *fpConn) uncork() {
 }
 
 // fail records err, the first error wins, and wakes the waiters.
-func (c *fpConn) fail(err error) {
+func (c *Conn) fail(err error) {
 	c.mu.Lock()
 	c.setErr(err)
 	c.mu.Unlock()
@@ -220,7 +214,7 @@ func (c *fpConn) fail(err error) {
 }
 
 // setErr records err unless an error is recorded (c.mu held).
-func (c *fpConn) setErr(err error) {
+func (c *Conn) setErr(err error) {
 	if c.err == nil {
 		c.err = err
 		if c.broken != nil {
@@ -229,10 +223,10 @@ func (c *fpConn) setErr(err error) {
 	}
 }
 
-// failed returns a channel closed once the connection has an error (a
-// call of sendCall answered with an exception, a protocol error, the
+// Failed returns a channel closed once the connection has an error (a
+// Call of sendCall answered with an exception, a protocol error, the
 // connection closed), which Err then returns.
-func (c *fpConn) failed() <-chan struct{} {
+func (c *Conn) Failed() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.broken == nil {
@@ -245,7 +239,7 @@ func (c *fpConn) failed() <-chan struct{} {
 }
 
 // Err returns the connection's first error, or nil.
-func (c *fpConn) Err() error {
+func (c *Conn) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
@@ -253,7 +247,7 @@ func (c *fpConn) Err() error {
 
 // notify wakes whoever waits for a change; with nobody waiting it costs
 // nothing.
-func (c *fpConn) notify() {
+func (c *Conn) notify() {
 	c.mu.Lock()
 	if c.watched {
 		close(c.changed)
@@ -263,27 +257,29 @@ func (c *fpConn) notify() {
 	c.mu.Unlock()
 }
 
-func (c *fpConn) read() {
+func (c *Conn) read() {
 	defer close(c.done)
 	defer c.notify()
 	r := bufio.NewReader(c.conn)
 	var body []byte
 	var settled pb.CallResponse // the answer to a call of sendCall
 	for {
-		var h [24]byte
-		if _, err := io.ReadFull(r, h[:]); err != nil {
+		var hb [session.HeaderSize]byte
+		if _, err := io.ReadFull(r, hb[:]); err != nil {
 			c.fail(fmt.Errorf("read: %w", err))
 			return
 		}
-		size := binary.BigEndian.Uint32(h[0:])
-		seq := binary.BigEndian.Uint32(h[4:])
-		sess := binary.BigEndian.Uint64(h[8:])
-		typ := binary.BigEndian.Uint32(h[20:])
-		if size < 24 || size > 64<<20 {
-			c.fail(fmt.Errorf("message size %d", size))
+		h, err := session.ParseHeader(hb[:])
+		if err != nil {
+			c.fail(err)
 			return
 		}
-		if n := int(size - 24); cap(body) < n {
+		seq, sess, typ := h.Seq, h.SessionID, h.Type
+		if h.Size > 64<<20 {
+			c.fail(fmt.Errorf("message size %d", h.Size))
+			return
+		}
+		if n := int(h.Size - session.HeaderSize); cap(body) < n {
 			body = make([]byte, n)
 		} else {
 			body = body[:n]
@@ -299,13 +295,13 @@ func (c *fpConn) read() {
 		c.lastSeq = seq
 		var cb *pb.CallbackRequest
 		switch typ {
-		case fpNewSessionStatus:
+		case session.MsgNewSessionStatus:
 			c.session = sess
 			if len(body) < 4 || binary.BigEndian.Uint32(body) != 0 {
 				c.setErr(fmt.Errorf("new session refused: % x", body))
 			}
 			c.control = append(c.control, typ)
-		case fpCallResponse:
+		case session.MsgCallResponse:
 			c.lastRecv = seq
 			if len(body) < 4 {
 				c.setErr(errors.New("a call response without the call's number"))
@@ -335,7 +331,7 @@ func (c *fpConn) read() {
 			}
 			delete(c.waiting, call)
 			ch <- resp
-		case fpCallbackRequest:
+		case session.MsgCallbackRequest:
 			c.lastRecv = seq
 			cb = &pb.CallbackRequest{}
 			if proto.Unmarshal(body, cb) != nil {
@@ -385,16 +381,16 @@ func endsPending(cb *pb.CallbackRequest) bool {
 }
 
 // ackSucceeded answers the callback numbered seq with callbackSucceeded.
-func (c *fpConn) ackSucceeded(seq uint32) {
+func (c *Conn) ackSucceeded(seq uint32) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	c.wbuf = append(binary.BigEndian.AppendUint32(c.begin(fpCallbackResponse), seq), fpSucceeded...)
+	c.wbuf = append(binary.BigEndian.AppendUint32(c.begin(session.MsgCallbackResponse), seq), succeeded...)
 	c.finish(nil, false)
 }
 
 // waitUntil waits until cond (called under the lock) holds, the
 // connection fails, or d passes.
-func (c *fpConn) waitUntil(what string, d time.Duration, cond func() bool) error {
+func (c *Conn) waitUntil(what string, d time.Duration, cond func() bool) error {
 	var deadline *time.Timer
 	for {
 		c.mu.Lock()
@@ -420,7 +416,8 @@ func (c *fpConn) waitUntil(what string, d time.Duration, cond func() bool) error
 	}
 }
 
-func (c *fpConn) waitControl(typ uint32, d time.Duration) error {
+// WaitControl waits for a control message of type typ.
+func (c *Conn) WaitControl(typ session.MsgType, d time.Duration) error {
 	return c.waitUntil(fmt.Sprintf("control message %d", typ), d, func() bool {
 		for _, x := range c.control {
 			if x == typ {
@@ -431,13 +428,13 @@ func (c *fpConn) waitControl(typ uint32, d time.Duration) error {
 	})
 }
 
-// sendCall sends a call and does not wait for its response: when it
+// SendCall sends a call and does not wait for its response: when it
 // comes, an exception in it becomes the connection's error (Err,
-// failed). settled tells when every such call is answered.
-func (c *fpConn) sendCall(req *pb.CallRequest) error {
+// Failed). settled tells when every such call is answered.
+func (c *Conn) SendCall(req *pb.CallRequest) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	b, err := proto.MarshalOptions{}.MarshalAppend(c.begin(fpCallRequest), req)
+	b, err := proto.MarshalOptions{}.MarshalAppend(c.begin(session.MsgCallRequest), req)
 	if err != nil {
 		return err
 	}
@@ -446,35 +443,35 @@ func (c *fpConn) sendCall(req *pb.CallRequest) error {
 	return nil
 }
 
-// settled waits until every call of sendCall is answered, and returns
+// Settled waits until every call of sendCall is answered, and returns
 // the connection's error.
-func (c *fpConn) settled(d time.Duration) error {
+func (c *Conn) Settled(d time.Duration) error {
 	return c.waitUntil("call response", d, func() bool { return c.unsettled == 0 })
 }
 
-// callAsync sends a call; its response comes on the returned channel.
-func (c *fpConn) callAsync(req *pb.CallRequest) (<-chan *pb.CallResponse, error) {
+// CallAsync sends a call; its response comes on the returned channel.
+func (c *Conn) CallAsync(req *pb.CallRequest) (<-chan *pb.CallResponse, error) {
 	b, err := proto.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
 	ch := make(chan *pb.CallResponse, 1)
-	c.sendThen(fpCallRequest, b, func(seq uint32) { c.waiting[seq] = ch })
+	c.sendThen(session.MsgCallRequest, b, func(seq uint32) { c.waiting[seq] = ch })
 	return ch, nil
 }
 
-// callWait makes one call and waits for its response, with no timer:
+// CallWait makes one call and waits for its response, with no timer:
 // one call in flight, as the public clients make them (bench fedpro
 // -mode throughput); calls of callWait from several goroutines take
 // turns. An exception is returned as the response.
-func (c *fpConn) callWait(ctx context.Context, req *pb.CallRequest) (*pb.CallResponse, error) {
+func (c *Conn) CallWait(ctx context.Context, req *pb.CallRequest) (*pb.CallResponse, error) {
 	c.callMu.Lock()
 	defer c.callMu.Unlock()
 	if c.reply == nil {
 		c.reply = make(chan *pb.CallResponse, 1)
 	}
 	c.wmu.Lock()
-	b, err := proto.MarshalOptions{}.MarshalAppend(c.begin(fpCallRequest), req)
+	b, err := proto.MarshalOptions{}.MarshalAppend(c.begin(session.MsgCallRequest), req)
 	if err != nil {
 		c.wmu.Unlock()
 		return nil, err
@@ -510,7 +507,7 @@ func (c *fpConn) callWait(ctx context.Context, req *pb.CallRequest) (*pb.CallRes
 }
 
 // finishCall is finish for a call whose response goes to ch.
-func (c *fpConn) finishCall(ch chan *pb.CallResponse) uint32 {
+func (c *Conn) finishCall(ch chan *pb.CallResponse) uint32 {
 	c.mu.Lock()
 	seq := c.number()
 	c.waiting[seq] = ch
@@ -519,10 +516,10 @@ func (c *fpConn) finishCall(ch chan *pb.CallResponse) uint32 {
 	return seq
 }
 
-// call makes one call and returns its response: an exception is an
+// Call makes one call and returns its response: an exception is an
 // error.
-func (c *fpConn) call(req *pb.CallRequest) (*pb.CallResponse, error) {
-	ch, err := c.callAsync(req)
+func (c *Conn) Call(req *pb.CallRequest) (*pb.CallResponse, error) {
+	ch, err := c.CallAsync(req)
 	if err != nil {
 		return nil, err
 	}
@@ -544,8 +541,8 @@ func (c *fpConn) call(req *pb.CallRequest) (*pb.CallResponse, error) {
 	return resp, nil
 }
 
-// callback waits for the first kept callback match accepts.
-func (c *fpConn) callback(what string, d time.Duration, match func(*pb.CallbackRequest) bool) (*pb.CallbackRequest, error) {
+// Callback waits for the first kept callback match accepts.
+func (c *Conn) Callback(what string, d time.Duration, match func(*pb.CallbackRequest) bool) (*pb.CallbackRequest, error) {
 	var got *pb.CallbackRequest
 	err := c.waitUntil(what+" callback", d, func() bool {
 		for _, cb := range c.callbacks {
@@ -559,8 +556,8 @@ func (c *fpConn) callback(what string, d time.Duration, match func(*pb.CallbackR
 	return got, err
 }
 
-// callbackSeq returns the sequence number of a kept callback.
-func (c *fpConn) callbackSeq(cb *pb.CallbackRequest) uint32 {
+// CallbackSeq returns the sequence number of a kept callback.
+func (c *Conn) CallbackSeq(cb *pb.CallbackRequest) uint32 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, x := range c.callbacks {
@@ -571,24 +568,51 @@ func (c *fpConn) callbackSeq(cb *pb.CallbackRequest) uint32 {
 	return 0
 }
 
-// ackCallback answers the callback numbered seq (holdAcks): as Pitch's
+// AckCallback answers the callback numbered seq (holdAcks): as Pitch's
 // clients do, a HLA_CALLBACK_RESPONSE carrying seq and a
 // CallbackResponse, or with bare as MAK's client does, a bare header
 // numbered seq.
-func (c *fpConn) ackCallback(seq uint32, bare bool) {
+func (c *Conn) AckCallback(seq uint32, bare bool) {
 	if !bare {
 		c.ackSucceeded(seq)
 		return
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	c.wbuf = c.begin(fpCallbackResponse)
+	c.wbuf = c.begin(session.MsgCallbackResponse)
 	h := c.wbuf[c.queued:]
 	c.mu.Lock()
-	binary.BigEndian.PutUint32(h[0:], 24)
-	binary.BigEndian.PutUint32(h[4:], seq)
-	binary.BigEndian.PutUint64(h[8:], c.session)
-	binary.BigEndian.PutUint32(h[16:], c.lastRecv)
+	session.AppendHeader(h[:0], session.Header{Size: session.HeaderSize, Seq: seq, SessionID: c.session, LastReceived: c.lastRecv, Type: session.MsgCallbackResponse})
 	c.mu.Unlock()
 	c.flush()
+}
+
+// DialTLS connects to a `serve` TLS listener and opens a session.
+// cfg says which servers to trust (RootCAs, ServerName) and, for a
+// daemon with -client-ca, the client certificate (Certificates). A
+// daemon that refuses the certificate fails the handshake: with TLS 1.3
+// the client learns it only at its first read, so the error may come
+// from opening the session.
+func DialTLS(addr string, cfg *tls.Config, onCallback func(*pb.CallbackRequest)) (*Conn, error) {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return Open(conn, onCallback)
+}
+
+// ConnectCall is the Connect call carrying creds: Connect With
+// Credentials, or plain Connect when creds is nil.
+func ConnectCall(creds *pb.Credentials) *pb.CallRequest {
+	if creds == nil {
+		return &pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}}
+	}
+	return &pb.CallRequest{CallRequest: &pb.CallRequest_ConnectWithCredentialsRequest{ConnectWithCredentialsRequest: &pb.ConnectWithCredentialsRequest{Credentials: creds}}}
+}
+
+// ConnectWithPassword connects the session with HLA 4 plain-text
+// password credentials, as Pitch's and MAK's clients send them.
+func (c *Conn) ConnectWithPassword(password string) error {
+	_, err := c.Call(ConnectCall(fedpro.PlainTextPassword(password)))
+	return err
 }
