@@ -6,6 +6,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/meshrti/meshrti/examples/demo"
+	"github.com/meshrti/meshrti/internal/bench"
 )
 
 var updateCLI = flag.Bool("update-cli", false, "rewrite ../../docs/cli.md from the commands' flag sets")
@@ -47,9 +50,9 @@ func cliReference(t *testing.T) string {
 		var table []subcommand
 		switch c.name {
 		case "bench":
-			table = benchKinds()
+			table = fromCLI(bench.Kinds())
 		case "demo":
-			table = demoKinds()
+			table = fromCLI(demo.Kinds())
 		case "fom":
 			table = fomCommands()
 		case "serve":

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/meshrti/meshrti/internal/cli"
 )
 
 // A subcommand is one row of a dispatch table: the argument that names
@@ -100,4 +102,18 @@ func runSub(table []subcommand, args []string, stdout, stderr io.Writer, unknown
 // rest.
 func subMain(table func() []subcommand) func(args []string, stdout, stderr io.Writer) int {
 	return func(args []string, stdout, stderr io.Writer) int { return runSub(table(), args, stdout, stderr, nil) }
+}
+
+// fromCLI returns a table of package cli (the bench and demo kinds) as
+// rows of this one.
+func fromCLI(table []cli.Command) []subcommand {
+	var rows []subcommand
+	for _, c := range table {
+		row := subcommand{name: c.Name, run: c.Run}
+		for _, h := range c.Help {
+			row.help = append(row.help, helpLine{h.Synopsis, h.Text})
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }

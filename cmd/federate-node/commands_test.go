@@ -5,6 +5,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/meshrti/meshrti/examples/demo"
+	"github.com/meshrti/meshrti/internal/bench"
 )
 
 // Every command of the table is listed by help, and only the internal
@@ -86,7 +89,7 @@ func kindsInHelp(t *testing.T, cmd string, table []subcommand, unknown string) {
 }
 
 func TestBenchKindsInHelp(t *testing.T) {
-	kindsInHelp(t, "bench", benchKinds(), "unknown benchmark")
+	kindsInHelp(t, "bench", fromCLI(bench.Kinds()), "unknown benchmark")
 	// The message keeps its wording: scripts match it.
 	_, _, errOut := runCmd(t, "bench", "x")
 	if want := "federate-node bench: unknown benchmark \"x\" (want throughput, latency, timeadvance, lifecycle, ownership, fedpro, dis, record, or none for throughput and latency)\n"; errOut != want {
@@ -95,7 +98,7 @@ func TestBenchKindsInHelp(t *testing.T) {
 }
 
 func TestDemoKindsInHelp(t *testing.T) {
-	kindsInHelp(t, "demo", demoKinds(), "unknown demo")
+	kindsInHelp(t, "demo", fromCLI(demo.Kinds()), "unknown demo")
 }
 
 func TestWriteHelpColumns(t *testing.T) {

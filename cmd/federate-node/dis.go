@@ -12,8 +12,6 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/meshrti/meshrti/dis"
+	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/peer"
 )
 
@@ -126,32 +125,6 @@ func (d *disFlags) config(fed *peer.Federate, reg prometheus.Registerer, log zer
 	return cfg, errors.Join(errs...)
 }
 
-// expandFOMs replaces each directory among paths by the .xml files in
-// it, in name order.
-func expandFOMs(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		files, err := filepath.Glob(filepath.Join(p, "*.xml"))
-		if err != nil {
-			return nil, err
-		}
-		if len(files) == 0 {
-			return nil, fmt.Errorf("-fom %s: no .xml files in the directory", p)
-		}
-		sort.Strings(files)
-		out = append(out, files...)
-	}
-	return out, nil
-}
-
 // runDIS is "federate-node dis": a federate with the RPR FOM bridging a
 // DIS exercise (docs/dis.md).
 func runDIS(args []string, stdout, stderr io.Writer) int {
@@ -170,7 +143,7 @@ func runDIS(args []string, stdout, stderr io.Writer) int {
 	if len(nf.foms) == 0 {
 		return cmd.usageError("-fom: the RPR FOM 2.0 modules are required (a directory of them will do)")
 	}
-	foms, err := expandFOMs(nf.foms)
+	foms, err := cli.ExpandFOMs(nf.foms)
 	if err != nil {
 		return cmd.usageError(err.Error())
 	}

@@ -3,10 +3,8 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 
@@ -73,27 +71,6 @@ func warningCount(n int) string {
 		return ", 1 warning"
 	}
 	return fmt.Sprintf(", %d warnings", n)
-}
-
-// parseFlagsAnywhere parses flags wherever they stand among the file
-// names ("fom validate a.xml --strict"), up to a "--", and returns the
-// file names.
-func parseFlagsAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
-	var files, rest []string
-	if i := slices.Index(args, "--"); i >= 0 {
-		args, rest = args[:i], args[i+1:]
-	}
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) > 0 {
-			files = append(files, args[0])
-			args = args[1:]
-		}
-	}
-	return append(files, rest...), nil
 }
 
 // printFOMError prints one "file:line: message" line per problem.

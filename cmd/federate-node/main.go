@@ -26,13 +26,16 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/meshrti/meshrti/examples/demo"
+	"github.com/meshrti/meshrti/internal/bench"
 	"github.com/meshrti/meshrti/version"
 )
 
 func main() {
 	// A node is a dedicated process with memory to spare: collect
 	// garbage less often than Go's default (GOGC=100) unless told
-	// otherwise. At 100-byte updates this is worth ~30% throughput.
+	// otherwise (docs/results.md, History of the figures: what GOGC=400
+	// is worth).
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
@@ -43,7 +46,7 @@ func main() {
 // from it (a function, not a variable, because "help" prints the table).
 func commands() []subcommand {
 	return []subcommand{
-		{name: "demo", help: helpOf(demoKinds()), run: runDemo},
+		{name: "demo", help: helpOf(fromCLI(demo.Kinds())), run: demo.Main},
 		{name: "fom", help: helpOf(fomCommands()), run: runFOM},
 		{name: "serve", help: helpOf(serveCommands()), run: subMain(serveCommands)},
 		{name: "monitor", help: []helpLine{
@@ -56,9 +59,9 @@ func commands() []subcommand {
 			{"node [flags]", "run one built-in federate (ping, pong or tick) over gossip and multicast\n" +
 				"(federate-node node -h lists the flags)"},
 		}, run: runNode},
-		{name: "bench", help: helpOf(benchKinds()), run: runBench},
+		{name: "bench", help: helpOf(fromCLI(bench.Kinds())), run: bench.Main},
 		// The raw UDP side of bench, in a child process.
-		{name: "bench-raw", run: runBenchRaw},
+		{name: "bench-raw", run: bench.RunRaw},
 		{name: "record", help: helpOf(recordCommands()), run: subMain(recordCommands)},
 		{name: "replay", help: []helpLine{
 			{"replay FILE -federation NAME [join flags] [-speed X | -fast]", "play a recording back into a federation in logical time"},
@@ -74,6 +77,9 @@ func commands() []subcommand {
 		{name: "help", help: []helpLine{{"help", "print this text"}}, run: runHelp},
 	}
 }
+
+// demoFOM is the bundled demo FOM: node's module when no -fom is given.
+var demoFOM = demo.FOM
 
 // usage returns the text "federate-node help" prints.
 func usage() string {

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meshrti/meshrti/cmd/federate-node/internal/monitor"
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
+	"github.com/meshrti/meshrti/internal/monitor"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/transport"
 )

@@ -75,7 +75,15 @@ func demoRecording(t *testing.T, steps int) string {
 // demoTestCodec is the codec of the demo FOM's data types.
 func demoTestCodec(t *testing.T) *codec.Codec {
 	t.Helper()
-	_, cd, err := demoCodec("demo.xml", demoFOM)
+	doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fdd, err := fomxml.Merge(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd, err := codec.New(fdd)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -389,3 +389,9 @@ func waitEvent(ctx context.Context, fed *peer.Federate, match func(peer.Event) b
 		}
 	}
 }
+
+// isEvent reports whether ev is a T.
+func isEvent[T peer.Event](ev peer.Event) bool {
+	_, ok := ev.(T)
+	return ok
+}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meshrti/meshrti/cmd/federate-node/internal/monitor"
+	"github.com/meshrti/meshrti/internal/monitor"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 )
 
