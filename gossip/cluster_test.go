@@ -852,3 +852,51 @@ func TestSuspicionIsLocal(t *testing.T) {
 func hasState(es []StateEntry, owner, key string) bool {
 	return slices.ContainsFunc(es, func(e StateEntry) bool { return e.Owner == owner && e.Key == key })
 }
+
+// TestMinorityProposesNoRemoval: a node that sees no majority of the
+// acceptors alive (one half of two) proposes no removal, since the
+// register would decide it only after the heal, against live members;
+// once it sees a majority again, it removes the member still dead.
+func TestMinorityProposesNoRemoval(t *testing.T) {
+	h := newHarness(t, 4, nil)
+	h.waitRoster(4)
+	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range h.nodes {
+		if _, err := n.JoinFederate(ctxT(t), JoinSpec{Name: fmt.Sprintf("fed%d", i), Type: "t"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.waitEvery(func(n *node) bool { return len(n.Federates()) == 4 }, "every node sees four federates")
+	a := h.nodes[0]
+	for _, name := range []string{"n2", "n3"} {
+		if err := a.Suspect(name, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 5*time.Second, func() bool { return a.Stats().LostNoMajority > 0 }, "n0 holds back for want of a majority")
+	time.Sleep(time.Second) // several housekeeping rounds past LostGrace
+	if st := a.Stats(); st.LostProposals != 0 {
+		t.Errorf("n0 saw 2 of 4 acceptors and proposed %d removals", st.LostProposals)
+	}
+	for _, n := range h.nodes {
+		if len(n.Federates()) != 4 || len(n.seen(EventFederateResigned)) != 0 {
+			t.Errorf("%s: federates %v, resignations %v", n.Name(), n.Federates(), n.seen(EventFederateResigned))
+		}
+	}
+	if err := a.Suspect("n2", false); err != nil {
+		t.Fatal(err)
+	}
+	h.waitEvery(func(n *node) bool {
+		return slices.ContainsFunc(n.seen(EventFederateResigned), func(ev Event) bool { return ev.Lost && ev.Federate.Name == "fed3" })
+	}, "with 3 of 4 seen, n0 removes fed3, and every node applies it")
+	if st := a.Stats(); st.LostProposals == 0 {
+		t.Error("n0 removed fed3 without proposing it")
+	}
+	for _, n := range h.nodes {
+		if slices.ContainsFunc(n.seen(EventFederateResigned), func(ev Event) bool { return ev.Federate.Name == "fed2" }) {
+			t.Errorf("%s: fed2 removed", n.Name())
+		}
+	}
+}

@@ -104,7 +104,7 @@ func (n *slowNet) tick() {
 	}
 }
 
-// TestReplicaSlowRoundsDecideForwards (issue 22, item 11): 32 replicas
+// TestReplicaSlowRoundsDecideForwards: 32 replicas
 // forward ops to the leader at once, each one op after another as a
 // federate's join, resign and removal go, on a network where a round
 // takes up to four times the configured round timeout. Every op is

@@ -486,6 +486,20 @@ func (c *Cluster) housekeep(now time.Time) {
 	c.core.SetLeader(c.leaderOf(f), !c.leaving.Load())
 	c.checkRosterGone(f, now)
 
+	// A node that does not see a majority of the acceptors alive is cut
+	// off (a minority, or one half of two), or starved: a removal it
+	// proposed could not be decided now, and would be decided later,
+	// after the heal, against members alive then (Paxos completes what
+	// some acceptors accepted). It proposes none until it sees a
+	// majority again.
+	seen := 0
+	for _, a := range f.Roster {
+		if a == c.id || c.status(a) == statusAlive {
+			seen++
+		}
+	}
+	majority := seen > len(f.Roster)/2
+
 	ids := f.identities()
 	present := map[nodeID]bool{}
 	for _, id := range ids {
@@ -523,6 +537,14 @@ func (c *Cluster) housekeep(now time.Time) {
 		if !ok {
 			first = now
 			c.lostSince[id] = now
+		}
+		if !majority {
+			c.stats.lostNoMajority.Add(1)
+			if seq, busy := c.lostBusy[id]; busy && c.core.Cancel(seq) {
+				delete(c.waiters, seq)
+				delete(c.lostBusy, id)
+			}
+			continue
 		}
 		// A member memberlist declared dead may be alive and starved of
 		// CPU: on a loaded machine probes time out, and the member

@@ -27,7 +27,7 @@ func massWaves() int {
 	return 0
 }
 
-// TestConformanceMassResign (issue 22, item 11): 32 federates, each on
+// TestConformanceMassResign: 32 federates, each on
 // its own node of a real cluster on 127.0.0.1, join concurrently, then
 // all resign and close at once, in waves. Acceptors are among the
 // leavers. No join, resign or later operation may fail, and afterwards

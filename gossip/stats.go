@@ -32,11 +32,14 @@ type Stats struct {
 	// suspicion that was false. LostProposals counts the removals of
 	// suspected members this node proposed to the register;
 	// LostDeferred the housekeeping rounds it did not, because
-	// Config.Heard still heard the member.
-	Suspicions    uint64
-	Refutations   uint64
-	LostProposals uint64
-	LostDeferred  uint64
+	// Config.Heard still heard the member; LostNoMajority those it did
+	// not because it saw no majority of the acceptors alive (it is cut
+	// off, or one half of two).
+	Suspicions     uint64
+	Refutations    uint64
+	LostProposals  uint64
+	LostDeferred   uint64
+	LostNoMajority uint64
 	// Reconnects counts the members declared dead that this node reached
 	// again by joining them (a healed partition).
 	Reconnects uint64
@@ -50,6 +53,7 @@ type stats struct {
 	refutations       atomic.Uint64
 	lostProposals     atomic.Uint64
 	lostDeferred      atomic.Uint64
+	lostNoMajority    atomic.Uint64
 	reconnects        atomic.Uint64
 	rejectedNodes     atomic.Uint64
 }
@@ -65,6 +69,7 @@ func (c *Cluster) Stats() Stats {
 		Refutations:       c.stats.refutations.Load(),
 		LostProposals:     c.stats.lostProposals.Load(),
 		LostDeferred:      c.stats.lostDeferred.Load(),
+		LostNoMajority:    c.stats.lostNoMajority.Load(),
 		Reconnects:        c.stats.reconnects.Load(),
 		RejectedNodes:     c.stats.rejectedNodes.Load(),
 	}

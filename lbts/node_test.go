@@ -244,7 +244,10 @@ func TestStepBadInput(t *testing.T) {
 	}
 }
 
-// TestAcceptance runs the acceptance scenarios of issue 3 as plain Go.
+// TestAcceptance checks the time core's basic promises: no grant while
+// a regulator's time plus lookahead does not pass the request, a TSO
+// message at t delivered before the grant to t, a send below time plus
+// lookahead refused, a removed regulator no longer holding back.
 func TestAcceptance(t *testing.T) {
 	// setup: 1 regulates with lookahead 1, 2 is constrained.
 	setup := func(t *testing.T) *cluster {

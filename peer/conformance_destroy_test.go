@@ -13,9 +13,8 @@ import (
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
-// TestConformanceDestroyAfterResign (issue 22, item 7): over real
-// gossip, the members resign and, at once, a node that is not joined
-// destroys the federation. The destruction answers done,
+// TestConformanceDestroyAfterResign: over real gossip, the members
+// resign and, at once, a node that is not joined destroys the federation. The destruction answers done,
 // FederatesCurrentlyJoined or FederationExecutionDoesNotExist (never a
 // connection failure after a timeout), and no federation remains.
 func TestConformanceDestroyAfterResign(t *testing.T) {

@@ -143,7 +143,11 @@ func checkReregister(t *testing.T, a *Federate, others ...*Federate) {
 	}
 }
 
-// TestConformanceSyncPoints (issue 22, item 4).
+// TestConformanceSyncPoints checks synchronization points at their
+// edges: a label its registrant registers again while pending fails and
+// may be registered once synchronized; a set naming a federate whose Join
+// returned succeeds before the registrant has heard of the join, and one
+// naming a federate never joined fails; the same over real gossip.
 func TestConformanceSyncPoints(t *testing.T) {
 	t.Run("ReregisterOwnLabel", func(t *testing.T) {
 		m := newMemFederation(t, 2, transport.Faults{}, 41)

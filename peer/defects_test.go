@@ -12,8 +12,11 @@ import (
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
-// Tests for the defects found while verifying the federate (issue 13):
-// each failed on the code before the federate core.
+// Tests for defects found while verifying the federate: a late
+// subscriber learns a reserved name, Join checks the federation's FDD,
+// resigning with divest keeps the instances, Dispatch carries a
+// retraction, a federate the control plane drops gets ConnectionLost, services after
+// Close and Resign fail, Close leaves no goroutine.
 
 // A subscriber that hears an update before the registration (it
 // subscribed while the owner kept updating) discovers the instance under

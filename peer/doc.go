@@ -52,7 +52,10 @@
 // caller's goroutine under the federate's lock and return once done; the
 // federate's loop goroutine takes the lock for ticks, frames and
 // control-plane events, its writer goroutine to take the next batch of
-// frames. Only Join and ResignFederationExecution wait for other
+// frames. Each of these is a turn: lock, hand the input to the core, act
+// on what the core has ready, unlock; the send path (the writer, group
+// commit, the step hold, back-pressure) is one type, the sender
+// (docs/dataplane.md, "Who sends: the federate's sender"). Only Join and ResignFederationExecution wait for other
 // federates (they take a ctx).
 // Services the standard answers by callback (TimeAdvanceRequest,
 // ReserveObjectInstanceName, EnableTimeRegulation ...) return at once; the

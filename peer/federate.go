@@ -88,38 +88,15 @@ type Federate struct {
 	opBuf    []core.Op
 	traceBad bool // a trace write failed: the trace ended
 
-	// The data-plane writer (group commit): frames are handed to the
-	// writer goroutine, and the core seals the next bundles only when it
-	// is idle again, so messages bundle up while a batch is being sent.
-	wq       chan []transport.Packet
-	wdone    chan struct{}      // closed when the writer exits
-	writing  bool               // a batch is being sent
-	lastSend time.Time          // when the last batch was sent
-	waiter   bool               // the call under way waits for an answer to what it sends (see takeLead)
-	pending  []transport.Packet // frames for the next batch
-	spare    []transport.Packet // a batch sent, emptied, for pending to reuse (recycle)
+	// sender is the send path: the writer goroutine, group commit, the
+	// step hold and the back-pressure wake (sender.go). Its state is
+	// guarded by mu.
+	sender sender
 
-	// The step send (stepsend.go): holding says pending holds frames of
-	// the step under way, since holdStart (under mu; held mirrors it for
-	// Next, which reads it without the lock); inStep, that Next returned
-	// an event and its caller has not come back; holdTimer bounds the
-	// hold (the loop sends when it fires); holdBound is 0 when the hold
-	// is off.
-	holding   bool
-	holdStart time.Time
-	held      atomic.Bool
-	inStep    atomic.Bool
-	holdTimer *time.Timer
-	holdBound time.Duration
-
-	// Back-pressure: callers refused because a group was blocked wait on
-	// wake, closed when none of the groups they met is blocked.
-	wake chan struct{}
-
-	// mu serializes everything that touches the core and the fields
-	// above marked guarded: service calls take it for their work, the
-	// loop for each event, the reader for a read's frames, the writer to
-	// take its next batch.
+	// mu serializes everything that touches the core, the fields above
+	// marked guarded and the sender's state: service calls take it for
+	// their work, the loop for each event, the reader for a read's
+	// frames, the writer to take its next batch.
 	mu sync.Mutex
 
 	events    *eventQueue
@@ -135,9 +112,10 @@ type Federate struct {
 	metrics fedMetrics
 }
 
-// counters are the driver's own traffic counters.
+// counters are the driver's own counters (the sender counts what it
+// sends).
 type counters struct {
-	sendErrors, frames, batches, led, paused atomic.Uint64
+	paused atomic.Uint64
 }
 
 // Stats is a snapshot of a federate's counters.
@@ -319,6 +297,7 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	if err := f.registerMetrics(cfg.Metrics); err != nil {
 		return nil, err
 	}
+	f.sender.init(&f.mu, f, f.tr, &f.metrics, cfg.Manual, cfg.stepHold())
 	// The others' replicated state as it is now (their subscriptions,
 	// synchronization points...): later changes come as events, and the
 	// versions keep one that also comes as an event from counting twice.
@@ -329,34 +308,20 @@ func Join(ctx context.Context, cfg Config) (*Federate, error) {
 	}
 	// The inbox, the control group and their HELLOs: the first turn.
 	f.mu.Lock()
-	err = f.turn(true)
+	err = f.takeReady(true)
 	f.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
 	ok = true
+	f.sender.start(&f.wg)
 	if cfg.Manual {
-		f.mu.Lock()
-		f.sendManual()
 		return f, nil // the driver runs it (manual.go)
-	}
-	f.wq = make(chan []transport.Packet, 1)
-	f.wdone = make(chan struct{})
-	if f.holdBound = cfg.stepHold(); f.holdBound > 0 {
-		f.holdTimer = time.NewTimer(time.Hour)
-		f.holdTimer.Stop()
 	}
 	if d, ok := f.tr.(transport.Direct); ok {
 		d.SetDirect(f.takeDirect)
 	}
-	f.mu.Lock()
-	if len(f.pending) > 0 {
-		f.wq <- f.pending // the writer is not running yet: room for one
-		f.pending, f.writing = nil, true
-	}
-	f.mu.Unlock()
-	f.wg.Add(2)
-	go f.write()
+	f.wg.Add(1)
 	go f.run()
 	return f, nil
 }
@@ -411,11 +376,11 @@ func (f *Federate) FDD() *fomxml.FDD { return f.fdd.Load() }
 // ErrInTimeAdvancingState), and likewise for TimeRegulationEnabled and
 // TimeConstrainedEnabled.
 func (f *Federate) Next(ctx context.Context) (Event, error) {
-	f.endStep()
+	f.sender.endStep(f.events)
 	ev, _, err := f.events.next(ctx, true)
 	if err == nil {
 		f.reportCallback(ev)
-		f.beginStep()
+		f.sender.beginStep()
 	}
 	return ev, err
 }
@@ -426,8 +391,8 @@ func (f *Federate) Pending() int { return f.events.len() }
 // Stats returns the federate's counters.
 func (f *Federate) Stats() Stats {
 	s := Stats{
-		SendError: f.stats.sendErrors.Load(), Frames: f.stats.frames.Load(),
-		Batches: f.stats.batches.Load(), Led: f.stats.led.Load(), Paused: f.stats.paused.Load(),
+		SendError: f.sender.sendErrors.Load(), Frames: f.sender.frames.Load(),
+		Batches: f.sender.batches.Load(), Led: f.sender.led.Load(), Paused: f.stats.paused.Load(),
 	}
 	f.mu.Lock()
 	cs := f.core.Stats()
@@ -456,7 +421,7 @@ func (f *Federate) Close() error {
 		}
 		close(f.stop)
 		<-f.done
-		<-f.wdone // the last frames are out before the transport closes
+		f.sender.wait() // the last frames are out before the transport closes
 		f.release()
 		f.wg.Wait()
 	})
@@ -474,11 +439,12 @@ func (f *Federate) closedErr() error {
 	return fmt.Errorf("%w: %w", why, ErrClosed)
 }
 
-// call runs fn with the federate's state locked, then acts on what the
-// core has ready (deliveries, grants, frames) as the loop does after each
-// event, and returns fn's error. fn runs on the caller's goroutine, so an
-// update costs no switch to another goroutine; when the writer is idle,
-// the caller sends the frames itself (see lead).
+// call runs fn with the federate's state locked, then ends the turn:
+// what the core has ready (deliveries, grants, frames) is acted on as
+// the loop does after each event, and fn's error returned. fn runs on
+// the caller's goroutine, so an update costs no switch to another
+// goroutine; when no batch is being sent, the caller may send the
+// frames itself (sender.sendInline).
 func (f *Federate) call(fn func() error) error {
 	return f.callGated(true, fn)
 }
@@ -497,6 +463,8 @@ func (f *Federate) callDriver(fn func() error) error {
 	return f.callGated(false, fn)
 }
 
+// callGated is a service's turn: lock, call the core (fn), end the
+// turn, unlock, and send what the turn leaves to its caller.
 func (f *Federate) callGated(gate bool, fn func() error) error {
 	if f.closed.Load() {
 		return f.closedErr()
@@ -513,61 +481,31 @@ func (f *Federate) callGated(gate bool, fn func() error) error {
 			return err
 		}
 	}
-	// Whether fn sent messages matters only within a step (endCall).
-	step := f.holdBound > 0 && f.inStep.Load()
+	// Whether fn sent messages matters only within a step (the step
+	// hold: sender.endCall).
+	step := f.sender.stepOpen()
 	var sent uint64
 	if step {
 		sent = f.core.Stats().Sent
 	}
 	err := fn()
-	if terr := f.endCall(step && f.core.Stats().Sent != sent); err == nil {
+	batch, terr := f.sender.endCall(step && f.core.Stats().Sent != sent)
+	f.mu.Unlock()
+	f.sender.sendInline(batch)
+	if err == nil {
 		err = terr
 	}
 	return err
 }
 
-// endTurn ends a turn under mu: it acts on what the core has ready
-// (turn), unlocks, and sends the frames itself when it takes the lead.
-// It returns what went wrong on the transport (a group it could not
-// join).
-func (f *Federate) endTurn() error {
-	return f.endTurnOf(false)
-}
-
-// endCall is endTurn for a service call, sent saying whether it sent
-// messages: during a step, they are held for the step's one send, left
-// to bundle up in the reliable layer as they do while the writer is
-// busy (holdsStep).
-func (f *Federate) endCall(sent bool) error {
-	return f.endTurnOf(sent || f.holding)
-}
-
-func (f *Federate) endTurnOf(call bool) error {
-	hold := call && f.holdsStep()
-	err := f.turn(!f.writing && !hold)
-	if f.cfg.Manual {
-		f.sendManual()
-		return err
-	}
-	f.wakeBlocked()
-	var batch []transport.Packet
-	if hold {
-		f.startHold()
-	} else {
-		batch = f.takeLead()
-	}
-	f.mu.Unlock()
-	f.lead(batch)
-	return err
-}
-
-// turn takes the core's Ready and acts on it: group changes on the
+// takeReady takes the core's Ready and acts on it: group changes on the
 // transport (before the frames that announce them), frames for the
-// writer, events for Next, the trace, and the control-plane operations
+// sender, events for Next, the trace, and the control-plane operations
 // the core started (on goroutines of their own; a manual federate runs
 // them at once and takes the core's next Ready). seal seals the frames
-// being bundled. Under mu.
-func (f *Federate) turn(seal bool) error {
+// being bundled. The sender calls it as a turn ends (senderHost). Under
+// mu.
+func (f *Federate) takeReady(seal bool) error {
 	var err error
 	for {
 		rd := f.core.Ready(seal)
@@ -576,10 +514,7 @@ func (f *Federate) turn(seal bool) error {
 				err = e
 			}
 		}
-		if f.pending == nil && len(rd.Frames) > 0 {
-			f.pending, f.spare = f.spare, nil
-		}
-		f.pending = append(f.pending, rd.Frames...)
+		f.sender.add(rd.Frames)
 		f.events.push(rd.Events...)
 		f.reports.Store(f.reportBits())
 		if len(rd.Trace) > 0 {
@@ -612,6 +547,10 @@ func (f *Federate) turn(seal bool) error {
 		}
 	}
 }
+
+// blocked reports whether back-pressure still holds a group a refused
+// send met (the sender's back-pressure wake asks it). Under mu.
+func (f *Federate) blocked() bool { return f.core.Blocked() }
 
 // changeGroup joins or leaves a transport group.
 func (f *Federate) changeGroup(g core.GroupChange) error {
@@ -718,72 +657,9 @@ func (f *Federate) takeControl() {
 	f.ctlBuf = evs[:0]
 }
 
-// takeLead makes the caller the writer of the pending frames when no one
-// is writing and returns them, if the data plane was quiet for
-// leadQuiet since the last batch went out: a lone message then leaves
-// without waking another goroutine. In a stream of messages, the frames
-// go to the writer goroutine instead, and the caller goes on while they
-// are sent, so that the next ones bundle up. Returns nil when there is
-// nothing for the caller to send. Under mu.
-//
-// Quiet counts from the end of the last send, not its start: a federate
-// in lockstep (a time step, a round trip, an ownership hand-off) sends
-// once per exchange, and the exchange, which includes its own send, is
-// often shorter than leadQuiet from start to start; counted so, every
-// such send went through the writer goroutine, one goroutine switch more
-// per step. A stream of calls still goes to the writer: the next call
-// comes within a microsecond or two of the writer going idle.
-//
-// A call that waits for an answer to what it sends (a time advance
-// request: the grant needs the other federates' answers to its promise)
-// leads whenever the writer is idle, quiet or not: nothing of its
-// caller's can bundle up behind it, and in lockstep the federates send
-// at about the same moment, so the data plane is rarely quiet then.
-func (f *Federate) takeLead() []transport.Packet {
-	waiter := f.waiter
-	f.waiter = false
-	if f.writing || f.halted || len(f.pending) == 0 {
-		if !f.writing {
-			f.dropHold() // sealed, and nothing came of it: nothing is held
-		}
-		return nil
-	}
-	b := f.pending
-	f.pending = nil
-	f.writing = true
-	f.dropHold()
-	quiet := waiter || time.Since(f.lastSend) >= leadQuiet
-	if !quiet {
-		f.wq <- b // the writer goroutine is idle: no one was writing
-		return nil
-	}
-	return b
-}
-
-// leadQuiet is how long the data plane must have been quiet, from the
-// end of the last send, for a caller to send its frames itself.
-const leadQuiet = 20 * time.Microsecond
-
-// lead sends batch, taken by takeLead, on the caller's goroutine, without
-// mu: a frame goes out without waking another goroutine. What bundled up
-// meanwhile goes to the writer goroutine, so that no caller keeps
-// writing for others.
-func (f *Federate) lead(batch []transport.Packet) {
-	if batch == nil {
-		return
-	}
-	f.sendBatch(batch)
-	f.stats.led.Add(1)
-	f.mu.Lock()
-	f.recycle(batch)
-	if next := f.nextBatch(); next != nil {
-		f.wq <- next // the writer goroutine is idle: we were writing
-	}
-	f.mu.Unlock()
-}
-
 // run is the federate's loop: it turns ticks, frames and control-plane
-// events into inputs of the core, each under mu.
+// events into inputs of the core, each a turn: lock, hand the input to
+// the core, end the turn, unlock.
 func (f *Federate) run() {
 	defer f.wg.Done()
 	defer close(f.done)
@@ -792,11 +668,8 @@ func (f *Federate) run() {
 	defer tick.Stop()
 	recv := f.tr.Recv()
 	maxQueued := f.cfg.maxQueuedEvents()
-	var holdC <-chan time.Time // the step send's bound (stepsend.go)
-	if f.holdTimer != nil {
-		holdC = f.holdTimer.C
-	}
-	var resume <-chan struct{} // set while reading is paused
+	holdC := f.sender.holdTimerC() // fires when a step was held for the bound (sender.go)
+	var resume <-chan struct{}     // set while reading is paused
 	for {
 		// A federate that does not keep up with its callbacks stops
 		// reading the data plane: its receivers' flow control then holds
@@ -847,18 +720,17 @@ func (f *Federate) run() {
 			f.takeControl()
 		case <-holdC:
 			// A step's frames were held for the bound: the loop sends
-			// them itself (endTurn below), without the writer.
+			// them itself as its turn ends, without the writer.
 			f.mu.Lock()
-			if f.holding {
-				f.waiter = true
-				f.endLongStep()
-			}
+			f.sender.holdExpired()
 		}
 		lost := f.core.Lost() // under mu still: the control-plane events were taken
 		if lost {
 			f.why = ErrNotConnected
 		}
-		_ = f.endTurn() // a group the transport could not join was reported to the service that asked
+		batch, _ := f.sender.endTurn() // a group the transport could not join was reported to the service that asked
+		f.mu.Unlock()
+		f.sender.sendInline(batch)
 		if lost {
 			return
 		}
@@ -920,7 +792,9 @@ func (f *Federate) takeDirect(ps []transport.Packet) int {
 	for _, p := range ps {
 		f.step(p)
 	}
-	_ = f.endTurn()
+	batch, _ := f.sender.endTurn()
+	f.mu.Unlock()
+	f.sender.sendInline(batch)
 	return len(ps)
 }
 
@@ -930,105 +804,9 @@ func (f *Federate) halt() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.core.Seal()
-	_ = f.turn(true)
-	if len(f.pending) > 0 {
-		f.wq <- f.pending // room: the writer holds the batch it sends, if any
-		f.pending = nil
-	}
-	f.dropHold()
-	if f.holdTimer != nil {
-		f.holdTimer.Stop()
-	}
+	_ = f.takeReady(true)
+	f.sender.close()
 	f.halted = true
-	close(f.wq)
-}
-
-// write is the writer goroutine: it sends each batch of frames handed to
-// it, in order, and when done takes the next one itself: whatever bundled
-// up while it was sending.
-func (f *Federate) write() {
-	defer f.wg.Done()
-	defer close(f.wdone)
-	for batch := range f.wq {
-		for batch != nil {
-			f.sendBatch(batch)
-			f.mu.Lock()
-			f.recycle(batch)
-			batch = f.nextBatch()
-			f.mu.Unlock()
-		}
-	}
-}
-
-// sendBatch hands frames to the transport, in order: one system call
-// with batch I/O.
-func (f *Federate) sendBatch(batch []transport.Packet) {
-	if bs, ok := f.tr.(transport.BatchSender); ok {
-		n, err := bs.SendBatch(batch)
-		if err != nil {
-			f.stats.sendErrors.Add(uint64(len(batch) - n))
-		}
-	} else {
-		for _, p := range batch {
-			if err := f.tr.Send(p.Group, p.Data); err != nil {
-				f.stats.sendErrors.Add(1)
-			}
-		}
-	}
-	f.stats.frames.Add(uint64(len(batch)))
-	f.stats.batches.Add(1)
-	if f.metrics.batchFrames != nil {
-		f.metrics.batchFrames.Observe(uint64(len(batch)))
-		n := 0
-		for _, p := range batch {
-			n += len(p.Data)
-		}
-		f.metrics.batchBytes.Observe(uint64(n))
-	}
-}
-
-// nextBatch seals what waits and returns it as the writer's next batch,
-// or nil, leaving the writer idle. It is called when a batch has just
-// been sent. Under mu.
-func (f *Federate) nextBatch() []transport.Packet {
-	f.lastSend = time.Now()
-	if f.halted {
-		f.writing = false
-		return nil
-	}
-	_ = f.turn(true)
-	f.wakeBlocked()
-	b := f.pending
-	f.pending = nil
-	f.writing = len(b) > 0
-	f.dropHold()
-	return b
-}
-
-// recycle keeps batch, sent, for the next frames to go in (turn), so
-// that a federate sending a batch per step does not allocate one each:
-// with the writer, two arrays alternate. The transport keeps no batch
-// (transport.BatchSender); the packets are cleared so that the array
-// holds no frame. Under mu.
-func (f *Federate) recycle(batch []transport.Packet) {
-	if f.spare != nil || cap(batch) > maxSpareBatch {
-		return
-	}
-	clear(batch)
-	f.spare = batch[:0]
-}
-
-// maxSpareBatch is the largest batch array recycle keeps.
-const maxSpareBatch = 1024
-
-// wakeBlocked releases the callers waiting for back-pressure to end once
-// none of the groups they met is blocked. Under mu.
-func (f *Federate) wakeBlocked() {
-	if f.wake == nil || f.core.Blocked() {
-		return
-	}
-	close(f.wake)
-	f.wake = nil
 }
 
 // callSend runs a sending service; while back-pressure holds it
@@ -1036,14 +814,11 @@ func (f *Federate) wakeBlocked() {
 // default) or returns an error wrapping ErrWouldBlock.
 func (f *Federate) callSend(fn func() error) error {
 	for {
-		var wake chan struct{}
+		var wake <-chan struct{}
 		err := f.call(func() error {
 			err := fn()
 			if err == core.ErrBlocked {
-				if f.wake == nil {
-					f.wake = make(chan struct{})
-				}
-				wake = f.wake
+				wake = f.sender.unblocked()
 			}
 			return err
 		})
@@ -1053,7 +828,7 @@ func (f *Federate) callSend(fn func() error) error {
 		if f.cfg.BackPressure == BackPressureError || f.cfg.Manual {
 			return fmt.Errorf("%w: %w", ErrRTIinternalError, ErrWouldBlock)
 		}
-		f.sendHeld(true) // the caller waits: what its step holds leaves first
+		f.sender.sendHeld(true) // the caller waits: what its step holds leaves first
 		select {
 		case <-wake:
 		case <-f.done:

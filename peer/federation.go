@@ -182,6 +182,7 @@ func (f *Federate) ResignFederationExecution(ctx context.Context, action ResignA
 			return err
 		}
 		f.why = ErrFederateNotExecutionMember
+		f.sender.sendAtOnce() // the last messages leave as the call ends, with what the step held
 		return nil
 	})
 	if err != nil {

@@ -47,25 +47,16 @@ func (f *Federate) Tick() error {
 	})
 }
 
-// sendManual hands the frames of a manual federate's turn to the
-// transport and ends the turn. Under mu, which it unlocks.
-func (f *Federate) sendManual() {
-	b := f.pending
-	f.pending = nil
-	f.mu.Unlock()
-	if len(b) > 0 {
-		f.sendBatch(b)
-	}
-}
-
 // closeManual stops a manual federate: what it still holds goes out, the
 // services fail with ErrClosed from now on, and the transport and control
 // plane are closed.
 func (f *Federate) closeManual() {
 	f.mu.Lock()
 	f.core.Seal()
-	_ = f.turn(true)
+	_ = f.takeReady(true)
 	f.halted = true
-	f.sendManual()
+	last := f.sender.close()
+	f.mu.Unlock()
+	f.sender.sendInline(last)
 	f.release()
 }

@@ -188,6 +188,13 @@ func (q *eventQueue) next(ctx context.Context, handOver bool) (Event, uint64, er
 	}
 }
 
+// ready reports whether next would return an event at once.
+func (q *eventQueue) ready() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.head < len(q.items) && (!q.held || q.closed)
+}
+
 // handOver records that the events up to receipt r were handed over.
 func (q *eventQueue) handOver(r uint64) {
 	for {

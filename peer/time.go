@@ -92,12 +92,13 @@ func (f *Federate) FlushQueueRequest(t LogicalTime) (err error) {
 }
 
 // advance starts a time advance of the given kind. Its caller waits for
-// the grant, so it sends its promise itself when the writer is idle
-// (see takeLead).
+// the grant, so its promise leaves as the call ends (sendAtOnce).
 func (f *Federate) advance(kind lbts.RequestKind, t LogicalTime) error {
 	return f.call(func() error {
 		err := f.core.TimeAdvance(kind, t)
-		f.waiter = err == nil
+		if err == nil {
+			f.sender.sendAtOnce()
+		}
 		return err
 	})
 }

@@ -389,8 +389,7 @@ func TestConformanceBadArguments(t *testing.T) {
 	c.fails("create, empty federation name", &pb.CreateFederationExecutionRequest{FomModule: fm.FomModule[0]}, "RTIinternalError")
 }
 
-// TestConformanceSyncPoints (issue 22, item 4) through the Federate
-// Protocol: a label re-registered by its own registrant while its point
+// TestConformanceSyncPoints through the Federate Protocol: a label re-registered by its own registrant while its point
 // is pending fails with SYNCHRONIZATION_POINT_LABEL_NOT_UNIQUE.
 func TestConformanceSyncPoints(t *testing.T) {
 	m := mtNewFederation(t)

@@ -141,8 +141,8 @@ func (m *member) cur() *Proc {
 // same name, a federate the federation removed: its process ends told
 // so, and it comes back as a new federate. A start that meets the name
 // still in use (the federation has not yet removed the federate of a
-// killed process) is tried again a moment later, as a service manager
-// would.
+// killed process), or that could not join (no majority reachable), is
+// tried again a moment later, as a service manager would.
 type supervisor struct {
 	lab   *Lab
 	res   *Result
@@ -174,8 +174,8 @@ func (sv *supervisor) launch(m *member, create bool) error {
 func (sv *supervisor) watch(m *member, p *Proc) {
 	defer sv.wg.Done()
 	<-p.Exited()
-	removed, inUse := exitedRemoved(p), exitedNameInUse(p)
-	if !removed && !inUse {
+	removed, inUse, noJoin := exitedRemoved(p), exitedNameInUse(p), exitedJoinFailed(p)
+	if !removed && !inUse && !noJoin {
 		return
 	}
 	time.Sleep(time.Second)
@@ -526,6 +526,15 @@ func exitedRemoved(p *Proc) bool {
 	}
 	err := p.Err()
 	return err != nil && !p.Killed() && (strings.Contains(err.Error(), "connection lost") || strings.Contains(err.Error(), "not connected"))
+}
+
+// exitedJoinFailed reports whether p ended because it could not join
+// (started again while its host was cut off, it found no majority to
+// admit it): a service manager starts it again (the systemd unit's
+// Restart=on-failure), and so does the lab.
+func exitedJoinFailed(p *Proc) bool {
+	err := p.Err()
+	return err != nil && !p.Killed() && strings.Contains(err.Error(), "federate-node node: join: ")
 }
 
 // exitedNameInUse reports whether p ended because its federate's name
