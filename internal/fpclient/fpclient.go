@@ -238,6 +238,11 @@ func (c *Conn) Failed() <-chan struct{} {
 	return c.broken
 }
 
+// Done returns a channel closed once the connection's reader has ended:
+// the connection is closed (by Close, or by the server), and every
+// callback it read was handed on.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
 // Err returns the connection's first error, or nil.
 func (c *Conn) Err() error {
 	c.mu.Lock()
