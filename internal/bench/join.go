@@ -63,13 +63,6 @@ func printGossip(w io.Writer, fed *peer.Federate) {
 	}
 }
 
-// printJoined prints the gossip line and "joined FEDERATION as NAME
-// (handle H)".
-func printJoined(w io.Writer, fed *peer.Federate, federation string) {
-	printGossip(w, fed)
-	fmt.Fprintf(w, "joined %s as %s (handle %d)\n", federation, fed.Name(), fed.Handle())
-}
-
 // drainFor reads and drops fed's events for d (or until ctx ends), so
 // that repairs of the last messages can still be served before a
 // resign.
