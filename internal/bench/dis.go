@@ -196,7 +196,7 @@ func runDISBenchGateway(ctx context.Context, bf disBenchFlags, stdout io.Writer)
 		Multicast: transport.UDPConfig{Port: bf.port, Interface: transport.DefaultInterface},
 		Gossip:    peer.GossipConfig{BindAddr: "127.0.0.1", Profile: "lan"},
 	}
-	cfg.Multicast.PollFor = pollFor(0)
+	cfg.Multicast.PollFor = cli.PollFor(0)
 	jctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	gwFed, err := peer.Join(jctx, cfg)
 	cancel()
@@ -247,7 +247,7 @@ func runDISBenchGateway(ctx context.Context, bf disBenchFlags, stdout io.Writer)
 	g.Close()
 	st, _ := json.Marshal(g.Stats())
 	fmt.Fprintf(stdout, "stats %s\n", st)
-	drainFor(ctx, pong, 200*time.Millisecond)
+	cli.DrainFor(ctx, pong, 200*time.Millisecond)
 	return nil
 }
 
@@ -330,7 +330,7 @@ func benchDIS(ctx context.Context, bf disBenchFlags, stderr io.Writer) (*DISResu
 		Multicast: transport.UDPConfig{Port: bf.port, Interface: transport.DefaultInterface},
 		Gossip:    peer.GossipConfig{BindAddr: "127.0.0.1", Seeds: []string{seed}, Profile: "lan"},
 	}
-	cfg.Multicast.PollFor = pollFor(0)
+	cfg.Multicast.PollFor = cli.PollFor(0)
 	jctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	fed, err := peer.Join(jctx, cfg)
 	cancel()

@@ -619,9 +619,9 @@ func benchPeerDirect(ctx context.Context, port, count, payload int) ([]time.Dura
 func startServe(ctx context.Context, port int) (addr string, stop func(), err error) {
 	base := peer.Config{
 		Multicast: transport.UDPConfig{Port: port, Interface: transport.DefaultInterface},
-		SaveDir:   os.TempDir(), StepHold: stepHoldFor(0), Logger: zerolog.Nop(),
+		SaveDir:   os.TempDir(), StepHold: cli.StepHoldFor(0), Logger: zerolog.Nop(),
 	}
-	if err := joinNet(&base, "127.0.0.1:0", "", "", "", ""); err != nil {
+	if err := cli.JoinNet(&base, "127.0.0.1:0", "", "", "", ""); err != nil {
 		return "", nil, err
 	}
 	g, err := fedpro.StartGossip(&base)

@@ -683,7 +683,7 @@ func joinAsRegistrar(ctx context.Context, c benchCommon, federation, name string
 		stopProfile()
 		return nil, nil, err
 	}
-	printGossip(stdout, sub.fed)
+	cli.PrintGossip(stdout, sub.fed)
 	return sub, func() { sub.fed.Close(); stopProfile() }, nil
 }
 

@@ -433,7 +433,7 @@ func timeChild(ctx context.Context, bf timeBenchFlags, stdout io.Writer) (timeCh
 		return timeChildResult{}, fmt.Errorf("join: %w", err)
 	}
 	defer fed.Close()
-	printGossip(stdout, fed)
+	cli.PrintGossip(stdout, fed)
 	h, err := lookupDemo(fed)
 	if err != nil {
 		return timeChildResult{}, err
