@@ -108,7 +108,7 @@ func (s *stepper) run(t *testing.T, ctx context.Context, steps int, contacts boo
 	if err := s.fed.ReserveObjectInstanceName(s.name + "-aircraft"); err != nil {
 		return err
 	}
-	if _, err := waitEvent(ctx, s.fed, isEvent[peer.ObjectInstanceNameReservationSucceeded]); err != nil {
+	if err := waitFor[peer.ObjectInstanceNameReservationSucceeded](ctx, s.fed); err != nil {
 		return err
 	}
 	obj, err := s.fed.RegisterObjectInstance(s.aircraft, s.name+"-aircraft")
@@ -137,7 +137,7 @@ func (s *stepper) run(t *testing.T, ctx context.Context, steps int, contacts boo
 		if err := s.fed.TimeAdvanceRequest(peer.Float64Time(ts)); err != nil {
 			return err
 		}
-		if _, err := waitEvent(ctx, s.fed, isEvent[peer.TimeAdvanceGrant]); err != nil {
+		if err := waitFor[peer.TimeAdvanceGrant](ctx, s.fed); err != nil {
 			return fmt.Errorf("grant %v: %w", ts, err)
 		}
 	}
@@ -287,7 +287,7 @@ func TestRecordReplayRecord(t *testing.T) {
 		steppers = append(steppers, newStepper(t, ctx, m, "rr-one", fmt.Sprintf("S%d", i)))
 	}
 	for _, s := range steppers {
-		if _, err := waitEvent(ctx, s.fed, isEvent[peer.TimeRegulationEnabled]); err != nil {
+		if err := waitFor[peer.TimeRegulationEnabled](ctx, s.fed); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -298,7 +298,7 @@ func TestRecordReplayRecord(t *testing.T) {
 		}
 	}
 	for _, s := range steppers {
-		if _, err := waitEvent(ctx, s.fed, isEvent[peer.TimeConstrainedEnabled]); err != nil {
+		if err := waitFor[peer.TimeConstrainedEnabled](ctx, s.fed); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -373,25 +373,17 @@ func at(s []string, i int) string {
 	return "(none)"
 }
 
-// waitEvent reads fed's events until match accepts one, which it
-// returns; a lost connection ends the wait.
-func waitEvent(ctx context.Context, fed *peer.Federate, match func(peer.Event) bool) (peer.Event, error) {
+// waitFor reads fed's events until one is a T; a lost connection ends
+// the wait.
+func waitFor[T peer.Event](ctx context.Context, fed *peer.Federate) error {
 	for {
-		ev, err := fed.Next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if match(ev) {
-			return ev, nil
-		}
-		if cl, ok := ev.(peer.ConnectionLost); ok {
-			return nil, fmt.Errorf("connection lost: %s", cl.Reason)
+		switch ev, err := fed.Next(ctx); ev := ev.(type) {
+		case T:
+			return nil
+		case peer.ConnectionLost:
+			return fmt.Errorf("connection lost: %s", ev.Reason)
+		case nil:
+			return err
 		}
 	}
-}
-
-// isEvent reports whether ev is a T.
-func isEvent[T peer.Event](ev peer.Event) bool {
-	_, ok := ev.(T)
-	return ok
 }

@@ -84,7 +84,10 @@ func (p *Player) PlayFile(ctx context.Context, cfg peer.Config, path string) (Pl
 	// with a time stamp already, and a deletion by resigning would reach
 	// the receivers in receive order, ahead of time-stamped updates they
 	// still hold.
-	drainFor(ctx, fed, replayLinger)
+	lctx, lcancel := context.WithTimeout(ctx, replayLinger)
+	for _, err := fed.Next(lctx); err == nil; _, err = fed.Next(lctx) {
+	}
+	lcancel()
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
 	action := peer.NoAction
@@ -383,19 +386,6 @@ func (p *Player) advance(ctx context.Context, t, first float64) error {
 	}
 	p.now = ev.(peer.TimeAdvanceGrant).Time.Float()
 	return nil
-}
-
-// drainFor reads and drops fed's events for d (or until ctx ends), so
-// that repairs of the last messages can still be served before a
-// resign.
-func drainFor(ctx context.Context, fed *peer.Federate, d time.Duration) {
-	lctx, lcancel := context.WithTimeout(ctx, d)
-	defer lcancel()
-	for {
-		if _, err := fed.Next(lctx); err != nil {
-			return
-		}
-	}
 }
 
 // Documents parses the MIM and FOM modules the header holds. The MIM is
