@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/fomxml"
-	"github.com/meshrti/meshrti/fomxml/codec"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -201,6 +199,10 @@ type nodeFlags struct {
 	steps      int
 	stepDelay  time.Duration
 	cpuprofile string
+	saveDir    string
+	fedpro     string
+	fedproWait time.Duration
+	ownership  bool
 }
 
 func (n *nodeFlags) register(fs *flag.FlagSet) {
@@ -215,6 +217,10 @@ func (n *nodeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&n.steps, "steps", 10, "tick: time steps to advance")
 	fs.DurationVar(&n.stepDelay, "step-delay", 0, "tick: pause before each step")
 	fs.StringVar(&n.cpuprofile, "cpuprofile", "", "write a CPU profile of this process to `FILE`")
+	fs.StringVar(&n.saveDir, "save-dir", "", "directory of federation saves (default: meshrti-saves in the temporary directory); with -fedpro, of the federate's own saved state (the daemon keeps the RTI's)")
+	fs.StringVar(&n.fedpro, "fedpro", "", "tick: do not join here; have the serve daemon at `HOST:PORT` host the federate, over the Federate Protocol (docs/reliability.md)")
+	fs.DurationVar(&n.fedproWait, "fedpro-wait", 0, "with -fedpro: keep trying to connect to the daemon this long (it may be starting)")
+	fs.BoolVar(&n.ownership, "lab-ownership", true, "lab: contend for the ownership of every federate's Blob (false: each updates its own only)")
 }
 
 // config builds the federate's configuration: the join flags', the
@@ -225,6 +231,7 @@ func (n *nodeFlags) config() (peer.Config, error) {
 		return cfg, err
 	}
 	cfg.Create = n.create
+	cfg.SaveDir = n.saveDir
 	if n.role == "tick" || n.role == "lab" {
 		// -transport auto probes multicast once the federates that
 		// step together have joined.
@@ -264,6 +271,9 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "federate-node node: unknown role %q (want ping, pong, tick or lab)\n", nf.role)
 		return 2
 	}
+	if nf.fedpro != "" {
+		return runNodeFedPro(cmd, &nf)
+	}
 	cfg, err := nf.config()
 	if err != nil {
 		return cmd.usageError(err.Error())
@@ -297,10 +307,16 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	switch nf.role {
 	case "pong":
 		res, err = runPong(ctx, fed)
-	case "tick":
-		res, err = runTick(ctx, fed, nf.peers, nf.steps, nf.stepDelay, stdout, nil)
-	case "lab":
-		res, err = runTick(ctx, fed, nf.peers, nf.steps, nf.stepDelay, stdout, newLabWork(fed))
+	case "tick", "lab":
+		var extra tickExtra
+		if nf.role == "lab" {
+			w := newLabWork(fed)
+			w.fixed = !nf.ownership
+			extra = w
+		}
+		ctl, stopCtl := tickCommands()
+		defer stopCtl()
+		res, err = newTicker(fed, nf.peers, nf.steps, nf.stepDelay, stdout, extra, ctl).run(ctx)
 	default:
 		res, err = runPing(ctx, fed, nf.count, nf.size)
 	}
@@ -662,200 +678,6 @@ func runPing(ctx context.Context, fed *peer.Federate, count, size int) (*pingRes
 	}
 	p.stop(ctx)
 	return res, err
-}
-
-// tickResult is what the tick federate reports. Reflections and LastTime
-// are keyed by the producing federate's name; a producer's updates were
-// all received, in order, when its count equals its last time stamp.
-type tickResult struct {
-	Time        float64            `json:"time"`
-	Grants      int                `json:"grants"`
-	Sent        int                `json:"sent"`
-	Reflections map[string]int     `json:"reflections"`
-	LastTime    map[string]float64 `json:"lastTime"`
-	OutOfOrder  int                `json:"outOfOrder"`
-	Lost        []string           `json:"lost"`
-	// Suspicions and Refutations count the members this node's failure
-	// detector declared dead and heard alive again (peer.Stats): a
-	// suspicion alone loses nobody.
-	Suspicions  uint64 `json:"suspicions"`
-	Refutations uint64 `json:"refutations"`
-	// Lab is what the lab role's workload did (nil for tick).
-	Lab *labCounts `json:"lab,omitempty"`
-}
-
-// runTick is a time-stepped federate: regulating (lookahead 1) and
-// constrained, it publishes and subscribes Aircraft.Position, waits until
-// it has discovered the objects of peers-1 other federates, then for each
-// step s = 1..steps sends a Position update stamped s and advances to s.
-// It prints "granted T" for every grant. A lost federate only stops
-// counting for time management; stepping goes on.
-//
-// extra, when set, adds a workload to the steps (the lab role's).
-func runTick(ctx context.Context, fed *peer.Federate, peers, steps int, delay time.Duration, out io.Writer, extra tickExtra) (*tickResult, error) {
-	res := &tickResult{Reflections: map[string]int{}, LastTime: map[string]float64{}, Lost: []string{}}
-	if extra != nil {
-		defer extra.result(res)
-	}
-	cd, err := codec.New(fed.FDD())
-	if err != nil {
-		return res, err
-	}
-	aircraft, position, err := classAttr(fed, "Aircraft", "Position")
-	if err != nil {
-		return res, err
-	}
-	// Counts are kept by handle and named at the end: a federate's name
-	// may be unknown when its first message arrives, and a lost one's
-	// is known from its FederateLost event.
-	names := map[peer.FederateHandle]string{}
-	count := map[peer.FederateHandle]int{}
-	last := map[peer.FederateHandle]float64{}
-	defer func() {
-		st := fed.Stats()
-		res.Suspicions, res.Refutations = st.Suspicions, st.Refutations
-		for h, c := range count {
-			n, ok := names[h]
-			if !ok {
-				var err error
-				if n, err = fed.GetFederateName(h); err != nil {
-					n = fmt.Sprintf("federate-%d", h)
-				}
-			}
-			res.Reflections[n] = c
-			res.LastTime[n] = last[h]
-		}
-	}()
-	var regulating, constrained bool
-	var enabledAt float64 // the time regulation was enabled at
-	seen := map[peer.FederateHandle]bool{}
-	granted := false
-	// handle applies one event to the result.
-	handle := func(ev peer.Event) error {
-		switch ev := ev.(type) {
-		case peer.TimeRegulationEnabled:
-			regulating = true
-			enabledAt = ev.Time.Float()
-		case peer.TimeConstrainedEnabled:
-			constrained = true
-		case peer.DiscoverObjectInstance:
-			if ev.Producer != fed.Handle() {
-				seen[ev.Producer] = true
-			}
-			fmt.Fprintf(out, "discovered %v from %d\n", ev.Object, ev.Producer)
-		case peer.FederateJoined:
-			names[ev.Federate] = ev.Name
-		case peer.ReflectAttributeValues:
-			if _, ok := ev.Values[position]; !ok || ev.Time == nil {
-				return nil
-			}
-			t := ev.Time.Float()
-			if l, ok := last[ev.Producer]; ok && t <= l {
-				res.OutOfOrder++
-			}
-			count[ev.Producer]++
-			last[ev.Producer] = t
-		case peer.FederateLost:
-			names[ev.Federate] = ev.Name
-			res.Lost = append(res.Lost, ev.Name)
-			slices.Sort(res.Lost)
-		case peer.TimeAdvanceGrant:
-			res.Grants++
-			res.Time = ev.Time.Float()
-			granted = true
-			fmt.Fprintf(out, "granted %v\n", res.Time)
-		case peer.ConnectionLost:
-			return fmt.Errorf("connection lost: %s", ev.Reason)
-		}
-		if extra != nil {
-			return extra.handle(ev)
-		}
-		return nil
-	}
-	until := func(what string, done func() bool) error {
-		for !done() {
-			ev, err := fed.Next(ctx)
-			if err != nil {
-				return fmt.Errorf("waiting for %s: %w", what, err)
-			}
-			if err := handle(ev); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := errors.Join(
-		fed.PublishObjectClassAttributes(aircraft, position),
-		fed.SubscribeObjectClassAttributes(aircraft, position),
-		fed.EnableTimeRegulation(peer.Float64Time(1)),
-	); err != nil {
-		return res, err
-	}
-	if extra != nil {
-		if err := extra.declare(fed); err != nil {
-			return res, err
-		}
-	}
-	if err := until("time regulation", func() bool { return regulating }); err != nil {
-		return res, err
-	}
-	if err := fed.EnableTimeConstrained(); err != nil {
-		return res, err
-	}
-	if err := until("time constrained", func() bool { return constrained }); err != nil {
-		return res, err
-	}
-	// The object is registered only once this federate is regulating, so
-	// discovering peers-1 objects means every federate holds time back.
-	obj, err := fed.RegisterObjectInstance(aircraft, "")
-	if err != nil {
-		return res, err
-	}
-	if err := until(fmt.Sprintf("%d peers", peers-1), func() bool { return len(seen) >= peers-1 }); err != nil {
-		return res, err
-	}
-	fmt.Fprintf(out, "ready %d\n", len(seen)+1)
-	// A federate that joins a federation already under way (a restarted
-	// one) is regulating from the federation's time on: it steps from
-	// there.
-	for step := int(math.Floor(enabledAt)) + 1; step <= steps; step++ {
-		if delay > 0 {
-			time.Sleep(delay)
-		}
-		ts := float64(step)
-		b, err := cd.Encode("Position3D", map[string]any{"Band": "X", "Location": []any{ts, 0.0, 0.0}})
-		if err != nil {
-			return res, err
-		}
-		if err := fed.UpdateAttributeValuesWithTime(obj, peer.AttributeValues{position: b}, nil, peer.Float64Time(ts)); err != nil {
-			return res, fmt.Errorf("update at %v: %w", ts, err)
-		}
-		res.Sent++
-		if extra != nil {
-			if err := extra.step(step, obj); err != nil {
-				return res, fmt.Errorf("step %d: %w", step, err)
-			}
-		}
-		if err := fed.TimeAdvanceRequest(peer.Float64Time(ts)); err != nil {
-			return res, fmt.Errorf("advance to %v: %w", ts, err)
-		}
-		granted = false
-		if err := until(fmt.Sprintf("grant %v", ts), func() bool { return granted }); err != nil {
-			return res, err
-		}
-	}
-	return res, nil
-}
-
-// tickExtra is a workload a tick federate runs besides its steps: it
-// declares what it needs once regulation is asked for, sees every event,
-// acts at each step (obj is the federate's own instance) before the
-// step's time advance, and adds its counts to the result.
-type tickExtra interface {
-	declare(fed *peer.Federate) error
-	handle(ev peer.Event) error
-	step(k int, obj peer.ObjectInstanceHandle) error
-	result(res *tickResult)
 }
 
 // startCPUProfile writes a CPU profile to path until the returned

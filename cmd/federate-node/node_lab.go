@@ -1,8 +1,11 @@
 package main
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/meshrti/meshrti/fomxml/codec"
@@ -19,16 +22,25 @@ import (
 //     steps with AttributeOwnershipAcquisitionIfAvailable (the unowned
 //     path, decided through the federation's register while several ask
 //     at once); a Blob held three steps is given up unconditionally at a
-//     step divisible by three; the owner of a Blob updates it each step;
+//     step divisible by three; the owner of a Blob updates it each step
+//     (without contention, -lab-ownership=false: each federate updates the
+//     Blob of its own instance and asks for none);
 //   - regions that move: RadarContact is subscribed with a region on the
 //     Band dimension that moves every fifth step, and sent, time-stamped,
 //     with a region that moves each step;
 //   - synchronization points: every tenth step the federate with the
-//     lowest name it knows alive registers "lab-K"; every federate
-//     achieves each point announced to it.
+//     lowest name it knows alive registers "lab-K" ("lab-K.rN" after N
+//     restores: points are not restored, and their labels are unique);
+//     every federate achieves each point announced to it.
 //
 // Refusals that races explain (an instance deleted meanwhile, an
-// acquisition already pending) are counted, not failures.
+// acquisition already pending) are counted, not failures. A service
+// refused because a save or restore is under way is returned as it is
+// (tickExtra): the step goes on from where it was (sub) once it ended.
+//
+// Its state (the instances known and held, the step and how far it got,
+// its counts but those of synchronization points, which a restore does
+// not take back) is saved and restored with the tick federate's.
 type labWork struct {
 	fed *peer.Federate
 	cd  *codec.Codec
@@ -43,7 +55,10 @@ type labWork struct {
 	known []peer.ObjectInstanceHandle       // instances of Aircraft, in the order learned
 	owned map[peer.ObjectInstanceHandle]int // Blobs held, and the step they were taken at
 	names map[peer.FederateHandle]string    // members alive, by handle
+	fixed bool                              // no contention: -lab-ownership=false
 	cur   int                               // the step under way
+	sub   int                               // how far it got: see step
+	rests int                               // restores seen
 	c     labCounts
 }
 
@@ -67,7 +82,8 @@ func newLabWork(fed *peer.Federate) *labWork {
 	return &labWork{fed: fed, owned: map[peer.ObjectInstanceHandle]int{}, names: map[peer.FederateHandle]string{fed.Handle(): fed.Name()}}
 }
 
-func (w *labWork) declare(fed *peer.Federate) error {
+func (w *labWork) declare() error {
+	fed := w.fed
 	cd, err := codec.New(fed.FDD())
 	if err != nil {
 		return err
@@ -150,6 +166,9 @@ func (w *labWork) handle(ev peer.Event) error {
 		w.c.Unavailable++
 	case peer.RequestAttributeOwnershipRelease:
 		given, err := w.fed.AttributeOwnershipDivestitureIfWanted(ev.Object, ev.Attributes...)
+		if inProgress(err) {
+			return err
+		}
 		if err != nil {
 			w.c.Refused++
 			return nil
@@ -163,8 +182,11 @@ func (w *labWork) handle(ev peer.Event) error {
 			w.c.Contacts++
 		}
 	case peer.AnnounceSynchronizationPoint:
-		w.c.Announced++
 		err := w.fed.SynchronizationPointAchieved(ev.Label, true)
+		if inProgress(err) {
+			return err // announced again once the save or restore ended
+		}
+		w.c.Announced++
 		if errors.Is(err, peer.ErrSynchronizationPointLabelNotAnnounced) {
 			// A federate that joined after the point was registered is
 			// announced it but not waited for: the federation may have
@@ -182,18 +204,39 @@ func (w *labWork) handle(ev peer.Event) error {
 	return nil
 }
 
+// step does the workload's part of step k, in four parts: ownership,
+// regions, the radar contact, the synchronization point. Called again
+// for the same step (a part was refused by a save or restore under
+// way), it goes on with the part it was refused at.
 func (w *labWork) step(k int, own peer.ObjectInstanceHandle) error {
-	w.cur = k
+	if w.cur != k {
+		w.cur, w.sub = k, 0
+	}
 	if !slices.Contains(w.known, own) {
 		// The registrar holds what it publishes from the start.
 		w.known = append(w.known, own)
 		w.owned[own] = k
 	}
-	// Ownership: give up what was held long enough, update the rest,
-	// ask for the step's target.
-	for obj, since := range w.owned {
-		if k%3 == 0 && k-since >= 3 {
-			if err := w.fed.UnconditionalAttributeOwnershipDivestiture(obj, w.blob); err != nil {
+	parts := []func(k int) error{w.ownership, w.regions, w.radar, w.synchronize}
+	for ; w.sub < len(parts); w.sub++ {
+		if err := parts[w.sub](k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ownership gives up what was held long enough, updates the rest, and
+// asks for the step's target.
+func (w *labWork) ownership(k int) error {
+	for _, obj := range slices.SortedFunc(maps.Keys(w.owned), compareObjects) {
+		since := w.owned[obj]
+		if k%3 == 0 && k-since >= 3 && !w.fixed {
+			err := w.fed.UnconditionalAttributeOwnershipDivestiture(obj, w.blob)
+			if inProgress(err) {
+				return err
+			}
+			if err != nil {
 				w.c.Refused++
 			} else {
 				w.c.Divested++
@@ -205,14 +248,18 @@ func (w *labWork) step(k int, own peer.ObjectInstanceHandle) error {
 		if err != nil {
 			return err
 		}
-		if err := w.fed.UpdateAttributeValues(obj, peer.AttributeValues{w.blob: v}, nil); err != nil {
+		err = w.fed.UpdateAttributeValues(obj, peer.AttributeValues{w.blob: v}, nil)
+		if inProgress(err) {
+			return err
+		}
+		if err != nil {
 			w.c.Refused++ // divested or deleted meanwhile
 			delete(w.owned, obj)
 			continue
 		}
 		w.c.BlobsSent++
 	}
-	if len(w.known) > 0 {
+	if len(w.known) > 0 && !w.fixed {
 		target := w.known[k%len(w.known)]
 		if _, held := w.owned[target]; !held {
 			var err error
@@ -221,39 +268,73 @@ func (w *labWork) step(k int, own peer.ObjectInstanceHandle) error {
 			} else {
 				err = w.fed.AttributeOwnershipAcquisitionIfAvailable(target, w.blob)
 			}
-			if err != nil {
+			switch {
+			case inProgress(err):
+				return err
+			case err != nil:
 				w.c.Refused++
-			} else {
+			default:
 				w.c.Asked++
 			}
 		}
 	}
-	// Regions: the subscription moves every fifth step, the sender's
-	// region every step.
+	return nil
+}
+
+// regions moves the subscription every fifth step, the sender's region
+// every step.
+func (w *labWork) regions(k int) error {
 	if k%5 == 0 {
 		if err := w.move(w.subRegion, uint64(k/5)); err != nil {
 			return err
 		}
 	}
-	if err := w.move(w.sendRegion, uint64(k)); err != nil {
-		return err
-	}
+	return w.move(w.sendRegion, uint64(k))
+}
+
+// radar sends the step's RadarContact, time-stamped, with the sender's
+// region.
+func (w *labWork) radar(k int) error {
 	v, err := w.cd.Encode("HLAunicodeString", fmt.Sprintf("%s/%d", w.fed.Name(), k))
 	if err != nil {
 		return err
 	}
 	if _, err := w.fed.SendInteractionWithRegionsAndTime(w.contact, peer.ParameterValues{w.target: v}, []peer.RegionHandle{w.sendRegion}, nil, peer.Float64Time(float64(k))); err != nil {
+		if inProgress(err) {
+			return err
+		}
 		return fmt.Errorf("radar contact: %w", err)
 	}
 	w.c.ContactsSent++
-	// Synchronization: the lowest name alive registers.
-	if k%10 == 0 && w.lowest() {
-		if err := w.fed.RegisterFederationSynchronizationPoint(fmt.Sprintf("lab-%d", k), nil); err != nil {
-			return fmt.Errorf("register lab-%d: %w", k, err)
-		}
-		w.c.Registered++
-	}
 	return nil
+}
+
+// synchronize registers a point every tenth step, when this federate's
+// name is the lowest alive.
+func (w *labWork) synchronize(k int) error {
+	if k%10 != 0 || !w.lowest() {
+		return nil
+	}
+	label := fmt.Sprintf("lab-%d", k)
+	if w.rests > 0 {
+		label = fmt.Sprintf("lab-%d.r%d", k, w.rests)
+	}
+	if err := w.fed.RegisterFederationSynchronizationPoint(label, nil); err != nil {
+		if inProgress(err) {
+			return err
+		}
+		return fmt.Errorf("register %s: %w", label, err)
+	}
+	w.c.Registered++
+	return nil
+}
+
+// compareObjects orders instance handles (registrar, then serial).
+func compareObjects(a, b peer.ObjectInstanceHandle) int {
+	if a.Federate != b.Federate {
+		return cmp.Compare(a.Federate, b.Federate)
+	}
+	return cmp.Compare(a.Serial, b.Serial)
 }
 
 // lowest reports whether this federate's name is the lowest of the
@@ -270,4 +351,46 @@ func (w *labWork) lowest() bool {
 func (w *labWork) result(res *tickResult) {
 	c := w.c
 	res.Lab = &c
+}
+
+// labState is the lab workload's saved state.
+type labState struct {
+	Known  []peer.ObjectInstanceHandle `json:"known"`
+	Owned  []labHeld                   `json:"owned"`
+	Cur    int                         `json:"cur"`
+	Sub    int                         `json:"sub"`
+	Counts labCounts                   `json:"counts"`
+}
+
+// labHeld is a Blob held, and the step it was taken at.
+type labHeld struct {
+	Object peer.ObjectInstanceHandle `json:"object"`
+	Since  int                       `json:"since"`
+}
+
+func (w *labWork) save() (json.RawMessage, error) {
+	s := labState{Known: w.known, Cur: w.cur, Sub: w.sub, Counts: w.c}
+	for _, obj := range slices.SortedFunc(maps.Keys(w.owned), compareObjects) {
+		s.Owned = append(s.Owned, labHeld{obj, w.owned[obj]})
+	}
+	return json.Marshal(s)
+}
+
+// restore goes back to a saved state; the counts of synchronization
+// points stay (points are not restored).
+func (w *labWork) restore(b json.RawMessage) error {
+	var s labState
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	w.known, w.cur, w.sub = s.Known, s.Cur, s.Sub
+	w.owned = map[peer.ObjectInstanceHandle]int{}
+	for _, h := range s.Owned {
+		w.owned[h.Object] = h.Since
+	}
+	c := s.Counts
+	c.Registered, c.Announced, c.Synchronized = w.c.Registered, w.c.Announced, w.c.Synchronized
+	w.c = c
+	w.rests++
+	return nil
 }

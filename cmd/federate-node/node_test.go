@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -36,6 +37,16 @@ type proc struct {
 	lines  chan string
 	exited chan struct{} // closed when the process has ended; err is then set
 	err    error
+
+	mu  sync.Mutex
+	out []string // every line printed so far
+}
+
+// output returns the last n lines the process printed.
+func (p *proc) output(n int) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.out[max(0, len(p.out)-n):], "\n")
 }
 
 // wait waits for the process to end and returns its error.
@@ -50,7 +61,8 @@ func start(t *testing.T, ctx context.Context, bin string, args ...string) *proc 
 }
 
 // startCmd starts cmd, its output read into lines; the test's end kills
-// it.
+// it. Its output is read as it comes, whether the test takes the lines
+// or not: a process never waits for the test to read.
 func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
 	t.Helper()
 	out, err := cmd.StdoutPipe()
@@ -62,13 +74,36 @@ func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, lines: make(chan string, 100), exited: make(chan struct{})}
+	p := &proc{cmd: cmd, lines: make(chan string), exited: make(chan struct{})}
+	var (
+		mu    sync.Mutex
+		queue []string
+		eof   bool
+		more  = make(chan struct{}, 1)
+		stop  = make(chan struct{})
+		moved = make(chan struct{})
+	)
+	wake := func() {
+		select {
+		case more <- struct{}{}:
+		default:
+		}
+	}
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			p.lines <- sc.Text()
+			mu.Lock()
+			queue = append(queue, sc.Text())
+			mu.Unlock()
+			p.mu.Lock()
+			p.out = append(p.out, sc.Text())
+			p.mu.Unlock()
+			wake()
 		}
-		close(p.lines)
+		mu.Lock()
+		eof = true
+		mu.Unlock()
+		wake()
 		err := cmd.Wait()
 		if err != nil {
 			err = fmt.Errorf("%w: %s", err, stderr.String())
@@ -76,9 +111,39 @@ func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
 		p.err = err
 		close(p.exited)
 	}()
+	go func() { // hands the lines on, in order
+		defer close(moved)
+		for {
+			mu.Lock()
+			if len(queue) == 0 {
+				done := eof
+				mu.Unlock()
+				if done {
+					close(p.lines)
+					return
+				}
+				select {
+				case <-more:
+				case <-stop:
+					return
+				}
+				continue
+			}
+			l := queue[0]
+			queue = queue[1:]
+			mu.Unlock()
+			select {
+			case p.lines <- l:
+			case <-stop:
+				return
+			}
+		}
+	}()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		<-p.exited
+		close(stop)
+		<-moved
 	})
 	return p
 }

@@ -42,6 +42,7 @@ type serveFlags struct {
 	MaxBacklog                            int64
 	Transport, Advertise                  string
 	Profile                               string
+	Trace                                 string
 	serveAuthFlags                        // -credentials, -client-ca, -insecure (serve_auth.go)
 	logs                                  logFlags
 }
@@ -62,6 +63,7 @@ func (sf *serveFlags) register(fs *flag.FlagSet) {
 	registerProfile(fs, &sf.Profile)
 	sf.logs.register(fs)
 	fs.StringVar(&sf.SaveDir, "save-dir", "", "directory of federation saves (default: meshrti-saves in the temporary directory)")
+	fs.StringVar(&sf.Trace, "trace", "", "write a JSON-lines trace (docs/trace.md) of every hosted federate to `FILE` (their lines carry their names)")
 	fs.DurationVar(&sf.ResumeWindow, "resume-window", session.DefaultResumeWindow, "how long a session survives a dropped connection")
 	fs.DurationVar(&sf.CallTimeout, "call-timeout", 30*time.Second, "bound on calls that wait on the federation (create, join, resign)")
 	fs.Int64Var(&sf.MaxBacklog, "max-backlog", session.DefaultMaxBacklog, "bytes of callbacks a session keeps unacknowledged before it ends (ErrBacklog); negative: no bound")
@@ -197,6 +199,7 @@ type daemon struct {
 	mux     *gossip.Mux     // the daemon's gossip address
 	anchors *gossip.Anchors // the founding daemon's members of its federations
 	founder bool            // this daemon founds the federations
+	trace   *traceFile      // serve -trace: the hosted federates' trace
 }
 
 // startDaemon starts serving as sf says.
@@ -213,7 +216,14 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 		return nil, err
 	}
 	d := &daemon{}
+	if sf.Trace != "" {
+		if d.trace, err = createTrace(sf.Trace); err != nil {
+			return nil, err
+		}
+		base.Trace = d.trace.w
+	}
 	if err := d.startGossip(&base); err != nil {
+		d.closeTrace()
 		return nil, err
 	}
 	d.host = fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout, Logf: logf, Authenticate: auth, Federations: d.federations})
@@ -230,6 +240,7 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 		d.srv.Close()
 		d.host.Close()
 		d.stopGossip()
+		d.closeTrace()
 		return nil, err
 	}
 	if sf.Listen != "" {
@@ -315,6 +326,14 @@ func (d *daemon) stop() {
 	}
 	d.wg.Wait()
 	d.stopGossip()
+	d.closeTrace()
+}
+
+// closeTrace closes the trace file once every hosted federate is closed.
+func (d *daemon) closeTrace() {
+	if d.trace != nil {
+		d.trace.close()
+	}
 }
 
 // federations lists the federations anchored here (on the founding

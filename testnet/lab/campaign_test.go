@@ -37,8 +37,12 @@ func buildNode(t *testing.T) string {
 }
 
 // TestCampaign runs the fault campaign: seeds of Run over four hosts,
-// over multicast and over unicast. Without flags it runs a short
-// campaign (one seed per transport, about 45 s each here); a failure
+// the fourth through `serve` and a Federate Protocol client, over
+// multicast and over unicast. Of the two runs of a seed, one (multicast
+// for even seeds, unicast for odd ones) saves before the first kill and
+// restores after it, with ownership uncontended; the other contends for
+// ownership. Without flags it runs a short campaign (one seed per
+// transport, about 45 s each here); a failure
 // prints the seed, the first violations and where the history is. It
 // runs only with MESHRTI_LAB set (.ci/run runs it on its own, after the
 // suite: next to other packages' tests on two cores, its liveness bound
@@ -87,15 +91,16 @@ func TestCampaign(t *testing.T) {
 			res, err := Run(ctx, RunConfig{
 				Seed: seed, Binary: bin, Dir: dir, Hosts: 4, Transport: transport,
 				Faults: 3, FaultSpan: 14 * time.Second, MaxFault: 5 * time.Second, Kinds: kinds,
-				StepDelay: 50 * time.Millisecond, HealBound: 15 * time.Second,
+				StepDelay: 50 * time.Millisecond, HealBound: 15 * time.Second, FedPro: true, SaveRestore: (transport == "unicast") == (seed%2 == 1),
 			})
 			cancel()
 			if err != nil {
 				t.Fatalf("seed %d (%s): %v (history: %s)", seed, transport, err, filepath.Join(dir, "history.jsonl"))
 			}
 			total.add(res)
-			t.Logf("seed %d %s: %d faults %v; %d grants, %d sends, %d deliveries, %d owed; removed %v, %d restarts; heal to grant at most %v; %v",
+			t.Logf("seed %d %s: %d faults %v; %d grants, %d sends, %d deliveries, %d owed; removed %v, %d restarts; %d saves, %d restores, %d not saved, %d not restored; heal to grant at most %v; %v",
 				seed, transport, len(res.Faults), res.Faults, res.Grants, res.Sends, res.Deliveries, res.Owed, res.Removed, res.Restarts,
+				res.Saves, res.Restores, res.NotSaved, res.NotRestored,
 				res.MaxHealToGrant.Round(time.Millisecond), res.Elapsed.Round(time.Second))
 			if res.Failed() {
 				show := res.Violations
@@ -113,6 +118,7 @@ func TestCampaign(t *testing.T) {
 // summary adds up a campaign.
 type summary struct {
 	runs, failed, grants, sends, deliveries, owed, restarts, removed int
+	saves, restores, notSaved, notRestored                           int
 	faults                                                           map[FaultKind]int
 	maxHeal                                                          time.Duration
 	lab                                                              LabCounts
@@ -132,6 +138,10 @@ func (s *summary) add(r *Result) {
 	s.owed += r.Owed
 	s.restarts += r.Restarts
 	s.removed += len(r.Removed)
+	s.saves += r.Saves
+	s.restores += r.Restores
+	s.notSaved += r.NotSaved
+	s.notRestored += r.NotRestored
 	for _, f := range r.Faults {
 		s.faults[f.Kind]++
 	}
@@ -144,6 +154,6 @@ func (s summary) String() string {
 	for _, k := range FaultKinds {
 		fs = append(fs, fmt.Sprintf("%s %d", k, s.faults[k]))
 	}
-	return fmt.Sprintf("%d runs, %d failed; faults: %s; %d grants, %d sends, %d deliveries, %d owed; %d removed, %d restarts; heal to grant at most %v; workload %+v",
-		s.runs, s.failed, strings.Join(fs, ", "), s.grants, s.sends, s.deliveries, s.owed, s.removed, s.restarts, s.maxHeal.Round(time.Millisecond), s.lab)
+	return fmt.Sprintf("%d runs, %d failed; faults: %s; %d grants, %d sends, %d deliveries, %d owed; %d removed, %d restarts; %d saves, %d restores, %d not saved, %d not restored; heal to grant at most %v; workload %+v",
+		s.runs, s.failed, strings.Join(fs, ", "), s.grants, s.sends, s.deliveries, s.owed, s.removed, s.restarts, s.saves, s.restores, s.notSaved, s.notRestored, s.maxHeal.Round(time.Millisecond), s.lab)
 }

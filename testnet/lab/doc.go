@@ -13,8 +13,11 @@
 // federate name, SIGSTOP and SIGCONT: a long pause). Every fault, heal,
 // start, signal and exit goes into the run's History, on one clock.
 //
-// Run runs one seed: a time-stepped federate in each host, the seed's
-// faults while they step, then the checkers (docs/reliability.md): the
+// Run runs one seed: a time-stepped federate in each host (with
+// RunConfig.FedPro, the last host's hosted by a `serve` daemon for a Go
+// Federate Protocol client), the seed's faults while they step (with
+// RunConfig.SaveRestore, a federation save before the first kill and a
+// restore after it), then the checkers (docs/reliability.md): the
 // trace checker (package tracecheck) over every process's trace, the
 // federation's agreement on who was lost, every update of every federate
 // that stayed a member delivered to every other, and a liveness bound

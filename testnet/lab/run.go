@@ -3,6 +3,7 @@
 package lab
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +42,18 @@ type RunConfig struct {
 	// HealBound is the liveness bound: after every heal (a fault's end),
 	// every federate that runs on is granted again within it.
 	HealBound time.Duration
+	// FedPro: the last host runs its federate as a `serve` daemon and a
+	// Go Federate Protocol client (`node -role tick -fedpro`) rather than
+	// as a `node -role lab`. The process faults (kill, pause) of that
+	// host act on the daemon, which holds the federate; the client ends
+	// with its daemon and starts again with a new one.
+	FedPro bool
+	// SaveRestore: the federation saves before the schedule's first kill
+	// and restores that save once the killed process runs again (its new
+	// federate restores as the killed one). The lab-role federates leave
+	// ownership uncontended then (-lab-ownership=false): see
+	// docs/reliability.md, "What the lab does not model".
+	SaveRestore bool
 }
 
 // Result is what a run did and found.
@@ -54,6 +68,16 @@ type Result struct {
 	Deliveries int `json:"deliveries"`
 	Owed       int `json:"owed"`
 	Restarts   int `json:"restarts"`
+	// Saves and Restores count the federation saves and restores done
+	// (RunConfig.SaveRestore); NotSaved the saves the federation refused
+	// or failed (no restore follows one).
+	Saves    int `json:"saves"`
+	Restores int `json:"restores"`
+	NotSaved int `json:"not_saved"`
+	// NotRestored counts the restores the federation kept refusing
+	// because its federates had changed since the save (one removed and
+	// started again as a new federate meanwhile, besides the killed one).
+	NotRestored int `json:"not_restored"`
 	// Lab sums the workload of every process that finished.
 	Lab LabCounts `json:"lab"`
 	// Removed lists the federates the federation removed as lost (each
@@ -125,9 +149,46 @@ func (c *LabCounts) add(o LabCounts) {
 type member struct {
 	name   string
 	host   *Host
+	fedpro bool // run through a serve daemon (RunConfig.FedPro)
 	mu     sync.Mutex
 	procs  []*Proc
 	traces []string
+	// daemons are a fedpro member's serve processes, the first first.
+	daemons []*Proc
+}
+
+// daemon is a fedpro member's latest serve process, nil for the others.
+func (m *member) daemon() *Proc {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.daemons) == 0 {
+		return nil
+	}
+	return m.daemons[len(m.daemons)-1]
+}
+
+// target is the process that holds m's federate: the process faults
+// act on it.
+func (m *member) target() *Proc {
+	if d := m.daemon(); d != nil {
+		return d
+	}
+	return m.cur()
+}
+
+// daemonGone reports whether m runs through a daemon that has ended
+// (killed): its client ended with it, and Run starts both again.
+func (m *member) daemonGone() bool {
+	d := m.daemon()
+	if d == nil {
+		return false
+	}
+	select {
+	case <-d.Exited():
+		return true
+	default:
+		return false
+	}
 }
 
 // cur is the member's latest process.
@@ -164,7 +225,9 @@ func (sv *supervisor) launch(m *member, create bool) error {
 		sv.res.Restarts++
 	}
 	m.procs = append(m.procs, p)
-	m.traces = append(m.traces, trace)
+	if trace != "" {
+		m.traces = append(m.traces, trace)
+	}
 	m.mu.Unlock()
 	sv.wg.Add(1)
 	go sv.watch(m, p)
@@ -175,7 +238,7 @@ func (sv *supervisor) watch(m *member, p *Proc) {
 	defer sv.wg.Done()
 	<-p.Exited()
 	removed, inUse, noJoin := exitedRemoved(p), exitedNameInUse(p), exitedJoinFailed(p)
-	if !removed && !inUse && !noJoin {
+	if (!removed && !inUse && !noJoin) || m.daemonGone() {
 		return
 	}
 	time.Sleep(time.Second)
@@ -193,11 +256,11 @@ func (sv *supervisor) watch(m *member, p *Proc) {
 	}
 }
 
-// current returns each member's latest process.
-func (sv *supervisor) current(ms []*member) []*Proc {
+// targets returns the process that holds each member's federate.
+func (sv *supervisor) targets(ms []*member) []*Proc {
 	out := make([]*Proc, len(ms))
 	for k, m := range ms {
-		out[k] = m.cur()
+		out[k] = m.target()
 	}
 	return out
 }
@@ -241,7 +304,9 @@ func (sv *supervisor) stop() {
 
 // Run runs one seed: a lab of cfg.Hosts hosts, a `node -role lab`
 // federate in each (time steps, ownership contention, moving regions,
-// synchronization points), the seed's faults injected from outside
+// synchronization points) but, with cfg.FedPro, the last, whose
+// time-stepped federate a `serve` daemon hosts for a Federate Protocol
+// client (its trace is the daemon's), the seed's faults injected from outside
 // while they step, every fault healed; then the checkers: the trace
 // checker over every process's trace, the federation's agreement on who
 // was lost, every update of every federate that stayed a member at every
@@ -285,6 +350,9 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		m.mu.Lock()
 		started := len(m.procs)
 		m.mu.Unlock()
+		if m.fedpro {
+			return startFedPro(ctx, l, cfg, m, h, federation, seed, started, steps)
+		}
 		trace := filepath.Join(cfg.Dir, fmt.Sprintf("%s-%d.jsonl", m.name, started+1))
 		// The first processes wait for each other before stepping; a
 		// process started again joins a federation under way, whose
@@ -296,7 +364,11 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		args := []string{"node", "-role", "lab", "-name", m.name, "-federation", federation,
 			"-gossip", h.Addr + ":7946", "-iface", "veth0", "-ttl", "1", "-mcast-port", "47470",
 			"-transport", cfg.Transport, "-peers", strconv.Itoa(peers), "-steps", strconv.Itoa(steps),
-			"-step-delay", cfg.StepDelay.String(), "-timeout", "10m", "-trace", trace}
+			"-step-delay", cfg.StepDelay.String(), "-timeout", "10m", "-trace", trace,
+			"-save-dir", filepath.Join(cfg.Dir, "saves-"+m.name)}
+		if cfg.SaveRestore {
+			args = append(args, "-lab-ownership=false")
+		}
 		if cfg.Transport == "unicast" {
 			args = append(args, "-advertise", h.Addr+":0")
 		}
@@ -311,7 +383,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 	}
 	members := make([]*member, cfg.Hosts)
 	for k, h := range l.Hosts {
-		members[k] = &member{name: fmt.Sprintf("N%d", k+1), host: h}
+		members[k] = &member{name: fmt.Sprintf("N%d", k+1), host: h, fedpro: cfg.FedPro && k > 0 && k == len(l.Hosts)-1}
 		if err := sv.launch(members[k], k == 0); err != nil {
 			return nil, err
 		}
@@ -332,11 +404,20 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 	// The faults, one after the other. A killed process is started again
 	// at its fault's end; the supervisor starts again a federate the
 	// federation removed (its process ends told so) whenever that ends.
-	for _, f := range res.Faults {
+	killAt := -1
+	if cfg.SaveRestore {
+		killAt = slices.IndexFunc(res.Faults, func(f Fault) bool { return f.Kind == Kill })
+	}
+	for i, f := range res.Faults {
+		var saved string
+		var savedBy []*Proc
+		if i == killAt {
+			saved, savedBy = saveAll(ctx, l, res, members, members[(f.Hosts[0]+1)%len(members)])
+		}
 		if err := sleepUntil(ctx, l, t0+f.At); err != nil {
 			return nil, err
 		}
-		procs := sv.current(members)
+		procs := sv.targets(members)
 		err := l.Inject(f, procs)
 		if err != nil && !errors.Is(err, ErrGone) {
 			return nil, fmt.Errorf("inject %v: %w", f, err)
@@ -351,8 +432,12 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 			procs[f.Hosts[0]].Signal(syscall.SIGCONT)
 		case f.Kind == Kill:
 			<-procs[f.Hosts[0]].Exited()
+			<-members[f.Hosts[0]].cur().Exited() // a daemon's client ends with it
 			if err := sv.launch(members[f.Hosts[0]], false); err != nil {
 				return nil, err
+			}
+			if saved != "" {
+				restoreAll(ctx, l, res, members, members[f.Hosts[0]], members[(f.Hosts[0]+1)%len(members)], saved, savedBy)
 			}
 		default:
 			if err := l.Heal(); err != nil {
@@ -378,6 +463,15 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 		<-m.cur().Exited()
 		if err := m.cur().Err(); err != nil {
 			res.violate("%s ended with %v", m.name, err)
+		}
+		// A daemon stops once its client resigned: its trace is complete
+		// then.
+		if d := m.daemon(); d != nil {
+			d.Signal(syscall.SIGTERM)
+			<-d.Exited()
+			if err := d.Err(); err != nil && !d.Killed() {
+				res.violate("%s's daemon ended with %v", m.name, err)
+			}
 		}
 	}
 	judge(res, cfg, members, results, t0)
@@ -435,6 +529,11 @@ func judge(res *Result, cfg RunConfig, members []*member, results []tickRes, t0 
 		}
 	}
 	for _, k := range kept {
+		if members[k].fedpro {
+			// The Federate Protocol has no callback for a lost federate:
+			// what the daemon's federate was told is in its trace.
+			results[k].Lost = lostInTraces(res, members[k])
+		}
 		lost := map[string]int{}
 		for _, n := range results[k].Lost {
 			lost[n]++
@@ -564,4 +663,210 @@ func writeResult(dir string, res *Result) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "result.json"), append(b, '\n'), 0o644)
+}
+
+// fedproPort is the Federate Protocol port of a fedpro member's daemon,
+// on its host's loopback.
+const fedproPort = "15164"
+
+// startFedPro starts a fedpro member's federate: a `serve` daemon on its
+// host when it has none running (the first, or its last was killed),
+// tracing the federates it hosts, then the client, `node -role tick
+// -fedpro`, which the daemon hosts a federate for. It returns the client
+// and the daemon's trace when it started one ("" when it reused one).
+func startFedPro(ctx context.Context, l *Lab, cfg RunConfig, m *member, h *Host, federation, seed string, started, steps int) (*Proc, string, error) {
+	trace := ""
+	if d := m.daemon(); d == nil || m.daemonGone() {
+		m.mu.Lock()
+		n := len(m.daemons) + 1
+		m.mu.Unlock()
+		trace = filepath.Join(cfg.Dir, fmt.Sprintf("%s-serve-%d.jsonl", m.name, n))
+		args := []string{"serve", "-gossip", h.Addr + ":7946", "-seeds", seed,
+			"-iface", "veth0", "-ttl", "1", "-mcast-port", "47470", "-transport", cfg.Transport,
+			"-listen", "127.0.0.1:" + fedproPort, "-metrics", "", "-resume-window", "2s",
+			"-save-dir", filepath.Join(cfg.Dir, "saves-"+m.name), "-trace", trace}
+		if cfg.Transport == "unicast" {
+			args = append(args, "-advertise", h.Addr+":0")
+		}
+		log := strings.TrimSuffix(trace, ".jsonl") + ".log"
+		d, err := l.Start(ctx, h, m.name+"-serve", cfg.Binary, log, args...)
+		if err != nil {
+			return nil, "", err
+		}
+		m.mu.Lock()
+		m.daemons = append(m.daemons, d)
+		m.mu.Unlock()
+		if _, err := d.WaitLine(ctx, "serving the Federate Protocol on "); err != nil {
+			return nil, "", err
+		}
+	}
+	peers := cfg.Hosts
+	if started > 0 {
+		peers = 1
+	}
+	args := []string{"node", "-role", "tick", "-fedpro", "127.0.0.1:" + fedproPort, "-fedpro-wait", "10s",
+		"-name", m.name, "-federation", federation, "-peers", strconv.Itoa(peers), "-steps", strconv.Itoa(steps),
+		"-step-delay", cfg.StepDelay.String(), "-timeout", "10m", "-save-dir", filepath.Join(cfg.Dir, "states-"+m.name)}
+	log := filepath.Join(cfg.Dir, fmt.Sprintf("%s-%d.log", m.name, started+1))
+	p, err := l.Start(ctx, h, m.name, cfg.Binary, log, args...)
+	return p, trace, err
+}
+
+// lostInTraces returns the federates m's traces say it was told were
+// lost ("lost" lines), each once per telling.
+func lostInTraces(res *Result, m *member) []string {
+	var lost []string
+	for _, t := range m.traces {
+		f, err := os.Open(t)
+		if err != nil {
+			res.violate("trace %s: %v", t, err)
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var e struct{ Ev, Fed, Peer string }
+			if json.Unmarshal(sc.Bytes(), &e) == nil && e.Ev == "lost" && e.Fed == m.name {
+				lost = append(lost, e.Peer)
+			}
+		}
+		f.Close()
+	}
+	return lost
+}
+
+// saveAll has by's process ask the federation to save (SIGUSR1: a save
+// timed a few steps ahead) and waits until every member's process saved.
+// It returns the save's label, "" when the federation did not save (a
+// save it refused or failed is counted; one that never ends is a
+// violation), and the processes that saved (nil for a member whose
+// process ended during the save: the federation removed its federate,
+// and the save goes on without it).
+func saveAll(ctx context.Context, l *Lab, res *Result, members []*member, by *member) (string, []*Proc) {
+	p := by.cur()
+	from := len(p.Lines())
+	if err := p.Signal(syscall.SIGUSR1); err != nil {
+		res.violate("save: %v", err)
+		return "", nil
+	}
+	pre, rest, ok := waitFrom(ctx, p, from, 20*time.Second, "save requested ", "save refused ")
+	if !ok || pre == "save refused " {
+		res.NotSaved++
+		l.Record("not saved", map[string]any{"by": by.name, "why": rest})
+		return "", nil
+	}
+	label := strings.Fields(rest)[0]
+	// A save whose time was outrun is asked for again, further ahead:
+	// "not saved" lines may come before "saved".
+	procs := make([]*Proc, len(members))
+	for k, m := range members {
+		q := m.cur()
+		if _, _, ok := waitFrom(ctx, q, 0, 40*time.Second, "saved "+label); ok {
+			procs[k] = q
+			continue
+		}
+		if _, why, failed := waitFrom(ctx, q, 0, 0, "not saved "+label); failed {
+			res.NotSaved++
+			l.Record("not saved", map[string]any{"label": label, "proc": m.name, "why": why})
+			return "", nil
+		}
+		select {
+		case <-q.Exited():
+			l.Record("left during the save", map[string]any{"label": label, "proc": m.name, "err": fmt.Sprint(q.Err())})
+			continue
+		default:
+		}
+		res.violate("%s: save %s neither completed nor failed within 40 s", m.name, label)
+		return "", nil
+	}
+	res.Saves++
+	l.Record("saved", map[string]any{"label": label})
+	return label, procs
+}
+
+// restoreAll waits until the restarted member runs again, then has by's
+// process ask the federation to restore label (SIGUSR2), again while it
+// is refused (the killed process's federate not yet removed), and waits
+// until every member's process restored. savedBy are the processes that
+// saved: when another member than the restarted one runs a process that
+// did not, the federation's federates are not the save's, and a restore
+// it keeps refusing is counted, not a violation.
+func restoreAll(ctx context.Context, l *Lab, res *Result, members []*member, restarted, by *member, label string, savedBy []*Proc) {
+	// A start refused because the killed federate still held the name is
+	// tried again by the supervisor: wait for the latest.
+	ready := time.Now().Add(30 * time.Second)
+	for {
+		if _, _, ok := waitFrom(ctx, restarted.cur(), 0, time.Until(ready), "ready "); ok {
+			break
+		}
+		if time.Now().After(ready) || ctx.Err() != nil {
+			res.violate("%s did not run again to restore %s", restarted.name, label)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	p := by.cur()
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		from := len(p.Lines())
+		if err := p.Signal(syscall.SIGUSR2); err != nil {
+			res.violate("restore: %v", err)
+			return
+		}
+		pre, _, ok := waitFrom(ctx, p, from, 20*time.Second, "restoring "+label, "restore refused")
+		if ok && pre != "restore refused" {
+			break
+		}
+		if time.Now().After(deadline) {
+			changed := false
+			for k, m := range members {
+				changed = changed || (m != restarted && m.cur() != savedBy[k])
+			}
+			if changed {
+				res.NotRestored++
+				l.Record("not restored", map[string]any{"label": label, "why": "the federates changed since the save"})
+			} else {
+				res.violate("the federation did not restore %s within 40 s", label)
+			}
+			return
+		}
+		time.Sleep(time.Second)
+	}
+	for _, m := range members {
+		if _, _, ok := waitFrom(ctx, m.cur(), 0, 40*time.Second, "restored "+label); !ok {
+			res.violate("%s did not restore %s within 40 s", m.name, label)
+			return
+		}
+	}
+	res.Restores++
+	l.Record("restored", map[string]any{"label": label})
+}
+
+// waitFrom waits up to d for a line of p, from its line from on, with
+// one of the prefixes; it returns the prefix and the rest.
+func waitFrom(ctx context.Context, p *Proc, from int, d time.Duration, prefixes ...string) (string, string, bool) {
+	deadline := time.Now().Add(d)
+	for {
+		lines := p.Lines()
+		for _, ln := range lines[min(from, len(lines)):] {
+			for _, pre := range prefixes {
+				if rest, ok := strings.CutPrefix(ln.Text, pre); ok {
+					return pre, rest, true
+				}
+			}
+		}
+		from = len(lines)
+		select {
+		case <-p.Exited():
+			if len(p.Lines()) == from {
+				return "", "", false
+			}
+			continue
+		default:
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return "", "", false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -177,6 +177,10 @@ type traceDeliver struct {
 	// mark is "save" or "restore" for a save point or a return to one
 	// (label in msg): not a delivery.
 	mark string
+	// taken: a restore to the save point of another incarnation of the
+	// name (the federate joined in place of a crashed one after the
+	// save): what it delivered before was on the abandoned branch.
+	taken bool
 }
 
 // CheckReport reads a trace, one JSON object per line (blank lines
@@ -234,6 +238,10 @@ func CheckReport(r io.Reader) (Report, error) {
 		}
 		return feds[key], key
 	}
+	// The save points of each name by label, of its latest incarnation
+	// that saved: a federate that joined in place of a crashed one after
+	// a save restores as it, from its save point.
+	named := map[string]map[string]*traceFed{}
 	sends := map[string]traceSend{}
 	retracted := map[string]bool{}      // message ids their senders retracted
 	holders := map[string]traceHolder{} // instance, attribute, epoch -> holder
@@ -279,18 +287,34 @@ func CheckReport(r io.Reader) (Report, error) {
 				s.saves = map[string]*traceFed{}
 			}
 			s.saves[e.Label] = s.savePoint()
+			if named[e.Fed] == nil {
+				named[e.Fed] = map[string]*traceFed{}
+			}
+			named[e.Fed][e.Label] = s.saves[e.Label]
 			delivers = append(delivers, traceDeliver{fed: key, name: e.Fed, line: line, msg: e.Label, mark: "save"})
 		case "restore":
-			if sp := s.saves[e.Label]; sp != nil {
+			sp, taken := s.saves[e.Label], false
+			if sp == nil {
+				sp, taken = named[e.Fed][e.Label], true
+			}
+			if sp != nil {
 				delivered, tso, saves, marks, seen := s.delivered, s.tso, s.saves, s.marks, s.seen
 				*s = *sp.savePoint()
 				s.delivered, s.tso, s.saves, s.marks, s.seen = delivered, tso, saves, marks, seen
+			} else {
+				// Back to a save point the trace does not have: its time
+				// is not known; the time rules start again from the
+				// next grant.
+				s.granted, s.strict, s.avail, s.pending = false, false, false, ""
+				s.time = math.Inf(-1)
+				s.maxTS, s.maxTSLine, s.maxTSMsg = math.Inf(-1), 0, ""
+				taken = true
 			}
 			s.restored = true
 			if e.Branch != nil {
 				s.branch = *e.Branch
 			}
-			delivers = append(delivers, traceDeliver{fed: key, name: e.Fed, line: line, msg: e.Label, mark: "restore"})
+			delivers = append(delivers, traceDeliver{fed: key, name: e.Fed, line: line, msg: e.Label, mark: "restore", taken: taken})
 		case "regulation":
 			s.regulating = true
 			if e.Lookahead != nil {
@@ -484,6 +508,10 @@ func CheckReport(r io.Reader) (Report, error) {
 			if p, ok := points[d.fed][d.msg]; ok {
 				s.delivered = maps.Clone(p.delivered)
 				s.tso = s.tso[:p.tso]
+			} else if d.taken {
+				// Everything it delivered was on the abandoned branch.
+				s.delivered = map[string]int{}
+				s.tso = nil
 			}
 			continue
 		}
