@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/internal/tick"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -308,15 +309,13 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	case "pong":
 		res, err = runPong(ctx, fed)
 	case "tick", "lab":
-		var extra tickExtra
+		var extra tick.Extra
 		if nf.role == "lab" {
-			w := newLabWork(fed)
-			w.fixed = !nf.ownership
-			extra = w
+			extra = tick.NewLab(fed, !nf.ownership)
 		}
-		ctl, stopCtl := tickCommands()
+		ctl, stopCtl := tick.Commands()
 		defer stopCtl()
-		res, err = newTicker(fed, nf.peers, nf.steps, nf.stepDelay, stdout, extra, ctl).run(ctx)
+		res, err = tick.Run(ctx, fed, tick.Config{Peers: nf.peers, Steps: nf.steps, StepDelay: nf.stepDelay, Out: stdout, Extra: extra, Commands: ctl})
 	default:
 		res, err = runPing(ctx, fed, nf.count, nf.size)
 	}
@@ -692,4 +691,53 @@ func startCPUProfile(path string) (func(), error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// runNodeFedPro is `node -role tick -fedpro ADDR`: the tick federate,
+// hosted by the `serve` daemon at ADDR and driven over the Federate
+// Protocol (fpFederate), as a federate in another language would be. It
+// prints what `node -role tick` prints and takes the same commands. The
+// daemon writes the hosted federate's trace (`serve -trace`).
+func runNodeFedPro(cmd *kindRun, nf *nodeFlags) int {
+	if nf.role != "tick" {
+		return cmd.usageError(fmt.Sprintf("-fedpro runs the tick role, not %q", nf.role))
+	}
+	if nf.name == "" {
+		return cmd.usageError("-fedpro needs -name")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), nf.timeout)
+	defer cancel()
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	f, err := tick.OpenFedPro(ctx, tick.FedProConfig{
+		Addr: nf.fedpro, Wait: nf.fedproWait, Federation: nf.federation, Name: nf.name,
+		Type: "federate-node/" + nf.role, Create: nf.create, SaveDir: nf.saveDir,
+	})
+	if err != nil {
+		return cmd.fail(err)
+	}
+	defer f.Close()
+	fmt.Fprintf(cmd.stdout, "joined %s as %s (handle %d)\n", nf.federation, f.Name(), f.Handle())
+	ctl, stopCtl := tick.Commands()
+	defer stopCtl()
+	res, err := tick.Run(ctx, f, tick.Config{Peers: nf.peers, Steps: nf.steps, StepDelay: nf.stepDelay, Out: cmd.stdout, Commands: ctl})
+	if res != nil {
+		b, _ := json.Marshal(res)
+		fmt.Fprintf(cmd.stdout, "result %s\n", b)
+	}
+	if err != nil {
+		return cmd.fail(err)
+	}
+	// As node: a moment for the peers' last grants before resigning.
+	lctx, lcancel := context.WithTimeout(ctx, time.Second)
+	for {
+		if _, err := f.Next(lctx); err != nil {
+			break
+		}
+	}
+	lcancel()
+	if err := f.Resign(); err != nil {
+		fmt.Fprintln(cmd.stderr, "federate-node node: resign:", err)
+	}
+	return 0
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
+	"github.com/meshrti/meshrti/internal/tick"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/record"
 )
@@ -407,7 +408,7 @@ func TestRecordNodeRolesDecode(t *testing.T) {
 	go func() { _, err := runPong(ctx, pong); errs <- err }()
 	go func() { _, err := runPing(ctx, ping, 50, 16); errs <- err }()
 	for _, f := range ticks {
-		go func() { _, err := runTick(ctx, f, 2, 3, 0, io.Discard, nil); errs <- err }()
+		go func() { _, err := tick.Run(ctx, f, tick.Config{Peers: 2, Steps: 3, Out: io.Discard}); errs <- err }()
 	}
 	for range 4 {
 		if err := <-errs; err != nil {

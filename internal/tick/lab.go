@@ -1,4 +1,4 @@
-package main
+package tick
 
 import (
 	"cmp"
@@ -36,7 +36,7 @@ import (
 // Refusals that races explain (an instance deleted meanwhile, an
 // acquisition already pending) are counted, not failures. A service
 // refused because a save or restore is under way is returned as it is
-// (tickExtra): the step goes on from where it was (sub) once it ended.
+// (Extra): the step goes on from where it was (sub) once it ended.
 //
 // Its state (the instances known and held, the step and how far it got,
 // its counts but those of synchronization points, which a restore does
@@ -59,11 +59,11 @@ type labWork struct {
 	cur   int                               // the step under way
 	sub   int                               // how far it got: see step
 	rests int                               // restores seen
-	c     labCounts
+	c     LabCounts
 }
 
-// labCounts is what the lab workload did, in the tick result.
-type labCounts struct {
+// LabCounts is what the lab workload did, in the tick result.
+type LabCounts struct {
 	Asked        int `json:"asked"`        // acquisitions asked for
 	Acquired     int `json:"acquired"`     // AttributeOwnershipAcquisitionNotification
 	Unavailable  int `json:"unavailable"`  // AttributeOwnershipUnavailable
@@ -348,7 +348,7 @@ func (w *labWork) lowest() bool {
 	return true
 }
 
-func (w *labWork) result(res *tickResult) {
+func (w *labWork) result(res *Result) {
 	c := w.c
 	res.Lab = &c
 }
@@ -359,7 +359,7 @@ type labState struct {
 	Owned  []labHeld                   `json:"owned"`
 	Cur    int                         `json:"cur"`
 	Sub    int                         `json:"sub"`
-	Counts labCounts                   `json:"counts"`
+	Counts LabCounts                   `json:"counts"`
 }
 
 // labHeld is a Blob held, and the step it was taken at.
@@ -393,4 +393,13 @@ func (w *labWork) restore(b json.RawMessage) error {
 	w.c = c
 	w.rests++
 	return nil
+}
+
+// NewLab is the lab's work for fed: ownership contention (none with
+// fixedOwnership: each federate updates its own Blob only), moving
+// regions and synchronization points.
+func NewLab(fed *peer.Federate, fixedOwnership bool) Extra {
+	w := newLabWork(fed)
+	w.fixed = fixedOwnership
+	return w
 }

@@ -1,9 +1,8 @@
-package main
+package tick
 
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,11 +10,11 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/meshrti/meshrti/examples/demo"
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/internal/fpclient"
 	"github.com/meshrti/meshrti/peer"
@@ -24,61 +23,12 @@ import (
 	"github.com/meshrti/meshrti/peer/hla"
 )
 
-// runNodeFedPro is `node -role tick -fedpro ADDR`: the tick federate,
-// hosted by the `serve` daemon at ADDR and driven over the Federate
-// Protocol (fpFederate), as a federate in another language would be. It
-// prints what `node -role tick` prints and takes the same commands. The
-// daemon writes the hosted federate's trace (`serve -trace`).
-func runNodeFedPro(cmd *kindRun, nf *nodeFlags) int {
-	if nf.role != "tick" {
-		return cmd.usageError(fmt.Sprintf("-fedpro runs the tick role, not %q", nf.role))
-	}
-	if nf.name == "" {
-		return cmd.usageError("-fedpro needs -name")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), nf.timeout)
-	defer cancel()
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	f, err := openFPFederate(ctx, fpFederateConfig{
-		addr: nf.fedpro, wait: nf.fedproWait, federation: nf.federation, name: nf.name,
-		typ: "federate-node/" + nf.role, create: nf.create, saveDir: nf.saveDir,
-	})
-	if err != nil {
-		return cmd.fail(err)
-	}
-	defer f.close()
-	fmt.Fprintf(cmd.stdout, "joined %s as %s (handle %d)\n", nf.federation, f.name, f.handle)
-	ctl, stopCtl := tickCommands()
-	defer stopCtl()
-	res, err := newTicker(f, nf.peers, nf.steps, nf.stepDelay, cmd.stdout, nil, ctl).run(ctx)
-	if res != nil {
-		b, _ := json.Marshal(res)
-		fmt.Fprintf(cmd.stdout, "result %s\n", b)
-	}
-	if err != nil {
-		return cmd.fail(err)
-	}
-	// As node: a moment for the peers' last grants before resigning.
-	lctx, lcancel := context.WithTimeout(ctx, time.Second)
-	for {
-		if _, err := f.Next(lctx); err != nil {
-			break
-		}
-	}
-	lcancel()
-	if err := f.resign(); err != nil {
-		fmt.Fprintln(cmd.stderr, "federate-node node: resign:", err)
-	}
-	return 0
-}
-
-// fpFederate is a federate that a `serve` daemon hosts for this process,
+// FedProFederate is a federate that a `serve` daemon hosts for this process,
 // reached over the Federate Protocol with fpclient.Conn: the calls the tick
-// federate makes (tickFed), and the callbacks it needs as peer events.
+// federate makes (Federate), and the callbacks it needs as peer events.
 // HLAfloat64Time only. Its own saved state goes to files of its own
 // (saveDir/FEDERATION/LABEL/NAME.state): the daemon keeps the RTI's.
-type fpFederate struct {
+type FedProFederate struct {
 	c          *fpclient.Conn
 	name       string
 	handle     peer.FederateHandle
@@ -92,28 +42,28 @@ type fpFederate struct {
 	restored string // the name InitiateFederateRestore restores as
 }
 
-var _ tickFed = (*fpFederate)(nil)
+var _ Federate = (*FedProFederate)(nil)
 
 // errDaemonGone is the end of the connection to the daemon: it stopped
 // or was killed, and the hosted federate with it.
 var errDaemonGone = errors.New("fedpro: the daemon's connection closed")
 
-type fpFederateConfig struct {
-	addr                  string
-	wait                  time.Duration // keep trying to connect this long
-	federation, name, typ string
-	create                bool
-	saveDir               string
-	fom                   []byte // nil: the bundled demo FOM
-	fomName               string
+type FedProConfig struct {
+	Addr                   string
+	Wait                   time.Duration // keep trying to connect this long
+	Federation, Name, Type string
+	Create                 bool
+	SaveDir                string
+	FOM                    []byte // nil: the bundled demo FOM
+	FOMName                string
 }
 
-// openFPFederate connects to the daemon (trying again until cfg.wait
+// OpenFedPro connects to the daemon (trying again until cfg.Wait
 // passes), creates the federation when asked, and joins it.
-func openFPFederate(ctx context.Context, cfg fpFederateConfig) (*fpFederate, error) {
-	fom, fomName := cfg.fom, cfg.fomName
+func OpenFedPro(ctx context.Context, cfg FedProConfig) (*FedProFederate, error) {
+	fom, fomName := cfg.FOM, cfg.FOMName
 	if fom == nil {
-		fom, fomName = demoFOM, "demo.xml"
+		fom, fomName = demo.FOM, "demo.xml"
 	}
 	doc, err := fomxml.ParseBytes(fomName, fom)
 	if err != nil {
@@ -123,15 +73,15 @@ func openFPFederate(ctx context.Context, cfg fpFederateConfig) (*fpFederate, err
 	if err != nil {
 		return nil, err
 	}
-	saveDir := cfg.saveDir
+	saveDir := cfg.SaveDir
 	if saveDir == "" {
 		saveDir = filepath.Join(os.TempDir(), "meshrti-fedpro-states")
 	}
-	f := &fpFederate{name: cfg.name, federation: cfg.federation, fdd: fdd, saveDir: saveDir, wake: make(chan struct{}, 1)}
-	deadline := time.Now().Add(cfg.wait)
+	f := &FedProFederate{name: cfg.Name, federation: cfg.Federation, fdd: fdd, saveDir: saveDir, wake: make(chan struct{}, 1)}
+	deadline := time.Now().Add(cfg.Wait)
 	for {
 		var conn net.Conn
-		if conn, err = net.DialTimeout("tcp", cfg.addr, 5*time.Second); err == nil {
+		if conn, err = net.DialTimeout("tcp", cfg.Addr, 5*time.Second); err == nil {
 			f.c, err = fpclient.Open(conn, f.push)
 		}
 		if err == nil || time.Now().After(deadline) {
@@ -144,24 +94,24 @@ func openFPFederate(ctx context.Context, cfg fpFederateConfig) (*fpFederate, err
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("fedpro: %s: %w", cfg.addr, err)
+		return nil, fmt.Errorf("fedpro: %s: %w", cfg.Addr, err)
 	}
 	f.c.KeepOnly(func(*pb.CallbackRequest) bool { return false }) // f.queue keeps them
 	if _, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}}); err != nil {
 		f.c.Close()
 		return nil, fmt.Errorf("fedpro: connect: %w", err)
 	}
-	if cfg.create {
+	if cfg.Create {
 		module := &pb.FomModule{FomModule: &pb.FomModule_File{File: &pb.FileFomModule{Name: fomName, Content: fom}}}
 		_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_CreateFederationExecutionRequest{CreateFederationExecutionRequest: &pb.CreateFederationExecutionRequest{
-			FederationName: cfg.federation, FomModule: module}}})
+			FederationName: cfg.Federation, FomModule: module}}})
 		if err != nil && !errors.Is(err, peer.ErrFederationExecutionAlreadyExists) {
 			f.c.Close()
 			return nil, fmt.Errorf("fedpro: create: %w", err)
 		}
 	}
 	resp, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionWithNameRequest{JoinFederationExecutionWithNameRequest: &pb.JoinFederationExecutionWithNameRequest{
-		FederateName: cfg.name, FederateType: cfg.typ, FederationName: cfg.federation}}})
+		FederateName: cfg.Name, FederateType: cfg.Type, FederationName: cfg.Federation}}})
 	if err != nil {
 		f.c.Close()
 		return nil, fmt.Errorf("join: %w", err)
@@ -174,7 +124,7 @@ func openFPFederate(ctx context.Context, cfg fpFederateConfig) (*fpFederate, err
 }
 
 // push queues a callback (on the connection's reader).
-func (f *fpFederate) push(cb *pb.CallbackRequest) {
+func (f *FedProFederate) push(cb *pb.CallbackRequest) {
 	f.mu.Lock()
 	f.queue = append(f.queue, cb)
 	f.mu.Unlock()
@@ -184,8 +134,8 @@ func (f *fpFederate) push(cb *pb.CallbackRequest) {
 	}
 }
 
-// resign resigns and ends the session.
-func (f *fpFederate) resign() error {
+// Resign resigns and ends the session.
+func (f *FedProFederate) Resign() error {
 	_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_ResignFederationExecutionRequest{ResignFederationExecutionRequest: &pb.ResignFederationExecutionRequest{
 		ResignAction: pb.ResignAction_DELETE_OBJECTS}}})
 	f.c.Send(session.MsgTerminateSession, nil)
@@ -195,7 +145,7 @@ func (f *fpFederate) resign() error {
 	return err
 }
 
-func (f *fpFederate) close() { f.c.Close() }
+func (f *FedProFederate) Close() { f.c.Close() }
 
 // fpExceptions are the exceptions the tick federate tells apart, as the
 // errors of package peer that the daemon reported.
@@ -211,7 +161,7 @@ var fpExceptions = map[string]error{
 
 // do makes a call and returns its response; an exception is an error,
 // wrapping the error of package peer it names when fpExceptions has it.
-func (f *fpFederate) do(req *pb.CallRequest) (*pb.CallResponse, error) {
+func (f *FedProFederate) do(req *pb.CallRequest) (*pb.CallResponse, error) {
 	select {
 	case <-f.c.Done():
 		return nil, fmt.Errorf("%w: %v", errDaemonGone, f.c.Err())
@@ -235,16 +185,16 @@ func (f *fpFederate) do(req *pb.CallRequest) (*pb.CallResponse, error) {
 	return nil, err
 }
 
-func (f *fpFederate) Name() string                { return f.name }
-func (f *fpFederate) Handle() peer.FederateHandle { return f.handle }
-func (f *fpFederate) FDD() *fomxml.FDD            { return f.fdd }
+func (f *FedProFederate) Name() string                { return f.name }
+func (f *FedProFederate) Handle() peer.FederateHandle { return f.handle }
+func (f *FedProFederate) FDD() *fomxml.FDD            { return f.fdd }
 
 // Stats: a daemon's federate's counters are the daemon's (its metrics).
-func (f *fpFederate) Stats() peer.Stats { return peer.Stats{} }
+func (f *FedProFederate) Stats() peer.Stats { return peer.Stats{} }
 
 // Next returns the next callback the tick federate reads, as an event;
 // the connection's end, once every callback before it was read.
-func (f *fpFederate) Next(ctx context.Context) (peer.Event, error) {
+func (f *FedProFederate) Next(ctx context.Context) (peer.Event, error) {
 	for {
 		f.mu.Lock()
 		var cb *pb.CallbackRequest
@@ -278,7 +228,7 @@ func (f *fpFederate) Next(ctx context.Context) (peer.Event, error) {
 // others. A producing federate the daemon does not convey (the
 // federation's HLAconveyProducingFederate switch is off) is taken from
 // the instance's handle: its registrar.
-func (f *fpFederate) event(cb *pb.CallbackRequest) peer.Event {
+func (f *FedProFederate) event(cb *pb.CallbackRequest) peer.Event {
 	switch {
 	case cb.GetTimeRegulationEnabled() != nil:
 		if t, ok := fpTimeOf(cb.GetTimeRegulationEnabled().GetTime()); ok {
@@ -396,7 +346,7 @@ func fpAttrs(attrs []peer.AttributeHandle) *pb.AttributeHandleSet {
 	return set
 }
 
-func (f *fpFederate) GetObjectClassHandle(name string) (peer.ObjectClassHandle, error) {
+func (f *FedProFederate) GetObjectClassHandle(name string) (peer.ObjectClassHandle, error) {
 	resp, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_GetObjectClassHandleRequest{GetObjectClassHandleRequest: &pb.GetObjectClassHandleRequest{ObjectClassName: name}}})
 	if err != nil {
 		return 0, err
@@ -404,7 +354,7 @@ func (f *fpFederate) GetObjectClassHandle(name string) (peer.ObjectClassHandle, 
 	return hla.DecodeHandle[peer.ObjectClassHandle](resp.GetGetObjectClassHandleResponse().GetResult().GetData())
 }
 
-func (f *fpFederate) GetAttributeHandle(class peer.ObjectClassHandle, name string) (peer.AttributeHandle, error) {
+func (f *FedProFederate) GetAttributeHandle(class peer.ObjectClassHandle, name string) (peer.AttributeHandle, error) {
 	resp, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_GetAttributeHandleRequest{GetAttributeHandleRequest: &pb.GetAttributeHandleRequest{
 		ObjectClass: &pb.ObjectClassHandle{Data: peer.EncodeHandle(class)}, AttributeName: name}}})
 	if err != nil {
@@ -413,7 +363,7 @@ func (f *fpFederate) GetAttributeHandle(class peer.ObjectClassHandle, name strin
 	return hla.DecodeHandle[peer.AttributeHandle](resp.GetGetAttributeHandleResponse().GetResult().GetData())
 }
 
-func (f *fpFederate) GetFederateName(h peer.FederateHandle) (string, error) {
+func (f *FedProFederate) GetFederateName(h peer.FederateHandle) (string, error) {
 	resp, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_GetFederateNameRequest{GetFederateNameRequest: &pb.GetFederateNameRequest{
 		Federate: &pb.FederateHandle{Data: peer.EncodeHandle(h)}}}})
 	if err != nil {
@@ -422,30 +372,30 @@ func (f *fpFederate) GetFederateName(h peer.FederateHandle) (string, error) {
 	return resp.GetGetFederateNameResponse().GetResult(), nil
 }
 
-func (f *fpFederate) PublishObjectClassAttributes(class peer.ObjectClassHandle, attrs ...peer.AttributeHandle) error {
+func (f *FedProFederate) PublishObjectClassAttributes(class peer.ObjectClassHandle, attrs ...peer.AttributeHandle) error {
 	_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_PublishObjectClassAttributesRequest{PublishObjectClassAttributesRequest: &pb.PublishObjectClassAttributesRequest{
 		ObjectClass: &pb.ObjectClassHandle{Data: peer.EncodeHandle(class)}, Attributes: fpAttrs(attrs)}}})
 	return err
 }
 
-func (f *fpFederate) SubscribeObjectClassAttributes(class peer.ObjectClassHandle, attrs ...peer.AttributeHandle) error {
+func (f *FedProFederate) SubscribeObjectClassAttributes(class peer.ObjectClassHandle, attrs ...peer.AttributeHandle) error {
 	_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_SubscribeObjectClassAttributesRequest{SubscribeObjectClassAttributesRequest: &pb.SubscribeObjectClassAttributesRequest{
 		ObjectClass: &pb.ObjectClassHandle{Data: peer.EncodeHandle(class)}, Attributes: fpAttrs(attrs)}}})
 	return err
 }
 
-func (f *fpFederate) EnableTimeRegulation(lookahead peer.LogicalTime) error {
+func (f *FedProFederate) EnableTimeRegulation(lookahead peer.LogicalTime) error {
 	_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_EnableTimeRegulationRequest{EnableTimeRegulationRequest: &pb.EnableTimeRegulationRequest{
 		Lookahead: &pb.LogicalTimeInterval{Data: fpTime(lookahead)}}}})
 	return err
 }
 
-func (f *fpFederate) EnableTimeConstrained() error {
+func (f *FedProFederate) EnableTimeConstrained() error {
 	_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_EnableTimeConstrainedRequest{EnableTimeConstrainedRequest: &pb.EnableTimeConstrainedRequest{}}})
 	return err
 }
 
-func (f *fpFederate) RegisterObjectInstance(class peer.ObjectClassHandle, name string) (peer.ObjectInstanceHandle, error) {
+func (f *FedProFederate) RegisterObjectInstance(class peer.ObjectClassHandle, name string) (peer.ObjectInstanceHandle, error) {
 	ch := &pb.ObjectClassHandle{Data: peer.EncodeHandle(class)}
 	req := &pb.CallRequest{CallRequest: &pb.CallRequest_RegisterObjectInstanceRequest{RegisterObjectInstanceRequest: &pb.RegisterObjectInstanceRequest{ObjectClass: ch}}}
 	if name != "" {
@@ -463,7 +413,7 @@ func (f *fpFederate) RegisterObjectInstance(class peer.ObjectClassHandle, name s
 	return hla.DecodeObjectInstanceHandle(h.GetData())
 }
 
-func (f *fpFederate) UpdateAttributeValuesWithTime(obj peer.ObjectInstanceHandle, values peer.AttributeValues, tag []byte, t peer.LogicalTime) error {
+func (f *FedProFederate) UpdateAttributeValuesWithTime(obj peer.ObjectInstanceHandle, values peer.AttributeValues, tag []byte, t peer.LogicalTime) error {
 	m := &pb.AttributeHandleValueMap{}
 	for a, v := range values {
 		m.AttributeHandleValue = append(m.AttributeHandleValue, &pb.AttributeHandleValue{AttributeHandle: &pb.AttributeHandle{Data: peer.EncodeHandle(a)}, Value: v})
@@ -473,40 +423,40 @@ func (f *fpFederate) UpdateAttributeValuesWithTime(obj peer.ObjectInstanceHandle
 	return err
 }
 
-func (f *fpFederate) TimeAdvanceRequest(t peer.LogicalTime) error {
+func (f *FedProFederate) TimeAdvanceRequest(t peer.LogicalTime) error {
 	_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_TimeAdvanceRequestRequest{TimeAdvanceRequestRequest: &pb.TimeAdvanceRequestRequest{
 		Time: &pb.LogicalTime{Data: fpTime(t)}}}})
 	return err
 }
 
-func (f *fpFederate) SynchronizationPointAchieved(label string, successfully bool) error {
+func (f *FedProFederate) SynchronizationPointAchieved(label string, successfully bool) error {
 	_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_SynchronizationPointAchievedRequest{SynchronizationPointAchievedRequest: &pb.SynchronizationPointAchievedRequest{
 		SynchronizationPointLabel: label, Successfully: successfully}}})
 	return err
 }
 
-func (f *fpFederate) RequestFederationSaveWithTime(label string, t peer.LogicalTime) error {
+func (f *FedProFederate) RequestFederationSaveWithTime(label string, t peer.LogicalTime) error {
 	_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_RequestFederationSaveWithTimeRequest{RequestFederationSaveWithTimeRequest: &pb.RequestFederationSaveWithTimeRequest{
 		Label: label, Time: &pb.LogicalTime{Data: fpTime(t)}}}})
 	return err
 }
 
-func (f *fpFederate) RequestFederationRestore(label string) error {
+func (f *FedProFederate) RequestFederationRestore(label string) error {
 	_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_RequestFederationRestoreRequest{RequestFederationRestoreRequest: &pb.RequestFederationRestoreRequest{Label: label}}})
 	return err
 }
 
-func (f *fpFederate) FederateSaveBegun() error {
+func (f *FedProFederate) FederateSaveBegun() error {
 	_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_FederateSaveBegunRequest{FederateSaveBegunRequest: &pb.FederateSaveBegunRequest{}}})
 	return err
 }
 
-func (f *fpFederate) FederateSaveComplete() error {
+func (f *FedProFederate) FederateSaveComplete() error {
 	_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_FederateSaveCompleteRequest{FederateSaveCompleteRequest: &pb.FederateSaveCompleteRequest{}}})
 	return err
 }
 
-func (f *fpFederate) FederateRestoreComplete() error {
+func (f *FedProFederate) FederateRestoreComplete() error {
 	_, err := f.do(&pb.CallRequest{CallRequest: &pb.CallRequest_FederateRestoreCompleteRequest{FederateRestoreCompleteRequest: &pb.FederateRestoreCompleteRequest{}}})
 	return err
 }
@@ -514,13 +464,13 @@ func (f *fpFederate) FederateRestoreComplete() error {
 // statePath is where the federate's own state of label goes: by the
 // name of the saved federate (a federate restores as the one that saved
 // it, its own name or, joined in place of a crashed one, that one's).
-func (f *fpFederate) statePath(label, name string) string {
+func (f *FedProFederate) statePath(label, name string) string {
 	return filepath.Join(f.saveDir, url.PathEscape(f.federation), url.PathEscape(label), url.PathEscape(name)+".state")
 }
 
 // SavedStateWriter writes the federate's own state of label; it is in
 // place, synced, once closed.
-func (f *fpFederate) SavedStateWriter(label string) (io.WriteCloser, error) {
+func (f *FedProFederate) SavedStateWriter(label string) (io.WriteCloser, error) {
 	path := f.statePath(label, f.name)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
@@ -555,7 +505,7 @@ func (s *stateFile) Close() error {
 
 // RestoredStateReader reads the state of the federate this one restores
 // as (InitiateFederateRestore).
-func (f *fpFederate) RestoredStateReader(label string) (io.ReadCloser, error) {
+func (f *FedProFederate) RestoredStateReader(label string) (io.ReadCloser, error) {
 	f.mu.Lock()
 	name := f.restored
 	f.mu.Unlock()

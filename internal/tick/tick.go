@@ -1,4 +1,4 @@
-package main
+package tick
 
 import (
 	"context"
@@ -18,10 +18,10 @@ import (
 	"github.com/meshrti/meshrti/peer"
 )
 
-// tickResult is what the tick federate reports. Reflections and LastTime
+// Result is what the tick federate reports. Reflections and LastTime
 // are keyed by the producing federate's name; a producer's updates were
 // all received, in order, when its count equals its last time stamp.
-type tickResult struct {
+type Result struct {
 	Time        float64            `json:"time"`
 	Grants      int                `json:"grants"`
 	Sent        int                `json:"sent"`
@@ -39,13 +39,13 @@ type tickResult struct {
 	Saves    int `json:"saves,omitempty"`
 	Restores int `json:"restores,omitempty"`
 	// Lab is what the lab role's workload did (nil for tick).
-	Lab *labCounts `json:"lab,omitempty"`
+	Lab *LabCounts `json:"lab,omitempty"`
 }
 
-// tickFed is what the tick federate needs of its RTI: a federate of
+// Federate is what the tick federate needs of its RTI: a federate of
 // package peer (*peer.Federate), or one that a `serve` daemon hosts for
-// this process, reached over the Federate Protocol (fpFederate).
-type tickFed interface {
+// this process, reached over the Federate Protocol (FedProFederate).
+type Federate interface {
 	Name() string
 	Handle() peer.FederateHandle
 	FDD() *fomxml.FDD
@@ -71,9 +71,9 @@ type tickFed interface {
 	RestoredStateReader(label string) (io.ReadCloser, error)
 }
 
-var _ tickFed = (*peer.Federate)(nil)
+var _ Federate = (*peer.Federate)(nil)
 
-// tickExtra is a workload a tick federate runs besides its steps: it
+// Extra is a workload a tick federate runs besides its steps: it
 // declares what it needs once regulation is asked for, sees every event,
 // acts at each step (obj is the federate's own instance) before the
 // step's time advance, adds its counts to the result, and saves and
@@ -84,22 +84,22 @@ var _ tickFed = (*peer.Federate)(nil)
 // handle gets the event again once the save or restore ended, and step
 // is called again for the same step, and must go on from where it was
 // refused.
-type tickExtra interface {
+type Extra interface {
 	declare() error
 	handle(ev peer.Event) error
 	step(k int, obj peer.ObjectInstanceHandle) error
-	result(res *tickResult)
+	result(res *Result)
 	save() (json.RawMessage, error)
 	restore(state json.RawMessage) error
 }
 
-// tickCommand is an order the tick federate takes from outside the
-// federation (the fault lab's, by signal: tickCommands).
-type tickCommand int
+// Command is an order the tick federate takes from outside the
+// federation (the fault lab's, by signal: Commands).
+type Command int
 
 const (
 	// cmdSave asks the federation to save, timed a few steps ahead.
-	cmdSave tickCommand = iota + 1
+	cmdSave Command = iota + 1
 	// cmdRestore asks the federation to restore the last save this
 	// federate took part in.
 	cmdRestore
@@ -113,7 +113,7 @@ const (
 // counting for time management; stepping goes on.
 //
 // extra, when set, adds a workload to the steps (the lab role's).
-func runTick(ctx context.Context, fed tickFed, peers, steps int, delay time.Duration, out io.Writer, extra tickExtra) (*tickResult, error) {
+func runTick(ctx context.Context, fed Federate, peers, steps int, delay time.Duration, out io.Writer, extra Extra) (*Result, error) {
 	t := newTicker(fed, peers, steps, delay, out, extra, nil)
 	return t.run(ctx)
 }
@@ -133,14 +133,14 @@ func runTick(ctx context.Context, fed tickFed, peers, steps int, delay time.Dura
 // the save time could not be honored); on cmdRestore for a restore of
 // the last save it took part in.
 type ticker struct {
-	fed          tickFed
+	fed          Federate
 	out          io.Writer
-	extra        tickExtra
-	ctl          <-chan tickCommand
+	extra        Extra
+	ctl          <-chan Command
 	peers, steps int
 	delay        time.Duration
 
-	res      *tickResult
+	res      *Result
 	cd       *codec.Codec
 	aircraft peer.ObjectClassHandle
 	position peer.AttributeHandle
@@ -188,10 +188,10 @@ const (
 	srRestoring
 )
 
-func newTicker(fed tickFed, peers, steps int, delay time.Duration, out io.Writer, extra tickExtra, ctl <-chan tickCommand) *ticker {
+func newTicker(fed Federate, peers, steps int, delay time.Duration, out io.Writer, extra Extra, ctl <-chan Command) *ticker {
 	return &ticker{
 		fed: fed, out: out, extra: extra, ctl: ctl, peers: peers, steps: steps, delay: delay,
-		res:   &tickResult{Reflections: map[string]int{}, LastTime: map[string]float64{}, Lost: []string{}},
+		res:   &Result{Reflections: map[string]int{}, LastTime: map[string]float64{}, Lost: []string{}},
 		names: map[peer.FederateHandle]string{}, count: map[string]int{}, last: map[string]float64{},
 		seen: map[peer.FederateHandle]bool{},
 	}
@@ -206,7 +206,7 @@ func inProgress(err error) bool {
 	return errors.Is(err, peer.ErrSaveInProgress) || errors.Is(err, peer.ErrRestoreInProgress)
 }
 
-func (t *ticker) run(ctx context.Context) (*tickResult, error) {
+func (t *ticker) run(ctx context.Context) (*Result, error) {
 	res, fed := t.res, t.fed
 	if t.extra != nil {
 		defer t.extra.result(res)
@@ -693,4 +693,22 @@ func (t *ticker) restoreState(ev peer.InitiateFederateRestore) error {
 		return fmt.Errorf("restore %s: complete: %w", ev.Label, err)
 	}
 	return nil
+}
+
+// Config says how the tick federate steps: with Peers federates (this
+// one included) joined, Steps time steps of StepDelay each, its lines to
+// Out; Extra is the lab's work on top of the ticks (NewLab), nil for
+// none; Commands brings orders from outside (Commands()), nil for none.
+type Config struct {
+	Peers, Steps int
+	StepDelay    time.Duration
+	Out          io.Writer
+	Extra        Extra
+	Commands     <-chan Command
+}
+
+// Run runs the tick federate on fed as cfg says and returns what it
+// counted (its "result" line).
+func Run(ctx context.Context, fed Federate, cfg Config) (*Result, error) {
+	return newTicker(fed, cfg.Peers, cfg.Steps, cfg.StepDelay, cfg.Out, cfg.Extra, cfg.Commands).run(ctx)
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package tick
 
 import (
 	"os"
@@ -8,13 +8,13 @@ import (
 	"syscall"
 )
 
-// tickCommands turns the signals the fault lab sends a tick federate
+// Commands turns the signals the fault lab sends a tick federate
 // into commands: SIGUSR1 asks the federation to save (cmdSave), SIGUSR2
 // to restore the last save (cmdRestore). stop stops listening.
-func tickCommands() (c <-chan tickCommand, stop func()) {
+func Commands() (c <-chan Command, stop func()) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
-	cmds := make(chan tickCommand, 4)
+	cmds := make(chan Command, 4)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
