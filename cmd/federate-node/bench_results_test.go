@@ -2,7 +2,8 @@ package main
 
 import "github.com/meshrti/meshrti/internal/bench"
 
-// The lines the bench kinds print (package bench), as the tests here
+// The lines the bench kinds and node's ping and pong print (package
+// bench), as the tests here
 // decode them from the built binary's output: the command's JSON keys
 // are the fields' tags.
 type (
@@ -13,4 +14,6 @@ type (
 	recordBenchResult      = bench.RecordResult
 	fedproBenchResult      = bench.FedProResult
 	fedproThroughputResult = bench.FedProThroughputResult
+	pingResult             = bench.PingResult
+	pongResult             = bench.PongResult
 )

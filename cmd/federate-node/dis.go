@@ -229,7 +229,7 @@ func startDISMonitor(ctx context.Context, nf nodeFlags, df disFlags, gw *peer.Fe
 	}
 	mf := nf.joinFlags
 	mf.name, mf.seeds, mf.foms = "", seed, nil
-	host, _, _ := splitHostPort(nf.gossip)
+	host, _, _ := cli.SplitHostPort(nf.gossip)
 	mf.gossip = net.JoinHostPort(host, "0")
 	cfg, err := mf.config("federate-node/monitor")
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/record"
 )
@@ -93,7 +94,7 @@ func runRecorder(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rec.Ready = func(fed *peer.Federate) {
-		printGossip(stdout, fed)
+		cli.PrintGossip(stdout, fed)
 		fmt.Fprintf(stdout, "recording %s as %s to %s\n", nf.federation, fed.Name(), *out)
 	}
 	st, err := rec.RecordFile(ctx, cfg, *out)

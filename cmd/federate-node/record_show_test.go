@@ -16,6 +16,7 @@ import (
 
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
+	"github.com/meshrti/meshrti/internal/bench"
 	"github.com/meshrti/meshrti/internal/tick"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/record"
@@ -405,8 +406,8 @@ func TestRecordNodeRolesDecode(t *testing.T) {
 	ping := join("ping", false)
 	ticks := []*peer.Federate{join("tick1", false), join("tick2", false)}
 	errs := make(chan error, 4)
-	go func() { _, err := runPong(ctx, pong); errs <- err }()
-	go func() { _, err := runPing(ctx, ping, 50, 16); errs <- err }()
+	go func() { _, err := bench.RunPong(ctx, pong); errs <- err }()
+	go func() { _, err := bench.RunPing(ctx, ping, 50, 16); errs <- err }()
 	for _, f := range ticks {
 		go func() { _, err := tick.Run(ctx, f, tick.Config{Peers: 2, Steps: 3, Out: io.Discard}); errs <- err }()
 	}

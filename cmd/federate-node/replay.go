@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/record"
 )
@@ -38,7 +39,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	p.Ready = func(fed *peer.Federate) {
-		printGossip(stdout, fed)
+		cli.PrintGossip(stdout, fed)
 		fmt.Fprintf(stdout, "replaying %s into %s as %s\n", pos[0], cfg.Federation, fed.Name())
 	}
 	res, err := p.PlayFile(ctx, cfg, pos[0])
