@@ -168,8 +168,8 @@ func (n *nodeFlags) config() (peer.Config, error) {
 }
 
 func runNode(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("node", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("node", stdout, stderr)
+	fs := cmd.FS
 	var nf nodeFlags
 	nf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -184,20 +184,20 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := nf.config()
 	if err != nil {
-		return cmd.usageError(err.Error())
+		return cmd.UsageError(err.Error())
 	}
 	if nf.trace != "" {
 		tf, err := createTrace(nf.trace)
 		if err != nil {
-			return cmd.fail(err)
+			return cmd.Fail(err)
 		}
 		// Deferred first, so it runs after the federate is closed.
 		defer tf.close()
 		cfg.Trace = tf.w
 	}
-	stopProfile, err := startProfile(nf.cpuprofile)
+	stopProfile, err := cli.StartProfile(nf.cpuprofile)
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	defer stopProfile()
 	ctx, cancel := context.WithTimeout(context.Background(), nf.timeout)
@@ -206,7 +206,7 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	fed, err := peer.Join(ctx, cfg)
 	if err != nil {
-		return cmd.fail(fmt.Errorf("join: %w", err))
+		return cmd.Fail(fmt.Errorf("join: %w", err))
 	}
 	defer fed.Close()
 	printJoined(stdout, fed, nf.federation)
@@ -231,7 +231,7 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "result %s\n", b)
 	}
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	if nf.role == "tick" || nf.role == "lab" {
 		// Stay a moment before resigning: a peer that has not had its last
@@ -256,12 +256,12 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 // Protocol (fpFederate), as a federate in another language would be. It
 // prints what `node -role tick` prints and takes the same commands. The
 // daemon writes the hosted federate's trace (`serve -trace`).
-func runNodeFedPro(cmd *kindRun, nf *nodeFlags) int {
+func runNodeFedPro(cmd *cli.Cmd, nf *nodeFlags) int {
 	if nf.role != "tick" {
-		return cmd.usageError(fmt.Sprintf("-fedpro runs the tick role, not %q", nf.role))
+		return cmd.UsageError(fmt.Sprintf("-fedpro runs the tick role, not %q", nf.role))
 	}
 	if nf.name == "" {
-		return cmd.usageError("-fedpro needs -name")
+		return cmd.UsageError("-fedpro needs -name")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), nf.timeout)
 	defer cancel()
@@ -272,19 +272,19 @@ func runNodeFedPro(cmd *kindRun, nf *nodeFlags) int {
 		Type: "federate-node/" + nf.role, Create: nf.create, SaveDir: nf.saveDir,
 	})
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	defer f.Close()
-	fmt.Fprintf(cmd.stdout, "joined %s as %s (handle %d)\n", nf.federation, f.Name(), f.Handle())
+	fmt.Fprintf(cmd.Stdout, "joined %s as %s (handle %d)\n", nf.federation, f.Name(), f.Handle())
 	ctl, stopCtl := tick.Commands()
 	defer stopCtl()
-	res, err := tick.Run(ctx, f, tick.Config{Peers: nf.peers, Steps: nf.steps, StepDelay: nf.stepDelay, Out: cmd.stdout, Commands: ctl})
+	res, err := tick.Run(ctx, f, tick.Config{Peers: nf.peers, Steps: nf.steps, StepDelay: nf.stepDelay, Out: cmd.Stdout, Commands: ctl})
 	if res != nil {
 		b, _ := json.Marshal(res)
-		fmt.Fprintf(cmd.stdout, "result %s\n", b)
+		fmt.Fprintf(cmd.Stdout, "result %s\n", b)
 	}
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	// As node: a moment for the peers' last grants before resigning.
 	lctx, lcancel := context.WithTimeout(ctx, time.Second)
@@ -295,7 +295,7 @@ func runNodeFedPro(cmd *kindRun, nf *nodeFlags) int {
 	}
 	lcancel()
 	if err := f.Resign(); err != nil {
-		fmt.Fprintln(cmd.stderr, "federate-node node: resign:", err)
+		fmt.Fprintln(cmd.Stderr, "federate-node node: resign:", err)
 	}
 	return 0
 }

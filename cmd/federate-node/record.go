@@ -41,19 +41,18 @@ func registerJoinFlags(fs *flag.FlagSet, nf *nodeFlags, fomUsage string) {
 
 // recordCommands is the table of "federate-node record": the recorder
 // itself (the default row) and "record show".
-func recordCommands() []subcommand {
-	return []subcommand{
-		{name: "", help: []helpLine{{"record -federation NAME [join flags] -o FILE [-classes A,B] [-interactions X,Y] [-until T]",
-			"record a federation's discoveries, updates, interactions and removals\n" +
-				"in time-stamp order, until interrupted (docs/record.md)"}}, run: runRecorder},
-		{name: "show", help: []helpLine{{"record show FILE [-json]", "print a recording, values decoded through its FOM"}}, run: runRecordShow},
+func recordCommands() []cli.Command {
+	return []cli.Command{
+		{Name: "", Help: []cli.HelpLine{{Synopsis: "record -federation NAME [join flags] -o FILE [-classes A,B] [-interactions X,Y] [-until T]", Text: "record a federation's discoveries, updates, interactions and removals\n" +
+			"in time-stamp order, until interrupted (docs/record.md)"}}, Run: runRecorder},
+		{Name: "show", Help: []cli.HelpLine{{Synopsis: "record show FILE [-json]", Text: "print a recording, values decoded through its FOM"}}, Run: runRecordShow},
 	}
 }
 
 // runRecorder is "federate-node record -o FILE ...".
 func runRecorder(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("record", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("record", stdout, stderr)
+	fs := cmd.FS
 	var nf nodeFlags
 	registerJoinFlags(fs, &nf, "FOM module file (repeatable; default: the federation's modules, or the demo FOM with -create)")
 	out := fs.String("o", "", "write the recording to `FILE` (required)")
@@ -80,15 +79,15 @@ func runRecorder(args []string, stdout, stderr io.Writer) int {
 	nf.role = "record"
 	cfg, err := nf.config()
 	if err != nil {
-		return cmd.usageError(err.Error())
+		return cmd.UsageError(err.Error())
 	}
 	if len(nf.foms) == 0 && !nf.create {
 		cfg.FOMModules = nil // join with the federation's FDD
 	}
 	cfg.AdoptTime = true
-	stopProfile, err := startProfile(nf.cpuprofile)
+	stopProfile, err := cli.StartProfile(nf.cpuprofile)
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	defer stopProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -99,7 +98,7 @@ func runRecorder(args []string, stdout, stderr io.Writer) int {
 	}
 	st, err := rec.RecordFile(ctx, cfg, *out)
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	fmt.Fprintf(stdout, "recorded %d events to %s\n", st.Events, *out)
 	if *stats {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
+	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/peer/record"
 )
 
@@ -119,16 +120,16 @@ func (d *valueDecoder) show(ev *record.Event) showEvent {
 }
 
 func runRecordShow(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("record show", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("record show", stdout, stderr)
+	fs := cmd.FS
 	asJSON := fs.Bool("json", false, "print one JSON object per event")
-	pos, ok := cmd.files(args, "usage: federate-node record show FILE [-json]", func(n int) bool { return n == 1 })
+	pos, ok := cmd.Files(args, "usage: federate-node record show FILE [-json]", func(n int) bool { return n == 1 })
 	if !ok {
 		return 2
 	}
 	f, err := os.Open(pos[0])
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	defer f.Close()
 	out := bufio.NewWriter(stdout)
@@ -136,7 +137,7 @@ func runRecordShow(args []string, stdout, stderr io.Writer) int {
 	err = showRecording(f, out, stderr, *asJSON)
 	if err != nil {
 		out.Flush()
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	return 0
 }

@@ -14,13 +14,13 @@ import (
 )
 
 func runReplay(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("replay", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("replay", stdout, stderr)
+	fs := cmd.FS
 	var nf nodeFlags
 	registerJoinFlags(fs, &nf, "FOM module file (repeatable; default: the recording's modules)")
 	speed := fs.Float64("speed", 1, "play X units of logical time per wall-clock second")
 	fast := fs.Bool("fast", false, "advance as fast as the federation allows")
-	pos, ok := cmd.files(args, "usage: federate-node replay FILE -federation NAME [join flags] [-speed X | -fast]", func(n int) bool { return n == 1 && *speed > 0 })
+	pos, ok := cmd.Files(args, "usage: federate-node replay FILE -federation NAME [join flags] [-speed X | -fast]", func(n int) bool { return n == 1 && *speed > 0 })
 	if !ok {
 		return 2
 	}
@@ -31,7 +31,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	nf.role = "replay"
 	cfg, err := nf.config()
 	if err != nil {
-		return cmd.usageError(err.Error())
+		return cmd.UsageError(err.Error())
 	}
 	if len(nf.foms) == 0 {
 		cfg.FOMModules = nil // the recording's, set by replayFile
@@ -45,7 +45,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	res, err := p.PlayFile(ctx, cfg, pos[0])
 	fmt.Fprintf(stdout, "replayed %d events up to time %v\n", res.Events, res.Time)
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	return 0
 }

@@ -278,12 +278,12 @@ func (d *daemon) closeTrace() {
 
 // serveCommands is the table of "federate-node serve": the daemon
 // itself (the default row) and "serve passwd".
-func serveCommands() []subcommand {
-	return []subcommand{
-		{name: "", help: []helpLine{{"serve [flags]", "the per-host daemon: hosts a federate per HLA 4 Federate Protocol\n" +
-			"session (C++, Java, Python federates); 127.0.0.1:15164 (docs/fedpro.md)"}}, run: runServeDaemon},
-		{name: "passwd", help: []helpLine{{"serve passwd NAME", "read a password from stdin, print its line for serve -credentials"}},
-			run: func(args []string, stdout, stderr io.Writer) int {
+func serveCommands() []cli.Command {
+	return []cli.Command{
+		{Name: "", Help: []cli.HelpLine{{Synopsis: "serve [flags]", Text: "the per-host daemon: hosts a federate per HLA 4 Federate Protocol\n" +
+			"session (C++, Java, Python federates); 127.0.0.1:15164 (docs/fedpro.md)"}}, Run: runServeDaemon},
+		{Name: "passwd", Help: []cli.HelpLine{{Synopsis: "serve passwd NAME", Text: "read a password from stdin, print its line for serve -credentials"}},
+			Run: func(args []string, stdout, stderr io.Writer) int {
 				return runServePasswd(args, os.Stdin, stdout, stderr)
 			}},
 	}
@@ -291,8 +291,8 @@ func serveCommands() []subcommand {
 
 // runServeDaemon is "federate-node serve [flags]".
 func runServeDaemon(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("serve", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("serve", stdout, stderr)
+	fs := cmd.FS
 	var sf serveFlags
 	sf.register(fs)
 	config := fs.String("config", "", "JSON config `FILE`: an object of the flags' settings, names with _ for - (\"resume_window\": \"90s\")")
@@ -305,18 +305,18 @@ func runServeDaemon(args []string, stdout, stderr io.Writer) int {
 	}
 	if *config != "" {
 		if err := sf.loadConfig(*config, fs); err != nil {
-			return cmd.usageError(err.Error())
+			return cmd.UsageError(err.Error())
 		}
 	}
-	stop, err := startProfile(*cpuProfile)
+	stop, err := cli.StartProfile(*cpuProfile)
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	defer stop()
 	log := sf.logs.logger("serve")
 	d, err := startDaemon(&sf, logf(log))
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	fmt.Fprintf(stdout, "gossip %s\n", d.gossip.Mux.Addr())
 	if d.gossip.Founder {

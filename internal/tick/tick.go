@@ -105,20 +105,7 @@ const (
 	cmdRestore
 )
 
-// runTick is a time-stepped federate: regulating (lookahead 1) and
-// constrained, it publishes and subscribes Aircraft.Position, waits until
-// it has discovered the objects of peers-1 other federates, then for each
-// step s = 1..steps sends a Position update stamped s and advances to s.
-// It prints "granted T" for every grant. A lost federate only stops
-// counting for time management; stepping goes on.
-//
-// extra, when set, adds a workload to the steps (the lab role's).
-func runTick(ctx context.Context, fed Federate, peers, steps int, delay time.Duration, out io.Writer, extra Extra) (*Result, error) {
-	t := newTicker(fed, peers, steps, delay, out, extra, nil)
-	return t.run(ctx)
-}
-
-// ticker is one run of the tick federate (runTick).
+// ticker is one run of the tick federate (Run).
 //
 // Save and restore (docs/reliability.md): the federate takes part in
 // every save and restore of its federation. Told to save, it writes its
@@ -708,7 +695,14 @@ type Config struct {
 }
 
 // Run runs the tick federate on fed as cfg says and returns what it
-// counted (its "result" line).
+// counted (its "result" line). The tick federate is time-stepped:
+// regulating (lookahead 1) and constrained, it publishes and subscribes
+// Aircraft.Position, waits until it has discovered the objects of
+// Peers-1 other federates, then for each step s = 1..Steps sends a
+// Position update stamped s and advances to s. It prints "granted T"
+// for every grant. A lost federate only stops counting for time
+// management; stepping goes on. Extra, when set, adds a workload to the
+// steps (the lab role's).
 func Run(ctx context.Context, fed Federate, cfg Config) (*Result, error) {
 	return newTicker(fed, cfg.Peers, cfg.Steps, cfg.StepDelay, cfg.Out, cfg.Extra, cfg.Commands).run(ctx)
 }
