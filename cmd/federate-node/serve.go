@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/meshrti/meshrti/internal/cli"
+	"github.com/meshrti/meshrti/internal/monitor"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro"
 	"github.com/meshrti/meshrti/peer/fedpro/session"
@@ -132,9 +133,9 @@ type daemon struct {
 	host    *fedpro.Host
 	srv     *session.Server
 	metrics *http.Server
-	addrs   []net.Addr // the Federate Protocol listeners' addresses
-	maddr   net.Addr   // the metrics listener's, when serving
-	web     *serveWeb  // serve -http: the federations' pages
+	addrs   []net.Addr         // the Federate Protocol listeners' addresses
+	maddr   net.Addr           // the metrics listener's, when serving
+	web     *monitor.HostPages // serve -http: the federations' pages
 	webSrv  *http.Server
 	waddr   net.Addr
 	wg      sync.WaitGroup
@@ -232,7 +233,7 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 		if err != nil {
 			return fail(fmt.Errorf("http: %w", err))
 		}
-		d.web = newServeWeb(d.host, logf)
+		d.web = monitor.NewHostPages(d.host, logf)
 		d.webSrv = &http.Server{Handler: d.web, ReadHeaderTimeout: 10 * time.Second}
 		d.waddr = wl.Addr()
 		d.wg.Add(1)
@@ -256,7 +257,7 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 // then the listeners and the metrics endpoint, and waits for them.
 func (d *daemon) stop() {
 	if d.web != nil {
-		d.web.close() // the monitors resign first: nothing waits on them
+		d.web.Close() // the monitors resign first: nothing waits on them
 		d.webSrv.Close()
 	}
 	d.srv.Close()
