@@ -30,6 +30,8 @@
 //   - cmd/federate-node: the command line: it parses, wires and prints.
 //     What it runs lives in packages: internal/bench (the benchmarks),
 //     examples/demo (the demos), internal/monitor (the monitor),
-//     internal/cli (what the commands share), internal/fpclient (the
-//     Federate Protocol client of the benchmarks and tests).
+//     internal/tick (node's tick and lab federates), internal/cli (what
+//     the commands share), internal/fpclient (the Federate Protocol
+//     client of the benchmarks and tests), internal/nodetest (the tests'
+//     runs of the binary).
 package meshrti
