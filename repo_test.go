@@ -96,8 +96,9 @@ func contains(s []string, v string) bool {
 
 // pureCores are the packages that hold protocol state machines: the time
 // core, DDM, the reliable endpoint, the federate core with its
-// sub-machines, and the API vocabulary they share.
-var pureCores = []string{"lbts", "ddm", "peer/reliable", "peer/internal/core", "peer/hla"}
+// sub-machines, the API vocabulary they share, and the control plane's
+// agreement (replica, state machine, Paxos).
+var pureCores = []string{"lbts", "ddm", "peer/reliable", "peer/internal/core", "peer/hla", "gossip/internal/agree"}
 
 // TestCoreImports keeps the protocol cores pure: they (and anything below
 // their directories) may not touch the network, the OS, locks or the

@@ -2,6 +2,7 @@ package gossip
 
 import (
 	"bytes"
+	"github.com/meshrti/meshrti/gossip/internal/agree"
 	"sync"
 	"testing"
 	"time"
@@ -12,82 +13,82 @@ import (
 // version is the expected one, held or free, and every change, whatever
 // op made it, adds one to the version.
 func TestFSMCompareAndSwap(t *testing.T) {
-	a, b := nodeID{"a", 1}, nodeID{"b", 1}
-	a2 := nodeID{"a", 2} // a restarted: another process
-	cas := func(expect uint64, v string) op {
+	a, b := agree.NodeID{Name: "a", Inc: 1}, agree.NodeID{Name: "b", Inc: 1}
+	a2 := agree.NodeID{Name: "a", Inc: 2} // a restarted: another process
+	cas := func(expect uint64, v string) agree.Op {
 		var val []byte
 		if v != "" {
 			val = []byte(v)
 		}
-		return op{Kind: opCompareAndSwap, Key: "k", Expect: expect, Value: val}
+		return agree.Op{Kind: agree.OpCompareAndSwap, Key: "k", Expect: expect, Value: val}
 	}
-	held := func(v uint64, by nodeID, val string) keyEntry {
-		return keyEntry{Version: v, Holder: by, Value: []byte(val)}
+	held := func(v uint64, by agree.NodeID, val string) agree.KeyEntry {
+		return agree.KeyEntry{Version: v, Holder: by, Value: []byte(val)}
 	}
-	free := func(v uint64) keyEntry { return keyEntry{Version: v} }
-	f := newFSM("l", a, 5)
+	free := func(v uint64) agree.KeyEntry { return agree.KeyEntry{Version: v} }
+	f := agree.NewFSM("l", a, 5)
 	for _, tc := range []struct {
 		name    string
-		by      nodeID
-		op      op
-		code    resultCode
-		want    keyEntry // the key's state after, and the result's entry (but opLost's)
-		changed bool     // a chKey change is reported
+		by      agree.NodeID
+		op      agree.Op
+		code    agree.ResultCode
+		want    agree.KeyEntry // the key's state after, and the result's entry (but opLost's)
+		changed bool           // a chKey change is reported
 	}{
-		{"unused key, expect 0", a, cas(0, "a1"), codeOK, held(1, a, "a1"), true},
-		{"same expect again", b, cas(0, "b1"), codeVersionMismatch, held(1, a, "a1"), false},
-		{"expect ahead", b, cas(2, "b1"), codeVersionMismatch, held(1, a, "a1"), false},
-		{"held by another, expect matches: taken", b, cas(1, "b1"), codeOK, held(2, b, "b1"), true},
-		{"holder swaps its own value", b, cas(2, "b2"), codeOK, held(3, b, "b2"), true},
-		{"acquire of a held key", a, op{Kind: opAcquire, Key: "k", Value: []byte("x")}, codeOK, held(3, b, "b2"), false},
-		{"release by another", a, op{Kind: opRelease, Key: "k"}, codeNotHolder, held(3, b, "b2"), false},
-		{"release by the holder", b, op{Kind: opRelease, Key: "k"}, codeOK, free(4), true},
-		{"free key, stale expect", a, cas(3, "a2"), codeVersionMismatch, free(4), false},
-		{"free key, expect matches", a, cas(4, "a2"), codeOK, held(5, a, "a2"), true},
-		{"the holder is lost: released", b, op{Kind: opLost, Node: a}, codeOK, free(6), true},
-		{"a's new process, nil value", a2, cas(6, ""), codeOK, keyEntry{Version: 7, Holder: a2}, true},
-		{"a's old process is not the holder", a, op{Kind: opRelease, Key: "k"}, codeNotHolder, keyEntry{Version: 7, Holder: a2}, false},
-		{"acquire after release", b, op{Kind: opAcquire, Key: "k", Value: []byte("b3")}, codeOK, keyEntry{Version: 7, Holder: a2}, false},
+		{"unused key, expect 0", a, cas(0, "a1"), agree.CodeOK, held(1, a, "a1"), true},
+		{"same expect again", b, cas(0, "b1"), agree.CodeVersionMismatch, held(1, a, "a1"), false},
+		{"expect ahead", b, cas(2, "b1"), agree.CodeVersionMismatch, held(1, a, "a1"), false},
+		{"held by another, expect matches: taken", b, cas(1, "b1"), agree.CodeOK, held(2, b, "b1"), true},
+		{"holder swaps its own value", b, cas(2, "b2"), agree.CodeOK, held(3, b, "b2"), true},
+		{"acquire of a held key", a, agree.Op{Kind: agree.OpAcquire, Key: "k", Value: []byte("x")}, agree.CodeOK, held(3, b, "b2"), false},
+		{"release by another", a, agree.Op{Kind: agree.OpRelease, Key: "k"}, agree.CodeNotHolder, held(3, b, "b2"), false},
+		{"release by the holder", b, agree.Op{Kind: agree.OpRelease, Key: "k"}, agree.CodeOK, free(4), true},
+		{"free key, stale expect", a, cas(3, "a2"), agree.CodeVersionMismatch, free(4), false},
+		{"free key, expect matches", a, cas(4, "a2"), agree.CodeOK, held(5, a, "a2"), true},
+		{"the holder is lost: released", b, agree.Op{Kind: agree.OpLost, Node: a}, agree.CodeOK, free(6), true},
+		{"a's new process, nil value", a2, cas(6, ""), agree.CodeOK, agree.KeyEntry{Version: 7, Holder: a2}, true},
+		{"a's old process is not the holder", a, agree.Op{Kind: agree.OpRelease, Key: "k"}, agree.CodeNotHolder, agree.KeyEntry{Version: 7, Holder: a2}, false},
+		{"acquire after release", b, agree.Op{Kind: agree.OpAcquire, Key: "k", Value: []byte("b3")}, agree.CodeOK, agree.KeyEntry{Version: 7, Holder: a2}, false},
 	} {
-		tc.op.Seq = f.Sessions[tc.by.key()].Seq + 1
-		_, res, changes := f.apply(encodeBatch(batch{Proposer: tc.by, Ops: []op{tc.op}}))
+		tc.op.Seq = f.Sessions[tc.by.Key()].Seq + 1
+		_, res, changes := f.Apply(agree.EncodeBatch(agree.Batch{Proposer: tc.by, Ops: []agree.Op{tc.op}}))
 		if len(res) != 1 {
 			t.Fatalf("%s: %d results", tc.name, len(res))
 		}
 		got := res[0]
-		if got.Code != tc.code || (tc.op.Kind != opLost && !sameKeyEntry(got.Entry, tc.want)) {
+		if got.Code != tc.code || (tc.op.Kind != agree.OpLost && !sameKeyEntry(got.Entry, tc.want)) {
 			t.Errorf("%s: got %v %+v, want %v %+v", tc.name, got.Code, got.Entry, tc.code, tc.want)
 		}
 		if st := f.Keys["k"]; !sameKeyEntry(st, tc.want) {
 			t.Errorf("%s: state %+v, want %+v", tc.name, st, tc.want)
 		}
-		if changed := len(changes) == 1 && changes[0].Kind == chKey && sameKeyEntry(changes[0].Entry, tc.want); changed != tc.changed {
+		if changed := len(changes) == 1 && changes[0].Kind == agree.ChKey && sameKeyEntry(changes[0].Entry, tc.want); changed != tc.changed {
 			t.Errorf("%s: changes %+v, want a key change: %v", tc.name, changes, tc.changed)
 		}
 	}
 
 	// A duplicate of a swap (the same op proposed twice, in two entries)
 	// is applied once.
-	o := op{Kind: opCompareAndSwap, Key: "d", Expect: 0, Value: []byte("1"), Seq: f.Sessions[b.key()].Seq + 1}
-	f.apply(encodeBatch(batch{Proposer: b, Ops: []op{o}}))
+	o := agree.Op{Kind: agree.OpCompareAndSwap, Key: "d", Expect: 0, Value: []byte("1"), Seq: f.Sessions[b.Key()].Seq + 1}
+	f.Apply(agree.EncodeBatch(agree.Batch{Proposer: b, Ops: []agree.Op{o}}))
 	o2 := o
 	o2.Expect = 1
-	f.apply(encodeBatch(batch{Proposer: b, Ops: []op{o2}}))
+	f.Apply(agree.EncodeBatch(agree.Batch{Proposer: b, Ops: []agree.Op{o2}}))
 	if e := f.Keys["d"]; e.Version != 1 {
 		t.Fatalf("duplicate swap applied twice: %+v", e)
 	}
 	// Two swaps of one proposer in one entry apply in order.
-	s := f.Sessions[a.key()].Seq
-	_, res, _ := f.apply(encodeBatch(batch{Proposer: a, Ops: []op{
-		{Seq: s + 1, Kind: opCompareAndSwap, Key: "d", Expect: 1, Value: []byte("x")},
-		{Seq: s + 2, Kind: opCompareAndSwap, Key: "d", Expect: 1, Value: []byte("y")},
+	s := f.Sessions[a.Key()].Seq
+	_, res, _ := f.Apply(agree.EncodeBatch(agree.Batch{Proposer: a, Ops: []agree.Op{
+		{Seq: s + 1, Kind: agree.OpCompareAndSwap, Key: "d", Expect: 1, Value: []byte("x")},
+		{Seq: s + 2, Kind: agree.OpCompareAndSwap, Key: "d", Expect: 1, Value: []byte("y")},
 	}}))
-	if len(res) != 2 || res[0].Code != codeOK || res[1].Code != codeVersionMismatch || string(f.Keys["d"].Value) != "x" {
+	if len(res) != 2 || res[0].Code != agree.CodeOK || res[1].Code != agree.CodeVersionMismatch || string(f.Keys["d"].Value) != "x" {
 		t.Fatalf("two swaps in one entry: %+v, key %+v", res, f.Keys["d"])
 	}
 }
 
-func sameKeyEntry(x, y keyEntry) bool {
+func sameKeyEntry(x, y agree.KeyEntry) bool {
 	return x.Version == y.Version && x.Holder == y.Holder && bytes.Equal(x.Value, y.Value)
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/memberlist"
 	"github.com/rs/zerolog"
 
+	"github.com/meshrti/meshrti/gossip/internal/agree"
 	"github.com/meshrti/meshrti/version"
 )
 
@@ -29,7 +30,7 @@ type Cluster struct {
 	cfg Config
 	tm  timings
 	log zerolog.Logger
-	id  nodeID
+	id  agree.NodeID
 
 	mux    *Mux     // carries this node's gossip
 	ownMux bool     // the Mux is this node's alone: closed with it
@@ -41,13 +42,13 @@ type Cluster struct {
 
 	// Owned by the loop goroutine.
 	inbox     *funcQueue
-	core      *replica
+	core      *agree.Replica
 	waiters   map[uint64]*waiter
 	readers   map[uint64]*reader
 	senders   map[string]*sender
-	lostSince map[nodeID]time.Time
-	goneSince time.Time         // when every acceptor was first seen gone (zero: not all are)
-	lostBusy  map[nodeID]uint64 // node -> seq of the pending "node is gone" op
+	lostSince map[agree.NodeID]time.Time
+	goneSince time.Time               // when every acceptor was first seen gone (zero: not all are)
+	lostBusy  map[agree.NodeID]uint64 // node -> seq of the pending "node is gone" op
 	addBusy   bool
 	nextAdd   time.Time
 	rng       *rand.Rand
@@ -98,27 +99,28 @@ type Cluster struct {
 type view struct {
 	log    string
 	index  uint64
-	roster []nodeID
-	keys   map[string]keyEntry
-	fed    *federationRec
+	roster []agree.NodeID
+	keys   map[string]agree.KeyEntry
+	fed    *agree.FederationRec
 }
 
 type waiter struct {
 	seq uint64
-	ch  chan opResult  // user op: buffered 1
-	fn  func(opResult) // internal op: run on the loop
+	ch  chan agree.OpResult  // user op: buffered 1
+	fn  func(agree.OpResult) // internal op: run on the loop
 }
 
 type reader struct {
 	id   uint64
-	fill func(*fsm) // runs on the loop when the barrier passes
-	ch   chan struct{}
-	err  error // set before ch closes when the read cannot pass
+	fill func(*agree. // runs on the loop when the barrier passes
+		FSM)
+	ch  chan struct{}
+	err error // set before ch closes when the read cannot pass
 }
 
 // newCluster returns the Cluster of process id configured by cfg and tm,
 // its tables and queues made, nothing started.
-func newCluster(cfg Config, tm timings, id nodeID) *Cluster {
+func newCluster(cfg Config, tm timings, id agree.NodeID) *Cluster {
 	return &Cluster{
 		cfg:       cfg,
 		tm:        tm,
@@ -128,8 +130,8 @@ func newCluster(cfg Config, tm timings, id nodeID) *Cluster {
 		waiters:   map[uint64]*waiter{},
 		readers:   map[uint64]*reader{},
 		senders:   map[string]*sender{},
-		lostSince: map[nodeID]time.Time{},
-		lostBusy:  map[nodeID]uint64{},
+		lostSince: map[agree.NodeID]time.Time{},
+		lostBusy:  map[agree.NodeID]uint64{},
 		synced:    make(chan struct{}),
 		members:   map[string]Member{},
 		suspects:  map[string]Member{},
@@ -184,7 +186,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.Meta.Release == "" {
 		cfg.Meta.Release = version.Release()
 	}
-	id := nodeID{Name: cfg.NodeName, Inc: uint64(time.Now().UnixNano())}
+	id := agree.NodeID{Name: cfg.NodeName, Inc: uint64(time.Now().UnixNano())}
 	metaBuf, err := encodeMeta(cfg.Meta, id.Inc)
 	if err != nil {
 		return nil, err
@@ -192,12 +194,12 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	c := newCluster(cfg, tm, id)
 	c.rng = src.loop
 	c.metaBuf = metaBuf
-	var genesis *fsm
+	var genesis *agree.FSM
 	if len(cfg.Seeds) == 0 {
-		genesis = newFSM(src.logID, id, cfg.MaxAcceptors)
+		genesis = agree.NewFSM(src.logID, id, cfg.MaxAcceptors)
 	}
 	c.core = newCore(id, tm, src.replica, genesis)
-	c.view.keys = map[string]keyEntry{}
+	c.view.keys = map[string]agree.KeyEntry{}
 	if genesis != nil {
 		c.isSynced = true
 		close(c.synced)
@@ -327,8 +329,8 @@ func (c *Cluster) joinSeeds(ctx context.Context, ml *memberlist.Memberlist, seed
 }
 
 // newCore returns the replica of process id with the profile's timings.
-func newCore(id nodeID, tm timings, rng *rand.Rand, genesis *fsm) *replica {
-	return newReplica(replicaConfig{
+func newCore(id agree.NodeID, tm timings, rng *rand.Rand, genesis *agree.FSM) *agree.Replica {
+	return agree.NewReplica(agree.ReplicaConfig{
 		ID:           id,
 		Rand:         rng,
 		RoundTimeout: tm.roundTimeout,
@@ -434,8 +436,8 @@ func (c *Cluster) shutdown(graceful bool) error {
 			holds, seated := false, false
 			c.onLoop(func() {
 				if f := c.core.State(); f != nil {
-					holds = slices.Contains(f.identities(), c.id)
-					seated = f.inRoster(c.id)
+					holds = slices.Contains(f.Identities(), c.id)
+					seated = f.InRoster(c.id)
 				}
 			})
 			if holds {
@@ -450,7 +452,7 @@ func (c *Cluster) shutdown(graceful bool) error {
 					budget = max(budget, c.tm.opTimeout)
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), budget)
-				if _, err := c.submit(ctx, op{Kind: opLost, Node: c.id}); err != nil {
+				if _, err := c.submit(ctx, agree.Op{Kind: agree.OpLost, Node: c.id}); err != nil {
 					c.log.Warn().Err(err).Msg("could not release this node's holdings before leaving; others will after failure detection")
 				}
 				cancel()
@@ -494,7 +496,7 @@ func (c *Cluster) sayGoodbye() {
 	if ml == nil {
 		return
 	}
-	buf := encodeWire(wireBye, nodeID{Name: c.cfg.NodeName, Inc: c.id.Inc})
+	buf := encodeWire(wireBye, agree.NodeID{Name: c.cfg.NodeName, Inc: c.id.Inc})
 	var wg sync.WaitGroup
 	for _, m := range c.Members() {
 		if m.Name == c.cfg.NodeName {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/memberlist"
+	"github.com/meshrti/meshrti/gossip/internal/agree"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -39,7 +40,7 @@ func (d *delegate) NotifyMsg(b []byte) {
 	}
 	switch b[0] {
 	case wireAgree:
-		var m message
+		var m agree.Message
 		if !c.decodeOrCount(b[1:], &m, "agreement") {
 			return
 		}
@@ -54,7 +55,7 @@ func (d *delegate) NotifyMsg(b []byte) {
 			c.bcast.QueueBroadcast(&stateBroadcast{name: e.Owner + "\x00" + e.Key, msg: append([]byte(nil), b...)})
 		}
 	case wireBye:
-		var id nodeID
+		var id agree.NodeID
 		if err := decode(b[1:], &id); err != nil {
 			c.stats.malformedMessages.Add(1)
 			return

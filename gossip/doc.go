@@ -85,9 +85,9 @@
 // its probe and gossip targets from the global math/rand, which it seeds
 // itself, and timers run on the clock. See Config.Rand.
 //
-// Inside, the agreement protocol is a pure state machine (replica: Step,
-// Tick, Submit, Read, Ready; no clock, no network), driven by one loop
-// goroutine:
+// Inside, the agreement protocol is a pure state machine (package
+// gossip/internal/agree, its Replica: Step, Tick, Submit, Read, Ready; no
+// clock, no network), driven by one loop goroutine:
 //
 //	for {
 //		select {

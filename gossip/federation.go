@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/meshrti/meshrti/gossip/internal/agree"
 )
 
 // FederateInfo is one joined federate.
@@ -17,7 +19,7 @@ type FederateInfo struct {
 	Node   string // the node it runs on
 }
 
-func federateInfo(fr federateRec) FederateInfo {
+func federateInfo(fr agree.FederateRec) FederateInfo {
 	return FederateInfo{Handle: fr.Handle, Name: fr.Name, Type: fr.Type, Node: fr.Node.Name}
 }
 
@@ -102,7 +104,7 @@ type FederationInfo struct {
 	Federates []FederateInfo
 }
 
-func federationInfo(f *federationRec) FederationInfo {
+func federationInfo(f *agree.FederationRec) FederationInfo {
 	fi := FederationInfo{Name: f.Name, Creator: f.Creator, TimeRepresentation: f.Time, Modules: modulesOf(f.Modules), Cells: bytes.Clone(f.Cells), DataPlane: f.DataPlane}
 	if mim := modulesOf(f.MIM); len(mim) > 0 {
 		fi.MIM = &mim[0]
@@ -111,7 +113,7 @@ func federationInfo(f *federationRec) FederationInfo {
 	return fi
 }
 
-func federatesOf(f *federationRec) []FederateInfo {
+func federatesOf(f *agree.FederationRec) []FederateInfo {
 	var out []FederateInfo
 	for _, fr := range f.Federates {
 		out = append(out, federateInfo(fr))
@@ -120,7 +122,7 @@ func federatesOf(f *federationRec) []FederateInfo {
 }
 
 // modulesOf copies recorded modules out; nil for none.
-func modulesOf(ms []moduleRec) []Module {
+func modulesOf(ms []agree.ModuleRec) []Module {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -133,8 +135,8 @@ func modulesOf(ms []moduleRec) []Module {
 
 // moduleRecs checks the caller's modules and copies them in: a missing
 // digest is computed, a wrong one is refused, duplicates are dropped.
-func moduleRecs(ms []Module) ([]moduleRec, error) {
-	var out []moduleRec
+func moduleRecs(ms []Module) ([]agree.ModuleRec, error) {
+	var out []agree.ModuleRec
 	seen := map[string]bool{}
 	total := 0
 	for i, m := range ms {
@@ -149,10 +151,10 @@ func moduleRecs(ms []Module) ([]moduleRec, error) {
 		}
 		seen[d] = true
 		total += len(m.Content)
-		out = append(out, moduleRec{Name: m.Name, Digest: d, Content: bytes.Clone(m.Content)})
+		out = append(out, agree.ModuleRec{Name: m.Name, Digest: d, Content: bytes.Clone(m.Content)})
 	}
-	if total > maxModuleBytes {
-		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrModulesTooLarge, total, maxModuleBytes)
+	if total > agree.MaxModuleBytes {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrModulesTooLarge, total, agree.MaxModuleBytes)
 	}
 	return out, nil
 }
@@ -172,7 +174,7 @@ func (c *Cluster) CreateFederation(ctx context.Context, spec FederationSpec) err
 	if err != nil {
 		return err
 	}
-	var mim []moduleRec
+	var mim []agree.ModuleRec
 	if spec.MIM != nil {
 		if mim, err = moduleRecs([]Module{*spec.MIM}); err != nil {
 			return err
@@ -181,10 +183,10 @@ func (c *Cluster) CreateFederation(ctx context.Context, spec FederationSpec) err
 	if len(spec.DataPlane) > maxDataPlaneName {
 		return fmt.Errorf("gossip: FederationSpec.DataPlane longer than %d bytes", maxDataPlaneName)
 	}
-	if total := moduleBytes(mods) + moduleBytes(mim) + len(spec.Cells); total > maxModuleBytes {
-		return fmt.Errorf("%w: %d bytes with the MIM and cells, limit %d", ErrModulesTooLarge, total, maxModuleBytes)
+	if total := agree.ModuleBytes(mods) + agree.ModuleBytes(mim) + len(spec.Cells); total > agree.MaxModuleBytes {
+		return fmt.Errorf("%w: %d bytes with the MIM and cells, limit %d", ErrModulesTooLarge, total, agree.MaxModuleBytes)
 	}
-	r, err := c.submit(ctx, op{Kind: opCreateFed, Name: c.cfg.Federation, Time: spec.TimeRepresentation, Modules: mods, MIM: mim, Cells: bytes.Clone(spec.Cells), DataPlane: spec.DataPlane})
+	r, err := c.submit(ctx, agree.Op{Kind: agree.OpCreateFed, Name: c.cfg.Federation, Time: spec.TimeRepresentation, Modules: mods, MIM: mim, Cells: bytes.Clone(spec.Cells), DataPlane: spec.DataPlane})
 	if err != nil {
 		return err
 	}
@@ -195,7 +197,7 @@ func (c *Cluster) CreateFederation(ctx context.Context, spec FederationSpec) err
 // while any federate is joined, ErrFederationNotFound when there is none.
 // It blocks like CreateFederation.
 func (c *Cluster) DestroyFederation(ctx context.Context) error {
-	r, err := c.submit(ctx, op{Kind: opDestroyFed})
+	r, err := c.submit(ctx, agree.Op{Kind: agree.OpDestroyFed})
 	if err != nil {
 		return err
 	}
@@ -231,8 +233,8 @@ func (c *Cluster) JoinFederate(ctx context.Context, spec JoinSpec) (uint64, erro
 	if err != nil {
 		return 0, err
 	}
-	r, err := c.submit(ctx, op{
-		Kind: opJoinFed, Name: spec.Name, Type: spec.Type,
+	r, err := c.submit(ctx, agree.Op{
+		Kind: agree.OpJoinFed, Name: spec.Name, Type: spec.Type,
 		Time: spec.TimeRepresentation, Modules: mods, Known: spec.KnownModules,
 	})
 	if err != nil {
@@ -250,7 +252,7 @@ func (c *Cluster) JoinFederate(ctx context.Context, spec JoinSpec) (uint64, erro
 // ResignFederate resigns this node's federate and frees its name
 // (ErrNotJoined when none is joined). It blocks like CreateFederation.
 func (c *Cluster) ResignFederate(ctx context.Context) error {
-	r, err := c.submit(ctx, op{Kind: opResignFed})
+	r, err := c.submit(ctx, agree.Op{Kind: agree.OpResignFed})
 	if err != nil {
 		return err
 	}
@@ -306,7 +308,7 @@ func (c *Cluster) Federation() (FederationInfo, bool) {
 // CreateFederation.
 func (c *Cluster) ListFederations(ctx context.Context) ([]FederationInfo, error) {
 	var out []FederationInfo
-	err := c.barrier(ctx, func(f *fsm) {
+	err := c.barrier(ctx, func(f *agree.FSM) {
 		if f.Fed != nil {
 			out = append(out, federationInfo(f.Fed))
 		}

@@ -11,15 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshrti/meshrti/gossip/internal/agree"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
-func testModule(name string, content []byte) moduleRec {
+func testModule(name string, content []byte) agree.ModuleRec {
 	sum := sha256.Sum256(content)
-	return moduleRec{Name: name, Digest: hex.EncodeToString(sum[:]), Content: content}
+	return agree.ModuleRec{Name: name, Digest: hex.EncodeToString(sum[:]), Content: content}
 }
 
-func digests(ms []moduleRec) []string {
+func digests(ms []agree.ModuleRec) []string {
 	var out []string
 	for _, m := range ms {
 		out = append(out, m.Name)
@@ -31,14 +32,14 @@ func digests(ms []moduleRec) []string {
 // representation and the modules; a join that adds modules is a
 // compare-and-set on the module count.
 func TestFSMFederationModules(t *testing.T) {
-	a, b, c := nodeID{"a", 1}, nodeID{"b", 1}, nodeID{"c", 1}
-	f := newFSM("l", a, 5)
-	var changes []change
-	apply := func(p nodeID, o op) opResult {
+	a, b, c := agree.NodeID{Name: "a", Inc: 1}, agree.NodeID{Name: "b", Inc: 1}, agree.NodeID{Name: "c", Inc: 1}
+	f := agree.NewFSM("l", a, 5)
+	var changes []agree.Change
+	apply := func(p agree.NodeID, o agree.Op) agree.OpResult {
 		t.Helper()
-		o.Seq = f.Sessions[p.key()].Seq + 1
-		var res []opResult
-		_, res, changes = f.apply(encodeBatch(batch{Proposer: p, Ops: []op{o}}))
+		o.Seq = f.Sessions[p.Key()].Seq + 1
+		var res []agree.OpResult
+		_, res, changes = f.Apply(agree.EncodeBatch(agree.Batch{Proposer: p, Ops: []agree.Op{o}}))
 		if len(res) != 1 {
 			t.Fatalf("op %v: %d results", o.Kind, len(res))
 		}
@@ -46,36 +47,36 @@ func TestFSMFederationModules(t *testing.T) {
 	}
 	m1, m2, m3 := testModule("m1", []byte("one")), testModule("m2", []byte("two")), testModule("m3", []byte("three"))
 
-	if r := apply(a, op{Kind: opCreateFed, Name: "fed", Time: "HLAfloat64Time", Modules: []moduleRec{m1, m2, m1}}); r.Code != codeOK {
+	if r := apply(a, agree.Op{Kind: agree.OpCreateFed, Name: "fed", Time: "HLAfloat64Time", Modules: []agree.ModuleRec{m1, m2, m1}}); r.Code != agree.CodeOK {
 		t.Fatalf("create: %v", r.Code)
 	}
 	if got := digests(f.Fed.Modules); !slices.Equal(got, []string{"m1", "m2"}) || f.Fed.Time != "HLAfloat64Time" {
 		t.Fatalf("record after create: %v %q", got, f.Fed.Time)
 	}
-	if len(changes) != 1 || changes[0].Kind != chFedCreated || len(changes[0].Modules) != 2 {
+	if len(changes) != 1 || changes[0].Kind != agree.ChFedCreated || len(changes[0].Modules) != 2 {
 		t.Fatalf("create changes: %+v", changes)
 	}
 
 	// Another time representation is refused; none is not checked.
-	if r := apply(b, op{Kind: opJoinFed, Name: "b", Time: "HLAinteger64Time"}); r.Code != codeTimeRepresentation {
+	if r := apply(b, agree.Op{Kind: agree.OpJoinFed, Name: "b", Time: "HLAinteger64Time"}); r.Code != agree.CodeTimeRepresentation {
 		t.Fatalf("join with another time: %v", r.Code)
 	}
 	// Adding a module against a stale count changes nothing.
-	if r := apply(b, op{Kind: opJoinFed, Name: "b", Modules: []moduleRec{m3}, Known: 1}); r.Code != codeModulesChanged {
+	if r := apply(b, agree.Op{Kind: agree.OpJoinFed, Name: "b", Modules: []agree.ModuleRec{m3}, Known: 1}); r.Code != agree.CodeModulesChanged {
 		t.Fatalf("join with a stale module count: %v", r.Code)
 	}
 	if len(f.Fed.Modules) != 2 || len(f.Fed.Federates) != 0 || len(changes) != 0 {
 		t.Fatalf("a refused join changed the record: %v %v %v", digests(f.Fed.Modules), f.Fed.Federates, changes)
 	}
 	// Modules the record holds need no check, whatever the count.
-	if r := apply(b, op{Kind: opJoinFed, Name: "b", Time: "HLAfloat64Time", Modules: []moduleRec{m2}, Known: 0}); r.Code != codeOK {
+	if r := apply(b, agree.Op{Kind: agree.OpJoinFed, Name: "b", Time: "HLAfloat64Time", Modules: []agree.ModuleRec{m2}, Known: 0}); r.Code != agree.CodeOK {
 		t.Fatalf("join with known modules: %v", r.Code)
 	}
-	if len(f.Fed.Modules) != 2 || len(changes) != 1 || changes[0].Kind != chFederateJoined {
+	if len(f.Fed.Modules) != 2 || len(changes) != 1 || changes[0].Kind != agree.ChFederateJoined {
 		t.Fatalf("join with known modules: %v %+v", digests(f.Fed.Modules), changes)
 	}
 	// A name in use adds nothing either.
-	if r := apply(c, op{Kind: opJoinFed, Name: "b", Modules: []moduleRec{m3}, Known: 2}); r.Code != codeNameInUse {
+	if r := apply(c, agree.Op{Kind: agree.OpJoinFed, Name: "b", Modules: []agree.ModuleRec{m3}, Known: 2}); r.Code != agree.CodeNameInUse {
 		t.Fatalf("join under a used name: %v", r.Code)
 	}
 	if len(f.Fed.Modules) != 2 {
@@ -83,18 +84,18 @@ func TestFSMFederationModules(t *testing.T) {
 	}
 	// With the current count the new module is appended, announced
 	// before the federate.
-	if r := apply(c, op{Kind: opJoinFed, Name: "c", Modules: []moduleRec{m3, m1}, Known: 2}); r.Code != codeOK {
+	if r := apply(c, agree.Op{Kind: agree.OpJoinFed, Name: "c", Modules: []agree.ModuleRec{m3, m1}, Known: 2}); r.Code != agree.CodeOK {
 		t.Fatalf("join adding a module: %v", r.Code)
 	}
 	if got := digests(f.Fed.Modules); !slices.Equal(got, []string{"m1", "m2", "m3"}) {
 		t.Fatalf("record after join: %v", got)
 	}
-	if len(changes) != 2 || changes[0].Kind != chFedModules || len(changes[0].Modules) != 3 || changes[1].Kind != chFederateJoined {
+	if len(changes) != 2 || changes[0].Kind != agree.ChFedModules || len(changes[0].Modules) != 3 || changes[1].Kind != agree.ChFederateJoined {
 		t.Fatalf("join changes: %+v", changes)
 	}
 	// The modules a change carries stay as they were when the record grows.
 	announced := changes[0].Modules
-	if r := apply(a, op{Kind: opJoinFed, Name: "a", Modules: []moduleRec{testModule("m4", []byte("four"))}, Known: 3}); r.Code != codeOK {
+	if r := apply(a, agree.Op{Kind: agree.OpJoinFed, Name: "a", Modules: []agree.ModuleRec{testModule("m4", []byte("four"))}, Known: 3}); r.Code != agree.CodeOK {
 		t.Fatalf("join: %v", r.Code)
 	}
 	if len(announced) != 3 || len(f.Fed.Modules) != 4 {
@@ -102,14 +103,14 @@ func TestFSMFederationModules(t *testing.T) {
 	}
 
 	// The size limit holds for creators and joiners alike.
-	g := newFSM("l", a, 5)
+	g := agree.NewFSM("l", a, 5)
 	f = g
-	big := testModule("big", make([]byte, maxModuleBytes/2+1))
-	if r := apply(a, op{Kind: opCreateFed, Name: "fed", Modules: []moduleRec{big, testModule("big2", make([]byte, maxModuleBytes/2+2))}}); r.Code != codeModulesTooLarge || f.Fed != nil {
+	big := testModule("big", make([]byte, agree.MaxModuleBytes/2+1))
+	if r := apply(a, agree.Op{Kind: agree.OpCreateFed, Name: "fed", Modules: []agree.ModuleRec{big, testModule("big2", make([]byte, agree.MaxModuleBytes/2+2))}}); r.Code != agree.CodeModulesTooLarge || f.Fed != nil {
 		t.Fatalf("create over the limit: %v", r.Code)
 	}
-	apply(a, op{Kind: opCreateFed, Name: "fed", Modules: []moduleRec{big}})
-	if r := apply(b, op{Kind: opJoinFed, Name: "b", Modules: []moduleRec{testModule("big2", make([]byte, maxModuleBytes/2+2))}, Known: 1}); r.Code != codeModulesTooLarge {
+	apply(a, agree.Op{Kind: agree.OpCreateFed, Name: "fed", Modules: []agree.ModuleRec{big}})
+	if r := apply(b, agree.Op{Kind: agree.OpJoinFed, Name: "b", Modules: []agree.ModuleRec{testModule("big2", make([]byte, agree.MaxModuleBytes/2+2))}, Known: 1}); r.Code != agree.CodeModulesTooLarge {
 		t.Fatalf("join over the limit: %v", r.Code)
 	}
 	if len(f.Fed.Federates) != 0 || len(f.Fed.Modules) != 1 {
@@ -121,7 +122,7 @@ func TestFSMFederationModules(t *testing.T) {
 // empty record encodes without the new fields; entries and snapshots of
 // the earlier format (a FOM digest, no modules) still apply and decode.
 func TestFederationRecordEncoding(t *testing.T) {
-	buf, err := msgpack.Marshal(&federationRec{})
+	buf, err := msgpack.Marshal(&agree.FederationRec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,17 +135,17 @@ func TestFederationRecordEncoding(t *testing.T) {
 			t.Fatalf("empty record encodes field %q: %v", k, m)
 		}
 	}
-	var back federationRec
+	var back agree.FederationRec
 	if err := decode(buf, &back); err != nil || back.Time != "" || back.Modules != nil {
 		t.Fatalf("empty record: %+v %v", back, err)
 	}
 
-	a := nodeID{"a", 1}
-	f := newFSM("l", a, 5)
+	a := agree.NodeID{Name: "a", Inc: 1}
+	f := agree.NewFSM("l", a, 5)
 	mod := testModule("m", []byte("<objectModel/>"))
 	mim := testModule("mim", []byte("<objectModel>mim</objectModel>"))
-	f.apply(encodeBatch(batch{Proposer: a, Ops: []op{{Seq: 1, Kind: opCreateFed, Name: "fed", Time: "HLAfloat64Time", Modules: []moduleRec{mod}, MIM: []moduleRec{mim}}}}))
-	g, err := decodeFSM(f.encode())
+	f.Apply(agree.EncodeBatch(agree.Batch{Proposer: a, Ops: []agree.Op{{Seq: 1, Kind: agree.OpCreateFed, Name: "fed", Time: "HLAfloat64Time", Modules: []agree.ModuleRec{mod}, MIM: []agree.ModuleRec{mim}}}}))
+	g, err := agree.DecodeFSM(f.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,25 +155,25 @@ func TestFederationRecordEncoding(t *testing.T) {
 	if fi := federationInfo(g.Fed); fi.MIM == nil || fi.MIM.Digest != mim.Digest || !bytes.Equal(fi.MIM.Content, mim.Content) {
 		t.Fatalf("MIM after a snapshot: %+v", fi.MIM)
 	}
-	if !bytes.Equal(g.encode(), f.encode()) {
+	if !bytes.Equal(g.Encode(), f.Encode()) {
 		t.Fatal("a decoded snapshot encodes differently")
 	}
 
 	// The earlier format: create carried the FOM digest in op.Type, the
 	// record kept it under "f".
 	type oldOp struct {
-		Seq  uint64 `msgpack:"s"`
-		Kind opKind `msgpack:"k"`
-		Name string `msgpack:"n,omitempty"`
-		Type string `msgpack:"t,omitempty"`
+		Seq  uint64       `msgpack:"s"`
+		Kind agree.OpKind `msgpack:"k"`
+		Name string       `msgpack:"n,omitempty"`
+		Type string       `msgpack:"t,omitempty"`
 	}
 	type oldBatch struct {
-		Proposer nodeID  `msgpack:"p"`
-		Ops      []oldOp `msgpack:"o"`
+		Proposer agree.NodeID `msgpack:"p"`
+		Ops      []oldOp      `msgpack:"o"`
 	}
-	old, _ := msgpack.Marshal(&oldBatch{Proposer: a, Ops: []oldOp{{Seq: 1, Kind: opCreateFed, Name: "fed", Type: "digest"}}})
-	h := newFSM("l", a, 5)
-	if _, res, _ := h.apply(old); len(res) != 1 || res[0].Code != codeOK || h.Fed == nil || h.Fed.Name != "fed" {
+	old, _ := msgpack.Marshal(&oldBatch{Proposer: a, Ops: []oldOp{{Seq: 1, Kind: agree.OpCreateFed, Name: "fed", Type: "digest"}}})
+	h := agree.NewFSM("l", a, 5)
+	if _, res, _ := h.Apply(old); len(res) != 1 || res[0].Code != agree.CodeOK || h.Fed == nil || h.Fed.Name != "fed" {
 		t.Fatalf("earlier create entry: %+v %+v", res, h.Fed)
 	}
 	type oldRec struct {
@@ -180,10 +181,10 @@ func TestFederationRecordEncoding(t *testing.T) {
 		FOMDigest  string `msgpack:"f,omitempty"`
 		NextHandle uint64 `msgpack:"x"`
 	}
-	snap := map[string]any{"l": "l", "x": 1, "m": 5, "r": []nodeID{a}, "k": map[string]keyEntry{}, "s": map[string]session{},
+	snap := map[string]any{"l": "l", "x": 1, "m": 5, "r": []agree.NodeID{a}, "k": map[string]agree.KeyEntry{}, "s": map[string]agree.Session{},
 		"f": oldRec{Name: "fed", FOMDigest: "digest", NextHandle: 1}}
 	buf, _ = msgpack.Marshal(snap)
-	if g, err := decodeFSM(buf); err != nil || g.Fed == nil || g.Fed.Name != "fed" || g.Fed.Modules != nil {
+	if g, err := agree.DecodeFSM(buf); err != nil || g.Fed == nil || g.Fed.Name != "fed" || g.Fed.Modules != nil {
 		t.Fatalf("earlier snapshot: %+v %v", g, err)
 	}
 }
@@ -204,7 +205,7 @@ func TestModuleRecs(t *testing.T) {
 	if recs[0].Content[0] != '<' {
 		t.Fatal("the caller's content is shared")
 	}
-	if _, err := moduleRecs([]Module{{Content: make([]byte, maxModuleBytes+1)}}); !errors.Is(err, ErrModulesTooLarge) {
+	if _, err := moduleRecs([]Module{{Content: make([]byte, agree.MaxModuleBytes+1)}}); !errors.Is(err, ErrModulesTooLarge) {
 		t.Fatalf("oversized: %v", err)
 	}
 }
@@ -225,7 +226,7 @@ func TestFederationModulesAcrossCluster(t *testing.T) {
 	}
 	fom, radar, late, mim := module("fom.xml"), module("radar.xml"), module("late.xml"), module("mim.xml")
 	const timeRep = "HLAfloat64Time"
-	huge := Module{Name: "huge", Content: make([]byte, maxModuleBytes-len(fom.Content)+1)}
+	huge := Module{Name: "huge", Content: make([]byte, agree.MaxModuleBytes-len(fom.Content)+1)}
 	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{Modules: []Module{fom}, MIM: &huge}); !errors.Is(err, ErrModulesTooLarge) {
 		t.Fatalf("create with a MIM over the limit: %v", err)
 	}
@@ -323,13 +324,13 @@ func TestFederationModulesAcrossCluster(t *testing.T) {
 // without one (an earlier version's, or a creator's that gave none)
 // encodes and decodes without it.
 func TestFederationRecordCells(t *testing.T) {
-	a := nodeID{"a", 1}
+	a := agree.NodeID{Name: "a", Inc: 1}
 	cells := []byte(`{"DefaultCells":4}`)
-	f := newFSM("l", a, 5)
-	if _, res, _ := f.apply(encodeBatch(batch{Proposer: a, Ops: []op{{Seq: 1, Kind: opCreateFed, Name: "fed", Cells: cells}}})); len(res) != 1 || res[0].Code != codeOK {
+	f := agree.NewFSM("l", a, 5)
+	if _, res, _ := f.Apply(agree.EncodeBatch(agree.Batch{Proposer: a, Ops: []agree.Op{{Seq: 1, Kind: agree.OpCreateFed, Name: "fed", Cells: cells}}})); len(res) != 1 || res[0].Code != agree.CodeOK {
 		t.Fatalf("create: %+v", res)
 	}
-	g, err := decodeFSM(f.encode())
+	g, err := agree.DecodeFSM(f.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,10 +338,10 @@ func TestFederationRecordCells(t *testing.T) {
 		t.Fatalf("cells after a snapshot: %q, want %q", fi.Cells, cells)
 	}
 
-	h := newFSM("l", a, 5)
-	h.apply(encodeBatch(batch{Proposer: a, Ops: []op{{Seq: 1, Kind: opCreateFed, Name: "fed"}}}))
+	h := agree.NewFSM("l", a, 5)
+	h.Apply(agree.EncodeBatch(agree.Batch{Proposer: a, Ops: []agree.Op{{Seq: 1, Kind: agree.OpCreateFed, Name: "fed"}}}))
 	var m map[string]any
-	if err := msgpack.Unmarshal(h.encode(), &m); err != nil {
+	if err := msgpack.Unmarshal(h.Encode(), &m); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := m["f"].(map[string]any)["d"]; ok {
@@ -350,10 +351,10 @@ func TestFederationRecordCells(t *testing.T) {
 		Name       string `msgpack:"n"`
 		NextHandle uint64 `msgpack:"x"`
 	}
-	snap := map[string]any{"l": "l", "x": 1, "m": 5, "r": []nodeID{a}, "k": map[string]keyEntry{}, "s": map[string]session{},
+	snap := map[string]any{"l": "l", "x": 1, "m": 5, "r": []agree.NodeID{a}, "k": map[string]agree.KeyEntry{}, "s": map[string]agree.Session{},
 		"f": oldRec{Name: "fed", NextHandle: 1}}
 	buf, _ := msgpack.Marshal(snap)
-	if g, err := decodeFSM(buf); err != nil || g.Fed == nil || federationInfo(g.Fed).Cells != nil {
+	if g, err := agree.DecodeFSM(buf); err != nil || g.Fed == nil || federationInfo(g.Fed).Cells != nil {
 		t.Fatalf("earlier snapshot: %+v %v", g, err)
 	}
 }
@@ -362,20 +363,20 @@ func TestFederationRecordCells(t *testing.T) {
 // kept in the record and survives a snapshot; a record without one
 // reports none.
 func TestFederationRecordDataPlane(t *testing.T) {
-	a := nodeID{"a", 1}
-	f := newFSM("l", a, 5)
-	if _, res, _ := f.apply(encodeBatch(batch{Proposer: a, Ops: []op{{Seq: 1, Kind: opCreateFed, Name: "fed", DataPlane: "unicast"}}})); len(res) != 1 || res[0].Code != codeOK {
+	a := agree.NodeID{Name: "a", Inc: 1}
+	f := agree.NewFSM("l", a, 5)
+	if _, res, _ := f.Apply(agree.EncodeBatch(agree.Batch{Proposer: a, Ops: []agree.Op{{Seq: 1, Kind: agree.OpCreateFed, Name: "fed", DataPlane: "unicast"}}})); len(res) != 1 || res[0].Code != agree.CodeOK {
 		t.Fatalf("create: %+v", res)
 	}
-	g, err := decodeFSM(f.encode())
+	g, err := agree.DecodeFSM(f.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fi := federationInfo(g.Fed); fi.DataPlane != "unicast" {
 		t.Fatalf("data plane after a snapshot: %q, want unicast", fi.DataPlane)
 	}
-	h := newFSM("l", a, 5)
-	h.apply(encodeBatch(batch{Proposer: a, Ops: []op{{Seq: 1, Kind: opCreateFed, Name: "fed"}}}))
+	h := agree.NewFSM("l", a, 5)
+	h.Apply(agree.EncodeBatch(agree.Batch{Proposer: a, Ops: []agree.Op{{Seq: 1, Kind: agree.OpCreateFed, Name: "fed"}}}))
 	if fi := federationInfo(h.Fed); fi.DataPlane != "" {
 		t.Fatalf("a record created without a data plane reports %q", fi.DataPlane)
 	}
@@ -386,8 +387,8 @@ func TestFederationRecordDataPlane(t *testing.T) {
 // handles), as resigned otherwise: a node that catches up from a
 // snapshot after a partition learns that its own federate was removed.
 func TestSnapshotReportsLost(t *testing.T) {
-	old := view{fed: &federationRec{Federates: []federateRec{{Handle: 1, Name: "a"}, {Handle: 2, Name: "b"}, {Handle: 3, Name: "c"}}}}
-	cur := view{fed: &federationRec{Federates: []federateRec{{Handle: 1, Name: "a"}}, Lost: []uint64{2}}}
+	old := view{fed: &agree.FederationRec{Federates: []agree.FederateRec{{Handle: 1, Name: "a"}, {Handle: 2, Name: "b"}, {Handle: 3, Name: "c"}}}}
+	cur := view{fed: &agree.FederationRec{Federates: []agree.FederateRec{{Handle: 1, Name: "a"}}, Lost: []uint64{2}}}
 	var got []string
 	for _, ev := range diffViews(old, cur) {
 		if ev.Kind == EventFederateResigned {
@@ -399,15 +400,15 @@ func TestSnapshotReportsLost(t *testing.T) {
 	}
 	// The record keeps the latest maxLostKept lost handles, oldest
 	// dropped first.
-	f := newFSM("l", nodeID{Name: "a", Inc: 1}, 5)
-	f.Fed = &federationRec{}
-	var changes []change
-	for h := uint64(1); h <= maxLostKept+5; h++ {
-		id := nodeID{Name: fmt.Sprintf("n%d", h), Inc: 1}
-		f.Fed.Federates = append(f.Fed.Federates, federateRec{Handle: h, Node: id})
-		f.dropNode(id, &changes)
+	f := agree.NewFSM("l", agree.NodeID{Name: "a", Inc: 1}, 5)
+	f.Fed = &agree.FederationRec{}
+	var changes []agree.Change
+	for h := uint64(1); h <= agree.MaxLostKept+5; h++ {
+		id := agree.NodeID{Name: fmt.Sprintf("n%d", h), Inc: 1}
+		f.Fed.Federates = append(f.Fed.Federates, agree.FederateRec{Handle: h, Node: id})
+		f.DropNode(id, &changes)
 	}
-	if n := len(f.Fed.Lost); n != maxLostKept || f.Fed.Lost[0] != 6 || f.Fed.Lost[n-1] != maxLostKept+5 {
+	if n := len(f.Fed.Lost); n != agree.MaxLostKept || f.Fed.Lost[0] != 6 || f.Fed.Lost[n-1] != agree.MaxLostKept+5 {
 		t.Errorf("kept %d lost handles, %v..%v", n, f.Fed.Lost[0], f.Fed.Lost[n-1])
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/memberlist"
+	"github.com/meshrti/meshrti/gossip/internal/agree"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -22,66 +23,62 @@ import (
 const fuzzLog = "log-fuzz"
 
 var (
-	fuzzSelf = nodeID{Name: "self", Inc: 1}
-	fuzzA    = nodeID{Name: "a", Inc: 1}
-	fuzzB    = nodeID{Name: "b", Inc: 1}
+	fuzzSelf = agree.NodeID{Name: "self", Inc: 1}
+	fuzzA    = agree.NodeID{Name: "a", Inc: 1}
+	fuzzB    = agree.NodeID{Name: "b", Inc: 1}
 )
 
 // fuzzState is a log of three acceptors (self, a, b) with a federation
 // (time representation, two modules, two federates) and two held keys
 // (one acquired, one swapped).
-func fuzzState() (*fsm, [][]byte) {
-	f := newFSM(fuzzLog, fuzzSelf, 5)
+func fuzzState() (*agree.FSM, [][]byte) {
+	f := agree.NewFSM(fuzzLog, fuzzSelf, 5)
 	m1, m2 := testModule("m1", []byte("<objectModel/>")), testModule("m2", []byte("<objectModel>2</objectModel>"))
-	entries := [][]byte{
-		encodeBatch(batch{Proposer: fuzzA, Ops: []op{{Seq: 1, Kind: opAddAcceptor}}}),
-		encodeBatch(batch{Proposer: fuzzB, Ops: []op{{Seq: 1, Kind: opAddAcceptor}}}),
-		encodeBatch(batch{Proposer: fuzzSelf, Ops: []op{
-			{Seq: 1, Kind: opCreateFed, Name: "fed", Time: "HLAfloat64Time", Modules: []moduleRec{m1}},
-			{Seq: 2, Kind: opJoinFed, Name: "Self", Type: "t"},
-			{Seq: 3, Kind: opAcquire, Key: "k", Value: []byte("v")},
-		}}),
-		encodeBatch(batch{Proposer: fuzzA, Ops: []op{
-			{Seq: 2, Kind: opJoinFed, Name: "A", Time: "HLAfloat64Time", Modules: []moduleRec{m2}, Known: 1},
-			{Seq: 3, Kind: opCompareAndSwap, Key: "c", Expect: 0, Value: []byte("a")},
-		}}),
+	entries := [][]byte{agree.EncodeBatch(agree.Batch{Proposer: fuzzA, Ops: []agree.Op{{Seq: 1, Kind: agree.OpAddAcceptor}}}), agree.EncodeBatch(agree.Batch{Proposer: fuzzB, Ops: []agree.Op{{Seq: 1, Kind: agree.OpAddAcceptor}}}), agree.EncodeBatch(agree.Batch{Proposer: fuzzSelf, Ops: []agree.Op{
+		{Seq: 1, Kind: agree.OpCreateFed, Name: "fed", Time: "HLAfloat64Time", Modules: []agree.ModuleRec{m1}},
+		{Seq: 2, Kind: agree.OpJoinFed, Name: "Self", Type: "t"},
+		{Seq: 3, Kind: agree.OpAcquire, Key: "k", Value: []byte("v")},
+	}}), agree.EncodeBatch(agree.Batch{Proposer: fuzzA, Ops: []agree.Op{
+		{Seq: 2, Kind: agree.OpJoinFed, Name: "A", Time: "HLAfloat64Time", Modules: []agree.ModuleRec{m2}, Known: 1},
+		{Seq: 3, Kind: agree.OpCompareAndSwap, Key: "c", Expect: 0, Value: []byte("a")},
+	}}),
 	}
 	for _, e := range entries {
-		f.apply(e)
+		f.Apply(e)
 	}
 	return f, entries
 }
 
 // fuzzMessages are real messages of the fuzz log, for seed corpora.
-func fuzzMessages() []message {
+func fuzzMessages() []agree.Message {
 	f, entries := fuzzState()
-	join := encodeBatch(batch{Proposer: fuzzB, Ops: []op{{Seq: 2, Kind: opJoinFed, Name: "B",
-		Modules: []moduleRec{testModule("m3", []byte("<objectModel>3</objectModel>"))}, Known: 2}}})
-	hdr := func(t msgType, from, to nodeID) message {
-		return message{Type: t, Log: fuzzLog, From: from, To: to, Index: f.Index, Inst: f.Index}
+	join := agree.EncodeBatch(agree.Batch{Proposer: fuzzB, Ops: []agree.Op{{Seq: 2, Kind: agree.OpJoinFed, Name: "B",
+		Modules: []agree.ModuleRec{testModule("m3", []byte("<objectModel>3</objectModel>"))}, Known: 2}}})
+	hdr := func(t agree.MsgType, from, to agree.NodeID) agree.Message {
+		return agree.Message{Type: t, Log: fuzzLog, From: from, To: to, Index: f.Index, Inst: f.Index}
 	}
-	prep := hdr(msgPrepare, fuzzA, fuzzSelf)
-	prep.Ballot = ballot{N: 1, Node: fuzzA}
-	prom := hdr(msgPromise, fuzzA, fuzzSelf)
-	prom.Ballot, prom.OK, prom.AccBallot, prom.HasValue, prom.Value = ballot{N: 1, Node: fuzzSelf}, true, ballot{N: 1, Node: fuzzB}, true, join
-	acc := hdr(msgAccept, fuzzA, fuzzSelf)
-	acc.Ballot, acc.Value = ballot{N: 2, Node: fuzzA}, join
-	accd := hdr(msgAccepted, fuzzB, fuzzSelf)
-	accd.Ballot, accd.OK, accd.AccBallot = ballot{N: 1, Node: fuzzSelf}, true, ballot{N: 1, Node: fuzzSelf}
-	dec := hdr(msgDecided, fuzzB, fuzzSelf)
+	prep := hdr(agree.MsgPrepare, fuzzA, fuzzSelf)
+	prep.Ballot = agree.Ballot{N: 1, Node: fuzzA}
+	prom := hdr(agree.MsgPromise, fuzzA, fuzzSelf)
+	prom.Ballot, prom.OK, prom.AccBallot, prom.HasValue, prom.Value = agree.Ballot{N: 1, Node: fuzzSelf}, true, agree.Ballot{N: 1, Node: fuzzB}, true, join
+	acc := hdr(agree.MsgAccept, fuzzA, fuzzSelf)
+	acc.Ballot, acc.Value = agree.Ballot{N: 2, Node: fuzzA}, join
+	accd := hdr(agree.MsgAccepted, fuzzB, fuzzSelf)
+	accd.Ballot, accd.OK, accd.AccBallot = agree.Ballot{N: 1, Node: fuzzSelf}, true, agree.Ballot{N: 1, Node: fuzzSelf}
+	dec := hdr(agree.MsgDecided, fuzzB, fuzzSelf)
 	dec.Inst, dec.HasValue, dec.Value = 1, true, entries[1]
-	commit := hdr(msgCommit, fuzzB, nodeID{})
+	commit := hdr(agree.MsgCommit, fuzzB, agree.NodeID{})
 	commit.HasValue, commit.Value = true, join
-	req := message{Type: msgSyncReq, From: nodeID{Name: "new", Inc: 7}, To: fuzzSelf}
-	snap := hdr(msgSyncResp, fuzzA, fuzzSelf)
-	snap.Snapshot = f.encode()
+	req := agree.Message{Type: agree.MsgSyncReq, From: agree.NodeID{Name: "new", Inc: 7}, To: fuzzSelf}
+	snap := hdr(agree.MsgSyncResp, fuzzA, fuzzSelf)
+	snap.Snapshot = f.Encode()
 	snap.Index++
-	tail := hdr(msgSyncResp, fuzzA, fuzzSelf)
+	tail := hdr(agree.MsgSyncResp, fuzzA, fuzzSelf)
 	tail.Inst, tail.Entries = 0, entries
-	f.apply(join) // a snapshot one entry ahead, which a synced replica installs
-	ahead := hdr(msgSyncResp, fuzzB, fuzzSelf)
-	ahead.Snapshot = f.encode()
-	return []message{prep, prom, acc, accd, dec, commit, req, snap, tail, ahead}
+	f.Apply(join) // a snapshot one entry ahead, which a synced replica installs
+	ahead := hdr(agree.MsgSyncResp, fuzzB, fuzzSelf)
+	ahead.Snapshot = f.Encode()
+	return []agree.Message{prep, prom, acc, accd, dec, commit, req, snap, tail, ahead}
 }
 
 // detached returns a Cluster of the fuzz log without memberlist or
@@ -91,12 +88,12 @@ func detached(tb testing.TB) *Cluster {
 	tb.Helper()
 	f, _ := fuzzState()
 	c := newCluster(Config{Federation: "fuzz", NodeName: fuzzSelf.Name}, profileTimings(ProfileLocal), fuzzSelf)
-	for _, id := range []nodeID{fuzzSelf, fuzzA, fuzzB} {
+	for _, id := range []agree.NodeID{fuzzSelf, fuzzA, fuzzB} {
 		c.members[id.Name] = Member{Name: id.Name, State: MemberAlive, inc: id.Inc}
 	}
 	c.bcast = &memberlist.TransmitLimitedQueue{NumNodes: func() int { return 3 }, RetransmitMult: 3}
 	c.core = newCore(fuzzSelf, c.tm, rand.New(rand.NewPCG(1, 2)), f)
-	c.view.keys = map[string]keyEntry{}
+	c.view.keys = map[string]agree.KeyEntry{}
 	c.refreshView(nil)
 	return c
 }
@@ -111,7 +108,7 @@ func (c *Cluster) runDetached() {
 		}
 		c.core.Tick()
 		rd := c.core.Ready()
-		c.stats.rejected.Store(c.core.rejected)
+		c.stats.rejected.Store(c.core.Rejected)
 		if len(rd.Changes) > 0 {
 			c.refreshView(rd.Changes)
 		}
@@ -122,19 +119,10 @@ func (c *Cluster) runDetached() {
 }
 
 // checkReplica fails when a replica's invariants do not hold.
-func checkReplica(t *testing.T, r *replica) {
+func checkReplica(t *testing.T, r *agree.Replica) {
 	t.Helper()
-	if r.fsm == nil {
-		return
-	}
-	if err := r.fsm.check(); err != nil {
-		t.Fatalf("replica state: %v", err)
-	}
-	if r.fsm.Index < r.tailBase || uint64(len(r.tail)) != r.fsm.Index-r.tailBase {
-		t.Fatalf("tail of %d entries from %d at index %d", len(r.tail), r.tailBase, r.fsm.Index)
-	}
-	if r.round != nil && r.round.inst != r.fsm.Index {
-		t.Fatalf("round for instance %d at index %d", r.round.inst, r.fsm.Index)
+	if err := r.CheckInvariants(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -225,11 +213,11 @@ func FuzzReplicaStep(f *testing.F) {
 	f.Fuzz(func(t *testing.T, typ uint8, from string, fromInc uint64, flags uint8, index, inst, bn, an uint64, value, entries, snapshot []byte) {
 		st, _ := fuzzState()
 		synced := newCore(fuzzSelf, profileTimings(ProfileLocal), rand.New(rand.NewPCG(1, 2)), st)
-		synced.Submit(op{Kind: opAcquire, Key: "mine", Value: []byte("1")}) // a round in phase 1
-		unsynced := newCore(nodeID{Name: "new", Inc: 1}, profileTimings(ProfileLocal), rand.New(rand.NewPCG(3, 4)), nil)
+		synced.Submit(agree.Op{Kind: agree.OpAcquire, Key: "mine", Value: []byte("1")}) // a round in phase 1
+		unsynced := newCore(agree.NodeID{Name: "new", Inc: 1}, profileTimings(ProfileLocal), rand.New(rand.NewPCG(3, 4)), nil)
 
-		m := message{Type: msgType(typ), From: nodeID{Name: from, Inc: fromInc}, Index: index, Inst: inst,
-			Ballot: ballot{N: bn, Node: fuzzSelf}, AccBallot: ballot{N: an, Node: nodeID{Name: from, Inc: fromInc}},
+		m := agree.Message{Type: agree.MsgType(typ), From: agree.NodeID{Name: from, Inc: fromInc}, Index: index, Inst: inst,
+			Ballot: agree.Ballot{N: bn, Node: fuzzSelf}, AccBallot: agree.Ballot{N: an, Node: agree.NodeID{Name: from, Inc: fromInc}},
 			OK: flags&4 != 0, HasValue: flags&8 != 0, Value: value, Snapshot: snapshot}
 		if flags&1 != 0 {
 			m.To = fuzzSelf
@@ -248,7 +236,7 @@ func FuzzReplicaStep(f *testing.F) {
 				m.Entries = [][]byte{entries}
 			}
 		}
-		for _, r := range []*replica{synced, unsynced} {
+		for _, r := range []*agree.Replica{synced, unsynced} {
 			r.Step(m)
 			r.Step(m)
 			for range 3 {
@@ -257,14 +245,14 @@ func FuzzReplicaStep(f *testing.F) {
 			r.Ready()
 			checkReplica(t, r)
 			if r.Synced() {
-				r.Submit(op{Kind: opJoinFed, Name: "x", Modules: []moduleRec{testModule("z", []byte("z"))}, Known: 5})
+				r.Submit(agree.Op{Kind: agree.OpJoinFed, Name: "x", Modules: []agree.ModuleRec{testModule("z", []byte("z"))}, Known: 5})
 				r.Read()
 				r.Ready()
 				checkReplica(t, r)
 			}
 		}
-		if synced.fsm.Log != fuzzLog {
-			t.Fatalf("the log identity changed to %q", synced.fsm.Log)
+		if synced.State().Log != fuzzLog {
+			t.Fatalf("the log identity changed to %q", synced.State().Log)
 		}
 	})
 }
@@ -323,17 +311,17 @@ func TestCheckMsgpack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := checkMsgpack(buf); err != nil {
+		if err := agree.CheckMsgpack(buf); err != nil {
 			t.Fatalf("%T: %v", v, err)
 		}
 		for cut := range min(len(buf), 200) {
-			if checkMsgpack(buf[:cut]) == nil {
+			if agree.CheckMsgpack(buf[:cut]) == nil {
 				t.Fatalf("%T cut to %d bytes passes", v, cut)
 			}
 		}
 	}
 	for _, b := range [][]byte{bomb, {0xdf, 0, 0, 0, 2, 1, 2, 3}, {0xc6, 0xff, 0xff, 0xff, 0xff}, {0xc1}, {0x91}} {
-		if checkMsgpack(b) == nil {
+		if agree.CheckMsgpack(b) == nil {
 			t.Fatalf("% x passes", b)
 		}
 	}

@@ -12,18 +12,19 @@ import (
 	"time"
 
 	"github.com/hashicorp/memberlist"
+	"github.com/meshrti/meshrti/gossip/internal/agree"
 )
 
 // process acts on what the replica asks for.
-func (c *Cluster) process(rd ready) {
-	c.stats.rejected.Store(c.core.rejected)
-	if c.core.mismatch > c.mismatch {
+func (c *Cluster) process(rd agree.Ready) {
+	c.stats.rejected.Store(c.core.Rejected)
+	if c.core.Mismatch > c.mismatch {
 		if c.mismatch == 0 {
 			c.log.Error().Msg("messages from another agreement log in this cluster: more than one node founded it (started without seeds); their decisions are separate")
 		}
-		c.mismatch = c.core.mismatch
+		c.mismatch = c.core.Mismatch
 	}
-	if rd.empty() {
+	if rd.Empty() {
 		return
 	}
 	if len(rd.Changes) > 0 {
@@ -63,7 +64,7 @@ func (c *Cluster) process(rd ready) {
 
 // refreshView publishes the replica's state to other goroutines and
 // turns changes into events.
-func (c *Cluster) refreshView(changes []change) {
+func (c *Cluster) refreshView(changes []agree.Change) {
 	f := c.core.State()
 	if f == nil {
 		return
@@ -72,30 +73,30 @@ func (c *Cluster) refreshView(changes []change) {
 	c.viewMu.Lock()
 	old := c.view
 	c.view.log, c.view.index = f.Log, f.Index
-	c.view.roster = append([]nodeID(nil), f.Roster...)
-	c.view.fed = f.Fed.clone()
+	c.view.roster = append([]agree.NodeID(nil), f.Roster...)
+	c.view.fed = f.Fed.Clone()
 	snapshot := changes == nil
 	for _, ch := range changes {
 		switch ch.Kind {
-		case chKey:
+		case agree.ChKey:
 			c.view.keys[ch.Key] = ch.Entry
 			evs = append(evs, Event{Kind: EventKeyChanged, Key: ch.Key, Entry: entryOf(ch.Key, ch.Entry)})
-		case chFedCreated:
+		case agree.ChFedCreated:
 			evs = append(evs, Event{Kind: EventFederationCreated, Modules: modulesOf(ch.Modules)})
-		case chFedModules:
+		case agree.ChFedModules:
 			evs = append(evs, Event{Kind: EventFederationModulesChanged, Modules: modulesOf(ch.Modules)})
-		case chFedDestroyed:
+		case agree.ChFedDestroyed:
 			evs = append(evs, Event{Kind: EventFederationDestroyed})
-		case chFederateJoined:
+		case agree.ChFederateJoined:
 			evs = append(evs, Event{Kind: EventFederateJoined, Federate: federateInfo(ch.Federate)})
-		case chFederateResigned:
+		case agree.ChFederateResigned:
 			evs = append(evs, Event{Kind: EventFederateResigned, Federate: federateInfo(ch.Federate), Lost: ch.Lost})
-		case chSnapshot:
+		case agree.ChSnapshot:
 			snapshot = true
 		}
 	}
 	if snapshot {
-		c.view.keys = make(map[string]keyEntry, len(f.Keys))
+		c.view.keys = make(map[string]agree.KeyEntry, len(f.Keys))
 		for k, e := range f.Keys {
 			c.view.keys[k] = e
 		}
@@ -123,7 +124,7 @@ func diffViews(old, cur view) []Event {
 	if old.fed != nil && cur.fed != nil && !sameModules(old.fed.Modules, cur.fed.Modules) {
 		evs = append(evs, Event{Kind: EventFederationModulesChanged, Modules: modulesOf(cur.fed.Modules)})
 	}
-	oldFeds := map[uint64]federateRec{}
+	oldFeds := map[uint64]agree.FederateRec{}
 	if old.fed != nil {
 		for _, fr := range old.fed.Federates {
 			oldFeds[fr.Handle] = fr
@@ -137,7 +138,7 @@ func diffViews(old, cur view) []Event {
 			delete(oldFeds, fr.Handle)
 		}
 	}
-	var gone []federateRec
+	var gone []agree.FederateRec
 	for _, fr := range oldFeds {
 		gone = append(gone, fr)
 	}
@@ -162,7 +163,7 @@ func diffViews(old, cur view) []Event {
 	return evs
 }
 
-func sameModules(a, b []moduleRec) bool {
+func sameModules(a, b []agree.ModuleRec) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -175,7 +176,7 @@ func sameModules(a, b []moduleRec) bool {
 }
 
 // send hands one replica message to the network.
-func (c *Cluster) send(m message) {
+func (c *Cluster) send(m agree.Message) {
 	if m.To.Name == "" {
 		buf := encodeWire(wireAgree, m)
 		if len(buf) > maxGossip {
@@ -274,33 +275,33 @@ func (b *stateBroadcast) Finished()       {}
 func (b *stateBroadcast) Name() string    { return b.name }
 
 // errorFor maps an op result to the package's errors.
-func errorFor(code resultCode) error {
+func errorFor(code agree.ResultCode) error {
 	switch code {
-	case codeOK, codeRosterFull:
+	case agree.CodeOK, agree.CodeRosterFull:
 		return nil
-	case codeExists:
+	case agree.CodeExists:
 		return ErrFederationExists
-	case codeNotFound:
+	case agree.CodeNotFound:
 		return ErrFederationNotFound
-	case codeFederatesJoined:
+	case agree.CodeFederatesJoined:
 		return ErrFederatesJoined
-	case codeNameInUse:
+	case agree.CodeNameInUse:
 		return ErrNameInUse
-	case codeNotHolder:
+	case agree.CodeNotHolder:
 		return ErrNotHolder
-	case codeAlreadyJoined:
+	case agree.CodeAlreadyJoined:
 		return ErrAlreadyJoined
-	case codeNotJoined:
+	case agree.CodeNotJoined:
 		return ErrNotJoined
-	case codeTimeRepresentation:
+	case agree.CodeTimeRepresentation:
 		return ErrTimeRepresentation
-	case codeModulesChanged:
+	case agree.CodeModulesChanged:
 		return ErrModulesChanged
-	case codeModulesTooLarge:
+	case agree.CodeModulesTooLarge:
 		return ErrModulesTooLarge
-	case codeNotMember:
+	case agree.CodeNotMember:
 		return ErrFederateNotJoined
-	case codeClusterGone:
+	case agree.CodeClusterGone:
 		return ErrClusterGone
 	}
 	return ErrOutcomeUnknown
@@ -310,16 +311,16 @@ func errorFor(code resultCode) error {
 // ErrNoQuorum when ctx ends, or when an operation timeout passes while
 // too few acceptors are alive to decide (see opWait); the op may still
 // be decided later.
-func (c *Cluster) submit(ctx context.Context, o op) (opResult, error) {
+func (c *Cluster) submit(ctx context.Context, o agree.Op) (agree.OpResult, error) {
 	if c.closing.Load() {
-		return opResult{}, ErrClosed
+		return agree.OpResult{}, ErrClosed
 	}
-	w := &waiter{ch: make(chan opResult, 1)}
+	w := &waiter{ch: make(chan agree.OpResult, 1)}
 	c.post(func() {
 		w.seq = c.core.Submit(o)
 		c.waiters[w.seq] = w
 	})
-	var r opResult
+	var r agree.OpResult
 	err := c.opWait(ctx, func(timeout, done <-chan struct{}) bool {
 		select {
 		case r = <-w.ch:
@@ -342,7 +343,7 @@ func (c *Cluster) submit(ctx context.Context, o op) (opResult, error) {
 
 // barrier waits until a quorum confirms this node's applied state is
 // current, then runs fill on it (on the loop).
-func (c *Cluster) barrier(ctx context.Context, fill func(*fsm)) error {
+func (c *Cluster) barrier(ctx context.Context, fill func(*agree.FSM)) error {
 	if c.closing.Load() {
 		return ErrClosed
 	}
@@ -440,7 +441,7 @@ func (c *Cluster) noQuorum(ctx context.Context) error {
 // alive (itself included), and how many a decision needs.
 func (c *Cluster) acceptorsAlive() (reachable, need int) {
 	c.viewMu.RLock()
-	roster := append([]nodeID(nil), c.view.roster...)
+	roster := append([]agree.NodeID(nil), c.view.roster...)
 	c.viewMu.RUnlock()
 	for _, a := range roster {
 		if a == c.id {
@@ -451,13 +452,13 @@ func (c *Cluster) acceptorsAlive() (reachable, need int) {
 			reachable++
 		}
 	}
-	return reachable, quorum(len(roster))
+	return reachable, agree.Quorum(len(roster))
 }
 
 // submitInternal proposes an op on the loop's behalf and returns its
 // sequence number; fn gets the result on the loop. It is called on the
 // loop.
-func (c *Cluster) submitInternal(o op, fn func(opResult)) uint64 {
+func (c *Cluster) submitInternal(o agree.Op, fn func(agree.OpResult)) uint64 {
 	seq := c.core.Submit(o)
 	c.waiters[seq] = &waiter{seq: seq, fn: fn}
 	return seq
@@ -500,8 +501,8 @@ func (c *Cluster) housekeep(now time.Time) {
 	}
 	majority := seen > len(f.Roster)/2
 
-	ids := f.identities()
-	present := map[nodeID]bool{}
+	ids := f.Identities()
+	present := map[agree.NodeID]bool{}
 	for _, id := range ids {
 		present[id] = true
 		if id == c.id {
@@ -560,7 +561,7 @@ func (c *Cluster) housekeep(now time.Time) {
 		}
 		c.log.Info().Str("lost", id.Name).Msg("releasing what a lost node held")
 		c.stats.lostProposals.Add(1)
-		c.lostBusy[id] = c.submitInternal(op{Kind: opLost, Node: id}, func(opResult) { delete(c.lostBusy, id) })
+		c.lostBusy[id] = c.submitInternal(agree.Op{Kind: agree.OpLost, Node: id}, func(agree.OpResult) { delete(c.lostBusy, id) })
 	}
 	for id := range c.lostSince {
 		if !present[id] {
@@ -568,10 +569,10 @@ func (c *Cluster) housekeep(now time.Time) {
 		}
 	}
 
-	if !c.leaving.Load() && !f.inRoster(c.id) && !c.addBusy && !now.Before(c.nextAdd) {
+	if !c.leaving.Load() && !f.InRoster(c.id) && !c.addBusy && !now.Before(c.nextAdd) {
 		if want := min(f.MaxAcceptors, len(aliveNames)); len(f.Roster) < want {
 			c.addBusy = true
-			c.submitInternal(op{Kind: opAddAcceptor}, func(opResult) {
+			c.submitInternal(agree.Op{Kind: agree.OpAddAcceptor}, func(agree.OpResult) {
 				c.addBusy = false
 				c.nextAdd = time.Now().Add(time.Duration(c.rng.Int64N(int64(4 * c.tm.housekeep))))
 			})
@@ -593,7 +594,7 @@ func (c *Cluster) housekeep(now time.Time) {
 // will ever answer, and nobody can add or remove an acceptor either.
 // left says every one of them said goodbye (or was replaced by a newer
 // process), which is final; a member declared dead may still refute it.
-func (c *Cluster) rosterGone(f *fsm) (gone, left bool) {
+func (c *Cluster) rosterGone(f *agree.FSM) (gone, left bool) {
 	left = true
 	for _, a := range f.Roster {
 		if a == c.id || c.status(a) != statusGone {
@@ -612,7 +613,7 @@ func (c *Cluster) rosterGone(f *fsm) (gone, left bool) {
 // declare live members dead, which they refute when they hear it; an
 // operation failed on such a false alarm would be an error the caller
 // never had to see.
-func (c *Cluster) checkRosterGone(f *fsm, now time.Time) {
+func (c *Cluster) checkRosterGone(f *agree.FSM, now time.Time) {
 	gone, left := c.rosterGone(f)
 	switch {
 	case !gone:
@@ -633,9 +634,9 @@ func (c *Cluster) failAll() {
 		delete(c.waiters, seq)
 		c.core.Cancel(seq)
 		if w.fn != nil {
-			w.fn(opResult{Seq: seq, Code: codeClusterGone})
+			w.fn(agree.OpResult{Seq: seq, Code: agree.CodeClusterGone})
 		} else {
-			w.ch <- opResult{Seq: seq, Code: codeClusterGone}
+			w.ch <- agree.OpResult{Seq: seq, Code: agree.CodeClusterGone}
 		}
 	}
 	for id, r := range c.readers {
@@ -650,7 +651,7 @@ func (c *Cluster) failAll() {
 // f's roster that failure detection reports alive (this node when it is
 // one and not leaving), or zero when none is: then every node proposes
 // its own ops. Nodes may disagree for a moment; that costs only duels.
-func (c *Cluster) leaderOf(f *fsm) nodeID {
+func (c *Cluster) leaderOf(f *agree.FSM) agree.NodeID {
 	for _, a := range f.Roster {
 		if a == c.id {
 			if !c.leaving.Load() {
@@ -662,10 +663,10 @@ func (c *Cluster) leaderOf(f *fsm) nodeID {
 			return a
 		}
 	}
-	return nodeID{}
+	return agree.NodeID{}
 }
 
-func rosterHasName(r []nodeID, name string) bool {
+func rosterHasName(r []agree.NodeID, name string) bool {
 	for _, a := range r {
 		if a.Name == name {
 			return true
@@ -681,7 +682,7 @@ const (
 )
 
 // status says what failure detection knows of a process.
-func (c *Cluster) status(id nodeID) int {
+func (c *Cluster) status(id agree.NodeID) int {
 	m, ok := c.member(id.Name)
 	switch {
 	case !ok:

@@ -137,8 +137,8 @@ func TestConformanceMassResign(t *testing.T) {
 	// same entries to the same state.
 	waitFor(t, 10*time.Second, func() bool {
 		var a, b []byte
-		anchor.onLoop(func() { a = anchor.core.State().encode() })
-		h.nodes[1].onLoop(func() { b = h.nodes[1].core.State().encode() })
+		anchor.onLoop(func() { a = anchor.core.State().Encode() })
+		h.nodes[1].onLoop(func() { b = h.nodes[1].core.State().Encode() })
 		return bytes.Equal(a, b)
 	}, "the survivors hold the same state")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/meshrti/meshrti/gossip/internal/agree"
 	"slices"
 	"sort"
 	"strings"
@@ -26,7 +27,7 @@ type Entry struct {
 // Free reports whether nobody holds the key.
 func (e Entry) Free() bool { return e.Holder == "" }
 
-func entryOf(key string, e keyEntry) Entry {
+func entryOf(key string, e agree.KeyEntry) Entry {
 	return Entry{Key: key, Version: e.Version, Value: append([]byte(nil), e.Value...), Holder: e.Holder.Name}
 }
 
@@ -37,7 +38,7 @@ func entryOf(key string, e keyEntry) Entry {
 // until decided, ctx ends, or Config.Timeout passes (ErrNoQuorum: the
 // acquisition may still take effect; Read tells).
 func (c *Cluster) Acquire(ctx context.Context, key string, value []byte) (Entry, bool, error) {
-	r, err := c.submit(ctx, op{Kind: opAcquire, Key: key, Value: value})
+	r, err := c.submit(ctx, agree.Op{Kind: agree.OpAcquire, Key: key, Value: value})
 	if err != nil {
 		return Entry{}, false, err
 	}
@@ -55,11 +56,11 @@ func (c *Cluster) Acquire(ctx context.Context, key string, value []byte) (Entry,
 // before this call counts as joined, whatever this node's view shows yet.
 // It blocks like Acquire.
 func (c *Cluster) AcquireIfJoined(ctx context.Context, key string, value []byte, handles []uint64) (Entry, bool, error) {
-	r, err := c.submit(ctx, op{Kind: opAcquire, Key: key, Value: value, Joined: slices.Clone(handles)})
+	r, err := c.submit(ctx, agree.Op{Kind: agree.OpAcquire, Key: key, Value: value, Joined: slices.Clone(handles)})
 	if err != nil {
 		return Entry{}, false, err
 	}
-	if r.Code == codeNotMember {
+	if r.Code == agree.CodeNotMember {
 		return entryOf(key, r.Entry), false, fmt.Errorf("%w: handle %d", ErrFederateNotJoined, r.Handle)
 	}
 	if err := errorFor(r.Code); err != nil {
@@ -80,14 +81,14 @@ func (c *Cluster) AcquireIfJoined(ctx context.Context, key string, value []byte,
 // It blocks like Acquire (ErrNoQuorum: the swap may still take effect;
 // Read tells, by holder and version).
 func (c *Cluster) CompareAndSwap(ctx context.Context, key string, expect uint64, value []byte) (Entry, bool, error) {
-	r, err := c.submit(ctx, op{Kind: opCompareAndSwap, Key: key, Value: value, Expect: expect})
+	r, err := c.submit(ctx, agree.Op{Kind: agree.OpCompareAndSwap, Key: key, Value: value, Expect: expect})
 	if err != nil {
 		return Entry{}, false, err
 	}
 	switch r.Code {
-	case codeOK:
+	case agree.CodeOK:
 		return entryOf(key, r.Entry), true, nil
-	case codeVersionMismatch:
+	case agree.CodeVersionMismatch:
 		return entryOf(key, r.Entry), false, nil
 	}
 	return Entry{}, false, errorFor(r.Code)
@@ -109,7 +110,7 @@ func (c *Cluster) Propose(ctx context.Context, key string, value []byte) ([]byte
 // key held by another node is left alone and returned with ErrNotHolder.
 // It blocks like Acquire.
 func (c *Cluster) Release(ctx context.Context, key string) (Entry, error) {
-	r, err := c.submit(ctx, op{Kind: opRelease, Key: key})
+	r, err := c.submit(ctx, agree.Op{Kind: agree.OpRelease, Key: key})
 	if err != nil {
 		return Entry{}, err
 	}
@@ -121,7 +122,7 @@ func (c *Cluster) Release(ctx context.Context, key string) (Entry, error) {
 // read). It blocks like Acquire.
 func (c *Cluster) Read(ctx context.Context, key string) (Entry, error) {
 	var e Entry
-	err := c.barrier(ctx, func(f *fsm) { e = entryOf(key, f.Keys[key]) })
+	err := c.barrier(ctx, func(f *agree.FSM) { e = entryOf(key, f.Keys[key]) })
 	return e, err
 }
 

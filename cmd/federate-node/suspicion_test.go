@@ -39,7 +39,7 @@ type tickRun struct {
 // them.
 func startTicks(t *testing.T, bin string, ctx context.Context, federation, port string, n, steps int, extra ...string) *tickRun {
 	t.Helper()
-	dir := t.TempDir()
+	dir := keptDir(t) // a failed run's traces stay, for trace-check
 	r := &tickRun{t: t, steps: steps}
 	seed := ""
 	for k := range n {

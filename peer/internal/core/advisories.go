@@ -38,6 +38,14 @@ import (
 // a subscriber discovers every instance of what it subscribes to, so an
 // active subscription is interest in every such instance (regions will
 // narrow it).
+//
+// Its inputs are the others' subscriptions (noteObjectSubscription,
+// noteInteractionSubscription, forget) and what the core finds relevant
+// or in scope now (classRelevant, interactionRelevant, relevantNow,
+// inScopeNow); what it returns is the change to advise. Judging
+// relevance reads declarations, ownership and regions too, so the core
+// does that (the Core methods below) and pushes what the advisories
+// return.
 type advisories struct {
 	// Other federates' subscriptions, from their replicated state.
 	objs map[ObjectClassHandle]map[FederateHandle]remoteSub
@@ -85,19 +93,11 @@ func newAdvisories(sw fomxml.Switches) advisories {
 	}
 }
 
-// Replicated state keys.
-const (
-	keySubObject      = "s/o/" // + class handle: this federate's subscription to it
-	keySubInteraction = "s/i/" // + interaction class handle
-	keyIntTransport   = "t/i/" // + interaction class handle: its transportation here
-	keyResign         = "resign"
-)
-
 // publishInterest publishes this federate's subscription to oc in its
 // replicated state (nil when it has none).
 func (c *Core) publishInterest(oc *fomxml.ObjectClass) {
-	c.setState(keySubObject+strconv.FormatUint(uint64(oc.Handle), 10), c.interestValue(oc))
-	if c.tr != nil {
+	c.setState(objectSubscriptionKey(oc.Handle), c.interestValue(oc))
+	if c.tracer != nil {
 		c.traceSubscription(oc)
 	}
 }
@@ -105,11 +105,11 @@ func (c *Core) publishInterest(oc *fomxml.ObjectClass) {
 // interestValue encodes this federate's subscription to oc for its
 // replicated state (nil: none).
 func (c *Core) interestValue(oc *fomxml.ObjectClass) []byte {
-	set := c.dcl.subObj[oc.Handle]
+	set := c.declared.subObj[oc.Handle]
 	if len(set) == 0 {
 		return nil
 	}
-	mode := c.dcl.subMode[oc.Handle]
+	mode := c.declared.subMode[oc.Handle]
 	b := []byte{0}
 	if mode.active {
 		b[0] = 1
@@ -129,7 +129,7 @@ func (c *Core) interestValue(oc *fomxml.ObjectClass) []byte {
 	// what senders filter by (docs/ddm.md). The others take everything.
 	var narrowed []AttributeHandle
 	for _, a := range attrs {
-		if !c.reg.subs[oc.Handle][a].covers() {
+		if !c.regions.subs[oc.Handle][a].covers() {
 			narrowed = append(narrowed, a)
 		}
 	}
@@ -137,7 +137,7 @@ func (c *Core) interestValue(oc *fomxml.ObjectClass) []byte {
 		b = binary.AppendUvarint(b, uint64(len(narrowed)))
 		for _, a := range narrowed {
 			b = binary.AppendUvarint(b, uint64(a))
-			rs := encodeRegions(c.committed(c.reg.subs[oc.Handle][a].regions))
+			rs := encodeRegions(c.committed(c.regions.subs[oc.Handle][a].regions))
 			b = binary.AppendUvarint(b, uint64(len(rs)))
 			b = append(b, rs...)
 		}
@@ -154,39 +154,33 @@ func (c *Core) earlyInterest(from FederateHandle, class ObjectClassHandle, value
 	if len(value) == 0 {
 		return
 	}
-	if _, known := c.adv.objs[class][from]; known {
+	if c.advisories.knowsObjectSubscription(from, class) {
 		return
 	}
-	if _, member := c.fed.members[from]; !member {
+	if !c.federation.isMember(from) {
 		return
 	}
-	c.interestChanged(from, keySubObject+strconv.FormatUint(uint64(class), 10), value)
+	c.interestChanged(from, objectSubscriptionKey(class), value)
 }
 
 func (c *Core) publishInteractionInterest(ic InteractionClassHandle) {
-	if c.tr != nil {
+	if c.tracer != nil {
 		c.traceInteractionSubscription(ic)
 	}
-	key := keySubInteraction + strconv.FormatUint(uint64(ic), 10)
-	if !c.dcl.subInt[ic] {
+	key := interactionSubscriptionKey(ic)
+	if !c.declared.subInt[ic] {
 		c.setState(key, nil)
 		return
 	}
 	v := byte(0)
-	if c.dcl.subIntMode[ic] {
+	if c.declared.subIntMode[ic] {
 		v = 1
 	}
 	b := []byte{v}
-	if s := c.reg.intSubs[ic]; !s.covers() {
+	if s := c.regions.intSubs[ic]; !s.covers() {
 		b = append(b, encodeRegions(c.committed(s.regions))...)
 	}
 	c.setState(key, b)
-}
-
-// setState publishes one key of this federate's replicated state
-// through the control plane.
-func (c *Core) setState(key string, value []byte) {
-	c.fed.startOp(c, Op{Kind: OpSetState, Key: key, Value: value}, func(OpResult) {})
 }
 
 // decodeSub decodes a published subscription; false for bytes that do
@@ -249,90 +243,118 @@ func decodeSub(b []byte) (remoteSub, bool) {
 }
 
 // interestChanged folds another federate's replicated state key into the
-// advisories' view.
+// advisories' view, and decides again what depends on it.
 func (c *Core) interestChanged(h FederateHandle, key string, value []byte) {
-	a := &c.adv
+	var narrowed, ok bool
 	switch {
-	case strings.HasPrefix(key, keySubObject):
-		n, err := strconv.ParseUint(key[len(keySubObject):], 10, 64)
+	case strings.HasPrefix(key, keyObjectSubscription):
+		n, err := strconv.ParseUint(key[len(keyObjectSubscription):], 10, 64)
 		if err != nil {
 			c.stats.Malformed++
 			return
 		}
-		class := ObjectClassHandle(n)
-		m := a.objs[class]
-		narrowed := len(m[h].regions) > 0 // the cells to send into change
-		if value == nil {
-			delete(m, h)
-		} else {
-			sub, ok := decodeSub(value)
-			if !ok {
-				c.stats.Malformed++
-				return
-			}
-			if m == nil {
-				m = make(map[FederateHandle]remoteSub)
-				a.objs[class] = m
-			}
-			m[h] = sub
-			narrowed = narrowed || len(sub.regions) > 0
+		if narrowed, ok = c.advisories.noteObjectSubscription(h, ObjectClassHandle(n), value); !ok {
+			c.stats.Malformed++
+			return
 		}
 		c.classRelevance()
 		c.allAttrRelevance()
-		if narrowed {
-			c.resendCells()
-		}
-	case strings.HasPrefix(key, keySubInteraction):
-		n, err := strconv.ParseUint(key[len(keySubInteraction):], 10, 64)
+	case strings.HasPrefix(key, keyInteractionSubscription):
+		n, err := strconv.ParseUint(key[len(keyInteractionSubscription):], 10, 64)
 		if err != nil {
 			c.stats.Malformed++
 			return
 		}
-		class := InteractionClassHandle(n)
-		m := a.ints[class]
-		narrowed := len(m[h].regions) > 0
-		if value == nil {
-			delete(m, h)
-		} else {
-			if len(value) < 1 || value[0] > 1 {
-				c.stats.Malformed++
-				return
-			}
-			sub := remoteIntSub{active: value[0] == 1}
-			if len(value) > 1 {
-				rs, err := decodeRegions(value[1:])
-				if err != nil {
-					c.stats.Malformed++
-					return
-				}
-				sub.regions = rs
-			}
-			if m == nil {
-				m = make(map[FederateHandle]remoteIntSub)
-				a.ints[class] = m
-			}
-			m[h] = sub
-			narrowed = narrowed || len(sub.regions) > 0
+		if narrowed, ok = c.advisories.noteInteractionSubscription(h, InteractionClassHandle(n), value); !ok {
+			c.stats.Malformed++
+			return
 		}
 		c.interactionRelevance()
-		if narrowed {
-			c.resendCells()
-		}
+	default:
+		return
+	}
+	if narrowed {
+		c.resendCells()
 	}
 }
 
-// dropInterest forgets a federate that left.
+// noteObjectSubscription records federate h's subscription to class, as
+// its replicated state says (value nil: it has none). narrowed reports
+// that the cells to send into change (the subscription had or has
+// regions); ok is false for a value that does not decode, and then
+// nothing changed.
+func (a *advisories) noteObjectSubscription(h FederateHandle, class ObjectClassHandle, value []byte) (narrowed, ok bool) {
+	m := a.objs[class]
+	narrowed = len(m[h].regions) > 0
+	if value == nil {
+		delete(m, h)
+		return narrowed, true
+	}
+	sub, ok := decodeSub(value)
+	if !ok {
+		return false, false
+	}
+	if m == nil {
+		m = make(map[FederateHandle]remoteSub)
+		a.objs[class] = m
+	}
+	m[h] = sub
+	return narrowed || len(sub.regions) > 0, true
+}
+
+// noteInteractionSubscription is noteObjectSubscription for an
+// interaction class.
+func (a *advisories) noteInteractionSubscription(h FederateHandle, class InteractionClassHandle, value []byte) (narrowed, ok bool) {
+	m := a.ints[class]
+	narrowed = len(m[h].regions) > 0
+	if value == nil {
+		delete(m, h)
+		return narrowed, true
+	}
+	if len(value) < 1 || value[0] > 1 {
+		return false, false
+	}
+	sub := remoteIntSub{active: value[0] == 1}
+	if len(value) > 1 {
+		rs, err := decodeRegions(value[1:])
+		if err != nil {
+			return false, false
+		}
+		sub.regions = rs
+	}
+	if m == nil {
+		m = make(map[FederateHandle]remoteIntSub)
+		a.ints[class] = m
+	}
+	m[h] = sub
+	return narrowed || len(sub.regions) > 0, true
+}
+
+// knowsObjectSubscription reports whether federate h's subscription to
+// class is known.
+func (a *advisories) knowsObjectSubscription(h FederateHandle, class ObjectClassHandle) bool {
+	_, ok := a.objs[class][h]
+	return ok
+}
+
+// forget drops the subscriptions of federate h, which left.
+func (a *advisories) forget(h FederateHandle) {
+	for _, m := range a.objs {
+		delete(m, h)
+	}
+	for _, m := range a.ints {
+		delete(m, h)
+	}
+}
+
+// dropInterest forgets a federate that left, and decides again what
+// depended on its subscriptions.
 func (c *Core) dropInterest(h FederateHandle) {
-	for _, m := range c.adv.objs {
-		delete(m, h)
-	}
-	for _, m := range c.adv.ints {
-		delete(m, h)
-	}
+	c.advisories.forget(h)
 	c.classRelevance()
 	c.interactionRelevance()
 	c.allAttrRelevance()
-	if len(c.reg.sendCells) > 0 {
+	if len(c.regions.sendCells) > 0 {
 		c.resendCells()
 	}
 }
@@ -351,7 +373,7 @@ func (c *Core) wantedWithin(oc *fomxml.ObjectClass, a AttributeHandle, us []ddm.
 	found, rate, best := false, "", -1.0
 	var dims []DimensionHandle
 	for x := oc; x != nil; x = x.Parent {
-		for h, sub := range c.adv.objs[x.Handle] {
+		for h, sub := range c.advisories.objs[x.Handle] {
 			if h == c.self || !sub.active || !slices.Contains(sub.attrs, a) {
 				continue
 			}
@@ -380,9 +402,9 @@ func (c *Core) wantedWithin(oc *fomxml.ObjectClass, a AttributeHandle, us []ddm.
 // classRelevance decides, for every published object class, whether
 // another federate wants what this federate publishes of it.
 func (c *Core) classRelevance() {
-	a := &c.adv
-	classes := make([]ObjectClassHandle, 0, len(c.dcl.pubObj))
-	for class := range c.dcl.pubObj {
+	a := &c.advisories
+	classes := make([]ObjectClassHandle, 0, len(c.declared.pubObj))
+	for class := range c.declared.pubObj {
 		classes = append(classes, class)
 	}
 	slices.Sort(classes)
@@ -392,27 +414,18 @@ func (c *Core) classRelevance() {
 			continue
 		}
 		on := false
-		for attr := range c.dcl.pubObj[class] {
+		for attr := range c.declared.pubObj[class] {
 			if w, _ := c.wanted(oc, attr); w {
 				on = true
 				break
 			}
 		}
-		if on == a.regOn[class] {
-			continue
-		}
-		a.regOn[class] = on
-		if !a.classRel {
-			continue
-		}
-		if on {
-			c.push(hla.StartRegistrationForObjectClass{Class: class})
-		} else {
-			c.push(hla.StopRegistrationForObjectClass{Class: class})
+		if ev := a.classRelevant(class, on); ev != nil {
+			c.push(ev)
 		}
 	}
 	for class := range a.regOn {
-		if c.dcl.pubObj[class] == nil {
+		if c.declared.pubObj[class] == nil {
 			delete(a.regOn, class)
 		}
 	}
@@ -421,9 +434,9 @@ func (c *Core) classRelevance() {
 // interactionRelevance decides, for every published interaction class,
 // whether another federate actively subscribes to it or an ancestor.
 func (c *Core) interactionRelevance() {
-	a := &c.adv
-	classes := make([]InteractionClassHandle, 0, len(c.dcl.pubInt))
-	for class := range c.dcl.pubInt {
+	a := &c.advisories
+	classes := make([]InteractionClassHandle, 0, len(c.declared.pubInt))
+	for class := range c.declared.pubInt {
 		classes = append(classes, class)
 	}
 	slices.Sort(classes)
@@ -441,34 +454,61 @@ func (c *Core) interactionRelevance() {
 				}
 			}
 		}
-		if on == a.intOn[class] {
-			continue
-		}
-		a.intOn[class] = on
-		if !a.intRel {
-			continue
-		}
-		if on {
-			c.push(hla.TurnInteractionsOn{Class: class})
-		} else {
-			c.push(hla.TurnInteractionsOff{Class: class})
+		if ev := a.interactionRelevant(class, on); ev != nil {
+			c.push(ev)
 		}
 	}
+}
+
+// classRelevant records whether another federate wants what this
+// federate publishes of class now, and returns the advisory that owes
+// its federate (Start or StopRegistrationForObjectClass): nil when
+// nothing changed or the advisory is off.
+func (a *advisories) classRelevant(class ObjectClassHandle, on bool) Event {
+	switch {
+	case !turned(a.regOn, class, on, a.classRel):
+		return nil
+	case on:
+		return hla.StartRegistrationForObjectClass{Class: class}
+	}
+	return hla.StopRegistrationForObjectClass{Class: class}
+}
+
+// interactionRelevant is classRelevant for a published interaction
+// class (TurnInteractionsOn or Off).
+func (a *advisories) interactionRelevant(class InteractionClassHandle, on bool) Event {
+	switch {
+	case !turned(a.intOn, class, on, a.intRel):
+		return nil
+	case on:
+		return hla.TurnInteractionsOn{Class: class}
+	}
+	return hla.TurnInteractionsOff{Class: class}
+}
+
+// turned records that k is on or off now, and reports whether that is a
+// change to advise (the advisory's switch, advise, is on).
+func turned[K comparable](was map[K]bool, k K, on, advise bool) bool {
+	if on == was[k] {
+		return false
+	}
+	was[k] = on
+	return advise
 }
 
 // attrRelevance decides which attributes this federate owns of instance
 // h another federate wants, and advises the changes.
 func (c *Core) attrRelevance(h ObjectInstanceHandle) {
-	a := &c.adv
+	a := &c.advisories
 	if !a.attrRel {
 		return
 	}
-	in := c.obj.inst[h]
-	held := c.own.heldOf(h)
+	in := c.objects.inst[h]
+	held := c.ownership.heldOf(h)
 	var now []AttributeHandle
 	rate := ""
 	if in != nil {
-		assoc := c.reg.assoc[h]
+		assoc := c.regions.assoc[h]
 		for attr := range held {
 			var us []ddm.Region
 			if set := assoc[attr]; len(set) > 0 {
@@ -483,13 +523,7 @@ func (c *Core) attrRelevance(h ObjectInstanceHandle) {
 		}
 	}
 	slices.Sort(now)
-	was := a.updOn[h]
-	on, off := diffSorted(was, now)
-	if len(now) == 0 {
-		delete(a.updOn, h)
-	} else {
-		a.updOn[h] = now
-	}
+	on, off := a.relevantNow(h, now)
 	if len(on) > 0 {
 		c.push(hla.TurnUpdatesOnForObjectInstance{Object: h, Attributes: on, UpdateRate: rate})
 	}
@@ -501,11 +535,11 @@ func (c *Core) attrRelevance(h ObjectInstanceHandle) {
 // allAttrRelevance runs attrRelevance for every instance this federate
 // holds tokens of, in handle order.
 func (c *Core) allAttrRelevance() {
-	if !c.adv.attrRel {
+	if !c.advisories.attrRel {
 		return
 	}
-	hs := make([]ObjectInstanceHandle, 0, len(c.own.held))
-	for h := range c.own.held {
+	hs := make([]ObjectInstanceHandle, 0, len(c.ownership.held))
+	for h := range c.ownership.held {
 		hs = append(hs, h)
 	}
 	slices.SortFunc(hs, compareHandles)
@@ -522,26 +556,21 @@ func (c *Core) rescope(h ObjectInstanceHandle, gone bool) { c.push(c.rescopeTo(n
 // rescopeTo is rescope appending the advisories to evs, for a caller
 // that is building a message's events (they follow its discovery).
 func (c *Core) rescopeTo(evs []Event, h ObjectInstanceHandle, gone bool) []Event {
-	a := &c.adv
+	a := &c.advisories
 	if !a.scope {
 		return evs
 	}
 	var now []AttributeHandle
-	if in := c.obj.inst[h]; in != nil && !gone {
-		last := c.reg.lastRegions[h]
-		for attr := range c.dcl.subObj[in.known.Handle] {
-			if o := c.own.ownerOf(h, attr); o != 0 && o != c.self && c.attrPasses(last[attr], in.known, attr) {
+	if in := c.objects.inst[h]; in != nil && !gone {
+		last := c.regions.lastRegions[h]
+		for attr := range c.declared.subObj[in.known.Handle] {
+			if o := c.ownership.ownerOf(h, attr); o != 0 && o != c.self && c.attrPasses(last[attr], in.known, attr) {
 				now = append(now, attr)
 			}
 		}
 	}
 	slices.Sort(now)
-	in, out := diffSorted(a.scopeOf[h], now)
-	if len(now) == 0 {
-		delete(a.scopeOf, h)
-	} else {
-		a.scopeOf[h] = now
-	}
+	in, out := a.inScopeNow(h, now)
 	if gone {
 		return evs
 	}
@@ -557,11 +586,11 @@ func (c *Core) rescopeTo(evs []Event, h ObjectInstanceHandle, gone bool) []Event
 // rescopeClass runs rescope for every known instance known as oc or a
 // subclass of it (a subscription to oc changed).
 func (c *Core) rescopeClass(oc *fomxml.ObjectClass) {
-	if !c.adv.scope {
+	if !c.advisories.scope {
 		return
 	}
 	var hs []ObjectInstanceHandle
-	for h, in := range c.obj.inst {
+	for h, in := range c.objects.inst {
 		if in.known == oc || in.known.IsSubclassOf(oc) || oc.IsSubclassOf(in.known) {
 			hs = append(hs, h)
 		}
@@ -575,17 +604,44 @@ func (c *Core) rescopeClass(oc *fomxml.ObjectClass) {
 // rescopeOwner runs rescope for every instance whose attributes f owned
 // (f left).
 func (c *Core) rescopeOwner(f FederateHandle) {
-	if !c.adv.scope {
+	if !c.advisories.scope {
 		return
 	}
 	var hs []ObjectInstanceHandle
-	for h := range c.adv.scopeOf {
+	for h := range c.advisories.scopeOf {
 		hs = append(hs, h)
 	}
 	slices.SortFunc(hs, compareHandles)
 	for _, h := range hs {
 		c.rescope(h, false)
 	}
+}
+
+// relevantNow records the attributes of instance h, sorted, that this
+// federate owns and another federate wants now, and returns those that
+// became relevant (on: TurnUpdatesOn) and those that no longer are
+// (off).
+func (a *advisories) relevantNow(h ObjectInstanceHandle, now []AttributeHandle) (on, off []AttributeHandle) {
+	on, off = diffSorted(a.updOn[h], now)
+	if len(now) == 0 {
+		delete(a.updOn, h)
+	} else {
+		a.updOn[h] = now
+	}
+	return on, off
+}
+
+// inScopeNow records the attributes of instance h, sorted, that are in
+// scope now, and returns those that came into scope and those that went
+// out of it.
+func (a *advisories) inScopeNow(h ObjectInstanceHandle, now []AttributeHandle) (in, out []AttributeHandle) {
+	in, out = diffSorted(a.scopeOf[h], now)
+	if len(now) == 0 {
+		delete(a.scopeOf, h)
+	} else {
+		a.scopeOf[h] = now
+	}
+	return in, out
 }
 
 // diffSorted returns what is in now and not in was, and what is in was
@@ -612,7 +668,7 @@ func diffSorted(was, now []AttributeHandle) (added, removed []AttributeHandle) {
 
 // AdvisoryOn reports whether one advisory switch is on.
 func (c *Core) AdvisoryOn(which Advisory) bool {
-	sw, _, _ := c.adv.switchOf(which)
+	sw, _, _ := c.advisories.switchOf(which)
 	return sw != nil && *sw
 }
 
@@ -620,7 +676,7 @@ func (c *Core) AdvisoryOn(which Advisory) bool {
 // the standard gives when the switch already is so; turning one on
 // gives the advisories now due.
 func (c *Core) SetAdvisory(which Advisory, on bool) error {
-	a := &c.adv
+	a := &c.advisories
 	sw, isOn, isOff := a.switchOf(which)
 	if sw == nil {
 		return hla.ErrRTIinternalError
@@ -667,8 +723,8 @@ func (c *Core) SetAdvisory(which Advisory, on bool) error {
 	case AttributeScope:
 		clear(a.scopeOf)
 		if on {
-			hs := make([]ObjectInstanceHandle, 0, len(c.obj.inst))
-			for h := range c.obj.inst {
+			hs := make([]ObjectInstanceHandle, 0, len(c.objects.inst))
+			for h := range c.objects.inst {
 				hs = append(hs, h)
 			}
 			slices.SortFunc(hs, compareHandles)

@@ -91,38 +91,38 @@ type Member struct {
 //
 // A Core is not safe for concurrent use; its driver serializes calls.
 type Core struct {
-	cfg  Config
-	fdd  *fomxml.FDD
-	tk   hla.TimeKind
-	self FederateHandle
+	cfg      Config
+	fdd      *fomxml.FDD
+	timeKind hla.TimeKind
+	self     FederateHandle
 
-	rel *reliable.Endpoint
-	tm  *lbts.Node
+	endpoint *reliable.Endpoint
+	timeCore *lbts.Node
 
-	rt  routing      // groups (routing.go)
-	dcl declarations // publications and subscriptions (declarations.go)
-	obj objects      // object instances (objects.go)
-	own ownership    // attribute tokens (ownership.go)
+	routing   routing      // groups (routing.go)
+	declared  declarations // publications and subscriptions (declarations.go)
+	objects   objects      // object instances (objects.go)
+	ownership ownership    // attribute tokens (ownership.go)
 	// pairMem and epochMem are what is left of the blocks the epoch
 	// pairs of ownership messages are cut from (epochPairs).
-	pairMem  []valuePair
-	epochMem []byte
-	reg      regionSet   // DDM regions (regions.go)
-	sync     syncState   // synchronization points (syncpoints.go)
-	sr       saveRestore // federation save and restore (saverestore.go)
-	mom      momState    // the Management Object Model (mom.go)
+	pairMem     []valuePair
+	epochMem    []byte
+	regions     regionSet   // DDM regions (regions.go)
+	syncPoints  syncState   // synchronization points (syncpoints.go)
+	saveRestore saveRestore // federation save and restore (saverestore.go)
+	mom         momState    // the Management Object Model (mom.go)
 
-	alsoSeqs []uint64   // send's sequence numbers on outMsg.also, for sendAll
-	fed      federation // members, resigning, control-plane operations (federation.go)
-	adv      advisories // the others' subscriptions and the advisories (advisories.go)
-	tim      timing     // retraction and delivery bookkeeping (timing.go)
-	ho       handover   // callbacks that end a pending state, until handed over (handover.go)
-	tr       *tracer    // nil unless Config.Trace
+	alsoSeqs   []uint64   // send's sequence numbers on outMsg.also, for sendAll
+	federation federation // members, resigning, control-plane operations (federation.go)
+	advisories advisories // the others' subscriptions and the advisories (advisories.go)
+	timing     timing     // retraction and delivery bookkeeping (timing.go)
+	handover   handover   // callbacks that end a pending state, until handed over (handover.go)
+	tracer     *tracer    // nil unless Config.Trace
 
-	rx   wireMsg // what onData decodes into; kept messages are copied (keep)
-	wbuf []byte  // scratch for encoding messages
-	tbuf []byte  // scratch for encoding time messages
-	tmsg wireMsg // scratch for sending a time message
+	inbound wireMsg // what onData decodes into; kept messages are copied (keep)
+	sendBuf []byte  // scratch for encoding messages
+	timeBuf []byte  // scratch for encoding time messages
+	timeMsg wireMsg // scratch for sending a time message
 	// Scratch for registration announcements (registerMsg).
 	regMsg wireMsg
 	regBuf []byte
@@ -133,17 +133,7 @@ type Core struct {
 
 	out   Ready
 	stats Stats
-	state connState
 }
-
-// connState is where the federate stands in its federation.
-type connState uint8
-
-const (
-	joined   connState = iota
-	resigned           // ResignFederationExecution ran
-	lost               // the control plane dropped this federate (ConnectionLost)
-)
 
 // Stats counts what a Core did.
 type Stats struct {
@@ -183,6 +173,53 @@ type Ready struct {
 	Trace []byte
 }
 
+// OpKind is what a control-plane operation does.
+type OpKind uint8
+
+const (
+	// OpAcquire takes Key in the federation's register for this
+	// federate, with Value, if nobody holds it.
+	OpAcquire OpKind = iota + 1
+	// OpRelease frees Key if this federate holds it.
+	OpRelease
+	// OpRead reads Key's value and version, linearizably.
+	OpRead
+	// OpSetState sets this federate's replicated state Key to Value
+	// (nil deletes it); it answers at once.
+	OpSetState
+	// OpSwap takes Key for this federate with Value and advances its
+	// version if its version is Expect (a compare-and-set).
+	OpSwap
+)
+
+// Op is a control-plane operation for the driver to run.
+type Op struct {
+	ID     uint64
+	Kind   OpKind
+	Key    string
+	Value  []byte
+	Expect uint64 // OpSwap
+	// Joined, for OpAcquire: federates that must all be joined where the
+	// acquisition is decided (a synchronization set); the answer has
+	// NotJoined otherwise, and nothing changed.
+	Joined []FederateHandle
+}
+
+// OpResult is the control plane's answer to an Op.
+type OpResult struct {
+	// Held says this federate holds the key after the operation.
+	Held bool
+	// Holder is the key's holder, 0 when free.
+	Holder FederateHandle
+	// Value and Version are the key's value and version after it.
+	Value   []byte
+	Version uint64
+	// NotJoined: a federate of Op.Joined was not joined; nothing changed.
+	NotJoined bool
+	// Err is set when the operation could not be decided.
+	Err error
+}
+
 // GroupChange is a transport group to join (Join) or leave.
 type GroupChange struct {
 	Group dgram.Group
@@ -215,11 +252,11 @@ func New(cfg Config) (*Core, error) {
 	c := &Core{
 		cfg:       cfg,
 		fdd:       cfg.FDD,
-		tk:        cfg.Time,
+		timeKind:  cfg.Time,
 		self:      cfg.Self,
 		blockedOn: make(map[dgram.Group]bool),
 	}
-	c.rel, err = reliable.New(reliable.Config{
+	c.endpoint, err = reliable.New(reliable.Config{
 		Self:            reliable.NodeID(cfg.Self),
 		Incarnation:     cfg.Incarnation,
 		Federation:      cfg.Federation,
@@ -239,32 +276,32 @@ func New(cfg Config) (*Core, error) {
 	// Control traffic (time messages, queries, resigns) is low-rate and
 	// goes to every member: ACKs from all of them would cost more than
 	// they save, and the history covers repairs.
-	c.rel.WithoutFlowControl(controlGroup)
+	c.endpoint.WithoutFlowControl(controlGroup)
 	// Enable requests are acknowledged to the requester's inbox alone
 	// (lbts.Config.DirectAcks): a federation of a thousand enabling
 	// would otherwise broadcast every acknowledgement to everyone.
-	c.tm, err = lbts.New(lbts.Config{Self: lbts.FederateID(cfg.Self), DirectAcks: true})
+	c.timeCore, err = lbts.New(lbts.Config{Self: lbts.FederateID(cfg.Self), DirectAcks: true})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
 	}
-	c.rt = newRouting()
-	c.dcl = newDeclarations()
-	c.obj = newObjects(cfg.Self)
-	c.reg = newRegionSet()
-	c.sync = newSyncState()
-	c.reg.space, c.reg.spaceOf = space, cfg.FDD
-	c.own = newOwnership(cfg.Self)
-	c.fed = newFederation(cfg.ResignAction)
-	c.adv = newAdvisories(cfg.FDD.Switches)
-	c.tim = newTiming()
+	c.routing = newRouting()
+	c.declared = newDeclarations()
+	c.objects = newObjects(cfg.Self)
+	c.regions = newRegionSet()
+	c.syncPoints = newSyncState()
+	c.regions.space, c.regions.spaceOf = space, cfg.FDD
+	c.ownership = newOwnership(cfg.Self)
+	c.federation = newFederation(cfg.ResignAction)
+	c.advisories = newAdvisories(cfg.FDD.Switches)
+	c.timing = newTiming()
 	if cfg.Trace {
-		c.tr = newTracer(cfg.Name)
+		c.tracer = newTracer(cfg.Name)
 		c.traceJoin()
 	}
 	for _, m := range cfg.Members {
 		if m.Handle != c.self {
-			c.fed.members[m.Handle] = m
-			c.tm.AddFederate(lbts.FederateID(m.Handle))
+			c.federation.join(m)
+			c.timeCore.AddFederate(lbts.FederateID(m.Handle))
 		}
 	}
 	// The inbox is a transport group only: nothing is sent on it as a
@@ -287,14 +324,14 @@ func (c *Core) SetFDD(fdd *fomxml.FDD) { c.fdd = fdd }
 func (c *Core) Stats() Stats { return c.stats }
 
 // ReliableStats returns the reliable endpoint's counts.
-func (c *Core) ReliableStats() reliable.Stats { return c.rel.Stats() }
+func (c *Core) ReliableStats() reliable.Stats { return c.endpoint.Stats() }
 
 // TimeStatus returns a snapshot of the time core.
-func (c *Core) TimeStatus() lbts.Status { return c.tm.Status() }
+func (c *Core) TimeStatus() lbts.Status { return c.timeCore.Status() }
 
 // SetKeys replaces the data-plane keys (reliable.Endpoint.SetKeys).
 func (c *Core) SetKeys(keys []reliable.Key) error {
-	if err := c.rel.SetKeys(keys); err != nil {
+	if err := c.endpoint.SetKeys(keys); err != nil {
 		return fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
 	}
 	return nil
@@ -303,17 +340,17 @@ func (c *Core) SetKeys(keys []reliable.Key) error {
 // Step hands the core a frame received on group g. Bad frames are
 // dropped and counted by the reliable endpoint.
 func (c *Core) Step(g dgram.Group, frame []byte) {
-	c.rel.Step(g, frame)
+	c.endpoint.Step(g, frame)
 	c.stats.Stepped++
 }
 
 // Tick advances the core's timers by one tick: retransmissions,
 // heartbeats, time management.
 func (c *Core) Tick() {
-	c.rel.Tick()
-	c.tm.Tick()
-	c.obj.tick(c)
-	c.srTick()
+	c.endpoint.Tick()
+	c.timeCore.Tick()
+	c.objects.tick(c)
+	c.tickSaveRestore()
 	c.momTick()
 }
 
@@ -326,18 +363,18 @@ func (c *Core) Tick() {
 func (c *Core) Ready(seal bool) Ready {
 	c.process()
 	if seal {
-		c.rel.Flush()
+		c.endpoint.Flush()
 	}
 	c.relPass(true)
-	if c.tr != nil {
-		c.out.Trace = c.tr.buf
+	if c.tracer != nil {
+		c.out.Trace = c.tracer.buf
 	}
 	return c.out
 }
 
 // Advance tells the core that rd, returned by Ready, has been acted on.
 func (c *Core) Advance(rd Ready) {
-	c.momCount(c.out.Events)
+	c.mom.countEvents(c.out.Events)
 	clear(c.out.Events) // drop the references; keep the room
 	c.out.Events = c.out.Events[:0]
 	clear(c.out.Frames)
@@ -346,8 +383,8 @@ func (c *Core) Advance(rd Ready) {
 	clear(c.out.Ops)
 	c.out.Ops = c.out.Ops[:0]
 	c.out.Trace = nil
-	if c.tr != nil {
-		c.tr.buf = c.tr.buf[:0]
+	if c.tracer != nil {
+		c.tracer.buf = c.tracer.buf[:0]
 	}
 }
 
@@ -360,16 +397,16 @@ func (c *Core) Advance(rd Ready) {
 func (c *Core) process() {
 	c.relPass(false)
 	c.seeTime()
-	for i := 0; c.tm.HasReady(); i++ {
+	for i := 0; c.timeCore.HasReady(); i++ {
 		if i == maxTimeRounds {
 			panic("core: the time core keeps having work ready after acting on it")
 		}
-		tr := c.tm.Ready()
+		tr := c.timeCore.Ready()
 		c.actOnTime(tr)
-		c.tm.Advance(tr)
+		c.timeCore.Advance(tr)
 	}
-	if c.sr.phase != saveIdle {
-		c.srProcess()
+	if c.saveRestore.save.phase != saveIdle {
+		c.saveRestoreProcess()
 	}
 	if len(c.mom.pending) > 0 {
 		c.momRunPending()
@@ -389,11 +426,11 @@ const maxTimeRounds = 1 << 16
 // time core's work, done in between, only sends, so a delivery then
 // would mean something stepped the endpoint behind the core's back.
 func (c *Core) relPass(sealing bool) {
-	for n := 0; c.rel.HasReady(); n++ {
+	for n := 0; c.endpoint.HasReady(); n++ {
 		if n == maxRelRounds {
 			panic("core: the reliable endpoint keeps having work ready after acting on it")
 		}
-		rd := c.rel.Ready()
+		rd := c.endpoint.Ready()
 		for _, o := range rd.Out {
 			c.out.Frames = append(c.out.Frames, dgram.Packet{Group: o.Group, Data: o.Frame})
 		}
@@ -403,7 +440,7 @@ func (c *Core) relPass(sealing bool) {
 		// Where each sender's stream starts for us: nothing below is
 		// owed, so the time core must not wait for it.
 		for _, st := range rd.Starts {
-			c.tm.Gap(lbts.FederateID(st.From), uint32(st.Group), st.Seq-1)
+			c.timeCore.Gap(lbts.FederateID(st.From), uint32(st.Group), st.Seq-1)
 			c.noteStart(st)
 		}
 		for _, d := range rd.Deliver {
@@ -412,14 +449,14 @@ func (c *Core) relPass(sealing bool) {
 		for _, g := range rd.Gaps {
 			if lost := c.freshLost(g); lost > 0 {
 				c.stats.Gaps++
-				if c.tr != nil {
+				if c.tracer != nil {
 					c.traceGap(FederateHandle(g.From), lost)
 				}
 				c.out.Events = append(c.out.Events, hla.MessagesLost{Producer: FederateHandle(g.From), Messages: lost})
 			}
-			c.tm.Gap(lbts.FederateID(g.From), uint32(g.Group), g.ToSeq)
+			c.timeCore.Gap(lbts.FederateID(g.From), uint32(g.Group), g.ToSeq)
 		}
-		c.rel.Advance(rd)
+		c.endpoint.Advance(rd)
 	}
 }
 
@@ -434,7 +471,7 @@ func (c *Core) push(evs ...Event) { c.out.Events = append(c.out.Events, evs...) 
 // still blocked; once none is, the send may be tried again.
 func (c *Core) Blocked() bool {
 	for g := range c.blockedOn {
-		if c.rel.Blocked(g) {
+		if c.endpoint.Blocked(g) {
 			return true
 		}
 		delete(c.blockedOn, g)
@@ -446,7 +483,7 @@ func (c *Core) Blocked() bool {
 // whose backlog is full, and then remembers the group.
 func (c *Core) blocked(outs []outMsg) bool {
 	for _, o := range outs {
-		if o.reliable && c.rel.Blocked(o.group) {
+		if o.reliable && c.endpoint.Blocked(o.group) {
 			c.blockedOn[o.group] = true
 			c.stats.Blocked++
 			return true
@@ -457,19 +494,11 @@ func (c *Core) blocked(outs []outMsg) bool {
 
 // Seal seals every open bundle, for a federate that stops: the next
 // Ready holds every frame.
-func (c *Core) Seal() { c.rel.Flush() }
+func (c *Core) Seal() { c.endpoint.Flush() }
 
 // check returns the error a service gets from a federate that is no
 // longer joined, or nil.
-func (c *Core) check() error {
-	switch c.state {
-	case resigned:
-		return hla.ErrFederateNotExecutionMember
-	case lost:
-		return hla.ErrNotConnected
-	}
-	return nil
-}
+func (c *Core) check() error { return c.federation.serviceError() }
 
 // outMsg is a message the core wants sent.
 type outMsg struct {
@@ -487,14 +516,14 @@ type outMsg struct {
 func (c *Core) send(o outMsg) (uint64, error) {
 	c.msgID++
 	o.msg.ID = c.msgID
-	o.msg.Branch = c.sr.branch
-	c.wbuf = appendMsg(c.wbuf[:0], o.msg) // Send copies it
+	o.msg.Branch = c.saveRestore.branch
+	c.sendBuf = appendMsg(c.sendBuf[:0], o.msg) // Send copies it
 	var seq uint64
 	var err error
 	if o.to != 0 {
-		err = c.rel.SendAimed(o.group, reliable.NodeID(o.to), c.wbuf)
+		err = c.endpoint.SendAimed(o.group, reliable.NodeID(o.to), c.sendBuf)
 	} else {
-		seq, err = c.rel.Send(o.group, c.wbuf, o.reliable)
+		seq, err = c.endpoint.Send(o.group, c.sendBuf, o.reliable)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
@@ -502,7 +531,7 @@ func (c *Core) send(o outMsg) (uint64, error) {
 	c.stats.Sent++
 	c.alsoSeqs = c.alsoSeqs[:0]
 	for _, g := range o.also {
-		s, err := c.rel.Send(g, c.wbuf, o.reliable)
+		s, err := c.endpoint.Send(g, c.sendBuf, o.reliable)
 		if err != nil {
 			return 0, fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
 		}
@@ -515,13 +544,13 @@ func (c *Core) send(o outMsg) (uint64, error) {
 // endpoint and the time core now, and on the transport through Ready.
 func (c *Core) joinGroup(g dgram.Group) {
 	c.out.Groups = append(c.out.Groups, GroupChange{Group: g, Join: true})
-	c.rel.Join(g)
-	c.tm.Joined(uint32(g))
+	c.endpoint.Join(g)
+	c.timeCore.Joined(uint32(g))
 }
 
 func (c *Core) leaveGroup(g dgram.Group) {
-	c.rel.Leave(g)
-	c.tm.Left(uint32(g))
+	c.endpoint.Leave(g)
+	c.timeCore.Left(uint32(g))
 	c.out.Groups = append(c.out.Groups, GroupChange{Group: g})
 }
 
@@ -546,4 +575,4 @@ func keep(m *wireMsg) *wireMsg {
 
 // Receivers returns the receivers the reliable endpoint knows on group g
 // (for tests and diagnostics).
-func (c *Core) Receivers(g dgram.Group) []reliable.NodeID { return c.rel.Receivers(g) }
+func (c *Core) Receivers(g dgram.Group) []reliable.NodeID { return c.endpoint.Receivers(g) }

@@ -172,8 +172,8 @@ func TestUnnamedUpdateWaitsForTheName(t *testing.T) {
 	tn.take(1)
 	// b forgets the instance (as after a local delete) and then hears an
 	// update that says the name is reserved but does not carry it.
-	in := b.obj.inst[obj]
-	b.obj.forget(obj, in)
+	in := b.objects.inst[obj]
+	b.objects.forget(obj, in)
 	m := &wireMsg{Kind: kindUpdate, Obj: obj, Class: uint64(tank), Named: true, Pairs: []valuePair{{uint64(pos), []byte("p")}}}
 	evs := b.apply(nil, m, delivery{from: a.self, received: Receive, reliable: true})
 	if len(evs) != 0 {
@@ -207,8 +207,8 @@ func TestUnnamedUpdatesExpire(t *testing.T) {
 	if got := b.Stats().Unnamed; got != 2 {
 		t.Errorf("Unnamed = %d, want 2", got)
 	}
-	if len(b.obj.unnamed) != 0 {
-		t.Errorf("%d instances still waiting", len(b.obj.unnamed))
+	if len(b.objects.unnamed) != 0 {
+		t.Errorf("%d instances still waiting", len(b.objects.unnamed))
 	}
 }
 
@@ -357,8 +357,8 @@ func TestResignActions(t *testing.T) {
 	if _, err := b.ObjectInstanceName(obj); err != nil {
 		t.Errorf("the divested instance is gone: %v", err)
 	}
-	if b.own.ownerOf(obj, pos) != 0 {
-		t.Errorf("the divested attribute has owner %d", b.own.ownerOf(obj, pos))
+	if b.ownership.ownerOf(obj, pos) != 0 {
+		t.Errorf("the divested attribute has owner %d", b.ownership.ownerOf(obj, pos))
 	}
 }
 

@@ -59,7 +59,7 @@ func (c *Core) wantedCells() map[dgram.Group]bool {
 	if err != nil {
 		return want
 	}
-	for class, attrs := range c.reg.subs {
+	for class, attrs := range c.regions.subs {
 		oc, ok := c.fdd.ObjectClassByHandle(class)
 		if !ok {
 			continue
@@ -86,7 +86,7 @@ func (c *Core) wantedCells() map[dgram.Group]bool {
 	if len(want) > 0 {
 		want[privateGroup(c.self)] = true
 	}
-	for class, sub := range c.reg.intSubs {
+	for class, sub := range c.regions.intSubs {
 		ic, ok := c.fdd.InteractionClassByHandle(class)
 		if !ok || sub.covers() {
 			continue
@@ -113,30 +113,30 @@ func (c *Core) wantedCells() map[dgram.Group]bool {
 // part in its handshakes; their receivers' ACKs come to their inboxes).
 func (c *Core) rejoinCells() {
 	want := c.wantedCells()
-	add, drop := groupChanges(c.reg.cells, want)
+	add, drop := groupChanges(c.regions.cells, want)
 	for _, g := range add {
-		c.rel.AimedAcks(g)
-		if c.reg.sendCells[g] { // joined to send already: now to hear too
-			c.rel.Listen(g)
-			c.tm.Joined(uint32(g))
+		c.endpoint.AimedAcks(g)
+		if c.regions.sendCells[g] { // joined to send already: now to hear too
+			c.endpoint.Listen(g)
+			c.timeCore.Joined(uint32(g))
 			c.out.Groups = append(c.out.Groups, GroupChange{Group: g, Join: true})
 			continue
 		}
 		c.joinGroup(g)
 	}
 	for _, g := range drop {
-		for k := range c.reg.fresh {
+		for k := range c.regions.fresh {
 			if k.group == g {
-				delete(c.reg.fresh, k)
+				delete(c.regions.fresh, k)
 			}
 		}
-		c.tm.Left(uint32(g))
+		c.timeCore.Left(uint32(g))
 		c.out.Groups = append(c.out.Groups, GroupChange{Group: g})
-		if !c.reg.sendCells[g] { // else still sending there
-			c.rel.Leave(g)
+		if !c.regions.sendCells[g] { // else still sending there
+			c.endpoint.Leave(g)
 		}
 	}
-	c.reg.cells = want
+	c.regions.cells = want
 }
 
 // resendCells joins, in the reliable endpoint only, the cell groups this
@@ -148,14 +148,14 @@ func (c *Core) resendCells() {
 	want := make(map[dgram.Group]bool)
 	members := make(map[dgram.Group][]FederateHandle)
 	if s, err := c.space(); err == nil {
-		for class := range c.dcl.pubObj {
+		for class := range c.declared.pubObj {
 			oc, ok := c.fdd.ObjectClassByHandle(class)
 			if !ok {
 				continue
 			}
-			pub := c.dcl.pubObj[class]
+			pub := c.declared.pubObj[class]
 			for x := oc; x != nil; x = x.Parent {
-				for f, sub := range c.adv.objs[x.Handle] {
+				for f, sub := range c.advisories.objs[x.Handle] {
 					if f == c.self {
 						continue
 					}
@@ -177,14 +177,14 @@ func (c *Core) resendCells() {
 				}
 			}
 		}
-		for class := range c.dcl.pubInt {
+		for class := range c.declared.pubInt {
 			ic, ok := c.fdd.InteractionClassByHandle(class)
 			if !ok {
 				continue
 			}
 			dims := c.dimsOf(ic.Dimensions)
 			for x := ic; x != nil; x = x.Parent {
-				for f, sub := range c.adv.ints[x.Handle] {
+				for f, sub := range c.advisories.ints[x.Handle] {
 					if f == c.self {
 						continue
 					}
@@ -202,20 +202,20 @@ func (c *Core) resendCells() {
 			}
 		}
 	}
-	add, drop := groupChanges(c.reg.sendCells, want)
+	add, drop := groupChanges(c.regions.sendCells, want)
 	for _, g := range add {
-		if !c.reg.cells[g] {
-			c.rel.AimedAcks(g)
-			c.rel.Join(g)
+		if !c.regions.cells[g] {
+			c.endpoint.AimedAcks(g)
+			c.endpoint.Join(g)
 		}
 	}
 	for _, g := range drop {
-		if !c.reg.cells[g] {
-			c.rel.Leave(g)
+		if !c.regions.cells[g] {
+			c.endpoint.Leave(g)
 		}
 	}
-	c.reg.sendCells = want
-	c.reg.members = members
+	c.regions.sendCells = want
+	c.regions.members = members
 }
 
 // groupChanges returns the groups of want that have lacks (add) and
@@ -256,7 +256,7 @@ func (c *Core) objectTargets(oc *fomxml.ObjectClass, attrs []valuePair, us []ddm
 	var t targetCells
 	seen := make(map[FederateHandle]bool)
 	for x := oc; x != nil; x = x.Parent {
-		for f, sub := range c.adv.objs[x.Handle] {
+		for f, sub := range c.advisories.objs[x.Handle] {
 			// A federate knows the instance as its nearest subscribed
 			// class: the first one found going up.
 			if f == c.self || seen[f] || len(sub.attrs) == 0 {
@@ -338,7 +338,7 @@ func (c *Core) cheaper(cells []dgram.Group, need []FederateHandle) []dgram.Group
 	}
 	cost := len(cells) + len(need) // sends, and the deliveries that are needed
 	for _, g := range cells {
-		for _, f := range c.reg.members[g] {
+		for _, f := range c.regions.members[g] {
 			if !slices.Contains(need, f) {
 				cost += irrelevantWeight // a delivery that is not
 			}
@@ -365,7 +365,7 @@ func (c *Core) interactionTargets(ic *fomxml.InteractionClass, us []ddm.Region) 
 	dims := c.dimsOf(ic.Dimensions)
 	seen := make(map[FederateHandle]bool)
 	for x := ic; x != nil; x = x.Parent {
-		for f, sub := range c.adv.ints[x.Handle] {
+		for f, sub := range c.advisories.ints[x.Handle] {
 			if f == c.self || seen[f] {
 				continue
 			}
@@ -417,10 +417,10 @@ func isCellGroup(g dgram.Group) bool {
 func (c *Core) noteStart(st reliable.Start) {
 	k := streamOn{FederateHandle(st.From), st.Group}
 	if isCellGroup(st.Group) && st.Fresh > st.Seq {
-		c.reg.fresh[k] = st.Fresh
+		c.regions.fresh[k] = st.Fresh
 		return
 	}
-	delete(c.reg.fresh, k)
+	delete(c.regions.fresh, k)
 }
 
 // history reports whether the delivery d of message m came before its
@@ -428,16 +428,16 @@ func (c *Core) noteStart(st reliable.Start) {
 // with regions: sent into the cell before this federate's region moved
 // over it.
 func (c *Core) history(d reliable.Delivery, m *wireMsg) bool {
-	if len(c.reg.fresh) == 0 {
+	if len(c.regions.fresh) == 0 {
 		return false // the usual case: no stream owes history
 	}
 	k := streamOn{FederateHandle(d.From), d.Group}
-	fresh, ok := c.reg.fresh[k]
+	fresh, ok := c.regions.fresh[k]
 	if !ok || !d.Reliable {
 		return false
 	}
 	if d.Seq >= fresh {
-		delete(c.reg.fresh, k) // deliveries come in order: the rest are fresh
+		delete(c.regions.fresh, k) // deliveries come in order: the rest are fresh
 		return false
 	}
 	return len(m.Regions) > 0 && (m.Kind == kindUpdate || m.Kind == kindInteraction)
@@ -448,12 +448,12 @@ func (c *Core) history(d reliable.Delivery, m *wireMsg) bool {
 // layer but not to the federate.
 func (c *Core) freshLost(g reliable.Gap) uint64 {
 	k := streamOn{FederateHandle(g.From), g.Group}
-	fresh, ok := c.reg.fresh[k]
+	fresh, ok := c.regions.fresh[k]
 	if !ok || g.ToSeq < g.FromSeq {
 		return g.ToSeq - g.FromSeq + 1
 	}
 	if g.ToSeq+1 >= fresh {
-		delete(c.reg.fresh, k)
+		delete(c.regions.fresh, k)
 	}
 	if g.ToSeq < fresh {
 		return 0
@@ -465,9 +465,9 @@ func (c *Core) freshLost(g reliable.Gap) uint64 {
 // here already (a copy from another cell group), and remembers it.
 func (c *Core) seenRegion(m *wireMsg, from FederateHandle) bool {
 	k := msgKey{from: from, id: m.ID}
-	if c.reg.seen.has(k) {
+	if c.regions.seen.has(k) {
 		return true
 	}
-	c.reg.seen.add(k)
+	c.regions.seen.add(k)
 	return false
 }

@@ -93,7 +93,7 @@ func decodeRegions(b []byte) ([]ddm.Region, error) {
 func (c *Core) committed(hs []RegionHandle) []ddm.Region {
 	rs := make([]ddm.Region, 0, len(hs))
 	for _, h := range hs {
-		if r := c.reg.regions[h]; r != nil {
+		if r := c.regions.regions[h]; r != nil {
 			rs = append(rs, r.committed)
 		}
 	}
@@ -111,31 +111,31 @@ func (c *Core) dimsOf(names []string) []DimensionHandle {
 	if err != nil {
 		return nil
 	}
-	if hs, ok := c.reg.dims[&names[0]]; ok {
+	if hs, ok := c.regions.dims[&names[0]]; ok {
 		return hs
 	}
 	hs, err := s.Handles(names)
 	if err != nil {
 		hs = nil
 	}
-	if c.reg.dims == nil {
-		c.reg.dims = make(map[*string][]DimensionHandle)
+	if c.regions.dims == nil {
+		c.regions.dims = make(map[*string][]DimensionHandle)
 	}
-	c.reg.dims[&names[0]] = hs
+	c.regions.dims[&names[0]] = hs
 	return hs
 }
 
 // decoded returns the regions enc encodes, decoding each message's
 // once: every attribute of an update is tested against them.
 func (c *Core) decoded(enc []byte) ([]ddm.Region, error) {
-	if c.reg.decEnc != nil && string(enc) == string(c.reg.decEnc) {
-		return c.reg.decRegions, nil
+	if c.regions.decEnc != nil && string(enc) == string(c.regions.decEnc) {
+		return c.regions.decRegions, nil
 	}
 	rs, err := decodeRegions(enc)
 	if err != nil {
 		return nil, err
 	}
-	c.reg.decEnc, c.reg.decRegions = slices.Clone(enc), rs
+	c.regions.decEnc, c.regions.decRegions = slices.Clone(enc), rs
 	return rs, nil
 }
 
@@ -208,7 +208,7 @@ func (c *Core) classPairs(class ObjectClassHandle, pairs []AttributeRegions) (*f
 // instancePairs checks that obj is a known instance and its
 // attribute-region pairs (checkPairs, with region contexts when context).
 func (c *Core) instancePairs(obj ObjectInstanceHandle, pairs []AttributeRegions, context bool) error {
-	in, ok := c.obj.inst[obj]
+	in, ok := c.objects.inst[obj]
 	if !ok {
 		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
 	}
@@ -223,7 +223,7 @@ func (c *Core) addRegions(set *[]RegionHandle, hs []RegionHandle) {
 			continue
 		}
 		*set = slices.Insert(*set, i, h)
-		c.reg.regions[h].uses++
+		c.regions.regions[h].uses++
 	}
 }
 
@@ -239,7 +239,7 @@ func (c *Core) dropRegions(set *[]RegionHandle, hs []RegionHandle) {
 			continue
 		}
 		*set = slices.Delete(*set, i, i+1)
-		if r := c.reg.regions[h]; r != nil {
+		if r := c.regions.regions[h]; r != nil {
 			r.uses--
 		}
 	}
@@ -255,10 +255,10 @@ func compareRegions(a, b RegionHandle) int {
 // attrSub returns the region subscription of attribute a of class,
 // creating it.
 func (c *Core) attrSub(class ObjectClassHandle, a AttributeHandle) *regionSub {
-	m := c.reg.subs[class]
+	m := c.regions.subs[class]
 	if m == nil {
 		m = make(map[AttributeHandle]*regionSub)
-		c.reg.subs[class] = m
+		c.regions.subs[class] = m
 	}
 	s := m[a]
 	if s == nil {
@@ -279,7 +279,7 @@ func (c *Core) subscribedPlain(class ObjectClassHandle, attrs []AttributeHandle)
 // unsubscribedAttrs drops the region subscriptions of attrs of class
 // (all when attrs is nil).
 func (c *Core) unsubscribedAttrs(class ObjectClassHandle, attrs []AttributeHandle) {
-	m := c.reg.subs[class]
+	m := c.regions.subs[class]
 	narrowed := false
 	for a, s := range m {
 		if attrs == nil || slices.Contains(attrs, a) {
@@ -289,7 +289,7 @@ func (c *Core) unsubscribedAttrs(class ObjectClassHandle, attrs []AttributeHandl
 		}
 	}
 	if len(m) == 0 {
-		delete(c.reg.subs, class)
+		delete(c.regions.subs, class)
 	}
 	if narrowed {
 		c.rejoinCells()
@@ -358,7 +358,7 @@ func (c *Core) UnsubscribeObjectClassAttributesWithRegions(class ObjectClassHand
 			continue // removes no region
 		}
 		for _, a := range p.Attributes {
-			s := c.reg.subs[class][a]
+			s := c.regions.subs[class][a]
 			if s == nil {
 				continue
 			}
@@ -394,7 +394,7 @@ func (c *Core) SubscribeInteractionClassWithRegions(class InteractionClassHandle
 	if c.mom.reportServices && ic.QualifiedName == momServiceReport {
 		return fmt.Errorf("%w: %s", hla.ErrFederateServiceInvocationsAreBeingReportedViaMOM, ic.QualifiedName)
 	}
-	s := c.reg.intSub(class)
+	s := c.regions.intSub(class)
 	c.addRegions(&s.regions, regions)
 	c.subscribeInteraction(ic, active)
 	c.rejoinCells()
@@ -413,7 +413,7 @@ func (c *Core) UnsubscribeInteractionClassWithRegions(class InteractionClassHand
 			return err
 		}
 	}
-	s := c.reg.intSubs[class]
+	s := c.regions.intSubs[class]
 	if s == nil || len(regions) == 0 {
 		return nil // nothing subscribed with regions, or no region to remove
 	}
@@ -439,10 +439,10 @@ func (r *regionSet) intSub(class InteractionClassHandle) *regionSub {
 
 // unsubscribedInteraction drops the region subscription of class.
 func (c *Core) unsubscribedInteraction(class InteractionClassHandle) {
-	if s := c.reg.intSubs[class]; s != nil {
+	if s := c.regions.intSubs[class]; s != nil {
 		narrowed := len(s.regions) > 0
 		c.dropRegions(&s.regions, nil)
-		delete(c.reg.intSubs, class)
+		delete(c.regions.intSubs, class)
 		if narrowed {
 			c.rejoinCells()
 		}
@@ -458,7 +458,7 @@ func (c *Core) AssociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []Attr
 	if err := c.instancePairs(obj, pairs, true); err != nil {
 		return err
 	}
-	m := inner(c.reg.assoc, obj)
+	m := inner(c.regions.assoc, obj)
 	for _, p := range pairs {
 		if len(p.Regions) == 0 {
 			continue // associates no region (§9.6)
@@ -470,7 +470,7 @@ func (c *Core) AssociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []Attr
 		}
 	}
 	if len(m) == 0 {
-		delete(c.reg.assoc, obj)
+		delete(c.regions.assoc, obj)
 	}
 	c.attrRelevance(obj)
 	return nil
@@ -483,7 +483,7 @@ func (c *Core) UnassociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []At
 	if err := c.instancePairs(obj, pairs, false); err != nil {
 		return err
 	}
-	m := c.reg.assoc[obj]
+	m := c.regions.assoc[obj]
 	for _, p := range pairs {
 		if len(p.Regions) == 0 {
 			continue // unassociates no region
@@ -499,7 +499,7 @@ func (c *Core) UnassociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []At
 		}
 	}
 	if len(m) == 0 {
-		delete(c.reg.assoc, obj)
+		delete(c.regions.assoc, obj)
 	}
 	c.attrRelevance(obj)
 	return nil
@@ -508,23 +508,23 @@ func (c *Core) UnassociateRegionsForUpdates(obj ObjectInstanceHandle, pairs []At
 // forgetAssociations drops instance obj's associations and the regions
 // its updates came with (deleted).
 func (c *Core) forgetAssociations(obj ObjectInstanceHandle) {
-	for _, set := range c.reg.assoc[obj] {
+	for _, set := range c.regions.assoc[obj] {
 		c.dropRegions(&set, nil)
 	}
-	delete(c.reg.assoc, obj)
-	delete(c.reg.lastRegions, obj)
+	delete(c.regions.assoc, obj)
+	delete(c.regions.lastRegions, obj)
 }
 
 // noteRegions records the regions an update of the attributes among ps
 // of obj came with, and reports whether that changed anything.
 func (c *Core) noteRegions(obj ObjectInstanceHandle, ps []valuePair, enc []byte) bool {
-	m := c.reg.lastRegions[obj]
+	m := c.regions.lastRegions[obj]
 	if m == nil {
-		if c.reg.lastRegions == nil {
-			c.reg.lastRegions = make(map[ObjectInstanceHandle]map[AttributeHandle][]byte)
+		if c.regions.lastRegions == nil {
+			c.regions.lastRegions = make(map[ObjectInstanceHandle]map[AttributeHandle][]byte)
 		}
 		m = make(map[AttributeHandle][]byte)
-		c.reg.lastRegions[obj] = m
+		c.regions.lastRegions[obj] = m
 	}
 	changed := false
 	for _, p := range ps {
@@ -540,7 +540,7 @@ func (c *Core) noteRegions(obj ObjectInstanceHandle, ps []valuePair, enc []byte)
 		}
 	}
 	if len(m) == 0 {
-		delete(c.reg.lastRegions, obj)
+		delete(c.regions.lastRegions, obj)
 	}
 	return changed
 }
@@ -557,7 +557,7 @@ func (c *Core) RegisterObjectInstanceWithRegions(class ObjectClassHandle, pairs 
 	if err := c.checkPairs(oc, pairs, true); err != nil {
 		return ObjectInstanceHandle{}, err
 	}
-	pub := c.dcl.pubObj[class]
+	pub := c.declared.pubObj[class]
 	if len(pub) == 0 {
 		return ObjectInstanceHandle{}, fmt.Errorf("%w: %s", hla.ErrObjectClassNotPublished, oc.QualifiedName)
 	}
@@ -609,7 +609,7 @@ func (c *Core) RequestAttributeValueUpdateWithRegions(class ObjectClassHandle, p
 // regions associated with their attributes: each message carries the
 // ranges of its attributes' regions (none for attributes without any).
 func (c *Core) withRegions(out []outMsg, h ObjectInstanceHandle) []outMsg {
-	assoc := c.reg.assoc[h]
+	assoc := c.regions.assoc[h]
 	if len(assoc) == 0 {
 		return out
 	}
@@ -634,7 +634,7 @@ func (c *Core) withRegions(out []outMsg, h ObjectInstanceHandle) []outMsg {
 			continue
 		}
 		slices.Sort(keys)
-		in := c.obj.inst[h]
+		in := c.objects.inst[h]
 		for _, k := range keys {
 			cp := *m
 			cp.Pairs = groups[k]
@@ -682,7 +682,7 @@ func (c *Core) attrPasses(enc []byte, known *fomxml.ObjectClass, a AttributeHand
 	if len(enc) == 0 {
 		return true
 	}
-	s := c.reg.subs[known.Handle][a]
+	s := c.regions.subs[known.Handle][a]
 	if s.covers() {
 		return true
 	}
@@ -700,7 +700,7 @@ func (c *Core) anyAttrPasses(enc []byte, known *fomxml.ObjectClass, pairs []valu
 	if len(enc) == 0 {
 		return true
 	}
-	sub := c.dcl.subObj[known.Handle]
+	sub := c.declared.subObj[known.Handle]
 	for _, p := range pairs {
 		a := AttributeHandle(p.H)
 		if sub[a] && c.attrPasses(enc, known, a) {
@@ -714,7 +714,7 @@ func (c *Core) anyAttrPasses(enc []byte, known *fomxml.ObjectClass, pairs []valu
 // instance h's attributes, encoded (nil when none): what its
 // announcement carries, for the subscribers' discovery test.
 func (c *Core) instanceRegions(h ObjectInstanceHandle) []byte {
-	m := c.reg.assoc[h]
+	m := c.regions.assoc[h]
 	if len(m) == 0 {
 		return nil
 	}
@@ -738,11 +738,11 @@ func (c *Core) discoveryPasses(enc []byte, class uint64) bool {
 	if !ok {
 		return false
 	}
-	as := c.dcl.subscribedAs(oc)
+	as := c.declared.subscribedAs(oc)
 	if as == nil {
 		return false
 	}
-	for a := range c.dcl.subObj[as.Handle] {
+	for a := range c.declared.subObj[as.Handle] {
 		if c.attrPasses(enc, as, a) {
 			return true
 		}
@@ -777,15 +777,15 @@ func (c *Core) arrivalOutside(m *wireMsg) arrivalFilter {
 		if !ok || !m.Obj.IsZero() {
 			return f
 		}
-		if as := c.dcl.interactionSubscribedAs(ic); as != nil {
-			f.all = !c.regionsPass(m.Regions, c.reg.intSubs[as.Handle], c.dimsOf(ic.Dimensions))
+		if as := c.declared.interactionSubscribedAs(ic); as != nil {
+			f.all = !c.regionsPass(m.Regions, c.regions.intSubs[as.Handle], c.dimsOf(ic.Dimensions))
 		}
 	case kindUpdate:
 		var known *fomxml.ObjectClass
-		if in := c.obj.inst[m.Obj]; in != nil {
+		if in := c.objects.inst[m.Obj]; in != nil {
 			known = in.known
 		} else if oc, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class)); ok {
-			known = c.dcl.subscribedAs(oc)
+			known = c.declared.subscribedAs(oc)
 		}
 		if known == nil {
 			return f
@@ -794,14 +794,14 @@ func (c *Core) arrivalOutside(m *wireMsg) arrivalFilter {
 		for _, p := range pairsOf(m) {
 			a := AttributeHandle(p.H)
 			if c.attrPasses(m.Regions, known, a) {
-				if c.dcl.subObj[known.Handle][a] {
+				if c.declared.subObj[known.Handle][a] {
 					all = false
 				}
 				continue
 			}
 			f.attrs = append(f.attrs, a)
 		}
-		f.all = all && c.obj.inst[m.Obj] == nil
+		f.all = all && c.objects.inst[m.Obj] == nil
 	}
 	return f
 }

@@ -114,11 +114,11 @@ func (c *Core) PublishObjectClassAttributes(class ObjectClassHandle, attrs []Att
 	if len(attrs) == 0 {
 		return nil
 	}
-	set := c.dcl.pubObj[class]
+	set := c.declared.pubObj[class]
 	if set == nil {
 		set = make(map[AttributeHandle]bool)
-		c.dcl.pubObj[class] = set
-		c.applyGroups(c.rt.publishObject(oc))
+		c.declared.pubObj[class] = set
+		c.applyGroups(c.routing.publishObject(oc))
 	}
 	for _, h := range attrs {
 		set[h] = true
@@ -148,32 +148,32 @@ func (c *Core) UnpublishObjectClassAttributes(class ObjectClassHandle, attrs []A
 	}
 	withdrawn := func(a AttributeHandle) bool { return attrs == nil || slices.Contains(attrs, a) }
 	var hs []ObjectInstanceHandle
-	for h, in := range c.obj.inst {
+	for h, in := range c.objects.inst {
 		if in.class != oc {
 			continue
 		}
-		for a := range c.own.acquiring[h] {
+		for a := range c.ownership.acquiring[h] {
 			if withdrawn(a) {
 				return fmt.Errorf("%w: attribute %d of %v", hla.ErrOwnershipAcquisitionPending, a, h)
 			}
 		}
-		if c.own.holdsAny(h) {
+		if c.ownership.holdsAny(h) {
 			hs = append(hs, h)
 		}
 	}
 	slices.SortFunc(hs, compareHandles)
 	for _, h := range hs {
 		var give []AttributeHandle
-		for a := range c.own.heldOf(h) {
+		for a := range c.ownership.heldOf(h) {
 			if withdrawn(a) {
 				give = append(give, a)
 			}
 		}
 		slices.Sort(give)
-		c.divest(h, c.obj.inst[h], give, nil, true)
+		c.divest(h, c.objects.inst[h], give, nil, true)
 	}
-	if existed, _ := withdraw(c.dcl.pubObj, oc, attrs); existed && c.dcl.pubObj[class] == nil {
-		c.applyGroups(c.rt.unpublishObject(oc))
+	if existed, _ := withdraw(c.declared.pubObj, oc, attrs); existed && c.declared.pubObj[class] == nil {
+		c.applyGroups(c.routing.unpublishObject(oc))
 	}
 	c.classRelevance()
 	c.resendCells()
@@ -186,11 +186,11 @@ func (c *Core) PublishInteractionClass(class InteractionClassHandle) error {
 	if err != nil {
 		return err
 	}
-	if c.dcl.pubInt[class] {
+	if c.declared.pubInt[class] {
 		return nil
 	}
-	c.dcl.pubInt[class] = true
-	c.applyGroups(c.rt.publishInteraction(ic))
+	c.declared.pubInt[class] = true
+	c.applyGroups(c.routing.publishInteraction(ic))
 	c.interactionRelevance()
 	c.resendCells()
 	return nil
@@ -202,12 +202,12 @@ func (c *Core) UnpublishInteractionClass(class InteractionClassHandle) error {
 	if err != nil {
 		return err
 	}
-	if !c.dcl.pubInt[class] {
+	if !c.declared.pubInt[class] {
 		return nil
 	}
-	delete(c.dcl.pubInt, class)
-	c.applyGroups(c.rt.unpublishInteraction(ic))
-	delete(c.adv.intOn, class)
+	delete(c.declared.pubInt, class)
+	c.applyGroups(c.routing.unpublishInteraction(ic))
+	delete(c.advisories.intOn, class)
 	c.resendCells()
 	return nil
 }
@@ -252,26 +252,26 @@ func (c *Core) subscribeObject(oc *fomxml.ObjectClass, attrs []AttributeHandle, 
 			return err
 		}
 	}
-	set := c.dcl.subObj[class]
+	set := c.declared.subObj[class]
 	if set == nil {
 		set = make(map[AttributeHandle]bool)
-		c.dcl.subObj[class] = set
-		c.applyGroups(c.rt.subscribeObject(oc))
+		c.declared.subObj[class] = set
+		c.applyGroups(c.routing.subscribeObject(oc))
 	}
 	had := len(set) > 0
 	for _, h := range attrs {
 		set[h] = true
 	}
-	c.dcl.subMode[class] = subMode{active: active, rate: rate}
+	c.declared.subMode[class] = subMode{active: active, rate: rate}
 	c.publishInterest(oc)
 	c.rescopeClass(oc)
 	if had || len(set) == 0 {
 		return nil
 	}
 	// The subscription has attributes now: discover what exists.
-	for _, r := range c.rt.subscriptionRoutes(oc) {
+	for _, r := range c.routing.subscriptionRoutes(oc) {
 		q := outMsg{group: r.group, reliable: true, msg: &wireMsg{Kind: kindQuery, Class: uint64(r.class)}}
-		if _, narrowed := c.reg.subs[class]; narrowed {
+		if _, narrowed := c.regions.subs[class]; narrowed {
 			// With regions, the query carries the subscription: senders
 			// filter by it (earlyInterest).
 			q.msg.Ref = uint64(class)
@@ -301,9 +301,9 @@ func (c *Core) UnsubscribeObjectClassAttributes(class ObjectClassHandle, attrs [
 		return nil
 	}
 	c.unsubscribedAttrs(class, attrs)
-	if existed, _ := withdraw(c.dcl.subObj, oc, attrs); existed && c.dcl.subObj[class] == nil {
-		c.applyGroups(c.rt.unsubscribeObject(oc))
-		delete(c.dcl.subMode, class)
+	if existed, _ := withdraw(c.declared.subObj, oc, attrs); existed && c.declared.subObj[class] == nil {
+		c.applyGroups(c.routing.unsubscribeObject(oc))
+		delete(c.declared.subMode, class)
 	}
 	c.publishInterest(oc)
 	c.rescopeClass(oc)
@@ -321,7 +321,7 @@ func (c *Core) SubscribeInteractionClass(class InteractionClassHandle, active bo
 	if c.mom.reportServices && ic.QualifiedName == momServiceReport {
 		return fmt.Errorf("%w: %s", hla.ErrFederateServiceInvocationsAreBeingReportedViaMOM, ic.QualifiedName)
 	}
-	c.reg.intSub(class).plain = true
+	c.regions.intSub(class).plain = true
 	c.subscribeInteraction(ic, active)
 	return nil
 }
@@ -329,11 +329,11 @@ func (c *Core) SubscribeInteractionClass(class InteractionClassHandle, active bo
 // subscribeInteraction subscribes ic (checked): groups, mode, interest.
 func (c *Core) subscribeInteraction(ic *fomxml.InteractionClass, active bool) {
 	class := ic.Handle
-	if !c.dcl.subInt[class] {
-		c.dcl.subInt[class] = true
-		c.applyGroups(c.rt.subscribeInteraction(ic))
+	if !c.declared.subInt[class] {
+		c.declared.subInt[class] = true
+		c.applyGroups(c.routing.subscribeInteraction(ic))
 	}
-	c.dcl.subIntMode[class] = active
+	c.declared.subIntMode[class] = active
 	c.publishInteractionInterest(class)
 }
 
@@ -343,13 +343,13 @@ func (c *Core) UnsubscribeInteractionClass(class InteractionClassHandle) error {
 	if err != nil {
 		return err
 	}
-	if !c.dcl.subInt[class] {
+	if !c.declared.subInt[class] {
 		return nil
 	}
-	delete(c.dcl.subInt, class)
-	delete(c.dcl.subIntMode, class)
+	delete(c.declared.subInt, class)
+	delete(c.declared.subIntMode, class)
 	c.unsubscribedInteraction(class)
-	c.applyGroups(c.rt.unsubscribeInteraction(ic))
+	c.applyGroups(c.routing.unsubscribeInteraction(ic))
 	c.publishInteractionInterest(class)
 	return nil
 }

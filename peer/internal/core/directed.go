@@ -62,14 +62,14 @@ func checkDirected(oc *fomxml.ObjectClass, ic *fomxml.InteractionClass) error {
 // PublishObjectClassDirectedInteractions (§5.6) declares that this
 // federate may send the interaction classes ics to instances of class.
 func (c *Core) PublishObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle) error {
-	set, classes, err := c.declareDirected(c.dcl.pubDirected, class, ics)
+	set, classes, err := c.declareDirected(c.declared.pubDirected, class, ics)
 	if err != nil {
 		return err
 	}
 	for _, ic := range classes {
 		if !set[ic.Handle] {
 			set[ic.Handle] = true
-			c.applyGroups(c.rt.publishInteraction(ic))
+			c.applyGroups(c.routing.publishInteraction(ic))
 		}
 	}
 	return nil
@@ -78,20 +78,20 @@ func (c *Core) PublishObjectClassDirectedInteractions(class ObjectClassHandle, i
 // UnpublishObjectClassDirectedInteractions (§5.7) withdraws ics (all
 // when nil) at class.
 func (c *Core) UnpublishObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle) error {
-	return c.withdrawDirected(c.dcl.pubDirected, class, ics, c.rt.unpublishInteraction)
+	return c.withdrawDirected(c.declared.pubDirected, class, ics, c.routing.unpublishInteraction)
 }
 
 // SubscribeObjectClassDirectedInteractions (§5.12) asks for the
 // interaction classes ics sent to instances of class this federate owns,
 // or, universally, to every instance of class it knows.
 func (c *Core) SubscribeObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle, universally bool) error {
-	set, classes, err := c.declareDirected(c.dcl.subDirected, class, ics)
+	set, classes, err := c.declareDirected(c.declared.subDirected, class, ics)
 	if err != nil {
 		return err
 	}
 	for _, ic := range classes {
 		if _, had := set[ic.Handle]; !had {
-			c.applyGroups(c.rt.subscribeInteraction(ic))
+			c.applyGroups(c.routing.subscribeInteraction(ic))
 		}
 		set[ic.Handle] = universally
 	}
@@ -101,12 +101,12 @@ func (c *Core) SubscribeObjectClassDirectedInteractions(class ObjectClassHandle,
 // UnsubscribeObjectClassDirectedInteractions (§5.13) withdraws ics (all
 // when nil) at class.
 func (c *Core) UnsubscribeObjectClassDirectedInteractions(class ObjectClassHandle, ics []InteractionClassHandle) error {
-	return c.withdrawDirected(c.dcl.subDirected, class, ics, c.rt.unsubscribeInteraction)
+	return c.withdrawDirected(c.declared.subDirected, class, ics, c.routing.unsubscribeInteraction)
 }
 
 // declareDirected checks class and the interaction classes ics directed
 // at it for a publication or subscription, and returns them with class's
-// set in sets (c.dcl.pubDirected or subDirected), made when missing.
+// set in sets (c.declared.pubDirected or subDirected), made when missing.
 func (c *Core) declareDirected(sets map[ObjectClassHandle]map[InteractionClassHandle]bool, class ObjectClassHandle, ics []InteractionClassHandle) (map[InteractionClassHandle]bool, []*fomxml.InteractionClass, error) {
 	oc, err := c.objectClass(class)
 	if err != nil {
@@ -125,7 +125,7 @@ func (c *Core) declareDirected(sets map[ObjectClassHandle]map[InteractionClassHa
 }
 
 // withdrawDirected removes ics (all when nil) from class's set in sets
-// (c.dcl.pubDirected or subDirected), in handle order, applying leave's
+// (c.declared.pubDirected or subDirected), in handle order, applying leave's
 // routing change for each.
 func (c *Core) withdrawDirected(sets map[ObjectClassHandle]map[InteractionClassHandle]bool, class ObjectClassHandle, ics []InteractionClassHandle, leave func(*fomxml.InteractionClass) groupDelta) error {
 	oc, err := c.objectClass(class)
@@ -167,7 +167,7 @@ func sortedDirected(set map[InteractionClassHandle]bool) []InteractionClassHandl
 // ErrInteractionParameterNotDefined, and the time errors of
 // SendInteraction.
 func (c *Core) SendDirectedInteraction(class InteractionClassHandle, obj ObjectInstanceHandle, values ParameterValues, tag []byte, t LogicalTime) (MessageRetractionHandle, error) {
-	in, ok := c.obj.inst[obj]
+	in, ok := c.objects.inst[obj]
 	if !ok {
 		return MessageRetractionHandle{}, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
 	}
@@ -186,7 +186,7 @@ func (c *Core) SendDirectedInteraction(class InteractionClassHandle, obj ObjectI
 	}
 	published := false
 	for x := in.known; x != nil && !published; x = x.Parent {
-		published = c.dcl.pubDirected[x.Handle][class]
+		published = c.declared.pubDirected[x.Handle][class]
 	}
 	if !published {
 		return MessageRetractionHandle{}, fmt.Errorf("%w: %s for %s", hla.ErrInteractionClassNotPublished, ic.QualifiedName, in.known.QualifiedName)
@@ -202,7 +202,7 @@ func (c *Core) SendDirectedInteraction(class InteractionClassHandle, obj ObjectI
 func (c *Core) directedDelivery(ic *fomxml.InteractionClass, obj ObjectInstanceHandle, in *instance) *fomxml.InteractionClass {
 	owner := -1 // unknown yet
 	for oc := in.known; oc != nil; oc = oc.Parent {
-		set := c.dcl.subDirected[oc.Handle]
+		set := c.declared.subDirected[oc.Handle]
 		if len(set) == 0 {
 			continue
 		}
@@ -214,7 +214,7 @@ func (c *Core) directedDelivery(ic *fomxml.InteractionClass, obj ObjectInstanceH
 			if !universally {
 				if owner < 0 {
 					owner = 0
-					if _, held := c.own.holds(obj, privilegeToDelete(in.class)); held {
+					if _, held := c.ownership.holds(obj, privilegeToDelete(in.class)); held {
 						owner = 1
 					}
 				}
@@ -230,7 +230,7 @@ func (c *Core) directedDelivery(ic *fomxml.InteractionClass, obj ObjectInstanceH
 
 // applyDirected turns a directed interaction into its event, or nothing.
 func (c *Core) applyDirected(evs []Event, m *wireMsg, d delivery, ic *fomxml.InteractionClass, sent OrderType, t LogicalTime, mrh MessageRetractionHandle) []Event {
-	in, ok := c.obj.inst[m.Obj]
+	in, ok := c.objects.inst[m.Obj]
 	if !ok {
 		return evs
 	}

@@ -67,4 +67,14 @@
 //
 // A Core is not safe for concurrent use; its driver serializes calls.
 // Ready's slices belong to the Core and are reused after Advance.
+//
+// # Testing
+//
+// interaction_test.go runs the scripts of testdata/interaction: steps
+// (services, ticks, control-plane inputs) on a few cores joined by an
+// in-test control plane and data plane, and what each step made them do
+// (callbacks, control-plane operations and state, the trace). A change
+// of behaviour shows as a diff of a script; go test -run TestInteraction
+// -rewrite rewrites them (package testnet/scenario runs them, as it runs
+// lbts's and testnet's).
 package core

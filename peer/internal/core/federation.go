@@ -2,36 +2,55 @@ package core
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
 
-	"github.com/meshrti/meshrti/lbts"
 	"github.com/meshrti/meshrti/peer/hla"
-	"github.com/meshrti/meshrti/peer/reliable"
 )
 
-// federation is the federation sub-machine: who else is joined, what
-// happens when a federate resigns or is lost, and the control-plane
-// operations this federate waits on (name reservations today;
-// synchronization points, saves and the MOM build on it).
+// federation is the federation sub-machine: where this federate stands
+// in its federation (joined, resigned, lost), who else is joined, the
+// others' replicated state as the control plane reported it, the resign
+// directives, and the control-plane operations this federate waits on.
 //
-// Membership reaches the core as plain inputs (MemberJoined, MemberLeft,
-// SelfLost) from the driver, which takes them from the control plane. A
-// resigning federate also says so on the control group, with its resign
-// action, so that the others act at once and in order with its last
-// messages.
+// Membership reaches it as plain inputs from the driver, through the
+// core (MemberJoined, MemberLeft, SelfLost), which takes them from the
+// control plane; a resigning federate also says so on the control group,
+// with its resign action, so that the others act at once and in order
+// with its last messages. The rules that pick one federate among the
+// members to decide something (a save, a restore, a synchronization
+// point) are here too: they read nothing but the membership.
+//
+// It changes nothing outside itself: the core acts on what it answers
+// (federation_services.go).
 type federation struct {
-	members map[FederateHandle]Member
+	standing standing
+	members  map[FederateHandle]Member
 	// directive is the federation's automatic resign directive: what
 	// happens to a lost federate's objects, unless it set its own
-	// (replicated state keyResign); own is this federate's.
+	// (keyResignDirective); own is this federate's.
 	directive ResignAction
 	own       ResignAction
-	nextOp    uint64
-	pending   map[uint64]func(OpResult)
-	// states is the other federates' replicated state, as the control
-	// plane reported it (StateChanged).
+	// lastOp numbers the operations; waiting are those not yet answered,
+	// with what to do with the answer.
+	lastOp  uint64
+	waiting map[uint64]func(OpResult)
+	// states is the other federates' replicated state (StateChanged).
 	states map[FederateHandle]map[string]stateValue
+}
+
+// standing is where this federate stands in its federation.
+type standing uint8
+
+const (
+	joined   standing = iota
+	resigned          // ResignFederationExecution ran
+	lost              // the control plane dropped this federate (ConnectionLost)
+)
+
+// stateValue is one replicated state key's value and version.
+type stateValue struct {
+	value   []byte
+	version uint64
 }
 
 func newFederation(directive ResignAction) federation {
@@ -42,203 +61,57 @@ func newFederation(directive ResignAction) federation {
 		members:   make(map[FederateHandle]Member),
 		directive: directive,
 		own:       directive,
-		pending:   make(map[uint64]func(OpResult)),
+		waiting:   make(map[uint64]func(OpResult)),
 		states:    make(map[FederateHandle]map[string]stateValue),
 	}
 }
 
-// OpKind is what a control-plane operation does.
-type OpKind uint8
+// joined reports whether this federate is still a member of its
+// federation.
+func (f *federation) joined() bool { return f.standing == joined }
 
-const (
-	// OpAcquire takes Key in the federation's register for this
-	// federate, with Value, if nobody holds it.
-	OpAcquire OpKind = iota + 1
-	// OpRelease frees Key if this federate holds it.
-	OpRelease
-	// OpRead reads Key's value and version, linearizably.
-	OpRead
-	// OpSetState sets this federate's replicated state Key to Value
-	// (nil deletes it); it answers at once.
-	OpSetState
-	// OpSwap takes Key for this federate with Value and advances its
-	// version if its version is Expect (a compare-and-set).
-	OpSwap
-)
-
-// Op is a control-plane operation for the driver to run.
-type Op struct {
-	ID     uint64
-	Kind   OpKind
-	Key    string
-	Value  []byte
-	Expect uint64 // OpSwap
-	// Joined, for OpAcquire: federates that must all be joined where the
-	// acquisition is decided (a synchronization set); the answer has
-	// NotJoined otherwise, and nothing changed.
-	Joined []FederateHandle
-}
-
-// OpResult is the control plane's answer to an Op.
-type OpResult struct {
-	// Held says this federate holds the key after the operation.
-	Held bool
-	// Holder is the key's holder, 0 when free.
-	Holder FederateHandle
-	// Value and Version are the key's value and version after it.
-	Value   []byte
-	Version uint64
-	// NotJoined: a federate of Op.Joined was not joined; nothing changed.
-	NotJoined bool
-	// Err is set when the operation could not be decided.
-	Err error
-}
-
-// startOp queues op for the driver; done runs when its answer comes.
-func (f *federation) startOp(c *Core, op Op, done func(OpResult)) {
-	f.nextOp++
-	op.ID = f.nextOp
-	f.pending[op.ID] = done
-	c.out.Ops = append(c.out.Ops, op)
-}
-
-// OpDone hands the core the answer to the Op with the given ID. An
-// answer to no pending Op is ignored.
-func (c *Core) OpDone(id uint64, r OpResult) {
-	done, ok := c.fed.pending[id]
-	if !ok {
-		return
-	}
-	delete(c.fed.pending, id)
-	done(r)
-}
-
-// MemberJoined tells the core another federate joined.
-func (c *Core) MemberJoined(m Member) {
-	if m.Handle == c.self {
-		return
-	}
-	if _, ok := c.fed.members[m.Handle]; ok {
-		return
-	}
-	c.fed.members[m.Handle] = m
-	c.tm.AddFederate(lbts.FederateID(m.Handle))
-	c.push(hla.FederateJoined{Federate: m.Handle, Name: m.Name, Type: m.Type})
-	c.syncMembersChanged(m.Handle, false)
-}
-
-// MemberLeft tells the core another federate resigned with action or,
-// with lost, was lost (its node declared dead, or closed without
-// resigning). A resigned federate's objects are handled as its action
-// says (0, not known: as if it deleted them), a lost federate's as the
-// automatic resign directive says. Nothing happens when the federate's
-// own resign notice came first.
-func (c *Core) MemberLeft(h FederateHandle, lost bool, action ResignAction) {
-	c.sync.gone[h] = true
-	deletes := true
-	switch {
+// serviceError returns the error a service gets from a federate that is
+// no longer joined, or nil.
+func (f *federation) serviceError() error {
+	switch f.standing {
+	case resigned:
+		return hla.ErrFederateNotExecutionMember
 	case lost:
-		directive := c.fed.directive
-		if v, _, ok := c.State(h, keyResign); ok && len(v) == 1 && ResignAction(v[0]).Valid() {
-			directive = ResignAction(v[0])
-		}
-		deletes = directive.Deletes()
-	case action.Valid():
-		deletes = action.Deletes()
+		return hla.ErrNotConnected
 	}
-	c.forget(h, lost, deletes)
-}
-
-// AutomaticResignDirective (§10.2) returns this federate's automatic
-// resign directive: what the others do with its objects if it is lost.
-func (c *Core) AutomaticResignDirective() ResignAction { return c.fed.own }
-
-// SetAutomaticResignDirective (§10.3) sets it, and tells the others in
-// this federate's replicated state. ErrInvalidResignAction for an action
-// that is not one.
-func (c *Core) SetAutomaticResignDirective(a ResignAction) error {
-	if !a.Valid() {
-		return fmt.Errorf("%w: %d", hla.ErrInvalidResignAction, int(a))
-	}
-	c.fed.own = a
-	c.setState(keyResign, []byte{byte(a)})
 	return nil
 }
 
-// SelfLost tells the core that the control plane dropped this federate
-// from the federation (declared its node dead, or removed it in a
-// partition): ConnectionLost follows, and services fail with
-// ErrNotConnected.
-func (c *Core) SelfLost(reason string) {
-	if c.state != joined {
-		return
+// join adds m to the members; false when it is one already.
+func (f *federation) join(m Member) bool {
+	if _, ok := f.members[m.Handle]; ok {
+		return false
 	}
-	c.state = lost
-	c.push(hla.ConnectionLost{Reason: reason})
+	f.members[m.Handle] = m
+	return true
 }
 
-// HeardWithin calls fn for each member whose data-plane frames were
-// accepted within the last ticks ticks.
-func (c *Core) HeardWithin(ticks int64, fn func(FederateHandle)) {
-	now := c.rel.Now()
-	for h := range c.fed.members {
-		if t, ok := c.rel.LastHeard(reliable.NodeID(h)); ok && now-t <= ticks {
-			fn(h)
-		}
-	}
-}
-
-// Lost reports whether the federate lost its federation (SelfLost).
-func (c *Core) Lost() bool { return c.state == lost }
-
-// forget removes a federate that resigned or was lost from time
-// management and the data plane, and handles its objects.
-func (c *Core) forget(h FederateHandle, lost, deletes bool) {
-	m, ok := c.fed.members[h]
+// leave removes member h and its replicated state, and returns it; false
+// when h is no member.
+func (f *federation) leave(h FederateHandle) (Member, bool) {
+	m, ok := f.members[h]
 	if !ok {
-		return
+		return Member{}, false
 	}
-	if c.tr != nil {
-		c.traceForget(h, m.Name, lost)
-	}
-	delete(c.fed.members, h)
-	delete(c.fed.states, h)
-	c.dropInterest(h)
-	c.tm.RemoveFederate(lbts.FederateID(h))
-	c.rel.ForgetSender(reliable.NodeID(h))
-	c.removeFederate(h, deletes)
-	if lost {
-		c.push(hla.FederateLost{Federate: h, Name: m.Name})
-		c.momLost(h, m.Name)
-	} else {
-		c.push(hla.FederateResigned{Federate: h, Name: m.Name})
-	}
-	c.syncMembersChanged(h, true)
-	c.srMemberLeft(h, lost)
+	delete(f.members, h)
+	delete(f.states, h)
+	return m, true
 }
 
-// onResign handles another federate's resign notice.
-func (c *Core) onResign(m *wireMsg, from FederateHandle) {
-	if !c.noteReleased(m.Data) {
-		c.stats.Malformed++
-	}
-	action := ResignAction(m.Action)
-	deletes := true // older members' notices carry no action: they deleted
-	if action.Valid() {
-		deletes = action.Deletes()
-	}
-	c.forget(from, false, deletes)
+// isMember reports whether h is another joined federate.
+func (f *federation) isMember(h FederateHandle) bool {
+	_, ok := f.members[h]
+	return ok
 }
 
-// Member returns the joined federate with handle h (not this one).
-func (c *Core) Member(h FederateHandle) (Member, bool) {
-	m, ok := c.fed.members[h]
-	return m, ok
-}
-
-// MemberNamed returns the joined federate named name (not this one).
-func (c *Core) MemberNamed(name string) (Member, bool) {
-	for _, m := range c.fed.members {
+// named returns the member named name.
+func (f *federation) named(name string) (Member, bool) {
+	for _, m := range f.members {
 		if m.Name == name {
 			return m, true
 		}
@@ -246,188 +119,161 @@ func (c *Core) MemberNamed(name string) (Member, bool) {
 	return Member{}, false
 }
 
-// Resign (§4.10) carries out a resign action: it deletes the objects this
-// federate may delete (actions that delete), gives up its tokens
-// (UnconditionallyDivestAttributes: the instances stay in the
-// federation, unowned), and tells the others on the control group.
-// ErrFederateOwnsAttributes when the action leaves owned attributes
-// behind.
-func (c *Core) Resign(action ResignAction) error {
-	if !action.Valid() {
-		return fmt.Errorf("%w: %d", hla.ErrInvalidResignAction, int(action))
+// everyone returns self and every member, sorted: who is joined now.
+func (f *federation) everyone(self FederateHandle) []FederateHandle {
+	out := make([]FederateHandle, 0, len(f.members)+1)
+	out = append(out, self)
+	for h := range f.members {
+		out = append(out, h)
 	}
-	if err := c.check(); err != nil {
-		return err
-	}
-	cancels := action == hla.CancelPendingOwnershipAcquisitions || action == hla.CancelThenDeleteThenDivest
-	if !cancels && c.acquisitionsPending() {
-		return fmt.Errorf("%w: cancel them, or resign with an action that does", hla.ErrOwnershipAcquisitionPending)
-	}
-	var hs []ObjectInstanceHandle // instances this federate deletes
-	if action.Deletes() {
-		for h, in := range c.obj.inst {
-			if _, ok := c.own.holds(h, privilegeToDelete(in.class)); ok {
-				hs = append(hs, h)
-			}
-		}
-		slices.SortFunc(hs, compareHandles)
-	}
-	divests := action == hla.UnconditionallyDivestAttributes || action == hla.DeleteObjectsThenDivest || action == hla.CancelThenDeleteThenDivest
-	if n := len(c.own.held) - len(hs); n > 0 && !divests {
-		return fmt.Errorf("%w: attributes of %d object instances", hla.ErrFederateOwnsAttributes, n)
-	}
-	if cancels {
-		c.cancelAllAcquisitions()
-	}
+	slices.Sort(out)
+	return out
+}
+
+// liveOf returns the federates of hs that are still members (self is
+// none).
+func (f *federation) liveOf(hs []FederateHandle) []FederateHandle {
+	var out []FederateHandle
 	for _, h := range hs {
-		o, err := c.deleteMsg(h, nil, false, 0, false)
-		if err != nil {
-			return err
-		}
-		if _, err := c.send(o); err != nil {
-			return err
-		}
-		if c.tr != nil {
-			c.traceSend(o.msg, !o.reliable)
+		if _, ok := f.members[h]; ok {
+			out = append(out, h)
 		}
 	}
-	// What is left is released: the notice carries every token with
-	// its epoch, so that everyone knows exactly what is unowned now
-	// (releases sent on the instances' own groups could arrive after
-	// the notice made the others forget this federate).
-	released := c.releaseAll()
-	if _, err := c.send(outMsg{group: controlGroup, reliable: true, msg: &wireMsg{Kind: kindResign, Action: uint8(action), Data: released}}); err != nil {
-		return err
-	}
-	if c.tr != nil {
-		c.traceResign()
-	}
-	c.state = resigned
-	return nil
+	return out
 }
 
-// acquisitionsPending reports whether this federate is acquiring any
-// attribute.
-func (c *Core) acquisitionsPending() bool {
-	for _, m := range c.own.acquiring {
-		if len(m) > 0 {
-			return true
-		}
+// decides reports whether self decides what coord asked of the
+// federates parts: coord does while it is a member; once it is gone,
+// the live federate of parts with the lowest handle, self counted.
+func (f *federation) decides(self, coord FederateHandle, parts []FederateHandle) bool {
+	if coord == self {
+		return true
 	}
-	return false
-}
-
-// cancelAllAcquisitions withdraws every acquisition of this federate.
-func (c *Core) cancelAllAcquisitions() {
-	hs := make([]ObjectInstanceHandle, 0, len(c.own.acquiring))
-	for h, m := range c.own.acquiring {
-		if len(m) > 0 {
-			hs = append(hs, h)
-		}
+	if f.isMember(coord) {
+		return false
 	}
-	slices.SortFunc(hs, compareHandles)
-	for _, h := range hs {
-		var attrs []AttributeHandle
-		for a := range c.own.acquiring[h] {
-			attrs = append(attrs, a)
-		}
-		slices.Sort(attrs)
-		delete(c.own.acquiring, h)
-		if in := c.obj.inst[h]; in != nil {
-			c.sendOwnership(ownAcquireCancel, h, in, c.epochPairs(attrs, nil), nil, 0)
-		}
-	}
-}
-
-// releaseAll gives up every token this federate holds and returns them
-// encoded (encodeTokens) with the epochs at which they are unowned.
-func (c *Core) releaseAll() []byte {
-	hs := make([]ObjectInstanceHandle, 0, len(c.own.held))
-	for h := range c.own.held {
-		hs = append(hs, h)
-	}
-	slices.SortFunc(hs, compareHandles)
-	var b []byte
-	for _, h := range hs {
-		attrs := make([]AttributeHandle, 0, len(c.own.held[h]))
-		for a := range c.own.held[h] {
-			attrs = append(attrs, a)
-		}
-		slices.Sort(attrs)
-		for _, a := range attrs {
-			e := c.own.give(h, a, 0)
-			c.traceOwner(h, a, 0, e)
-			b = binary.AppendUvarint(b, uint64(h.Federate))
-			b = binary.AppendUvarint(b, h.Serial)
-			b = binary.AppendUvarint(b, uint64(a))
-			b = binary.AppendUvarint(b, e)
-		}
-	}
-	return b
-}
-
-// noteReleased folds the tokens a resign notice released into this
-// federate's view; false when they do not decode.
-func (c *Core) noteReleased(b []byte) bool {
-	for len(b) > 0 {
-		var v [4]uint64
-		for i := range v {
-			x, n := binary.Uvarint(b)
-			if n <= 0 {
-				return false
-			}
-			v[i], b = x, b[n:]
-		}
-		h := ObjectInstanceHandle{Federate: FederateHandle(v[0]), Serial: v[1]}
-		a := AttributeHandle(v[2])
-		if c.own.note(h, a, token{owner: 0, epoch: v[3]}) {
-			c.traceOwner(h, a, 0, v[3])
-			c.maybeClaim(h, a)
+	for _, h := range f.liveOf(parts) {
+		if h < self {
+			return false
 		}
 	}
 	return true
 }
 
-// StateChanged tells the core that federate h's replicated state key is
-// now value (nil: deleted) at version. Versions only grow per federate;
-// an older one is ignored.
-func (c *Core) StateChanged(h FederateHandle, key string, value []byte, version uint64) {
-	st := c.fed.states[h]
-	if st == nil {
-		st = make(map[string]stateValue)
-		c.fed.states[h] = st
+// directiveOf returns the resign directive that applies to member h,
+// lost: its own (keyResignDirective) if it set one, else the
+// federation's.
+func (f *federation) directiveOf(h FederateHandle) ResignAction {
+	if v, _, ok := f.state(h, keyResignDirective); ok && len(v) == 1 && ResignAction(v[0]).Valid() {
+		return ResignAction(v[0])
 	}
-	if cur, ok := st[key]; ok && cur.version >= version {
-		return
-	}
-	st[key] = stateValue{value: value, version: version}
-	c.interestChanged(h, key, value)
-	c.syncStateChanged(h, key, value)
-	c.srStateChanged(h, key, value)
+	return f.directive
 }
 
-// State returns federate h's replicated state key as this federate
-// knows it, and its version; false when it knows none.
-func (c *Core) State(h FederateHandle, key string) ([]byte, uint64, bool) {
-	v, ok := c.fed.states[h][key]
+// ---- Control-plane operations ----
+
+// start numbers op and remembers done, which takes its answer; the
+// caller hands the op to the driver.
+func (f *federation) start(op Op, done func(OpResult)) Op {
+	f.lastOp++
+	op.ID = f.lastOp
+	f.waiting[op.ID] = done
+	return op
+}
+
+// answered returns what takes the answer to op id, and forgets the op;
+// false for an op that is not waiting.
+func (f *federation) answered(id uint64) (func(OpResult), bool) {
+	done, ok := f.waiting[id]
+	if ok {
+		delete(f.waiting, id)
+	}
+	return done, ok
+}
+
+// ---- The others' replicated state ----
+
+// noteState records member h's key at version; false when the version
+// is not newer than the one known (nothing changed).
+func (f *federation) noteState(h FederateHandle, key string, value []byte, version uint64) bool {
+	st := f.states[h]
+	if st == nil {
+		st = make(map[string]stateValue)
+		f.states[h] = st
+	}
+	if cur, ok := st[key]; ok && cur.version >= version {
+		return false
+	}
+	st[key] = stateValue{value: value, version: version}
+	return true
+}
+
+// state returns h's key and its version; false when it has none.
+func (f *federation) state(h FederateHandle, key string) ([]byte, uint64, bool) {
+	v, ok := f.states[h][key]
 	if !ok || v.value == nil {
 		return nil, v.version, false
 	}
 	return v.value, v.version, true
 }
 
-// stateValue is one replicated state key's value and version.
-type stateValue struct {
-	value   []byte
-	version uint64
+// eachState calls fn with every federate's value of key, in handle
+// order: what came before the state that gives it a meaning (a
+// synchronization point's achievements, a save's statuses).
+func (f *federation) eachState(key string, fn func(h FederateHandle, value []byte)) {
+	hs := make([]FederateHandle, 0, len(f.states))
+	for h, st := range f.states {
+		if v, ok := st[key]; ok && v.value != nil {
+			hs = append(hs, h)
+		}
+	}
+	slices.Sort(hs)
+	for _, h := range hs {
+		fn(h, f.states[h][key].value)
+	}
 }
 
-// ReportFederationExecutions pushes the answer to the member's
-// listFederationExecutions (§4.8): list, as the control plane gave it.
-func (c *Core) ReportFederationExecutions(list []hla.FederationExecutionInformation) error {
-	if err := c.check(); err != nil {
-		return err
+// ---- Resign notices ----
+
+// releasedToken is an ownership token a resigning federate gave up, and
+// the epoch at which it is unowned.
+type releasedToken struct {
+	obj   ObjectInstanceHandle
+	attr  AttributeHandle
+	epoch uint64
+}
+
+// appendReleased encodes the tokens of a resign notice
+// (wireMsg.Data of kindResign): for each, the instance's federate and
+// serial, the attribute, the epoch.
+func appendReleased(b []byte, ts []releasedToken) []byte {
+	for _, t := range ts {
+		b = binary.AppendUvarint(b, uint64(t.obj.Federate))
+		b = binary.AppendUvarint(b, t.obj.Serial)
+		b = binary.AppendUvarint(b, uint64(t.attr))
+		b = binary.AppendUvarint(b, t.epoch)
 	}
-	c.push(hla.ReportFederationExecutions{Executions: list})
-	return nil
+	return b
+}
+
+// decodeReleased decodes what appendReleased wrote; false when b does
+// not decode.
+func decodeReleased(b []byte) ([]releasedToken, bool) {
+	var out []releasedToken
+	for len(b) > 0 {
+		var v [4]uint64
+		for i := range v {
+			x, n := binary.Uvarint(b)
+			if n <= 0 {
+				return out, false
+			}
+			v[i], b = x, b[n:]
+		}
+		out = append(out, releasedToken{
+			obj:   ObjectInstanceHandle{Federate: FederateHandle(v[0]), Serial: v[1]},
+			attr:  AttributeHandle(v[2]),
+			epoch: v[3],
+		})
+	}
+	return out, true
 }

@@ -68,7 +68,7 @@ type handover struct {
 // accepts have been handed over to the federate. Counts only grow; a
 // smaller n than before changes nothing.
 func (c *Core) HandedOver(n uint64) {
-	h := &c.ho
+	h := &c.handover
 	if n <= h.handed {
 		return
 	}
@@ -87,7 +87,7 @@ func (c *Core) HandedOver(n uint64) {
 // queueEnding queues ev, which ends a pending state of kind and brings
 // the federate to time t.
 func (c *Core) queueEnding(ev Event, kind unseenKind, t float64) {
-	h := &c.ho
+	h := &c.handover
 	h.queued++
 	c.push(ev)
 	if h.queued <= h.handed {
@@ -100,11 +100,11 @@ func (c *Core) queueEnding(ev Event, kind unseenKind, t float64) {
 // the federate's time as it is: the time it will have seen once the
 // callbacks before ev are handed over.
 func (c *Core) queueEndingAt(ev Event, kind unseenKind) {
-	t := c.tm.Time()
-	if n := len(c.ho.pend); n > 0 {
-		t = c.ho.pend[n-1].t
+	t := c.timeCore.Time()
+	if n := len(c.handover.pend); n > 0 {
+		t = c.handover.pend[n-1].t
 	} else {
-		c.ho.time = t
+		c.handover.time = t
 	}
 	c.queueEnding(ev, kind, t)
 }
@@ -113,20 +113,20 @@ func (c *Core) queueEndingAt(ev Event, kind unseenKind) {
 // callback queued next is measured from it. Called before the time core
 // decides anything.
 func (c *Core) seeTime() {
-	if len(c.ho.pend) == 0 {
-		c.ho.time = c.tm.Time()
+	if len(c.handover.pend) == 0 {
+		c.handover.time = c.timeCore.Time()
 	}
 }
 
 // forgetUnseen drops the pending hand-overs: a restore replaced the
 // state they lead to. Their callbacks, still queued, are counted when
 // handed over and change nothing.
-func (c *Core) forgetUnseen() { c.ho.pend = c.ho.pend[:0] }
+func (c *Core) forgetUnseen() { c.handover.pend = c.handover.pend[:0] }
 
 // unseenHas reports whether a callback of kind is queued and not yet
 // handed over.
 func (c *Core) unseenHas(kind unseenKind) bool {
-	for _, u := range c.ho.pend {
+	for _, u := range c.handover.pend {
 		if u.kind == kind {
 			return true
 		}
@@ -136,10 +136,10 @@ func (c *Core) unseenHas(kind unseenKind) bool {
 
 // shownTime is the federate's logical time as it has seen it.
 func (c *Core) shownTime() float64 {
-	if len(c.ho.pend) > 0 {
-		return c.ho.time
+	if len(c.handover.pend) > 0 {
+		return c.handover.time
 	}
-	return c.tm.Time()
+	return c.timeCore.Time()
 }
 
 // pendingError is the error a time service gets while a callback that
@@ -147,7 +147,7 @@ func (c *Core) shownTime() float64 {
 // service is refused in the time advancing state, reg and cons that it
 // is refused while an enable of regulation or constraint is pending.
 func (c *Core) pendingError(advancing, reg, cons bool) error {
-	if len(c.ho.pend) == 0 {
+	if len(c.handover.pend) == 0 {
 		return nil
 	}
 	switch {

@@ -43,10 +43,10 @@ func isMOM(h ObjectInstanceHandle) bool {
 type momState struct {
 	// class is HLAobjectRoot.HLAmanager.HLAfederate; nil when the MOM is
 	// off or the FDD lacks it.
-	class *fomxml.ObjectClass
-	in    *instance // this federate's MOM instance, as it announces it
-	enc   *codec.Codec
-	encOf *fomxml.FDD // the FDD enc was built for
+	class    *fomxml.ObjectClass
+	instance *instance // this federate's MOM instance, as it announces it
+	codec    *codec.Codec
+	codecFDD *fomxml.FDD // the FDD codec was built for
 
 	// Counts for the attributes.
 	updatesSent, reflectionsReceived       uint64
@@ -60,7 +60,7 @@ type momState struct {
 	grantedTicks, advancingTicks int64
 	// Interactions sent and received, by class: reliable [0], best
 	// effort [1].
-	intSent, intReceived map[uint64][2]uint64
+	sentByClass, receivedByClass map[uint64][2]uint64
 	// HLAsetTiming: values every periodTicks (0: only when asked).
 	periodTicks, sinceReport int64
 	// HLAservice requests to carry out (momRunPending).
@@ -75,10 +75,10 @@ type momState struct {
 
 	// The federation's MOM instance (mom_interactions.go): its class,
 	// and the last save, for its attributes.
-	fedn          *fomxml.ObjectClass
-	lastSave      string
-	lastSaveAt    float64
-	lastSaveTimed bool
+	federationClass *fomxml.ObjectClass
+	lastSave        string
+	lastSaveAt      float64
+	lastSaveTimed   bool
 }
 
 // count counts one interaction of class.
@@ -107,14 +107,14 @@ func addCounts(m *map[uint64][2]uint64, k uint64, v [2]uint32) {
 // every instance, by registered class: those known now and those gone.
 func (c *Core) momObjectCounts(upd bool) map[uint64][2]uint64 {
 	out := make(map[uint64][2]uint64)
-	gone := c.obj.goneRefl
+	gone := c.objects.goneRefl
 	if upd {
-		gone = c.obj.goneUpd
+		gone = c.objects.goneUpd
 	}
 	for k, v := range gone {
 		out[k] = v
 	}
-	for _, in := range c.obj.inst {
+	for _, in := range c.objects.inst {
 		v := in.momRefl
 		if upd {
 			v = in.momUpd
@@ -139,15 +139,15 @@ func (c *Core) momStart() {
 		return
 	}
 	c.mom.class = oc
-	c.mom.in = &instance{class: oc, known: oc, name: momName(c.cfg.Name), named: true}
-	c.mom.intSent = make(map[uint64][2]uint64)
-	c.mom.intReceived = make(map[uint64][2]uint64)
-	c.mom.fedn, _ = c.fdd.ObjectClass("HLAobjectRoot.HLAmanager.HLAfederation")
-	c.applyGroups(c.rt.publishObject(oc))
+	c.mom.instance = &instance{class: oc, known: oc, name: momName(c.cfg.Name), named: true}
+	c.mom.sentByClass = make(map[uint64][2]uint64)
+	c.mom.receivedByClass = make(map[uint64][2]uint64)
+	c.mom.federationClass, _ = c.fdd.ObjectClass("HLAobjectRoot.HLAmanager.HLAfederation")
+	c.applyGroups(c.routing.publishObject(oc))
 	var d groupDelta
-	c.rt.ref(momGroup, &d) // the requests about this federate
+	c.routing.ref(momGroup, &d) // the requests about this federate
 	c.applyGroups(d)
-	c.sendAnnouncement(c.momHandle(), c.mom.in)
+	c.sendAnnouncement(c.momHandle(), c.mom.instance)
 }
 
 func (c *Core) momHandle() ObjectInstanceHandle {
@@ -166,14 +166,14 @@ func momGuard(h ObjectInstanceHandle, err error) error {
 // momSelfDiscover lets this federate discover its own MOM instance once
 // it subscribes to its class (or an ancestor) with attributes.
 func (c *Core) momSelfDiscover() {
-	if c.mom.class == nil || c.state != joined {
+	if c.mom.class == nil || !c.federation.joined() {
 		return
 	}
 	h := c.momHandle()
-	if _, known := c.obj.inst[h]; known {
+	if _, known := c.objects.inst[h]; known {
 		return
 	}
-	evs, found := c.discover(nil, h, uint64(c.mom.class.Handle), c.mom.in.name, c.self)
+	evs, found := c.discover(nil, h, uint64(c.mom.class.Handle), c.mom.instance.name, c.self)
 	if found {
 		evs = c.rescopeTo(evs, h, false)
 	}
@@ -217,17 +217,17 @@ func (c *Core) momProvide(attrs []AttributeHandle, tag []byte) {
 		}
 	}
 	m := &wireMsg{Kind: kindUpdate, Obj: c.momHandle(), Class: uint64(c.mom.class.Handle), Pairs: ps, Tag: slices.Clone(tag), Named: true}
-	if c.rel.NewReceiverWithin(c.rt.objectRoute(c.mom.class), nameWindowTicks) {
-		m.Name = c.mom.in.name
+	if c.endpoint.NewReceiverWithin(c.routing.objectRoute(c.mom.class), nameWindowTicks) {
+		m.Name = c.mom.instance.name
 	}
-	if _, err := c.send(outMsg{group: c.rt.objectRoute(c.mom.class), reliable: true, msg: m}); err != nil {
+	if _, err := c.send(outMsg{group: c.routing.objectRoute(c.mom.class), reliable: true, msg: m}); err != nil {
 		c.stats.Blocked++
-	} else if c.tr != nil {
+	} else if c.tracer != nil {
 		c.traceSend(m, false)
 	}
 	// This federate, when it subscribes, gets the update as the others
 	// do (discovering the instance again after a local delete).
-	m.Name = c.mom.in.name
+	m.Name = c.mom.instance.name
 	c.momDeliverLocal(m, c.self)
 }
 
@@ -248,7 +248,7 @@ func (c *Core) momEncode(oc *fomxml.ObjectClass, attrs []AttributeHandle, value 
 		if !ok {
 			continue
 		}
-		b, err := c.mom.enc.Encode(a.DataType, v)
+		b, err := c.mom.codec.Encode(a.DataType, v)
 		if err != nil {
 			continue
 		}
@@ -265,7 +265,7 @@ func (c *Core) momEncode(oc *fomxml.ObjectClass, attrs []AttributeHandle, value 
 func (c *Core) momDeliverLocal(m *wireMsg, from FederateHandle) {
 	d := delivery{from: from, received: Receive, reliable: true}
 	if c.holdsRO() {
-		c.tim.held = append(c.tim.held, heldMsg{m, d})
+		c.timing.held = append(c.timing.held, heldMsg{m, d})
 		return
 	}
 	c.push(c.apply(nil, m, d)...)
@@ -304,44 +304,44 @@ func (c *Core) momValue(name string) (any, bool) {
 		}
 		return ds, true
 	case "HLAtimeConstrained":
-		return onOff(c.tm.Constrained()), true
+		return onOff(c.timeCore.Constrained()), true
 	case "HLAtimeRegulating":
-		return onOff(c.tm.Regulating()), true
+		return onOff(c.timeCore.Regulating()), true
 	case "HLAasynchronousDelivery":
-		return onOff(c.tim.async), true
+		return onOff(c.timing.async), true
 	case "HLAfederateState":
 		switch {
-		case c.sr.phase >= saveInitiated:
+		case c.saveRestore.save.phase >= saveInitiated:
 			return "FederateSaveInProgress", true
-		case c.sr.rphase >= restoreBegun:
+		case c.saveRestore.restore.phase >= restoreBegun:
 			return "FederateRestoreInProgress", true
 		}
 		return "ActiveFederate", true
 	case "HLAtimeManagerState":
-		if c.tm.Advancing() {
+		if c.timeCore.Advancing() {
 			return "TimeAdvancing", true
 		}
 		return "TimeGranted", true
 	case "HLAlogicalTime":
-		return timeBytes(c.tm.Time()), true
+		return timeBytes(c.timeCore.Time()), true
 	case "HLAlookahead":
-		return timeBytes(c.tm.Lookahead()), true
+		return timeBytes(c.timeCore.Lookahead()), true
 	case "HLAGALT":
-		galt, ok := c.tm.GALT()
+		galt, ok := c.timeCore.GALT()
 		if !ok {
 			return []byte{}, true // undefined: no regulating federate
 		}
 		return timeBytes(galt), true
 	case "HLALITS":
-		lits, ok := c.tm.LITS()
+		lits, ok := c.timeCore.LITS()
 		if !ok {
 			return []byte{}, true
 		}
 		return timeBytes(lits), true
 	case "HLAROlength":
-		return count(uint64(len(c.tim.held))), true
+		return count(uint64(len(c.timing.held))), true
 	case "HLATSOlength":
-		return count(uint64(c.tm.Status().Queued)), true
+		return count(uint64(c.timeCore.Status().Queued)), true
 	case "HLAreflectionsReceived":
 		return count(m.reflectionsReceived), true
 	case "HLAupdatesSent":
@@ -352,8 +352,8 @@ func (c *Core) momValue(name string) (any, bool) {
 		return count(m.interactionsSent), true
 	case "HLAobjectInstancesThatCanBeDeleted":
 		n := 0
-		for h, in := range c.obj.inst {
-			if _, ok := c.own.holds(h, privilegeToDelete(in.class)); ok {
+		for h, in := range c.objects.inst {
+			if _, ok := c.ownership.holds(h, privilegeToDelete(in.class)); ok {
 				n++
 			}
 		}
@@ -391,20 +391,63 @@ func momSwitch(on bool) string {
 }
 
 // momTick counts the time spent granted and advancing, and sends the
-// values every HLAsetTiming period.
+// MOM instance's values when HLAsetTiming's period is up.
 func (c *Core) momTick() {
-	if c.mom.class == nil {
+	if c.mom.tick(c.timeCore.Advancing(), c.federation.joined()) {
+		c.momProvide(nil, nil)
+	}
+}
+
+// tick counts one tick spent advancing or granted, and reports whether
+// this federate's MOM instance is due to send its values (HLAsetTiming's
+// period is up, and the federate is joined).
+func (m *momState) tick(advancing, joined bool) (report bool) {
+	if m.class == nil {
+		return false
+	}
+	if advancing {
+		m.advancingTicks++
+	} else {
+		m.grantedTicks++
+	}
+	if m.periodTicks > 0 && joined {
+		if m.sinceReport++; m.sinceReport >= m.periodTicks {
+			m.sinceReport = 0
+			return true
+		}
+	}
+	return false
+}
+
+// seen counts in's first update (bit momUpdated) or first reflection
+// (momReflected) for the MOM's instance counts.
+func (m *momState) seen(in *instance, bit uint8) {
+	if in.momSeen&bit != 0 || m.class == nil {
 		return
 	}
-	if c.tm.Advancing() {
-		c.mom.advancingTicks++
+	in.momSeen |= bit
+	if bit == momUpdated {
+		m.updatedInstances++
 	} else {
-		c.mom.grantedTicks++
+		m.reflectedInstances++
 	}
-	if c.mom.periodTicks > 0 && c.state == joined {
-		if c.mom.sinceReport++; c.mom.sinceReport >= c.mom.periodTicks {
-			c.mom.sinceReport = 0
-			c.momProvide(nil, nil)
+}
+
+// countEvents counts the events of one Ready for the MOM's counters.
+func (m *momState) countEvents(evs []Event) {
+	if m.class == nil {
+		return
+	}
+	for _, ev := range evs {
+		switch ev.(type) {
+		case hla.ReflectAttributeValues:
+			m.reflectionsReceived++
+		case hla.ReceiveInteraction, hla.ReceiveDirectedInteraction:
+			m.interactionsReceived++
+		case hla.DiscoverObjectInstance:
+			m.discovered++
+		case hla.RemoveObjectInstance:
+			m.removed++
 		}
 	}
 }
@@ -414,20 +457,6 @@ const (
 	momUpdated uint8 = 1 << iota
 	momReflected
 )
-
-// momSeen counts in's first update (bit momUpdated) or first reflection
-// (momReflected) here.
-func (c *Core) momSeen(in *instance, bit uint8) {
-	if in.momSeen&bit != 0 || c.mom.class == nil {
-		return
-	}
-	in.momSeen |= bit
-	if bit == momUpdated {
-		c.mom.updatedInstances++
-	} else {
-		c.mom.reflectedInstances++
-	}
-}
 
 // RTIVersion is what the MOM reports as HLARTIversion when
 // Config.RTIVersion is empty.
@@ -439,25 +468,6 @@ func (c *Core) rtiVersion() string {
 		return c.cfg.RTIVersion
 	}
 	return RTIVersion
-}
-
-// momCount counts the events of one Ready for the MOM's counters.
-func (c *Core) momCount(evs []Event) {
-	if c.mom.class == nil {
-		return
-	}
-	for _, ev := range evs {
-		switch ev.(type) {
-		case hla.ReflectAttributeValues:
-			c.mom.reflectionsReceived++
-		case hla.ReceiveInteraction, hla.ReceiveDirectedInteraction:
-			c.mom.interactionsReceived++
-		case hla.DiscoverObjectInstance:
-			c.mom.discovered++
-		case hla.RemoveObjectInstance:
-			c.mom.removed++
-		}
-	}
 }
 
 // momServiceReport is the interaction that reports service invocations.
@@ -474,7 +484,7 @@ func (c *Core) ReportsServices() bool { return c.mom.reportServices }
 // and its exception (HLAreportServiceInvocation). Serial numbers count
 // from 0.
 func (c *Core) ReportService(name string, supplied, returned []string, err error) {
-	if !c.mom.reportServices || c.state != joined || !c.momCodec() {
+	if !c.mom.reportServices || !c.federation.joined() || !c.momCodec() {
 		return
 	}
 	serial := c.mom.serial
@@ -504,7 +514,7 @@ func stringList(ss []string) []any {
 // from), with HLAreportException, when exception reporting is on
 // (HLAsetExceptionReporting).
 func (c *Core) ReportException(service string, err error) {
-	if !c.mom.reportExceptions || c.state != joined || !c.momCodec() {
+	if !c.mom.reportExceptions || !c.federation.joined() || !c.momCodec() {
 		return
 	}
 	c.momReport("HLAreportException", map[string]any{"HLAservice": service, "HLAexception": err.Error()})
@@ -519,7 +529,7 @@ func (c *Core) SetServiceReporting(on bool) error {
 		if c.mom.class == nil {
 			return fmt.Errorf("%w: this federate takes no part in the MOM", hla.ErrRTIinternalError)
 		}
-		if ic, ok := c.fdd.InteractionClass(momServiceReport); ok && c.dcl.subInt[ic.Handle] {
+		if ic, ok := c.fdd.InteractionClass(momServiceReport); ok && c.declared.subInt[ic.Handle] {
 			return fmt.Errorf("%w: the federate subscribes to HLAreportServiceInvocation", hla.ErrFederateServiceInvocationsAreBeingReportedViaMOM)
 		}
 	}

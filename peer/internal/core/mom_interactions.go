@@ -110,12 +110,12 @@ func (c *Core) momArrived(m *wireMsg, from FederateHandle) {
 // momCodec builds the codec for the current FDD when needed; false when
 // the FDD's types do not compile.
 func (c *Core) momCodec() bool {
-	if c.mom.encOf != c.fdd {
+	if c.mom.codecFDD != c.fdd {
 		enc, err := codec.New(c.fdd)
 		if err != nil {
 			return false
 		}
-		c.mom.enc, c.mom.encOf = enc, c.fdd
+		c.mom.codec, c.mom.codecFDD = enc, c.fdd
 	}
 	return true
 }
@@ -130,7 +130,7 @@ func (c *Core) momFederateRequest(r momReq) {
 		c.momReportSubscriptions()
 	case "HLArequestObjectInstancesThatCanBeDeleted":
 		c.momReportCounts("HLAreportObjectInstancesThatCanBeDeleted", "HLAobjectInstanceCounts", "", c.momInstanceCounts(func(h ObjectInstanceHandle, in *instance) bool {
-			_, ok := c.own.holds(h, privilegeToDelete(in.class))
+			_, ok := c.ownership.holds(h, privilegeToDelete(in.class))
 			return ok
 		}))
 	case "HLArequestObjectInstancesUpdated":
@@ -151,11 +151,11 @@ func (c *Core) momFederateRequest(r momReq) {
 		}
 	case "HLArequestInteractionsSent":
 		for t := range 2 {
-			c.momReportInteractionCounts("HLAreportInteractionsSent", c.mom.intSent, t)
+			c.momReportInteractionCounts("HLAreportInteractionsSent", c.mom.sentByClass, t)
 		}
 	case "HLArequestInteractionsReceived":
 		for t := range 2 {
-			c.momReportInteractionCounts("HLAreportInteractionsReceived", c.mom.intReceived, t)
+			c.momReportInteractionCounts("HLAreportInteractionsReceived", c.mom.receivedByClass, t)
 		}
 	case "HLArequestObjectInstanceInformation":
 		c.momReportInstance(r)
@@ -206,7 +206,7 @@ func (c *Core) momSend(name string, args map[string]any, local bool) {
 		if !ok {
 			continue
 		}
-		b, err := c.mom.enc.Encode(p.DataType, v)
+		b, err := c.mom.codec.Encode(p.DataType, v)
 		if err != nil {
 			c.stats.Malformed++ // a MIM that types the parameter otherwise
 			continue
@@ -218,7 +218,7 @@ func (c *Core) momSend(name string, args map[string]any, local bool) {
 	if !local {
 		if _, err := c.send(outMsg{group: momGroup, reliable: true, msg: m}); err != nil {
 			c.stats.Blocked++
-		} else if c.tr != nil {
+		} else if c.tracer != nil {
 			c.traceSend(m, false)
 		}
 		// Not counted in HLAinteractionsSent: the RTI sends the
@@ -252,18 +252,18 @@ func handleList[H ~uint64](hs []H) []any {
 }
 
 func (c *Core) momReportPublications() {
-	classes := keysOf(c.dcl.pubObj)
+	classes := keysOf(c.declared.pubObj)
 	for _, oc := range classes {
 		c.momReport("HLAreportObjectClassPublication", map[string]any{
 			"HLAnumberOfClasses": len(classes), "HLAobjectClass": hla.EncodeHandle(oc),
-			"HLAattributeList": handleList(keysOf(c.dcl.pubObj[oc])),
+			"HLAattributeList": handleList(keysOf(c.declared.pubObj[oc])),
 		})
 	}
 	if len(classes) == 0 {
 		c.momReport("HLAreportObjectClassPublication", map[string]any{"HLAnumberOfClasses": 0, "HLAattributeList": []any{}})
 	}
 	var ics []InteractionClassHandle
-	for ic, ok := range c.dcl.pubInt {
+	for ic, ok := range c.declared.pubInt {
 		if ok {
 			ics = append(ics, ic)
 		}
@@ -273,26 +273,26 @@ func (c *Core) momReportPublications() {
 
 func (c *Core) momReportSubscriptions() {
 	var classes []ObjectClassHandle
-	for oc, attrs := range c.dcl.subObj {
+	for oc, attrs := range c.declared.subObj {
 		if len(attrs) > 0 {
 			classes = append(classes, oc)
 		}
 	}
 	slices.Sort(classes)
 	for _, oc := range classes {
-		mode := c.dcl.subMode[oc]
+		mode := c.declared.subMode[oc]
 		c.momReport("HLAreportObjectClassSubscription", map[string]any{
 			"HLAnumberOfClasses": len(classes), "HLAobjectClass": hla.EncodeHandle(oc), "HLAactive": mode.active,
-			"HLAmaxUpdateRate": mode.rate, "HLAattributeList": handleList(keysOf(c.dcl.subObj[oc])),
+			"HLAmaxUpdateRate": mode.rate, "HLAattributeList": handleList(keysOf(c.declared.subObj[oc])),
 		})
 	}
 	if len(classes) == 0 {
 		c.momReport("HLAreportObjectClassSubscription", map[string]any{"HLAnumberOfClasses": 0, "HLAactive": false, "HLAmaxUpdateRate": "", "HLAattributeList": []any{}})
 	}
 	var subs []any
-	for _, ic := range keysOf(c.dcl.subInt) {
-		if c.dcl.subInt[ic] {
-			subs = append(subs, map[string]any{"HLAinteractionClass": hla.EncodeHandle(ic), "HLAactive": c.dcl.subIntMode[ic]})
+	for _, ic := range keysOf(c.declared.subInt) {
+		if c.declared.subInt[ic] {
+			subs = append(subs, map[string]any{"HLAinteractionClass": hla.EncodeHandle(ic), "HLAactive": c.declared.subIntMode[ic]})
 		}
 	}
 	c.momReport("HLAreportInteractionSubscription", map[string]any{"HLAinteractionClassList": append([]any{}, subs...)})
@@ -302,7 +302,7 @@ func (c *Core) momReportSubscriptions() {
 // registered class.
 func (c *Core) momInstanceCounts(keep func(ObjectInstanceHandle, *instance) bool) map[ObjectClassHandle]uint64 {
 	out := make(map[ObjectClassHandle]uint64)
-	for h, in := range c.obj.inst {
+	for h, in := range c.objects.inst {
 		if !isMOM(h) && h != federationMOM && keep(h, in) {
 			out[in.class.Handle]++
 		}
@@ -353,13 +353,13 @@ func (c *Core) momReportInteractionCounts(leaf string, m map[uint64][2]uint64, t
 
 func (c *Core) momReportInstance(r momReq) {
 	h, err := c.momInstanceArg(r)
-	in, known := c.obj.inst[h]
+	in, known := c.objects.inst[h]
 	if err != nil || !known {
 		c.momException(r, "HLAobjectInstance names no instance this federate knows", true)
 		return
 	}
 	var owned []AttributeHandle
-	for a := range c.own.heldOf(h) {
+	for a := range c.ownership.heldOf(h) {
 		owned = append(owned, a)
 	}
 	c.momReport("HLAreportObjectInstanceInformation", map[string]any{
@@ -397,20 +397,20 @@ func (c *Core) momFederationRequest(r momReq) {
 	switch r.name {
 	case "HLAfederation.HLArequest.HLArequestSynchronizationPoints":
 		labels := []any{}
-		for _, l := range keysOf(c.sync.points) {
-			if !c.sync.points[l].done {
+		for _, l := range keysOf(c.syncPoints.points) {
+			if !c.syncPoints.points[l].done {
 				labels = append(labels, l)
 			}
 		}
 		c.momSend("HLAfederation.HLAreport.HLAreportSynchronizationPoints", map[string]any{"HLAsyncPoints": labels}, true)
 	case "HLAfederation.HLArequest.HLArequestSynchronizationPointStatus":
-		for _, l := range keysOf(c.sync.points) {
-			p := c.sync.points[l]
+		for _, l := range keysOf(c.syncPoints.points) {
+			p := c.syncPoints.points[l]
 			if p.done {
 				continue
 			}
 			feds := []any{}
-			for _, f := range c.memberHandles() {
+			for _, f := range c.federation.everyone(c.self) {
 				if !p.member(f) {
 					continue
 				}
@@ -433,16 +433,6 @@ func (c *Core) momFederationRequest(r momReq) {
 	}
 }
 
-// memberHandles lists every joined federate, this one included, sorted.
-func (c *Core) memberHandles() []FederateHandle {
-	hs := []FederateHandle{c.self}
-	for h := range c.fed.members {
-		hs = append(hs, h)
-	}
-	slices.Sort(hs)
-	return hs
-}
-
 // momLost reports federate h lost (HLAreportFederateLost), to this
 // federate alone: every node reports it to its own.
 func (c *Core) momLost(h FederateHandle, name string) {
@@ -451,7 +441,7 @@ func (c *Core) momLost(h FederateHandle, name string) {
 	}
 	c.momSend("HLAfederate.HLAreport.HLAreportFederateLost", map[string]any{
 		"HLAfederate": hla.EncodeHandle(h), "HLAfederateName": name,
-		"HLAtimeStamp":        timeOrEmpty(c, c.tm.Time(), true),
+		"HLAtimeStamp":        timeOrEmpty(c, c.timeCore.Time(), true),
 		"HLAfaultDescription": "the control plane took it for lost (no contact within the failure detection time)",
 	}, true)
 }
@@ -460,7 +450,7 @@ func timeOrEmpty(c *Core, v float64, ok bool) []byte {
 	if !ok {
 		return []byte{}
 	}
-	b, err := c.tk.Factory().Encode(c.tk.Make(v))
+	b, err := c.timeKind.Factory().Encode(c.timeKind.Make(v))
 	if err != nil {
 		return []byte{}
 	}
@@ -472,11 +462,11 @@ func timeOrEmpty(c *Core, v float64, ok bool) []byte {
 // momFederationDiscover lets this federate discover the federation's MOM
 // instance once it subscribes to its class (or an ancestor).
 func (c *Core) momFederationDiscover() {
-	oc := c.mom.fedn
-	if oc == nil || c.state != joined {
+	oc := c.mom.federationClass
+	if oc == nil || !c.federation.joined() {
 		return
 	}
-	if _, known := c.obj.inst[federationMOM]; known {
+	if _, known := c.objects.inst[federationMOM]; known {
 		return
 	}
 	evs, found := c.discover(nil, federationMOM, uint64(oc.Handle), "HLAfederation."+c.cfg.Federation, 0)
@@ -489,7 +479,7 @@ func (c *Core) momFederationDiscover() {
 // momFederationValues reflects the federation's MOM instance's attrs (all
 // when empty) to this federate.
 func (c *Core) momFederationValues(attrs []AttributeHandle, tag []byte) {
-	oc := c.mom.fedn
+	oc := c.mom.federationClass
 	if oc == nil {
 		return
 	}
@@ -503,7 +493,7 @@ func (c *Core) momFederationValue(name string) (any, bool) {
 	case "HLAfederationName":
 		return c.cfg.Federation, true
 	case "HLAfederatesInFederation":
-		return handleList(c.memberHandles()), true
+		return handleList(c.federation.everyone(c.self)), true
 	case "HLARTIversion":
 		return c.rtiVersion(), true
 	case "HLAMIMdesignator":
@@ -521,18 +511,18 @@ func (c *Core) momFederationValue(name string) (any, bool) {
 		}
 		return strings.Join(ds, "\n"), true
 	case "HLAtimeImplementationName":
-		return string(c.tk), true
+		return string(c.timeKind), true
 	case "HLAlastSaveName":
 		return c.mom.lastSave, true
 	case "HLAlastSaveTime":
 		return timeOrEmpty(c, c.mom.lastSaveAt, c.mom.lastSaveTimed), true
 	case "HLAnextSaveName":
-		if c.sr.phase == saveIdle {
+		if c.saveRestore.save.phase == saveIdle {
 			return "", true
 		}
-		return c.sr.label, true
+		return c.saveRestore.save.label, true
 	case "HLAnextSaveTime":
-		return timeOrEmpty(c, c.sr.at, c.sr.phase != saveIdle && c.sr.hasTime), true
+		return timeOrEmpty(c, c.saveRestore.save.at, c.saveRestore.save.phase != saveIdle && c.saveRestore.save.timed), true
 	case "HLAautoProvide":
 		if c.fdd.Switches.AutoProvide {
 			return "Enabled", true
@@ -566,7 +556,7 @@ func (c *Core) momRunPending() {
 	for len(c.mom.pending) > 0 {
 		r := c.mom.pending[0]
 		c.mom.pending = c.mom.pending[1:]
-		if c.state != joined {
+		if !c.federation.joined() {
 			continue
 		}
 		switch {
@@ -597,7 +587,7 @@ func (c *Core) momArg(r momReq, name string) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s is not a parameter of %s", errMOMParam, name, r.ic.QualifiedName)
 	}
-	v, err := c.mom.enc.Decode(p.DataType, b)
+	v, err := c.mom.codec.Decode(p.DataType, b)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", errMOMParam, name, err)
 	}
@@ -677,7 +667,7 @@ func (c *Core) momTimeArg(r momReq, name string) (LogicalTime, bool, error) {
 	if len(b) == 0 {
 		return nil, false, nil
 	}
-	t, err := c.tk.Factory().Decode(b)
+	t, err := c.timeKind.Factory().Decode(b)
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %s: %w", errMOMParam, name, err)
 	}

@@ -171,9 +171,9 @@ func (c *Core) ReserveObjectInstanceName(name string) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}
-	c.fed.startOp(c, Op{Kind: OpAcquire, Key: nameKey(name)}, func(r OpResult) {
+	c.startOp(Op{Kind: OpAcquire, Key: nameKey(name)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
-			c.obj.reserved[name] = true
+			c.objects.reserved[name] = true
 			c.push(hla.ObjectInstanceNameReservationSucceeded{Name: name})
 			return
 		}
@@ -198,11 +198,11 @@ func (c *Core) register(class ObjectClassHandle, name string, pairs []AttributeR
 	if err != nil {
 		return ObjectInstanceHandle{}, err
 	}
-	pub := c.dcl.pubObj[class]
+	pub := c.declared.pubObj[class]
 	if len(pub) == 0 {
 		return ObjectInstanceHandle{}, fmt.Errorf("%w: %s", hla.ErrObjectClassNotPublished, oc.QualifiedName)
 	}
-	o := &c.obj
+	o := &c.objects
 	named := name != ""
 	if named {
 		if _, used := o.names[name]; used {
@@ -221,13 +221,13 @@ func (c *Core) register(class ObjectClassHandle, name string, pairs []AttributeR
 	in := &instance{class: oc, known: oc, name: name, named: named}
 	o.inst[h] = in
 	o.names[name] = h
-	c.own.register(h, pub, privilegeToDelete(oc))
+	c.ownership.register(h, pub, privilegeToDelete(oc))
 	if pairs != nil {
 		if err := c.AssociateRegionsForUpdates(h, pairs); err != nil {
 			return h, err // cannot happen: checked before
 		}
 	}
-	_, err = c.send(outMsg{group: c.rt.objectRoute(oc), reliable: true, msg: c.registerMsg(h, in)})
+	_, err = c.send(outMsg{group: c.routing.objectRoute(oc), reliable: true, msg: c.registerMsg(h, in)})
 	c.attrRelevance(h)
 	c.mom.registered++
 	return h, err
@@ -242,8 +242,8 @@ func (c *Core) registerMsg(h ObjectInstanceHandle, in *instance) *wireMsg {
 	m := &c.regMsg
 	*m = wireMsg{Kind: kindRegister, Obj: h, Class: uint64(in.class.Handle), Name: in.name, Pairs: m.Pairs[:0]}
 	c.regBuf = c.regBuf[:0]
-	for a, e := range c.own.heldOf(h) {
-		if e == 0 && c.own.registrar(h) == c.self {
+	for a, e := range c.ownership.heldOf(h) {
+		if e == 0 && c.ownership.registrar(h) == c.self {
 			continue // the registrar's first token: every receiver assumes it
 		}
 		start := len(c.regBuf)
@@ -261,7 +261,7 @@ func (c *Core) registerMsg(h ObjectInstanceHandle, in *instance) *wireMsg {
 		}
 	}
 	sortPairs(m.Pairs)
-	if len(c.reg.assoc) > 0 {
+	if len(c.regions.assoc) > 0 {
 		m.Regions = c.instanceRegions(h)
 	}
 	return m
@@ -298,9 +298,9 @@ func (c *Core) UpdateAttributeValues(obj ObjectInstanceHandle, values AttributeV
 	mrh, err := c.sendAll(outs, ts)
 	if err == nil && c.mom.class != nil {
 		c.mom.updatesSent++
-		in := c.obj.updIn
+		in := c.objects.updIn
 		if in.momSeen&momUpdated == 0 {
-			c.momSeen(in, momUpdated)
+			c.mom.seen(in, momUpdated)
 		}
 		for _, o := range outs {
 			if o.reliable {
@@ -317,7 +317,7 @@ func (c *Core) UpdateAttributeValues(obj ObjectInstanceHandle, values AttributeV
 // instance, defined attributes this federate owns) and returns the
 // instance's registered class, for update conditions applied before it.
 func (c *Core) UpdateClass(h ObjectInstanceHandle, values AttributeValues) (ObjectClassHandle, error) {
-	in, ok := c.obj.inst[h]
+	in, ok := c.objects.inst[h]
 	if !ok {
 		return 0, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
 	}
@@ -330,7 +330,7 @@ func (c *Core) UpdateClass(h ObjectInstanceHandle, values AttributeValues) (Obje
 // checkOwned checks that values are of defined attributes this federate
 // owns.
 func (c *Core) checkOwned(h ObjectInstanceHandle, in *instance, values AttributeValues) error {
-	held := c.own.heldOf(h)
+	held := c.ownership.heldOf(h)
 	for a := range values {
 		attr, ok := in.class.AttributeByHandle(a)
 		if !ok {
@@ -361,7 +361,7 @@ func paramsOf(m *wireMsg, as *fomxml.InteractionClass) ParameterValues {
 // whether the federate is regulating.
 func (c *Core) stamp(t LogicalTime) (hasTime bool, ts float64, regulating bool, err error) {
 	if t != nil {
-		if ts, err = c.tk.Value(t); err != nil {
+		if ts, err = c.timeKind.Value(t); err != nil {
 			return false, ts, false, err
 		}
 		hasTime = true
@@ -374,7 +374,7 @@ func (c *Core) stamp(t LogicalTime) (hasTime bool, ts float64, regulating bool, 
 // ownership epoch): tso says the message goes in time-stamp order (a
 // time was given and the federate is regulating).
 func (c *Core) update(h ObjectInstanceHandle, values AttributeValues, tag []byte, hasTime bool, t float64, regulating bool) ([]outMsg, error) {
-	o := &c.obj
+	o := &c.objects
 	in, ok := o.inst[h]
 	if !ok {
 		return nil, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
@@ -393,7 +393,7 @@ func (c *Core) update(h ObjectInstanceHandle, values AttributeValues, tag []byte
 	for k := range split {
 		split[k] = split[k][:0]
 	}
-	held := c.own.heldOf(h)
+	held := c.ownership.heldOf(h)
 	var epoch uint64
 	mixed, first := false, true
 	for a, v := range values {
@@ -422,8 +422,8 @@ func (c *Core) update(h ObjectInstanceHandle, values AttributeValues, tag []byte
 	if len(values) == 0 && len(held) == 0 {
 		return nil, fmt.Errorf("%w: no attribute of %v", hla.ErrAttributeNotOwned, h)
 	}
-	route := c.rt.objectRoute(in.class)
-	withName := in.named && c.rel.NewReceiverWithin(route, nameWindowTicks)
+	route := c.routing.objectRoute(in.class)
+	withName := in.named && c.endpoint.NewReceiverWithin(route, nameWindowTicks)
 	out := o.updOut[:0]
 	for k, vs := range split {
 		// An update with no values still tells subscribers the object
@@ -447,7 +447,7 @@ func (c *Core) update(h ObjectInstanceHandle, values AttributeValues, tag []byte
 		out = append(out, outMsg{group: route, reliable: k&bestEffort == 0, msg: m})
 	}
 	o.updOut = out
-	if len(c.reg.assoc) > 0 {
+	if len(c.regions.assoc) > 0 {
 		out = c.withRegions(out, h)
 	}
 	return out, nil
@@ -509,7 +509,7 @@ func (c *Core) sendInteractionTo(class InteractionClassHandle, obj ObjectInstanc
 	if err != nil {
 		return MessageRetractionHandle{}, err
 	}
-	if obj.IsZero() && !c.dcl.pubInt[class] {
+	if obj.IsZero() && !c.declared.pubInt[class] {
 		return MessageRetractionHandle{}, fmt.Errorf("%w: %s", hla.ErrInteractionClassNotPublished, ic.QualifiedName)
 	}
 	vals := make([]valuePair, 0, len(values))
@@ -520,7 +520,7 @@ func (c *Core) sendInteractionTo(class InteractionClassHandle, obj ObjectInstanc
 		vals = append(vals, valuePair{uint64(p), v})
 	}
 	sortPairs(vals)
-	o := outMsg{group: c.rt.interactionRoute(ic), reliable: c.interactionReliable(ic), msg: &wireMsg{
+	o := outMsg{group: c.routing.interactionRoute(ic), reliable: c.interactionReliable(ic), msg: &wireMsg{
 		Kind: kindInteraction, Class: uint64(class), Obj: obj, Pairs: vals, Tag: tag,
 		TSO: hasTime && reg && c.interactionTSO(ic), HasTime: hasTime, Time: ts,
 	}}
@@ -539,7 +539,7 @@ func (c *Core) sendInteractionTo(class InteractionClassHandle, obj ObjectInstanc
 	mrh, err := c.sendAll(outs, ts)
 	if err == nil && c.mom.class != nil {
 		c.mom.interactionsSent++
-		c.mom.count(c.mom.intSent, class, o.reliable)
+		c.mom.count(c.mom.sentByClass, class, o.reliable)
 		if ic.IsMOM() {
 			c.momInteraction(ic, vals, c.self)
 		}
@@ -574,20 +574,20 @@ func (c *Core) DeleteObjectInstance(obj ObjectInstanceHandle, tag []byte, t Logi
 // deleteMsg removes an instance whose delete privilege this federate
 // holds and returns the message that tells the others.
 func (c *Core) deleteMsg(h ObjectInstanceHandle, tag []byte, hasTime bool, t float64, regulating bool) (outMsg, error) {
-	in, ok := c.obj.inst[h]
+	in, ok := c.objects.inst[h]
 	if !ok {
 		return outMsg{}, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
 	}
-	epoch, ok := c.own.holds(h, privilegeToDelete(in.class))
+	epoch, ok := c.ownership.holds(h, privilegeToDelete(in.class))
 	if !ok {
 		return outMsg{}, fmt.Errorf("%w: object %v", hla.ErrDeletePrivilegeNotHeld, h)
 	}
-	c.obj.forget(h, in)
-	c.own.forget(h)
+	c.objects.forget(h, in)
+	c.ownership.forget(h)
 	c.forgetAssociations(h)
 	c.attrRelevance(h)
 	c.rescope(h, true)
-	return outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: &wireMsg{
+	return outMsg{group: c.routing.objectRoute(in.class), reliable: true, msg: &wireMsg{
 		Kind: kindDelete, Obj: h, Class: uint64(in.class.Handle), Tag: tag,
 		TSO: hasTime && regulating, HasTime: hasTime, Time: t, Epoch: epoch,
 	}}, nil
@@ -614,7 +614,7 @@ func (o *objects) forget(h ObjectInstanceHandle, in *instance) {
 
 // ObjectInstanceHandle returns the instance known here by name (§10.9).
 func (c *Core) ObjectInstanceHandle(name string) (ObjectInstanceHandle, error) {
-	h, ok := c.obj.names[name]
+	h, ok := c.objects.names[name]
 	if !ok {
 		return ObjectInstanceHandle{}, fmt.Errorf("%w: %q", hla.ErrObjectInstanceNotKnown, name)
 	}
@@ -623,7 +623,7 @@ func (c *Core) ObjectInstanceHandle(name string) (ObjectInstanceHandle, error) {
 
 // ObjectInstanceName returns the name of a known instance (§10.10).
 func (c *Core) ObjectInstanceName(h ObjectInstanceHandle) (string, error) {
-	in, ok := c.obj.inst[h]
+	in, ok := c.objects.inst[h]
 	if !ok {
 		return "", fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
 	}
@@ -633,7 +633,7 @@ func (c *Core) ObjectInstanceName(h ObjectInstanceHandle) (string, error) {
 // KnownObjectClass returns the class an instance is known as here
 // (§10.8).
 func (c *Core) KnownObjectClass(h ObjectInstanceHandle) (ObjectClassHandle, error) {
-	in, ok := c.obj.inst[h]
+	in, ok := c.objects.inst[h]
 	if !ok {
 		return 0, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, h)
 	}
@@ -647,10 +647,10 @@ func (c *Core) KnownObjectClass(h ObjectInstanceHandle) (ObjectClassHandle, erro
 // class it holds tokens of.
 func (c *Core) answerQuery(class uint64, obj ObjectInstanceHandle) {
 	if !obj.IsZero() {
-		if in, ok := c.obj.inst[obj]; ok && c.own.holdsAny(obj) {
+		if in, ok := c.objects.inst[obj]; ok && c.ownership.holdsAny(obj) {
 			c.sendAnnouncement(obj, in)
 		} else if obj == c.momHandle() && c.mom.class != nil {
-			c.sendAnnouncement(obj, c.mom.in)
+			c.sendAnnouncement(obj, c.mom.instance)
 		}
 		return
 	}
@@ -659,23 +659,23 @@ func (c *Core) answerQuery(class uint64, obj ObjectInstanceHandle) {
 		return
 	}
 	if oc == c.mom.class && c.mom.class != nil {
-		c.sendAnnouncement(c.momHandle(), c.mom.in)
+		c.sendAnnouncement(c.momHandle(), c.mom.instance)
 	}
-	hs := c.obj.answerBuf[:0]
-	for h, in := range c.obj.inst {
-		if in.class == oc && c.own.holdsAny(h) {
+	hs := c.objects.answerBuf[:0]
+	for h, in := range c.objects.inst {
+		if in.class == oc && c.ownership.holdsAny(h) {
 			hs = append(hs, h)
 		}
 	}
 	slices.SortFunc(hs, compareHandles)
 	for _, h := range hs {
-		c.sendAnnouncement(h, c.obj.inst[h])
+		c.sendAnnouncement(h, c.objects.inst[h])
 	}
-	c.obj.answerBuf = hs[:0]
+	c.objects.answerBuf = hs[:0]
 }
 
 func (c *Core) sendAnnouncement(h ObjectInstanceHandle, in *instance) {
-	if _, err := c.send(outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: c.registerMsg(h, in)}); err != nil {
+	if _, err := c.send(outMsg{group: c.routing.objectRoute(in.class), reliable: true, msg: c.registerMsg(h, in)}); err != nil {
 		c.stats.Malformed++ // cannot happen: a registration fits any frame
 	}
 }
@@ -702,13 +702,13 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 	}
 	var t LogicalTime
 	if m.HasTime {
-		t = c.tk.Make(m.Time)
+		t = c.timeKind.Make(m.Time)
 	}
 	var mrh MessageRetractionHandle
 	if m.TSO && d.reliable { // the sender gives out handles for these only
 		mrh = MessageRetractionHandle{Federate: d.from, Serial: m.ID}
 	}
-	o := &c.obj
+	o := &c.objects
 	switch m.Kind {
 	case kindRegister:
 		if len(m.Regions) > 0 && o.inst[m.Obj] == nil && !c.discoveryPasses(m.Regions, m.Class) {
@@ -723,7 +723,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 					c.stats.Malformed++
 					continue
 				}
-				if _, l := c.own.accept(m.Obj, AttributeHandle(p.H), d.from, e); l {
+				if _, l := c.ownership.accept(m.Obj, AttributeHandle(p.H), d.from, e); l {
 					c.traceOwner(m.Obj, AttributeHandle(p.H), d.from, e)
 				}
 			}
@@ -741,7 +741,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		in := o.inst[m.Obj]
 		if in == nil {
 			if len(m.Regions) > 0 {
-				as := c.dcl.subscribedAs(oc)
+				as := c.declared.subscribedAs(oc)
 				if as == nil || d.outside.all || !c.anyAttrPasses(m.Regions, as, pairsOf(m)) {
 					c.stats.Filtered++
 					return evs
@@ -762,7 +762,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 			}
 			in = o.inst[m.Obj]
 		}
-		sub := c.dcl.subObj[in.known.Handle]
+		sub := c.declared.subObj[in.known.Handle]
 		ps := pairsOf(m)
 		vals := make(AttributeValues, len(ps))
 		var learned []AttributeHandle
@@ -771,7 +771,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 			if _, ok := oc.AttributeByHandle(a); !ok {
 				continue
 			}
-			ok, l := c.own.accept(m.Obj, a, d.from, m.Epoch)
+			ok, l := c.ownership.accept(m.Obj, a, d.from, m.Epoch)
 			if l {
 				learned = append(learned, a)
 				c.traceOwner(m.Obj, a, d.from, m.Epoch)
@@ -792,7 +792,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 			evs = c.rescopeTo(evs, m.Obj, false)
 			c.ownerMoved(m.Obj, in, learned, d.from)
 		}
-		if (len(m.Regions) > 0 || len(c.reg.lastRegions) > 0 && c.reg.lastRegions[m.Obj] != nil) && c.noteRegions(m.Obj, ps, m.Regions) && len(learned) == 0 {
+		if (len(m.Regions) > 0 || len(c.regions.lastRegions) > 0 && c.regions.lastRegions[m.Obj] != nil) && c.noteRegions(m.Obj, ps, m.Regions) && len(learned) == 0 {
 			evs = c.rescopeTo(evs, m.Obj, false)
 		}
 		if len(vals) == 0 {
@@ -802,11 +802,11 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 			Object: m.Obj, Values: vals, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received,
 			Time: t, Producer: d.from, Transportation: transportName(d.reliable), Retraction: mrh,
 		}
-		if rate := c.dcl.subMode[in.known.Handle].rate; rate != "" && !m.TSO && c.rateHold(ev, rate) {
+		if rate := c.declared.subMode[in.known.Handle].rate; rate != "" && !m.TSO && c.rateHold(ev, rate) {
 			return evs
 		}
 		if in.momSeen&momReflected == 0 {
-			c.momSeen(in, momReflected)
+			c.mom.seen(in, momReflected)
 		}
 		if d.reliable {
 			in.momRefl[0]++
@@ -819,7 +819,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		if in == nil {
 			return evs
 		}
-		ok, l := c.own.accept(m.Obj, privilegeToDelete(in.class), d.from, m.Epoch)
+		ok, l := c.ownership.accept(m.Obj, privilegeToDelete(in.class), d.from, m.Epoch)
 		if l {
 			c.traceOwner(m.Obj, privilegeToDelete(in.class), d.from, m.Epoch)
 		}
@@ -829,7 +829,7 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		}
 		o.forget(m.Obj, in)
 		o.deleted[m.Obj] = true
-		c.own.forget(m.Obj)
+		c.ownership.forget(m.Obj)
 		c.forgetAssociations(m.Obj)
 		c.rescope(m.Obj, true)
 		return append(evs, hla.RemoveObjectInstance{Object: m.Obj, Tag: m.Tag, SentOrder: sent, ReceivedOrder: d.received, Time: t, Producer: d.from, Retraction: mrh})
@@ -841,14 +841,14 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		if !m.Obj.IsZero() {
 			return c.applyDirected(evs, m, d, ic, sent, t, mrh)
 		}
-		as := c.dcl.interactionSubscribedAs(ic)
+		as := c.declared.interactionSubscribedAs(ic)
 		if as == nil {
 			return evs
 		}
 		if c.mom.class != nil {
-			c.mom.count(c.mom.intReceived, ic.Handle, d.reliable)
+			c.mom.count(c.mom.receivedByClass, ic.Handle, d.reliable)
 		}
-		if len(m.Regions) > 0 && (d.outside.all || !c.regionsPass(m.Regions, c.reg.intSubs[as.Handle], c.dimsOf(ic.Dimensions))) {
+		if len(m.Regions) > 0 && (d.outside.all || !c.regionsPass(m.Regions, c.regions.intSubs[as.Handle], c.dimsOf(ic.Dimensions))) {
 			c.stats.Filtered++
 			return evs
 		}
@@ -873,11 +873,11 @@ func transportName(reliable bool) string {
 // know it yet. found reports whether the instance is known afterwards.
 // Updates that waited for its name follow.
 func (c *Core) discover(evs []Event, h ObjectInstanceHandle, class uint64, name string, from FederateHandle) ([]Event, bool) {
-	o := &c.obj
+	o := &c.objects
 	if _, ok := o.inst[h]; ok {
 		return evs, true
 	}
-	if h.IsZero() || c.own.registrar(h) == c.self && !isMOM(h) || name == "" {
+	if h.IsZero() || c.ownership.registrar(h) == c.self && !isMOM(h) || name == "" {
 		return evs, false
 	}
 	if o.deleted[h] || o.gone[h.Federate] {
@@ -888,7 +888,7 @@ func (c *Core) discover(evs []Event, h ObjectInstanceHandle, class uint64, name 
 	if !ok {
 		return evs, false
 	}
-	as := c.dcl.subscribedAs(oc)
+	as := c.declared.subscribedAs(oc)
 	if as == nil {
 		return evs, false
 	}
@@ -909,7 +909,7 @@ func (c *Core) discover(evs []Event, h ObjectInstanceHandle, class uint64, name 
 // name until its registration names it, and asks the instance's owners
 // to announce it.
 func (c *Core) holdUnnamed(m *wireMsg, d delivery) {
-	o := &c.obj
+	o := &c.objects
 	if o.deleted[m.Obj] || o.gone[m.Obj.Federate] {
 		return
 	}
@@ -918,7 +918,7 @@ func (c *Core) holdUnnamed(m *wireMsg, d delivery) {
 		w = &unnamedUpdates{since: o.ticks}
 		o.unnamed[m.Obj] = w
 		if oc, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class)); ok {
-			q := outMsg{group: c.rt.objectRoute(oc), reliable: true, msg: &wireMsg{Kind: kindQuery, Class: m.Class, Obj: m.Obj}}
+			q := outMsg{group: c.routing.objectRoute(oc), reliable: true, msg: &wireMsg{Kind: kindQuery, Class: m.Class, Obj: m.Obj}}
 			if _, err := c.send(q); err != nil {
 				c.stats.Unnamed++
 			}
@@ -937,7 +937,7 @@ func (o *objects) tick(c *Core) {
 	if len(o.rateHeld) > 0 {
 		c.rateFlush()
 	}
-	if len(c.own.retry) > 0 {
+	if len(c.ownership.retry) > 0 {
 		c.retryClaims()
 	}
 	if len(o.unnamed) == 0 {
@@ -957,16 +957,16 @@ func (o *objects) tick(c *Core) {
 // a lost federate under a deleting automatic resign directive). The
 // remove events come in handle order.
 func (c *Core) removeFederate(f FederateHandle, deletes bool) {
-	o := &c.obj
+	o := &c.objects
 	if h := (ObjectInstanceHandle{Federate: f, Serial: momSerial}); o.inst[h] != nil {
 		// Its MOM instance goes with it, whatever the action.
 		o.forget(h, o.inst[h])
-		c.own.forget(h)
+		c.ownership.forget(h)
 		c.rescope(h, true)
 		c.push(hla.RemoveObjectInstance{Object: h, SentOrder: Receive, ReceivedOrder: Receive, Producer: f})
 	}
 	if !deletes {
-		c.own.ownerLeft(f)
+		c.ownership.ownerLeft(f)
 		c.rescopeOwner(f)
 		c.ownersLeft(f)
 		return
@@ -974,14 +974,14 @@ func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 	o.gone[f] = true
 	var hs []ObjectInstanceHandle
 	for h, in := range o.inst {
-		if c.own.ownerOf(h, privilegeToDelete(in.class)) == f {
+		if c.ownership.ownerOf(h, privilegeToDelete(in.class)) == f {
 			hs = append(hs, h)
 		}
 	}
 	slices.SortFunc(hs, compareHandles)
 	for _, h := range hs {
 		o.forget(h, o.inst[h])
-		c.own.forget(h)
+		c.ownership.forget(h)
 		c.forgetAssociations(h)
 		c.rescope(h, true)
 		c.push(hla.RemoveObjectInstance{Object: h, SentOrder: Receive, ReceivedOrder: Receive, Producer: f})
@@ -991,7 +991,7 @@ func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 			delete(o.unnamed, h)
 		}
 	}
-	c.own.ownerLeft(f)
+	c.ownership.ownerLeft(f)
 	c.rescopeOwner(f)
 	c.ownersLeft(f)
 }
@@ -1018,7 +1018,7 @@ func sortPairs(ps []valuePair) {
 // attrTSO reports whether attribute a of instance h is sent in
 // time-stamp order: the federate's override, else the FOM's order.
 func (c *Core) attrTSO(h ObjectInstanceHandle, a *fomxml.Attribute) bool {
-	if ot, ok := c.obj.attrOrder[h][a.Handle]; ok {
+	if ot, ok := c.objects.attrOrder[h][a.Handle]; ok {
 		return ot == TimeStamp
 	}
 	return a.Order == fomxml.OrderTimeStamp
@@ -1027,7 +1027,7 @@ func (c *Core) attrTSO(h ObjectInstanceHandle, a *fomxml.Attribute) bool {
 // interactionTSO reports whether interactions of class ic are sent in
 // time-stamp order.
 func (c *Core) interactionTSO(ic *fomxml.InteractionClass) bool {
-	if ot, ok := c.obj.intOrder[ic.Handle]; ok {
+	if ot, ok := c.objects.intOrder[ic.Handle]; ok {
 		return ot == TimeStamp
 	}
 	return ic.Order == fomxml.OrderTimeStamp
@@ -1050,7 +1050,7 @@ func (c *Core) ChangeAttributeOrderType(h ObjectInstanceHandle, order OrderType,
 	if _, err := c.heldInstance(h, hs); err != nil {
 		return err
 	}
-	m := inner(c.obj.attrOrder, h)
+	m := inner(c.objects.attrOrder, h)
 	for _, a := range hs {
 		m[a] = order
 	}
@@ -1067,9 +1067,9 @@ func (c *Core) ChangeInteractionOrderType(class InteractionClassHandle, order Or
 	if err != nil {
 		return err
 	}
-	if !c.dcl.pubInt[class] {
+	if !c.declared.pubInt[class] {
 		return fmt.Errorf("%w: %s", hla.ErrInteractionClassNotPublished, ic.QualifiedName)
 	}
-	c.obj.intOrder[class] = order
+	c.objects.intOrder[class] = order
 	return nil
 }

@@ -419,3 +419,13 @@ func (o *ownership) forget(h ObjectInstanceHandle) {
 // higher epoch). Messages it sent before leaving still carry a current
 // epoch and are accepted.
 func (o *ownership) ownerLeft(f FederateHandle) { o.left[f] = true }
+
+// acquiringAny reports whether this federate is acquiring any attribute.
+func (o *ownership) acquiringAny() bool {
+	for _, m := range o.acquiring {
+		if len(m) > 0 {
+			return true
+		}
+	}
+	return false
+}

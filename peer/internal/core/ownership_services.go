@@ -30,15 +30,10 @@ const (
 	ownCancelAck                           // to Ref: the sender will not transfer Pairs to it (after ownAcquireCancel)
 )
 
-// ownKey is the register key of (h, a)'s terms.
-func ownKey(h ObjectInstanceHandle, a AttributeHandle) string {
-	return "own/" + strconv.FormatUint(uint64(h.Federate), 10) + "." + strconv.FormatUint(h.Serial, 10) + "/" + strconv.FormatUint(uint64(a), 10)
-}
-
 // ownedInstance checks that obj is known and attrs are defined for it,
 // and returns it.
 func (c *Core) ownedInstance(obj ObjectInstanceHandle, attrs []AttributeHandle) (*instance, error) {
-	in, ok := c.obj.inst[obj]
+	in, ok := c.objects.inst[obj]
 	if !ok {
 		return nil, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
 	}
@@ -61,7 +56,7 @@ func (c *Core) heldInstance(obj ObjectInstanceHandle, attrs []AttributeHandle) (
 // checkHeld checks that this federate owns every one of attrs of obj.
 func (c *Core) checkHeld(obj ObjectInstanceHandle, in *instance, attrs []AttributeHandle) error {
 	for _, a := range attrs {
-		if _, ok := c.own.holds(obj, a); !ok {
+		if _, ok := c.ownership.holds(obj, a); !ok {
 			at, _ := in.class.AttributeByHandle(a)
 			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeNotOwned, at.Name, obj)
 		}
@@ -72,7 +67,7 @@ func (c *Core) checkHeld(obj ObjectInstanceHandle, in *instance, attrs []Attribu
 // sendOwnership sends one ownership step about obj.
 func (c *Core) sendOwnership(op uint8, obj ObjectInstanceHandle, in *instance, pairs []valuePair, tag []byte, to FederateHandle) {
 	m := &wireMsg{Kind: kindOwnership, Action: op, Obj: obj, Class: uint64(in.class.Handle), Pairs: pairs, Tag: tag, Ref: uint64(to)}
-	if _, err := c.send(outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: m}); err != nil {
+	if _, err := c.send(outMsg{group: c.routing.objectRoute(in.class), reliable: true, msg: m}); err != nil {
 		c.stats.Malformed++ // cannot happen: an ownership step fits any frame
 	}
 }
@@ -142,10 +137,10 @@ func (c *Core) divest(obj ObjectInstanceHandle, in *instance, attrs []AttributeH
 	byTo := make(map[FederateHandle][]AttributeHandle)
 	var nobody, given []AttributeHandle
 	for _, a := range attrs {
-		if _, ok := c.own.holds(obj, a); !ok {
+		if _, ok := c.ownership.holds(obj, a); !ok {
 			continue
 		}
-		if rq := c.own.requests[obj][a]; len(rq) > 0 {
+		if rq := c.ownership.requests[obj][a]; len(rq) > 0 {
 			byTo[rq[0]] = append(byTo[rq[0]], a)
 			given = append(given, a)
 		} else if unconditional {
@@ -161,7 +156,7 @@ func (c *Core) divest(obj ObjectInstanceHandle, in *instance, attrs []AttributeH
 		as := byTo[to]
 		epochs := make(map[AttributeHandle]uint64, len(as))
 		for _, a := range as {
-			epochs[a] = c.own.give(obj, a, to)
+			epochs[a] = c.ownership.give(obj, a, to)
 			c.traceOwner(obj, a, to, epochs[a])
 		}
 		c.sendOwnership(ownTransfer, obj, in, c.epochPairs(as, func(a AttributeHandle) uint64 { return epochs[a] }), tag, to)
@@ -169,7 +164,7 @@ func (c *Core) divest(obj ObjectInstanceHandle, in *instance, attrs []AttributeH
 	if len(nobody) > 0 {
 		epochs := make(map[AttributeHandle]uint64, len(nobody))
 		for _, a := range nobody {
-			epochs[a] = c.own.give(obj, a, 0)
+			epochs[a] = c.ownership.give(obj, a, 0)
 			c.traceOwner(obj, a, 0, epochs[a])
 		}
 		c.sendOwnership(ownUnowned, obj, in, c.epochPairs(nobody, func(a AttributeHandle) uint64 { return epochs[a] }), nil, 0)
@@ -193,19 +188,19 @@ func (c *Core) NegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceHandle,
 		return err
 	}
 	for _, a := range attrs {
-		if _, ok := c.own.offering[obj][a]; ok {
+		if _, ok := c.ownership.offering[obj][a]; ok {
 			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeAlreadyBeingDivested, attributeName(in.class, a), obj)
 		}
 	}
-	m := c.own.offering[obj]
+	m := c.ownership.offering[obj]
 	if m == nil {
 		m = make(map[AttributeHandle][]byte)
-		c.own.offering[obj] = m
+		c.ownership.offering[obj] = m
 	}
 	var asked []AttributeHandle
 	for _, a := range attrs {
 		m[a] = slices.Clone(tag)
-		if len(c.own.requests[obj][a]) > 0 {
+		if len(c.ownership.requests[obj][a]) > 0 {
 			asked = append(asked, a)
 		}
 	}
@@ -227,10 +222,10 @@ func (c *Core) ConfirmDivestiture(obj ObjectInstanceHandle, attrs []AttributeHan
 		return err
 	}
 	for _, a := range attrs {
-		if _, ok := c.own.offering[obj][a]; !ok {
+		if _, ok := c.ownership.offering[obj][a]; !ok {
 			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeDivestitureWasNotRequested, attributeName(in.class, a), obj)
 		}
-		if len(c.own.requests[obj][a]) == 0 {
+		if len(c.ownership.requests[obj][a]) == 0 {
 			return fmt.Errorf("%w: %s of %v", hla.ErrNoAcquisitionPending, attributeName(in.class, a), obj)
 		}
 	}
@@ -261,12 +256,12 @@ func (c *Core) CancelNegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceH
 		return err
 	}
 	for _, a := range attrs {
-		if _, ok := c.own.offering[obj][a]; !ok {
+		if _, ok := c.ownership.offering[obj][a]; !ok {
 			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeDivestitureWasNotRequested, attributeName(in.class, a), obj)
 		}
 	}
 	for _, a := range attrs {
-		delete(c.own.offering[obj], a)
+		delete(c.ownership.offering[obj], a)
 	}
 	c.sendOwnership(ownOfferCancel, obj, in, c.epochPairs(attrs, nil), nil, 0)
 	return nil
@@ -280,7 +275,7 @@ func (c *Core) AttributeOwnershipReleaseDenied(obj ObjectInstanceHandle, attrs [
 		return err
 	}
 	for _, a := range attrs {
-		delete(c.own.requests[obj], a)
+		delete(c.ownership.requests[obj], a)
 	}
 	return nil
 }
@@ -297,7 +292,7 @@ func (c *Core) checkAcquire(obj ObjectInstanceHandle, attrs []AttributeHandle) (
 	if err := momGuard(obj, hla.ErrAttributeNotPublished); err != nil {
 		return nil, err
 	}
-	pub := c.dcl.pubObj[in.class.Handle]
+	pub := c.declared.pubObj[in.class.Handle]
 	if pub == nil {
 		return nil, fmt.Errorf("%w: %s", hla.ErrObjectClassNotPublished, in.class.QualifiedName)
 	}
@@ -306,7 +301,7 @@ func (c *Core) checkAcquire(obj ObjectInstanceHandle, attrs []AttributeHandle) (
 		if !pub[a] && at.Name != "HLAprivilegeToDeleteObject" {
 			return nil, fmt.Errorf("%w: %s", hla.ErrAttributeNotPublished, at.Name)
 		}
-		if _, ok := c.own.holds(obj, a); ok {
+		if _, ok := c.ownership.holds(obj, a); ok {
 			return nil, fmt.Errorf("%w: %s of %v", hla.ErrFederateOwnsAttributes, at.Name, obj)
 		}
 	}
@@ -340,7 +335,7 @@ func (c *Core) AttributeOwnershipAcquisitionIfAvailable(obj ObjectInstanceHandle
 		return err
 	}
 	for _, a := range attrs {
-		if _, ok := c.own.acquiring[obj][a]; ok {
+		if _, ok := c.ownership.acquiring[obj][a]; ok {
 			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeAlreadyBeingAcquired, attributeName(in.class, a), obj)
 		}
 	}
@@ -349,13 +344,13 @@ func (c *Core) AttributeOwnershipAcquisitionIfAvailable(obj ObjectInstanceHandle
 }
 
 func (c *Core) startAcquisition(obj ObjectInstanceHandle, in *instance, attrs []AttributeHandle, tag []byte, ifAvailable bool) {
-	m := c.own.acquiring[obj]
+	m := c.ownership.acquiring[obj]
 	if m == nil {
 		m = make(map[AttributeHandle]*acquisition)
-		c.own.acquiring[obj] = m
+		c.ownership.acquiring[obj] = m
 	}
 	for _, a := range attrs {
-		m[a] = &acquisition{ifAvailable: ifAvailable, tag: slices.Clone(tag), askedOwner: c.own.ownerOf(obj, a), askedEpoch: c.own.current(obj, a).epoch}
+		m[a] = &acquisition{ifAvailable: ifAvailable, tag: slices.Clone(tag), askedOwner: c.ownership.ownerOf(obj, a), askedEpoch: c.ownership.current(obj, a).epoch}
 	}
 	c.askOwners(obj, in, attrs)
 	for _, a := range attrs {
@@ -371,7 +366,7 @@ func (c *Core) askOwners(obj ObjectInstanceHandle, in *instance, attrs []Attribu
 	var plain, ifAvailable []AttributeHandle
 	var tag []byte
 	for _, a := range attrs {
-		acq := c.own.acquiring[obj][a]
+		acq := c.ownership.acquiring[obj][a]
 		switch {
 		case acq == nil:
 		case acq.ifAvailable:
@@ -381,7 +376,7 @@ func (c *Core) askOwners(obj ObjectInstanceHandle, in *instance, attrs []Attribu
 			tag = acq.tag
 		}
 	}
-	epoch := func(a AttributeHandle) uint64 { return c.own.current(obj, a).epoch }
+	epoch := func(a AttributeHandle) uint64 { return c.ownership.current(obj, a).epoch }
 	if len(plain) > 0 {
 		c.sendOwnership(ownAcquire, obj, in, c.epochPairs(plain, epoch), tag, 0)
 	}
@@ -394,18 +389,18 @@ func (c *Core) askOwners(obj ObjectInstanceHandle, in *instance, attrs []Attribu
 // federate is acquiring it and knows it to be unowned, or asks who holds
 // it when its last known owner is gone.
 func (c *Core) maybeClaim(obj ObjectInstanceHandle, a AttributeHandle) {
-	acq := c.own.acquiring[obj][a]
+	acq := c.ownership.acquiring[obj][a]
 	if acq == nil || acq.claiming || acq.querying || acq.cancelling {
 		return
 	}
-	e, ok := c.own.unowned(obj, a)
+	e, ok := c.ownership.unowned(obj, a)
 	if !ok {
-		cur := c.own.current(obj, a)
+		cur := c.ownership.current(obj, a)
 		switch {
 		case cur.owner == 0 || cur.owner == c.self:
-		case c.own.left[cur.owner]:
+		case c.ownership.left[cur.owner]:
 			c.askHolders(obj, []AttributeHandle{a}, cur.owner)
-		case cur.via != 0 && c.own.left[cur.via]:
+		case cur.via != 0 && c.ownership.left[cur.via]:
 			// Given by a federate since gone: did it arrive?
 			c.askHolders(obj, []AttributeHandle{a}, cur.via)
 		}
@@ -419,9 +414,9 @@ func (c *Core) maybeClaim(obj ObjectInstanceHandle, a AttributeHandle) {
 func (c *Core) claim(obj ObjectInstanceHandle, a AttributeHandle, acq *acquisition, expect uint64) {
 	acq.claiming = true
 	// The value is the branch the claim is made on (saverestore.go).
-	c.fed.startOp(c, Op{Kind: OpSwap, Key: ownKey(obj, a), Expect: expect, Value: binary.AppendUvarint(nil, c.sr.branch)}, func(r OpResult) {
+	c.startOp(Op{Kind: OpSwap, Key: tokenKey(obj, a), Expect: expect, Value: binary.AppendUvarint(nil, c.saveRestore.branch)}, func(r OpResult) {
 		acq.claiming = false
-		if c.own.acquiring[obj][a] != acq {
+		if c.ownership.acquiring[obj][a] != acq {
 			// The instance is gone (or the acquisition began anew): a
 			// term won anyway is held, so that the token does not
 			// vanish.
@@ -429,7 +424,7 @@ func (c *Core) claim(obj ObjectInstanceHandle, a AttributeHandle, acq *acquisiti
 				return
 			}
 		}
-		in := c.obj.inst[obj]
+		in := c.objects.inst[obj]
 		if acq.cancelling && !(r.Err == nil && r.Held && in != nil) {
 			c.cancelled(obj, []AttributeHandle{a})
 			return
@@ -437,25 +432,25 @@ func (c *Core) claim(obj ObjectInstanceHandle, a AttributeHandle, acq *acquisiti
 		switch {
 		case r.Err == nil && r.Held && in != nil:
 			c.secure(obj, in, []AttributeHandle{a}, termStart(r.Version), acq.tag, true)
-		case r.Err == nil && r.Version > expect && claimBranch(r.Value) < c.sr.branch:
+		case r.Err == nil && r.Version > expect && claimBranch(r.Value) < c.saveRestore.branch:
 			// The register's newer term was claimed on a branch that a
 			// federation restore abandoned: nobody holds it now. The
 			// next term is above every epoch the restore brought back.
 			c.claim(obj, a, acq, r.Version)
 		case acq.ifAvailable && (r.Err != nil || r.Version > expect):
-			delete(c.own.acquiring[obj], a)
+			delete(c.ownership.acquiring[obj], a)
 			c.push(hla.AttributeOwnershipUnavailable{Object: obj, Attributes: []AttributeHandle{a}})
 		case r.Err == nil && r.Version > expect:
 			// The token moved on since this federate saw it unowned: a
 			// newer term's holder took it. Its announcement may be on
 			// its way, or it may be gone: ask who holds it now.
-			if r.Holder != 0 && r.Holder != c.self && c.own.note(obj, a, token{owner: r.Holder, epoch: termStart(r.Version)}) {
+			if r.Holder != 0 && r.Holder != c.self && c.ownership.note(obj, a, token{owner: r.Holder, epoch: termStart(r.Version)}) {
 				c.traceOwner(obj, a, r.Holder, termStart(r.Version))
 			}
 			c.askHolders(obj, []AttributeHandle{a}, 0)
 		case r.Err != nil:
 			// Not decided (no quorum, say): try again in a while.
-			c.own.retryClaim(obj, a, c.obj.ticks+claimRetryTicks)
+			c.ownership.retryClaim(obj, a, c.objects.ticks+claimRetryTicks)
 		}
 	})
 }
@@ -477,9 +472,9 @@ const claimRetryTicks = 200
 // retryClaims retries the claims due by now.
 func (c *Core) retryClaims() {
 	var due []ObjectInstanceHandle
-	for h, m := range c.own.retry {
+	for h, m := range c.ownership.retry {
 		for _, at := range m {
-			if at <= c.obj.ticks {
+			if at <= c.objects.ticks {
 				due = append(due, h)
 				break
 			}
@@ -488,14 +483,14 @@ func (c *Core) retryClaims() {
 	slices.SortFunc(due, compareHandles)
 	for _, h := range due {
 		var attrs []AttributeHandle
-		for a, at := range c.own.retry[h] {
-			if at <= c.obj.ticks {
+		for a, at := range c.ownership.retry[h] {
+			if at <= c.objects.ticks {
 				attrs = append(attrs, a)
-				delete(c.own.retry[h], a)
+				delete(c.ownership.retry[h], a)
 			}
 		}
-		if len(c.own.retry[h]) == 0 {
-			delete(c.own.retry, h)
+		if len(c.ownership.retry[h]) == 0 {
+			delete(c.ownership.retry, h)
 		}
 		slices.Sort(attrs)
 		for _, a := range attrs {
@@ -515,7 +510,7 @@ func (c *Core) retryClaims() {
 func (c *Core) askHolders(obj ObjectInstanceHandle, attrs []AttributeHandle, gone FederateHandle) {
 	var ask []AttributeHandle
 	for _, a := range attrs {
-		if acq := c.own.acquiring[obj][a]; acq != nil && !acq.claiming && !acq.querying {
+		if acq := c.ownership.acquiring[obj][a]; acq != nil && !acq.claiming && !acq.querying {
 			acq.querying = true
 			ask = append(ask, a)
 		}
@@ -523,15 +518,15 @@ func (c *Core) askHolders(obj ObjectInstanceHandle, attrs []AttributeHandle, gon
 	if len(ask) == 0 {
 		return
 	}
-	c.own.lastQuery++
-	id := c.own.lastQuery
-	q := &holderQuery{obj: obj, attrs: ask, gone: gone, waiting: make(map[FederateHandle]bool, len(c.fed.members))}
-	for h := range c.fed.members {
+	c.ownership.lastQuery++
+	id := c.ownership.lastQuery
+	q := &holderQuery{obj: obj, attrs: ask, gone: gone, waiting: make(map[FederateHandle]bool, len(c.federation.members))}
+	for h := range c.federation.members {
 		q.waiting[h] = true
 	}
-	c.own.queries[id] = q
+	c.ownership.queries[id] = q
 	var class uint64
-	if in := c.obj.inst[obj]; in != nil {
+	if in := c.objects.inst[obj]; in != nil {
 		class = uint64(in.class.Handle)
 	}
 	m := &wireMsg{Kind: kindOwnership, Action: ownHolderQuery, Obj: obj, Class: class, Pairs: c.epochPairs(ask, nil), Ref: uint64(gone), RefSeq: id}
@@ -551,13 +546,13 @@ func (c *Core) onHolderQuery(m *wireMsg, from FederateHandle) {
 	for _, p := range m.Pairs {
 		attrs = append(attrs, AttributeHandle(p.H))
 	}
-	if gone != 0 && gone != c.self && !c.own.left[gone] {
-		if _, member := c.fed.members[gone]; member {
-			c.own.deferred[gone] = append(c.own.deferred[gone], deferredQuery{from: from, obj: m.Obj, class: m.Class, id: m.RefSeq, attrs: attrs})
+	if gone != 0 && gone != c.self && !c.ownership.left[gone] {
+		if c.federation.isMember(gone) {
+			c.ownership.deferred[gone] = append(c.ownership.deferred[gone], deferredQuery{from: from, obj: m.Obj, class: m.Class, id: m.RefSeq, attrs: attrs})
 			return
 		}
 		// Never seen here: whatever it sends from now on is void.
-		c.own.ownerLeft(gone)
+		c.ownership.ownerLeft(gone)
 	}
 	c.answerHolders(deferredQuery{from: from, obj: m.Obj, class: m.Class, id: m.RefSeq, attrs: attrs})
 }
@@ -567,10 +562,10 @@ func (c *Core) onHolderQuery(m *wireMsg, from FederateHandle) {
 func (c *Core) answerHolders(q deferredQuery) {
 	ps := make([]valuePair, 0, len(q.attrs))
 	for _, a := range q.attrs {
-		t := c.own.current(q.obj, a)
+		t := c.ownership.current(q.obj, a)
 		v := binary.AppendUvarint(nil, t.epoch)
 		v = binary.AppendUvarint(v, uint64(t.owner))
-		_, held := c.own.holds(q.obj, a)
+		_, held := c.ownership.holds(q.obj, a)
 		v = binary.AppendUvarint(v, boolInt(held))
 		ps = append(ps, valuePair{H: uint64(a), V: v})
 	}
@@ -587,7 +582,7 @@ func (c *Core) onHolderReply(m *wireMsg, from FederateHandle) {
 	if FederateHandle(m.Ref) != c.self {
 		return
 	}
-	q := c.own.queries[m.RefSeq]
+	q := c.ownership.queries[m.RefSeq]
 	if q == nil || !q.waiting[from] {
 		return
 	}
@@ -624,7 +619,7 @@ func (c *Core) onHolderReply(m *wireMsg, from FederateHandle) {
 		if t.owner == c.self {
 			continue // this federate's own old holding, or one it knows better
 		}
-		if c.own.note(q.obj, a, t) {
+		if c.ownership.note(q.obj, a, t) {
 			c.traceOwner(q.obj, a, t.owner, t.epoch)
 		}
 	}
@@ -638,25 +633,25 @@ func (c *Core) onHolderReply(m *wireMsg, from FederateHandle) {
 // whose newest holder is alive is asked of it; one nobody alive holds
 // is claimed through the register.
 func (c *Core) holdersKnown(id uint64, q *holderQuery) {
-	delete(c.own.queries, id)
+	delete(c.ownership.queries, id)
 	if q.inform {
 		c.informOwner(q)
 		return
 	}
-	in := c.obj.inst[q.obj]
+	in := c.objects.inst[q.obj]
 	var reask []AttributeHandle
 	for _, a := range q.attrs {
-		acq := c.own.acquiring[q.obj][a]
+		acq := c.ownership.acquiring[q.obj][a]
 		if acq == nil {
 			continue
 		}
 		acq.querying = false
-		cur := c.own.current(q.obj, a)
+		cur := c.ownership.current(q.obj, a)
 		switch {
 		case acq.cancelling:
 			c.cancelled(q.obj, []AttributeHandle{a})
 		case cur.owner == c.self:
-		case cur.owner == 0 || c.own.left[cur.owner]:
+		case cur.owner == 0 || c.ownership.left[cur.owner]:
 			c.claim(q.obj, a, acq, termOf(cur.epoch))
 		case q.gone != 0 && cur.via == q.gone && slices.Contains(q.notHeld[a], cur.owner):
 			// The gone federate's transfer never reached its holder-to-be,
@@ -678,38 +673,38 @@ func (c *Core) holdersKnown(id uint64, q *holderQuery) {
 // stop waiting for f, and its acquisitions of tokens f held ask who
 // holds them now.
 func (c *Core) ownersLeft(f FederateHandle) {
-	c.own.dropRequests(f)
-	for _, q := range c.own.deferred[f] {
+	c.ownership.dropRequests(f)
+	for _, q := range c.ownership.deferred[f] {
 		c.answerHolders(q)
 	}
-	delete(c.own.deferred, f)
-	ids := make([]uint64, 0, len(c.own.queries))
-	for id, q := range c.own.queries {
+	delete(c.ownership.deferred, f)
+	ids := make([]uint64, 0, len(c.ownership.queries))
+	for id, q := range c.ownership.queries {
 		if q.waiting[f] {
 			ids = append(ids, id)
 		}
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		q := c.own.queries[id]
+		q := c.ownership.queries[id]
 		delete(q.waiting, f)
 		if len(q.waiting) == 0 {
 			c.holdersKnown(id, q)
 		}
 	}
-	objs := make([]ObjectInstanceHandle, 0, len(c.own.acquiring))
-	for h := range c.own.acquiring {
+	objs := make([]ObjectInstanceHandle, 0, len(c.ownership.acquiring))
+	for h := range c.ownership.acquiring {
 		objs = append(objs, h)
 	}
 	slices.SortFunc(objs, compareHandles)
 	for _, h := range objs {
 		var attrs, done []AttributeHandle
-		for a, acq := range c.own.acquiring[h] {
+		for a, acq := range c.ownership.acquiring[h] {
 			switch {
 			case acq.cancelling && acq.askedOwner == f && !acq.claiming && !acq.querying:
 				done = append(done, a) // its acknowledgement will not come
 			case acq.cancelling:
-			case c.own.current(h, a).owner == f, c.own.current(h, a).via == f:
+			case c.ownership.current(h, a).owner == f, c.ownership.current(h, a).via == f:
 				attrs = append(attrs, a)
 			}
 		}
@@ -728,8 +723,8 @@ func (c *Core) ownersLeft(f FederateHandle) {
 // reach, on the same group.
 func (c *Core) secure(obj ObjectInstanceHandle, in *instance, attrs []AttributeHandle, epoch uint64, tag []byte, announce bool) {
 	for _, a := range attrs {
-		c.own.take(obj, a, epoch)
-		delete(c.own.acquiring[obj], a)
+		c.ownership.take(obj, a, epoch)
+		delete(c.ownership.acquiring[obj], a)
 		c.traceOwner(obj, a, c.self, epoch)
 	}
 	if announce {
@@ -744,7 +739,7 @@ func (c *Core) secure(obj ObjectInstanceHandle, in *instance, attrs []AttributeH
 // replayEarly answers the requests for attrs of obj that came before
 // this federate got their tokens at epoch, as if they came now.
 func (c *Core) replayEarly(obj ObjectInstanceHandle, in *instance, attrs []AttributeHandle, epoch uint64) {
-	er := c.own.early[obj]
+	er := c.ownership.early[obj]
 	if er == nil {
 		return
 	}
@@ -770,7 +765,7 @@ func (c *Core) replayEarly(obj ObjectInstanceHandle, in *instance, attrs []Attri
 		}
 	}
 	if len(er) == 0 {
-		delete(c.own.early, obj)
+		delete(c.ownership.early, obj)
 	}
 }
 
@@ -796,10 +791,10 @@ func (c *Core) CancelAttributeOwnershipAcquisition(obj ObjectInstanceHandle, att
 		return err
 	}
 	for _, a := range attrs {
-		if _, ok := c.own.holds(obj, a); ok {
+		if _, ok := c.ownership.holds(obj, a); ok {
 			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeAlreadyOwned, attributeName(in.class, a), obj)
 		}
-		if acq := c.own.acquiring[obj][a]; acq == nil || acq.ifAvailable || acq.cancelling {
+		if acq := c.ownership.acquiring[obj][a]; acq == nil || acq.ifAvailable || acq.cancelling {
 			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeAcquisitionWasNotRequested, attributeName(in.class, a), obj)
 		}
 	}
@@ -812,11 +807,11 @@ func (c *Core) CancelAttributeOwnershipAcquisition(obj ObjectInstanceHandle, att
 	byOwner := make(map[FederateHandle][]AttributeHandle)
 	var now []AttributeHandle
 	for _, a := range attrs {
-		acq := c.own.acquiring[obj][a]
+		acq := c.ownership.acquiring[obj][a]
 		acq.cancelling = true
 		switch o := acq.askedOwner; {
 		case acq.claiming || acq.querying:
-		case o == 0 || o == c.self || c.own.left[o]:
+		case o == 0 || o == c.self || c.ownership.left[o]:
 			now = append(now, a)
 		default:
 			byOwner[o] = append(byOwner[o], a)
@@ -842,8 +837,8 @@ func (c *Core) CancelAttributeOwnershipAcquisition(obj ObjectInstanceHandle, att
 func (c *Core) cancelled(obj ObjectInstanceHandle, attrs []AttributeHandle) {
 	var done []AttributeHandle
 	for _, a := range attrs {
-		if acq := c.own.acquiring[obj][a]; acq != nil && acq.cancelling {
-			delete(c.own.acquiring[obj], a)
+		if acq := c.ownership.acquiring[obj][a]; acq != nil && acq.cancelling {
+			delete(c.ownership.acquiring[obj], a)
 			done = append(done, a)
 		}
 	}
@@ -873,17 +868,17 @@ func (c *Core) QueryAttributeOwnership(obj ObjectInstanceHandle, attr AttributeH
 		c.push(hla.AttributeIsOwnedByRTI{Object: obj, Attribute: attr})
 		return nil
 	}
-	if _, mine := c.own.holds(obj, attr); mine {
+	if _, mine := c.ownership.holds(obj, attr); mine {
 		c.push(hla.InformAttributeOwnership{Object: obj, Attribute: attr, Owner: c.self})
 		return nil
 	}
-	c.own.lastQuery++
-	id := c.own.lastQuery
-	q := &holderQuery{obj: obj, attrs: []AttributeHandle{attr}, inform: true, waiting: make(map[FederateHandle]bool, len(c.fed.members)), views: make(map[AttributeHandle][]holderView)}
-	for h := range c.fed.members {
+	c.ownership.lastQuery++
+	id := c.ownership.lastQuery
+	q := &holderQuery{obj: obj, attrs: []AttributeHandle{attr}, inform: true, waiting: make(map[FederateHandle]bool, len(c.federation.members)), views: make(map[AttributeHandle][]holderView)}
+	for h := range c.federation.members {
 		q.waiting[h] = true
 	}
-	c.own.queries[id] = q
+	c.ownership.queries[id] = q
 	if len(q.waiting) > 0 {
 		m := &wireMsg{Kind: kindOwnership, Action: ownHolderQuery, Obj: obj, Class: uint64(in.class.Handle), Pairs: c.epochPairs(q.attrs, nil), RefSeq: id}
 		if _, err := c.send(outMsg{group: controlGroup, reliable: true, msg: m}); err != nil {
@@ -901,16 +896,16 @@ func (c *Core) QueryAttributeOwnership(obj ObjectInstanceHandle, attr AttributeH
 // owner is gone or said, knowing that epoch, that it does not hold it
 // (a registrar's attribute it never held, say); else nobody.
 func (c *Core) informOwner(q *holderQuery) {
-	if c.obj.inst[q.obj] == nil {
+	if c.objects.inst[q.obj] == nil {
 		return // deleted (or forgotten) meanwhile: nothing to answer about
 	}
 	for _, a := range q.attrs {
-		views := append(q.views[a], holderView{from: c.self, t: c.own.current(q.obj, a)})
+		views := append(q.views[a], holderView{from: c.self, t: c.ownership.current(q.obj, a)})
 		var holder FederateHandle
 		var held uint64
 		best := views[len(views)-1].t
 		for _, v := range views {
-			if v.held && !c.own.left[v.from] && (holder == 0 || v.t.epoch > held) {
+			if v.held && !c.ownership.left[v.from] && (holder == 0 || v.t.epoch > held) {
 				holder, held = v.from, v.t.epoch
 			}
 			if v.t.epoch > best.epoch {
@@ -920,7 +915,7 @@ func (c *Core) informOwner(q *holderQuery) {
 		owner := holder
 		if owner == 0 {
 			owner = best.owner
-			if owner == c.self || c.own.left[owner] {
+			if owner == c.self || c.ownership.left[owner] {
 				owner = 0
 			}
 			for _, v := range views {
@@ -943,7 +938,7 @@ func (c *Core) IsAttributeOwnedByFederate(obj ObjectInstanceHandle, attr Attribu
 	if _, err := c.ownedInstance(obj, []AttributeHandle{attr}); err != nil {
 		return false, err
 	}
-	_, ok := c.own.holds(obj, attr)
+	_, ok := c.ownership.holds(obj, attr)
 	return ok, nil
 }
 
@@ -959,7 +954,7 @@ func (c *Core) onOwnership(m *wireMsg, from FederateHandle) {
 		c.onHolderReply(m, from)
 		return
 	}
-	in := c.obj.inst[m.Obj]
+	in := c.objects.inst[m.Obj]
 	if in == nil {
 		// Not known here (not subscribed): the tokens still fence.
 		c.noteTokens(m, from)
@@ -974,9 +969,9 @@ func (c *Core) onOwnership(m *wireMsg, from FederateHandle) {
 	switch m.Action {
 	case ownOffer:
 		var could []AttributeHandle
-		pub := c.dcl.pubObj[in.class.Handle]
+		pub := c.declared.pubObj[in.class.Handle]
 		for _, a := range attrs {
-			if _, mine := c.own.holds(m.Obj, a); !mine && pub != nil && pub[a] {
+			if _, mine := c.ownership.holds(m.Obj, a); !mine && pub != nil && pub[a] {
 				could = append(could, a)
 			}
 		}
@@ -989,7 +984,7 @@ func (c *Core) onOwnership(m *wireMsg, from FederateHandle) {
 		if FederateHandle(m.Ref) == c.self {
 			var mine []AttributeHandle
 			for _, a := range attrs {
-				if acq := c.own.acquiring[m.Obj][a]; acq != nil && acq.askedOwner == from {
+				if acq := c.ownership.acquiring[m.Obj][a]; acq != nil && acq.askedOwner == from {
 					mine = append(mine, a)
 				}
 			}
@@ -1000,10 +995,10 @@ func (c *Core) onOwnership(m *wireMsg, from FederateHandle) {
 			c.sendOwnership(ownCancelAck, m.Obj, in, c.epochPairs(attrs, nil), nil, from)
 		}
 		for _, a := range attrs {
-			if rq := c.own.requests[m.Obj]; rq != nil {
+			if rq := c.ownership.requests[m.Obj]; rq != nil {
 				rq[a] = slices.DeleteFunc(rq[a], func(f FederateHandle) bool { return f == from })
 			}
-			if er := c.own.early[m.Obj]; er != nil {
+			if er := c.ownership.early[m.Obj]; er != nil {
 				er[a] = slices.DeleteFunc(er[a], func(r earlyRequest) bool { return r.from == from })
 			}
 		}
@@ -1020,7 +1015,7 @@ func (c *Core) onOwnership(m *wireMsg, from FederateHandle) {
 			if n <= 0 {
 				continue
 			}
-			if c.own.current(m.Obj, AttributeHandle(p.H)).epoch > e {
+			if c.ownership.current(m.Obj, AttributeHandle(p.H)).epoch > e {
 				// A newer epoch is known: the register gave the token a
 				// new term since (its sender was taken for lost).
 				c.stats.Stale++
@@ -1037,7 +1032,7 @@ func (c *Core) onOwnership(m *wireMsg, from FederateHandle) {
 		for _, e := range es {
 			var wanted []AttributeHandle
 			for _, a := range byEpoch[e] {
-				if c.own.acquiring[m.Obj][a] != nil && !c.own.left[from] {
+				if c.ownership.acquiring[m.Obj][a] != nil && !c.ownership.left[from] {
 					wanted = append(wanted, a)
 				} else {
 					// Its acquisition was cancelled (and confirmed) while
@@ -1047,7 +1042,7 @@ func (c *Core) onOwnership(m *wireMsg, from FederateHandle) {
 					// sender's tokens (askHolders): take the token and
 					// let it go at once, so that it neither vanishes
 					// nor arrives unasked, nor has two holders.
-					c.own.take(m.Obj, a, e)
+					c.ownership.take(m.Obj, a, e)
 					c.traceOwner(m.Obj, a, c.self, e)
 					unwanted = append(unwanted, a)
 				}
@@ -1067,8 +1062,8 @@ func (c *Core) onOwnership(m *wireMsg, from FederateHandle) {
 		}
 		var un []AttributeHandle
 		for _, a := range attrs {
-			if acq := c.own.acquiring[m.Obj][a]; acq != nil && acq.ifAvailable && !acq.claiming {
-				delete(c.own.acquiring[m.Obj], a)
+			if acq := c.ownership.acquiring[m.Obj][a]; acq != nil && acq.ifAvailable && !acq.claiming {
+				delete(c.ownership.acquiring[m.Obj], a)
 				un = append(un, a)
 			}
 		}
@@ -1087,27 +1082,27 @@ func (c *Core) onAcquireRequest(m *wireMsg, in *instance, attrs []AttributeHandl
 	ifAvailable := m.Action == ownAcquireIfAvailable
 	var release, confirm, take, unavailable, never []AttributeHandle
 	for _, a := range attrs {
-		if _, mine := c.own.holds(m.Obj, a); !mine {
-			if c.own.registrar(m.Obj) == c.self && !c.own.ever[m.Obj][a] && termOf(c.own.current(m.Obj, a).epoch) == 0 {
+		if _, mine := c.ownership.holds(m.Obj, a); !mine {
+			if c.ownership.registrar(m.Obj) == c.self && !c.ownership.ever[m.Obj][a] && termOf(c.ownership.current(m.Obj, a).epoch) == 0 {
 				never = append(never, a)
-			} else if e, ok := pairEpoch(m.Pairs, a); ok && e > c.own.current(m.Obj, a).epoch {
+			} else if e, ok := pairEpoch(m.Pairs, a); ok && e > c.ownership.current(m.Obj, a).epoch {
 				// The requester knows a newer holder than this federate
 				// does: perhaps this one, its transfer still on the way.
-				c.own.keepEarly(m.Obj, a, earlyRequest{from: from, epoch: e, ifAvailable: ifAvailable, tag: slices.Clone(m.Tag)})
+				c.ownership.keepEarly(m.Obj, a, earlyRequest{from: from, epoch: e, ifAvailable: ifAvailable, tag: slices.Clone(m.Tag)})
 			}
 			continue
 		}
-		_, offered := c.own.offering[m.Obj][a]
+		_, offered := c.ownership.offering[m.Obj][a]
 		switch {
 		case ifAvailable && offered:
 			take = append(take, a)
 		case ifAvailable:
 			unavailable = append(unavailable, a)
 		default:
-			rq := c.own.requests[m.Obj]
+			rq := c.ownership.requests[m.Obj]
 			if rq == nil {
 				rq = make(map[AttributeHandle][]FederateHandle)
-				c.own.requests[m.Obj] = rq
+				c.ownership.requests[m.Obj] = rq
 			}
 			if !slices.Contains(rq[a], from) {
 				rq[a] = append(rq[a], from)
@@ -1121,20 +1116,20 @@ func (c *Core) onAcquireRequest(m *wireMsg, in *instance, attrs []AttributeHandl
 	}
 	if len(never) > 0 {
 		for _, a := range never {
-			c.own.note(m.Obj, a, token{owner: 0, epoch: 0})
+			c.ownership.note(m.Obj, a, token{owner: 0, epoch: 0})
 		}
 		c.sendOwnership(ownUnowned, m.Obj, in, c.epochPairs(never, func(AttributeHandle) uint64 { return 0 }), nil, 0)
 	}
 	if len(take) > 0 {
-		rq := c.own.requests[m.Obj]
+		rq := c.ownership.requests[m.Obj]
 		if rq == nil {
 			rq = make(map[AttributeHandle][]FederateHandle)
-			c.own.requests[m.Obj] = rq
+			c.ownership.requests[m.Obj] = rq
 		}
 		for _, a := range take {
 			rq[a] = append([]FederateHandle{from}, rq[a]...)
 		}
-		c.divest(m.Obj, in, take, c.own.offering[m.Obj][take[0]], false)
+		c.divest(m.Obj, in, take, c.ownership.offering[m.Obj][take[0]], false)
 	}
 	if len(unavailable) > 0 {
 		c.sendOwnership(ownUnavailable, m.Obj, in, c.epochPairs(unavailable, nil), nil, from)
@@ -1143,7 +1138,7 @@ func (c *Core) onAcquireRequest(m *wireMsg, in *instance, attrs []AttributeHandl
 		c.push(hla.RequestAttributeOwnershipRelease{Object: m.Obj, Attributes: release, Tag: m.Tag})
 	}
 	if len(confirm) > 0 {
-		c.push(hla.RequestDivestitureConfirmation{Object: m.Obj, Attributes: confirm, Tag: slices.Clone(c.own.offering[m.Obj][confirm[0]])})
+		c.push(hla.RequestDivestitureConfirmation{Object: m.Obj, Attributes: confirm, Tag: slices.Clone(c.ownership.offering[m.Obj][confirm[0]])})
 	}
 }
 
@@ -1177,14 +1172,14 @@ func (c *Core) noteTokens(m *wireMsg, from FederateHandle) {
 		if owner == c.self {
 			continue // a transfer to this federate: secure takes it
 		}
-		if !c.own.note(m.Obj, a, token{owner: owner, epoch: e, via: via}) {
+		if !c.ownership.note(m.Obj, a, token{owner: owner, epoch: e, via: via}) {
 			continue
 		}
-		if via != 0 && c.own.left[via] && c.own.acquiring[m.Obj][a] != nil {
+		if via != 0 && c.ownership.left[via] && c.ownership.acquiring[m.Obj][a] != nil {
 			unsure = append(unsure, a)
 		}
 		c.traceOwner(m.Obj, a, owner, e)
-		c.own.dropEarly(m.Obj, a, e)
+		c.ownership.dropEarly(m.Obj, a, e)
 		if c.moveAcquisition(m.Obj, a, token{owner: owner, epoch: e}) {
 			reask = append(reask, a)
 		}
@@ -1194,7 +1189,7 @@ func (c *Core) noteTokens(m *wireMsg, from FederateHandle) {
 		// receiver refused it.
 		c.askHolders(m.Obj, unsure, via)
 	}
-	if in := c.obj.inst[m.Obj]; in != nil {
+	if in := c.objects.inst[m.Obj]; in != nil {
 		c.rescope(m.Obj, false)
 		if len(reask) > 0 {
 			// The tokens moved to an owner that never heard this
@@ -1213,13 +1208,13 @@ func (c *Core) noteTokens(m *wireMsg, from FederateHandle) {
 // (the transfers in between may arrive after, or never, from another
 // sender).
 func (c *Core) moveAcquisition(obj ObjectInstanceHandle, a AttributeHandle, t token) bool {
-	acq := c.own.acquiring[obj][a]
+	acq := c.ownership.acquiring[obj][a]
 	switch {
 	case acq == nil:
 	case acq.cancelling:
 		// The owner asked is still to acknowledge the cancellation;
 		// whoever holds it now never heard the request.
-	case t.owner == 0 || c.own.left[t.owner]:
+	case t.owner == 0 || c.ownership.left[t.owner]:
 		c.maybeClaim(obj, a)
 	case t.owner != c.self && (t.owner != acq.askedOwner || t.epoch > acq.askedEpoch):
 		acq.askedOwner, acq.askedEpoch = t.owner, t.epoch
@@ -1233,8 +1228,8 @@ func (c *Core) moveAcquisition(obj ObjectInstanceHandle, a AttributeHandle, t to
 func (c *Core) ownerMoved(obj ObjectInstanceHandle, in *instance, attrs []AttributeHandle, owner FederateHandle) {
 	var reask []AttributeHandle
 	for _, a := range attrs {
-		t := c.own.current(obj, a)
-		c.own.dropEarly(obj, a, t.epoch)
+		t := c.ownership.current(obj, a)
+		c.ownership.dropEarly(obj, a, t.epoch)
 		if c.moveAcquisition(obj, a, t) {
 			reask = append(reask, a)
 		}
@@ -1258,4 +1253,66 @@ func boolInt(b bool) uint64 {
 		return 1
 	}
 	return 0
+}
+
+// cancelAllAcquisitions withdraws every acquisition of this federate (it
+// resigns).
+func (c *Core) cancelAllAcquisitions() {
+	hs := make([]ObjectInstanceHandle, 0, len(c.ownership.acquiring))
+	for h, m := range c.ownership.acquiring {
+		if len(m) > 0 {
+			hs = append(hs, h)
+		}
+	}
+	slices.SortFunc(hs, compareHandles)
+	for _, h := range hs {
+		var attrs []AttributeHandle
+		for a := range c.ownership.acquiring[h] {
+			attrs = append(attrs, a)
+		}
+		slices.Sort(attrs)
+		delete(c.ownership.acquiring, h)
+		if in := c.objects.inst[h]; in != nil {
+			c.sendOwnership(ownAcquireCancel, h, in, c.epochPairs(attrs, nil), nil, 0)
+		}
+	}
+}
+
+// releaseAll gives up every token this federate holds (it resigns) and
+// returns them with the epochs at which they are unowned, in handle
+// order, for its resign notice.
+func (c *Core) releaseAll() []releasedToken {
+	hs := make([]ObjectInstanceHandle, 0, len(c.ownership.held))
+	for h := range c.ownership.held {
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, compareHandles)
+	var out []releasedToken
+	for _, h := range hs {
+		attrs := make([]AttributeHandle, 0, len(c.ownership.held[h]))
+		for a := range c.ownership.held[h] {
+			attrs = append(attrs, a)
+		}
+		slices.Sort(attrs)
+		for _, a := range attrs {
+			e := c.ownership.give(h, a, 0)
+			c.traceOwner(h, a, 0, e)
+			out = append(out, releasedToken{obj: h, attr: a, epoch: e})
+		}
+	}
+	return out
+}
+
+// noteReleased folds the tokens a resign notice released (b,
+// appendReleased) into this federate's view; false when they do not
+// decode.
+func (c *Core) noteReleased(b []byte) bool {
+	ts, ok := decodeReleased(b)
+	for _, t := range ts {
+		if c.ownership.note(t.obj, t.attr, token{owner: 0, epoch: t.epoch}) {
+			c.traceOwner(t.obj, t.attr, 0, t.epoch)
+			c.maybeClaim(t.obj, t.attr)
+		}
+	}
+	return ok
 }

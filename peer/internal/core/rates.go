@@ -33,14 +33,14 @@ func (c *Core) UpdateRateValue(designator string) (float64, error) {
 // federate's subscription reflects attr of obj: 0 when it names none.
 // Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
 func (c *Core) UpdateRateValueForAttribute(obj ObjectInstanceHandle, attr AttributeHandle) (float64, error) {
-	in, ok := c.obj.inst[obj]
+	in, ok := c.objects.inst[obj]
 	if !ok {
 		return 0, fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
 	}
 	if _, ok := in.class.AttributeByHandle(attr); !ok {
 		return 0, fmt.Errorf("%w: attribute %d of class %s", hla.ErrAttributeNotDefined, attr, in.class.QualifiedName)
 	}
-	rate := c.dcl.subMode[in.known.Handle].rate
+	rate := c.declared.subMode[in.known.Handle].rate
 	if rate == "" {
 		return 0, nil
 	}
@@ -60,7 +60,7 @@ func (c *Core) rateTicks(rate string) int64 {
 // rateHold decides whether reflection ev waits for its instance's next
 // slot; it then merges it into what waits.
 func (c *Core) rateHold(ev hla.ReflectAttributeValues, rate string) bool {
-	o := &c.obj
+	o := &c.objects
 	every := c.rateTicks(rate)
 	if every == 0 {
 		return false
@@ -83,7 +83,7 @@ func (c *Core) rateHold(ev hla.ReflectAttributeValues, rate string) bool {
 
 // rateFlush reflects what waited whose slot has come, in handle order.
 func (c *Core) rateFlush() {
-	o := &c.obj
+	o := &c.objects
 	var due []ObjectInstanceHandle
 	for h := range o.rateHeld {
 		in := o.inst[h]
@@ -91,7 +91,7 @@ func (c *Core) rateFlush() {
 			delete(o.rateHeld, h)
 			continue
 		}
-		if o.ticks-o.rateLast[h] >= c.rateTicks(c.dcl.subMode[in.known.Handle].rate) {
+		if o.ticks-o.rateLast[h] >= c.rateTicks(c.declared.subMode[in.known.Handle].rate) {
 			due = append(due, h)
 		}
 	}

@@ -86,7 +86,7 @@ func newRegionSet() regionSet {
 // cut as Config.Regions says (the same in every federate: senders and
 // receivers compute cells, and so groups, independently).
 func (c *Core) space() (*ddm.Space, error) {
-	r := &c.reg
+	r := &c.regions
 	if r.space != nil && r.spaceOf == c.fdd {
 		return r.space, nil
 	}
@@ -122,9 +122,9 @@ func (c *Core) CreateRegion(dims []DimensionHandle) (RegionHandle, error) {
 		}
 		rg = rg.With(d, r)
 	}
-	c.reg.serial++
-	h := RegionHandle{Federate: c.self, Serial: c.reg.serial}
-	c.reg.regions[h] = &region{dims: ds, pending: rg, committed: slices.Clone(rg)}
+	c.regions.serial++
+	h := RegionHandle{Federate: c.self, Serial: c.regions.serial}
+	c.regions.regions[h] = &region{dims: ds, pending: rg, committed: slices.Clone(rg)}
 	return h, nil
 }
 
@@ -134,7 +134,7 @@ func (c *Core) ownRegion(h RegionHandle) (*region, error) {
 	if h.Federate != c.self {
 		return nil, fmt.Errorf("%w: %v", hla.ErrRegionNotCreatedByThisFederate, h)
 	}
-	r, ok := c.reg.regions[h]
+	r, ok := c.regions.regions[h]
 	if !ok {
 		return nil, fmt.Errorf("%w: %v", hla.ErrInvalidRegion, h)
 	}
@@ -144,7 +144,7 @@ func (c *Core) ownRegion(h RegionHandle) (*region, error) {
 // knownRegion returns region h, for the queries: a region of another
 // federate's is not known here (ErrInvalidRegion).
 func (c *Core) knownRegion(h RegionHandle) (*region, error) {
-	r, ok := c.reg.regions[h]
+	r, ok := c.regions.regions[h]
 	if !ok {
 		return nil, fmt.Errorf("%w: %v", hla.ErrInvalidRegion, h)
 	}
@@ -211,7 +211,7 @@ func (c *Core) CommitRegionModifications(hs []RegionHandle) error {
 	}
 	var changed []RegionHandle
 	for _, h := range hs {
-		r := c.reg.regions[h]
+		r := c.regions.regions[h]
 		if !slices.Equal(r.pending, r.committed) {
 			r.committed = slices.Clone(r.pending)
 			changed = append(changed, h)
@@ -233,7 +233,7 @@ func (c *Core) DeleteRegion(h RegionHandle) error {
 	if r.uses > 0 {
 		return fmt.Errorf("%w: %v", hla.ErrRegionInUseForUpdateOrSubscription, h)
 	}
-	delete(c.reg.regions, h)
+	delete(c.regions.regions, h)
 	return nil
 }
 
@@ -249,7 +249,7 @@ func (c *Core) regionsMoved(hs []RegionHandle) {
 		return false
 	}
 	var classes []ObjectClassHandle
-	for class, m := range c.reg.subs {
+	for class, m := range c.regions.subs {
 		for _, s := range m {
 			if moved(s.regions) {
 				classes = append(classes, class)
@@ -265,7 +265,7 @@ func (c *Core) regionsMoved(hs []RegionHandle) {
 		}
 	}
 	var ics []InteractionClassHandle
-	for class, s := range c.reg.intSubs {
+	for class, s := range c.regions.intSubs {
 		if moved(s.regions) {
 			ics = append(ics, class)
 		}
@@ -279,7 +279,7 @@ func (c *Core) regionsMoved(hs []RegionHandle) {
 	}
 	// Instances updated with them: relevance follows the overlap.
 	var objs []ObjectInstanceHandle
-	for h, m := range c.reg.assoc {
+	for h, m := range c.regions.assoc {
 		for _, set := range m {
 			if moved(set) {
 				objs = append(objs, h)

@@ -34,7 +34,7 @@ func (c *Core) RequestAttributeValueUpdate(obj ObjectInstanceHandle, attrs []Att
 		c.momFederationValues(attrs, tag) // every node has it
 		return nil
 	}
-	_, err = c.send(outMsg{group: c.rt.objectRoute(in.class), reliable: true, msg: m})
+	_, err = c.send(outMsg{group: c.routing.objectRoute(in.class), reliable: true, msg: m})
 	return err
 }
 
@@ -50,15 +50,15 @@ func (c *Core) RequestClassAttributeValueUpdate(class ObjectClassHandle, attrs [
 	if err := checkAttrs(oc, attrs); err != nil {
 		return err
 	}
-	for _, r := range c.rt.subscriptionRoutes(oc) {
+	for _, r := range c.routing.subscriptionRoutes(oc) {
 		m := &wireMsg{Kind: kindRequestUpdate, Class: uint64(r.class), Pairs: handlePairs(attrs), Tag: tag}
 		if _, err := c.send(outMsg{group: r.group, reliable: true, msg: m}); err != nil {
 			return err
 		}
-		if _, known := c.obj.inst[c.momHandle()]; known {
+		if _, known := c.objects.inst[c.momHandle()]; known {
 			c.momRequested(ObjectInstanceHandle{}, r.class, m.Pairs, tag) // this federate's own
 		}
-		if _, known := c.obj.inst[federationMOM]; known && c.mom.fedn != nil && r.class == c.mom.fedn.Handle {
+		if _, known := c.objects.inst[federationMOM]; known && c.mom.federationClass != nil && r.class == c.mom.federationClass.Handle {
 			c.momFederationValues(attrs, tag)
 		}
 	}
@@ -91,8 +91,8 @@ func (c *Core) onRequestUpdate(m *wireMsg, from FederateHandle) {
 		return
 	}
 	var hs []ObjectInstanceHandle
-	for h := range c.own.held {
-		if in := c.obj.inst[h]; in != nil && in.class == oc {
+	for h := range c.ownership.held {
+		if in := c.objects.inst[h]; in != nil && in.class == oc {
 			hs = append(hs, h)
 		}
 	}
@@ -105,7 +105,7 @@ func (c *Core) onRequestUpdate(m *wireMsg, from FederateHandle) {
 // provide asks this federate's federate to update the attributes of h
 // among ps that it owns.
 func (c *Core) provide(h ObjectInstanceHandle, ps []valuePair, tag []byte) {
-	held := c.own.heldOf(h)
+	held := c.ownership.heldOf(h)
 	if len(held) == 0 {
 		return
 	}
@@ -126,18 +126,18 @@ func (c *Core) provide(h ObjectInstanceHandle, ps []valuePair, tag []byte) {
 // ErrObjectInstanceNotKnown; ErrFederateOwnsAttributes while this
 // federate owns any of its attributes.
 func (c *Core) LocalDeleteObjectInstance(obj ObjectInstanceHandle) error {
-	in, ok := c.obj.inst[obj]
+	in, ok := c.objects.inst[obj]
 	if !ok {
 		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
 	}
-	if c.own.holdsAny(obj) {
+	if c.ownership.holdsAny(obj) {
 		return fmt.Errorf("%w: of %v", hla.ErrFederateOwnsAttributes, obj)
 	}
-	if len(c.own.acquiring[obj]) > 0 {
+	if len(c.ownership.acquiring[obj]) > 0 {
 		return fmt.Errorf("%w: of %v", hla.ErrOwnershipAcquisitionPending, obj)
 	}
-	c.obj.forget(obj, in)
-	c.own.forget(obj)
+	c.objects.forget(obj, in)
+	c.ownership.forget(obj)
 	c.forgetAssociations(obj)
 	c.rescope(obj, true)
 	return nil
@@ -148,7 +148,7 @@ func (c *Core) LocalDeleteObjectInstance(obj ObjectInstanceHandle) error {
 // attrReliable reports whether attribute a of instance h travels
 // reliably from this federate: its override, else the FOM's.
 func (c *Core) attrReliable(h ObjectInstanceHandle, a *fomxml.Attribute) bool {
-	if t, ok := c.obj.attrTransport[h][a.Handle]; ok {
+	if t, ok := c.objects.attrTransport[h][a.Handle]; ok {
 		return t == hla.HLAreliable
 	}
 	return c.reliable(a.Transportation)
@@ -157,7 +157,7 @@ func (c *Core) attrReliable(h ObjectInstanceHandle, a *fomxml.Attribute) bool {
 // interactionReliable reports whether this federate's interactions of ic
 // travel reliably.
 func (c *Core) interactionReliable(ic *fomxml.InteractionClass) bool {
-	if t, ok := c.obj.intTransport[ic.Handle]; ok {
+	if t, ok := c.objects.intTransport[ic.Handle]; ok {
 		return t == hla.HLAreliable
 	}
 	return c.reliable(ic.Transportation)
@@ -187,7 +187,7 @@ func (c *Core) RequestAttributeTransportationTypeChange(obj ObjectInstanceHandle
 	if err := c.checkHeld(obj, in, attrs); err != nil {
 		return err
 	}
-	m := inner(c.obj.attrTransport, obj)
+	m := inner(c.objects.attrTransport, obj)
 	for _, a := range attrs {
 		m[a] = t
 	}
@@ -199,7 +199,7 @@ func (c *Core) RequestAttributeTransportationTypeChange(obj ObjectInstanceHandle
 // follows with how attr of obj travels: from this federate when it owns
 // it, else as the FOM says (an owner's change is not announced).
 func (c *Core) QueryAttributeTransportationType(obj ObjectInstanceHandle, attr AttributeHandle) error {
-	in, ok := c.obj.inst[obj]
+	in, ok := c.objects.inst[obj]
 	if !ok {
 		return fmt.Errorf("%w: %v", hla.ErrObjectInstanceNotKnown, obj)
 	}
@@ -221,14 +221,14 @@ func (c *Core) RequestInteractionTransportationTypeChange(class InteractionClass
 	if err != nil {
 		return err
 	}
-	if !c.dcl.pubInt[class] {
+	if !c.declared.pubInt[class] {
 		return fmt.Errorf("%w: %s", hla.ErrInteractionClassNotPublished, ic.QualifiedName)
 	}
 	if !t.Valid() {
 		return fmt.Errorf("%w: %d", hla.ErrInvalidTransportationType, int(t))
 	}
-	c.obj.intTransport[class] = t
-	c.setState(keyIntTransport+fmt.Sprint(uint64(class)), []byte{byte(t)})
+	c.objects.intTransport[class] = t
+	c.setState(interactionTransportKey(class), []byte{byte(t)})
 	c.push(hla.ConfirmInteractionTransportationTypeChange{Class: class, Transportation: t})
 	return nil
 }
@@ -246,7 +246,7 @@ func (c *Core) QueryInteractionTransportationType(fed FederateHandle, class Inte
 	t := transportOf(c.reliable(ic.Transportation))
 	if fed == c.self {
 		t = transportOf(c.interactionReliable(ic))
-	} else if v, _, ok := c.State(fed, keyIntTransport+fmt.Sprint(uint64(class))); ok && len(v) == 1 && hla.TransportationType(v[0]).Valid() {
+	} else if v, _, ok := c.State(fed, interactionTransportKey(class)); ok && len(v) == 1 && hla.TransportationType(v[0]).Valid() {
 		t = hla.TransportationType(v[0])
 	}
 	c.push(hla.ReportInteractionTransportationType{Federate: fed, Class: class, Transportation: t})

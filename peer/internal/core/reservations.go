@@ -20,12 +20,10 @@ type multiReservation struct {
 	failed  bool
 }
 
-func nameKey(name string) string { return "objectName/" + name }
-
 // ReleaseObjectInstanceName (§6.4) gives back a name this federate
 // reserved and has not used. ErrObjectInstanceNameNotReserved otherwise.
 func (c *Core) ReleaseObjectInstanceName(name string) error {
-	if !c.obj.reserved[name] {
+	if !c.objects.reserved[name] {
 		return fmt.Errorf("%w: %q", hla.ErrObjectInstanceNameNotReserved, name)
 	}
 	c.releaseName(name)
@@ -33,8 +31,8 @@ func (c *Core) ReleaseObjectInstanceName(name string) error {
 }
 
 func (c *Core) releaseName(name string) {
-	delete(c.obj.reserved, name)
-	c.fed.startOp(c, Op{Kind: OpRelease, Key: nameKey(name)}, func(OpResult) {})
+	delete(c.objects.reserved, name)
+	c.startOp(Op{Kind: OpRelease, Key: nameKey(name)}, func(OpResult) {})
 }
 
 // ReserveMultipleObjectInstanceName (§6.5) asks for every name of names
@@ -54,9 +52,9 @@ func (c *Core) ReserveMultipleObjectInstanceName(names []string) error {
 		}
 	}
 	r := &multiReservation{names: set, waiting: len(set)}
-	c.obj.multi = append(c.obj.multi, r)
+	c.objects.multi = append(c.objects.multi, r)
 	for _, n := range set {
-		c.fed.startOp(c, Op{Kind: OpAcquire, Key: nameKey(n)}, func(res OpResult) {
+		c.startOp(Op{Kind: OpAcquire, Key: nameKey(n)}, func(res OpResult) {
 			r.waiting--
 			if res.Err == nil && res.Held {
 				r.held = append(r.held, n)
@@ -66,7 +64,7 @@ func (c *Core) ReserveMultipleObjectInstanceName(names []string) error {
 			if r.waiting > 0 {
 				return
 			}
-			c.obj.multi = slices.DeleteFunc(c.obj.multi, func(x *multiReservation) bool { return x == r })
+			c.objects.multi = slices.DeleteFunc(c.objects.multi, func(x *multiReservation) bool { return x == r })
 			if r.failed {
 				// The failure is told once the names it got are free
 				// again, so that a retry after it finds them free.
@@ -75,7 +73,7 @@ func (c *Core) ReserveMultipleObjectInstanceName(names []string) error {
 					c.push(hla.MultipleObjectInstanceNameReservationFailed{Names: r.names})
 				}
 				for _, h := range r.held {
-					c.fed.startOp(c, Op{Kind: OpRelease, Key: nameKey(h)}, func(OpResult) {
+					c.startOp(Op{Kind: OpRelease, Key: nameKey(h)}, func(OpResult) {
 						if left--; left == 0 {
 							c.push(hla.MultipleObjectInstanceNameReservationFailed{Names: r.names})
 						}
@@ -84,7 +82,7 @@ func (c *Core) ReserveMultipleObjectInstanceName(names []string) error {
 				return
 			}
 			for _, h := range r.held {
-				c.obj.reserved[h] = true
+				c.objects.reserved[h] = true
 			}
 			c.push(hla.MultipleObjectInstanceNameReservationSucceeded{Names: r.names})
 		})
@@ -97,7 +95,7 @@ func (c *Core) ReserveMultipleObjectInstanceName(names []string) error {
 // given back, when one of them is not.
 func (c *Core) ReleaseMultipleObjectInstanceName(names []string) error {
 	for _, n := range names {
-		if !c.obj.reserved[n] {
+		if !c.objects.reserved[n] {
 			return fmt.Errorf("%w: %q", hla.ErrObjectInstanceNameNotReserved, n)
 		}
 	}

@@ -40,17 +40,6 @@ import (
 //     what an older branch sent is dropped, what a newer one sent is held
 //     until this federate restores too. Nothing sent on the abandoned
 //     branch is delivered after the restore.
-const (
-	keySR          = "saverestore" // register key
-	keySave        = "sv"          // the save (requester)
-	keySaveStatus  = "ss"          // a federate's save status
-	keySaveDone    = "sd"          // the save's outcome (decider)
-	keyRestore     = "rr"          // the restore (requester)
-	keyRestoreStat = "rs"          // a federate's restore status
-	keyRestoreGo   = "rd"          // the restore begins or is refused (decider)
-	keyRestoreDone = "rf"          // the restore's outcome (decider)
-	keyBranch      = "br"          // the restore branch a federate is on
-)
 
 // Save statuses ("ss").
 const (
@@ -127,38 +116,49 @@ type saveRestore struct {
 	restoring bool                // the saved deliveries are being acted on again (applySnapshot)
 	future    []reliable.Delivery // from a newer branch, until this federate restores
 
-	// The save under way (sv 0: none).
-	sv      uint64
-	svCoord FederateHandle
-	label   string
-	hasTime bool
-	at      float64
-	phase   savePhase
-	parts   []FederateHandle // the federates joined at the request, sorted: those that take part
-	saveSt  map[FederateHandle]memberSave
-	failed  hla.SaveFailureReason // a federate left during the save
-	held    []reliable.Delivery   // deliveries held since InitiateFederateSave
-	snap    []byte                // the RTI state captured, once every sender's messages are in
-	writeAt bool                  // FederateSaveComplete waits for the capture
-	status  uint8                 // this federate's status
-	pos     []groupSeq            // this federate's send positions at initiation
-
-	// The restore under way (rv 0: none).
-	rv       uint64
-	rvCoord  FederateHandle
-	rlabel   string
-	rphase   restorePhase
-	rparts   []FederateHandle // as parts, for the restore
-	rsnap    *snapshot
-	ras      map[FederateHandle]restoreAs // the restore's assignment: joined federate -> saved federate
-	rname    string                       // the saved name this federate restored as last (RestoredName)
-	restSt   map[FederateHandle]uint8
-	rfailed  hla.RestoreFailureReason
-	seenSave uint64 // the newest save version seen (a stale "sv" is ignored)
-	seenRest uint64
+	save       saveUnderWay    // the save under way (version 0: none)
+	restore    restoreUnderWay // the restore under way (version 0: none)
+	restoredAs string          // the saved name this federate restored as last (RestoredName)
+	// The newest save and restore versions seen (an older keySave or
+	// keyRestore is ignored).
+	seenSave, seenRestore uint64
 
 	ticks int64     // Ticks so far
-	retry []srRetry // requests to make again, by tick
+	retry []retryAt // requests to make again, by tick
+}
+
+// saveUnderWay is a federation save this federate takes part in.
+type saveUnderWay struct {
+	version   uint64         // the register key's version the requester took: it names the save
+	requester FederateHandle // who asked for it (and decides it while joined)
+	label     string
+	timed     bool    // a save at a logical time,
+	at        float64 // this one
+	phase     savePhase
+	parts     []FederateHandle // the federates joined at the request, sorted: those that take part
+	statuses  map[FederateHandle]memberSave
+	failed    hla.SaveFailureReason // a federate left during the save
+	held      []reliable.Delivery   // deliveries held since InitiateFederateSave
+	captured  []byte                // the RTI state captured, once every sender's messages are in
+	// writePending: FederateSaveComplete waits for the capture.
+	writePending bool
+	status       uint8      // this federate's status
+	positions    []groupSeq // this federate's send positions at initiation
+}
+
+// restoreUnderWay is a federation restore this federate takes part in.
+type restoreUnderWay struct {
+	version   uint64
+	requester FederateHandle
+	label     string
+	phase     restorePhase
+	parts     []FederateHandle // as saveUnderWay.parts, for the restore
+	snapshot  *snapshot
+	// assignment maps each joined federate to the saved federate it
+	// restores as.
+	assignment map[FederateHandle]restoreAs
+	statuses   map[FederateHandle]uint8
+	failed     hla.RestoreFailureReason
 }
 
 // SaveRestoreError returns the error a service of the other groups gets
@@ -166,53 +166,12 @@ type saveRestore struct {
 // it began), or nil.
 func (c *Core) SaveRestoreError() error {
 	switch {
-	case c.sr.phase >= saveInitiated:
+	case c.saveRestore.save.phase >= saveInitiated:
 		return hla.ErrSaveInProgress
-	case c.sr.rphase >= restoreBegun:
+	case c.saveRestore.restore.phase >= restoreBegun:
 		return hla.ErrRestoreInProgress
 	}
 	return nil
-}
-
-// srDecider reports whether this federate decides the save or restore
-// coord asked for, among the federates parts: coord, or once it is gone
-// the live one of parts with the lowest handle.
-func (c *Core) srDecider(coord FederateHandle, parts []FederateHandle) bool {
-	if coord == c.self {
-		return true
-	}
-	if _, alive := c.fed.members[coord]; alive {
-		return false
-	}
-	for _, f := range c.liveOthers(parts) {
-		if f < c.self {
-			return false
-		}
-	}
-	return true
-}
-
-// liveOthers returns the federates of parts that are still joined, this
-// one left out.
-func (c *Core) liveOthers(parts []FederateHandle) []FederateHandle {
-	var out []FederateHandle
-	for _, f := range parts {
-		if _, ok := c.fed.members[f]; ok {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// participants returns this federate and the joined ones, sorted: who
-// takes part in a save or restore asked for now.
-func (c *Core) participants() []FederateHandle {
-	out := []FederateHandle{c.self}
-	for f := range c.fed.members {
-		out = append(out, f)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // appendHandles writes a count and the handles (decodeHandles reads
@@ -240,27 +199,27 @@ func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) 
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.phase != saveIdle && !c.saveReplaceable() {
+	if c.saveRestore.save.phase != saveIdle && !c.saveReplaceable() {
 		return hla.ErrSaveInProgress
 	}
-	if c.sr.rphase != restoreIdle {
+	if c.saveRestore.restore.phase != restoreIdle {
 		return hla.ErrRestoreInProgress
 	}
 	var at float64
 	if hasTime {
-		v, err := c.tk.Value(t)
+		v, err := c.timeKind.Value(t)
 		if err != nil {
 			return err
 		}
-		if !c.tm.Regulating() && !c.tm.Constrained() {
+		if !c.timeCore.Regulating() && !c.timeCore.Constrained() {
 			return fmt.Errorf("%w: a timed save needs time regulation or constraint", hla.ErrFederateUnableToUseTime)
 		}
-		if v < c.tm.Time() {
-			return fmt.Errorf("%w: save time %v, logical time %v", hla.ErrLogicalTimeAlreadyPassed, v, c.tm.Time())
+		if v < c.timeCore.Time() {
+			return fmt.Errorf("%w: save time %v, logical time %v", hla.ErrLogicalTimeAlreadyPassed, v, c.timeCore.Time())
 		}
 		at = v
 	}
-	if c.sr.phase != saveIdle {
+	if c.saveRestore.save.phase != saveIdle {
 		c.replaceSave(label, hasTime, at, 0)
 		return nil
 	}
@@ -270,13 +229,13 @@ func (c *Core) RequestFederationSave(label string, hasTime bool, t LogicalTime) 
 
 // SaveUnderWay returns the label of the save this federate takes part
 // in, requested or initiated, or "".
-func (c *Core) SaveUnderWay() string { return c.sr.label }
+func (c *Core) SaveUnderWay() string { return c.saveRestore.save.label }
 
 // saveReplaceable reports whether the save under way is requested but
 // not initiated anywhere, as far as this federate knows: a new request
 // replaces it (§4.16).
 func (c *Core) saveReplaceable() bool {
-	return c.sr.phase == savePending && len(c.sr.saveSt) == 0
+	return c.saveRestore.save.phase == savePending && len(c.saveRestore.save.statuses) == 0
 }
 
 // replaceSave replaces the pending save with a new one: it takes the
@@ -288,15 +247,15 @@ func (c *Core) saveReplaceable() bool {
 // is under way; otherwise the request fails (FederationNotSaved,
 // RTIUnableToSave).
 func (c *Core) replaceSave(label string, hasTime bool, at float64, tries int) {
-	c.fed.startOp(c, Op{Kind: OpSwap, Key: keySR, Expect: c.sr.sv, Value: []byte(label)}, func(r OpResult) {
+	c.startOp(Op{Kind: OpSwap, Key: registerSaveRestore, Expect: c.saveRestore.save.version, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			c.announceSave(r.Version, label, hasTime, at)
 			return
 		}
-		if tries < srRetries && c.state == joined {
-			c.sr.retry = append(c.sr.retry, srRetry{at: c.sr.ticks + srRetryTicks, run: func() {
+		if tries < saveRestoreRetries && c.federation.joined() {
+			c.saveRestore.retry = append(c.saveRestore.retry, retryAt{at: c.saveRestore.ticks + saveRestoreRetryTicks, run: func() {
 				switch {
-				case c.sr.phase == saveIdle && c.sr.rphase == restoreIdle:
+				case c.saveRestore.save.phase == saveIdle && c.saveRestore.restore.phase == restoreIdle:
 					c.requestSave(label, hasTime, at, tries+1)
 				case c.saveReplaceable():
 					c.replaceSave(label, hasTime, at, tries+1)
@@ -313,10 +272,10 @@ func (c *Core) replaceSave(label string, hasTime bool, at float64, tries int) {
 // announceSave publishes the save this federate took the register key
 // for, at version, and takes part in it.
 func (c *Core) announceSave(version uint64, label string, hasTime bool, at float64) {
-	if c.sr.phase != saveIdle && version > c.sr.sv {
+	if c.saveRestore.save.phase != saveIdle && version > c.saveRestore.save.version {
 		c.saveReplaced() // before the announcement: it clears this federate's own
 	}
-	parts := c.participants()
+	parts := c.federation.everyone(c.self)
 	b := binary.AppendUvarint(nil, version)
 	b = appendString(b, label)
 	b = append(b, boolByte(hasTime))
@@ -326,33 +285,33 @@ func (c *Core) announceSave(version uint64, label string, hasTime bool, at float
 	c.saveAnnounced(c.self, version, label, hasTime, at, parts)
 }
 
-// srRetries bounds how often a save or restore request asks for the
+// saveRestoreRetries bounds how often a save or restore request asks for the
 // register key again while another save or restore holds it, and
-// srRetryTicks is the wait between asks.
+// saveRestoreRetryTicks is the wait between asks.
 const (
-	srRetries    = 50
-	srRetryTicks = 5
+	saveRestoreRetries    = 50
+	saveRestoreRetryTicks = 5
 )
 
 // requestSave takes the register key for a save and announces it. While
 // another save or restore holds the key (it may just be releasing it),
-// it asks again, srRetries times; a save announced meanwhile is the one
+// it asks again, saveRestoreRetries times; a save announced meanwhile is the one
 // this federate takes part in (it raced with this request, which the
 // register ordered after it), and a key that stays held fails the
 // request (FederationNotSaved, RTIUnableToSave).
 func (c *Core) requestSave(label string, hasTime bool, at float64, tries int) {
-	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
+	c.startOp(Op{Kind: OpAcquire, Key: registerSaveRestore, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
 			c.announceSave(r.Version, label, hasTime, at)
 			return
 		}
 		switch {
-		case c.sr.phase != saveIdle:
+		case c.saveRestore.save.phase != saveIdle:
 			// Another federate's save is under way: this federate takes
 			// part in it.
-		case tries < srRetries && c.state == joined:
-			c.sr.retry = append(c.sr.retry, srRetry{at: c.sr.ticks + srRetryTicks, run: func() {
-				if c.sr.phase == saveIdle && c.sr.rphase == restoreIdle {
+		case tries < saveRestoreRetries && c.federation.joined():
+			c.saveRestore.retry = append(c.saveRestore.retry, retryAt{at: c.saveRestore.ticks + saveRestoreRetryTicks, run: func() {
+				if c.saveRestore.save.phase == saveIdle && c.saveRestore.restore.phase == restoreIdle {
 					c.requestSave(label, hasTime, at, tries+1)
 				}
 			}})
@@ -362,23 +321,23 @@ func (c *Core) requestSave(label string, hasTime bool, at float64, tries int) {
 	})
 }
 
-// srRetry is a request to make again at tick at.
-type srRetry struct {
+// retryAt is a request to make again at tick at.
+type retryAt struct {
 	at  int64
 	run func()
 }
 
-// srTick runs the requests due.
-func (c *Core) srTick() {
-	c.sr.ticks++
-	if len(c.sr.retry) == 0 || c.sr.retry[0].at > c.sr.ticks {
+// tickSaveRestore runs the requests due.
+func (c *Core) tickSaveRestore() {
+	c.saveRestore.ticks++
+	if len(c.saveRestore.retry) == 0 || c.saveRestore.retry[0].at > c.saveRestore.ticks {
 		return
 	}
-	due := c.sr.retry
-	c.sr.retry = nil
+	due := c.saveRestore.retry
+	c.saveRestore.retry = nil
 	for _, r := range due {
-		if r.at > c.sr.ticks {
-			c.sr.retry = append(c.sr.retry, r)
+		if r.at > c.saveRestore.ticks {
+			c.saveRestore.retry = append(c.saveRestore.retry, r)
 			continue
 		}
 		r.run()
@@ -389,29 +348,25 @@ func (c *Core) srTick() {
 // timed, once its time reaches at. A federate that joined after the
 // request (not in parts) takes no part in it.
 func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string, hasTime bool, at float64, parts []FederateHandle) {
-	if version <= c.sr.seenSave || c.state != joined {
+	if version <= c.saveRestore.seenSave || !c.federation.joined() {
 		return
 	}
-	c.sr.seenSave = version
+	c.saveRestore.seenSave = version
 	if !slices.Contains(parts, c.self) {
 		return
 	}
-	if c.sr.phase != saveIdle {
+	if c.saveRestore.save.phase != saveIdle {
 		// A newer save replaces the one under way: the register let it
 		// in only by replacing the key's version (replaceSave).
 		c.saveReplaced()
 	}
-	c.sr.sv, c.sr.svCoord, c.sr.label, c.sr.hasTime, c.sr.at = version, coord, label, hasTime, at
-	c.sr.parts = parts
-	c.sr.phase = savePending
-	c.sr.saveSt = make(map[FederateHandle]memberSave)
-	c.sr.failed = 0
+	c.saveRestore.save.version, c.saveRestore.save.requester, c.saveRestore.save.label, c.saveRestore.save.timed, c.saveRestore.save.at = version, coord, label, hasTime, at
+	c.saveRestore.save.parts = parts
+	c.saveRestore.save.phase = savePending
+	c.saveRestore.save.statuses = make(map[FederateHandle]memberSave)
+	c.saveRestore.save.failed = 0
 	// Statuses that came before the save did.
-	for f, st := range c.fed.states {
-		if v, ok := st[keySaveStatus]; ok && v.value != nil {
-			c.noteSaveStatus(f, v.value)
-		}
-	}
+	c.federation.eachState(keySaveStatus, func(f FederateHandle, v []byte) { c.noteSaveStatus(f, v) })
 	c.saveMaybeInitiate()
 	c.saveCheck()
 }
@@ -422,18 +377,18 @@ func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string,
 // already (it raced with the replacement) ends it as not saved
 // (SaveAborted), and acts on what it held.
 func (c *Core) saveReplaced() {
-	initiated := c.sr.phase >= saveInitiated
-	if c.cfg.Saves != nil && c.sr.status != 0 {
-		c.cfg.Saves.EndSave(c.sr.label, false)
+	initiated := c.saveRestore.save.phase >= saveInitiated
+	if c.cfg.Saves != nil && c.saveRestore.save.status != 0 {
+		c.cfg.Saves.EndSave(c.saveRestore.save.label, false)
 	}
 	if initiated {
 		c.push(hla.FederationNotSaved{Reason: hla.SaveAborted})
 	}
-	if c.sr.svCoord == c.self {
+	if c.saveRestore.save.requester == c.self {
 		c.setState(keySave, nil) // its key went to the newer save
 	}
-	held := c.sr.held
-	c.sr.endSave()
+	held := c.saveRestore.save.held
+	c.saveRestore.endSave()
 	c.setState(keySaveStatus, nil)
 	for _, d := range held {
 		c.handle(d, true)
@@ -444,45 +399,45 @@ func (c *Core) saveReplaced() {
 // advancing and, for a timed save, its time reached the save time (a
 // federate that uses no time is told at once).
 func (c *Core) saveMaybeInitiate() {
-	if c.sr.phase != savePending {
+	if c.saveRestore.save.phase != savePending {
 		return
 	}
-	usesTime := c.tm.Regulating() || c.tm.Constrained()
-	if !c.tm.Quiet() {
-		if c.sr.hasTime && usesTime && c.saveOutrun() {
+	usesTime := c.timeCore.Regulating() || c.timeCore.Constrained()
+	if !c.timeCore.Quiet() {
+		if c.saveRestore.save.timed && usesTime && c.saveOutrun() {
 			// Its advance cannot stop at the save time any more, and
 			// the federates that reached it hold time there while
 			// they save: waiting would be waiting for itself.
-			c.sr.phase = saveDone
+			c.saveRestore.save.phase = saveDone
 			c.publishSaveStatus(ssTooLate)
 			c.saveCheck()
 		}
 		return
 	}
-	if c.sr.hasTime && usesTime {
-		switch now := c.tm.Time(); {
-		case now > c.sr.at:
-			c.sr.phase = saveDone
+	if c.saveRestore.save.timed && usesTime {
+		switch now := c.timeCore.Time(); {
+		case now > c.saveRestore.save.at:
+			c.saveRestore.save.phase = saveDone
 			c.publishSaveStatus(ssTooLate)
 			c.saveCheck()
 			return
-		case now < c.sr.at:
+		case now < c.saveRestore.save.at:
 			return
 		}
 	}
-	c.sr.phase = saveInitiated
-	c.sr.pos = c.sr.pos[:0]
-	c.rel.Sent(func(g dgram.Group, hw uint64) {
-		c.sr.pos = append(c.sr.pos, groupSeq{uint32(g), hw})
+	c.saveRestore.save.phase = saveInitiated
+	c.saveRestore.save.positions = c.saveRestore.save.positions[:0]
+	c.endpoint.Sent(func(g dgram.Group, hw uint64) {
+		c.saveRestore.save.positions = append(c.saveRestore.save.positions, groupSeq{uint32(g), hw})
 	})
-	slices.SortFunc(c.sr.pos, func(a, b groupSeq) int { return int(a.group) - int(b.group) })
-	ev := hla.InitiateFederateSave{Label: c.sr.label}
-	if c.sr.hasTime {
-		ev.Time, ev.HasTime = c.tk.Make(c.sr.at), true
+	slices.SortFunc(c.saveRestore.save.positions, func(a, b groupSeq) int { return int(a.group) - int(b.group) })
+	ev := hla.InitiateFederateSave{Label: c.saveRestore.save.label}
+	if c.saveRestore.save.timed {
+		ev.Time, ev.HasTime = c.timeKind.Make(c.saveRestore.save.at), true
 	}
 	c.queueEndingAt(ev, unseenSave)
-	if c.tr != nil {
-		c.traceSave(c.sr.label)
+	if c.tracer != nil {
+		c.traceSave(c.saveRestore.save.label)
 	}
 	c.publishSaveStatus(ssInitiated)
 	c.saveMaybeCapture()
@@ -494,11 +449,11 @@ func (c *Core) saveMaybeInitiate() {
 // advance request (TAR, TARA: granted at the time asked for only).
 // Then the save cannot be initiated at its time (docs/saverestore.md).
 func (c *Core) saveOutrun() bool {
-	kind, t := c.tm.Pending()
+	kind, t := c.timeCore.Pending()
 	switch {
-	case kind == lbts.NoRequest || t <= c.sr.at:
+	case kind == lbts.NoRequest || t <= c.saveRestore.save.at:
 		return false
-	case c.tm.Time() >= c.sr.at:
+	case c.timeCore.Time() >= c.saveRestore.save.at:
 		return true
 	}
 	return kind == lbts.TimeAdvanceRequest || kind == lbts.TimeAdvanceRequestAvailable
@@ -507,11 +462,11 @@ func (c *Core) saveOutrun() bool {
 // publishSaveStatus publishes this federate's save status (with its send
 // positions).
 func (c *Core) publishSaveStatus(status uint8) {
-	c.sr.status = status
-	b := binary.AppendUvarint(nil, c.sr.sv)
+	c.saveRestore.save.status = status
+	b := binary.AppendUvarint(nil, c.saveRestore.save.version)
 	b = append(b, status)
-	b = binary.AppendUvarint(b, uint64(len(c.sr.pos)))
-	for _, p := range c.sr.pos {
+	b = binary.AppendUvarint(b, uint64(len(c.saveRestore.save.positions)))
+	for _, p := range c.saveRestore.save.positions {
 		b = binary.AppendUvarint(b, uint64(p.group))
 		b = binary.AppendUvarint(b, p.seq)
 	}
@@ -520,13 +475,23 @@ func (c *Core) publishSaveStatus(status uint8) {
 
 // noteSaveStatus records federate f's save status from its state value.
 func (c *Core) noteSaveStatus(f FederateHandle, value []byte) {
+	version, st, ok := decodeSaveStatus(value)
+	if !ok {
+		c.stats.Malformed++
+		return
+	}
+	c.saveRestore.save.noteStatus(f, version, st)
+}
+
+// decodeSaveStatus decodes a federate's keySaveStatus; false for bytes
+// that do not parse.
+func decodeSaveStatus(value []byte) (version uint64, st memberSave, ok bool) {
 	r := wireReader{b: value}
-	version := r.uvarint("version")
+	version = r.uvarint("version")
 	status := r.byte("status")
 	n := r.uvarint("positions")
 	if r.err != nil || n > uint64(len(r.b)) {
-		c.stats.Malformed++
-		return
+		return 0, st, false
 	}
 	pos := make([]groupSeq, 0, n)
 	for range n {
@@ -535,23 +500,28 @@ func (c *Core) noteSaveStatus(f FederateHandle, value []byte) {
 		pos = append(pos, groupSeq{uint32(g), s})
 	}
 	if r.err != nil || len(r.b) != 0 || status < ssInitiated || status > ssAbort {
-		c.stats.Malformed++
+		return 0, st, false
+	}
+	return version, memberSave{status: status, pos: pos}, true
+}
+
+// noteStatus records federate f's status in the save version names; a
+// status of another save is ignored.
+func (s *saveUnderWay) noteStatus(f FederateHandle, version uint64, st memberSave) {
+	if version != s.version || s.phase == saveIdle {
 		return
 	}
-	if version != c.sr.sv || c.sr.phase == saveIdle {
-		return
-	}
-	c.sr.saveSt[f] = memberSave{status: status, pos: pos}
+	s.statuses[f] = st
 }
 
 // saveMaybeCapture captures this federate's RTI state once it has
 // received everything the others sent before they were told to save.
 func (c *Core) saveMaybeCapture() {
-	if c.sr.phase < saveInitiated || c.sr.snap != nil || c.sr.status == ssTooLate {
+	if c.saveRestore.save.phase < saveInitiated || c.saveRestore.save.captured != nil || c.saveRestore.save.status == ssTooLate {
 		return
 	}
-	for _, f := range c.liveOthers(c.sr.parts) {
-		ms, ok := c.sr.saveSt[f]
+	for _, f := range c.federation.liveOf(c.saveRestore.save.parts) {
+		ms, ok := c.saveRestore.save.statuses[f]
 		if !ok {
 			return // not told yet
 		}
@@ -559,7 +529,7 @@ func (c *Core) saveMaybeCapture() {
 			return // the save fails anyway
 		}
 		for _, p := range ms.pos {
-			got, joined := c.tm.ReceivedThrough(lbts.FederateID(f), p.group)
+			got, joined := c.timeCore.ReceivedThrough(lbts.FederateID(f), p.group)
 			if joined && got < p.seq {
 				return
 			}
@@ -567,14 +537,14 @@ func (c *Core) saveMaybeCapture() {
 	}
 	snap, err := c.captureSnapshot()
 	if err != nil {
-		c.sr.snap = []byte{} // captured, unusable: the write reports it
-		c.sr.phase = max(c.sr.phase, saveBegun)
+		c.saveRestore.save.captured = []byte{} // captured, unusable: the write reports it
+		c.saveRestore.save.phase = max(c.saveRestore.save.phase, saveBegun)
 		c.publishSaveStatus(ssUnable)
 		c.saveCheck()
 		return
 	}
-	c.sr.snap = snap
-	if c.sr.writeAt {
+	c.saveRestore.save.captured = snap
+	if c.saveRestore.save.writePending {
 		c.saveWrite()
 	}
 }
@@ -585,13 +555,13 @@ func (c *Core) FederateSaveBegun() error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.phase != saveInitiated {
+	if c.saveRestore.save.phase != saveInitiated {
 		return hla.ErrSaveNotInitiated
 	}
 	if c.unseenHas(unseenSave) {
 		return notYetEnabled(hla.ErrSaveNotInitiated, "InitiateFederateSave")
 	}
-	c.sr.phase = saveBegun
+	c.saveRestore.save.phase = saveBegun
 	c.publishSaveStatus(ssBegun)
 	return nil
 }
@@ -604,17 +574,17 @@ func (c *Core) FederateSaveComplete(ok bool) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.phase != saveBegun || c.sr.writeAt {
+	if c.saveRestore.save.phase != saveBegun || c.saveRestore.save.writePending {
 		return hla.ErrFederateHasNotBegunSave
 	}
 	if !ok {
-		c.sr.phase = saveDone
+		c.saveRestore.save.phase = saveDone
 		c.publishSaveStatus(ssNotComplete)
 		c.saveCheck()
 		return nil
 	}
-	c.sr.writeAt = true
-	if c.sr.snap != nil {
+	c.saveRestore.save.writePending = true
+	if c.saveRestore.save.captured != nil {
 		c.saveWrite()
 	}
 	return nil
@@ -622,14 +592,14 @@ func (c *Core) FederateSaveComplete(ok bool) error {
 
 // saveWrite writes the captured state and reports the outcome.
 func (c *Core) saveWrite() {
-	c.sr.writeAt = false
-	c.sr.phase = saveDone
+	c.saveRestore.save.writePending = false
+	c.saveRestore.save.phase = saveDone
 	status := uint8(ssComplete)
 	switch {
-	case c.cfg.Saves == nil, len(c.sr.snap) == 0:
+	case c.cfg.Saves == nil, len(c.saveRestore.save.captured) == 0:
 		status = ssUnable
 	default:
-		if err := c.cfg.Saves.WriteSave(c.sr.label, c.sr.snap, c.encodeSavedSet()); err != nil {
+		if err := c.cfg.Saves.WriteSave(c.saveRestore.save.label, c.saveRestore.save.captured, c.encodeSavedSet()); err != nil {
 			status = ssUnable
 		}
 	}
@@ -643,7 +613,7 @@ func (c *Core) AbortFederationSave() error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.phase == saveIdle {
+	if c.saveRestore.save.phase == saveIdle {
 		return hla.ErrSaveNotInProgress
 	}
 	c.publishSaveStatus(ssAbort)
@@ -658,12 +628,12 @@ func (c *Core) QueryFederationSaveStatus() error {
 		return err
 	}
 	status := func(f FederateHandle) hla.SaveStatus {
-		if c.sr.phase == saveIdle {
+		if c.saveRestore.save.phase == saveIdle {
 			return hla.FederateSaveNotInitiated
 		}
-		st := c.sr.status
+		st := c.saveRestore.save.status
 		if f != c.self {
-			st = c.sr.saveSt[f].status
+			st = c.saveRestore.save.statuses[f].status
 		}
 		switch st {
 		case 0:
@@ -676,7 +646,7 @@ func (c *Core) QueryFederationSaveStatus() error {
 		return hla.FederateWaitingForFederationToSave
 	}
 	out := []hla.FederateHandleSaveStatusPair{{Federate: c.self, Status: status(c.self)}}
-	for f := range c.fed.members {
+	for f := range c.federation.members {
 		out = append(out, hla.FederateHandleSaveStatusPair{Federate: f, Status: status(f)})
 	}
 	slices.SortFunc(out, func(a, b hla.FederateHandleSaveStatusPair) int { return compareUint(a.Federate, b.Federate) })
@@ -687,14 +657,29 @@ func (c *Core) QueryFederationSaveStatus() error {
 // saveCheck decides the save when this federate decides it and every
 // live federate finished (or one aborted, or one left).
 func (c *Core) saveCheck() {
-	if c.sr.phase == saveIdle || !c.srDecider(c.sr.svCoord, c.sr.parts) {
+	sv := &c.saveRestore.save
+	if sv.phase == saveIdle || !c.federation.decides(c.self, sv.requester, sv.parts) {
 		return
 	}
-	reason := c.sr.failed
+	reason, done := sv.outcome(c.federation.liveOf(sv.parts))
+	if !done {
+		return
+	}
+	b := binary.AppendUvarint(nil, sv.version)
+	b = append(b, byte(reason))
+	c.setState(keySaveOutcome, b)
+	c.saveDecided(sv.version, reason)
+}
+
+// outcome decides the save from this federate's status and those of the
+// federates of live, the participants still joined: done is false while
+// it must wait for one of them; reason 0 is saved.
+func (s *saveUnderWay) outcome(live []FederateHandle) (reason hla.SaveFailureReason, done bool) {
+	reason = s.failed
 	final := func(st uint8) bool { return st >= ssComplete }
-	statuses := []uint8{c.sr.status}
-	for _, f := range c.liveOthers(c.sr.parts) {
-		statuses = append(statuses, c.sr.saveSt[f].status)
+	statuses := []uint8{s.status}
+	for _, f := range live {
+		statuses = append(statuses, s.statuses[f].status)
 	}
 	switch {
 	case slices.Contains(statuses, ssAbort):
@@ -705,7 +690,7 @@ func (c *Core) saveCheck() {
 	if reason == 0 {
 		for _, st := range statuses {
 			if !final(st) {
-				return
+				return 0, false
 			}
 		}
 		switch {
@@ -717,35 +702,32 @@ func (c *Core) saveCheck() {
 			reason = hla.FederateReportedFailureDuringSave
 		}
 	}
-	b := binary.AppendUvarint(nil, c.sr.sv)
-	b = append(b, byte(reason))
-	c.setState(keySaveDone, b)
-	c.saveDecided(c.sr.sv, reason)
+	return reason, true
 }
 
 // saveDecided ends the save: FederationSaved or NotSaved, the held
 // deliveries are acted on, the states and the key go.
 func (c *Core) saveDecided(version uint64, reason hla.SaveFailureReason) {
-	if version != c.sr.sv || c.sr.phase == saveIdle {
+	if version != c.saveRestore.save.version || c.saveRestore.save.phase == saveIdle {
 		return
 	}
-	if c.cfg.Saves != nil && c.sr.status != 0 {
-		c.cfg.Saves.EndSave(c.sr.label, reason == 0)
+	if c.cfg.Saves != nil && c.saveRestore.save.status != 0 {
+		c.cfg.Saves.EndSave(c.saveRestore.save.label, reason == 0)
 	}
 	if reason == 0 {
 		c.push(hla.FederationSaved{})
-		c.mom.lastSave, c.mom.lastSaveAt, c.mom.lastSaveTimed = c.sr.label, c.sr.at, c.sr.hasTime
+		c.mom.lastSave, c.mom.lastSaveAt, c.mom.lastSaveTimed = c.saveRestore.save.label, c.saveRestore.save.at, c.saveRestore.save.timed
 	} else {
 		c.push(hla.FederationNotSaved{Reason: reason})
 	}
-	coord := c.sr.svCoord
-	held := c.sr.held
-	c.sr.endSave()
+	coord := c.saveRestore.save.requester
+	held := c.saveRestore.save.held
+	c.saveRestore.endSave()
 	c.setState(keySaveStatus, nil)
 	if coord == c.self {
 		// (A requester that is gone has its key freed with it.)
 		c.setState(keySave, nil)
-		c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+		c.startOp(Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 	}
 	for _, d := range held {
 		c.handle(d, true)
@@ -753,10 +735,7 @@ func (c *Core) saveDecided(version uint64, reason hla.SaveFailureReason) {
 }
 
 // endSave forgets the save under way.
-func (s *saveRestore) endSave() {
-	s.sv, s.svCoord, s.label, s.hasTime, s.at = 0, 0, "", false, 0
-	s.phase, s.parts, s.saveSt, s.failed, s.held, s.snap, s.writeAt, s.status, s.pos = saveIdle, nil, nil, 0, nil, nil, false, 0, nil
-}
+func (s *saveRestore) endSave() { s.save = saveUnderWay{} }
 
 // ---- Restore ----
 
@@ -767,10 +746,10 @@ func (c *Core) RequestFederationRestore(label string) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.phase != saveIdle {
+	if c.saveRestore.save.phase != saveIdle {
 		return hla.ErrSaveInProgress
 	}
-	if c.sr.rphase != restoreIdle {
+	if c.saveRestore.restore.phase != restoreIdle {
 		return hla.ErrRestoreInProgress
 	}
 	c.requestRestore(label, 0)
@@ -784,13 +763,13 @@ func (c *Core) RequestFederationRestore(label string) error {
 // restores as (restoreAssign); when the joined federates' types do not
 // match the saved set's, or there is no saved set, the request fails.
 func (c *Core) requestRestore(label string, tries int) {
-	c.fed.startOp(c, Op{Kind: OpAcquire, Key: keySR, Value: []byte(label)}, func(r OpResult) {
+	c.startOp(Op{Kind: OpAcquire, Key: registerSaveRestore, Value: []byte(label)}, func(r OpResult) {
 		if r.Err == nil && r.Held {
-			parts := c.participants()
+			parts := c.federation.everyone(c.self)
 			as, err := c.restoreAssign(label, parts)
 			if err != nil {
 				c.push(hla.RequestFederationRestoreFailed{Label: label})
-				c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+				c.startOp(Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 				return
 			}
 			b := binary.AppendUvarint(nil, r.Version)
@@ -804,9 +783,9 @@ func (c *Core) requestRestore(label string, tries int) {
 			c.restoreAnnounced(c.self, r.Version, label, parts, as)
 			return
 		}
-		if tries < srRetries && c.state == joined {
-			c.sr.retry = append(c.sr.retry, srRetry{at: c.sr.ticks + srRetryTicks, run: func() {
-				if c.sr.phase == saveIdle && c.sr.rphase == restoreIdle {
+		if tries < saveRestoreRetries && c.federation.joined() {
+			c.saveRestore.retry = append(c.saveRestore.retry, retryAt{at: c.saveRestore.ticks + saveRestoreRetryTicks, run: func() {
+				if c.saveRestore.save.phase == saveIdle && c.saveRestore.restore.phase == restoreIdle {
 					c.requestRestore(label, tries+1)
 				} else {
 					c.push(hla.RequestFederationRestoreFailed{Label: label})
@@ -823,22 +802,22 @@ func (c *Core) requestRestore(label string, tries int) {
 // the request takes no part in it (it was not in the federation the
 // request is about, and the saved federation's members are checked).
 func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label string, parts []FederateHandle, as map[FederateHandle]restoreAs) {
-	if version <= c.sr.seenRest || c.state != joined {
+	if version <= c.saveRestore.seenRestore || !c.federation.joined() {
 		return
 	}
-	c.sr.seenRest = version
+	c.saveRestore.seenRestore = version
 	if !slices.Contains(parts, c.self) {
 		return
 	}
-	if c.sr.rphase != restoreIdle {
+	if c.saveRestore.restore.phase != restoreIdle {
 		return
 	}
-	c.sr.rv, c.sr.rvCoord, c.sr.rlabel, c.sr.rphase = version, coord, label, restorePending
-	c.sr.rparts = parts
-	c.sr.restSt = make(map[FederateHandle]uint8)
-	c.sr.rfailed = 0
-	c.sr.rsnap = nil
-	c.sr.ras = as
+	c.saveRestore.restore.version, c.saveRestore.restore.requester, c.saveRestore.restore.label, c.saveRestore.restore.phase = version, coord, label, restorePending
+	c.saveRestore.restore.parts = parts
+	c.saveRestore.restore.statuses = make(map[FederateHandle]uint8)
+	c.saveRestore.restore.failed = 0
+	c.saveRestore.restore.snapshot = nil
+	c.saveRestore.restore.assignment = as
 	var saved []FederateHandle
 	for _, a := range as {
 		saved = append(saved, a.handle)
@@ -848,23 +827,19 @@ func (c *Core) restoreAnnounced(coord FederateHandle, version uint64, label stri
 	if me, ok := as[c.self]; ok && c.cfg.Saves != nil {
 		if b, err := c.cfg.Saves.ReadSave(label, me.name); err == nil {
 			if s, err := decodeSnapshot(b); err == nil && c.snapshotFits(s, label, me, saved) == nil {
-				c.sr.rsnap, status = s, rsReady
+				c.saveRestore.restore.snapshot, status = s, rsReady
 			}
 		}
 	}
-	for f, st := range c.fed.states {
-		if v, ok := st[keyRestoreStat]; ok && v.value != nil {
-			c.noteRestoreStatus(f, v.value)
-		}
-	}
+	c.federation.eachState(keyRestoreStatus, func(f FederateHandle, v []byte) { c.noteRestoreStatus(f, v) })
 	c.publishRestoreStatus(status)
 	c.restoreCheck()
 }
 
 func (c *Core) publishRestoreStatus(status uint8) {
-	c.sr.restSt[c.self] = status
-	b := binary.AppendUvarint(nil, c.sr.rv)
-	c.setState(keyRestoreStat, append(b, status))
+	c.saveRestore.restore.statuses[c.self] = status
+	b := binary.AppendUvarint(nil, c.saveRestore.restore.version)
+	c.setState(keyRestoreStatus, append(b, status))
 }
 
 func (c *Core) noteRestoreStatus(f FederateHandle, value []byte) {
@@ -875,114 +850,147 @@ func (c *Core) noteRestoreStatus(f FederateHandle, value []byte) {
 		c.stats.Malformed++
 		return
 	}
-	if version != c.sr.rv || c.sr.rphase == restoreIdle {
+	c.saveRestore.restore.noteStatus(f, version, status)
+}
+
+// noteStatus records federate f's status in the restore version names;
+// a status of another restore is ignored.
+func (r *restoreUnderWay) noteStatus(f FederateHandle, version uint64, status uint8) {
+	if version != r.version || r.phase == restoreIdle {
 		return
 	}
-	c.sr.restSt[f] = status
+	r.statuses[f] = status
 }
 
 // restoreCheck decides the restore when this federate decides it: to
 // begin once every federate has its state (or to refuse), then the
 // outcome once every federate restored.
 func (c *Core) restoreCheck() {
-	if c.sr.rphase == restoreIdle || !c.srDecider(c.sr.rvCoord, c.sr.rparts) {
+	rs := &c.saveRestore.restore
+	if rs.phase == restoreIdle || !c.federation.decides(c.self, rs.requester, rs.parts) {
 		return
 	}
-	statuses := []uint8{c.sr.restSt[c.self]}
-	for _, f := range c.liveOthers(c.sr.rparts) {
-		statuses = append(statuses, c.sr.restSt[f])
-	}
-	if c.sr.rphase == restorePending {
-		if c.sr.rfailed != 0 {
-			c.restoreGo(false)
-			return
+	live := c.federation.liveOf(rs.parts)
+	if rs.phase == restorePending {
+		if begins, done := rs.begins(c.self, live); done {
+			c.restoreGo(begins)
 		}
-		for _, st := range statuses {
-			if st == 0 {
-				return
-			}
-		}
-		c.restoreGo(!slices.Contains(statuses, rsMissing))
 		return
 	}
-	reason := c.sr.rfailed
+	reason, done := rs.outcome(c.self, live)
+	if !done {
+		return
+	}
+	b := binary.AppendUvarint(nil, rs.version)
+	c.setState(keyRestoreOutcome, append(b, byte(reason)))
+	c.restoreDecided(rs.version, reason)
+}
+
+// statusesOf returns the statuses of self and of the federates of live.
+func (r *restoreUnderWay) statusesOf(self FederateHandle, live []FederateHandle) []uint8 {
+	statuses := []uint8{r.statuses[self]}
+	for _, f := range live {
+		statuses = append(statuses, r.statuses[f])
+	}
+	return statuses
+}
+
+// begins decides, while the restore is pending, whether it begins (every
+// participant still joined has its saved state): done is false while
+// one of self and live has not answered.
+func (r *restoreUnderWay) begins(self FederateHandle, live []FederateHandle) (begins, done bool) {
+	if r.failed != 0 {
+		return false, true
+	}
+	statuses := r.statusesOf(self, live)
+	for _, st := range statuses {
+		if st == 0 {
+			return false, false
+		}
+	}
+	return !slices.Contains(statuses, rsMissing), true
+}
+
+// outcome decides the restore once it began: done is false while one of
+// self and live has not restored; reason 0 is restored.
+func (r *restoreUnderWay) outcome(self FederateHandle, live []FederateHandle) (reason hla.RestoreFailureReason, done bool) {
+	statuses := r.statusesOf(self, live)
+	reason = r.failed
 	if slices.Contains(statuses, rsAbort) {
 		reason = hla.RestoreAborted
 	}
 	if reason == 0 {
 		for _, st := range statuses {
 			if st < rsComplete {
-				return
+				return 0, false
 			}
 		}
 		if slices.Contains(statuses, rsNotComplete) {
 			reason = hla.FederateReportedFailureDuringRestore
 		}
 	}
-	b := binary.AppendUvarint(nil, c.sr.rv)
-	c.setState(keyRestoreDone, append(b, byte(reason)))
-	c.restoreDecided(c.sr.rv, reason)
+	return reason, true
 }
 
 // restoreGo publishes the decision to begin (or refuse) the restore and
 // acts on it here.
 func (c *Core) restoreGo(ok bool) {
-	b := binary.AppendUvarint(nil, c.sr.rv)
-	c.setState(keyRestoreGo, append(b, boolByte(ok)))
-	c.restoreBegins(c.sr.rv, ok)
+	b := binary.AppendUvarint(nil, c.saveRestore.restore.version)
+	c.setState(keyRestoreBegin, append(b, boolByte(ok)))
+	c.restoreBegins(c.saveRestore.restore.version, ok)
 }
 
 // restoreBegins begins the restore here (ok) or ends the request.
 func (c *Core) restoreBegins(version uint64, ok bool) {
-	if version != c.sr.rv || c.sr.rphase != restorePending {
+	if version != c.saveRestore.restore.version || c.saveRestore.restore.phase != restorePending {
 		return
 	}
-	label := c.sr.rlabel
+	label := c.saveRestore.restore.label
 	if !ok {
-		if c.sr.rvCoord == c.self {
+		if c.saveRestore.restore.requester == c.self {
 			c.push(hla.RequestFederationRestoreFailed{Label: label})
 			c.setState(keyRestore, nil)
-			c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+			c.startOp(Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 		}
-		c.setState(keyRestoreStat, nil)
-		c.sr.rv, c.sr.rphase, c.sr.rparts, c.sr.rsnap, c.sr.restSt, c.sr.ras = 0, restoreIdle, nil, nil, nil, nil
+		c.setState(keyRestoreStatus, nil)
+		c.saveRestore.restore.version, c.saveRestore.restore.phase, c.saveRestore.restore.parts, c.saveRestore.restore.snapshot, c.saveRestore.restore.statuses, c.saveRestore.restore.assignment = 0, restoreIdle, nil, nil, nil, nil
 		return
 	}
-	if c.sr.rvCoord == c.self {
+	if c.saveRestore.restore.requester == c.self {
 		c.push(hla.RequestFederationRestoreSucceeded{Label: label})
 	}
 	c.push(hla.FederationRestoreBegun{})
-	if c.sr.phase != saveIdle {
+	if c.saveRestore.save.phase != saveIdle {
 		// A save still pending here (it cannot have been initiated: the
 		// register let the restore in after the save ended) ends.
-		c.sr.endSave()
+		c.saveRestore.endSave()
 	}
-	snap := c.sr.rsnap
-	c.sr.rsnap = nil
-	c.sr.rphase = restoreBegun
+	snap := c.saveRestore.restore.snapshot
+	c.saveRestore.restore.snapshot = nil
+	c.saveRestore.restore.phase = restoreBegun
 	if snap == nil {
 		// Told to restore without a saved state here (a decision that
 		// contradicts this federate's answer): it cannot.
-		c.sr.rphase = restoreDone
+		c.saveRestore.restore.phase = restoreDone
 		c.publishRestoreStatus(rsNotComplete)
 		c.restoreCheck()
 		return
 	}
-	remap := make(map[FederateHandle]FederateHandle, len(c.sr.ras))
-	for f, a := range c.sr.ras {
+	remap := make(map[FederateHandle]FederateHandle, len(c.saveRestore.restore.assignment))
+	for f, a := range c.saveRestore.restore.assignment {
 		remap[a.handle] = f
 	}
-	me := c.sr.ras[c.self]
-	c.sr.rname = me.name
+	me := c.saveRestore.restore.assignment[c.self]
+	c.saveRestore.restoredAs = me.name
 	c.applySnapshot(snap, version, remap)
 	c.setState(keyBranch, binary.AppendUvarint(nil, version))
-	if c.tr != nil {
+	if c.tracer != nil {
 		c.traceRestore(label, version)
 	}
 	c.queueEndingAt(hla.InitiateFederateRestore{Label: label, Name: me.name, Handle: me.handle}, unseenRestore)
 	// What the restored branch already sent here waited for this.
-	future := c.sr.future
-	c.sr.future = nil
+	future := c.saveRestore.future
+	c.saveRestore.future = nil
 	for _, d := range future {
 		c.handle(d, true)
 	}
@@ -993,10 +1001,10 @@ func (c *Core) restoreBegins(version uint64, ok bool) {
 // state, or before any restore): the name its own saved state is filed
 // under.
 func (c *Core) RestoredName() string {
-	if c.sr.rname == "" {
+	if c.saveRestore.restoredAs == "" {
 		return c.cfg.Name
 	}
-	return c.sr.rname
+	return c.saveRestore.restoredAs
 }
 
 // restoreAssign assigns every federate of parts (those joined now) the
@@ -1022,7 +1030,7 @@ func (c *Core) restoreAssign(label string, parts []FederateHandle) (map[Federate
 		if f == c.self {
 			return c.cfg.Type
 		}
-		return c.fed.members[f].Type
+		return c.federation.members[f].Type
 	}
 	if len(saved) != len(parts) {
 		return nil, fmt.Errorf("%w: %d federates saved, %d joined", errRestoreTypes, len(saved), len(parts))
@@ -1061,13 +1069,13 @@ func (c *Core) FederateRestoreComplete(ok bool) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.rphase != restoreBegun {
+	if c.saveRestore.restore.phase != restoreBegun {
 		return hla.ErrRestoreNotRequested
 	}
 	if c.unseenHas(unseenRestore) {
 		return notYetEnabled(hla.ErrRestoreNotRequested, "InitiateFederateRestore")
 	}
-	c.sr.rphase = restoreDone
+	c.saveRestore.restore.phase = restoreDone
 	status := uint8(rsComplete)
 	if !ok {
 		status = rsNotComplete
@@ -1083,7 +1091,7 @@ func (c *Core) AbortFederationRestore() error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if c.sr.rphase == restoreIdle {
+	if c.saveRestore.restore.phase == restoreIdle {
 		return hla.ErrRestoreNotInProgress
 	}
 	c.publishRestoreStatus(rsAbort)
@@ -1098,11 +1106,11 @@ func (c *Core) QueryFederationRestoreStatus() error {
 		return err
 	}
 	status := func(f FederateHandle) hla.RestoreStatus {
-		st, known := c.sr.restSt[f]
+		st, known := c.saveRestore.restore.statuses[f]
 		switch {
-		case c.sr.rphase == restoreIdle:
+		case c.saveRestore.restore.phase == restoreIdle:
 			return hla.NoRestoreInProgress
-		case c.sr.rphase == restorePending && (!known || st == rsReady || st == rsMissing):
+		case c.saveRestore.restore.phase == restorePending && (!known || st == rsReady || st == rsMissing):
 			if known {
 				return hla.FederateWaitingForRestoreToBegin
 			}
@@ -1116,13 +1124,13 @@ func (c *Core) QueryFederationRestoreStatus() error {
 	// brings back; the post-restore one the federate's own, which it
 	// keeps (docs/saverestore.md).
 	pre := func(f FederateHandle) FederateHandle {
-		if a, ok := c.sr.ras[f]; ok {
+		if a, ok := c.saveRestore.restore.assignment[f]; ok {
 			return a.handle
 		}
 		return f
 	}
 	out := []hla.FederateRestoreStatus{{PreRestore: pre(c.self), PostRestore: c.self, Status: status(c.self)}}
-	for f := range c.fed.members {
+	for f := range c.federation.members {
 		out = append(out, hla.FederateRestoreStatus{PreRestore: pre(f), PostRestore: f, Status: status(f)})
 	}
 	slices.SortFunc(out, func(a, b hla.FederateRestoreStatus) int { return compareUint(a.PreRestore, b.PreRestore) })
@@ -1132,7 +1140,7 @@ func (c *Core) QueryFederationRestoreStatus() error {
 
 // restoreDecided ends the restore: FederationRestored or NotRestored.
 func (c *Core) restoreDecided(version uint64, reason hla.RestoreFailureReason) {
-	if version != c.sr.rv || c.sr.rphase < restoreBegun {
+	if version != c.saveRestore.restore.version || c.saveRestore.restore.phase < restoreBegun {
 		return
 	}
 	if reason == 0 {
@@ -1140,20 +1148,20 @@ func (c *Core) restoreDecided(version uint64, reason hla.RestoreFailureReason) {
 	} else {
 		c.push(hla.FederationNotRestored{Reason: reason})
 	}
-	coord := c.sr.rvCoord
-	c.sr.rv, c.sr.rphase, c.sr.rparts, c.sr.restSt, c.sr.rfailed, c.sr.ras = 0, restoreIdle, nil, nil, 0, nil
-	c.setState(keyRestoreStat, nil)
+	coord := c.saveRestore.restore.requester
+	c.saveRestore.restore.version, c.saveRestore.restore.phase, c.saveRestore.restore.parts, c.saveRestore.restore.statuses, c.saveRestore.restore.failed, c.saveRestore.restore.assignment = 0, restoreIdle, nil, nil, 0, nil
+	c.setState(keyRestoreStatus, nil)
 	if coord == c.self {
 		c.setState(keyRestore, nil)
-		c.fed.startOp(c, Op{Kind: OpRelease, Key: keySR}, func(OpResult) {})
+		c.startOp(Op{Kind: OpRelease, Key: registerSaveRestore}, func(OpResult) {})
 	}
 }
 
 // ---- State and membership ----
 
-// srStateChanged folds another federate's save and restore state into
+// saveRestoreStateChanged folds another federate's save and restore state into
 // this federate's view.
-func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
+func (c *Core) saveRestoreStateChanged(h FederateHandle, key string, value []byte) {
 	if value == nil {
 		return
 	}
@@ -1174,7 +1182,7 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 		c.noteSaveStatus(h, value)
 		c.saveMaybeCapture()
 		c.saveCheck()
-	case keySaveDone:
+	case keySaveOutcome:
 		version := r.uvarint("version")
 		reason := r.byte("reason")
 		if r.err != nil || len(r.b) != 0 {
@@ -1200,7 +1208,7 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 			return
 		}
 		c.restoreAnnounced(h, version, label, parts, as)
-	case keyRestoreStat:
+	case keyRestoreStatus:
 		c.noteRestoreStatus(h, value)
 		c.restoreCheck()
 	case keyBranch:
@@ -1209,17 +1217,17 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 			c.stats.Malformed++
 			return
 		}
-		if v > c.sr.branch && !(c.sr.rphase != restoreIdle && c.sr.rv == v) {
+		if v > c.saveRestore.branch && !(c.saveRestore.restore.phase != restoreIdle && c.saveRestore.restore.version == v) {
 			c.followBranch(v)
 		}
-	case keyRestoreGo, keyRestoreDone:
+	case keyRestoreBegin, keyRestoreOutcome:
 		version := r.uvarint("version")
 		v := r.byte("outcome")
 		if r.err != nil || len(r.b) != 0 {
 			c.stats.Malformed++
 			return
 		}
-		if key == keyRestoreGo {
+		if key == keyRestoreBegin {
 			c.restoreBegins(version, v == 1)
 		} else {
 			c.restoreDecided(version, hla.RestoreFailureReason(v))
@@ -1232,42 +1240,42 @@ func (c *Core) srStateChanged(h FederateHandle, key string, value []byte) {
 // branch: it keeps its state, forgets the others' promises (their time
 // went back), and acts on what the branch sent it already.
 func (c *Core) followBranch(v uint64) {
-	c.sr.branch = v
-	if err := c.tm.Rebase(); err != nil {
+	c.saveRestore.branch = v
+	if err := c.timeCore.Rebase(); err != nil {
 		c.stats.Malformed++ // cannot happen: the node's own state is valid
 	}
 	c.setState(keyBranch, binary.AppendUvarint(nil, v))
-	future := c.sr.future
-	c.sr.future = nil
+	future := c.saveRestore.future
+	c.saveRestore.future = nil
 	for _, d := range future {
 		c.handle(d, true)
 	}
 }
 
-// srMemberLeft fails the save or restore under way when a federate
+// saveRestoreMemberLeft fails the save or restore under way when a federate
 // leaves it (resigned or lost), and re-checks: it may have been the one
 // waited for, or the decider.
-func (c *Core) srMemberLeft(h FederateHandle, lost bool) {
-	if c.sr.phase != saveIdle && c.sr.failed == 0 && slices.Contains(c.sr.parts, h) {
-		c.sr.failed = hla.FederateResignedDuringSave
+func (c *Core) saveRestoreMemberLeft(h FederateHandle, lost bool) {
+	if c.saveRestore.save.phase != saveIdle && c.saveRestore.save.failed == 0 && slices.Contains(c.saveRestore.save.parts, h) {
+		c.saveRestore.save.failed = hla.FederateResignedDuringSave
 		if lost {
-			c.sr.failed = hla.RTIDetectedFailureDuringSave
+			c.saveRestore.save.failed = hla.RTIDetectedFailureDuringSave
 		}
 	}
-	if c.sr.rphase != restoreIdle && c.sr.rfailed == 0 && slices.Contains(c.sr.rparts, h) {
-		c.sr.rfailed = hla.FederateResignedDuringRestore
+	if c.saveRestore.restore.phase != restoreIdle && c.saveRestore.restore.failed == 0 && slices.Contains(c.saveRestore.restore.parts, h) {
+		c.saveRestore.restore.failed = hla.FederateResignedDuringRestore
 		if lost {
-			c.sr.rfailed = hla.RTIDetectedFailureDuringRestore
+			c.saveRestore.restore.failed = hla.RTIDetectedFailureDuringRestore
 		}
 	}
 	c.saveCheck()
 	c.restoreCheck()
 }
 
-// srProcess runs after each pass over the time core: a timed save may
+// saveRestoreProcess runs after each pass over the time core: a timed save may
 // now be initiated, the capture may now be complete.
-func (c *Core) srProcess() {
-	switch c.sr.phase {
+func (c *Core) saveRestoreProcess() {
+	switch c.saveRestore.save.phase {
 	case savePending:
 		c.saveMaybeInitiate()
 	case saveInitiated, saveBegun, saveDone:
@@ -1283,12 +1291,12 @@ func (c *Core) srProcess() {
 // A replayed delivery (one held before) was reported received already.
 func (c *Core) branchGate(d reliable.Delivery, m *wireMsg, replay bool) bool {
 	switch {
-	case m.Branch < c.sr.branch:
+	case m.Branch < c.saveRestore.branch:
 		c.stats.Abandoned++
-	case m.Branch > c.sr.branch:
-		c.sr.future = append(c.sr.future, rawOf(d))
-	case c.sr.phase >= saveInitiated && m.Kind != kindTime:
-		c.sr.held = append(c.sr.held, rawOf(d))
+	case m.Branch > c.saveRestore.branch:
+		c.saveRestore.future = append(c.saveRestore.future, rawOf(d))
+	case c.saveRestore.save.phase >= saveInitiated && m.Kind != kindTime:
+		c.saveRestore.save.held = append(c.saveRestore.save.held, rawOf(d))
 	default:
 		return true
 	}

@@ -15,7 +15,7 @@ func TestSaveRestoreBadInput(t *testing.T) {
 	tn := newTestNet(t, 2)
 	c := tn.cores[0]
 	r := rand.New(rand.NewPCG(7, 7))
-	keys := []string{keySave, keySaveStatus, keySaveDone, keyRestore, keyRestoreStat, keyRestoreGo, keyRestoreDone, keyBranch}
+	keys := []string{keySave, keySaveStatus, keySaveOutcome, keyRestore, keyRestoreStatus, keyRestoreBegin, keyRestoreOutcome, keyBranch}
 	version := uint64(100)
 	for i := range 2000 {
 		b := make([]byte, r.IntN(24))

@@ -165,27 +165,27 @@ var errSnapshotRegions = errors.New("core: a subscription or association names a
 
 // captureSnapshot encodes this federate's RTI state now.
 func (c *Core) captureSnapshot() ([]byte, error) {
-	ts, err := c.tm.Save()
+	ts, err := c.timeCore.Save()
 	if err != nil {
 		return nil, err
 	}
 	s := &snapshot{
-		Format: snapshotFormat, Federation: c.cfg.Federation, Name: c.cfg.Name, Self: uint64(c.self), Label: c.sr.label,
+		Format: snapshotFormat, Federation: c.cfg.Federation, Name: c.cfg.Name, Self: uint64(c.self), Label: c.saveRestore.save.label,
 		Time: snapTime{Time: ts.Time, Lookahead: ts.Lookahead, Regulating: ts.Regulating, Constrained: ts.Constrained,
 			Floor: ts.Floor, FloorStrict: ts.FloorStrict, LastKind: uint8(ts.LastKind), SendAbove: ts.SendAbove},
-		Async:      c.tim.async,
+		Async:      c.timing.async,
 		Saved:      c.savedSet(),
 		PubObj:     map[uint64][]uint64{},
 		SubObj:     map[uint64][]uint64{},
 		SubMode:    map[uint64]snapSub{},
 		SubInt:     map[uint64]bool{},
-		Serial:     c.obj.serial,
-		Switches:   [4]bool{c.adv.classRel, c.adv.attrRel, c.adv.scope, c.adv.intRel},
-		OwnResign:  uint8(c.fed.own),
+		Serial:     c.objects.serial,
+		Switches:   [4]bool{c.advisories.classRel, c.advisories.attrRel, c.advisories.scope, c.advisories.intRel},
+		OwnResign:  uint8(c.federation.own),
 		IntOrder:   map[uint64]uint8{},
 		IntTranspt: map[uint64]uint8{},
 	}
-	for x, f := range c.own.alias {
+	for x, f := range c.ownership.alias {
 		if s.Alias == nil {
 			s.Alias = map[uint64]uint64{}
 		}
@@ -210,40 +210,40 @@ func (c *Core) captureSnapshot() ([]byte, error) {
 		}
 		return 0
 	})
-	for _, h := range c.tim.held {
+	for _, h := range c.timing.held {
 		s.HeldRO = append(s.HeldRO, snapMsg{From: uint64(h.d.from), Reliable: h.d.reliable, Msg: appendMsg(nil, h.msg)})
 	}
-	for _, d := range c.sr.held {
+	for _, d := range c.saveRestore.save.held {
 		s.Pending = append(s.Pending, snapMsg{From: uint64(d.From), Group: uint32(d.Group), Seq: d.Seq, Reliable: d.Reliable, Msg: d.Payload})
 	}
-	for cl, attrs := range c.dcl.pubObj {
+	for cl, attrs := range c.declared.pubObj {
 		s.PubObj[uint64(cl)] = sortedKeys(attrs)
 	}
-	for cl, attrs := range c.dcl.subObj {
+	for cl, attrs := range c.declared.subObj {
 		s.SubObj[uint64(cl)] = sortedKeys(attrs)
 	}
 	s.PubDirected, s.SubDirected = map[uint64][]uint64{}, map[uint64]map[uint64]bool{}
-	for cl, set := range c.dcl.pubDirected {
+	for cl, set := range c.declared.pubDirected {
 		s.PubDirected[uint64(cl)] = sortedKeys(set)
 	}
-	for cl, set := range c.dcl.subDirected {
+	for cl, set := range c.declared.subDirected {
 		m := make(map[uint64]bool, len(set))
 		for ic, u := range set {
 			m[uint64(ic)] = u
 		}
 		s.SubDirected[uint64(cl)] = m
 	}
-	for cl, m := range c.dcl.subMode {
+	for cl, m := range c.declared.subMode {
 		s.SubMode[uint64(cl)] = snapSub{Active: m.active, Rate: m.rate}
 	}
-	for cl := range c.dcl.pubInt {
+	for cl := range c.declared.pubInt {
 		s.PubInt = append(s.PubInt, uint64(cl))
 	}
 	slices.Sort(s.PubInt)
-	for cl := range c.dcl.subInt {
-		s.SubInt[uint64(cl)] = c.dcl.subIntMode[cl]
+	for cl := range c.declared.subInt {
+		s.SubInt[uint64(cl)] = c.declared.subIntMode[cl]
 	}
-	for h, in := range c.obj.inst {
+	for h, in := range c.objects.inst {
 		s.Instances = append(s.Instances, snapInstance{Federate: uint64(h.Federate), Serial: h.Serial,
 			Class: uint64(in.class.Handle), Known: uint64(in.known.Handle), Name: in.name, Named: in.named})
 	}
@@ -253,35 +253,35 @@ func (c *Core) captureSnapshot() ([]byte, error) {
 		}
 		return compareUint(a.Serial, b.Serial)
 	})
-	for h := range c.obj.deleted {
+	for h := range c.objects.deleted {
 		s.Deleted = append(s.Deleted, [2]uint64{uint64(h.Federate), h.Serial})
 	}
-	for f := range c.obj.gone {
+	for f := range c.objects.gone {
 		s.Gone = append(s.Gone, uint64(f))
 	}
-	for h, as := range c.own.held {
+	for h, as := range c.ownership.held {
 		for a, e := range as {
 			s.Held = append(s.Held, snapToken{Federate: uint64(h.Federate), Serial: h.Serial, Attr: uint64(a), Epoch: e})
 		}
 	}
-	for h, as := range c.own.view {
+	for h, as := range c.ownership.view {
 		for a, t := range as {
 			s.View = append(s.View, snapToken{Federate: uint64(h.Federate), Serial: h.Serial, Attr: uint64(a),
 				Owner: uint64(t.owner), Epoch: t.epoch, Via: uint64(t.via)})
 		}
 	}
-	for h, as := range c.own.ever {
+	for h, as := range c.ownership.ever {
 		for a := range as {
 			s.Ever = append(s.Ever, snapToken{Federate: uint64(h.Federate), Serial: h.Serial, Attr: uint64(a)})
 		}
 	}
-	for f := range c.own.left {
+	for f := range c.ownership.left {
 		s.Left = append(s.Left, uint64(f))
 	}
-	for cl, o := range c.obj.intOrder {
+	for cl, o := range c.objects.intOrder {
 		s.IntOrder[uint64(cl)] = uint8(o)
 	}
-	for cl, t := range c.obj.intTransport {
+	for cl, t := range c.objects.intTransport {
 		s.IntTranspt[uint64(cl)] = uint8(t)
 	}
 	if err := c.captureRegions(s); err != nil {
@@ -302,8 +302,8 @@ func (c *Core) captureRegions(s *snapshot) error {
 		}
 		return out, nil
 	}
-	s.RegionSerial = c.reg.serial
-	for h, r := range c.reg.regions {
+	s.RegionSerial = c.regions.serial
+	for h, r := range c.regions.regions {
 		dims := make([]uint64, len(r.dims))
 		for i, d := range r.dims {
 			dims[i] = uint64(d)
@@ -311,7 +311,7 @@ func (c *Core) captureRegions(s *snapshot) error {
 		s.Regions = append(s.Regions, snapRegion{Serial: h.Serial, Dims: dims, Pending: r.pending, Committed: r.committed, Uses: r.uses})
 	}
 	slices.SortFunc(s.Regions, func(a, b snapRegion) int { return compareUint(a.Serial, b.Serial) })
-	for cl, as := range c.reg.subs {
+	for cl, as := range c.regions.subs {
 		for a, sub := range as {
 			rs, err := serials(sub.regions)
 			if err != nil {
@@ -320,14 +320,14 @@ func (c *Core) captureRegions(s *snapshot) error {
 			s.RegionSubs = append(s.RegionSubs, snapRegionSub{Class: uint64(cl), Attr: uint64(a), Plain: sub.plain, Regions: rs})
 		}
 	}
-	for cl, sub := range c.reg.intSubs {
+	for cl, sub := range c.regions.intSubs {
 		rs, err := serials(sub.regions)
 		if err != nil {
 			return err
 		}
 		s.IntRegions = append(s.IntRegions, snapRegionSub{Class: uint64(cl), Plain: sub.plain, Regions: rs})
 	}
-	for h, as := range c.reg.assoc {
+	for h, as := range c.regions.assoc {
 		for a, hs := range as {
 			rs, err := serials(hs)
 			if err != nil {
@@ -342,10 +342,10 @@ func (c *Core) captureRegions(s *snapshot) error {
 // restoreRegions replaces the DDM state with s's (the cell groups are
 // joined again by the caller).
 func (c *Core) restoreRegions(s *snapshot) {
-	space, spaceOf := c.reg.space, c.reg.spaceOf
-	c.reg = newRegionSet()
-	c.reg.space, c.reg.spaceOf = space, spaceOf
-	c.reg.serial = s.RegionSerial
+	space, spaceOf := c.regions.space, c.regions.spaceOf
+	c.regions = newRegionSet()
+	c.regions.space, c.regions.spaceOf = space, spaceOf
+	c.regions.serial = s.RegionSerial
 	handles := func(serials []uint64) []RegionHandle {
 		out := make([]RegionHandle, len(serials))
 		for i, n := range serials {
@@ -358,22 +358,22 @@ func (c *Core) restoreRegions(s *snapshot) {
 		for i, d := range r.Dims {
 			dims[i] = DimensionHandle(d)
 		}
-		c.reg.regions[RegionHandle{Federate: c.self, Serial: r.Serial}] = &region{dims: dims, pending: r.Pending, committed: r.Committed, uses: r.Uses}
+		c.regions.regions[RegionHandle{Federate: c.self, Serial: r.Serial}] = &region{dims: dims, pending: r.Pending, committed: r.Committed, uses: r.Uses}
 	}
 	for _, sub := range s.RegionSubs {
-		as := c.reg.subs[ObjectClassHandle(sub.Class)]
+		as := c.regions.subs[ObjectClassHandle(sub.Class)]
 		if as == nil {
 			as = make(map[AttributeHandle]*regionSub)
-			c.reg.subs[ObjectClassHandle(sub.Class)] = as
+			c.regions.subs[ObjectClassHandle(sub.Class)] = as
 		}
 		as[AttributeHandle(sub.Attr)] = &regionSub{plain: sub.Plain, regions: handles(sub.Regions)}
 	}
 	for _, sub := range s.IntRegions {
-		c.reg.intSubs[InteractionClassHandle(sub.Class)] = &regionSub{plain: sub.Plain, regions: handles(sub.Regions)}
+		c.regions.intSubs[InteractionClassHandle(sub.Class)] = &regionSub{plain: sub.Plain, regions: handles(sub.Regions)}
 	}
 	for _, a := range s.Assoc {
 		h := ObjectInstanceHandle{Federate: FederateHandle(a.Federate), Serial: a.Serial}
-		inner(c.reg.assoc, h)[AttributeHandle(a.Attr)] = handles(a.Regions)
+		inner(c.regions.assoc, h)[AttributeHandle(a.Attr)] = handles(a.Regions)
 	}
 }
 
@@ -382,10 +382,10 @@ func (c *Core) restoreRegions(s *snapshot) {
 // since is left out (the save fails).
 func (c *Core) savedSet() []snapMember {
 	var out []snapMember
-	for _, f := range c.sr.parts {
+	for _, f := range c.saveRestore.save.parts {
 		if f == c.self {
 			out = append(out, snapMember{Handle: uint64(f), Name: c.cfg.Name, Type: c.cfg.Type})
-		} else if m, ok := c.fed.members[f]; ok {
+		} else if m, ok := c.federation.members[f]; ok {
 			out = append(out, snapMember{Handle: uint64(f), Name: m.Name, Type: m.Type})
 		}
 	}
@@ -503,76 +503,76 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64, remap map[FederateHandl
 		return FederateHandle(f)
 	}
 	live := func(f FederateHandle) bool {
-		_, ok := c.fed.members[f]
+		_, ok := c.federation.members[f]
 		return ok || f == c.self
 	}
-	oldObj, oldOwn := c.obj, c.own
-	c.sr.branch = branch
-	c.sr.held = nil
+	oldObj, oldOwn := c.objects, c.ownership
+	c.saveRestore.branch = branch
+	c.saveRestore.save.held = nil
 	c.restoreRegions(s)
 
 	// Declarations: leave what is declared now, take what was; the
 	// groups change by the difference.
 	var d groupDelta
-	oldSubObj := slices.Collect(maps.Keys(c.dcl.subObj))
-	oldSubInt := slices.Collect(maps.Keys(c.dcl.subInt))
-	leaveAll(&d, c.dcl.pubObj, c.objectClass, c.rt.unpublishObject)
-	leaveAll(&d, c.dcl.subObj, c.objectClass, c.rt.unsubscribeObject)
-	leaveAll(&d, c.dcl.pubInt, c.interactionClass, c.rt.unpublishInteraction)
-	leaveAll(&d, c.dcl.subInt, c.interactionClass, c.rt.unsubscribeInteraction)
-	for _, set := range c.dcl.pubDirected {
-		leaveAll(&d, set, c.interactionClass, c.rt.unpublishInteraction)
+	oldSubObj := slices.Collect(maps.Keys(c.declared.subObj))
+	oldSubInt := slices.Collect(maps.Keys(c.declared.subInt))
+	leaveAll(&d, c.declared.pubObj, c.objectClass, c.routing.unpublishObject)
+	leaveAll(&d, c.declared.subObj, c.objectClass, c.routing.unsubscribeObject)
+	leaveAll(&d, c.declared.pubInt, c.interactionClass, c.routing.unpublishInteraction)
+	leaveAll(&d, c.declared.subInt, c.interactionClass, c.routing.unsubscribeInteraction)
+	for _, set := range c.declared.pubDirected {
+		leaveAll(&d, set, c.interactionClass, c.routing.unpublishInteraction)
 	}
-	for _, set := range c.dcl.subDirected {
-		leaveAll(&d, set, c.interactionClass, c.rt.unsubscribeInteraction)
+	for _, set := range c.declared.subDirected {
+		leaveAll(&d, set, c.interactionClass, c.routing.unsubscribeInteraction)
 	}
-	c.dcl = newDeclarations()
+	c.declared = newDeclarations()
 	for cl, ics := range s.PubDirected {
 		published := func(uint64) bool { return true }
-		c.dcl.pubDirected[ObjectClassHandle(cl)] = c.restoreDirected(ics, published, c.rt.publishInteraction, &d)
+		c.declared.pubDirected[ObjectClassHandle(cl)] = c.restoreDirected(ics, published, c.routing.publishInteraction, &d)
 	}
 	for cl, ics := range s.SubDirected {
 		universally := func(h uint64) bool { return ics[h] }
-		c.dcl.subDirected[ObjectClassHandle(cl)] = c.restoreDirected(slices.Sorted(maps.Keys(ics)), universally, c.rt.subscribeInteraction, &d)
+		c.declared.subDirected[ObjectClassHandle(cl)] = c.restoreDirected(slices.Sorted(maps.Keys(ics)), universally, c.routing.subscribeInteraction, &d)
 	}
 	for cl, attrs := range s.PubObj {
 		oc, _ := c.objectClass(ObjectClassHandle(cl))
-		c.dcl.pubObj[oc.Handle] = attrSet(attrs)
-		d.add(c.rt.publishObject(oc))
+		c.declared.pubObj[oc.Handle] = attrSet(attrs)
+		d.add(c.routing.publishObject(oc))
 	}
 	for cl, attrs := range s.SubObj {
 		oc, _ := c.objectClass(ObjectClassHandle(cl))
-		c.dcl.subObj[oc.Handle] = attrSet(attrs)
-		d.add(c.rt.subscribeObject(oc))
+		c.declared.subObj[oc.Handle] = attrSet(attrs)
+		d.add(c.routing.subscribeObject(oc))
 		if m, ok := s.SubMode[cl]; ok {
-			c.dcl.subMode[oc.Handle] = subMode{active: m.Active, rate: m.Rate}
+			c.declared.subMode[oc.Handle] = subMode{active: m.Active, rate: m.Rate}
 		}
 	}
 	for _, cl := range s.PubInt {
 		ic, _ := c.interactionClass(InteractionClassHandle(cl))
-		c.dcl.pubInt[ic.Handle] = true
-		d.add(c.rt.publishInteraction(ic))
+		c.declared.pubInt[ic.Handle] = true
+		d.add(c.routing.publishInteraction(ic))
 	}
 	for cl, active := range s.SubInt {
 		ic, _ := c.interactionClass(InteractionClassHandle(cl))
-		c.dcl.subInt[ic.Handle] = true
-		c.dcl.subIntMode[ic.Handle] = active
-		d.add(c.rt.subscribeInteraction(ic))
+		c.declared.subInt[ic.Handle] = true
+		c.declared.subIntMode[ic.Handle] = active
+		d.add(c.routing.subscribeInteraction(ic))
 	}
 	c.applyGroups(d.net())
 	c.rejoinCells()
 	// The others learn the subscriptions again from the replicated state.
-	for _, cl := range append(oldSubObj, slices.Collect(maps.Keys(c.dcl.subObj))...) {
+	for _, cl := range append(oldSubObj, slices.Collect(maps.Keys(c.declared.subObj))...) {
 		oc, _ := c.objectClass(cl)
 		c.publishInterest(oc)
 	}
-	for _, cl := range append(oldSubInt, slices.Collect(maps.Keys(c.dcl.subInt))...) {
+	for _, cl := range append(oldSubInt, slices.Collect(maps.Keys(c.declared.subInt))...) {
 		c.publishInteractionInterest(cl)
 	}
 
 	// Objects and tokens.
-	c.obj = newObjects(c.self)
-	c.obj.serial = s.Serial
+	c.objects = newObjects(c.self)
+	c.objects.serial = s.Serial
 	for _, in := range s.Instances {
 		h := ObjectInstanceHandle{Federate: FederateHandle(in.Federate), Serial: in.Serial}
 		if isMOM(h) && h.Federate != 0 && h != federationMOM {
@@ -580,25 +580,25 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64, remap map[FederateHandl
 		}
 		class, _ := c.objectClass(ObjectClassHandle(in.Class))
 		known, _ := c.objectClass(ObjectClassHandle(in.Known))
-		c.obj.inst[h] = &instance{class: class, known: known, name: in.Name, named: in.Named}
-		c.obj.names[in.Name] = h
+		c.objects.inst[h] = &instance{class: class, known: known, name: in.Name, named: in.Named}
+		c.objects.names[in.Name] = h
 	}
 	for _, h := range s.Deleted {
-		c.obj.deleted[ObjectInstanceHandle{Federate: FederateHandle(h[0]), Serial: h[1]}] = true
+		c.objects.deleted[ObjectInstanceHandle{Federate: FederateHandle(h[0]), Serial: h[1]}] = true
 	}
 	for _, f := range s.Gone {
-		c.obj.gone[rf(f)] = true
+		c.objects.gone[rf(f)] = true
 	}
 	for cl, o := range s.IntOrder {
-		c.obj.intOrder[InteractionClassHandle(cl)] = OrderType(o)
+		c.objects.intOrder[InteractionClassHandle(cl)] = OrderType(o)
 	}
 	for cl, t := range s.IntTranspt {
-		c.obj.intTransport[InteractionClassHandle(cl)] = hla.TransportationType(t)
+		c.objects.intTransport[InteractionClassHandle(cl)] = hla.TransportationType(t)
 	}
-	c.own = newOwnership(c.self)
+	c.ownership = newOwnership(c.self)
 	for _, t := range s.Held {
 		h := ObjectInstanceHandle{Federate: FederateHandle(t.Federate), Serial: t.Serial}
-		inner(c.own.held, h)[AttributeHandle(t.Attr)] = t.Epoch
+		inner(c.ownership.held, h)[AttributeHandle(t.Attr)] = t.Epoch
 	}
 	for _, t := range s.View {
 		h := ObjectInstanceHandle{Federate: FederateHandle(t.Federate), Serial: t.Serial}
@@ -609,23 +609,23 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64, remap map[FederateHandl
 		if t.Via != 0 {
 			via = rf(t.Via)
 		}
-		inner(c.own.view, h)[AttributeHandle(t.Attr)] = token{owner: owner, epoch: t.Epoch, via: via}
+		inner(c.ownership.view, h)[AttributeHandle(t.Attr)] = token{owner: owner, epoch: t.Epoch, via: via}
 	}
 	for _, t := range s.Ever {
 		h := ObjectInstanceHandle{Federate: FederateHandle(t.Federate), Serial: t.Serial}
-		inner(c.own.ever, h)[AttributeHandle(t.Attr)] = true
+		inner(c.ownership.ever, h)[AttributeHandle(t.Attr)] = true
 	}
 	for _, f := range s.Left {
-		c.own.left[rf(f)] = true
+		c.ownership.left[rf(f)] = true
 	}
 	for x, f := range s.Alias {
 		if to := rf(f); to != FederateHandle(x) {
-			c.own.setAlias(FederateHandle(x), to)
+			c.ownership.setAlias(FederateHandle(x), to)
 		}
 	}
 	for from, to := range remap {
 		if from != to {
-			c.own.setAlias(from, to)
+			c.ownership.setAlias(from, to)
 		}
 	}
 	// The MOM instances are the live federates' (a saved federate
@@ -634,28 +634,28 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64, remap map[FederateHandl
 		if !isMOM(h) || h.Federate == 0 || h == federationMOM || !live(h.Federate) {
 			continue
 		}
-		c.obj.inst[h] = in
-		c.obj.names[in.name] = h
+		c.objects.inst[h] = in
+		c.objects.names[in.name] = h
 		if m := oldOwn.held[h]; m != nil {
-			c.own.held[h] = m
+			c.ownership.held[h] = m
 		}
 		if m := oldOwn.view[h]; m != nil {
-			c.own.view[h] = m
+			c.ownership.view[h] = m
 		}
 		if m := oldOwn.ever[h]; m != nil {
-			c.own.ever[h] = m
+			c.ownership.ever[h] = m
 		}
 	}
 	c.resendCells()
-	c.adv.classRel, c.adv.attrRel, c.adv.scope, c.adv.intRel = s.Switches[0], s.Switches[1], s.Switches[2], s.Switches[3]
+	c.advisories.classRel, c.advisories.attrRel, c.advisories.scope, c.advisories.intRel = s.Switches[0], s.Switches[1], s.Switches[2], s.Switches[3]
 	if a := ResignAction(s.OwnResign); a.Valid() {
-		c.fed.own = a
+		c.federation.own = a
 	}
 
 	// Time: the time core goes back; its queue and the held messages are
 	// the saved ones.
-	c.tim = newTiming()
-	c.tim.async = s.Async
+	c.timing = newTiming()
+	c.timing.async = s.Async
 	c.forgetUnseen()
 	st := lbts.Saved{Time: s.Time.Time, Lookahead: s.Time.Lookahead, Regulating: s.Time.Regulating,
 		Constrained: s.Time.Constrained, Floor: s.Time.Floor, FloorStrict: s.Time.FloorStrict,
@@ -669,7 +669,7 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64, remap map[FederateHandl
 		st.Queue = append(st.Queue, lbts.TSO{From: lbts.FederateID(rf(q.From)), Time: q.Time,
 			Payload: tsoPayload{msg: m, from: rf(q.From), reliable: q.Reliable}})
 	}
-	if err := c.tm.Restore(st); err != nil {
+	if err := c.timeCore.Restore(st); err != nil {
 		c.stats.Malformed++
 	}
 	for _, h := range s.HeldRO {
@@ -678,10 +678,10 @@ func (c *Core) applySnapshot(s *snapshot, branch uint64, remap map[FederateHandl
 			c.stats.Malformed++
 			continue
 		}
-		c.tim.held = append(c.tim.held, heldMsg{msg: m, d: delivery{from: rf(h.From), received: Receive, reliable: h.Reliable}})
+		c.timing.held = append(c.timing.held, heldMsg{msg: m, d: delivery{from: rf(h.From), received: Receive, reliable: h.Reliable}})
 	}
-	c.sr.restoring = true
-	defer func() { c.sr.restoring = false }()
+	c.saveRestore.restoring = true
+	defer func() { c.saveRestore.restoring = false }()
 	for _, p := range s.Pending {
 		c.handle(reliable.Delivery{From: reliable.NodeID(rf(p.From)), Group: dgram.Group(p.Group), Seq: p.Seq, Reliable: p.Reliable, Payload: p.Msg}, true)
 	}
@@ -714,7 +714,7 @@ func leaveAll[H comparable, V, C any](d *groupDelta, declared map[H]V, class fun
 	}
 }
 
-// restoreDirected makes a directed set (c.dcl.pubDirected's or
+// restoreDirected makes a directed set (c.declared.pubDirected's or
 // subDirected's) of a snapshot's interaction classes hs, each with
 // value(h), skipping classes the FDD lacks, and adds join's routing
 // change for each to d.

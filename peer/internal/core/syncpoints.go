@@ -27,12 +27,6 @@ import (
 //     and everyone that was announced the point hears
 //     FederationSynchronized. A member that resigns or is lost is no longer
 //     waited for. The registrar then frees the key: the label is reusable.
-const (
-	keySyncPoint    = "y/" // + label: a registered point (registrar's state)
-	keySyncAchieved = "a/" // + label: this federate achieved it
-	keySyncDone     = "z/" // + label: the point is synchronized (decider's state)
-	syncKeyPrefix   = "sync/"
-)
 
 // syncPoint is one synchronization point this federate knows of.
 type syncPoint struct {
@@ -100,15 +94,15 @@ func (c *Core) RegisterFederationSynchronizationPoint(label string, tag []byte, 
 	// A label is unique while its point is pending: re-registering one's
 	// own fails like anyone else's (the register would only say this
 	// federate holds the key already).
-	if p := c.sync.points[label]; c.sync.registering[label] || (p != nil && p.registrar == c.self && !p.done) {
+	if p := c.syncPoints.points[label]; c.syncPoints.registering[label] || (p != nil && p.registrar == c.self && !p.done) {
 		c.push(hla.SynchronizationPointRegistrationFailed{Label: label, Reason: hla.SynchronizationPointLabelNotUnique})
 		return nil
 	}
-	c.sync.registering[label] = true
+	c.syncPoints.registering[label] = true
 	tag = slices.Clone(tag)
 	start := func() { c.registerSync(label, tag, set) }
-	if _, busy := c.sync.releasing[label]; busy {
-		c.sync.releasing[label] = start
+	if _, busy := c.syncPoints.releasing[label]; busy {
+		c.syncPoints.releasing[label] = start
 		return nil
 	}
 	start()
@@ -120,12 +114,12 @@ func (c *Core) RegisterFederationSynchronizationPoint(label string, tag []byte, 
 // is decided, which is where joins are decided too: a federate whose
 // join returned counts, whatever this federate was told of it yet.
 func (c *Core) registerSync(label string, tag []byte, set []FederateHandle) {
-	op := Op{Kind: OpAcquire, Key: syncKeyPrefix + label, Value: tag}
+	op := Op{Kind: OpAcquire, Key: registerSyncPoint + label, Value: tag}
 	if set != nil {
 		op.Joined = set
 	}
-	c.fed.startOp(c, op, func(r OpResult) {
-		delete(c.sync.registering, label)
+	c.startOp(op, func(r OpResult) {
+		delete(c.syncPoints.registering, label)
 		if r.NotJoined {
 			c.push(hla.SynchronizationPointRegistrationFailed{Label: label, Reason: hla.SynchronizationSetMemberNotJoined})
 			return
@@ -135,7 +129,7 @@ func (c *Core) registerSync(label string, tag []byte, set []FederateHandle) {
 			return
 		}
 		p := &syncPoint{registrar: c.self, version: r.Version, tag: tag, set: set, achieved: make(map[FederateHandle]bool)}
-		c.sync.points[label] = p
+		c.syncPoints.points[label] = p
 		c.setState(keySyncPoint+label, encodeSyncPoint(p))
 		c.push(hla.SynchronizationPointRegistrationSucceeded{Label: label})
 		if p.member(c.self) {
@@ -153,7 +147,7 @@ func (c *Core) SynchronizationPointAchieved(label string, success bool) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	p := c.sync.points[label]
+	p := c.syncPoints.points[label]
 	if p == nil || !p.announced || p.done {
 		return fmt.Errorf("%w: %q", hla.ErrSynchronizationPointLabelNotAnnounced, label)
 	}
@@ -223,25 +217,21 @@ func (c *Core) syncStateChanged(h FederateHandle, key string, value []byte) {
 		if len(set) == 0 {
 			set = nil
 		}
-		if p := c.sync.points[label]; p != nil && p.version >= version {
+		if p := c.syncPoints.points[label]; p != nil && p.version >= version {
 			return
 		}
 		p := &syncPoint{registrar: h, version: version, tag: slices.Clone(tag), set: set, achieved: make(map[FederateHandle]bool)}
-		c.sync.points[label] = p
+		c.syncPoints.points[label] = p
 		// Achievements that came before the point did.
-		for f, st := range c.fed.states {
-			if v, ok := st[keySyncAchieved+label]; ok && v.value != nil {
-				c.noteAchieved(p, f, v.value)
-			}
-		}
-		if p.member(c.self) && c.state == joined {
+		c.federation.eachState(keySyncAchieved+label, func(f FederateHandle, v []byte) { c.noteAchieved(p, f, v) })
+		if p.member(c.self) && c.federation.joined() {
 			p.announced = true
 			c.push(hla.AnnounceSynchronizationPoint{Label: label, Tag: slices.Clone(tag)})
 		}
 		c.syncCheck(label)
 	case strings.HasPrefix(key, keySyncAchieved):
 		label := key[len(keySyncAchieved):]
-		if p := c.sync.points[label]; p != nil && value != nil {
+		if p := c.syncPoints.points[label]; p != nil && value != nil {
 			c.noteAchieved(p, h, value)
 			c.syncCheck(label)
 		}
@@ -257,7 +247,7 @@ func (c *Core) syncStateChanged(h FederateHandle, key string, value []byte) {
 			c.stats.Malformed++
 			return
 		}
-		if p := c.sync.points[label]; p != nil && p.version == version {
+		if p := c.syncPoints.points[label]; p != nil && p.version == version {
 			c.synchronized(label, p, failed)
 		}
 	}
@@ -280,11 +270,11 @@ func (c *Core) decider(p *syncPoint) bool {
 	if p.registrar == c.self {
 		return true
 	}
-	if _, alive := c.fed.members[p.registrar]; alive {
+	if c.federation.isMember(p.registrar) {
 		return false
 	}
 	lowest := c.self
-	for f := range c.fed.members {
+	for f := range c.federation.members {
 		if p.member(f) && f < lowest {
 			lowest = f
 		}
@@ -295,16 +285,16 @@ func (c *Core) decider(p *syncPoint) bool {
 // syncCheck synchronizes label when this federate decides it and every
 // live member achieved it.
 func (c *Core) syncCheck(label string) {
-	p := c.sync.points[label]
+	p := c.syncPoints.points[label]
 	if p == nil || p.done || !c.decider(p) {
 		return
 	}
 	live := []FederateHandle{c.self}
-	for f := range c.fed.members {
+	for f := range c.federation.members {
 		live = append(live, f)
 	}
 	for _, f := range p.set {
-		if _, known := c.fed.members[f]; !known && f != c.self && !c.sync.gone[f] {
+		if !c.federation.isMember(f) && f != c.self && !c.syncPoints.gone[f] {
 			return // joined when the point was registered; not seen here yet
 		}
 	}
@@ -338,8 +328,8 @@ func (c *Core) synchronized(label string, p *syncPoint, failed []FederateHandle)
 		return
 	}
 	p.done = true
-	delete(c.sync.points, label)
-	if p.announced && c.state == joined {
+	delete(c.syncPoints.points, label)
+	if p.announced && c.federation.joined() {
 		c.push(hla.FederationSynchronized{Label: label, Failed: failed})
 	}
 	if _, mine := p.achieved[c.self]; mine {
@@ -347,10 +337,10 @@ func (c *Core) synchronized(label string, p *syncPoint, failed []FederateHandle)
 	}
 	if p.registrar == c.self {
 		c.setState(keySyncPoint+label, nil)
-		c.sync.releasing[label] = nil
-		c.fed.startOp(c, Op{Kind: OpRelease, Key: syncKeyPrefix + label}, func(OpResult) {
-			next := c.sync.releasing[label]
-			delete(c.sync.releasing, label)
+		c.syncPoints.releasing[label] = nil
+		c.startOp(Op{Kind: OpRelease, Key: registerSyncPoint + label}, func(OpResult) {
+			next := c.syncPoints.releasing[label]
+			delete(c.syncPoints.releasing, label)
 			if next != nil {
 				next()
 			}
@@ -363,10 +353,10 @@ func (c *Core) synchronized(label string, p *syncPoint, failed []FederateHandle)
 // member the decider was waiting to hear of).
 func (c *Core) syncMembersChanged(h FederateHandle, left bool) {
 	if left {
-		c.sync.gone[h] = true
+		c.syncPoints.gone[h] = true
 	}
-	labels := make([]string, 0, len(c.sync.points))
-	for l := range c.sync.points {
+	labels := make([]string, 0, len(c.syncPoints.points))
+	for l := range c.syncPoints.points {
 		labels = append(labels, l)
 	}
 	slices.Sort(labels)

@@ -123,7 +123,7 @@ func (c *Core) handle(d reliable.Delivery, replay bool) {
 	if from == c.self {
 		return
 	}
-	m := &c.rx
+	m := &c.inbound
 	*m = wireMsg{Pairs: m.Pairs[:0]}
 	if err := decodeInto(d.Payload, m, true); err != nil {
 		if !replay {
@@ -132,7 +132,7 @@ func (c *Core) handle(d reliable.Delivery, replay bool) {
 		c.stats.Malformed++
 		return
 	}
-	if (m.Branch != c.sr.branch || c.sr.phase >= saveInitiated) && !c.sr.restoring && !c.branchGate(d, m, replay) {
+	if (m.Branch != c.saveRestore.branch || c.saveRestore.save.phase >= saveInitiated) && !c.saveRestore.restoring && !c.branchGate(d, m, replay) {
 		return
 	}
 	c.stats.Delivered++
@@ -149,8 +149,8 @@ func (c *Core) handle(d reliable.Delivery, replay bool) {
 		}
 		return
 	}
-	if d.Reliable && m.TSO && m.HasTime && c.tm.Constrained() && m.Kind != kindTime {
-		err := c.tm.ReceiveTSO(lbts.TSO{
+	if d.Reliable && m.TSO && m.HasTime && c.timeCore.Constrained() && m.Kind != kindTime {
+		err := c.timeCore.ReceiveTSO(lbts.TSO{
 			From: lbts.FederateID(from), Group: uint32(d.Group), Seq: d.Seq, Time: m.Time,
 			Payload: tsoPayload{msg: keep(m), from: from, reliable: d.Reliable, outside: c.arrivalOutside(m)},
 		})
@@ -174,7 +174,7 @@ func (c *Core) handle(d reliable.Delivery, replay bool) {
 			c.stats.Malformed++
 			return
 		}
-		_ = c.tm.Step(tm) // a refused time message is the sender's problem; the next one corrects it
+		_ = c.timeCore.Step(tm) // a refused time message is the sender's problem; the next one corrects it
 	case kindQuery:
 		if len(m.Data) > 0 {
 			c.earlyInterest(from, ObjectClassHandle(m.Ref), m.Data)
@@ -220,7 +220,7 @@ func decodeTimeMsgpack(b []byte) (lbts.Message, error) {
 
 func (c *Core) received(d reliable.Delivery) {
 	if d.Reliable {
-		c.tm.Received(lbts.FederateID(d.From), uint32(d.Group), d.Seq)
+		c.timeCore.Received(lbts.FederateID(d.From), uint32(d.Group), d.Seq)
 	}
 }
 
@@ -232,7 +232,7 @@ func (c *Core) received(d reliable.Delivery) {
 func (c *Core) deliverRO(m *wireMsg, d delivery) {
 	if m.Kind != kindRegister && c.holdsRO() {
 		d.outside = c.arrivalOutside(m)
-		c.tim.held = append(c.tim.held, heldMsg{keep(m), d})
+		c.timing.held = append(c.timing.held, heldMsg{keep(m), d})
 		return
 	}
 	c.applyDelivered(m, d)
@@ -240,17 +240,17 @@ func (c *Core) deliverRO(m *wireMsg, d delivery) {
 
 // holdsRO reports whether receive-order messages wait now.
 func (c *Core) holdsRO() bool {
-	return !c.tim.async && c.tm.Constrained() && !c.tm.Advancing()
+	return !c.timing.async && c.timeCore.Constrained() && !c.timeCore.Advancing()
 }
 
 // releaseHeld delivers the held receive-order messages, in the order they
 // came, once they need not wait any more.
 func (c *Core) releaseHeld() {
-	if len(c.tim.held) == 0 || c.holdsRO() {
+	if len(c.timing.held) == 0 || c.holdsRO() {
 		return
 	}
-	held := c.tim.held
-	c.tim.held = nil
+	held := c.timing.held
+	c.timing.held = nil
 	for _, h := range held {
 		c.applyDelivered(h.msg, h.d)
 	}
@@ -260,12 +260,12 @@ func (c *Core) releaseHeld() {
 // remembers it, and queues the events.
 func (c *Core) applyDelivered(m *wireMsg, d delivery) {
 	evs := c.apply(c.evBuf[:0], m, d)
-	if c.tr != nil {
+	if c.tracer != nil {
 		c.traceDeliver(m, d.from, d.received, evs)
 	}
 	if m.TSO && len(evs) > 0 {
 		// Remembered so that its retraction becomes a RequestRetraction.
-		c.tim.delivered.add(msgKey{d.from, m.ID})
+		c.timing.delivered.add(msgKey{d.from, m.ID})
 	}
 	c.push(evs...)
 	clear(evs) // drop the references; keep the room
@@ -277,21 +277,21 @@ func (c *Core) applyDelivered(m *wireMsg, d delivery) {
 // federate is asked to retract it (RequestRetraction) if it was already
 // delivered here.
 func (c *Core) onRetract(m *wireMsg, from FederateHandle, group uint32) {
-	if c.tm.Retract(lbts.FederateID(from), group, m.RefSeq) {
-		if c.tr != nil {
+	if c.timeCore.Retract(lbts.FederateID(from), group, m.RefSeq) {
+		if c.tracer != nil {
 			c.traceRetracted(from, m.Ref, true)
 		}
 		return
 	}
-	if !c.tim.delivered.has(msgKey{from, m.Ref}) {
+	if !c.timing.delivered.has(msgKey{from, m.Ref}) {
 		return // never received here (not subscribed, or dropped)
 	}
-	if k := (msgKey{from, m.Ref}); c.reg.retracted.has(k) {
+	if k := (msgKey{from, m.Ref}); c.regions.retracted.has(k) {
 		return // a message sent into several cell groups is retracted on each
 	} else {
-		c.reg.retracted.add(k)
+		c.regions.retracted.add(k)
 	}
-	if c.tr != nil {
+	if c.tracer != nil {
 		c.traceRetracted(from, m.Ref, false)
 	}
 	c.push(hla.RequestRetraction{Handle: MessageRetractionHandle{Federate: from, Serial: m.Ref}})
@@ -307,7 +307,7 @@ func (c *Core) actOnTime(rd lbts.Ready) {
 		c.sendTime(&rd.Directed[i].Message, outMsg{group: controlGroup, to: FederateHandle(rd.Directed[i].To)})
 	}
 	received := TimeStamp
-	if !c.tm.Constrained() {
+	if !c.timeCore.Constrained() {
 		received = Receive // disableTimeConstrained released the queue
 	}
 	for _, d := range rd.Deliver {
@@ -318,36 +318,36 @@ func (c *Core) actOnTime(rd lbts.Ready) {
 		c.applyDelivered(p.msg, delivery{from: p.from, received: received, reliable: p.reliable, outside: p.outside})
 	}
 	if rd.RegulationEnabled != nil {
-		if c.tr != nil {
+		if c.tracer != nil {
 			c.traceTime("regulation", *rd.RegulationEnabled)
 		}
-		c.queueEnding(hla.TimeRegulationEnabled{Time: c.tk.Make(*rd.RegulationEnabled)}, unseenRegulation, *rd.RegulationEnabled)
+		c.queueEnding(hla.TimeRegulationEnabled{Time: c.timeKind.Make(*rd.RegulationEnabled)}, unseenRegulation, *rd.RegulationEnabled)
 	}
 	if rd.ConstrainedEnabled != nil {
-		if c.tr != nil {
+		if c.tracer != nil {
 			c.traceTime("constrained", *rd.ConstrainedEnabled)
 		}
-		c.queueEnding(hla.TimeConstrainedEnabled{Time: c.tk.Make(*rd.ConstrainedEnabled)}, unseenConstrained, *rd.ConstrainedEnabled)
+		c.queueEnding(hla.TimeConstrainedEnabled{Time: c.timeKind.Make(*rd.ConstrainedEnabled)}, unseenConstrained, *rd.ConstrainedEnabled)
 	}
 	if rd.Grant != nil {
-		if c.tr != nil {
+		if c.tracer != nil {
 			c.traceTime("grant", *rd.Grant)
 		}
-		c.queueEnding(hla.TimeAdvanceGrant{Time: c.tk.Make(*rd.Grant), Request: rd.GrantKind}, unseenGrant, *rd.Grant)
+		c.queueEnding(hla.TimeAdvanceGrant{Time: c.timeKind.Make(*rd.Grant), Request: rd.GrantKind}, unseenGrant, *rd.Grant)
 	}
 }
 
 // sendTime sends the time core's Message m as o says (to the group, or
 // to one federate).
 func (c *Core) sendTime(m *lbts.Message, o outMsg) {
-	b, err := m.AppendBinary(c.tbuf[:0])
+	b, err := m.AppendBinary(c.timeBuf[:0])
 	if err != nil {
 		c.stats.Malformed++ // cannot happen: the core's own messages encode
 		return
 	}
-	c.tbuf = b
-	c.tmsg = wireMsg{Kind: kindTime, TimeMsg: b} // send encodes it before returning
-	o.msg = &c.tmsg
+	c.timeBuf = b
+	c.timeMsg = wireMsg{Kind: kindTime, TimeMsg: b} // send encodes it before returning
+	o.msg = &c.timeMsg
 	_, _ = c.send(o) // a time message that cannot be sent is resent with the next state
 }
 
@@ -363,15 +363,15 @@ func (c *Core) sendAll(outs []outMsg, ts float64) (MessageRetractionHandle, erro
 		if err != nil {
 			return h, err
 		}
-		if c.tr != nil {
+		if c.tracer != nil {
 			c.traceSend(o.msg, !o.reliable)
 		}
 		if o.msg.TSO && o.reliable {
-			if err := c.tm.SentTSO(uint32(o.group), seq, ts); err != nil {
+			if err := c.timeCore.SentTSO(uint32(o.group), seq, ts); err != nil {
 				return h, c.timeError(err)
 			}
 			for i, g := range o.also {
-				if err := c.tm.SentTSO(uint32(g), c.alsoSeqs[i], ts); err != nil {
+				if err := c.timeCore.SentTSO(uint32(g), c.alsoSeqs[i], ts); err != nil {
 					return h, c.timeError(err)
 				}
 			}
@@ -384,10 +384,10 @@ func (c *Core) sendAll(outs []outMsg, ts float64) (MessageRetractionHandle, erro
 // recordSent remembers a time-stamp-order message for Retract and returns
 // its handle.
 func (c *Core) recordSent(o outMsg, seq uint64, ts float64) MessageRetractionHandle {
-	t := &c.tim
+	t := &c.timing
 	if len(t.sentTSO) >= max(maxSentTSO, t.sweepAt) {
 		for id, s := range t.sentTSO {
-			if c.tm.CheckRetract(s.ts) != nil {
+			if c.timeCore.CheckRetract(s.ts) != nil {
 				delete(t.sentTSO, id)
 			}
 		}
@@ -406,9 +406,9 @@ func (c *Core) recordSent(o outMsg, seq uint64, ts float64) MessageRetractionHan
 // reports whether the federate is regulating, which decides whether the
 // message travels in time-stamp order.
 func (c *Core) mayStamp(hasTime bool, ts float64) (regulating bool, err error) {
-	regulating = c.tm.Regulating()
+	regulating = c.timeCore.Regulating()
 	if hasTime && regulating {
-		if err := c.tm.CheckSend(ts); err != nil {
+		if err := c.timeCore.CheckSend(ts); err != nil {
 			return regulating, c.timeError(err)
 		}
 	}
@@ -423,9 +423,9 @@ func (c *Core) timeError(err error) error {
 	var ite *lbts.InvalidTimeError
 	if errors.As(err, &ite) {
 		if ite.Op == "advance" {
-			return fmt.Errorf("%w: %v is before the federate's time %v", hla.ErrLogicalTimeAlreadyPassed, c.tk.Make(ite.Requested), c.tk.Make(ite.Min))
+			return fmt.Errorf("%w: %v is before the federate's time %v", hla.ErrLogicalTimeAlreadyPassed, c.timeKind.Make(ite.Requested), c.timeKind.Make(ite.Min))
 		}
-		return &hla.InvalidLogicalTimeError{Given: c.tk.Make(ite.Requested), Earliest: c.tk.Make(ite.Min), After: ite.Strict}
+		return &hla.InvalidLogicalTimeError{Given: c.timeKind.Make(ite.Requested), Earliest: c.timeKind.Make(ite.Min), After: ite.Strict}
 	}
 	for _, m := range []struct{ from, to error }{
 		{lbts.ErrInTimeAdvance, hla.ErrInTimeAdvancingState},
@@ -451,14 +451,14 @@ func (c *Core) timeError(err error) error {
 // EnableTimeRegulation (§8.2) makes the federate time-regulating with the
 // given lookahead. TimeRegulationEnabled follows.
 func (c *Core) EnableTimeRegulation(lookahead LogicalTime) error {
-	l, err := c.tk.Interval(lookahead)
+	l, err := c.timeKind.Interval(lookahead)
 	if err != nil {
 		return err
 	}
 	if err := c.pendingError(true, true, false); err != nil {
 		return err
 	}
-	return c.timeError(c.tm.EnableRegulation(l))
+	return c.timeError(c.timeCore.EnableRegulation(l))
 }
 
 // DisableTimeRegulation (§8.4).
@@ -466,11 +466,11 @@ func (c *Core) DisableTimeRegulation() error {
 	if c.unseenHas(unseenRegulation) {
 		return notYetEnabled(hla.ErrTimeRegulationIsNotEnabled, "TimeRegulationEnabled")
 	}
-	if err := c.tm.DisableRegulation(); err != nil {
+	if err := c.timeCore.DisableRegulation(); err != nil {
 		return c.timeError(err)
 	}
-	if c.tr != nil {
-		c.tr.begin("unregulated").end()
+	if c.tracer != nil {
+		c.tracer.begin("unregulated").end()
 	}
 	return nil
 }
@@ -480,7 +480,7 @@ func (c *Core) EnableTimeConstrained() error {
 	if err := c.pendingError(true, false, true); err != nil {
 		return err
 	}
-	return c.timeError(c.tm.EnableConstrained())
+	return c.timeError(c.timeCore.EnableConstrained())
 }
 
 // DisableTimeConstrained (§8.7). Time-stamp-order messages still queued
@@ -490,11 +490,11 @@ func (c *Core) DisableTimeConstrained() error {
 	if c.unseenHas(unseenConstrained) {
 		return notYetEnabled(hla.ErrTimeConstrainedIsNotEnabled, "TimeConstrainedEnabled")
 	}
-	if err := c.tm.DisableConstrained(); err != nil {
+	if err := c.timeCore.DisableConstrained(); err != nil {
 		return c.timeError(err)
 	}
-	if c.tr != nil {
-		c.tr.begin("unconstrained").end()
+	if c.tracer != nil {
+		c.tracer.begin("unconstrained").end()
 	}
 	c.process() // the queue first, then what was held
 	c.releaseHeld()
@@ -505,18 +505,18 @@ func (c *Core) DisableTimeConstrained() error {
 // Receive-order messages held for the time advancing state are delivered
 // at once.
 func (c *Core) TimeAdvance(kind lbts.RequestKind, t LogicalTime) error {
-	ts, err := c.tk.Value(t)
+	ts, err := c.timeKind.Value(t)
 	if err != nil {
 		return err
 	}
 	if err := c.pendingError(true, true, true); err != nil {
 		return err
 	}
-	if err := c.tm.Request(kind, ts); err != nil {
+	if err := c.timeCore.Request(kind, ts); err != nil {
 		return c.timeError(err)
 	}
-	c.rel.Flush() // bundling never delays a grant
-	if c.tr != nil {
+	c.endpoint.Flush() // bundling never delays a grant
+	if c.tracer != nil {
 		c.traceRequest(kind.String(), ts)
 	}
 	c.releaseHeld()
@@ -526,33 +526,33 @@ func (c *Core) TimeAdvance(kind lbts.RequestKind, t LogicalTime) error {
 // EnableAsynchronousDelivery (§8.14): receive-order messages are
 // delivered whenever they arrive. Held ones are delivered now.
 func (c *Core) EnableAsynchronousDelivery() error {
-	if c.tim.async {
+	if c.timing.async {
 		return hla.ErrAsynchronousDeliveryAlreadyEnabled
 	}
-	c.tim.async = true
+	c.timing.async = true
 	c.releaseHeld()
 	return nil
 }
 
 // DisableAsynchronousDelivery (§8.15), the default.
 func (c *Core) DisableAsynchronousDelivery() error {
-	if !c.tim.async {
+	if !c.timing.async {
 		return hla.ErrAsynchronousDeliveryAlreadyDisabled
 	}
-	c.tim.async = false
+	c.timing.async = false
 	return nil
 }
 
 // Retract (§8.21) withdraws a time-stamp-order message this federate
 // sent. See peer.Federate.Retract for the errors.
 func (c *Core) Retract(h MessageRetractionHandle) error {
-	if !c.tm.Regulating() || c.unseenHas(unseenRegulation) {
+	if !c.timeCore.Regulating() || c.unseenHas(unseenRegulation) {
 		return hla.ErrTimeRegulationIsNotEnabled
 	}
 	if h.Federate != c.self || h.Serial == 0 || h.Serial > c.msgID {
 		return fmt.Errorf("%w: %v", hla.ErrInvalidMessageRetractionHandle, h)
 	}
-	s, ok := c.tim.sentTSO[h.Serial]
+	s, ok := c.timing.sentTSO[h.Serial]
 	if !ok {
 		// A handle this federate gave out whose record was dropped once
 		// it could no longer be retracted.
@@ -561,10 +561,10 @@ func (c *Core) Retract(h MessageRetractionHandle) error {
 	if s.retracted {
 		return fmt.Errorf("%w: %v was retracted already", hla.ErrInvalidMessageRetractionHandle, h)
 	}
-	if err := c.tm.CheckRetract(s.ts); err != nil {
+	if err := c.timeCore.CheckRetract(s.ts); err != nil {
 		if errors.Is(err, lbts.ErrCannotRetract) {
-			delete(c.tim.sentTSO, h.Serial)
-			return fmt.Errorf("%w: %v at %v", hla.ErrMessageCanNoLongerBeRetracted, h, c.tk.Make(s.ts))
+			delete(c.timing.sentTSO, h.Serial)
+			return fmt.Errorf("%w: %v at %v", hla.ErrMessageCanNoLongerBeRetracted, h, c.timeKind.Make(s.ts))
 		}
 		return c.timeError(err)
 	}
@@ -583,12 +583,12 @@ func (c *Core) Retract(h MessageRetractionHandle) error {
 		}
 		// Later promises cover the retraction, so that no receiver is
 		// granted past the message before the retraction reaches it.
-		if err := c.tm.Covered(copies[i].group, seq); err != nil {
+		if err := c.timeCore.Covered(copies[i].group, seq); err != nil {
 			return fmt.Errorf("%w: %w", hla.ErrRTIinternalError, err)
 		}
 	}
 	s.retracted = true
-	if c.tr != nil {
+	if c.tracer != nil {
 		c.traceRetract(h.Serial)
 	}
 	return nil
@@ -596,7 +596,7 @@ func (c *Core) Retract(h MessageRetractionHandle) error {
 
 // ModifyLookahead (§8.19).
 func (c *Core) ModifyLookahead(lookahead LogicalTime) error {
-	l, err := c.tk.Interval(lookahead)
+	l, err := c.timeKind.Interval(lookahead)
 	if err != nil {
 		return err
 	}
@@ -606,10 +606,10 @@ func (c *Core) ModifyLookahead(lookahead LogicalTime) error {
 	if err := c.pendingError(true, false, false); err != nil {
 		return err
 	}
-	if err := c.tm.ModifyLookahead(l); err != nil {
+	if err := c.timeCore.ModifyLookahead(l); err != nil {
 		return c.timeError(err)
 	}
-	if c.tr != nil {
+	if c.tracer != nil {
 		c.traceLookahead(l)
 	}
 	return nil
@@ -617,24 +617,24 @@ func (c *Core) ModifyLookahead(lookahead LogicalTime) error {
 
 // QueryLogicalTime (§8.17): the time of the last grant (or enable)
 // handed over to the federate.
-func (c *Core) QueryLogicalTime() LogicalTime { return c.tk.Make(c.shownTime()) }
+func (c *Core) QueryLogicalTime() LogicalTime { return c.timeKind.Make(c.shownTime()) }
 
 // QueryLookahead (§8.20).
 func (c *Core) QueryLookahead() (LogicalTime, error) {
-	if !c.tm.Regulating() || c.unseenHas(unseenRegulation) {
+	if !c.timeCore.Regulating() || c.unseenHas(unseenRegulation) {
 		return nil, hla.ErrTimeRegulationIsNotEnabled
 	}
-	return c.tk.Make(c.tm.Lookahead()), nil
+	return c.timeKind.Make(c.timeCore.Lookahead()), nil
 }
 
 // QueryGALT (§8.16): false when no regulating federate bounds it.
 func (c *Core) QueryGALT() (LogicalTime, bool) {
-	t, ok := c.tm.GALT()
-	return c.tk.Make(t), ok
+	t, ok := c.timeCore.GALT()
+	return c.timeKind.Make(t), ok
 }
 
 // QueryLITS (§8.18): false when nothing bounds it.
 func (c *Core) QueryLITS() (LogicalTime, bool) {
-	t, ok := c.tm.LITS()
-	return c.tk.Make(t), ok
+	t, ok := c.timeCore.LITS()
+	return c.timeKind.Make(t), ok
 }

@@ -142,7 +142,7 @@ func msgKindName(k uint8) string {
 // ---- Hooks, called on the loop goroutine ----
 
 func (c *Core) traceJoin() {
-	t := c.tr
+	t := c.tracer
 	t.fed = c.cfg.Name
 	t.begin("join")
 	t.str("handle", strconv.FormatUint(uint64(c.self), 10))
@@ -150,10 +150,10 @@ func (c *Core) traceJoin() {
 }
 
 func (c *Core) traceTime(ev string, tm float64) {
-	t := c.tr
+	t := c.tracer
 	t.begin(ev)
 	if ev == "regulation" {
-		t.num("lookahead", c.tm.Lookahead())
+		t.num("lookahead", c.timeCore.Lookahead())
 	}
 	t.num("t", tm)
 	t.end()
@@ -162,17 +162,17 @@ func (c *Core) traceTime(ev string, tm float64) {
 // traceSave records this federate's save point (InitiateFederateSave);
 // traceRestore its return to one, on restore branch branch: what it
 // delivered since that save point may come again.
-func (c *Core) traceSave(label string) { c.tr.begin("save").str("label", label).end() }
+func (c *Core) traceSave(label string) { c.tracer.begin("save").str("label", label).end() }
 
 func (c *Core) traceRestore(label string, branch uint64) {
-	c.tr.begin("restore").str("label", label).num("branch", float64(branch)).end()
+	c.tracer.begin("restore").str("label", label).num("branch", float64(branch)).end()
 }
 
 func (c *Core) traceRequest(kind string, tm float64) {
-	c.tr.begin("request").str("kind", kind).num("t", tm).end()
+	c.tracer.begin("request").str("kind", kind).num("t", tm).end()
 }
 
-func (c *Core) traceLookahead(l float64) { c.tr.begin("lookahead").num("lookahead", l).end() }
+func (c *Core) traceLookahead(l float64) { c.tracer.begin("lookahead").num("lookahead", l).end() }
 
 // traceSend records a sent update, interaction or delete; best says it
 // went best effort (no repair: nobody is owed it).
@@ -181,7 +181,7 @@ func (c *Core) traceSend(m *wireMsg, best bool) {
 	if kind == "" {
 		return
 	}
-	t := c.tr
+	t := c.tracer
 	t.begin("send")
 	t.msg(c.cfg.Name, m.ID)
 	t.str("kind", kind)
@@ -245,13 +245,13 @@ func (t *tracer) flag(k string) {
 // subscribed), whether regions narrow any of them, whether an update
 // rate limits them.
 func (c *Core) traceSubscription(oc *fomxml.ObjectClass) {
-	set := c.dcl.subObj[oc.Handle]
+	set := c.declared.subObj[oc.Handle]
 	attrs := make([]AttributeHandle, 0, len(set))
 	for a := range set {
 		attrs = append(attrs, a)
 	}
 	slices.Sort(attrs)
-	t := c.tr
+	t := c.tracer
 	t.begin("subscribe").str("class", oc.QualifiedName)
 	t.buf = append(t.buf, `,"attrs":[`...)
 	for i, a := range attrs {
@@ -265,12 +265,12 @@ func (c *Core) traceSubscription(oc *fomxml.ObjectClass) {
 		t.flag("sub")
 	}
 	for _, a := range attrs {
-		if !c.reg.subs[oc.Handle][a].covers() {
+		if !c.regions.subs[oc.Handle][a].covers() {
 			t.flag("regions")
 			break
 		}
 	}
-	if c.dcl.subMode[oc.Handle].rate != "" {
+	if c.declared.subMode[oc.Handle].rate != "" {
 		t.flag("rate")
 	}
 	t.end()
@@ -283,11 +283,11 @@ func (c *Core) traceInteractionSubscription(ic InteractionClassHandle) {
 	if !ok {
 		return
 	}
-	t := c.tr
+	t := c.tracer
 	t.begin("subscribe").str("class", cl.QualifiedName)
-	if c.dcl.subInt[ic] {
+	if c.declared.subInt[ic] {
 		t.flag("sub")
-		if s := c.reg.intSubs[ic]; !s.covers() {
+		if s := c.regions.intSubs[ic]; !s.covers() {
 			t.flag("regions")
 		}
 	}
@@ -318,7 +318,7 @@ func (c *Core) traceDeliver(m *wireMsg, from FederateHandle, received OrderType,
 	if !delivered || msgKindName(m.Kind) == "" {
 		return
 	}
-	t := c.tr
+	t := c.tracer
 	t.begin("deliver")
 	t.msg(c.senderName(from), m.ID)
 	t.src(from)
@@ -352,11 +352,11 @@ func (c *Core) traceDeliver(m *wireMsg, from FederateHandle, received OrderType,
 // when no member list knows it yet (the data plane can be faster than
 // membership); checkers map it back through the sender's join line.
 func (c *Core) senderName(h FederateHandle) string {
-	if n, ok := c.tr.names[h]; ok {
+	if n, ok := c.tracer.names[h]; ok {
 		return n
 	}
-	if m, ok := c.fed.members[h]; ok {
-		c.tr.names[h] = m.Name
+	if m, ok := c.federation.members[h]; ok {
+		c.tracer.names[h] = m.Name
 		return m.Name
 	}
 	return "#" + strconv.FormatUint(uint64(h), 10)
@@ -365,11 +365,11 @@ func (c *Core) senderName(h FederateHandle) string {
 // traceForget remembers a leaving member's name and, when it was lost,
 // writes the lost event.
 func (c *Core) traceForget(h FederateHandle, name string, lost bool) {
-	c.tr.names[h] = name
+	c.tracer.names[h] = name
 	if !lost {
 		return
 	}
-	t := c.tr
+	t := c.tracer
 	t.begin("lost")
 	t.str("peer", name)
 	t.end()
@@ -379,7 +379,7 @@ func (c *Core) traceForget(h FederateHandle, name string, lost bool) {
 // sender h lost for good (MessagesLost): which ones, the trace cannot
 // say, so the checker owes this federate none of h's messages after it.
 func (c *Core) traceGap(h FederateHandle, n uint64) {
-	t := c.tr
+	t := c.tracer
 	t.begin("gap")
 	t.str("peer", c.senderName(h))
 	t.src(h)
@@ -388,14 +388,14 @@ func (c *Core) traceGap(h FederateHandle, n uint64) {
 }
 
 func (c *Core) traceResign() {
-	t := c.tr
+	t := c.tracer
 	t.begin("resign")
 	t.end()
 }
 
 // traceRetract records that this federate retracted its message id.
 func (c *Core) traceRetract(id uint64) {
-	t := c.tr
+	t := c.tracer
 	t.begin("retract")
 	t.msg(c.cfg.Name, id)
 	t.end()
@@ -405,7 +405,7 @@ func (c *Core) traceRetract(id uint64) {
 // dropped says the message was still queued (it will not be delivered);
 // otherwise it was delivered and the federate is asked to retract it.
 func (c *Core) traceRetracted(from FederateHandle, id uint64, dropped bool) {
-	t := c.tr
+	t := c.tracer
 	t.begin("retracted")
 	t.msg(c.senderName(from), id)
 	t.src(from)
@@ -420,14 +420,14 @@ func (c *Core) traceRetracted(from FederateHandle, id uint64, dropped bool) {
 // traceOwner records that this federate's view of who owns attribute a of
 // obj changed: owner (0: nobody) at epoch.
 func (c *Core) traceOwner(obj ObjectInstanceHandle, a AttributeHandle, owner FederateHandle, epoch uint64) {
-	if c.tr == nil {
+	if c.tracer == nil {
 		return
 	}
-	t := c.tr
+	t := c.tracer
 	t.begin("owner")
 	t.str("obj", obj.String())
 	name := strconv.FormatUint(uint64(a), 10)
-	if in := c.obj.inst[obj]; in != nil {
+	if in := c.objects.inst[obj]; in != nil {
 		name = attributeName(in.class, a)
 	}
 	t.str("attr", name)

@@ -4,27 +4,18 @@ package core
 // msgpack. msgpack reflects over the struct and the map, so even with a
 // reused Encoder/Decoder it allocates per field and per value; the
 // hand-written codec allocates nothing to append into a buffer with room
-// or to decode into a reused message, and only the slice, or the message
-// and its map, otherwise. Its encoding is also 37-46% smaller
+// or to decode into a reused message, and only a few times (the slice,
+// or the message and its map) otherwise. Its encoding is also 37-46% smaller
 // (update 134 bytes vs 213, interaction 73 vs 134) and deterministic.
 //
-// ns/op (fastest of 6, -cpu 1, on a shared 2-core AMD EPYC, load 6-8)
-// and allocs/op; "reused" is msgpack.GetEncoder/GetDecoder kept across
-// messages, or appendMsg(buf[:0], m) and decodeMsgInto(b, &m):
+// The benchmarks in wire_bench_test.go measure both codecs on an update
+// (3 values, ~100 bytes) and an interaction (4 parameters), in ns/op and
+// allocs/op, with msgpack's Encoder and Decoder fresh or reused
+// (GetEncoder/GetDecoder) and ours into a fresh or a reused buffer
+// (appendMsg(buf[:0], m), decodeMsgInto(b, &m)); the reused binary codec
+// allocates nothing, msgpack 10 to 30 times per message. Run them with:
 //
-//	                  update (3 values, ~100 B)   interaction (4 parameters)
-//	encode msgpack          4365 ns  20 allocs          4159 ns  22 allocs
-//	encode msgpack reused   3456 ns  16 allocs          3358 ns  18 allocs
-//	encode encodeMsg         563 ns   1 alloc            551 ns   1 alloc
-//	encode appendMsg reused  232 ns   0 allocs           278 ns   0 allocs
-//	decode msgpack          4818 ns  15 allocs          4625 ns  17 allocs
-//	decode msgpack reused   4731 ns  10 allocs          4744 ns  12 allocs
-//	decode decodeMsg         667 ns   2 allocs           672 ns   2 allocs
-//	decode decodeMsgInto     478 ns   0 allocs           281 ns   0 allocs
-//
-// Rerun with:
-//
-//	go test -run '^$' -bench 'WireEncode|WireDecode|WireSize' -benchmem -cpu 1 -count 6 ./peer/
+//	go test -run '^$' -bench 'WireEncode|WireDecode|WireSize' -benchmem -cpu 1 -count 6 ./peer/internal/core/
 //
 // Most of what remains is the Values map (iterating it on encode, filling
 // it on decode).

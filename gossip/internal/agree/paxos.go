@@ -1,18 +1,18 @@
-package gossip
+package agree
 
 // This file holds the single-decree Paxos pieces: ballots, the acceptor,
 // and the messages replicas exchange. It is pure: no clock, no network,
 // no goroutines.
 
-// ballot orders the attempts to choose a value for one instance. Real
+// Ballot orders the attempts to choose a value for one instance. Real
 // ballots have N >= 1; the proposer's identity breaks ties, so two
 // proposers never use the same ballot.
-type ballot struct {
+type Ballot struct {
 	N    uint64 `msgpack:"n"`
-	Node nodeID `msgpack:"p"`
+	Node NodeID `msgpack:"p"`
 }
 
-func (b ballot) less(o ballot) bool {
+func (b Ballot) less(o Ballot) bool {
 	if b.N != o.N {
 		return b.N < o.N
 	}
@@ -22,8 +22,8 @@ func (b ballot) less(o ballot) bool {
 // accState is what one acceptor remembers about one instance: the highest
 // ballot it promised, and the highest ballot (and its value) it accepted.
 type accState struct {
-	Promised ballot
-	Accepted ballot
+	Promised Ballot
+	Accepted Ballot
 	Value    []byte
 }
 
@@ -54,7 +54,7 @@ func (a *acceptor) get(inst uint64) *accState {
 // prepare handles phase 1a. It promises b when b is at least the highest
 // ballot promised so far and returns the state to report (on refusal,
 // Promised tells the proposer what to beat).
-func (a *acceptor) prepare(inst uint64, b ballot) (bool, accState) {
+func (a *acceptor) prepare(inst uint64, b Ballot) (bool, accState) {
 	st := a.get(inst)
 	if b.less(st.Promised) {
 		return false, *st
@@ -65,7 +65,7 @@ func (a *acceptor) prepare(inst uint64, b ballot) (bool, accState) {
 
 // accept handles phase 2a: it accepts (b, v) unless it promised a higher
 // ballot. It returns the ballot promised afterwards.
-func (a *acceptor) accept(inst uint64, b ballot, v []byte) (bool, ballot) {
+func (a *acceptor) accept(inst uint64, b Ballot, v []byte) (bool, Ballot) {
 	st := a.get(inst)
 	switch {
 	case !b.less(st.Promised):
@@ -95,57 +95,57 @@ func (a *acceptor) forgetBelow(index uint64) {
 	}
 }
 
-// msgType tells the role of a message.
-type msgType uint8
+// MsgType tells the role of a message.
+type MsgType uint8
 
 const (
-	msgPrepare  msgType = iota + 1 // proposer -> acceptor, phase 1a
-	msgPromise                     // acceptor -> proposer, phase 1b (OK=false: refused)
-	msgAccept                      // proposer -> acceptor, phase 2a
-	msgAccepted                    // acceptor -> proposer, phase 2b (OK=false: refused)
-	msgDecided                     // acceptor -> proposer: that instance is already chosen
-	msgCommit                      // anyone -> everyone (gossip): instance Inst chose Value
-	msgSyncReq                     // learner -> peer: send me what follows Index
-	msgSyncResp                    // peer -> learner: entries from Inst, or a snapshot
-	msgForward                     // proposer -> leader: propose my batch (Value) for me
+	MsgPrepare  MsgType = iota + 1 // proposer -> acceptor, phase 1a
+	MsgPromise                     // acceptor -> proposer, phase 1b (OK=false: refused)
+	MsgAccept                      // proposer -> acceptor, phase 2a
+	MsgAccepted                    // acceptor -> proposer, phase 2b (OK=false: refused)
+	MsgDecided                     // acceptor -> proposer: that instance is already chosen
+	MsgCommit                      // anyone -> everyone (gossip): instance Inst chose Value
+	MsgSyncReq                     // learner -> peer: send me what follows Index
+	MsgSyncResp                    // peer -> learner: entries from Inst, or a snapshot
+	MsgForward                     // proposer -> leader: propose my batch (Value) for me
 )
 
-func (t msgType) String() string {
+func (t MsgType) String() string {
 	switch t {
-	case msgPrepare:
+	case MsgPrepare:
 		return "prepare"
-	case msgPromise:
+	case MsgPromise:
 		return "promise"
-	case msgAccept:
+	case MsgAccept:
 		return "accept"
-	case msgAccepted:
+	case MsgAccepted:
 		return "accepted"
-	case msgDecided:
+	case MsgDecided:
 		return "decided"
-	case msgCommit:
+	case MsgCommit:
 		return "commit"
-	case msgSyncReq:
+	case MsgSyncReq:
 		return "sync-req"
-	case msgSyncResp:
+	case MsgSyncResp:
 		return "sync-resp"
-	case msgForward:
+	case MsgForward:
 		return "forward"
 	}
 	return "unknown"
 }
 
-// message is everything replicas say to each other. To with an empty
+// Message is everything replicas say to each other. To with an empty
 // Name means "everyone" (gossip).
-type message struct {
-	Type      msgType  `msgpack:"t"`
+type Message struct {
+	Type      MsgType  `msgpack:"t"`
 	Log       string   `msgpack:"l,omitempty"`
-	From      nodeID   `msgpack:"f"`
-	To        nodeID   `msgpack:"o"`
+	From      NodeID   `msgpack:"f"`
+	To        NodeID   `msgpack:"o"`
 	Index     uint64   `msgpack:"x,omitempty"` // entries the sender has applied
 	Inst      uint64   `msgpack:"i,omitempty"`
-	Ballot    ballot   `msgpack:"b"`
+	Ballot    Ballot   `msgpack:"b"`
 	OK        bool     `msgpack:"k,omitempty"`
-	AccBallot ballot   `msgpack:"a"` // promise: ballot of the accepted value; refusal: ballot promised
+	AccBallot Ballot   `msgpack:"a"` // promise: ballot of the accepted value; refusal: ballot promised
 	HasValue  bool     `msgpack:"h,omitempty"`
 	Value     []byte   `msgpack:"v,omitempty"`
 	Entries   [][]byte `msgpack:"e,omitempty"` // sync-resp: entries Inst, Inst+1, ...

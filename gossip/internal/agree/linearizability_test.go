@@ -1,4 +1,4 @@
-package gossip
+package agree
 
 import (
 	"flag"
@@ -50,12 +50,12 @@ func linSeedCount() int {
 
 // regState is the model's state: one key of the register.
 type regState struct {
-	holder  nodeID // zero: free
+	holder  NodeID // zero: free
 	version uint64
 	value   string
 }
 
-func regStateOf(e keyEntry) regState {
+func regStateOf(e KeyEntry) regState {
 	return regState{holder: e.Holder, version: e.Version, value: string(e.Value)}
 }
 
@@ -68,22 +68,22 @@ func (s regState) String() string {
 
 // regInput is one call: kind, the calling process, and its arguments.
 type regInput struct {
-	kind   opKind // opAcquire, opRelease, opCompareAndSwap, opLost; 0: read
-	by     nodeID
+	kind   OpKind // opAcquire, opRelease, opCompareAndSwap, opLost; 0: read
+	by     NodeID
 	value  string // acquire, swap
 	expect uint64 // swap
-	lost   nodeID // lost: the process declared gone
+	lost   NodeID // lost: the process declared gone
 }
 
 func (in regInput) String() string {
 	switch in.kind {
-	case opAcquire:
+	case OpAcquire:
 		return fmt.Sprintf("%s: acquire(%q)", in.by, in.value)
-	case opRelease:
+	case OpRelease:
 		return fmt.Sprintf("%s: release", in.by)
-	case opCompareAndSwap:
+	case OpCompareAndSwap:
 		return fmt.Sprintf("%s: cas(%d, %q)", in.by, in.expect, in.value)
-	case opLost:
+	case OpLost:
 		return fmt.Sprintf("%s: lost(%s)", in.by, in.lost)
 	}
 	return fmt.Sprintf("%s: read", in.by)
@@ -92,7 +92,7 @@ func (in regInput) String() string {
 // regOutput is what the caller got back.
 type regOutput struct {
 	unknown bool // no answer (timeout, crash) or an answer without a result
-	code    resultCode
+	code    ResultCode
 	entry   regState // not for lost, whose result carries no entry
 }
 
@@ -100,14 +100,14 @@ func (o regOutput) String() string {
 	if o.unknown {
 		return "?"
 	}
-	if o.code != codeOK {
+	if o.code != CodeOK {
 		return fmt.Sprintf("code %d, %v", o.code, o.entry)
 	}
 	return o.entry.String()
 }
 
 func describeCall(in regInput, out regOutput) string {
-	if in.kind == opLost && !out.unknown && out.code == codeOK {
+	if in.kind == OpLost && !out.unknown && out.code == CodeOK {
 		return fmt.Sprintf("%v -> ok", in)
 	}
 	return fmt.Sprintf("%v -> %v", in, out)
@@ -118,27 +118,27 @@ func describeCall(in regInput, out regOutput) string {
 // register, not the code in fsm.go.
 func regApply(s regState, in regInput) (regState, regOutput) {
 	switch in.kind {
-	case opAcquire:
+	case OpAcquire:
 		if s.holder.isZero() {
 			s = regState{holder: in.by, version: s.version + 1, value: in.value}
 		}
 		return s, regOutput{entry: s}
-	case opRelease:
+	case OpRelease:
 		switch {
 		case s.holder.isZero():
 			return s, regOutput{entry: s}
 		case s.holder != in.by:
-			return s, regOutput{code: codeNotHolder, entry: s}
+			return s, regOutput{code: CodeNotHolder, entry: s}
 		}
 		s = regState{version: s.version + 1}
 		return s, regOutput{entry: s}
-	case opCompareAndSwap:
+	case OpCompareAndSwap:
 		if s.version != in.expect {
-			return s, regOutput{code: codeVersionMismatch, entry: s}
+			return s, regOutput{code: CodeVersionMismatch, entry: s}
 		}
 		s = regState{holder: in.by, version: s.version + 1, value: in.value}
 		return s, regOutput{entry: s}
-	case opLost:
+	case OpLost:
 		if s.holder == in.lost {
 			s = regState{version: s.version + 1}
 		}
@@ -159,13 +159,13 @@ type modelState struct {
 // process removed as lost that calls lost(X) for another X changes
 // nothing; otherwise X is departed from then on.
 func modelApply(ms modelState, in regInput) (modelState, regOutput) {
-	if in.kind == opLost {
+	if in.kind == OpLost {
 		set := strings.Split(ms.departed, ",")
-		if in.lost != in.by && slices.Contains(set, in.by.key()) {
+		if in.lost != in.by && slices.Contains(set, in.by.Key()) {
 			return ms, regOutput{}
 		}
-		if !slices.Contains(set, in.lost.key()) {
-			set = append(set, in.lost.key())
+		if !slices.Contains(set, in.lost.Key()) {
+			set = append(set, in.lost.Key())
 			slices.Sort(set)
 			ms.departed = strings.Trim(strings.Join(set, ","), ",")
 		}
@@ -183,7 +183,7 @@ var regModel = porcupine.Model{
 		switch {
 		case out.unknown:
 			return true, next
-		case in.kind == opLost:
+		case in.kind == OpLost:
 			return out.code == want.code, next
 		}
 		return out == want, next
@@ -219,7 +219,7 @@ type linRun struct {
 	reads map[string]map[uint64]*linCall // node -> read id -> call waiting
 	n     int                            // calls made, for unique values
 
-	pendingLost []nodeID // crashed processes nobody declared lost yet
+	pendingLost []NodeID // crashed processes nobody declared lost yet
 	localReads  bool     // broken on purpose: reads skip the barrier
 
 	timeout int // ticks of a call's node before it gives up (Config.Timeout)
@@ -285,7 +285,7 @@ func (l *linRun) client(name string) int {
 
 // onReady answers the calls whose results or read barriers came back, as
 // the Cluster's loop does.
-func (l *linRun) onReady(name string, rd ready) {
+func (l *linRun) onReady(name string, rd Ready) {
 	r := l.s.nodes[name].r
 	for _, d := range rd.Done {
 		c := l.ops[name][d.Seq]
@@ -294,14 +294,14 @@ func (l *linRun) onReady(name string, rd ready) {
 		}
 		delete(l.ops[name], d.Seq)
 		c.ret = l.tick()
-		if d.Result.Code == codeUnknown {
+		if d.Result.Code == CodeUnknown {
 			// Applied, but its result was compacted away (the node caught
 			// up from a snapshot): done before now, outcome unknown.
 			c.out = regOutput{unknown: true}
 			continue
 		}
 		c.out = regOutput{code: d.Result.Code, entry: regStateOf(d.Result.Entry)}
-		if c.in.kind == opLost {
+		if c.in.kind == OpLost {
 			c.out.entry = regState{}
 		}
 	}
@@ -330,11 +330,11 @@ func (l *linRun) submit(name string) {
 	switch x := s.rng.IntN(100); {
 	case x < 25: // read
 	case x < 45:
-		in.kind, in.value = opAcquire, val
+		in.kind, in.value = OpAcquire, val
 	case x < 60:
-		in.kind = opRelease
+		in.kind = OpRelease
 	case x < 90:
-		in.kind, in.value = opCompareAndSwap, val
+		in.kind, in.value = OpCompareAndSwap, val
 		// Mostly the version this node last learned, as a caller reading
 		// Lookup would; sometimes one off, or anything.
 		switch y := s.rng.IntN(10); {
@@ -350,7 +350,7 @@ func (l *linRun) submit(name string) {
 	case x < 95:
 		// A member declared lost, rightly or not: the holder as this
 		// node knows it, or any acceptor.
-		in.kind = opLost
+		in.kind = OpLost
 		if f := r.State(); !cur.Holder.isZero() && s.rng.IntN(2) == 0 {
 			in.lost = cur.Holder
 		} else {
@@ -358,7 +358,7 @@ func (l *linRun) submit(name string) {
 		}
 	default:
 		// Roster growth, as the Cluster's housekeeping does; not a call.
-		r.Submit(op{Kind: opAddAcceptor})
+		r.Submit(Op{Kind: OpAddAcceptor})
 		s.collect(name)
 		return
 	}
@@ -378,8 +378,8 @@ func (l *linRun) call(name string, in regInput) {
 	case in.kind == 0:
 		l.reads[name][r.Read()] = c
 	default:
-		o := op{Kind: in.kind, Key: linKey, Value: []byte(in.value), Expect: in.expect, Node: in.lost}
-		if in.kind == opLost {
+		o := Op{Kind: in.kind, Key: linKey, Value: []byte(in.value), Expect: in.expect, Node: in.lost}
+		if in.kind == OpLost {
 			o.Key, o.Value = "", nil
 		}
 		l.ops[name][r.Submit(o)] = c
@@ -439,7 +439,7 @@ func (l *linRun) crash(name string) {
 	// What the Cluster's housekeeping does: the new process asks for an
 	// acceptor seat once it has the log, and a survivor, once failure
 	// detection declared the old process dead, drops what it held.
-	s.nodes[name].r.Submit(op{Kind: opAddAcceptor})
+	s.nodes[name].r.Submit(Op{Kind: OpAddAcceptor})
 	s.collect(name)
 	l.pendingLost = append(l.pendingLost, old)
 }
@@ -459,7 +459,7 @@ func (l *linRun) declareLost() {
 		return
 	}
 	l.pendingLost = l.pendingLost[1:]
-	l.call(name, regInput{kind: opLost, by: r.id, lost: gone})
+	l.call(name, regInput{kind: OpLost, by: r.id, lost: gone})
 }
 
 // step does one random thing: deliver, tick, call, gossip an index,
@@ -502,7 +502,7 @@ func (l *linRun) run() []porcupine.Operation {
 	s := l.s
 	for _, name := range s.names[1:] {
 		s.nodes[name].r.Observe("n0", "log-1", 0)
-		s.nodes[name].r.Submit(op{Kind: opAddAcceptor})
+		s.nodes[name].r.Submit(Op{Kind: OpAddAcceptor})
 		s.collect(name)
 	}
 	// Let the roster grow before the faults start (a roster of one or two
@@ -601,7 +601,7 @@ func TestRegisterLinearizable(t *testing.T) {
 		res, info, ops, st := checkLinearizable(t, seed, linCorrect)
 		total.add(st)
 		if res != porcupine.Ok {
-			t.Fatalf("seed %d: history is %s (replay: go test ./gossip -run RegisterLinearizable -seed=%d; view: %s):\n%s",
+			t.Fatalf("seed %d: history is %s (replay: go test ./gossip/internal/agree -run RegisterLinearizable -seed=%d; view: %s):\n%s",
 				seed, res, seed, visualize(seed, info), describeHistory(ops))
 		}
 	}

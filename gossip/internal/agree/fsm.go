@@ -1,4 +1,4 @@
-package gossip
+package agree
 
 import (
 	"errors"
@@ -17,63 +17,63 @@ import (
 // the same state; nothing here reads a clock, a random source or the
 // network.
 
-// nodeID names one process: a memberlist node name plus the incarnation
+// NodeID names one process: a memberlist node name plus the incarnation
 // chosen when the process started. A restarted process has a new
 // incarnation and so is a different acceptor, proposer and holder.
-type nodeID struct {
+type NodeID struct {
 	Name string `msgpack:"n"`
 	Inc  uint64 `msgpack:"i"`
 }
 
-func (id nodeID) isZero() bool { return id.Name == "" && id.Inc == 0 }
+func (id NodeID) isZero() bool { return id.Name == "" && id.Inc == 0 }
 
-func (id nodeID) less(o nodeID) bool {
+func (id NodeID) less(o NodeID) bool {
 	if id.Name != o.Name {
 		return id.Name < o.Name
 	}
 	return id.Inc < o.Inc
 }
 
-// key is the string form used as a map key.
-func (id nodeID) key() string { return id.Name + "#" + strconv.FormatUint(id.Inc, 16) }
+// Key is the string form used as a map key.
+func (id NodeID) Key() string { return id.Name + "#" + strconv.FormatUint(id.Inc, 16) }
 
-func (id nodeID) String() string { return id.key() }
+func (id NodeID) String() string { return id.Key() }
 
-// opKind says what an op does to the state.
-type opKind uint8
+// OpKind says what an op does to the state.
+type OpKind uint8
 
 const (
-	opAcquire        opKind = iota + 1 // take Key if it is free
-	opRelease                          // free Key if the proposer holds it
-	opCreateFed                        // create the federation execution
-	opDestroyFed                       // destroy it when nobody is joined
-	opJoinFed                          // join the proposer's federate
-	opResignFed                        // resign the proposer's federate
-	opAddAcceptor                      // add the proposer to the roster
-	opLost                             // drop everything Node holds
-	opCompareAndSwap                   // take Key with Value if its version is Expect
+	OpAcquire        OpKind = iota + 1 // take Key if it is free
+	OpRelease                          // free Key if the proposer holds it
+	OpCreateFed                        // create the federation execution
+	OpDestroyFed                       // destroy it when nobody is joined
+	OpJoinFed                          // join the proposer's federate
+	OpResignFed                        // resign the proposer's federate
+	OpAddAcceptor                      // add the proposer to the roster
+	OpLost                             // drop everything Node holds
+	OpCompareAndSwap                   // take Key with Value if its version is Expect
 )
 
-// op is one command in a log entry. Its effect depends only on the state
+// Op is one command in a log entry. Its effect depends only on the state
 // it is applied to, so a proposer never has to read before it writes:
 // "take this name if it is free" is decided where it lands in the log.
-type op struct {
+type Op struct {
 	Seq   uint64 `msgpack:"s"`
-	Kind  opKind `msgpack:"k"`
+	Kind  OpKind `msgpack:"k"`
 	Key   string `msgpack:"y,omitempty"`
 	Value []byte `msgpack:"v,omitempty"`
 	Name  string `msgpack:"n,omitempty"`
 	Type  string `msgpack:"t,omitempty"` // federate type (join); earlier versions put the FOM digest of a create here
-	Node  nodeID `msgpack:"o,omitempty"`
+	Node  NodeID `msgpack:"o,omitempty"`
 	// Create and join: the time representation and the FOM modules;
 	// join only: Known is how many modules of the record the joiner
 	// checked its own against.
 	Time    string      `msgpack:"r,omitempty"`
-	Modules []moduleRec `msgpack:"m,omitempty"`
+	Modules []ModuleRec `msgpack:"m,omitempty"`
 	Known   int         `msgpack:"w,omitempty"`
 	// Create only: the MIM that replaces the standard one, none or one
 	// (createFederationExecutionWithMIM).
-	MIM []moduleRec `msgpack:"i,omitempty"`
+	MIM []ModuleRec `msgpack:"i,omitempty"`
 	// Create only: the federation's DDM cell configuration, opaque here
 	// (FederationSpec.Cells); earlier versions sent none.
 	Cells []byte `msgpack:"d,omitempty"`
@@ -88,7 +88,7 @@ type op struct {
 }
 
 // size is roughly what o adds to an encoded log entry.
-func (o *op) size() int {
+func (o *Op) size() int {
 	n := 32 + 8*len(o.Joined) + len(o.Key) + len(o.Value) + len(o.Name) + len(o.Type) + len(o.Node.Name) + len(o.Time) + len(o.Cells) + len(o.DataPlane)
 	for _, m := range append(o.Modules, o.MIM...) {
 		n += 16 + len(m.Name) + len(m.Digest) + len(m.Content)
@@ -96,13 +96,13 @@ func (o *op) size() int {
 	return n
 }
 
-// batch is the value of one log entry: the ops of one proposer, in the
+// Batch is the value of one log entry: the ops of one proposer, in the
 // order it submitted them, and, when a leader proposed for others (More),
 // their batches after it, each applied as its own proposer's.
-type batch struct {
-	Proposer nodeID  `msgpack:"p"`
-	Ops      []op    `msgpack:"o"`
-	More     []batch `msgpack:"m,omitempty"`
+type Batch struct {
+	Proposer NodeID  `msgpack:"p"`
+	Ops      []Op    `msgpack:"o"`
+	More     []Batch `msgpack:"m,omitempty"`
 	// Forwarded batches only: 1 + the entries the origin had applied when
 	// it forwarded the batch. A forwarded batch is not bound to one
 	// instance as a proposer's own value is, so a stale copy could be
@@ -115,7 +115,7 @@ type batch struct {
 // still take effect; fsm.Gone keeps a departed proposer as long.
 const fwdWindow = 1024
 
-func encodeBatch(b batch) []byte {
+func EncodeBatch(b Batch) []byte {
 	buf, err := msgpack.Marshal(&b)
 	if err != nil {
 		panic(fmt.Sprintf("gossip: encoding a log entry: %v", err))
@@ -123,73 +123,73 @@ func encodeBatch(b batch) []byte {
 	return buf
 }
 
-// resultCode is the outcome of one op.
-type resultCode uint8
+// ResultCode is the outcome of one op.
+type ResultCode uint8
 
 const (
-	codeOK resultCode = iota
-	codeExists
-	codeNotFound
-	codeFederatesJoined
-	codeNameInUse
-	codeNotHolder
-	codeAlreadyJoined
-	codeNotJoined
-	codeRosterFull
-	codeUnknown // the op was applied but its result was compacted away
-	codeTimeRepresentation
-	codeModulesChanged
-	codeModulesTooLarge
-	codeVersionMismatch // compare-and-swap: the key's version was not the expected one
-	codeNotMember       // acquire: a federate of Joined is not joined (Handle names it)
-	codeClusterGone     // not decided, and never will be: every acceptor is gone (local, never in the log)
+	CodeOK ResultCode = iota
+	CodeExists
+	CodeNotFound
+	CodeFederatesJoined
+	CodeNameInUse
+	CodeNotHolder
+	CodeAlreadyJoined
+	CodeNotJoined
+	CodeRosterFull
+	CodeUnknown // the op was applied but its result was compacted away
+	CodeTimeRepresentation
+	CodeModulesChanged
+	CodeModulesTooLarge
+	CodeVersionMismatch // compare-and-swap: the key's version was not the expected one
+	CodeNotMember       // acquire: a federate of Joined is not joined (Handle names it)
+	CodeClusterGone     // not decided, and never will be: every acceptor is gone (local, never in the log)
 )
 
-// opResult is what applying an op produced, for its proposer.
-type opResult struct {
+// OpResult is what applying an op produced, for its proposer.
+type OpResult struct {
 	Seq    uint64     `msgpack:"s"`
-	Code   resultCode `msgpack:"c,omitempty"`
-	Entry  keyEntry   `msgpack:"e,omitempty"`
+	Code   ResultCode `msgpack:"c,omitempty"`
+	Entry  KeyEntry   `msgpack:"e,omitempty"`
 	Handle uint64     `msgpack:"h,omitempty"`
 	Name   string     `msgpack:"n,omitempty"`
 }
 
-// keyEntry is the register's value for one key. Version counts the
+// KeyEntry is the register's value for one key. Version counts the
 // changes of the key: version n is the value chosen for instance key@n.
-type keyEntry struct {
+type KeyEntry struct {
 	Version uint64 `msgpack:"v"`
 	Value   []byte `msgpack:"d,omitempty"`
-	Holder  nodeID `msgpack:"h,omitempty"` // zero: free
+	Holder  NodeID `msgpack:"h,omitempty"` // zero: free
 }
 
-// federateRec is one joined federate.
-type federateRec struct {
+// FederateRec is one joined federate.
+type FederateRec struct {
 	Handle uint64 `msgpack:"h"`
 	Name   string `msgpack:"n"`
 	Type   string `msgpack:"t,omitempty"`
-	Node   nodeID `msgpack:"o"`
+	Node   NodeID `msgpack:"o"`
 }
 
-// moduleRec is one FOM module of the federation record. Content is
+// ModuleRec is one FOM module of the federation record. Content is
 // opaque here (the caller may compress it); Digest identifies it.
-type moduleRec struct {
+type ModuleRec struct {
 	Name    string `msgpack:"n,omitempty"`
 	Digest  string `msgpack:"d"`
 	Content []byte `msgpack:"c,omitempty"`
 }
 
-// federationRec is the federation execution, when it exists. Modules
+// FederationRec is the federation execution, when it exists. Modules
 // only grow while it exists; a module, once recorded, is never changed,
 // so copies of the record may share the modules' Content.
-type federationRec struct {
+type FederationRec struct {
 	Name string `msgpack:"n"`
 	// "f" held a FOM digest in earlier versions; it is ignored.
 	Creator    string        `msgpack:"c,omitempty"`
 	NextHandle uint64        `msgpack:"x"`
-	Federates  []federateRec `msgpack:"j,omitempty"` // by handle
+	Federates  []FederateRec `msgpack:"j,omitempty"` // by handle
 	Time       string        `msgpack:"t,omitempty"` // time representation
-	Modules    []moduleRec   `msgpack:"m,omitempty"` // in the order they were added
-	MIM        []moduleRec   `msgpack:"i,omitempty"` // none (the standard MIM) or the creator's
+	Modules    []ModuleRec   `msgpack:"m,omitempty"` // in the order they were added
+	MIM        []ModuleRec   `msgpack:"i,omitempty"` // none (the standard MIM) or the creator's
 	// Cells is the creator's DDM cell configuration, opaque here; empty
 	// in records of earlier versions (and of creators that gave none).
 	// Like a module it never changes, so copies may share it.
@@ -205,30 +205,30 @@ type federationRec struct {
 	Lost []uint64 `msgpack:"l,omitempty"`
 }
 
-// maxLostKept bounds federationRec.Lost: a node more than that many
+// MaxLostKept bounds FederationRec.Lost: a node more than that many
 // losses behind catches up on the rest as resignations.
-const maxLostKept = 1024
+const MaxLostKept = 1024
 
-func (f *federationRec) clone() *federationRec {
+func (f *FederationRec) Clone() *FederationRec {
 	if f == nil {
 		return nil
 	}
 	c := *f
-	c.Federates = append([]federateRec(nil), f.Federates...)
-	c.Modules = append([]moduleRec(nil), f.Modules...)
-	c.MIM = append([]moduleRec(nil), f.MIM...)
+	c.Federates = append([]FederateRec(nil), f.Federates...)
+	c.Modules = append([]ModuleRec(nil), f.Modules...)
+	c.MIM = append([]ModuleRec(nil), f.MIM...)
 	c.Lost = append([]uint64(nil), f.Lost...)
 	return &c
 }
 
 // newModules returns the modules of ms whose digest the record does not
 // hold yet, without duplicates, in order.
-func (f *federationRec) newModules(ms []moduleRec) []moduleRec {
+func (f *FederationRec) newModules(ms []ModuleRec) []ModuleRec {
 	seen := make(map[string]bool, len(f.Modules)+len(ms))
 	for _, m := range f.Modules {
 		seen[m.Digest] = true
 	}
-	var out []moduleRec
+	var out []ModuleRec
 	for _, m := range ms {
 		if !seen[m.Digest] {
 			seen[m.Digest] = true
@@ -238,8 +238,8 @@ func (f *federationRec) newModules(ms []moduleRec) []moduleRec {
 	return out
 }
 
-// moduleBytes is the total Content size of ms.
-func moduleBytes(ms []moduleRec) int {
+// ModuleBytes is the total Content size of ms.
+func ModuleBytes(ms []ModuleRec) int {
 	n := 0
 	for _, m := range ms {
 		n += len(m.Content)
@@ -247,23 +247,23 @@ func moduleBytes(ms []moduleRec) int {
 	return n
 }
 
-// session remembers, per proposer, the last op applied and the results of
+// Session remembers, per proposer, the last op applied and the results of
 // its last applied entry, so that an op is applied at most once and its
 // proposer can still find its result after catching up from a snapshot.
-type session struct {
-	ID      nodeID     `msgpack:"i"`
+type Session struct {
+	ID      NodeID     `msgpack:"i"`
 	Seq     uint64     `msgpack:"s"`
-	Results []opResult `msgpack:"r,omitempty"`
+	Results []OpResult `msgpack:"r,omitempty"`
 }
 
-// fsm is the register's state after Index log entries.
-type fsm struct {
+// FSM is the register's state after Index log entries.
+type FSM struct {
 	Log          string         `msgpack:"l"` // identity of the log (random, from the founder)
 	Index        uint64         `msgpack:"x"` // entries applied = the next instance
 	MaxAcceptors int            `msgpack:"m"`
-	Roster       []nodeID       `msgpack:"r"` // acceptors of instance Index, sorted
+	Roster       []NodeID       `msgpack:"r"` // acceptors of instance Index, sorted
 	Keys         keyMap         `msgpack:"k"`
-	Fed          *federationRec `msgpack:"f,omitempty"`
+	Fed          *FederationRec `msgpack:"f,omitempty"`
 	Sessions     sessionMap     `msgpack:"s"`
 	// Gone: proposers whose session a departure removed, with the entry
 	// count then, kept fwdWindow entries, so that a stale forwarded batch
@@ -279,25 +279,25 @@ type fsm struct {
 // maxRemovedKept bounds fsm.Removed.
 const maxRemovedKept = 4096
 
-// newFSM returns the genesis state of a log founded by founder.
-func newFSM(log string, founder nodeID, maxAcceptors int) *fsm {
+// NewFSM returns the genesis state of a log founded by founder.
+func NewFSM(log string, founder NodeID, maxAcceptors int) *FSM {
 	if maxAcceptors < 1 {
 		maxAcceptors = 1
 	}
-	return &fsm{
+	return &FSM{
 		Log:          log,
 		MaxAcceptors: maxAcceptors,
-		Roster:       []nodeID{founder},
-		Keys:         map[string]keyEntry{},
-		Sessions:     map[string]session{},
+		Roster:       []NodeID{founder},
+		Keys:         map[string]KeyEntry{},
+		Sessions:     map[string]Session{},
 	}
 }
 
 // keyMap and sessionMap encode their keys in order, so that equal states
 // encode to equal snapshots (a seed replays byte for byte).
 type (
-	keyMap     map[string]keyEntry
-	sessionMap map[string]session
+	keyMap     map[string]KeyEntry
+	sessionMap map[string]Session
 	goneMap    map[string]uint64
 )
 
@@ -323,8 +323,8 @@ func encodeSorted[V any](e *msgpack.Encoder, m map[string]V) error {
 	return nil
 }
 
-// encode returns the snapshot of f; equal states give equal snapshots.
-func (f *fsm) encode() []byte {
+// Encode returns the snapshot of f; equal states give equal snapshots.
+func (f *FSM) Encode() []byte {
 	buf, err := msgpack.Marshal(f)
 	if err != nil {
 		panic(fmt.Sprintf("gossip: encoding a snapshot: %v", err))
@@ -332,26 +332,26 @@ func (f *fsm) encode() []byte {
 	return buf
 }
 
-func decodeFSM(buf []byte) (*fsm, error) {
-	var f fsm
-	if err := decode(buf, &f); err != nil {
+func DecodeFSM(buf []byte) (*FSM, error) {
+	var f FSM
+	if err := Decode(buf, &f); err != nil {
 		return nil, fmt.Errorf("gossip: decoding a snapshot: %w", err)
 	}
-	if err := f.check(); err != nil {
+	if err := f.Check(); err != nil {
 		return nil, fmt.Errorf("gossip: decoding a snapshot: %w", err)
 	}
 	if f.Keys == nil {
-		f.Keys = map[string]keyEntry{}
+		f.Keys = map[string]KeyEntry{}
 	}
 	if f.Sessions == nil {
-		f.Sessions = map[string]session{}
+		f.Sessions = map[string]Session{}
 	}
 	return &f, nil
 }
 
-// check reports a snapshot that no sequence of entries could produce in
+// Check reports a snapshot that no sequence of entries could produce in
 // a way that would make the replica misbehave.
-func (f *fsm) check() error {
+func (f *FSM) Check() error {
 	switch {
 	case f.Log == "":
 		return errors.New("no log identity")
@@ -372,7 +372,7 @@ func (f *fsm) check() error {
 	return nil
 }
 
-func (f *fsm) inRoster(id nodeID) bool {
+func (f *FSM) InRoster(id NodeID) bool {
 	for _, a := range f.Roster {
 		if a == id {
 			return true
@@ -381,10 +381,10 @@ func (f *fsm) inRoster(id nodeID) bool {
 	return false
 }
 
-// identities lists every process the state refers to (acceptors,
+// Identities lists every process the state refers to (acceptors,
 // federates, key holders, proposers with a session), sorted.
-func (f *fsm) identities() []nodeID {
-	seen := map[nodeID]bool{}
+func (f *FSM) Identities() []NodeID {
+	seen := map[NodeID]bool{}
 	for _, a := range f.Roster {
 		seen[a] = true
 	}
@@ -401,7 +401,7 @@ func (f *fsm) identities() []nodeID {
 	for _, s := range f.Sessions {
 		seen[s.ID] = true
 	}
-	out := make([]nodeID, 0, len(seen))
+	out := make([]NodeID, 0, len(seen))
 	for id := range seen {
 		out = append(out, id)
 	}
@@ -409,44 +409,44 @@ func (f *fsm) identities() []nodeID {
 	return out
 }
 
-// changeKind says what an applied op changed, for events and views.
-type changeKind uint8
+// ChangeKind says what an applied op changed, for events and views.
+type ChangeKind uint8
 
 const (
-	chKey changeKind = iota + 1
-	chFedCreated
-	chFedDestroyed
-	chFederateJoined
-	chFederateResigned
-	chRoster
-	chSnapshot   // the whole state was replaced
-	chFedModules // the federation's module list grew
+	ChKey ChangeKind = iota + 1
+	ChFedCreated
+	ChFedDestroyed
+	ChFederateJoined
+	ChFederateResigned
+	ChRoster
+	ChSnapshot   // the whole state was replaced
+	ChFedModules // the federation's module list grew
 )
 
-type change struct {
-	Kind     changeKind
+type Change struct {
+	Kind     ChangeKind
 	Key      string
-	Entry    keyEntry
-	Federate federateRec
+	Entry    KeyEntry
+	Federate FederateRec
 	Lost     bool
-	Modules  []moduleRec // chFedCreated, chFedModules: the full list after the change (shared, read-only)
+	Modules  []ModuleRec // chFedCreated, chFedModules: the full list after the change (shared, read-only)
 }
 
-// apply applies one chosen entry and advances Index. It returns the
+// Apply applies one chosen entry and advances Index. It returns the
 // entry's first proposer, the results of that proposer's ops that took
 // effect, and what changed (applyAll has every proposer's results).
-func (f *fsm) apply(value []byte) (nodeID, []opResult, []change) {
+func (f *FSM) Apply(value []byte) (NodeID, []OpResult, []Change) {
 	ps, changes := f.applyAll(value)
 	if len(ps) == 0 {
-		return nodeID{}, nil, changes
+		return NodeID{}, nil, changes
 	}
 	return ps[0].proposer, ps[0].results, changes
 }
 
 // applied is what one proposer's batch of an entry produced.
 type applied struct {
-	proposer nodeID
-	results  []opResult
+	proposer NodeID
+	results  []OpResult
 	last     uint64 // the highest op sequence number in its batch
 }
 
@@ -454,19 +454,19 @@ type applied struct {
 // batch in the entry, the proposer and the results of its ops that took
 // effect (duplicates are skipped), and what changed. An entry that does
 // not decode is an empty entry on every node alike.
-func (f *fsm) applyAll(value []byte) ([]applied, []change) {
+func (f *FSM) applyAll(value []byte) ([]applied, []Change) {
 	f.Index++
-	var b batch
-	if err := decode(value, &b); err != nil {
+	var b Batch
+	if err := Decode(value, &b); err != nil {
 		return nil, nil
 	}
 	var (
 		out     []applied
-		changes []change
+		changes []Change
 	)
 	more := b.More
 	b.More = nil
-	for _, sb := range append([]batch{b}, more...) {
+	for _, sb := range append([]Batch{b}, more...) {
 		if sb.Proposer.isZero() {
 			continue
 		}
@@ -485,8 +485,8 @@ func (f *fsm) applyAll(value []byte) ([]applied, []change) {
 }
 
 // applyBatch applies one proposer's ops.
-func (f *fsm) applyBatch(b batch, changes *[]change) []opResult {
-	sk := b.Proposer.key()
+func (f *FSM) applyBatch(b Batch, changes *[]Change) []OpResult {
+	sk := b.Proposer.Key()
 	_, wasGone := f.Gone[sk]
 	removed := slices.Contains(f.Removed, sk)
 	if b.Base != 0 && (wasGone || f.Index > b.Base+fwdWindow) {
@@ -495,19 +495,19 @@ func (f *fsm) applyBatch(b batch, changes *[]change) []opResult {
 	s := f.Sessions[sk]
 	s.ID = b.Proposer
 	var (
-		res      []opResult
+		res      []OpResult
 		departed bool
 	)
 	for _, o := range b.Ops {
 		if o.Seq <= s.Seq {
 			continue // applied before
 		}
-		if removed && o.Kind == opLost && o.Node != b.Proposer {
+		if removed && o.Kind == OpLost && o.Node != b.Proposer {
 			// A node the federation removed says another is gone: it
 			// judged from the view of a node cut off (it queued this
 			// before it learned of its own removal), and is no member
 			// to judge. Its other ops apply as any node's.
-			res = append(res, opResult{Seq: o.Seq})
+			res = append(res, OpResult{Seq: o.Seq})
 			s.Seq = o.Seq
 			continue
 		}
@@ -515,7 +515,7 @@ func (f *fsm) applyBatch(b batch, changes *[]change) []opResult {
 		r.Seq = o.Seq
 		res = append(res, r)
 		s.Seq = o.Seq
-		if o.Kind == opLost && o.Node == b.Proposer {
+		if o.Kind == OpLost && o.Node == b.Proposer {
 			departed = true
 		}
 	}
@@ -526,130 +526,130 @@ func (f *fsm) applyBatch(b batch, changes *[]change) []opResult {
 	return res
 }
 
-func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
+func (f *FSM) applyOp(p NodeID, o Op, changes *[]Change) OpResult {
 	switch o.Kind {
-	case opAcquire:
+	case OpAcquire:
 		e := f.Keys[o.Key]
 		if h, ok := f.notJoined(o.Joined); ok {
-			return opResult{Code: codeNotMember, Entry: e, Handle: h}
+			return OpResult{Code: CodeNotMember, Entry: e, Handle: h}
 		}
 		if e.Holder.isZero() {
 			e.Version++
 			e.Holder = p
 			e.Value = o.Value
 			f.Keys[o.Key] = e
-			*changes = append(*changes, change{Kind: chKey, Key: o.Key, Entry: e})
+			*changes = append(*changes, Change{Kind: ChKey, Key: o.Key, Entry: e})
 		}
-		return opResult{Entry: e}
+		return OpResult{Entry: e}
 
-	case opCompareAndSwap:
+	case OpCompareAndSwap:
 		// Decided where it lands, like opAcquire: of two swaps expecting
 		// the same version, the first in log order changes it and the
 		// second finds it changed. A held key is taken from its holder.
 		e := f.Keys[o.Key]
 		if e.Version != o.Expect {
-			return opResult{Code: codeVersionMismatch, Entry: e}
+			return OpResult{Code: CodeVersionMismatch, Entry: e}
 		}
-		e = keyEntry{Version: e.Version + 1, Value: o.Value, Holder: p}
+		e = KeyEntry{Version: e.Version + 1, Value: o.Value, Holder: p}
 		f.Keys[o.Key] = e
-		*changes = append(*changes, change{Kind: chKey, Key: o.Key, Entry: e})
-		return opResult{Entry: e}
+		*changes = append(*changes, Change{Kind: ChKey, Key: o.Key, Entry: e})
+		return OpResult{Entry: e}
 
-	case opRelease:
+	case OpRelease:
 		e, ok := f.Keys[o.Key]
 		switch {
 		case !ok || e.Holder.isZero():
-			return opResult{Entry: e}
+			return OpResult{Entry: e}
 		case e.Holder != p:
-			return opResult{Code: codeNotHolder, Entry: e}
+			return OpResult{Code: CodeNotHolder, Entry: e}
 		}
-		e = keyEntry{Version: e.Version + 1}
+		e = KeyEntry{Version: e.Version + 1}
 		f.Keys[o.Key] = e
-		*changes = append(*changes, change{Kind: chKey, Key: o.Key, Entry: e})
-		return opResult{Entry: e}
+		*changes = append(*changes, Change{Kind: ChKey, Key: o.Key, Entry: e})
+		return OpResult{Entry: e}
 
-	case opCreateFed:
+	case OpCreateFed:
 		if f.Fed != nil {
-			return opResult{Code: codeExists, Name: f.Fed.Name}
+			return OpResult{Code: CodeExists, Name: f.Fed.Name}
 		}
-		fed := &federationRec{Name: o.Name, Creator: p.Name, NextHandle: 1, Time: o.Time, Cells: o.Cells, DataPlane: o.DataPlane}
+		fed := &FederationRec{Name: o.Name, Creator: p.Name, NextHandle: 1, Time: o.Time, Cells: o.Cells, DataPlane: o.DataPlane}
 		fed.Modules = fed.newModules(o.Modules)
 		if len(o.MIM) > 0 {
 			fed.MIM = o.MIM[:1:1]
 		}
-		if moduleBytes(fed.Modules)+moduleBytes(fed.MIM)+len(fed.Cells) > maxModuleBytes {
-			return opResult{Code: codeModulesTooLarge}
+		if ModuleBytes(fed.Modules)+ModuleBytes(fed.MIM)+len(fed.Cells) > MaxModuleBytes {
+			return OpResult{Code: CodeModulesTooLarge}
 		}
 		f.Fed = fed
-		*changes = append(*changes, change{Kind: chFedCreated, Modules: fed.Modules[:len(fed.Modules):len(fed.Modules)]})
-		return opResult{Name: o.Name}
+		*changes = append(*changes, Change{Kind: ChFedCreated, Modules: fed.Modules[:len(fed.Modules):len(fed.Modules)]})
+		return OpResult{Name: o.Name}
 
-	case opDestroyFed:
+	case OpDestroyFed:
 		switch {
 		case f.Fed == nil:
-			return opResult{Code: codeNotFound}
+			return OpResult{Code: CodeNotFound}
 		case len(f.Fed.Federates) > 0:
-			return opResult{Code: codeFederatesJoined}
+			return OpResult{Code: CodeFederatesJoined}
 		}
 		f.Fed = nil
-		*changes = append(*changes, change{Kind: chFedDestroyed})
-		return opResult{}
+		*changes = append(*changes, Change{Kind: ChFedDestroyed})
+		return OpResult{}
 
-	case opJoinFed:
+	case OpJoinFed:
 		if f.Fed == nil {
-			return opResult{Code: codeNotFound}
+			return OpResult{Code: CodeNotFound}
 		}
 		for _, fr := range f.Fed.Federates {
 			if fr.Node == p {
-				return opResult{Code: codeAlreadyJoined, Handle: fr.Handle, Name: fr.Name}
+				return OpResult{Code: CodeAlreadyJoined, Handle: fr.Handle, Name: fr.Name}
 			}
 		}
 		if o.Time != "" && f.Fed.Time != "" && o.Time != f.Fed.Time {
-			return opResult{Code: codeTimeRepresentation}
+			return OpResult{Code: CodeTimeRepresentation}
 		}
 		// Compare-and-set on the module list: a joiner that adds modules
 		// checked them against the first Known modules of the record, so
 		// they may go in only if nobody added any since.
 		added := f.Fed.newModules(o.Modules)
 		if len(added) > 0 && o.Known != len(f.Fed.Modules) {
-			return opResult{Code: codeModulesChanged}
+			return OpResult{Code: CodeModulesChanged}
 		}
 		h := f.Fed.NextHandle
 		name := o.Name
 		if name == "" {
 			name = f.Fed.generateName(o.Type, h)
 		} else if f.Fed.nameInUse(name) {
-			return opResult{Code: codeNameInUse}
+			return OpResult{Code: CodeNameInUse}
 		}
 		if len(added) > 0 {
-			if moduleBytes(f.Fed.Modules)+moduleBytes(f.Fed.MIM)+len(f.Fed.Cells)+moduleBytes(added) > maxModuleBytes {
-				return opResult{Code: codeModulesTooLarge}
+			if ModuleBytes(f.Fed.Modules)+ModuleBytes(f.Fed.MIM)+len(f.Fed.Cells)+ModuleBytes(added) > MaxModuleBytes {
+				return OpResult{Code: CodeModulesTooLarge}
 			}
 			f.Fed.Modules = append(f.Fed.Modules, added...)
 			n := len(f.Fed.Modules)
-			*changes = append(*changes, change{Kind: chFedModules, Modules: f.Fed.Modules[:n:n]})
+			*changes = append(*changes, Change{Kind: ChFedModules, Modules: f.Fed.Modules[:n:n]})
 		}
 		f.Fed.NextHandle++
-		fr := federateRec{Handle: h, Name: name, Type: o.Type, Node: p}
+		fr := FederateRec{Handle: h, Name: name, Type: o.Type, Node: p}
 		f.Fed.Federates = append(f.Fed.Federates, fr)
-		*changes = append(*changes, change{Kind: chFederateJoined, Federate: fr})
-		return opResult{Handle: h, Name: name}
+		*changes = append(*changes, Change{Kind: ChFederateJoined, Federate: fr})
+		return OpResult{Handle: h, Name: name}
 
-	case opResignFed:
+	case OpResignFed:
 		if f.Fed != nil {
 			for i, fr := range f.Fed.Federates {
 				if fr.Node == p {
 					f.Fed.Federates = append(f.Fed.Federates[:i:i], f.Fed.Federates[i+1:]...)
-					*changes = append(*changes, change{Kind: chFederateResigned, Federate: fr})
-					return opResult{Handle: fr.Handle, Name: fr.Name}
+					*changes = append(*changes, Change{Kind: ChFederateResigned, Federate: fr})
+					return OpResult{Handle: fr.Handle, Name: fr.Name}
 				}
 			}
 		}
-		return opResult{Code: codeNotJoined}
+		return OpResult{Code: CodeNotJoined}
 
-	case opAddAcceptor:
-		if f.inRoster(p) {
-			return opResult{}
+	case OpAddAcceptor:
+		if f.InRoster(p) {
+			return OpResult{}
 		}
 		// An older incarnation of the same node is gone for good.
 		kept := f.Roster[:0:0]
@@ -659,29 +659,29 @@ func (f *fsm) applyOp(p nodeID, o op, changes *[]change) opResult {
 			}
 		}
 		if len(kept) >= f.MaxAcceptors {
-			return opResult{Code: codeRosterFull}
+			return OpResult{Code: CodeRosterFull}
 		}
 		if len(kept) == 0 {
 			// Cannot happen (p's own old incarnation was the only acceptor
 			// and it chose this entry); keep the roster non-empty anyway.
-			return opResult{Code: codeRosterFull}
+			return OpResult{Code: CodeRosterFull}
 		}
 		f.Roster = append(kept, p)
 		sortIDs(f.Roster)
-		*changes = append(*changes, change{Kind: chRoster})
-		return opResult{}
+		*changes = append(*changes, Change{Kind: ChRoster})
+		return OpResult{}
 
-	case opLost:
-		f.dropNode(o.Node, changes)
-		return opResult{}
+	case OpLost:
+		f.DropNode(o.Node, changes)
+		return OpResult{}
 	}
-	return opResult{Code: codeUnknown}
+	return OpResult{Code: CodeUnknown}
 }
 
-// dropNode removes everything t holds: its acceptor seat (unless it is
+// DropNode removes everything t holds: its acceptor seat (unless it is
 // the last one), its federate (lost), its keys (released) and its session.
-func (f *fsm) dropNode(t nodeID, changes *[]change) {
-	if f.inRoster(t) && len(f.Roster) > 1 {
+func (f *FSM) DropNode(t NodeID, changes *[]Change) {
+	if f.InRoster(t) && len(f.Roster) > 1 {
 		kept := f.Roster[:0:0]
 		for _, a := range f.Roster {
 			if a != t {
@@ -689,16 +689,16 @@ func (f *fsm) dropNode(t nodeID, changes *[]change) {
 			}
 		}
 		f.Roster = kept
-		*changes = append(*changes, change{Kind: chRoster})
+		*changes = append(*changes, Change{Kind: ChRoster})
 	}
 	if f.Fed != nil {
 		kept := f.Fed.Federates[:0:0]
 		for _, fr := range f.Fed.Federates {
 			if fr.Node == t {
-				*changes = append(*changes, change{Kind: chFederateResigned, Federate: fr, Lost: true})
+				*changes = append(*changes, Change{Kind: ChFederateResigned, Federate: fr, Lost: true})
 				f.Fed.Lost = append(f.Fed.Lost, fr.Handle)
-				if n := len(f.Fed.Lost); n > maxLostKept {
-					f.Fed.Lost = append(f.Fed.Lost[:0:0], f.Fed.Lost[n-maxLostKept:]...)
+				if n := len(f.Fed.Lost); n > MaxLostKept {
+					f.Fed.Lost = append(f.Fed.Lost[:0:0], f.Fed.Lost[n-MaxLostKept:]...)
 				}
 				continue
 			}
@@ -714,13 +714,13 @@ func (f *fsm) dropNode(t nodeID, changes *[]change) {
 	}
 	sort.Strings(held)
 	for _, k := range held {
-		e := keyEntry{Version: f.Keys[k].Version + 1}
+		e := KeyEntry{Version: f.Keys[k].Version + 1}
 		f.Keys[k] = e
-		*changes = append(*changes, change{Kind: chKey, Key: k, Entry: e})
+		*changes = append(*changes, Change{Kind: ChKey, Key: k, Entry: e})
 	}
-	delete(f.Sessions, t.key())
-	if t.key() != "" && !slices.Contains(f.Removed, t.key()) {
-		f.Removed = append(f.Removed, t.key())
+	delete(f.Sessions, t.Key())
+	if t.Key() != "" && !slices.Contains(f.Removed, t.Key()) {
+		f.Removed = append(f.Removed, t.Key())
 		if n := len(f.Removed); n > maxRemovedKept {
 			f.Removed = append(f.Removed[:0:0], f.Removed[n-maxRemovedKept:]...)
 		}
@@ -728,20 +728,20 @@ func (f *fsm) dropNode(t nodeID, changes *[]change) {
 	if f.Gone == nil {
 		f.Gone = goneMap{}
 	}
-	f.Gone[t.key()] = f.Index
+	f.Gone[t.Key()] = f.Index
 }
 
 // notJoined returns the first handle of hs that no joined federate has.
-func (f *fsm) notJoined(hs []uint64) (uint64, bool) {
+func (f *FSM) notJoined(hs []uint64) (uint64, bool) {
 	for _, h := range hs {
-		if f.Fed == nil || !slices.ContainsFunc(f.Fed.Federates, func(fr federateRec) bool { return fr.Handle == h }) {
+		if f.Fed == nil || !slices.ContainsFunc(f.Fed.Federates, func(fr FederateRec) bool { return fr.Handle == h }) {
 			return h, true
 		}
 	}
 	return 0, false
 }
 
-func (fr *federationRec) nameInUse(name string) bool {
+func (fr *FederationRec) nameInUse(name string) bool {
 	for _, x := range fr.Federates {
 		if x.Name == name {
 			return true
@@ -752,7 +752,7 @@ func (fr *federationRec) nameInUse(name string) bool {
 
 // generateName makes a federate name from its type and handle that no
 // joined federate uses.
-func (fr *federationRec) generateName(typ string, h uint64) string {
+func (fr *FederationRec) generateName(typ string, h uint64) string {
 	base := typ
 	if base == "" {
 		base = "federate"
@@ -764,9 +764,9 @@ func (fr *federationRec) generateName(typ string, h uint64) string {
 	return name
 }
 
-func sortIDs(ids []nodeID) {
+func sortIDs(ids []NodeID) {
 	sort.Slice(ids, func(i, j int) bool { return ids[i].less(ids[j]) })
 }
 
-// quorum is the number of acceptors out of n that make a majority.
-func quorum(n int) int { return n/2 + 1 }
+// Quorum is the number of acceptors out of n that make a majority.
+func Quorum(n int) int { return n/2 + 1 }

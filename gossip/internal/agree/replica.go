@@ -1,6 +1,7 @@
-package gossip
+package agree
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 )
@@ -18,9 +19,9 @@ import (
 // every value chosen before i, so every proposer of instance i uses the
 // same acceptor set.
 
-// replicaConfig configures a replica. Times are in ticks.
-type replicaConfig struct {
-	ID           nodeID
+// ReplicaConfig configures a replica. Times are in ticks.
+type ReplicaConfig struct {
+	ID           NodeID
 	Rand         *rand.Rand
 	RoundTimeout int // a round without a quorum of answers is abandoned (doubling per failure, up to 8x)
 	MaxBackoff   int // a failed round waits 1..MaxBackoff ticks (growing) before retrying
@@ -35,7 +36,7 @@ type replicaConfig struct {
 	ForwardTimeout int
 }
 
-func (c *replicaConfig) fill() {
+func (c *ReplicaConfig) fill() {
 	orDefault(&c.RoundTimeout, 10)
 	orDefault(&c.MaxBackoff, 8)
 	orDefault(&c.SyncTimeout, 10)
@@ -58,7 +59,7 @@ func orDefault(v *int, def int) {
 
 // promise is one acceptor's phase-1b answer within a round.
 type promise struct {
-	acc ballot
+	acc Ballot
 	val []byte
 	has bool
 }
@@ -66,23 +67,23 @@ type promise struct {
 // round is one attempt, at one ballot, to get an instance decided.
 type round struct {
 	inst     uint64
-	ballot   ballot
-	roster   []nodeID
+	ballot   Ballot
+	roster   []NodeID
 	phase    int // 1: collecting promises; 2: collecting accepts
-	promises map[nodeID]promise
-	accepts  map[nodeID]bool
+	promises map[NodeID]promise
+	accepts  map[NodeID]bool
 	value    []byte     // phase 2: the value proposed
-	ops      []op       // our ops in this round's batch
+	ops      []Op       // our ops in this round's batch
 	batch    []byte     // their encoding
 	reads    []uint64   // reads registered before this round started
 	fwd      []*fwdItem // the forwarded batches this round proposes, if any
 	ticks    int
 	timeout  int // ticks; doubles with each failed attempt (up to 8x)
 
-	preempter nodeID // the proposer whose higher ballot refused this round, if one did
+	preempter NodeID // the proposer whose higher ballot refused this round, if one did
 }
 
-func (rd *round) member(id nodeID) bool {
+func (rd *round) member(id NodeID) bool {
 	for _, a := range rd.roster {
 		if a == id {
 			return true
@@ -94,8 +95,8 @@ func (rd *round) member(id nodeID) bool {
 // fwdItem is a batch another replica forwarded to this one, the leader,
 // to propose on its behalf.
 type fwdItem struct {
-	origin nodeID
-	b      batch
+	origin NodeID
+	b      Batch
 	size   int
 	maxSeq uint64 // the highest op sequence number in it
 	ttl    int    // ticks left before it is dropped
@@ -104,26 +105,26 @@ type fwdItem struct {
 // opDone is the result of one submitted op.
 type opDone struct {
 	Seq    uint64
-	Result opResult
+	Result OpResult
 }
 
-// ready is what the replica asks its owner to do.
-type ready struct {
-	Messages []message // to send; To.Name == "" means gossip to all
+// Ready is what the replica asks its owner to do.
+type Ready struct {
+	Messages []Message // to send; To.Name == "" means gossip to all
 	Done     []opDone  // submitted ops with their results
 	Reads    []uint64  // reads whose barrier passed: answer from State() now
-	Changes  []change  // what applied entries changed, in order
+	Changes  []Change  // what applied entries changed, in order
 }
 
-func (rd *ready) empty() bool {
+func (rd *Ready) Empty() bool {
 	return len(rd.Messages) == 0 && len(rd.Done) == 0 && len(rd.Reads) == 0 && len(rd.Changes) == 0
 }
 
-// replica is one process's agreement state: acceptor, proposer, learner.
-type replica struct {
-	cfg replicaConfig
-	id  nodeID
-	fsm *fsm // nil until the first sync (or genesis)
+// Replica is one process's agreement state: acceptor, proposer, learner.
+type Replica struct {
+	cfg ReplicaConfig
+	id  NodeID
+	fsm *FSM // nil until the first sync (or genesis)
 	acc acceptor
 
 	tail     [][]byte // values of instances tailBase .. fsm.Index-1
@@ -131,7 +132,7 @@ type replica struct {
 	future   map[uint64][]byte // commits seen ahead of a gap
 
 	seq     uint64
-	pending []op
+	pending []Op
 	readSeq uint64
 	reads   []uint64
 	round   *round
@@ -143,26 +144,26 @@ type replica struct {
 	srtt8   int // smoothed ticks a decided round took, times 8 (0: none yet)
 
 	known     uint64 // highest index a peer reported
-	knownFrom nodeID
+	knownFrom NodeID
 	syncWait  int
-	mismatch  int    // messages from another log, dropped
-	rejected  uint64 // messages refused as invalid (mismatch included)
+	Mismatch  int    // messages from another log, dropped
+	Rejected  uint64 // messages refused as invalid (mismatch included)
 
 	// Forwarding (liveness only; see docs/agreement.md): a replica
 	// whose leader is another forwards its ops there instead of
 	// proposing them, so that many proposers do not duel.
-	leader   nodeID     // zero: propose everything itself
+	leader   NodeID     // zero: propose everything itself
 	serve    bool       // take forwarded batches (the owner is not leaving)
-	fwd      []op       // our ops forwarded, waiting for their decision
-	fwdTo    nodeID     // where fwd went
+	fwd      []Op       // our ops forwarded, waiting for their decision
+	fwdTo    NodeID     // where fwd went
 	fwdWait  int        // ticks before fwd counts as lost
 	fwdFails int        // forwards lost in a row
 	fwdIndex uint64     // the applied index when fwd was last sent
 	fwdSent  int        // times fwd was sent again to the same leader
 	fwdq     []*fwdItem // batches forwarded to us, in arrival order
 
-	out   ready
-	selfq []message
+	out   Ready
+	selfq []Message
 
 	trace *replicaTrace // tests only: nil in production
 }
@@ -170,15 +171,15 @@ type replica struct {
 // replicaTrace lets a test watch every proposal and acceptance, including
 // those a replica makes to itself without a message leaving it.
 type replicaTrace struct {
-	proposed func(inst uint64, b ballot, roster []nodeID, v []byte)
-	accepted func(acc nodeID, inst uint64, b ballot, v []byte)
+	proposed func(inst uint64, b Ballot, roster []NodeID, v []byte)
+	accepted func(acc NodeID, inst uint64, b Ballot, v []byte)
 }
 
-// newReplica returns a replica. genesis is the founder's initial state,
+// NewReplica returns a replica. genesis is the founder's initial state,
 // or nil for a replica that must sync from a peer first.
-func newReplica(cfg replicaConfig, genesis *fsm) *replica {
+func NewReplica(cfg ReplicaConfig, genesis *FSM) *Replica {
 	cfg.fill()
-	r := &replica{cfg: cfg, id: cfg.ID, fsm: genesis, future: map[uint64][]byte{}}
+	r := &Replica{cfg: cfg, id: cfg.ID, fsm: genesis, future: map[uint64][]byte{}}
 	if genesis != nil {
 		r.tailBase = genesis.Index
 	}
@@ -189,7 +190,7 @@ func newReplica(cfg replicaConfig, genesis *fsm) *replica {
 // propose them here), and whether this replica takes batches others
 // forward (serve). A batch in flight to another leader comes back, to be
 // forwarded to the new one.
-func (r *replica) SetLeader(leader nodeID, serve bool) {
+func (r *Replica) SetLeader(leader NodeID, serve bool) {
 	r.serve = serve
 	if !serve {
 		r.fwdq = nil
@@ -205,9 +206,9 @@ func (r *replica) SetLeader(leader nodeID, serve bool) {
 }
 
 // unforward takes the forwarded ops back, to the front of the queue.
-func (r *replica) unforward(lost bool) {
+func (r *Replica) unforward(lost bool) {
 	r.pending = append(r.fwd, r.pending...)
-	r.fwd, r.fwdTo, r.fwdWait, r.fwdSent = nil, nodeID{}, 0, 0
+	r.fwd, r.fwdTo, r.fwdWait, r.fwdSent = nil, NodeID{}, 0, 0
 	if lost {
 		r.fwdFails++
 	}
@@ -227,7 +228,7 @@ const maxResends = 4
 // the leader, so that nothing is decided at all (32 federates resigning
 // at once on a loaded machine saw ops wait out their 5 s). When the log
 // stood still, or after maxResends, the forward is lost as before.
-func (r *replica) forwardExpired() {
+func (r *Replica) forwardExpired() {
 	if r.fsm != nil && r.fsm.Index > r.fwdIndex && r.fwdSent < maxResends && r.fwdTo == r.leader {
 		r.fwdSent++
 		r.sendForward()
@@ -237,26 +238,46 @@ func (r *replica) forwardExpired() {
 }
 
 // sendForward sends the forwarded ops to the leader and starts waiting.
-func (r *replica) sendForward() {
+func (r *Replica) sendForward() {
 	r.fwdTo, r.fwdWait, r.fwdIndex = r.leader, r.cfg.ForwardTimeout, r.fsm.Index
-	r.send(message{Type: msgForward, To: r.leader, Value: encodeBatch(batch{Proposer: r.id, Ops: r.fwd, Base: r.fsm.Index + 1})})
+	r.send(Message{Type: MsgForward, To: r.leader, Value: EncodeBatch(Batch{Proposer: r.id, Ops: r.fwd, Base: r.fsm.Index + 1})})
 }
 
 // forwarding reports whether new ops go to the leader.
-func (r *replica) forwarding() bool {
+func (r *Replica) forwarding() bool {
 	return !r.leader.isZero() && r.leader != r.id && r.fwdFails < 2
 }
 
 // Synced reports whether the replica has a log (genesis or a sync).
-func (r *replica) Synced() bool { return r.fsm != nil }
+func (r *Replica) Synced() bool { return r.fsm != nil }
 
 // State returns the applied state; nil before Synced. The caller must not
 // modify it and must not keep it across calls that change the replica.
-func (r *replica) State() *fsm { return r.fsm }
+func (r *Replica) State() *FSM { return r.fsm }
+
+// CheckInvariants returns an error when the replica's invariants do not
+// hold (for tests and fuzzing): its state is consistent (FSM.Check), the
+// tail of chosen values ends at the state's index, and a round under way
+// is for the next instance.
+func (r *Replica) CheckInvariants() error {
+	if r.fsm == nil {
+		return nil
+	}
+	if err := r.fsm.Check(); err != nil {
+		return fmt.Errorf("replica state: %w", err)
+	}
+	if r.fsm.Index < r.tailBase || uint64(len(r.tail)) != r.fsm.Index-r.tailBase {
+		return fmt.Errorf("tail of %d entries from %d at index %d", len(r.tail), r.tailBase, r.fsm.Index)
+	}
+	if r.round != nil && r.round.inst != r.fsm.Index {
+		return fmt.Errorf("round for instance %d at index %d", r.round.inst, r.fsm.Index)
+	}
+	return nil
+}
 
 // Submit queues an op for the log and returns its sequence number, which
 // its opDone carries.
-func (r *replica) Submit(o op) uint64 {
+func (r *Replica) Submit(o Op) uint64 {
 	r.seq++
 	o.Seq = r.seq
 	r.pending = append(r.pending, o)
@@ -267,7 +288,7 @@ func (r *replica) Submit(o op) uint64 {
 // Cancel forgets a submitted op if it is not yet part of a proposal and
 // reports whether it did. An op already proposed may still be chosen; its
 // result is then reported.
-func (r *replica) Cancel(seq uint64) bool {
+func (r *Replica) Cancel(seq uint64) bool {
 	for i, o := range r.pending {
 		if o.Seq == seq {
 			r.pending = append(r.pending[:i:i], r.pending[i+1:]...)
@@ -280,7 +301,7 @@ func (r *replica) Cancel(seq uint64) bool {
 // Read registers a linearizable read and returns its id. The id comes
 // back in ready.Reads once a quorum has confirmed that nothing beyond the
 // applied state was chosen when the read began.
-func (r *replica) Read() uint64 {
+func (r *Replica) Read() uint64 {
 	r.readSeq++
 	r.reads = append(r.reads, r.readSeq)
 	r.flush()
@@ -288,7 +309,7 @@ func (r *replica) Read() uint64 {
 }
 
 // CancelRead forgets a read.
-func (r *replica) CancelRead(id uint64) {
+func (r *Replica) CancelRead(id uint64) {
 	drop := func(s []uint64) []uint64 {
 		for i, x := range s {
 			if x == id {
@@ -305,19 +326,19 @@ func (r *replica) CancelRead(id uint64) {
 
 // Observe tells the replica that peer reported log at index (from a
 // push-pull exchange); a replica behind it asks that peer to catch it up.
-func (r *replica) Observe(peer string, log string, index uint64) {
-	r.observe(nodeID{Name: peer}, log, index)
+func (r *Replica) Observe(peer string, log string, index uint64) {
+	r.observe(NodeID{Name: peer}, log, index)
 	r.flush()
 }
 
 // Step handles one message from a peer.
-func (r *replica) Step(m message) {
+func (r *Replica) Step(m Message) {
 	r.step(m)
 	r.flush()
 }
 
 // Tick advances the replica's notion of time by one tick.
-func (r *replica) Tick() {
+func (r *Replica) Tick() {
 	if r.round != nil {
 		r.round.ticks++
 		if r.round.ticks >= r.round.timeout {
@@ -356,15 +377,15 @@ func (r *replica) Tick() {
 }
 
 // Ready returns what to do now and clears it.
-func (r *replica) Ready() ready {
+func (r *Replica) Ready() Ready {
 	out := r.out
-	r.out = ready{}
+	r.out = Ready{}
 	return out
 }
 
 // flush runs messages addressed to this replica itself and starts a
 // round when there is work, until nothing more happens.
-func (r *replica) flush() {
+func (r *Replica) flush() {
 	for {
 		if len(r.selfq) == 0 {
 			r.maybeStart()
@@ -378,7 +399,7 @@ func (r *replica) flush() {
 	}
 }
 
-func (r *replica) send(m message) {
+func (r *Replica) send(m Message) {
 	m.From = r.id
 	if r.fsm != nil {
 		m.Log = r.fsm.Log
@@ -391,33 +412,33 @@ func (r *replica) send(m message) {
 	r.out.Messages = append(r.out.Messages, m)
 }
 
-func (r *replica) step(m message) {
-	if m.Type < msgPrepare || m.Type > msgForward || m.From.Name == "" {
-		r.rejected++
+func (r *Replica) step(m Message) {
+	if m.Type < MsgPrepare || m.Type > MsgForward || m.From.Name == "" {
+		r.Rejected++
 		return
 	}
 	if r.fsm == nil {
 		switch m.Type {
-		case msgSyncResp:
+		case MsgSyncResp:
 			r.handleSyncResp(m)
 		default:
 			r.observe(m.From, m.Log, m.Index)
 		}
 		return
 	}
-	if m.Log != r.fsm.Log && !(m.Type == msgSyncReq && m.Log == "") {
-		r.mismatch++
-		r.rejected++
+	if m.Log != r.fsm.Log && !(m.Type == MsgSyncReq && m.Log == "") {
+		r.Mismatch++
+		r.Rejected++
 		return
 	}
 	r.observe(m.From, m.Log, m.Index)
 	switch m.Type {
-	case msgPrepare:
+	case MsgPrepare:
 		if !r.open(m) {
 			return
 		}
 		ok, st := r.acc.prepare(m.Inst, m.Ballot)
-		reply := message{Type: msgPromise, To: m.From, Inst: m.Inst, Ballot: m.Ballot, OK: ok}
+		reply := Message{Type: MsgPromise, To: m.From, Inst: m.Inst, Ballot: m.Ballot, OK: ok}
 		if ok {
 			if st.Accepted.N > 0 {
 				reply.AccBallot, reply.Value, reply.HasValue = st.Accepted, st.Value, true
@@ -427,7 +448,7 @@ func (r *replica) step(m message) {
 		}
 		r.send(reply)
 
-	case msgAccept:
+	case MsgAccept:
 		if !r.open(m) {
 			return
 		}
@@ -435,48 +456,48 @@ func (r *replica) step(m message) {
 		if ok && r.trace != nil {
 			r.trace.accepted(r.id, m.Inst, m.Ballot, m.Value)
 		}
-		r.send(message{Type: msgAccepted, To: m.From, Inst: m.Inst, Ballot: m.Ballot, OK: ok, AccBallot: promised})
+		r.send(Message{Type: MsgAccepted, To: m.From, Inst: m.Inst, Ballot: m.Ballot, OK: ok, AccBallot: promised})
 
-	case msgPromise:
+	case MsgPromise:
 		rd := r.answered(m, 1)
 		if rd == nil {
 			return
 		}
 		rd.promises[m.From] = promise{acc: m.AccBallot, val: m.Value, has: m.HasValue}
-		if len(rd.promises) >= quorum(len(rd.roster)) {
+		if len(rd.promises) >= Quorum(len(rd.roster)) {
 			r.phase2()
 		}
 
-	case msgAccepted:
+	case MsgAccepted:
 		rd := r.answered(m, 2)
 		if rd == nil {
 			return
 		}
 		rd.accepts[m.From] = true
-		if len(rd.accepts) >= quorum(len(rd.roster)) {
+		if len(rd.accepts) >= Quorum(len(rd.roster)) {
 			r.sampleRound(rd.ticks)
 			r.learn(rd.inst, rd.value, true)
 		}
 
-	case msgDecided:
+	case MsgDecided:
 		if m.HasValue {
 			r.learn(m.Inst, m.Value, false)
 		}
 
-	case msgCommit:
+	case MsgCommit:
 		if m.HasValue {
 			r.learn(m.Inst, m.Value, true)
 		} else {
 			r.observe(m.From, m.Log, m.Inst+1)
 		}
 
-	case msgSyncReq:
+	case MsgSyncReq:
 		r.handleSyncReq(m)
 
-	case msgSyncResp:
+	case MsgSyncResp:
 		r.handleSyncResp(m)
 
-	case msgForward:
+	case MsgForward:
 		r.handleForward(m)
 	}
 }
@@ -484,7 +505,7 @@ func (r *replica) step(m message) {
 // open reports whether m, a phase-1a or phase-2a request, is for this
 // replica and for an instance not decided here yet; for one decided
 // already it sends the decision back instead.
-func (r *replica) open(m message) bool {
+func (r *Replica) open(m Message) bool {
 	if m.To != r.id {
 		return false
 	}
@@ -498,7 +519,7 @@ func (r *replica) open(m message) bool {
 // answered returns the round that m, a phase-1b or phase-2b answer,
 // answers in phase, or nil when it answers none (noted as a refusal) or
 // refuses (noted, and the round ends to be retried).
-func (r *replica) answered(m message, phase int) *round {
+func (r *Replica) answered(m Message, phase int) *round {
 	rd := r.round
 	if rd == nil || rd.phase != phase || m.Inst != rd.inst || m.Ballot != rd.ballot || !rd.member(m.From) {
 		r.noteRefusal(m)
@@ -516,13 +537,13 @@ func (r *replica) answered(m message, phase int) *round {
 // leader, to propose. The batch is the origin's own (its ops, its
 // sequence numbers): whoever proposes it, it takes effect as the
 // origin's, at most once.
-func (r *replica) handleForward(m message) {
+func (r *Replica) handleForward(m Message) {
 	if !r.serve || m.To != r.id {
 		return
 	}
-	var b batch
-	if err := decode(m.Value, &b); err != nil || b.Proposer != m.From || len(b.Ops) == 0 {
-		r.rejected++
+	var b Batch
+	if err := Decode(m.Value, &b); err != nil || b.Proposer != m.From || len(b.Ops) == 0 {
+		r.Rejected++
 		return
 	}
 	b.More = nil
@@ -542,15 +563,15 @@ func (r *replica) handleForward(m message) {
 }
 
 // fwdDone reports whether every op of a forwarded batch was applied.
-func (r *replica) fwdDone(it *fwdItem) bool {
-	if _, gone := r.fsm.Gone[it.origin.key()]; gone {
+func (r *Replica) fwdDone(it *fwdItem) bool {
+	if _, gone := r.fsm.Gone[it.origin.Key()]; gone {
 		return true // it would be skipped (applyBatch)
 	}
-	s, ok := r.fsm.Sessions[it.origin.key()]
+	s, ok := r.fsm.Sessions[it.origin.Key()]
 	return ok && s.Seq >= it.maxSeq
 }
 
-func (r *replica) noteRefusal(m message) {
+func (r *Replica) noteRefusal(m Message) {
 	if !m.OK && m.AccBallot.N > r.maxN {
 		r.maxN = m.AccBallot.N
 	}
@@ -559,8 +580,8 @@ func (r *replica) noteRefusal(m message) {
 	}
 }
 
-func (r *replica) sendDecided(to nodeID, inst uint64) {
-	reply := message{Type: msgDecided, To: to, Inst: inst}
+func (r *Replica) sendDecided(to NodeID, inst uint64) {
+	reply := Message{Type: MsgDecided, To: to, Inst: inst}
 	if inst >= r.tailBase && inst < r.fsm.Index {
 		reply.Value, reply.HasValue = r.tail[inst-r.tailBase], true
 	}
@@ -572,14 +593,14 @@ func (r *replica) sendDecided(to nodeID, inst uint64) {
 // ops (unless some are forwarded: they come first, and a batch must
 // start with our oldest op not yet applied), else a forwarded batch,
 // and confirms the reads waiting.
-func (r *replica) maybeStart() {
+func (r *Replica) maybeStart() {
 	if r.round != nil || r.fsm == nil || r.backoff > 0 {
 		return
 	}
 	if len(r.fwd) == 0 && len(r.pending) > 0 && r.forwarding() {
 		n := r.batchLen()
-		r.fwd = append([]op(nil), r.pending[:n]...)
-		r.pending = append([]op(nil), r.pending[n:]...)
+		r.fwd = append([]Op(nil), r.pending[:n]...)
+		r.pending = append([]Op(nil), r.pending[n:]...)
 		r.fwdSent = 0
 		r.sendForward()
 	}
@@ -591,11 +612,11 @@ func (r *replica) maybeStart() {
 	r.maxN++
 	rd := &round{
 		inst:     r.fsm.Index,
-		ballot:   ballot{N: r.maxN, Node: r.id},
-		roster:   append([]nodeID(nil), r.fsm.Roster...),
+		ballot:   Ballot{N: r.maxN, Node: r.id},
+		roster:   append([]NodeID(nil), r.fsm.Roster...),
 		phase:    1,
-		promises: map[nodeID]promise{},
-		accepts:  map[nodeID]bool{},
+		promises: map[NodeID]promise{},
+		accepts:  map[NodeID]bool{},
 		reads:    r.reads,
 		timeout:  r.roundTimeout() << min(r.attempt, 3),
 	}
@@ -604,20 +625,20 @@ func (r *replica) maybeStart() {
 	// to us, acceptors' first (one that is leaving must see its seat
 	// given up before it goes, or the roster keeps a seat nobody answers
 	// for), up to the entry's size limit.
-	var top batch
+	var top Batch
 	size := 0
 	if own {
 		n := r.batchLen()
-		rd.ops = append([]op(nil), r.pending[:n]...)
-		r.pending = append([]op(nil), r.pending[n:]...)
-		top = batch{Proposer: r.id, Ops: rd.ops}
+		rd.ops = append([]Op(nil), r.pending[:n]...)
+		r.pending = append([]Op(nil), r.pending[n:]...)
+		top = Batch{Proposer: r.id, Ops: rd.ops}
 		for _, o := range rd.ops {
 			size += o.size()
 		}
 	}
 	if len(r.fwdq) > 0 {
 		slices.SortStableFunc(r.fwdq, func(a, b *fwdItem) int {
-			ia, ib := r.fsm.inRoster(a.origin), r.fsm.inRoster(b.origin)
+			ia, ib := r.fsm.InRoster(a.origin), r.fsm.InRoster(b.origin)
 			switch {
 			case ia && !ib:
 				return -1
@@ -627,7 +648,7 @@ func (r *replica) maybeStart() {
 			return 0
 		})
 		n := 0
-		for n < len(r.fwdq) && n < r.cfg.MaxBatch && (n == 0 && !own || size+r.fwdq[n].size <= maxBatchBytes) {
+		for n < len(r.fwdq) && n < r.cfg.MaxBatch && (n == 0 && !own || size+r.fwdq[n].size <= MaxBatchBytes) {
 			size += r.fwdq[n].size
 			n++
 		}
@@ -642,11 +663,11 @@ func (r *replica) maybeStart() {
 		}
 	}
 	if !top.Proposer.isZero() {
-		rd.batch = encodeBatch(top)
+		rd.batch = EncodeBatch(top)
 	}
 	r.round = rd
 	for _, a := range rd.roster {
-		r.send(message{Type: msgPrepare, To: a, Inst: rd.inst, Ballot: rd.ballot})
+		r.send(Message{Type: MsgPrepare, To: a, Inst: rd.inst, Ballot: rd.ballot})
 	}
 }
 
@@ -658,12 +679,12 @@ func (r *replica) maybeStart() {
 // that follows would reset it, so that each entry costs a failure and a
 // backoff, and proposers waiting for each other's timeouts duel. The
 // smoothing is TCP's (RFC 6298): srtt moves an eighth toward each sample.
-func (r *replica) roundTimeout() int {
+func (r *Replica) roundTimeout() int {
 	return max(r.cfg.RoundTimeout, r.srtt8/4+1)
 }
 
 // sampleRound records that a decided round took ticks ticks.
-func (r *replica) sampleRound(ticks int) {
+func (r *Replica) sampleRound(ticks int) {
 	const maxSample = 1 << 16
 	ticks = min(ticks, maxSample)
 	if r.srtt8 == 0 {
@@ -674,12 +695,12 @@ func (r *replica) sampleRound(ticks int) {
 }
 
 // batchLen is how many pending ops the next entry takes: up to MaxBatch
-// and about maxBatchBytes, at least one.
-func (r *replica) batchLen() int {
+// and about MaxBatchBytes, at least one.
+func (r *Replica) batchLen() int {
 	n, size := 0, 0
 	for n < len(r.pending) && n < r.cfg.MaxBatch {
 		sz := r.pending[n].size()
-		if n > 0 && size+sz > maxBatchBytes {
+		if n > 0 && size+sz > MaxBatchBytes {
 			break
 		}
 		size += sz
@@ -690,7 +711,7 @@ func (r *replica) batchLen() int {
 
 // phase2 runs when a quorum promised: propose the value accepted at the
 // highest ballot among them, or our own batch when none accepted any.
-func (r *replica) phase2() {
+func (r *Replica) phase2() {
 	rd := r.round
 	var best promise
 	found := false
@@ -721,13 +742,13 @@ func (r *replica) phase2() {
 		r.trace.proposed(rd.inst, rd.ballot, rd.roster, rd.value)
 	}
 	for _, a := range rd.roster {
-		r.send(message{Type: msgAccept, To: a, Inst: rd.inst, Ballot: rd.ballot, Value: rd.value})
+		r.send(Message{Type: MsgAccept, To: a, Inst: rd.inst, Ballot: rd.ballot, Value: rd.value})
 	}
 }
 
 // endRound ends the current round. Ops and reads not yet answered go back
 // to the front of the queues; a failed round backs off at random first.
-func (r *replica) endRound(failed bool) {
+func (r *Replica) endRound(failed bool) {
 	rd := r.round
 	if rd == nil {
 		return
@@ -768,7 +789,7 @@ func (r *replica) endRound(failed bool) {
 
 // learn records that inst chose value. Values for later instances wait in
 // the future buffer until the gap before them is filled.
-func (r *replica) learn(inst uint64, value []byte, gossip bool) {
+func (r *Replica) learn(inst uint64, value []byte, gossip bool) {
 	if r.fsm == nil || inst < r.fsm.Index {
 		return
 	}
@@ -782,7 +803,7 @@ func (r *replica) learn(inst uint64, value []byte, gossip bool) {
 	r.drainFuture()
 }
 
-func (r *replica) drainFuture() {
+func (r *Replica) drainFuture() {
 	for {
 		v, ok := r.future[r.fsm.Index]
 		if !ok {
@@ -792,7 +813,7 @@ func (r *replica) drainFuture() {
 	}
 }
 
-func (r *replica) applyEntry(value []byte, gossip bool) {
+func (r *Replica) applyEntry(value []byte, gossip bool) {
 	inst := r.fsm.Index
 	forOther := gossip && r.round != nil && r.round.inst == inst && r.round.fwd != nil && r.round.phase == 2
 	ps, changes := r.fsm.applyAll(value)
@@ -811,12 +832,12 @@ func (r *replica) applyEntry(value []byte, gossip bool) {
 		}
 	}
 	if gossip {
-		r.send(message{Type: msgCommit, Inst: inst, Value: value, HasValue: true})
+		r.send(Message{Type: MsgCommit, Inst: inst, Value: value, HasValue: true})
 		if forOther {
 			// Batches proposed for their origins: tell them straight away.
 			for _, p := range ps {
 				if p.proposer != r.id {
-					r.send(message{Type: msgCommit, To: p.proposer, Inst: inst, Value: value, HasValue: true})
+					r.send(Message{Type: MsgCommit, To: p.proposer, Inst: inst, Value: value, HasValue: true})
 				}
 			}
 		}
@@ -839,7 +860,7 @@ func (r *replica) applyEntry(value []byte, gossip bool) {
 }
 
 // resolve reports results of our own ops and removes them from the queues.
-func (r *replica) resolve(res []opResult) {
+func (r *Replica) resolve(res []OpResult) {
 	if len(res) > 0 {
 		r.fwdFails = 0
 	}
@@ -849,7 +870,7 @@ func (r *replica) resolve(res []opResult) {
 	}
 }
 
-func (r *replica) dropOp(seq uint64) {
+func (r *Replica) dropOp(seq uint64) {
 	if r.round != nil {
 		for i, o := range r.round.ops {
 			if o.Seq == seq {
@@ -868,7 +889,7 @@ func (r *replica) dropOp(seq uint64) {
 		if o.Seq == seq {
 			r.fwd = append(r.fwd[:i:i], r.fwd[i+1:]...)
 			if len(r.fwd) == 0 {
-				r.fwdTo, r.fwdWait, r.fwdFails, r.fwdSent = nodeID{}, 0, 0, 0
+				r.fwdTo, r.fwdWait, r.fwdFails, r.fwdSent = NodeID{}, 0, 0, 0
 			}
 			break
 		}
@@ -877,7 +898,7 @@ func (r *replica) dropOp(seq uint64) {
 
 // observe notes that from has applied index entries of log, and asks it
 // for what we miss.
-func (r *replica) observe(from nodeID, log string, index uint64) {
+func (r *Replica) observe(from NodeID, log string, index uint64) {
 	if log == "" || from.Name == "" || from == r.id {
 		return
 	}
@@ -890,7 +911,7 @@ func (r *replica) observe(from nodeID, log string, index uint64) {
 	r.requestSync()
 }
 
-func (r *replica) requestSync() {
+func (r *Replica) requestSync() {
 	if r.syncWait > 0 || r.knownFrom.isZero() {
 		return
 	}
@@ -902,40 +923,40 @@ func (r *replica) requestSync() {
 		have = r.fsm.Index
 	}
 	r.syncWait = r.cfg.SyncTimeout
-	r.send(message{Type: msgSyncReq, To: r.knownFrom, Inst: have})
+	r.send(Message{Type: MsgSyncReq, To: r.knownFrom, Inst: have})
 }
 
 const maxSyncEntries = 256
 
-func (r *replica) handleSyncReq(m message) {
-	reply := message{Type: msgSyncResp, To: m.From}
+func (r *Replica) handleSyncReq(m Message) {
+	reply := Message{Type: MsgSyncResp, To: m.From}
 	switch {
 	case m.Log != "" && m.Inst >= r.tailBase && m.Inst < r.fsm.Index:
 		end := min(r.fsm.Index, m.Inst+maxSyncEntries)
 		reply.Inst = m.Inst
 		size := 0
 		for _, v := range r.tail[m.Inst-r.tailBase : end-r.tailBase] {
-			if len(reply.Entries) > 0 && size+len(v) > maxSyncBytes {
+			if len(reply.Entries) > 0 && size+len(v) > MaxSyncBytes {
 				break // the learner asks again for the rest
 			}
 			size += len(v)
 			reply.Entries = append(reply.Entries, v)
 		}
 	case m.Log == "" || m.Inst < r.fsm.Index:
-		reply.Snapshot = r.fsm.encode()
+		reply.Snapshot = r.fsm.Encode()
 	default:
 		return
 	}
 	r.send(reply)
 }
 
-func (r *replica) handleSyncResp(m message) {
+func (r *Replica) handleSyncResp(m Message) {
 	r.syncWait = 0
 	if len(m.Snapshot) > 0 {
-		f, err := decodeFSM(m.Snapshot)
+		f, err := DecodeFSM(m.Snapshot)
 		switch {
 		case err != nil:
-			r.rejected++
+			r.Rejected++
 		case r.fsm == nil || (f.Log == r.fsm.Log && f.Index > r.fsm.Index):
 			r.install(f)
 		}
@@ -954,7 +975,7 @@ func (r *replica) handleSyncResp(m message) {
 
 // install replaces the state by a peer's snapshot, which is the state
 // after a prefix of the same log (a fact, like any chosen value).
-func (r *replica) install(f *fsm) {
+func (r *Replica) install(f *FSM) {
 	r.fsm = f
 	r.tail = nil
 	r.tailBase = f.Index
@@ -965,19 +986,19 @@ func (r *replica) install(f *fsm) {
 		}
 	}
 	r.stall = 0
-	r.out.Changes = append(r.out.Changes, change{Kind: chSnapshot})
-	if s, ok := f.Sessions[r.id.key()]; ok {
-		results := map[uint64]opResult{}
+	r.out.Changes = append(r.out.Changes, Change{Kind: ChSnapshot})
+	if s, ok := f.Sessions[r.id.Key()]; ok {
+		results := map[uint64]OpResult{}
 		for _, x := range s.Results {
 			results[x.Seq] = x
 		}
-		var done []opResult
-		collect := func(ops []op) {
+		var done []OpResult
+		collect := func(ops []Op) {
 			for _, o := range ops {
 				if o.Seq <= s.Seq {
 					x, ok := results[o.Seq]
 					if !ok {
-						x = opResult{Seq: o.Seq, Code: codeUnknown}
+						x = OpResult{Seq: o.Seq, Code: CodeUnknown}
 					}
 					done = append(done, x)
 				}

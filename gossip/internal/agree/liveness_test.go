@@ -1,4 +1,4 @@
-package gossip
+package agree
 
 import (
 	"bytes"
@@ -17,36 +17,36 @@ type slowNet struct {
 	lo, hi int
 	now    int
 	names  []string
-	reps   map[string]*replica
+	reps   map[string]*Replica
 	queue  []timedMsg
 	done   map[string][]opDone
 }
 
 type timedMsg struct {
 	due int
-	m   message
+	m   Message
 }
 
 // newSlowNet starts acceptors a0..a(acc-1), a0 the leader every replica
 // forwards to, and origins o0..o(origins-1), all from the same state:
 // the acceptors seated, nothing else decided.
 func newSlowNet(seed uint64, acc, origins, lo, hi int) *slowNet {
-	n := &slowNet{rng: rand.New(rand.NewPCG(seed, 7)), lo: lo, hi: hi, reps: map[string]*replica{}, done: map[string][]opDone{}}
-	id := func(name string) nodeID { return nodeID{Name: name, Inc: 1} }
-	f := newFSM("slow", id("a0"), 5)
+	n := &slowNet{rng: rand.New(rand.NewPCG(seed, 7)), lo: lo, hi: hi, reps: map[string]*Replica{}, done: map[string][]opDone{}}
+	id := func(name string) NodeID { return NodeID{Name: name, Inc: 1} }
+	f := NewFSM("slow", id("a0"), 5)
 	for i := 1; i < acc; i++ {
-		f.applyAll(encodeBatch(batch{Proposer: id(fmt.Sprintf("a%d", i)), Ops: []op{{Kind: opAddAcceptor, Seq: 1}}}))
+		f.applyAll(EncodeBatch(Batch{Proposer: id(fmt.Sprintf("a%d", i)), Ops: []Op{{Kind: OpAddAcceptor, Seq: 1}}}))
 	}
-	enc := f.encode()
+	enc := f.Encode()
 	add := func(name string) {
-		g, err := decodeFSM(enc)
+		g, err := DecodeFSM(enc)
 		if err != nil {
 			panic(err)
 		}
-		tm := profileTimings(ProfileLocal)
-		r := newReplica(replicaConfig{
+		tm := localTimings
+		r := NewReplica(ReplicaConfig{
 			ID: id(name), Rand: rand.New(rand.NewPCG(n.rng.Uint64(), n.rng.Uint64())),
-			RoundTimeout: tm.roundTimeout, MaxBackoff: tm.maxBackoff, SyncTimeout: tm.syncTimeout, RecoverAfter: tm.recoverAfter,
+			RoundTimeout: tm.RoundTimeout, MaxBackoff: tm.MaxBackoff, SyncTimeout: tm.SyncTimeout, RecoverAfter: tm.RecoverAfter,
 		}, g)
 		r.SetLeader(id("a0"), true)
 		n.names = append(n.names, name)
@@ -76,7 +76,7 @@ func (n *slowNet) collect(name string) {
 		}
 		for _, o := range to {
 			mm := m
-			mm.To = nodeID{Name: o, Inc: 1}
+			mm.To = NodeID{Name: o, Inc: 1}
 			n.queue = append(n.queue, timedMsg{due: n.now + n.lo + n.rng.IntN(n.hi-n.lo+1), m: mm})
 		}
 	}
@@ -111,13 +111,13 @@ func (n *slowNet) tick() {
 // decided, and every replica applies the same log.
 func TestReplicaSlowRoundsDecideForwards(t *testing.T) {
 	const origins, perOrigin, limit = 32, 4, 1000
-	tm := profileTimings(ProfileLocal)
+	tm := localTimings
 	// A round is four latencies: 2x to 4x the round timeout.
-	lo, hi := tm.roundTimeout/2, tm.roundTimeout
+	lo, hi := tm.RoundTimeout/2, tm.RoundTimeout
 	for _, seed := range seeds(40) {
 		n := newSlowNet(seed, 5, origins, lo, hi)
 		submit := func(name string, k int) {
-			n.reps[name].Submit(op{Kind: opAcquire, Key: fmt.Sprintf("k/%s/%d", name, k), Value: []byte(name)})
+			n.reps[name].Submit(Op{Kind: OpAcquire, Key: fmt.Sprintf("k/%s/%d", name, k), Value: []byte(name)})
 			n.collect(name)
 		}
 		for i := range origins {
@@ -143,7 +143,7 @@ func TestReplicaSlowRoundsDecideForwards(t *testing.T) {
 		for i := range origins {
 			name := fmt.Sprintf("o%d", i)
 			for _, d := range n.done[name] {
-				if d.Result.Code != codeOK {
+				if d.Result.Code != CodeOK {
 					t.Fatalf("seed %d: %s: result %+v", seed, name, d.Result)
 				}
 			}
@@ -153,9 +153,9 @@ func TestReplicaSlowRoundsDecideForwards(t *testing.T) {
 		for range 4 * hi {
 			n.tick()
 		}
-		want := n.reps["a0"].State().encode()
+		want := n.reps["a0"].State().Encode()
 		for _, name := range n.names {
-			if f := n.reps[name].State(); !bytes.Equal(f.encode(), want) {
+			if f := n.reps[name].State(); !bytes.Equal(f.Encode(), want) {
 				t.Fatalf("seed %d: %s holds another state at index %d (a0 at %d)", seed, name, f.Index, n.reps["a0"].State().Index)
 			}
 		}

@@ -1,4 +1,4 @@
-package gossip
+package agree
 
 import (
 	"bytes"
@@ -39,12 +39,12 @@ func seeds(n int) []uint64 {
 }
 
 type simNode struct {
-	r     *replica
+	r     *Replica
 	alive bool
 	side  int // partition side
 
 	checked  uint64   // index up to which checkLogs looked
-	checkedR *replica // at which incarnation
+	checkedR *Replica // at which incarnation
 }
 
 type simNet struct {
@@ -53,14 +53,14 @@ type simNet struct {
 	rng     *rand.Rand
 	nodes   map[string]*simNode
 	names   []string
-	queue   []message
+	queue   []Message
 	nextInc uint64
 
 	// invariant bookkeeping
 	log       map[uint64][]byte            // value each instance chose, as learned by anyone
-	rosters   map[uint64][]nodeID          // acceptor set every round of an instance used
-	proposals map[uint64]map[ballot][]byte // phase-2 value per (instance, ballot)
-	accepts   map[uint64]map[ballot]map[nodeID]bool
+	rosters   map[uint64][]NodeID          // acceptor set every round of an instance used
+	proposals map[uint64]map[Ballot][]byte // phase-2 value per (instance, ballot)
+	accepts   map[uint64]map[Ballot]map[NodeID]bool
 	chosen    map[uint64][]byte // value a quorum accepted
 	states    map[uint64]string // canonical state after each index
 	results   map[string][]opDone
@@ -77,24 +77,30 @@ type simNet struct {
 	// ready a replica gives.
 	outside bool
 	unsafe  bool
-	onReady func(name string, rd ready)
+	onReady func(name string, rd Ready)
 }
+
+// localTimings are the agreement timings package gossip gives a replica
+// under its ProfileLocal (gossip/config.go, profileTimings; gossip's
+// TestLocalTimings keeps the two equal).
+var localTimings = ReplicaConfig{RoundTimeout: 15, MaxBackoff: 8, SyncTimeout: 15, RecoverAfter: 25}
 
 func newSimNet(t *testing.T, seed uint64, n int) *simNet {
 	return newSimNetRand(t, seed, n, nil)
 }
 
-// newSimNetRand is newSimNet with replicas made as Start makes them,
-// their random sources drawn from cfgRand (nil: from the network's rng).
+// newSimNetRand is newSimNet with replicas made as package gossip's
+// Start makes them (localTimings), their random sources drawn from
+// cfgRand (nil: from the network's rng).
 func newSimNetRand(t *testing.T, seed uint64, n int, cfgRand *rand.Rand) *simNet {
 	s := &simNet{
 		t: t, seed: seed, cfgRand: cfgRand,
 		rng:       rand.New(rand.NewPCG(seed, 0x6d657368)),
 		nodes:     map[string]*simNode{},
 		log:       map[uint64][]byte{},
-		rosters:   map[uint64][]nodeID{},
-		proposals: map[uint64]map[ballot][]byte{},
-		accepts:   map[uint64]map[ballot]map[nodeID]bool{},
+		rosters:   map[uint64][]NodeID{},
+		proposals: map[uint64]map[Ballot][]byte{},
+		accepts:   map[uint64]map[Ballot]map[NodeID]bool{},
 		chosen:    map[uint64][]byte{},
 		states:    map[uint64]string{},
 		results:   map[string][]opDone{},
@@ -102,23 +108,25 @@ func newSimNetRand(t *testing.T, seed uint64, n int, cfgRand *rand.Rand) *simNet
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("n%d", i)
 		s.names = append(s.names, name)
-		var genesis *fsm
+		var genesis *FSM
 		if i == 0 {
-			genesis = newFSM("log-1", s.id(name, 1), 5)
+			genesis = NewFSM("log-1", s.id(name, 1), 5)
 		}
 		s.start(name, 1, genesis)
 	}
 	return s
 }
 
-func (s *simNet) id(name string, inc uint64) nodeID { return nodeID{Name: name, Inc: inc} }
+func (s *simNet) id(name string, inc uint64) NodeID { return NodeID{Name: name, Inc: inc} }
 
-func (s *simNet) start(name string, inc uint64, genesis *fsm) {
-	var r *replica
+func (s *simNet) start(name string, inc uint64, genesis *FSM) {
+	var r *Replica
 	if s.cfgRand != nil {
-		r = newCore(s.id(name, inc), profileTimings(ProfileLocal), newSources(s.cfgRand).replica, genesis)
+		cfg := localTimings
+		cfg.ID, cfg.Rand = s.id(name, inc), rand.New(rand.NewPCG(s.cfgRand.Uint64(), s.cfgRand.Uint64()))
+		r = NewReplica(cfg, genesis)
 	} else {
-		r = newReplica(replicaConfig{
+		r = NewReplica(ReplicaConfig{
 			ID:           s.id(name, inc),
 			Rand:         rand.New(rand.NewPCG(s.rng.Uint64(), s.rng.Uint64())),
 			RoundTimeout: 12,
@@ -140,16 +148,16 @@ func (s *simNet) fail(format string, args ...any) {
 	s.t.Fatalf("seed %d: "+format, append([]any{s.seed}, args...)...)
 }
 
-func (s *simNet) onPropose(inst uint64, b ballot, roster []nodeID, v []byte) {
+func (s *simNet) onPropose(inst uint64, b Ballot, roster []NodeID, v []byte) {
 	if prev, ok := s.rosters[inst]; ok {
 		if fmt.Sprint(prev) != fmt.Sprint(roster) {
 			s.fail("instance %d: rounds disagree on the acceptors: %v vs %v", inst, prev, roster)
 		}
 	} else {
-		s.rosters[inst] = append([]nodeID(nil), roster...)
+		s.rosters[inst] = append([]NodeID(nil), roster...)
 	}
 	if s.proposals[inst] == nil {
-		s.proposals[inst] = map[ballot][]byte{}
+		s.proposals[inst] = map[Ballot][]byte{}
 	}
 	if prev, ok := s.proposals[inst][b]; ok && !bytes.Equal(prev, v) {
 		s.fail("instance %d ballot %v proposed two values", inst, b)
@@ -157,12 +165,12 @@ func (s *simNet) onPropose(inst uint64, b ballot, roster []nodeID, v []byte) {
 	s.proposals[inst][b] = v
 }
 
-func (s *simNet) onAccept(acc nodeID, inst uint64, b ballot, v []byte) {
+func (s *simNet) onAccept(acc NodeID, inst uint64, b Ballot, v []byte) {
 	if s.accepts[inst] == nil {
-		s.accepts[inst] = map[ballot]map[nodeID]bool{}
+		s.accepts[inst] = map[Ballot]map[NodeID]bool{}
 	}
 	if s.accepts[inst][b] == nil {
-		s.accepts[inst][b] = map[nodeID]bool{}
+		s.accepts[inst][b] = map[NodeID]bool{}
 	}
 	s.accepts[inst][b][acc] = true
 	roster, ok := s.rosters[inst]
@@ -175,7 +183,7 @@ func (s *simNet) onAccept(acc nodeID, inst uint64, b ballot, v []byte) {
 			n++
 		}
 	}
-	if n >= quorum(len(roster)) {
+	if n >= Quorum(len(roster)) {
 		if prev, ok := s.chosen[inst]; ok && !bytes.Equal(prev, v) {
 			s.fail("instance %d: two different values chosen", inst)
 		}
@@ -236,9 +244,9 @@ func (s *simNet) checkStates() {
 
 // canonical renders a state so that equal states render equally (fmt
 // prints maps in key order).
-func canonical(f *fsm) string {
+func canonical(f *FSM) string {
 	var v any
-	if err := msgpack.Unmarshal(f.encode(), &v); err != nil {
+	if err := msgpack.Unmarshal(f.Encode(), &v); err != nil {
 		panic(err)
 	}
 	return fmt.Sprint(v)
@@ -267,7 +275,7 @@ func (s *simNet) collect(name string) {
 			for _, other := range s.names {
 				if other != name {
 					mm := m
-					mm.To = nodeID{Name: other}
+					mm.To = NodeID{Name: other}
 					s.queue = append(s.queue, mm)
 				}
 			}
@@ -299,11 +307,11 @@ func (s *simNet) deliver(lossy bool) {
 	s.collect(m.To.Name)
 }
 
-func (s *simNet) randomOp(name string) op {
+func (s *simNet) randomOp(name string) Op {
 	r := s.nodes[name].r
 	switch k := s.rng.IntN(10); k {
 	case 0, 1:
-		return op{Kind: opAcquire, Key: fmt.Sprintf("k%d", s.rng.IntN(3)), Value: []byte(name)}
+		return Op{Kind: OpAcquire, Key: fmt.Sprintf("k%d", s.rng.IntN(3)), Value: []byte(name)}
 	case 2:
 		if s.rng.IntN(2) == 0 {
 			key := fmt.Sprintf("k%d", s.rng.IntN(3))
@@ -311,30 +319,30 @@ func (s *simNet) randomOp(name string) op {
 			if r.fsm != nil {
 				v = r.fsm.Keys[key].Version
 			}
-			return op{Kind: opCompareAndSwap, Key: key, Expect: v + uint64(s.rng.IntN(2)), Value: []byte(name)}
+			return Op{Kind: OpCompareAndSwap, Key: key, Expect: v + uint64(s.rng.IntN(2)), Value: []byte(name)}
 		}
-		return op{Kind: opRelease, Key: fmt.Sprintf("k%d", s.rng.IntN(3))}
+		return Op{Kind: OpRelease, Key: fmt.Sprintf("k%d", s.rng.IntN(3))}
 	case 3:
-		return op{Kind: opCreateFed, Name: "fed", Time: s.randomTime(), Modules: s.randomModules()}
+		return Op{Kind: OpCreateFed, Name: "fed", Time: s.randomTime(), Modules: s.randomModules()}
 	case 4:
-		return op{Kind: opDestroyFed}
+		return Op{Kind: OpDestroyFed}
 	case 5, 6:
-		return op{Kind: opJoinFed, Name: fmt.Sprintf("f%d", s.rng.IntN(3)), Type: "t",
+		return Op{Kind: OpJoinFed, Name: fmt.Sprintf("f%d", s.rng.IntN(3)), Type: "t",
 			Time: s.randomTime(), Modules: s.randomModules(), Known: s.rng.IntN(3)}
 	case 7:
-		return op{Kind: opResignFed}
+		return Op{Kind: OpResignFed}
 	case 8:
-		return op{Kind: opAddAcceptor}
+		return Op{Kind: OpAddAcceptor}
 	default:
 		if s.rng.IntN(3) != 0 {
-			return op{Kind: opAddAcceptor}
+			return Op{Kind: OpAddAcceptor}
 		}
 		// Remove a random acceptor, alive or not: safety must not depend
 		// on the failure detector being right.
 		if r.fsm != nil && len(r.fsm.Roster) > 0 {
-			return op{Kind: opLost, Node: r.fsm.Roster[s.rng.IntN(len(r.fsm.Roster))]}
+			return Op{Kind: OpLost, Node: r.fsm.Roster[s.rng.IntN(len(r.fsm.Roster))]}
 		}
-		return op{Kind: opAddAcceptor}
+		return Op{Kind: OpAddAcceptor}
 	}
 }
 
@@ -344,11 +352,11 @@ func (s *simNet) randomTime() string {
 }
 
 // randomModules is up to two of four small modules.
-func (s *simNet) randomModules() []moduleRec {
-	var out []moduleRec
+func (s *simNet) randomModules() []ModuleRec {
+	var out []ModuleRec
 	for range s.rng.IntN(3) {
 		k := s.rng.IntN(4)
-		out = append(out, moduleRec{Name: fmt.Sprintf("m%d", k), Digest: fmt.Sprintf("d%d", k), Content: []byte{byte(k)}})
+		out = append(out, ModuleRec{Name: fmt.Sprintf("m%d", k), Digest: fmt.Sprintf("d%d", k), Content: []byte{byte(k)}})
 	}
 	return out
 }
@@ -457,7 +465,7 @@ func TestReplicaRacingAcquire(t *testing.T) {
 			s.deliver(false)
 		}
 		for _, nn := range s.names[1:] {
-			s.nodes[nn].r.Submit(op{Kind: opAddAcceptor})
+			s.nodes[nn].r.Submit(Op{Kind: OpAddAcceptor})
 			s.collect(nn)
 		}
 		s.run(20000, false, nil)
@@ -466,7 +474,7 @@ func TestReplicaRacingAcquire(t *testing.T) {
 		}
 		seqs := map[string]uint64{}
 		for _, nn := range s.names {
-			seqs[nn] = s.nodes[nn].r.Submit(op{Kind: opAcquire, Key: "name", Value: []byte(nn)})
+			seqs[nn] = s.nodes[nn].r.Submit(Op{Kind: OpAcquire, Key: "name", Value: []byte(nn)})
 			s.collect(nn)
 		}
 		finished := func() bool {
@@ -536,11 +544,11 @@ func TestReplicaReadIsLinearizable(t *testing.T) {
 		s.nodes[nn].r.Observe("n0", "log-1", 0)
 		s.collect(nn)
 		s.run(2000, false, nil)
-		s.nodes[nn].r.Submit(op{Kind: opAddAcceptor})
+		s.nodes[nn].r.Submit(Op{Kind: OpAddAcceptor})
 		s.collect(nn)
 		s.run(2000, false, nil)
 	}
-	seq := s.nodes["n1"].r.Submit(op{Kind: opAcquire, Key: "x", Value: []byte("v")})
+	seq := s.nodes["n1"].r.Submit(Op{Kind: OpAcquire, Key: "x", Value: []byte("v")})
 	s.collect("n1")
 	s.results["n1"] = nil
 	finished := func() bool {
@@ -605,58 +613,58 @@ func TestReplicaReadIsLinearizable(t *testing.T) {
 }
 
 func TestFSMFederationRules(t *testing.T) {
-	a, b := nodeID{"a", 1}, nodeID{"b", 1}
-	f := newFSM("l", a, 5)
-	apply := func(p nodeID, o op) opResult {
+	a, b := NodeID{"a", 1}, NodeID{"b", 1}
+	f := NewFSM("l", a, 5)
+	apply := func(p NodeID, o Op) OpResult {
 		t.Helper()
-		o.Seq = f.Sessions[p.key()].Seq + 1
-		_, res, _ := f.apply(encodeBatch(batch{Proposer: p, Ops: []op{o}}))
+		o.Seq = f.Sessions[p.Key()].Seq + 1
+		_, res, _ := f.Apply(EncodeBatch(Batch{Proposer: p, Ops: []Op{o}}))
 		if len(res) != 1 {
 			t.Fatalf("op %v: %d results", o.Kind, len(res))
 		}
 		return res[0]
 	}
-	if r := apply(a, op{Kind: opJoinFed, Name: "x"}); r.Code != codeNotFound {
+	if r := apply(a, Op{Kind: OpJoinFed, Name: "x"}); r.Code != CodeNotFound {
 		t.Fatalf("join before create: %v", r.Code)
 	}
-	if r := apply(a, op{Kind: opCreateFed, Name: "fed"}); r.Code != codeOK {
+	if r := apply(a, Op{Kind: OpCreateFed, Name: "fed"}); r.Code != CodeOK {
 		t.Fatalf("create: %v", r.Code)
 	}
-	if r := apply(b, op{Kind: opCreateFed, Name: "fed"}); r.Code != codeExists {
+	if r := apply(b, Op{Kind: OpCreateFed, Name: "fed"}); r.Code != CodeExists {
 		t.Fatalf("second create: %v", r.Code)
 	}
-	r1 := apply(a, op{Kind: opJoinFed, Name: "x", Type: "t"})
-	if r1.Code != codeOK || r1.Handle != 1 {
+	r1 := apply(a, Op{Kind: OpJoinFed, Name: "x", Type: "t"})
+	if r1.Code != CodeOK || r1.Handle != 1 {
 		t.Fatalf("join: %+v", r1)
 	}
-	if r := apply(b, op{Kind: opJoinFed, Name: "x"}); r.Code != codeNameInUse {
+	if r := apply(b, Op{Kind: OpJoinFed, Name: "x"}); r.Code != CodeNameInUse {
 		t.Fatalf("duplicate name: %v", r.Code)
 	}
-	r2 := apply(b, op{Kind: opJoinFed, Type: "radar"})
-	if r2.Code != codeOK || r2.Handle != 2 || r2.Name != "radar-2" {
+	r2 := apply(b, Op{Kind: OpJoinFed, Type: "radar"})
+	if r2.Code != CodeOK || r2.Handle != 2 || r2.Name != "radar-2" {
 		t.Fatalf("generated name: %+v", r2)
 	}
-	if r := apply(a, op{Kind: opDestroyFed}); r.Code != codeFederatesJoined {
+	if r := apply(a, Op{Kind: OpDestroyFed}); r.Code != CodeFederatesJoined {
 		t.Fatalf("destroy while joined: %v", r.Code)
 	}
-	if r := apply(a, op{Kind: opAcquire, Key: "obj", Value: []byte("1")}); r.Entry.Holder != a || r.Entry.Version != 1 {
+	if r := apply(a, Op{Kind: OpAcquire, Key: "obj", Value: []byte("1")}); r.Entry.Holder != a || r.Entry.Version != 1 {
 		t.Fatalf("acquire: %+v", r)
 	}
-	if r := apply(b, op{Kind: opRelease, Key: "obj"}); r.Code != codeNotHolder {
+	if r := apply(b, Op{Kind: OpRelease, Key: "obj"}); r.Code != CodeNotHolder {
 		t.Fatalf("release by non-holder: %v", r.Code)
 	}
 	// a is lost: its federate leaves, its key is freed, b can take both.
-	apply(b, op{Kind: opLost, Node: a})
-	if f.Keys["obj"].Holder != (nodeID{}) || f.Keys["obj"].Version != 2 {
+	apply(b, Op{Kind: OpLost, Node: a})
+	if f.Keys["obj"].Holder != (NodeID{}) || f.Keys["obj"].Version != 2 {
 		t.Fatalf("key after loss: %+v", f.Keys["obj"])
 	}
-	if r := apply(b, op{Kind: opRelease, Key: "obj"}); r.Code != codeOK {
+	if r := apply(b, Op{Kind: OpRelease, Key: "obj"}); r.Code != CodeOK {
 		t.Fatalf("release of a free key: %v", r.Code)
 	}
-	if r := apply(b, op{Kind: opResignFed}); r.Code != codeOK {
+	if r := apply(b, Op{Kind: OpResignFed}); r.Code != CodeOK {
 		t.Fatalf("resign: %v", r.Code)
 	}
-	if r := apply(b, op{Kind: opDestroyFed}); r.Code != codeOK {
+	if r := apply(b, Op{Kind: OpDestroyFed}); r.Code != CodeOK {
 		t.Fatalf("destroy: %v", r.Code)
 	}
 	// the roster never empties
@@ -664,13 +672,13 @@ func TestFSMFederationRules(t *testing.T) {
 		t.Fatalf("roster %v", f.Roster)
 	}
 	// A duplicate op (same seq) is applied once.
-	o := op{Kind: opAcquire, Key: "d", Value: []byte("1"), Seq: f.Sessions[b.key()].Seq + 1}
-	f.apply(encodeBatch(batch{Proposer: b, Ops: []op{o}}))
-	f.apply(encodeBatch(batch{Proposer: b, Ops: []op{o}}))
+	o := Op{Kind: OpAcquire, Key: "d", Value: []byte("1"), Seq: f.Sessions[b.Key()].Seq + 1}
+	f.Apply(EncodeBatch(Batch{Proposer: b, Ops: []Op{o}}))
+	f.Apply(EncodeBatch(Batch{Proposer: b, Ops: []Op{o}}))
 	if f.Keys["d"].Version != 1 {
 		t.Fatalf("duplicate applied twice: %+v", f.Keys["d"])
 	}
-	ids := f.identities()
+	ids := f.Identities()
 	sort.Slice(ids, func(i, j int) bool { return ids[i].less(ids[j]) })
 	if len(ids) != 2 {
 		t.Fatalf("identities %v", ids)
@@ -680,7 +688,8 @@ func TestFSMFederationRules(t *testing.T) {
 // TestConfigRandReplays: replicas made as Start makes them, with their
 // sources drawn from Config.Rand, make the same choices under the same
 // seed (the same messages and backoffs in the same order) and other
-// choices under another seed.
+// choices under another seed. (gossip's TestSourcesReplay checks the
+// sources Start draws.)
 func TestConfigRandReplays(t *testing.T) {
 	run := func(cfgSeed uint64) string {
 		s := newSimNetRand(t, 3, 5, rand.New(rand.NewPCG(cfgSeed, 0)))
@@ -700,39 +709,21 @@ func TestConfigRandReplays(t *testing.T) {
 	if !strings.Contains(a, "backoff 2") && !strings.Contains(a, "backoff 3") {
 		t.Fatalf("no random backoff in the run; the test does not exercise the source")
 	}
-
-	// The choices Start makes itself: the default name, the log identity.
-	s1, s2 := newSources(rand.New(rand.NewPCG(5, 5))), newSources(rand.New(rand.NewPCG(5, 5)))
-	if s1.name != s2.name || s1.logID != s2.logID || s1.loop.Uint64() != s2.loop.Uint64() || s1.replica.Uint64() != s2.replica.Uint64() {
-		t.Fatal("newSources differs under one seed")
-	}
-	if len(s1.name) != 8 || len(s1.logID) != 32 {
-		t.Fatalf("name %q, log %q", s1.name, s1.logID)
-	}
-	// One Rand seeding two Clusters in turn gives them different sources.
-	shared := rand.New(rand.NewPCG(5, 5))
-	if x, y := newSources(shared), newSources(shared); x.name == y.name || x.logID == y.logID {
-		t.Fatal("two Clusters seeded from one Rand in turn got the same sources")
-	}
-	// Without a Rand, crypto/rand: two processes never share a log identity.
-	if x, y := newSources(nil), newSources(nil); x.logID == y.logID {
-		t.Fatal("crypto-seeded log identities collide")
-	}
 }
 
-// TestSizeLimits: a log entry holds about maxBatchBytes of ops, a
-// catch-up answer about maxSyncBytes of entries (each at least one), so
+// TestSizeLimits: a log entry holds about MaxBatchBytes of ops, a
+// catch-up answer about MaxSyncBytes of entries (each at least one), so
 // large values never make a message memberlist refuses (20 MB); a
 // learner catches up over several answers.
 func TestSizeLimits(t *testing.T) {
-	a := nodeID{Name: "a", Inc: 1}
-	r := newReplica(replicaConfig{ID: a, Rand: rand.New(rand.NewPCG(1, 1))}, newFSM("l", a, 5))
+	a := NodeID{Name: "a", Inc: 1}
+	r := NewReplica(ReplicaConfig{ID: a, Rand: rand.New(rand.NewPCG(1, 1))}, NewFSM("l", a, 5))
 	big := make([]byte, 600<<10)
-	r.pending = []op{{Kind: opAcquire, Value: big}, {Kind: opAcquire, Value: big}, {Kind: opAcquire}}
+	r.pending = []Op{{Kind: OpAcquire, Value: big}, {Kind: OpAcquire, Value: big}, {Kind: OpAcquire}}
 	if n := r.batchLen(); n != 1 {
 		t.Fatalf("batch of %d ops of 600 KB", n)
 	}
-	r.pending = []op{{Kind: opAcquire, Value: make([]byte, 3*maxBatchBytes)}}
+	r.pending = []Op{{Kind: OpAcquire, Value: make([]byte, 3*MaxBatchBytes)}}
 	if n := r.batchLen(); n != 1 {
 		t.Fatalf("an op over the limit is not taken alone: %d", n)
 	}
@@ -740,18 +731,18 @@ func TestSizeLimits(t *testing.T) {
 
 	// a is the only acceptor: each Submit is decided at once.
 	for i := range 12 {
-		r.Submit(op{Kind: opAcquire, Key: fmt.Sprint(i), Value: make([]byte, 1<<20)})
+		r.Submit(Op{Kind: OpAcquire, Key: fmt.Sprint(i), Value: make([]byte, 1<<20)})
 	}
 	r.Ready()
 	if r.fsm.Index != 12 {
 		t.Fatalf("index %d", r.fsm.Index)
 	}
 	// b holds the same log at index 0 and catches up from a.
-	b := newReplica(replicaConfig{ID: nodeID{Name: "b", Inc: 1}, Rand: rand.New(rand.NewPCG(2, 2))}, newFSM("l", a, 5))
+	b := NewReplica(ReplicaConfig{ID: NodeID{Name: "b", Inc: 1}, Rand: rand.New(rand.NewPCG(2, 2))}, NewFSM("l", a, 5))
 	b.Observe("a", "l", r.fsm.Index)
 	answers := 0
 	for range 100 {
-		var toA []message
+		var toA []Message
 		for _, m := range b.Ready().Messages {
 			if m.To.Name == "a" {
 				toA = append(toA, m)
@@ -763,7 +754,7 @@ func TestSizeLimits(t *testing.T) {
 		for _, m := range toA {
 			r.Step(m)
 			for _, resp := range r.Ready().Messages {
-				if resp.Type != msgSyncResp {
+				if resp.Type != MsgSyncResp {
 					continue
 				}
 				answers++
@@ -771,7 +762,7 @@ func TestSizeLimits(t *testing.T) {
 				for _, e := range resp.Entries {
 					size += len(e)
 				}
-				if len(resp.Entries) == 0 || len(resp.Snapshot) > 0 || (len(resp.Entries) > 1 && size > maxSyncBytes) {
+				if len(resp.Entries) == 0 || len(resp.Snapshot) > 0 || (len(resp.Entries) > 1 && size > MaxSyncBytes) {
 					t.Fatalf("answer with %d entries, %d bytes, snapshot %d bytes", len(resp.Entries), size, len(resp.Snapshot))
 				}
 				b.Step(resp)
@@ -789,18 +780,18 @@ func TestSizeLimits(t *testing.T) {
 // is older than fwdWindow entries (a forwarded batch is not bound to one
 // instance, so a late copy must not open a new session).
 func TestFSMForwardedBatches(t *testing.T) {
-	lead, x, y := nodeID{"lead", 1}, nodeID{"x", 1}, nodeID{"y", 1}
-	f := newFSM("l", lead, 5)
-	entry := func(top batch, more ...batch) []applied {
+	lead, x, y := NodeID{"lead", 1}, NodeID{"x", 1}, NodeID{"y", 1}
+	f := NewFSM("l", lead, 5)
+	entry := func(top Batch, more ...Batch) []applied {
 		t.Helper()
 		top.More = more
-		ps, _ := f.applyAll(encodeBatch(top))
+		ps, _ := f.applyAll(EncodeBatch(top))
 		return ps
 	}
-	entry(batch{Proposer: lead, Ops: []op{{Kind: opCreateFed, Name: "fed", Seq: 1}}})
-	xJoin := batch{Proposer: x, Base: f.Index + 1, Ops: []op{{Kind: opJoinFed, Name: "x", Seq: 1}}}
-	yJoin := batch{Proposer: y, Base: f.Index + 1, Ops: []op{{Kind: opJoinFed, Name: "y", Seq: 1}, {Kind: opAcquire, Key: "k", Seq: 2}}}
-	ps := entry(batch{Proposer: lead, Ops: []op{{Kind: opAcquire, Key: "lead", Seq: 2}}}, xJoin, yJoin)
+	entry(Batch{Proposer: lead, Ops: []Op{{Kind: OpCreateFed, Name: "fed", Seq: 1}}})
+	xJoin := Batch{Proposer: x, Base: f.Index + 1, Ops: []Op{{Kind: OpJoinFed, Name: "x", Seq: 1}}}
+	yJoin := Batch{Proposer: y, Base: f.Index + 1, Ops: []Op{{Kind: OpJoinFed, Name: "y", Seq: 1}, {Kind: OpAcquire, Key: "k", Seq: 2}}}
+	ps := entry(Batch{Proposer: lead, Ops: []Op{{Kind: OpAcquire, Key: "lead", Seq: 2}}}, xJoin, yJoin)
 	if len(ps) != 3 || ps[1].proposer != x || len(ps[1].results) != 1 || ps[2].proposer != y || len(ps[2].results) != 2 || ps[2].last != 2 {
 		t.Fatalf("applied %+v", ps)
 	}
@@ -813,8 +804,8 @@ func TestFSMForwardedBatches(t *testing.T) {
 	}
 	// y departs (resign, then its own removal); a stale copy of its join
 	// arrives after: no new federate, no key.
-	entry(batch{Proposer: y, Ops: []op{{Kind: opResignFed, Seq: 3}, {Kind: opLost, Node: y, Seq: 4}}})
-	if _, ok := f.Sessions[y.key()]; ok {
+	entry(Batch{Proposer: y, Ops: []Op{{Kind: OpResignFed, Seq: 3}, {Kind: OpLost, Node: y, Seq: 4}}})
+	if _, ok := f.Sessions[y.Key()]; ok {
 		t.Fatal("y's session outlived its departure")
 	}
 	if ps := entry(yJoin); len(ps) != 1 || len(ps[0].results) != 0 || len(f.Fed.Federates) != 1 || f.Keys["k"].Holder == y {
@@ -822,20 +813,20 @@ func TestFSMForwardedBatches(t *testing.T) {
 	}
 	// y's own (not forwarded) batch is bound to its instance and applies
 	// as before: a node that comes back as y is not refused here.
-	if ps := entry(batch{Proposer: y, Ops: []op{{Kind: opAcquire, Key: "own", Seq: 1}}}); len(ps[0].results) != 1 {
+	if ps := entry(Batch{Proposer: y, Ops: []Op{{Kind: OpAcquire, Key: "own", Seq: 1}}}); len(ps[0].results) != 1 {
 		t.Fatalf("y's own batch: %+v", ps)
 	}
 	// A forwarded batch older than fwdWindow entries is skipped, and the
 	// tombstone of a departure goes after as many.
-	entry(batch{Proposer: x, Ops: []op{{Kind: opLost, Node: x, Seq: 2}}})
-	old := batch{Proposer: nodeID{"z", 1}, Base: f.Index + 1, Ops: []op{{Kind: opAcquire, Key: "z", Seq: 1}}}
+	entry(Batch{Proposer: x, Ops: []Op{{Kind: OpLost, Node: x, Seq: 2}}})
+	old := Batch{Proposer: NodeID{"z", 1}, Base: f.Index + 1, Ops: []Op{{Kind: OpAcquire, Key: "z", Seq: 1}}}
 	for range fwdWindow + 1 {
-		entry(batch{})
+		entry(Batch{})
 	}
-	if _, ok := f.Gone[x.key()]; ok {
+	if _, ok := f.Gone[x.Key()]; ok {
 		t.Fatalf("x's tombstone kept past the window: %v", f.Gone)
 	}
-	if ps := entry(old); len(ps[0].results) != 0 || f.Keys["z"].Holder != (nodeID{}) {
+	if ps := entry(old); len(ps[0].results) != 0 || f.Keys["z"].Holder != (NodeID{}) {
 		t.Fatalf("a forwarded batch older than the window applied: %+v", ps)
 	}
 	old.Base = f.Index + 1
@@ -848,14 +839,14 @@ func TestFSMForwardedBatches(t *testing.T) {
 // that then proposes the removal of another node, from the stale view of
 // a node that was cut off, removes nobody; its other ops apply.
 func TestFSMDepartedCannotRemove(t *testing.T) {
-	x, y, z := nodeID{Name: "x", Inc: 1}, nodeID{Name: "y", Inc: 1}, nodeID{Name: "z", Inc: 1}
-	f := newFSM("l", x, 5)
-	f.Fed = &federationRec{Federates: []federateRec{{Handle: 1, Name: "fx", Node: x}, {Handle: 2, Name: "fy", Node: y}}}
-	f.apply(encodeBatch(batch{Proposer: z, Ops: []op{{Kind: opLost, Node: y, Seq: 1}}}))
+	x, y, z := NodeID{Name: "x", Inc: 1}, NodeID{Name: "y", Inc: 1}, NodeID{Name: "z", Inc: 1}
+	f := NewFSM("l", x, 5)
+	f.Fed = &FederationRec{Federates: []FederateRec{{Handle: 1, Name: "fx", Node: x}, {Handle: 2, Name: "fy", Node: y}}}
+	f.Apply(EncodeBatch(Batch{Proposer: z, Ops: []Op{{Kind: OpLost, Node: y, Seq: 1}}}))
 	if len(f.Fed.Federates) != 1 {
 		t.Fatalf("z's removal of y: %+v", f.Fed.Federates)
 	}
-	_, res, _ := f.apply(encodeBatch(batch{Proposer: y, Ops: []op{{Kind: opLost, Node: x, Seq: 1}, {Kind: opAcquire, Key: "k", Seq: 2}}}))
+	_, res, _ := f.Apply(EncodeBatch(Batch{Proposer: y, Ops: []Op{{Kind: OpLost, Node: x, Seq: 1}, {Kind: OpAcquire, Key: "k", Seq: 2}}}))
 	if len(f.Fed.Federates) != 1 || f.Fed.Federates[0].Node != x {
 		t.Errorf("the removed y removed x: %+v", f.Fed.Federates)
 	}
