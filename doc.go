@@ -9,10 +9,29 @@
 //
 //   - fomxml: FOM modules (OMT XML), merging, the FDD model, and under
 //     fomxml/codec the HLA data encoding.
-//   - peer: the embeddable federate API.
+//   - peer: the embeddable federate API. Under it: peer/internal/core,
+//     the federate's protocol state as a pure state machine; peer/hla,
+//     the vocabulary of IEEE 1516.1 (handles, events, exceptions);
+//     peer/reliable, reliable ordered streams over best-effort multicast;
+//     peer/transport, datagrams by multicast or unicast fan-out;
+//     peer/dgram, the data plane's datagram vocabulary; peer/updatecond,
+//     update conditions; peer/metrics, the data plane's counters;
+//     peer/multirate, work at several rates on coherent data;
+//     peer/record, recordings and their Recorder and Player; peer/fedpro,
+//     the HLA 4 Federate Protocol server (peer/fedpro/session, its
+//     session layer; peer/fedpro/pb, its messages).
 //   - gossip: membership, failure detection and agreement.
 //   - lbts: conservative time management, as a pure state machine.
 //   - ddm: data distribution management, as a pure state machine.
-//   - testnet: simulated federations with faults.
-//   - cmd/federate-node: the node, the demo and the tools.
+//   - dis: the DIS gateway.
+//   - testnet: simulated federations with faults (testnet/scenario, the
+//     script runner; testnet/tracecheck, trace checks; testnet/lab, fault
+//     campaigns on real processes).
+//   - cmd/federate-node: the command line: it parses, wires and prints.
+//     What it runs lives in packages: internal/bench (the benchmarks),
+//     examples/demo (the demos), internal/monitor (the monitor),
+//     internal/tick (node's tick and lab federates), internal/cli (what
+//     the commands share), internal/fpclient (the Federate Protocol
+//     client of the benchmarks and tests), internal/nodetest (the tests'
+//     runs of the binary).
 package meshrti

@@ -34,5 +34,18 @@
 // testnet/scenario reads, compares and rewrites the scripts; the lbts
 // scenarios share it.
 //
-// Traces and large simulated clusters come with their own issue.
+// # Traces
+//
+// Config.Trace (or a writer attached to the context with WithTrace)
+// receives every federate's JSON-lines trace (docs/trace.md); CheckTrace
+// and CheckTraceReport check one after the run through package
+// testnet/tracecheck.
+//
+// # Large and deterministic clusters
+//
+// Config.Deterministic runs every federate on one goroutine in virtual
+// time (sim.go): a run is a function of its seed, so a failing seed
+// replays exactly. The large runs (LargeClusterWithPartition, the scale
+// and thousand-federate runs) are behind flags and environment
+// variables, listed in the README's Tests section.
 package testnet

@@ -6,6 +6,10 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/meshrti/meshrti/examples/demo"
+	"github.com/meshrti/meshrti/internal/bench"
+	"github.com/meshrti/meshrti/internal/cli"
 )
 
 var updateCLI = flag.Bool("update-cli", false, "rewrite ../../docs/cli.md from the commands' flag sets")
@@ -27,10 +31,10 @@ func cliReference(t *testing.T) string {
 		"private key on serve), `-gossip`, `-seeds`, `-profile` (local, lan or wan),\n" +
 		"`-transport`, `-advertise`, `-iface`, `-ttl`, `-mcast-port`, `-lost-grace`,\n" +
 		"`-step-hold`, `-log-level` and `-log-format` (logs go to stderr).\n")
-	section := func(args []string, help []helpLine) {
+	section := func(args []string, help []cli.HelpLine) {
 		fmt.Fprintf(&b, "\n## %s\n\n", strings.Join(args, " "))
 		for _, h := range help {
-			fmt.Fprintf(&b, "`federate-node %s`: %s\n\n", h.synopsis, strings.ReplaceAll(h.text, "\n", " "))
+			fmt.Fprintf(&b, "`federate-node %s`: %s\n\n", h.Synopsis, strings.ReplaceAll(h.Text, "\n", " "))
 		}
 		_, _, errOut := runCmd(t, append(args, "-h")...)
 		flags := flagLines(errOut)
@@ -41,15 +45,15 @@ func cliReference(t *testing.T) string {
 		b.WriteString("```\n" + flags + "```\n")
 	}
 	for _, c := range commands() {
-		if len(c.help) == 0 || c.name == "help" {
+		if len(c.Help) == 0 || c.Name == "help" {
 			continue
 		}
-		var table []subcommand
-		switch c.name {
+		var table []cli.Command
+		switch c.Name {
 		case "bench":
-			table = benchKinds()
+			table = bench.Kinds()
 		case "demo":
-			table = demoKinds()
+			table = demo.Kinds()
 		case "fom":
 			table = fomCommands()
 		case "serve":
@@ -58,18 +62,18 @@ func cliReference(t *testing.T) string {
 			table = recordCommands()
 		}
 		if table == nil {
-			section([]string{c.name}, c.help)
+			section([]string{c.Name}, c.Help)
 			continue
 		}
 		for _, k := range table {
-			if len(k.help) == 0 {
+			if len(k.Help) == 0 {
 				continue
 			}
-			args := []string{c.name}
-			if k.name != "" {
-				args = append(args, k.name)
+			args := []string{c.Name}
+			if k.Name != "" {
+				args = append(args, k.Name)
 			}
-			section(args, k.help)
+			section(args, k.Help)
 		}
 	}
 	return b.String()

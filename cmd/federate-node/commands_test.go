@@ -5,6 +5,10 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/meshrti/meshrti/examples/demo"
+	"github.com/meshrti/meshrti/internal/bench"
+	"github.com/meshrti/meshrti/internal/cli"
 )
 
 // Every command of the table is listed by help, and only the internal
@@ -15,17 +19,17 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		t.Fatalf("help: exit %d", code)
 	}
 	for _, c := range commands() {
-		if c.name == "bench-raw" {
+		if c.Name == "bench-raw" {
 			if strings.Contains(out, "bench-raw") {
 				t.Error("help lists the internal bench-raw")
 			}
 			continue
 		}
-		if len(c.help) == 0 {
-			t.Errorf("command %q has no help line", c.name)
+		if len(c.Help) == 0 {
+			t.Errorf("command %q has no help line", c.Name)
 		}
-		if !strings.Contains(out, "\n  "+c.name) {
-			t.Errorf("help does not list %q:\n%s", c.name, out)
+		if !strings.Contains(out, "\n  "+c.Name) {
+			t.Errorf("help does not list %q:\n%s", c.Name, out)
 		}
 	}
 	for _, h := range []string{"-h", "--help", "-help"} {
@@ -53,26 +57,26 @@ func TestUnknownCommand(t *testing.T) {
 // named in a synopsis of the help the table generates, and dispatching
 // it reaches its own flags (-h prints them, exit 2) rather than the
 // unknown-kind error.
-func kindsInHelp(t *testing.T, cmd string, table []subcommand, unknown string) {
+func kindsInHelp(t *testing.T, cmd string, table []cli.Command, unknown string) {
 	t.Helper()
 	var synopses []string
-	for _, h := range helpOf(table) {
-		synopses = append(synopses, h.synopsis)
+	for _, h := range cli.HelpOf(table) {
+		synopses = append(synopses, h.Synopsis)
 	}
 	all := strings.Join(synopses, "\n")
 	_, usageOut, _ := runCmd(t, "help")
-	for _, h := range helpOf(table) {
-		if !strings.Contains(usageOut, "  "+h.synopsis) {
-			t.Errorf("help does not print %q", h.synopsis)
+	for _, h := range cli.HelpOf(table) {
+		if !strings.Contains(usageOut, "  "+h.Synopsis) {
+			t.Errorf("help does not print %q", h.Synopsis)
 		}
 	}
 	for _, k := range table {
-		if k.name != "" && !strings.Contains(all, k.name) {
-			t.Errorf("%s %s: in no synopsis of help:\n%s", cmd, k.name, all)
+		if k.Name != "" && !strings.Contains(all, k.Name) {
+			t.Errorf("%s %s: in no synopsis of help:\n%s", cmd, k.Name, all)
 		}
 		args := []string{cmd}
-		if k.name != "" {
-			args = append(args, k.name)
+		if k.Name != "" {
+			args = append(args, k.Name)
 		}
 		code, _, errOut := runCmd(t, append(args, "-h")...)
 		if code != 2 || strings.Contains(errOut, unknown) || !strings.Contains(errOut, "Usage of") {
@@ -86,7 +90,7 @@ func kindsInHelp(t *testing.T, cmd string, table []subcommand, unknown string) {
 }
 
 func TestBenchKindsInHelp(t *testing.T) {
-	kindsInHelp(t, "bench", benchKinds(), "unknown benchmark")
+	kindsInHelp(t, "bench", bench.Kinds(), "unknown benchmark")
 	// The message keeps its wording: scripts match it.
 	_, _, errOut := runCmd(t, "bench", "x")
 	if want := "federate-node bench: unknown benchmark \"x\" (want throughput, latency, timeadvance, lifecycle, ownership, fedpro, dis, record, or none for throughput and latency)\n"; errOut != want {
@@ -95,14 +99,14 @@ func TestBenchKindsInHelp(t *testing.T) {
 }
 
 func TestDemoKindsInHelp(t *testing.T) {
-	kindsInHelp(t, "demo", demoKinds(), "unknown demo")
+	kindsInHelp(t, "demo", demo.Kinds(), "unknown demo")
 }
 
 func TestWriteHelpColumns(t *testing.T) {
 	var b strings.Builder
-	writeHelp(&b, []subcommand{{name: "a", help: []helpLine{
-		{"short", "one\ntwo"},
-		{strings.Repeat("x", 29), "long"},
+	cli.WriteHelp(&b, []cli.Command{{Name: "a", Help: []cli.HelpLine{
+		{Synopsis: "short", Text: "one\ntwo"},
+		{Synopsis: strings.Repeat("x", 29), Text: "long"},
 	}}})
 	want := "  short                        one\n" +
 		"                               two\n" +
@@ -121,25 +125,25 @@ func TestSubcommandsInHelp(t *testing.T) {
 	_, usageOut, _ := runCmd(t, "help")
 	for _, c := range []struct {
 		cmd   string
-		table []subcommand
+		table []cli.Command
 	}{{"fom", fomCommands()}, {"serve", serveCommands()}, {"record", recordCommands()}, {"dis", disCommands()}} {
 		for _, k := range c.table {
-			name := strings.TrimSpace(c.cmd + " " + k.name)
-			if len(k.help) == 0 {
+			name := strings.TrimSpace(c.cmd + " " + k.Name)
+			if len(k.Help) == 0 {
 				t.Errorf("%s: no help line", name)
 			}
-			for _, h := range k.help {
-				if !strings.Contains(usageOut, "\n  "+h.synopsis) {
-					t.Errorf("help does not print %q", h.synopsis)
+			for _, h := range k.Help {
+				if !strings.Contains(usageOut, "\n  "+h.Synopsis) {
+					t.Errorf("help does not print %q", h.Synopsis)
 				}
-				if !strings.HasPrefix(h.synopsis, name+" ") {
-					t.Errorf("%s: synopsis %q", name, h.synopsis)
+				if !strings.HasPrefix(h.Synopsis, name+" ") {
+					t.Errorf("%s: synopsis %q", name, h.Synopsis)
 				}
 			}
-			if k.name == "" {
+			if k.Name == "" {
 				continue
 			}
-			if _, _, errOut := runCmd(t, c.cmd, k.name, "-h"); !strings.Contains(errOut, name) {
+			if _, _, errOut := runCmd(t, c.cmd, k.Name, "-h"); !strings.Contains(errOut, name) {
 				t.Errorf("%s -h: stderr %q", name, errOut)
 			}
 		}
@@ -150,7 +154,7 @@ func TestSubcommandsInHelp(t *testing.T) {
 		want string
 	}{
 		{[]string{"fom"}, "usage: federate-node fom inspect [--json] FILE... | fom validate [--strict] FILE...\n"},
-		{[]string{"fom", "x"}, "federate-node fom: unknown subcommand \"x\" (want inspect or validate)\n"},
+		{[]string{"fom", "x"}, "federate-node fom: unknown cli.Command \"x\" (want inspect or validate)\n"},
 	} {
 		if code, _, errOut := runCmd(t, c.args...); code != 2 || errOut != c.want {
 			t.Errorf("%q: exit %d, stderr %q\nwant %q", c.args, code, errOut, c.want)
@@ -182,7 +186,7 @@ func TestFlagVocabulary(t *testing.T) {
 	}
 	// -key is still taken, with a warning (the run then stops at the bad role).
 	var nf nodeFlags
-	fs := newKindRun("node", io.Discard, io.Discard).fs
+	fs := cli.NewCmd("node", io.Discard, io.Discard).FS
 	var warn strings.Builder
 	fs.SetOutput(&warn)
 	nf.register(fs)
@@ -203,7 +207,7 @@ func TestFlagVocabulary(t *testing.T) {
 		}
 	}
 	var lf logFlags
-	lfs := newKindRun("x", io.Discard, io.Discard).fs
+	lfs := cli.NewCmd("x", io.Discard, io.Discard).FS
 	var out strings.Builder
 	lfs.SetOutput(&out)
 	lf.register(lfs)
@@ -223,7 +227,7 @@ func TestFlagVocabulary(t *testing.T) {
 // shown in docs/three-hosts.md) is one that serve takes: every key is a
 // flag of serve, each value one the flag accepts.
 func TestServeExampleConfig(t *testing.T) {
-	fs := newKindRun("serve", io.Discard, io.Discard).fs
+	fs := cli.NewCmd("serve", io.Discard, io.Discard).FS
 	var sf serveFlags
 	sf.register(fs)
 	if err := sf.loadConfig("../../deploy/systemd/serve.json", fs); err != nil {

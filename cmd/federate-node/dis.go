@@ -12,8 +12,6 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,20 +21,19 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/meshrti/meshrti/dis"
+	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/peer"
 )
 
 // disCommands is the table of "federate-node dis": the gateway (the
 // default row) and "dis send".
-func disCommands() []subcommand {
-	return []subcommand{
-		{name: "", help: []helpLine{{"dis -federation NAME [join flags] -fom MODULE... -dis ADDR:PORT [-dis-send ADDR:PORT] -exercise N -site S -app A [-version 6|7]",
-			"bridge a DIS exercise and the federation with the RPR FOM 2.0: DIS\n" +
-				"entities become HLA instances, HLA instances go out as PDUs\n" +
-				"(docs/dis.md; federate-node dis -h lists the flags)"}}, run: runDIS},
-		{name: "send", help: []helpLine{{"dis send -dis ADDR:PORT [-exercise N -marking M -lat LAT -lon LON ...]",
-			"send the Entity State PDUs of one entity circling a point, as a DIS\n" +
-				"simulator would, until interrupted"}}, run: runDISSend},
+func disCommands() []cli.Command {
+	return []cli.Command{
+		{Name: "", Help: []cli.HelpLine{{Synopsis: "dis -federation NAME [join flags] -fom MODULE... -dis ADDR:PORT [-dis-send ADDR:PORT] -exercise N -site S -app A [-version 6|7]", Text: "bridge a DIS exercise and the federation with the RPR FOM 2.0: DIS\n" +
+			"entities become HLA instances, HLA instances go out as PDUs\n" +
+			"(docs/dis.md; federate-node dis -h lists the flags)"}}, Run: runDIS},
+		{Name: "send", Help: []cli.HelpLine{{Synopsis: "dis send -dis ADDR:PORT [-exercise N -marking M -lat LAT -lon LON ...]", Text: "send the Entity State PDUs of one entity circling a point, as a DIS\n" +
+			"simulator would, until interrupted"}}, Run: runDISSend},
 	}
 }
 
@@ -126,37 +123,11 @@ func (d *disFlags) config(fed *peer.Federate, reg prometheus.Registerer, log zer
 	return cfg, errors.Join(errs...)
 }
 
-// expandFOMs replaces each directory among paths by the .xml files in
-// it, in name order.
-func expandFOMs(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		files, err := filepath.Glob(filepath.Join(p, "*.xml"))
-		if err != nil {
-			return nil, err
-		}
-		if len(files) == 0 {
-			return nil, fmt.Errorf("-fom %s: no .xml files in the directory", p)
-		}
-		sort.Strings(files)
-		out = append(out, files...)
-	}
-	return out, nil
-}
-
 // runDIS is "federate-node dis": a federate with the RPR FOM bridging a
 // DIS exercise (docs/dis.md).
 func runDIS(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("dis", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("dis", stdout, stderr)
+	fs := cmd.FS
 	var nf nodeFlags
 	registerJoinFlags(fs, &nf, "RPR FOM 2.0 module file, or a directory of them (repeatable; required)")
 	var df disFlags
@@ -165,23 +136,23 @@ func runDIS(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		return cmd.usageError(fmt.Sprintf("unexpected arguments %q", fs.Args()))
+		return cmd.UsageError(fmt.Sprintf("unexpected arguments %q", fs.Args()))
 	}
 	if len(nf.foms) == 0 {
-		return cmd.usageError("-fom: the RPR FOM 2.0 modules are required (a directory of them will do)")
+		return cmd.UsageError("-fom: the RPR FOM 2.0 modules are required (a directory of them will do)")
 	}
-	foms, err := expandFOMs(nf.foms)
+	foms, err := cli.ExpandFOMs(nf.foms)
 	if err != nil {
-		return cmd.usageError(err.Error())
+		return cmd.UsageError(err.Error())
 	}
 	nf.foms = foms
 	if _, err := df.config(nil, nil, zerolog.Nop()); err != nil {
-		return cmd.usageError(err.Error())
+		return cmd.UsageError(err.Error())
 	}
 	nf.role = "dis"
 	pcfg, err := nf.config()
 	if err != nil {
-		return cmd.usageError(err.Error())
+		return cmd.UsageError(err.Error())
 	}
 	pcfg.FOMModules = append(pcfg.FOMModules, dis.StatusModule())
 	level := zerolog.WarnLevel
@@ -189,9 +160,9 @@ func runDIS(args []string, stdout, stderr io.Writer) int {
 		level = zerolog.DebugLevel
 	}
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(level).With().Timestamp().Logger()
-	stopProfile, err := startProfile(nf.cpuprofile)
+	stopProfile, err := cli.StartProfile(nf.cpuprofile)
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	defer stopProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -200,7 +171,7 @@ func runDIS(args []string, stdout, stderr io.Writer) int {
 	fed, err := peer.Join(jctx, pcfg)
 	jcancel()
 	if err != nil {
-		return cmd.fail(fmt.Errorf("join: %w", err))
+		return cmd.Fail(fmt.Errorf("join: %w", err))
 	}
 	defer fed.Close()
 	printJoined(stdout, fed, nf.federation)
@@ -208,7 +179,7 @@ func runDIS(args []string, stdout, stderr io.Writer) int {
 	gcfg, _ := df.config(fed, reg, log)
 	g, err := dis.New(gcfg)
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	sendTo := gcfg.DIS
 	if gcfg.Send != "" {
@@ -222,7 +193,7 @@ func runDIS(args []string, stdout, stderr io.Writer) int {
 		monFed, mon, err = startDISMonitor(ctx, nf, df, fed, reg, stderr)
 		if err != nil {
 			g.Close()
-			return cmd.fail(err)
+			return cmd.Fail(err)
 		}
 		fmt.Fprintf(stdout, "monitor on http://%s/\n", mon.addr)
 	}
@@ -256,7 +227,7 @@ func startDISMonitor(ctx context.Context, nf nodeFlags, df disFlags, gw *peer.Fe
 	}
 	mf := nf.joinFlags
 	mf.name, mf.seeds, mf.foms = "", seed, nil
-	host, _, _ := splitHostPort(nf.gossip)
+	host, _, _ := cli.SplitHostPort(nf.gossip)
 	mf.gossip = net.JoinHostPort(host, "0")
 	cfg, err := mf.config("federate-node/monitor")
 	if err != nil {
@@ -282,8 +253,8 @@ func startDISMonitor(ctx context.Context, nf nodeFlags, df disFlags, gw *peer.Fe
 // runDISSend is "federate-node dis send": one entity circling a point,
 // sent as Entity State PDUs at a steady rate, deactivated at the end.
 func runDISSend(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("dis send", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("dis send", stdout, stderr)
+	fs := cmd.FS
 	to := fs.String("dis", "", "where the PDUs go, `ADDR:PORT` (required)")
 	iface := fs.String("dis-iface", "lo", "multicast interface")
 	exercise := fs.Uint("exercise", 1, "DIS exercise, 1 to 255")
@@ -306,18 +277,18 @@ func runDISSend(args []string, stdout, stderr io.Writer) int {
 	}
 	dst, err := netip.ParseAddrPort(*to)
 	if err != nil || !dst.Addr().Is4() {
-		return cmd.usageError("-dis IPv4ADDR:PORT is required")
+		return cmd.UsageError("-dis IPv4ADDR:PORT is required")
 	}
 	et, err := parseEntityType(*kind)
 	if err != nil {
-		return cmd.usageError(err.Error())
+		return cmd.UsageError(err.Error())
 	}
 	if *exercise < 1 || *exercise > 255 || *site > 65535 || *app > 65535 || *entity > 65535 || *force > 255 || (*version != 6 && *version != 7) || *rate <= 0 {
-		return cmd.usageError("-exercise 1-255, -site, -app and -entity up to 65535, -version 6 or 7, -rate above 0")
+		return cmd.UsageError("-exercise 1-255, -site, -app and -entity up to 65535, -version 6 or 7, -rate above 0")
 	}
 	conn, err := dis.Dial(dst, *iface)
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	defer conn.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -346,7 +317,7 @@ func runDISSend(args []string, stdout, stderr io.Writer) int {
 		c.State(now.Sub(start), es)
 		es.Timestamp = dis.Timestamp(now, false)
 		if buf, err = conn.Send(es, buf); err != nil {
-			return cmd.fail(err)
+			return cmd.Fail(err)
 		}
 		sent++
 		select {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/meshrti/meshrti/cmd/federate-node/internal/monitor"
 	"github.com/meshrti/meshrti/dis"
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/internal/monitor"
 	"github.com/meshrti/meshrti/peer"
 )
 

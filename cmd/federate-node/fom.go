@@ -3,35 +3,34 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/meshrti/meshrti/fomxml"
+	"github.com/meshrti/meshrti/internal/cli"
 )
 
 // fomCommands is the table of "federate-node fom SUBCOMMAND".
-func fomCommands() []subcommand {
-	return []subcommand{
-		{name: "inspect", help: []helpLine{{"fom inspect [--json] FILE...", "print the FDD merged from the standard MIM and FILEs"}}, run: fomInspect},
-		{name: "validate", help: []helpLine{{"fom validate [--strict] FILE...", "exit 0 when the modules merge (warnings printed), 1 with file:line: message lines"}}, run: fomValidate},
+func fomCommands() []cli.Command {
+	return []cli.Command{
+		{Name: "inspect", Help: []cli.HelpLine{{Synopsis: "fom inspect [--json] FILE...", Text: "print the FDD merged from the standard MIM and FILEs"}}, Run: fomInspect},
+		{Name: "validate", Help: []cli.HelpLine{{Synopsis: "fom validate [--strict] FILE...", Text: "exit 0 when the modules merge (warnings printed), 1 with file:line: message lines"}}, Run: fomValidate},
 	}
 }
 
 func runFOM(args []string, stdout, stderr io.Writer) int {
-	return runSub(fomCommands(), args, stdout, stderr, func(args []string) int {
+	return cli.RunSub(fomCommands(), args, stdout, stderr, func(args []string) int {
 		if len(args) == 0 {
 			var synopses []string
-			for _, h := range helpOf(fomCommands()) {
-				synopses = append(synopses, h.synopsis)
+			for _, h := range cli.HelpOf(fomCommands()) {
+				synopses = append(synopses, h.Synopsis)
 			}
 			fmt.Fprintf(stderr, "usage: federate-node %s\n", strings.Join(synopses, " | "))
 			return 2
 		}
-		fmt.Fprintf(stderr, "federate-node fom: unknown subcommand %q (want %s)\n", args[0], strings.Join(tableNames(fomCommands()), " or "))
+		fmt.Fprintf(stderr, "federate-node fom: unknown cli.Command %q (want %s)\n", args[0], strings.Join(cli.Names(fomCommands()), " or "))
 		return 2
 	})
 }
@@ -41,10 +40,10 @@ func runFOM(args []string, stdout, stderr io.Writer) int {
 // "file:line: warning: message". It exits 0 when the modules load, with
 // or without warnings; --strict refuses what would be a warning.
 func fomValidate(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("fom validate", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("fom validate", stdout, stderr)
+	fs := cmd.FS
 	strict := fs.Bool("strict", false, "refuse the defects that are otherwise accepted with a warning")
-	files, ok := cmd.files(args, "usage: federate-node fom validate [--strict] FILE...", func(n int) bool { return n > 0 })
+	files, ok := cmd.Files(args, "usage: federate-node fom validate [--strict] FILE...", func(n int) bool { return n > 0 })
 	if !ok {
 		return 2
 	}
@@ -75,27 +74,6 @@ func warningCount(n int) string {
 	return fmt.Sprintf(", %d warnings", n)
 }
 
-// parseFlagsAnywhere parses flags wherever they stand among the file
-// names ("fom validate a.xml --strict"), up to a "--", and returns the
-// file names.
-func parseFlagsAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
-	var files, rest []string
-	if i := slices.Index(args, "--"); i >= 0 {
-		args, rest = args[:i], args[i+1:]
-	}
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) > 0 {
-			files = append(files, args[0])
-			args = args[1:]
-		}
-	}
-	return append(files, rest...), nil
-}
-
 // printFOMError prints one "file:line: message" line per problem.
 func printFOMError(w io.Writer, err error) {
 	var list fomxml.ErrorList
@@ -109,10 +87,10 @@ func printFOMError(w io.Writer, err error) {
 }
 
 func fomInspect(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("fom inspect", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("fom inspect", stdout, stderr)
+	fs := cmd.FS
 	asJSON := fs.Bool("json", false, "print JSON instead of a readable summary")
-	files, ok := cmd.files(args, "usage: federate-node fom inspect [--json] FILE...", func(n int) bool { return n > 0 })
+	files, ok := cmd.Files(args, "usage: federate-node fom inspect [--json] FILE...", func(n int) bool { return n > 0 })
 	if !ok {
 		return 2
 	}

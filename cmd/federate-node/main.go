@@ -26,13 +26,17 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/meshrti/meshrti/examples/demo"
+	"github.com/meshrti/meshrti/internal/bench"
+	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/version"
 )
 
 func main() {
 	// A node is a dedicated process with memory to spare: collect
 	// garbage less often than Go's default (GOGC=100) unless told
-	// otherwise. At 100-byte updates this is worth ~30% throughput.
+	// otherwise (docs/results.md, History of the figures: what GOGC=400
+	// is worth).
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
@@ -41,45 +45,48 @@ func main() {
 
 // commands is the table of subcommands; the usage text is generated
 // from it (a function, not a variable, because "help" prints the table).
-func commands() []subcommand {
-	return []subcommand{
-		{name: "demo", help: helpOf(demoKinds()), run: runDemo},
-		{name: "fom", help: helpOf(fomCommands()), run: runFOM},
-		{name: "serve", help: helpOf(serveCommands()), run: subMain(serveCommands)},
-		{name: "monitor", help: []helpLine{
-			{"monitor -federation NAME [join flags] -http 127.0.0.1:8080", "join as a federate that reads the MOM and serve a live page of the\n" +
+func commands() []cli.Command {
+	return []cli.Command{
+		{Name: "demo", Help: cli.HelpOf(demo.Kinds()), Run: demo.Main},
+		{Name: "fom", Help: cli.HelpOf(fomCommands()), Run: runFOM},
+		{Name: "serve", Help: cli.HelpOf(serveCommands()), Run: cli.SubMain(serveCommands)},
+		{Name: "monitor", Help: []cli.HelpLine{
+			{Synopsis: "monitor -federation NAME [join flags] -http 127.0.0.1:8080", Text: "join as a federate that reads the MOM and serve a live page of the\n" +
 				"federation (/), its JSON (/api/federation) and metrics (/metrics);\n" +
 				"the join flags are node's (federate-node monitor -h lists them)"},
-		}, run: runMonitor},
-		{name: "dis", help: helpOf(disCommands()), run: subMain(disCommands)},
-		{name: "node", help: []helpLine{
-			{"node [flags]", "run one built-in federate (ping, pong or tick) over gossip and multicast\n" +
+		}, Run: runMonitor},
+		{Name: "dis", Help: cli.HelpOf(disCommands()), Run: cli.SubMain(disCommands)},
+		{Name: "node", Help: []cli.HelpLine{
+			{Synopsis: "node [flags]", Text: "run one built-in federate (ping, pong or tick) over gossip and multicast\n" +
 				"(federate-node node -h lists the flags)"},
-		}, run: runNode},
-		{name: "bench", help: helpOf(benchKinds()), run: runBench},
+		}, Run: runNode},
+		{Name: "bench", Help: cli.HelpOf(bench.Kinds()), Run: bench.Main},
 		// The raw UDP side of bench, in a child process.
-		{name: "bench-raw", run: runBenchRaw},
-		{name: "record", help: helpOf(recordCommands()), run: subMain(recordCommands)},
-		{name: "replay", help: []helpLine{
-			{"replay FILE -federation NAME [join flags] [-speed X | -fast]", "play a recording back into a federation in logical time"},
-		}, run: runReplay},
-		{name: "sim", help: []helpLine{
-			{"sim [-rewrite] FILE...", "run scenario scripts in a simulated federation (docs/testing.md);\n" +
+		{Name: "bench-raw", Run: bench.RunRaw},
+		{Name: "record", Help: cli.HelpOf(recordCommands()), Run: cli.SubMain(recordCommands)},
+		{Name: "replay", Help: []cli.HelpLine{
+			{Synopsis: "replay FILE -federation NAME [join flags] [-speed X | -fast]", Text: "play a recording back into a federation in logical time"},
+		}, Run: runReplay},
+		{Name: "sim", Help: []cli.HelpLine{
+			{Synopsis: "sim [-rewrite] FILE...", Text: "run scenario scripts in a simulated federation (docs/testing.md);\n" +
 				"exit 1 with a diff when an expectation fails"},
-		}, run: runSim},
-		{name: "trace-check", help: []helpLine{
-			{"trace-check FILE...", "check JSON-lines traces written with --trace (docs/trace.md)"},
-		}, run: runTraceCheck},
-		{name: "version", help: []helpLine{{"version", "print the release, the commit and the wire protocol of this binary"}}, run: runVersion},
-		{name: "help", help: []helpLine{{"help", "print this text"}}, run: runHelp},
+		}, Run: runSim},
+		{Name: "trace-check", Help: []cli.HelpLine{
+			{Synopsis: "trace-check FILE...", Text: "check JSON-lines traces written with --trace (docs/trace.md)"},
+		}, Run: runTraceCheck},
+		{Name: "version", Help: []cli.HelpLine{{Synopsis: "version", Text: "print the release, the commit and the wire protocol of this binary"}}, Run: runVersion},
+		{Name: "help", Help: []cli.HelpLine{{Synopsis: "help", Text: "print this text"}}, Run: runHelp},
 	}
 }
+
+// demoFOM is the bundled demo FOM: node's module when no -fom is given.
+var demoFOM = demo.FOM
 
 // usage returns the text "federate-node help" prints.
 func usage() string {
 	var b strings.Builder
 	b.WriteString("usage: federate-node COMMAND [ARGS]\n\ncommands:\n")
-	writeHelp(&b, commands())
+	cli.WriteHelp(&b, commands())
 	return b.String()
 }
 
@@ -92,12 +99,12 @@ func runHelp(_ []string, stdout, _ io.Writer) int {
 // the commit and the wire protocol, from the build information (or the
 // release script's stamp).
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("version", stdout, stderr)
-	if !cmd.parse(args) {
+	cmd := cli.NewCmd("version", stdout, stderr)
+	if !cmd.Parse(args) {
 		return 2
 	}
-	if cmd.fs.NArg() > 0 {
-		return cmd.usageError("takes no arguments")
+	if cmd.FS.NArg() > 0 {
+		return cmd.UsageError("takes no arguments")
 	}
 	fmt.Fprint(stdout, version.Get())
 	return 0
@@ -114,8 +121,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "-h", "--help", "-help":
 		return runHelp(nil, stdout, stderr)
 	}
-	if c, ok := lookup(commands(), args[0]); ok {
-		return c.run(args[1:], stdout, stderr)
+	if c, ok := cli.Lookup(commands(), args[0]); ok {
+		return c.Run(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "federate-node: unknown command %q\n\n%s", args[0], usage())
 	return 2

@@ -17,15 +17,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/meshrti/meshrti/cmd/federate-node/internal/monitor"
+	"github.com/meshrti/meshrti/internal/cli"
+	"github.com/meshrti/meshrti/internal/monitor"
 	"github.com/meshrti/meshrti/peer"
 )
 
 // runMonitor is `federate-node monitor`: a federate that reads the MOM
 // and serves the federation's page, JSON and metrics (docs/monitor.md).
 func runMonitor(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("monitor", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("monitor", stdout, stderr)
+	fs := cmd.FS
 	var jf joinFlags
 	jf.register(fs)
 	addr := fs.String("http", "127.0.0.1:8080", "HTTP address of the page (/), /api/federation, /events and /metrics")
@@ -39,7 +40,7 @@ func runMonitor(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := jf.config("federate-node/monitor")
 	if err != nil {
-		return cmd.usageError(err.Error())
+		return cmd.UsageError(err.Error())
 	}
 	cfg.AdoptTime = true // whatever time the federation keeps
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -48,7 +49,7 @@ func runMonitor(args []string, stdout, stderr io.Writer) int {
 	fed, err := peer.Join(jctx, cfg)
 	jcancel()
 	if err != nil {
-		return cmd.fail(fmt.Errorf("join: %w", err))
+		return cmd.Fail(fmt.Errorf("join: %w", err))
 	}
 	defer fed.Close()
 	defer func() {
@@ -62,7 +63,7 @@ func runMonitor(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, format+"\n", args...)
 	})
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	defer srv.close()
 	printJoined(stdout, fed, jf.federation)

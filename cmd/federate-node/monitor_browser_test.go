@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/meshrti/meshrti/cmd/federate-node/internal/monitor"
+	"github.com/meshrti/meshrti/internal/monitor"
 )
 
 // findBrowser returns the path of a Chromium or Chrome, or "".

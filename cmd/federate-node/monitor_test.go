@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meshrti/meshrti/cmd/federate-node/internal/monitor"
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
+	"github.com/meshrti/meshrti/internal/monitor"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -172,7 +172,11 @@ func (f *monFed) fly(fed *peer.Federate, delay time.Duration) {
 // attribute.
 func (f *monFed) handles(fed *peer.Federate) (peer.ObjectClassHandle, peer.AttributeHandle) {
 	f.t.Helper()
-	aircraft, position, err := classAttr(fed, "Aircraft", "Position")
+	aircraft, err := fed.GetObjectClassHandle("Aircraft")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	position, err := fed.GetAttributeHandle(aircraft, "Position")
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/meshrti/meshrti/internal/fpclient"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 )
 
@@ -104,7 +105,7 @@ func TestThreeHosts(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", hosts[k], err)
 		}
-		c, err := openFedPro(conn, nil)
+		c, err := fpclient.Open(conn, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +120,7 @@ func TestThreeHosts(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[k] = c.call(serveCreate("demo"))
+				_, errs[k] = c.Call(serveCreate("demo"))
 			}()
 		}
 		wg.Wait()
@@ -149,7 +150,7 @@ func TestThreeHosts(t *testing.T) {
 		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_PublishInteractionClassRequest{PublishInteractionClassRequest: &pb.PublishInteractionClassRequest{InteractionClass: horn[k]}}})
 	}
 	heard := func(c *fpClient, from string) bool {
-		_, err := c.fpConn.callback("horn of "+from, 50*time.Millisecond, func(cb *pb.CallbackRequest) bool {
+		_, err := c.Conn.Callback("horn of "+from, 50*time.Millisecond, func(cb *pb.CallbackRequest) bool {
 			return string(cb.GetReceiveInteraction().GetUserSuppliedTag()) == from
 		})
 		return err == nil

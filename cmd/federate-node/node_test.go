@@ -16,21 +16,6 @@ import (
 	"time"
 )
 
-// buildNode builds federate-node into a temporary directory.
-func buildNode(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs processes")
-	}
-	bin := filepath.Join(t.TempDir(), "federate-node")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("build: %v", err)
-	}
-	return bin
-}
-
 // proc is a started federate-node with its output lines.
 type proc struct {
 	cmd    *exec.Cmd
@@ -288,38 +273,4 @@ func TestBenchTimeProcesses(t *testing.T) {
 			t.Errorf("bench-raw steps %v: exit %d, want 2", args, code)
 		}
 	}
-}
-
-// benchJSON runs a bench (see benchOutput), decodes its line into v and
-// returns the line.
-func benchJSON(t *testing.T, v any, salt int, args ...string) []byte {
-	t.Helper()
-	out := benchOutput(t, salt, args...)
-	if err := json.Unmarshal(bytes.TrimSpace(out), v); err != nil {
-		t.Fatalf("%q: %v", out, err)
-	}
-	return out
-}
-
-// benchOutput runs the built federate-node with args and a multicast port
-// of its own (salt keeps two tests of one process apart) and returns what
-// it printed; it skips under -short, since bench starts processes.
-func benchOutput(t *testing.T, salt int, args ...string) []byte {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
-	bin := buildNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	args = append(args, "-mcast-port", fmt.Sprint(20000+(os.Getpid()+salt)%20000))
-	out, err := exec.CommandContext(ctx, bin, args...).Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr // Output keeps it for the error
-		}
-		t.Fatalf("%v: %v\n%s\nstderr:\n%s", args, err, out, stderr)
-	}
-	return out
 }

@@ -15,39 +15,9 @@ import (
 
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
+	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/peer/record"
 )
-
-// recordingDocs parses the MIM and FOM modules a recording holds. The MIM
-// is nil when it is the standard one.
-func recordingDocs(h record.Header) (mim *fomxml.Document, docs []*fomxml.Document, err error) {
-	if h.MIM.Text != "" && h.MIM.Text != string(fomxml.StandardMIMXML()) {
-		if mim, err = fomxml.ParseBytes(h.MIM.Designator, []byte(h.MIM.Text)); err != nil {
-			return nil, nil, fmt.Errorf("the recording's MIM: %w", err)
-		}
-	}
-	for _, m := range h.Modules {
-		d, err := fomxml.ParseBytes(m.Designator, []byte(m.Text))
-		if err != nil {
-			return nil, nil, fmt.Errorf("the recording's module %s: %w", m.Designator, err)
-		}
-		docs = append(docs, d)
-	}
-	return mim, docs, nil
-}
-
-// recordingFDD merges a recording's modules into the FDD it was recorded
-// with.
-func recordingFDD(h record.Header) (*fomxml.FDD, error) {
-	mim, docs, err := recordingDocs(h)
-	if err != nil {
-		return nil, err
-	}
-	if mim == nil {
-		return fomxml.Merge(docs...)
-	}
-	return fomxml.MergeWithMIM(mim, docs...)
-}
 
 // valueDecoder turns recorded values into data by the FDD's data types.
 type valueDecoder struct {
@@ -150,16 +120,16 @@ func (d *valueDecoder) show(ev *record.Event) showEvent {
 }
 
 func runRecordShow(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("record show", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("record show", stdout, stderr)
+	fs := cmd.FS
 	asJSON := fs.Bool("json", false, "print one JSON object per event")
-	pos, ok := cmd.files(args, "usage: federate-node record show FILE [-json]", func(n int) bool { return n == 1 })
+	pos, ok := cmd.Files(args, "usage: federate-node record show FILE [-json]", func(n int) bool { return n == 1 })
 	if !ok {
 		return 2
 	}
 	f, err := os.Open(pos[0])
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	defer f.Close()
 	out := bufio.NewWriter(stdout)
@@ -167,7 +137,7 @@ func runRecordShow(args []string, stdout, stderr io.Writer) int {
 	err = showRecording(f, out, stderr, *asJSON)
 	if err != nil {
 		out.Flush()
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	return 0
 }
@@ -182,7 +152,7 @@ func showRecording(r io.Reader, out, stderr io.Writer, asJSON bool) error {
 	}
 	h := rd.Header()
 	dec := &valueDecoder{}
-	if fdd, err := recordingFDD(h); err != nil {
+	if fdd, err := h.FDD(); err != nil {
 		fmt.Fprintf(stderr, "federate-node record show: values shown undecoded: %v\n", err)
 	} else if cd, err := codec.New(fdd); err != nil {
 		fmt.Fprintf(stderr, "federate-node record show: values shown undecoded: %v\n", err)

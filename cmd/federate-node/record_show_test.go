@@ -16,6 +16,8 @@ import (
 
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
+	"github.com/meshrti/meshrti/internal/bench"
+	"github.com/meshrti/meshrti/internal/tick"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/record"
 )
@@ -75,7 +77,15 @@ func demoRecording(t *testing.T, steps int) string {
 // demoTestCodec is the codec of the demo FOM's data types.
 func demoTestCodec(t *testing.T) *codec.Codec {
 	t.Helper()
-	_, cd, err := demoCodec("demo.xml", demoFOM)
+	doc, err := fomxml.ParseBytes("demo.xml", demoFOM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fdd, err := fomxml.Merge(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd, err := codec.New(fdd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,15 +182,15 @@ func TestReplayDamaged(t *testing.T) {
 	m := newMemNet(t)
 	second := filepath.Join(t.TempDir(), "second.rec")
 	var stop func() error
-	res, err := replayFile(ctx, m.config("damaged", "player", false), cut, replayOptions{}, func(*peer.Federate) {
+	res, err := (&record.Player{Ready: func(*peer.Federate) {
 		stop = startRecorder(t, ctx, m.config("damaged", "R", false), second)
-	})
+	}}).PlayFile(ctx, m.config("damaged", "player", false), cut)
 	var de *record.DamageError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), fmt.Sprintf("stopped at byte %d after 32 events", frameStart(t, b, 33))) {
 		t.Fatalf("replay error %v, want a DamageError after 32 events", err)
 	}
-	if res.events != 32 || res.time != 30 {
-		t.Fatalf("replayed %d events up to %v, want 32 up to 30", res.events, res.time)
+	if res.Events != 32 || res.Time != 30 {
+		t.Fatalf("replayed %d events up to %v, want 32 up to 30", res.Events, res.Time)
 	}
 	waitRecorded(t, second, 33, 20*time.Second) // and the removal at the end
 	if err := stop(); err != nil {
@@ -198,7 +208,7 @@ func TestReplayDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ve *record.VersionError
-	if _, err := replayFile(ctx, m.config("other", "player", false), other, replayOptions{}, nil); !errors.As(err, &ve) {
+	if _, err := (&record.Player{}).PlayFile(ctx, m.config("other", "player", false), other); !errors.As(err, &ve) {
 		t.Fatalf("replay of a version 2 file: %v", err)
 	}
 }
@@ -296,12 +306,12 @@ func TestRecordUntilAndSubsets(t *testing.T) {
 	dir := t.TempDir()
 	until, pings, aircraft := filepath.Join(dir, "until.rec"), filepath.Join(dir, "pings.rec"), filepath.Join(dir, "aircraft.rec")
 	var stops []func() error
-	_, err := replayFile(ctx, m.config("subsets", "player", false), path, replayOptions{}, func(*peer.Federate) {
+	_, err := (&record.Player{Ready: func(*peer.Federate) {
 		stops = append(stops,
-			startRecorderWith(t, ctx, m.config("subsets", "R1", false), until, recordOptions{until: 10, hasUntil: true}),
-			startRecorderWith(t, ctx, m.config("subsets", "R2", false), pings, recordOptions{interactions: []string{"Ping"}, classes: []string{"Jet"}}),
-			startRecorderWith(t, ctx, m.config("subsets", "R3", false), aircraft, recordOptions{classes: []string{"HLAobjectRoot.Aircraft"}, interactions: []string{"Pong"}}))
-	})
+			startRecorderWith(t, ctx, m.config("subsets", "R1", false), until, record.Recorder{Until: 10, HasUntil: true}),
+			startRecorderWith(t, ctx, m.config("subsets", "R2", false), pings, record.Recorder{Interactions: []string{"Ping"}, Classes: []string{"Jet"}}),
+			startRecorderWith(t, ctx, m.config("subsets", "R3", false), aircraft, record.Recorder{Classes: []string{"HLAobjectRoot.Aircraft"}, Interactions: []string{"Pong"}}))
+	}}).PlayFile(ctx, m.config("subsets", "player", false), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,23 +364,23 @@ func TestReplaySpeed(t *testing.T) {
 	defer cancel()
 	path := demoRecording(t, 20)
 	m := newMemNet(t)
-	res, err := replayFile(ctx, m.config("paced", "player", false), path, replayOptions{speed: 50}, nil)
+	res, err := (&record.Player{Speed: 50}).PlayFile(ctx, m.config("paced", "player", false), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.time != 20 {
-		t.Fatalf("replayed up to %v", res.time)
+	if res.Time != 20 {
+		t.Fatalf("replayed up to %v", res.Time)
 	}
-	if res.played < 19*time.Second/50 {
-		t.Fatalf("20 steps at speed 50 took %v, less than the recorded pace allows", res.played)
+	if res.Played < 19*time.Second/50 {
+		t.Fatalf("20 steps at speed 50 took %v, less than the recorded pace allows", res.Played)
 	}
 	// And as fast as allowed, much less (not a timing assertion: the
 	// paced run waited 0.38 s by construction).
-	fast, err := replayFile(ctx, m.config("unpaced", "player", false), path, replayOptions{}, nil)
+	fast, err := (&record.Player{}).PlayFile(ctx, m.config("unpaced", "player", false), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("paced %v, fast %v", res.played, fast.played)
+	t.Logf("paced %v, fast %v", res.Played, fast.Played)
 }
 
 // The built-in federates of `node` encode every value by the demo FOM's
@@ -396,10 +406,10 @@ func TestRecordNodeRolesDecode(t *testing.T) {
 	ping := join("ping", false)
 	ticks := []*peer.Federate{join("tick1", false), join("tick2", false)}
 	errs := make(chan error, 4)
-	go func() { _, err := runPong(ctx, pong); errs <- err }()
-	go func() { _, err := runPing(ctx, ping, 50, 16); errs <- err }()
+	go func() { _, err := bench.RunPong(ctx, pong); errs <- err }()
+	go func() { _, err := bench.RunPing(ctx, ping, 50, 16); errs <- err }()
 	for _, f := range ticks {
-		go func() { _, err := runTick(ctx, f, 2, 3, 0, io.Discard, nil); errs <- err }()
+		go func() { _, err := tick.Run(ctx, f, tick.Config{Peers: 2, Steps: 3, Out: io.Discard}); errs <- err }()
 	}
 	for range 4 {
 		if err := <-errs; err != nil {

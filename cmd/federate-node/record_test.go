@@ -108,7 +108,7 @@ func (s *stepper) run(t *testing.T, ctx context.Context, steps int, contacts boo
 	if err := s.fed.ReserveObjectInstanceName(s.name + "-aircraft"); err != nil {
 		return err
 	}
-	if _, err := waitEvent(ctx, s.fed, isEvent[peer.ObjectInstanceNameReservationSucceeded]); err != nil {
+	if err := waitFor[peer.ObjectInstanceNameReservationSucceeded](ctx, s.fed); err != nil {
 		return err
 	}
 	obj, err := s.fed.RegisterObjectInstance(s.aircraft, s.name+"-aircraft")
@@ -137,7 +137,7 @@ func (s *stepper) run(t *testing.T, ctx context.Context, steps int, contacts boo
 		if err := s.fed.TimeAdvanceRequest(peer.Float64Time(ts)); err != nil {
 			return err
 		}
-		if _, err := waitEvent(ctx, s.fed, isEvent[peer.TimeAdvanceGrant]); err != nil {
+		if err := waitFor[peer.TimeAdvanceGrant](ctx, s.fed); err != nil {
 			return fmt.Errorf("grant %v: %w", ts, err)
 		}
 	}
@@ -198,18 +198,19 @@ func waitRecorded(t *testing.T, path string, n int, timeout time.Duration) {
 // called; it returns once the recorder is subscribed.
 func startRecorder(t *testing.T, ctx context.Context, cfg peer.Config, path string) (stop func() error) {
 	t.Helper()
-	return startRecorderWith(t, ctx, cfg, path, recordOptions{})
+	return startRecorderWith(t, ctx, cfg, path, record.Recorder{})
 }
 
 // startRecorderWith is startRecorder with options; stop also returns
 // when the recorder ended by itself (-until).
-func startRecorderWith(t *testing.T, ctx context.Context, cfg peer.Config, path string, opt recordOptions) (stop func() error) {
+func startRecorderWith(t *testing.T, ctx context.Context, cfg peer.Config, path string, rec record.Recorder) (stop func() error) {
 	t.Helper()
 	rctx, cancel := context.WithCancel(ctx)
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := recordToFile(rctx, cfg, path, opt, func(*peer.Federate) { close(ready) })
+		rec.Ready = func(*peer.Federate) { close(ready) }
+		_, err := rec.RecordFile(rctx, cfg, path)
 		done <- err
 	}()
 	select {
@@ -237,7 +238,7 @@ func startRecorderWith(t *testing.T, ctx context.Context, cfg peer.Config, path 
 // relative to other senders is not reproducible).
 func comparable(t *testing.T, h record.Header, evs []record.Event) (tso, ro []string) {
 	t.Helper()
-	fdd, err := recordingFDD(h)
+	fdd, err := h.FDD()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +287,7 @@ func TestRecordReplayRecord(t *testing.T) {
 		steppers = append(steppers, newStepper(t, ctx, m, "rr-one", fmt.Sprintf("S%d", i)))
 	}
 	for _, s := range steppers {
-		if _, err := waitEvent(ctx, s.fed, isEvent[peer.TimeRegulationEnabled]); err != nil {
+		if err := waitFor[peer.TimeRegulationEnabled](ctx, s.fed); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -297,7 +298,7 @@ func TestRecordReplayRecord(t *testing.T) {
 		}
 	}
 	for _, s := range steppers {
-		if _, err := waitEvent(ctx, s.fed, isEvent[peer.TimeConstrainedEnabled]); err != nil {
+		if err := waitFor[peer.TimeConstrainedEnabled](ctx, s.fed); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -332,14 +333,14 @@ func TestRecordReplayRecord(t *testing.T) {
 	// Replay into a fresh federation, recorded by R2 from the start.
 	start = time.Now()
 	var stop2 func() error
-	res, err := replayFile(ctx, m.config("rr-two", "player", false), first, replayOptions{}, func(*peer.Federate) {
+	res, err := (&record.Player{Ready: func(*peer.Federate) {
 		stop2 = startRecorder(t, ctx, m.config("rr-two", "R2", false), second)
-	})
+	}}).PlayFile(ctx, m.config("rr-two", "player", false), first)
 	if err != nil {
 		t.Fatalf("replay: %v", err)
 	}
-	if res.events != int64(len(evs1)) || res.time != float64(steps) {
-		t.Fatalf("replayed %d events up to %v, want %d up to %d", res.events, res.time, len(evs1), steps)
+	if res.Events != int64(len(evs1)) || res.Time != float64(steps) {
+		t.Fatalf("replayed %d events up to %v, want %d up to %d", res.Events, res.Time, len(evs1), steps)
 	}
 	waitRecorded(t, second, want, 30*time.Second)
 	if err := stop2(); err != nil {
@@ -370,4 +371,19 @@ func at(s []string, i int) string {
 		return s[i]
 	}
 	return "(none)"
+}
+
+// waitFor reads fed's events until one is a T; a lost connection ends
+// the wait.
+func waitFor[T peer.Event](ctx context.Context, fed *peer.Federate) error {
+	for {
+		switch ev, err := fed.Next(ctx); ev := ev.(type) {
+		case T:
+			return nil
+		case peer.ConnectionLost:
+			return fmt.Errorf("connection lost: %s", ev.Reason)
+		case nil:
+			return err
+		}
+	}
 }

@@ -22,7 +22,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/meshrti/meshrti/gossip"
+	"github.com/meshrti/meshrti/internal/cli"
+	"github.com/meshrti/meshrti/internal/monitor"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro"
 	"github.com/meshrti/meshrti/peer/fedpro/session"
@@ -117,71 +118,13 @@ func (sf *serveFlags) base() (peer.Config, error) {
 	cfg := peer.Config{
 		Multicast: transport.UDPConfig{Port: sf.McastPort, Interface: sf.Iface, TTL: sf.TTL},
 		SaveDir:   sf.SaveDir,
-		StepHold:  stepHoldFor(sf.StepHold),
+		StepHold:  cli.StepHoldFor(sf.StepHold),
 	}
-	err := joinNet(&cfg, sf.Gossip, sf.Seeds, sf.FedKey, sf.Transport, sf.Advertise)
+	err := cli.JoinNet(&cfg, sf.Gossip, sf.Seeds, sf.FedKey, sf.Transport, sf.Advertise)
 	cfg.Gossip.LostGrace = sf.LostGrace
 	cfg.Gossip.Profile = sf.Profile
 	cfg.Logger = sf.logs.logger("serve")
 	return cfg, err
-}
-
-// startGossip opens the daemon's gossip address (-gossip) for base's
-// federates: one Mux that carries every hosted federate's gossip. The
-// daemons' seeds become every hosted federate's seeds, with this
-// daemon's own address among them (it reaches its other federates).
-// When this daemon is the founding one (the first seed, or no seeds:
-// alone), its Anchors found the federations; see docs/agreement.md,
-// "Daemons: who founds".
-func (d *daemon) startGossip(base *peer.Config) error {
-	g := &base.Gossip
-	mux, err := gossip.NewMux(gossip.MuxConfig{BindAddr: g.BindAddr, BindPort: g.BindPort, Logger: base.Logger})
-	if err != nil {
-		return err
-	}
-	d.mux = mux
-	seeds := g.Seeds
-	d.founder = len(seeds) == 0 || mux.IsSelf(seeds[0])
-	if d.founder {
-		d.anchors = gossip.NewAnchors(gossip.Config{Mux: mux, Seeds: seeds, Key: base.Key,
-			Profile: gossip.Profile(g.Profile), LostGrace: g.LostGrace, Logger: base.Logger})
-	}
-	g.Mux = mux
-	self := false
-	for _, s := range seeds {
-		self = self || mux.IsSelf(s)
-	}
-	if !self {
-		g.Seeds = append([]string{mux.Addr()}, seeds...)
-	}
-	return nil
-}
-
-// hostHandler adapts a fedpro.Host to the session layer.
-type hostHandler struct{ host *fedpro.Host }
-
-func (h hostHandler) Open(s *session.Session) (session.SessionHandler, error) {
-	fs := h.host.NewQueuedSession(s)
-	if fs == nil {
-		return nil, fmt.Errorf("%w: the daemon is stopping", session.ErrOutOfResources)
-	}
-	fs.SetLogName(fmt.Sprintf("session %016x", s.ID()))
-	return sessionHandler{fs}, nil
-}
-
-type sessionHandler struct{ s *fedpro.Session }
-
-func (h sessionHandler) Call(payload []byte) []byte { return h.s.Call(payload) }
-func (h sessionHandler) Closed(reason error)        { h.s.Close(reason) }
-
-// Quick (session.QuickCaller): updates and interactions run on the
-// connection's reader.
-func (h sessionHandler) Quick(payload []byte) bool { return h.s.Quick(payload) }
-
-// CallbackResponse (session.CallbackResponder) ends the pending states
-// of the callbacks the client has answered.
-func (h sessionHandler) CallbackResponse(seq uint32, payload []byte) {
-	h.s.CallbackResponse(seq, payload)
 }
 
 // daemon is a running `serve`: the listeners, the session server, the
@@ -190,16 +133,14 @@ type daemon struct {
 	host    *fedpro.Host
 	srv     *session.Server
 	metrics *http.Server
-	addrs   []net.Addr // the Federate Protocol listeners' addresses
-	maddr   net.Addr   // the metrics listener's, when serving
-	web     *serveWeb  // serve -http: the federations' pages
+	addrs   []net.Addr         // the Federate Protocol listeners' addresses
+	maddr   net.Addr           // the metrics listener's, when serving
+	web     *monitor.HostPages // serve -http: the federations' pages
 	webSrv  *http.Server
 	waddr   net.Addr
 	wg      sync.WaitGroup
-	mux     *gossip.Mux     // the daemon's gossip address
-	anchors *gossip.Anchors // the founding daemon's members of its federations
-	founder bool            // this daemon founds the federations
-	trace   *traceFile      // serve -trace: the hosted federates' trace
+	gossip  *fedpro.Gossip // the daemon's gossip address; on the founding daemon, the anchors of its federations
+	trace   *traceFile     // serve -trace: the hosted federates' trace
 }
 
 // startDaemon starts serving as sf says.
@@ -222,12 +163,12 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 		}
 		base.Trace = d.trace.w
 	}
-	if err := d.startGossip(&base); err != nil {
+	if d.gossip, err = fedpro.StartGossip(&base); err != nil {
 		d.closeTrace()
 		return nil, err
 	}
-	d.host = fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout, Logf: logf, Authenticate: auth, Federations: d.federations})
-	d.srv = session.NewServer(session.Config{ResumeWindow: sf.ResumeWindow, MaxBacklog: sf.MaxBacklog, Logf: logf}, hostHandler{d.host})
+	d.host = fedpro.NewHost(fedpro.Config{Base: base, CallTimeout: sf.CallTimeout, Logf: logf, Authenticate: auth, Federations: d.gossip.Federations})
+	d.srv = d.host.NewServer(session.Config{ResumeWindow: sf.ResumeWindow, MaxBacklog: sf.MaxBacklog, Logf: logf})
 	var ls []net.Listener
 	fail := func(err error) (*daemon, error) {
 		for _, l := range ls {
@@ -239,7 +180,7 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 		d.wg.Wait()
 		d.srv.Close()
 		d.host.Close()
-		d.stopGossip()
+		d.gossip.Close()
 		d.closeTrace()
 		return nil, err
 	}
@@ -292,7 +233,7 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 		if err != nil {
 			return fail(fmt.Errorf("http: %w", err))
 		}
-		d.web = newServeWeb(d.host, logf)
+		d.web = monitor.NewHostPages(d.host, logf)
 		d.webSrv = &http.Server{Handler: d.web, ReadHeaderTimeout: 10 * time.Second}
 		d.waddr = wl.Addr()
 		d.wg.Add(1)
@@ -316,7 +257,7 @@ func startDaemon(sf *serveFlags, logf func(string, ...any)) (*daemon, error) {
 // then the listeners and the metrics endpoint, and waits for them.
 func (d *daemon) stop() {
 	if d.web != nil {
-		d.web.close() // the monitors resign first: nothing waits on them
+		d.web.Close() // the monitors resign first: nothing waits on them
 		d.webSrv.Close()
 	}
 	d.srv.Close()
@@ -325,7 +266,7 @@ func (d *daemon) stop() {
 		d.metrics.Close()
 	}
 	d.wg.Wait()
-	d.stopGossip()
+	d.gossip.Close()
 	d.closeTrace()
 }
 
@@ -336,38 +277,14 @@ func (d *daemon) closeTrace() {
 	}
 }
 
-// federations lists the federations anchored here (on the founding
-// daemon: every federation of the daemons'), for listFederationExecutions.
-func (d *daemon) federations() []peer.FederationExecutionInformation {
-	if d.anchors == nil {
-		return nil
-	}
-	var out []peer.FederationExecutionInformation
-	for _, fi := range d.anchors.Executions() {
-		out = append(out, peer.FederationExecutionInformation{FederationExecutionName: fi.Name, LogicalTimeImplementationName: fi.TimeRepresentation})
-	}
-	return out
-}
-
-// stopGossip closes the anchors (they leave their federations), then the
-// gossip address.
-func (d *daemon) stopGossip() {
-	if d.anchors != nil {
-		d.anchors.Close()
-	}
-	if d.mux != nil {
-		d.mux.Close()
-	}
-}
-
 // serveCommands is the table of "federate-node serve": the daemon
 // itself (the default row) and "serve passwd".
-func serveCommands() []subcommand {
-	return []subcommand{
-		{name: "", help: []helpLine{{"serve [flags]", "the per-host daemon: hosts a federate per HLA 4 Federate Protocol\n" +
-			"session (C++, Java, Python federates); 127.0.0.1:15164 (docs/fedpro.md)"}}, run: runServeDaemon},
-		{name: "passwd", help: []helpLine{{"serve passwd NAME", "read a password from stdin, print its line for serve -credentials"}},
-			run: func(args []string, stdout, stderr io.Writer) int {
+func serveCommands() []cli.Command {
+	return []cli.Command{
+		{Name: "", Help: []cli.HelpLine{{Synopsis: "serve [flags]", Text: "the per-host daemon: hosts a federate per HLA 4 Federate Protocol\n" +
+			"session (C++, Java, Python federates); 127.0.0.1:15164 (docs/fedpro.md)"}}, Run: runServeDaemon},
+		{Name: "passwd", Help: []cli.HelpLine{{Synopsis: "serve passwd NAME", Text: "read a password from stdin, print its line for serve -credentials"}},
+			Run: func(args []string, stdout, stderr io.Writer) int {
 				return runServePasswd(args, os.Stdin, stdout, stderr)
 			}},
 	}
@@ -375,8 +292,8 @@ func serveCommands() []subcommand {
 
 // runServeDaemon is "federate-node serve [flags]".
 func runServeDaemon(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("serve", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("serve", stdout, stderr)
+	fs := cmd.FS
 	var sf serveFlags
 	sf.register(fs)
 	config := fs.String("config", "", "JSON config `FILE`: an object of the flags' settings, names with _ for - (\"resume_window\": \"90s\")")
@@ -389,26 +306,26 @@ func runServeDaemon(args []string, stdout, stderr io.Writer) int {
 	}
 	if *config != "" {
 		if err := sf.loadConfig(*config, fs); err != nil {
-			return cmd.usageError(err.Error())
+			return cmd.UsageError(err.Error())
 		}
 	}
-	stop, err := startProfile(*cpuProfile)
+	stop, err := cli.StartProfile(*cpuProfile)
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	defer stop()
 	log := sf.logs.logger("serve")
 	d, err := startDaemon(&sf, logf(log))
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
-	fmt.Fprintf(stdout, "gossip %s\n", d.mux.Addr())
-	if d.founder {
+	fmt.Fprintf(stdout, "gossip %s\n", d.gossip.Mux.Addr())
+	if d.gossip.Founder {
 		fmt.Fprintln(stdout, "founding daemon: this one")
 	} else {
 		fmt.Fprintf(stdout, "founding daemon: %s\n", strings.Split(sf.Seeds, ",")[0])
 	}
-	log.Info().Str("version", version.Release()).Str("gossip", d.mux.Addr()).Bool("founding", d.founder).Msg("serving")
+	log.Info().Str("version", version.Release()).Str("gossip", d.gossip.Mux.Addr()).Bool("founding", d.gossip.Founder).Msg("serving")
 	for _, a := range d.addrs {
 		fmt.Fprintf(stdout, "serving the Federate Protocol on %s\n", a)
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/peer/fedpro"
 )
 
@@ -122,8 +123,8 @@ func isLoopback(addr string) bool {
 // a password from the first line of stdin and prints the credentials
 // file line that accepts it.
 func runServePasswd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cmd := newKindRun("serve passwd", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("serve passwd", stdout, stderr)
+	fs := cmd.FS
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "%s", "usage: federate-node serve passwd [-cost N] NAME < password\n"+
 			"reads a password from the first line of stdin and prints a line for serve -credentials:\n"+
@@ -148,7 +149,7 @@ func runServePasswd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	}
 	entry, err := fedpro.HashPassword(fs.Arg(0), strings.TrimRight(line, "\r\n"), *cost)
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	fmt.Fprintln(stdout, entry)
 	return 0

@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/meshrti/meshrti/internal/fpclient"
 	"github.com/meshrti/meshrti/peer/fedpro"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 )
@@ -139,7 +140,7 @@ func credentialsFile(t *testing.T, pairs ...string) string {
 // joinServe creates (if need be) and joins federation "auth" on c.
 func joinServe(c *fpClient, name string) {
 	c.t.Helper()
-	if _, err := c.call(serveCreate("auth")); err != nil && !strings.HasPrefix(err.Error(), "FederationExecutionAlreadyExists") {
+	if _, err := c.Call(serveCreate("auth")); err != nil && !strings.HasPrefix(err.Error(), "FederationExecutionAlreadyExists") {
 		c.t.Fatalf("create: %v", err)
 	}
 	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionWithNameRequest{JoinFederationExecutionWithNameRequest: &pb.JoinFederationExecutionWithNameRequest{
@@ -250,26 +251,26 @@ func TestServeCredentials(t *testing.T) {
 	d := authDaemon(t, &serveFlags{Listen: "127.0.0.1:0", serveAuthFlags: serveAuthFlags{Credentials: credentialsFile(t, "alice=s3cret", "bob=hunter2")}})
 	addr := d.addrs[0].String()
 	a := dialFP(t, addr)
-	if err := a.connectWithPassword("s3cret"); err != nil {
+	if err := a.ConnectWithPassword("s3cret"); err != nil {
 		t.Fatalf("the right password: %v", err)
 	}
 	joinServe(a, "A")
 
 	b := dialFP(t, addr)
 	for _, creds := range []*pb.Credentials{fedpro.PlainTextPassword("S3CRET"), nil, {Type: fedpro.NoCredentialsType}, {Type: "HLAkerberos", Data: []byte("s3cret")}} {
-		_, err := b.call(connectCall(creds))
+		_, err := b.Call(fpclient.ConnectCall(creds))
 		if err == nil || !strings.HasPrefix(err.Error(), "Unauthorized:") {
 			t.Errorf("connect with %v: %v, want Unauthorized", creds, err)
 		}
 		stillWorks(a)
 	}
-	if _, err := b.call(connectCall(&pb.Credentials{Type: fedpro.PlainTextPasswordType, Data: []byte("s3cret")})); err == nil || !strings.HasPrefix(err.Error(), "InvalidCredentials:") {
+	if _, err := b.Call(fpclient.ConnectCall(&pb.Credentials{Type: fedpro.PlainTextPasswordType, Data: []byte("s3cret")})); err == nil || !strings.HasPrefix(err.Error(), "InvalidCredentials:") {
 		t.Errorf("a password that is no HLAunicodeString: %v, want InvalidCredentials", err)
 	}
-	if _, err := b.call(serveCreate("other")); err == nil || !strings.HasPrefix(err.Error(), "NotConnected:") {
+	if _, err := b.Call(serveCreate("other")); err == nil || !strings.HasPrefix(err.Error(), "NotConnected:") {
 		t.Errorf("create after refused connects: %v, want NotConnected", err)
 	}
-	if err := b.connectWithPassword("hunter2"); err != nil {
+	if err := b.ConnectWithPassword("hunter2"); err != nil {
 		t.Fatalf("the right password after wrong ones: %v", err)
 	}
 	joinServe(b, "B")
@@ -295,8 +296,8 @@ func TestServeClientCertificates(t *testing.T) {
 	// The client presents its certificate whichever CAs the server
 	// names (Go's client would otherwise send none it cannot chain to
 	// them).
-	dial := func(certs ...tls.Certificate) (*fpConn, error) {
-		return dialFedProTLS(addr, &tls.Config{RootCAs: pki.roots, GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+	dial := func(certs ...tls.Certificate) (*fpclient.Conn, error) {
+		return fpclient.DialTLS(addr, &tls.Config{RootCAs: pki.roots, GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
 			if len(certs) == 0 {
 				return &tls.Certificate{}, nil
 			}
@@ -309,10 +310,10 @@ func TestServeClientCertificates(t *testing.T) {
 	}
 	a := &fpClient{t, ac}
 	t.Cleanup(ac.Close)
-	if _, err := a.call(connectCall(nil)); err == nil || !strings.HasPrefix(err.Error(), "Unauthorized:") {
+	if _, err := a.Call(fpclient.ConnectCall(nil)); err == nil || !strings.HasPrefix(err.Error(), "Unauthorized:") {
 		t.Errorf("connect without the password over TLS: %v, want Unauthorized", err)
 	}
-	if err := a.connectWithPassword("pw"); err != nil {
+	if err := a.ConnectWithPassword("pw"); err != nil {
 		t.Fatal(err)
 	}
 	joinServe(a, "A")

@@ -68,7 +68,7 @@ func conformanceClients(t *testing.T, d *daemon, federation, settings string) (a
 	}
 	t.Cleanup(func() {
 		for _, c := range []*fpClient{b, a} {
-			c.call(&pb.CallRequest{CallRequest: &pb.CallRequest_ResignFederationExecutionRequest{ResignFederationExecutionRequest: &pb.ResignFederationExecutionRequest{ResignAction: pb.ResignAction_DELETE_OBJECTS_THEN_DIVEST}}})
+			c.Call(&pb.CallRequest{CallRequest: &pb.CallRequest_ResignFederationExecutionRequest{ResignFederationExecutionRequest: &pb.ResignFederationExecutionRequest{ResignAction: pb.ResignAction_DELETE_OBJECTS_THEN_DIVEST}}})
 		}
 	})
 	return a, b
@@ -94,7 +94,7 @@ func (c *fpClient) attrs(class *pb.ObjectClassHandle, names ...string) *pb.Attri
 // exception makes call req and returns the exception it answers with ("" for none).
 func (c *fpClient) exception(req *pb.CallRequest) string {
 	c.t.Helper()
-	resp, err := c.call(req)
+	resp, err := c.Call(req)
 	if err == nil {
 		return ""
 	}

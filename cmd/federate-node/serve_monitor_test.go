@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meshrti/meshrti/cmd/federate-node/internal/monitor"
+	"github.com/meshrti/meshrti/internal/monitor"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 )
 
@@ -105,7 +105,7 @@ func TestServeHTTPMonitor(t *testing.T) {
 	resign(a)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		resp, err := a.call(&pb.CallRequest{CallRequest: &pb.CallRequest_DestroyFederationExecutionRequest{DestroyFederationExecutionRequest: &pb.DestroyFederationExecutionRequest{FederationName: fedName}}})
+		resp, err := a.Call(&pb.CallRequest{CallRequest: &pb.CallRequest_DestroyFederationExecutionRequest{DestroyFederationExecutionRequest: &pb.DestroyFederationExecutionRequest{FederationName: fedName}}})
 		if err == nil && resp.GetExceptionData() == nil {
 			break
 		}

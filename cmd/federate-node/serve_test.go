@@ -28,20 +28,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshrti/meshrti/internal/fpclient"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
+	"github.com/meshrti/meshrti/peer/fedpro/session"
 )
 
-// fpClient drives a session of `serve` with fpConn (its own framing and
+// fpClient drives a session of `serve` with fpclient.Conn (its own framing and
 // messages, so that the tests see the wire as a foreign client does),
 // failing the test on any error.
 type fpClient struct {
 	t *testing.T
-	*fpConn
+	*fpclient.Conn
 }
 
 func dialFP(t *testing.T, addr string) *fpClient {
 	t.Helper()
-	c, err := dialFedPro(addr, nil)
+	c, err := fpclient.Dial(addr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func dialFP(t *testing.T, addr string) *fpClient {
 
 func (c *fpClient) ok(req *pb.CallRequest) *pb.CallResponse {
 	c.t.Helper()
-	resp, err := c.call(req)
+	resp, err := c.Call(req)
 	if err != nil {
 		c.t.Fatalf("%v: %v", req, err)
 	}
@@ -60,16 +62,16 @@ func (c *fpClient) ok(req *pb.CallRequest) *pb.CallResponse {
 
 func (c *fpClient) callback(what string, match func(*pb.CallbackRequest) bool) *pb.CallbackRequest {
 	c.t.Helper()
-	cb, err := c.fpConn.callback(what, 15*time.Second, match)
+	cb, err := c.Conn.Callback(what, 15*time.Second, match)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	return cb
 }
 
-func (c *fpClient) waitControl(typ uint32) {
+func (c *fpClient) waitControl(typ session.MsgType) {
 	c.t.Helper()
-	if err := c.fpConn.waitControl(typ, 15*time.Second); err != nil {
+	if err := c.Conn.WaitControl(typ, 15*time.Second); err != nil {
 		c.t.Fatal(err)
 	}
 }
@@ -177,8 +179,8 @@ func TestServeTwoClients(t *testing.T) {
 		t.Errorf("received %v", i)
 	}
 
-	a.send(fpHeartbeat, nil)
-	a.waitControl(fpHeartbeatResp)
+	a.Send(session.MsgHeartbeat, nil)
+	a.waitControl(session.MsgHeartbeatResponse)
 	resp, err := http.Get("http://" + d.maddr.String() + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -193,8 +195,8 @@ func TestServeTwoClients(t *testing.T) {
 	checkMetricShapes(t, string(body))
 	for _, c := range []*fpClient{b, a} {
 		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ResignFederationExecutionRequest{ResignFederationExecutionRequest: &pb.ResignFederationExecutionRequest{ResignAction: pb.ResignAction_DELETE_OBJECTS_THEN_DIVEST}}})
-		c.send(fpTerminate, nil)
-		c.waitControl(fpTerminated)
+		c.Send(session.MsgTerminateSession, nil)
+		c.waitControl(session.MsgSessionTerminated)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for d.host.Stats().Sessions != 0 {
@@ -216,7 +218,7 @@ func TestServeFaults(t *testing.T) {
 	for _, c := range []*fpClient{a, gone} {
 		c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionRequest{JoinFederationExecutionRequest: &pb.JoinFederationExecutionRequest{FederateType: "t", FederationName: "faults"}}})
 	}
-	gone.conn.Close()
+	gone.Conn.Close()
 	deadline := time.Now().Add(15 * time.Second)
 	for d.host.Stats().Sessions != 1 {
 		if time.Now().After(deadline) {
@@ -313,7 +315,7 @@ func TestServeAnswersEveryCall(t *testing.T) {
 			}
 			req := &pb.CallRequest{}
 			req.ProtoReflect().Set(fd, req.ProtoReflect().NewField(fd))
-			resp, err := c.call(req)
+			resp, err := c.Call(req)
 			got := resp.ProtoReflect().WhichOneof(respOneof)
 			switch {
 			case got == nil:
@@ -393,12 +395,12 @@ func TestServeTLSAndConfigFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := openFedPro(conn, nil)
+	c, err := fpclient.Open(conn, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := c.call(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}}); err != nil {
+	if _, err := c.Call(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}}); err != nil {
 		t.Fatalf("connect over TLS: %v", err)
 	}
 }
@@ -418,13 +420,13 @@ func TestServeEmptyFederationLingers(t *testing.T) {
 	c.ok(create)
 	c.ok(join)
 	c.ok(resign)
-	if _, err := c.call(create); err == nil || !strings.Contains(err.Error(), "FederationExecutionAlreadyExists") {
+	if _, err := c.Call(create); err == nil || !strings.Contains(err.Error(), "FederationExecutionAlreadyExists") {
 		t.Errorf("create after the last resign: %v, want FederationExecutionAlreadyExists", err)
 	}
 	c.ok(join)
 	c.ok(resign)
 	c.ok(destroy)
-	if _, err := c.call(join); err == nil || !strings.Contains(err.Error(), "FederationExecutionDoesNotExist") {
+	if _, err := c.Call(join); err == nil || !strings.Contains(err.Error(), "FederationExecutionDoesNotExist") {
 		t.Errorf("join after destroy: %v, want FederationExecutionDoesNotExist", err)
 	}
 }
@@ -439,12 +441,12 @@ func TestConformancePendingUntilHandedOverServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc := &fpConn{conn: conn, holdAcks: true, waiting: map[uint32]chan *pb.CallResponse{}, changed: make(chan struct{}), done: make(chan struct{})}
-	go fc.read()
-	fc.send(fpNewSession, binary.BigEndian.AppendUint32(nil, 1))
+	fc, err := fpclient.OpenHoldingAcks(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := &fpClient{t, fc}
 	t.Cleanup(fc.Close)
-	c.waitControl(fpNewSessionStatus)
 	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_ConnectRequest{ConnectRequest: &pb.ConnectRequest{}}})
 	c.ok(serveCreate("handover"))
 	c.ok(&pb.CallRequest{CallRequest: &pb.CallRequest_JoinFederationExecutionWithNameRequest{JoinFederationExecutionWithNameRequest: &pb.JoinFederationExecutionWithNameRequest{
@@ -458,17 +460,17 @@ func TestConformancePendingUntilHandedOverServe(t *testing.T) {
 		g := c.callback("grant", func(cb *pb.CallbackRequest) bool {
 			return bytes.Equal(cb.GetTimeAdvanceGrant().GetTime().GetData(), f64(to))
 		})
-		if _, err := c.call(tar(to + 1)); err == nil || !strings.HasPrefix(err.Error(), "InTimeAdvancingState:") {
+		if _, err := c.Call(tar(to + 1)); err == nil || !strings.HasPrefix(err.Error(), "InTimeAdvancingState:") {
 			t.Fatalf("bare %v: TimeAdvanceRequest before the grant was acknowledged: %v, want InTimeAdvancingState", bare, err)
 		}
-		c.ackCallback(c.callbackSeq(g), bare)
-		if _, err := c.call(tar(to + 0.5)); err != nil {
+		c.AckCallback(c.CallbackSeq(g), bare)
+		if _, err := c.Call(tar(to + 0.5)); err != nil {
 			t.Fatalf("bare %v: TimeAdvanceRequest after the grant was acknowledged: %v", bare, err)
 		}
 		g = c.callback("grant", func(cb *pb.CallbackRequest) bool {
 			return bytes.Equal(cb.GetTimeAdvanceGrant().GetTime().GetData(), f64(to+0.5))
 		})
-		c.ackCallback(c.callbackSeq(g), bare)
+		c.AckCallback(c.CallbackSeq(g), bare)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/testnet"
 )
 
@@ -18,8 +19,8 @@ import (
 // fail the run as well. With -rewrite it writes the actual outputs into
 // the files instead.
 func runSim(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("sim", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("sim", stdout, stderr)
+	fs := cmd.FS
 	rewrite := fs.Bool("rewrite", false, "replace the expected outputs in the files by the actual ones")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up on a script after this long")
 	trace := fs.String("trace", "", "write a JSON-lines trace (docs/trace.md) to `FILE` and check it; with several scripts, FILE.SCRIPT for each")

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/peer"
 )
 
@@ -37,7 +38,7 @@ func TestStepHoldFlag(t *testing.T) {
 		var sf serveFlags
 		return parse(sf.register, sf.base, args...)
 	}
-	t.Setenv(stepHoldEnv, "")
+	t.Setenv(cli.StepHoldEnv, "")
 	if got := node(); got != 0 {
 		t.Errorf("node without flag or env: StepHold %v, want 0", got)
 	}
@@ -47,18 +48,18 @@ func TestStepHoldFlag(t *testing.T) {
 	if got := serve("-step-hold", "200us"); got != 200*time.Microsecond {
 		t.Errorf("serve -step-hold 200us: StepHold %v", got)
 	}
-	t.Setenv(stepHoldEnv, "-1s")
+	t.Setenv(cli.StepHoldEnv, "-1s")
 	if got, want := node(), -time.Second; got != want {
-		t.Errorf("node with $%s=-1s: StepHold %v, want %v", stepHoldEnv, got, want)
+		t.Errorf("node with $%s=-1s: StepHold %v, want %v", cli.StepHoldEnv, got, want)
 	}
 	if got, want := serve(), -time.Second; got != want {
-		t.Errorf("serve with $%s=-1s: StepHold %v, want %v", stepHoldEnv, got, want)
+		t.Errorf("serve with $%s=-1s: StepHold %v, want %v", cli.StepHoldEnv, got, want)
 	}
 	if got := node("-step-hold", "30us"); got != 30*time.Microsecond {
-		t.Errorf("the flag does not win over $%s: StepHold %v", stepHoldEnv, got)
+		t.Errorf("the flag does not win over $%s: StepHold %v", cli.StepHoldEnv, got)
 	}
-	t.Setenv(stepHoldEnv, "soon")
+	t.Setenv(cli.StepHoldEnv, "soon")
 	if got := node(); got != 0 {
-		t.Errorf("node with an unreadable $%s: StepHold %v, want 0", stepHoldEnv, got)
+		t.Errorf("node with an unreadable $%s: StepHold %v, want 0", cli.StepHoldEnv, got)
 	}
 }

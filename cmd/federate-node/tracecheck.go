@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/testnet/tracecheck"
 )
@@ -14,8 +15,8 @@ import (
 // are read as one trace, as when each process of a run wrote its own. It
 // prints every violation and exits 1 when there is one.
 func runTraceCheck(args []string, stdout, stderr io.Writer) int {
-	cmd := newKindRun("trace-check", stdout, stderr)
-	fs := cmd.fs
+	cmd := cli.NewCmd("trace-check", stdout, stderr)
+	fs := cmd.FS
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -28,7 +29,7 @@ func runTraceCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, v)
 	}
 	if err != nil {
-		return cmd.fail(err)
+		return cmd.Fail(err)
 	}
 	fmt.Fprintf(stdout, "%d events of %d federates: %d sends, %d deliveries, %d grants; %d deliveries from senders not in the trace; %d messages owed to a receiver; %d violations\n",
 		rep.Lines, rep.Federates, rep.Sends, rep.Deliveries, rep.Grants, rep.UnknownSenders, rep.Owed, len(rep.Violations))

@@ -21,10 +21,34 @@ type handler struct {
 	fn   func(s *Session, req protoreflect.Message) (proto.Message, error)
 }
 
-// handlers are the registered calls, by request message.
-var handlers = map[protoreflect.FullName]handler{}
+// A callTable holds the served calls, by request message.
+type callTable map[protoreflect.FullName]handler
 
-// Each call is registered by one of three helpers, by what it needs:
+// handlers are the calls this package serves: every group of calls is
+// listed here, each group's function listing its calls.
+var handlers = newCallTable(
+	federationCalls, // §4
+	objectCalls,     // §5, §6
+	transportCalls,  // §6, §10 transportation types
+	ownershipCalls,  // §7
+	timeCalls,       // §8
+	ddmCalls,        // §9
+	supportCalls,    // §10 names and handles
+	switchCalls,     // §10 switches and normalization
+	directedCalls,   // HLA 4 directed interactions
+)
+
+// newCallTable returns the table that groups fill.
+func newCallTable(groups ...func(callTable)) callTable {
+	t := callTable{}
+	for _, add := range groups {
+		add(t)
+	}
+	return t
+}
+
+// Each call is added to a table by one of three helpers, by what it
+// needs:
 //
 //   - act: the session's federate, and an empty response (most calls);
 //   - ask: the session's federate, and a response that carries one
@@ -32,25 +56,25 @@ var handlers = map[protoreflect.FullName]handler{}
 //   - on: the session itself, and a response it makes (connecting,
 //     creating, joining and the other calls that need no federate).
 //
-// A request registered twice, or whose response does not fit, panics
-// at init (a test catches it).
+// A request added twice, or whose response does not fit, panics when
+// the table is built, at package initialization (a test catches it).
 
-// on registers fn as the service of the call whose request is Req,
+// on adds to t fn as the service of the call whose request is Req,
 // answered with Resp.
-func on[Req, Resp proto.Message](fn func(*Session, Req) (Resp, error)) {
+func on[Req, Resp proto.Message](t callTable, fn func(*Session, Req) (Resp, error)) {
 	var resp Resp
 	if responseOf[Req]().FullName() != resp.ProtoReflect().Descriptor().FullName() {
 		panic(fmt.Sprintf("fedpro: %T is not the response of %T", resp, *new(Req)))
 	}
-	register[Req](func(s *Session, req Req) (proto.Message, error) { return fn(s, req) })
+	add[Req](t, func(s *Session, req Req) (proto.Message, error) { return fn(s, req) })
 }
 
-// act registers fn as the service of the call whose request is Req and
+// act adds to t fn as the service of the call whose request is Req and
 // whose response is empty: fn runs with the session's federate (without
 // one the call answers NotConnected or FederateNotExecutionMember,
 // before its arguments are decoded).
-func act[Req proto.Message](fn func(*peer.Federate, Req) error) {
-	register[Req](func(s *Session, req Req) (proto.Message, error) {
+func act[Req proto.Message](t callTable, fn func(*peer.Federate, Req) error) {
+	add[Req](t, func(s *Session, req Req) (proto.Message, error) {
 		f, err := s.federate()
 		if err != nil {
 			return nil, err
@@ -59,12 +83,12 @@ func act[Req proto.Message](fn func(*peer.Federate, Req) error) {
 	})
 }
 
-// ask registers fn as the service of the call whose request is Req and
+// ask adds to t fn as the service of the call whose request is Req and
 // whose response carries fn's value in its result field: fn runs with
 // the session's federate (without one the call answers as act says).
 // T is the result field's Go type: a message pointer, an enum, or a
 // scalar.
-func ask[Req proto.Message, T any](fn func(*peer.Federate, Req) (T, error)) {
+func ask[Req proto.Message, T any](t callTable, fn func(*peer.Federate, Req) (T, error)) {
 	rd := responseOf[Req]()
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(rd.FullName())
 	if err != nil {
@@ -76,7 +100,7 @@ func ask[Req proto.Message, T any](fn func(*peer.Federate, Req) (T, error)) {
 	}
 	var zero T
 	checkResult(mt.New(), result, zero)
-	register[Req](func(s *Session, req Req) (proto.Message, error) {
+	add[Req](t, func(s *Session, req Req) (proto.Message, error) {
 		f, err := s.federate()
 		if err != nil {
 			return nil, err
@@ -125,14 +149,14 @@ func checkResult(m protoreflect.Message, result protoreflect.FieldDescriptor, ze
 	}
 }
 
-// register adds fn as the service of the call whose request is Req.
-func register[Req proto.Message](fn func(*Session, Req) (proto.Message, error)) {
+// add adds to t fn as the service of the call whose request is Req.
+func add[Req proto.Message](t callTable, fn func(*Session, Req) (proto.Message, error)) {
 	var req Req
 	name := req.ProtoReflect().Descriptor().FullName()
-	if _, dup := handlers[name]; dup {
-		panic("fedpro: call registered twice: " + string(name))
+	if _, dup := t[name]; dup {
+		panic("fedpro: call added twice: " + string(name))
 	}
-	handlers[name] = handler{
+	t[name] = handler{
 		resp: responseOf[Req]().FullName(),
 		fn: func(s *Session, m protoreflect.Message) (proto.Message, error) {
 			return fn(s, m.Interface().(Req))

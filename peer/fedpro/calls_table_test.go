@@ -19,7 +19,7 @@ var unsupportedCalls = map[protoreflect.Name]string{
 	"changeDefaultAttributeOrderTypeRequest":          "RTIinternalError",
 }
 
-// Every CallRequest case is either served (registered with act, ask or
+// Every CallRequest case is either served (in the table, by act, ask or
 // on) or named in unsupportedCalls, so that a call added to the protocol
 // cannot go unnoticed; the unsupported ones answer their exception and
 // are counted.
@@ -79,31 +79,44 @@ func TestCallsBeforeConnecting(t *testing.T) {
 	}
 }
 
-// Registering a call whose response type is not its case's, or whose
-// result does not fit, panics (at init, where a mistake shows at once).
+// Adding a call whose response type is not its case's, or whose result
+// does not fit, panics (when the table is built, at package
+// initialization, where a mistake shows at once).
 func TestRegisterMismatchPanics(t *testing.T) {
+	tab := callTable{}
 	for name, register := range map[string]func(){
 		"on with another response": func() {
-			on(func(*Session, *pb.ConnectRequest) (*pb.DisconnectResponse, error) { return nil, nil })
+			on(tab, func(*Session, *pb.ConnectRequest) (*pb.DisconnectResponse, error) { return nil, nil })
 		},
 		"ask with a result of another kind": func() {
-			ask(func(*peer.Federate, *pb.GetFederateNameRequest) (bool, error) { return false, nil })
+			ask(tab, func(*peer.Federate, *pb.GetFederateNameRequest) (bool, error) { return false, nil })
 		},
 		"ask with a result of another message": func() {
-			ask(func(*peer.Federate, *pb.GetFederateHandleRequest) (*pb.ObjectClassHandle, error) { return nil, nil })
+			ask(tab, func(*peer.Federate, *pb.GetFederateHandleRequest) (*pb.ObjectClassHandle, error) { return nil, nil })
 		},
 	} {
 		func() {
 			defer func() {
 				r := recover()
-				if r == nil || strings.Contains(fmt.Sprint(r), "registered twice") {
+				if r == nil || strings.Contains(fmt.Sprint(r), "added twice") {
 					t.Errorf("%s: panic %v, want one about the response", name, r)
 				}
 			}()
 			register()
 		}()
 	}
+	if len(tab) != 0 {
+		t.Errorf("calls that do not fit were added: %d", len(tab))
+	}
 	if _, ok := handlers[(&pb.ConnectRequest{}).ProtoReflect().Descriptor().FullName()]; !ok {
 		t.Fatal("connect is not served")
 	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "added twice") {
+				t.Errorf("a group added twice: panic %v, want one about the call added twice", r)
+			}
+		}()
+		newCallTable(ddmCalls, ddmCalls)
+	}()
 }

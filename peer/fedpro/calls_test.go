@@ -301,7 +301,7 @@ func TestCallExceptions(t *testing.T) {
 	}
 }
 
-// Every registered call answers with its own response: the response case
+// Every call in the table answers with its own response: the response case
 // is the request's case plus one, and the handler's response type is
 // that case's message.
 func TestRegisteredCallsAnswerTheirCase(t *testing.T) {
@@ -320,7 +320,7 @@ func TestRegisteredCallsAnswerTheirCase(t *testing.T) {
 		}
 	}
 	if n != len(handlers) {
-		t.Errorf("%d handlers registered, %d of them for call requests", len(handlers), n)
+		t.Errorf("%d handlers in the table, %d of them for call requests", len(handlers), n)
 	}
 	if n < 60 {
 		t.Errorf("only %d calls served", n)

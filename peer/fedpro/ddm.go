@@ -83,9 +83,10 @@ func interactionRegions(c *pb.InteractionClassHandle, rs *pb.RegionHandleSet) (p
 	return decodeBoth(c, interactionHandle, rs, regionSet)
 }
 
-func init() {
+// ddmCalls adds the data distribution management calls (1516.1 §9) to t.
+func ddmCalls(t callTable) {
 	// §9.2-§9.4 Regions.
-	ask(func(f *peer.Federate, req *pb.CreateRegionRequest) (*pb.RegionHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.CreateRegionRequest) (*pb.RegionHandle, error) {
 		dims, err := dimSet(req.GetDimensions())
 		if err != nil {
 			return nil, err
@@ -96,14 +97,14 @@ func init() {
 		}
 		return pbRegion(r), nil
 	})
-	act(func(f *peer.Federate, req *pb.CommitRegionModificationsRequest) error {
+	act(t, func(f *peer.Federate, req *pb.CommitRegionModificationsRequest) error {
 		regions, err := regionSet(req.GetRegions())
 		if err != nil {
 			return err
 		}
 		return f.CommitRegionModifications(regions...)
 	})
-	act(func(f *peer.Federate, req *pb.DeleteRegionRequest) error {
+	act(t, func(f *peer.Federate, req *pb.DeleteRegionRequest) error {
 		return do(f.DeleteRegion)(regionHandle(req.GetRegion()))
 	})
 
@@ -119,10 +120,10 @@ func init() {
 		}
 		return pbObj(h), nil
 	}
-	ask(func(f *peer.Federate, req *pb.RegisterObjectInstanceWithRegionsRequest) (*pb.ObjectInstanceHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.RegisterObjectInstanceWithRegionsRequest) (*pb.ObjectInstanceHandle, error) {
 		return register(f, req.GetObjectClass(), req.GetAttributesAndRegions(), "")
 	})
-	ask(func(f *peer.Federate, req *pb.RegisterObjectInstanceWithNameAndRegionsRequest) (*pb.ObjectInstanceHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.RegisterObjectInstanceWithNameAndRegionsRequest) (*pb.ObjectInstanceHandle, error) {
 		return register(f, req.GetObjectClass(), req.GetAttributesAndRegions(), req.GetObjectInstanceName())
 	})
 
@@ -138,10 +139,10 @@ func init() {
 		}
 		return fn(obj, pairs...)
 	}
-	act(func(f *peer.Federate, req *pb.AssociateRegionsForUpdatesRequest) error {
+	act(t, func(f *peer.Federate, req *pb.AssociateRegionsForUpdatesRequest) error {
 		return associate(req.GetObjectInstance(), req.GetAttributesAndRegions(), f.AssociateRegionsForUpdates)
 	})
-	act(func(f *peer.Federate, req *pb.UnassociateRegionsForUpdatesRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnassociateRegionsForUpdatesRequest) error {
 		return associate(req.GetObjectInstance(), req.GetAttributesAndRegions(), f.UnassociateRegionsForUpdates)
 	})
 
@@ -159,13 +160,13 @@ func init() {
 		}
 		return f.SubscribeObjectClassAttributesWithRegions(class, pairs...)
 	}
-	act(func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesWithRegionsRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesWithRegionsRequest) error {
 		return subscribe(f, req.GetObjectClass(), req.GetAttributesAndRegions(), req.GetActive(), "")
 	})
-	act(func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesWithRegionsAndRateRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesWithRegionsAndRateRequest) error {
 		return subscribe(f, req.GetObjectClass(), req.GetAttributesAndRegions(), req.GetActive(), req.GetUpdateRateDesignator())
 	})
-	act(func(f *peer.Federate, req *pb.UnsubscribeObjectClassAttributesWithRegionsRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnsubscribeObjectClassAttributesWithRegionsRequest) error {
 		class, pairs, err := classPairs(req.GetObjectClass(), req.GetAttributesAndRegions())
 		if err != nil {
 			return err
@@ -174,7 +175,7 @@ func init() {
 	})
 
 	// §9.10-§9.11 Interaction class subscriptions with regions.
-	act(func(f *peer.Federate, req *pb.SubscribeInteractionClassWithRegionsRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SubscribeInteractionClassWithRegionsRequest) error {
 		ic, regions, err := interactionRegions(req.GetInteractionClass(), req.GetRegions())
 		if err != nil {
 			return err
@@ -184,7 +185,7 @@ func init() {
 		}
 		return f.SubscribeInteractionClassWithRegions(ic, regions...)
 	})
-	act(func(f *peer.Federate, req *pb.UnsubscribeInteractionClassWithRegionsRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnsubscribeInteractionClassWithRegionsRequest) error {
 		ic, regions, err := interactionRegions(req.GetInteractionClass(), req.GetRegions())
 		if err != nil {
 			return err
@@ -201,14 +202,14 @@ func init() {
 		regions, err := regionSet(rs)
 		return ic, values, regions, err
 	}
-	act(func(f *peer.Federate, req *pb.SendInteractionWithRegionsRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SendInteractionWithRegionsRequest) error {
 		ic, values, regions, err := interaction(req.GetInteractionClass(), req.GetParameterValues(), req.GetRegions())
 		if err != nil {
 			return err
 		}
 		return f.SendInteractionWithRegions(ic, values, regions, req.GetUserSuppliedTag())
 	})
-	ask(func(f *peer.Federate, req *pb.SendInteractionWithRegionsAndTimeRequest) (*pb.MessageRetractionReturn, error) {
+	ask(t, func(f *peer.Federate, req *pb.SendInteractionWithRegionsAndTimeRequest) (*pb.MessageRetractionReturn, error) {
 		ic, values, regions, err := interaction(req.GetInteractionClass(), req.GetParameterValues(), req.GetRegions())
 		if err != nil {
 			return nil, err
@@ -219,7 +220,7 @@ func init() {
 	})
 
 	// §9.13 Request Attribute Value Update With Regions.
-	act(func(f *peer.Federate, req *pb.RequestAttributeValueUpdateWithRegionsRequest) error {
+	act(t, func(f *peer.Federate, req *pb.RequestAttributeValueUpdateWithRegionsRequest) error {
 		class, pairs, err := classPairs(req.GetObjectClass(), req.GetAttributesAndRegions())
 		if err != nil {
 			return err
@@ -228,7 +229,7 @@ func init() {
 	})
 
 	// §10.23-§10.30 Dimensions and regions.
-	ask(func(f *peer.Federate, req *pb.GetAvailableDimensionsForObjectClassRequest) (*pb.DimensionHandleSet, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetAvailableDimensionsForObjectClassRequest) (*pb.DimensionHandleSet, error) {
 		class, err := classHandle(req.GetObjectClass())
 		if err != nil {
 			return nil, err
@@ -250,22 +251,22 @@ func init() {
 		slices.Sort(dims)
 		return pbDimSet(slices.Compact(dims)), nil
 	})
-	ask(func(f *peer.Federate, req *pb.GetAvailableDimensionsForInteractionClassRequest) (*pb.DimensionHandleSet, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetAvailableDimensionsForInteractionClassRequest) (*pb.DimensionHandleSet, error) {
 		return encode(pbDimSet)(then(f.GetAvailableDimensionsForInteractionClass)(interactionHandle(req.GetInteractionClass())))
 	})
-	ask(func(f *peer.Federate, req *pb.GetDimensionHandleRequest) (*pb.DimensionHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetDimensionHandleRequest) (*pb.DimensionHandle, error) {
 		return encode(pbDim)(f.GetDimensionHandle(req.GetDimensionName()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetDimensionNameRequest) (string, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetDimensionNameRequest) (string, error) {
 		return then(f.GetDimensionName)(dimHandle(req.GetDimension()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetDimensionUpperBoundRequest) (uint32, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetDimensionUpperBoundRequest) (uint32, error) {
 		return fits32("the dimension's upper bound")(then(f.GetDimensionUpperBound)(dimHandle(req.GetDimension())))
 	})
-	ask(func(f *peer.Federate, req *pb.GetDimensionHandleSetRequest) (*pb.DimensionHandleSet, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetDimensionHandleSetRequest) (*pb.DimensionHandleSet, error) {
 		return encode(pbDimSet)(then(f.GetDimensionHandleSet)(regionHandle(req.GetRegion())))
 	})
-	ask(func(f *peer.Federate, req *pb.GetRangeBoundsRequest) (*pb.RangeBounds, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetRangeBoundsRequest) (*pb.RangeBounds, error) {
 		r, d, err := regionDim(req.GetRegion(), req.GetDimension())
 		if err != nil {
 			return nil, err
@@ -284,7 +285,7 @@ func init() {
 		}
 		return &pb.RangeBounds{Lower: lower, Upper: upper}, nil
 	})
-	act(func(f *peer.Federate, req *pb.SetRangeBoundsRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SetRangeBoundsRequest) error {
 		r, d, err := regionDim(req.GetRegion(), req.GetDimension())
 		if err != nil {
 			return err

@@ -31,26 +31,27 @@ func directed(f *peer.Federate, c *pb.ObjectClassHandle, set *pb.InteractionClas
 	return fn(f, class, ics...)
 }
 
-func init() {
-	act(func(f *peer.Federate, req *pb.PublishObjectClassDirectedInteractionsRequest) error {
+// directedCalls adds the eight directed interaction calls (HLA 4) to t.
+func directedCalls(t callTable) {
+	act(t, func(f *peer.Federate, req *pb.PublishObjectClassDirectedInteractionsRequest) error {
 		return directed(f, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).PublishObjectClassDirectedInteractions)
 	})
-	act(func(f *peer.Federate, req *pb.UnpublishObjectClassDirectedInteractionsRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnpublishObjectClassDirectedInteractionsRequest) error {
 		return directed(f, req.GetObjectClass(), nil, true, (*peer.Federate).UnpublishObjectClassDirectedInteractions)
 	})
-	act(func(f *peer.Federate, req *pb.UnpublishObjectClassDirectedInteractionsWithSetRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnpublishObjectClassDirectedInteractionsWithSetRequest) error {
 		return directed(f, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).UnpublishObjectClassDirectedInteractions)
 	})
-	act(func(f *peer.Federate, req *pb.SubscribeObjectClassDirectedInteractionsRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SubscribeObjectClassDirectedInteractionsRequest) error {
 		return directed(f, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).SubscribeObjectClassDirectedInteractions)
 	})
-	act(func(f *peer.Federate, req *pb.SubscribeObjectClassDirectedInteractionsUniversallyRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SubscribeObjectClassDirectedInteractionsUniversallyRequest) error {
 		return directed(f, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).SubscribeObjectClassDirectedInteractionsUniversally)
 	})
-	act(func(f *peer.Federate, req *pb.UnsubscribeObjectClassDirectedInteractionsRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnsubscribeObjectClassDirectedInteractionsRequest) error {
 		return directed(f, req.GetObjectClass(), nil, true, (*peer.Federate).UnsubscribeObjectClassDirectedInteractions)
 	})
-	act(func(f *peer.Federate, req *pb.UnsubscribeObjectClassDirectedInteractionsWithSetRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnsubscribeObjectClassDirectedInteractionsWithSetRequest) error {
 		return directed(f, req.GetObjectClass(), req.GetInteractionClasses(), false, (*peer.Federate).UnsubscribeObjectClassDirectedInteractions)
 	})
 	// send sends a directed interaction, timestamped when t is not nil.
@@ -75,11 +76,11 @@ func init() {
 		}
 		return f.SendDirectedInteractionWithTime(class, obj, vals, tag, lt)
 	}
-	act(func(f *peer.Federate, req *pb.SendDirectedInteractionRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SendDirectedInteractionRequest) error {
 		_, err := send(f, req.GetInteractionClass(), req.GetObjectInstance(), req.GetParameterValues(), req.GetUserSuppliedTag(), nil)
 		return err
 	})
-	ask(func(f *peer.Federate, req *pb.SendDirectedInteractionWithTimeRequest) (*pb.MessageRetractionReturn, error) {
+	ask(t, func(f *peer.Federate, req *pb.SendDirectedInteractionWithTimeRequest) (*pb.MessageRetractionReturn, error) {
 		return retraction(send(f, req.GetInteractionClass(), req.GetObjectInstance(), req.GetParameterValues(), req.GetUserSuppliedTag(), req.GetTime()))
 	})
 }

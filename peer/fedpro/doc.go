@@ -3,8 +3,9 @@
 // calls (pb.CallRequest) onto package peer and the federate's events
 // onto its callbacks (pb.CallbackRequest). The session layer (framing,
 // sequence numbers, heartbeats, resume) is package fedpro/session; the
-// messages are package fedpro/pb; `federate-node serve` puts them
-// together (docs/fedpro.md).
+// messages are package fedpro/pb. Host.Serve puts them together on a
+// listener, as `federate-node serve` does (docs/fedpro.md); Host.NewServer
+// gives the session server for several listeners.
 //
 // A Host makes Sessions; a Session is driven by its session layer: Call
 // for each call request, in order, and Close when the session ends. The
@@ -17,8 +18,9 @@
 // passwords against a file of bcrypt hashes; a refusal answers
 // Unauthorized or InvalidCredentials and the session stays unconnected.
 //
-// Calls are registered per request message type (on): each file of the
-// package registers the calls of one group of services. A call that is
-// not registered answers with the standard's exception, never a dropped
-// connection.
+// The calls served are listed in one table, by request message type
+// (handlers, in calls.go): each file of the package lists the calls of
+// one group of services in its function, and the table names every
+// group. A call that is not in the table answers with the standard's
+// exception, never a dropped connection.
 package fedpro

@@ -49,7 +49,7 @@ func fastCallOf(req proto.Message) (protowire.Number, []byte) {
 // would (an exception, or the empty response's encoding), or nil, nil
 // for any other payload, which dispatch then serves: what fastUpdate
 // accepts it reads as proto.Unmarshal would, and the update goes to the
-// federate as the registered service sends it.
+// federate as the service in the table sends it.
 func (s *Session) fastUpdate(payload []byte) (*pb.CallResponse, []byte) {
 	obj, vs, tag, ok := decodeFastUpdate(payload)
 	if !ok {
@@ -169,7 +169,7 @@ func decodeSendBody[H ~uint64](body []byte) (first []byte, vs map[H][]byte, tag 
 var fastInteractionCallField, fastInteractionResponse = fastCallOf(&pb.SendInteractionRequest{})
 
 // fastInteraction is fastUpdate for a SendInteractionRequest: served as
-// the registered service serves it, or nil, nil for any other payload.
+// the service in the table serves it, or nil, nil for any other payload.
 func (s *Session) fastInteraction(payload []byte) (*pb.CallResponse, []byte) {
 	class, vs, tag, ok := decodeFastInteraction(payload)
 	if !ok {

@@ -14,27 +14,27 @@ import (
 	"github.com/meshrti/meshrti/peer/metrics"
 )
 
-// Federation management (1516.1 §4): connect, create, destroy, list,
-// join, resign, synchronization points, save and restore.
-
-func init() {
-	on(func(s *Session, _ *pb.ConnectRequest) (*pb.ConnectResponse, error) {
+// federationCalls adds the federation management calls (1516.1 §4) to
+// t: connect, create, destroy, list, join, resign, synchronization
+// points, save and restore.
+func federationCalls(t callTable) {
+	on(t, func(s *Session, _ *pb.ConnectRequest) (*pb.ConnectResponse, error) {
 		r := s.configure(nil)
 		return &pb.ConnectResponse{ConfigurationResult: r}, s.connect(nil)
 	})
-	on(func(s *Session, req *pb.ConnectWithCredentialsRequest) (*pb.ConnectWithCredentialsResponse, error) {
+	on(t, func(s *Session, req *pb.ConnectWithCredentialsRequest) (*pb.ConnectWithCredentialsResponse, error) {
 		r := s.configure(nil)
 		return &pb.ConnectWithCredentialsResponse{ConfigurationResult: r}, s.connect(req.GetCredentials())
 	})
-	on(func(s *Session, req *pb.ConnectWithConfigurationRequest) (*pb.ConnectWithConfigurationResponse, error) {
+	on(t, func(s *Session, req *pb.ConnectWithConfigurationRequest) (*pb.ConnectWithConfigurationResponse, error) {
 		r := s.configure(req.GetRtiConfiguration())
 		return &pb.ConnectWithConfigurationResponse{ConfigurationResult: r}, s.connect(nil)
 	})
-	on(func(s *Session, req *pb.ConnectWithConfigurationAndCredentialsRequest) (*pb.ConnectWithConfigurationAndCredentialsResponse, error) {
+	on(t, func(s *Session, req *pb.ConnectWithConfigurationAndCredentialsRequest) (*pb.ConnectWithConfigurationAndCredentialsResponse, error) {
 		r := s.configure(req.GetRtiConfiguration())
 		return &pb.ConnectWithConfigurationAndCredentialsResponse{ConfigurationResult: r}, s.connect(req.GetCredentials())
 	})
-	on(func(s *Session, _ *pb.DisconnectRequest) (*pb.DisconnectResponse, error) {
+	on(t, func(s *Session, _ *pb.DisconnectRequest) (*pb.DisconnectResponse, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.fed != nil {
@@ -43,25 +43,25 @@ func init() {
 		s.connected = false
 		return &pb.DisconnectResponse{}, nil
 	})
-	on(func(s *Session, req *pb.CreateFederationExecutionRequest) (*pb.CreateFederationExecutionResponse, error) {
+	on(t, func(s *Session, req *pb.CreateFederationExecutionRequest) (*pb.CreateFederationExecutionResponse, error) {
 		return &pb.CreateFederationExecutionResponse{}, s.create(req.GetFederationName(), &pb.FomModuleSet{FomModule: []*pb.FomModule{req.GetFomModule()}}, nil, "")
 	})
-	on(func(s *Session, req *pb.CreateFederationExecutionWithTimeRequest) (*pb.CreateFederationExecutionWithTimeResponse, error) {
+	on(t, func(s *Session, req *pb.CreateFederationExecutionWithTimeRequest) (*pb.CreateFederationExecutionWithTimeResponse, error) {
 		return &pb.CreateFederationExecutionWithTimeResponse{}, s.create(req.GetFederationName(), &pb.FomModuleSet{FomModule: []*pb.FomModule{req.GetFomModule()}}, nil, req.GetLogicalTimeImplementationName())
 	})
-	on(func(s *Session, req *pb.CreateFederationExecutionWithModulesRequest) (*pb.CreateFederationExecutionWithModulesResponse, error) {
+	on(t, func(s *Session, req *pb.CreateFederationExecutionWithModulesRequest) (*pb.CreateFederationExecutionWithModulesResponse, error) {
 		return &pb.CreateFederationExecutionWithModulesResponse{}, s.create(req.GetFederationName(), req.GetFomModules(), nil, "")
 	})
-	on(func(s *Session, req *pb.CreateFederationExecutionWithModulesAndTimeRequest) (*pb.CreateFederationExecutionWithModulesAndTimeResponse, error) {
+	on(t, func(s *Session, req *pb.CreateFederationExecutionWithModulesAndTimeRequest) (*pb.CreateFederationExecutionWithModulesAndTimeResponse, error) {
 		return &pb.CreateFederationExecutionWithModulesAndTimeResponse{}, s.create(req.GetFederationName(), req.GetFomModules(), nil, req.GetLogicalTimeImplementationName())
 	})
-	on(func(s *Session, req *pb.CreateFederationExecutionWithMIMRequest) (*pb.CreateFederationExecutionWithMIMResponse, error) {
+	on(t, func(s *Session, req *pb.CreateFederationExecutionWithMIMRequest) (*pb.CreateFederationExecutionWithMIMResponse, error) {
 		return &pb.CreateFederationExecutionWithMIMResponse{}, s.create(req.GetFederationName(), req.GetFomModules(), withMIM(req.GetMimModule()), "")
 	})
-	on(func(s *Session, req *pb.CreateFederationExecutionWithMIMAndTimeRequest) (*pb.CreateFederationExecutionWithMIMAndTimeResponse, error) {
+	on(t, func(s *Session, req *pb.CreateFederationExecutionWithMIMAndTimeRequest) (*pb.CreateFederationExecutionWithMIMAndTimeResponse, error) {
 		return &pb.CreateFederationExecutionWithMIMAndTimeResponse{}, s.create(req.GetFederationName(), req.GetFomModules(), withMIM(req.GetMimModule()), req.GetLogicalTimeImplementationName())
 	})
-	on(func(s *Session, req *pb.DestroyFederationExecutionRequest) (*pb.DestroyFederationExecutionResponse, error) {
+	on(t, func(s *Session, req *pb.DestroyFederationExecutionRequest) (*pb.DestroyFederationExecutionResponse, error) {
 		if err := s.needConnected(); err != nil {
 			return nil, err
 		}
@@ -83,70 +83,70 @@ func init() {
 		cfg.Federation = name
 		return &pb.DestroyFederationExecutionResponse{}, peer.DestroyFederationExecution(ctx, cfg)
 	})
-	on(func(s *Session, _ *pb.ListFederationExecutionsRequest) (*pb.ListFederationExecutionsResponse, error) {
+	on(t, func(s *Session, _ *pb.ListFederationExecutionsRequest) (*pb.ListFederationExecutionsResponse, error) {
 		return &pb.ListFederationExecutionsResponse{}, s.list()
 	})
-	on(func(s *Session, req *pb.ListFederationExecutionMembersRequest) (*pb.ListFederationExecutionMembersResponse, error) {
+	on(t, func(s *Session, req *pb.ListFederationExecutionMembersRequest) (*pb.ListFederationExecutionMembersResponse, error) {
 		return &pb.ListFederationExecutionMembersResponse{}, s.listMembers(req.GetFederationName())
 	})
-	on(func(s *Session, req *pb.JoinFederationExecutionRequest) (*pb.JoinFederationExecutionResponse, error) {
+	on(t, func(s *Session, req *pb.JoinFederationExecutionRequest) (*pb.JoinFederationExecutionResponse, error) {
 		r, err := s.join("", req.GetFederateType(), req.GetFederationName(), nil)
 		return &pb.JoinFederationExecutionResponse{Result: r}, err
 	})
-	on(func(s *Session, req *pb.JoinFederationExecutionWithModulesRequest) (*pb.JoinFederationExecutionWithModulesResponse, error) {
+	on(t, func(s *Session, req *pb.JoinFederationExecutionWithModulesRequest) (*pb.JoinFederationExecutionWithModulesResponse, error) {
 		r, err := s.join("", req.GetFederateType(), req.GetFederationName(), req.GetAdditionalFomModules())
 		return &pb.JoinFederationExecutionWithModulesResponse{Result: r}, err
 	})
-	on(func(s *Session, req *pb.JoinFederationExecutionWithNameRequest) (*pb.JoinFederationExecutionWithNameResponse, error) {
+	on(t, func(s *Session, req *pb.JoinFederationExecutionWithNameRequest) (*pb.JoinFederationExecutionWithNameResponse, error) {
 		r, err := s.join(req.GetFederateName(), req.GetFederateType(), req.GetFederationName(), nil)
 		return &pb.JoinFederationExecutionWithNameResponse{Result: r}, err
 	})
-	on(func(s *Session, req *pb.JoinFederationExecutionWithNameAndModulesRequest) (*pb.JoinFederationExecutionWithNameAndModulesResponse, error) {
+	on(t, func(s *Session, req *pb.JoinFederationExecutionWithNameAndModulesRequest) (*pb.JoinFederationExecutionWithNameAndModulesResponse, error) {
 		r, err := s.join(req.GetFederateName(), req.GetFederateType(), req.GetFederationName(), req.GetAdditionalFomModules())
 		return &pb.JoinFederationExecutionWithNameAndModulesResponse{Result: r}, err
 	})
-	on(func(s *Session, req *pb.ResignFederationExecutionRequest) (*pb.ResignFederationExecutionResponse, error) {
+	on(t, func(s *Session, req *pb.ResignFederationExecutionRequest) (*pb.ResignFederationExecutionResponse, error) {
 		return &pb.ResignFederationExecutionResponse{}, s.resign(req.GetResignAction())
 	})
 
 	// Synchronization points.
-	act(func(f *peer.Federate, req *pb.RegisterFederationSynchronizationPointRequest) error {
+	act(t, func(f *peer.Federate, req *pb.RegisterFederationSynchronizationPointRequest) error {
 		return f.RegisterFederationSynchronizationPoint(req.GetSynchronizationPointLabel(), req.GetUserSuppliedTag())
 	})
-	act(func(f *peer.Federate, req *pb.RegisterFederationSynchronizationPointWithSetRequest) error {
+	act(t, func(f *peer.Federate, req *pb.RegisterFederationSynchronizationPointWithSetRequest) error {
 		set, err := fedSet(req.GetSynchronizationSet())
 		if err != nil {
 			return err
 		}
 		return f.RegisterFederationSynchronizationPointWithSet(req.GetSynchronizationPointLabel(), req.GetUserSuppliedTag(), set...)
 	})
-	act(func(f *peer.Federate, req *pb.SynchronizationPointAchievedRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SynchronizationPointAchievedRequest) error {
 		return f.SynchronizationPointAchieved(req.GetSynchronizationPointLabel(), req.GetSuccessfully())
 	})
 
 	// Save and restore.
-	act(func(f *peer.Federate, req *pb.RequestFederationSaveRequest) error {
+	act(t, func(f *peer.Federate, req *pb.RequestFederationSaveRequest) error {
 		return f.RequestFederationSave(req.GetLabel())
 	})
-	act(func(f *peer.Federate, req *pb.RequestFederationSaveWithTimeRequest) error {
+	act(t, func(f *peer.Federate, req *pb.RequestFederationSaveWithTimeRequest) error {
 		return withTime(f, req.GetTime(), func(t peer.LogicalTime) error { return f.RequestFederationSaveWithTime(req.GetLabel(), t) })
 	})
-	act(func(f *peer.Federate, _ *pb.FederateSaveBegunRequest) error { return f.FederateSaveBegun() })
-	act(func(f *peer.Federate, _ *pb.FederateSaveCompleteRequest) error { return f.FederateSaveComplete() })
-	act(func(f *peer.Federate, _ *pb.FederateSaveNotCompleteRequest) error { return f.FederateSaveNotComplete() })
-	act(func(f *peer.Federate, _ *pb.AbortFederationSaveRequest) error { return f.AbortFederationSave() })
-	act(func(f *peer.Federate, _ *pb.QueryFederationSaveStatusRequest) error {
+	act(t, func(f *peer.Federate, _ *pb.FederateSaveBegunRequest) error { return f.FederateSaveBegun() })
+	act(t, func(f *peer.Federate, _ *pb.FederateSaveCompleteRequest) error { return f.FederateSaveComplete() })
+	act(t, func(f *peer.Federate, _ *pb.FederateSaveNotCompleteRequest) error { return f.FederateSaveNotComplete() })
+	act(t, func(f *peer.Federate, _ *pb.AbortFederationSaveRequest) error { return f.AbortFederationSave() })
+	act(t, func(f *peer.Federate, _ *pb.QueryFederationSaveStatusRequest) error {
 		return f.QueryFederationSaveStatus()
 	})
-	act(func(f *peer.Federate, req *pb.RequestFederationRestoreRequest) error {
+	act(t, func(f *peer.Federate, req *pb.RequestFederationRestoreRequest) error {
 		return f.RequestFederationRestore(req.GetLabel())
 	})
-	act(func(f *peer.Federate, _ *pb.FederateRestoreCompleteRequest) error { return f.FederateRestoreComplete() })
-	act(func(f *peer.Federate, _ *pb.FederateRestoreNotCompleteRequest) error {
+	act(t, func(f *peer.Federate, _ *pb.FederateRestoreCompleteRequest) error { return f.FederateRestoreComplete() })
+	act(t, func(f *peer.Federate, _ *pb.FederateRestoreNotCompleteRequest) error {
 		return f.FederateRestoreNotComplete()
 	})
-	act(func(f *peer.Federate, _ *pb.AbortFederationRestoreRequest) error { return f.AbortFederationRestore() })
-	act(func(f *peer.Federate, _ *pb.QueryFederationRestoreStatusRequest) error {
+	act(t, func(f *peer.Federate, _ *pb.AbortFederationRestoreRequest) error { return f.AbortFederationRestore() })
+	act(t, func(f *peer.Federate, _ *pb.QueryFederationRestoreStatusRequest) error {
 		return f.QueryFederationRestoreStatus()
 	})
 }

@@ -90,21 +90,23 @@ func timed[T any](f *peer.Federate, t *pb.LogicalTime, fn func(peer.LogicalTime)
 	return fn(lt)
 }
 
-func init() {
+// objectCalls adds the declaration and object management calls (1516.1
+// §5, §6) to t.
+func objectCalls(t callTable) {
 	// §5 Declaration management.
-	act(func(f *peer.Federate, req *pb.PublishObjectClassAttributesRequest) error {
+	act(t, func(f *peer.Federate, req *pb.PublishObjectClassAttributesRequest) error {
 		return withClassAttrs(f, req.GetObjectClass(), req.GetAttributes(), (*peer.Federate).PublishObjectClassAttributes)
 	})
-	act(func(f *peer.Federate, req *pb.UnpublishObjectClassRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnpublishObjectClassRequest) error {
 		return withClass(f, req.GetObjectClass(), (*peer.Federate).UnpublishObjectClass)
 	})
-	act(func(f *peer.Federate, req *pb.UnpublishObjectClassAttributesRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnpublishObjectClassAttributesRequest) error {
 		return withClassAttrs(f, req.GetObjectClass(), req.GetAttributes(), (*peer.Federate).UnpublishObjectClassAttributes)
 	})
-	act(func(f *peer.Federate, req *pb.PublishInteractionClassRequest) error {
+	act(t, func(f *peer.Federate, req *pb.PublishInteractionClassRequest) error {
 		return withInteraction(f, req.GetInteractionClass(), (*peer.Federate).PublishInteractionClass)
 	})
-	act(func(f *peer.Federate, req *pb.UnpublishInteractionClassRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnpublishInteractionClassRequest) error {
 		return withInteraction(f, req.GetInteractionClass(), (*peer.Federate).UnpublishInteractionClass)
 	})
 	subscribe := func(f *peer.Federate, c *pb.ObjectClassHandle, as *pb.AttributeHandleSet, rate string, active bool) error {
@@ -112,45 +114,45 @@ func init() {
 			return f.SubscribeObjectClassAttributesWithRate(class, rate, active, attrs...)
 		})
 	}
-	act(func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesRequest) error {
 		return subscribe(f, req.GetObjectClass(), req.GetAttributes(), "", true)
 	})
-	act(func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesWithRateRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesWithRateRequest) error {
 		return subscribe(f, req.GetObjectClass(), req.GetAttributes(), req.GetUpdateRateDesignator(), true)
 	})
-	act(func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesPassivelyRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesPassivelyRequest) error {
 		return subscribe(f, req.GetObjectClass(), req.GetAttributes(), "", false)
 	})
-	act(func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesPassivelyWithRateRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SubscribeObjectClassAttributesPassivelyWithRateRequest) error {
 		return subscribe(f, req.GetObjectClass(), req.GetAttributes(), req.GetUpdateRateDesignator(), false)
 	})
-	act(func(f *peer.Federate, req *pb.UnsubscribeObjectClassRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnsubscribeObjectClassRequest) error {
 		return withClass(f, req.GetObjectClass(), (*peer.Federate).UnsubscribeObjectClass)
 	})
-	act(func(f *peer.Federate, req *pb.UnsubscribeObjectClassAttributesRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnsubscribeObjectClassAttributesRequest) error {
 		return withClassAttrs(f, req.GetObjectClass(), req.GetAttributes(), (*peer.Federate).UnsubscribeObjectClassAttributes)
 	})
-	act(func(f *peer.Federate, req *pb.SubscribeInteractionClassRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SubscribeInteractionClassRequest) error {
 		return withInteraction(f, req.GetInteractionClass(), (*peer.Federate).SubscribeInteractionClass)
 	})
-	act(func(f *peer.Federate, req *pb.SubscribeInteractionClassPassivelyRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SubscribeInteractionClassPassivelyRequest) error {
 		return withInteraction(f, req.GetInteractionClass(), (*peer.Federate).SubscribeInteractionClassPassively)
 	})
-	act(func(f *peer.Federate, req *pb.UnsubscribeInteractionClassRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UnsubscribeInteractionClassRequest) error {
 		return withInteraction(f, req.GetInteractionClass(), (*peer.Federate).UnsubscribeInteractionClass)
 	})
 
 	// §6 Object management.
-	act(func(f *peer.Federate, req *pb.ReserveObjectInstanceNameRequest) error {
+	act(t, func(f *peer.Federate, req *pb.ReserveObjectInstanceNameRequest) error {
 		return f.ReserveObjectInstanceName(req.GetObjectInstanceName())
 	})
-	act(func(f *peer.Federate, req *pb.ReleaseObjectInstanceNameRequest) error {
+	act(t, func(f *peer.Federate, req *pb.ReleaseObjectInstanceNameRequest) error {
 		return f.ReleaseObjectInstanceName(req.GetObjectInstanceName())
 	})
-	act(func(f *peer.Federate, req *pb.ReserveMultipleObjectInstanceNamesRequest) error {
+	act(t, func(f *peer.Federate, req *pb.ReserveMultipleObjectInstanceNamesRequest) error {
 		return f.ReserveMultipleObjectInstanceName(req.GetObjectInstanceNames()...)
 	})
-	act(func(f *peer.Federate, req *pb.ReleaseMultipleObjectInstanceNamesRequest) error {
+	act(t, func(f *peer.Federate, req *pb.ReleaseMultipleObjectInstanceNamesRequest) error {
 		return f.ReleaseMultipleObjectInstanceName(req.GetObjectInstanceNames()...)
 	})
 	register := func(f *peer.Federate, c *pb.ObjectClassHandle, name string) (*pb.ObjectInstanceHandle, error) {
@@ -161,20 +163,20 @@ func init() {
 		h, err := f.RegisterObjectInstance(class, name)
 		return pbObj(h), err
 	}
-	ask(func(f *peer.Federate, req *pb.RegisterObjectInstanceRequest) (*pb.ObjectInstanceHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.RegisterObjectInstanceRequest) (*pb.ObjectInstanceHandle, error) {
 		return register(f, req.GetObjectClass(), "")
 	})
-	ask(func(f *peer.Federate, req *pb.RegisterObjectInstanceWithNameRequest) (*pb.ObjectInstanceHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.RegisterObjectInstanceWithNameRequest) (*pb.ObjectInstanceHandle, error) {
 		return register(f, req.GetObjectClass(), req.GetObjectInstanceName())
 	})
-	act(func(f *peer.Federate, req *pb.UpdateAttributeValuesRequest) error {
+	act(t, func(f *peer.Federate, req *pb.UpdateAttributeValuesRequest) error {
 		obj, vs, err := objValues(req.GetObjectInstance(), req.GetAttributeValues())
 		if err != nil {
 			return err
 		}
 		return f.UpdateAttributeValues(obj, vs, req.GetUserSuppliedTag())
 	})
-	ask(func(f *peer.Federate, req *pb.UpdateAttributeValuesWithTimeRequest) (*pb.MessageRetractionReturn, error) {
+	ask(t, func(f *peer.Federate, req *pb.UpdateAttributeValuesWithTimeRequest) (*pb.MessageRetractionReturn, error) {
 		obj, vs, err := objValues(req.GetObjectInstance(), req.GetAttributeValues())
 		if err != nil {
 			return nil, err
@@ -183,14 +185,14 @@ func init() {
 			return retraction(f.UpdateAttributeValuesWithTimeRetractable(obj, vs, req.GetUserSuppliedTag(), t))
 		})
 	})
-	act(func(f *peer.Federate, req *pb.SendInteractionRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SendInteractionRequest) error {
 		ic, vs, err := interactionValues(req.GetInteractionClass(), req.GetParameterValues())
 		if err != nil {
 			return err
 		}
 		return f.SendInteraction(ic, vs, req.GetUserSuppliedTag())
 	})
-	ask(func(f *peer.Federate, req *pb.SendInteractionWithTimeRequest) (*pb.MessageRetractionReturn, error) {
+	ask(t, func(f *peer.Federate, req *pb.SendInteractionWithTimeRequest) (*pb.MessageRetractionReturn, error) {
 		ic, vs, err := interactionValues(req.GetInteractionClass(), req.GetParameterValues())
 		if err != nil {
 			return nil, err
@@ -199,12 +201,12 @@ func init() {
 			return retraction(f.SendInteractionWithTimeRetractable(ic, vs, req.GetUserSuppliedTag(), t))
 		})
 	})
-	act(func(f *peer.Federate, req *pb.DeleteObjectInstanceRequest) error {
+	act(t, func(f *peer.Federate, req *pb.DeleteObjectInstanceRequest) error {
 		return withObj(req.GetObjectInstance(), func(obj peer.ObjectInstanceHandle) error {
 			return f.DeleteObjectInstance(obj, req.GetUserSuppliedTag())
 		})
 	})
-	ask(func(f *peer.Federate, req *pb.DeleteObjectInstanceWithTimeRequest) (*pb.MessageRetractionReturn, error) {
+	ask(t, func(f *peer.Federate, req *pb.DeleteObjectInstanceWithTimeRequest) (*pb.MessageRetractionReturn, error) {
 		obj, err := objHandle(req.GetObjectInstance())
 		if err != nil {
 			return nil, err
@@ -213,17 +215,17 @@ func init() {
 			return retraction(f.DeleteObjectInstanceWithTimeRetractable(obj, req.GetUserSuppliedTag(), t))
 		})
 	})
-	act(func(f *peer.Federate, req *pb.LocalDeleteObjectInstanceRequest) error {
+	act(t, func(f *peer.Federate, req *pb.LocalDeleteObjectInstanceRequest) error {
 		return withObj(req.GetObjectInstance(), f.LocalDeleteObjectInstance)
 	})
-	act(func(f *peer.Federate, req *pb.RequestInstanceAttributeValueUpdateRequest) error {
+	act(t, func(f *peer.Federate, req *pb.RequestInstanceAttributeValueUpdateRequest) error {
 		obj, attrs, err := objAttrs(req.GetObjectInstance(), req.GetAttributes())
 		if err != nil {
 			return err
 		}
 		return f.RequestAttributeValueUpdate(obj, req.GetUserSuppliedTag(), attrs...)
 	})
-	act(func(f *peer.Federate, req *pb.RequestClassAttributeValueUpdateRequest) error {
+	act(t, func(f *peer.Federate, req *pb.RequestClassAttributeValueUpdateRequest) error {
 		return withClassAttrs(f, req.GetObjectClass(), req.GetAttributes(), func(f *peer.Federate, class peer.ObjectClassHandle, attrs ...peer.AttributeHandle) error {
 			return f.RequestAttributeValueUpdateForClass(class, req.GetUserSuppliedTag(), attrs...)
 		})

@@ -35,26 +35,27 @@ func withObjTagAttrs(o *pb.ObjectInstanceHandle, tag []byte, as *pb.AttributeHan
 	})
 }
 
-func init() {
-	act(func(f *peer.Federate, req *pb.UnconditionalAttributeOwnershipDivestitureRequest) error {
+// ownershipCalls adds the ownership management calls (1516.1 §7) to t.
+func ownershipCalls(t callTable) {
+	act(t, func(f *peer.Federate, req *pb.UnconditionalAttributeOwnershipDivestitureRequest) error {
 		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), f.UnconditionalAttributeOwnershipDivestiture)
 	})
-	act(func(f *peer.Federate, req *pb.NegotiatedAttributeOwnershipDivestitureRequest) error {
+	act(t, func(f *peer.Federate, req *pb.NegotiatedAttributeOwnershipDivestitureRequest) error {
 		return withObjTagAttrs(req.GetObjectInstance(), req.GetUserSuppliedTag(), req.GetAttributes(), f.NegotiatedAttributeOwnershipDivestiture)
 	})
-	act(func(f *peer.Federate, req *pb.ConfirmDivestitureRequest) error {
+	act(t, func(f *peer.Federate, req *pb.ConfirmDivestitureRequest) error {
 		return withObjTagAttrs(req.GetObjectInstance(), req.GetUserSuppliedTag(), req.GetConfirmedAttributes(), f.ConfirmDivestiture)
 	})
-	act(func(f *peer.Federate, req *pb.AttributeOwnershipAcquisitionRequest) error {
+	act(t, func(f *peer.Federate, req *pb.AttributeOwnershipAcquisitionRequest) error {
 		return withObjTagAttrs(req.GetObjectInstance(), req.GetUserSuppliedTag(), req.GetDesiredAttributes(), f.AttributeOwnershipAcquisition)
 	})
-	act(func(f *peer.Federate, req *pb.AttributeOwnershipAcquisitionIfAvailableRequest) error {
+	act(t, func(f *peer.Federate, req *pb.AttributeOwnershipAcquisitionIfAvailableRequest) error {
 		return withObjAttrs(req.GetObjectInstance(), req.GetDesiredAttributes(), f.AttributeOwnershipAcquisitionIfAvailable)
 	})
-	act(func(f *peer.Federate, req *pb.AttributeOwnershipReleaseDeniedRequest) error {
+	act(t, func(f *peer.Federate, req *pb.AttributeOwnershipReleaseDeniedRequest) error {
 		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), f.AttributeOwnershipReleaseDenied)
 	})
-	ask(func(f *peer.Federate, req *pb.AttributeOwnershipDivestitureIfWantedRequest) (*pb.AttributeHandleSet, error) {
+	ask(t, func(f *peer.Federate, req *pb.AttributeOwnershipDivestitureIfWantedRequest) (*pb.AttributeHandleSet, error) {
 		obj, attrs, err := objAttrs(req.GetObjectInstance(), req.GetAttributes())
 		if err != nil {
 			return nil, err
@@ -62,15 +63,15 @@ func init() {
 		divested, err := f.AttributeOwnershipDivestitureIfWanted(obj, attrs...)
 		return pbAttrSet(divested), err
 	})
-	act(func(f *peer.Federate, req *pb.CancelNegotiatedAttributeOwnershipDivestitureRequest) error {
+	act(t, func(f *peer.Federate, req *pb.CancelNegotiatedAttributeOwnershipDivestitureRequest) error {
 		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), f.CancelNegotiatedAttributeOwnershipDivestiture)
 	})
-	act(func(f *peer.Federate, req *pb.CancelAttributeOwnershipAcquisitionRequest) error {
+	act(t, func(f *peer.Federate, req *pb.CancelAttributeOwnershipAcquisitionRequest) error {
 		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), f.CancelAttributeOwnershipAcquisition)
 	})
 	// HLA 4 queries a set of attributes: one query (and one answering
 	// callback) per attribute, all of them checked before any is asked.
-	act(func(f *peer.Federate, req *pb.QueryAttributeOwnershipRequest) error {
+	act(t, func(f *peer.Federate, req *pb.QueryAttributeOwnershipRequest) error {
 		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), func(obj peer.ObjectInstanceHandle, attrs ...peer.AttributeHandle) error {
 			for _, a := range attrs {
 				if _, err := f.IsAttributeOwnedByFederate(obj, a); err != nil {
@@ -85,7 +86,7 @@ func init() {
 			return nil
 		})
 	})
-	ask(func(f *peer.Federate, req *pb.IsAttributeOwnedByFederateRequest) (bool, error) {
+	ask(t, func(f *peer.Federate, req *pb.IsAttributeOwnedByFederateRequest) (bool, error) {
 		obj, a, err := objAttr(req.GetObjectInstance(), req.GetAttribute())
 		if err != nil {
 			return false, err

@@ -46,72 +46,74 @@ func encode[H, P any](enc func(H) P) func(H, error) (P, error) {
 	}
 }
 
-func init() {
-	ask(func(f *peer.Federate, req *pb.GetFederateHandleRequest) (*pb.FederateHandle, error) {
+// supportCalls adds the support services' name and handle lookups (1516.1
+// §10) to t.
+func supportCalls(t callTable) {
+	ask(t, func(f *peer.Federate, req *pb.GetFederateHandleRequest) (*pb.FederateHandle, error) {
 		return encode(pbFed)(f.GetFederateHandle(req.GetFederateName()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetFederateNameRequest) (string, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetFederateNameRequest) (string, error) {
 		return then(f.GetFederateName)(fedHandle(req.GetFederate()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetObjectClassHandleRequest) (*pb.ObjectClassHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetObjectClassHandleRequest) (*pb.ObjectClassHandle, error) {
 		return encode(pbClass)(f.GetObjectClassHandle(req.GetObjectClassName()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetObjectClassNameRequest) (string, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetObjectClassNameRequest) (string, error) {
 		return then(f.GetObjectClassName)(classHandle(req.GetObjectClass()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetKnownObjectClassHandleRequest) (*pb.ObjectClassHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetKnownObjectClassHandleRequest) (*pb.ObjectClassHandle, error) {
 		return encode(pbClass)(then(f.GetKnownObjectClassHandle)(objHandle(req.GetObjectInstance())))
 	})
-	ask(func(f *peer.Federate, req *pb.GetObjectInstanceHandleRequest) (*pb.ObjectInstanceHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetObjectInstanceHandleRequest) (*pb.ObjectInstanceHandle, error) {
 		return encode(pbObj)(f.GetObjectInstanceHandle(req.GetObjectInstanceName()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetObjectInstanceNameRequest) (string, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetObjectInstanceNameRequest) (string, error) {
 		return then(f.GetObjectInstanceName)(objHandle(req.GetObjectInstance()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetAttributeHandleRequest) (*pb.AttributeHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetAttributeHandleRequest) (*pb.AttributeHandle, error) {
 		return encode(pbAttr)(then(func(class peer.ObjectClassHandle) (peer.AttributeHandle, error) {
 			return f.GetAttributeHandle(class, req.GetAttributeName())
 		})(classHandle(req.GetObjectClass())))
 	})
-	ask(func(f *peer.Federate, req *pb.GetAttributeNameRequest) (string, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetAttributeNameRequest) (string, error) {
 		class, err := classHandle(req.GetObjectClass())
 		if err != nil {
 			return "", err
 		}
 		return then(func(a peer.AttributeHandle) (string, error) { return f.GetAttributeName(class, a) })(attrHandle(req.GetAttribute()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetUpdateRateValueRequest) (float64, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetUpdateRateValueRequest) (float64, error) {
 		return f.GetUpdateRateValue(req.GetUpdateRateDesignator())
 	})
-	ask(func(f *peer.Federate, req *pb.GetUpdateRateValueForAttributeRequest) (float64, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetUpdateRateValueForAttributeRequest) (float64, error) {
 		obj, a, err := objAttr(req.GetObjectInstance(), req.GetAttribute())
 		if err != nil {
 			return 0, err
 		}
 		return f.GetUpdateRateValueForAttribute(obj, a)
 	})
-	ask(func(f *peer.Federate, req *pb.GetInteractionClassHandleRequest) (*pb.InteractionClassHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetInteractionClassHandleRequest) (*pb.InteractionClassHandle, error) {
 		return encode(pbInteraction)(f.GetInteractionClassHandle(req.GetInteractionClassName()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetInteractionClassNameRequest) (string, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetInteractionClassNameRequest) (string, error) {
 		return then(f.GetInteractionClassName)(interactionHandle(req.GetInteractionClass()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetParameterHandleRequest) (*pb.ParameterHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetParameterHandleRequest) (*pb.ParameterHandle, error) {
 		return encode(pbParam)(then(func(ic peer.InteractionClassHandle) (peer.ParameterHandle, error) {
 			return f.GetParameterHandle(ic, req.GetParameterName())
 		})(interactionHandle(req.GetInteractionClass())))
 	})
-	ask(func(f *peer.Federate, req *pb.GetParameterNameRequest) (string, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetParameterNameRequest) (string, error) {
 		ic, err := interactionHandle(req.GetInteractionClass())
 		if err != nil {
 			return "", err
 		}
 		return then(func(p peer.ParameterHandle) (string, error) { return f.GetParameterName(ic, p) })(paramHandle(req.GetParameter()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetOrderTypeRequest) (pb.OrderType, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetOrderTypeRequest) (pb.OrderType, error) {
 		return encode(pbOrder)(f.GetOrderType(req.GetOrderTypeName()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetOrderNameRequest) (string, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetOrderNameRequest) (string, error) {
 		switch req.GetOrderType() {
 		case pb.OrderType_RECEIVE, pb.OrderType_TIMESTAMP:
 		default:

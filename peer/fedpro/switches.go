@@ -116,40 +116,41 @@ func normalized[H any](h H, err error, known func(H) error, norm func(H) uint32)
 	return norm(h), nil
 }
 
-func init() {
+// switchCalls adds the switch and normalization calls (1516.1 §10) to t.
+func switchCalls(t callTable) {
 	// The advisory switches.
 	sw := advisorySwitches
-	ask(func(f *peer.Federate, _ *pb.GetObjectClassRelevanceAdvisorySwitchRequest) (bool, error) {
+	ask(t, func(f *peer.Federate, _ *pb.GetObjectClassRelevanceAdvisorySwitchRequest) (bool, error) {
 		return sw[objectClassRelevance].get(f)
 	})
-	act(func(f *peer.Federate, req *pb.SetObjectClassRelevanceAdvisorySwitchRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SetObjectClassRelevanceAdvisorySwitchRequest) error {
 		return sw[objectClassRelevance].set(f, req.GetValue())
 	})
-	ask(func(f *peer.Federate, _ *pb.GetAttributeRelevanceAdvisorySwitchRequest) (bool, error) {
+	ask(t, func(f *peer.Federate, _ *pb.GetAttributeRelevanceAdvisorySwitchRequest) (bool, error) {
 		return sw[attributeRelevance].get(f)
 	})
-	act(func(f *peer.Federate, req *pb.SetAttributeRelevanceAdvisorySwitchRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SetAttributeRelevanceAdvisorySwitchRequest) error {
 		return sw[attributeRelevance].set(f, req.GetValue())
 	})
-	ask(func(f *peer.Federate, _ *pb.GetAttributeScopeAdvisorySwitchRequest) (bool, error) {
+	ask(t, func(f *peer.Federate, _ *pb.GetAttributeScopeAdvisorySwitchRequest) (bool, error) {
 		return sw[attributeScope].get(f)
 	})
-	act(func(f *peer.Federate, req *pb.SetAttributeScopeAdvisorySwitchRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SetAttributeScopeAdvisorySwitchRequest) error {
 		return sw[attributeScope].set(f, req.GetValue())
 	})
-	ask(func(f *peer.Federate, _ *pb.GetInteractionRelevanceAdvisorySwitchRequest) (bool, error) {
+	ask(t, func(f *peer.Federate, _ *pb.GetInteractionRelevanceAdvisorySwitchRequest) (bool, error) {
 		return sw[interactionRelevance].get(f)
 	})
-	act(func(f *peer.Federate, req *pb.SetInteractionRelevanceAdvisorySwitchRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SetInteractionRelevanceAdvisorySwitchRequest) error {
 		return sw[interactionRelevance].set(f, req.GetValue())
 	})
 
 	// The convey region designator sets switch is the FDD's; a Set to
 	// another value is refused (meshrti does not change it at run time).
-	ask(func(f *peer.Federate, _ *pb.GetConveyRegionDesignatorSetsSwitchRequest) (bool, error) {
+	ask(t, func(f *peer.Federate, _ *pb.GetConveyRegionDesignatorSetsSwitchRequest) (bool, error) {
 		return f.GetConveyRegionDesignatorSetsSwitch()
 	})
-	act(func(f *peer.Federate, req *pb.SetConveyRegionDesignatorSetsSwitchRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SetConveyRegionDesignatorSetsSwitchRequest) error {
 		v, err := f.GetConveyRegionDesignatorSetsSwitch()
 		if err == nil && v != req.GetValue() {
 			err = fmt.Errorf("%w: the convey region designator sets switch stays %v, as the FDD sets it: meshrti does not support changing it at run time", peer.ErrRTIinternalError, v)
@@ -158,61 +159,61 @@ func init() {
 	})
 
 	// The switches meshrti keeps off.
-	ask(func(f *peer.Federate, _ *pb.GetServiceReportingSwitchRequest) (bool, error) {
+	ask(t, func(f *peer.Federate, _ *pb.GetServiceReportingSwitchRequest) (bool, error) {
 		return f.GetServiceReportingSwitch()
 	})
-	act(func(f *peer.Federate, req *pb.SetServiceReportingSwitchRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SetServiceReportingSwitchRequest) error {
 		return f.SetServiceReportingSwitch(req.GetValue())
 	})
-	ask(func(f *peer.Federate, _ *pb.GetExceptionReportingSwitchRequest) (bool, error) {
+	ask(t, func(f *peer.Federate, _ *pb.GetExceptionReportingSwitchRequest) (bool, error) {
 		return f.GetExceptionReportingSwitch()
 	})
-	act(func(f *peer.Federate, req *pb.SetExceptionReportingSwitchRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SetExceptionReportingSwitchRequest) error {
 		return f.SetExceptionReportingSwitch(req.GetValue())
 	})
-	ask(func(f *peer.Federate, _ *pb.GetSendServiceReportsToFileSwitchRequest) (bool, error) {
+	ask(t, func(f *peer.Federate, _ *pb.GetSendServiceReportsToFileSwitchRequest) (bool, error) {
 		return fixedSwitch(f)
 	})
-	act(func(_ *peer.Federate, req *pb.SetSendServiceReportsToFileSwitchRequest) error {
+	act(t, func(_ *peer.Federate, req *pb.SetSendServiceReportsToFileSwitchRequest) error {
 		return setFixedSwitch("send service reports to file", req.GetValue())
 	})
-	ask(func(f *peer.Federate, _ *pb.GetAutoProvideSwitchRequest) (bool, error) { return fixedSwitch(f) })
-	ask(func(f *peer.Federate, _ *pb.GetDelaySubscriptionEvaluationSwitchRequest) (bool, error) {
+	ask(t, func(f *peer.Federate, _ *pb.GetAutoProvideSwitchRequest) (bool, error) { return fixedSwitch(f) })
+	ask(t, func(f *peer.Federate, _ *pb.GetDelaySubscriptionEvaluationSwitchRequest) (bool, error) {
 		return fixedSwitch(f)
 	})
-	ask(func(f *peer.Federate, _ *pb.GetAdvisoriesUseKnownClassSwitchRequest) (bool, error) {
+	ask(t, func(f *peer.Federate, _ *pb.GetAdvisoriesUseKnownClassSwitchRequest) (bool, error) {
 		return fixedSwitch(f)
 	})
-	ask(func(f *peer.Federate, _ *pb.GetAllowRelaxedDDMSwitchRequest) (bool, error) { return fixedSwitch(f) })
-	ask(func(f *peer.Federate, _ *pb.GetNonRegulatedGrantSwitchRequest) (bool, error) { return fixedSwitch(f) })
+	ask(t, func(f *peer.Federate, _ *pb.GetAllowRelaxedDDMSwitchRequest) (bool, error) { return fixedSwitch(f) })
+	ask(t, func(f *peer.Federate, _ *pb.GetNonRegulatedGrantSwitchRequest) (bool, error) { return fixedSwitch(f) })
 
 	// §10.2-§10.3 The automatic resign directive.
-	ask(func(f *peer.Federate, _ *pb.GetAutomaticResignDirectiveRequest) (pb.ResignAction, error) {
+	ask(t, func(f *peer.Federate, _ *pb.GetAutomaticResignDirectiveRequest) (pb.ResignAction, error) {
 		return encode(pbResignAction)(f.GetAutomaticResignDirective())
 	})
-	act(func(f *peer.Federate, req *pb.SetAutomaticResignDirectiveRequest) error {
+	act(t, func(f *peer.Federate, req *pb.SetAutomaticResignDirectiveRequest) error {
 		return do(f.SetAutomaticResignDirective)(resignAction(req.GetValue()))
 	})
 
 	// §10.31-§10.32 and HLA 4's normalization services: the values the
 	// handles have on the MOM's dimensions.
-	ask(func(f *peer.Federate, req *pb.NormalizeServiceGroupRequest) (uint32, error) {
+	ask(t, func(f *peer.Federate, req *pb.NormalizeServiceGroupRequest) (uint32, error) {
 		return fits32("the normalized service group")(f.NormalizeServiceGroup(peer.ServiceGroup(req.GetServiceGroup())))
 	})
-	ask(func(f *peer.Federate, req *pb.NormalizeFederateHandleRequest) (uint32, error) {
+	ask(t, func(f *peer.Federate, req *pb.NormalizeFederateHandleRequest) (uint32, error) {
 		return fits32("the normalized federate handle")(then(f.NormalizeFederateHandle)(fedHandle(req.GetFederate())))
 	})
-	ask(func(f *peer.Federate, req *pb.NormalizeObjectClassHandleRequest) (uint32, error) {
+	ask(t, func(f *peer.Federate, req *pb.NormalizeObjectClassHandleRequest) (uint32, error) {
 		class, err := classHandle(req.GetObjectClass())
 		return normalized(class, err, func(c peer.ObjectClassHandle) error { _, err := f.GetObjectClassName(c); return err },
 			func(c peer.ObjectClassHandle) uint32 { return uint32(c) })
 	})
-	ask(func(f *peer.Federate, req *pb.NormalizeInteractionClassHandleRequest) (uint32, error) {
+	ask(t, func(f *peer.Federate, req *pb.NormalizeInteractionClassHandleRequest) (uint32, error) {
 		ic, err := interactionHandle(req.GetInteractionClass())
 		return normalized(ic, err, func(ic peer.InteractionClassHandle) error { _, err := f.GetInteractionClassName(ic); return err },
 			func(ic peer.InteractionClassHandle) uint32 { return uint32(ic) })
 	})
-	ask(func(f *peer.Federate, req *pb.NormalizeObjectInstanceHandleRequest) (uint32, error) {
+	ask(t, func(f *peer.Federate, req *pb.NormalizeObjectInstanceHandleRequest) (uint32, error) {
 		obj, err := objHandle(req.GetObjectInstance())
 		return normalized(obj, err, func(o peer.ObjectInstanceHandle) error { _, err := f.GetKnownObjectClassHandle(o); return err },
 			normalizeObjectInstance)

@@ -35,66 +35,67 @@ func timeQuery(f *peer.Federate, fn func(*peer.Federate) (peer.LogicalTime, bool
 	return r, nil
 }
 
-func init() {
-	act(func(f *peer.Federate, req *pb.EnableTimeRegulationRequest) error {
+// timeCalls adds the time management calls (1516.1 §8) to t.
+func timeCalls(t callTable) {
+	act(t, func(f *peer.Federate, req *pb.EnableTimeRegulationRequest) error {
 		return withLookahead(f, req.GetLookahead(), f.EnableTimeRegulation)
 	})
-	act(func(f *peer.Federate, _ *pb.DisableTimeRegulationRequest) error { return f.DisableTimeRegulation() })
-	act(func(f *peer.Federate, _ *pb.EnableTimeConstrainedRequest) error { return f.EnableTimeConstrained() })
-	act(func(f *peer.Federate, _ *pb.DisableTimeConstrainedRequest) error { return f.DisableTimeConstrained() })
-	act(func(f *peer.Federate, req *pb.TimeAdvanceRequestRequest) error {
+	act(t, func(f *peer.Federate, _ *pb.DisableTimeRegulationRequest) error { return f.DisableTimeRegulation() })
+	act(t, func(f *peer.Federate, _ *pb.EnableTimeConstrainedRequest) error { return f.EnableTimeConstrained() })
+	act(t, func(f *peer.Federate, _ *pb.DisableTimeConstrainedRequest) error { return f.DisableTimeConstrained() })
+	act(t, func(f *peer.Federate, req *pb.TimeAdvanceRequestRequest) error {
 		return withTime(f, req.GetTime(), f.TimeAdvanceRequest)
 	})
-	act(func(f *peer.Federate, req *pb.TimeAdvanceRequestAvailableRequest) error {
+	act(t, func(f *peer.Federate, req *pb.TimeAdvanceRequestAvailableRequest) error {
 		return withTime(f, req.GetTime(), f.TimeAdvanceRequestAvailable)
 	})
-	act(func(f *peer.Federate, req *pb.NextMessageRequestRequest) error {
+	act(t, func(f *peer.Federate, req *pb.NextMessageRequestRequest) error {
 		return withTime(f, req.GetTime(), f.NextMessageRequest)
 	})
-	act(func(f *peer.Federate, req *pb.NextMessageRequestAvailableRequest) error {
+	act(t, func(f *peer.Federate, req *pb.NextMessageRequestAvailableRequest) error {
 		return withTime(f, req.GetTime(), f.NextMessageRequestAvailable)
 	})
-	act(func(f *peer.Federate, req *pb.FlushQueueRequestRequest) error {
+	act(t, func(f *peer.Federate, req *pb.FlushQueueRequestRequest) error {
 		return withTime(f, req.GetTime(), f.FlushQueueRequest)
 	})
-	act(func(f *peer.Federate, _ *pb.EnableAsynchronousDeliveryRequest) error {
+	act(t, func(f *peer.Federate, _ *pb.EnableAsynchronousDeliveryRequest) error {
 		return f.EnableAsynchronousDelivery()
 	})
-	act(func(f *peer.Federate, _ *pb.DisableAsynchronousDeliveryRequest) error {
+	act(t, func(f *peer.Federate, _ *pb.DisableAsynchronousDeliveryRequest) error {
 		return f.DisableAsynchronousDelivery()
 	})
-	ask(func(f *peer.Federate, _ *pb.QueryGALTRequest) (*pb.TimeQueryReturn, error) {
+	ask(t, func(f *peer.Federate, _ *pb.QueryGALTRequest) (*pb.TimeQueryReturn, error) {
 		return timeQuery(f, (*peer.Federate).QueryGALT)
 	})
-	ask(func(f *peer.Federate, _ *pb.QueryLITSRequest) (*pb.TimeQueryReturn, error) {
+	ask(t, func(f *peer.Federate, _ *pb.QueryLITSRequest) (*pb.TimeQueryReturn, error) {
 		return timeQuery(f, (*peer.Federate).QueryLITS)
 	})
-	ask(func(f *peer.Federate, _ *pb.QueryLogicalTimeRequest) (*pb.LogicalTime, error) {
+	ask(t, func(f *peer.Federate, _ *pb.QueryLogicalTimeRequest) (*pb.LogicalTime, error) {
 		t, err := f.QueryLogicalTime()
 		if err != nil {
 			return nil, err
 		}
 		return pbTime(f, t), nil
 	})
-	ask(func(f *peer.Federate, _ *pb.QueryLookaheadRequest) (*pb.LogicalTimeInterval, error) {
+	ask(t, func(f *peer.Federate, _ *pb.QueryLookaheadRequest) (*pb.LogicalTimeInterval, error) {
 		l, err := f.QueryLookahead()
 		if err != nil {
 			return nil, err
 		}
 		return pbInterval(f, l), nil
 	})
-	act(func(f *peer.Federate, req *pb.ModifyLookaheadRequest) error {
+	act(t, func(f *peer.Federate, req *pb.ModifyLookaheadRequest) error {
 		return withLookahead(f, req.GetLookahead(), f.ModifyLookahead)
 	})
-	act(func(f *peer.Federate, req *pb.RetractRequest) error {
+	act(t, func(f *peer.Federate, req *pb.RetractRequest) error {
 		return do(f.Retract)(retractionHandle(req.GetRetraction()))
 	})
-	act(func(f *peer.Federate, req *pb.ChangeAttributeOrderTypeRequest) error {
+	act(t, func(f *peer.Federate, req *pb.ChangeAttributeOrderTypeRequest) error {
 		return withObjAttrs(req.GetObjectInstance(), req.GetAttributes(), func(obj peer.ObjectInstanceHandle, attrs ...peer.AttributeHandle) error {
 			return f.ChangeAttributeOrderType(obj, orderOf(req.GetOrderType()), attrs...)
 		})
 	})
-	act(func(f *peer.Federate, req *pb.ChangeInteractionOrderTypeRequest) error {
+	act(t, func(f *peer.Federate, req *pb.ChangeInteractionOrderTypeRequest) error {
 		return withInteraction(f, req.GetInteractionClass(), func(f *peer.Federate, ic peer.InteractionClassHandle) error {
 			return f.ChangeInteractionOrderType(ic, orderOf(req.GetOrderType()))
 		})

@@ -32,8 +32,10 @@ func transportHandle(h *pb.TransportationTypeHandle) (peer.TransportationType, e
 	return peer.TransportationType(v), nil
 }
 
-func init() {
-	act(func(f *peer.Federate, req *pb.RequestAttributeTransportationTypeChangeRequest) error {
+// transportCalls adds the calls that change and query transportation
+// types to t.
+func transportCalls(t callTable) {
+	act(t, func(f *peer.Federate, req *pb.RequestAttributeTransportationTypeChangeRequest) error {
 		obj, attrs, err := objAttrs(req.GetObjectInstance(), req.GetAttributes())
 		if err != nil {
 			return err
@@ -44,14 +46,14 @@ func init() {
 		}
 		return f.RequestAttributeTransportationTypeChange(obj, t, attrs...)
 	})
-	act(func(f *peer.Federate, req *pb.QueryAttributeTransportationTypeRequest) error {
+	act(t, func(f *peer.Federate, req *pb.QueryAttributeTransportationTypeRequest) error {
 		obj, a, err := objAttr(req.GetObjectInstance(), req.GetAttribute())
 		if err != nil {
 			return err
 		}
 		return f.QueryAttributeTransportationType(obj, a)
 	})
-	act(func(f *peer.Federate, req *pb.RequestInteractionTransportationTypeChangeRequest) error {
+	act(t, func(f *peer.Federate, req *pb.RequestInteractionTransportationTypeChangeRequest) error {
 		ic, err := interactionHandle(req.GetInteractionClass())
 		if err != nil {
 			return err
@@ -62,7 +64,7 @@ func init() {
 		}
 		return f.RequestInteractionTransportationTypeChange(ic, t)
 	})
-	act(func(f *peer.Federate, req *pb.QueryInteractionTransportationTypeRequest) error {
+	act(t, func(f *peer.Federate, req *pb.QueryInteractionTransportationTypeRequest) error {
 		fed, err := fedHandle(req.GetFederate())
 		if err != nil {
 			return err
@@ -71,10 +73,10 @@ func init() {
 			return f.QueryInteractionTransportationType(fed, ic)
 		})
 	})
-	ask(func(f *peer.Federate, req *pb.GetTransportationTypeHandleRequest) (*pb.TransportationTypeHandle, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetTransportationTypeHandleRequest) (*pb.TransportationTypeHandle, error) {
 		return encode(pbTransport)(f.GetTransportationType(req.GetTransportationTypeName()))
 	})
-	ask(func(f *peer.Federate, req *pb.GetTransportationTypeNameRequest) (string, error) {
+	ask(t, func(f *peer.Federate, req *pb.GetTransportationTypeNameRequest) (string, error) {
 		return then(f.GetTransportationName)(transportHandle(req.GetTransportationType()))
 	})
 }

@@ -3,5 +3,6 @@
 // callbacks (events) and the exceptions (sentinel errors). It holds data
 // types only, no behaviour: package peer re-exports every name (as type
 // aliases and the same error values), and the federate core
-// (peer/core) produces and consumes them. Programs use them through peer.
+// (peer/internal/core) produces and consumes them. Programs use them
+// through peer.
 package hla

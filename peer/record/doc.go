@@ -25,6 +25,16 @@
 //		...                                // *DamageError: where it stopped
 //	}
 //
+// A Recorder records a federation through a federate of its own, and a
+// Player plays a recording back into a federation in logical time: the
+// commands "federate-node record" and "federate-node replay" are these
+// two, and a Go program embeds them the same way:
+//
+//	rec := &record.Recorder{Ready: func(*peer.Federate) { log.Print("recording") }}
+//	st, err := rec.RecordFile(ctx, cfg, "flight.mrec") // until ctx ends
+//
+//	res, err := (&record.Player{Speed: 1}).PlayFile(ctx, cfg, "flight.mrec")
+//
 // Names (classes, instances, attributes, parameters, federates,
 // transportations) are written once per file and referred to by number
 // afterwards, which keeps an update of one attribute to its value plus a
@@ -32,6 +42,7 @@
 //
 // # Concurrency properties
 //
-// A Writer or Reader is not safe for concurrent use; its owner serializes
-// calls. Neither starts goroutines.
+// A Writer, Reader, Recorder or Player is not safe for concurrent use;
+// its owner serializes calls. None starts goroutines of its own (a
+// Recorder's and a Player's federate runs its own, and closes them).
 package record

@@ -14,7 +14,7 @@ func TestAckFreesInOrder(t *testing.T) {
 	defer s.mu.Unlock()
 	queue := func(n int) {
 		for range n {
-			s.queueLocked(msgCallbackRequest, nil, make([]byte, 10))
+			s.queueLocked(MsgCallbackRequest, nil, make([]byte, 10))
 		}
 	}
 	check := func(what string, from, to uint32) {

@@ -20,7 +20,7 @@ func FuzzParseHeader(f *testing.F) {
 	f.Add(bytes.Repeat([]byte{0xff}, 24))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		h, err := parseHeader(b)
+		h, err := ParseHeader(b)
 		if err != nil {
 			if !errors.Is(err, ErrBadMessage) {
 				t.Fatalf("error %v does not wrap ErrBadMessage", err)
@@ -30,10 +30,10 @@ func FuzzParseHeader(f *testing.F) {
 		if len(b) < HeaderSize {
 			t.Fatalf("parsed %d bytes", len(b))
 		}
-		if h.size < HeaderSize || h.size != binary.BigEndian.Uint32(b) || !h.typ.known() {
+		if h.Size < HeaderSize || h.Size != binary.BigEndian.Uint32(b) || !h.Type.known() {
 			t.Fatalf("parsed %+v from %x", h, b[:HeaderSize])
 		}
-		if got := appendHeader(nil, h); !bytes.Equal(got, b[:HeaderSize]) {
+		if got := AppendHeader(nil, h); !bytes.Equal(got, b[:HeaderSize]) {
 			t.Fatalf("re-encoded %x, want %x", got, b[:HeaderSize])
 		}
 	})

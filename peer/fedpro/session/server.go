@@ -368,14 +368,14 @@ func (s *Server) serveConn(c *connection) {
 		return
 	}
 	var sess *Session
-	switch h.typ {
-	case msgNewSession:
+	switch h.Type {
+	case MsgNewSession:
 		sess = s.newSession(c, h, body)
-	case msgResumeRequest:
+	case MsgResumeRequest:
 		sess = s.resume(c, h, body)
 	default:
 		s.badMessages.Add(1)
-		s.logf("session: %v: first message is %v; want %v or %v", c.nc.RemoteAddr(), h.typ, msgNewSession, msgResumeRequest)
+		s.logf("session: %v: first message is %v; want %v or %v", c.nc.RemoteAddr(), h.Type, MsgNewSession, MsgResumeRequest)
 	}
 	if sess == nil {
 		return
@@ -416,14 +416,14 @@ func isBad(err error) bool {
 // With Config.HeartbeatTimeout, silence before a message returns an error
 // wrapping errIdle, after which the next message can still be read; a
 // message that stalls for as long cannot be finished.
-func (s *Server) readMessage(c *connection, r *bufio.Reader) (header, []byte, error) {
+func (s *Server) readMessage(c *connection, r *bufio.Reader) (Header, []byte, error) {
 	if t := s.cfg.HeartbeatTimeout; t > 0 {
 		c.nc.SetReadDeadline(time.Now().Add(t))
 		if _, err := r.Peek(1); err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				err = fmt.Errorf("%w: %w", errIdle, err)
 			}
-			return header{}, nil, err
+			return Header{}, nil, err
 		}
 		c.nc.SetReadDeadline(time.Now().Add(t))
 	}
@@ -434,21 +434,21 @@ func (s *Server) readMessage(c *connection, r *bufio.Reader) (header, []byte, er
 		if len(hb) > 0 && err == io.EOF {
 			err = io.ErrUnexpectedEOF // as io.ReadFull says it
 		}
-		return header{}, nil, err
+		return Header{}, nil, err
 	}
-	h, err := parseHeader(hb)
+	h, err := ParseHeader(hb)
 	if err != nil {
-		return header{}, nil, err
+		return Header{}, nil, err
 	}
 	r.Discard(HeaderSize)
-	if uint64(h.size) > uint64(s.cfg.MaxMessage) {
-		return header{}, nil, fmt.Errorf("%w: %v of %d bytes, limit %d", ErrTooLarge, h.typ, h.size, s.cfg.MaxMessage)
+	if uint64(h.Size) > uint64(s.cfg.MaxMessage) {
+		return Header{}, nil, fmt.Errorf("%w: %v of %d bytes, limit %d", ErrTooLarge, h.Type, h.Size, s.cfg.MaxMessage)
 	}
-	n := int(h.size) - HeaderSize
+	n := int(h.Size) - HeaderSize
 	if n <= 64<<10 {
 		body := make([]byte, n)
 		if _, err := io.ReadFull(r, body); err != nil {
-			return header{}, nil, noEOF(err)
+			return Header{}, nil, noEOF(err)
 		}
 		return h, body, nil
 	}
@@ -459,7 +459,7 @@ func (s *Server) readMessage(c *connection, r *bufio.Reader) (header, []byte, er
 		err = io.ErrUnexpectedEOF
 	}
 	if err != nil {
-		return header{}, nil, noEOF(err)
+		return Header{}, nil, noEOF(err)
 	}
 	return h, b.Bytes(), nil
 }
@@ -473,9 +473,9 @@ func noEOF(err error) error {
 
 // writeDirect writes one message on a connection that has no writer: the
 // answer to a refused new session or resume request.
-func (s *Server) writeDirect(c *connection, h header, body []byte) {
-	h.size = uint32(HeaderSize + len(body))
-	buf := append(appendHeader(make([]byte, 0, h.size), h), body...)
+func (s *Server) writeDirect(c *connection, h Header, body []byte) {
+	h.Size = uint32(HeaderSize + len(body))
+	buf := append(AppendHeader(make([]byte, 0, h.Size), h), body...)
 	c.nc.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	c.nc.Write(buf)
 }
@@ -483,24 +483,24 @@ func (s *Server) writeDirect(c *connection, h header, body []byte) {
 // refuseNew answers a new session request with a failure reason.
 func (s *Server) refuseNew(c *connection, reason uint32, why error) {
 	s.logf("session: %v: new session refused (reason %d): %v", c.nc.RemoteAddr(), reason, why)
-	s.writeDirect(c, header{seq: 1, lastRecv: noSequence, typ: msgNewSessionStatus}, u32s(reason))
+	s.writeDirect(c, Header{Seq: 1, LastReceived: noSequence, Type: MsgNewSessionStatus}, u32s(reason))
 }
 
 // newSession handles CTRL_NEW_SESSION: it opens a session, attaches c and
 // answers with CTRL_NEW_SESSION_STATUS, sequence number 1. It returns nil
 // if the session was refused.
-func (s *Server) newSession(c *connection, h header, body []byte) *Session {
+func (s *Server) newSession(c *connection, h Header, body []byte) *Session {
 	switch {
 	case len(body) != 4:
 		s.badMessages.Add(1)
-		s.refuseNew(c, newSessionOtherError, fmt.Errorf("%w: %v body of %d bytes, want 4", ErrBadMessage, h.typ, len(body)))
+		s.refuseNew(c, newSessionOtherError, fmt.Errorf("%w: %v body of %d bytes, want 4", ErrBadMessage, h.Type, len(body)))
 		return nil
 	case binary.BigEndian.Uint32(body) != ProtocolVersion:
 		s.refuseNew(c, newSessionUnsupportedProtocol, fmt.Errorf("protocol version %d, want %d", binary.BigEndian.Uint32(body), ProtocolVersion))
 		return nil
-	case h.sessionID != 0:
+	case h.SessionID != 0:
 		s.badMessages.Add(1)
-		s.refuseNew(c, newSessionOtherError, fmt.Errorf("%w: %v carries session id %#x, want 0", ErrBadMessage, h.typ, h.sessionID))
+		s.refuseNew(c, newSessionOtherError, fmt.Errorf("%w: %v carries session id %#x, want 0", ErrBadMessage, h.Type, h.SessionID))
 		return nil
 	}
 	id, err := s.newID()
@@ -508,7 +508,7 @@ func (s *Server) newSession(c *connection, h header, body []byte) *Session {
 		s.refuseNew(c, newSessionOtherError, err)
 		return nil
 	}
-	sess := newSession(s, id, h.seq)
+	sess := newSession(s, id, h.Seq)
 	sh, err := s.handler.Open(sess)
 	if err != nil {
 		reason := newSessionOtherError
@@ -568,22 +568,22 @@ func (s *Server) newID() (uint64, error) {
 // in the header, answers with CTRL_RESUME_STATUS and replays the HLA
 // messages after the federate's last received one. It returns nil if the
 // resume was refused.
-func (s *Server) resume(c *connection, h header, body []byte) *Session {
+func (s *Server) resume(c *connection, h Header, body []byte) *Session {
 	refuse := func(status uint32, why error) {
 		s.refusedResumes.Add(1)
-		s.logf("session %016x: resume from %v refused (status %d): %v", h.sessionID, c.nc.RemoteAddr(), status, why)
-		s.writeDirect(c, header{seq: 1, sessionID: h.sessionID, lastRecv: noSequence, typ: msgResumeStatus}, u32s(status, noSequence))
+		s.logf("session %016x: resume from %v refused (status %d): %v", h.SessionID, c.nc.RemoteAddr(), status, why)
+		s.writeDirect(c, Header{Seq: 1, SessionID: h.SessionID, LastReceived: noSequence, Type: MsgResumeStatus}, u32s(status, noSequence))
 	}
 	if len(body) != 8 {
 		s.badMessages.Add(1)
-		refuse(resumeOtherError, fmt.Errorf("%w: %v body of %d bytes, want 8", ErrBadMessage, h.typ, len(body)))
+		refuse(resumeOtherError, fmt.Errorf("%w: %v body of %d bytes, want 8", ErrBadMessage, h.Type, len(body)))
 		return nil
 	}
 	lastRecv := binary.BigEndian.Uint32(body[0:])
 	oldestAvail := binary.BigEndian.Uint32(body[4:])
 	s.mu.Lock()
-	sess := s.sessions[h.sessionID]
-	why := s.tombstones[h.sessionID]
+	sess := s.sessions[h.SessionID]
+	why := s.tombstones[h.SessionID]
 	if s.closing {
 		sess, why = nil, ErrServerClosed
 	}

@@ -44,7 +44,7 @@ type Session struct {
 // frame is one RTI message. Its header is encoded when it is written, with
 // the session's last received sequence number at that time.
 type frame struct {
-	typ     msgType
+	typ     MsgType
 	seq     uint32
 	head    []byte // fixed fields at the start of the body
 	payload []byte // protobuf bytes, not copied
@@ -56,7 +56,7 @@ type frame struct {
 func (f *frame) size() int { return HeaderSize + len(f.head) + len(f.payload) }
 
 func (f *frame) appendTo(dst []byte, sessionID uint64, lastRecv uint32) []byte {
-	dst = appendHeader(dst, header{size: uint32(f.size()), seq: f.seq, sessionID: sessionID, lastRecv: lastRecv, typ: f.typ})
+	dst = AppendHeader(dst, Header{Size: uint32(f.size()), Seq: f.seq, SessionID: sessionID, LastReceived: lastRecv, Type: f.typ})
 	dst = append(dst, f.head...)
 	return append(dst, f.payload...)
 }
@@ -125,7 +125,7 @@ func (s *Session) PushCallbackNumbered(payload []byte) (uint32, error) {
 	if err := s.admitCallbackLocked(len(payload)); err != nil {
 		return 0, err
 	}
-	return s.enqueueLocked(msgCallbackRequest, nil, payload).seq, nil
+	return s.enqueueLocked(MsgCallbackRequest, nil, payload).seq, nil
 }
 
 // admitCallbackLocked checks that a callback of n bytes may be queued:
@@ -158,7 +158,7 @@ func (s *Session) QueueCallback(payload []byte) (uint32, error) {
 	if err := s.admitCallbackLocked(len(payload)); err != nil {
 		return 0, err
 	}
-	return s.queueLocked(msgCallbackRequest, nil, payload).seq, nil
+	return s.queueLocked(MsgCallbackRequest, nil, payload).seq, nil
 }
 
 // Flush writes the messages queued for the federate (QueueCallback). It
@@ -234,7 +234,7 @@ func (s *Session) poke() {
 // connection's writer. HLA messages are also retained for replay until
 // acknowledged; control messages are written only on the connection
 // attached now.
-func (s *Session) enqueueLocked(typ msgType, head, payload []byte) *frame {
+func (s *Session) enqueueLocked(typ MsgType, head, payload []byte) *frame {
 	f := s.queueLocked(typ, head, payload)
 	if s.conn != nil {
 		s.conn.notify()
@@ -244,7 +244,7 @@ func (s *Session) enqueueLocked(typ msgType, head, payload []byte) *frame {
 
 // queueLocked is enqueueLocked without waking the writer: the caller
 // calls Flush once it has unlocked.
-func (s *Session) queueLocked(typ msgType, head, payload []byte) *frame {
+func (s *Session) queueLocked(typ MsgType, head, payload []byte) *frame {
 	f := &frame{typ: typ, seq: s.next, payload: payload}
 	f.head = append(f.fixed[:0], head...) // in the frame: one allocation, not two
 	s.next = nextSeq(s.next)
@@ -283,7 +283,7 @@ func (s *Session) start(c *connection) {
 	s.mu.Lock()
 	if !s.ended {
 		s.conn = c
-		status := &frame{typ: msgNewSessionStatus, seq: 1, head: u32s(newSessionSuccess)}
+		status := &frame{typ: MsgNewSessionStatus, seq: 1, head: u32s(newSessionSuccess)}
 		s.pending = append([]*frame{status}, s.retained...)
 		c.notify()
 	}
@@ -356,7 +356,7 @@ func (s *Session) do(it item) {
 		}
 		var head [4]byte
 		binary.BigEndian.PutUint32(head[:], it.seq)
-		s.queueLocked(msgCallResponse, head[:], resp)
+		s.queueLocked(MsgCallResponse, head[:], resp)
 	case itemCallbackResponse:
 		s.responder.CallbackResponse(it.seq, it.payload)
 	case itemTerminate:
@@ -366,7 +366,7 @@ func (s *Session) do(it item) {
 			return
 		}
 		// Answer, then close the connection once the answer is written.
-		f := s.enqueueLocked(msgSessionTerminated, nil, nil)
+		f := s.enqueueLocked(MsgSessionTerminated, nil, nil)
 		f.last = true
 		s.ended, s.reason = true, ErrTerminated
 		s.items, s.retained, s.backlog = nil, nil, 0
@@ -522,19 +522,19 @@ func (s *Session) connFailed(c *connection, err error) {
 // (runQuick): a quick call or a callback response the session's
 // goroutine would otherwise have been woken for, while nothing else of
 // the session's is queued or running.
-func (s *Session) receive(c *connection, h header, body []byte) (it item, quick bool, err error) {
-	if h.sessionID != s.id {
-		return item{}, false, fmt.Errorf("%w: %v for session %016x on the connection of session %016x", ErrBadMessage, h.typ, h.sessionID, s.id)
+func (s *Session) receive(c *connection, h Header, body []byte) (it item, quick bool, err error) {
+	if h.SessionID != s.id {
+		return item{}, false, fmt.Errorf("%w: %v for session %016x on the connection of session %016x", ErrBadMessage, h.Type, h.SessionID, s.id)
 	}
-	switch h.typ {
-	case msgHeartbeat, msgTerminateSession, msgCallRequest, msgCallbackResponse:
-	case msgNewSession, msgResumeRequest:
-		return item{}, false, fmt.Errorf("%w: %v on a connection that already carries a session", ErrBadMessage, h.typ)
+	switch h.Type {
+	case MsgHeartbeat, MsgTerminateSession, MsgCallRequest, MsgCallbackResponse:
+	case MsgNewSession, MsgResumeRequest:
+		return item{}, false, fmt.Errorf("%w: %v on a connection that already carries a session", ErrBadMessage, h.Type)
 	default:
-		return item{}, false, fmt.Errorf("%w: %v goes from the RTI to the federate, not back", ErrBadMessage, h.typ)
+		return item{}, false, fmt.Errorf("%w: %v goes from the RTI to the federate, not back", ErrBadMessage, h.Type)
 	}
-	if !validSeq(h.seq) {
-		return item{}, false, fmt.Errorf("%w: %v with sequence number %s", ErrBadMessage, h.typ, fmtSeq(h.seq))
+	if !validSeq(h.Seq) {
+		return item{}, false, fmt.Errorf("%w: %v with sequence number %s", ErrBadMessage, h.Type, fmtSeq(h.Seq))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -542,59 +542,59 @@ func (s *Session) receive(c *connection, h header, body []byte) (it item, quick 
 		return item{}, false, nil // taken over by a resume, or ending: ignore
 	}
 	last := prevSeq(s.next)
-	if validSeq(h.lastRecv) {
-		if seqBefore(last, h.lastRecv) {
-			return item{}, false, fmt.Errorf("%w: %v acknowledges RTI message %d, but the last one sent is %d", ErrBadMessage, h.typ, h.lastRecv, last)
+	if validSeq(h.LastReceived) {
+		if seqBefore(last, h.LastReceived) {
+			return item{}, false, fmt.Errorf("%w: %v acknowledges RTI message %d, but the last one sent is %d", ErrBadMessage, h.Type, h.LastReceived, last)
 		}
-		s.ackLocked(h.lastRecv)
+		s.ackLocked(h.LastReceived)
 	}
-	switch h.typ {
-	case msgHeartbeat:
+	switch h.Type {
+	case MsgHeartbeat:
 		if err := s.orderLocked(h); err != nil {
 			return item{}, false, err
 		}
-		s.enqueueLocked(msgHeartbeatResponse, u32s(h.seq), nil)
-	case msgTerminateSession:
+		s.enqueueLocked(MsgHeartbeatResponse, u32s(h.Seq), nil)
+	case MsgTerminateSession:
 		if err := s.orderLocked(h); err != nil {
 			return item{}, false, err
 		}
 		s.items = append(s.items, item{kind: itemTerminate})
 		s.poke()
-	case msgCallRequest:
+	case MsgCallRequest:
 		if s.duplicateLocked(h) {
 			return item{}, false, nil
 		}
 		if err := s.orderLocked(h); err != nil {
 			return item{}, false, err
 		}
-		s.receivedHLALocked(h.seq)
-		it := item{kind: itemCall, seq: h.seq, payload: body}
+		s.receivedHLALocked(h.Seq)
+		it := item{kind: itemCall, seq: h.Seq, payload: body}
 		if s.quick != nil && s.idleLocked() && s.quick.Quick(body) {
 			s.running = true
 			return it, true, nil
 		}
 		s.items = append(s.items, it)
 		s.poke()
-	case msgCallbackResponse:
+	case MsgCallbackResponse:
 		// Pitch's clients send the callback's sequence number and then
 		// the CallbackResponse, numbering the message in their own
 		// sequence; MAK's Python client sends a bare header numbered with
 		// the callback's sequence number.
-		to, payload, bare := h.seq, []byte(nil), true
+		to, payload, bare := h.Seq, []byte(nil), true
 		switch {
 		case len(body) >= 4:
 			to, payload, bare = binary.BigEndian.Uint32(body), body[4:], false
 		case len(body) > 0:
-			return item{}, false, fmt.Errorf("%w: %v body of %d bytes", ErrBadMessage, h.typ, len(body))
+			return item{}, false, fmt.Errorf("%w: %v body of %d bytes", ErrBadMessage, h.Type, len(body))
 		}
 		if !validSeq(to) || seqBefore(last, to) {
-			return item{}, false, fmt.Errorf("%w: %v to callback %s, but the last RTI message sent is %d", ErrBadMessage, h.typ, fmtSeq(to), last)
+			return item{}, false, fmt.Errorf("%w: %v to callback %s, but the last RTI message sent is %d", ErrBadMessage, h.Type, fmtSeq(to), last)
 		}
 		if !bare {
 			if s.duplicateLocked(h) {
 				return item{}, false, nil
 			}
-			s.receivedHLALocked(h.seq)
+			s.receivedHLALocked(h.Seq)
 		}
 		if s.responder != nil {
 			it := item{kind: itemCallbackResponse, seq: to, payload: payload}
@@ -616,12 +616,12 @@ func (s *Session) idleLocked() bool { return !s.running && len(s.items) == 0 }
 // orderLocked checks that a call, heartbeat or terminate does not go back
 // in the federate's sequence. Equal numbers pass: MAK's Python client
 // numbers messages by what it received, so two may share one.
-func (s *Session) orderLocked(h header) error {
-	if validSeq(s.lastOwn) && seqBefore(h.seq, s.lastOwn) {
-		return fmt.Errorf("%w: %v with sequence number %d after %d: the federate's sequence numbers must not go back", ErrBadMessage, h.typ, h.seq, s.lastOwn)
+func (s *Session) orderLocked(h Header) error {
+	if validSeq(s.lastOwn) && seqBefore(h.Seq, s.lastOwn) {
+		return fmt.Errorf("%w: %v with sequence number %d after %d: the federate's sequence numbers must not go back", ErrBadMessage, h.Type, h.Seq, s.lastOwn)
 	}
-	s.lastOwn = h.seq
-	s.noteLocked(h.seq)
+	s.lastOwn = h.Seq
+	s.noteLocked(h.Seq)
 	return nil
 }
 
@@ -644,11 +644,11 @@ func (s *Session) receivedHLALocked(seq uint32) {
 
 // duplicateLocked reports an HLA message the federate replayed after a
 // resume although the session had it already.
-func (s *Session) duplicateLocked(h header) bool {
-	if !validSeq(s.replayFloor) || seqBefore(s.replayFloor, h.seq) {
+func (s *Session) duplicateLocked(h Header) bool {
+	if !validSeq(s.replayFloor) || seqBefore(s.replayFloor, h.Seq) {
 		return false
 	}
-	s.srv.logf("session %016x: dropped %v %d: received before the resume", s.id, h.typ, h.seq)
+	s.srv.logf("session %016x: dropped %v %d: received before the resume", s.id, h.Type, h.Seq)
 	return true
 }
 
@@ -700,7 +700,7 @@ func (s *Session) resume(c *connection, lastRecv, oldestAvail uint32) bool {
 		status, why = resumeNotEnoughBuffered, fmt.Errorf("%w: the federate holds its messages from %d on, but the last one received is %d", ErrResumeRefused, oldestAvail, s.lastAny)
 	}
 	if status != resumeOK {
-		h := header{seq: s.next, sessionID: s.id, lastRecv: s.lastRecv, typ: msgResumeStatus}
+		h := Header{Seq: s.next, SessionID: s.id, LastReceived: s.lastRecv, Type: MsgResumeStatus}
 		s.next = nextSeq(s.next)
 		s.endLocked(why)
 		s.mu.Unlock()
@@ -717,7 +717,7 @@ func (s *Session) resume(c *connection, lastRecv, oldestAvail uint32) bool {
 		s.ackLocked(lastRecv)
 	}
 	s.conn = c
-	s.enqueueLocked(msgResumeStatus, u32s(resumeOK, s.lastRecv), nil)
+	s.enqueueLocked(MsgResumeStatus, u32s(resumeOK, s.lastRecv), nil)
 	replay := len(s.retained)
 	s.pending = append(s.pending, s.retained...)
 	s.replayFloor = s.lastRecv

@@ -26,46 +26,46 @@ const (
 	maxSequence uint32 = 0x7fffffff
 )
 
-// msgType is the last header field.
-type msgType uint32
+// MsgType is the last header field.
+type MsgType uint32
 
 // Message types (IEEE 1516-2025 §12.13.4.5; Pitch FedProClient
 // common/session/MessageType). C: federate to RTI; R: RTI to federate.
 const (
-	msgNewSession        msgType = 1  // C: body u32 protocol version
-	msgNewSessionStatus  msgType = 2  // R: body u32 reason
-	msgHeartbeat         msgType = 3  // C: no body
-	msgHeartbeatResponse msgType = 4  // R: body u32 sequence number of the heartbeat
-	msgTerminateSession  msgType = 5  // C: no body
-	msgSessionTerminated msgType = 6  // R: no body
-	msgResumeRequest     msgType = 10 // C: body u32 last received RTI message, u32 oldest available federate message
-	msgResumeStatus      msgType = 11 // R: body u32 status, u32 last received federate message
-	msgCallRequest       msgType = 20 // C: body protobuf CallRequest
-	msgCallResponse      msgType = 21 // R: body u32 sequence number of the call request, protobuf CallResponse
-	msgCallbackRequest   msgType = 22 // R: body protobuf CallbackRequest
-	msgCallbackResponse  msgType = 23 // C: body u32 sequence number of the callback request, protobuf CallbackResponse
+	MsgNewSession        MsgType = 1  // C: body u32 protocol version
+	MsgNewSessionStatus  MsgType = 2  // R: body u32 reason
+	MsgHeartbeat         MsgType = 3  // C: no body
+	MsgHeartbeatResponse MsgType = 4  // R: body u32 sequence number of the heartbeat
+	MsgTerminateSession  MsgType = 5  // C: no body
+	MsgSessionTerminated MsgType = 6  // R: no body
+	MsgResumeRequest     MsgType = 10 // C: body u32 last received RTI message, u32 oldest available federate message
+	MsgResumeStatus      MsgType = 11 // R: body u32 status, u32 last received federate message
+	MsgCallRequest       MsgType = 20 // C: body protobuf CallRequest
+	MsgCallResponse      MsgType = 21 // R: body u32 sequence number of the call request, protobuf CallResponse
+	MsgCallbackRequest   MsgType = 22 // R: body protobuf CallbackRequest
+	MsgCallbackResponse  MsgType = 23 // C: body u32 sequence number of the callback request, protobuf CallbackResponse
 )
 
 // known reports whether t is a message type of the protocol.
-func (t msgType) known() bool { return uint64(t) < uint64(len(msgNames)) && msgNames[t] != "" }
+func (t MsgType) known() bool { return uint64(t) < uint64(len(msgNames)) && msgNames[t] != "" }
 
 // hla reports whether t carries an HLA service call or callback. Only
 // these count for the last received and oldest available sequence
 // numbers, and only these are kept for replay (§12.13.4.4).
-func (t msgType) hla() bool { return t >= msgCallRequest }
+func (t MsgType) hla() bool { return t >= MsgCallRequest }
 
 // msgNames are the message types' names in the standard; a type
 // without one is not of the protocol.
 var msgNames = [...]string{
-	msgNewSession: "CTRL_NEW_SESSION", msgNewSessionStatus: "CTRL_NEW_SESSION_STATUS",
-	msgHeartbeat: "CTRL_HEARTBEAT", msgHeartbeatResponse: "CTRL_HEARTBEAT_RESPONSE",
-	msgTerminateSession: "CTRL_TERMINATE_SESSION", msgSessionTerminated: "CTRL_SESSION_TERMINATED",
-	msgResumeRequest: "CTRL_RESUME_REQUEST", msgResumeStatus: "CTRL_RESUME_STATUS",
-	msgCallRequest: "HLA_CALL_REQUEST", msgCallResponse: "HLA_CALL_RESPONSE",
-	msgCallbackRequest: "HLA_CALLBACK_REQUEST", msgCallbackResponse: "HLA_CALLBACK_RESPONSE",
+	MsgNewSession: "CTRL_NEW_SESSION", MsgNewSessionStatus: "CTRL_NEW_SESSION_STATUS",
+	MsgHeartbeat: "CTRL_HEARTBEAT", MsgHeartbeatResponse: "CTRL_HEARTBEAT_RESPONSE",
+	MsgTerminateSession: "CTRL_TERMINATE_SESSION", MsgSessionTerminated: "CTRL_SESSION_TERMINATED",
+	MsgResumeRequest: "CTRL_RESUME_REQUEST", MsgResumeStatus: "CTRL_RESUME_STATUS",
+	MsgCallRequest: "HLA_CALL_REQUEST", MsgCallResponse: "HLA_CALL_RESPONSE",
+	MsgCallbackRequest: "HLA_CALLBACK_REQUEST", MsgCallbackResponse: "HLA_CALLBACK_RESPONSE",
 }
 
-func (t msgType) String() string {
+func (t MsgType) String() string {
 	if t.known() {
 		return msgNames[t]
 	}
@@ -89,7 +89,9 @@ const (
 	resumeOtherError        uint32 = 99
 )
 
-// header is the 24-byte big-endian header of every message:
+// Header is the 24-byte big-endian header of every message, the session
+// layer's framing (package internal/fpclient, the client of the
+// benchmarks and the daemon's tests, frames with it too):
 //
 //	offset size field
 //	 0     4    message size in bytes, header included (unsigned)
@@ -97,44 +99,44 @@ const (
 //	 8     8    session id
 //	16     4    last received sequence number
 //	20     4    message type
-type header struct {
-	size      uint32
-	seq       uint32
-	sessionID uint64
-	lastRecv  uint32
-	typ       msgType
+type Header struct {
+	Size         uint32
+	Seq          uint32
+	SessionID    uint64
+	LastReceived uint32
+	Type         MsgType
 }
 
-// parseHeader decodes the header at the start of b, which must hold at
+// ParseHeader decodes the header at the start of b, which must hold at
 // least HeaderSize bytes. It refuses a size smaller than the header and
 // an unknown message type; the caller checks the size against its limit.
-func parseHeader(b []byte) (header, error) {
+func ParseHeader(b []byte) (Header, error) {
 	if len(b) < HeaderSize {
-		return header{}, fmt.Errorf("%w: header of %d bytes, want %d", ErrBadMessage, len(b), HeaderSize)
+		return Header{}, fmt.Errorf("%w: header of %d bytes, want %d", ErrBadMessage, len(b), HeaderSize)
 	}
-	h := header{
-		size:      binary.BigEndian.Uint32(b[0:]),
-		seq:       binary.BigEndian.Uint32(b[4:]),
-		sessionID: binary.BigEndian.Uint64(b[8:]),
-		lastRecv:  binary.BigEndian.Uint32(b[16:]),
-		typ:       msgType(binary.BigEndian.Uint32(b[20:])),
+	h := Header{
+		Size:         binary.BigEndian.Uint32(b[0:]),
+		Seq:          binary.BigEndian.Uint32(b[4:]),
+		SessionID:    binary.BigEndian.Uint64(b[8:]),
+		LastReceived: binary.BigEndian.Uint32(b[16:]),
+		Type:         MsgType(binary.BigEndian.Uint32(b[20:])),
 	}
-	if h.size < HeaderSize {
-		return header{}, fmt.Errorf("%w: message size %d is smaller than the %d-byte header", ErrBadMessage, h.size, HeaderSize)
+	if h.Size < HeaderSize {
+		return Header{}, fmt.Errorf("%w: message size %d is smaller than the %d-byte header", ErrBadMessage, h.Size, HeaderSize)
 	}
-	if !h.typ.known() {
-		return header{}, fmt.Errorf("%w: unknown message type %d", ErrBadMessage, uint32(h.typ))
+	if !h.Type.known() {
+		return Header{}, fmt.Errorf("%w: unknown message type %d", ErrBadMessage, uint32(h.Type))
 	}
 	return h, nil
 }
 
-// appendHeader appends the encoding of h to dst.
-func appendHeader(dst []byte, h header) []byte {
-	dst = binary.BigEndian.AppendUint32(dst, h.size)
-	dst = binary.BigEndian.AppendUint32(dst, h.seq)
-	dst = binary.BigEndian.AppendUint64(dst, h.sessionID)
-	dst = binary.BigEndian.AppendUint32(dst, h.lastRecv)
-	return binary.BigEndian.AppendUint32(dst, uint32(h.typ))
+// AppendHeader appends the encoding of h to dst.
+func AppendHeader(dst []byte, h Header) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, h.Size)
+	dst = binary.BigEndian.AppendUint32(dst, h.Seq)
+	dst = binary.BigEndian.AppendUint64(dst, h.SessionID)
+	dst = binary.BigEndian.AppendUint32(dst, h.LastReceived)
+	return binary.BigEndian.AppendUint32(dst, uint32(h.Type))
 }
 
 // u32s encodes the fixed fields of a message body.

@@ -1,0 +1,3 @@
+// Package demo holds the demos `federate-node demo` runs, as a Go
+// program would write them on package peer, and their FOM modules.
+package demo

@@ -1,0 +1,26 @@
+package bench
+
+import (
+	"os"
+	"testing"
+
+	"github.com/meshrti/meshrti/internal/nodetest"
+)
+
+// The tests that run a bench's processes use the built federate-node
+// (nodetest): the kinds start children of their own binary.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	nodetest.Cleanup()
+	os.Exit(code)
+}
+
+func benchJSON(t *testing.T, v any, salt int, args ...string) []byte {
+	t.Helper()
+	return nodetest.JSON(t, v, salt, args...)
+}
+
+func benchOutput(t *testing.T, salt int, args ...string) []byte {
+	t.Helper()
+	return nodetest.Output(t, salt, args...)
+}
