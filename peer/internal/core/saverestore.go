@@ -982,11 +982,14 @@ func (c *Core) restoreBegins(version uint64, ok bool) {
 	}
 	me := c.saveRestore.restore.assignment[c.self]
 	c.saveRestore.restoredAs = me.name
-	c.applySnapshot(snap, version, remap)
-	c.setState(keyBranch, binary.AppendUvarint(nil, version))
 	if c.tracer != nil {
+		// The mark first: what applying the snapshot traces (the
+		// declarations and ownership it restores) is the restored
+		// branch's, after the return to the save point.
 		c.traceRestore(label, version)
 	}
+	c.applySnapshot(snap, version, remap)
+	c.setState(keyBranch, binary.AppendUvarint(nil, version))
 	c.queueEndingAt(hla.InitiateFederateRestore{Label: label, Name: me.name, Handle: me.handle}, unseenRestore)
 	// What the restored branch already sent here waited for this.
 	future := c.saveRestore.future
