@@ -52,9 +52,11 @@ func testMIM(cfg *peer.Config, kind string) error {
 	return nil
 }
 
-// mimClashModule is a FOM module that redefines a class of the MIM
-// otherwise (HLAfederate's HLAfederateHandle as opaque data): a
+// MIMClashModule returns a FOM module that redefines a class of the
+// MIM otherwise (HLAfederate's HLAfederateHandle as opaque data): a
 // federation given it with the MIM has inconsistent modules.
+func MIMClashModule() string { return mimClashModule }
+
 const mimClashModule = `<?xml version="1.0"?>
 <objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
   <modelIdentification><name>MIM clash</name><type>FOM</type><version>1</version></modelIdentification>

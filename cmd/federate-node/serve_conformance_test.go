@@ -13,6 +13,7 @@ import (
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
+	"github.com/meshrti/meshrti/testnet"
 )
 
 // The conformance tests through `serve`: what a 1516e client (Pitch's
@@ -193,17 +194,7 @@ func TestServeConformanceDeclarations(t *testing.T) {
 
 // mimClash is a FOM module that redefines a class of the MIM otherwise:
 // a federation created with it has inconsistent modules.
-const mimClash = `<?xml version="1.0"?>
-<objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
-  <modelIdentification><name>MIM clash</name><type>FOM</type><version>1</version></modelIdentification>
-  <objects><objectClass><name>HLAobjectRoot</name>
-    <objectClass><name>HLAmanager</name><sharing>Neither</sharing>
-      <objectClass><name>HLAfederate</name><sharing>Publish</sharing>
-        <attribute><name>HLAfederateHandle</name><dataType>HLAopaqueData</dataType><updateType>Static</updateType><updateCondition>NA</updateCondition><ownership>NoTransfer</ownership><sharing>Publish</sharing><transportation>HLAreliable</transportation><order>Receive</order></attribute>
-      </objectClass>
-    </objectClass>
-  </objectClass></objects>
-</objectModel>`
+var mimClash = testnet.MIMClashModule()
 
 // Through serve, a client whose connect says API.version=IEEE 1516-2010
 // (Pitch's 1516e client) gets 1516e's exception names: creating a
