@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -240,25 +239,26 @@ func decodePositions(b []byte) (ps []groupSeq, ok bool) {
 	if len(b) == 0 {
 		return nil, true
 	}
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) {
-		return nil, false
+	r := wireReader{b: b}
+	ps = readPositions(&r)
+	return ps, r.err == nil && len(r.b) == 0
+}
+
+// readPositions reads send positions (appendPositions) from r; r.err
+// says whether they did not parse.
+func readPositions(r *wireReader) []groupSeq {
+	n := r.uvarint("positions")
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.fail("positions")
+		return nil
 	}
-	b = b[k:]
-	ps = make([]groupSeq, 0, n)
+	ps := make([]groupSeq, 0, n)
 	for range n {
-		g, k1 := binary.Uvarint(b)
-		if k1 <= 0 || g > math.MaxUint32 {
-			return nil, false
-		}
-		seq, k2 := binary.Uvarint(b[k1:])
-		if k2 <= 0 {
-			return nil, false
-		}
-		b = b[k1+k2:]
+		g := r.uvarint("group")
+		seq := r.uvarint("seq")
 		ps = append(ps, groupSeq{uint32(g), seq})
 	}
-	return ps, len(b) == 0
+	return ps
 }
 
 // Member returns the joined federate with handle h (not this one).

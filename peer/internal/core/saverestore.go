@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/meshrti/meshrti/lbts"
-	"github.com/meshrti/meshrti/peer/dgram"
 	"github.com/meshrti/meshrti/peer/hla"
 	"github.com/meshrti/meshrti/peer/reliable"
 )
@@ -426,11 +425,7 @@ func (c *Core) saveMaybeInitiate() {
 		}
 	}
 	c.saveRestore.save.phase = saveInitiated
-	c.saveRestore.save.positions = c.saveRestore.save.positions[:0]
-	c.endpoint.Sent(func(g dgram.Group, hw uint64) {
-		c.saveRestore.save.positions = append(c.saveRestore.save.positions, groupSeq{uint32(g), hw})
-	})
-	slices.SortFunc(c.saveRestore.save.positions, func(a, b groupSeq) int { return int(a.group) - int(b.group) })
+	c.saveRestore.save.positions = c.sendPositions()
 	ev := hla.InitiateFederateSave{Label: c.saveRestore.save.label}
 	if c.saveRestore.save.timed {
 		ev.Time, ev.HasTime = c.timeKind.Make(c.saveRestore.save.at), true
@@ -465,11 +460,7 @@ func (c *Core) publishSaveStatus(status uint8) {
 	c.saveRestore.save.status = status
 	b := binary.AppendUvarint(nil, c.saveRestore.save.version)
 	b = append(b, status)
-	b = binary.AppendUvarint(b, uint64(len(c.saveRestore.save.positions)))
-	for _, p := range c.saveRestore.save.positions {
-		b = binary.AppendUvarint(b, uint64(p.group))
-		b = binary.AppendUvarint(b, p.seq)
-	}
+	b = appendPositions(b, c.saveRestore.save.positions)
 	c.setState(keySaveStatus, b)
 }
 
@@ -489,16 +480,7 @@ func decodeSaveStatus(value []byte) (version uint64, st memberSave, ok bool) {
 	r := wireReader{b: value}
 	version = r.uvarint("version")
 	status := r.byte("status")
-	n := r.uvarint("positions")
-	if r.err != nil || n > uint64(len(r.b)) {
-		return 0, st, false
-	}
-	pos := make([]groupSeq, 0, n)
-	for range n {
-		g := r.uvarint("group")
-		s := r.uvarint("seq")
-		pos = append(pos, groupSeq{uint32(g), s})
-	}
+	pos := readPositions(&r)
 	if r.err != nil || len(r.b) != 0 || status < ssInitiated || status > ssAbort {
 		return 0, st, false
 	}
@@ -528,11 +510,8 @@ func (c *Core) saveMaybeCapture() {
 		if ms.status == ssTooLate || ms.status == ssAbort {
 			return // the save fails anyway
 		}
-		for _, p := range ms.pos {
-			got, joined := c.timeCore.ReceivedThrough(lbts.FederateID(f), p.group)
-			if joined && got < p.seq {
-				return
-			}
+		if !c.receivedThrough(f, ms.pos) {
+			return
 		}
 	}
 	snap, err := c.captureSnapshot()
