@@ -129,23 +129,7 @@ func TestConformanceDDMHistoryRecentSender(t *testing.T) {
 	for _, f := range band5 {
 		must(f.SubscribeInteractionClassWithRegions(h.call, region(f, 5)))
 	}
-	seen := map[*Federate][]string{} // what each received
-	got := func(f *Federate, text string) bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-		defer cancel()
-		for {
-			ev, err := f.Next(ctx)
-			if err != nil {
-				return false
-			}
-			if ri, ok := ev.(ReceiveInteraction); ok {
-				seen[f] = append(seen[f], string(ri.Values[h.text]))
-				if string(ri.Values[h.text]) == text {
-					return true
-				}
-			}
-		}
-	}
+	seen, got := textsReceived(h.text)
 	// Once the sender knows of the band 5 subscriptions (and so joined
 	// the cell's group), "before" goes there.
 	start := time.Now()
@@ -214,23 +198,7 @@ func TestConformanceDDMHistorySendFirst(t *testing.T) {
 	time.Sleep(400 * time.Millisecond)
 	must(s.PublishInteractionClass(h.call))
 	rs := region(s, 5)
-	seen := map[*Federate][]string{}
-	got := func(f *Federate, text string) bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-		defer cancel()
-		for {
-			ev, err := f.Next(ctx)
-			if err != nil {
-				return false
-			}
-			if ri, ok := ev.(ReceiveInteraction); ok {
-				seen[f] = append(seen[f], string(ri.Values[h.text]))
-				if string(ri.Values[h.text]) == text {
-					return true
-				}
-			}
-		}
-	}
+	seen, got := textsReceived(h.text)
 	pollUntil(t, wait, func() (bool, string) {
 		must(s.SendInteractionWithRegions(h.call, ParameterValues{h.text: []byte("before")}, []RegionHandle{rs}, nil))
 		return got(w, "before"), "W never got the interaction"
@@ -244,5 +212,28 @@ func TestConformanceDDMHistorySendFirst(t *testing.T) {
 	got(r, "none") // and whatever R still holds
 	if slices.Contains(seen[r], "before") {
 		t.Errorf("R received what was sent before its region moved: %q", seen[r])
+	}
+}
+
+// textsReceived returns what each federate received of param, and a
+// function that takes a federate's interactions for up to 20 ms and
+// reports whether one carried text.
+func textsReceived(param ParameterHandle) (map[*Federate][]string, func(f *Federate, text string) bool) {
+	seen := map[*Federate][]string{}
+	return seen, func(f *Federate, text string) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		for {
+			ev, err := f.Next(ctx)
+			if err != nil {
+				return false
+			}
+			if ri, ok := ev.(ReceiveInteraction); ok {
+				seen[f] = append(seen[f], string(ri.Values[param]))
+				if string(ri.Values[param]) == text {
+					return true
+				}
+			}
+		}
 	}
 }
