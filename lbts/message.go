@@ -332,6 +332,21 @@ type Status struct {
 	// bound the latest valid cut result gives (+Inf when none).
 	Round   uint64
 	CutGALT float64
+	// Awaiting are the members not yet heard from since a Restore (the
+	// node grants nothing until it is empty), in handle order.
+	Awaiting []FederateID
+	// Uncovered are the members whose newest Message waits for messages
+	// it covers that have not arrived, each with the first such stream.
+	Uncovered []Uncovered
+}
+
+// Uncovered says which data-plane stream holds a member's newest Message
+// back: it covers sequence Want on Group, and Have is what arrived.
+type Uncovered struct {
+	From  FederateID
+	Group uint32
+	Want  uint64
+	Have  uint64
 }
 
 func isFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -1,6 +1,7 @@
 package lbts
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -1438,5 +1439,22 @@ func (n *Node) Status() Status {
 		s.Requested = 0
 	}
 	s.Bound, _ = n.Bound()
+	for id := range n.await {
+		s.Awaiting = append(s.Awaiting, id)
+	}
+	slices.Sort(s.Awaiting)
+	for id, m := range n.members {
+		if len(m.pending) == 0 {
+			continue
+		}
+		newest := &m.pending[len(m.pending)-1]
+		for g, seq := range newest.Covers {
+			if have := n.received(streamKey{id, g}); n.joined[g] && have < seq {
+				s.Uncovered = append(s.Uncovered, Uncovered{From: id, Group: g, Want: seq, Have: have})
+				break
+			}
+		}
+	}
+	slices.SortFunc(s.Uncovered, func(a, b Uncovered) int { return cmp.Compare(a.From, b.From) })
 	return s
 }

@@ -435,7 +435,13 @@ func TestLeftGroupReleasesPromise(t *testing.T) {
 	if _, ok := n.GALT(); ok {
 		t.Fatal("promise counted without its covers")
 	}
+	if u := n.Status().Uncovered; len(u) != 1 || u[0] != (Uncovered{From: 2, Group: 7, Want: 4, Have: 0}) {
+		t.Fatalf("status says uncovered %+v, want 2's promise waiting for group 7 seq 4", u)
+	}
 	n.Left(7)
+	if u := n.Status().Uncovered; len(u) != 0 {
+		t.Fatalf("status says uncovered %+v after leaving the group", u)
+	}
 	if g, ok := n.GALT(); !ok || g != 5 {
 		t.Fatalf("GALT after leaving the group = %v, %v", g, ok)
 	}

@@ -103,6 +103,9 @@ func TestRestore(t *testing.T) {
 	if a.time != 6 || a.n.Awaiting() != 1 {
 		t.Fatalf("granted %v before hearing b after the restore (awaiting %d)", a.time, a.n.Awaiting())
 	}
+	if st := a.n.Status(); len(st.Awaiting) != 1 || st.Awaiting[0] != 2 {
+		t.Fatalf("status says awaiting %v, want [2]", st.Awaiting)
+	}
 	c.stabilize()
 	if a.time != 6.5 {
 		t.Fatalf("a at %v after hearing b, want 6.5", a.time)

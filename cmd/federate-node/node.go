@@ -222,7 +222,9 @@ func runNode(args []string, stdout, stderr io.Writer) int {
 		}
 		ctl, stopCtl := tick.Commands()
 		defer stopCtl()
+		stopWatch := tick.WatchStalls(fed, stderr, 10*time.Second)
 		res, err = tick.Run(ctx, fed, tick.Config{Peers: nf.peers, Steps: nf.steps, StepDelay: nf.stepDelay, Out: stdout, Extra: extra, Commands: ctl})
+		stopWatch()
 	default:
 		res, err = bench.RunPing(ctx, fed, nf.count, nf.size)
 	}

@@ -38,7 +38,7 @@ func (l *labProcs) start(name string, create bool, peers int, args ...string) *p
 	l.started[name]++
 	trace := filepath.Join(l.dir, fmt.Sprintf("%s-%d.jsonl", name, l.started[name]))
 	all := []string{"node", "-role", l.role, "-name", name, "-federation", l.federation, "-mcast-port", l.port,
-		"-peers", strconv.Itoa(peers), "-steps", strconv.Itoa(l.steps), "-step-delay", "20ms", "-timeout", "200s",
+		"-peers", strconv.Itoa(peers), "-steps", strconv.Itoa(l.steps), "-step-delay", "50ms", "-timeout", "200s",
 		"-trace", trace, "-save-dir", filepath.Join(l.dir, "saves-"+name)}
 	if create {
 		all = append(all, "-create")
