@@ -41,8 +41,7 @@ func buildNode(t *testing.T) string {
 // the fourth through `serve` and a Federate Protocol client, over
 // multicast and over unicast. Of the two runs of a seed, one (multicast
 // for even seeds, unicast for odd ones) saves before the first kill and
-// restores after it, with ownership uncontended; the other contends for
-// ownership. Without flags it runs a short campaign (one seed per
+// restores after it; both contend for ownership. Without flags it runs a short campaign (one seed per
 // transport, about 45 s each here); a failure
 // prints the seed, the first violations and where the history is. It
 // runs only with MESHRTI_LAB set (.ci/run runs it on its own, after the

@@ -50,9 +50,9 @@ type RunConfig struct {
 	FedPro bool
 	// SaveRestore: the federation saves before the schedule's first kill
 	// and restores that save once the killed process runs again (its new
-	// federate restores as the killed one). The lab-role federates leave
-	// ownership uncontended then (-lab-ownership=false): see
-	// docs/reliability.md, "What the lab does not model".
+	// federate restores as the killed one). The lab-role federates
+	// contend for ownership across the save and the restore as in any
+	// other run.
 	SaveRestore bool
 }
 
@@ -366,9 +366,6 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 			"-transport", cfg.Transport, "-peers", strconv.Itoa(peers), "-steps", strconv.Itoa(steps),
 			"-step-delay", cfg.StepDelay.String(), "-timeout", "10m", "-trace", trace,
 			"-save-dir", filepath.Join(cfg.Dir, "saves-"+m.name)}
-		if cfg.SaveRestore {
-			args = append(args, "-lab-ownership=false")
-		}
 		if cfg.Transport == "unicast" {
 			args = append(args, "-advertise", h.Addr+":0")
 		}
