@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/internal/netns"
+	"github.com/meshrti/meshrti/peer"
 )
 
 // Lab is a set of hosts, each a network namespace with one veth on a
@@ -271,7 +272,9 @@ func (l *Lab) Start(ctx context.Context, h *Host, name, binary, log string, args
 		if logf, err = os.Create(log); err != nil {
 			return nil, err
 		}
-		logw = &syncWriter{w: logf}
+		// Written by two goroutines (stderr's copy and the stdout
+		// scanner): peer's locked trace writer serializes them.
+		logw = peer.NewTraceWriter(logf)
 	}
 	cmd.Stderr = io.MultiWriter(&stderr, logw)
 	if err = cmd.Start(); err != nil {
@@ -310,18 +313,6 @@ func (l *Lab) Start(ctx context.Context, h *Host, name, binary, log string, args
 		}
 	}()
 	return p, nil
-}
-
-// syncWriter serializes writes to w.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(b)
 }
 
 // Signal sends sig to the process.
