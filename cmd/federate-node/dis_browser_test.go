@@ -169,20 +169,8 @@ func TestMonitorBrowserDIS(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	external, err := chromedp.Run(cctx, chromedp.Evaluate[int](`performance.getEntriesByType('resource').filter(e => !e.name.startsWith(location.origin)).length`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if external != 0 {
-		t.Errorf("the page loaded %d resources from elsewhere", external)
-	}
+	checkPageLocal(t, cctx)
 	if out := os.Getenv("MESHRTI_MAP_SCREENSHOT"); out != "" {
-		png, err := chromedp.Run(cctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(out, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		screenshot(t, cctx, out)
 	}
 }

@@ -182,7 +182,18 @@ func TestMonitorBrowser(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	// The page took nothing from outside: every request was the monitor's.
+	checkPageLocal(t, ctx)
+	if out := os.Getenv("MESHRTI_MONITOR_SCREENSHOT"); out != "" {
+		time.Sleep(40 * time.Second) // some history for the charts
+		screenshot(t, ctx, out)
+		t.Logf("screenshot in %s", out)
+	}
+}
+
+// checkPageLocal checks that the page took nothing from outside: every
+// request was to the server that served it.
+func checkPageLocal(t *testing.T, ctx context.Context) {
+	t.Helper()
 	external, err := chromedp.Run(ctx, chromedp.Evaluate[int](`performance.getEntriesByType('resource').filter(e => !e.name.startsWith(location.origin)).length`))
 	if err != nil {
 		t.Fatal(err)
@@ -190,16 +201,17 @@ func TestMonitorBrowser(t *testing.T) {
 	if external != 0 {
 		t.Errorf("the page loaded %d resources from elsewhere", external)
 	}
-	if out := os.Getenv("MESHRTI_MONITOR_SCREENSHOT"); out != "" {
-		time.Sleep(40 * time.Second) // some history for the charts
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(out, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot in %s", out)
+}
+
+// screenshot writes a screenshot of the whole page to the file out.
+func screenshot(t *testing.T, ctx context.Context, out string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, png, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
