@@ -27,6 +27,32 @@ func findBrowser() string {
 	return ""
 }
 
+// needBrowser returns the path of a Chromium or Chrome, and skips the
+// test, saying what to install, where there is none.
+func needBrowser(t *testing.T) string {
+	t.Helper()
+	browser := findBrowser()
+	if browser == "" {
+		t.Skip("no Chromium or Chrome found (chromium, chromium-browser, google-chrome; or set MESHRTI_BROWSER): apt-get install chromium")
+	}
+	return browser
+}
+
+// openBrowser starts browser, headless, with a window of width by height
+// pixels, and returns the context of its actions, which ends after 90 s,
+// and what closes it.
+func openBrowser(browser string, width, height int) (context.Context, func()) {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.WindowSize(width, height),
+		chromedp.Flag("disable-dev-shm-usage", true))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, bcancel := chromedp.NewContext(actx)
+	ctx, cancel := context.WithTimeout(bctx, 90*time.Second)
+	return ctx, func() { cancel(); bcancel(); acancel() }
+}
+
 // pageRow is one federate's row as the page shows it.
 type pageRow struct {
 	Name        string `json:"name"`
@@ -53,10 +79,7 @@ func TestMonitorBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a federation and a browser")
 	}
-	browser := findBrowser()
-	if browser == "" {
-		t.Skip("no Chromium or Chrome found (chromium, chromium-browser, google-chrome; or set MESHRTI_BROWSER): apt-get install chromium")
-	}
+	browser := needBrowser(t)
 	f := newMonFed(t, 59)
 	radar := f.join("Radar")
 	f.watch(radar)
@@ -77,17 +100,8 @@ func TestMonitorBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.WindowSize(1400, 1250),
-		chromedp.Flag("disable-dev-shm-usage", true))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
-	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	ctx, cancel := context.WithTimeout(bctx, 90*time.Second)
-	defer cancel()
+	ctx, closeBrowser := openBrowser(browser, 1400, 1250)
+	defer closeBrowser()
 	if err := chromedp.Do(ctx, chromedp.Navigate(base),
 		chromedp.WaitVisible(chromedp.CSS(`#federates tbody tr[data-federate="Aircraft-3"]`))); err != nil {
 		t.Fatalf("loading the page: %v", err)
