@@ -95,12 +95,11 @@ func flagLines(out string) string {
 	return b.String()
 }
 
-// TestCLIReference fails when docs/cli.md differs from what the
-// commands' flag sets print; -update-cli rewrites it.
-func TestCLIReference(t *testing.T) {
-	const path = "../../docs/cli.md"
-	got := cliReference(t)
-	if *updateCLI {
+// readGolden returns what the golden file path holds, once it has
+// written got there when update is set (a test's -update-... flag).
+func readGolden(t *testing.T, path, got string, update bool) string {
+	t.Helper()
+	if update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -109,9 +108,17 @@ func TestCLIReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != string(want) {
+	return string(want)
+}
+
+// TestCLIReference fails when docs/cli.md differs from what the
+// commands' flag sets print; -update-cli rewrites it.
+func TestCLIReference(t *testing.T) {
+	const path = "../../docs/cli.md"
+	got := cliReference(t)
+	if want := readGolden(t, path, got, *updateCLI); got != want {
 		t.Errorf("docs/cli.md is stale: run go test ./cmd/federate-node -run TestCLIReference -update-cli")
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
 		for i := range max(len(gl), len(wl)) {
 			if i >= len(gl) || i >= len(wl) || gl[i] != wl[i] {
 				t.Logf("first difference at line %d:\n got %q\nwant %q", i+1, at(gl, i), at(wl, i))

@@ -41,10 +41,7 @@ func TestMonitorBrowserDIS(t *testing.T) {
 		t.Skip("runs a federation and a browser")
 	}
 	dir := rprDir(t)
-	browser := findBrowser()
-	if browser == "" {
-		t.Skip("no Chromium or Chrome found (chromium, chromium-browser, google-chrome; or set MESHRTI_BROWSER): apt-get install chromium")
-	}
+	browser := needBrowser(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.xml"))
 	f := newMonFed(t, 71)
 	cfg := f.config("dis-gateway")
@@ -104,17 +101,8 @@ func TestMonitorBrowserDIS(t *testing.T) {
 		return len(s.Entities) == 1 && s.Entities[0].Marking == "BROWSER-1" && len(s.Gateways) == 1
 	})
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.WindowSize(1400, 1400),
-		chromedp.Flag("disable-dev-shm-usage", true))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	cctx, cancel := context.WithTimeout(bctx, 90*time.Second)
-	defer cancel()
+	cctx, closeBrowser := openBrowser(browser, 1400, 1400)
+	defer closeBrowser()
 	if err := chromedp.Do(cctx, chromedp.Navigate(base),
 		chromedp.WaitReady(chromedp.CSS(`#map g.entity[data-marking="BROWSER-1"]`))); err != nil {
 		t.Fatalf("loading the page: %v", err)
@@ -169,20 +157,8 @@ func TestMonitorBrowserDIS(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	external, err := chromedp.Run(cctx, chromedp.Evaluate[int](`performance.getEntriesByType('resource').filter(e => !e.name.startsWith(location.origin)).length`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if external != 0 {
-		t.Errorf("the page loaded %d resources from elsewhere", external)
-	}
+	checkPageLocal(t, cctx)
 	if out := os.Getenv("MESHRTI_MAP_SCREENSHOT"); out != "" {
-		png, err := chromedp.Run(cctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(out, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		screenshot(t, cctx, out)
 	}
 }

@@ -27,6 +27,32 @@ func findBrowser() string {
 	return ""
 }
 
+// needBrowser returns the path of a Chromium or Chrome, and skips the
+// test, saying what to install, where there is none.
+func needBrowser(t *testing.T) string {
+	t.Helper()
+	browser := findBrowser()
+	if browser == "" {
+		t.Skip("no Chromium or Chrome found (chromium, chromium-browser, google-chrome; or set MESHRTI_BROWSER): apt-get install chromium")
+	}
+	return browser
+}
+
+// openBrowser starts browser, headless, with a window of width by height
+// pixels, and returns the context of its actions, which ends after 90 s,
+// and what closes it.
+func openBrowser(browser string, width, height int) (context.Context, func()) {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.WindowSize(width, height),
+		chromedp.Flag("disable-dev-shm-usage", true))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, bcancel := chromedp.NewContext(actx)
+	ctx, cancel := context.WithTimeout(bctx, 90*time.Second)
+	return ctx, func() { cancel(); bcancel(); acancel() }
+}
+
 // pageRow is one federate's row as the page shows it.
 type pageRow struct {
 	Name        string `json:"name"`
@@ -53,10 +79,7 @@ func TestMonitorBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a federation and a browser")
 	}
-	browser := findBrowser()
-	if browser == "" {
-		t.Skip("no Chromium or Chrome found (chromium, chromium-browser, google-chrome; or set MESHRTI_BROWSER): apt-get install chromium")
-	}
+	browser := needBrowser(t)
 	f := newMonFed(t, 59)
 	radar := f.join("Radar")
 	f.watch(radar)
@@ -77,17 +100,8 @@ func TestMonitorBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.WindowSize(1400, 1250),
-		chromedp.Flag("disable-dev-shm-usage", true))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
-	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	ctx, cancel := context.WithTimeout(bctx, 90*time.Second)
-	defer cancel()
+	ctx, closeBrowser := openBrowser(browser, 1400, 1250)
+	defer closeBrowser()
 	if err := chromedp.Do(ctx, chromedp.Navigate(base),
 		chromedp.WaitVisible(chromedp.CSS(`#federates tbody tr[data-federate="Aircraft-3"]`))); err != nil {
 		t.Fatalf("loading the page: %v", err)
@@ -182,7 +196,18 @@ func TestMonitorBrowser(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	// The page took nothing from outside: every request was the monitor's.
+	checkPageLocal(t, ctx)
+	if out := os.Getenv("MESHRTI_MONITOR_SCREENSHOT"); out != "" {
+		time.Sleep(40 * time.Second) // some history for the charts
+		screenshot(t, ctx, out)
+		t.Logf("screenshot in %s", out)
+	}
+}
+
+// checkPageLocal checks that the page took nothing from outside: every
+// request was to the server that served it.
+func checkPageLocal(t *testing.T, ctx context.Context) {
+	t.Helper()
 	external, err := chromedp.Run(ctx, chromedp.Evaluate[int](`performance.getEntriesByType('resource').filter(e => !e.name.startsWith(location.origin)).length`))
 	if err != nil {
 		t.Fatal(err)
@@ -190,16 +215,17 @@ func TestMonitorBrowser(t *testing.T) {
 	if external != 0 {
 		t.Errorf("the page loaded %d resources from elsewhere", external)
 	}
-	if out := os.Getenv("MESHRTI_MONITOR_SCREENSHOT"); out != "" {
-		time.Sleep(40 * time.Second) // some history for the charts
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(out, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot in %s", out)
+}
+
+// screenshot writes a screenshot of the whole page to the file out.
+func screenshot(t *testing.T, ctx context.Context, out string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, png, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

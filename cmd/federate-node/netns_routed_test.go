@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/meshrti/meshrti/internal/netns"
 )
 
 // netnsRoutedLab builds two subnets, 10.214.1.0/24 and 10.214.2.0/24,
@@ -27,7 +29,7 @@ func netnsRoutedLab(t *testing.T, perSubnet int) (nss, addrs []string) {
 	must("-n", rt, "link", "set", "lo", "up")
 	for s := 1; s <= 2; s++ {
 		br := fmt.Sprintf("br%d", s)
-		if _, err := ipCmd("-n", rt, "link", "add", br, "type", "bridge", "mcast_snooping", "0"); err != nil {
+		if _, err := netns.IP("-n", rt, "link", "add", br, "type", "bridge", "mcast_snooping", "0"); err != nil {
 			t.Skipf("cannot create a bridge here: %v", err)
 		}
 		must("-n", rt, "addr", "add", fmt.Sprintf("10.214.%d.1/24", s), "dev", br)
@@ -43,7 +45,7 @@ func netnsRoutedLab(t *testing.T, perSubnet int) (nss, addrs []string) {
 			must("netns", "add", ns)
 			keep(ns)
 			port := fmt.Sprintf("s%dp%d", s, k)
-			if _, err := ipCmd("-n", ns, "link", "add", "veth0", "type", "veth", "peer", "name", port, "netns", rt); err != nil {
+			if _, err := netns.IP("-n", ns, "link", "add", "veth0", "type", "veth", "peer", "name", port, "netns", rt); err != nil {
 				t.Skipf("cannot create veth pairs here: %v", err)
 			}
 			must("-n", rt, "link", "set", port, "master", fmt.Sprintf("br%d", s))

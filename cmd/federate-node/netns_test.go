@@ -15,57 +15,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/meshrti/meshrti/internal/netns"
 )
 
 // netnsName matches this test's network namespaces: "mrt<pid>-". A
-// leftover namespace of a crashed run is recognized by it and removed.
+// leftover namespace of a crashed run is recognized by it and removed
+// (netns.RemoveStale).
 var netnsName = regexp.MustCompile(`^mrt([0-9]+)-`)
-
-// ipCmd runs ip(8) and returns its combined output.
-func ipCmd(args ...string) (string, error) {
-	out, err := exec.Command("ip", args...).CombinedOutput()
-	if err != nil {
-		return string(out), fmt.Errorf("ip %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-	}
-	return string(out), nil
-}
-
-// removeNetns kills the processes left in a namespace and deletes it.
-func removeNetns(ns string) {
-	if out, err := ipCmd("netns", "pids", ns); err == nil {
-		for _, f := range strings.Fields(out) {
-			if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	}
-	ipCmd("netns", "del", ns)
-}
-
-// removeStaleNetns removes the namespaces of earlier runs of this test
-// whose process is gone.
-func removeStaleNetns() {
-	out, err := ipCmd("netns", "list")
-	if err != nil {
-		return
-	}
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		m := netnsName.FindStringSubmatch(f[0])
-		if m == nil {
-			continue
-		}
-		if pid, _ := strconv.Atoi(m[1]); pid != os.Getpid() {
-			if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
-				continue // another run, still going
-			}
-		}
-		removeNetns(f[0])
-	}
-}
 
 // netnsLab builds n node namespaces, each with a veth0 joined to a bridge
 // in a namespace of its own, all on 10.213.1.0/24, and returns the node
@@ -82,7 +39,7 @@ func netnsLabIf(t *testing.T, n int, ifname string) (nss, addrs []string) {
 	prefix, keep, must := netnsSetup(t, "multi-host test", "br")
 	br := prefix + "br"
 	must("-n", br, "link", "set", "lo", "up")
-	if _, err := ipCmd("-n", br, "link", "add", "br0", "type", "bridge", "mcast_snooping", "0"); err != nil {
+	if _, err := netns.IP("-n", br, "link", "add", "br0", "type", "bridge", "mcast_snooping", "0"); err != nil {
 		t.Skipf("cannot create a bridge here: %v", err)
 	}
 	must("-n", br, "link", "set", "br0", "up")
@@ -92,7 +49,7 @@ func netnsLabIf(t *testing.T, n int, ifname string) (nss, addrs []string) {
 		must("netns", "add", ns)
 		keep(ns)
 		port := fmt.Sprintf("p%d", k)
-		if _, err := ipCmd("-n", ns, "link", "add", ifname, "type", "veth", "peer", "name", port, "netns", br); err != nil {
+		if _, err := netns.IP("-n", ns, "link", "add", ifname, "type", "veth", "peer", "name", port, "netns", br); err != nil {
 			t.Skipf("cannot create veth pairs here: %v", err)
 		}
 		must("-n", br, "link", "set", port, "master", "br0")
@@ -214,21 +171,21 @@ func netnsSetup(t *testing.T, what, first string) (prefix string, keep func(ns s
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Skip(what + " needs the ip binary (iproute2)")
 	}
-	removeStaleNetns()
+	netns.RemoveStale(netnsName, false)
 	prefix = fmt.Sprintf("mrt%d-", os.Getpid())
-	if _, err := ipCmd("netns", "add", prefix+first); err != nil {
+	if _, err := netns.IP("netns", "add", prefix+first); err != nil {
 		t.Skipf("cannot create network namespaces here: %v", err)
 	}
 	created := []string{prefix + first}
 	t.Cleanup(func() {
 		for _, ns := range created {
-			removeNetns(ns)
+			netns.Remove(ns)
 		}
 	})
 	keep = func(ns string) { created = append(created, ns) }
 	must = func(args ...string) {
 		t.Helper()
-		if _, err := ipCmd(args...); err != nil {
+		if _, err := netns.IP(args...); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -391,6 +391,18 @@ func TestServeConformanceMOMReports(t *testing.T) {
 		return out
 	}
 	wantCounts := map[uint64]int64{uint64(xh.Handle): 3, uint64(yh.Handle): 2}
+	// checkCounts has A ask for HLAreportInteractionsSent or ...Received
+	// (which) about B and checks B's counts of reliable interactions.
+	checkCounts := func(which string) {
+		t.Helper()
+		m.send(a, "HLAmanager.HLAfederate.HLArequest.HLArequestInteractions"+which, map[string][]byte{"HLAfederate": aboutB})
+		report := m.report(a, "HLAmanager.HLAfederate.HLAreport.HLAreportInteractions"+which, func(args map[string]any) bool {
+			return isB(args) && args["HLAtransportation"] == "HLAreliable"
+		})
+		if got := counts(report); !maps.Equal(got, wantCounts) {
+			t.Errorf("B's interactions %s %v, want X 3, X.Y 2: %v", strings.ToLower(which), got, report)
+		}
+	}
 	sendXY := func(from, to *fpClient) {
 		t.Helper()
 		for i, n := range []string{"X", "X", "X", "X.Y", "X.Y"} {
@@ -408,24 +420,12 @@ func TestServeConformanceMOMReports(t *testing.T) {
 		[]string{"HLAmanager.HLAfederate.HLAreport.HLAreportInteractionsSent", "HLAmanager.HLAfederate.HLAreport.HLAreportInteractionsReceived", "X", "X.Y"})
 	m.declare(b, []string{"X", "X.Y"}, nil)
 	sendXY(b, a)
-	m.send(a, "HLAmanager.HLAfederate.HLArequest.HLArequestInteractionsSent", map[string][]byte{"HLAfederate": aboutB})
-	sent := m.report(a, "HLAmanager.HLAfederate.HLAreport.HLAreportInteractionsSent", func(args map[string]any) bool {
-		return isB(args) && args["HLAtransportation"] == "HLAreliable"
-	})
-	if got := counts(sent); !maps.Equal(got, wantCounts) {
-		t.Errorf("B's interactions sent %v, want X 3, X.Y 2: %v", got, sent)
-	}
+	checkCounts("Sent")
 	// ... and HLAreportInteractionsReceived about B, to which A sent them.
 	m.declare(b, nil, []string{"X", "X.Y"})
 	m.declare(a, []string{"X", "X.Y"}, nil)
 	sendXY(a, b)
-	m.send(a, "HLAmanager.HLAfederate.HLArequest.HLArequestInteractionsReceived", map[string][]byte{"HLAfederate": aboutB})
-	received := m.report(a, "HLAmanager.HLAfederate.HLAreport.HLAreportInteractionsReceived", func(args map[string]any) bool {
-		return isB(args) && args["HLAtransportation"] == "HLAreliable"
-	})
-	if got := counts(received); !maps.Equal(got, wantCounts) {
-		t.Errorf("B's interactions received %v, want X 3, X.Y 2: %v", got, received)
-	}
+	checkCounts("Received")
 
 	// Exception reporting, asked for with B's handle as a 1516e handle's
 	// encode writes it (its bytes alone): a call of B's that fails is

@@ -536,16 +536,7 @@ func checkMetricShapes(t *testing.T, body string) {
 	t.Helper()
 	got := strings.Join(metricShapes(t, body), "\n") + "\n"
 	const golden = "testdata/metrics.golden"
-	if *updateMetrics {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
+	if want := readGolden(t, golden, got, *updateMetrics); got != want {
 		t.Errorf("/metrics shapes differ from %s:\n got:\n%s\nwant:\n%s", golden, got, want)
 	}
 }

@@ -310,12 +310,7 @@ func TestLabRole(t *testing.T) {
 		}
 		t.Logf("N%d: %+v", k+1, *res.Lab)
 		c := res.Lab
-		total.Acquired += c.Acquired
-		total.Released += c.Released
-		total.Divested += c.Divested
-		total.Unavailable += c.Unavailable
-		total.Contacts += c.Contacts
-		total.Registered += c.Registered
+		total.Add(*c)
 		// The point registered at the last step may come after the end.
 		if c.ContactsSent != steps || c.Announced < steps/10-1 || c.Synchronized != c.Announced {
 			t.Errorf("N%d sent %d radar contacts, was announced %d points and synchronized %d; want %d, at least %d and all", k+1, c.ContactsSent, c.Announced, c.Synchronized, steps, steps/10-1)

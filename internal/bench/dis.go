@@ -596,6 +596,15 @@ func settle(ctx context.Context, count func() int64, want int64, quiet time.Dura
 	return at
 }
 
+// arrived waits for the sent messages, counted by count, to arrive
+// (settle) and returns how many did, how many were lost, and their rate
+// from start, when the first was sent, to the last arrival.
+func arrived(ctx context.Context, count func() int64, sent int, start time.Time) (got, lost int64, perS float64) {
+	last := settle(ctx, count, int64(sent), 2*time.Second)
+	got = count()
+	return got, max(0, int64(sent)-got), float64(got) / last.Sub(start).Seconds()
+}
+
 // disToHLA registers the entities through the gateway, then sends
 // their PDUs at the rate and counts the reflections.
 func (d *disBench) disToHLA(ctx context.Context, res *DISResult) error {
@@ -634,10 +643,8 @@ func (d *disBench) disToHLA(ctx context.Context, res *DISResult) error {
 	if err != nil {
 		return err
 	}
-	last := settle(ctx, d.reflected.Load, int64(sent), 2*time.Second)
-	res.DISToHLASent, res.DISToHLAReflected = int64(sent), d.reflected.Load()
-	res.DISToHLALost = max(0, res.DISToHLASent-res.DISToHLAReflected)
-	res.DISToHLAPerS = float64(res.DISToHLAReflected) / last.Sub(start).Seconds()
+	res.DISToHLASent = int64(sent)
+	res.DISToHLAReflected, res.DISToHLALost, res.DISToHLAPerS = arrived(ctx, d.reflected.Load, sent, start)
 	return nil
 }
 
@@ -698,10 +705,8 @@ func (d *disBench) hlaToDIS(ctx context.Context, res *DISResult) error {
 	if err != nil {
 		return err
 	}
-	last := settle(ctx, d.sinkPDU.Load, int64(sent), 2*time.Second)
-	res.HLAToDISUpdates, res.HLAToDISPDUs = int64(sent), d.sinkPDU.Load()
-	res.HLAToDISLost = max(0, res.HLAToDISUpdates-res.HLAToDISPDUs)
-	res.HLAToDISPerS = float64(res.HLAToDISPDUs) / last.Sub(start).Seconds()
+	res.HLAToDISUpdates = int64(sent)
+	res.HLAToDISPDUs, res.HLAToDISLost, res.HLAToDISPerS = arrived(ctx, d.sinkPDU.Load, sent, start)
 	return nil
 }
 

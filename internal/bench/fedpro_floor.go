@@ -81,20 +81,14 @@ func runRawRelay(stdout, stderr io.Writer) int {
 	var resp [8]byte
 	buf := make([]byte, 65536)
 	for {
-		if _, err := io.ReadFull(r, buf[:4]); err != nil {
-			break
-		}
-		n := int(binary.BigEndian.Uint32(buf))
-		if n > len(buf) {
-			break
-		}
-		if _, err := io.ReadFull(r, buf[:n]); err != nil {
+		call, err := readFrame(r, buf)
+		if err != nil {
 			break
 		}
 		if _, err := a.Write(resp[:]); err != nil {
 			break
 		}
-		if _, err := ua.WriteToUDPAddrPort(buf[:n], to); err != nil {
+		if _, err := ua.WriteToUDPAddrPort(call, to); err != nil {
 			break
 		}
 	}
@@ -103,6 +97,23 @@ func runRawRelay(stdout, stderr io.Writer) int {
 	b.Close()
 	wg.Wait()
 	return 0
+}
+
+// readFrame reads one call or callback from r into buf: a 4-byte
+// big-endian size and the value, which it returns. A value larger than
+// buf is an error.
+func readFrame(r *bufio.Reader, buf []byte) ([]byte, error) {
+	if _, err := io.ReadFull(r, buf[:4]); err != nil {
+		return nil, err
+	}
+	n := int(binary.BigEndian.Uint32(buf))
+	if n > len(buf) {
+		return nil, fmt.Errorf("a frame of %d bytes, more than %d", n, len(buf))
+	}
+	if _, err := io.ReadFull(r, buf[:n]); err != nil {
+		return nil, err
+	}
+	return buf[:n], nil
 }
 
 // fedproFloorThroughput runs the relay in a child process and has A make
@@ -156,11 +167,7 @@ func fedproFloorThroughput(ctx context.Context, count, size int, env []string) (
 		var ack [8]byte
 		buf := make([]byte, 65536)
 		for {
-			if _, err := io.ReadFull(r, buf[:4]); err != nil {
-				return
-			}
-			n := int(binary.BigEndian.Uint32(buf))
-			if _, err := io.ReadFull(r, buf[:n]); err != nil {
+			if _, err := readFrame(r, buf); err != nil {
 				return
 			}
 			if _, err := b.Write(ack[:]); err != nil {

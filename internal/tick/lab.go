@@ -78,6 +78,22 @@ type LabCounts struct {
 	Synchronized int `json:"synchronized"` // FederationSynchronized
 }
 
+// Add adds o's counts to c's: the workload of several processes.
+func (c *LabCounts) Add(o LabCounts) {
+	c.Asked += o.Asked
+	c.Acquired += o.Acquired
+	c.Unavailable += o.Unavailable
+	c.Released += o.Released
+	c.Divested += o.Divested
+	c.BlobsSent += o.BlobsSent
+	c.Refused += o.Refused
+	c.ContactsSent += o.ContactsSent
+	c.Contacts += o.Contacts
+	c.Registered += o.Registered
+	c.Announced += o.Announced
+	c.Synchronized += o.Synchronized
+}
+
 func newLabWork(fed *peer.Federate) *labWork {
 	return &labWork{fed: fed, owned: map[peer.ObjectInstanceHandle]int{}, names: map[peer.FederateHandle]string{fed.Handle(): fed.Name()}}
 }

@@ -146,7 +146,7 @@ func (s *summary) add(r *Result) {
 		s.faults[f.Kind]++
 	}
 	s.maxHeal = max(s.maxHeal, r.MaxHealToGrant)
-	s.lab.add(r.Lab)
+	s.lab.Add(r.Lab)
 }
 
 func (s summary) String() string {

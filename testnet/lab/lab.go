@@ -16,6 +16,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/meshrti/meshrti/internal/netns"
+	"github.com/meshrti/meshrti/peer"
 )
 
 // Lab is a set of hosts, each a network namespace with one veth on a
@@ -72,7 +75,7 @@ func New(n int, hist *History) (*Lab, error) {
 			return nil, fmt.Errorf("%w: no %s", ErrUnavailable, tool)
 		}
 	}
-	removeStale()
+	netns.RemoveStale(labName, true)
 	labCount.Lock()
 	labCount.n++
 	id := labCount.n
@@ -89,7 +92,7 @@ func New(n int, hist *History) (*Lab, error) {
 		{"-n", l.bridge, "link", "set", "br0", "up"},
 	}
 	for _, s := range steps {
-		if _, err := run("ip", s...); err != nil {
+		if _, err := netns.IP(s...); err != nil {
 			l.Close()
 			return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
@@ -110,12 +113,12 @@ func New(n int, hist *History) (*Lab, error) {
 			{"-n", h.NS, "link", "set", "veth0", "up"},
 			{"-n", h.NS, "route", "add", "224.0.0.0/4", "dev", "veth0"},
 		} {
-			if _, err := run("ip", s...); err != nil {
+			if _, err := netns.IP(s...); err != nil {
 				l.Close()
 				return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 			}
 		}
-		if _, err := run("ip", "netns", "exec", h.NS, "iptables", "-S"); err != nil {
+		if _, err := netns.IP("netns", "exec", h.NS, "iptables", "-S"); err != nil {
 			l.Close()
 			return nil, fmt.Errorf("%w: iptables in a namespace: %v", ErrUnavailable, err)
 		}
@@ -125,7 +128,7 @@ func New(n int, hist *History) (*Lab, error) {
 }
 
 func (l *Lab) netns(name string) error {
-	if _, err := run("ip", "netns", "add", name); err != nil {
+	if _, err := netns.IP("netns", "add", name); err != nil {
 		return err
 	}
 	l.mu.Lock()
@@ -156,13 +159,13 @@ func (l *Lab) Close() {
 		<-p.exited
 	}
 	for i := len(made) - 1; i >= 0; i-- {
-		removeNetns(made[i])
+		netns.Remove(made[i])
 	}
 }
 
 // iptables runs iptables in host h.
 func (l *Lab) iptables(h *Host, args ...string) error {
-	_, err := run("ip", append([]string{"netns", "exec", h.NS, "iptables"}, args...)...)
+	_, err := netns.IP(append([]string{"netns", "exec", h.NS, "iptables"}, args...)...)
 	return err
 }
 
@@ -269,7 +272,9 @@ func (l *Lab) Start(ctx context.Context, h *Host, name, binary, log string, args
 		if logf, err = os.Create(log); err != nil {
 			return nil, err
 		}
-		logw = &syncWriter{w: logf}
+		// Written by two goroutines (stderr's copy and the stdout
+		// scanner): peer's locked trace writer serializes them.
+		logw = peer.NewTraceWriter(logf)
 	}
 	cmd.Stderr = io.MultiWriter(&stderr, logw)
 	if err = cmd.Start(); err != nil {
@@ -308,18 +313,6 @@ func (l *Lab) Start(ctx context.Context, h *Host, name, binary, log string, args
 		}
 	}()
 	return p, nil
-}
-
-// syncWriter serializes writes to w.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(b)
 }
 
 // Signal sends sig to the process.
@@ -403,50 +396,4 @@ func (p *Proc) Err() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.err
-}
-
-// run runs a command and returns its combined output.
-func run(name string, args ...string) (string, error) {
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		return string(out), fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-	}
-	return string(out), nil
-}
-
-// removeNetns kills the processes left in a namespace and deletes it.
-func removeNetns(ns string) {
-	if out, err := run("ip", "netns", "pids", ns); err == nil {
-		for _, f := range strings.Fields(out) {
-			if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
-				syscall.Kill(pid, syscall.SIGCONT)
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	}
-	run("ip", "netns", "del", ns)
-}
-
-// removeStale removes the namespaces of labs whose process is gone.
-func removeStale() {
-	out, err := run("ip", "netns", "list")
-	if err != nil {
-		return
-	}
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		m := labName.FindStringSubmatch(f[0])
-		if m == nil {
-			continue
-		}
-		if pid, _ := strconv.Atoi(m[1]); pid == os.Getpid() {
-			continue
-		} else if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
-			continue // another lab's, still going
-		}
-		removeNetns(f[0])
-	}
 }

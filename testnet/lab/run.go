@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/meshrti/meshrti/internal/tick"
 	"github.com/meshrti/meshrti/testnet/tracecheck"
 )
 
@@ -99,50 +100,12 @@ func (r *Result) violate(format string, args ...any) {
 	r.Violations = append(r.Violations, fmt.Sprintf(format, args...))
 }
 
-// tickRes is the result line of `node -role lab` (cmd/federate-node).
-type tickRes struct {
-	Time        float64            `json:"time"`
-	Grants      int                `json:"grants"`
-	Reflections map[string]int     `json:"reflections"`
-	LastTime    map[string]float64 `json:"lastTime"`
-	OutOfOrder  int                `json:"outOfOrder"`
-	Lost        []string           `json:"lost"`
-	Lab         LabCounts          `json:"lab"`
-}
-
-// LabCounts is what the lab role's workload did besides its time steps:
-// ownership asked for, acquired, given up when asked and unconditionally;
+// LabCounts is what the lab role's workload did besides its time steps
+// (package tick, whose result line `node -role lab` prints): ownership
+// asked for, acquired, given up when asked and unconditionally;
 // interactions sent and received with regions that move;
 // synchronization points registered, announced and synchronized.
-type LabCounts struct {
-	Asked        int `json:"asked"`
-	Acquired     int `json:"acquired"`
-	Unavailable  int `json:"unavailable"`
-	Released     int `json:"released"`
-	Divested     int `json:"divested"`
-	BlobsSent    int `json:"blobsSent"`
-	Refused      int `json:"refused"`
-	ContactsSent int `json:"contactsSent"`
-	Contacts     int `json:"contacts"`
-	Registered   int `json:"registered"`
-	Announced    int `json:"announced"`
-	Synchronized int `json:"synchronized"`
-}
-
-func (c *LabCounts) add(o LabCounts) {
-	c.Asked += o.Asked
-	c.Acquired += o.Acquired
-	c.Unavailable += o.Unavailable
-	c.Released += o.Released
-	c.Divested += o.Divested
-	c.BlobsSent += o.BlobsSent
-	c.Refused += o.Refused
-	c.ContactsSent += o.ContactsSent
-	c.Contacts += o.Contacts
-	c.Registered += o.Registered
-	c.Announced += o.Announced
-	c.Synchronized += o.Synchronized
-}
+type LabCounts = tick.LabCounts
 
 // member is one federate name of the run, in one host: its processes,
 // the first first, and their traces.
@@ -445,7 +408,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 
 	// Every federate's last process finishes its steps; the supervisor
 	// starts no more once one has.
-	results := make([]tickRes, len(members))
+	results := make([]tick.Result, len(members))
 	for k, m := range members {
 		line, err := sv.finish(ctx, m)
 		if err == nil {
@@ -476,7 +439,7 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 }
 
 // judge applies the checkers to a finished run.
-func judge(res *Result, cfg RunConfig, members []*member, results []tickRes, t0 time.Duration) {
+func judge(res *Result, cfg RunConfig, members []*member, results []tick.Result, t0 time.Duration) {
 	// The trace checker, over every process's trace.
 	var rs []io.Reader
 	var files []*os.File
@@ -504,7 +467,9 @@ func judge(res *Result, cfg RunConfig, members []*member, results []tickRes, t0 
 	}
 
 	for _, r := range results {
-		res.Lab.add(r.Lab)
+		if r.Lab != nil {
+			res.Lab.Add(*r.Lab)
+		}
 	}
 	// Federates that stayed members all along agree on who was lost
 	// (each name once per removal, the federation's decisions) and got
@@ -553,7 +518,7 @@ func judge(res *Result, cfg RunConfig, members []*member, results []tickRes, t0 
 		}
 		// Every point announced to it was synchronized, but perhaps
 		// the last (registered near the end).
-		if c := results[k].Lab; c.Synchronized < c.Announced-1 {
+		if c := results[k].Lab; c != nil && c.Synchronized < c.Announced-1 {
 			res.violate("%s was announced %d synchronization points and synchronized %d", members[k].name, c.Announced, c.Synchronized)
 		}
 	}
