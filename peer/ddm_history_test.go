@@ -28,7 +28,7 @@ func TestConformanceDDMHistory(t *testing.T) {
 			a, b, c := m.feds[0], m.feds[1], m.feds[2]
 			const wait = 20 * time.Second
 			must := mustOK(t)
-			rb := bandRegion(t, b, h.band, 7)
+			rb := regionAt(t, b, 7, h.band)
 			must(b.SubscribeInteractionClassWithRegions(h.call, rb))
 			must(c.SubscribeInteractionClass(h.call))
 			must(b.EnableTimeConstrained())
@@ -36,7 +36,7 @@ func TestConformanceDDMHistory(t *testing.T) {
 			must(a.EnableInteractionRelevanceAdvisorySwitch())
 			must(a.PublishInteractionClass(h.call))
 			waitFor(t, a, wait, isType[TurnInteractionsOn])
-			ra := bandRegion(t, a, h.band, 5)
+			ra := regionAt(t, a, 5, h.band)
 			m.net.SetFaults(tc.faults)
 
 			base := b.Stats().Delivered
@@ -50,7 +50,7 @@ func TestConformanceDDMHistory(t *testing.T) {
 				}
 				time.Sleep(2 * time.Millisecond)
 			}
-			moveBand(t, b, rb, h.band, 5)
+			moveRegion(t, b, rb, 5, h.band)
 			must(b.TimeAdvanceRequest(Float64Time(1)))
 			var got []string
 			_, skipped := waitFor(t, b, wait, isType[TimeAdvanceGrant])
@@ -103,7 +103,7 @@ func TestConformanceDDMHistoryRecentSender(t *testing.T) {
 	h := ddmHandlesOf(t, s)
 	must := mustOK(t)
 	const wait = 10 * time.Second
-	region := func(f *Federate, lo uint64) RegionHandle { return bandRegion(t, f, h.band, lo) }
+	region := func(f *Federate, lo uint64) RegionHandle { return regionAt(t, f, lo, h.band) }
 	rr := region(r, 7)
 	must(r.SubscribeInteractionClassWithRegions(h.call, rr))
 	must(s.PublishInteractionClass(h.call))
@@ -126,7 +126,7 @@ func TestConformanceDDMHistoryRecentSender(t *testing.T) {
 		})
 	}
 	// R moves to band 5.
-	moveBand(t, r, rr, h.band, 5)
+	moveRegion(t, r, rr, 5, h.band)
 	moved := time.Since(start)
 	pollUntil(t, wait, func() (bool, string) {
 		must(s.SendInteractionWithRegions(h.call, ParameterValues{h.text: []byte("after")}, []RegionHandle{rs}, nil))
@@ -159,7 +159,7 @@ func TestConformanceDDMHistorySendFirst(t *testing.T) {
 	h := ddmHandlesOf(t, s)
 	must := mustOK(t)
 	const wait = 10 * time.Second
-	region := func(f *Federate, lo uint64) RegionHandle { return bandRegion(t, f, h.band, lo) }
+	region := func(f *Federate, lo uint64) RegionHandle { return regionAt(t, f, lo, h.band) }
 	must(w.SubscribeInteractionClassWithRegions(h.call, region(w, 5)))
 	must(s.SubscribeInteractionClassWithRegions(h.call, region(s, 5)))
 	must(r.EnableInteractionRelevanceAdvisorySwitch())

@@ -64,23 +64,26 @@ func emptyDDMFederation(t *testing.T, name string, seed int64) (*memFederation, 
 	return m, doc
 }
 
-// bandRegion is a new region of f on dimension band, at [lo, lo+1)
+// regionAt is a new region of f on dims, at [lo, lo+1) on each
 // (committed).
-func bandRegion(t testing.TB, f *Federate, band DimensionHandle, lo uint64) RegionHandle {
+func regionAt(t testing.TB, f *Federate, lo uint64, dims ...DimensionHandle) RegionHandle {
 	t.Helper()
-	r, err := f.CreateRegion(band)
+	r, err := f.CreateRegion(dims...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	moveBand(t, f, r, band, lo)
+	moveRegion(t, f, r, lo, dims...)
 	return r
 }
 
-// moveBand moves f's region r to [lo, lo+1) on dimension band (committed).
-func moveBand(t testing.TB, f *Federate, r RegionHandle, band DimensionHandle, lo uint64) {
+// moveRegion moves f's region r to [lo, lo+1) on each of dims
+// (committed).
+func moveRegion(t testing.TB, f *Federate, r RegionHandle, lo uint64, dims ...DimensionHandle) {
 	t.Helper()
-	if err := f.SetRangeBounds(r, band, RangeBounds{Lower: lo, Upper: lo + 1}); err != nil {
-		t.Fatal(err)
+	for _, d := range dims {
+		if err := f.SetRangeBounds(r, d, RangeBounds{Lower: lo, Upper: lo + 1}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := f.CommitRegionModifications(r); err != nil {
 		t.Fatal(err)
@@ -312,11 +315,11 @@ func TestDDMFiltering(t *testing.T) {
 	}
 
 	// Interactions on bands 3 and 7; B listens on 3.
-	must(b.SubscribeInteractionClassWithRegions(h.call, bandRegion(t, b, h.band, 3)))
+	must(b.SubscribeInteractionClassWithRegions(h.call, regionAt(t, b, 3, h.band)))
 	must(a.PublishInteractionClass(h.call))
 	time.Sleep(200 * time.Millisecond)
 	send := func(lo uint64, text string) {
-		r := bandRegion(t, a, h.band, lo)
+		r := regionAt(t, a, lo, h.band)
 		must(a.SendInteractionWithRegions(h.call, ParameterValues{h.text: []byte(text)}, []RegionHandle{r}, nil))
 	}
 	send(7, "seven")
