@@ -491,12 +491,13 @@ func checkMIM(mim *fomxml.Document) error {
 	return nil
 }
 
+// fomExceptions are the HLA exceptions of package fomxml's errors
+// (fomError); any other is ErrReadingFDD.
+var fomExceptions = []errorAs{
+	{fomxml.ErrCouldNotOpen, ErrCouldNotOpenFDD},
+	{fomxml.ErrInconsistent, ErrInconsistentFDD},
+}
+
 func fomError(err error) error {
-	switch {
-	case errors.Is(err, fomxml.ErrCouldNotOpen):
-		return fmt.Errorf("%w: %w", ErrCouldNotOpenFDD, err)
-	case errors.Is(err, fomxml.ErrInconsistent):
-		return fmt.Errorf("%w: %w", ErrInconsistentFDD, err)
-	}
-	return fmt.Errorf("%w: %w", ErrReadingFDD, err)
+	return asException(err, fomExceptions, ErrReadingFDD)
 }

@@ -18,9 +18,7 @@ import (
 // cells, 4 and 64 per dimension, the sender's cell groups are not the
 // subscriber's and nothing arrives.)
 func TestConformanceDDMCellsAgreed(t *testing.T) {
-	doc := parseDoc(t, "ddm.xml", ddmFOM)
-	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: 97}), reg: NewMemRegistry(), name: "ddm-cells"}
-	t.Cleanup(m.close)
+	m, doc := emptyDDMFederation(t, "ddm-cells", 97)
 	a := m.addWith("A", doc, func(c *Config) { c.Regions = ddm.Config{DefaultCells: 4} })
 	b := m.addWith("B", doc, func(c *Config) { c.Regions = ddm.Config{DefaultCells: 64, MaxJoins: 9} })
 	checkCellsAgreed(t, a, b)
@@ -118,9 +116,7 @@ func (o oldRecord) Federation(ctx context.Context) (FederationSpec, bool, error)
 // A federation whose record has no cells (an earlier version created
 // it) is joined with the joiner's own, as before.
 func TestConformanceDDMCellsAgreedOldRecord(t *testing.T) {
-	doc := parseDoc(t, "ddm.xml", ddmFOM)
-	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: 99}), reg: NewMemRegistry(), name: "ddm-old"}
-	t.Cleanup(m.close)
+	m, doc := emptyDDMFederation(t, "ddm-old", 99)
 	m.addWith("A", doc, func(c *Config) { c.Regions = ddm.Config{DefaultCells: 4} })
 	b := m.addWith("B", doc, func(c *Config) {
 		c.Control = oldRecord{c.Control}

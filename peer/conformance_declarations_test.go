@@ -118,17 +118,9 @@ func TestConformanceSubscribeSets(t *testing.T) {
 	waitEvent[ReflectAttributeValues](t, ctl)
 	// ctl has what went out on the class's group; sub, subscribed to
 	// no attribute, is not on it and has nothing.
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	for {
-		ev, err := sub.Next(ctx)
-		if err != nil {
-			break
-		}
-		if isType[DiscoverObjectInstance](ev) || isType[ReflectAttributeValues](ev) {
-			t.Errorf("subscribed with no attribute, got %T %+v", ev, ev)
-		}
-	}
+	nothingAt(t, sub, "subscribed with no attribute", func(ev Event) bool {
+		return isType[DiscoverObjectInstance](ev) || isType[ReflectAttributeValues](ev)
+	})
 
 	reflect := func(what string, want ...AttributeHandle) {
 		t.Helper()
@@ -162,37 +154,12 @@ func TestConformanceRegionSets(t *testing.T) {
 	a, b, c := m.feds[0], m.feds[1], m.feds[2]
 	must := mustOK(t)
 	const wait = 5 * time.Second
-	region := func(f *Federate, dims ...DimensionHandle) RegionHandle {
-		t.Helper()
-		r, err := f.CreateRegion(dims...)
-		must(err)
-		for _, d := range dims {
-			must(f.SetRangeBounds(r, d, RangeBounds{Lower: 1, Upper: 2}))
-		}
-		must(f.CommitRegionModifications(r))
-		return r
-	}
-	// nothingAt fails when f has a queued event that unwanted takes.
-	nothingAt := func(f *Federate, what string, unwanted func(Event) bool) {
-		t.Helper()
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		for {
-			ev, err := f.Next(ctx)
-			if err != nil {
-				return
-			}
-			if unwanted(ev) {
-				t.Errorf("%s: %s got %T %+v", what, f.Name(), ev, ev)
-			}
-		}
-	}
 
 	// Interactions: B subscribes with no region, C without regions.
 	must(b.SubscribeInteractionClassWithRegions(h.call))
 	must(c.SubscribeInteractionClass(h.call))
 	must(a.PublishInteractionClass(h.call))
-	ra := region(a, h.band)
+	ra := regionAt(t, a, 1, h.band)
 	send := func(text string) {
 		t.Helper()
 		must(a.SendInteractionWithRegions(h.call, ParameterValues{h.text: []byte(text)}, []RegionHandle{ra}, nil))
@@ -206,8 +173,8 @@ func TestConformanceRegionSets(t *testing.T) {
 		_, err := c.Next(ctx)
 		return err == nil, "C received nothing"
 	})
-	nothingAt(b, "subscribed with no region", isType[ReceiveInteraction])
-	rb := region(b, h.band)
+	nothingAt(t, b, "subscribed with no region", isType[ReceiveInteraction])
+	rb := regionAt(t, b, 1, h.band)
 	must(b.SubscribeInteractionClassWithRegions(h.call, rb))
 	must(b.UnsubscribeInteractionClassWithRegions(h.call))
 	pollUntil(t, wait, func() (bool, string) {
@@ -233,11 +200,11 @@ func TestConformanceRegionSets(t *testing.T) {
 	must(b.SubscribeObjectClassAttributesWithRegions(h.craft, where()))
 	must(c.SubscribeObjectClassAttributes(h.craft, h.where, h.name))
 	must(a.PublishObjectClassAttributes(h.craft, h.where, h.name))
-	area := region(a, h.east, h.north)
+	area := regionAt(t, a, 1, h.east, h.north)
 	obj, err := a.RegisterObjectInstanceWithRegions(h.craft, []AttributeRegions{where(area), where()}, "")
 	must(err)
 	waitEvent[DiscoverObjectInstance](t, c)
-	nothingAt(b, "Where subscribed with no region", func(ev Event) bool {
+	nothingAt(t, b, "Where subscribed with no region", func(ev Event) bool {
 		return isType[DiscoverObjectInstance](ev) || isType[ReflectAttributeValues](ev)
 	})
 
@@ -245,12 +212,7 @@ func TestConformanceRegionSets(t *testing.T) {
 	// no region leaves, and Name without regions; A unassociates no
 	// region. An update of both reaches B with Name only: Where still
 	// goes with A's region, outside B's.
-	away, err := b.CreateRegion(h.east, h.north)
-	must(err)
-	for _, d := range []DimensionHandle{h.east, h.north} {
-		must(b.SetRangeBounds(away, d, RangeBounds{Lower: 500, Upper: 501}))
-	}
-	must(b.CommitRegionModifications(away))
+	away := regionAt(t, b, 500, h.east, h.north)
 	must(b.SubscribeObjectClassAttributesWithRegions(h.craft, where(away)))
 	must(b.UnsubscribeObjectClassAttributesWithRegions(h.craft, where()))
 	must(b.SubscribeObjectClassAttributes(h.craft, h.name))
@@ -279,10 +241,7 @@ func TestConformanceRegionSets(t *testing.T) {
 	}
 	update("outside B's region", false)
 	// B's region is still subscribed: moved over A's, it lets Where in.
-	for _, d := range []DimensionHandle{h.east, h.north} {
-		must(b.SetRangeBounds(away, d, RangeBounds{Lower: 1, Upper: 2}))
-	}
-	must(b.CommitRegionModifications(away))
+	moveRegion(t, b, away, 1, h.east, h.north)
 	pollUntil(t, wait, func() (bool, string) {
 		must(a.UpdateAttributeValues(obj, AttributeValues{h.where: []byte("inside")}, nil))
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)

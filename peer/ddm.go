@@ -11,12 +11,9 @@ package peer
 // AssociateRegionsForUpdates, and ErrAttributeNotPublished.
 func (f *Federate) RegisterObjectInstanceWithRegions(class ObjectClassHandle, pairs []AttributeRegions, name string) (r0 ObjectInstanceHandle, err error) {
 	defer f.reported("registerObjectInstanceWithRegions", &err, func() ([]string, []string) { return texts(class, pairs, name), texts(r0) })
-	var h ObjectInstanceHandle
-	err = f.call(func() (err error) {
-		h, err = f.core.RegisterObjectInstanceWithRegions(class, pairs, name)
-		return err
+	return callValue(f, func() (ObjectInstanceHandle, error) {
+		return f.core.RegisterObjectInstanceWithRegions(class, pairs, name)
 	})
-	return h, err
 }
 
 // AssociateRegionsForUpdates (§9.6): updates of the pairs' attributes of

@@ -28,14 +28,7 @@ func TestConformanceDDMHistory(t *testing.T) {
 			a, b, c := m.feds[0], m.feds[1], m.feds[2]
 			const wait = 20 * time.Second
 			must := mustOK(t)
-			band := func(f *Federate, r RegionHandle, lo uint64) {
-				t.Helper()
-				must(f.SetRangeBounds(r, h.band, RangeBounds{Lower: lo, Upper: lo + 1}))
-				must(f.CommitRegionModifications(r))
-			}
-			rb, err := b.CreateRegion(h.band)
-			must(err)
-			band(b, rb, 7)
+			rb := regionAt(t, b, 7, h.band)
 			must(b.SubscribeInteractionClassWithRegions(h.call, rb))
 			must(c.SubscribeInteractionClass(h.call))
 			must(b.EnableTimeConstrained())
@@ -43,9 +36,7 @@ func TestConformanceDDMHistory(t *testing.T) {
 			must(a.EnableInteractionRelevanceAdvisorySwitch())
 			must(a.PublishInteractionClass(h.call))
 			waitFor(t, a, wait, isType[TurnInteractionsOn])
-			ra, err := a.CreateRegion(h.band)
-			must(err)
-			band(a, ra, 5)
+			ra := regionAt(t, a, 5, h.band)
 			m.net.SetFaults(tc.faults)
 
 			base := b.Stats().Delivered
@@ -59,7 +50,7 @@ func TestConformanceDDMHistory(t *testing.T) {
 				}
 				time.Sleep(2 * time.Millisecond)
 			}
-			band(b, rb, 5)
+			moveRegion(t, b, rb, 5, h.band)
 			must(b.TimeAdvanceRequest(Float64Time(1)))
 			var got []string
 			_, skipped := waitFor(t, b, wait, isType[TimeAdvanceGrant])
@@ -99,9 +90,7 @@ func TestConformanceDDMHistory(t *testing.T) {
 // not get it: it was sent before R's region moved (Stats().History
 // counts it); what the sender sends after the move reaches R.
 func TestConformanceDDMHistoryRecentSender(t *testing.T) {
-	doc := parseDoc(t, "ddm.xml", ddmFOM)
-	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: 37}), reg: NewMemRegistry(), name: "ddm"}
-	t.Cleanup(m.close)
+	m, doc := emptyDDMFederation(t, "ddm", 37)
 	// Slow ticks keep the sender's join announced (30 NakDelayTicks)
 	// well past the steps below.
 	slow := func(c *Config) { c.TickInterval = 10 * time.Millisecond }
@@ -114,14 +103,7 @@ func TestConformanceDDMHistoryRecentSender(t *testing.T) {
 	h := ddmHandlesOf(t, s)
 	must := mustOK(t)
 	const wait = 10 * time.Second
-	region := func(f *Federate, lo uint64) RegionHandle {
-		t.Helper()
-		reg, err := f.CreateRegion(h.band)
-		must(err)
-		must(f.SetRangeBounds(reg, h.band, RangeBounds{Lower: lo, Upper: lo + 1}))
-		must(f.CommitRegionModifications(reg))
-		return reg
-	}
+	region := func(f *Federate, lo uint64) RegionHandle { return regionAt(t, f, lo, h.band) }
 	rr := region(r, 7)
 	must(r.SubscribeInteractionClassWithRegions(h.call, rr))
 	must(s.PublishInteractionClass(h.call))
@@ -144,8 +126,7 @@ func TestConformanceDDMHistoryRecentSender(t *testing.T) {
 		})
 	}
 	// R moves to band 5.
-	must(r.SetRangeBounds(rr, h.band, RangeBounds{Lower: 5, Upper: 6}))
-	must(r.CommitRegionModifications(rr))
+	moveRegion(t, r, rr, 5, h.band)
 	moved := time.Since(start)
 	pollUntil(t, wait, func() (bool, string) {
 		must(s.SendInteractionWithRegions(h.call, ParameterValues{h.text: []byte("after")}, []RegionHandle{rs}, nil))
@@ -171,23 +152,14 @@ func TestConformanceDDMHistoryRecentSender(t *testing.T) {
 // get "before" (S still holds it, and repairs it to a stream started at
 // the send-only join), only what S sends after.
 func TestConformanceDDMHistorySendFirst(t *testing.T) {
-	doc := parseDoc(t, "ddm.xml", ddmFOM)
-	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: 37}), reg: NewMemRegistry(), name: "ddm"}
-	t.Cleanup(m.close)
+	m, doc := emptyDDMFederation(t, "ddm", 37)
 	s := m.addWith("S", doc, nil)
 	w := m.addWith("W", doc, nil)
 	r := m.addWith("R", doc, nil)
 	h := ddmHandlesOf(t, s)
 	must := mustOK(t)
 	const wait = 10 * time.Second
-	region := func(f *Federate, lo uint64) RegionHandle {
-		t.Helper()
-		reg, err := f.CreateRegion(h.band)
-		must(err)
-		must(f.SetRangeBounds(reg, h.band, RangeBounds{Lower: lo, Upper: lo + 1}))
-		must(f.CommitRegionModifications(reg))
-		return reg
-	}
+	region := func(f *Federate, lo uint64) RegionHandle { return regionAt(t, f, lo, h.band) }
 	must(w.SubscribeInteractionClassWithRegions(h.call, region(w, 5)))
 	must(s.SubscribeInteractionClassWithRegions(h.call, region(s, 5)))
 	must(r.EnableInteractionRelevanceAdvisorySwitch())

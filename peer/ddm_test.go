@@ -46,13 +46,48 @@ type ddmHandles struct {
 
 func newDDMFederation(t *testing.T, n int) (*memFederation, ddmHandles) {
 	t.Helper()
-	doc := parseDoc(t, "ddm.xml", ddmFOM)
-	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: 95}), reg: NewMemRegistry(), name: "ddm"}
-	t.Cleanup(m.close)
+	m, doc := emptyDDMFederation(t, "ddm", 95)
 	for _, name := range []string{"A", "B", "C"}[:n] {
 		m.add(name, doc)
 	}
 	return m, ddmHandlesOf(t, m.feds[0])
+}
+
+// emptyDDMFederation is the federation name on an in-memory network
+// without faults (seeded with seed) and no federate yet, and ddmFOM for
+// the federates the test adds.
+func emptyDDMFederation(t *testing.T, name string, seed int64) (*memFederation, *fomxml.Document) {
+	t.Helper()
+	doc := parseDoc(t, "ddm.xml", ddmFOM)
+	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: seed}), reg: NewMemRegistry(), name: name}
+	t.Cleanup(m.close)
+	return m, doc
+}
+
+// regionAt is a new region of f on dims, at [lo, lo+1) on each
+// (committed).
+func regionAt(t testing.TB, f *Federate, lo uint64, dims ...DimensionHandle) RegionHandle {
+	t.Helper()
+	r, err := f.CreateRegion(dims...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moveRegion(t, f, r, lo, dims...)
+	return r
+}
+
+// moveRegion moves f's region r to [lo, lo+1) on each of dims
+// (committed).
+func moveRegion(t testing.TB, f *Federate, r RegionHandle, lo uint64, dims ...DimensionHandle) {
+	t.Helper()
+	for _, d := range dims {
+		if err := f.SetRangeBounds(r, d, RangeBounds{Lower: lo, Upper: lo + 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.CommitRegionModifications(r); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // ddmHandlesOf looks ddmFOM's handles up at f.
@@ -280,18 +315,11 @@ func TestDDMFiltering(t *testing.T) {
 	}
 
 	// Interactions on bands 3 and 7; B listens on 3.
-	b3, err := b.CreateRegion(h.band)
-	must(err)
-	must(b.SetRangeBounds(b3, h.band, RangeBounds{Lower: 3, Upper: 4}))
-	must(b.CommitRegionModifications(b3))
-	must(b.SubscribeInteractionClassWithRegions(h.call, b3))
+	must(b.SubscribeInteractionClassWithRegions(h.call, regionAt(t, b, 3, h.band)))
 	must(a.PublishInteractionClass(h.call))
 	time.Sleep(200 * time.Millisecond)
 	send := func(lo uint64, text string) {
-		r, err := a.CreateRegion(h.band)
-		must(err)
-		must(a.SetRangeBounds(r, h.band, RangeBounds{Lower: lo, Upper: lo + 1}))
-		must(a.CommitRegionModifications(r))
+		r := regionAt(t, a, lo, h.band)
 		must(a.SendInteractionWithRegions(h.call, ParameterValues{h.text: []byte(text)}, []RegionHandle{r}, nil))
 	}
 	send(7, "seven")
@@ -305,9 +333,7 @@ func TestDDMFiltering(t *testing.T) {
 // A cell configuration the FOM's dimensions do not fit is refused at
 // join, with the reason.
 func TestDDMBadRegionsConfig(t *testing.T) {
-	doc := parseDoc(t, "ddm.xml", ddmFOM)
-	m := &memFederation{t: t, net: transport.NewNetwork(transport.NetworkConfig{Seed: 96}), reg: NewMemRegistry(), name: "ddm-bad"}
-	t.Cleanup(m.close)
+	m, doc := emptyDDMFederation(t, "ddm-bad", 96)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, err := Join(ctx, Config{

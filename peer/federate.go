@@ -463,6 +463,21 @@ func (f *Federate) callDriver(fn func() error) error {
 	return f.callGated(false, fn)
 }
 
+// callValue is call for a service that answers with a value: get's,
+// taken in the service's turn.
+func callValue[T any](f *Federate, get func() (T, error)) (T, error) {
+	var v T
+	err := f.call(func() (err error) { v, err = get(); return err })
+	return v, err
+}
+
+// callAnyValue is callValue in a turn of callAny's.
+func callAnyValue[T any](f *Federate, get func() (T, error)) (T, error) {
+	var v T
+	err := f.callAny(func() (err error) { v, err = get(); return err })
+	return v, err
+}
+
 // callGated is a service's turn: lock, call the core (fn), end the
 // turn, unlock, and send what the turn leaves to its caller.
 func (f *Federate) callGated(gate bool, fn func() error) error {

@@ -222,30 +222,24 @@ func (g *gossipControl) handleOfNode(name string) (FederateHandle, bool) {
 	return 0, false
 }
 
+// gossipExceptions are the HLA exceptions of the gossip control plane's
+// errors (gossipError).
+var gossipExceptions = []errorAs{
+	{gossip.ErrFederationExists, ErrFederationExecutionAlreadyExists},
+	{gossip.ErrFederationNotFound, ErrFederationExecutionDoesNotExist},
+	{gossip.ErrFederatesJoined, ErrFederatesCurrentlyJoined},
+	{gossip.ErrNameInUse, ErrFederateNameAlreadyInUse},
+	{gossip.ErrAlreadyJoined, ErrFederateAlreadyExecutionMember},
+	{gossip.ErrNotJoined, ErrFederateNotExecutionMember},
+	{gossip.ErrTimeRepresentation, ErrCouldNotCreateLogicalTimeFactory},
+	{gossip.ErrModulesChanged, ErrModulesChanged},
+	{gossip.ErrInvalidModule, ErrCouldNotOpenFDD},
+	{gossip.ErrModulesTooLarge, ErrCouldNotOpenFDD},
+	{gossip.ErrClosed, ErrNotConnected},
+}
+
 func gossipError(err error) error {
-	switch {
-	case errors.Is(err, gossip.ErrFederationExists):
-		return fmt.Errorf("%w: %w", ErrFederationExecutionAlreadyExists, err)
-	case errors.Is(err, gossip.ErrFederationNotFound):
-		return fmt.Errorf("%w: %w", ErrFederationExecutionDoesNotExist, err)
-	case errors.Is(err, gossip.ErrFederatesJoined):
-		return fmt.Errorf("%w: %w", ErrFederatesCurrentlyJoined, err)
-	case errors.Is(err, gossip.ErrNameInUse):
-		return fmt.Errorf("%w: %w", ErrFederateNameAlreadyInUse, err)
-	case errors.Is(err, gossip.ErrAlreadyJoined):
-		return fmt.Errorf("%w: %w", ErrFederateAlreadyExecutionMember, err)
-	case errors.Is(err, gossip.ErrNotJoined):
-		return fmt.Errorf("%w: %w", ErrFederateNotExecutionMember, err)
-	case errors.Is(err, gossip.ErrTimeRepresentation):
-		return fmt.Errorf("%w: %w", ErrCouldNotCreateLogicalTimeFactory, err)
-	case errors.Is(err, gossip.ErrModulesChanged):
-		return fmt.Errorf("%w: %w", ErrModulesChanged, err)
-	case errors.Is(err, gossip.ErrInvalidModule), errors.Is(err, gossip.ErrModulesTooLarge):
-		return fmt.Errorf("%w: %w", ErrCouldNotOpenFDD, err)
-	case errors.Is(err, gossip.ErrClosed):
-		return fmt.Errorf("%w: %w", ErrNotConnected, err)
-	}
-	return fmt.Errorf("%w: %w", ErrRTIinternalError, err)
+	return asException(err, gossipExceptions, ErrRTIinternalError)
 }
 
 func modulesToGossip(ms []Module) []gossip.Module {

@@ -229,6 +229,23 @@ func waitGoroutines(t testing.TB, before int, after string) {
 	})
 }
 
+// nothingAt takes every event queued at f and fails the test for each
+// one that unwanted takes.
+func nothingAt(t testing.TB, f *Federate, what string, unwanted func(Event) bool) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for {
+		ev, err := f.Next(ctx)
+		if err != nil {
+			return
+		}
+		if unwanted(ev) {
+			t.Errorf("%s: %s got %T %+v", what, f.Name(), ev, ev)
+		}
+	}
+}
+
 // waitEvent waits up to 5 s for f's next event of type T.
 func waitEvent[T Event](t testing.TB, f *Federate) T {
 	t.Helper()

@@ -27,12 +27,7 @@ func (f *Federate) ReserveObjectInstanceName(name string) (err error) {
 // ErrObjectInstanceNameNotReserved, ErrObjectInstanceNameInUse.
 func (f *Federate) RegisterObjectInstance(class ObjectClassHandle, name string) (r0 ObjectInstanceHandle, err error) {
 	defer f.reported("registerObjectInstance", &err, func() ([]string, []string) { return texts(class, name), texts(r0) })
-	var h ObjectInstanceHandle
-	err = f.call(func() (err error) {
-		h, err = f.core.RegisterObjectInstance(class, name)
-		return err
-	})
-	return h, err
+	return callValue(f, func() (ObjectInstanceHandle, error) { return f.core.RegisterObjectInstance(class, name) })
 }
 
 // UpdateAttributeValues (§6.10) sends new values of owned attributes in

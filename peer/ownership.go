@@ -66,12 +66,7 @@ func (f *Federate) AttributeOwnershipReleaseDenied(obj ObjectInstanceHandle, att
 // ErrAttributeNotOwned.
 func (f *Federate) AttributeOwnershipDivestitureIfWanted(obj ObjectInstanceHandle, attrs ...AttributeHandle) (r0 []AttributeHandle, err error) {
 	defer f.reported("attributeOwnershipDivestitureIfWanted", &err, func() ([]string, []string) { return texts(obj, attrs), texts(r0) })
-	var given []AttributeHandle
-	err = f.call(func() (err error) {
-		given, err = f.core.AttributeOwnershipDivestitureIfWanted(obj, attrs)
-		return err
-	})
-	return given, err
+	return callValue(f, func() ([]AttributeHandle, error) { return f.core.AttributeOwnershipDivestitureIfWanted(obj, attrs) })
 }
 
 // CancelNegotiatedAttributeOwnershipDivestiture (§7.14) withdraws an
@@ -103,7 +98,5 @@ func (f *Federate) QueryAttributeOwnership(obj ObjectInstanceHandle, attr Attrib
 // attr of obj. Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
 func (f *Federate) IsAttributeOwnedByFederate(obj ObjectInstanceHandle, attr AttributeHandle) (r0 bool, err error) {
 	defer f.reported("isAttributeOwnedByFederate", &err, func() ([]string, []string) { return texts(obj, attr), texts(r0) })
-	var owned bool
-	err = f.call(func() (err error) { owned, err = f.core.IsAttributeOwnedByFederate(obj, attr); return err })
-	return owned, err
+	return callValue(f, func() (bool, error) { return f.core.IsAttributeOwnedByFederate(obj, attr) })
 }

@@ -8,12 +8,7 @@ package peer
 // default range. Errors: ErrInvalidDimensionHandle.
 func (f *Federate) CreateRegion(dims ...DimensionHandle) (r0 RegionHandle, err error) {
 	defer f.reported("createRegion", &err, func() ([]string, []string) { return texts(dims), texts(r0) })
-	var h RegionHandle
-	err = f.call(func() (err error) {
-		h, err = f.core.CreateRegion(dims)
-		return err
-	})
-	return h, err
+	return callValue(f, func() (RegionHandle, error) { return f.core.CreateRegion(dims) })
 }
 
 // CommitRegionModifications (§9.3) makes the ranges set on regions take
@@ -35,24 +30,14 @@ func (f *Federate) DeleteRegion(region RegionHandle) (err error) {
 // ErrInvalidRegion.
 func (f *Federate) GetDimensionHandleSet(region RegionHandle) (r0 []DimensionHandle, err error) {
 	defer f.reported("getDimensionHandleSet", &err, func() ([]string, []string) { return texts(region), texts(r0) })
-	var ds []DimensionHandle
-	err = f.call(func() (err error) {
-		ds, err = f.core.GetDimensionHandleSet(region)
-		return err
-	})
-	return ds, err
+	return callValue(f, func() ([]DimensionHandle, error) { return f.core.GetDimensionHandleSet(region) })
 }
 
 // GetRangeBounds (§10.29) returns region's range on dim, as last set.
 // Errors: ErrInvalidRegion, ErrRegionDoesNotContainSpecifiedDimension.
 func (f *Federate) GetRangeBounds(region RegionHandle, dim DimensionHandle) (r0 RangeBounds, err error) {
 	defer f.reported("getRangeBounds", &err, func() ([]string, []string) { return texts(region, dim), texts(r0) })
-	var b RangeBounds
-	err = f.call(func() (err error) {
-		b, err = f.core.GetRangeBounds(region, dim)
-		return err
-	})
-	return b, err
+	return callValue(f, func() (RangeBounds, error) { return f.core.GetRangeBounds(region, dim) })
 }
 
 // SetRangeBounds (§10.30) sets region's range on dim: [Lower, Upper),

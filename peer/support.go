@@ -160,25 +160,19 @@ func (f *Federate) GetFederateName(h FederateHandle) (r0 string, err error) {
 // GetObjectInstanceHandle (§10.9).
 func (f *Federate) GetObjectInstanceHandle(name string) (r0 ObjectInstanceHandle, err error) {
 	defer f.reported("getObjectInstanceHandle", &err, func() ([]string, []string) { return texts(name), texts(r0) })
-	var h ObjectInstanceHandle
-	err = f.callAny(func() (err error) { h, err = f.core.ObjectInstanceHandle(name); return err })
-	return h, err
+	return callAnyValue(f, func() (ObjectInstanceHandle, error) { return f.core.ObjectInstanceHandle(name) })
 }
 
 // GetObjectInstanceName (§10.10).
 func (f *Federate) GetObjectInstanceName(h ObjectInstanceHandle) (r0 string, err error) {
 	defer f.reported("getObjectInstanceName", &err, func() ([]string, []string) { return texts(h), texts(r0) })
-	var name string
-	err = f.callAny(func() (err error) { name, err = f.core.ObjectInstanceName(h); return err })
-	return name, err
+	return callAnyValue(f, func() (string, error) { return f.core.ObjectInstanceName(h) })
 }
 
 // GetKnownObjectClassHandle (§10.8).
 func (f *Federate) GetKnownObjectClassHandle(h ObjectInstanceHandle) (r0 ObjectClassHandle, err error) {
 	defer f.reported("getKnownObjectClassHandle", &err, func() ([]string, []string) { return texts(h), texts(r0) })
-	var c ObjectClassHandle
-	err = f.callAny(func() (err error) { c, err = f.core.KnownObjectClass(h); return err })
-	return c, err
+	return callAnyValue(f, func() (ObjectClassHandle, error) { return f.core.KnownObjectClass(h) })
 }
 
 // GetAutomaticResignDirective (§10.2) returns this federate's automatic
@@ -186,9 +180,7 @@ func (f *Federate) GetKnownObjectClassHandle(h ObjectInstanceHandle) (r0 ObjectC
 // (the FOM's automaticResignAction switch at join).
 func (f *Federate) GetAutomaticResignDirective() (r0 ResignAction, err error) {
 	defer f.reported("getAutomaticResignDirective", &err, func() ([]string, []string) { return nil, texts(r0) })
-	var a ResignAction
-	err = f.callAny(func() error { a = f.core.AutomaticResignDirective(); return nil })
-	return a, err
+	return callAnyValue(f, func() (ResignAction, error) { return f.core.AutomaticResignDirective(), nil })
 }
 
 // SetAutomaticResignDirective (§10.3) sets it, for every member to use.
@@ -202,9 +194,7 @@ func (f *Federate) SetAutomaticResignDirective(a ResignAction) (err error) {
 // second) named designator. Errors: ErrInvalidUpdateRateDesignator.
 func (f *Federate) GetUpdateRateValue(designator string) (r0 float64, err error) {
 	defer f.reported("getUpdateRateValue", &err, func() ([]string, []string) { return texts(designator), texts(r0) })
-	var v float64
-	err = f.callAny(func() (err error) { v, err = f.core.UpdateRateValue(designator); return err })
-	return v, err
+	return callAnyValue(f, func() (float64, error) { return f.core.UpdateRateValue(designator) })
 }
 
 // GetUpdateRateValueForAttribute (§10.14) returns the rate at which this
@@ -212,9 +202,7 @@ func (f *Federate) GetUpdateRateValue(designator string) (r0 float64, err error)
 // Errors: ErrObjectInstanceNotKnown, ErrAttributeNotDefined.
 func (f *Federate) GetUpdateRateValueForAttribute(obj ObjectInstanceHandle, attr AttributeHandle) (r0 float64, err error) {
 	defer f.reported("getUpdateRateValueForAttribute", &err, func() ([]string, []string) { return texts(obj, attr), texts(r0) })
-	var v float64
-	err = f.callAny(func() (err error) { v, err = f.core.UpdateRateValueForAttribute(obj, attr); return err })
-	return v, err
+	return callAnyValue(f, func() (float64, error) { return f.core.UpdateRateValueForAttribute(obj, attr) })
 }
 
 // GetOrderType (§10.19) returns the order type named name ("Receive" or
@@ -338,9 +326,7 @@ func (f *Federate) SetServiceReportingSwitch(on bool) (err error) {
 // on.
 func (f *Federate) GetServiceReportingSwitch() (r0 bool, err error) {
 	defer f.reported("getServiceReportingSwitch", &err, func() ([]string, []string) { return nil, texts(r0) })
-	var on bool
-	err = f.callAny(func() error { on = f.core.ReportsServices(); return nil })
-	return on, err
+	return callAnyValue(f, func() (bool, error) { return f.core.ReportsServices(), nil })
 }
 
 // SetExceptionReportingSwitch (HLA 4; in 1516e the MOM's
@@ -356,9 +342,7 @@ func (f *Federate) SetExceptionReportingSwitch(on bool) (err error) {
 // reporting is on.
 func (f *Federate) GetExceptionReportingSwitch() (r0 bool, err error) {
 	defer f.reported("getExceptionReportingSwitch", &err, func() ([]string, []string) { return nil, texts(r0) })
-	var on bool
-	err = f.callAny(func() error { on = f.core.ReportsExceptions(); return nil })
-	return on, err
+	return callAnyValue(f, func() (bool, error) { return f.core.ReportsExceptions(), nil })
 }
 
 // GetConveyProducingFederateSwitch (HLA 4) reports the federation's
@@ -369,9 +353,7 @@ func (f *Federate) GetExceptionReportingSwitch() (r0 bool, err error) {
 // Federate Protocol leaves the field out.
 func (f *Federate) GetConveyProducingFederateSwitch() (r0 bool, err error) {
 	defer f.reported("getConveyProducingFederateSwitch", &err, func() ([]string, []string) { return nil, texts(r0) })
-	var on bool
-	err = f.callAny(func() error { on = f.conveysProducer(); return nil })
-	return on, err
+	return callAnyValue(f, func() (bool, error) { return f.conveysProducer(), nil })
 }
 
 // GetConveyRegionDesignatorSetsSwitch (HLA 4) reports the federation's
@@ -379,9 +361,7 @@ func (f *Federate) GetConveyProducingFederateSwitch() (r0 bool, err error) {
 // default). meshrti conveys no sent regions even when it is on.
 func (f *Federate) GetConveyRegionDesignatorSetsSwitch() (r0 bool, err error) {
 	defer f.reported("getConveyRegionDesignatorSetsSwitch", &err, func() ([]string, []string) { return nil, texts(r0) })
-	var on bool
-	err = f.callAny(func() error { on = f.FDD().Switches.ConveyRegionDesignatorSets; return nil })
-	return on, err
+	return callAnyValue(f, func() (bool, error) { return f.FDD().Switches.ConveyRegionDesignatorSets, nil })
 }
 
 // conveysProducer reports the HLAconveyProducingFederate switch.

@@ -161,18 +161,14 @@ func (f *Federate) ModifyLookahead(lookahead LogicalTime) (err error) {
 // QueryLogicalTime (§8.17) returns the federate's logical time.
 func (f *Federate) QueryLogicalTime() (r0 LogicalTime, err error) {
 	defer f.reported("queryLogicalTime", &err, func() ([]string, []string) { return nil, texts(r0) })
-	var t LogicalTime
-	err = f.call(func() error { t = f.core.QueryLogicalTime(); return nil })
-	return t, err
+	return callValue(f, func() (LogicalTime, error) { return f.core.QueryLogicalTime(), nil })
 }
 
 // QueryLookahead (§8.20). ErrTimeRegulationIsNotEnabled when the
 // federate is not regulating.
 func (f *Federate) QueryLookahead() (r0 LogicalTime, err error) {
 	defer f.reported("queryLookahead", &err, func() ([]string, []string) { return nil, texts(r0) })
-	var l LogicalTime
-	err = f.call(func() (err error) { l, err = f.core.QueryLookahead(); return err })
-	return l, err
+	return callValue(f, func() (LogicalTime, error) { return f.core.QueryLookahead() })
 }
 
 // QueryGALT (§8.16) returns the greatest available logical time, and

@@ -20,41 +20,13 @@ func compare(last, cur any, th Threshold) (pass, differs bool) {
 		}
 		return floatPass(l, c, th)
 	case int64:
-		l, ok := last.(int64)
-		if !ok {
-			return true, true
-		}
-		if l == c {
-			return false, false
-		}
-		var d uint64 // |c − l|, exact in two's complement
-		if c > l {
-			d = uint64(c) - uint64(l)
-		} else {
-			d = uint64(l) - uint64(c)
-		}
-		return float64(d) >= limit(float64(l), th), true
+		return intPass(last, c, th)
 	case uint64:
-		l, ok := last.(uint64)
-		if !ok {
-			return true, true
-		}
-		if l == c {
-			return false, false
-		}
-		d := c - l
-		if l > c {
-			d = l - c
-		}
-		return float64(d) >= limit(float64(l), th), true
+		return intPass(last, c, th)
 	case string:
-		l, ok := last.(string)
-		d := !ok || l != c
-		return d, d
+		return changed(last, c)
 	case bool:
-		l, ok := last.(bool)
-		d := !ok || l != c
-		return d, d
+		return changed(last, c)
 	case []byte:
 		l, ok := last.([]byte)
 		d := !ok || !bytes.Equal(l, c)
@@ -107,6 +79,29 @@ func floatPass(l, c float64, th Threshold) (pass, differs bool) {
 		return true, true
 	}
 	return d >= limit(l, th), true
+}
+
+// intPass judges one integer: a last value of another type is a change.
+func intPass[T int64 | uint64](last any, c T, th Threshold) (pass, differs bool) {
+	l, ok := last.(T)
+	if !ok {
+		return true, true
+	}
+	if l == c {
+		return false, false
+	}
+	d := uint64(c) - uint64(l) // |c − l|, exact in two's complement
+	if l > c {
+		d = uint64(l) - uint64(c)
+	}
+	return float64(d) >= limit(float64(l), th), true
+}
+
+// changed judges a value that is not a number: any change passes.
+func changed[T comparable](last any, c T) (pass, differs bool) {
+	l, ok := last.(T)
+	d := !ok || l != c
+	return d, d
 }
 
 // limit is the smallest move of a number whose last sent value is l that
