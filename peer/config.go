@@ -210,7 +210,7 @@ type Config struct {
 	// UpdateConditions, when set, decide which values of each update
 	// go on the wire (HLA rule 9): thresholds per attribute, heartbeats,
 	// max-unchanged intervals (package updatecond, docs/updates.md).
-	// The federate may then offer every value every frame; what did not
+	// The federate may then offer every value every cycle; what did not
 	// change enough is not sent. Wall time is counted from Join (in
 	// ticks for a manual federate, so that a run replays).
 	UpdateConditions *updatecond.Config

@@ -366,7 +366,7 @@ func (f *Federate) FDD() *fomxml.FDD { return f.fdd.Load() }
 // or the federate is closed and every queued event was returned (then
 // ErrClosed). An event already queued is returned even when ctx has
 // ended: Next with an ended context takes what is queued without waiting
-// (RunFrames relies on it). Any goroutine may call it; events come out in
+// (RunCycles relies on it). Any goroutine may call it; events come out in
 // order.
 //
 // A state the federate waits in ends when Next returns the callback
@@ -879,7 +879,7 @@ func resignActionOf(name string) ResignAction {
 // TimeStatus returns a snapshot of the federate's time-management state,
 // for diagnostics and status pages; its Request is the time advance
 // pending (cleared in the same step that queues the grant), which
-// RunFrames uses to decide whether to wait.
+// RunCycles uses to decide whether to wait.
 func (f *Federate) TimeStatus() (lbts.Status, error) {
 	var s lbts.Status
 	err := f.callDriver(func() error { s = f.core.TimeStatus(); return nil })

@@ -145,7 +145,7 @@ var exceptionNames = []struct {
 	{peer.ErrClosed, "NotConnected"},                 // a closed federate (its services wrap their own exception too)
 	{peer.ErrWouldBlock, "RTIinternalError"},         // back pressure: the standard has no exception for it
 	{peer.ErrModulesChanged, "RTIinternalError"},     // the join is retried; it is internal if it ever surfaces
-	{peer.ErrStopFrames, "RTIinternalError"},         // RunFrames' own control value
+	{peer.ErrStopCycles, "RTIinternalError"},         // RunCycles' own control value
 	{peer.ErrSetMemberNotJoined, "RTIinternalError"}, // the registration fails with a reason instead; internal if it ever surfaces
 	{peer.ErrTransportMismatch, "RTIinternalError"},  // a joiner's data-plane mode is not the federation's; the standard has no exception for it
 }

@@ -31,7 +31,7 @@ type Config struct {
 	Warn func(*RuleError)
 	// Handle, when set, gets every callback the main loop takes, after
 	// the scheduler has recorded what it needs, on the goroutine of Run
-	// (as RunFrames's handle). An error ends Run.
+	// (as RunCycles's handle). An error ends Run.
 	Handle func(peer.Event) error
 }
 

@@ -2,7 +2,7 @@
 // coherent data: a main loop at the federation's data cycle, and jobs
 // at whole multiples of it, each on a goroutine of its own and each
 // seeing, for a whole cycle, one snapshot of the object instances it
-// uses. It is built on the frame loop (peer.Federate.RunFrames) and the
+// uses. It is built on the cycle loop (peer.Federate.RunCycles) and the
 // public peer API only. docs/multirate.md explains the model and why it
 // is coherent.
 //

@@ -38,7 +38,7 @@ type Scheduler struct {
 	// The main loop's own state (Run's goroutine).
 	epoch  float64 // the logical time of main cycle 0
 	cycles int     // main cycles to run
-	m      int     // the main cycle of the next frame; -1 before the first grant
+	m      int     // the main cycle of the next cycle of the loop; -1 before the first grant
 	ctx    context.Context
 }
 
@@ -137,7 +137,7 @@ func (s *Scheduler) Stats() Stats {
 // federate is granted E + cycles x T_main, after the last jobs' updates
 // went out.
 //
-// Each main cycle, on the calling goroutine (as RunFrames, which Run
+// Each main cycle, on the calling goroutine (as RunCycles, which Run
 // uses: it must be the only reader of the federate's events):
 //
 //  1. the callbacks queued since the grant are recorded (and handed to
@@ -152,7 +152,7 @@ func (s *Scheduler) Stats() Stats {
 //
 // Run returns nil after the last cycle; otherwise the first error: a
 // job's (naming it and its cycle), a rule 9 violation under Fail, a
-// failed update, ctx's, or the federate's (see RunFrames). Before
+// failed update, ctx's, or the federate's (see RunCycles). Before
 // returning it cancels the jobs' context and waits for every job
 // goroutine to end. A regulating federate's lookahead must not exceed
 // the main cycle, or a job's updates could not be stamped at its
@@ -189,7 +189,7 @@ func (s *Scheduler) Run(ctx context.Context, cycles int) error {
 		})
 	}
 	s.ctx = ctx
-	err = s.f.RunFrames(ctx, s.handle, s.step)
+	err = s.f.RunCycles(ctx, s.handle, s.step)
 	cancel()
 	for _, j := range s.jobs {
 		close(j.start)
@@ -210,22 +210,22 @@ func (s *Scheduler) makeTime(v float64) peer.LogicalTime {
 	return peer.Float64Time(v)
 }
 
-// step is one frame of the main loop: a main cycle (steps 2 to 4 of Run).
-func (s *Scheduler) step(fr *peer.Frame) error {
+// step is one cycle of the loop: a main cycle (steps 2 to 4 of Run).
+func (s *Scheduler) step(cy *peer.Cycle) error {
 	if s.m < 0 {
 		// Main cycle 0 starts with the grant to E, which brings every
 		// time-stamped message at or before E.
 		s.m = 0
-		fr.Queue(peer.AdvanceTo{Time: s.makeTime(s.timeOf(0))})
+		cy.Queue(peer.AdvanceTo{Time: s.makeTime(s.timeOf(0))})
 		return nil
 	}
 	m := s.m
-	if got, want := fr.Time.Float(), s.timeOf(m); got != want {
-		return fmt.Errorf("multirate: main cycle %d is at %v, but the federate is at %v", m, s.makeTime(want), fr.Time)
+	if got, want := cy.Time.Float(), s.timeOf(m); got != want {
+		return fmt.Errorf("multirate: main cycle %d is at %v, but the federate is at %v", m, s.makeTime(want), cy.Time)
 	}
 	s.enter(m)
 	if m == s.cycles {
-		return peer.ErrStopFrames
+		return peer.ErrStopCycles
 	}
 	for _, j := range s.jobs {
 		if m%j.n == 0 && m+j.n <= s.cycles {
@@ -260,11 +260,11 @@ func (s *Scheduler) step(fr *peer.Frame) error {
 			if regulating {
 				cmd.Time = next
 			}
-			fr.Queue(cmd)
+			cy.Queue(cmd)
 		}
 	}
 	s.m = m + 1
-	fr.Queue(peer.AdvanceTo{Time: next})
+	cy.Queue(peer.AdvanceTo{Time: next})
 	return nil
 }
 

@@ -8,36 +8,36 @@ import (
 	"github.com/meshrti/meshrti/lbts"
 )
 
-// The frame loop: the shape of most simulators, built on Next and the
-// services. Each frame, RunFrames
+// The cycle loop: the shape of most simulators, built on Next and the
+// services. Each cycle, RunCycles
 //
-//  1. hands every callback queued since the last frame to the handler,
+//  1. hands every callback queued since the last cycle to the handler,
 //     without waiting for more;
-//  2. calls the step function, which computes the frame and queues
-//     commands (Frame.Queue);
+//  2. calls the step function, which computes the cycle and queues
+//     commands (Cycle.Queue);
 //  3. runs the queued commands in order, stopping at the first error;
 //  4. when the federate is then in the time advancing state, waits for
 //     the TimeAdvanceGrant, handing the callbacks that arrive meanwhile
 //     to the handler.
 //
-// All of it runs on the goroutine that called RunFrames, one thing at a
+// All of it runs on the goroutine that called RunCycles, one thing at a
 // time: the loop starts no goroutine, and the handler never runs while
-// step does. docs/peer.md ("The frame loop") shows it.
+// step does. docs/peer.md ("The cycle loop") shows it.
 
-// ErrStopFrames, returned by a step function (or wrapping the error it
-// returns), ends RunFrames, which then returns nil. The commands that
-// frame queued are not run.
-var ErrStopFrames = errors.New("peer: stop frames")
+// ErrStopCycles, returned by a step function (or wrapping the error it
+// returns), ends RunCycles, which then returns nil. The commands that
+// cycle queued are not run.
+var ErrStopCycles = errors.New("peer: stop cycles")
 
-// A Frame is one turn of RunFrames, handed to the step function. It is
-// valid only during that call: RunFrames reuses it for the next frame.
-type Frame struct {
-	// Number counts the frames of one RunFrames call, from 1.
+// A Cycle is one turn of RunCycles, handed to the step function. It is
+// valid only during that call: RunCycles reuses it for the next cycle.
+type Cycle struct {
+	// Number counts the cycles of one RunCycles call, from 1.
 	Number int
-	// Time is the federate's logical time at the frame's start, as the
+	// Time is the federate's logical time at the cycle's start, as the
 	// callbacks handled so far tell it: the time of the latest
 	// TimeAdvanceGrant, TimeRegulationEnabled or TimeConstrainedEnabled,
-	// else the federate's time when RunFrames began. Every
+	// else the federate's time when RunCycles began. Every
 	// time-stamp-order message up to Time was handed to the handler
 	// before step was called, as Next orders them (after an Available
 	// request, more at exactly Time may still follow).
@@ -47,26 +47,26 @@ type Frame struct {
 }
 
 // Queue adds commands to run, in order, once step returns nil. Step
-// may also call services directly; queueing them keeps the frame's
+// may also call services directly; queueing them keeps the cycle's
 // computation apart from its effects, and a failure names the command.
-func (fr *Frame) Queue(cmds ...Command) { fr.cmds = append(fr.cmds, cmds...) }
+func (cy *Cycle) Queue(cmds ...Command) { cy.cmds = append(cy.cmds, cmds...) }
 
-// A Command is a service call queued by a frame and run at the frame's
-// end, on the goroutine of RunFrames. AdvanceTo, NextMessageTo, Update
+// A Command is a service call queued by a cycle and run at the cycle's
+// end, on the goroutine of RunCycles. AdvanceTo, NextMessageTo, Update
 // and Send cover the usual calls; Do wraps any other (a delete, a
 // retractable update, a flush queue request); Save and Restore ask for
 // a federation save or restore; a type of one's own with a Run method
 // serves as well. A command that implements fmt.Stringer is named by its
 // String in a CommandError.
 type Command interface {
-	// Run calls the service on f. An error ends RunFrames, and the
-	// frame's later commands are not run.
+	// Run calls the service on f. An error ends RunCycles, and the
+	// cycle's later commands are not run.
 	Run(f *Federate) error
 }
 
 // AdvanceTo asks for a time advance to Time: TimeAdvanceRequest, or
-// TimeAdvanceRequestAvailable when Available is set. RunFrames waits for
-// the grant before the next frame.
+// TimeAdvanceRequestAvailable when Available is set. RunCycles waits for
+// the grant before the next cycle.
 type AdvanceTo struct {
 	Time      LogicalTime
 	Available bool
@@ -84,8 +84,8 @@ func (c AdvanceTo) String() string { return advanceString("AdvanceTo", c.Time, c
 
 // NextMessageTo asks to advance to the next time-stamp-order message's
 // time, or to Time if none comes before: NextMessageRequest, or
-// NextMessageRequestAvailable when Available is set. RunFrames waits for
-// the grant before the next frame; Frame.Time then says where it went.
+// NextMessageRequestAvailable when Available is set. RunCycles waits for
+// the grant before the next cycle; Cycle.Time then says where it went.
 type NextMessageTo struct {
 	Time      LogicalTime
 	Available bool
@@ -120,7 +120,7 @@ func atTime(s string, t LogicalTime) string {
 // Update updates attributes of an object instance:
 // UpdateAttributeValuesWithTime when Time is set, else
 // UpdateAttributeValues. Values and Tag are read when the command runs,
-// at the frame's end: don't change them after queueing.
+// at the cycle's end: don't change them after queueing.
 type Update struct {
 	Object ObjectInstanceHandle
 	Values AttributeValues
@@ -160,7 +160,7 @@ func (c Send) String() string { return atTime(fmt.Sprintf("Send interaction %v",
 // Save is the command of a federation save: RequestFederationSave, or
 // RequestFederationSaveWithTime when Time is set. The federate's part
 // (InitiateFederateSave, then FederateSaveBegun, its own state through
-// SavedStateWriter, FederateSaveComplete) runs in the frames that follow,
+// SavedStateWriter, FederateSaveComplete) runs in the cycles that follow,
 // from handle.
 type Save struct {
 	Label string
@@ -180,7 +180,7 @@ func (c Save) String() string { return atTime(fmt.Sprintf("Save %q", c.Label), c
 // Restore is the command of a federation restore:
 // RequestFederationRestore. The federate's part (InitiateFederateRestore,
 // its own state through RestoredStateReader, FederateRestoreComplete)
-// runs in the frames that follow, from handle.
+// runs in the cycles that follow, from handle.
 type Restore struct {
 	Label string
 }
@@ -193,7 +193,7 @@ func (c Restore) String() string { return fmt.Sprintf("Restore %q", c.Label) }
 // Do is a command that calls a function with the federate: any service
 // without a command type of its own.
 //
-//	fr.Queue(peer.Do(func(f *peer.Federate) error {
+//	cy.Queue(peer.Do(func(f *peer.Federate) error {
 //		return f.DeleteObjectInstance(obj, nil)
 //	}))
 //
@@ -212,12 +212,12 @@ func (Do) String() string { return "Do" }
 
 var errNilCommand = errors.New("peer: nil command")
 
-// A CommandError is what RunFrames returns when a queued command fails:
-// the frame, the command and the service's error (which it wraps, so
+// A CommandError is what RunCycles returns when a queued command fails:
+// the cycle, the command and the service's error (which it wraps, so
 // errors.Is(err, ErrLogicalTimeAlreadyPassed) and the like still work).
 type CommandError struct {
-	Frame   int // Frame.Number of the frame that queued it
-	Index   int // its index in that frame's queue, from 0
+	Cycle   int // Cycle.Number of the cycle that queued it
+	Index   int // its index in that cycle's queue, from 0
 	Command Command
 	Err     error
 }
@@ -227,74 +227,74 @@ func (e *CommandError) Error() string {
 	if s, ok := e.Command.(fmt.Stringer); ok {
 		name = s.String()
 	}
-	return fmt.Sprintf("peer: frame %d: command %d (%s): %v", e.Frame, e.Index, name, e.Err)
+	return fmt.Sprintf("peer: cycle %d: command %d (%s): %v", e.Cycle, e.Index, name, e.Err)
 }
 
 func (e *CommandError) Unwrap() error { return e.Err }
 
-// AmbassadorHandler returns a callback handler for RunFrames that calls
+// AmbassadorHandler returns a callback handler for RunCycles that calls
 // amb's method for each event, as Dispatch does. Events without a
 // FederateAmbassador method (the meshrti extensions) are skipped.
 func AmbassadorHandler(amb FederateAmbassador) func(Event) error {
 	return func(ev Event) error { return dispatchOne(amb, ev) }
 }
 
-// RunFrames runs the federate in frames: each frame hands the callbacks
+// RunCycles runs the federate in cycles: each cycle hands the callbacks
 // queued since the last one to handle, calls step, runs the commands
 // step queued, and, when the federate is then in the time advancing
 // state (whichever call put it there), waits for the TimeAdvanceGrant
-// before the next frame, handing the callbacks that come meanwhile to
-// handle. A frame that starts no time advance is followed at once by
+// before the next cycle, handing the callbacks that come meanwhile to
+// handle. A cycle that starts no time advance is followed at once by
 // the next: pace it in step if it should keep to the wall clock.
 //
 // handle gets every callback, in the order of Next, the grants
 // included; nil drops them. AmbassadorHandler adapts a
-// FederateAmbassador. A callback queued while the frame's callbacks are
-// being handed out may wait for the next frame; while callbacks are
-// disabled (DisableCallbacks) none is handed out at a frame's start.
+// FederateAmbassador. A callback queued while the cycle's callbacks are
+// being handed out may wait for the next cycle; while callbacks are
+// disabled (DisableCallbacks) none is handed out at a cycle's start.
 //
-// RunFrames returns nil when step returns ErrStopFrames. Otherwise it
-// returns, with the frame's number:
+// RunCycles returns nil when step returns ErrStopCycles. Otherwise it
+// returns, with the cycle's number:
 //   - step's error, wrapped;
 //   - a *CommandError, for the first queued command that failed (the
-//     rest of the frame's commands are not run);
+//     rest of the cycle's commands are not run);
 //   - handle's error, wrapped in ErrFederateInternalError;
-//   - ctx's error, checked at each frame's start and while waiting for
+//   - ctx's error, checked at each cycle's start and while waiting for
 //     a grant (a grant that never comes is waited for until ctx ends);
 //   - an error wrapping ErrClosed once the federate is closed or
 //     resigned, and also ErrNotConnected when it lost its connection
 //     (after handing ConnectionLost to handle).
 //
-// RunFrames runs on the calling goroutine and starts none: handle, step
+// RunCycles runs on the calling goroutine and starts none: handle, step
 // and the commands all run there, one at a time, and each may call any
 // service. It must be the only reader of the federate's events while it
 // runs. It blocks only while waiting for a grant.
-func (f *Federate) RunFrames(ctx context.Context, handle func(Event) error, step func(*Frame) error) error {
+func (f *Federate) RunCycles(ctx context.Context, handle func(Event) error, step func(*Cycle) error) error {
 	if step == nil {
-		return errors.New("peer: RunFrames: nil step")
+		return errors.New("peer: RunCycles: nil step")
 	}
 	t, err := f.QueryLogicalTime()
 	if err != nil {
-		return fmt.Errorf("peer: frames: %w", err)
+		return fmt.Errorf("peer: cycles: %w", err)
 	}
 	// now is a context that has ended: Next given it returns an event
 	// that is queued, and waits for none.
 	now, cancel := context.WithCancel(context.Background())
 	cancel()
-	l := frameLoop{f: f, handle: handle, now: now}
-	l.fr.Time = t
+	l := cycleLoop{f: f, handle: handle, now: now}
+	l.cy.Time = t
 	for n := 1; ; n++ {
-		l.fr.Number = n
-		clear(l.fr.cmds)
-		l.fr.cmds = l.fr.cmds[:0]
+		l.cy.Number = n
+		clear(l.cy.cmds)
+		l.cy.cmds = l.cy.cmds[:0]
 		if err := ctx.Err(); err != nil {
 			return l.errorf("%w", err)
 		}
 		if err := l.drain(); err != nil {
 			return err
 		}
-		if err := step(&l.fr); err != nil {
-			if errors.Is(err, ErrStopFrames) {
+		if err := step(&l.cy); err != nil {
+			if errors.Is(err, ErrStopCycles) {
 				return nil
 			}
 			return l.errorf("step: %w", err)
@@ -308,22 +308,22 @@ func (f *Federate) RunFrames(ctx context.Context, handle func(Event) error, step
 	}
 }
 
-// frameLoop is the state of one RunFrames call.
-type frameLoop struct {
+// cycleLoop is the state of one RunCycles call.
+type cycleLoop struct {
 	f      *Federate
 	handle func(Event) error
 	now    context.Context // ended: Next takes only what is queued
-	fr     Frame
+	cy     Cycle
 }
 
-func (l *frameLoop) errorf(format string, args ...any) error {
-	return fmt.Errorf("peer: frame %d: "+format, append([]any{l.fr.Number}, args...)...)
+func (l *cycleLoop) errorf(format string, args ...any) error {
+	return fmt.Errorf("peer: cycle %d: "+format, append([]any{l.cy.Number}, args...)...)
 }
 
 // drain hands handle the callbacks queued now, and no more: events
-// that keep arriving wait for the next frame. It looks at least once,
+// that keep arriving wait for the next cycle. It looks at least once,
 // so that a closed federate's queue says ErrClosed.
-func (l *frameLoop) drain() error {
+func (l *cycleLoop) drain() error {
 	for range max(l.f.Pending(), 1) {
 		ev, err := l.f.Next(l.now)
 		if errors.Is(err, ErrClosed) {
@@ -339,20 +339,20 @@ func (l *frameLoop) drain() error {
 	return nil
 }
 
-// deliver hands one callback to handle, and keeps Frame.Time.
-func (l *frameLoop) deliver(ev Event) error {
+// deliver hands one callback to handle, and keeps Cycle.Time.
+func (l *cycleLoop) deliver(ev Event) error {
 	switch ev := ev.(type) {
 	case TimeAdvanceGrant:
-		l.fr.Time = ev.Time
+		l.cy.Time = ev.Time
 	case TimeRegulationEnabled:
-		l.fr.Time = ev.Time
+		l.cy.Time = ev.Time
 	case TimeConstrainedEnabled:
-		l.fr.Time = ev.Time
+		l.cy.Time = ev.Time
 	case FederationRestored, FederationNotRestored:
 		// The time went back to the save's (the RTI state is the
 		// saved one even when some federate did not restore).
 		if t, err := l.f.QueryLogicalTime(); err == nil {
-			l.fr.Time = t
+			l.cy.Time = t
 		}
 	}
 	if l.handle != nil {
@@ -367,9 +367,9 @@ func (l *frameLoop) deliver(ev Event) error {
 	return nil
 }
 
-// run runs the frame's commands in order, up to the first failure.
-func (l *frameLoop) run() error {
-	for i, c := range l.fr.cmds {
+// run runs the cycle's commands in order, up to the first failure.
+func (l *cycleLoop) run() error {
+	for i, c := range l.cy.cmds {
 		var err error
 		if c == nil {
 			err = errNilCommand
@@ -377,7 +377,7 @@ func (l *frameLoop) run() error {
 			err = c.Run(l.f)
 		}
 		if err != nil {
-			return &CommandError{Frame: l.fr.Number, Index: i, Command: c, Err: err}
+			return &CommandError{Cycle: l.cy.Number, Index: i, Command: c, Err: err}
 		}
 	}
 	return nil
@@ -387,7 +387,7 @@ func (l *frameLoop) run() error {
 // the time advancing state. The state and the event queue agree: the
 // time core ends a request as it emits the grant, and the federate
 // queues the grant under the same lock that TimeStatus takes.
-func (l *frameLoop) awaitGrant(ctx context.Context) error {
+func (l *cycleLoop) awaitGrant(ctx context.Context) error {
 	for {
 		st, err := l.f.TimeStatus()
 		if err != nil {
@@ -412,4 +412,18 @@ func (l *frameLoop) awaitGrant(ctx context.Context) error {
 			_, granted = ev.(TimeAdvanceGrant)
 		}
 	}
+}
+
+// The loop's names before it was called the cycle loop ("frame" now
+// names only a data-plane datagram: Config.MaxFrame, Stats.Frames).
+
+// Deprecated: Frame is Cycle.
+type Frame = Cycle
+
+// Deprecated: ErrStopFrames is ErrStopCycles.
+var ErrStopFrames = ErrStopCycles
+
+// Deprecated: RunFrames is RunCycles.
+func (f *Federate) RunFrames(ctx context.Context, handle func(Event) error, step func(*Cycle) error) error {
+	return f.RunCycles(ctx, handle, step)
 }

@@ -27,13 +27,13 @@ func float64Bytes(v float64) []byte {
 	return binary.BigEndian.AppendUint64(nil, math.Float64bits(v))
 }
 
-// TestFramesAdvanceAndReflect: a regulating and constrained publisher
-// advances in frames of 1, updating a time-stamped attribute each frame;
-// a constrained subscriber follows in frames of its own. Each loop gets
-// its grants one per frame, in order; callbacks are handled only between
-// steps; and the subscriber's frame at time T has handled the updates
+// TestCyclesAdvanceAndReflect: a regulating and constrained publisher
+// advances in cycles of 1, updating a time-stamped attribute each cycle;
+// a constrained subscriber follows in cycles of its own. Each loop gets
+// its grants one per cycle, in order; callbacks are handled only between
+// steps; and the subscriber's cycle at time T has handled the updates
 // stamped up to T, and none later.
-func TestFramesAdvanceAndReflect(t *testing.T) {
+func TestCyclesAdvanceAndReflect(t *testing.T) {
 	m, h := cleanFederation(t, 2, 61)
 	pub, sub := m.feds[0], m.feds[1]
 	must := mustOK(t)
@@ -49,12 +49,12 @@ func TestFramesAdvanceAndReflect(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
-	// loop records one federate's frames. Its fields are touched only by
-	// the goroutine running that federate's frames.
+	// loop records one federate's cycles. Its fields are touched only by
+	// the goroutine running that federate's cycles.
 	type loop struct {
 		inStep   bool
 		problems []string
-		times    []float64 // Frame.Time of each frame
+		times    []float64 // Cycle.Time of each cycle
 		grants   []float64 // handled grants, in order
 	}
 	handler := func(l *loop, extra func(Event)) func(Event) error {
@@ -78,11 +78,11 @@ func TestFramesAdvanceAndReflect(t *testing.T) {
 		}
 		for i, tm := range l.times {
 			if tm != float64(i) {
-				t.Fatalf("%s: frame times %v, want 0, 1, ... %d", name, l.times, last)
+				t.Fatalf("%s: cycle times %v, want 0, 1, ... %d", name, l.times, last)
 			}
 		}
 		if len(l.times) != last+1 {
-			t.Errorf("%s: %d frames, want %d", name, len(l.times), last+1)
+			t.Errorf("%s: %d cycles, want %d", name, len(l.times), last+1)
 		}
 		for i, g := range l.grants {
 			if g != float64(i+1) {
@@ -97,19 +97,19 @@ func TestFramesAdvanceAndReflect(t *testing.T) {
 	var pl loop
 	pubDone := make(chan error, 1)
 	go func() {
-		pubDone <- pub.RunFrames(ctx, handler(&pl, nil), func(fr *Frame) error {
+		pubDone <- pub.RunCycles(ctx, handler(&pl, nil), func(cy *Cycle) error {
 			pl.inStep = true
 			defer func() { pl.inStep = false }()
-			now := fr.Time.Float()
-			if fr.Number != len(pl.times)+1 {
-				pl.problems = append(pl.problems, fmt.Sprintf("frame number %d after %d frames", fr.Number, len(pl.times)))
+			now := cy.Time.Float()
+			if cy.Number != len(pl.times)+1 {
+				pl.problems = append(pl.problems, fmt.Sprintf("cycle number %d after %d cycles", cy.Number, len(pl.times)))
 			}
 			pl.times = append(pl.times, now)
 			if now >= last {
-				return ErrStopFrames
+				return ErrStopCycles
 			}
 			next := Float64Time(now + 1)
-			fr.Queue(
+			cy.Queue(
 				Update{Object: obj, Values: AttributeValues{h.position: float64Bytes(now + 1)}, Time: next},
 				AdvanceTo{Time: next},
 			)
@@ -119,7 +119,7 @@ func TestFramesAdvanceAndReflect(t *testing.T) {
 
 	var sl loop
 	var reflected []float64 // time stamps of the reflections handled, in order
-	err := sub.RunFrames(ctx, handler(&sl, func(ev Event) {
+	err := sub.RunCycles(ctx, handler(&sl, func(ev Event) {
 		if r, ok := ev.(ReflectAttributeValues); ok {
 			if r.Time == nil || r.Time.Float() != math.Float64frombits(binary.BigEndian.Uint64(r.Values[h.position])) {
 				sl.problems = append(sl.problems, fmt.Sprintf("reflection %+v", r))
@@ -127,21 +127,21 @@ func TestFramesAdvanceAndReflect(t *testing.T) {
 			}
 			reflected = append(reflected, r.Time.Float())
 		}
-	}), func(fr *Frame) error {
+	}), func(cy *Cycle) error {
 		sl.inStep = true
 		defer func() { sl.inStep = false }()
-		now := fr.Time.Float()
+		now := cy.Time.Float()
 		sl.times = append(sl.times, now)
 		// Every update stamped up to now, and no later one: the update
-		// the publisher sent in its frame at k-1 is seen from the
-		// subscriber's frame at k on.
+		// the publisher sent in its cycle at k-1 is seen from the
+		// subscriber's cycle at k on.
 		if len(reflected) != int(now) || (now > 0 && reflected[len(reflected)-1] != now) {
-			sl.problems = append(sl.problems, fmt.Sprintf("frame at %v has seen reflections %v", now, reflected))
+			sl.problems = append(sl.problems, fmt.Sprintf("cycle at %v has seen reflections %v", now, reflected))
 		}
 		if now >= last {
-			return ErrStopFrames
+			return ErrStopCycles
 		}
-		fr.Queue(AdvanceTo{Time: Float64Time(now + 1)})
+		cy.Queue(AdvanceTo{Time: Float64Time(now + 1)})
 		return nil
 	})
 	if err != nil {
@@ -159,10 +159,10 @@ func TestFramesAdvanceAndReflect(t *testing.T) {
 	}
 }
 
-// TestFrameCallbacksWaitForFrameStart: a callback that arrives while
-// step runs is handled at the next frame's start, before its step; all
-// of it on the caller's goroutine, and RunFrames starts no goroutine.
-func TestFrameCallbacksWaitForFrameStart(t *testing.T) {
+// TestCycleCallbacksWaitForCycleStart: a callback that arrives while
+// step runs is handled at the next cycle's start, before its step; all
+// of it on the caller's goroutine, and RunCycles starts no goroutine.
+func TestCycleCallbacksWaitForCycleStart(t *testing.T) {
 	m, h := cleanFederation(t, 2, 62)
 	pub, sub := m.feds[0], m.feds[1]
 	obj := labelFlow(t, pub, sub, h, 5*time.Second)
@@ -182,16 +182,16 @@ func TestFrameCallbacksWaitForFrameStart(t *testing.T) {
 		}
 		peak = max(peak, runtime.NumGoroutine())
 	}
-	err := sub.RunFrames(ctx, func(ev Event) error {
+	err := sub.RunCycles(ctx, func(ev Event) error {
 		where("the handler")
 		if r, ok := ev.(ReflectAttributeValues); ok {
 			log = append(log, "reflect "+string(r.Values[h.label]))
 		}
 		return nil
-	}, func(fr *Frame) error {
+	}, func(cy *Cycle) error {
 		where("step")
-		log = append(log, fmt.Sprintf("step %d", fr.Number))
-		switch fr.Number {
+		log = append(log, fmt.Sprintf("step %d", cy.Number))
+		switch cy.Number {
 		case 1:
 			if err := pub.UpdateAttributeValues(obj, AttributeValues{h.label: []byte("red")}, nil); err != nil {
 				return err
@@ -204,12 +204,12 @@ func TestFrameCallbacksWaitForFrameStart(t *testing.T) {
 				time.Sleep(time.Millisecond)
 			}
 			log = append(log, "queued during step 1")
-			fr.Queue(Do(func(f *Federate) error {
+			cy.Queue(Do(func(f *Federate) error {
 				where("a command")
 				return nil
 			}))
 		case 2:
-			return ErrStopFrames
+			return ErrStopCycles
 		}
 		return nil
 	})
@@ -221,16 +221,16 @@ func TestFrameCallbacksWaitForFrameStart(t *testing.T) {
 		t.Errorf("order %q, want %q", got, want)
 	}
 	if peak > before {
-		t.Errorf("%d goroutines before RunFrames, %d while it ran", before, peak)
+		t.Errorf("%d goroutines before RunCycles, %d while it ran", before, peak)
 	}
-	waitGoroutines(t, before, "RunFrames")
+	waitGoroutines(t, before, "RunCycles")
 }
 
-// TestFrameCommandErrors: the first failing command ends the loop with a
-// *CommandError naming the frame and the command, wrapping the service's
-// error; the frame's later commands do not run. Step and handler errors
-// come back wrapped with the frame.
-func TestFrameCommandErrors(t *testing.T) {
+// TestCycleCommandErrors: the first failing command ends the loop with a
+// *CommandError naming the cycle and the command, wrapping the service's
+// error; the cycle's later commands do not run. Step and handler errors
+// come back wrapped with the cycle.
+func TestCycleCommandErrors(t *testing.T) {
 	m, h := cleanFederation(t, 1, 63)
 	f := m.feds[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -238,15 +238,15 @@ func TestFrameCommandErrors(t *testing.T) {
 
 	ran := false
 	later := Do(func(*Federate) error { ran = true; return nil })
-	err := f.RunFrames(ctx, nil, func(fr *Frame) error {
-		fr.Queue(Update{Object: ObjectInstanceHandle{Federate: 99, Serial: 1}, Values: AttributeValues{h.label: []byte("x")}}, later)
+	err := f.RunCycles(ctx, nil, func(cy *Cycle) error {
+		cy.Queue(Update{Object: ObjectInstanceHandle{Federate: 99, Serial: 1}, Values: AttributeValues{h.label: []byte("x")}}, later)
 		return nil
 	})
 	var ce *CommandError
-	if !errors.As(err, &ce) || ce.Frame != 1 || ce.Index != 0 || !errors.Is(err, ErrObjectInstanceNotKnown) {
+	if !errors.As(err, &ce) || ce.Cycle != 1 || ce.Index != 0 || !errors.Is(err, ErrObjectInstanceNotKnown) {
 		t.Fatalf("unknown object: %v", err)
 	}
-	if !strings.Contains(err.Error(), "frame 1: command 0 (Update object") {
+	if !strings.Contains(err.Error(), "cycle 1: command 0 (Update object") {
 		t.Errorf("message %q does not say which command", err)
 	}
 	if ran {
@@ -254,51 +254,51 @@ func TestFrameCommandErrors(t *testing.T) {
 	}
 
 	// A time advance into the past, after one that worked: the first
-	// frame's advance to 5 is granted at once (the federate is neither
+	// cycle's advance to 5 is granted at once (the federate is neither
 	// regulating nor constrained).
 	var times []float64
-	err = f.RunFrames(ctx, nil, func(fr *Frame) error {
-		times = append(times, fr.Time.Float())
-		if fr.Number == 1 {
-			fr.Queue(AdvanceTo{Time: Float64Time(5)})
+	err = f.RunCycles(ctx, nil, func(cy *Cycle) error {
+		times = append(times, cy.Time.Float())
+		if cy.Number == 1 {
+			cy.Queue(AdvanceTo{Time: Float64Time(5)})
 		} else {
-			fr.Queue(Do(func(*Federate) error { return nil }), AdvanceTo{Time: Float64Time(3)}, later)
+			cy.Queue(Do(func(*Federate) error { return nil }), AdvanceTo{Time: Float64Time(3)}, later)
 		}
 		return nil
 	})
 	ce = nil
-	if !errors.As(err, &ce) || ce.Frame != 2 || ce.Index != 1 || !errors.Is(err, ErrLogicalTimeAlreadyPassed) {
+	if !errors.As(err, &ce) || ce.Cycle != 2 || ce.Index != 1 || !errors.Is(err, ErrLogicalTimeAlreadyPassed) {
 		t.Fatalf("advance into the past: %v", err)
 	}
 	if a, ok := ce.Command.(AdvanceTo); !ok || a.Time != Float64Time(3) {
 		t.Errorf("failed command %#v", ce.Command)
 	}
-	if !strings.Contains(err.Error(), "frame 2: command 1 (AdvanceTo 3)") {
+	if !strings.Contains(err.Error(), "cycle 2: command 1 (AdvanceTo 3)") {
 		t.Errorf("message %q does not say which command", err)
 	}
 	if ran || fmt.Sprint(times) != "[0 5]" {
-		t.Errorf("frame times %v, later command ran %v", times, ran)
+		t.Errorf("cycle times %v, later command ran %v", times, ran)
 	}
 
 	errStep := errors.New("step failed")
-	err = f.RunFrames(ctx, nil, func(fr *Frame) error { return errStep })
-	if !errors.Is(err, errStep) || !strings.Contains(err.Error(), "frame 1: step") {
+	err = f.RunCycles(ctx, nil, func(cy *Cycle) error { return errStep })
+	if !errors.Is(err, errStep) || !strings.Contains(err.Error(), "cycle 1: step") {
 		t.Errorf("step error: %v", err)
 	}
 
 	errHandler := errors.New("handler failed")
-	err = f.RunFrames(ctx, func(ev Event) error {
+	err = f.RunCycles(ctx, func(ev Event) error {
 		if _, ok := ev.(TimeAdvanceGrant); ok {
 			return errHandler
 		}
 		return nil
-	}, func(fr *Frame) error {
-		fr.Queue(Do(func(f *Federate) error { return f.TimeAdvanceRequest(Float64Time(6)) }))
+	}, func(cy *Cycle) error {
+		cy.Queue(Do(func(f *Federate) error { return f.TimeAdvanceRequest(Float64Time(6)) }))
 		return nil
 	})
-	// The grant comes in frame 1's wait, or, when the advance was
-	// granted at once, at frame 2's start: before step either way.
-	if !errors.Is(err, errHandler) || !errors.Is(err, ErrFederateInternalError) || !strings.HasPrefix(err.Error(), "peer: frame ") {
+	// The grant comes in cycle 1's wait, or, when the advance was
+	// granted at once, at cycle 2's start: before step either way.
+	if !errors.Is(err, errHandler) || !errors.Is(err, ErrFederateInternalError) || !strings.HasPrefix(err.Error(), "peer: cycle ") {
 		t.Errorf("handler error: %v", err)
 	}
 }
@@ -314,12 +314,12 @@ func (a *grantAmbassador) TimeAdvanceGrant(t LogicalTime) error {
 	return nil
 }
 
-// TestFrameStops: ErrStopFrames (also wrapped) ends the loop with nil,
-// and that frame's commands do not run; so do the ends of ctx, and of
+// TestCycleStops: ErrStopCycles (also wrapped) ends the loop with nil,
+// and that cycle's commands do not run; so do the ends of ctx, and of
 // the federate: closed, or lost. AmbassadorHandler drives a
 // FederateAmbassador; NextMessageTo and a Do that advances are waited
 // for like AdvanceTo.
-func TestFrameStops(t *testing.T) {
+func TestCycleStops(t *testing.T) {
 	m, _ := cleanFederation(t, 3, 64)
 	f := m.feds[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -328,16 +328,16 @@ func TestFrameStops(t *testing.T) {
 	amb := &grantAmbassador{}
 	ran := false
 	steps := 0
-	err := f.RunFrames(ctx, AmbassadorHandler(amb), func(fr *Frame) error {
+	err := f.RunCycles(ctx, AmbassadorHandler(amb), func(cy *Cycle) error {
 		steps++
-		switch fr.Number {
+		switch cy.Number {
 		case 1:
-			fr.Queue(NextMessageTo{Time: Float64Time(1)})
+			cy.Queue(NextMessageTo{Time: Float64Time(1)})
 		case 2:
-			fr.Queue(Do(func(f *Federate) error { return f.TimeAdvanceRequest(Float64Time(2)) }))
+			cy.Queue(Do(func(f *Federate) error { return f.TimeAdvanceRequest(Float64Time(2)) }))
 		case 3:
-			fr.Queue(Do(func(*Federate) error { ran = true; return nil }))
-			return fmt.Errorf("done at %v: %w", fr.Time, ErrStopFrames)
+			cy.Queue(Do(func(*Federate) error { ran = true; return nil }))
+			return fmt.Errorf("done at %v: %w", cy.Time, ErrStopCycles)
 		}
 		return nil
 	})
@@ -348,12 +348,12 @@ func TestFrameStops(t *testing.T) {
 		t.Errorf("grants %q, want 1 2", got)
 	}
 
-	// ctx cancelled by step: the next frame does not start.
+	// ctx cancelled by step: the next cycle does not start.
 	cctx, ccancel := context.WithCancel(ctx)
 	steps = 0
-	err = f.RunFrames(cctx, nil, func(fr *Frame) error {
+	err = f.RunCycles(cctx, nil, func(cy *Cycle) error {
 		steps++
-		if fr.Number == 2 {
+		if cy.Number == 2 {
 			ccancel()
 		}
 		return nil
@@ -369,18 +369,18 @@ func TestFrameStops(t *testing.T) {
 	dctx, dcancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer dcancel()
 	steps = 0
-	err = con.RunFrames(dctx, nil, func(fr *Frame) error {
+	err = con.RunCycles(dctx, nil, func(cy *Cycle) error {
 		steps++
-		fr.Queue(AdvanceTo{Time: Float64Time(5)})
+		cy.Queue(AdvanceTo{Time: Float64Time(5)})
 		return nil
 	})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "waiting for the grant") || steps != 1 {
 		t.Errorf("grant never came: %v after %d steps", err, steps)
 	}
 
-	// Closed during a frame.
-	err = reg.RunFrames(ctx, nil, func(fr *Frame) error {
-		if fr.Number == 2 {
+	// Closed during a cycle.
+	err = reg.RunCycles(ctx, nil, func(cy *Cycle) error {
+		if cy.Number == 2 {
 			reg.Close()
 		}
 		return nil
@@ -392,13 +392,13 @@ func TestFrameStops(t *testing.T) {
 	// Dropped by the control plane: ConnectionLost is handled, then the
 	// loop ends.
 	var lost []string
-	err = f.RunFrames(ctx, func(ev Event) error {
+	err = f.RunCycles(ctx, func(ev Event) error {
 		if l, ok := ev.(ConnectionLost); ok {
 			lost = append(lost, l.Reason)
 		}
 		return nil
-	}, func(fr *Frame) error {
-		if fr.Number == 2 {
+	}, func(cy *Cycle) error {
+		if cy.Number == 2 {
 			m.reg.Expel(m.name, f.Handle())
 		}
 		time.Sleep(time.Millisecond)
@@ -409,11 +409,11 @@ func TestFrameStops(t *testing.T) {
 	}
 }
 
-// The frame loop saves and restores: F0 queues a timed save at 3 and,
-// later, a restore; each federate saves its frame counter as its own
+// The cycle loop saves and restores: F0 queues a timed save at 3 and,
+// later, a restore; each federate saves its cycle counter as its own
 // state in handle and reads it back at the restore. After the restore
-// the frames go on from time 3 with the counter as saved.
-func TestFramesSaveAndRestore(t *testing.T) {
+// the cycles go on from time 3 with the counter as saved.
+func TestCyclesSaveAndRestore(t *testing.T) {
 	m := newMemFederation(t, 2, transport.Faults{}, 67)
 	for _, f := range m.feds {
 		if err := f.EnableTimeRegulation(Float64Time(1)); err != nil {
@@ -428,7 +428,7 @@ func TestFramesSaveAndRestore(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	type result struct {
-		times    []float64 // Frame.Time of each frame
+		times    []float64 // Cycle.Time of each cycle
 		restored int       // the counter read back
 		err      error
 	}
@@ -503,30 +503,30 @@ func TestFramesSaveAndRestore(t *testing.T) {
 				}
 				return nil
 			}
-			r.err = f.RunFrames(ctx, handle, func(fr *Frame) error {
-				r.times = append(r.times, fr.Time.Float())
+			r.err = f.RunCycles(ctx, handle, func(cy *Cycle) error {
+				r.times = append(r.times, cy.Time.Float())
 				counter++
-				now := fr.Time.Float()
+				now := cy.Time.Float()
 				switch {
 				case busy:
 					time.Sleep(time.Millisecond) // services wait for the save or restore to end
 					return nil
 				case restores > 0 && now == saveAt+3:
-					return ErrStopFrames
-				case i == 0 && fr.Number == 1:
-					fr.Queue(Save{Label: "three", Time: Float64Time(saveAt)})
+					return ErrStopCycles
+				case i == 0 && cy.Number == 1:
+					cy.Queue(Save{Label: "three", Time: Float64Time(saveAt)})
 				case again:
 					again = false
-					fr.Queue(Save{Label: "three", Time: Float64Time(now + 3)})
+					cy.Queue(Save{Label: "three", Time: Float64Time(now + 3)})
 				case saved && restores == 0 && now == saveAt+2:
 					if i == 0 && !asked {
 						asked = true
-						fr.Queue(Restore{Label: "three"})
+						cy.Queue(Restore{Label: "three"})
 					}
 					time.Sleep(time.Millisecond) // no advance: the restore comes
 					return nil
 				}
-				fr.Queue(AdvanceTo{Time: Float64Time(now + 1)})
+				cy.Queue(AdvanceTo{Time: Float64Time(now + 1)})
 				return nil
 			})
 		}()
@@ -534,11 +534,11 @@ func TestFramesSaveAndRestore(t *testing.T) {
 	wg.Wait()
 	for i, r := range results {
 		if r.err != nil {
-			t.Fatalf("F%d: %v (frames at %v)", i, r.err, slices.Compact(slices.Clone(r.times)))
+			t.Fatalf("F%d: %v (cycles at %v)", i, r.err, slices.Compact(slices.Clone(r.times)))
 		}
 		// The counter at the save (taken when time reached the save
-		// time, after a frame at each time before it and the save
-		// time's grant) comes back, and the frames after the restore
+		// time, after a cycle at each time before it and the save
+		// time's grant) comes back, and the cycles after the restore
 		// start at the save time again.
 		at := r.times[len(r.times)-1] - 3
 		if r.restored < int(at) {
@@ -546,8 +546,8 @@ func TestFramesSaveAndRestore(t *testing.T) {
 		}
 		asked := slices.Index(r.times, at+2)
 		if asked < 0 || !slices.Contains(r.times[asked:], at) {
-			t.Errorf("F%d: frame times %v: no return to %v after the restore", i, slices.Compact(slices.Clone(r.times)), at)
+			t.Errorf("F%d: cycle times %v: no return to %v after the restore", i, slices.Compact(slices.Clone(r.times)), at)
 		}
-		t.Logf("F%d: saved at %v, counter back %d, frame times %v", i, at, r.restored, slices.Compact(slices.Clone(r.times)))
+		t.Logf("F%d: saved at %v, counter back %d, cycle times %v", i, at, r.restored, slices.Compact(slices.Clone(r.times)))
 	}
 }

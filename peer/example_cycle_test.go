@@ -11,10 +11,10 @@ import (
 	"github.com/meshrti/meshrti/peer/transport"
 )
 
-// framesFOM has one object class with one time-stamped attribute.
-const framesFOM = `<?xml version="1.0"?>
+// cyclesFOM has one object class with one time-stamped attribute.
+const cyclesFOM = `<?xml version="1.0"?>
 <objectModel xmlns="http://standards.ieee.org/IEEE1516-2010">
-  <modelIdentification><name>frames</name><type>FOM</type><version>1</version></modelIdentification>
+  <modelIdentification><name>cycles</name><type>FOM</type><version>1</version></modelIdentification>
   <objects><objectClass><name>HLAobjectRoot</name>
     <objectClass><name>Truck</name><sharing>PublishSubscribe</sharing>
       <attribute><name>Position</name><dataType>HLAfloat64BE</dataType><updateType>Conditional</updateType><updateCondition>NA</updateCondition><ownership>NoTransfer</ownership><sharing>PublishSubscribe</sharing><transportation>HLAreliable</transportation><order>TimeStamp</order></attribute>
@@ -23,40 +23,40 @@ const framesFOM = `<?xml version="1.0"?>
 </objectModel>`
 
 // Two federates in one process, over an in-memory network: a simulator
-// (time-regulating, lookahead 1) moves a truck 10 m per frame of 1 s,
-// and a viewer (time-constrained) shows it, each in a frame loop. The
-// viewer's callbacks are handled between its frames: each of its frames
+// (time-regulating, lookahead 1) moves a truck 10 m per cycle of 1 s,
+// and a viewer (time-constrained) shows it, each in a cycle loop. The
+// viewer's callbacks are handled between its cycles: each of its cycles
 // starts after the grant to its time, with every update stamped up to
 // that time already handled.
-func ExampleFederate_RunFrames() {
+func ExampleFederate_RunCycles() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := runFrames(ctx); err != nil {
+	if err := runCycles(ctx); err != nil {
 		fmt.Println(err)
 	}
 	// Output:
-	// frame 1 at time 0: truck at 0 m
+	// cycle 1 at time 0: truck at 0 m
 	//   reflect 10 m, stamped 1
 	//   grant 1
-	// frame 2 at time 1: truck at 10 m
+	// cycle 2 at time 1: truck at 10 m
 	//   reflect 20 m, stamped 2
 	//   grant 2
-	// frame 3 at time 2: truck at 20 m
+	// cycle 3 at time 2: truck at 20 m
 	//   reflect 30 m, stamped 3
 	//   grant 3
-	// frame 4 at time 3: truck at 30 m
+	// cycle 4 at time 3: truck at 30 m
 }
 
-func runFrames(ctx context.Context) error {
-	fom, err := fomxml.ParseBytes("frames.xml", []byte(framesFOM))
+func runCycles(ctx context.Context) error {
+	fom, err := fomxml.ParseBytes("cycles.xml", []byte(cyclesFOM))
 	if err != nil {
 		return err
 	}
 	network, registry := transport.NewNetwork(transport.NetworkConfig{}), peer.NewMemRegistry()
 	join := func(name string) (*peer.Federate, error) {
 		return peer.Join(ctx, peer.Config{
-			Federation: "frames", FederateName: name, FOMModules: []*fomxml.Document{fom}, Create: true,
-			Control: registry.Control("frames"), Transport: network.Endpoint(name),
+			Federation: "cycles", FederateName: name, FOMModules: []*fomxml.Document{fom}, Create: true,
+			Control: registry.Control("cycles"), Transport: network.Endpoint(name),
 		})
 	}
 	sim, err := join("sim")
@@ -70,7 +70,7 @@ func runFrames(ctx context.Context) error {
 	}
 	defer viewer.Close()
 
-	// Set up before the frames: declarations, the truck, time management.
+	// Set up before the cycles: declarations, the truck, time management.
 	truck, _ := sim.GetObjectClassHandle("Truck")
 	position, _ := sim.GetAttributeHandle(truck, "Position")
 	if err := viewer.SubscribeObjectClassAttributes(truck, position); err != nil {
@@ -100,18 +100,18 @@ func runFrames(ctx context.Context) error {
 	}
 
 	const end = 3
-	// The simulator's frames, on a goroutine of their own (the viewer's
+	// The simulator's cycles, on a goroutine of their own (the viewer's
 	// run on this one). Each sends the position the truck will have one
 	// lookahead ahead, then asks to advance there.
 	simDone := make(chan error, 1)
 	go func() {
-		simDone <- sim.RunFrames(ctx, nil, func(fr *peer.Frame) error {
-			now := fr.Time.Float()
+		simDone <- sim.RunCycles(ctx, nil, func(cy *peer.Cycle) error {
+			now := cy.Time.Float()
 			if now >= end {
-				return peer.ErrStopFrames
+				return peer.ErrStopCycles
 			}
 			next := peer.Float64Time(now + 1)
-			fr.Queue(
+			cy.Queue(
 				peer.Update{Object: obj, Values: peer.AttributeValues{position: codec.AppendFloat64BE(nil, 10*(now+1))}, Time: next},
 				peer.AdvanceTo{Time: next},
 			)
@@ -119,9 +119,9 @@ func runFrames(ctx context.Context) error {
 		})
 	}()
 
-	// The viewer's frames: callbacks first, then the frame's step.
+	// The viewer's cycles: callbacks first, then the cycle's step.
 	var x float64
-	err = viewer.RunFrames(ctx, func(ev peer.Event) error {
+	err = viewer.RunCycles(ctx, func(ev peer.Event) error {
 		switch ev := ev.(type) {
 		case peer.ReflectAttributeValues:
 			v, _, err := codec.ReadFloat64BE(ev.Values[position])
@@ -134,12 +134,12 @@ func runFrames(ctx context.Context) error {
 			fmt.Printf("  grant %v\n", ev.Time)
 		}
 		return nil
-	}, func(fr *peer.Frame) error {
-		fmt.Printf("frame %d at time %v: truck at %v m\n", fr.Number, fr.Time, x)
-		if fr.Time.Float() >= end {
-			return peer.ErrStopFrames
+	}, func(cy *peer.Cycle) error {
+		fmt.Printf("cycle %d at time %v: truck at %v m\n", cy.Number, cy.Time, x)
+		if cy.Time.Float() >= end {
+			return peer.ErrStopCycles
 		}
-		fr.Queue(peer.AdvanceTo{Time: peer.Float64Time(fr.Time.Float() + 1)})
+		cy.Queue(peer.AdvanceTo{Time: peer.Float64Time(cy.Time.Float() + 1)})
 		return nil
 	})
 	if err != nil {
