@@ -189,7 +189,7 @@ func (c *Core) NegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceHandle,
 	}
 	for _, a := range attrs {
 		if _, ok := c.ownership.offering[obj][a]; ok {
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeAlreadyBeingDivested, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrAttributeAlreadyBeingDivested, obj, in, a)
 		}
 	}
 	m := c.ownership.offering[obj]
@@ -223,10 +223,10 @@ func (c *Core) ConfirmDivestiture(obj ObjectInstanceHandle, attrs []AttributeHan
 	}
 	for _, a := range attrs {
 		if _, ok := c.ownership.offering[obj][a]; !ok {
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeDivestitureWasNotRequested, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrAttributeDivestitureWasNotRequested, obj, in, a)
 		}
 		if len(c.ownership.requests[obj][a]) == 0 {
-			return fmt.Errorf("%w: %s of %v", hla.ErrNoAcquisitionPending, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrNoAcquisitionPending, obj, in, a)
 		}
 	}
 	c.divest(obj, in, attrs, tag, false)
@@ -257,7 +257,7 @@ func (c *Core) CancelNegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceH
 	}
 	for _, a := range attrs {
 		if _, ok := c.ownership.offering[obj][a]; !ok {
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeDivestitureWasNotRequested, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrAttributeDivestitureWasNotRequested, obj, in, a)
 		}
 	}
 	for _, a := range attrs {
@@ -336,7 +336,7 @@ func (c *Core) AttributeOwnershipAcquisitionIfAvailable(obj ObjectInstanceHandle
 	}
 	for _, a := range attrs {
 		if _, ok := c.ownership.acquiring[obj][a]; ok {
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeAlreadyBeingAcquired, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrAttributeAlreadyBeingAcquired, obj, in, a)
 		}
 	}
 	c.startAcquisition(obj, in, attrs, nil, true)
@@ -792,10 +792,10 @@ func (c *Core) CancelAttributeOwnershipAcquisition(obj ObjectInstanceHandle, att
 	}
 	for _, a := range attrs {
 		if _, ok := c.ownership.holds(obj, a); ok {
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeAlreadyOwned, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrAttributeAlreadyOwned, obj, in, a)
 		}
 		if acq := c.ownership.acquiring[obj][a]; acq == nil || acq.ifAvailable || acq.cancelling {
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeAcquisitionWasNotRequested, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrAttributeAcquisitionWasNotRequested, obj, in, a)
 		}
 	}
 	// Everyone forgets the request. The owner asked last may have
@@ -1237,6 +1237,11 @@ func (c *Core) ownerMoved(obj ObjectInstanceHandle, in *instance, attrs []Attrib
 	if len(reask) > 0 {
 		c.askOwners(obj, in, reask)
 	}
+}
+
+// attrErr is err about attribute a of obj.
+func attrErr(err error, obj ObjectInstanceHandle, in *instance, a AttributeHandle) error {
+	return fmt.Errorf("%w: %s of %v", err, attributeName(in.class, a), obj)
 }
 
 // attributeName names attribute a of oc for errors and traces.
