@@ -294,11 +294,7 @@ func (a *advisories) noteObjectSubscription(h FederateHandle, class ObjectClassH
 	if !ok {
 		return false, false
 	}
-	if m == nil {
-		m = make(map[FederateHandle]remoteSub)
-		a.objs[class] = m
-	}
-	m[h] = sub
+	inner(a.objs, class)[h] = sub
 	return narrowed || len(sub.regions) > 0, true
 }
 
@@ -322,11 +318,7 @@ func (a *advisories) noteInteractionSubscription(h FederateHandle, class Interac
 		}
 		sub.regions = rs
 	}
-	if m == nil {
-		m = make(map[FederateHandle]remoteIntSub)
-		a.ints[class] = m
-	}
-	m[h] = sub
+	inner(a.ints, class)[h] = sub
 	return narrowed || len(sub.regions) > 0, true
 }
 

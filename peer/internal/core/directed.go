@@ -116,12 +116,7 @@ func (c *Core) declareDirected(sets map[ObjectClassHandle]map[InteractionClassHa
 	if err != nil {
 		return nil, nil, err
 	}
-	set := sets[class]
-	if set == nil {
-		set = make(map[InteractionClassHandle]bool)
-		sets[class] = set
-	}
-	return set, classes, nil
+	return inner(sets, class), classes, nil
 }
 
 // withdrawDirected removes ics (all when nil) from class's set in sets

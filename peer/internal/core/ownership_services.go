@@ -192,11 +192,7 @@ func (c *Core) NegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceHandle,
 			return attrErr(hla.ErrAttributeAlreadyBeingDivested, obj, in, a)
 		}
 	}
-	m := c.ownership.offering[obj]
-	if m == nil {
-		m = make(map[AttributeHandle][]byte)
-		c.ownership.offering[obj] = m
-	}
+	m := inner(c.ownership.offering, obj)
 	var asked []AttributeHandle
 	for _, a := range attrs {
 		m[a] = slices.Clone(tag)
@@ -344,11 +340,7 @@ func (c *Core) AttributeOwnershipAcquisitionIfAvailable(obj ObjectInstanceHandle
 }
 
 func (c *Core) startAcquisition(obj ObjectInstanceHandle, in *instance, attrs []AttributeHandle, tag []byte, ifAvailable bool) {
-	m := c.ownership.acquiring[obj]
-	if m == nil {
-		m = make(map[AttributeHandle]*acquisition)
-		c.ownership.acquiring[obj] = m
-	}
+	m := inner(c.ownership.acquiring, obj)
 	for _, a := range attrs {
 		m[a] = &acquisition{ifAvailable: ifAvailable, tag: slices.Clone(tag), askedOwner: c.ownership.ownerOf(obj, a), askedEpoch: c.ownership.current(obj, a).epoch}
 	}
