@@ -233,6 +233,18 @@ func (t *tracer) attrName(oc *fomxml.ObjectClass, a AttributeHandle) {
 	t.buf = appendJSONString(t.buf, name)
 }
 
+// attrNames writes "attrs": the names of attrs of oc, in their order.
+func (t *tracer) attrNames(oc *fomxml.ObjectClass, attrs []AttributeHandle) {
+	t.buf = append(t.buf, `,"attrs":[`...)
+	for i, a := range attrs {
+		if i > 0 {
+			t.buf = append(t.buf, ',')
+		}
+		t.attrName(oc, a)
+	}
+	t.buf = append(t.buf, ']')
+}
+
 // flag writes "k":true.
 func (t *tracer) flag(k string) {
 	t.buf = append(t.buf, ',', '"')
@@ -253,14 +265,7 @@ func (c *Core) traceSubscription(oc *fomxml.ObjectClass) {
 	slices.Sort(attrs)
 	t := c.tracer
 	t.begin("subscribe").str("class", oc.QualifiedName)
-	t.buf = append(t.buf, `,"attrs":[`...)
-	for i, a := range attrs {
-		if i > 0 {
-			t.buf = append(t.buf, ',')
-		}
-		t.attrName(oc, a)
-	}
-	t.buf = append(t.buf, ']')
+	t.attrNames(oc, attrs)
 	if len(attrs) > 0 {
 		t.flag("sub")
 	}
@@ -335,14 +340,7 @@ func (c *Core) traceDeliver(m *wireMsg, from FederateHandle, received OrderType,
 		t.str("obj", m.Obj.String())
 		slices.Sort(attrs)
 		oc, _ := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class))
-		t.buf = append(t.buf, `,"attrs":[`...)
-		for i, a := range attrs {
-			if i > 0 {
-				t.buf = append(t.buf, ',')
-			}
-			t.attrName(oc, a)
-		}
-		t.buf = append(t.buf, ']')
+		t.attrNames(oc, attrs)
 		t.num("epoch", float64(m.Epoch))
 	}
 	t.end()
