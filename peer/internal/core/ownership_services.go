@@ -147,11 +147,7 @@ func (c *Core) divest(obj ObjectInstanceHandle, in *instance, attrs []AttributeH
 			nobody = append(nobody, a)
 		}
 	}
-	tos := make([]FederateHandle, 0, len(byTo))
-	for to := range byTo {
-		tos = append(tos, to)
-	}
-	slices.Sort(tos)
+	tos := keysOf(byTo)
 	for _, to := range tos {
 		as := byTo[to]
 		epochs := make(map[AttributeHandle]uint64, len(as))
@@ -809,11 +805,7 @@ func (c *Core) CancelAttributeOwnershipAcquisition(obj ObjectInstanceHandle, att
 			byOwner[o] = append(byOwner[o], a)
 		}
 	}
-	owners := make([]FederateHandle, 0, len(byOwner))
-	for o := range byOwner {
-		owners = append(owners, o)
-	}
-	slices.Sort(owners)
+	owners := keysOf(byOwner)
 	for _, o := range owners {
 		c.sendOwnership(ownAcquireCancel, obj, in, c.epochPairs(byOwner[o], nil), nil, o)
 	}
@@ -1015,11 +1007,7 @@ func (c *Core) onOwnership(m *wireMsg, from FederateHandle) {
 			}
 			byEpoch[e] = append(byEpoch[e], AttributeHandle(p.H))
 		}
-		es := make([]uint64, 0, len(byEpoch))
-		for e := range byEpoch {
-			es = append(es, e)
-		}
-		slices.Sort(es)
+		es := keysOf(byEpoch)
 		var unwanted []AttributeHandle
 		for _, e := range es {
 			var wanted []AttributeHandle
@@ -1286,11 +1274,7 @@ func (c *Core) releaseAll() []releasedToken {
 	slices.SortFunc(hs, compareHandles)
 	var out []releasedToken
 	for _, h := range hs {
-		attrs := make([]AttributeHandle, 0, len(c.ownership.held[h]))
-		for a := range c.ownership.held[h] {
-			attrs = append(attrs, a)
-		}
-		slices.Sort(attrs)
+		attrs := keysOf(c.ownership.held[h])
 		for _, a := range attrs {
 			e := c.ownership.give(h, a, 0)
 			c.traceOwner(h, a, 0, e)

@@ -258,11 +258,7 @@ func (t *tracer) flag(k string) {
 // rate limits them.
 func (c *Core) traceSubscription(oc *fomxml.ObjectClass) {
 	set := c.declared.subObj[oc.Handle]
-	attrs := make([]AttributeHandle, 0, len(set))
-	for a := range set {
-		attrs = append(attrs, a)
-	}
-	slices.Sort(attrs)
+	attrs := keysOf(set)
 	t := c.tracer
 	t.begin("subscribe").str("class", oc.QualifiedName)
 	t.attrNames(oc, attrs)
