@@ -148,6 +148,20 @@ func (h *harness) waitRoster(size int) {
 	h.waitEvery(func(n *node) bool { return len(n.Roster()) == size }, "every roster has %d acceptors", size)
 }
 
+// joinAll creates the federation and joins a federate on every node,
+// named fed0, fed1, ... in node order.
+func (h *harness) joinAll() {
+	h.t.Helper()
+	if err := h.nodes[0].CreateFederation(ctxT(h.t), FederationSpec{}); err != nil {
+		h.t.Fatal(err)
+	}
+	for i, n := range h.nodes {
+		if _, err := n.JoinFederate(ctxT(h.t), JoinSpec{Name: fmt.Sprintf("fed%d", i), Type: "t"}); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
 // waitEvery waits until cond holds for every live node.
 func (h *harness) waitEvery(cond func(*node) bool, format string, args ...any) {
 	h.t.Helper()
@@ -603,14 +617,7 @@ func TestFailedMemberIsLostAndReleased(t *testing.T) {
 	const count = 4
 	h := newHarness(t, count, nil)
 	h.waitRoster(count)
-	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{}); err != nil {
-		t.Fatal(err)
-	}
-	for i, n := range h.nodes {
-		if _, err := n.JoinFederate(ctxT(t), JoinSpec{Name: fmt.Sprintf("fed%d", i), Type: "t"}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.joinAll()
 	victim := h.nodes[2]
 	if _, ok, err := victim.Acquire(ctxT(t), "obj/Ship", nil); err != nil || !ok {
 		t.Fatalf("acquire: %v %v", ok, err)
@@ -783,14 +790,7 @@ func TestSuspicionIsLocal(t *testing.T) {
 		}
 	})
 	h.waitRoster(3)
-	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{}); err != nil {
-		t.Fatal(err)
-	}
-	for i, n := range h.nodes {
-		if _, err := n.JoinFederate(ctxT(t), JoinSpec{Name: fmt.Sprintf("fed%d", i), Type: "t"}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.joinAll()
 	if err := h.nodes[2].SetState("k", []byte("v")); err != nil {
 		t.Fatal(err)
 	}
@@ -860,14 +860,7 @@ func hasState(es []StateEntry, owner, key string) bool {
 func TestMinorityProposesNoRemoval(t *testing.T) {
 	h := newHarness(t, 4, nil)
 	h.waitRoster(4)
-	if err := h.nodes[0].CreateFederation(ctxT(t), FederationSpec{}); err != nil {
-		t.Fatal(err)
-	}
-	for i, n := range h.nodes {
-		if _, err := n.JoinFederate(ctxT(t), JoinSpec{Name: fmt.Sprintf("fed%d", i), Type: "t"}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.joinAll()
 	h.waitEvery(func(n *node) bool { return len(n.Federates()) == 4 }, "every node sees four federates")
 	a := h.nodes[0]
 	for _, name := range []string{"n2", "n3"} {

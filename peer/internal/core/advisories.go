@@ -116,11 +116,7 @@ func (c *Core) interestValue(oc *fomxml.ObjectClass) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(mode.rate)))
 	b = append(b, mode.rate...)
-	attrs := make([]AttributeHandle, 0, len(set))
-	for a := range set {
-		attrs = append(attrs, a)
-	}
-	slices.Sort(attrs)
+	attrs := keysOf(set)
 	b = binary.AppendUvarint(b, uint64(len(attrs)))
 	for _, a := range attrs {
 		b = binary.AppendUvarint(b, uint64(a))
@@ -294,11 +290,7 @@ func (a *advisories) noteObjectSubscription(h FederateHandle, class ObjectClassH
 	if !ok {
 		return false, false
 	}
-	if m == nil {
-		m = make(map[FederateHandle]remoteSub)
-		a.objs[class] = m
-	}
-	m[h] = sub
+	inner(a.objs, class)[h] = sub
 	return narrowed || len(sub.regions) > 0, true
 }
 
@@ -322,11 +314,7 @@ func (a *advisories) noteInteractionSubscription(h FederateHandle, class Interac
 		}
 		sub.regions = rs
 	}
-	if m == nil {
-		m = make(map[FederateHandle]remoteIntSub)
-		a.ints[class] = m
-	}
-	m[h] = sub
+	inner(a.ints, class)[h] = sub
 	return narrowed || len(sub.regions) > 0, true
 }
 
@@ -403,11 +391,7 @@ func (c *Core) wantedWithin(oc *fomxml.ObjectClass, a AttributeHandle, us []ddm.
 // another federate wants what this federate publishes of it.
 func (c *Core) classRelevance() {
 	a := &c.advisories
-	classes := make([]ObjectClassHandle, 0, len(c.declared.pubObj))
-	for class := range c.declared.pubObj {
-		classes = append(classes, class)
-	}
-	slices.Sort(classes)
+	classes := keysOf(c.declared.pubObj)
 	for _, class := range classes {
 		oc, ok := c.fdd.ObjectClassByHandle(class)
 		if !ok {
@@ -435,11 +419,7 @@ func (c *Core) classRelevance() {
 // whether another federate actively subscribes to it or an ancestor.
 func (c *Core) interactionRelevance() {
 	a := &c.advisories
-	classes := make([]InteractionClassHandle, 0, len(c.declared.pubInt))
-	for class := range c.declared.pubInt {
-		classes = append(classes, class)
-	}
-	slices.Sort(classes)
+	classes := keysOf(c.declared.pubInt)
 	for _, class := range classes {
 		ic, ok := c.fdd.InteractionClassByHandle(class)
 		if !ok {
@@ -691,27 +671,13 @@ func (c *Core) SetAdvisory(which Advisory, on bool) error {
 	switch which {
 	case ObjectClassRelevance:
 		if on {
-			classes := make([]ObjectClassHandle, 0, len(a.regOn))
-			for class, v := range a.regOn {
-				if v {
-					classes = append(classes, class)
-				}
-			}
-			slices.Sort(classes)
-			for _, class := range classes {
+			for _, class := range trueKeys(a.regOn) {
 				c.push(hla.StartRegistrationForObjectClass{Class: class})
 			}
 		}
 	case InteractionRelevance:
 		if on {
-			classes := make([]InteractionClassHandle, 0, len(a.intOn))
-			for class, v := range a.intOn {
-				if v {
-					classes = append(classes, class)
-				}
-			}
-			slices.Sort(classes)
-			for _, class := range classes {
+			for _, class := range trueKeys(a.intOn) {
 				c.push(hla.TurnInteractionsOn{Class: class})
 			}
 		}

@@ -255,11 +255,7 @@ func compareRegions(a, b RegionHandle) int {
 // attrSub returns the region subscription of attribute a of class,
 // creating it.
 func (c *Core) attrSub(class ObjectClassHandle, a AttributeHandle) *regionSub {
-	m := c.regions.subs[class]
-	if m == nil {
-		m = make(map[AttributeHandle]*regionSub)
-		c.regions.subs[class] = m
-	}
+	m := inner(c.regions.subs, class)
 	s := m[a]
 	if s == nil {
 		s = &regionSub{}

@@ -63,6 +63,19 @@ func (c *Core) interactionClass(h InteractionClassHandle) (*fomxml.InteractionCl
 	return ic, nil
 }
 
+// classAttrs is object class h, once every handle in attrs is one of its
+// attributes: ErrObjectClassNotDefined or ErrAttributeNotDefined.
+func (c *Core) classAttrs(h ObjectClassHandle, attrs []AttributeHandle) (*fomxml.ObjectClass, error) {
+	oc, err := c.objectClass(h)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAttrs(oc, attrs); err != nil {
+		return nil, err
+	}
+	return oc, nil
+}
+
 // checkAttrs checks that every handle is an attribute of oc (declared or
 // inherited).
 func checkAttrs(oc *fomxml.ObjectClass, hs []AttributeHandle) error {
@@ -104,11 +117,8 @@ func withdraw(decl map[ObjectClassHandle]map[AttributeHandle]bool, oc *fomxml.Ob
 // attributes adds nothing: it neither publishes class nor changes its
 // publication.
 func (c *Core) PublishObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle) error {
-	oc, err := c.objectClass(class)
+	oc, err := c.classAttrs(class, attrs)
 	if err != nil {
-		return err
-	}
-	if err := checkAttrs(oc, attrs); err != nil {
 		return err
 	}
 	if len(attrs) == 0 {
@@ -136,11 +146,8 @@ func (c *Core) PublishObjectClassAttributes(class ObjectClassHandle, attrs []Att
 // attribute is no longer published. ErrOwnershipAcquisitionPending while
 // it is acquiring any of them.
 func (c *Core) UnpublishObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle) error {
-	oc, err := c.objectClass(class)
+	oc, err := c.classAttrs(class, attrs)
 	if err != nil {
-		return err
-	}
-	if err := checkAttrs(oc, attrs); err != nil {
 		return err
 	}
 	if attrs != nil && len(attrs) == 0 {
@@ -224,11 +231,8 @@ func (c *Core) UnpublishInteractionClass(class InteractionClassHandle) error {
 // adds nothing: it neither subscribes class nor changes its
 // subscription.
 func (c *Core) SubscribeObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle, active bool, rate string) error {
-	oc, err := c.objectClass(class)
+	oc, err := c.classAttrs(class, attrs)
 	if err != nil {
-		return err
-	}
-	if err := checkAttrs(oc, attrs); err != nil {
 		return err
 	}
 	if rate != "" {
@@ -290,11 +294,8 @@ func (c *Core) subscribeObject(oc *fomxml.ObjectClass, attrs []AttributeHandle, 
 // subscription (all when attrs is nil: UnsubscribeObjectClass; none when
 // it is empty and not nil). Known instances stay known.
 func (c *Core) UnsubscribeObjectClassAttributes(class ObjectClassHandle, attrs []AttributeHandle) error {
-	oc, err := c.objectClass(class)
+	oc, err := c.classAttrs(class, attrs)
 	if err != nil {
-		return err
-	}
-	if err := checkAttrs(oc, attrs); err != nil {
 		return err
 	}
 	if attrs != nil && len(attrs) == 0 {

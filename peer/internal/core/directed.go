@@ -116,12 +116,7 @@ func (c *Core) declareDirected(sets map[ObjectClassHandle]map[InteractionClassHa
 	if err != nil {
 		return nil, nil, err
 	}
-	set := sets[class]
-	if set == nil {
-		set = make(map[InteractionClassHandle]bool)
-		sets[class] = set
-	}
-	return set, classes, nil
+	return inner(sets, class), classes, nil
 }
 
 // withdrawDirected removes ics (all when nil) from class's set in sets
@@ -136,7 +131,7 @@ func (c *Core) withdrawDirected(sets map[ObjectClassHandle]map[InteractionClassH
 		return err
 	}
 	set := sets[class]
-	for _, h := range sortedDirected(set) {
+	for _, h := range keysOf(set) {
 		if ics != nil && !slices.Contains(ics, h) {
 			continue
 		}
@@ -148,15 +143,6 @@ func (c *Core) withdrawDirected(sets map[ObjectClassHandle]map[InteractionClassH
 		delete(sets, class)
 	}
 	return nil
-}
-
-func sortedDirected(set map[InteractionClassHandle]bool) []InteractionClassHandle {
-	out := make([]InteractionClassHandle, 0, len(set))
-	for h := range set {
-		out = append(out, h)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // SendDirectedInteraction (§6.12) sends an interaction of class to the

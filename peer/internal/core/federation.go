@@ -211,11 +211,7 @@ func (f *federation) answered(id uint64) (func(OpResult), bool) {
 // noteState records member h's key at version; false when the version
 // is not newer than the one known (nothing changed).
 func (f *federation) noteState(h FederateHandle, key string, value []byte, version uint64) bool {
-	st := f.states[h]
-	if st == nil {
-		st = make(map[string]stateValue)
-		f.states[h] = st
-	}
+	st := inner(f.states, h)
 	if cur, ok := st[key]; ok && cur.version >= version {
 		return false
 	}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -533,10 +534,22 @@ func (c *Core) momFederationValue(name string) (any, bool) {
 }
 
 // keysOf lists m's keys, sorted.
-func keysOf[K ~uint64 | ~string, V any](m map[K]V) []K {
+func keysOf[K cmp.Ordered, V any](m map[K]V) []K {
 	ks := make([]K, 0, len(m))
 	for k := range m {
 		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// trueKeys is the keys of m whose value is true, in ascending order.
+func trueKeys[K cmp.Ordered](m map[K]bool) []K {
+	ks := make([]K, 0, len(m))
+	for k, v := range m {
+		if v {
+			ks = append(ks, k)
+		}
 	}
 	slices.Sort(ks)
 	return ks

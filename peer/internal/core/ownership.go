@@ -73,11 +73,7 @@ type earlyRequest struct {
 
 // keepEarly keeps r, one per requester and attribute.
 func (o *ownership) keepEarly(h ObjectInstanceHandle, a AttributeHandle, r earlyRequest) {
-	m := o.early[h]
-	if m == nil {
-		m = make(map[AttributeHandle][]earlyRequest)
-		o.early[h] = m
-	}
+	m := inner(o.early, h)
 	m[a] = slices.DeleteFunc(m[a], func(x earlyRequest) bool { return x.from == r.from })
 	m[a] = append(m[a], r)
 }
@@ -130,12 +126,7 @@ func (o *ownership) dropRequests(f FederateHandle) {
 
 // retryClaim schedules (h, a)'s claim again at tick at.
 func (o *ownership) retryClaim(h ObjectInstanceHandle, a AttributeHandle, at int64) {
-	m := o.retry[h]
-	if m == nil {
-		m = make(map[AttributeHandle]int64)
-		o.retry[h] = m
-	}
-	m[a] = at
+	inner(o.retry, h)[a] = at
 }
 
 // holderQuery is a who-holds query this federate sent about attributes
@@ -238,12 +229,7 @@ func (o *ownership) register(h ObjectInstanceHandle, published map[AttributeHand
 
 // take makes this federate the holder of (h, a) at epoch.
 func (o *ownership) take(h ObjectInstanceHandle, a AttributeHandle, epoch uint64) {
-	m := o.held[h]
-	if m == nil {
-		m = make(map[AttributeHandle]uint64)
-		o.held[h] = m
-	}
-	m[a] = epoch
+	inner(o.held, h)[a] = epoch
 	if ev := o.ever[h]; ev != nil {
 		ev[a] = true
 	}
@@ -288,12 +274,7 @@ func (o *ownership) note(h ObjectInstanceHandle, a AttributeHandle, t token) boo
 	if t.epoch < cur.epoch || t.epoch == cur.epoch && t.owner == cur.owner {
 		return false
 	}
-	m := o.view[h]
-	if m == nil {
-		m = make(map[AttributeHandle]token)
-		o.view[h] = m
-	}
-	m[a] = t
+	inner(o.view, h)[a] = t
 	return true
 }
 
@@ -393,12 +374,7 @@ func (o *ownership) accept(h ObjectInstanceHandle, a AttributeHandle, sender Fed
 	default:
 		return false, false
 	}
-	m := o.view[h]
-	if m == nil {
-		m = make(map[AttributeHandle]token)
-		o.view[h] = m
-	}
-	m[a] = token{owner: sender, epoch: epoch}
+	inner(o.view, h)[a] = token{owner: sender, epoch: epoch}
 	return true, true
 }
 

@@ -147,11 +147,7 @@ func (c *Core) divest(obj ObjectInstanceHandle, in *instance, attrs []AttributeH
 			nobody = append(nobody, a)
 		}
 	}
-	tos := make([]FederateHandle, 0, len(byTo))
-	for to := range byTo {
-		tos = append(tos, to)
-	}
-	slices.Sort(tos)
+	tos := keysOf(byTo)
 	for _, to := range tos {
 		as := byTo[to]
 		epochs := make(map[AttributeHandle]uint64, len(as))
@@ -189,14 +185,10 @@ func (c *Core) NegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceHandle,
 	}
 	for _, a := range attrs {
 		if _, ok := c.ownership.offering[obj][a]; ok {
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeAlreadyBeingDivested, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrAttributeAlreadyBeingDivested, obj, in, a)
 		}
 	}
-	m := c.ownership.offering[obj]
-	if m == nil {
-		m = make(map[AttributeHandle][]byte)
-		c.ownership.offering[obj] = m
-	}
+	m := inner(c.ownership.offering, obj)
 	var asked []AttributeHandle
 	for _, a := range attrs {
 		m[a] = slices.Clone(tag)
@@ -223,10 +215,10 @@ func (c *Core) ConfirmDivestiture(obj ObjectInstanceHandle, attrs []AttributeHan
 	}
 	for _, a := range attrs {
 		if _, ok := c.ownership.offering[obj][a]; !ok {
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeDivestitureWasNotRequested, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrAttributeDivestitureWasNotRequested, obj, in, a)
 		}
 		if len(c.ownership.requests[obj][a]) == 0 {
-			return fmt.Errorf("%w: %s of %v", hla.ErrNoAcquisitionPending, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrNoAcquisitionPending, obj, in, a)
 		}
 	}
 	c.divest(obj, in, attrs, tag, false)
@@ -257,7 +249,7 @@ func (c *Core) CancelNegotiatedAttributeOwnershipDivestiture(obj ObjectInstanceH
 	}
 	for _, a := range attrs {
 		if _, ok := c.ownership.offering[obj][a]; !ok {
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeDivestitureWasNotRequested, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrAttributeDivestitureWasNotRequested, obj, in, a)
 		}
 	}
 	for _, a := range attrs {
@@ -336,7 +328,7 @@ func (c *Core) AttributeOwnershipAcquisitionIfAvailable(obj ObjectInstanceHandle
 	}
 	for _, a := range attrs {
 		if _, ok := c.ownership.acquiring[obj][a]; ok {
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeAlreadyBeingAcquired, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrAttributeAlreadyBeingAcquired, obj, in, a)
 		}
 	}
 	c.startAcquisition(obj, in, attrs, nil, true)
@@ -344,11 +336,7 @@ func (c *Core) AttributeOwnershipAcquisitionIfAvailable(obj ObjectInstanceHandle
 }
 
 func (c *Core) startAcquisition(obj ObjectInstanceHandle, in *instance, attrs []AttributeHandle, tag []byte, ifAvailable bool) {
-	m := c.ownership.acquiring[obj]
-	if m == nil {
-		m = make(map[AttributeHandle]*acquisition)
-		c.ownership.acquiring[obj] = m
-	}
+	m := inner(c.ownership.acquiring, obj)
 	for _, a := range attrs {
 		m[a] = &acquisition{ifAvailable: ifAvailable, tag: slices.Clone(tag), askedOwner: c.ownership.ownerOf(obj, a), askedEpoch: c.ownership.current(obj, a).epoch}
 	}
@@ -792,10 +780,10 @@ func (c *Core) CancelAttributeOwnershipAcquisition(obj ObjectInstanceHandle, att
 	}
 	for _, a := range attrs {
 		if _, ok := c.ownership.holds(obj, a); ok {
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeAlreadyOwned, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrAttributeAlreadyOwned, obj, in, a)
 		}
 		if acq := c.ownership.acquiring[obj][a]; acq == nil || acq.ifAvailable || acq.cancelling {
-			return fmt.Errorf("%w: %s of %v", hla.ErrAttributeAcquisitionWasNotRequested, attributeName(in.class, a), obj)
+			return attrErr(hla.ErrAttributeAcquisitionWasNotRequested, obj, in, a)
 		}
 	}
 	// Everyone forgets the request. The owner asked last may have
@@ -817,11 +805,7 @@ func (c *Core) CancelAttributeOwnershipAcquisition(obj ObjectInstanceHandle, att
 			byOwner[o] = append(byOwner[o], a)
 		}
 	}
-	owners := make([]FederateHandle, 0, len(byOwner))
-	for o := range byOwner {
-		owners = append(owners, o)
-	}
-	slices.Sort(owners)
+	owners := keysOf(byOwner)
 	for _, o := range owners {
 		c.sendOwnership(ownAcquireCancel, obj, in, c.epochPairs(byOwner[o], nil), nil, o)
 	}
@@ -1023,11 +1007,7 @@ func (c *Core) onOwnership(m *wireMsg, from FederateHandle) {
 			}
 			byEpoch[e] = append(byEpoch[e], AttributeHandle(p.H))
 		}
-		es := make([]uint64, 0, len(byEpoch))
-		for e := range byEpoch {
-			es = append(es, e)
-		}
-		slices.Sort(es)
+		es := keysOf(byEpoch)
 		var unwanted []AttributeHandle
 		for _, e := range es {
 			var wanted []AttributeHandle
@@ -1239,6 +1219,11 @@ func (c *Core) ownerMoved(obj ObjectInstanceHandle, in *instance, attrs []Attrib
 	}
 }
 
+// attrErr is err about attribute a of obj.
+func attrErr(err error, obj ObjectInstanceHandle, in *instance, a AttributeHandle) error {
+	return fmt.Errorf("%w: %s of %v", err, attributeName(in.class, a), obj)
+}
+
 // attributeName names attribute a of oc for errors and traces.
 func attributeName(oc *fomxml.ObjectClass, a AttributeHandle) string {
 	if at, ok := oc.AttributeByHandle(a); ok {
@@ -1289,11 +1274,7 @@ func (c *Core) releaseAll() []releasedToken {
 	slices.SortFunc(hs, compareHandles)
 	var out []releasedToken
 	for _, h := range hs {
-		attrs := make([]AttributeHandle, 0, len(c.ownership.held[h]))
-		for a := range c.ownership.held[h] {
-			attrs = append(attrs, a)
-		}
-		slices.Sort(attrs)
+		attrs := keysOf(c.ownership.held[h])
 		for _, a := range attrs {
 			e := c.ownership.give(h, a, 0)
 			c.traceOwner(h, a, 0, e)

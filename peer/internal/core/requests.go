@@ -43,11 +43,8 @@ func (c *Core) RequestAttributeValueUpdate(obj ObjectInstanceHandle, attrs []Att
 // their current values. Errors: ErrObjectClassNotDefined,
 // ErrAttributeNotDefined.
 func (c *Core) RequestClassAttributeValueUpdate(class ObjectClassHandle, attrs []AttributeHandle, tag []byte) error {
-	oc, err := c.objectClass(class)
+	oc, err := c.classAttrs(class, attrs)
 	if err != nil {
-		return err
-	}
-	if err := checkAttrs(oc, attrs); err != nil {
 		return err
 	}
 	for _, r := range c.routing.subscriptionRoutes(oc) {

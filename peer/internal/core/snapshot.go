@@ -695,12 +695,12 @@ func attrSet(attrs []uint64) map[AttributeHandle]bool {
 	return m
 }
 
-// inner returns m[h], made when missing.
-func inner[V any](m map[ObjectInstanceHandle]map[AttributeHandle]V, h ObjectInstanceHandle) map[AttributeHandle]V {
-	in := m[h]
+// inner returns m[k], made and stored when missing.
+func inner[K, K2 comparable, V any](m map[K]map[K2]V, k K) map[K2]V {
+	in := m[k]
 	if in == nil {
-		in = make(map[AttributeHandle]V)
-		m[h] = in
+		in = make(map[K2]V)
+		m[k] = in
 	}
 	return in
 }

@@ -355,11 +355,7 @@ func (c *Core) syncMembersChanged(h FederateHandle, left bool) {
 	if left {
 		c.syncPoints.gone[h] = true
 	}
-	labels := make([]string, 0, len(c.syncPoints.points))
-	for l := range c.syncPoints.points {
-		labels = append(labels, l)
-	}
-	slices.Sort(labels)
+	labels := keysOf(c.syncPoints.points)
 	for _, l := range labels {
 		c.syncCheck(l)
 	}

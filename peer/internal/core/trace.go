@@ -233,6 +233,18 @@ func (t *tracer) attrName(oc *fomxml.ObjectClass, a AttributeHandle) {
 	t.buf = appendJSONString(t.buf, name)
 }
 
+// attrNames writes "attrs": the names of attrs of oc, in their order.
+func (t *tracer) attrNames(oc *fomxml.ObjectClass, attrs []AttributeHandle) {
+	t.buf = append(t.buf, `,"attrs":[`...)
+	for i, a := range attrs {
+		if i > 0 {
+			t.buf = append(t.buf, ',')
+		}
+		t.attrName(oc, a)
+	}
+	t.buf = append(t.buf, ']')
+}
+
 // flag writes "k":true.
 func (t *tracer) flag(k string) {
 	t.buf = append(t.buf, ',', '"')
@@ -246,21 +258,10 @@ func (t *tracer) flag(k string) {
 // rate limits them.
 func (c *Core) traceSubscription(oc *fomxml.ObjectClass) {
 	set := c.declared.subObj[oc.Handle]
-	attrs := make([]AttributeHandle, 0, len(set))
-	for a := range set {
-		attrs = append(attrs, a)
-	}
-	slices.Sort(attrs)
+	attrs := keysOf(set)
 	t := c.tracer
 	t.begin("subscribe").str("class", oc.QualifiedName)
-	t.buf = append(t.buf, `,"attrs":[`...)
-	for i, a := range attrs {
-		if i > 0 {
-			t.buf = append(t.buf, ',')
-		}
-		t.attrName(oc, a)
-	}
-	t.buf = append(t.buf, ']')
+	t.attrNames(oc, attrs)
 	if len(attrs) > 0 {
 		t.flag("sub")
 	}
@@ -335,14 +336,7 @@ func (c *Core) traceDeliver(m *wireMsg, from FederateHandle, received OrderType,
 		t.str("obj", m.Obj.String())
 		slices.Sort(attrs)
 		oc, _ := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class))
-		t.buf = append(t.buf, `,"attrs":[`...)
-		for i, a := range attrs {
-			if i > 0 {
-				t.buf = append(t.buf, ',')
-			}
-			t.attrName(oc, a)
-		}
-		t.buf = append(t.buf, ']')
+		t.attrNames(oc, attrs)
 		t.num("epoch", float64(m.Epoch))
 	}
 	t.end()

@@ -556,30 +556,32 @@ func (r *wireReader) bytes(field string) []byte {
 	return v
 }
 
-func (r *wireReader) byte(field string) byte {
+// take reads the next n bytes, nil when fewer are left.
+func (r *wireReader) take(field string, n int) []byte {
 	if r.err != nil {
-		return 0
+		return nil
 	}
-	if len(r.b) < 1 {
+	if len(r.b) < n {
 		r.fail("truncated %s", field)
-		return 0
+		return nil
 	}
-	v := r.b[0]
-	r.b = r.b[1:]
+	v := r.b[:n]
+	r.b = r.b[n:]
 	return v
 }
 
+func (r *wireReader) byte(field string) byte {
+	if v := r.take(field, 1); v != nil {
+		return v[0]
+	}
+	return 0
+}
+
 func (r *wireReader) float64(field string) float64 {
-	if r.err != nil {
-		return 0
+	if v := r.take(field, 8); v != nil {
+		return math.Float64frombits(binary.BigEndian.Uint64(v))
 	}
-	if len(r.b) < 8 {
-		r.fail("truncated %s", field)
-		return 0
-	}
-	v := math.Float64frombits(binary.BigEndian.Uint64(r.b))
-	r.b = r.b[8:]
-	return v
+	return 0
 }
 
 // values reads m.Values: a count, then that many (handle, value) pairs in
