@@ -20,21 +20,13 @@ func (f *fakeStatus) TimeStatus() (lbts.Status, error) {
 	return f.st, nil
 }
 
-type syncWriter struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
+// lineWriter hands each Write to a channel: WatchStalls writes a line at
+// a time.
+type lineWriter chan string
 
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
+func (w lineWriter) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
 }
 
 // A time advance that stays pending is reported once, with what holds
@@ -42,17 +34,18 @@ func (w *syncWriter) String() string {
 func TestWatchStalls(t *testing.T) {
 	f := &fakeStatus{st: lbts.Status{Time: 20, Request: lbts.TimeAdvanceRequest, Requested: 21, GALT: 20, HeldBy: 4,
 		Awaiting: []lbts.FederateID{4}, Uncovered: []lbts.Uncovered{{From: 2, Group: 9, Want: 12, Have: 10}}}}
-	var w syncWriter
-	stop := WatchStalls(f, &w, 40*time.Millisecond)
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(w.String(), "time stalled") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	lines := make(lineWriter, 4)
+	stop := WatchStalls(f, lines, 40*time.Millisecond)
+	var out string
+	select {
+	case out = <-lines:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no stall line in 5 s")
 	}
 	time.Sleep(100 * time.Millisecond) // a second line would come by now
 	stop()
-	out := w.String()
-	if strings.Count(out, "time stalled") != 1 {
-		t.Fatalf("want one stall line, got %q", out)
+	if len(lines) != 0 || !strings.HasPrefix(out, "time stalled") {
+		t.Fatalf("want one stall line, got %q and %d more", out, len(lines))
 	}
 	for _, want := range []string{"TAR to 21", "held by 4", "awaiting [4] since a restore", "2's promise waits for group 9 seq 12 (have 10)"} {
 		if !strings.Contains(out, want) {
@@ -61,13 +54,13 @@ func TestWatchStalls(t *testing.T) {
 	}
 
 	// Granted every check: never stalled.
-	var quiet syncWriter
+	quiet := make(lineWriter, 4)
 	g := &fakeStatus{st: lbts.Status{Request: lbts.TimeAdvanceRequest, Requested: 1}}
-	stop = WatchStalls(movingStatus{g}, &quiet, 40*time.Millisecond)
+	stop = WatchStalls(movingStatus{g}, quiet, 40*time.Millisecond)
 	time.Sleep(200 * time.Millisecond)
 	stop()
-	if quiet.String() != "" {
-		t.Fatalf("a federate that advances was reported: %q", quiet.String())
+	if len(quiet) != 0 {
+		t.Fatalf("a federate that advances was reported: %q", <-quiet)
 	}
 }
 
