@@ -46,25 +46,15 @@ func TestEndToEnd(t *testing.T) {
 		sim.send(to, jet)
 		// Each is sent until its first PDU on the other exercise: a
 		// later copy changes nothing but the heard time.
-		buf := make([]byte, 1<<16)
-		wait := time.Now().Add(300 * time.Millisecond)
-		for {
-			net.conn.SetReadDeadline(wait)
-			n, _, err := net.conn.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				break
-			}
-			p, err := Decode(buf[:n])
-			if err != nil {
-				t.Fatal(err)
-			}
+		net.next(time.Now().Add(300*time.Millisecond), true, func(p PDU) bool {
 			switch {
 			case tankOut == nil && fromEx(2, tank.ID)(p):
 				tankOut = p.(*EntityState)
 			case jetOut == nil && fromEx(1, jet.ID)(p):
 				jetOut = p.(*EntityState)
 			}
-		}
+			return tankOut != nil && jetOut != nil
+		})
 	}
 	same := func(name string, got, want *EntityState, version uint8) {
 		t.Helper()
