@@ -77,27 +77,9 @@ func startNode(t *testing.T, node, dir string, stdin string, args ...string) *no
 	return p
 }
 
-// line waits for a line with the prefix; it returns the rest.
-func (p *nodeProc) line(t *testing.T, prefix string, d time.Duration) string {
-	t.Helper()
-	timeout := time.After(d)
-	for {
-		select {
-		case l, ok := <-p.lines:
-			if !ok {
-				t.Fatalf("interop.js ended before %q", prefix)
-			}
-			if rest, ok := strings.CutPrefix(l, prefix); ok {
-				return rest
-			}
-		case <-timeout:
-			t.Fatalf("no %q from interop.js within %v", prefix, d)
-		}
-	}
-}
-
-// pdu waits for a decoded PDU match accepts.
-func (p *nodeProc) pdu(t *testing.T, d time.Duration, what string, match func(map[string]any) bool) map[string]any {
+// await waits up to d for a line that take accepts; what names the line
+// in a failure.
+func (p *nodeProc) await(t *testing.T, d time.Duration, what string, take func(line string) bool) {
 	t.Helper()
 	timeout := time.After(d)
 	for {
@@ -106,20 +88,42 @@ func (p *nodeProc) pdu(t *testing.T, d time.Duration, what string, match func(ma
 			if !ok {
 				t.Fatalf("interop.js ended before %s", what)
 			}
-			var m map[string]any
-			if err := json.Unmarshal([]byte(l), &m); err != nil {
-				continue
-			}
-			if e, ok := m["error"]; ok {
-				t.Fatalf("open-dis could not decode a PDU of the gateway: %v", e)
-			}
-			if match(m) {
-				return m
+			if take(l) {
+				return
 			}
 		case <-timeout:
-			t.Fatalf("open-dis decoded no %s within %v", what, d)
+			t.Fatalf("no %s from interop.js within %v", what, d)
 		}
 	}
+}
+
+// line waits for a line with the prefix; it returns the rest.
+func (p *nodeProc) line(t *testing.T, prefix string, d time.Duration) string {
+	t.Helper()
+	var rest string
+	p.await(t, d, fmt.Sprintf("%q", prefix), func(l string) bool {
+		r, ok := strings.CutPrefix(l, prefix)
+		rest = r
+		return ok
+	})
+	return rest
+}
+
+// pdu waits for a PDU open-dis decoded that match accepts.
+func (p *nodeProc) pdu(t *testing.T, d time.Duration, what string, match func(map[string]any) bool) map[string]any {
+	t.Helper()
+	var m map[string]any
+	p.await(t, d, what+" decoded by open-dis", func(l string) bool {
+		m = nil
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			return false
+		}
+		if e, ok := m["error"]; ok {
+			t.Fatalf("open-dis could not decode a PDU of the gateway: %v", e)
+		}
+		return match(m)
+	})
+	return m
 }
 
 // get reads a path of a decoded JSON object ("entityID.siteID").
