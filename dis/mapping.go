@@ -1172,26 +1172,10 @@ func (m *Mapper) ApplyFire(values hla.ParameterValues, names Names, f *Fire) []e
 	d.id("TargetObjectIdentifier", names, &f.Target)
 	d.id("MunitionObjectIdentifier", names, &f.Munition)
 	d.event(names, f.Firing, &f.Event)
-	if v, ok := d.get("FireControlSolutionRange"); ok {
-		x, err := toFloat(v)
-		d.check("FireControlSolutionRange", err)
-		f.Range = float32(x)
-	}
-	if v, ok := d.get("FireMissionIndex"); ok {
-		n, err := toInt(v)
-		d.check("FireMissionIndex", err)
-		f.FireMissionIndex = uint32(n)
-	}
-	if v, ok := d.get("FiringLocation"); ok {
-		w, err := readWorldValue(v)
-		d.check("FiringLocation", err)
-		f.Location = w
-	}
-	if v, ok := d.get("InitialVelocityVector"); ok {
-		vec, err := readVectorValue(v, "XVelocity", "YVelocity", "ZVelocity")
-		d.check("InitialVelocityVector", err)
-		f.Velocity = vec
-	}
+	param(d, "FireControlSolutionRange", &f.Range, readFloat32)
+	param(d, "FireMissionIndex", &f.FireMissionIndex, readUint32)
+	param(d, "FiringLocation", &f.Location, readWorldValue)
+	param(d, "InitialVelocityVector", &f.Velocity, vectorReader("XVelocity", "YVelocity", "ZVelocity"))
 	d.burst(&f.Burst)
 	return d.errs
 }
@@ -1203,31 +1187,14 @@ func (m *Mapper) ApplyDetonation(values hla.ParameterValues, names Names, det *D
 	d.id("TargetObjectIdentifier", names, &det.Target)
 	d.id("MunitionObjectIdentifier", names, &det.Munition)
 	d.event(names, det.Firing, &det.Event)
-	if v, ok := d.get("ArticulatedPartData"); ok {
-		ps, err := m.readParams(v)
-		d.check("ArticulatedPartData", err)
-		det.Parameters = ps
-	}
-	if v, ok := d.get("DetonationLocation"); ok {
-		w, err := readWorldValue(v)
-		d.check("DetonationLocation", err)
-		det.Location = w
-	}
-	if v, ok := d.get("DetonationResultCode"); ok {
+	param(d, "ArticulatedPartData", &det.Parameters, m.readParams)
+	param(d, "DetonationLocation", &det.Location, readWorldValue)
+	param(d, "DetonationResultCode", &det.Result, func(v any) (uint8, error) {
 		n, err := m.enumNum(m.det.params["DetonationResultCode"].p.DataType, v)
-		d.check("DetonationResultCode", err)
-		det.Result = uint8(n)
-	}
-	if v, ok := d.get("FinalVelocityVector"); ok {
-		vec, err := readVectorValue(v, "XVelocity", "YVelocity", "ZVelocity")
-		d.check("FinalVelocityVector", err)
-		det.Velocity = vec
-	}
-	if v, ok := d.get("RelativeDetonationLocation"); ok {
-		vec, err := readVectorValue(v, "BodyXDistance", "BodyYDistance", "BodyZDistance")
-		d.check("RelativeDetonationLocation", err)
-		det.EntityLocation = vec
-	}
+		return uint8(n), err
+	})
+	param(d, "FinalVelocityVector", &det.Velocity, vectorReader("XVelocity", "YVelocity", "ZVelocity"))
+	param(d, "RelativeDetonationLocation", &det.EntityLocation, vectorReader("BodyXDistance", "BodyYDistance", "BodyZDistance"))
 	d.burst(&det.Burst)
 	return d.errs
 }
@@ -1263,6 +1230,27 @@ func (d *paramDecoder) check(name string, err error) {
 	if err != nil {
 		d.errs = append(d.errs, &ValueError{Name: name, Err: err})
 	}
+}
+
+// param decodes parameter name, when it is present, by read into *dst;
+// a value read fails on is recorded and *dst takes what read returned.
+func param[T any](d *paramDecoder, name string, dst *T, read func(any) (T, error)) {
+	v, ok := d.get(name)
+	if !ok {
+		return
+	}
+	x, err := read(v)
+	d.check(name, err)
+	*dst = x
+}
+
+func readFloat32(v any) (float32, error) { x, err := toFloat(v); return float32(x), err }
+
+func readUint32(v any) (uint32, error) { n, err := toInt(v); return uint32(n), err }
+
+// vectorReader reads a vector record with the fields x, y and z.
+func vectorReader(x, y, z string) func(any) (Vector, error) {
+	return func(v any) (Vector, error) { return readVectorValue(v, x, y, z) }
 }
 
 // id resolves the object name parameter name into an entity ID.
@@ -1315,11 +1303,7 @@ func (d *paramDecoder) burst(b *BurstDescriptor) {
 		return uint16(n)
 	}
 	b.Warhead, b.Fuse, b.Quantity, b.Rate = num("WarheadType"), num("FuseType"), num("QuantityFired"), num("RateOfFire")
-	if v, ok := d.get("MunitionType"); ok {
-		t, err := readTypeValue(v)
-		d.check("MunitionType", err)
-		b.Munition = t
-	}
+	param(d, "MunitionType", &b.Munition, readTypeValue)
 }
 
 // --- Attribute records --------------------------------------------------
