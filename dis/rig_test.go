@@ -141,35 +141,34 @@ func (r *rig) publish(f *peer.Federate, class string) *fomxml.ObjectClass {
 	return c
 }
 
-// next waits up to d for an event of f that match accepts.
-func next(t *testing.T, f *peer.Federate, d time.Duration, what string, match func(peer.Event) bool) peer.Event {
-	t.Helper()
+// firstEvent returns the first event of f within d that match accepts,
+// or the error that ended the wait.
+func firstEvent(f *peer.Federate, d time.Duration, match func(peer.Event) bool) (peer.Event, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	for {
 		ev, err := f.Next(ctx)
-		if err != nil {
-			t.Fatalf("waiting for %s: %v", what, err)
-		}
-		if match(ev) {
-			return ev
+		if err != nil || match(ev) {
+			return ev, err
 		}
 	}
+}
+
+// next waits up to d for an event of f that match accepts.
+func next(t *testing.T, f *peer.Federate, d time.Duration, what string, match func(peer.Event) bool) peer.Event {
+	t.Helper()
+	ev, err := firstEvent(f, d, match)
+	if err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+	return ev
 }
 
 // quiet asserts f gets no event match accepts for d.
 func quiet(t *testing.T, f *peer.Federate, d time.Duration, what string, match func(peer.Event) bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	for {
-		ev, err := f.Next(ctx)
-		if err != nil {
-			return
-		}
-		if match(ev) {
-			t.Fatalf("unexpected %s: %+v", what, ev)
-		}
+	if ev, err := firstEvent(f, d, match); err == nil {
+		t.Fatalf("unexpected %s: %+v", what, ev)
 	}
 }
 
