@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -77,22 +78,21 @@ func startNode(t *testing.T, node, dir string, stdin string, args ...string) *no
 	return p
 }
 
-// await waits up to d for a line that take accepts; what names the line
-// in a failure.
-func (p *nodeProc) await(t *testing.T, d time.Duration, what string, take func(line string) bool) {
-	t.Helper()
+// await waits up to d for a line that take accepts; the error says why
+// none came.
+func (p *nodeProc) await(d time.Duration, take func(line string) bool) error {
 	timeout := time.After(d)
 	for {
 		select {
 		case l, ok := <-p.lines:
 			if !ok {
-				t.Fatalf("interop.js ended before %s", what)
+				return errors.New("interop.js ended")
 			}
 			if take(l) {
-				return
+				return nil
 			}
 		case <-timeout:
-			t.Fatalf("no %s from interop.js within %v", what, d)
+			return fmt.Errorf("none within %v", d)
 		}
 	}
 }
@@ -101,19 +101,22 @@ func (p *nodeProc) await(t *testing.T, d time.Duration, what string, take func(l
 func (p *nodeProc) line(t *testing.T, prefix string, d time.Duration) string {
 	t.Helper()
 	var rest string
-	p.await(t, d, fmt.Sprintf("%q", prefix), func(l string) bool {
+	err := p.await(d, func(l string) bool {
 		r, ok := strings.CutPrefix(l, prefix)
 		rest = r
 		return ok
 	})
+	if err != nil {
+		t.Fatalf("no %q from interop.js: %v", prefix, err)
+	}
 	return rest
 }
 
-// pdu waits for a PDU open-dis decoded that match accepts.
+// pdu waits for a decoded PDU match accepts.
 func (p *nodeProc) pdu(t *testing.T, d time.Duration, what string, match func(map[string]any) bool) map[string]any {
 	t.Helper()
 	var m map[string]any
-	p.await(t, d, what+" decoded by open-dis", func(l string) bool {
+	err := p.await(d, func(l string) bool {
 		m = nil
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			return false
@@ -123,6 +126,9 @@ func (p *nodeProc) pdu(t *testing.T, d time.Duration, what string, match func(ma
 		}
 		return match(m)
 	})
+	if err != nil {
+		t.Fatalf("open-dis decoded no %s: %v", what, err)
+	}
 	return m
 }
 
