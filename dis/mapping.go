@@ -813,53 +813,22 @@ func (m *Mapper) ApplyEntityValues(class fomxml.ObjectClassHandle, values hla.At
 		decoded[a.Name] = v
 	}
 	fail := func(name string, err error) { errs = append(errs, &ValueError{Name: name, Err: err}) }
-	if v, ok := decoded["EntityIdentifier"]; ok {
-		if id, err := readIDValue(v); err != nil {
-			fail("EntityIdentifier", err)
-		} else {
-			es.ID = id
-		}
-	}
-	if v, ok := decoded["EntityType"]; ok {
-		if t, err := readTypeValue(v); err != nil {
-			fail("EntityType", err)
-		} else {
-			es.Type = t
-		}
-	}
-	if v, ok := decoded["AlternateEntityType"]; ok {
-		if t, err := readTypeValue(v); err != nil {
-			fail("AlternateEntityType", err)
-		} else {
-			es.AlternateType = t
-		}
-	}
+	setDecoded(decoded, "EntityIdentifier", &es.ID, readIDValue, fail)
+	setDecoded(decoded, "EntityType", &es.Type, readTypeValue, fail)
+	setDecoded(decoded, "AlternateEntityType", &es.AlternateType, readTypeValue, fail)
 	if v, ok := decoded["Spatial"]; ok {
 		if err := m.readSpatial(v, es); err != nil {
 			fail("Spatial", err)
 		}
 	}
-	if v, ok := decoded["ForceIdentifier"]; ok {
-		if n, err := m.enumNum(p.byName["ForceIdentifier"].attr.DataType, v); err != nil {
-			fail("ForceIdentifier", err)
-		} else {
-			es.Force = uint8(n)
-		}
-	}
-	if v, ok := decoded["Marking"]; ok {
-		if mk, err := m.readMarking(p.byName["Marking"].attr.DataType, v); err != nil {
-			fail("Marking", err)
-		} else {
-			es.Marking = mk
-		}
-	}
-	if v, ok := decoded["ArticulatedParametersArray"]; ok {
-		if ps, err := m.readParams(v); err != nil {
-			fail("ArticulatedParametersArray", err)
-		} else {
-			es.Parameters = ps
-		}
-	}
+	setDecoded(decoded, "ForceIdentifier", &es.Force, func(v any) (uint8, error) {
+		n, err := m.enumNum(p.byName["ForceIdentifier"].attr.DataType, v)
+		return uint8(n), err
+	}, fail)
+	setDecoded(decoded, "Marking", &es.Marking, func(v any) (Marking, error) {
+		return m.readMarking(p.byName["Marking"].attr.DataType, v)
+	}, fail)
+	setDecoded(decoded, "ArticulatedParametersArray", &es.Parameters, m.readParams, fail)
 	fields, land := appearanceFields(es.Type)
 	for _, f := range fields {
 		if v, ok := decoded[f.attr]; ok {
@@ -889,6 +858,22 @@ func (m *Mapper) ApplyEntityValues(class fomxml.ObjectClassHandle, values hla.At
 		}
 	}
 	return extra, errs
+}
+
+// setDecoded reads the value of decoded named name, when there is one,
+// by read into *dst; a value that does not read leaves *dst as it was
+// and goes to fail.
+func setDecoded[T any](decoded map[string]any, name string, dst *T, read func(any) (T, error), fail func(name string, err error)) {
+	v, ok := decoded[name]
+	if !ok {
+		return
+	}
+	x, err := read(v)
+	if err != nil {
+		fail(name, err)
+		return
+	}
+	*dst = x
 }
 
 // enumNum is the number of a decoded value of data type typ: an integer,
