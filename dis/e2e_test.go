@@ -46,25 +46,15 @@ func TestEndToEnd(t *testing.T) {
 		sim.send(to, jet)
 		// Each is sent until its first PDU on the other exercise: a
 		// later copy changes nothing but the heard time.
-		buf := make([]byte, 1<<16)
-		wait := time.Now().Add(300 * time.Millisecond)
-		for {
-			net.conn.SetReadDeadline(wait)
-			n, _, err := net.conn.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				break
-			}
-			p, err := Decode(buf[:n])
-			if err != nil {
-				t.Fatal(err)
-			}
+		net.next(time.Now().Add(300*time.Millisecond), true, func(p PDU) bool {
 			switch {
 			case tankOut == nil && fromEx(2, tank.ID)(p):
 				tankOut = p.(*EntityState)
 			case jetOut == nil && fromEx(1, jet.ID)(p):
 				jetOut = p.(*EntityState)
 			}
-		}
+			return tankOut != nil && jetOut != nil
+		})
 	}
 	same := func(name string, got, want *EntityState, version uint8) {
 		t.Helper()
@@ -83,21 +73,13 @@ func TestEndToEnd(t *testing.T) {
 		Burst: BurstDescriptor{Munition: EntityType{2, 2, 225, 2, 1, 0, 0}, Warhead: 1000, Fuse: 1000, Quantity: 2, Rate: 60}}
 	sim.send(to, fire)
 	fireOut := net.recv(3*time.Second, "the fire on exercise 2", func(p PDU) bool { f, ok := p.(*Fire); return ok && f.Exercise == 2 }).(*Fire)
-	wantFire := *fire
-	wantFire.Version, wantFire.Exercise, wantFire.Length, wantFire.Type, wantFire.Family = 7, 2, fireOut.Length, TypeFire, FamilyWarfare
-	if !reflect.DeepEqual(fireOut, &wantFire) {
-		t.Errorf("fire out\n%+v\nwant\n%+v", fireOut, &wantFire)
-	}
+	sameOnExercise2(t, "fire", fireOut, fire, TypeFire)
 	det := &Detonation{Header: Header{Version: 6, Exercise: 1, Timestamp: 0x4343}, Firing: tank.ID, Target: jet.ID, Event: EventID{1, 2, 77},
 		Velocity: Vector{250, 0, -3}, Location: jet.Location, Burst: fire.Burst, EntityLocation: Vector{1, 2, 0.5}, Result: 1,
 		Parameters: []VariableParameter{ArticulatedPart{ParameterType: 4107, Value: 0.25}.Param()}}
 	sim.send(to, det)
 	detOut := net.recv(3*time.Second, "the detonation on exercise 2", func(p PDU) bool { d, ok := p.(*Detonation); return ok && d.Exercise == 2 }).(*Detonation)
-	wantDet := *det
-	wantDet.Version, wantDet.Exercise, wantDet.Length, wantDet.Type, wantDet.Family = 7, 2, detOut.Length, TypeDetonation, FamilyWarfare
-	if !reflect.DeepEqual(detOut, &wantDet) {
-		t.Errorf("detonation out\n%+v\nwant\n%+v", detOut, &wantDet)
-	}
+	sameOnExercise2(t, "detonation", detOut, det, TypeDetonation)
 
 	// A state property of the tank, by name: out as the same record.
 	ground := mustClass(t, r.m.fdd, "GroundVehicle")
@@ -143,5 +125,20 @@ func TestEndToEnd(t *testing.T) {
 	})
 	if len(seen) != 2 {
 		t.Errorf("the federation holds %v", seen)
+	}
+}
+
+// sameOnExercise2 checks that out is the warfare PDU in, of type typ, as
+// the gateway of exercise 2 puts it out: in version 7, with its length.
+func sameOnExercise2[T any, P interface {
+	*T
+	PDU
+}](t *testing.T, name string, out, in P, typ uint8) {
+	t.Helper()
+	want := *in
+	h := P(&want).PDUHeader()
+	h.Version, h.Exercise, h.Length, h.Type, h.Family = 7, 2, out.PDUHeader().Length, typ, FamilyWarfare
+	if !reflect.DeepEqual(out, P(&want)) {
+		t.Errorf("%s out\n%+v\nwant\n%+v", name, out, &want)
 	}
 }

@@ -482,33 +482,36 @@ func (g *Gateway) datagram(b []byte, from netip.AddrPort, now time.Time) {
 	}
 	switch p := p.(type) {
 	case *EntityState:
-		if g.names.isOut(p.ID) {
-			g.stats.echo()
-			return
+		if g.received(p.ID, 0) {
+			g.entityIn(p, now)
 		}
-		g.stats.received[0].Add(1)
-		g.entityIn(p, now)
 	case *Fire:
-		if g.names.isOut(p.Firing) {
-			g.stats.echo()
-			return
+		if g.received(p.Firing, 1) {
+			vals := peer.ParameterValues{}
+			g.valueErrors(true, "fire", g.m.FireValues(p, g.names, vals))
+			g.send(g.m.FireClass().Handle, vals, p.Timestamp)
 		}
-		g.stats.received[1].Add(1)
-		vals := peer.ParameterValues{}
-		g.valueErrors(true, "fire", g.m.FireValues(p, g.names, vals))
-		g.send(g.m.FireClass().Handle, vals, p.Timestamp)
 	case *Detonation:
-		if g.names.isOut(p.Firing) {
-			g.stats.echo()
-			return
+		if g.received(p.Firing, 2) {
+			vals := peer.ParameterValues{}
+			g.valueErrors(true, "detonation", g.m.DetonationValues(p, g.names, vals))
+			g.send(g.m.DetonationClass().Handle, vals, p.Timestamp)
 		}
-		g.stats.received[2].Add(1)
-		vals := peer.ParameterValues{}
-		g.valueErrors(true, "detonation", g.m.DetonationValues(p, g.names, vals))
-		g.send(g.m.DetonationClass().Handle, vals, p.Timestamp)
 	case *Attribute:
 		g.attributeIn(p)
 	}
+}
+
+// received counts a PDU about id, of the type at index i of pduTypes,
+// and reports whether it is news: a PDU about an entity the gateway
+// itself puts out is an echo, counted as such and passed over.
+func (g *Gateway) received(id EntityID, i int) bool {
+	if g.names.isOut(id) {
+		g.stats.echo()
+		return false
+	}
+	g.stats.received[i].Add(1)
+	return true
 }
 
 func (g *Gateway) send(class peer.InteractionClassHandle, vals peer.ParameterValues, ts uint32) {

@@ -813,53 +813,22 @@ func (m *Mapper) ApplyEntityValues(class fomxml.ObjectClassHandle, values hla.At
 		decoded[a.Name] = v
 	}
 	fail := func(name string, err error) { errs = append(errs, &ValueError{Name: name, Err: err}) }
-	if v, ok := decoded["EntityIdentifier"]; ok {
-		if id, err := readIDValue(v); err != nil {
-			fail("EntityIdentifier", err)
-		} else {
-			es.ID = id
-		}
-	}
-	if v, ok := decoded["EntityType"]; ok {
-		if t, err := readTypeValue(v); err != nil {
-			fail("EntityType", err)
-		} else {
-			es.Type = t
-		}
-	}
-	if v, ok := decoded["AlternateEntityType"]; ok {
-		if t, err := readTypeValue(v); err != nil {
-			fail("AlternateEntityType", err)
-		} else {
-			es.AlternateType = t
-		}
-	}
+	setDecoded(decoded, "EntityIdentifier", &es.ID, readIDValue, fail)
+	setDecoded(decoded, "EntityType", &es.Type, readTypeValue, fail)
+	setDecoded(decoded, "AlternateEntityType", &es.AlternateType, readTypeValue, fail)
 	if v, ok := decoded["Spatial"]; ok {
 		if err := m.readSpatial(v, es); err != nil {
 			fail("Spatial", err)
 		}
 	}
-	if v, ok := decoded["ForceIdentifier"]; ok {
-		if n, err := m.enumNum(p.byName["ForceIdentifier"].attr.DataType, v); err != nil {
-			fail("ForceIdentifier", err)
-		} else {
-			es.Force = uint8(n)
-		}
-	}
-	if v, ok := decoded["Marking"]; ok {
-		if mk, err := m.readMarking(p.byName["Marking"].attr.DataType, v); err != nil {
-			fail("Marking", err)
-		} else {
-			es.Marking = mk
-		}
-	}
-	if v, ok := decoded["ArticulatedParametersArray"]; ok {
-		if ps, err := m.readParams(v); err != nil {
-			fail("ArticulatedParametersArray", err)
-		} else {
-			es.Parameters = ps
-		}
-	}
+	setDecoded(decoded, "ForceIdentifier", &es.Force, func(v any) (uint8, error) {
+		n, err := m.enumNum(p.byName["ForceIdentifier"].attr.DataType, v)
+		return uint8(n), err
+	}, fail)
+	setDecoded(decoded, "Marking", &es.Marking, func(v any) (Marking, error) {
+		return m.readMarking(p.byName["Marking"].attr.DataType, v)
+	}, fail)
+	setDecoded(decoded, "ArticulatedParametersArray", &es.Parameters, m.readParams, fail)
 	fields, land := appearanceFields(es.Type)
 	for _, f := range fields {
 		if v, ok := decoded[f.attr]; ok {
@@ -889,6 +858,22 @@ func (m *Mapper) ApplyEntityValues(class fomxml.ObjectClassHandle, values hla.At
 		}
 	}
 	return extra, errs
+}
+
+// setDecoded reads the value of decoded named name, when there is one,
+// by read into *dst; a value that does not read leaves *dst as it was
+// and goes to fail.
+func setDecoded[T any](decoded map[string]any, name string, dst *T, read func(any) (T, error), fail func(name string, err error)) {
+	v, ok := decoded[name]
+	if !ok {
+		return
+	}
+	x, err := read(v)
+	if err != nil {
+		fail(name, err)
+		return
+	}
+	*dst = x
 }
 
 // enumNum is the number of a decoded value of data type typ: an integer,
@@ -1172,26 +1157,10 @@ func (m *Mapper) ApplyFire(values hla.ParameterValues, names Names, f *Fire) []e
 	d.id("TargetObjectIdentifier", names, &f.Target)
 	d.id("MunitionObjectIdentifier", names, &f.Munition)
 	d.event(names, f.Firing, &f.Event)
-	if v, ok := d.get("FireControlSolutionRange"); ok {
-		x, err := toFloat(v)
-		d.check("FireControlSolutionRange", err)
-		f.Range = float32(x)
-	}
-	if v, ok := d.get("FireMissionIndex"); ok {
-		n, err := toInt(v)
-		d.check("FireMissionIndex", err)
-		f.FireMissionIndex = uint32(n)
-	}
-	if v, ok := d.get("FiringLocation"); ok {
-		w, err := readWorldValue(v)
-		d.check("FiringLocation", err)
-		f.Location = w
-	}
-	if v, ok := d.get("InitialVelocityVector"); ok {
-		vec, err := readVectorValue(v, "XVelocity", "YVelocity", "ZVelocity")
-		d.check("InitialVelocityVector", err)
-		f.Velocity = vec
-	}
+	param(d, "FireControlSolutionRange", &f.Range, readFloat32)
+	param(d, "FireMissionIndex", &f.FireMissionIndex, readUint32)
+	param(d, "FiringLocation", &f.Location, readWorldValue)
+	param(d, "InitialVelocityVector", &f.Velocity, vectorReader("XVelocity", "YVelocity", "ZVelocity"))
 	d.burst(&f.Burst)
 	return d.errs
 }
@@ -1203,31 +1172,14 @@ func (m *Mapper) ApplyDetonation(values hla.ParameterValues, names Names, det *D
 	d.id("TargetObjectIdentifier", names, &det.Target)
 	d.id("MunitionObjectIdentifier", names, &det.Munition)
 	d.event(names, det.Firing, &det.Event)
-	if v, ok := d.get("ArticulatedPartData"); ok {
-		ps, err := m.readParams(v)
-		d.check("ArticulatedPartData", err)
-		det.Parameters = ps
-	}
-	if v, ok := d.get("DetonationLocation"); ok {
-		w, err := readWorldValue(v)
-		d.check("DetonationLocation", err)
-		det.Location = w
-	}
-	if v, ok := d.get("DetonationResultCode"); ok {
+	param(d, "ArticulatedPartData", &det.Parameters, m.readParams)
+	param(d, "DetonationLocation", &det.Location, readWorldValue)
+	param(d, "DetonationResultCode", &det.Result, func(v any) (uint8, error) {
 		n, err := m.enumNum(m.det.params["DetonationResultCode"].p.DataType, v)
-		d.check("DetonationResultCode", err)
-		det.Result = uint8(n)
-	}
-	if v, ok := d.get("FinalVelocityVector"); ok {
-		vec, err := readVectorValue(v, "XVelocity", "YVelocity", "ZVelocity")
-		d.check("FinalVelocityVector", err)
-		det.Velocity = vec
-	}
-	if v, ok := d.get("RelativeDetonationLocation"); ok {
-		vec, err := readVectorValue(v, "BodyXDistance", "BodyYDistance", "BodyZDistance")
-		d.check("RelativeDetonationLocation", err)
-		det.EntityLocation = vec
-	}
+		return uint8(n), err
+	})
+	param(d, "FinalVelocityVector", &det.Velocity, vectorReader("XVelocity", "YVelocity", "ZVelocity"))
+	param(d, "RelativeDetonationLocation", &det.EntityLocation, vectorReader("BodyXDistance", "BodyYDistance", "BodyZDistance"))
 	d.burst(&det.Burst)
 	return d.errs
 }
@@ -1263,6 +1215,27 @@ func (d *paramDecoder) check(name string, err error) {
 	if err != nil {
 		d.errs = append(d.errs, &ValueError{Name: name, Err: err})
 	}
+}
+
+// param decodes parameter name, when it is present, by read into *dst;
+// a value read fails on is recorded and *dst takes what read returned.
+func param[T any](d *paramDecoder, name string, dst *T, read func(any) (T, error)) {
+	v, ok := d.get(name)
+	if !ok {
+		return
+	}
+	x, err := read(v)
+	d.check(name, err)
+	*dst = x
+}
+
+func readFloat32(v any) (float32, error) { x, err := toFloat(v); return float32(x), err }
+
+func readUint32(v any) (uint32, error) { n, err := toInt(v); return uint32(n), err }
+
+// vectorReader reads a vector record with the fields x, y and z.
+func vectorReader(x, y, z string) func(any) (Vector, error) {
+	return func(v any) (Vector, error) { return readVectorValue(v, x, y, z) }
 }
 
 // id resolves the object name parameter name into an entity ID.
@@ -1315,11 +1288,7 @@ func (d *paramDecoder) burst(b *BurstDescriptor) {
 		return uint16(n)
 	}
 	b.Warhead, b.Fuse, b.Quantity, b.Rate = num("WarheadType"), num("FuseType"), num("QuantityFired"), num("RateOfFire")
-	if v, ok := d.get("MunitionType"); ok {
-		t, err := readTypeValue(v)
-		d.check("MunitionType", err)
-		b.Munition = t
-	}
+	param(d, "MunitionType", &b.Munition, readTypeValue)
 }
 
 // --- Attribute records --------------------------------------------------

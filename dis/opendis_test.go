@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -77,49 +78,58 @@ func startNode(t *testing.T, node, dir string, stdin string, args ...string) *no
 	return p
 }
 
-// line waits for a line with the prefix; it returns the rest.
-func (p *nodeProc) line(t *testing.T, prefix string, d time.Duration) string {
-	t.Helper()
+// await waits up to d for a line that take accepts; the error says why
+// none came.
+func (p *nodeProc) await(d time.Duration, take func(line string) bool) error {
 	timeout := time.After(d)
 	for {
 		select {
 		case l, ok := <-p.lines:
 			if !ok {
-				t.Fatalf("interop.js ended before %q", prefix)
+				return errors.New("interop.js ended")
 			}
-			if rest, ok := strings.CutPrefix(l, prefix); ok {
-				return rest
+			if take(l) {
+				return nil
 			}
 		case <-timeout:
-			t.Fatalf("no %q from interop.js within %v", prefix, d)
+			return fmt.Errorf("none within %v", d)
 		}
 	}
+}
+
+// line waits for a line with the prefix; it returns the rest.
+func (p *nodeProc) line(t *testing.T, prefix string, d time.Duration) string {
+	t.Helper()
+	var rest string
+	err := p.await(d, func(l string) bool {
+		r, ok := strings.CutPrefix(l, prefix)
+		rest = r
+		return ok
+	})
+	if err != nil {
+		t.Fatalf("no %q from interop.js: %v", prefix, err)
+	}
+	return rest
 }
 
 // pdu waits for a decoded PDU match accepts.
 func (p *nodeProc) pdu(t *testing.T, d time.Duration, what string, match func(map[string]any) bool) map[string]any {
 	t.Helper()
-	timeout := time.After(d)
-	for {
-		select {
-		case l, ok := <-p.lines:
-			if !ok {
-				t.Fatalf("interop.js ended before %s", what)
-			}
-			var m map[string]any
-			if err := json.Unmarshal([]byte(l), &m); err != nil {
-				continue
-			}
-			if e, ok := m["error"]; ok {
-				t.Fatalf("open-dis could not decode a PDU of the gateway: %v", e)
-			}
-			if match(m) {
-				return m
-			}
-		case <-timeout:
-			t.Fatalf("open-dis decoded no %s within %v", what, d)
+	var m map[string]any
+	err := p.await(d, func(l string) bool {
+		m = nil
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			return false
 		}
+		if e, ok := m["error"]; ok {
+			t.Fatalf("open-dis could not decode a PDU of the gateway: %v", e)
+		}
+		return match(m)
+	})
+	if err != nil {
+		t.Fatalf("open-dis decoded no %s: %v", what, err)
 	}
+	return m
 }
 
 // get reads a path of a decoded JSON object ("entityID.siteID").

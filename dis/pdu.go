@@ -220,6 +220,21 @@ func sizeCheck(length, want int, what string) (Reason, string) {
 	return 0, ""
 }
 
+// paramsCheck checks the size of a PDU of size octets and then as many
+// variable parameters as the octet at countAt says; what names the PDU
+// in the description of a wrong size, only made when the size is wrong.
+func paramsCheck(b []byte, size, countAt int, what string) (int, Reason, string) {
+	if len(b) < size {
+		return 0, ReasonShort, fmt.Sprintf("%s of %d octets, fewer than %d", what, len(b), size)
+	}
+	n := int(b[countAt])
+	if want := size + n*paramSize; len(b) != want {
+		r, d := sizeCheck(len(b), want, fmt.Sprintf("%s with %d parameters", what, n))
+		return n, r, d
+	}
+	return n, 0, ""
+}
+
 func readParams(b []byte, n int) []VariableParameter {
 	if n == 0 {
 		return nil
@@ -251,11 +266,8 @@ type EntityState struct {
 func (p *EntityState) PDUHeader() *Header { return &p.Header }
 
 func (p *EntityState) decode(b []byte) (Reason, string) {
-	if len(b) < entityStateSize {
-		return ReasonShort, fmt.Sprintf("entity state of %d octets, fewer than %d", len(b), entityStateSize)
-	}
-	n := int(b[19])
-	if r, d := sizeCheck(len(b), entityStateSize+n*paramSize, fmt.Sprintf("entity state with %d parameters", n)); r != 0 {
+	n, r, d := paramsCheck(b, entityStateSize, 19, "entity state")
+	if r != 0 {
 		return r, d
 	}
 	p.ID = readID(b[12:])
@@ -369,11 +381,8 @@ type Detonation struct {
 func (p *Detonation) PDUHeader() *Header { return &p.Header }
 
 func (p *Detonation) decode(b []byte) (Reason, string) {
-	if len(b) < detonationSize {
-		return ReasonShort, fmt.Sprintf("detonation of %d octets, fewer than %d", len(b), detonationSize)
-	}
-	n := int(b[101])
-	if r, d := sizeCheck(len(b), detonationSize+n*paramSize, fmt.Sprintf("detonation with %d parameters", n)); r != 0 {
+	n, r, d := paramsCheck(b, detonationSize, 101, "detonation")
+	if r != 0 {
 		return r, d
 	}
 	p.Firing, p.Target, p.Munition = readID(b[12:]), readID(b[18:]), readID(b[24:])

@@ -30,6 +30,30 @@ func hx(t testing.TB, s string) []byte {
 	return b
 }
 
+// decodeHex decodes the annotated hex s (see hx), checking that it is a
+// PDU of type P that encodes back to the same octets; it returns the PDU
+// and the octets.
+func decodeHex[P PDU](t *testing.T, s string) (P, []byte) {
+	t.Helper()
+	b := hx(t, s)
+	p, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdu, ok := p.(P)
+	if !ok {
+		t.Fatalf("decoded a %T", p)
+	}
+	got, err := Encode(pdu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, b) {
+		t.Errorf("encoded\n% x\nwant\n% x", got, b)
+	}
+	return pdu, b
+}
+
 // An Entity State PDU of 1278.1-1995 (version 6 header: two octets of
 // padding after the length) with one articulation parameter.
 const espduV6 = `
@@ -53,15 +77,7 @@ const espduV6 = `
 `
 
 func TestEntityStateV6(t *testing.T) {
-	b := hx(t, espduV6)
-	p, err := Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	es, ok := p.(*EntityState)
-	if !ok {
-		t.Fatalf("decoded a %T", p)
-	}
+	es, _ := decodeHex[*EntityState](t, espduV6)
 	want := &EntityState{
 		Header:        Header{Version: 6, Exercise: 3, Type: 1, Family: 1, Timestamp: 0x1001, Length: 160},
 		ID:            EntityID{1, 2, 42},
@@ -86,14 +102,6 @@ func TestEntityStateV6(t *testing.T) {
 	ap, ok := es.Parameters[0].Articulated()
 	if !ok || ap.ParameterType != 4107 || ap.Value != 100 {
 		t.Errorf("articulated part %+v %v", ap, ok)
-	}
-	// Encoding gives the same octets back.
-	got, err := Encode(es)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, b) {
-		t.Errorf("encoded\n% x\nwant\n% x", got, b)
 	}
 }
 
@@ -176,11 +184,7 @@ const firePDU = `
 `
 
 func TestFire(t *testing.T) {
-	b := hx(t, firePDU)
-	p, err := Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := decodeHex[*Fire](t, firePDU)
 	want := &Fire{
 		Header: Header{Version: 7, Exercise: 1, Type: 2, Family: 2, Timestamp: 2, Length: 96},
 		Firing: EntityID{1, 2, 3}, Target: EntityID{1, 2, 4}, Munition: EntityID{1, 2, 5},
@@ -191,9 +195,6 @@ func TestFire(t *testing.T) {
 	}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("decoded\n%+v\nwant\n%+v", p, want)
-	}
-	if got, _ := Encode(p); !bytes.Equal(got, b) {
-		t.Errorf("encoded\n% x\nwant\n% x", got, b)
 	}
 }
 
@@ -214,18 +215,10 @@ const detonationPDU = `
 `
 
 func TestDetonation(t *testing.T) {
-	b := hx(t, detonationPDU)
-	p, err := Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := p.(*Detonation)
+	d, _ := decodeHex[*Detonation](t, detonationPDU)
 	if d.Firing != (EntityID{1, 2, 3}) || !d.Munition.IsZero() || d.Result != 1 || d.EntityLocation != (Vector{0.5, -0.75, 3}) ||
 		d.Burst.Warhead != 1000 || len(d.Parameters) != 1 || d.Location.Z != 2e6 {
 		t.Errorf("decoded %+v", d)
-	}
-	if got, _ := Encode(p); !bytes.Equal(got, b) {
-		t.Errorf("encoded\n% x\nwant\n% x", got, b)
 	}
 }
 
@@ -248,12 +241,7 @@ const attributePDU = `
 `
 
 func TestAttribute(t *testing.T) {
-	b := hx(t, attributePDU)
-	p, err := Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := p.(*Attribute)
+	a, b := decodeHex[*Attribute](t, attributePDU)
 	if a.Origin != (EntityID{1, 2, 0}) || a.MasterRecordType != 252200 || a.RecordPDUType != 1 || len(a.Sets) != 1 {
 		t.Fatalf("decoded %+v", a)
 	}
@@ -261,9 +249,6 @@ func TestAttribute(t *testing.T) {
 	if s.Entity != (EntityID{1, 2, 3}) || len(s.Records) != 2 || s.Records[0].Type != 252200 || len(s.Records[0].Data) != 18 ||
 		s.Records[1].Type != 1000 || len(s.Records[1].Data) != 10 {
 		t.Fatalf("record set %+v", s)
-	}
-	if got, _ := Encode(p); !bytes.Equal(got, b) {
-		t.Errorf("encoded\n% x\nwant\n% x", got, b)
 	}
 	// Records are padded to 64 bits on the way out.
 	a.Sets[0].Records[1].Data = []byte{0, 0, 0, 42}

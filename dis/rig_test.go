@@ -141,35 +141,34 @@ func (r *rig) publish(f *peer.Federate, class string) *fomxml.ObjectClass {
 	return c
 }
 
-// next waits up to d for an event of f that match accepts.
-func next(t *testing.T, f *peer.Federate, d time.Duration, what string, match func(peer.Event) bool) peer.Event {
-	t.Helper()
+// firstEvent returns the first event of f within d that match accepts,
+// or the error that ended the wait.
+func firstEvent(f *peer.Federate, d time.Duration, match func(peer.Event) bool) (peer.Event, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	for {
 		ev, err := f.Next(ctx)
-		if err != nil {
-			t.Fatalf("waiting for %s: %v", what, err)
-		}
-		if match(ev) {
-			return ev
+		if err != nil || match(ev) {
+			return ev, err
 		}
 	}
+}
+
+// next waits up to d for an event of f that match accepts.
+func next(t *testing.T, f *peer.Federate, d time.Duration, what string, match func(peer.Event) bool) peer.Event {
+	t.Helper()
+	ev, err := firstEvent(f, d, match)
+	if err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+	return ev
 }
 
 // quiet asserts f gets no event match accepts for d.
 func quiet(t *testing.T, f *peer.Federate, d time.Duration, what string, match func(peer.Event) bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	for {
-		ev, err := f.Next(ctx)
-		if err != nil {
-			return
-		}
-		if match(ev) {
-			t.Fatalf("unexpected %s: %+v", what, ev)
-		}
+	if ev, err := firstEvent(f, d, match); err == nil {
+		t.Fatalf("unexpected %s: %+v", what, ev)
 	}
 }
 
@@ -208,20 +207,25 @@ func (p *disPeer) sendRaw(to netip.AddrPort, b []byte) {
 	}
 }
 
-// recv waits up to d for a PDU that match accepts; others are dropped.
-func (p *disPeer) recv(d time.Duration, what string, match func(PDU) bool) PDU {
+// next returns the first PDU match accepts that arrives before
+// deadline, dropping the others, or nil when none does. With strict a
+// datagram that does not decode fails the test (only the gateway sends
+// there); without, it is dropped too.
+func (p *disPeer) next(deadline time.Time, strict bool, match func(PDU) bool) PDU {
 	p.t.Helper()
-	deadline := time.Now().Add(d)
 	buf := make([]byte, 1<<16)
 	for {
 		p.conn.SetReadDeadline(deadline)
 		n, _, err := p.conn.ReadFromUDPAddrPort(buf)
 		if err != nil {
-			p.t.Fatalf("waiting for %s: %v", what, err)
+			return nil
 		}
 		pdu, err := Decode(buf[:n])
 		if err != nil {
-			p.t.Fatalf("the gateway sent a PDU that does not decode: %v", err)
+			if strict {
+				p.t.Fatalf("the gateway sent a PDU that does not decode: %v", err)
+			}
+			continue
 		}
 		if match(pdu) {
 			return pdu
@@ -229,20 +233,21 @@ func (p *disPeer) recv(d time.Duration, what string, match func(PDU) bool) PDU {
 	}
 }
 
+// recv waits up to d for a PDU that match accepts; others are dropped.
+func (p *disPeer) recv(d time.Duration, what string, match func(PDU) bool) PDU {
+	p.t.Helper()
+	pdu := p.next(time.Now().Add(d), true, match)
+	if pdu == nil {
+		p.t.Fatalf("no %s within %v", what, d)
+	}
+	return pdu
+}
+
 // none asserts no PDU match accepts arrives for d.
 func (p *disPeer) none(d time.Duration, what string, match func(PDU) bool) {
 	p.t.Helper()
-	deadline := time.Now().Add(d)
-	buf := make([]byte, 1<<16)
-	for {
-		p.conn.SetReadDeadline(deadline)
-		n, _, err := p.conn.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			return
-		}
-		if pdu, err := Decode(buf[:n]); err == nil && match(pdu) {
-			p.t.Fatalf("unexpected %s: %+v", what, pdu)
-		}
+	if pdu := p.next(time.Now().Add(d), false, match); pdu != nil {
+		p.t.Fatalf("unexpected %s: %+v", what, pdu)
 	}
 }
 
@@ -306,21 +311,12 @@ func newBroadcastListener(t *testing.T, addr string) *disPeer {
 func introduce(t *testing.T, f *peer.Federate, obj peer.ObjectInstanceHandle, vals peer.AttributeValues, tag []byte, sink *disPeer, what string, match func(PDU) bool) PDU {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	buf := make([]byte, 1<<16)
 	for time.Now().Before(deadline) {
 		if err := f.UpdateAttributeValues(obj, vals, tag); err != nil {
 			t.Fatal(err)
 		}
-		wait := time.Now().Add(300 * time.Millisecond)
-		for {
-			sink.conn.SetReadDeadline(wait)
-			n, _, err := sink.conn.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				break
-			}
-			if p, err := Decode(buf[:n]); err == nil && match(p) {
-				return p
-			}
+		if p := sink.next(time.Now().Add(300*time.Millisecond), false, match); p != nil {
+			return p
 		}
 	}
 	t.Fatalf("%s never came", what)

@@ -46,14 +46,7 @@ func (s *simulation) unpublish(c *call) (*serviceError, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := c.a.vals["attrs"]; ok {
-		attrs, err := s.attrsOf(c.a, oc.Handle)
-		if err != nil {
-			return nil, err
-		}
-		return fail(c.name, c.f.UnpublishObjectClassAttributes(oc.Handle, attrs...))
-	}
-	return fail(c.name, c.f.UnpublishObjectClass(oc.Handle))
+	return s.withdraw(c, oc.Handle, c.f.UnpublishObjectClassAttributes, c.f.UnpublishObjectClass)
 }
 
 func (s *simulation) unsubscribe(c *call) (*serviceError, error) {
@@ -70,14 +63,21 @@ func (s *simulation) unsubscribe(c *call) (*serviceError, error) {
 		}
 		return fail(c.name, c.f.UnsubscribeObjectClassAttributesWithRegions(oc.Handle, peer.AttributeRegions{Attributes: attrs, Regions: rs}))
 	}
-	if _, ok := c.a.vals["attrs"]; ok {
-		attrs, err := s.attrsOf(c.a, oc.Handle)
-		if err != nil {
-			return nil, err
-		}
-		return fail(c.name, c.f.UnsubscribeObjectClassAttributes(oc.Handle, attrs...))
+	return s.withdraw(c, oc.Handle, c.f.UnsubscribeObjectClassAttributes, c.f.UnsubscribeObjectClass)
+}
+
+// withdraw ends the publication or subscription of class that c names:
+// of the attributes attrs= lists by some, or, without attrs=, of the
+// whole class by whole.
+func (s *simulation) withdraw(c *call, class peer.ObjectClassHandle, some func(peer.ObjectClassHandle, ...peer.AttributeHandle) error, whole func(peer.ObjectClassHandle) error) (*serviceError, error) {
+	if _, ok := c.a.vals["attrs"]; !ok {
+		return fail(c.name, whole(class))
 	}
-	return fail(c.name, c.f.UnsubscribeObjectClass(oc.Handle))
+	attrs, err := s.attrsOf(c.a, class)
+	if err != nil {
+		return nil, err
+	}
+	return fail(c.name, some(class, attrs...))
 }
 
 // interactionDeclaration runs publish-interaction, subscribe-interaction

@@ -10,7 +10,6 @@ import (
 
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
-	"github.com/meshrti/meshrti/peer/hla"
 )
 
 // An update the hand decoder accepts decodes as proto.Unmarshal reads
@@ -48,31 +47,6 @@ func TestFastUpdateDecode(t *testing.T) {
 		inner = protowire.AppendBytes(protowire.AppendTag(inner, 3, protowire.BytesType), nil)
 		accepted["empty tag, given"] = protowire.AppendBytes(protowire.AppendTag(nil, fastUpdateField, protowire.BytesType), inner)
 	}
-	for name, payload := range accepted {
-		o, vs, tag, ok := decodeFastUpdate(payload)
-		if !ok {
-			t.Errorf("%s: not accepted", name)
-			continue
-		}
-		var req pb.CallRequest
-		if err := proto.Unmarshal(payload, &req); err != nil {
-			t.Fatal(err)
-		}
-		u := req.GetUpdateAttributeValuesRequest()
-		wantObj, err := hla.DecodeObjectInstanceHandle(u.GetObjectInstance().GetData())
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := peer.AttributeValues{}
-		for _, v := range u.GetAttributeValues().GetAttributeHandleValue() {
-			a, err := hla.DecodeHandle[peer.AttributeHandle](v.GetAttributeHandle().GetData())
-			if err != nil {
-				t.Fatal(err)
-			}
-			want[a] = v.GetValue()
-		}
-		checkDecoded(t, name, o, wantObj, vs, want, tag, u.GetUserSuppliedTag())
-	}
 	refused := map[string][]byte{
 		"no object":      update(&pb.UpdateAttributeValuesRequest{AttributeValues: values()}),
 		"no values":      update(&pb.UpdateAttributeValuesRequest{ObjectInstance: obj}),
@@ -88,11 +62,11 @@ func TestFastUpdateDecode(t *testing.T) {
 		"garbage":        {0xff, 0xff, 0xff},
 		"varint in body": protowire.AppendBytes(protowire.AppendTag(nil, fastUpdateField, protowire.BytesType), protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 1)),
 	}
-	for name, payload := range refused {
-		if _, _, _, ok := decodeFastUpdate(payload); ok {
-			t.Errorf("%s: accepted", name)
-		}
-	}
+	checkFastDecode(t, accepted, refused, decodeFastUpdate, func(r *pb.CallRequest) (peer.ObjectInstanceHandle, peer.AttributeValues, []byte, error) {
+		u := r.GetUpdateAttributeValuesRequest()
+		obj, vs, err := objValues(u.GetObjectInstance(), u.GetAttributeValues())
+		return obj, vs, u.GetUserSuppliedTag(), err
+	})
 	want, _ := proto.Marshal(&pb.CallResponse{CallResponse: &pb.CallResponse_UpdateAttributeValuesResponse{UpdateAttributeValuesResponse: &pb.UpdateAttributeValuesResponse{}}})
 	if !bytes.Equal(fastUpdateResponse, want) {
 		t.Errorf("the update's response % x, want % x", fastUpdateResponse, want)
@@ -128,23 +102,6 @@ func TestFastInteractionDecode(t *testing.T) {
 		"empty value":    send(&pb.SendInteractionRequest{InteractionClass: class, ParameterValues: values(&pb.ParameterHandleValue{ParameterHandle: param(1)})}),
 		"a handle twice": send(&pb.SendInteractionRequest{InteractionClass: class, ParameterValues: values(&pb.ParameterHandleValue{ParameterHandle: param(1), Value: []byte("a")}, &pb.ParameterHandleValue{ParameterHandle: param(1), Value: []byte("b")})}),
 	}
-	for name, payload := range accepted {
-		c, vs, tag, ok := decodeFastInteraction(payload)
-		if !ok {
-			t.Errorf("%s: not accepted", name)
-			continue
-		}
-		var req pb.CallRequest
-		if err := proto.Unmarshal(payload, &req); err != nil {
-			t.Fatal(err)
-		}
-		r := req.GetSendInteractionRequest()
-		wantClass, wantValues, err := interactionValues(r.GetInteractionClass(), r.GetParameterValues())
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkDecoded(t, name, c, wantClass, vs, wantValues, tag, r.GetUserSuppliedTag())
-	}
 	refused := map[string][]byte{
 		"no class":      send(&pb.SendInteractionRequest{ParameterValues: values()}),
 		"no values":     send(&pb.SendInteractionRequest{InteractionClass: class}),
@@ -158,11 +115,11 @@ func TestFastInteractionDecode(t *testing.T) {
 		"timed":         mustMarshal(t, &pb.CallRequest{CallRequest: &pb.CallRequest_SendInteractionWithTimeRequest{SendInteractionWithTimeRequest: &pb.SendInteractionWithTimeRequest{InteractionClass: class, ParameterValues: values()}}}),
 		"empty":         nil,
 	}
-	for name, payload := range refused {
-		if _, _, _, ok := decodeFastInteraction(payload); ok {
-			t.Errorf("%s: accepted", name)
-		}
-	}
+	checkFastDecode(t, accepted, refused, decodeFastInteraction, func(r *pb.CallRequest) (peer.InteractionClassHandle, peer.ParameterValues, []byte, error) {
+		s := r.GetSendInteractionRequest()
+		class, vs, err := interactionValues(s.GetInteractionClass(), s.GetParameterValues())
+		return class, vs, s.GetUserSuppliedTag(), err
+	})
 	want := mustMarshal(t, &pb.CallResponse{CallResponse: &pb.CallResponse_SendInteractionResponse{SendInteractionResponse: &pb.SendInteractionResponse{}}})
 	if !bytes.Equal(fastInteractionResponse, want) {
 		t.Errorf("the interaction's response % x, want % x", fastInteractionResponse, want)
@@ -239,6 +196,36 @@ func BenchmarkSendInteractionCall(b *testing.B) {
 // checkDecoded compares what a hand decoder made of a call (its object
 // or class, values and tag) with what protobuf made of it: the same
 // values, and nil where protobuf has nil (an absent value or tag).
+// checkFastDecode checks that decode, a hand decoder, accepts each
+// payload of accepted and gets from it what the generic path gets
+// (proto.Unmarshal, then generic on the request), and that it refuses
+// each payload of refused.
+func checkFastDecode[K comparable, M ~map[H][]byte, H comparable](t *testing.T, accepted, refused map[string][]byte,
+	decode func([]byte) (K, M, []byte, bool), generic func(*pb.CallRequest) (K, M, []byte, error)) {
+	t.Helper()
+	for name, payload := range accepted {
+		key, vs, tag, ok := decode(payload)
+		if !ok {
+			t.Errorf("%s: not accepted", name)
+			continue
+		}
+		var req pb.CallRequest
+		if err := proto.Unmarshal(payload, &req); err != nil {
+			t.Fatal(err)
+		}
+		wantKey, want, wantTag, err := generic(&req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkDecoded(t, name, key, wantKey, vs, want, tag, wantTag)
+	}
+	for name, payload := range refused {
+		if _, _, _, ok := decode(payload); ok {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
 func checkDecoded[K comparable, M ~map[H][]byte, H comparable](t *testing.T, name string, key, wantKey K, vs, want M, tag, wantTag []byte) {
 	t.Helper()
 	if key != wantKey || !maps.EqualFunc(vs, want, bytes.Equal) || !bytes.Equal(tag, wantTag) || (tag == nil) != (wantTag == nil) {

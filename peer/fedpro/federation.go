@@ -311,12 +311,8 @@ func (s *Session) list() error {
 	for n, c := range h.created {
 		add(n, c.TimeRepresentation)
 	}
-	for s := range h.sessions {
-		s.mu.Lock()
-		if s.fed != nil {
-			add(s.federation, s.fed.GetTimeFactory().Name())
-		}
-		s.mu.Unlock()
+	for f, in := range h.joined() {
+		add(in, f.GetTimeFactory().Name())
 	}
 	h.mu.Unlock()
 	set := &pb.FederationExecutionInformationSet{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -87,11 +88,8 @@ func (h *Host) seeds(federation string) []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var out []string
-	for s := range h.sessions {
-		s.mu.Lock()
-		f, in := s.fed, s.federation
-		s.mu.Unlock()
-		if f != nil && in == federation {
+	for f, in := range h.joined() {
+		if in == federation {
 			if a, ok := f.GossipAddr(); ok {
 				out = append(out, a)
 			}
@@ -100,17 +98,29 @@ func (h *Host) seeds(federation string) []string {
 	return out
 }
 
+// joined yields the federate of each of the Host's sessions that has
+// one, with the federation it joined. The caller holds h.mu.
+func (h *Host) joined() iter.Seq2[*peer.Federate, string] {
+	return func(yield func(*peer.Federate, string) bool) {
+		for s := range h.sessions {
+			s.mu.Lock()
+			f, in := s.fed, s.federation
+			s.mu.Unlock()
+			if f != nil && !yield(f, in) {
+				return
+			}
+		}
+	}
+}
+
 // Federations lists, sorted, the federations the Host's federates are
 // joined to.
 func (h *Host) Federations() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var out []string
-	for s := range h.sessions {
-		s.mu.Lock()
-		f, in := s.fed, s.federation
-		s.mu.Unlock()
-		if f != nil && !slices.Contains(out, in) {
+	for _, in := range h.joined() {
+		if !slices.Contains(out, in) {
 			out = append(out, in)
 		}
 	}
