@@ -26,23 +26,10 @@ import (
 var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testdata scenarios")
 
 func TestScenarios(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scenarios: %v", err)
-	}
-	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			r := &runner{t: t, c: newCluster()}
-			var diff strings.Builder
-			res, err := scenario.RunFile(path, &diff, *rewrite, r.run)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Mismatches > 0 && !*rewrite {
-				t.Errorf("%s: %d of %d steps differ (rerun with -rewrite to accept):\n%s", path, res.Mismatches, res.Steps, diff.String())
-			}
-		})
-	}
+	scenario.TestFiles(t, filepath.Join("testdata", "*.txt"), *rewrite, func(t *testing.T) func(string) ([]string, error) {
+		r := &runner{t: t, c: newCluster()}
+		return r.run
+	})
 }
 
 type runner struct {

@@ -67,29 +67,16 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 
 // TestInteraction runs every script of testdata/interaction.
 func TestInteraction(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "interaction", "*.txt"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scripts in testdata/interaction: %v", err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txt"), func(t *testing.T) {
-			env := newInteractionEnv(t)
-			var diff strings.Builder
-			res, err := scenario.RunFile(file, &diff, *rewrite, func(cmd string) ([]string, error) {
-				out := env.run(cmd)
-				if out == "" {
-					out = "ok"
-				}
-				return strings.Split(out, "\n"), nil
-			})
-			if err != nil {
-				t.Fatal(err)
+	scenario.TestFiles(t, filepath.Join("testdata", "interaction", "*.txt"), *rewrite, func(t *testing.T) func(string) ([]string, error) {
+		env := newInteractionEnv(t)
+		return func(cmd string) ([]string, error) {
+			out := env.run(cmd)
+			if out == "" {
+				out = "ok"
 			}
-			if res.Mismatches > 0 && !*rewrite {
-				t.Errorf("%s: %d of %d steps differ (rerun with -rewrite to accept):\n%s", file, res.Mismatches, res.Steps, diff.String())
-			}
-		})
-	}
+			return strings.Split(out, "\n"), nil
+		}
+	})
 }
 
 // memStore is a SaveStore in memory, shared by the federates of a run.
