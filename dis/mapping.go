@@ -1218,7 +1218,8 @@ func (d *paramDecoder) check(name string, err error) {
 }
 
 // param decodes parameter name, when it is present, by read into *dst;
-// a value read fails on is recorded and *dst takes what read returned.
+// a value read fails on is recorded as a *ValueError and leaves *dst as
+// it was, even when read got part of it (a record missing a field).
 func param[T any](d *paramDecoder, name string, dst *T, read func(any) (T, error)) {
 	v, ok := d.get(name)
 	if !ok {
@@ -1226,7 +1227,9 @@ func param[T any](d *paramDecoder, name string, dst *T, read func(any) (T, error
 	}
 	x, err := read(v)
 	d.check(name, err)
-	*dst = x
+	if err == nil {
+		*dst = x
+	}
 }
 
 func readFloat32(v any) (float32, error) { x, err := toFloat(v); return float32(x), err }

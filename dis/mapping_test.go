@@ -514,3 +514,24 @@ func TestSpatialFastPath(t *testing.T) {
 		}
 	}
 }
+
+// A parameter whose record decodes only in part (the location's y and z
+// missing) is an error and leaves its field as it was, not half set.
+func TestParamPartlyDecodedLeavesField(t *testing.T) {
+	d := &paramDecoder{values: map[string]any{
+		"FiringLocation":        map[string]any{"X": 1.0},
+		"InitialVelocityVector": map[string]any{"XVelocity": 1.0, "YVelocity": 2.0, "ZVelocity": 3.0},
+	}}
+	var f Fire
+	param(d, "FiringLocation", &f.Location, readWorldValue)
+	param(d, "InitialVelocityVector", &f.Velocity, vectorReader("XVelocity", "YVelocity", "ZVelocity"))
+	if len(d.errs) != 1 || !strings.Contains(d.errs[0].Error(), "FiringLocation") {
+		t.Fatalf("errors %v, want one for FiringLocation", d.errs)
+	}
+	if f.Location != (WorldCoordinates{}) {
+		t.Errorf("location %+v after a partial decode, want it untouched", f.Location)
+	}
+	if f.Velocity != (Vector{1, 2, 3}) {
+		t.Errorf("velocity %+v, want {1 2 3}", f.Velocity)
+	}
+}
