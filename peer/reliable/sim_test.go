@@ -254,6 +254,13 @@ func (s *sim) leave(n *simNode, g transport.Group) {
 	delete(n.groups, g)
 	n.e.Leave(g)
 	delete(n.joined, g)
+	n.forgetStreams(g)
+	s.process(n)
+}
+
+// forgetStreams drops what n knew of the streams it received on g: they
+// end without a report (a leave, or a new join as a receiver).
+func (n *simNode) forgetStreams(g transport.Group) {
 	for k := range n.start {
 		if k.group == g {
 			delete(n.start, k)
@@ -267,7 +274,6 @@ func (s *sim) leave(n *simNode, g transport.Group) {
 			delete(n.joinHellos, k)
 		}
 	}
-	s.process(n)
 }
 
 // listen has n listen to g anew (Endpoint.Listen): a new join of g as a
@@ -281,33 +287,15 @@ func (s *sim) listen(n *simNode, g transport.Group) {
 	// As a sender n keeps its records of its receivers, now under its
 	// new nonce.
 	nonce := n.e.groups[g].nonce
-	for k, v := range s.heardAt {
-		if k.s == n.id && k.snonce == old && k.g == g {
-			k2 := k
-			k2.snonce = nonce
-			s.heardAt[k2] = v
+	for _, m := range []map[learnKey]uint64{s.heardAt, s.recorded} {
+		for k, v := range m {
+			if k.s == n.id && k.snonce == old && k.g == g {
+				k.snonce = nonce
+				m[k] = v
+			}
 		}
 	}
-	for k, v := range s.recorded {
-		if k.s == n.id && k.snonce == old && k.g == g {
-			k2 := k
-			k2.snonce = nonce
-			s.recorded[k2] = v
-		}
-	}
-	for k := range n.start {
-		if k.group == g {
-			delete(n.start, k)
-			delete(n.cursor, k)
-			delete(n.startedIn, k)
-			delete(n.fresh, k)
-		}
-	}
-	for k := range n.joinHellos {
-		if k.group == g {
-			delete(n.joinHellos, k)
-		}
-	}
+	n.forgetStreams(g)
 	s.joins++
 	// As a sender its join stays the one it made (order, position).
 	j := simJoin{nonce: n.e.groups[g].nonce, order: n.joined[g].order, heard: s.joins, tick: s.now, pos: n.joined[g].pos}
