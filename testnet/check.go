@@ -256,11 +256,16 @@ func (s *logCheck) event(i int, name string, idx int, ev peer.Event, found, out 
 		s.saves[e.Label] = s.saved()
 		return
 	case peer.InitiateFederateRestore:
-		if st := s.saves[e.Label]; st != nil {
-			next, tagged, saves, ties := s.next, s.tagged, s.saves, s.ties
-			*s = *st.saved()
-			s.next, s.tagged, s.saves, s.ties = next, tagged, saves, ties
+		// Back to this log's state at the save; a federate that was not
+		// in the save (it joined after, and restores a crashed one's
+		// state) starts afresh: none of what it saw happened.
+		st := s.saves[e.Label]
+		if st == nil {
+			st = &logCheck{seen: make(map[string]seenAt)}
 		}
+		next, tagged, saves, ties := s.next, s.tagged, s.saves, s.ties
+		*s = *st.saved()
+		s.next, s.tagged, s.saves, s.ties = next, tagged, saves, ties
 		return
 	}
 	tag, tso, t, producer, ok := tagged(ev)
