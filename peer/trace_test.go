@@ -11,6 +11,7 @@ import (
 
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer/transport"
+	"github.com/meshrti/meshrti/testnet/tracecheck"
 )
 
 // syncBuffer is a bytes.Buffer safe for the test's reads while
@@ -32,19 +33,11 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// traceLine is a parsed trace line: the checker's view of it, and all of
+// its keys.
 type traceLine struct {
-	Ev        string   `json:"ev"`
-	Fed       string   `json:"fed"`
-	Handle    string   `json:"handle"`
-	Lookahead *float64 `json:"lookahead"`
-	Kind      string   `json:"kind"`
-	T         *float64 `json:"t"`
-	Msg       string   `json:"msg"`
-	Order     string   `json:"order"`
-	TS        *float64 `json:"ts"`
-	Class     string   `json:"class"`
-	Peer      string   `json:"peer"`
-	raw       map[string]any
+	tracecheck.Event
+	raw map[string]any
 }
 
 func parseTrace(t *testing.T, s string) []traceLine {
