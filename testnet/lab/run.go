@@ -368,13 +368,24 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 	if cfg.SaveRestore {
 		killAt = slices.IndexFunc(res.Faults, func(f Fault) bool { return f.Kind == Kill })
 	}
+	// A fault whose recovery outlasts the schedule's settle (a save and a
+	// restore around a kill take seconds) pushes the faults after it
+	// back by as much: each still meets a federation that recovered
+	// from the last, rather than two falling due at once. ends holds
+	// each fault's end as it happened.
+	var lag time.Duration
+	ends := make([]time.Duration, len(res.Faults))
 	for i, f := range res.Faults {
 		var saved string
 		var savedBy []*Proc
 		if i == killAt {
 			saved, savedBy = saveAll(ctx, l, res, members, members[(f.Hosts[0]+1)%len(members)])
 		}
-		if err := sleepUntil(ctx, l, t0+f.At); err != nil {
+		if over := l.Since() - (t0 + lag + f.At - settle); over >= time.Millisecond && i > 0 {
+			lag += over
+			l.Record("schedule delayed", map[string]any{"fault": f.String(), "by_ms": over.Milliseconds()})
+		}
+		if err := sleepUntil(ctx, l, t0+lag+f.At); err != nil {
 			return nil, err
 		}
 		procs := sv.targets(members)
@@ -383,7 +394,8 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 			return nil, fmt.Errorf("inject %v: %w", f, err)
 		}
 		gone := err != nil
-		if err := sleepUntil(ctx, l, t0+f.End()); err != nil {
+		ends[i] = t0 + lag + f.End()
+		if err := sleepUntil(ctx, l, ends[i]); err != nil {
 			return nil, err
 		}
 		switch {
@@ -434,12 +446,13 @@ func Run(ctx context.Context, cfg RunConfig) (*Result, error) {
 			}
 		}
 	}
-	judge(res, cfg, members, results, t0)
+	judge(res, cfg, members, results, ends)
 	return res, writeResult(cfg.Dir, res)
 }
 
-// judge applies the checkers to a finished run.
-func judge(res *Result, cfg RunConfig, members []*member, results []tick.Result, t0 time.Duration) {
+// judge applies the checkers to a finished run; ends are its faults'
+// ends, as they happened.
+func judge(res *Result, cfg RunConfig, members []*member, results []tick.Result, ends []time.Duration) {
 	// The trace checker, over every process's trace.
 	var rs []io.Reader
 	var files []*os.File
@@ -525,8 +538,8 @@ func judge(res *Result, cfg RunConfig, members []*member, results []tick.Result,
 
 	// Liveness: after each fault's end, every federate running then is
 	// granted again within the bound (or had finished).
-	for _, f := range res.Faults {
-		end := t0 + f.End()
+	for i, f := range res.Faults {
+		end := ends[i]
 		var worst time.Duration
 		for _, m := range members {
 			for _, p := range m.procs {
