@@ -37,6 +37,11 @@ type syncPoint struct {
 	announced bool             // to this federate
 	achieved  map[FederateHandle]bool
 	done      bool
+	// joinedBefore is, once the registrar of a federation-wide point
+	// is gone, the highest handle joined then: a federate joining later
+	// reads no state of the registrar's, is never announced the point,
+	// and is not waited for. 0 while the registrar is a member.
+	joinedBefore FederateHandle
 }
 
 // syncState is the synchronization sub-machine.
@@ -275,7 +280,7 @@ func (c *Core) decider(p *syncPoint) bool {
 	}
 	lowest := c.self
 	for f := range c.federation.members {
-		if p.member(f) && f < lowest {
+		if p.member(f) && f < lowest && (p.joinedBefore == 0 || f <= p.joinedBefore) {
 			lowest = f
 		}
 	}
@@ -300,7 +305,7 @@ func (c *Core) syncCheck(label string) {
 	}
 	var failed []FederateHandle
 	for _, f := range live {
-		if !p.member(f) {
+		if !p.member(f) || (p.joinedBefore != 0 && f > p.joinedBefore) {
 			continue
 		}
 		ok, achieved := p.achieved[f]
@@ -354,6 +359,14 @@ func (c *Core) synchronized(label string, p *syncPoint, failed []FederateHandle)
 func (c *Core) syncMembersChanged(h FederateHandle, left bool) {
 	if left {
 		c.syncPoints.gone[h] = true
+		for _, p := range c.syncPoints.points {
+			if p.registrar == h && p.set == nil && p.joinedBefore == 0 {
+				p.joinedBefore = max(h, c.self)
+				for f := range c.federation.members {
+					p.joinedBefore = max(p.joinedBefore, f)
+				}
+			}
+		}
 	}
 	labels := keysOf(c.syncPoints.points)
 	for _, l := range labels {
