@@ -46,7 +46,7 @@ func WatchStalls(fed TimeStatuser, w io.Writer, after time.Duration) (stop func(
 					continue
 				}
 				if !reported && now.Sub(since) >= after {
-					fmt.Fprintln(w, StallLine(st, now.Sub(since)))
+					fmt.Fprintln(w, stallLine(st, now.Sub(since)))
 					reported = true
 				}
 			}
@@ -55,8 +55,8 @@ func WatchStalls(fed TimeStatuser, w io.Writer, after time.Duration) (stop func(
 	return func() { cancel(); wg.Wait() }
 }
 
-// StallLine formats what holds a pending time advance back.
-func StallLine(st lbts.Status, waited time.Duration) string {
+// stallLine formats what holds a pending time advance back.
+func stallLine(st lbts.Status, waited time.Duration) string {
 	s := fmt.Sprintf("time stalled: %s to %v for %v at %v: galt %v held by %d, %d members, %d queued",
 		st.Request, st.Requested, waited.Round(time.Second), st.Time, st.GALT, st.HeldBy, st.Members, st.Queued)
 	if len(st.Awaiting) > 0 {
