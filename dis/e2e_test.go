@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshrti/meshrti/internal/nodetest"
 	"github.com/meshrti/meshrti/peer"
 )
 
@@ -16,7 +17,7 @@ import (
 // dropped) and its own (echoes): nothing loops.
 func TestEndToEnd(t *testing.T) {
 	r := newRig(t)
-	addr := "127.255.255.255:" + freeUDPPort(t)
+	addr := "127.255.255.255:" + nodetest.FreeUDPPort(t)
 	a := r.gateway(Config{Federate: r.join("fed", "gateway-a", StatusModule()), DIS: addr, Exercise: 1, Site: 100, Application: 1, Version: 6})
 	b := r.gateway(Config{Federate: r.join("fed", "gateway-b", StatusModule()), DIS: addr, Exercise: 2, Site: 200, Application: 1, Version: 7})
 	obs := r.join("fed", "observer")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/meshrti/meshrti/internal/nodetest"
 	"github.com/meshrti/meshrti/peer"
 )
 
@@ -305,7 +306,7 @@ func TestGatewayNoEcho(t *testing.T) {
 	sim := r.join("fed", "sim")
 	class := r.publish(sim, "Aircraft")
 	r.subscribeAll(sim)
-	port := freeUDPPort(t)
+	port := nodetest.FreeUDPPort(t)
 	addr := "127.255.255.255:" + port
 	g := r.gateway(Config{Federate: gwFed, DIS: addr, Exercise: 1, Site: 9, Application: 8})
 	listener := newBroadcastListener(t, addr)

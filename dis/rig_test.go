@@ -281,17 +281,6 @@ func fmtKeys(m map[string]any) string {
 	return fmt.Sprint(s)
 }
 
-// freeUDPPort returns a UDP port free on loopback now.
-func freeUDPPort(t *testing.T) string {
-	t.Helper()
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	return fmt.Sprint(c.LocalAddr().(*net.UDPAddr).Port)
-}
-
 // newBroadcastListener listens on a broadcast address, sharing it.
 func newBroadcastListener(t *testing.T, addr string) *disPeer {
 	t.Helper()

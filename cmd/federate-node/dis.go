@@ -10,11 +10,8 @@ import (
 	"math"
 	"net"
 	"net/netip"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -165,7 +162,7 @@ func runDIS(args []string, stdout, stderr io.Writer) int {
 		return cmd.Fail(err)
 	}
 	defer stopProfile()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext()
 	defer stop()
 	jctx, jcancel := context.WithTimeout(ctx, df.joinTimeout)
 	fed, err := peer.Join(jctx, pcfg)
@@ -291,7 +288,7 @@ func runDISSend(args []string, stdout, stderr io.Writer) int {
 		return cmd.Fail(err)
 	}
 	defer conn.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext()
 	defer stop()
 	if *duration > 0 {
 		var cancel context.CancelFunc

@@ -14,6 +14,7 @@ import (
 
 	"github.com/meshrti/meshrti/dis"
 	"github.com/meshrti/meshrti/fomxml/codec"
+	"github.com/meshrti/meshrti/internal/nodetest"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -80,7 +81,7 @@ func TestDISCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sink.Close()
-	disPort := freePort(t)
+	disPort := nodetest.FreeUDPPort(t)
 	gw := start(t, ctx, bin, "dis", "-federation", federation, "-create", "-gossip", "127.0.0.1:0", "-mcast-port", port,
 		"-fom", dir, "-dis", "127.0.0.1:"+disPort, "-dis-send", sink.LocalAddr().String(), "-exercise", "7", "-site", "3", "-app", "4", "-version", "6")
 	seed := gw.line(t, "gossip ", 30*time.Second)
@@ -217,23 +218,12 @@ func TestDISCommand(t *testing.T) {
 	}
 }
 
-// freePort is a UDP port free on loopback now.
-func freePort(t *testing.T) string {
-	t.Helper()
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	return fmt.Sprint(c.LocalAddr().(*net.UDPAddr).Port)
-}
-
 // bench dis runs, small: every figure is there, in its JSON line. Like
 // TestBenchJSON it measures nothing.
 func TestBenchDIS(t *testing.T) {
 	dir := rprDir(t)
 	var res disBenchResult
-	out := benchJSON(t, &res, 17, "bench", "dis", "-json", "-entities", "100", "-rate", "1000", "-duration", "1s", "-pings", "50", "-fom", dir)
+	out := nodetest.JSON(t, &res, 17, "bench", "dis", "-json", "-entities", "100", "-rate", "1000", "-duration", "1s", "-pings", "50", "-fom", dir)
 	if res.Bench != "dis" || res.Entities != 100 || res.DISToHLASent != 1000 || res.HLAToDISUpdates != 1000 || res.Error != "" {
 		t.Errorf("result %+v", res)
 	}

@@ -8,9 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,7 +40,7 @@ func runMonitor(args []string, stdout, stderr io.Writer) int {
 		return cmd.UsageError(err.Error())
 	}
 	cfg.AdoptTime = true // whatever time the federation keeps
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext()
 	defer stop()
 	jctx, jcancel := context.WithTimeout(ctx, *joinTimeout)
 	fed, err := peer.Join(jctx, cfg)

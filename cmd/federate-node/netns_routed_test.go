@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/internal/netns"
+	"github.com/meshrti/meshrti/internal/nodetest"
 )
 
 // netnsRoutedLab builds two subnets, 10.214.1.0/24 and 10.214.2.0/24,
@@ -77,7 +78,7 @@ func TestMultiHostRouted(t *testing.T) {
 		t.Skip("builds and runs processes in network namespaces")
 	}
 	nss, addrs := netnsRoutedLab(t, perSubnet)
-	bin := buildNode(t)
+	bin := nodetest.Build(t)
 	for _, mode := range []string{"unicast", "auto"} {
 		t.Run(mode, func(t *testing.T) { runRouted(t, bin, nss, addrs, mode) })
 	}

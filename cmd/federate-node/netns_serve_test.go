@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/meshrti/meshrti/internal/fpclient"
+	"github.com/meshrti/meshrti/internal/nodetest"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 )
 
@@ -67,7 +68,7 @@ func TestThreeHosts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bin := buildNode(t)
+	bin := nodetest.Build(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	run := func(k int, command string) *proc {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/internal/netns"
+	"github.com/meshrti/meshrti/internal/nodetest"
 )
 
 // netnsName matches this test's network namespaces: "mrt<pid>-". A
@@ -80,7 +81,7 @@ func TestMultiHostNetns(t *testing.T) {
 		t.Skip("builds and runs processes in network namespaces")
 	}
 	nss, addrs := netnsLab(t, nodes)
-	bin := buildNode(t)
+	bin := nodetest.Build(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 	startAt := time.Now()

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/meshrti/meshrti/internal/nodetest"
 )
 
 // proc is a started federate-node with its output lines.
@@ -157,7 +159,7 @@ func (p *proc) line(t *testing.T, prefix string, timeout time.Duration) string {
 // prefix-PID and a multicast port from base up.
 func processTest(t *testing.T, prefix string, base int) (bin string, ctx context.Context, federation, port string) {
 	t.Helper()
-	bin = buildNode(t)
+	bin = nodetest.Build(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
 	return bin, ctx, fmt.Sprintf("%s-%d", prefix, os.Getpid()), fmt.Sprint(base + os.Getpid()%5000)
@@ -208,7 +210,7 @@ func TestTwoProcesses(t *testing.T) {
 // that each prints one JSON line with the documented keys and sane
 // numbers. It measures nothing: figures come from running bench by hand.
 func TestBenchJSON(t *testing.T) {
-	out := benchOutput(t, 0, "bench", "-json", "-count", "300", "-payload", "100")
+	out := nodetest.Output(t, 0, "bench", "-json", "-count", "300", "-payload", "100")
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != 2 {
 		t.Fatalf("bench printed %d lines:\n%s", len(lines), out)
@@ -250,7 +252,7 @@ func TestBenchJSON(t *testing.T) {
 // three processes and checks its line, the raw floor measured after it
 // included. Like TestBenchJSON it measures nothing.
 func TestBenchTimeProcesses(t *testing.T) {
-	out := benchOutput(t, 7, "bench", "timeadvance", "-json", "-federates", "3", "-steps", "200")
+	out := nodetest.Output(t, 7, "bench", "timeadvance", "-json", "-federates", "3", "-steps", "200")
 	var res timeBenchResult
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("%q: %v", out, err)

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/peer"
@@ -90,7 +86,7 @@ func runRecorder(args []string, stdout, stderr io.Writer) int {
 		return cmd.Fail(err)
 	}
 	defer stopProfile()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext()
 	defer stop()
 	rec.Ready = func(fed *peer.Federate) {
 		cli.PrintGossip(stdout, fed)

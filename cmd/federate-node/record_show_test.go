@@ -17,6 +17,7 @@ import (
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/fomxml/codec"
 	"github.com/meshrti/meshrti/internal/bench"
+	"github.com/meshrti/meshrti/internal/nodetest"
 	"github.com/meshrti/meshrti/internal/tick"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/record"
@@ -287,7 +288,7 @@ func TestRecordSIGINT(t *testing.T) {
 // place, wrote every update, and the result has its fields.
 func TestBenchRecord(t *testing.T) {
 	var res recordBenchResult
-	benchJSON(t, &res, 7, "bench", "record", "-count", "20000", "-json")
+	nodetest.JSON(t, &res, 7, "bench", "record", "-count", "20000", "-json")
 	if res.Bench != "record" || res.Payload != 100 || res.Updates != 20000 || res.Recorded != 20000 ||
 		res.UpdatesPerS <= 0 || res.RecordedPerS <= 0 || res.FileBytes <= 0 || res.Ratio != res.RecordedPerS/res.UpdatesPerS {
 		t.Fatalf("result %+v", res)

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/meshrti/meshrti/internal/cli"
 	"github.com/meshrti/meshrti/peer"
@@ -36,7 +32,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if len(nf.foms) == 0 {
 		cfg.FOMModules = nil // the recording's, set by replayFile
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext()
 	defer stop()
 	p.Ready = func(fed *peer.Federate) {
 		cli.PrintGossip(stdout, fed)

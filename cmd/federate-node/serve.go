@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -11,11 +10,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -335,7 +332,7 @@ func runServeDaemon(args []string, stdout, stderr io.Writer) int {
 	if d.waddr != nil {
 		fmt.Fprintf(stdout, "federations' pages on http://%s/\n", d.waddr)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext()
 	defer stop()
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "stopping: sessions resign per their directive")

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/meshrti/meshrti/internal/fpclient"
+	"github.com/meshrti/meshrti/internal/nodetest"
 	"github.com/meshrti/meshrti/peer/fedpro/pb"
 	"github.com/meshrti/meshrti/peer/fedpro/session"
 )
@@ -275,7 +276,7 @@ func TestBenchFedPro(t *testing.T) {
 // floor in another and plain bench throughput, and reports them. It
 // measures nothing: the figures come from running bench by hand.
 func TestBenchFedProThroughput(t *testing.T) {
-	out := benchOutput(t, 61, "bench", "fedpro", "-mode", "throughput", "-json", "-count", "2000", "-size", "1000")
+	out := nodetest.Output(t, 61, "bench", "fedpro", "-mode", "throughput", "-json", "-count", "2000", "-size", "1000")
 	var r fedproThroughputResult
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("%q: %v", out, err)

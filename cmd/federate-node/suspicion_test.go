@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/meshrti/meshrti/internal/nodetest"
 )
 
 // Suspicion on real processes (docs/gossip.md, "What a suspicion does"):
@@ -185,7 +187,7 @@ func TestSoakManyProcesses(t *testing.T) {
 		t.Skip("set MESHRTI_SOAK_RUNS=N to run the 64-process soak N times")
 	}
 	n, steps := envInt("MESHRTI_SOAK_PROCESSES", 64), envInt("MESHRTI_SOAK_STEPS", 100)
-	bin := buildNode(t)
+	bin := nodetest.Build(t)
 	var total soakCounts
 	for i := range runs {
 		t.Run(fmt.Sprintf("run%d", i+1), func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshrti/meshrti/internal/nodetest"
 	"github.com/meshrti/meshrti/peer"
 	"github.com/meshrti/meshrti/peer/reliable"
 )
@@ -22,7 +23,7 @@ func TestBenchLifecycleProcesses(t *testing.T) {
 	for i, extra := range [][]string{nil, {"-reserve"}} {
 		var res LifecycleResult
 		args := append([]string{"bench", "lifecycle", "-json", "-count", "300"}, extra...)
-		out := benchJSON(t, &res, 13+i, args...)
+		out := nodetest.JSON(t, &res, 13+i, args...)
 		reserved := len(extra) > 0
 		if res.Bench != "lifecycle" || res.Instances != 300 || res.ReservedNames != reserved || res.Reflected != 300 || res.Error != "" {
 			t.Errorf("%v: result %+v", args, res)

@@ -14,13 +14,3 @@ func TestMain(m *testing.M) {
 	nodetest.Cleanup()
 	os.Exit(code)
 }
-
-func benchJSON(t *testing.T, v any, salt int, args ...string) []byte {
-	t.Helper()
-	return nodetest.JSON(t, v, salt, args...)
-}
-
-func benchOutput(t *testing.T, salt int, args ...string) []byte {
-	t.Helper()
-	return nodetest.Output(t, salt, args...)
-}

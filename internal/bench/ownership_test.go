@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshrti/meshrti/internal/nodetest"
 	"github.com/meshrti/meshrti/peer/reliable"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -19,7 +20,7 @@ import (
 // nothing.
 func TestBenchOwnershipProcesses(t *testing.T) {
 	var res OwnershipResult
-	out := benchJSON(t, &res, 29, "bench", "ownership", "-json", "-count", "200", "-objects", "4")
+	out := nodetest.JSON(t, &res, 29, "bench", "ownership", "-json", "-count", "200", "-objects", "4")
 	if res.Bench != "ownership" || res.Transfers != 200 || res.Objects != 4 || !res.Consistent || res.Error != "" {
 		t.Errorf("result %+v", res)
 	}
@@ -46,7 +47,7 @@ func TestBenchOwnershipProcesses(t *testing.T) {
 
 	// The text form, serial only.
 	args := []string{"bench", "ownership", "-count", "40", "-objects", "1"}
-	out = benchOutput(t, 31, args...)
+	out = nodetest.Output(t, 31, args...)
 	for _, s := range []string{"transfers=40 in ", "transfers/s", "pairs/s): ratio", "consistent: one owner per instance"} {
 		if !strings.Contains(string(out), s) {
 			t.Errorf("%v: output lacks %q:\n%s", args, s, out)

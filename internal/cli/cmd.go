@@ -1,15 +1,18 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"sort"
+	"syscall"
 )
 
 // A Cmd is what every command, bench kind and demo kind does around its
@@ -159,6 +162,13 @@ func StartProfile(path string) (stop func(), err error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// SignalContext is the context of a command that runs until it is
+// stopped: an interrupt (Ctrl-C) or SIGTERM cancels it. stop releases
+// the signals.
+func SignalContext() (ctx context.Context, stop context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // ProfilePath is the profile file of one process of a run profiled to

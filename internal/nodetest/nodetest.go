@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,4 +81,15 @@ func JSON(t testing.TB, v any, salt int, args ...string) []byte {
 		t.Fatalf("%q: %v", out, err)
 	}
 	return out
+}
+
+// FreeUDPPort returns a UDP port that is free on loopback now.
+func FreeUDPPort(t testing.TB) string {
+	t.Helper()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return fmt.Sprint(c.LocalAddr().(*net.UDPAddr).Port)
 }

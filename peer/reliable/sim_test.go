@@ -358,15 +358,7 @@ func (s *sim) onStart(n *simNode, st Start) {
 // starts after the join's position) and in the channel's delay (a vouch
 // for a position may arrive that much later).
 func (s *sim) lowestStart(snd *simNode, k streamKey, rj simJoin) uint64 {
-	before := rj.tick - announceSpan*snd.e.cfg.NakDelayTicks - s.cfg.maxDelay - 1
-	low := uint64(0)
-	for _, at := range s.sentAt[k] {
-		if at >= before {
-			break
-		}
-		low++
-	}
-	return low
+	return s.sentBefore(k, rj.tick-announceSpan*snd.e.cfg.NakDelayTicks-s.cfg.maxDelay-1)
 }
 
 // lowestFresh bounds from below the last position a stream k of a
@@ -374,15 +366,19 @@ func (s *sim) lowestStart(snd *simNode, k streamKey, rj simJoin) uint64 {
 // had sent before rj, less the channel's delay (a frame sent before the
 // join may arrive after it and vouch for the positions after it).
 func (s *sim) lowestFresh(k streamKey, rj simJoin) uint64 {
-	before := rj.tick - s.cfg.maxDelay - 1
-	low := uint64(0)
+	return s.sentBefore(k, rj.tick-s.cfg.maxDelay-1)
+}
+
+// sentBefore counts the messages stream k's sender sent before tick.
+func (s *sim) sentBefore(k streamKey, tick int) uint64 {
+	n := uint64(0)
 	for _, at := range s.sentAt[k] {
-		if at >= before {
+		if at >= tick {
 			break
 		}
-		low++
+		n++
 	}
-	return low
+	return n
 }
 
 // onJoinHello notes that n accepted a join HELLO of nonce from sender k's
