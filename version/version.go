@@ -9,7 +9,7 @@ import (
 // Protocol is the wire protocol this code speaks: the control plane's
 // framing and messages and the data plane's frames. Nodes mix only with
 // nodes of the same Protocol.
-const Protocol = 2
+const Protocol = 3
 
 // modulePath is meshrti's module path, looked up in the build
 // information when meshrti is a dependency.

@@ -14,7 +14,7 @@ func TestGet(t *testing.T) {
 		t.Errorf("protocol %d, want %d", i.Protocol, Protocol)
 	}
 	s := i.String()
-	for _, want := range []string{"meshrti " + i.Release + "\n", "wire protocol 2\n"} {
+	for _, want := range []string{"meshrti " + i.Release + "\n", "wire protocol 3\n"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("String() = %q, lacks %q", s, want)
 		}

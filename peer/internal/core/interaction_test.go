@@ -38,7 +38,8 @@ import (
 // Commands:
 //
 //	federation <names...>                  federates that join together (handles 1, 2, ... in order)
-//	join <name>                            one more federate joins
+//	join <name> [unseen-by <fed>...]       one more federate joins; those named do not hear of it
+//	tell <fed> <name>                      until this: fed hears that name joined
 //	publish <fed> <class> [attributes...]  object class attributes, or an interaction class
 //	subscribe <fed> <class> [attributes...]
 //	register <fed> <class> <alias>         registers an instance, known to the script as alias
@@ -132,6 +133,9 @@ type envFed struct {
 	core   *Core
 	groups map[transport.Group]bool
 	gone   bool
+	// unheard are the joins this federate has not been told of yet
+	// (join ... unseen-by, tell).
+	unheard []Member
 	// handed counts the callbacks that end a pending state (EndsPending)
 	// printed so far: the harness hands every callback over at once.
 	handed uint64
@@ -210,8 +214,24 @@ func (e *interactionEnv) command(cmd string, args []string) error {
 		return nil
 	case "join":
 		need(1)
-		e.add(args[0])
+		var unseen []string
+		if len(args) > 2 && args[1] == "unseen-by" {
+			unseen = args[2:]
+		}
+		e.add(args[0], unseen...)
 		e.stabilize()
+		return nil
+	case "tell":
+		need(2)
+		for i, m := range f.unheard {
+			if m.Name == args[1] {
+				f.unheard = slices.Delete(f.unheard, i, i+1)
+				f.core.MemberJoined(m)
+				e.stabilize()
+				return nil
+			}
+		}
+		e.t.Fatalf("%s was not kept from hearing %s joined", args[0], args[1])
 		return nil
 	case "publish", "subscribe":
 		need(2)
@@ -341,9 +361,9 @@ func (e *interactionEnv) command(cmd string, args []string) error {
 	return nil
 }
 
-// add creates federate name; the others learn it joined, and it learns
-// their replicated state.
-func (e *interactionEnv) add(name string) {
+// add creates federate name; the others learn it joined (but those named
+// in unseen, until tell), and it learns their replicated state.
+func (e *interactionEnv) add(name string, unseen ...string) {
 	self := FederateHandle(len(e.feds) + 1)
 	var members []Member
 	for i, o := range e.feds {
@@ -361,7 +381,11 @@ func (e *interactionEnv) add(name string) {
 		if o.gone {
 			continue
 		}
-		o.core.MemberJoined(Member{Handle: self, Name: name})
+		if slices.Contains(unseen, o.name) {
+			o.unheard = append(o.unheard, Member{Handle: self, Name: name})
+		} else {
+			o.core.MemberJoined(Member{Handle: self, Name: name})
+		}
 		for _, key := range slices.Sorted(maps.Keys(e.states[FederateHandle(i+1)])) {
 			v := e.states[FederateHandle(i+1)][key]
 			c.StateChanged(FederateHandle(i+1), key, v.value, v.version)

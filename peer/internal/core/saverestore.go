@@ -135,6 +135,7 @@ type saveUnderWay struct {
 	at        float64 // this one
 	phase     savePhase
 	parts     []FederateHandle // the federates joined at the request, sorted: those that take part
+	saved     []snapMember     // the same with their names and types, as the requester announced them
 	statuses  map[FederateHandle]memberSave
 	failed    hla.SaveFailureReason // a federate left during the save
 	held      []reliable.Delivery   // deliveries held since InitiateFederateSave
@@ -274,14 +275,21 @@ func (c *Core) announceSave(version uint64, label string, hasTime bool, at float
 	if c.saveRestore.save.phase != saveIdle && version > c.saveRestore.save.version {
 		c.saveReplaced() // before the announcement: it clears this federate's own
 	}
-	parts := c.federation.everyone(c.self)
+	// The saved set is the requester's view of the federation: every
+	// federate of the save records the same one, names and types too,
+	// even one that has not yet heard of every member's join.
+	saved := c.membersOf(c.federation.everyone(c.self))
 	b := binary.AppendUvarint(nil, version)
 	b = appendString(b, label)
 	b = append(b, boolByte(hasTime))
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(at))
-	b = appendHandles(b, parts)
+	b = appendHandles(b, handlesOf(saved))
+	for _, m := range saved {
+		b = appendString(b, m.Name)
+		b = appendString(b, m.Type)
+	}
 	c.setState(keySave, b)
-	c.saveAnnounced(c.self, version, label, hasTime, at, parts)
+	c.saveAnnounced(c.self, version, label, hasTime, at, saved)
 }
 
 // saveRestoreRetries bounds how often a save or restore request asks for the
@@ -346,7 +354,8 @@ func (c *Core) tickSaveRestore() {
 // saveAnnounced takes a save: this federate is told to save now or,
 // timed, once its time reaches at. A federate that joined after the
 // request (not in parts) takes no part in it.
-func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string, hasTime bool, at float64, parts []FederateHandle) {
+func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string, hasTime bool, at float64, saved []snapMember) {
+	parts := handlesOf(saved)
 	if version <= c.saveRestore.seenSave || !c.federation.joined() {
 		return
 	}
@@ -361,6 +370,7 @@ func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string,
 	}
 	c.saveRestore.save.version, c.saveRestore.save.requester, c.saveRestore.save.label, c.saveRestore.save.timed, c.saveRestore.save.at = version, coord, label, hasTime, at
 	c.saveRestore.save.parts = parts
+	c.saveRestore.save.saved = saved
 	c.saveRestore.save.phase = savePending
 	c.saveRestore.save.statuses = make(map[FederateHandle]memberSave)
 	c.saveRestore.save.failed = 0
@@ -1155,11 +1165,18 @@ func (c *Core) saveRestoreStateChanged(h FederateHandle, key string, value []byt
 		hasTime := r.byte("timed") == 1
 		at := r.float64("time")
 		parts := decodeHandles(&r)
-		if r.err != nil || len(r.b) != 0 {
+		saved := make([]snapMember, 0, len(parts))
+		for _, f := range parts {
+			m := snapMember{Handle: uint64(f)}
+			m.Name = string(r.bytes("name"))
+			m.Type = string(r.bytes("type"))
+			saved = append(saved, m)
+		}
+		if r.err != nil || len(r.b) != 0 || !slices.IsSorted(parts) {
 			c.stats.Malformed++
 			return
 		}
-		c.saveAnnounced(h, version, label, hasTime, at, parts)
+		c.saveAnnounced(h, version, label, hasTime, at, saved)
 	case keySaveStatus:
 		c.noteSaveStatus(h, value)
 		c.saveMaybeCapture()

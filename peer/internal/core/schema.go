@@ -70,7 +70,9 @@ const (
 const (
 	// keySave: the save this federate requested. Value: version, label
 	// (length, bytes), timed (one byte), the save time (8 bytes, a
-	// big-endian float64), the federates taking part (count, handles).
+	// big-endian float64), the federates taking part (count, handles),
+	// then each one's name and federate type (length, bytes each): the
+	// saved set, the same in every federate of the save.
 	keySave = "sv"
 	// keySaveStatus: how far this federate got in the save. Value:
 	// version, a save status (one byte, saverestore.go),

@@ -377,17 +377,30 @@ func (c *Core) restoreRegions(s *snapshot) {
 	}
 }
 
-// savedSet returns the federates that take part in the save under
-// way, this one included, in handle order: the saved set. One that left
-// since is left out (the save fails).
-func (c *Core) savedSet() []snapMember {
-	var out []snapMember
-	for _, f := range c.saveRestore.save.parts {
+// savedSet is the saved set of the save under way, as its requester
+// announced it.
+func (c *Core) savedSet() []snapMember { return slices.Clone(c.saveRestore.save.saved) }
+
+// membersOf returns the federates hs (self among them, or not) with
+// their names and types, as this federate knows them; one it does not
+// know is left out.
+func (c *Core) membersOf(hs []FederateHandle) []snapMember {
+	out := make([]snapMember, 0, len(hs))
+	for _, f := range hs {
 		if f == c.self {
 			out = append(out, snapMember{Handle: uint64(f), Name: c.cfg.Name, Type: c.cfg.Type})
 		} else if m, ok := c.federation.members[f]; ok {
 			out = append(out, snapMember{Handle: uint64(f), Name: m.Name, Type: m.Type})
 		}
+	}
+	return out
+}
+
+// handlesOf returns the handles of ms.
+func handlesOf(ms []snapMember) []FederateHandle {
+	out := make([]FederateHandle, len(ms))
+	for i, m := range ms {
+		out[i] = FederateHandle(m.Handle)
 	}
 	return out
 }
