@@ -534,7 +534,7 @@ func TestCyclesSaveAndRestore(t *testing.T) {
 	wg.Wait()
 	for i, r := range results {
 		if r.err != nil {
-			t.Fatalf("F%d: %v (cycles at %v)", i, r.err, slices.Compact(slices.Clone(r.times)))
+			t.Fatalf("F%d: %v (cycles at %v)", i, r.err, cycleTimes(r.times))
 		}
 		// The counter at the save (taken when time reached the save
 		// time, after a cycle at each time before it and the save
@@ -546,8 +546,18 @@ func TestCyclesSaveAndRestore(t *testing.T) {
 		}
 		asked := slices.Index(r.times, at+2)
 		if asked < 0 || !slices.Contains(r.times[asked:], at) {
-			t.Errorf("F%d: cycle times %v: no return to %v after the restore", i, slices.Compact(slices.Clone(r.times)), at)
+			t.Errorf("F%d: cycle times %v: no return to %v after the restore", i, cycleTimes(r.times), at)
 		}
-		t.Logf("F%d: saved at %v, counter back %d, cycle times %v", i, at, r.restored, slices.Compact(slices.Clone(r.times)))
+		t.Logf("F%d: saved at %v, counter back %d, cycle times %v", i, at, r.restored, cycleTimes(r.times))
 	}
+}
+
+// cycleTimes lists the distinct cycle times of a run for a test's
+// message, the first 30 and the last 5 of a longer run.
+func cycleTimes(ts []float64) string {
+	ts = slices.Compact(slices.Clone(ts))
+	if len(ts) <= 35 {
+		return fmt.Sprint(ts)
+	}
+	return fmt.Sprintf("%v ... (%d more) ... %v", ts[:30], len(ts)-35, ts[len(ts)-5:])
 }

@@ -49,6 +49,9 @@ func (l *labProcs) start(name string, create bool, peers int, args ...string) *p
 	l.t.Cleanup(func() {
 		if l.t.Failed() {
 			l.t.Logf("%s (%s), its last lines:\n%s", name, trace, p.output(40))
+			if lg := p.logged(12); lg != "" {
+				l.t.Logf("%s logged:\n%s", name, lg)
+			}
 		}
 	})
 	l.traces = append(l.traces, trace)

@@ -25,8 +25,31 @@ type proc struct {
 	exited chan struct{} // closed when the process has ended; err is then set
 	err    error
 
-	mu  sync.Mutex
-	out []string // every line printed so far
+	mu     sync.Mutex
+	out    []string        // every line printed so far
+	stderr strings.Builder // what it wrote to stderr so far
+}
+
+// Write takes what the process writes to stderr.
+func (p *proc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.Write(b)
+}
+
+// logged returns the "time stalled:" lines the process logged and its
+// last n lines of log besides.
+func (p *proc) logged(n int) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	lines := strings.Split(strings.TrimSuffix(p.stderr.String(), "\n"), "\n")
+	var out []string
+	for _, l := range lines[:max(0, len(lines)-n)] {
+		if strings.HasPrefix(l, "time stalled:") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(append(out, lines[max(0, len(lines)-n):]...), "\n")
 }
 
 // output returns the last n lines the process printed.
@@ -56,12 +79,11 @@ func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	p := &proc{cmd: cmd, lines: make(chan string), exited: make(chan struct{})}
+	cmd.Stderr = p
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, lines: make(chan string), exited: make(chan struct{})}
 	var (
 		mu    sync.Mutex
 		queue []string
@@ -93,7 +115,9 @@ func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
 		wake()
 		err := cmd.Wait()
 		if err != nil {
-			err = fmt.Errorf("%w: %s", err, stderr.String())
+			p.mu.Lock()
+			err = fmt.Errorf("%w: %s", err, p.stderr.String())
+			p.mu.Unlock()
 		}
 		p.err = err
 		close(p.exited)

@@ -339,12 +339,18 @@ func (c *Core) captureRegions(s *snapshot) error {
 	return nil
 }
 
-// restoreRegions replaces the DDM state with s's (the cell groups are
-// joined again by the caller).
+// restoreRegions replaces the DDM state with s's, all but the cell groups
+// joined: the caller moves those to what the restored regions need.
 func (c *Core) restoreRegions(s *snapshot) {
-	space, spaceOf := c.regions.space, c.regions.spaceOf
+	// The cell groups joined (to hear and to send) and the streams'
+	// fresh positions stay: they are what the transport, the reliable
+	// endpoint and the time core hold now, and rejoinCells and
+	// resendCells (applySnapshot) move from them to what the restored
+	// regions need, leaving the cells no longer needed everywhere at once.
+	old := c.regions
 	c.regions = newRegionSet()
-	c.regions.space, c.regions.spaceOf = space, spaceOf
+	c.regions.space, c.regions.spaceOf = old.space, old.spaceOf
+	c.regions.cells, c.regions.sendCells, c.regions.fresh = old.cells, old.sendCells, old.fresh
 	c.regions.serial = s.RegionSerial
 	handles := func(serials []uint64) []RegionHandle {
 		out := make([]RegionHandle, len(serials))
