@@ -447,6 +447,12 @@ func TestCyclesSaveAndRestore(t *testing.T) {
 			// before it heard of the save) fails as too late: F0 asks
 			// again, further ahead.
 			saveAt, saved, again := 3.0, false, false
+			// pending: F0 asked for a save it has not heard of since. It
+			// steps slowly meanwhile, so that the request is taken before
+			// its own advance passes the save time (which fails the save
+			// as too late, and a loaded machine could make every new
+			// request fail the same way).
+			pending := false
 			// moot: the save failed while this federate was still on
 			// its way in (an InitiateFederateSave before the
 			// FederationNotSaved in the queue).
@@ -456,17 +462,17 @@ func TestCyclesSaveAndRestore(t *testing.T) {
 			handle := func(ev Event) error {
 				switch e := ev.(type) {
 				case FederationSaved:
-					busy, saved = false, true
+					busy, saved, pending = false, true, false
 				case FederationRestored:
 					busy = false
 				case FederationNotSaved:
 					if e.Reason != SaveTimeCannotBeHonored {
 						return fmt.Errorf("%#v", e)
 					}
-					busy, again = false, i == 0
+					busy, again, pending = false, i == 0, false
 				case InitiateFederateSave:
 					saveAt = e.Time.Float()
-					busy = true
+					busy, pending = true, false
 					if err := f.FederateSaveBegun(); err != nil {
 						if moot(err) {
 							return nil
@@ -515,9 +521,12 @@ func TestCyclesSaveAndRestore(t *testing.T) {
 					return ErrStopCycles
 				case i == 0 && cy.Number == 1:
 					cy.Queue(Save{Label: "three", Time: Float64Time(saveAt)})
+					pending = true
 				case again:
-					again = false
+					again, pending = false, true
 					cy.Queue(Save{Label: "three", Time: Float64Time(now + 3)})
+				case pending:
+					time.Sleep(2 * time.Millisecond)
 				case saved && restores == 0 && now == saveAt+2:
 					if i == 0 && !asked {
 						asked = true
