@@ -359,16 +359,32 @@ func (e *Endpoint) dropStreams(g dgram.Group) {
 	}
 }
 
-// ForgetSender drops the state of a lost sender. Its buffered messages
-// are delivered and its missing ones reported as gaps, in order; later
-// frames from it are rejected unless they come from a higher incarnation.
-func (e *Endpoint) ForgetSender(id NodeID) {
+// End is where a sender's reliable stream on a group ends: the sequence
+// number of its last reliable message there.
+type End struct {
+	Group dgram.Group
+	Seq   uint64
+}
+
+// ForgetSender drops the state of a lost or departed sender. Its
+// buffered messages are delivered and its missing ones reported as gaps,
+// in order, up to the highest sequence known to exist on each stream, or
+// the End given for the stream's group when that is higher (a departing
+// sender named where its streams end, and the frames after the last one
+// received never came: they are lost, not absent). Later frames from it
+// are rejected unless they come from a higher incarnation.
+func (e *Endpoint) ForgetSender(id NodeID, ends ...End) {
 	p := e.peers[id]
 	if p == nil {
 		return
 	}
 	for i := 0; i < len(e.stream); {
 		if s := e.stream[i]; s.p == p {
+			for _, end := range ends {
+				if end.Group == s.key.group && s.started {
+					s.hw = max(s.hw, end.Seq)
+				}
+			}
 			e.flush(s)
 			e.removeStream(s)
 			continue

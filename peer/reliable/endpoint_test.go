@@ -522,6 +522,29 @@ func TestForgetSender(t *testing.T) {
 	}
 }
 
+// TestForgetSenderAtEnds: the ends a departing sender named extend what
+// is reported lost past the last frame received, on the streams that
+// started; a group the receiver did not join reports nothing.
+func TestForgetSenderAtEnds(t *testing.T) {
+	r := newEP(t, 2, 1, nil, 1, 2)
+	s := newEP(t, 1, 1, nil, 1, 2, 3)
+	handshake(t, r, s)
+	mustStep(t, r, 1, sendFrame(t, s, 1, "1", true))
+	mustStep(t, r, 1, sendFrame(t, s, 1, "2", true))
+	sendFrame(t, s, 1, "never received", true)
+	mustStep(t, r, 2, sendFrame(t, s, 2, "only", true))
+	take(r)
+	r.ForgetSender(1, End{Group: 1, Seq: 5}, End{Group: 2, Seq: 1}, End{Group: 3, Seq: 7})
+	rd := take(r)
+	if len(rd.Deliver) != 0 {
+		t.Errorf("delivered %v", seqs(rd.Deliver))
+	}
+	want := []Gap{{From: 1, Incarnation: 1, Group: 1, FromSeq: 3, ToSeq: 5}}
+	if !slices.Equal(rd.Gaps, want) {
+		t.Errorf("gaps %+v, want %+v", rd.Gaps, want)
+	}
+}
+
 // sendWithGap has s send reliable messages 1, 2 and 3 on group 1, of
 // which r receives 1 and 3: 2 is lost.
 func sendWithGap(t *testing.T, s, r *Endpoint) {

@@ -366,10 +366,26 @@ func (c *Core) Ready(seal bool) Ready {
 		c.endpoint.Flush()
 	}
 	c.relPass(true)
+	if c.Lost() {
+		c.out.Events = afterLoss(c.out.Events)
+	}
 	if c.tracer != nil {
 		c.out.Trace = c.tracer.buf
 	}
 	return c.out
+}
+
+// afterLoss returns what of evs a federate the federation dropped is
+// handed: ConnectionLost is its last callback, and nothing follows it.
+func afterLoss(evs []Event) []Event {
+	for i, ev := range evs {
+		if _, ok := ev.(hla.ConnectionLost); ok {
+			clear(evs[i+1:])
+			return evs[:i+1]
+		}
+	}
+	clear(evs)
+	return evs[:0]
 }
 
 // Advance tells the core that rd, returned by Ready, has been acted on.

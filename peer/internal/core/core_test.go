@@ -2,6 +2,8 @@ package core
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/meshrti/meshrti/fomxml"
@@ -426,8 +428,63 @@ func TestResignWaitsForItsMessages(t *testing.T) {
 	}
 }
 
+// The control plane can say a federate resigned before the data plane
+// brings its last messages and its notice (a receiver reading its
+// backlog after a pause): the receiver keeps the resigner until they
+// have come, or, when they never do, for a bounded time.
+func TestControlPlaneResignWaitsForTheNotice(t *testing.T) {
+	for _, arrives := range []bool{true, false} {
+		t.Run(fmt.Sprintf("arrives=%v", arrives), func(t *testing.T) {
+			tn := newTestNet(t, 2)
+			a, b := tn.cores[0], tn.cores[1]
+			_, pos, _ := tn.handles()
+			obj := tn.registered(0, 1)
+			_, err := a.UpdateAttributeValues(obj, AttributeValues{pos: []byte("last")}, nil, nil)
+			must(t, err)
+			must(t, a.Resign(hla.UnconditionallyDivestAttributes))
+			rd := a.Ready(true)
+			frames := append([]transport.Packet(nil), rd.Frames...)
+			a.Advance(rd)
+			tn.cores = tn.cores[1:] // a is gone: it answers no repair
+			tn.groups, tn.events = tn.groups[1:], tn.events[1:]
+			b.MemberLeft(a.self, false, hla.UnconditionallyDivestAttributes)
+			tn.flush()
+			if _, ok := b.Member(a.self); !ok {
+				t.Fatal("b forgot a on the control plane's word, before a's last messages came")
+			}
+			if !arrives {
+				for range departWaitTicks {
+					b.Tick()
+				}
+				tn.flush()
+				if _, ok := b.Member(a.self); ok {
+					t.Fatal("b still waits for a notice that never comes")
+				}
+				return
+			}
+			for _, p := range frames {
+				b.Step(p.Group, p.Data)
+			}
+			tn.flush()
+			var got []string
+			for _, ev := range tn.take(0) {
+				got = append(got, fmt.Sprintf("%T", ev))
+				if r, ok := ev.(hla.ReflectAttributeValues); ok && string(r.Values[pos]) != "last" {
+					t.Errorf("reflected %q", r.Values[pos])
+				}
+			}
+			if want := []string{"hla.ReflectAttributeValues", "hla.FederateResigned"}; !slices.Equal(got, want) {
+				t.Errorf("events %v, want %v", got, want)
+			}
+		})
+	}
+}
+
 // A resign notice whose sender's earlier messages never come waits a
-// bounded time, then forgets the sender.
+// bounded time, then forgets the sender, and reports what never came as
+// lost: the notice said where the sender's streams end, so the update
+// missing there is known to be lost, though no later frame showed the
+// hole (a paused receiver whose backlog overflowed, its senders closed).
 func TestResignWaitIsBounded(t *testing.T) {
 	tn := newTestNet(t, 2)
 	a, b := tn.cores[0], tn.cores[1]
@@ -453,13 +510,26 @@ func TestResignWaitIsBounded(t *testing.T) {
 		b.Tick()
 	}
 	tn.flush()
-	var resigned bool
+	var resigned, lost bool
 	for _, ev := range tn.take(0) {
-		_, ok := ev.(hla.FederateResigned)
-		resigned = resigned || ok
+		switch ev := ev.(type) {
+		case hla.MessagesLost:
+			if ev.Producer != a.self || ev.Messages != 1 {
+				t.Errorf("%+v, want 1 message of %v lost", ev, a.self)
+			}
+			lost = true
+		case hla.FederateResigned:
+			resigned = true
+		}
 	}
 	if !resigned {
 		t.Error("b never forgot a")
+	}
+	if !lost {
+		t.Error("the update b never received was not reported lost")
+	}
+	if got := b.Stats().Gaps; got != 1 {
+		t.Errorf("%d gaps counted, want 1", got)
 	}
 	if _, ok := b.Member(a.self); ok {
 		t.Error("a is still a member at b")

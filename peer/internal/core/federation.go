@@ -37,16 +37,20 @@ type federation struct {
 	// states is the other federates' replicated state (StateChanged).
 	states map[FederateHandle]map[string]stateValue
 	// departing holds the federates whose resign notice came before
-	// everything they sent ahead of it (onResign): each is forgotten
-	// once that has arrived, or at its deadline.
+	// everything they sent ahead of it (onResign), or that the control
+	// plane said resigned before their notice came (awaitNotice): each
+	// is forgotten once the notice and what it names have arrived, or
+	// at its deadline.
 	departing map[FederateHandle]departure
 }
 
-// departure is a resign notice that waits for what its sender sent
-// before it: the sender's positions (the last reliable sequence number
-// on each group it sent on), the tokens it released, the resign's
-// deletes, and the tick after which it waits no more.
+// departure is a resignation that waits for what its sender sent
+// before it: whether its notice came (noticed), the sender's positions
+// (the last reliable sequence number on each group it sent on), the
+// tokens it released, the resign's deletes, and the tick after which it
+// waits no more.
 type departure struct {
+	noticed   bool
 	positions []groupSeq
 	released  []byte
 	deletes   bool

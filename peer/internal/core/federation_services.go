@@ -64,7 +64,37 @@ func (c *Core) MemberLeft(h FederateHandle, lost bool, action ResignAction) {
 	case action.Valid():
 		deletes = action.Deletes()
 	}
-	c.forget(h, lost, deletes)
+	if !lost && c.awaitNotice(h, deletes) {
+		return
+	}
+	c.forget(h, lost, deletes, nil)
+}
+
+// awaitNotice keeps a resigned member h until its resign notice has come
+// and what the notice names has arrived (onResign), or the wait runs out,
+// and reports whether it does. The control plane can tell of a
+// resignation before the data plane brings the resigner's last
+// messages: a receiver reading its backlog after a pause, a frame lost
+// and repaired. Forgetting h now would drop them and let a grant pass
+// them; its notice, which follows them on the control group, says where
+// its streams end. During a save or a restore it does not wait: the
+// notice would be held until it ends (branchGate), and the save or
+// restore must hear of the resignation now (it fails it).
+func (c *Core) awaitNotice(h FederateHandle, deletes bool) bool {
+	if _, ok := c.federation.departing[h]; ok {
+		return true // the notice came and waits for what it names
+	}
+	if _, ok := c.federation.members[h]; !ok {
+		return false
+	}
+	if c.saveRestore.save.phase != saveIdle || c.saveRestore.restore.phase != restoreIdle {
+		return false
+	}
+	if c.federation.departing == nil {
+		c.federation.departing = make(map[FederateHandle]departure)
+	}
+	c.federation.departing[h] = departure{deletes: deletes, deadline: c.endpoint.Now() + departWaitTicks}
+	return true
 }
 
 // AutomaticResignDirective (§10.2) returns this federate's automatic
@@ -110,8 +140,10 @@ func (c *Core) HeardWithin(ticks int64, fn func(FederateHandle)) {
 func (c *Core) Lost() bool { return c.federation.standing == lost }
 
 // forget removes a federate that resigned or was lost from time
-// management and the data plane, and handles its objects.
-func (c *Core) forget(h FederateHandle, lost, deletes bool) {
+// management and the data plane, and handles its objects. ends, from a
+// resign notice, are where its streams end: what of them has not
+// arrived is reported lost.
+func (c *Core) forget(h FederateHandle, lost, deletes bool, ends []reliable.End) {
 	delete(c.federation.departing, h)
 	m, ok := c.federation.leave(h)
 	if !ok {
@@ -122,7 +154,7 @@ func (c *Core) forget(h FederateHandle, lost, deletes bool) {
 	}
 	c.dropInterest(h)
 	c.timeCore.RemoveFederate(lbts.FederateID(h))
-	c.endpoint.ForgetSender(reliable.NodeID(h))
+	c.endpoint.ForgetSender(reliable.NodeID(h), ends...)
 	c.removeFederate(h, deletes)
 	if lost {
 		c.push(hla.FederateLost{Federate: h, Name: m.Name})
@@ -155,20 +187,26 @@ func (c *Core) onResign(m *wireMsg, from FederateHandle) {
 		if c.federation.departing == nil {
 			c.federation.departing = make(map[FederateHandle]departure)
 		}
-		c.federation.departing[from] = departure{positions: positions, released: slices.Clone(m.Data), deletes: deletes, deadline: c.endpoint.Now() + departWaitTicks}
+		c.federation.departing[from] = departure{noticed: true, positions: positions, released: slices.Clone(m.Data), deletes: deletes, deadline: c.endpoint.Now() + departWaitTicks}
 		return
 	}
-	c.depart(from, m.Data, deletes)
+	c.depart(from, m.Data, deletes, positions)
 }
 
 // depart acts on a resign notice: the tokens it released (after the
 // sender's last updates, which carry the older epochs), then the
-// sender forgotten.
-func (c *Core) depart(from FederateHandle, released []byte, deletes bool) {
+// sender forgotten. What of its positions has not arrived by now (its
+// wait ran out) is lost: the data plane reports it (MessagesLost), and
+// the time core stops waiting for it.
+func (c *Core) depart(from FederateHandle, released []byte, deletes bool, positions []groupSeq) {
 	if !c.noteReleased(released) {
 		c.stats.Malformed++
 	}
-	c.forget(from, false, deletes)
+	ends := make([]reliable.End, len(positions))
+	for i, p := range positions {
+		ends[i] = reliable.End{Group: dgram.Group(p.group), Seq: p.seq}
+	}
+	c.forget(from, false, deletes, ends)
 }
 
 // departWaitTicks bounds how long a resign notice waits for what its
@@ -198,7 +236,7 @@ func (c *Core) checkDeparting() bool {
 	now := c.endpoint.Now()
 	var done []FederateHandle
 	for h, d := range c.federation.departing {
-		if now >= d.deadline || c.receivedThrough(h, d.positions) {
+		if now >= d.deadline || d.noticed && c.receivedThrough(h, d.positions) {
 			done = append(done, h)
 		}
 	}
@@ -206,7 +244,7 @@ func (c *Core) checkDeparting() bool {
 	for _, h := range done {
 		d := c.federation.departing[h]
 		delete(c.federation.departing, h)
-		c.depart(h, d.released, d.deletes)
+		c.depart(h, d.released, d.deletes, d.positions)
 	}
 	return len(done) > 0
 }

@@ -58,6 +58,7 @@ import (
 //	restore-complete <fed>
 //	resign <fed>                           resigns (CancelThenDeleteThenDivest)
 //	lose <fed>                             the control plane drops fed
+//	drop <fed>                             the control plane drops fed, which runs on (a paused process)
 //	tick [n]                               ticks every core n times (1), stabilizing after each
 //	stabilize                              hands frames and answers around until nothing moves
 //
@@ -339,6 +340,15 @@ func (e *interactionEnv) command(cmd string, args []string) error {
 		e.leave(f, true)
 		e.stabilize()
 		return nil
+	case "drop":
+		// The federation removes f while it runs on (a paused process
+		// the others declared dead): they see it lost, and it hears so
+		// from its control plane, but it is not gone.
+		f.core.SelfLost("the test dropped it")
+		e.take(f)
+		e.leave(f, true)
+		e.stabilize()
+		return nil
 	case "tick":
 		n := 1
 		if len(args) > 0 {
@@ -398,7 +408,7 @@ func (e *interactionEnv) add(name string, unseen ...string) {
 func (e *interactionEnv) leave(f *envFed, lost bool) {
 	h := f.core.self
 	for _, o := range e.feds {
-		if !o.gone {
+		if o != f && !o.gone {
 			o.core.MemberLeft(h, lost, 0)
 		}
 	}

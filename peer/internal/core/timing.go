@@ -113,8 +113,15 @@ type tsoPayload struct {
 // onData handles one in-order delivery from the reliable layer. Every
 // reliable delivery is reported to the time core exactly once, as
 // received (Received) or as a queued time-stamped message (ReceiveTSO),
-// so that promises covering it can count.
-func (c *Core) onData(d reliable.Delivery) { c.handle(d, false) }
+// so that promises covering it can count. A federate the federation
+// dropped (SelfLost) is handed nothing after ConnectionLost: what its
+// data plane still delivers is dropped.
+func (c *Core) onData(d reliable.Delivery) {
+	if c.Lost() {
+		return
+	}
+	c.handle(d, false)
+}
 
 // handle acts on one delivery; replay says it was held before (during a
 // save, or from a newer restore branch) and reported received then.
@@ -298,8 +305,14 @@ func (c *Core) onRetract(m *wireMsg, from FederateHandle, group uint32) {
 }
 
 // actOnTime carries out what the time core decided: broadcast its state,
-// deliver time-stamp-order messages in order, then grants.
+// deliver time-stamp-order messages in order, then grants. A federate
+// the federation dropped (SelfLost) takes no more part: the others no
+// longer wait for it, so its time core, left alone with the members it
+// has not yet heard leave, could grant past their messages.
 func (c *Core) actOnTime(rd lbts.Ready) {
+	if c.Lost() {
+		return
+	}
 	for i := range rd.Messages {
 		c.sendTime(&rd.Messages[i], outMsg{group: controlGroup, reliable: true})
 	}
