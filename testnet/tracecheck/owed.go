@@ -31,6 +31,10 @@ import (
 // an update rate, updates whose epoch the receiver saw overtaken for one
 // of its attributes (fencing drops them), retracted messages, the MOM's
 // classes, and federates that restored (a restore replays a branch).
+// Nor is a time-stamped update owed when the receiver removed its
+// instance before the grant that passed it: a delete in receive order,
+// or its sender's resignation, may overtake it, and it then has nothing
+// to reflect.
 
 // mark is one line of a federate's own history that the owed-message
 // rules read: a subscription as it stands after the line, a time switch,
@@ -146,6 +150,9 @@ func checkOwed(feds map[string]*traceFed, names map[string]string, sends map[str
 				if sd.order == "TSO" && (sd.ts == nil || r.passedBy(*sd.ts, st.startAt, lostAt) == 0) {
 					continue // no grant passed it yet
 				}
+				if sd.order == "TSO" && sd.kind == "update" && r.removedBefore(sd.obj, r.passedBy(*sd.ts, st.startAt, lostAt)) {
+					continue // its instance was gone here before its time came
+				}
 				owed++
 				if _, ok := r.delivered[id]; ok {
 					continue
@@ -232,6 +239,13 @@ func (s *traceFed) fenced(sd traceSend) bool {
 		}
 	}
 	return false
+}
+
+// removedBefore reports whether the federate removed instance obj
+// before line.
+func (s *traceFed) removedBefore(obj string, line int) bool {
+	at, ok := s.removed[obj]
+	return ok && at < line
 }
 
 // lostAt returns the first line after line from where the federate

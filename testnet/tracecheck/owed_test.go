@@ -120,6 +120,18 @@ func TestOwedViolations(t *testing.T) {
 ` + tso2 + grant2, passed},
 		{"a subscription with regions", regions + tso1 + got1 + tso2 + grant2, ""},
 		{"a subscription with an update rate", rate + tso1 + got1 + tso2 + grant2, ""},
+		{"the instance removed first (its federate left)", tso1 + got1 + tso2 + `{"ev":"removed","fed":"B","obj":"1.1"}
+` + grant2, ""},
+		{"the instance removed after the grant", tso1 + got1 + tso2 + grant2 + `{"ev":"removed","fed":"B","obj":"1.1"}
+`, passed},
+		{"another instance removed first", tso1 + got1 + tso2 + `{"ev":"removed","fed":"B","obj":"1.2"}
+` + grant2, passed},
+		{"a delete delivered first", tso1 + got1 + tso2 + `{"ev":"send","fed":"A","msg":"A/3","kind":"delete","order":"RO","ts":null,"class":"HLAobjectRoot.Aircraft"}
+{"ev":"deliver","fed":"B","msg":"A/3","src":"1","order":"RO","ts":null,"obj":"1.1","attrs":[],"epoch":0}
+` + grant2, ""},
+		{"an update delivered first", tso1 + got1 + tso2 + `{"ev":"send","fed":"A","msg":"A/3","kind":"update","order":"RO","ts":null,"class":"HLAobjectRoot.Aircraft","obj":"1.1","attrs":["Status"],"epoch":0}
+{"ev":"deliver","fed":"B","msg":"A/3","src":"1","order":"RO","ts":null,"obj":"1.1","attrs":["Status"],"epoch":0}
+` + grant2, passed},
 		{"a subclass's updates under the class subscribed", strings.ReplaceAll(tso1+got1+tso2+grant2, "HLAobjectRoot.Aircraft", "HLAobjectRoot.Aircraft.Jet"), passed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

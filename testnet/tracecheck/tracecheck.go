@@ -123,6 +123,21 @@ type traceFed struct {
 	restored bool
 	// ro holds the messages delivered in receive order (by id).
 	ro map[string]bool
+	// removed holds, by instance, the first line where the federate
+	// removed it: it delivered a delete of it, or wrote "removed" (its
+	// federate left, deleting it). Later updates of it have nothing to
+	// reflect.
+	removed map[string]int
+}
+
+// remove records that the federate removed instance obj at line.
+func (s *traceFed) remove(obj string, line int) {
+	if s.removed == nil {
+		s.removed = map[string]int{}
+	}
+	if _, ok := s.removed[obj]; !ok {
+		s.removed[obj] = line
+	}
 }
 
 // savePoint copies the first pass's state of s for a restore.
@@ -130,7 +145,7 @@ func (s *traceFed) savePoint() *traceFed {
 	c := *s
 	c.epochs = maps.Clone(s.epochs)
 	c.delivered, c.tso, c.saves = nil, nil, nil
-	c.marks, c.seen, c.ro = nil, nil, nil
+	c.marks, c.seen, c.ro, c.removed = nil, nil, nil, nil
 	return &c
 }
 
@@ -168,6 +183,7 @@ type traceDeliver struct {
 	line  int
 	msg   string // as written
 	src   string // the sender's handle, if written
+	obj   string // the instance of an update or delete
 	id    string // canonical id (see incarnation), set after reading
 	order string
 	ts    *float64
@@ -339,6 +355,8 @@ func CheckReport(r io.Reader) (Report, error) {
 			s.marks = append(s.marks, mark{line: line, kind: e.Ev, peer: e.Peer})
 		case "gap":
 			s.marks = append(s.marks, mark{line: line, kind: e.Ev, peer: e.Peer, src: e.Src})
+		case "removed":
+			s.remove(e.Obj, line)
 		case "retract":
 			retracted[key+msgCounter(e.Msg)] = true
 		case "request":
@@ -431,7 +449,7 @@ func CheckReport(r io.Reader) (Report, error) {
 					}
 				}
 			}
-			d := traceDeliver{fed: key, name: e.Fed, line: line, msg: e.Msg, src: e.Src, order: e.Order, ts: e.TS}
+			d := traceDeliver{fed: key, name: e.Fed, line: line, msg: e.Msg, src: e.Src, obj: e.Obj, order: e.Order, ts: e.TS}
 			if e.Order == "TSO" && e.TS != nil {
 				d.unordered = s.pending == "FQR" || (s.avail && *e.TS == s.availAt)
 			}
@@ -533,6 +551,9 @@ func CheckReport(r io.Reader) (Report, error) {
 	}
 	for _, d := range kept {
 		sd, ok := sends[d.id]
+		if ok && sd.kind == "delete" && d.obj != "" {
+			feds[d.fed].remove(d.obj, d.line)
+		}
 		if !ok {
 			if strings.HasPrefix(d.id, "\x00unknown\x00") {
 				rep.UnknownSenders++

@@ -984,6 +984,9 @@ func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 		c.ownership.forget(h)
 		c.forgetAssociations(h)
 		c.rescope(h, true)
+		if c.tracer != nil {
+			c.traceRemoved(h)
+		}
 		c.push(hla.RemoveObjectInstance{Object: h, SentOrder: Receive, ReceivedOrder: Receive, Producer: f})
 	}
 	for h := range o.unnamed {

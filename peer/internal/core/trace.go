@@ -381,6 +381,15 @@ func (c *Core) traceGap(h FederateHandle, n uint64) {
 	t.end()
 }
 
+// traceRemoved records that instance h was removed here without a
+// message that deletes it: its federate left, deleting it.
+func (c *Core) traceRemoved(h ObjectInstanceHandle) {
+	t := c.tracer
+	t.begin("removed")
+	t.str("obj", h.String())
+	t.end()
+}
+
 func (c *Core) traceResign() {
 	t := c.tracer
 	t.begin("resign")
