@@ -97,6 +97,9 @@ func (r *tickRun) checkTraces() string {
 	var out, errOut strings.Builder
 	if code := run(append([]string{"trace-check"}, r.traces...), &out, &errOut); code != 0 {
 		r.t.Errorf("trace-check: exit %d\n%s%s", code, out.String(), errOut.String())
+		for k, p := range r.procs {
+			r.t.Logf("N%d's log:\n%s", k+1, p.logged(40))
+		}
 	}
 	return strings.TrimSpace(out.String())
 }
