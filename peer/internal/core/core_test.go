@@ -379,6 +379,30 @@ func TestStateVersions(t *testing.T) {
 	}
 }
 
+// lastUpdateThenResign has core 0 update the instance it registered for
+// core 1 with value, then resign; it returns the frames core 0 sent, not
+// yet delivered, and the attribute updated.
+func lastUpdateThenResign(t *testing.T, tn *testNet, value string) ([]transport.Packet, AttributeHandle) {
+	t.Helper()
+	a := tn.cores[0]
+	_, pos, _ := tn.handles()
+	obj := tn.registered(0, 1)
+	_, err := a.UpdateAttributeValues(obj, AttributeValues{pos: []byte(value)}, nil, nil)
+	must(t, err)
+	must(t, a.Resign(hla.UnconditionallyDivestAttributes))
+	rd := a.Ready(true)
+	frames := append([]transport.Packet(nil), rd.Frames...)
+	a.Advance(rd)
+	return frames, pos
+}
+
+// dropFirst takes core 0 out of the net: it is gone, and answers no
+// repair.
+func (tn *testNet) dropFirst() {
+	tn.cores = tn.cores[1:]
+	tn.groups, tn.events = tn.groups[1:], tn.events[1:]
+}
+
 // A resign notice that arrives before what its sender sent ahead of it
 // on another group (a frame repaired late, a receiver reading its
 // backlog after a pause) waits for it: the sender is forgotten only
@@ -386,14 +410,7 @@ func TestStateVersions(t *testing.T) {
 func TestResignWaitsForItsMessages(t *testing.T) {
 	tn := newTestNet(t, 2)
 	a, b := tn.cores[0], tn.cores[1]
-	_, pos, _ := tn.handles()
-	obj := tn.registered(0, 1)
-	_, err := a.UpdateAttributeValues(obj, AttributeValues{pos: []byte("last")}, nil, nil)
-	must(t, err)
-	must(t, a.Resign(hla.UnconditionallyDivestAttributes))
-	rd := a.Ready(true)
-	frames := append([]transport.Packet(nil), rd.Frames...)
-	a.Advance(rd)
+	frames, pos := lastUpdateThenResign(t, tn, "last")
 	var held []transport.Packet
 	for _, p := range frames {
 		if p.Group == controlGroup {
@@ -437,16 +454,8 @@ func TestControlPlaneResignWaitsForTheNotice(t *testing.T) {
 		t.Run(fmt.Sprintf("arrives=%v", arrives), func(t *testing.T) {
 			tn := newTestNet(t, 2)
 			a, b := tn.cores[0], tn.cores[1]
-			_, pos, _ := tn.handles()
-			obj := tn.registered(0, 1)
-			_, err := a.UpdateAttributeValues(obj, AttributeValues{pos: []byte("last")}, nil, nil)
-			must(t, err)
-			must(t, a.Resign(hla.UnconditionallyDivestAttributes))
-			rd := a.Ready(true)
-			frames := append([]transport.Packet(nil), rd.Frames...)
-			a.Advance(rd)
-			tn.cores = tn.cores[1:] // a is gone: it answers no repair
-			tn.groups, tn.events = tn.groups[1:], tn.events[1:]
+			frames, pos := lastUpdateThenResign(t, tn, "last")
+			tn.dropFirst()
 			b.MemberLeft(a.self, false, hla.UnconditionallyDivestAttributes)
 			tn.flush()
 			if _, ok := b.Member(a.self); !ok {
@@ -488,20 +497,13 @@ func TestControlPlaneResignWaitsForTheNotice(t *testing.T) {
 func TestResignWaitIsBounded(t *testing.T) {
 	tn := newTestNet(t, 2)
 	a, b := tn.cores[0], tn.cores[1]
-	_, pos, _ := tn.handles()
-	obj := tn.registered(0, 1)
-	_, err := a.UpdateAttributeValues(obj, AttributeValues{pos: []byte("lost")}, nil, nil)
-	must(t, err)
-	must(t, a.Resign(hla.UnconditionallyDivestAttributes))
-	rd := a.Ready(true)
-	for _, p := range rd.Frames {
+	frames, _ := lastUpdateThenResign(t, tn, "lost")
+	for _, p := range frames {
 		if p.Group == controlGroup {
 			tn.deliver(0, []transport.Packet{p})
 		}
 	}
-	a.Advance(rd)
-	tn.cores = tn.cores[1:] // a is gone: it answers no repair
-	tn.groups, tn.events = tn.groups[1:], tn.events[1:]
+	tn.dropFirst()
 	tn.flush()
 	if _, ok := b.Member(a.self); !ok {
 		t.Fatal("b forgot a at once")
