@@ -512,7 +512,13 @@ func (c *Core) saveMaybeCapture() {
 	if c.saveRestore.save.phase < saveInitiated || c.saveRestore.save.captured != nil || c.saveRestore.save.status == ssTooLate {
 		return
 	}
-	for _, f := range c.federation.liveOf(c.saveRestore.save.parts) {
+	for _, f := range c.saveRestore.save.parts {
+		if c.notSeenYet(f) {
+			return // its messages sent before the save are owed here too
+		}
+		if f == c.self || !c.federation.isMember(f) {
+			continue // gone: the save fails
+		}
 		ms, ok := c.saveRestore.save.statuses[f]
 		if !ok {
 			return // not told yet

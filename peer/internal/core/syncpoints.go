@@ -62,6 +62,14 @@ type syncState struct {
 	gone map[FederateHandle]bool
 }
 
+// notSeenYet reports whether federate f, which another member named as
+// joined (in a synchronization point's set, a save's saved set), has not
+// reached this federate yet: neither its join nor its departure was
+// heard here.
+func (c *Core) notSeenYet(f FederateHandle) bool {
+	return f != c.self && !c.federation.isMember(f) && !c.syncPoints.gone[f]
+}
+
 func newSyncState() syncState {
 	return syncState{
 		points:      make(map[string]*syncPoint),
@@ -299,7 +307,7 @@ func (c *Core) syncCheck(label string) {
 		live = append(live, f)
 	}
 	for _, f := range p.set {
-		if !c.federation.isMember(f) && f != c.self && !c.syncPoints.gone[f] {
+		if c.notSeenYet(f) {
 			return // joined when the point was registered; not seen here yet
 		}
 	}
