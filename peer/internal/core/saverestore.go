@@ -134,12 +134,14 @@ type saveUnderWay struct {
 	timed     bool    // a save at a logical time,
 	at        float64 // this one
 	phase     savePhase
-	parts     []FederateHandle // the federates joined at the request, sorted: those that take part
-	saved     []snapMember     // the same with their names and types, as the requester announced them
-	statuses  map[FederateHandle]memberSave
-	failed    hla.SaveFailureReason // a federate left during the save
-	held      []reliable.Delivery   // deliveries held since InitiateFederateSave
-	captured  []byte                // the RTI state captured, once every sender's messages are in
+	// saved is the saved set: the federates joined at the request, in
+	// handle order, with their names and types, as the requester
+	// announced them; those that take part.
+	saved    []snapMember
+	statuses map[FederateHandle]memberSave
+	failed   hla.SaveFailureReason // a federate left during the save
+	held     []reliable.Delivery   // deliveries held since InitiateFederateSave
+	captured []byte                // the RTI state captured, once every sender's messages are in
 	// writePending: FederateSaveComplete waits for the capture.
 	writePending bool
 	status       uint8      // this federate's status
@@ -152,7 +154,7 @@ type restoreUnderWay struct {
 	requester FederateHandle
 	label     string
 	phase     restorePhase
-	parts     []FederateHandle // as saveUnderWay.parts, for the restore
+	parts     []FederateHandle // the federates joined at the request, sorted: those that take part
 	snapshot  *snapshot
 	// assignment maps each joined federate to the saved federate it
 	// restores as.
@@ -369,7 +371,6 @@ func (c *Core) saveAnnounced(coord FederateHandle, version uint64, label string,
 		c.saveReplaced()
 	}
 	c.saveRestore.save.version, c.saveRestore.save.requester, c.saveRestore.save.label, c.saveRestore.save.timed, c.saveRestore.save.at = version, coord, label, hasTime, at
-	c.saveRestore.save.parts = parts
 	c.saveRestore.save.saved = saved
 	c.saveRestore.save.phase = savePending
 	c.saveRestore.save.statuses = make(map[FederateHandle]memberSave)
@@ -512,7 +513,8 @@ func (c *Core) saveMaybeCapture() {
 	if c.saveRestore.save.phase < saveInitiated || c.saveRestore.save.captured != nil || c.saveRestore.save.status == ssTooLate {
 		return
 	}
-	for _, f := range c.saveRestore.save.parts {
+	for _, m := range c.saveRestore.save.saved {
+		f := FederateHandle(m.Handle)
 		if c.notSeenYet(f) {
 			return // its messages sent before the save are owed here too
 		}
@@ -653,10 +655,11 @@ func (c *Core) QueryFederationSaveStatus() error {
 // live federate finished (or one aborted, or one left).
 func (c *Core) saveCheck() {
 	sv := &c.saveRestore.save
-	if sv.phase == saveIdle || !c.federation.decides(c.self, sv.requester, sv.parts) {
+	parts := handlesOf(sv.saved)
+	if sv.phase == saveIdle || !c.federation.decides(c.self, sv.requester, parts) {
 		return
 	}
-	reason, done := sv.outcome(c.federation.liveOf(sv.parts))
+	reason, done := sv.outcome(c.federation.liveOf(parts))
 	if !done {
 		return
 	}
@@ -1261,7 +1264,7 @@ func (c *Core) followBranch(v uint64) {
 // leaves it (resigned or lost), and re-checks: it may have been the one
 // waited for, or the decider.
 func (c *Core) saveRestoreMemberLeft(h FederateHandle, lost bool) {
-	if c.saveRestore.save.phase != saveIdle && c.saveRestore.save.failed == 0 && slices.Contains(c.saveRestore.save.parts, h) {
+	if c.saveRestore.save.phase != saveIdle && c.saveRestore.save.failed == 0 && slices.ContainsFunc(c.saveRestore.save.saved, func(m snapMember) bool { return FederateHandle(m.Handle) == h }) {
 		c.saveRestore.save.failed = hla.FederateResignedDuringSave
 		if lost {
 			c.saveRestore.save.failed = hla.RTIDetectedFailureDuringSave
