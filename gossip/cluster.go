@@ -496,7 +496,15 @@ func (c *Cluster) sayGoodbye() {
 	if ml == nil {
 		return
 	}
-	buf := encodeWire(wireBye, agree.NodeID{Name: c.cfg.NodeName, Inc: c.id.Inc})
+	// The latest decisions first, on the same channel: one this node was
+	// the last to learn must not leave with it (agree.Replica.Farewell).
+	var bufs [][]byte
+	c.onLoop(func() {
+		for _, m := range c.core.Farewell(farewellEntries) {
+			bufs = append(bufs, encodeWire(wireAgree, m))
+		}
+	})
+	bufs = append(bufs, encodeWire(wireBye, agree.NodeID{Name: c.cfg.NodeName, Inc: c.id.Inc}))
 	var wg sync.WaitGroup
 	for _, m := range c.Members() {
 		if m.Name == c.cfg.NodeName {
@@ -507,11 +515,19 @@ func (c *Cluster) sayGoodbye() {
 		go func() {
 			defer c.wg.Done()
 			defer wg.Done()
-			_ = ml.SendReliable(m.node(), buf)
+			for _, buf := range bufs {
+				if ml.SendReliable(m.node(), buf) != nil {
+					return
+				}
+			}
 		}()
 	}
 	wg.Wait()
 }
+
+// farewellEntries is how many of the latest decisions a leaving node
+// hands every member directly (sayGoodbye).
+const farewellEntries = 4
 
 // abort stops a half-started Cluster.
 func (c *Cluster) abort() {

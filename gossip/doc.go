@@ -128,7 +128,8 @@
 //     effect later, never a wrong answer.
 //   - Close: up to about two leave timeouts (release through the register,
 //     then memberlist's leave broadcast) plus a goodbye message to each
-//     member. Halt does not talk to anyone.
+//     member, which the node's latest decisions precede. Halt does not
+//     talk to anyone.
 //   - Everything else (Members, LocalNode, Meta, SetMeta, SetState, States,
 //     StateEntries, Lookup, Entries, Roster, Federates, LocalFederate,
 //     Federation, Stats) reads or writes local state and does not block on

@@ -859,6 +859,27 @@ func (r *Replica) applyEntry(value []byte, gossip bool) {
 	}
 }
 
+// Farewell returns the decisions of the last n instances applied here,
+// in order, as commits for the owner to hand every member directly
+// before its process leaves. A decision this replica learned as the
+// proposer goes out by gossip, which may not carry it before the process
+// is gone; an acceptor that accepted it without learning it could then
+// never learn it, when the rest of the roster that decides it is gone
+// too (the last of several acceptors resigning at once, after the one
+// whose removal that decision was).
+func (r *Replica) Farewell(n int) []Message {
+	if r.fsm == nil {
+		return nil
+	}
+	from := max(r.tailBase, r.fsm.Index-min(r.fsm.Index, uint64(n)))
+	var out []Message
+	for inst := from; inst < r.fsm.Index; inst++ {
+		out = append(out, Message{Type: MsgCommit, From: r.id, Log: r.fsm.Log, Index: r.fsm.Index,
+			Inst: inst, Value: r.tail[inst-r.tailBase], HasValue: true})
+	}
+	return out
+}
+
 // resolve reports results of our own ops and removes them from the queues.
 func (r *Replica) resolve(res []OpResult) {
 	if len(res) > 0 {

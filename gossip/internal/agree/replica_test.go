@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -852,5 +853,77 @@ func TestFSMDepartedCannotRemove(t *testing.T) {
 	}
 	if len(res) != 2 || f.Keys["k"].Holder != y {
 		t.Errorf("y's other op: results %+v, k %+v", res, f.Keys["k"])
+	}
+}
+
+// An acceptor that leaves right after its own removal is decided hands
+// the decision to the others (Farewell): the last acceptor, which
+// accepted it but heard no commit (gossip did not carry it before the
+// leaver was gone), could never learn it otherwise, with the roster that
+// decides it gone, and could decide nothing more.
+func TestFarewellHandsOverTheLastDecision(t *testing.T) {
+	s := newSimNet(t, 1, 2)
+	n0, n1 := s.nodes["n0"].r, s.nodes["n1"].r
+	n1.Observe("n0", "log-1", 0)
+	s.collect("n1")
+	n1.Submit(Op{Kind: OpAddAcceptor})
+	s.collect("n1")
+	s.run(5000, false, func() bool { return len(n0.fsm.Roster) == 2 && n1.fsm != nil && n1.fsm.Index == n0.fsm.Index })
+	if len(n0.fsm.Roster) != 2 {
+		t.Fatalf("roster %v, want both", n0.fsm.Roster)
+	}
+	// n1 asks for its removal; n0 accepts it, but hears no commit.
+	seq := n1.Submit(Op{Kind: OpLost, Node: n1.id})
+	s.collect("n1")
+	removed := func() bool {
+		return slices.ContainsFunc(s.results["n1"], func(d opDone) bool { return d.Seq == seq })
+	}
+	for i := 0; i < 5000 && !removed(); i++ {
+		if len(s.queue) == 0 {
+			n1.Tick()
+			s.collect("n1")
+			continue
+		}
+		m := s.queue[0]
+		s.queue = s.queue[1:]
+		if m.To.Name == "n0" && (m.Type == MsgCommit || m.Type == MsgDecided) {
+			continue
+		}
+		s.nodes[m.To.Name].r.Step(m)
+		s.collect(m.To.Name)
+	}
+	if !removed() {
+		t.Fatal("n1's removal was not decided")
+	}
+	if len(n0.fsm.Roster) != 2 {
+		t.Fatalf("n0 learned the removal already (roster %v): the test tests nothing", n0.fsm.Roster)
+	}
+	farewell := n1.Farewell(4)
+	s.nodes["n1"].alive = false
+	s.queue = nil
+	for _, m := range farewell {
+		m.To = n0.id
+		n0.Step(m)
+		s.collect("n0")
+	}
+	if !slices.Equal(n0.fsm.Roster, []NodeID{n0.id}) {
+		t.Fatalf("roster after the farewell %v, want n0 alone", n0.fsm.Roster)
+	}
+	done := n0.Submit(Op{Kind: OpAcquire, Key: "k", Value: []byte("v")})
+	s.collect("n0")
+	for i := 0; i < 200 && !slices.ContainsFunc(s.results["n0"], func(d opDone) bool { return d.Seq == done }); i++ {
+		for len(s.queue) > 0 {
+			m := s.queue[0]
+			s.queue = s.queue[1:]
+			if m.To.Name == "n0" {
+				n0.Step(m)
+				s.collect("n0")
+			}
+		}
+		n0.Tick()
+		s.collect("n0")
+	}
+	if !slices.ContainsFunc(s.results["n0"], func(d opDone) bool { return d.Seq == done }) {
+		t.Error("n0 decided nothing after the farewell")
 	}
 }
