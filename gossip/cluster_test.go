@@ -306,6 +306,36 @@ func TestWrongKeyCannotJoin(t *testing.T) {
 	h.waitMembers(3)
 }
 
+// A joiner whose seed holds the log but does not answer its request
+// for it (it left, or is stuck) gets the log from another member. The
+// LAN profile's push-pull comes every 30 s, and its wait for the log
+// is 15 s: without asking another member, the joiner would not sync
+// before its context ends.
+func TestJoinSyncsFromAnotherWhenTheSeedDoesNotAnswer(t *testing.T) {
+	lan := func(i int, c *Config) {
+		c.Profile = ProfileLAN
+		c.Timeout = 2 * time.Second // the leaves at the end wait less
+	}
+	h := newHarness(t, 2, lan)
+	seed := h.nodes[1]
+	stuck := make(chan struct{})
+	t.Cleanup(func() { close(stuck) }) // before the harness closes the nodes
+	seed.post(func() { <-stuck })      // its loop answers nothing now
+	n, err := h.start(2, func(i int, c *Config) {
+		lan(i, c)
+		c.Seeds = []string{seed.LocalNode().Addr}
+	})
+	if err != nil {
+		t.Fatalf("joining through a seed that does not answer: %v", err)
+	}
+	if len(n.Roster()) == 0 {
+		t.Error("the joiner synced but has no roster")
+	}
+	if got := n.Stats().SyncsRedirected; got == 0 {
+		t.Error("no sync request went to another member: the seed answered")
+	}
+}
+
 func TestReplicatedStateReachesLateJoiner(t *testing.T) {
 	h := newHarness(t, 3, nil)
 	for i, n := range h.nodes {

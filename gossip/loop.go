@@ -60,6 +60,32 @@ func (c *Cluster) process(rd agree.Ready) {
 		}
 		close(r.ch)
 	}
+	if rd.SyncStalled != "" {
+		if p := c.otherAlive(rd.SyncStalled); p != "" {
+			c.stats.syncsRedirected.Add(1)
+			c.log.Debug().Str("from", p).Str("unanswered", rd.SyncStalled).Msg("asking another member for the agreement log")
+			c.core.SyncFrom(p)
+			c.process(c.core.Ready())
+		}
+	}
+}
+
+// otherAlive returns an alive member, picked at random, that is neither
+// this node nor not; "" when there is none.
+func (c *Cluster) otherAlive(not string) string {
+	c.memMu.Lock()
+	var names []string
+	for name, m := range c.members {
+		if m.State == MemberAlive && name != not && name != c.cfg.NodeName {
+			names = append(names, name)
+		}
+	}
+	c.memMu.Unlock()
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names) // the pick depends on the seed alone
+	return names[c.rng.IntN(len(names))]
 }
 
 // refreshView publishes the replica's state to other goroutines and

@@ -43,6 +43,10 @@ type Stats struct {
 	// Reconnects counts the members declared dead that this node reached
 	// again by joining them (a healed partition).
 	Reconnects uint64
+	// SyncsRedirected counts the requests for the agreement log this
+	// node sent to another member because the one asked before did not
+	// answer in time (it left, or is stuck).
+	SyncsRedirected uint64
 }
 
 type stats struct {
@@ -56,6 +60,7 @@ type stats struct {
 	lostNoMajority    atomic.Uint64
 	reconnects        atomic.Uint64
 	rejectedNodes     atomic.Uint64
+	syncsRedirected   atomic.Uint64
 }
 
 // Stats returns the counts since Start. It never
@@ -72,5 +77,6 @@ func (c *Cluster) Stats() Stats {
 		LostNoMajority:    c.stats.lostNoMajority.Load(),
 		Reconnects:        c.stats.reconnects.Load(),
 		RejectedNodes:     c.stats.rejectedNodes.Load(),
+		SyncsRedirected:   c.stats.syncsRedirected.Load(),
 	}
 }

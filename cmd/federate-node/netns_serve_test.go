@@ -85,6 +85,13 @@ func TestThreeHosts(t *testing.T) {
 	for k := range 3 {
 		daemons[k] = run(k, threeHostsServe)
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for k, d := range daemons {
+				t.Logf("%s's daemon logged:\n%s", hosts[k], d.logged(80))
+			}
+		}
+	})
 	for k, d := range daemons {
 		if got := d.line(t, "gossip ", 20*time.Second); got != addrs[k]+":7946" {
 			t.Errorf("%s's daemon gossips at %s, want %s:7946", hosts[k], got, addrs[k])

@@ -114,10 +114,15 @@ type Ready struct {
 	Done     []opDone  // submitted ops with their results
 	Reads    []uint64  // reads whose barrier passed: answer from State() now
 	Changes  []Change  // what applied entries changed, in order
+	// SyncStalled names the peer a sync request went to that has not
+	// answered within SyncTimeout ticks (it left, or holds less than
+	// it did). The replica asks it again; the caller may name another
+	// member to ask instead (SyncFrom).
+	SyncStalled string
 }
 
 func (rd *Ready) Empty() bool {
-	return len(rd.Messages) == 0 && len(rd.Done) == 0 && len(rd.Reads) == 0 && len(rd.Changes) == 0
+	return len(rd.Messages) == 0 && len(rd.Done) == 0 && len(rd.Reads) == 0 && len(rd.Changes) == 0 && rd.SyncStalled == ""
 }
 
 // Replica is one process's agreement state: acceptor, proposer, learner.
@@ -363,6 +368,7 @@ func (r *Replica) Tick() {
 	if r.syncWait > 0 {
 		r.syncWait--
 		if r.syncWait == 0 {
+			r.out.SyncStalled = r.knownFrom.Name
 			r.requestSync()
 		}
 	}
@@ -930,6 +936,23 @@ func (r *Replica) observe(from NodeID, log string, index uint64) {
 		r.known, r.knownFrom = index, from
 	}
 	r.requestSync()
+}
+
+// SyncFrom makes peer the node this replica asks for what it lacks of
+// the log (all of it, as a snapshot, before the first sync), and asks
+// it now. It is the answer to Ready.SyncStalled when another member is
+// alive: a joiner whose only source of the log left before answering
+// would otherwise wait for a peer it has not heard from to gossip. A
+// peer that holds no more than this replica answers nothing, and
+// stalls in its turn.
+func (r *Replica) SyncFrom(peer string) {
+	if peer == "" || peer == r.id.Name || (r.fsm != nil && r.known <= r.fsm.Index) {
+		return
+	}
+	r.knownFrom = NodeID{Name: peer}
+	r.syncWait = 0
+	r.requestSync()
+	r.flush()
 }
 
 func (r *Replica) requestSync() {

@@ -927,3 +927,57 @@ func TestFarewellHandsOverTheLastDecision(t *testing.T) {
 		t.Error("n0 decided nothing after the farewell")
 	}
 }
+
+// A joiner whose only source of the log is gone before answering says
+// so (Ready.SyncStalled), and syncs from the member it is then given.
+func TestSyncFromAnotherWhenTheSourceIsGone(t *testing.T) {
+	s := newSimNet(t, 1, 3)
+	n0, n1, n2 := s.nodes["n0"].r, s.nodes["n1"].r, s.nodes["n2"].r
+	s.nodes["n2"].alive = false // not there yet
+	n1.Observe("n0", "log-1", 0)
+	s.collect("n1")
+	n0.Submit(Op{Kind: OpAcquire, Key: "k", Value: []byte("v")})
+	s.collect("n0")
+	s.run(5000, false, func() bool { return n0.fsm.Index > 0 && n1.fsm != nil && n1.fsm.Index == n0.fsm.Index })
+	if n1.fsm == nil || n1.fsm.Index != n0.fsm.Index {
+		t.Fatal("n1 did not sync from n0")
+	}
+	var stalled []string
+	s.onReady = func(name string, rd Ready) {
+		if name == "n2" && rd.SyncStalled != "" {
+			stalled = append(stalled, rd.SyncStalled)
+		}
+	}
+	// n2 joined through n1, which leaves before answering.
+	s.queue = nil
+	s.nodes["n2"].alive = true
+	n2.Observe("n1", "log-1", n1.fsm.Index)
+	s.collect("n2")
+	s.nodes["n1"].alive = false
+	for range 3 * n2.cfg.SyncTimeout {
+		n2.Tick()
+		s.collect("n2")
+		for len(s.queue) > 0 {
+			s.deliver(false)
+		}
+	}
+	if n2.fsm != nil {
+		t.Fatal("n2 synced from a node that is gone: the test tests nothing")
+	}
+	if len(stalled) == 0 || stalled[0] != "n1" {
+		t.Fatalf("stalled on %v, want n1", stalled)
+	}
+	n2.SyncFrom("n0")
+	s.collect("n2")
+	for len(s.queue) > 0 {
+		s.deliver(false)
+	}
+	if n2.fsm == nil || n2.fsm.Index != n0.fsm.Index {
+		t.Fatalf("n2 after SyncFrom(n0): %v, want the log at %d", n2.fsm, n0.fsm.Index)
+	}
+	// Once synced, it asks nobody.
+	n2.SyncFrom("n1")
+	if rd := n2.Ready(); len(rd.Messages) != 0 {
+		t.Errorf("a synced replica asked for the log: %v", rd.Messages)
+	}
+}
