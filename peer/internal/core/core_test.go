@@ -537,3 +537,46 @@ func TestResignWaitIsBounded(t *testing.T) {
 		t.Error("a is still a member at b")
 	}
 }
+
+// After a local delete, an announcement that answers a discovery query
+// sent before it (the subscriber's own, answered late) does not bring
+// the instance back; one that answers a later query does, and so does
+// the next update (§6.16).
+func TestLocalDeleteIgnoresOlderQueryAnswers(t *testing.T) {
+	tn := newTestNet(t, 2)
+	a, b := tn.cores[0], tn.cores[1]
+	obj := tn.registered(0, 1)
+	tank, pos, _ := tn.handles()
+	must(t, b.LocalDeleteObjectInstance(obj))
+	late := *a.registerMsg(obj, a.objects.inst[obj])
+	if evs := b.apply(nil, &late, delivery{from: a.self, received: Receive, reliable: true}); len(evs) != 0 {
+		t.Fatalf("a late answer to the subscription's query made events: %v", evs)
+	}
+	// b asks again: the answers bring the instance back.
+	must(t, b.UnsubscribeObjectClassAttributes(tank, []AttributeHandle{pos}))
+	must(t, b.SubscribeObjectClassAttributes(tank, []AttributeHandle{pos}, true, ""))
+	tn.settle(30) // back in the group, b takes up a's stream again
+	evs := tn.take(1)
+	if len(evs) != 1 {
+		t.Fatalf("events %v, want the discovery answering the new query", evs)
+	}
+	if d, ok := evs[0].(hla.DiscoverObjectInstance); !ok || d.Object != obj {
+		t.Fatalf("event %#v, want the discovery of %v", evs[0], obj)
+	}
+	if len(b.objects.localDeleted) != 0 {
+		t.Errorf("still marked deleted locally: %v", b.objects.localDeleted)
+	}
+	// Deleted locally again: the next update brings it back.
+	must(t, b.LocalDeleteObjectInstance(obj))
+	if _, err := a.UpdateAttributeValues(obj, AttributeValues{pos: []byte("p")}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	tn.settle(2)
+	evs = tn.take(1)
+	if len(evs) != 2 {
+		t.Fatalf("events %v, want the discovery and the reflection", evs)
+	}
+	if _, ok := evs[0].(hla.DiscoverObjectInstance); !ok {
+		t.Errorf("first event %#v, want the discovery", evs[0])
+	}
+}

@@ -281,7 +281,7 @@ func (c *Core) subscribeObject(oc *fomxml.ObjectClass, attrs []AttributeHandle, 
 			q.msg.Ref = uint64(class)
 			q.msg.Data = c.interestValue(oc)
 		}
-		if _, err := c.send(q); err != nil {
+		if err := c.sendQuery(q); err != nil {
 			return err
 		}
 	}

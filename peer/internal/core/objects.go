@@ -43,6 +43,14 @@ type objects struct {
 	deleted map[ObjectInstanceHandle]bool
 	gone    map[FederateHandle]bool
 
+	// Instances this federate deleted locally, each with the count of
+	// discovery queries it had sent then (queries). An announcement
+	// answers a query; one that comes before this federate asks again
+	// answers a query older than the local delete, and does not bring
+	// the instance back: its next update does (§6.16).
+	localDeleted map[ObjectInstanceHandle]uint64
+	queries      uint64
+
 	// Order-type overrides (changeAttributeOrderType and
 	// changeInteractionOrderType): they replace the FOM's order for this
 	// federate's sends.
@@ -124,14 +132,15 @@ const nameWindowTicks = 400
 
 func newObjects(self FederateHandle) objects {
 	return objects{
-		self:      self,
-		inst:      make(map[ObjectInstanceHandle]*instance),
-		names:     make(map[string]ObjectInstanceHandle),
-		reserved:  make(map[string]bool),
-		deleted:   make(map[ObjectInstanceHandle]bool),
-		gone:      make(map[FederateHandle]bool),
-		attrOrder: make(map[ObjectInstanceHandle]map[AttributeHandle]OrderType),
-		intOrder:  make(map[InteractionClassHandle]OrderType),
+		self:         self,
+		inst:         make(map[ObjectInstanceHandle]*instance),
+		names:        make(map[string]ObjectInstanceHandle),
+		reserved:     make(map[string]bool),
+		deleted:      make(map[ObjectInstanceHandle]bool),
+		gone:         make(map[FederateHandle]bool),
+		localDeleted: make(map[ObjectInstanceHandle]uint64),
+		attrOrder:    make(map[ObjectInstanceHandle]map[AttributeHandle]OrderType),
+		intOrder:     make(map[InteractionClassHandle]OrderType),
 
 		attrTransport: make(map[ObjectInstanceHandle]map[AttributeHandle]hla.TransportationType),
 		intTransport:  make(map[InteractionClassHandle]hla.TransportationType),
@@ -674,6 +683,14 @@ func (c *Core) answerQuery(class uint64, obj ObjectInstanceHandle) {
 	c.objects.answerBuf = hs[:0]
 }
 
+// sendQuery sends a discovery query; the owners that hear it announce
+// their instances.
+func (c *Core) sendQuery(q outMsg) error {
+	c.objects.queries++
+	_, err := c.send(q)
+	return err
+}
+
 func (c *Core) sendAnnouncement(h ObjectInstanceHandle, in *instance) {
 	if _, err := c.send(outMsg{group: c.routing.objectRoute(in.class), reliable: true, msg: c.registerMsg(h, in)}); err != nil {
 		c.stats.Malformed++ // cannot happen: a registration fits any frame
@@ -714,6 +731,9 @@ func (c *Core) apply(evs []Event, m *wireMsg, d delivery) []Event {
 		if len(m.Regions) > 0 && o.inst[m.Obj] == nil && !c.discoveryPasses(m.Regions, m.Class) {
 			c.stats.Filtered++
 			return evs
+		}
+		if q, ok := o.localDeleted[m.Obj]; ok && q == o.queries {
+			return evs // an answer to a query older than the local delete
 		}
 		evs, found := c.discover(evs, m.Obj, m.Class, m.Name, d.from)
 		if found {
@@ -894,6 +914,7 @@ func (c *Core) discover(evs []Event, h ObjectInstanceHandle, class uint64, name 
 	}
 	in := &instance{class: oc, known: as, name: name, named: name != generatedName(h)}
 	o.inst[h] = in
+	delete(o.localDeleted, h)
 	o.names[name] = h
 	evs = append(evs, hla.DiscoverObjectInstance{Object: h, Class: as.Handle, Name: name, Producer: from})
 	if w := o.unnamed[h]; w != nil {
@@ -919,7 +940,7 @@ func (c *Core) holdUnnamed(m *wireMsg, d delivery) {
 		o.unnamed[m.Obj] = w
 		if oc, ok := c.fdd.ObjectClassByHandle(ObjectClassHandle(m.Class)); ok {
 			q := outMsg{group: c.routing.objectRoute(oc), reliable: true, msg: &wireMsg{Kind: kindQuery, Class: m.Class, Obj: m.Obj}}
-			if _, err := c.send(q); err != nil {
+			if err := c.sendQuery(q); err != nil {
 				c.stats.Unnamed++
 			}
 		}
@@ -972,6 +993,11 @@ func (c *Core) removeFederate(f FederateHandle, deletes bool) {
 		return
 	}
 	o.gone[f] = true
+	for h := range o.localDeleted {
+		if h.Federate == f {
+			delete(o.localDeleted, h)
+		}
+	}
 	var hs []ObjectInstanceHandle
 	for h, in := range o.inst {
 		if c.ownership.ownerOf(h, privilegeToDelete(in.class)) == f {

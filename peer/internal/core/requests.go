@@ -134,6 +134,7 @@ func (c *Core) LocalDeleteObjectInstance(obj ObjectInstanceHandle) error {
 		return fmt.Errorf("%w: of %v", hla.ErrOwnershipAcquisitionPending, obj)
 	}
 	c.objects.forget(obj, in)
+	c.objects.localDeleted[obj] = c.objects.queries
 	c.ownership.forget(obj)
 	c.forgetAssociations(obj)
 	c.rescope(obj, true)
