@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/meshrti/meshrti/fomxml"
 	"github.com/meshrti/meshrti/peer/transport"
 )
@@ -21,7 +23,18 @@ func joinGossip(t *testing.T, net *transport.Network, federation, name string, s
 	return Join(ctx, Config{
 		Federation: federation, FederateName: name, FOMModules: []*fomxml.Document{testDoc(t)}, Create: create,
 		Gossip: GossipConfig{Seeds: seeds}, Transport: net.Endpoint(fmt.Sprintf("%s-%d", name, time.Now().UnixNano())), TickInterval: 2 * time.Millisecond,
+		Logger: testLogger(t, name),
 	})
+}
+
+// testLogger logs a federate's diagnostics to stderr, at debug level,
+// when PEER_TEST_LOG is set; else it logs nothing.
+func testLogger(t *testing.T, name string) zerolog.Logger {
+	if os.Getenv("PEER_TEST_LOG") == "" {
+		return zerolog.Nop()
+	}
+	return zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: "15:04:05.000", NoColor: true}).
+		Level(zerolog.DebugLevel).With().Timestamp().Str("test", t.Name()).Str("fed", name).Logger()
 }
 
 // gossipMember joins name as joinGossip does, failing t on an error: the
