@@ -980,4 +980,33 @@ func TestSyncFromAnotherWhenTheSourceIsGone(t *testing.T) {
 	if rd := n2.Ready(); len(rd.Messages) != 0 {
 		t.Errorf("a synced replica asked for the log: %v", rd.Messages)
 	}
+	// Behind again: it heard of a later entry from n1, which is gone
+	// before answering; asked, n0 sends what n2 lacks.
+	s.nodes["n2"].alive = false
+	n0.Submit(Op{Kind: OpAcquire, Key: "k2", Value: []byte("v")})
+	s.collect("n0")
+	s.run(5000, false, func() bool { return n0.fsm.Index > n2.fsm.Index })
+	s.queue = nil
+	s.nodes["n2"].alive = true
+	stalled = nil
+	n2.Observe("n1", "log-1", n0.fsm.Index)
+	s.collect("n2")
+	for range 2 * n2.cfg.SyncTimeout {
+		n2.Tick()
+		s.collect("n2")
+		for len(s.queue) > 0 {
+			s.deliver(false)
+		}
+	}
+	if len(stalled) == 0 || n2.fsm.Index == n0.fsm.Index {
+		t.Fatalf("stalled on %v at %d of %d: want n1, still behind", stalled, n2.fsm.Index, n0.fsm.Index)
+	}
+	n2.SyncFrom("n0")
+	s.collect("n2")
+	for len(s.queue) > 0 {
+		s.deliver(false)
+	}
+	if n2.fsm.Index != n0.fsm.Index {
+		t.Errorf("n2 after SyncFrom(n0) at %d, want %d", n2.fsm.Index, n0.fsm.Index)
+	}
 }
