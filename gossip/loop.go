@@ -70,13 +70,13 @@ func (c *Cluster) process(rd agree.Ready) {
 	}
 }
 
-// otherAlive returns an alive member, picked at random, that is neither
-// this node nor not; "" when there is none.
-func (c *Cluster) otherAlive(not string) string {
+// otherAlive returns an alive member other than this node and except,
+// picked at random; "" when there is none.
+func (c *Cluster) otherAlive(except string) string {
 	c.memMu.Lock()
 	var names []string
 	for name, m := range c.members {
-		if m.State == MemberAlive && name != not && name != c.cfg.NodeName {
+		if m.State == MemberAlive && name != except && name != c.cfg.NodeName {
 			names = append(names, name)
 		}
 	}
