@@ -73,18 +73,15 @@ func (c *Cluster) process(rd agree.Ready) {
 // otherAlive returns an alive member other than this node and except,
 // picked at random; "" when there is none.
 func (c *Cluster) otherAlive(except string) string {
-	c.memMu.Lock()
 	var names []string
-	for name, m := range c.members {
-		if m.State == MemberAlive && name != except && name != c.cfg.NodeName {
-			names = append(names, name)
+	for _, m := range c.Members() { // sorted: the pick depends on the seed alone
+		if m.Name != except && m.Name != c.cfg.NodeName {
+			names = append(names, m.Name)
 		}
 	}
-	c.memMu.Unlock()
 	if len(names) == 0 {
 		return ""
 	}
-	sort.Strings(names) // the pick depends on the seed alone
 	return names[c.rng.IntN(len(names))]
 }
 
