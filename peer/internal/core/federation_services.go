@@ -90,11 +90,18 @@ func (c *Core) awaitNotice(h FederateHandle, deletes bool) bool {
 	if c.saveRestore.save.phase != saveIdle || c.saveRestore.restore.phase != restoreIdle {
 		return false
 	}
+	c.holdDeparture(h, departure{deletes: deletes})
+	return true
+}
+
+// holdDeparture keeps h departing, as d says, until departWaitTicks from
+// now at most (checkDeparting).
+func (c *Core) holdDeparture(h FederateHandle, d departure) {
 	if c.federation.departing == nil {
 		c.federation.departing = make(map[FederateHandle]departure)
 	}
-	c.federation.departing[h] = departure{deletes: deletes, deadline: c.endpoint.Now() + departWaitTicks}
-	return true
+	d.deadline = c.endpoint.Now() + departWaitTicks
+	c.federation.departing[h] = d
 }
 
 // AutomaticResignDirective (§10.2) returns this federate's automatic
@@ -184,10 +191,7 @@ func (c *Core) onResign(m *wireMsg, from FederateHandle) {
 		c.stats.Malformed++
 	}
 	if len(positions) > 0 && !c.receivedThrough(from, positions) {
-		if c.federation.departing == nil {
-			c.federation.departing = make(map[FederateHandle]departure)
-		}
-		c.federation.departing[from] = departure{noticed: true, positions: positions, released: slices.Clone(m.Data), deletes: deletes, deadline: c.endpoint.Now() + departWaitTicks}
+		c.holdDeparture(from, departure{noticed: true, positions: positions, released: slices.Clone(m.Data), deletes: deletes})
 		return
 	}
 	c.depart(from, m.Data, deletes, positions)
